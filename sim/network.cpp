@@ -1,0 +1,151 @@
+#include "sim/network.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace eosim::sim {
+
+namespace {
+constexpr EventKind kConnectionReset{"net.reset"};
+bool contains(const std::vector<NodeId>& nodes, NodeId node) {
+    return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
+}
+}  // namespace
+
+Network::Network(Scheduler& scheduler, Prng prng, NetworkOptions options)
+    : scheduler_(scheduler), prng_(prng), options_(options) {
+    scheduler_.nodes().on_crash([this](NodeId node) { on_node_crash(node); });
+}
+
+ConnectionId Network::connect(NodeId a, NodeId b, Callback on_reset_a, Callback on_reset_b) {
+    const auto id = static_cast<ConnectionId>(connections_.size());
+    Connection& c = connections_.emplace_back();
+    c.ends[0] = a;
+    c.ends[1] = b;
+    c.on_reset[0] = std::move(on_reset_a);
+    c.on_reset[1] = std::move(on_reset_b);
+    const NodeTable& nodes = scheduler_.nodes();
+    if (!nodes.is_up(a) || !nodes.is_up(b) || !can_reach(a, b) || !can_reach(b, a)) break_connection(id);
+    return id;
+}
+
+Duration Network::draw_latency(NodeId from, NodeId to) {
+    const LinkLatency* range = from == to ? &options_.local : &options_.remote;
+    auto custom = latencies_.find(link_key(from, to));
+    if (custom != latencies_.end()) range = &custom->second;
+    Duration latency = prng_.duration_between(range->min, range->max);
+    auto slow = slow_links_.find(link_key(from, to));
+    if (slow != slow_links_.end() && scheduler_.now() < slow->second.until) latency = latency * slow->second.multiplier;
+    return latency;
+}
+
+bool Network::send(ConnectionId id, NodeId from, const EventKind& kind, uint64_t digest, Callback on_receive) {
+    Connection& c = connections_.at(id);
+    assert(from == c.ends[0] || from == c.ends[1]);
+    if (!c.open || !scheduler_.nodes().is_up(from)) {
+        ++messages_dropped_;
+        return false;
+    }
+    const int dir = from == c.ends[0] ? 0 : 1;
+    const NodeId to = c.ends[1 - dir];
+    Direction& d = c.direction[dir];
+    const Time arrival = std::max(scheduler_.now() + draw_latency(from, to), d.last_arrival);
+    d.last_arrival = arrival;
+    d.in_flight.push_back(std::move(on_receive));
+    ++messages_sent_;
+    scheduler_.schedule_at(arrival, to, kind, digest, [this, id, dir] { deliver(id, dir); });
+    return true;
+}
+
+void Network::deliver(ConnectionId id, int dir) {
+    Connection& c = connections_[id];
+    if (!c.open || c.direction[dir].in_flight.empty()) return;  // broken meanwhile: dropped
+    Callback on_receive = std::move(c.direction[dir].in_flight.front());
+    c.direction[dir].in_flight.pop_front();
+    on_receive();
+}
+
+void Network::close(ConnectionId id) {
+    Connection& c = connections_.at(id);
+    if (!c.open) return;
+    c.open = false;
+    for (Direction& d : c.direction) {
+        messages_dropped_ += d.in_flight.size();
+        d.in_flight.clear();
+    }
+}
+
+void Network::break_connection(ConnectionId id) {
+    Connection& c = connections_[id];
+    if (!c.open) return;
+    close(id);
+    for (int end = 0; end < 2; ++end) {
+        if (c.on_reset[end]) {
+            scheduler_.schedule(Duration::zero(), c.ends[end], kConnectionReset, id, std::move(c.on_reset[end]));
+        }
+        c.on_reset[end] = nullptr;
+    }
+}
+
+void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest, Callback on_receive) {
+    NodeTable& nodes = scheduler_.nodes();
+    if (!nodes.is_up(from) || !can_reach(from, to) || prng_.chance(options_.datagram_loss)) {
+        ++messages_dropped_;
+        return;
+    }
+    ++messages_sent_;
+    const uint32_t sender_incarnation = nodes.incarnation(from);
+    scheduler_.schedule(draw_latency(from, to), to, kind, digest,
+                        [this, from, to, sender_incarnation, on_receive = std::move(on_receive)] {
+                            NodeTable& table = scheduler_.nodes();
+                            if (table.incarnation(from) != sender_incarnation || !can_reach(from, to)) {
+                                ++messages_dropped_;
+                                return;
+                            }
+                            on_receive();
+                        });
+}
+
+bool Network::can_reach(NodeId from, NodeId to) const {
+    for (const Partition& p : partitions_) {
+        if (!p.active) continue;
+        if (contains(p.side_a, from) && contains(p.side_b, to)) return false;
+        if (!p.one_way && contains(p.side_b, from) && contains(p.side_a, to)) return false;
+    }
+    return true;
+}
+
+PartitionId Network::partition(std::vector<NodeId> side_a, std::vector<NodeId> side_b, bool one_way) {
+    partitions_.push_back(Partition{std::move(side_a), std::move(side_b), one_way, true});
+    break_crossing_connections();
+    return static_cast<PartitionId>(partitions_.size() - 1);
+}
+
+void Network::break_crossing_connections() {
+    for (ConnectionId id = 0; id < connections_.size(); ++id) {
+        const Connection& c = connections_[id];
+        // A one-way partition still breaks a connection: its acknowledgements cannot flow.
+        if (c.open && (!can_reach(c.ends[0], c.ends[1]) || !can_reach(c.ends[1], c.ends[0]))) break_connection(id);
+    }
+}
+
+void Network::heal(PartitionId id) { partitions_.at(id).active = false; }
+
+void Network::heal_all() {
+    for (Partition& p : partitions_) p.active = false;
+}
+
+void Network::set_latency(NodeId a, NodeId b, LinkLatency latency) { latencies_[link_key(a, b)] = latency; }
+
+void Network::slow_link(NodeId a, NodeId b, uint32_t multiplier, Duration period) {
+    slow_links_[link_key(a, b)] = SlowLink{multiplier, scheduler_.now() + period};
+}
+
+void Network::on_node_crash(NodeId node) {
+    for (ConnectionId id = 0; id < connections_.size(); ++id) {
+        const Connection& c = connections_[id];
+        if (c.open && (c.ends[0] == node || c.ends[1] == node)) break_connection(id);
+    }
+}
+
+}  // namespace eosim::sim

@@ -1,0 +1,112 @@
+#pragma once
+// The simulated network between nodes.
+//
+// Connections are point-to-point and FIFO per direction (like TCP): each message gets a latency
+// drawn from its link's range, but never overtakes an earlier message of the same direction. A
+// connection breaks when either end crashes or a partition comes between its ends; both ends still
+// up are then told (like a TCP reset) and everything in flight on it is dropped.
+//
+// Datagrams are unreliable one-shot messages (for RPCs and heartbeats): a partition, a crash of
+// either end, or the configured loss ratio drops them silently.
+//
+// Slow links multiply the latency of a pair of nodes for a period.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "sim/prng.h"
+#include "sim/scheduler.h"
+
+namespace eosim::sim {
+
+struct LinkLatency {
+    Duration min = Duration::micros(500);
+    Duration max = Duration::millis(2);
+};
+
+// Fault knobs of the network. Every default means "no fault".
+struct NetworkOptions {
+    LinkLatency remote;                                             // between two nodes
+    LinkLatency local{Duration::micros(5), Duration::micros(20)};   // a node to itself
+    Ratio datagram_loss = Ratio::never();                           // dropped datagrams
+};
+
+using ConnectionId = uint32_t;
+using PartitionId = uint32_t;
+
+class Network {
+public:
+    using Callback = std::function<void()>;
+
+    Network(Scheduler& scheduler, Prng prng, NetworkOptions options);
+
+    // Opens a connection between `a` and `b`. `on_reset_a`/`on_reset_b` run on that end's node when
+    // the connection breaks (not when it is closed). A connection across a partition, or to a node
+    // that is down, starts broken: its ends are reset right away.
+    ConnectionId connect(NodeId a, NodeId b, Callback on_reset_a, Callback on_reset_b);
+    // Sends on an open connection from end `from`; `on_receive` runs on the other end's node.
+    // Returns false (and drops the message) when the connection is not open.
+    bool send(ConnectionId id, NodeId from, const EventKind& kind, uint64_t digest, Callback on_receive);
+    // Closes a connection without telling either end; messages in flight are dropped.
+    void close(ConnectionId id);
+    bool is_open(ConnectionId id) const { return connections_.at(id).open; }
+
+    void send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest, Callback on_receive);
+
+    PartitionId partition(std::vector<NodeId> side_a, std::vector<NodeId> side_b, bool one_way);
+    void heal(PartitionId id);
+    void heal_all();
+    // True when a message from `from` to `to` is not blocked by a partition.
+    bool can_reach(NodeId from, NodeId to) const;
+
+    void set_latency(NodeId a, NodeId b, LinkLatency latency);
+    void slow_link(NodeId a, NodeId b, uint32_t multiplier, Duration period);
+    void set_datagram_loss(Ratio loss) { options_.datagram_loss = loss; }
+
+    uint64_t messages_sent() const { return messages_sent_; }
+    uint64_t messages_dropped() const { return messages_dropped_; }
+
+private:
+    struct Direction {
+        std::deque<Callback> in_flight;
+        Time last_arrival = Time::zero();
+    };
+    struct Connection {
+        NodeId ends[2];
+        Callback on_reset[2];
+        Direction direction[2];  // [0]: ends[0] -> ends[1]
+        bool open = true;
+    };
+    struct Partition {
+        std::vector<NodeId> side_a;
+        std::vector<NodeId> side_b;
+        bool one_way = false;
+        bool active = true;
+    };
+    struct SlowLink {
+        uint32_t multiplier = 1;
+        Time until = Time::zero();
+    };
+    static std::pair<NodeId, NodeId> link_key(NodeId a, NodeId b) { return a < b ? std::pair{a, b} : std::pair{b, a}; }
+
+    Duration draw_latency(NodeId from, NodeId to);
+    void deliver(ConnectionId id, int dir);
+    void break_connection(ConnectionId id);
+    void break_crossing_connections();
+    void on_node_crash(NodeId node);
+
+    Scheduler& scheduler_;
+    Prng prng_;
+    NetworkOptions options_;
+    std::vector<Connection> connections_;
+    std::vector<Partition> partitions_;
+    std::map<std::pair<NodeId, NodeId>, LinkLatency> latencies_;
+    std::map<std::pair<NodeId, NodeId>, SlowLink> slow_links_;
+    uint64_t messages_sent_ = 0;
+    uint64_t messages_dropped_ = 0;
+};
+
+}  // namespace eosim::sim

@@ -1,0 +1,123 @@
+#include "sim/scheduler.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace eosim::sim {
+
+namespace {
+constexpr EventKind kDropped{"sim.dropped"};
+}
+
+TimerId Scheduler::schedule(Duration delay, NodeId owner, const EventKind& kind, uint64_t digest,
+                            Callback callback) {
+    assert(delay >= Duration::zero());
+    return schedule_at(now_ + delay, owner, kind, digest, std::move(callback));
+}
+
+TimerId Scheduler::schedule_at(Time at, NodeId owner, const EventKind& kind, uint64_t digest,
+                               Callback callback) {
+    assert(at >= now_);
+    if (owner != kNoNode && !nodes_.is_up(owner)) return TimerId{};
+    uint32_t slot;
+    if (free_slots_.empty()) {
+        slot = static_cast<uint32_t>(slots_.size());
+        slots_.emplace_back();
+    } else {
+        slot = free_slots_.back();
+        free_slots_.pop_back();
+    }
+    Slot& s = slots_[slot];
+    s.callback = std::move(callback);
+    s.kind = &kind;
+    s.digest = digest;
+    s.owner = owner;
+    s.incarnation = owner == kNoNode ? 0 : nodes_.incarnation(owner);
+    s.pending = true;
+    push(at.ns, slot);
+    return TimerId{slot, s.generation};
+}
+
+void Scheduler::push(int64_t at_ns, uint32_t slot) {
+    heap_.push_back(Key{at_ns, next_seq_++, slot});
+    std::push_heap(heap_.begin(), heap_.end(), later);
+}
+
+void Scheduler::release(uint32_t slot) {
+    Slot& s = slots_[slot];
+    s.callback = nullptr;
+    s.pending = false;
+    ++s.generation;
+    free_slots_.push_back(slot);
+}
+
+bool Scheduler::cancel(TimerId id) {
+    if (!id.valid() || id.slot >= slots_.size()) return false;
+    Slot& s = slots_[id.slot];
+    if (s.generation != id.generation || !s.pending) return false;
+    s.pending = false;  // the heap key stays; the slot is released when it comes due
+    s.callback = nullptr;
+    return true;
+}
+
+bool Scheduler::step() {
+    if (heap_.empty()) return false;
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const Key key = heap_.back();
+    heap_.pop_back();
+    Slot& s = slots_[key.slot];
+    if (!s.pending) {  // cancelled
+        release(key.slot);
+        return true;
+    }
+    now_ = Time{key.at_ns};
+    if (s.owner != kNoNode) {
+        if (!nodes_.is_current(s.owner, s.incarnation)) {
+            ++dropped_;
+            trace_.record(kDropped, now_, s.owner, s.kind->id);
+            release(key.slot);
+            return true;
+        }
+        if (nodes_.state(s.owner) == NodeState::paused) {
+            if (parked_.size() <= s.owner) parked_.resize(s.owner + 1);
+            parked_[s.owner].push_back(key.slot);
+            return true;
+        }
+    }
+    ++processed_;
+    trace_.record(*s.kind, now_, s.owner, s.digest);
+    Callback callback = std::move(s.callback);
+    release(key.slot);
+    callback();
+    return true;
+}
+
+void Scheduler::run_until(Time limit, const std::function<bool()>& stop) {
+    while (!heap_.empty() && heap_.front().at_ns <= limit.ns) {
+        if (stop && stop()) return;
+        step();
+    }
+}
+
+void Scheduler::crash(NodeId id) {
+    nodes_.crash(id);
+    if (id < parked_.size()) {
+        for (uint32_t slot : parked_[id]) release(slot);
+        parked_[id].clear();
+    }
+}
+
+void Scheduler::restart(NodeId id) { nodes_.restart(id); }
+
+void Scheduler::pause(NodeId id) { nodes_.set_paused(id, true); }
+
+void Scheduler::resume(NodeId id) {
+    if (nodes_.state(id) != NodeState::paused) return;
+    nodes_.set_paused(id, false);
+    if (id >= parked_.size()) return;
+    // Parked events come due now, in the order they originally came due.
+    for (uint32_t slot : parked_[id]) push(now_.ns, slot);
+    parked_[id].clear();
+}
+
+}  // namespace eosim::sim

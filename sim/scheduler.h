@@ -1,0 +1,89 @@
+#pragma once
+// The event queue: a binary heap ordered by (virtual time, insertion sequence), so events at the
+// same instant run in the order they were scheduled, on every run. Every event belongs to a node
+// incarnation (or to the world, kNoNode): when it comes due, an event of a crashed incarnation is
+// dropped and one of a paused node is parked until the node resumes. Timers are cancellable.
+//
+// The heap holds only 24-byte keys; callbacks live in a slot table with a free list, so a push or
+// a pop moves no std::function.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sim/nodes.h"
+#include "sim/time.h"
+#include "sim/trace.h"
+
+namespace eosim::sim {
+
+struct TimerId {
+    uint32_t slot = UINT32_MAX;
+    uint32_t generation = 0;
+    bool valid() const { return slot != UINT32_MAX; }
+};
+
+class Scheduler {
+public:
+    using Callback = std::function<void()>;
+
+    Scheduler(NodeTable& nodes, Trace& trace) : nodes_(nodes), trace_(trace) {}
+
+    Time now() const { return now_; }
+    NodeTable& nodes() { return nodes_; }
+    Trace& trace() { return trace_; }
+
+    // Schedules `callback` at now + delay on behalf of `owner`'s current incarnation.
+    // Scheduling for a node that is down is a no-op (returns an invalid id).
+    TimerId schedule(Duration delay, NodeId owner, const EventKind& kind, uint64_t digest, Callback callback);
+    TimerId schedule_at(Time at, NodeId owner, const EventKind& kind, uint64_t digest, Callback callback);
+    // Returns true when the timer was pending and is now cancelled.
+    bool cancel(TimerId id);
+
+    // Runs the next due event (dropped ones included). Returns false when the queue is empty.
+    bool step();
+    // Runs events until the queue is empty, `limit` is passed, or `stop()` returns true.
+    void run_until(Time limit, const std::function<bool()>& stop = {});
+    size_t pending() const { return heap_.size(); }
+    uint64_t processed() const { return processed_; }
+    uint64_t dropped() const { return dropped_; }
+
+    // Node lifecycle, with the queue kept consistent (parked events released or dropped).
+    void crash(NodeId id);
+    void restart(NodeId id);
+    void pause(NodeId id);
+    void resume(NodeId id);
+
+private:
+    struct Key {
+        int64_t at_ns;
+        uint64_t seq;
+        uint32_t slot;
+    };
+    struct Slot {
+        Callback callback;
+        const EventKind* kind = nullptr;
+        uint64_t digest = 0;
+        NodeId owner = kNoNode;
+        uint32_t incarnation = 0;
+        uint32_t generation = 0;
+        bool pending = false;
+    };
+    static bool later(const Key& a, const Key& b) {
+        return a.at_ns != b.at_ns ? a.at_ns > b.at_ns : a.seq > b.seq;
+    }
+    void push(int64_t at_ns, uint32_t slot);
+    void release(uint32_t slot);
+
+    NodeTable& nodes_;
+    Trace& trace_;
+    Time now_ = Time::zero();
+    uint64_t next_seq_ = 0;
+    uint64_t processed_ = 0;
+    uint64_t dropped_ = 0;
+    std::vector<Key> heap_;
+    std::vector<Slot> slots_;
+    std::vector<uint32_t> free_slots_;
+    std::vector<std::vector<uint32_t>> parked_;  // per node: slots that came due while paused
+};
+
+}  // namespace eosim::sim

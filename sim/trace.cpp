@@ -1,0 +1,15 @@
+#include "sim/trace.h"
+
+#include <nlohmann/json.hpp>
+
+namespace eosim::sim {
+
+uint64_t digest_of(std::string_view text) { return stable_hash(text); }
+
+void Trace::write_line(const EventKind& kind, Time at, NodeId node, uint64_t digest) {
+    nlohmann::json line = {{"seq", events_}, {"t_ns", at.ns}, {"kind", kind.name}, {"digest", digest}};
+    if (node != kNoNode) line["node"] = node;
+    *log_ << line.dump() << '\n';
+}
+
+}  // namespace eosim::sim

@@ -1,0 +1,21 @@
+#include "sim/world.h"
+
+namespace eosim::sim {
+
+namespace {
+constexpr EventKind kProtocolPoint{"protocol.point"};
+}
+
+World::World(WorldOptions options)
+    : root_prng_(options.seed),
+      scheduler_(nodes_, trace_),
+      network_(scheduler_, root_prng_.fork("network"), options.network),
+      storage_(scheduler_, root_prng_.fork("storage"), options.storage) {}
+
+void World::announce(std::string_view point, NodeId node, int64_t detail) {
+    trace_.record(kProtocolPoint, now(), node, digest_mix(digest_of(point), static_cast<uint64_t>(detail)));
+    const ProtocolPointEvent event{point, node, detail};
+    for (auto& listener : point_listeners_) listener(event);
+}
+
+}  // namespace eosim::sim

@@ -1,0 +1,67 @@
+#pragma once
+// The simulated world, wired in one place: nodes, the event queue, the trace, the network, durable
+// storage, and the protocol-point hook. Everything the engine learns of time, randomness, network
+// and storage comes through here. One root seed; each component forks its own PRNG stream.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/network.h"
+#include "sim/nodes.h"
+#include "sim/prng.h"
+#include "sim/scheduler.h"
+#include "sim/storage.h"
+#include "sim/trace.h"
+
+namespace eosim::sim {
+
+struct WorldOptions {
+    uint64_t seed = 1;
+    NetworkOptions network;
+    StorageOptions storage;
+};
+
+// A named moment of a protocol that the engine announces (e.g. "sink.precommitted") so that faults
+// can be placed exactly there. `detail` is point-specific (usually a checkpoint id).
+struct ProtocolPointEvent {
+    std::string_view point;
+    NodeId node;
+    int64_t detail;
+};
+
+class World {
+public:
+    using PointListener = std::function<void(const ProtocolPointEvent&)>;
+
+    explicit World(WorldOptions options);
+    World(const World&) = delete;
+    World& operator=(const World&) = delete;
+
+    uint64_t seed() const { return root_prng_.seed(); }
+    Time now() const { return scheduler_.now(); }
+    Prng prng(std::string_view stream) const { return root_prng_.fork(stream); }
+
+    NodeTable& nodes() { return nodes_; }
+    Scheduler& scheduler() { return scheduler_; }
+    Trace& trace() { return trace_; }
+    Network& network() { return network_; }
+    DurableStorage& storage() { return storage_; }
+
+    // Announces a protocol point: folded into the trace, then handed to every listener (which may
+    // crash the announcing node on the spot; its later effects are then dropped).
+    void announce(std::string_view point, NodeId node, int64_t detail);
+    void on_point(PointListener listener) { point_listeners_.push_back(std::move(listener)); }
+
+private:
+    Prng root_prng_;
+    NodeTable nodes_;
+    Trace trace_;
+    Scheduler scheduler_;
+    Network network_;
+    DurableStorage storage_;
+    std::vector<PointListener> point_listeners_;
+};
+
+}  // namespace eosim::sim
