@@ -1,0 +1,95 @@
+#pragma once
+// What a job is: its graph, parallelism, checkpointing and restart configuration. Plain data,
+// filled by the scenario loader and read by the engine and the reference model.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace eosim::engine {
+
+enum class OperatorKind : uint8_t { kafka_source, map, filter, union_all, keyed_count, keyed_sum, kafka_sink, append_sink };
+enum class EdgeKind : uint8_t { forward, hash, rebalance };
+enum class DeliveryGuarantee : uint8_t { none, at_least_once, exactly_once };
+enum class CheckpointingMode : uint8_t { exactly_once, at_least_once };
+
+// key' = (key * key_multiplier + key_offset) mod key_modulus (when key_modulus > 0);
+// value' = value * value_multiplier + value_offset.
+struct MapSpec {
+    int64_t key_multiplier = 1;
+    int64_t key_offset = 0;
+    int64_t key_modulus = 0;
+    int64_t value_multiplier = 1;
+    int64_t value_offset = 0;
+};
+
+// Keeps a record when value mod modulus != drop_remainder.
+struct FilterSpec {
+    int64_t modulus = 2;
+    int64_t drop_remainder = 0;
+};
+
+struct InputEdge {
+    std::string from;  // vertex id
+    EdgeKind kind = EdgeKind::forward;
+};
+
+struct VertexSpec {
+    std::string id;
+    OperatorKind kind = OperatorKind::map;
+    int32_t parallelism = 1;
+    std::vector<InputEdge> inputs;
+    std::string topic;  // kafka_source: topic read; kafka_sink: topic written
+    MapSpec map;
+    FilterSpec filter;
+    DeliveryGuarantee guarantee = DeliveryGuarantee::exactly_once;  // kafka_sink
+    std::string transactional_id_prefix;                            // kafka_sink (default: the vertex id)
+};
+
+struct CheckpointConfig {
+    bool enabled = true;
+    CheckpointingMode mode = CheckpointingMode::exactly_once;
+    sim::Duration interval = sim::Duration::millis(500);
+    sim::Duration timeout = sim::Duration::seconds(10);
+    sim::Duration min_pause = sim::Duration::zero();
+    int32_t max_concurrent = 1;
+    int32_t tolerable_failures = 0;  // consecutive failed checkpoints before the job fails over
+    int32_t retained = 3;            // completed checkpoints kept in storage
+};
+
+struct RestartStrategy {
+    int32_t max_attempts = 20;
+    sim::Duration delay = sim::Duration::seconds(1);
+};
+
+struct RuntimeConfig {
+    sim::Duration record_cost = sim::Duration::micros(20);   // virtual time to process one record
+    sim::Duration buffer_timeout = sim::Duration::millis(10); // output flushed at least this often
+    int32_t buffer_records = 256;                             // records per network buffer
+    int32_t channel_credits = 4;                              // buffers a consumer grants per channel
+    sim::Duration source_poll_interval = sim::Duration::millis(10);
+    sim::Duration heartbeat_interval = sim::Duration::seconds(1);
+    sim::Duration heartbeat_timeout = sim::Duration::seconds(4);
+    sim::Duration deploy_timeout = sim::Duration::seconds(10);
+    sim::Duration commit_retry_delay = sim::Duration::millis(200);
+};
+
+struct JobSpec {
+    std::string name = "job";
+    std::vector<VertexSpec> vertices;  // in topological order
+    int32_t max_parallelism = 128;
+    CheckpointConfig checkpointing;
+    RestartStrategy restart;
+    RuntimeConfig runtime;
+
+    const VertexSpec* find(const std::string& id) const;
+    int32_t vertex_index(const std::string& id) const;  // -1 when absent
+};
+
+const char* to_string(OperatorKind kind);
+const char* to_string(EdgeKind kind);
+const char* to_string(DeliveryGuarantee guarantee);
+const char* to_string(CheckpointingMode mode);
+
+}  // namespace eosim::engine

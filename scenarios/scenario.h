@@ -1,0 +1,85 @@
+#pragma once
+// A scenario: the world, the job, the input, the faults, the oracles and the expectation. This is
+// what a scenario file (JSON) turns into; `load_scenario` is the only way in from a file.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/job_spec.h"
+#include "sim/external/kafka.h"
+#include "sim/fault_plan.h"
+#include "sim/network.h"
+#include "sim/storage.h"
+
+namespace eosim::scenarios {
+
+struct TopicSpec {
+    std::string name;
+    int32_t partitions = 1;
+};
+
+struct WorldSpec {
+    int32_t task_managers = 2;
+    int32_t slots_per_task_manager = 4;
+    int32_t spare_task_managers = 0;
+    sim::NetworkOptions network;
+    sim::StorageOptions storage;
+    sim::external::KafkaOptions kafka;
+    std::vector<TopicSpec> topics;
+};
+
+// Records produced into a topic by an outside producer: `records` in all, keys uniform in
+// [0, keys), values uniform in [value_min, value_max], arriving at `rate_per_second`. A key always
+// goes to the same partition (key mod partitions), so per-key order is the partition's order.
+struct InputSpec {
+    std::string topic;
+    int64_t records = 1000;
+    int64_t keys = 16;
+    int64_t rate_per_second = 1000;
+    int64_t value_min = 1;
+    int64_t value_max = 100;
+};
+
+enum class OracleKind : uint8_t { exactly_once_output, at_least_once_output, state_after_restore, visibility, liveness };
+const char* to_string(OracleKind kind);
+std::optional<OracleKind> oracle_from_string(const std::string& name);
+
+struct Expectation {
+    bool pass = true;
+    OracleKind violation = OracleKind::exactly_once_output;  // when !pass: the oracle that must fire
+};
+
+struct Scenario {
+    std::string name;         // the file name without extension, unless given
+    std::string description;
+    std::filesystem::path source;
+    WorldSpec world;
+    engine::JobSpec job;
+    std::vector<InputSpec> inputs;
+    std::vector<sim::FaultSpec> faults;
+    std::vector<OracleKind> oracles;
+    sim::Duration liveness_bound = sim::Duration::seconds(120);  // after the last fault
+    sim::Duration time_limit = sim::Duration::seconds(3600);    // virtual time before a run is cut
+    Expectation expect;
+};
+
+// A user error in a scenario file: names the file, the JSON path and what was expected.
+class ScenarioError : public std::runtime_error {
+public:
+    ScenarioError(const std::string& file, const std::string& json_path, const std::string& expected)
+        : std::runtime_error(file + ": at " + json_path + ": " + expected), file_(file), json_path_(json_path) {}
+    const std::string& file() const { return file_; }
+    const std::string& json_path() const { return json_path_; }
+
+private:
+    std::string file_;
+    std::string json_path_;
+};
+
+// Reads and validates a scenario file. Throws ScenarioError on any problem.
+Scenario load_scenario(const std::filesystem::path& file);
+
+}  // namespace eosim::scenarios

@@ -1,0 +1,49 @@
+#pragma once
+// A fault schedule: what goes wrong, where, and when. Plain data; `FaultInjector` carries it out.
+// A fault fires at a virtual time, or at the k-th announcement of a protocol point (optionally
+// only counting announcements by one node), so that narrow protocol windows are hit on purpose.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/prng.h"
+#include "sim/time.h"
+
+namespace eosim::sim {
+
+enum class FaultKind : uint8_t {
+    crash,               // node crashes; restarts after restart_delay unless restart is false
+    pause,               // node freezes for duration (a long GC pause), then resumes as it was
+    partition,           // nodes | other_nodes cannot talk for duration (one_way: nodes -> other_nodes only)
+    slow_link,           // latency between nodes[0] and nodes[1] multiplied for duration
+    storage_failure,     // every durable-storage operation fails for duration
+    storage_slow,        // durable-storage latency multiplied for duration
+    broker_unavailable,  // the Kafka broker answers nothing for duration
+    kafka_write_failure, // Kafka writes fail for duration
+    transaction_abort,   // the broker aborts every open transaction (as on timeout)
+};
+
+struct FaultTrigger {
+    Time at = Time::never();  // used when point is empty
+    std::string point;        // protocol point name
+    int32_t occurrence = 1;   // fire at the k-th announcement
+    std::string point_node;   // count only announcements by this node (empty: any)
+};
+
+struct FaultSpec {
+    FaultKind kind = FaultKind::crash;
+    FaultTrigger trigger;
+    // Target nodes by name. For a crash or pause placed at a protocol point, empty means the node
+    // that announced the point.
+    std::vector<std::string> nodes;
+    std::vector<std::string> other_nodes;  // partition: the other side
+    bool one_way = false;
+    Duration duration = Duration::seconds(1);
+    bool restart = true;
+    Duration restart_delay = Duration::seconds(1);
+    uint32_t multiplier = 10;
+};
+
+const char* to_string(FaultKind kind);
+
+}  // namespace eosim::sim
