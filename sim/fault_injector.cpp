@@ -1,0 +1,261 @@
+#include "sim/fault_injector.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdio>
+#include <stdexcept>
+
+namespace eosim::sim {
+
+namespace {
+
+static_assert(static_cast<size_t>(FaultKind::transaction_abort) + 1 == kFaultKindCount);
+
+constexpr EventKind kFaultTrigger{"fault.trigger"};
+constexpr EventKind kFaultRestart{"fault.restart"};
+constexpr EventKind kFaultResume{"fault.resume"};
+constexpr EventKind kFaultHeal{"fault.heal"};
+
+// One trace kind per fault kind, indexed by FaultKind; the names are "fault." + to_string(kind).
+constexpr EventKind kFaultFired[kFaultKindCount] = {
+    EventKind{"fault.crash"},
+    EventKind{"fault.pause"},
+    EventKind{"fault.partition"},
+    EventKind{"fault.slow_link"},
+    EventKind{"fault.storage_failure"},
+    EventKind{"fault.storage_slow"},
+    EventKind{"fault.broker_unavailable"},
+    EventKind{"fault.kafka_write_failure"},
+    EventKind{"fault.transaction_abort"},
+};
+
+// "12.345s": integer arithmetic, so a report reads the same everywhere.
+std::string format_time(Time at) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%lld.%03llds", static_cast<long long>(at.ns / 1'000'000'000),
+                  static_cast<long long>((at.ns / 1'000'000) % 1000));
+    return text;
+}
+
+std::string join(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& name : names) out += (out.empty() ? "" : ",") + name;
+    return out;
+}
+
+bool needs_targets(FaultKind kind) {
+    return kind == FaultKind::crash || kind == FaultKind::pause || kind == FaultKind::partition ||
+           kind == FaultKind::slow_link;
+}
+
+}  // namespace
+
+FaultInjector::FaultInjector(World& world, std::vector<FaultSpec> plan, OutsideFaults hooks)
+    : world_(world), plan_(std::move(plan)), hooks_(std::move(hooks)), armed_(plan_.size()) {
+    // Everything is checked before anything is armed: a rejected plan leaves no callback behind.
+    for (size_t i = 0; i < plan_.size(); ++i) validate_and_resolve(i);
+    bool listens = false;
+    for (size_t i = 0; i < plan_.size(); ++i) {
+        const FaultTrigger& trigger = plan_[i].trigger;
+        if (!trigger.point.empty()) {
+            listens = true;
+            continue;
+        }
+        const Time at = std::max(trigger.at, world_.now());
+        world_.scheduler().schedule_at(at, kNoNode, kFaultTrigger, i, [this, i] { fire(i, kNoNode); });
+    }
+    if (listens) world_.on_point([this](const ProtocolPointEvent& event) { on_point(event); });
+}
+
+NodeId FaultInjector::resolve(const std::string& name, size_t index) const {
+    const NodeId id = world_.nodes().find(name);
+    if (id == kNoNode) {
+        throw std::invalid_argument("fault " + std::to_string(index) + " (" + to_string(plan_[index].kind) +
+                                    "): unknown node '" + name + "'");
+    }
+    return id;
+}
+
+void FaultInjector::validate_and_resolve(size_t index) {
+    const FaultSpec& spec = plan_[index];
+    Armed& armed = armed_[index];
+    const std::string what = "fault " + std::to_string(index) + " (" + to_string(spec.kind) + "): ";
+    for (const std::string& name : spec.nodes) armed.nodes.push_back(resolve(name, index));
+    for (const std::string& name : spec.other_nodes) armed.other_nodes.push_back(resolve(name, index));
+    if (!spec.trigger.point_node.empty()) armed.point_node = resolve(spec.trigger.point_node, index);
+
+    const bool at_point = !spec.trigger.point.empty();
+    if (!at_point && spec.trigger.at == Time::never()) throw std::invalid_argument(what + "no trigger (time or point)");
+    if (at_point && spec.trigger.occurrence < 1) throw std::invalid_argument(what + "occurrence must be at least 1");
+    const bool announcer_allowed = at_point && (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause);
+    if (needs_targets(spec.kind) && armed.nodes.empty() && !announcer_allowed) {
+        throw std::invalid_argument(what + "no target nodes");
+    }
+    if (spec.kind == FaultKind::slow_link && armed.nodes.size() != 2) {
+        throw std::invalid_argument(what + "needs exactly two nodes");
+    }
+    if ((spec.kind == FaultKind::slow_link || spec.kind == FaultKind::storage_slow) && spec.multiplier < 1) {
+        throw std::invalid_argument(what + "multiplier must be at least 1");
+    }
+    if (spec.duration < Duration::zero() || spec.restart_delay < Duration::zero()) {
+        throw std::invalid_argument(what + "negative duration");
+    }
+    const bool hook_missing = (spec.kind == FaultKind::broker_unavailable && !hooks_.broker_unavailable) ||
+                              (spec.kind == FaultKind::kafka_write_failure && !hooks_.kafka_write_failure) ||
+                              (spec.kind == FaultKind::transaction_abort && !hooks_.transaction_abort);
+    if (hook_missing) throw std::invalid_argument(what + "no outside-system hook wired for this kind");
+}
+
+void FaultInjector::on_point(const ProtocolPointEvent& event) {
+    for (size_t i = 0; i < plan_.size(); ++i) {
+        Armed& armed = armed_[i];
+        const FaultTrigger& trigger = plan_[i].trigger;
+        if (armed.fired || trigger.point.empty() || trigger.point != event.point) continue;
+        if (armed.point_node != kNoNode && armed.point_node != event.node) continue;
+        if (++armed.seen == trigger.occurrence) fire(i, event.node);
+    }
+}
+
+std::vector<std::string> FaultInjector::names(const std::vector<NodeId>& ids) const {
+    std::vector<std::string> out;
+    for (NodeId id : ids) out.push_back(world_.nodes().name(id));
+    return out;
+}
+
+void FaultInjector::extend_quiet(Time until) { quiet_since_ = std::max(quiet_since_, until); }
+
+void FaultInjector::fire(size_t index, NodeId announcer) {
+    Armed& armed = armed_[index];
+    if (armed.fired) return;
+    armed.fired = true;
+    const FaultSpec& spec = plan_[index];
+    const Time now = world_.now();
+    FiredFault record{now, spec.kind, index, {}, {}, false};
+    extend_quiet(now);
+
+    std::vector<NodeId> targets = armed.nodes;
+    if (targets.empty() && announcer != kNoNode &&
+        (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause)) {
+        targets.push_back(announcer);
+    }
+    const std::string until = format_time(now + spec.duration);
+    switch (spec.kind) {
+        case FaultKind::crash: fire_crash(spec, targets, record); break;
+        case FaultKind::pause: fire_pause(spec, targets, record); break;
+        case FaultKind::partition: fire_partition(spec, armed, record); break;
+        case FaultKind::slow_link:
+            world_.network().slow_link(targets[0], targets[1], spec.multiplier, spec.duration);
+            record.nodes = names(targets);
+            record.action = "latency x" + std::to_string(spec.multiplier) + " until " + until;
+            extend_quiet(now + spec.duration);
+            break;
+        case FaultKind::storage_failure:
+            world_.storage().fail_until(now + spec.duration);
+            record.action = "durable storage fails until " + until;
+            extend_quiet(now + spec.duration);
+            break;
+        case FaultKind::storage_slow:
+            world_.storage().slow_until(now + spec.duration, spec.multiplier);
+            record.action = "durable storage latency x" + std::to_string(spec.multiplier) + " until " + until;
+            extend_quiet(now + spec.duration);
+            break;
+        case FaultKind::broker_unavailable:
+            hooks_.broker_unavailable(now + spec.duration);
+            record.action = "broker unavailable until " + until;
+            extend_quiet(now + spec.duration);
+            break;
+        case FaultKind::kafka_write_failure:
+            hooks_.kafka_write_failure(now + spec.duration);
+            record.action = "Kafka writes fail until " + until;
+            extend_quiet(now + spec.duration);
+            break;
+        case FaultKind::transaction_abort:
+            hooks_.transaction_abort();
+            record.action = "broker aborted every open transaction";
+            break;
+    }
+
+    uint64_t digest = digest_mix(index, record.skipped ? 1 : 0);
+    for (const std::string& name : record.nodes) digest = digest_mix(digest, digest_of(name));
+    const NodeId traced_node = targets.size() == 1 ? targets[0] : kNoNode;
+    world_.trace().record(kFaultFired[static_cast<size_t>(spec.kind)], now, traced_node, digest);
+    ++counts_[static_cast<size_t>(spec.kind)];
+    if (record.skipped) ++skipped_count_;
+    fired_.push_back(std::move(record));
+}
+
+void FaultInjector::fire_crash(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record) {
+    record.nodes = names(targets);
+    if (targets.empty()) {
+        record.skipped = true;
+        record.action = "no target: the point was announced by no node";
+        return;
+    }
+    bool crashed_any = false;
+    for (NodeId node : targets) {
+        const std::string& name = world_.nodes().name(node);
+        if (!record.action.empty()) record.action += "; ";
+        if (!world_.nodes().is_up(node)) {
+            record.action += name + " already down (skipped)";
+            continue;
+        }
+        world_.scheduler().crash(node);
+        crashed_any = true;
+        record.action += "crashed " + name;
+        if (!spec.restart) continue;
+        const Time restart_at = world_.now() + spec.restart_delay;
+        record.action += ", restart at " + format_time(restart_at);
+        extend_quiet(restart_at);
+        world_.scheduler().schedule_at(restart_at, kNoNode, kFaultRestart, node, [this, node] {
+            if (world_.nodes().state(node) == NodeState::down) world_.scheduler().restart(node);
+        });
+    }
+    record.skipped = !crashed_any;
+}
+
+void FaultInjector::fire_pause(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record) {
+    record.nodes = names(targets);
+    if (targets.empty()) {
+        record.skipped = true;
+        record.action = "no target: the point was announced by no node";
+        return;
+    }
+    bool paused_any = false;
+    const Time resume_at = world_.now() + spec.duration;
+    for (NodeId node : targets) {
+        const std::string& name = world_.nodes().name(node);
+        if (!record.action.empty()) record.action += "; ";
+        if (world_.nodes().state(node) != NodeState::up) {
+            record.action += name + " not running (skipped)";
+            continue;
+        }
+        world_.scheduler().pause(node);
+        paused_any = true;
+        record.action += "paused " + name + " until " + format_time(resume_at);
+        world_.scheduler().schedule_at(resume_at, kNoNode, kFaultResume, node,
+                                       [this, node] { world_.scheduler().resume(node); });
+    }
+    if (paused_any) extend_quiet(resume_at);
+    record.skipped = !paused_any;
+}
+
+void FaultInjector::fire_partition(const FaultSpec& spec, const Armed& armed, FiredFault& record) {
+    std::vector<NodeId> side_b = armed.other_nodes;
+    if (side_b.empty()) {  // every other node of the world
+        for (NodeId id = 0; id < world_.nodes().size(); ++id) {
+            if (std::find(armed.nodes.begin(), armed.nodes.end(), id) == armed.nodes.end()) side_b.push_back(id);
+        }
+    }
+    record.nodes = names(armed.nodes);
+    const std::vector<std::string> other = names(side_b);
+    record.nodes.insert(record.nodes.end(), other.begin(), other.end());
+    const Time heal_at = world_.now() + spec.duration;
+    const PartitionId partition = world_.network().partition(armed.nodes, side_b, spec.one_way);
+    record.action = "partitioned {" + join(names(armed.nodes)) + "} " + (spec.one_way ? "-/->" : "<-/->") + " {" +
+                    join(other) + "} until " + format_time(heal_at);
+    extend_quiet(heal_at);
+    world_.scheduler().schedule_at(heal_at, kNoNode, kFaultHeal, partition,
+                                   [this, partition] { world_.network().heal(partition); });
+}
+
+}  // namespace eosim::sim

@@ -1,0 +1,111 @@
+#pragma once
+// Carries out a fault schedule (`FaultSpec`s) in a world: arms every fault at construction, fires
+// each one at most once, undoes it when its duration ends, and keeps a record of what it did.
+//
+// Triggers:
+// - at a virtual time: a world-owned scheduler event (owner kNoNode), so no crash can drop it;
+// - at the k-th announcement of a protocol point (optionally counting only announcements by
+//   `point_node`): a `World::on_point` listener. A crash or pause there with no target nodes hits
+//   the announcing node, on the spot (the rest of the announcing step is then lost).
+//
+// Actions (and their undo, scheduled as world-owned events):
+// - crash: `Scheduler::crash`; when `restart`, `Scheduler::restart` after restart_delay if the node
+//   is still down then. Crashing a node that is already down does nothing (recorded as skipped).
+// - pause: `Scheduler::pause`, `resume` after duration. A node that is down or paused is skipped.
+// - partition: `Network::partition(nodes, other_nodes, one_way)`, healed after duration. Empty
+//   `other_nodes` means every other node of the world.
+// - slow_link: `Network::slow_link(nodes[0], nodes[1], multiplier, duration)`.
+// - storage_failure / storage_slow: `DurableStorage::fail_until` / `slow_until` (now + duration).
+// - broker_unavailable / kafka_write_failure / transaction_abort: the `OutsideFaults` hooks, so
+//   that sim/ does not depend on the models in sim/external/.
+//
+// Every firing is recorded (`fired()`), counted, and folded into the trace as an event of kind
+// "fault.<kind>". Deterministic: faults are kept and visited in plan order.
+//
+// Not done here: choosing faults at random (a plan is explicit), and checking a plan against a
+// scenario (the loader does that; here an unknown node name throws std::invalid_argument).
+//
+// Lifetime: the injector registers callbacks that point to it with the world's scheduler and
+// point hook; it must outlive every later step of the world and must not move.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/fault_plan.h"
+#include "sim/world.h"
+
+namespace eosim::sim {
+
+inline constexpr size_t kFaultKindCount = 9;  // FaultKind::crash .. FaultKind::transaction_abort
+
+// Hooks into the outside systems, wired by the runner (e.g. to `external::KafkaCluster`).
+// A plan that uses a kind whose hook is empty is rejected at construction.
+struct OutsideFaults {
+    std::function<void(Time until)> broker_unavailable;   // answers nothing until `until`
+    std::function<void(Time until)> kafka_write_failure;  // writes fail until `until`
+    std::function<void()> transaction_abort;              // aborts every open transaction now
+};
+
+struct FiredFault {
+    Time at;
+    FaultKind kind = FaultKind::crash;
+    size_t plan_index = 0;           // position in the plan
+    std::vector<std::string> nodes;  // target node names (both sides of a partition: nodes, then other_nodes)
+    std::string action;              // what it did, for people ("crashed tm1; restart at 5.000s")
+    bool skipped = false;            // it fired but had nothing to do (e.g. the node was already down)
+};
+
+class FaultInjector {
+public:
+    FaultInjector(World& world, std::vector<FaultSpec> plan, OutsideFaults hooks);
+    FaultInjector(const FaultInjector&) = delete;
+    FaultInjector& operator=(const FaultInjector&) = delete;
+
+    const std::vector<FaultSpec>& plan() const { return plan_; }
+    const std::vector<FiredFault>& fired() const { return fired_; }
+
+    // Faults that fired (skipped ones included) / that fired and did something / skipped.
+    uint64_t fired_count() const { return fired_.size(); }
+    uint64_t injected_count() const { return fired_.size() - skipped_count_; }
+    uint64_t skipped_count() const { return skipped_count_; }
+    // Faults of one kind that fired (skipped ones included).
+    uint64_t count(FaultKind kind) const { return counts_[static_cast<size_t>(kind)]; }
+    // Faults of the plan that have not fired (yet): a point that was never announced often enough.
+    uint64_t pending_count() const { return plan_.size() - fired_.size(); }
+    // When the effects of every fault fired so far end (restart, resume, heal, end of a period);
+    // Time::zero() when nothing fired. The liveness bound counts from here.
+    Time quiet_since() const { return quiet_since_; }
+
+private:
+    struct Armed {
+        std::vector<NodeId> nodes;        // resolved FaultSpec::nodes
+        std::vector<NodeId> other_nodes;  // resolved FaultSpec::other_nodes
+        NodeId point_node = kNoNode;      // resolved FaultTrigger::point_node
+        int32_t seen = 0;                 // announcements of the point counted so far
+        bool fired = false;
+    };
+
+    void validate_and_resolve(size_t index);
+    NodeId resolve(const std::string& name, size_t index) const;
+    void on_point(const ProtocolPointEvent& event);
+    // Carries out fault `index`; `announcer` is the node that announced its point (or kNoNode).
+    void fire(size_t index, NodeId announcer);
+    void fire_crash(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record);
+    void fire_pause(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record);
+    void fire_partition(const FaultSpec& spec, const Armed& armed, FiredFault& record);
+    void extend_quiet(Time until);
+    std::vector<std::string> names(const std::vector<NodeId>& ids) const;
+
+    World& world_;
+    std::vector<FaultSpec> plan_;
+    OutsideFaults hooks_;
+    std::vector<Armed> armed_;
+    std::vector<FiredFault> fired_;
+    std::array<uint64_t, kFaultKindCount> counts_{};
+    uint64_t skipped_count_ = 0;
+    Time quiet_since_ = Time::zero();
+};
+
+}  // namespace eosim::sim

@@ -1,0 +1,20 @@
+#include "sim/fault_plan.h"
+
+namespace eosim::sim {
+
+const char* to_string(FaultKind kind) {
+    switch (kind) {
+        case FaultKind::crash: return "crash";
+        case FaultKind::pause: return "pause";
+        case FaultKind::partition: return "partition";
+        case FaultKind::slow_link: return "slow_link";
+        case FaultKind::storage_failure: return "storage_failure";
+        case FaultKind::storage_slow: return "storage_slow";
+        case FaultKind::broker_unavailable: return "broker_unavailable";
+        case FaultKind::kafka_write_failure: return "kafka_write_failure";
+        case FaultKind::transaction_abort: return "transaction_abort";
+    }
+    return "unknown";
+}
+
+}  // namespace eosim::sim
