@@ -1,0 +1,190 @@
+#include "engine/checkpoint_coordinator.h"
+
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.h"
+#include "engine/job_manager.h"
+#include "engine/protocol_points.h"
+#include "engine/task_manager.h"
+
+namespace eosim::engine {
+
+namespace {
+constexpr sim::EventKind kTick{"coordinator.tick"};
+constexpr sim::EventKind kTimeout{"coordinator.timeout"};
+constexpr sim::EventKind kTrigger{"checkpoint.trigger"};
+constexpr sim::EventKind kNotifyComplete{"checkpoint.notify_complete"};
+constexpr sim::EventKind kNotifyAborted{"checkpoint.notify_aborted"};
+}  // namespace
+
+CheckpointCoordinator::CheckpointCoordinator(Engine& engine, sim::NodeId node, FailJob fail_job)
+    : engine_(engine), node_(node), fail_job_(std::move(fail_job)), config_(engine.job().checkpointing) {}
+
+void CheckpointCoordinator::start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement) {
+    running_ = true;
+    attempt_ = attempt;
+    placement_ = placement;
+    ++generation_;
+    if (config_.enabled) schedule_tick(config_.interval);
+}
+
+void CheckpointCoordinator::stop() {
+    running_ = false;
+    ++generation_;
+    for (auto& [id, pending] : pending_) engine_.world().scheduler().cancel(pending.timeout);
+    pending_.clear();
+}
+
+void CheckpointCoordinator::schedule_tick(sim::Duration delay) {
+    Engine* engine = &engine_;
+    const uint64_t generation = generation_;
+    engine_.world().scheduler().schedule(delay, node_, kTick, static_cast<uint64_t>(attempt_), [engine, generation] {
+        JobManager* jm = engine->job_manager();
+        if (jm != nullptr && jm->coordinator().generation_ == generation) jm->coordinator().tick();
+    });
+}
+
+void CheckpointCoordinator::tick() {
+    const sim::Time now = engine_.world().now();
+    const bool may_trigger = static_cast<int32_t>(pending_.size()) < config_.max_concurrent &&
+                             now >= last_completion_ + config_.min_pause && now >= last_trigger_ + config_.interval;
+    if (may_trigger) trigger();
+    schedule_tick(config_.interval / 10);
+}
+
+void CheckpointCoordinator::trigger() {
+    const int64_t id = ++last_id_;
+    last_trigger_ = engine_.world().now();
+    ++engine_.stats().checkpoints_triggered;
+    Pending& pending = pending_[id];
+    pending.id = id;
+    pending.result.id = id;
+    for (int32_t v = 0; v < static_cast<int32_t>(placement_.size()); ++v) {
+        for (int32_t s = 0; s < static_cast<int32_t>(placement_[static_cast<size_t>(v)].size()); ++s) pending.awaiting.insert({v, s});
+    }
+    Engine* engine = &engine_;
+    const uint64_t generation = generation_;
+    pending.timeout = engine_.world().scheduler().schedule(config_.timeout, node_, kTimeout, static_cast<uint64_t>(id),
+                                                           [engine, generation, id] {
+                                                               JobManager* jm = engine->job_manager();
+                                                               if (jm == nullptr) return;
+                                                               CheckpointCoordinator& c = jm->coordinator();
+                                                               if (c.generation_ == generation && c.pending_.contains(id)) {
+                                                                   c.abort(id, "checkpoint expired before completing", true);
+                                                               }
+                                                           });
+    engine_.observer().checkpoint_triggered(engine_.world().now(), id);
+    engine_.world().announce(points::kCheckpointTriggered, node_, id);
+    const int64_t attempt = attempt_;
+    for (sim::NodeId tm : nodes_running(true)) {
+        engine_.send_to_task_manager(node_, tm, kTrigger, static_cast<uint64_t>(id),
+                                     [attempt, id](TaskManager& t) { t.trigger_checkpoint(attempt, id); });
+    }
+}
+
+void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle,
+                                        const SourceOffsets& offsets) {
+    if (!running_ || task.attempt != attempt_) return;
+    auto it = pending_.find(checkpoint_id);
+    if (it == pending_.end()) return;
+    Pending& pending = it->second;
+    if (pending.awaiting.erase({task.vertex, task.subtask}) == 0) return;
+    pending.result.handles[{task.vertex, task.subtask}] = handle;
+    for (const auto& [where, offset] : offsets) pending.result.offsets[where] = offset;
+    if (pending.awaiting.empty() && !pending.writing_metadata) write_metadata(pending);
+}
+
+void CheckpointCoordinator::write_metadata(Pending& pending) {
+    pending.writing_metadata = true;
+    const int64_t id = pending.id;
+    engine_.world().announce(points::kCheckpointAcknowledged, node_, id);
+    nlohmann::json metadata = {{"checkpoint", id}, {"attempt", attempt_}};
+    for (const auto& [where, handle] : pending.result.handles) {
+        metadata["handles"].push_back({{"vertex", where.first}, {"subtask", where.second}, {"key", handle}});
+    }
+    for (const auto& [where, offset] : pending.result.offsets) {
+        metadata["offsets"].push_back({{"topic", where.first}, {"partition", where.second}, {"offset", offset}});
+    }
+    pending.result.metadata_key = "checkpoints/" + engine_.job().name + "/chk-" + std::to_string(id) + "/_metadata";
+    Engine* engine = &engine_;
+    const uint64_t generation = generation_;
+    engine_.world().storage().put(node_, pending.result.metadata_key, metadata.dump(),
+                                  [engine, generation, id](sim::StorageStatus status) {
+                                      JobManager* jm = engine->job_manager();
+                                      if (jm == nullptr) return;
+                                      CheckpointCoordinator& c = jm->coordinator();
+                                      if (c.generation_ != generation || !c.pending_.contains(id)) return;
+                                      if (status == sim::StorageStatus::ok) {
+                                          c.complete(id);
+                                      } else {
+                                          c.abort(id, "checkpoint metadata could not be written", true);
+                                      }
+                                  });
+}
+
+void CheckpointCoordinator::complete(int64_t checkpoint_id) {
+    auto it = pending_.find(checkpoint_id);
+    engine_.world().scheduler().cancel(it->second.timeout);
+    completed_.push_back(std::move(it->second.result));
+    pending_.erase(it);
+    // Completing N subsumes every older pending checkpoint.
+    while (!pending_.empty() && pending_.begin()->first < checkpoint_id) {
+        abort(pending_.begin()->first, "subsumed by a newer completed checkpoint", false);
+    }
+    while (static_cast<int32_t>(completed_.size()) > config_.retained) {
+        discard(completed_.front());
+        completed_.pop_front();
+    }
+    consecutive_failures_ = 0;
+    last_completion_ = engine_.world().now();
+    ++engine_.stats().checkpoints_completed;
+    engine_.observer().checkpoint_completed(engine_.world().now(), checkpoint_id, completed_.back().offsets);
+    engine_.world().announce(points::kCheckpointCompleted, node_, checkpoint_id);
+    const int64_t attempt = attempt_;
+    for (sim::NodeId tm : nodes_running(false)) {
+        engine_.send_to_task_manager(node_, tm, kNotifyComplete, static_cast<uint64_t>(checkpoint_id),
+                                     [attempt, checkpoint_id](TaskManager& t) { t.checkpoint_complete(attempt, checkpoint_id); });
+    }
+}
+
+void CheckpointCoordinator::abort(int64_t checkpoint_id, const std::string& reason, bool counts_as_failure) {
+    auto it = pending_.find(checkpoint_id);
+    if (it == pending_.end()) return;
+    engine_.world().scheduler().cancel(it->second.timeout);
+    pending_.erase(it);
+    ++engine_.stats().checkpoints_aborted;
+    engine_.observer().checkpoint_aborted(engine_.world().now(), checkpoint_id, reason);
+    engine_.world().announce(points::kCheckpointAborted, node_, checkpoint_id);
+    const int64_t attempt = attempt_;
+    for (sim::NodeId tm : nodes_running(false)) {
+        engine_.send_to_task_manager(node_, tm, kNotifyAborted, static_cast<uint64_t>(checkpoint_id),
+                                     [attempt, checkpoint_id](TaskManager& t) { t.checkpoint_aborted(attempt, checkpoint_id); });
+    }
+    if (counts_as_failure && ++consecutive_failures_ > config_.tolerable_failures) {
+        fail_job_("more than " + std::to_string(config_.tolerable_failures) + " consecutive failed checkpoints (last: " + reason + ")");
+    }
+}
+
+void CheckpointCoordinator::decline(const TaskKey& task, int64_t checkpoint_id, const std::string& reason) {
+    if (!running_ || task.attempt != attempt_) return;
+    abort(checkpoint_id, "declined by " + engine_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" +
+                             std::to_string(task.subtask) + ": " + reason,
+          true);
+}
+
+void CheckpointCoordinator::discard(const CompletedCheckpoint& checkpoint) {
+    sim::DurableStorage& storage = engine_.world().storage();
+    for (const auto& [where, handle] : checkpoint.handles) storage.remove(node_, handle, [](sim::StorageStatus) {});
+    storage.remove(node_, checkpoint.metadata_key, [](sim::StorageStatus) {});
+}
+
+std::set<sim::NodeId> CheckpointCoordinator::nodes_running(bool sources_only) const {
+    std::set<sim::NodeId> nodes;
+    for (size_t v = 0; v < placement_.size(); ++v) {
+        if (sources_only && engine_.job().vertices[v].kind != OperatorKind::kafka_source) continue;
+        nodes.insert(placement_[v].begin(), placement_[v].end());
+    }
+    return nodes;
+}
+
+}  // namespace eosim::engine

@@ -1,0 +1,32 @@
+#pragma once
+// The catalogue of protocol points the engine announces through `sim::World::announce`, so that a
+// scenario can place a fault exactly there ("crash the announcing node at the 3rd occurrence of
+// sink.precommitted"). `detail` is the checkpoint id unless said otherwise. Announced before the
+// step's effects go out, unless said otherwise: a crash placed there loses them.
+#include <string_view>
+
+namespace eosim::engine::points {
+
+// JobManager
+inline constexpr std::string_view kCheckpointTriggered = "checkpoint.triggered";    // triggers not yet sent
+inline constexpr std::string_view kCheckpointAcknowledged = "checkpoint.acknowledged";  // all acks in, metadata not yet written
+inline constexpr std::string_view kCheckpointCompleted = "checkpoint.completed";    // metadata durable, notifications not yet sent
+inline constexpr std::string_view kCheckpointAborted = "checkpoint.aborted";        // notifications of the abort not yet sent
+inline constexpr std::string_view kFailoverStarted = "failover.started";            // detail: the new attempt
+inline constexpr std::string_view kJobRunning = "job.running";                      // detail: attempt; every task started
+inline constexpr std::string_view kJobFinished = "job.finished";                    // detail: attempt
+
+// TaskManager (announced by the node running the task)
+inline constexpr std::string_view kTaskRestoring = "task.restoring";        // state read, not yet applied; detail: restored checkpoint (0: none)
+inline constexpr std::string_view kTaskSnapshotted = "task.snapshotted";    // state captured, barrier not yet forwarded
+inline constexpr std::string_view kSinkPrecommitted = "sink.precommitted";  // transaction flushed and in the snapshot, not committed
+inline constexpr std::string_view kSinkCommitted = "sink.committed";        // a transaction of this checkpoint committed (after the fact)
+inline constexpr std::string_view kSinkRecovered = "sink.recovered";        // restored transactions committed, lingering ones aborted (after the fact)
+
+// Every point, for documentation, validation and coverage tables.
+inline constexpr std::string_view kAll[] = {
+    kCheckpointTriggered, kCheckpointAcknowledged, kCheckpointCompleted, kCheckpointAborted, kFailoverStarted,
+    kJobRunning, kJobFinished, kTaskRestoring, kTaskSnapshotted, kSinkPrecommitted, kSinkCommitted, kSinkRecovered,
+};
+
+}  // namespace eosim::engine::points

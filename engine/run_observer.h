@@ -1,0 +1,35 @@
+#pragma once
+// What the engine tells the harness as it runs: the narrow view that oracles and reports get of
+// the engine's inside. Observing never changes behaviour; every method defaults to nothing.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "sim/time.h"
+
+namespace eosim::engine {
+
+// (topic, partition) -> the next offset to read: the input prefix a checkpoint covers.
+using SourceOffsets = std::map<std::pair<std::string, int32_t>, int64_t>;
+
+class RunObserver {
+public:
+    virtual ~RunObserver() = default;
+    virtual void checkpoint_triggered(sim::Time, int64_t /*checkpoint_id*/) {}
+    virtual void checkpoint_completed(sim::Time, int64_t /*checkpoint_id*/, const SourceOffsets&) {}
+    virtual void checkpoint_aborted(sim::Time, int64_t /*checkpoint_id*/, const std::string& /*reason*/) {}
+    // A new attempt restores from `checkpoint_id` (0: from scratch) whose sources were at `offsets`.
+    virtual void restore_started(sim::Time, int64_t /*attempt*/, int64_t /*checkpoint_id*/, const SourceOffsets&) {}
+    // One subtask of a keyed vertex applied its restored keyed state.
+    virtual void keyed_state_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/,
+                                      int32_t /*subtask*/, const std::map<int64_t, int64_t>& /*state*/) {}
+    virtual void failover(sim::Time, int64_t /*new_attempt*/, const std::string& /*reason*/) {}
+    virtual void transaction_event(sim::Time, const std::string& /*transactional_id*/, const char* /*what*/) {}
+    // A sink could not commit a transaction it had pre-committed: its records are lost.
+    virtual void likely_data_loss(sim::Time, const std::string& /*transactional_id*/, const std::string& /*why*/) {}
+    virtual void job_finished(sim::Time) {}
+    virtual void job_failed(sim::Time, const std::string& /*reason*/) {}
+};
+
+}  // namespace eosim::engine

@@ -1,0 +1,96 @@
+#include "engine/task_manager.h"
+
+#include "engine/engine.h"
+#include "engine/job_manager.h"
+
+namespace eosim::engine {
+
+namespace {
+constexpr sim::EventKind kRegister{"tm.register"};
+constexpr sim::EventKind kHeartbeatReply{"tm.heartbeat_reply"};
+constexpr sim::EventKind kRegistrationRetry{"tm.registration_retry"};
+}  // namespace
+
+TaskManager::TaskManager(Engine& engine, sim::NodeId node) : engine_(engine), node_(node) {}
+
+TaskManager::~TaskManager() = default;
+
+void TaskManager::boot() { send_registration(); }
+
+void TaskManager::send_registration() {
+    if (registered_) return;
+    const sim::NodeId node = node_;
+    const int32_t slots = engine_.shape().slots_per_task_manager;
+    engine_.send_to_job_manager(node_, kRegister, node_, [node, slots](JobManager& jm) { jm.register_task_manager(node, slots); });
+    Engine* engine = &engine_;
+    engine_.world().scheduler().schedule(engine_.job().runtime.heartbeat_interval, node_, kRegistrationRetry, node_,
+                                         [engine, node] {
+                                             if (TaskManager* tm = engine->task_manager(node)) tm->send_registration();
+                                         });
+}
+
+void TaskManager::reconnect() {
+    tasks_.clear();
+    if (!registered_) return;
+    registered_ = false;
+    send_registration();
+}
+
+void TaskManager::heartbeat() {
+    const sim::NodeId node = node_;
+    engine_.send_to_job_manager(node_, kHeartbeatReply, node_, [node](JobManager& jm) { jm.heartbeat_reply(node); });
+}
+
+void TaskManager::deploy(const Deployment& deployment, const std::vector<std::pair<int32_t, int32_t>>& subtasks) {
+    cancel_attempts_before(deployment.attempt);
+    std::vector<Task*> created;
+    for (const auto& [vertex, subtask] : subtasks) {
+        const TaskKey key{deployment.attempt, vertex, subtask};
+        if (tasks_.contains(key)) continue;  // a repeated deploy message
+        auto task = std::make_unique<Task>(engine_, node_, key, deployment);
+        created.push_back(task.get());
+        tasks_.emplace(key, std::move(task));
+    }
+    for (Task* task : created) task->restore();
+}
+
+void TaskManager::start_tasks(int64_t attempt) {
+    for_each_task_of(attempt, [](Task& task) { task.start(); });
+}
+
+void TaskManager::cancel_attempts_before(int64_t attempt) {
+    std::erase_if(tasks_, [attempt](const auto& entry) { return entry.first.attempt < attempt; });
+}
+
+void TaskManager::trigger_checkpoint(int64_t attempt, int64_t checkpoint_id) {
+    for_each_task_of(attempt, [checkpoint_id](Task& task) {
+        if (task.vertex().kind == OperatorKind::kafka_source) task.trigger_checkpoint(checkpoint_id);
+    });
+}
+
+void TaskManager::checkpoint_complete(int64_t attempt, int64_t checkpoint_id) {
+    for_each_task_of(attempt, [checkpoint_id](Task& task) { task.checkpoint_complete(checkpoint_id); });
+}
+
+void TaskManager::checkpoint_aborted(int64_t attempt, int64_t checkpoint_id) {
+    for_each_task_of(attempt, [checkpoint_id](Task& task) { task.checkpoint_aborted(checkpoint_id); });
+}
+
+Task* TaskManager::find(const TaskKey& key) {
+    auto it = tasks_.find(key);
+    return it == tasks_.end() ? nullptr : it->second.get();
+}
+
+template <typename F>
+void TaskManager::for_each_task_of(int64_t attempt, F&& f) {
+    // Keys first: a task's reaction may deploy or cancel nothing here, but stay safe if it does.
+    std::vector<TaskKey> keys;
+    for (const auto& [key, task] : tasks_) {
+        if (key.attempt == attempt) keys.push_back(key);
+    }
+    for (const TaskKey& key : keys) {
+        if (Task* task = find(key)) f(*task);
+    }
+}
+
+}  // namespace eosim::engine
