@@ -28,8 +28,13 @@ bool JobManager::is_current(const TaskKey& task) const {
     return task.attempt == attempt_ && (phase_ == Phase::deploying || phase_ == Phase::running);
 }
 
-void JobManager::register_task_manager(sim::NodeId tm, int32_t slots) {
-    task_managers_[tm] = Registered{slots, engine_.world().now()};
+void JobManager::register_task_manager(sim::NodeId tm, uint32_t instance, int32_t slots) {
+    auto known = task_managers_.find(tm);
+    const bool restarted = known != task_managers_.end() && known->second.instance != instance;
+    task_managers_[tm] = Registered{instance, slots, engine_.world().now()};
+    if (restarted && hosts_current_tasks(tm)) {
+        failover("TaskManager " + engine_.world().nodes().name(tm) + " restarted and lost its tasks");
+    }
     engine_.send_to_task_manager(node_, tm, kRegistered, tm, [](TaskManager& t) { t.registration_accepted(); });
     if (phase_ == Phase::waiting_for_resources) try_deploy();
 }

@@ -28,7 +28,8 @@ public:
     void boot();
 
     // RPCs from TaskManagers.
-    void register_task_manager(sim::NodeId tm, int32_t slots);
+    // `instance` tells TaskManager processes apart: a new one on the same node restarted and lost its tasks.
+    void register_task_manager(sim::NodeId tm, uint32_t instance, int32_t slots);
     void heartbeat_reply(sim::NodeId tm);
     void task_ready(const TaskKey& task);
     void task_failed(const TaskKey& task, const std::string& reason);
@@ -40,6 +41,7 @@ public:
 private:
     enum class Phase : uint8_t { waiting_for_resources, deploying, running, restarting, finished, failed };
     struct Registered {
+        uint32_t instance;
         int32_t slots;
         sim::Time last_heard;
     };

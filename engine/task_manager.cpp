@@ -21,7 +21,9 @@ void TaskManager::send_registration() {
     if (registered_) return;
     const sim::NodeId node = node_;
     const int32_t slots = engine_.shape().slots_per_task_manager;
-    engine_.send_to_job_manager(node_, kRegister, node_, [node, slots](JobManager& jm) { jm.register_task_manager(node, slots); });
+    const uint32_t instance = engine_.world().nodes().incarnation(node_);
+    engine_.send_to_job_manager(node_, kRegister, node_,
+                                [node, instance, slots](JobManager& jm) { jm.register_task_manager(node, instance, slots); });
     Engine* engine = &engine_;
     engine_.world().scheduler().schedule(engine_.job().runtime.heartbeat_interval, node_, kRegistrationRetry, node_,
                                          [engine, node] {

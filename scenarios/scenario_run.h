@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "scenarios/scenario.h"
+#include "scenarios/timeline.h"
+#include "sim/fault_injector.h"
 
 namespace eosim::scenarios {
 
@@ -40,6 +42,8 @@ struct RunResult {
     RunFigures figures;
     bool expectation_met = false;
     std::string expectation_message;  // why the expectation was or was not met
+    std::vector<TimelineEvent> timeline;
+    std::vector<sim::FiredFault> faults;  // every fault that fired, in order
 };
 
 struct RunOptions {

@@ -1,0 +1,27 @@
+#include "oracles/liveness_oracle.h"
+
+#include <cstdio>
+
+namespace eosim::oracles {
+
+namespace {
+std::string seconds(sim::Time t) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3fs", t.seconds());
+    return text;
+}
+}  // namespace
+
+Verdict LivenessOracle::verdict() const {
+    const sim::Time quiet = quiet_since_();
+    if (failure_) return Verdict{false, "the job failed for good: " + *failure_};
+    if (!finished_at_) return Verdict{false, "the job did not finish (faults quiet since " + seconds(quiet) + ")"};
+    const sim::Time deadline = quiet + bound_;
+    if (*finished_at_ > deadline) {
+        return Verdict{false, "the job finished at " + seconds(*finished_at_) + ", later than " + seconds(deadline) +
+                                  " (faults quiet since " + seconds(quiet) + " + bound)"};
+    }
+    return Verdict{true, "the job finished at " + seconds(*finished_at_)};
+}
+
+}  // namespace eosim::oracles

@@ -1,0 +1,27 @@
+#pragma once
+// An oracle: a checker that watches a run (as a RunObserver) and gives a verdict at its end.
+// Each oracle's header says what it checks and what it does not.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/record.h"
+#include "engine/run_observer.h"
+
+namespace eosim::oracles {
+
+struct Verdict {
+    bool passed = true;
+    std::string message;  // for a violation: the first offending record or key, counts, virtual time
+};
+
+class Oracle : public engine::RunObserver {
+public:
+    virtual const char* name() const = 0;
+    virtual Verdict verdict() const = 0;
+};
+
+// What a committed reader of a sink's outside system sees at the end of the run.
+using SinkReader = std::function<std::vector<engine::Record>()>;
+
+}  // namespace eosim::oracles

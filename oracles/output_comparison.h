@@ -1,0 +1,30 @@
+#pragma once
+// Compares a sink's content with the reference model's output as multisets of records.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/record.h"
+
+namespace eosim::oracles {
+
+struct RecordCount {
+    engine::Record record;
+    int64_t expected = 0;
+    int64_t actual = 0;
+};
+
+struct OutputComparison {
+    int64_t expected_records = 0;
+    int64_t actual_records = 0;
+    int64_t missing_records = 0;     // sum over records of max(0, expected - actual)
+    int64_t duplicate_records = 0;   // sum over records of max(0, actual - expected)
+    std::optional<RecordCount> first_missing;    // smallest (key, value) with actual < expected
+    std::optional<RecordCount> first_duplicate;  // smallest (key, value) with actual > expected
+
+    static OutputComparison of(std::vector<engine::Record> expected, std::vector<engine::Record> actual);
+    static std::string describe(const RecordCount& count);
+};
+
+}  // namespace eosim::oracles

@@ -1,0 +1,84 @@
+#include "oracles/reference_model.h"
+
+#include <stdexcept>
+
+#include "engine/operators.h"
+
+namespace eosim::oracles {
+
+using engine::OperatorKind;
+using engine::Record;
+
+ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input) : job_(job), input_(std::move(input)) {
+    full_ = evaluate(nullptr);
+}
+
+int64_t ReferenceModel::input_records() const {
+    int64_t total = 0;
+    for (const auto& [topic, partitions] : input_) {
+        for (const auto& records : partitions) total += static_cast<int64_t>(records.size());
+    }
+    return total;
+}
+
+ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets* prefix) const {
+    Evaluation eval;
+    for (const engine::VertexSpec& v : job_.vertices) {
+        std::vector<Record> in;
+        if (v.kind == OperatorKind::kafka_source) {
+            const auto& partitions = input_.at(v.topic);
+            for (size_t p = 0; p < partitions.size(); ++p) {
+                size_t end = partitions[p].size();
+                if (prefix != nullptr) {
+                    auto it = prefix->find({v.topic, static_cast<int32_t>(p)});
+                    end = it == prefix->end() ? 0 : std::min(end, static_cast<size_t>(it->second));
+                }
+                in.insert(in.end(), partitions[p].begin(), partitions[p].begin() + static_cast<std::ptrdiff_t>(end));
+            }
+        } else {
+            for (const engine::InputEdge& edge : v.inputs) {
+                const auto& upstream = eval.outputs.at(edge.from);
+                in.insert(in.end(), upstream.begin(), upstream.end());
+            }
+        }
+        std::vector<Record>& out = eval.outputs[v.id];
+        switch (v.kind) {
+            case OperatorKind::kafka_source:
+            case OperatorKind::union_all:
+            case OperatorKind::kafka_sink:
+            case OperatorKind::append_sink: out = std::move(in); break;
+            case OperatorKind::map:
+                for (const Record& r : in) out.push_back(engine::apply_map(v.map, r));
+                break;
+            case OperatorKind::filter:
+                for (const Record& r : in) {
+                    if (engine::passes_filter(v.filter, r)) out.push_back(r);
+                }
+                break;
+            case OperatorKind::keyed_count:
+            case OperatorKind::keyed_sum: {
+                auto& state = eval.state[v.id];
+                for (const Record& r : in) {
+                    auto it = state.find(r.key);
+                    const int64_t updated =
+                        engine::fold_keyed(v.kind, it == state.end() ? std::nullopt : std::optional<int64_t>(it->second), r);
+                    state[r.key] = updated;
+                    out.push_back(Record{r.key, updated});
+                }
+                break;
+            }
+        }
+    }
+    return eval;
+}
+
+const std::vector<Record>& ReferenceModel::sink_output(const std::string& sink_vertex) const {
+    return full_.outputs.at(sink_vertex);
+}
+
+std::map<int64_t, int64_t> ReferenceModel::keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const {
+    Evaluation eval = evaluate(&prefix);
+    return eval.state[vertex];
+}
+
+}  // namespace eosim::oracles

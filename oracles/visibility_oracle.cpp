@@ -1,0 +1,47 @@
+#include "oracles/visibility_oracle.h"
+
+#include <cstdio>
+
+namespace eosim::oracles {
+
+namespace {
+constexpr sim::EventKind kVisibilityPoll{"oracle.visibility_poll"};
+}
+
+VisibilityOracle::VisibilityOracle(sim::Scheduler& scheduler, const sim::external::KafkaCluster& kafka, std::string topic,
+                                   sim::Duration poll_interval)
+    : scheduler_(scheduler), kafka_(kafka), topic_(std::move(topic)), poll_interval_(poll_interval),
+      next_offsets_(static_cast<size_t>(kafka.partitions(topic_)), 0) {}
+
+void VisibilityOracle::start() {
+    scheduler_.schedule(poll_interval_, sim::kNoNode, kVisibilityPoll, 0, [this] { poll(); });
+}
+
+void VisibilityOracle::poll() {
+    for (size_t p = 0; p < next_offsets_.size(); ++p) {
+        const auto result = kafka_.read(kafka_.broker(), topic_, static_cast<int32_t>(p), next_offsets_[p], SIZE_MAX,
+                                        sim::external::Isolation::read_committed);
+        if (result.error != sim::external::KafkaError::none) continue;
+        for (const auto& entry : result.entries) {
+            ++records_seen_;
+            if (entry.transaction < 0 || violation_) continue;
+            const auto state = kafka_.transaction_state(entry.transaction);
+            if (state == sim::external::TxnState::committed) continue;
+            char when[32];
+            std::snprintf(when, sizeof when, "%.3f", scheduler_.now().seconds());
+            violation_ = "at t=" + std::string(when) + "s a read_committed reader saw (key=" + std::to_string(entry.record.key) +
+                         ", value=" + std::to_string(entry.record.value) + ") at " + topic_ + "/" + std::to_string(p) + "@" +
+                         std::to_string(entry.offset) + " of a transaction that is " +
+                         (state == sim::external::TxnState::open ? "still open" : "aborted");
+        }
+        next_offsets_[p] = result.next_offset;
+    }
+    scheduler_.schedule(poll_interval_, sim::kNoNode, kVisibilityPoll, static_cast<uint64_t>(records_seen_), [this] { poll(); });
+}
+
+Verdict VisibilityOracle::verdict() const {
+    if (violation_) return Verdict{false, *violation_};
+    return Verdict{true, std::to_string(records_seen_) + " records read with read_committed, all of committed transactions"};
+}
+
+}  // namespace eosim::oracles

@@ -1,0 +1,229 @@
+#include "scenarios/scenario_run.h"
+
+#include <chrono>
+#include <memory>
+
+#include "engine/engine.h"
+#include "oracles/at_least_once_output_oracle.h"
+#include "oracles/exactly_once_output_oracle.h"
+#include "oracles/liveness_oracle.h"
+#include "oracles/reference_model.h"
+#include "oracles/state_after_restore_oracle.h"
+#include "oracles/visibility_oracle.h"
+#include "sim/external/append_store.h"
+#include "sim/external/input_producer.h"
+#include "sim/external/kafka.h"
+#include "sim/fault_injector.h"
+#include "sim/world.h"
+
+namespace eosim::scenarios {
+
+namespace {
+
+// Hands every engine notification to each oracle.
+class ObserverFanout final : public engine::RunObserver {
+public:
+    void add(engine::RunObserver* observer) { observers_.push_back(observer); }
+    void checkpoint_triggered(sim::Time t, int64_t id) override { each([&](auto* o) { o->checkpoint_triggered(t, id); }); }
+    void checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets& offsets) override {
+        each([&](auto* o) { o->checkpoint_completed(t, id, offsets); });
+    }
+    void checkpoint_aborted(sim::Time t, int64_t id, const std::string& reason) override {
+        each([&](auto* o) { o->checkpoint_aborted(t, id, reason); });
+    }
+    void restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) override {
+        each([&](auto* o) { o->restore_started(t, attempt, id, offsets); });
+    }
+    void keyed_state_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                              const std::map<int64_t, int64_t>& state) override {
+        each([&](auto* o) { o->keyed_state_restored(t, attempt, vertex, subtask, state); });
+    }
+    void failover(sim::Time t, int64_t attempt, const std::string& reason) override {
+        each([&](auto* o) { o->failover(t, attempt, reason); });
+    }
+    void transaction_event(sim::Time t, const std::string& id, const char* what) override {
+        each([&](auto* o) { o->transaction_event(t, id, what); });
+    }
+    void likely_data_loss(sim::Time t, const std::string& id, const std::string& why) override {
+        each([&](auto* o) { o->likely_data_loss(t, id, why); });
+    }
+    void job_finished(sim::Time t) override { each([&](auto* o) { o->job_finished(t); }); }
+    void job_failed(sim::Time t, const std::string& reason) override { each([&](auto* o) { o->job_failed(t, reason); }); }
+
+private:
+    template <typename F>
+    void each(F&& f) {
+        for (engine::RunObserver* o : observers_) f(o);
+    }
+    std::vector<engine::RunObserver*> observers_;
+};
+
+const engine::VertexSpec& sink_vertex(const engine::JobSpec& job) {
+    for (const engine::VertexSpec& v : job.vertices) {
+        if (v.kind == engine::OperatorKind::kafka_sink || v.kind == engine::OperatorKind::append_sink) return v;
+    }
+    throw std::logic_error("a validated scenario has a sink");
+}
+
+std::vector<engine::Record> to_records(const std::vector<sim::external::KafkaRecord>& in) {
+    std::vector<engine::Record> out;
+    out.reserve(in.size());
+    for (const auto& r : in) out.push_back(engine::Record{r.key, r.value});
+    return out;
+}
+
+// Everything one run consists of, in construction order (later parts refer to earlier ones).
+struct RunWorld {
+    sim::World world;
+    sim::NodeId kafka_node;
+    sim::NodeId store_node;
+    sim::external::KafkaCluster kafka;
+    sim::external::AppendStore store;
+    std::vector<std::unique_ptr<sim::external::InputProducer>> inputs;
+
+    RunWorld(const Scenario& s, uint64_t seed)
+        : world(sim::WorldOptions{seed, s.world.network, s.world.storage}),
+          kafka_node(world.nodes().add("kafka")),
+          store_node(world.nodes().add("append-store")),
+          kafka(world.scheduler(), world.network(), kafka_node, s.world.kafka),
+          store(world.scheduler(), world.network(), store_node) {
+        for (const TopicSpec& topic : s.world.topics) kafka.create_topic(topic.name, topic.partitions);
+        for (const InputSpec& in : s.inputs) {
+            sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max};
+            inputs.push_back(std::make_unique<sim::external::InputProducer>(world.scheduler(), kafka, spec,
+                                                                            world.prng("input/" + in.topic)));
+        }
+    }
+};
+
+}  // namespace
+
+RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
+    const auto wall_start = std::chrono::steady_clock::now();  // for the figures only, never for behaviour
+    RunWorld run(scenario, options.seed);
+    sim::World& world = run.world;
+    world.trace().set_log(options.trace_log);
+
+    oracles::ModelInput model_input;
+    engine::EngineServices services{&run.kafka, &run.store, {}};
+    for (const auto& producer : run.inputs) {
+        auto& partitions = model_input[producer->spec().topic];
+        for (size_t p = 0; p < producer->partitions().size(); ++p) {
+            partitions.push_back(to_records(producer->partitions()[p]));
+            services.input_end_offsets[{producer->spec().topic, static_cast<int32_t>(p)}] =
+                static_cast<int64_t>(producer->partitions()[p].size());
+        }
+    }
+    const oracles::ReferenceModel model(scenario.job, std::move(model_input));
+    const engine::VertexSpec& sink = sink_vertex(scenario.job);
+    const bool kafka_sink = sink.kind == engine::OperatorKind::kafka_sink;
+    oracles::SinkReader reader = [&run, &sink, kafka_sink] {
+        return to_records(kafka_sink ? run.kafka.committed_records(sink.topic) : run.store.records());
+    };
+
+    ObserverFanout fanout;
+    TimelineRecorder timeline;
+    fanout.add(&timeline);
+    engine::Engine engine(world, scenario.job,
+                          engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
+                                               scenario.world.spare_task_managers},
+                          services, fanout);
+    sim::OutsideFaults hooks{
+        [&run](sim::Time until) { run.kafka.set_unavailable_until(until); },
+        [&run](sim::Time until) { run.kafka.set_write_failures_until(until); },
+        [&run] { run.kafka.abort_open_transactions(); },
+    };
+    sim::FaultInjector injector(world, scenario.faults, hooks);
+
+    std::vector<std::unique_ptr<oracles::Oracle>> checks;
+    std::vector<OracleKind> kinds;
+    oracles::VisibilityOracle* visibility = nullptr;
+    for (OracleKind kind : scenario.oracles) {
+        std::unique_ptr<oracles::Oracle> oracle;
+        switch (kind) {
+            case OracleKind::exactly_once_output:
+                oracle = std::make_unique<oracles::ExactlyOnceOutputOracle>(model, sink.id, reader);
+                break;
+            case OracleKind::at_least_once_output:
+                oracle = std::make_unique<oracles::AtLeastOnceOutputOracle>(model, sink.id, reader);
+                break;
+            case OracleKind::state_after_restore:
+                oracle = std::make_unique<oracles::StateAfterRestoreOracle>(model, scenario.job);
+                break;
+            case OracleKind::visibility: {
+                auto v = std::make_unique<oracles::VisibilityOracle>(world.scheduler(), run.kafka,
+                                                                    kafka_sink ? sink.topic : scenario.inputs.front().topic);
+                visibility = v.get();
+                oracle = std::move(v);
+                break;
+            }
+            case OracleKind::liveness:
+                oracle = std::make_unique<oracles::LivenessOracle>(scenario.liveness_bound,
+                                                                   [&injector] { return injector.quiet_since(); });
+                break;
+        }
+        fanout.add(oracle.get());
+        checks.push_back(std::move(oracle));
+        kinds.push_back(kind);
+    }
+
+    for (const auto& producer : run.inputs) producer->start();
+    if (visibility != nullptr) visibility->start();
+    engine.start();
+    world.scheduler().run_until(sim::Time::zero() + scenario.time_limit,
+                                [&engine] { return engine.finished() || engine.failed(); });
+
+    RunResult result;
+    result.scenario = scenario.name;
+    result.seed = options.seed;
+    result.trace_hash = world.trace().hash();
+    result.job_finished = engine.finished();
+    for (size_t i = 0; i < checks.size(); ++i) {
+        const oracles::Verdict v = checks[i]->verdict();
+        result.verdicts.push_back(OracleVerdict{kinds[i], v.passed, v.message});
+    }
+    RunFigures& f = result.figures;
+    f.events = world.trace().events();
+    f.virtual_seconds = world.now().seconds();
+    f.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    f.checkpoints_completed = engine.stats().checkpoints_completed;
+    f.checkpoints_aborted = engine.stats().checkpoints_aborted;
+    f.restarts = engine.stats().failovers;
+    f.transactions_committed = static_cast<int64_t>(run.kafka.stats().transactions_committed);
+    f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);
+    f.faults_injected = static_cast<int64_t>(injector.injected_count());
+    f.records_in = model.input_records();
+    f.records_out = static_cast<int64_t>(reader().size());
+    result.faults = injector.fired();
+    for (const sim::FiredFault& fault : result.faults) {
+        timeline.add(TimelineEvent{fault.at.ns, -1, "faults", std::string("fault.") + sim::to_string(fault.kind), fault.action});
+    }
+    result.timeline = timeline.take();
+
+    // The expectation: every oracle passes, or exactly the named oracle fires (and no other).
+    std::vector<std::string> fired;
+    for (const OracleVerdict& v : result.verdicts) {
+        if (!v.passed) fired.push_back(to_string(v.oracle));
+    }
+    std::string fired_list;
+    for (const std::string& name : fired) fired_list += (fired_list.empty() ? "" : ", ") + name;
+    if (scenario.expect.pass) {
+        result.expectation_met = fired.empty();
+        result.expectation_message = fired.empty() ? "expected every oracle to pass: they did"
+                                                   : "expected every oracle to pass; violated: " + fired_list;
+    } else {
+        const std::string wanted = to_string(scenario.expect.violation);
+        result.expectation_met = fired.size() == 1 && fired.front() == wanted;
+        result.expectation_message = result.expectation_met
+                                         ? "expected a violation of " + wanted + ": found it, and only it"
+                                         : "expected a violation of " + wanted + " only; violated: " +
+                                               (fired.empty() ? std::string("none") : fired_list);
+    }
+    return result;
+}
+
+std::string reproduce_command(const Scenario& scenario, uint64_t seed) {
+    return "eosim run " + scenario.source.string() + " --seed " + std::to_string(seed);
+}
+
+}  // namespace eosim::scenarios

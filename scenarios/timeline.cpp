@@ -1,0 +1,42 @@
+#include "scenarios/timeline.h"
+
+namespace eosim::scenarios {
+
+void TimelineRecorder::record(sim::Time t, const char* lane, std::string what, std::string detail) {
+    events_.push_back(TimelineEvent{t.ns, -1, lane, std::move(what), std::move(detail)});
+}
+
+void TimelineRecorder::checkpoint_triggered(sim::Time t, int64_t id) {
+    record(t, "checkpoints", "checkpoint.triggered", "checkpoint " + std::to_string(id));
+}
+
+void TimelineRecorder::checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets&) {
+    record(t, "checkpoints", "checkpoint.completed", "checkpoint " + std::to_string(id));
+}
+
+void TimelineRecorder::checkpoint_aborted(sim::Time t, int64_t id, const std::string& reason) {
+    record(t, "checkpoints", "checkpoint.aborted", "checkpoint " + std::to_string(id) + ": " + reason);
+}
+
+void TimelineRecorder::restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets&) {
+    record(t, "job", "restore", "attempt " + std::to_string(attempt) +
+                                    (id == 0 ? " starts from scratch" : " restores checkpoint " + std::to_string(id)));
+}
+
+void TimelineRecorder::failover(sim::Time t, int64_t attempt, const std::string& reason) {
+    record(t, "job", "failover", "attempt " + std::to_string(attempt) + " after: " + reason);
+}
+
+void TimelineRecorder::transaction_event(sim::Time t, const std::string& id, const char* what) {
+    record(t, "transactions", std::string("txn.") + what, id);
+}
+
+void TimelineRecorder::likely_data_loss(sim::Time t, const std::string& id, const std::string& why) {
+    record(t, "transactions", "txn.lost", id + ": commit failed (" + why + "), likely data loss");
+}
+
+void TimelineRecorder::job_finished(sim::Time t) { record(t, "job", "job.finished", "bounded input done, final checkpoint committed"); }
+
+void TimelineRecorder::job_failed(sim::Time t, const std::string& reason) { record(t, "job", "job.failed", reason); }
+
+}  // namespace eosim::scenarios
