@@ -1,0 +1,371 @@
+// scenarios::load_scenario: a valid file becomes the right Scenario (given values and the structs'
+// defaults), and every kind of user error becomes a ScenarioError naming the JSON path and what
+// was expected. Fixtures are written to a fresh temporary directory by the tests themselves.
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "scenarios/scenario.h"
+
+namespace eosim::scenarios {
+namespace {
+
+using nlohmann::json;
+using sim::Duration;
+using sim::Time;
+
+// A temporary directory, removed with everything in it at the end of the test.
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "eosim-loader-XXXXXX").string();
+        REQUIRE(mkdtemp(pattern.data()) != nullptr);
+        path_ = pattern;
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    std::filesystem::path write(const std::string& name, const std::string& text) const {
+        const std::filesystem::path file = path_ / name;
+        std::ofstream(file) << text;
+        return file;
+    }
+
+private:
+    std::filesystem::path path_;
+};
+
+// The example of scenarios/README.md.
+json example() {
+    return json::parse(R"({
+      "name": "kafka-count-eos", "description": "count per key, two-phase commit into Kafka",
+      "world": { "task_managers": 2, "slots_per_task_manager": 4, "spare_task_managers": 1,
+                 "network": {"latency": {"min": "500us", "max": "2ms"}, "datagram_loss": "1/1000"},
+                 "storage": {"latency": {"min": "1ms", "max": "5ms"}, "failure": {"numerator": 1, "denominator": 100}},
+                 "kafka": {"transaction_timeout": "60s", "fencing": true},
+                 "topics": [{"name": "input", "partitions": 4}, {"name": "output", "partitions": 4}] },
+      "job": { "name": "count", "max_parallelism": 128,
+               "vertices": [
+                 {"id": "source", "kind": "kafka_source", "topic": "input", "parallelism": 4},
+                 {"id": "count", "kind": "keyed_count", "parallelism": 4, "inputs": [{"from": "source", "edge": "hash"}]},
+                 {"id": "sink", "kind": "kafka_sink", "topic": "output", "guarantee": "exactly_once", "parallelism": 4,
+                  "inputs": [{"from": "count", "edge": "forward"}]} ],
+               "checkpointing": {"enabled": true, "mode": "exactly_once", "interval": "500ms", "timeout": "10s",
+                                 "min_pause": "0ms", "max_concurrent": 1, "tolerable_failures": 0, "retained": 3},
+               "restart": {"max_attempts": 20, "delay": "1s"},
+               "runtime": {"record_cost": "10us", "heartbeat_timeout": 6000} },
+      "input": [ {"topic": "input", "records": 10000, "keys": 32, "rate_per_second": 1000, "value_min": 1, "value_max": 100} ],
+      "faults": { "schedule": [
+          {"kind": "crash", "nodes": ["tm1"], "at": "3s", "restart_delay": "2s"},
+          {"kind": "crash", "at_point": {"point": "sink.precommitted", "occurrence": 3, "node": "tm0"}, "restart_delay": "1s"},
+          {"kind": "partition", "nodes": ["tm0"], "other_nodes": ["jobmanager"], "one_way": true, "at": "1.5s", "duration": "750ms"} ] },
+      "oracles": ["exactly_once_output", "state_after_restore", "visibility", "liveness"],
+      "liveness_bound": "120s", "time_limit": "1h",
+      "expect": "pass"
+    })");
+}
+
+Scenario load_json(const json& document, const std::string& name = "scenario.json") {
+    TempDir dir;
+    return load_scenario(dir.write(name, document.dump(2)));
+}
+
+// Loads `text`, which must fail; returns the error.
+ScenarioError load_error_text(const std::string& text) {
+    TempDir dir;
+    try {
+        load_scenario(dir.write("bad.json", text));
+    } catch (const ScenarioError& error) {
+        return error;
+    }
+    FAIL("the scenario loaded, but an error was expected");
+    throw std::logic_error("unreachable");
+}
+
+// Checks that `document` fails at `path` with a message containing `fragment`.
+void check_error(const json& document, const std::string& path, const std::string& fragment) {
+    const ScenarioError error = load_error_text(document.dump(2));
+    INFO(error.what());
+    CHECK(error.json_path() == path);
+    CHECK_THAT(error.what(), Catch::Contains(fragment));
+    CHECK_THAT(error.file(), Catch::EndsWith("bad.json"));
+}
+
+json with(json document, const std::string& pointer, json value) {
+    document[json::json_pointer(pointer)] = std::move(value);
+    return document;
+}
+
+json without(json document, const std::string& pointer) {
+    const json::json_pointer at(pointer);
+    document[at.parent_pointer()].erase(at.back());
+    return document;
+}
+
+TEST_CASE("loader: the README example loads with the right values", "[loader]") {
+    const Scenario s = load_json(example());
+    CHECK(s.name == "kafka-count-eos");
+    CHECK(s.description == "count per key, two-phase commit into Kafka");
+    CHECK(s.source.filename() == "scenario.json");
+
+    CHECK(s.world.task_managers == 2);
+    CHECK(s.world.slots_per_task_manager == 4);
+    CHECK(s.world.spare_task_managers == 1);
+    CHECK(s.world.network.remote.min == Duration::micros(500));
+    CHECK(s.world.network.remote.max == Duration::millis(2));
+    CHECK(s.world.network.local.min == Duration::micros(5));  // default kept
+    CHECK(s.world.network.datagram_loss.numerator == 1);
+    CHECK(s.world.network.datagram_loss.denominator == 1000);
+    CHECK(s.world.storage.failure.numerator == 1);
+    CHECK(s.world.storage.failure.denominator == 100);
+    CHECK(s.world.kafka.transaction_timeout == Duration::seconds(60));
+    CHECK(s.world.kafka.fencing);
+    REQUIRE(s.world.topics.size() == 2);
+    CHECK(s.world.topics[1].name == "output");
+    CHECK(s.world.topics[1].partitions == 4);
+
+    const engine::JobSpec& job = s.job;
+    CHECK(job.name == "count");
+    CHECK(job.max_parallelism == 128);
+    REQUIRE(job.vertices.size() == 3);
+    CHECK(job.vertices[0].kind == engine::OperatorKind::kafka_source);
+    CHECK(job.vertices[0].topic == "input");
+    CHECK(job.vertices[0].inputs.empty());
+    CHECK(job.vertices[1].kind == engine::OperatorKind::keyed_count);
+    REQUIRE(job.vertices[1].inputs.size() == 1);
+    CHECK(job.vertices[1].inputs[0].from == "source");
+    CHECK(job.vertices[1].inputs[0].kind == engine::EdgeKind::hash);
+    CHECK(job.vertices[2].kind == engine::OperatorKind::kafka_sink);
+    CHECK(job.vertices[2].guarantee == engine::DeliveryGuarantee::exactly_once);
+    CHECK(job.vertices[2].parallelism == 4);
+    CHECK(job.vertex_index("sink") == 2);
+    CHECK(job.find("nothing") == nullptr);
+    CHECK(job.checkpointing.interval == Duration::millis(500));
+    CHECK(job.checkpointing.timeout == Duration::seconds(10));
+    CHECK(job.checkpointing.retained == 3);
+    CHECK(job.restart.max_attempts == 20);
+    CHECK(job.restart.delay == Duration::seconds(1));
+    CHECK(job.runtime.record_cost == Duration::micros(10));
+    CHECK(job.runtime.heartbeat_timeout == Duration::seconds(6));  // an integer means milliseconds
+    CHECK(job.runtime.buffer_records == 256);                      // default kept
+
+    REQUIRE(s.inputs.size() == 1);
+    CHECK(s.inputs[0].records == 10000);
+    CHECK(s.inputs[0].keys == 32);
+
+    REQUIRE(s.faults.size() == 3);
+    CHECK(s.faults[0].kind == sim::FaultKind::crash);
+    CHECK(s.faults[0].trigger.at == Time::zero() + Duration::seconds(3));
+    CHECK(s.faults[0].trigger.point.empty());
+    CHECK(s.faults[0].nodes == std::vector<std::string>{"tm1"});
+    CHECK(s.faults[0].restart);
+    CHECK(s.faults[0].restart_delay == Duration::seconds(2));
+    CHECK(s.faults[1].trigger.point == "sink.precommitted");
+    CHECK(s.faults[1].trigger.occurrence == 3);
+    CHECK(s.faults[1].trigger.point_node == "tm0");
+    CHECK(s.faults[1].nodes.empty());  // the announcing node
+    CHECK(s.faults[2].kind == sim::FaultKind::partition);
+    CHECK(s.faults[2].trigger.at == Time::zero() + Duration::millis(1500));
+    CHECK(s.faults[2].other_nodes == std::vector<std::string>{"jobmanager"});
+    CHECK(s.faults[2].one_way);
+    CHECK(s.faults[2].duration == Duration::millis(750));
+
+    CHECK(s.oracles == std::vector<OracleKind>{OracleKind::exactly_once_output, OracleKind::state_after_restore,
+                                               OracleKind::visibility, OracleKind::liveness});
+    CHECK(s.liveness_bound == Duration::seconds(120));
+    CHECK(s.time_limit == Duration::seconds(3600));
+    CHECK(s.expect.pass);
+}
+
+TEST_CASE("loader: omitted fields take the structs' defaults; the name defaults to the file name", "[loader]") {
+    const json minimal = json::parse(R"({
+      "world": {"topics": [{"name": "in"}]},
+      "job": {"vertices": [{"id": "src", "kind": "kafka_source", "topic": "in"},
+                           {"id": "out", "kind": "append_sink", "inputs": [{"from": "src"}]}]},
+      "oracles": ["at_least_once_output"]
+    })");
+    const Scenario s = load_json(minimal, "minimal-append.json");
+    CHECK(s.name == "minimal-append");
+    CHECK(s.world.task_managers == WorldSpec{}.task_managers);
+    CHECK(s.world.topics[0].partitions == 1);
+    CHECK(s.job.vertices[1].parallelism == 1);
+    CHECK(s.job.vertices[1].inputs[0].kind == engine::EdgeKind::forward);
+    CHECK(s.job.checkpointing.interval == engine::CheckpointConfig{}.interval);
+    CHECK(s.inputs.empty());
+    CHECK(s.faults.empty());
+    CHECK(s.expect.pass);
+    CHECK(s.liveness_bound == Scenario{}.liveness_bound);
+}
+
+TEST_CASE("loader: map, filter, union and the sink options", "[loader]") {
+    json doc = example();
+    doc["job"]["vertices"] = json::parse(R"([
+      {"id": "a", "kind": "kafka_source", "topic": "input", "parallelism": 2},
+      {"id": "b", "kind": "kafka_source", "topic": "other", "parallelism": 2},
+      {"id": "u", "kind": "union", "parallelism": 2, "inputs": [{"from": "a"}, {"from": "b"}]},
+      {"id": "m", "kind": "map", "parallelism": 3, "inputs": [{"from": "u", "edge": "rebalance"}],
+       "map": {"key_multiplier": 3, "key_offset": -1, "key_modulus": 10, "value_multiplier": 2, "value_offset": 5}},
+      {"id": "f", "kind": "filter", "parallelism": 3, "inputs": [{"from": "m"}], "filter": {"modulus": 3, "drop_remainder": 2}},
+      {"id": "s", "kind": "keyed_sum", "parallelism": 3, "inputs": [{"from": "f", "edge": "hash"}]},
+      {"id": "k", "kind": "kafka_sink", "topic": "output", "guarantee": "at_least_once", "transactional_id_prefix": "tx",
+       "parallelism": 3, "inputs": [{"from": "s"}]}
+    ])");
+    doc["world"]["topics"].push_back({{"name", "other"}});
+    const Scenario s = load_json(doc);
+    const engine::VertexSpec& m = *s.job.find("m");
+    CHECK(m.map.key_multiplier == 3);
+    CHECK(m.map.key_offset == -1);
+    CHECK(m.map.key_modulus == 10);
+    CHECK(m.map.value_offset == 5);
+    CHECK(m.inputs[0].kind == engine::EdgeKind::rebalance);
+    CHECK(s.job.find("f")->filter.modulus == 3);
+    CHECK(s.job.find("f")->filter.drop_remainder == 2);
+    CHECK(s.job.find("u")->kind == engine::OperatorKind::union_all);
+    CHECK(s.job.find("u")->inputs.size() == 2);
+    CHECK(s.job.find("k")->guarantee == engine::DeliveryGuarantee::at_least_once);
+    CHECK(s.job.find("k")->transactional_id_prefix == "tx");
+}
+
+TEST_CASE("loader: durations, ratios and expectations in their accepted forms", "[loader]") {
+    CHECK(load_json(with(example(), "/liveness_bound", "250ns")).liveness_bound == Duration::nanos(250));
+    CHECK(load_json(with(example(), "/liveness_bound", "1.5s")).liveness_bound == Duration::millis(1500));
+    CHECK(load_json(with(example(), "/liveness_bound", "2m")).liveness_bound == Duration::seconds(120));
+    CHECK(load_json(with(example(), "/liveness_bound", 1500)).liveness_bound == Duration::millis(1500));
+    const Scenario s = load_json(with(example(), "/expect", {{"violation", "visibility"}}));
+    CHECK_FALSE(s.expect.pass);
+    CHECK(s.expect.violation == OracleKind::visibility);
+    CHECK(oracle_from_string("liveness") == OracleKind::liveness);
+    CHECK_FALSE(oracle_from_string("lively").has_value());
+    CHECK(std::string(to_string(OracleKind::at_least_once_output)) == "at_least_once_output");
+}
+
+TEST_CASE("loader: invalid JSON names the line and column", "[loader]") {
+    const ScenarioError error = load_error_text("{\n  \"name\": \"x\",\n  \"world\": }\n");
+    INFO(error.what());
+    CHECK(error.json_path() == "line 3, column 12");
+    CHECK_THAT(error.what(), Catch::Contains("invalid JSON"));
+    CHECK_THAT(error.what(), Catch::Contains("syntax error"));
+}
+
+TEST_CASE("loader: a duplicate key is an error, not a silent overwrite", "[loader]") {
+    const ScenarioError error = load_error_text(R"({"job": {"vertices": [{"id": "a", "kind": "map", "id": "b"}]}})");
+    INFO(error.what());
+    CHECK(error.json_path() == "/job/vertices/0/id");
+    CHECK_THAT(error.what(), Catch::Contains("duplicate key \"id\""));
+}
+
+TEST_CASE("loader: a missing file is a ScenarioError", "[loader]") {
+    CHECK_THROWS_AS(load_scenario("/nonexistent/eosim/scenario.json"), ScenarioError);
+}
+
+TEST_CASE("loader: an unknown key is an error that lists the expected keys", "[loader]") {
+    json doc = example();
+    doc["job"]["vertices"][1]["paralellism"] = 4;
+    check_error(doc, "/job/vertices/1/paralellism", "unknown key \"paralellism\" (did you mean \"parallelism\"?)");
+    check_error(doc, "/job/vertices/1/paralellism", "expected one of: id, kind, parallelism, inputs");
+    check_error(with(example(), "/world/netwrok", json::object()), "/world/netwrok", "unknown key \"netwrok\"");
+    // Options of another kind are unknown keys too.
+    check_error(with(example(), "/job/vertices/1/guarantee", "none"), "/job/vertices/1/guarantee", "unknown key");
+    check_error(with(example(), "/faults/schedule/0/duration", "1s"), "/faults/schedule/0/duration",
+                "unknown key \"duration\"");
+}
+
+TEST_CASE("loader: a value of the wrong type or range is an error", "[loader]") {
+    check_error(with(example(), "/job/vertices/2/parallelism", "four"), "/job/vertices/2/parallelism",
+                "expected a positive integer, found \"four\"");
+    check_error(with(example(), "/job/vertices/2/parallelism", 0), "/job/vertices/2/parallelism",
+                "expected a positive integer, found 0");
+    check_error(with(example(), "/job/vertices/2/parallelism", 2.5), "/job/vertices/2/parallelism", "found 2.5");
+    check_error(with(example(), "/world/kafka/fencing", "yes"), "/world/kafka/fencing", "expected true or false");
+    check_error(with(example(), "/world", json::array()), "/world", "expected an object, found an array");
+    check_error(with(example(), "/job/vertices/1/kind", "keyed_cuont"), "/job/vertices/1/kind",
+                "(did you mean \"keyed_count\"?)");
+    check_error(with(example(), "/world/network/datagram_loss", "3/2"), "/world/network/datagram_loss",
+                "expected a ratio between 0 and 1");
+    check_error(with(example(), "/oracles/1", "exactly_once"), "/oracles/1", "expected an oracle name");
+    check_error(with(example(), "/input/0/value_min", 500), "/input/0/value_max", "expected value_max >= value_min");
+}
+
+TEST_CASE("loader: a missing required field is an error at its would-be path", "[loader]") {
+    check_error(without(example(), "/job/vertices/0/topic"), "/job/vertices/0/topic", "missing required key \"topic\"");
+    check_error(without(example(), "/job/vertices/1/id"), "/job/vertices/1/id", "missing required key \"id\"");
+    check_error(without(example(), "/job/vertices/1/inputs"), "/job/vertices/1/inputs", "missing required key \"inputs\"");
+    check_error(without(example(), "/oracles"), "/oracles", "missing required key \"oracles\"");
+    check_error(without(example(), "/faults/schedule/0/at"), "/faults/schedule/0", "expected a trigger");
+}
+
+TEST_CASE("loader: a bad duration is an error", "[loader]") {
+    check_error(with(example(), "/job/checkpointing/interval", "5 parsecs"), "/job/checkpointing/interval",
+                "expected a positive duration");
+    check_error(with(example(), "/job/checkpointing/interval", "5 parsecs"), "/job/checkpointing/interval",
+                "found \"5 parsecs\"");
+    check_error(with(example(), "/job/checkpointing/interval", "0ms"), "/job/checkpointing/interval",
+                "expected a positive duration");
+    check_error(with(example(), "/time_limit", -5), "/time_limit", "found -5");
+    check_error(with(example(), "/faults/schedule/0/restart_delay", "1.0000000001s"), "/faults/schedule/0/restart_delay",
+                "expected a duration");
+}
+
+TEST_CASE("loader: bad references between vertices are errors", "[loader]") {
+    check_error(with(example(), "/job/vertices/1/inputs/0/from", "sourc"), "/job/vertices/1/inputs/0/from",
+                "expected the id of an earlier, non-sink vertex (source), found \"sourc\" (did you mean \"source\"?)");
+    check_error(with(example(), "/job/vertices/1/inputs/0/from", "sink"), "/job/vertices/1/inputs/0/from",
+                "found \"sink\" (it is listed later; list vertices in topological order)");
+    check_error(with(example(), "/job/vertices/1/inputs/0/from", "count"), "/job/vertices/1/inputs/0/from",
+                "(a vertex cannot read itself)");
+    check_error(with(example(), "/job/vertices/2/id", "count"), "/job/vertices/2/id", "duplicate vertex id \"count\"");
+    check_error(with(example(), "/job/vertices/1/inputs/0/edge", "forward"), "/job/vertices/1/inputs/0/edge",
+                "expected \"hash\" (a keyed_count vertex reads keyed input), found \"forward\"");
+    check_error(with(example(), "/job/vertices/2/parallelism", 2), "/job/vertices/2/inputs/0/edge",
+                "a forward edge needs equal parallelism");
+    check_error(with(example(), "/job/vertices/0/parallelism", 9), "/job/vertices/0/parallelism",
+                "at most the slots of the task managers (2 x 4 = 8)");
+    check_error(with(example(), "/job/vertices/0/topic", "nowhere"), "/job/vertices/0/topic",
+                "expected a topic listed in /world/topics (input, output)");
+    check_error(with(example(), "/job/vertices/2/topic", "input"), "/job/vertices/2/topic", "a topic no source reads");
+    check_error(with(example(), "/input/0/topic", "output"), "/input/0/topic", "a topic no sink writes");
+
+    json sink_in_middle = example();
+    std::swap(sink_in_middle["job"]["vertices"][1], sink_in_middle["job"]["vertices"][2]);
+    sink_in_middle["job"]["vertices"][1]["inputs"][0]["from"] = "source";
+    check_error(sink_in_middle, "/job/vertices/2/kind", "sinks come last");
+
+    json no_sink = example();
+    no_sink["job"]["vertices"].erase(2);
+    check_error(no_sink, "/job/vertices", "expected the job to end in a sink");
+}
+
+TEST_CASE("loader: a bad node name in a fault is an error", "[loader]") {
+    check_error(with(example(), "/faults/schedule/0/nodes/0", "tm7"), "/faults/schedule/0/nodes/0",
+                "expected a node name, one of: jobmanager, tm0, tm1, tm2, kafka, append-store; found \"tm7\"");
+    check_error(with(example(), "/faults/schedule/1/at_point/node", "taskmanager0"), "/faults/schedule/1/at_point/node",
+                "expected a node name");
+    check_error(with(example(), "/faults/schedule/1/at_point/point", "sink.precomitted"),
+                "/faults/schedule/1/at_point/point", "(did you mean \"sink.precommitted\"?)");
+    check_error(with(example(), "/faults/schedule/0/at_point", {{"point", "sink.committed"}}),
+                "/faults/schedule/0/at_point", "expected either \"at\" or \"at_point\", found both");
+    check_error(with(example(), "/faults/schedule/0/nodes", json::array()), "/faults/schedule/0/nodes",
+                "expected at least one node");
+    check_error(with(example(), "/faults/schedule/2/other_nodes/0", "tm0"), "/faults/schedule/2/other_nodes/0",
+                "expected a node not in \"nodes\"");
+    // The spare task manager (tm2, as spare_task_managers is 1) is a valid target.
+    CHECK(load_json(with(example(), "/faults/schedule/0/nodes/0", "tm2")).faults[0].nodes[0] == "tm2");
+}
+
+TEST_CASE("loader: an expected violation must name a listed oracle", "[loader]") {
+    json doc = with(example(), "/expect", {{"violation", "at_least_once_output"}});
+    check_error(doc, "/expect/violation",
+                "expected an oracle listed in /oracles (exactly_once_output, state_after_restore, visibility, "
+                "liveness), found \"at_least_once_output\"");
+    check_error(with(example(), "/expect", "fail"), "/expect", "expected \"pass\" or {\"violation\": oracle name}");
+    check_error(with(example(), "/oracles/1", "exactly_once_output"), "/oracles/1", "duplicate oracle");
+}
+
+}  // namespace
+}  // namespace eosim::scenarios
