@@ -95,10 +95,12 @@ void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint6
     }
     ++messages_sent_;
     const uint32_t sender_incarnation = nodes.incarnation(from);
+    const auto partitions_at_send = static_cast<PartitionId>(partitions_.size());
     scheduler_.schedule(draw_latency(from, to), to, kind, digest,
-                        [this, from, to, sender_incarnation, on_receive = std::move(on_receive)] {
+                        [this, from, to, sender_incarnation, partitions_at_send, on_receive = std::move(on_receive)] {
                             NodeTable& table = scheduler_.nodes();
-                            if (table.incarnation(from) != sender_incarnation || !can_reach(from, to)) {
+                            if (table.incarnation(from) != sender_incarnation ||
+                                partitioned_since(partitions_at_send, from, to)) {
                                 ++messages_dropped_;
                                 return;
                             }
@@ -106,11 +108,24 @@ void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint6
                         });
 }
 
+bool Network::partitioned_since(PartitionId first, NodeId from, NodeId to) const {
+    // One active at send time would have dropped the datagram then; if it is still active, it
+    // blocks now. One started while the datagram was in flight drops it, even if healed since.
+    if (!can_reach(from, to)) return true;
+    for (PartitionId id = first; id < partitions_.size(); ++id) {
+        if (blocks(partitions_[id], from, to)) return true;
+    }
+    return false;
+}
+
+bool Network::blocks(const Partition& p, NodeId from, NodeId to) {
+    if (contains(p.side_a, from) && contains(p.side_b, to)) return true;
+    return !p.one_way && contains(p.side_b, from) && contains(p.side_a, to);
+}
+
 bool Network::can_reach(NodeId from, NodeId to) const {
     for (const Partition& p : partitions_) {
-        if (!p.active) continue;
-        if (contains(p.side_a, from) && contains(p.side_b, to)) return false;
-        if (!p.one_way && contains(p.side_b, from) && contains(p.side_a, to)) return false;
+        if (p.active && blocks(p, from, to)) return false;
     }
     return true;
 }

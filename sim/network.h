@@ -6,8 +6,9 @@
 // connection breaks when either end crashes or a partition comes between its ends; both ends still
 // up are then told (like a TCP reset) and everything in flight on it is dropped.
 //
-// Datagrams are unreliable one-shot messages (for RPCs and heartbeats): a partition, a crash of
-// either end, or the configured loss ratio drops them silently.
+// Datagrams are unreliable one-shot messages (for RPCs and heartbeats): a partition (also one that
+// begins and heals while the datagram is in flight), a crash of either end, or the configured loss
+// ratio drops them silently.
 //
 // Slow links multiply the latency of a pair of nodes for a period.
 #include <cstdint>
@@ -97,6 +98,10 @@ private:
     void break_connection(ConnectionId id);
     void break_crossing_connections();
     void on_node_crash(NodeId node);
+    // Whether a partition blocks from -> to now, or blocked it at any moment since partition
+    // `first` was created (for datagrams in flight).
+    bool partitioned_since(PartitionId first, NodeId from, NodeId to) const;
+    static bool blocks(const Partition& p, NodeId from, NodeId to);
 
     Scheduler& scheduler_;
     Prng prng_;
