@@ -133,6 +133,7 @@ private:
     };
     struct Partition {
         std::vector<Entry> log;
+        std::map<int64_t, int64_t> open_first_offsets;  // first offset of each open transaction -> transaction
     };
     struct Transaction {
         std::string transactional_id;
@@ -141,6 +142,7 @@ private:
         TxnState state = TxnState::open;
         Time started;
         std::map<std::pair<std::string, int32_t>, int64_t> first_offsets;  // partition -> first offset
+        TimerId timeout_timer;  // the broker's timeout check, cancelled when the transaction ends
     };
     struct Producer {
         int64_t producer_id;
@@ -154,6 +156,12 @@ private:
     Partition* find_partition(const std::string& topic, int32_t partition);
     const Partition* find_partition(const std::string& topic, int32_t partition) const;
     int64_t last_stable_offset(const std::string& topic, int32_t partition) const;
+    // Latest transaction of (transactional.id, epoch), or -1.
+    int64_t find_transaction(const std::string& transactional_id, int32_t epoch) const;
+    // Checks the handle for commit/abort; on success `*transaction` is the latest instance of its
+    // (id, epoch), or -1 when there is none.
+    KafkaError resolve(const ProducerHandle& producer, bool is_commit, int64_t* transaction);
+    void on_transaction_timeout(int64_t transaction);
 
     Scheduler& scheduler_;
     Network& network_;
@@ -162,6 +170,7 @@ private:
     std::map<std::string, std::vector<Partition>> topics_;
     std::map<std::string, Producer> producers_;   // by transactional.id
     std::vector<Transaction> transactions_;
+    std::map<std::pair<std::string, int32_t>, int64_t> latest_transaction_;  // (id, epoch) -> transaction
     int64_t next_producer_id_ = 1000;
     Time unavailable_until_ = Time::zero();
     Time write_failures_until_ = Time::zero();

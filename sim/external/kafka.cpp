@@ -1,0 +1,295 @@
+#include "sim/external/kafka.h"
+
+#include <algorithm>
+#include <cassert>
+#include <stdexcept>
+
+namespace eosim::sim::external {
+
+namespace {
+constexpr EventKind kTransactionTimeout{"kafka.txn_timeout"};
+}
+
+const char* to_string(KafkaError error) {
+    switch (error) {
+        case KafkaError::none: return "none";
+        case KafkaError::unavailable: return "unavailable";
+        case KafkaError::write_failed: return "write_failed";
+        case KafkaError::fenced: return "fenced";
+        case KafkaError::invalid_txn_state: return "invalid_txn_state";
+        case KafkaError::unknown_topic: return "unknown_topic";
+    }
+    return "unknown";
+}
+
+KafkaCluster::KafkaCluster(Scheduler& scheduler, Network& network, NodeId broker, KafkaOptions options)
+    : scheduler_(scheduler), network_(network), broker_(broker), options_(options) {
+    assert(broker < scheduler.nodes().size());
+}
+
+void KafkaCluster::create_topic(const std::string& topic, int32_t partitions) {
+    if (partitions <= 0) throw std::invalid_argument("topic '" + topic + "' needs at least one partition");
+    std::vector<Partition>& existing = topics_[topic];
+    // Like Kafka, partitions can be added but never removed.
+    if (existing.size() < static_cast<size_t>(partitions)) existing.resize(static_cast<size_t>(partitions));
+}
+
+int32_t KafkaCluster::partitions(const std::string& topic) const {
+    auto it = topics_.find(topic);
+    return it == topics_.end() ? 0 : static_cast<int32_t>(it->second.size());
+}
+
+KafkaCluster::Partition* KafkaCluster::find_partition(const std::string& topic, int32_t partition) {
+    auto it = topics_.find(topic);
+    if (it == topics_.end() || partition < 0 || static_cast<size_t>(partition) >= it->second.size()) return nullptr;
+    return &it->second[static_cast<size_t>(partition)];
+}
+
+const KafkaCluster::Partition* KafkaCluster::find_partition(const std::string& topic, int32_t partition) const {
+    auto it = topics_.find(topic);
+    if (it == topics_.end() || partition < 0 || static_cast<size_t>(partition) >= it->second.size()) return nullptr;
+    return &it->second[static_cast<size_t>(partition)];
+}
+
+KafkaError KafkaCluster::reachable(NodeId caller) const {
+    const NodeTable& nodes = scheduler_.nodes();
+    if (caller >= nodes.size() || !nodes.is_up(caller) || !nodes.is_up(broker_)) return KafkaError::unavailable;
+    if (!network_.can_reach(caller, broker_) || !network_.can_reach(broker_, caller)) return KafkaError::unavailable;
+    if (scheduler_.now() < unavailable_until_) return KafkaError::unavailable;
+    return KafkaError::none;
+}
+
+KafkaError KafkaCluster::append(NodeId caller, const std::string& topic, int32_t partition, KafkaRecord record,
+                                int64_t* offset) {
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    Partition* p = find_partition(topic, partition);
+    if (p == nullptr) return KafkaError::unknown_topic;
+    if (scheduler_.now() < write_failures_until_) return KafkaError::write_failed;
+    const auto at = static_cast<int64_t>(p->log.size());
+    p->log.push_back(Entry{record, -1});
+    if (offset != nullptr) *offset = at;
+    return KafkaError::none;
+}
+
+KafkaError KafkaCluster::init_transactions(NodeId caller, const std::string& transactional_id,
+                                           ProducerHandle* handle) {
+    assert(handle != nullptr);
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    auto it = producers_.find(transactional_id);
+    if (it == producers_.end()) {
+        it = producers_.emplace(transactional_id, Producer{next_producer_id_++, 0, std::nullopt}).first;
+    } else {
+        Producer& producer = it->second;
+        // With fencing on, the broker aborts the previous incarnation's open transaction. With
+        // fencing off (the negative control) it is left open for the zombie to finish.
+        if (options_.fencing && producer.open_transaction) finish(*producer.open_transaction, TxnState::aborted);
+        producer.open_transaction.reset();
+        ++producer.epoch;
+    }
+    *handle = ProducerHandle{transactional_id, it->second.producer_id, it->second.epoch};
+    return KafkaError::none;
+}
+
+KafkaError KafkaCluster::check_producer(const ProducerHandle& producer, Producer** out) {
+    auto it = producers_.find(producer.transactional_id);
+    if (it == producers_.end() || it->second.producer_id != producer.producer_id) return KafkaError::invalid_txn_state;
+    if (producer.epoch > it->second.epoch) return KafkaError::invalid_txn_state;
+    if (producer.epoch < it->second.epoch && options_.fencing) {
+        ++stats_.fenced_calls;
+        return KafkaError::fenced;
+    }
+    if (out != nullptr) *out = &it->second;
+    return KafkaError::none;
+}
+
+int64_t KafkaCluster::find_transaction(const std::string& transactional_id, int32_t epoch) const {
+    auto it = latest_transaction_.find({transactional_id, epoch});
+    return it == latest_transaction_.end() ? -1 : it->second;
+}
+
+KafkaError KafkaCluster::begin(NodeId caller, const ProducerHandle& producer) {
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    Producer* state = nullptr;
+    if (KafkaError e = check_producer(producer, &state); e != KafkaError::none) return e;
+    const int64_t latest = find_transaction(producer.transactional_id, producer.epoch);
+    if (latest >= 0 && transactions_[static_cast<size_t>(latest)].state == TxnState::open) {
+        return KafkaError::none;  // begin is idempotent
+    }
+    const auto index = static_cast<int64_t>(transactions_.size());
+    Transaction& txn = transactions_.emplace_back();
+    txn.transactional_id = producer.transactional_id;
+    txn.producer_id = producer.producer_id;
+    txn.epoch = producer.epoch;
+    txn.state = TxnState::open;
+    txn.started = scheduler_.now();
+    // Owned by the world, not the broker node: the coordinator's transaction log is durable, so
+    // a broker crash must not lose the timeout (it would leave the transaction open forever).
+    txn.timeout_timer = scheduler_.schedule(
+        options_.transaction_timeout, kNoNode, kTransactionTimeout,
+        digest_mix(digest_of(producer.transactional_id), static_cast<uint64_t>(index)),
+        [this, index] { on_transaction_timeout(index); });
+    latest_transaction_[{producer.transactional_id, producer.epoch}] = index;
+    if (producer.epoch == state->epoch) state->open_transaction = index;
+    ++stats_.transactions_begun;
+    return KafkaError::none;
+}
+
+void KafkaCluster::on_transaction_timeout(int64_t transaction) {
+    Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
+    txn.timeout_timer = TimerId{};
+    if (txn.state != TxnState::open) return;
+    finish(transaction, TxnState::aborted);
+    ++stats_.aborted_by_timeout;
+}
+
+KafkaError KafkaCluster::send(NodeId caller, const ProducerHandle& producer, const std::string& topic,
+                              int32_t partition, KafkaRecord record) {
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) return e;
+    const int64_t index = find_transaction(producer.transactional_id, producer.epoch);
+    if (index < 0 || transactions_[static_cast<size_t>(index)].state != TxnState::open) {
+        return KafkaError::invalid_txn_state;
+    }
+    Partition* p = find_partition(topic, partition);
+    if (p == nullptr) return KafkaError::unknown_topic;
+    if (scheduler_.now() < write_failures_until_) return KafkaError::write_failed;
+    const auto offset = static_cast<int64_t>(p->log.size());
+    p->log.push_back(Entry{record, index});
+    Transaction& txn = transactions_[static_cast<size_t>(index)];
+    if (txn.first_offsets.emplace(std::pair{topic, partition}, offset).second) {
+        p->open_first_offsets.emplace(offset, index);
+    }
+    return KafkaError::none;
+}
+
+void KafkaCluster::finish(int64_t transaction, TxnState state) {
+    assert(state != TxnState::open);
+    Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
+    assert(txn.state == TxnState::open);
+    txn.state = state;
+    for (const auto& [where, first_offset] : txn.first_offsets) {
+        Partition* p = find_partition(where.first, where.second);
+        assert(p != nullptr);
+        p->open_first_offsets.erase(first_offset);
+    }
+    if (txn.timeout_timer.valid()) {
+        scheduler_.cancel(txn.timeout_timer);
+        txn.timeout_timer = TimerId{};
+    }
+    auto producer = producers_.find(txn.transactional_id);
+    if (producer != producers_.end() && producer->second.open_transaction == transaction) {
+        producer->second.open_transaction.reset();
+    }
+    if (state == TxnState::committed) {
+        ++stats_.transactions_committed;
+    } else {
+        ++stats_.transactions_aborted;
+    }
+}
+
+KafkaError KafkaCluster::resolve(const ProducerHandle& producer, bool is_commit, int64_t* transaction) {
+    *transaction = find_transaction(producer.transactional_id, producer.epoch);
+    // A retried commit must succeed even after a newer producer fenced this one: the transaction
+    // is already durable, and Flink's commit-on-recovery relies on it.
+    if (is_commit && *transaction >= 0) {
+        const Transaction& txn = transactions_[static_cast<size_t>(*transaction)];
+        if (txn.state == TxnState::committed && txn.producer_id == producer.producer_id) return KafkaError::none;
+    }
+    return check_producer(producer, nullptr);
+}
+
+KafkaError KafkaCluster::commit(NodeId caller, const ProducerHandle& producer) {
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    int64_t index = -1;
+    if (KafkaError e = resolve(producer, true, &index); e != KafkaError::none) return e;
+    if (index < 0) return KafkaError::invalid_txn_state;
+    switch (transactions_[static_cast<size_t>(index)].state) {
+        case TxnState::open: finish(index, TxnState::committed); return KafkaError::none;
+        case TxnState::committed: return KafkaError::none;
+        case TxnState::aborted: return KafkaError::invalid_txn_state;
+    }
+    return KafkaError::invalid_txn_state;
+}
+
+KafkaError KafkaCluster::abort(NodeId caller, const ProducerHandle& producer) {
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    int64_t index = -1;
+    if (KafkaError e = resolve(producer, false, &index); e != KafkaError::none) return e;
+    if (index < 0) return KafkaError::invalid_txn_state;
+    switch (transactions_[static_cast<size_t>(index)].state) {
+        case TxnState::open: finish(index, TxnState::aborted); return KafkaError::none;
+        case TxnState::aborted: return KafkaError::none;
+        case TxnState::committed: return KafkaError::invalid_txn_state;
+    }
+    return KafkaError::invalid_txn_state;
+}
+
+void KafkaCluster::abort_open_transactions() {
+    for (size_t i = 0; i < transactions_.size(); ++i) {
+        if (transactions_[i].state != TxnState::open) continue;
+        finish(static_cast<int64_t>(i), TxnState::aborted);
+        ++stats_.aborted_by_timeout;
+    }
+}
+
+int64_t KafkaCluster::last_stable_offset(const std::string& topic, int32_t partition) const {
+    const Partition* p = find_partition(topic, partition);
+    if (p == nullptr) return 0;
+    if (p->open_first_offsets.empty()) return static_cast<int64_t>(p->log.size());
+    return p->open_first_offsets.begin()->first;
+}
+
+ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t partition, int64_t from_offset,
+                              size_t max_records, Isolation isolation) const {
+    ReadResult result;
+    result.next_offset = from_offset;
+    if (KafkaError e = reachable(caller); e != KafkaError::none) {
+        result.error = e;
+        return result;
+    }
+    const Partition* p = find_partition(topic, partition);
+    if (p == nullptr) {
+        result.error = KafkaError::unknown_topic;
+        return result;
+    }
+    const int64_t bound = end_offset(topic, partition, isolation);
+    int64_t offset = std::max<int64_t>(from_offset, 0);
+    while (offset < bound && result.entries.size() < max_records) {
+        const Entry& entry = p->log[static_cast<size_t>(offset)];
+        const bool aborted = entry.transaction >= 0 &&
+                             transactions_[static_cast<size_t>(entry.transaction)].state == TxnState::aborted;
+        if (isolation == Isolation::read_uncommitted || !aborted) {
+            result.entries.push_back(ReadResult::Entry{offset, entry.record, entry.transaction});
+        }
+        ++offset;
+    }
+    result.next_offset = std::max(from_offset, offset);
+    return result;
+}
+
+int64_t KafkaCluster::end_offset(const std::string& topic, int32_t partition, Isolation isolation) const {
+    const Partition* p = find_partition(topic, partition);
+    if (p == nullptr) return 0;
+    // The negative control: read_committed readers are let through to the high watermark.
+    if (isolation == Isolation::read_uncommitted || options_.read_committed_ignores_lso) {
+        return static_cast<int64_t>(p->log.size());
+    }
+    return last_stable_offset(topic, partition);
+}
+
+std::vector<KafkaRecord> KafkaCluster::committed_records(const std::string& topic) const {
+    std::vector<KafkaRecord> out;
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) return out;
+    for (const Partition& p : it->second) {
+        for (const Entry& entry : p.log) {
+            if (entry.transaction < 0 ||
+                transactions_[static_cast<size_t>(entry.transaction)].state == TxnState::committed) {
+                out.push_back(entry.record);
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace eosim::sim::external
