@@ -43,10 +43,10 @@ using sim::Duration;
 
 constexpr std::array kAllOracles = {OracleKind::exactly_once_output, OracleKind::at_least_once_output,
                                     OracleKind::state_after_restore, OracleKind::visibility, OracleKind::liveness};
-constexpr std::array kAllOperators = {
-    engine::OperatorKind::kafka_source, engine::OperatorKind::map,        engine::OperatorKind::filter,
-    engine::OperatorKind::union_all,    engine::OperatorKind::keyed_count, engine::OperatorKind::keyed_sum,
-    engine::OperatorKind::kafka_sink,   engine::OperatorKind::append_sink};
+constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
+                                      engine::OperatorKind::filter,       engine::OperatorKind::union_all,
+                                      engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
+                                      engine::OperatorKind::kafka_sink,   engine::OperatorKind::append_sink};
 constexpr std::array kAllEdges = {engine::EdgeKind::forward, engine::EdgeKind::hash, engine::EdgeKind::rebalance};
 constexpr std::array kAllGuarantees = {engine::DeliveryGuarantee::none, engine::DeliveryGuarantee::at_least_once,
                                        engine::DeliveryGuarantee::exactly_once};
@@ -94,22 +94,28 @@ std::string describe(const json& value) {
 std::string pointer_token(std::string_view key) {
     std::string out;
     for (char c : key) {
-        if (c == '~') out += "~0";
-        else if (c == '/') out += "~1";
-        else out += c;
+        if (c == '~') {
+            out += "~0";
+        } else if (c == '/') {
+            out += "~1";
+        } else {
+            out += c;
+        }
     }
     return out;
 }
 
+struct DurationUnit {
+    int64_t ns;
+    std::string_view suffix;
+};
+// Largest first, for formatting.
+constexpr DurationUnit kDurationUnits[] = {{3'600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"},
+                                           {1'000'000, "ms"},        {1'000, "us"},         {1, "ns"}};
+
 std::string format_duration(Duration d) {
-    struct Unit {
-        int64_t ns;
-        const char* suffix;
-    };
-    constexpr Unit kUnits[] = {{3'600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"},
-                               {1'000'000, "ms"},        {1'000, "us"},         {1, "ns"}};
-    for (const Unit& unit : kUnits) {
-        if (d.ns != 0 && d.ns % unit.ns == 0) return std::to_string(d.ns / unit.ns) + unit.suffix;
+    for (const DurationUnit& unit : kDurationUnits) {
+        if (d.ns != 0 && d.ns % unit.ns == 0) return std::to_string(d.ns / unit.ns) + std::string(unit.suffix);
     }
     return "0ms";
 }
@@ -148,17 +154,24 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& ca
 
 class Value {
 public:
-    Value(const json& value, std::string path, const std::string& file) : value_(&value), path_(std::move(path)), file_(&file) {}
+    Value(const json& value, std::string path, const std::string& file)
+        : value_(&value), path_(std::move(path)), file_(&file) {}
 
     const json& get() const { return *value_; }
     const std::string& path() const { return path_; }
     const std::string& file() const { return *file_; }
-    Value child(std::string_view key) const { return Value(value_->at(std::string(key)), path_ + "/" + pointer_token(key), *file_); }
+    Value child(std::string_view key) const {
+        return Value(value_->at(std::string(key)), path_ + "/" + pointer_token(key), *file_);
+    }
     Value child(size_t index) const { return Value(value_->at(index), path_ + "/" + std::to_string(index), *file_); }
 
-    [[noreturn]] void fail(const std::string& message) const { throw ScenarioError(*file_, path_.empty() ? "/" : path_, message); }
+    [[noreturn]] void fail(const std::string& message) const {
+        throw ScenarioError(*file_, path_.empty() ? "/" : path_, message);
+    }
     // "expected <what>, found <the value>"
-    [[noreturn]] void expected(const std::string& what) const { fail("expected " + what + ", found " + describe(*value_)); }
+    [[noreturn]] void expected(const std::string& what) const {
+        fail("expected " + what + ", found " + describe(*value_));
+    }
 
 private:
     const json* value_;
@@ -174,8 +187,9 @@ public:
         if (!value.get().is_object()) value.expected(what);
         for (const auto& item : value.get().items()) {
             if (std::find(allowed_.begin(), allowed_.end(), item.key()) != allowed_.end()) continue;
-            value.child(item.key()).fail("unknown key " + in_quotes(item.key()) + suggestion(item.key(), allowed_) +
-                                         "; expected one of: " + join(allowed_));
+            value.child(item.key())
+                .fail("unknown key " + in_quotes(item.key()) + suggestion(item.key(), allowed_) +
+                      "; expected one of: " + join(allowed_));
         }
     }
 
@@ -261,13 +275,10 @@ std::optional<Duration> parse_duration(std::string_view text) {
     }
     const std::string_view unit = text.substr(i);
     int64_t unit_ns = 0;
-    if (unit == "ns") unit_ns = 1;
-    else if (unit == "us") unit_ns = 1'000;
-    else if (unit == "ms") unit_ns = 1'000'000;
-    else if (unit == "s") unit_ns = 1'000'000'000;
-    else if (unit == "m") unit_ns = 60'000'000'000;
-    else if (unit == "h") unit_ns = 3'600'000'000'000;
-    else return std::nullopt;
+    for (const DurationUnit& u : kDurationUnits) {
+        if (unit == u.suffix) unit_ns = u.ns;
+    }
+    if (unit_ns == 0) return std::nullopt;
     if (whole > Duration::max().ns / unit_ns) return std::nullopt;
     const __int128 fraction_ns = static_cast<__int128>(fraction) * unit_ns;
     if (fraction_ns % fraction_scale != 0) return std::nullopt;  // not a whole number of nanoseconds
@@ -276,13 +287,15 @@ std::optional<Duration> parse_duration(std::string_view text) {
     return Duration::nanos(ns);
 }
 
-constexpr const char* kDurationForm = "(a string such as \"500ms\", \"2s\", \"10us\", \"1m\", or an integer of milliseconds)";
+constexpr const char* kDurationForm =
+    "(a string such as \"500ms\", \"2s\", \"10us\", \"1m\", or an integer of milliseconds)";
 
 Duration read_duration(const Value& v, bool allow_zero) {
     const std::string what = std::string(allow_zero ? "a duration " : "a positive duration ") + kDurationForm;
     std::optional<Duration> d;
     if (v.get().is_number_integer()) {
-        const int64_t ms = read_int(v, IntRange{0, Duration::max().ns / 1'000'000, "a non-negative integer of milliseconds"});
+        const int64_t ms =
+            read_int(v, IntRange{0, Duration::max().ns / 1'000'000, "a non-negative integer of milliseconds"});
         d = Duration::millis(ms);
     } else if (v.get().is_string()) {
         d = parse_duration(v.get().get<std::string>());
@@ -319,8 +332,10 @@ sim::Ratio read_ratio(const Value& v) {
         ratio = *parsed;
     } else if (v.get().is_object()) {
         const Object o(v, {"numerator", "denominator"}, kRatioForm);
-        ratio.numerator = static_cast<uint64_t>(read_int(o.require("numerator", "a non-negative integer"), kNonNegative64));
-        ratio.denominator = static_cast<uint64_t>(read_int(o.require("denominator", "a positive integer"), kPositive64));
+        ratio.numerator =
+            static_cast<uint64_t>(read_int(o.require("numerator", "a non-negative integer"), kNonNegative64));
+        ratio.denominator =
+            static_cast<uint64_t>(read_int(o.require("denominator", "a positive integer"), kPositive64));
     } else {
         v.expected(kRatioForm);
     }
@@ -338,7 +353,8 @@ Enum read_enum(const Value& v, const std::array<Enum, N>& all, const std::string
         for (Enum e : all) {
             if (text == to_string(e)) return e;
         }
-        v.fail("expected " + what + ", one of: " + join(names) + "; found " + describe(v.get()) + suggestion(text, names));
+        v.fail("expected " + what + ", one of: " + join(names) + "; found " + describe(v.get()) +
+               suggestion(text, names));
     }
     v.fail("expected " + what + ", one of: " + join(names) + "; found " + describe(v.get()));
 }
@@ -406,9 +422,10 @@ private:
 
 Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     const Value root(document, "", file_);
-    const Object o(root, {"name", "description", "world", "job", "input", "faults", "oracles", "liveness_bound",
-                          "time_limit", "expect"},
-                   "an object (a scenario)");
+    const Object o(
+        root,
+        {"name", "description", "world", "job", "input", "faults", "oracles", "liveness_bound", "time_limit", "expect"},
+        "an object (a scenario)");
     s_.source = path;
     s_.name = path.stem().string();
     if (auto x = o.get("name")) s_.name = read_string(*x);
@@ -430,12 +447,16 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
 // --- world ---
 
 void Loader::read_world(const Value& v) {
-    const Object o(v, {"task_managers", "slots_per_task_manager", "spare_task_managers", "network", "storage", "kafka",
-                       "topics"});
+    const Object o(
+        v, {"task_managers", "slots_per_task_manager", "spare_task_managers", "network", "storage", "kafka", "topics"});
     WorldSpec& w = s_.world;
     if (auto x = o.get("task_managers")) w.task_managers = read_int32(*x, IntRange{1, 1024, "a positive integer"});
-    if (auto x = o.get("slots_per_task_manager")) w.slots_per_task_manager = read_int32(*x, IntRange{1, 1024, "a positive integer"});
-    if (auto x = o.get("spare_task_managers")) w.spare_task_managers = read_int32(*x, IntRange{0, 1024, "a non-negative integer"});
+    if (auto x = o.get("slots_per_task_manager")) {
+        w.slots_per_task_manager = read_int32(*x, IntRange{1, 1024, "a positive integer"});
+    }
+    if (auto x = o.get("spare_task_managers")) {
+        w.spare_task_managers = read_int32(*x, IntRange{0, 1024, "a non-negative integer"});
+    }
     if (auto x = o.get("network")) read_network(*x);
     if (auto x = o.get("storage")) read_storage(*x);
     if (auto x = o.get("kafka")) read_kafka(*x);
@@ -479,7 +500,8 @@ void Loader::read_kafka(const Value& v) {
 }
 
 bool Loader::topic_exists(const std::string& name) const {
-    return std::any_of(s_.world.topics.begin(), s_.world.topics.end(), [&](const TopicSpec& t) { return t.name == name; });
+    return std::any_of(s_.world.topics.begin(), s_.world.topics.end(),
+                       [&](const TopicSpec& t) { return t.name == name; });
 }
 
 std::vector<std::string> Loader::topic_names() const {
@@ -491,7 +513,9 @@ std::vector<std::string> Loader::topic_names() const {
 // "jobmanager", "tm0".."tm{N-1}", then the spares "tm{N}"..; then the outside systems.
 std::vector<std::string> Loader::node_names() const {
     std::vector<std::string> names{"jobmanager"};
-    for (int32_t i = 0; i < s_.world.task_managers + s_.world.spare_task_managers; ++i) names.push_back("tm" + std::to_string(i));
+    for (int32_t i = 0; i < s_.world.task_managers + s_.world.spare_task_managers; ++i) {
+        names.push_back("tm" + std::to_string(i));
+    }
     names.push_back("kafka");
     names.push_back("append-store");
     return names;
@@ -503,7 +527,9 @@ void Loader::read_job(const Value& v) {
     const Object o(v, {"name", "max_parallelism", "vertices", "checkpointing", "restart", "runtime"});
     engine::JobSpec& job = s_.job;
     if (auto x = o.get("name")) job.name = read_string(*x);
-    if (auto x = o.get("max_parallelism")) job.max_parallelism = read_int32(*x, IntRange{1, kMaxParallelismLimit, "a positive integer"});
+    if (auto x = o.get("max_parallelism")) {
+        job.max_parallelism = read_int32(*x, IntRange{1, kMaxParallelismLimit, "a positive integer"});
+    }
     const Value vertices = o.require("vertices", "an array of vertices");
     if (vertices.get().is_array()) {
         for (const json& vertex : vertices.get()) {
@@ -581,8 +607,8 @@ void Loader::read_vertex(const Value& v) {
                 std::to_string(s_.job.vertex_index(vertex.id)) + ")");
     }
     if (!s_.job.vertices.empty() && is_sink(s_.job.vertices.back().kind) && !is_sink(kind)) {
-        o.require("kind", "").fail("expected a sink (sinks come last, after every other vertex), found " +
-                                  in_quotes(to_string(kind)));
+        o.require("kind", "")
+            .fail("expected a sink (sinks come last, after every other vertex), found " + in_quotes(to_string(kind)));
     }
     if (auto x = o.get("parallelism")) {
         const int32_t slots = s_.world.task_managers * s_.world.slots_per_task_manager;
@@ -639,10 +665,15 @@ void Loader::read_vertex_inputs(const Object& o, engine::VertexSpec& vertex) {
         const int32_t index = s_.job.vertex_index(edge.from);
         if (index < 0 || is_sink(s_.job.vertices[static_cast<size_t>(index)].kind)) {
             std::string why = suggestion(edge.from, earlier);
-            if (index >= 0) why = " (" + in_quotes(edge.from) + " is a sink and has no output)";
-            else if (edge.from == vertex.id) why = " (a vertex cannot read itself)";
-            else if (listed_vertex_ids_.count(edge.from) != 0) why = " (it is listed later; list vertices in topological order)";
-            from.fail("expected the id of an earlier, non-sink vertex (" + join(earlier) + "), found " + in_quotes(edge.from) + why);
+            if (index >= 0) {
+                why = " (" + in_quotes(edge.from) + " is a sink and has no output)";
+            } else if (edge.from == vertex.id) {
+                why = " (a vertex cannot read itself)";
+            } else if (listed_vertex_ids_.count(edge.from) != 0) {
+                why = " (it is listed later; list vertices in topological order)";
+            }
+            from.fail("expected the id of an earlier, non-sink vertex (" + join(earlier) + "), found " +
+                      in_quotes(edge.from) + why);
         }
         for (const engine::InputEdge& other : vertex.inputs) {
             if (other.from == edge.from) from.fail("vertex " + in_quotes(edge.from) + " is already an input");
@@ -675,11 +706,14 @@ void Loader::read_vertex_inputs(const Object& o, engine::VertexSpec& vertex) {
 void Loader::check_vertices(const Value& v) {
     const auto& vertices = s_.job.vertices;
     if (vertices.empty()) v.fail("expected at least one vertex, found an empty array");
-    if (!is_sink(vertices.back().kind)) v.fail("expected the job to end in a sink (kafka_sink or append_sink), found none");
+    if (!is_sink(vertices.back().kind)) {
+        v.fail("expected the job to end in a sink (kafka_sink or append_sink), found none");
+    }
     std::map<std::string, std::string> prefixes;  // transactional.id prefix -> vertex path
     for (size_t i = 0; i < vertices.size(); ++i) {
         if (vertices[i].kind != engine::OperatorKind::kafka_sink) continue;
-        const std::string prefix = vertices[i].transactional_id_prefix.empty() ? vertices[i].id : vertices[i].transactional_id_prefix;
+        const std::string prefix =
+            vertices[i].transactional_id_prefix.empty() ? vertices[i].id : vertices[i].transactional_id_prefix;
         const std::string path = v.path() + "/" + std::to_string(i);
         if (auto it = prefixes.find(prefix); it != prefixes.end()) {
             throw ScenarioError(file_, path + "/transactional_id_prefix",
@@ -691,8 +725,8 @@ void Loader::check_vertices(const Value& v) {
 }
 
 void Loader::read_checkpointing(const Value& v) {
-    const Object o(v, {"enabled", "mode", "interval", "timeout", "min_pause", "max_concurrent", "tolerable_failures",
-                       "retained"});
+    const Object o(
+        v, {"enabled", "mode", "interval", "timeout", "min_pause", "max_concurrent", "tolerable_failures", "retained"});
     engine::CheckpointConfig& c = s_.job.checkpointing;
     if (auto x = o.get("enabled")) c.enabled = read_bool(*x);
     if (auto x = o.get("mode")) c.mode = read_enum(*x, kAllModes, "a checkpointing mode");
@@ -725,8 +759,8 @@ void Loader::read_runtime(const Value& v) {
     if (auto x = o.get("commit_retry_delay")) r.commit_retry_delay = read_duration(*x, false);
     if (r.heartbeat_timeout <= r.heartbeat_interval) {
         const Value where = o.has("heartbeat_timeout") ? *o.get("heartbeat_timeout") : *o.get("heartbeat_interval");
-        where.fail("expected heartbeat_timeout above heartbeat_interval, found " + format_duration(r.heartbeat_timeout) +
-                   " and " + format_duration(r.heartbeat_interval));
+        where.fail("expected heartbeat_timeout above heartbeat_interval, found " +
+                   format_duration(r.heartbeat_timeout) + " and " + format_duration(r.heartbeat_interval));
     }
 }
 
@@ -745,7 +779,9 @@ void Loader::read_input(const Value& v) {
         }
         if (auto x = o.get("records")) in.records = read_int(*x, kNonNegative64);
         if (auto x = o.get("keys")) in.keys = read_int(*x, kPositive64);
-        if (auto x = o.get("rate_per_second")) in.rate_per_second = read_int(*x, IntRange{1, 1'000'000'000, "a positive integer"});
+        if (auto x = o.get("rate_per_second")) {
+            in.rate_per_second = read_int(*x, IntRange{1, 1'000'000'000, "a positive integer"});
+        }
         if (auto x = o.get("value_min")) in.value_min = read_int(*x, kAny64);
         if (auto x = o.get("value_max")) in.value_max = read_int(*x, kAny64);
         if (in.value_max < in.value_min) {
@@ -791,14 +827,16 @@ void Loader::read_fault(const Value& v) {
     const bool targets_nodes = fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause ||
                                fault.kind == sim::FaultKind::partition || fault.kind == sim::FaultKind::slow_link;
     if (auto x = o.get("nodes")) fault.nodes = read_node_names(*x);
-    const bool may_omit_nodes = at_point && (fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause);
+    const bool may_omit_nodes =
+        at_point && (fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause);
     if (targets_nodes && fault.nodes.empty() && !may_omit_nodes) {
         const std::string what = "an array of node names (" + join(node_names()) + ")";
         if (!o.has("nodes")) o.missing("nodes", what);
         o.get("nodes")->fail("expected at least one node, found an empty array");
     }
     if (fault.kind == sim::FaultKind::slow_link && fault.nodes.size() != 2) {
-        o.get("nodes")->fail("expected exactly two nodes (the ends of the link), found " + std::to_string(fault.nodes.size()));
+        o.get("nodes")->fail("expected exactly two nodes (the ends of the link), found " +
+                             std::to_string(fault.nodes.size()));
     }
     if (auto x = o.get("other_nodes")) {
         fault.other_nodes = read_node_names(*x);
@@ -812,7 +850,9 @@ void Loader::read_fault(const Value& v) {
     if (auto x = o.get("duration")) fault.duration = read_duration(*x, false);
     if (auto x = o.get("restart")) fault.restart = read_bool(*x);
     if (auto x = o.get("restart_delay")) fault.restart_delay = read_duration(*x, true);
-    if (auto x = o.get("multiplier")) fault.multiplier = static_cast<uint32_t>(read_int(*x, IntRange{1, 1'000'000, "a positive integer"}));
+    if (auto x = o.get("multiplier")) {
+        fault.multiplier = static_cast<uint32_t>(read_int(*x, IntRange{1, 1'000'000, "a positive integer"}));
+    }
     s_.faults.push_back(std::move(fault));
 }
 
@@ -832,7 +872,8 @@ void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
     std::vector<std::string> points;
     for (std::string_view point : engine::points::kAll) points.emplace_back(point);
     const Value point = p.require("point", "a protocol point name");
-    if (!point.get().is_string() || std::find(points.begin(), points.end(), point.get().get<std::string>()) == points.end()) {
+    if (!point.get().is_string() ||
+        std::find(points.begin(), points.end(), point.get().get<std::string>()) == points.end()) {
         const std::string hint = point.get().is_string() ? suggestion(point.get().get<std::string>(), points) : "";
         point.fail("expected a protocol point, one of: " + join(points) + "; found " + describe(point.get()) + hint);
     }
@@ -854,7 +895,9 @@ std::vector<std::string> Loader::read_node_names(const Value& v) {
     std::vector<std::string> names;
     for_each_element(v, "an array of node names", [&](const Value& element) {
         std::string name = read_node_name(element);
-        if (std::find(names.begin(), names.end(), name) != names.end()) element.fail("duplicate node " + in_quotes(name));
+        if (std::find(names.begin(), names.end(), name) != names.end()) {
+            element.fail("duplicate node " + in_quotes(name));
+        }
         names.push_back(std::move(name));
     });
     return names;
@@ -958,7 +1001,9 @@ json parse_document(const std::string& text, const std::string& file) {
         }
         std::string message = e.what();
         if (const size_t at = message.find("column "); at != std::string::npos) {
-            if (const size_t colon = message.find(": ", at); colon != std::string::npos) message = message.substr(colon + 2);
+            if (const size_t colon = message.find(": ", at); colon != std::string::npos) {
+                message = message.substr(colon + 2);
+            }
         }
         throw ScenarioError(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
                             "invalid JSON: " + message);
@@ -976,6 +1021,13 @@ std::optional<OracleKind> oracle_from_string(const std::string& name) {
 
 Scenario load_scenario(const std::filesystem::path& file) {
     const std::string file_name = file.string();
+    std::error_code error;
+    if (!std::filesystem::exists(file, error)) {
+        throw ScenarioError(file_name, "/", "expected a scenario file, found no such file");
+    }
+    if (std::filesystem::is_directory(file, error)) {
+        throw ScenarioError(file_name, "/", "expected a scenario file, found a directory");
+    }
     std::ifstream in(file, std::ios::binary);
     if (!in) throw ScenarioError(file_name, "/", "cannot open the file for reading");
     std::ostringstream text;

@@ -134,8 +134,7 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
     extend_quiet(now);
 
     std::vector<NodeId> targets = armed.nodes;
-    if (targets.empty() && announcer != kNoNode &&
-        (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause)) {
+    if (targets.empty() && announcer != kNoNode && (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause)) {
         targets.push_back(announcer);
     }
     const std::string until = format_time(now + spec.duration);

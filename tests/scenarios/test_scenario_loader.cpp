@@ -295,7 +295,8 @@ TEST_CASE("loader: a value of the wrong type or range is an error", "[loader]") 
 TEST_CASE("loader: a missing required field is an error at its would-be path", "[loader]") {
     check_error(without(example(), "/job/vertices/0/topic"), "/job/vertices/0/topic", "missing required key \"topic\"");
     check_error(without(example(), "/job/vertices/1/id"), "/job/vertices/1/id", "missing required key \"id\"");
-    check_error(without(example(), "/job/vertices/1/inputs"), "/job/vertices/1/inputs", "missing required key \"inputs\"");
+    check_error(without(example(), "/job/vertices/1/inputs"), "/job/vertices/1/inputs",
+                "missing required key \"inputs\"");
     check_error(without(example(), "/oracles"), "/oracles", "missing required key \"oracles\"");
     check_error(without(example(), "/faults/schedule/0/at"), "/faults/schedule/0", "expected a trigger");
 }
@@ -308,8 +309,8 @@ TEST_CASE("loader: a bad duration is an error", "[loader]") {
     check_error(with(example(), "/job/checkpointing/interval", "0ms"), "/job/checkpointing/interval",
                 "expected a positive duration");
     check_error(with(example(), "/time_limit", -5), "/time_limit", "found -5");
-    check_error(with(example(), "/faults/schedule/0/restart_delay", "1.0000000001s"), "/faults/schedule/0/restart_delay",
-                "expected a duration");
+    check_error(with(example(), "/faults/schedule/0/restart_delay", "1.0000000001s"),
+                "/faults/schedule/0/restart_delay", "expected a duration");
 }
 
 TEST_CASE("loader: bad references between vertices are errors", "[loader]") {

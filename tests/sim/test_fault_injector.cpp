@@ -242,7 +242,9 @@ TEST_CASE("fault injector: outside-system faults go through the hooks; storage f
     Fixture f;
     std::vector<std::string> calls;
     OutsideFaults hooks;
-    hooks.broker_unavailable = [&](Time until) { calls.push_back("unavailable " + std::to_string(until.millis_count())); };
+    hooks.broker_unavailable = [&](Time until) {
+        calls.push_back("unavailable " + std::to_string(until.millis_count()));
+    };
     hooks.kafka_write_failure = [&](Time until) { calls.push_back("write " + std::to_string(until.millis_count())); };
     hooks.transaction_abort = [&] { calls.push_back("abort"); };
     std::vector<FaultSpec> plan;

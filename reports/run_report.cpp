@@ -1,0 +1,152 @@
+#include "reports/run_report.h"
+
+#include <cstdio>
+
+namespace eosim::reports {
+
+namespace {
+
+// "12.345s" with integer arithmetic.
+std::string format_time_ns(int64_t ns) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%lld.%03llds", static_cast<long long>(ns / 1'000'000'000),
+                  static_cast<long long>((ns / 1'000'000) % 1000));
+    return text;
+}
+
+std::string fixed(double value, int decimals) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+void write_row(std::ostream& out, const char* label, const std::string& value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "  %-18s", label);
+    out << text << value << '\n';
+}
+
+void write_verdicts(std::ostream& out, const scenarios::RunResult& result) {
+    out << "oracles\n";
+    if (result.verdicts.empty()) out << "  (none)\n";
+    for (const scenarios::OracleVerdict& verdict : result.verdicts) {
+        char text[64];
+        std::snprintf(text, sizeof text, "  %s  %-22s", verdict.passed ? "PASS" : "FAIL", to_string(verdict.oracle));
+        out << text << verdict.message << '\n';
+    }
+}
+
+void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
+    out << "figures\n";
+    write_row(out, "events", std::to_string(f.events));
+    write_row(out, "virtual time", fixed(f.virtual_seconds, 3) + " s");
+    std::string wall = fixed(f.wall_seconds, 3) + " s";
+    if (f.wall_seconds > 0) wall += " (" + fixed(f.virtual_seconds / f.wall_seconds, 0) + "x real time)";
+    write_row(out, "wall time", wall);
+    write_row(
+        out, "checkpoints",
+        std::to_string(f.checkpoints_completed) + " completed, " + std::to_string(f.checkpoints_aborted) + " aborted");
+    write_row(out, "restarts", std::to_string(f.restarts));
+    write_row(out, "transactions",
+              std::to_string(f.transactions_committed) + " committed, " + std::to_string(f.transactions_aborted) +
+                  " aborted");
+    write_row(out, "faults injected", std::to_string(f.faults_injected));
+    write_row(out, "records", std::to_string(f.records_in) + " in, " + std::to_string(f.records_out) + " out");
+}
+
+void write_faults(std::ostream& out, const scenarios::RunResult& result) {
+    if (result.faults.empty()) return;
+    out << "faults fired\n";
+    for (const sim::FiredFault& fault : result.faults) {
+        char text[80];
+        std::snprintf(text, sizeof text, "  %10s  %-19s ", format_time_ns(fault.at.ns).c_str(), to_string(fault.kind));
+        out << text << fault.action << '\n';
+    }
+}
+
+}  // namespace
+
+std::string hex64(uint64_t value) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+std::string describe_expectation(const scenarios::Expectation& expect) {
+    return expect.pass ? "pass" : std::string("violation of ") + to_string(expect.violation);
+}
+
+void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, const scenarios::RunResult& result,
+                      const std::string& reproduce) {
+    out << "scenario    " << result.scenario;
+    if (!scenario.source.empty()) out << "  (" << scenario.source.string() << ")";
+    out << '\n';
+    out << "seed        " << result.seed << '\n';
+    out << "job         " << (result.job_finished ? "finished" : "did not finish") << '\n';
+    write_verdicts(out, result);
+    out << "expected    " << describe_expectation(scenario.expect) << '\n';
+    out << "outcome     " << (result.expectation_met ? "expectation met" : "EXPECTATION NOT MET");
+    if (!result.expectation_message.empty()) out << ": " << result.expectation_message;
+    out << '\n';
+    out << "trace hash  " << hex64(result.trace_hash) << '\n';
+    write_figures(out, result.figures);
+    write_faults(out, result);
+    out << "reproduce   " << reproduce << '\n';
+}
+
+nlohmann::json to_json(const scenarios::Expectation& expect) {
+    nlohmann::json j = {{"pass", expect.pass}};
+    if (!expect.pass) j["violation"] = to_string(expect.violation);
+    return j;
+}
+
+nlohmann::json to_json(const scenarios::RunResult& result) {
+    using nlohmann::json;
+    json verdicts = json::array();
+    for (const scenarios::OracleVerdict& v : result.verdicts) {
+        verdicts.push_back({{"oracle", to_string(v.oracle)}, {"passed", v.passed}, {"message", v.message}});
+    }
+    const scenarios::RunFigures& f = result.figures;
+    const json figures = {
+        {"events", f.events},
+        {"virtual_seconds", f.virtual_seconds},
+        {"wall_seconds", f.wall_seconds},
+        {"checkpoints_completed", f.checkpoints_completed},
+        {"checkpoints_aborted", f.checkpoints_aborted},
+        {"restarts", f.restarts},
+        {"transactions_committed", f.transactions_committed},
+        {"transactions_aborted", f.transactions_aborted},
+        {"faults_injected", f.faults_injected},
+        {"records_in", f.records_in},
+        {"records_out", f.records_out},
+    };
+    json faults = json::array();
+    for (const sim::FiredFault& fault : result.faults) {
+        faults.push_back({{"at_ns", fault.at.ns},
+                          {"kind", to_string(fault.kind)},
+                          {"plan_index", fault.plan_index},
+                          {"nodes", fault.nodes},
+                          {"action", fault.action},
+                          {"skipped", fault.skipped}});
+    }
+    json timeline = json::array();
+    for (const scenarios::TimelineEvent& event : result.timeline) {
+        json e = {{"at_ns", event.at_ns}, {"lane", event.lane}, {"what", event.what}, {"detail", event.detail}};
+        if (event.end_ns >= 0) e["end_ns"] = event.end_ns;
+        timeline.push_back(std::move(e));
+    }
+    return json{
+        {"scenario", result.scenario},
+        {"seed", result.seed},
+        {"trace_hash", hex64(result.trace_hash)},
+        {"job_finished", result.job_finished},
+        {"verdicts", std::move(verdicts)},
+        {"expectation_met", result.expectation_met},
+        {"expectation_message", result.expectation_message},
+        {"figures", figures},
+        {"faults", std::move(faults)},
+        {"timeline", std::move(timeline)},
+    };
+}
+
+}  // namespace eosim::reports

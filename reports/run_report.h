@@ -1,0 +1,32 @@
+#pragma once
+// Reports of one run (`scenarios::RunResult`): a readable text report for people at a terminal and
+// one JSON object for machines. Formatting only: nothing here runs a scenario or decides a verdict.
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/scenario.h"
+#include "scenarios/scenario_run.h"
+
+namespace eosim::reports {
+
+// A trace hash as 16 lowercase hex digits.
+std::string hex64(uint64_t value);
+
+// "pass" or "violation of <oracle>".
+std::string describe_expectation(const scenarios::Expectation& expect);
+
+// The text report: scenario, seed, each oracle's verdict, the expectation and whether it was met,
+// the trace hash, the run's figures, the faults that fired, and `reproduce` (the command line).
+void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, const scenarios::RunResult& result,
+                      const std::string& reproduce);
+
+// The whole RunResult as one JSON object. The trace hash is a hex string (JSON numbers lose
+// precision above 2^53); times are integer nanoseconds.
+nlohmann::json to_json(const scenarios::RunResult& result);
+// {"pass": true} or {"pass": false, "violation": "<oracle>"}.
+nlohmann::json to_json(const scenarios::Expectation& expect);
+
+}  // namespace eosim::reports
