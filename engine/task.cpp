@@ -105,41 +105,47 @@ void Task::restore() {
         if (is_sink() && where.second != key_.subtask) continue;
         keys.push_back(handle);
     }
-    auto blobs = std::make_shared<std::vector<std::string>>(keys.size());
-    auto own = std::make_shared<std::string>();
+    restored_blobs_.assign(keys.size(), std::string());
     restore_reads_outstanding_ = static_cast<int32_t>(keys.size());
     if (keys.empty()) {
-        apply_restored_state({}, {});
+        apply_restored_state();
         return;
     }
+    Engine* engine = &engine_;
+    const sim::NodeId node = node_;
+    const TaskKey key = key_;
     for (size_t i = 0; i < keys.size(); ++i) {
-        const bool is_own = keys[i].ends_with("/" + vertex_.id + "-" + std::to_string(key_.subtask));
-        engine_.world().storage().get(node_, keys[i], [this, blobs, own, i, is_own](sim::StorageStatus status, std::string value) {
-            if (state_ != State::restoring) return;
-            if (status != sim::StorageStatus::ok) {
-                fail("cannot read checkpoint state from storage");
-                return;
-            }
-            if (is_own) *own = value;
-            (*blobs)[i] = std::move(value);
-            if (--restore_reads_outstanding_ == 0) apply_restored_state(*blobs, *own);
+        engine_.world().storage().get(node_, keys[i], [engine, node, key, i](sim::StorageStatus status, std::string value) {
+            if (Task* task = engine->find_task(node, key)) task->restore_read(i, status, std::move(value));
         });
     }
 }
 
-void Task::apply_restored_state(const std::vector<std::string>& own_vertex_blobs, const std::string& own_blob) {
+void Task::restore_read(size_t index, sim::StorageStatus status, std::string value) {
+    if (state_ != State::restoring) return;
+    if (status != sim::StorageStatus::ok) {
+        fail("cannot read checkpoint state from storage");
+        return;
+    }
+    restored_blobs_[index] = std::move(value);
+    if (--restore_reads_outstanding_ == 0) apply_restored_state();
+}
+
+void Task::apply_restored_state() {
     const int64_t checkpoint_id = deployment_.restore.id;
     engine_.world().announce(points::kTaskRestoring, node_, checkpoint_id);
     if (!engine_.world().nodes().is_up(node_)) return;  // crashed at the point: nothing is applied
-    if (source_) source_->restore(own_vertex_blobs);
+    if (source_) source_->restore(restored_blobs_);
     if (operator_ && operator_->keyed_state() != nullptr) {
-        operator_->keyed_state()->restore(own_vertex_blobs);
+        operator_->keyed_state()->restore(restored_blobs_);
         if (checkpoint_id > 0) {
             engine_.observer().keyed_state_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask,
                                                     operator_->keyed_state()->contents());
         }
     }
-    restored_sink_state_ = own_blob;
+    // A sink reads only its own subtask's state.
+    if (sink_ && !restored_blobs_.empty()) restored_sink_state_ = restored_blobs_.front();
+    restored_blobs_.clear();
     state_ = State::ready;
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_ready(key); });

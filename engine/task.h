@@ -26,6 +26,7 @@
 #include "engine/record.h"
 #include "engine/sink.h"
 #include "sim/network.h"
+#include "sim/storage.h"
 
 namespace eosim::engine {
 
@@ -96,7 +97,8 @@ private:
 
     bool is_source() const { return vertex_.kind == OperatorKind::kafka_source; }
     bool is_sink() const { return sink_ != nullptr; }
-    void apply_restored_state(const std::vector<std::string>& own_vertex_blobs, const std::string& own_blob);
+    void restore_read(size_t index, sim::StorageStatus status, std::string value);
+    void apply_restored_state();
     void open_input_channels();
     // The processing loop.
     void pump();
@@ -135,6 +137,7 @@ private:
     bool flush_scheduled_ = false;
     bool end_of_data_ = false;
     int64_t end_of_data_checkpoint_ = 0;  // first checkpoint taken after end of data
+    std::vector<std::string> restored_blobs_;  // the state read for the restore, in handle order
     int32_t restore_reads_outstanding_ = 0;
 };
 
