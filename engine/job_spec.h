@@ -65,10 +65,10 @@ struct RestartStrategy {
 
 struct RuntimeConfig {
     sim::Duration record_cost = sim::Duration::micros(20);   // virtual time to process one record
-    sim::Duration buffer_timeout = sim::Duration::millis(10); // output flushed at least this often
+    sim::Duration buffer_timeout = sim::Duration::millis(50); // output flushed at least this often
     int32_t buffer_records = 256;                             // records per network buffer
     int32_t channel_credits = 4;                              // buffers a consumer grants per channel
-    sim::Duration source_poll_interval = sim::Duration::millis(10);
+    sim::Duration source_poll_interval = sim::Duration::millis(25);
     sim::Duration heartbeat_interval = sim::Duration::seconds(1);
     sim::Duration heartbeat_timeout = sim::Duration::seconds(4);
     sim::Duration deploy_timeout = sim::Duration::seconds(10);

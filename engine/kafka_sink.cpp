@@ -61,14 +61,20 @@ bool KafkaSink::begin_transaction(int64_t checkpoint_id) {
     return true;
 }
 
-void KafkaSink::write(const Record& record) {
-    const auto partition = static_cast<int32_t>(((record.key % partitions_) + partitions_) % partitions_);
-    const sim::external::KafkaRecord out{record.key, record.value};
-    KafkaError error;
+void KafkaSink::write(const RecordBatch& records) {
+    outgoing_.clear();
+    for (const Record& record : records) {
+        const auto partition = static_cast<int32_t>(((record.key % partitions_) + partitions_) % partitions_);
+        outgoing_.emplace_back(partition, sim::external::KafkaRecord{record.key, record.value});
+    }
+    KafkaError error = KafkaError::none;
     if (vertex_.guarantee == DeliveryGuarantee::exactly_once) {
-        error = kafka_.send(context_.node(), current_, vertex_.topic, partition, out);
+        error = kafka_.send_batch(context_.node(), current_, vertex_.topic, outgoing_);
     } else {
-        error = kafka_.append(context_.node(), vertex_.topic, partition, out);
+        for (const auto& [partition, record] : outgoing_) {
+            error = kafka_.append(context_.node(), vertex_.topic, partition, record);
+            if (error != KafkaError::none) break;
+        }
     }
     if (error != KafkaError::none && write_error_ == KafkaError::none) write_error_ = error;
 }
@@ -133,10 +139,13 @@ class AppendSink final : public Sink {
 public:
     AppendSink(SinkContext& context, sim::external::AppendStore& store) : context_(context), store_(store) {}
     bool open(int64_t, const std::string&) override { return true; }
-    void write(const Record& record) override {
-        if (store_.append(context_.node(), sim::external::KafkaRecord{record.key, record.value}) !=
-            sim::external::AppendStoreError::none) {
-            context_.fail("append store write failed");
+    void write(const RecordBatch& records) override {
+        for (const Record& record : records) {
+            if (store_.append(context_.node(), sim::external::KafkaRecord{record.key, record.value}) !=
+                sim::external::AppendStoreError::none) {
+                context_.fail("append store write failed");
+                return;
+            }
         }
     }
     bool pre_commit(int64_t, std::string*, std::string*) override { return true; }

@@ -26,7 +26,7 @@ public:
               const RuntimeConfig& runtime);
 
     bool open(int64_t restored_checkpoint_id, const std::string& restored_state) override;
-    void write(const Record& record) override;
+    void write(const RecordBatch& records) override;
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t checkpoint_id) override;
     bool settled() const override { return pending_.empty(); }
@@ -49,6 +49,7 @@ private:
     sim::external::KafkaCluster& kafka_;
     const RuntimeConfig& runtime_;
     int32_t partitions_;
+    std::vector<std::pair<int32_t, sim::external::KafkaRecord>> outgoing_;  // reused buffer for a write
     sim::external::KafkaError write_error_ = sim::external::KafkaError::none;
     sim::external::ProducerHandle current_;  // exactly-once: the open transaction
     std::vector<Pending> pending_;           // pre-committed, not yet committed; ascending ids

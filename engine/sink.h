@@ -46,7 +46,7 @@ public:
     virtual ~Sink() = default;
     // Returns false (after calling ctx.fail) when the sink cannot start.
     virtual bool open(int64_t restored_checkpoint_id, const std::string& restored_state) = 0;
-    virtual void write(const Record& record) = 0;
+    virtual void write(const RecordBatch& records) = 0;
     // Returns false with `error` set when the checkpoint must fail.
     virtual bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) = 0;
     virtual void checkpoint_complete(int64_t checkpoint_id) = 0;

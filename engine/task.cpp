@@ -246,7 +246,7 @@ void Task::pump() {
 
 void Task::process_buffer(int32_t channel, RecordBatch records) {
     if (sink_) {
-        for (const Record& record : records) sink_->write(record);
+        sink_->write(records);
     } else {
         const Emit out = [this](const Record& record) { emit(record); };
         for (const Record& record : records) operator_->process(record, out);

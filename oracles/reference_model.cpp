@@ -10,7 +10,7 @@ using engine::OperatorKind;
 using engine::Record;
 
 ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input) : job_(job), input_(std::move(input)) {
-    full_ = evaluate(nullptr);
+    full_ = evaluate(nullptr, {});
 }
 
 int64_t ReferenceModel::input_records() const {
@@ -21,7 +21,7 @@ int64_t ReferenceModel::input_records() const {
     return total;
 }
 
-ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets* prefix) const {
+ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets* prefix, const std::string& last_vertex) const {
     Evaluation eval;
     for (const engine::VertexSpec& v : job_.vertices) {
         std::vector<Record> in;
@@ -68,6 +68,7 @@ ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets*
                 break;
             }
         }
+        if (v.id == last_vertex) break;
     }
     return eval;
 }
@@ -77,8 +78,10 @@ const std::vector<Record>& ReferenceModel::sink_output(const std::string& sink_v
 }
 
 std::map<int64_t, int64_t> ReferenceModel::keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const {
-    Evaluation eval = evaluate(&prefix);
-    return eval.state[vertex];
+    auto memo = prefix_states_.find({vertex, prefix});
+    if (memo != prefix_states_.end()) return memo->second;
+    Evaluation eval = evaluate(&prefix, vertex);
+    return prefix_states_[{vertex, prefix}] = std::move(eval.state[vertex]);
 }
 
 }  // namespace eosim::oracles

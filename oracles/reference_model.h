@@ -39,11 +39,14 @@ private:
         std::map<std::string, std::vector<engine::Record>> outputs;  // vertex -> its output records
         std::map<std::string, std::map<int64_t, int64_t>> state;     // keyed vertex -> key -> value
     };
-    Evaluation evaluate(const engine::SourceOffsets* prefix) const;
+    // Evaluates the vertices in order, over the whole input or a prefix, up to and including
+    // `last_vertex` (all of them when empty).
+    Evaluation evaluate(const engine::SourceOffsets* prefix, const std::string& last_vertex) const;
 
     const engine::JobSpec& job_;
     ModelInput input_;
     Evaluation full_;
+    mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>> prefix_states_;  // memo
 };
 
 }  // namespace eosim::oracles

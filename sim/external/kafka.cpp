@@ -144,20 +144,30 @@ void KafkaCluster::on_transaction_timeout(int64_t transaction) {
 
 KafkaError KafkaCluster::send(NodeId caller, const ProducerHandle& producer, const std::string& topic,
                               int32_t partition, KafkaRecord record) {
+    return send_batch(caller, producer, topic, {{partition, record}});
+}
+
+KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& producer, const std::string& topic,
+                                    const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) return e;
     const int64_t index = find_transaction(producer.transactional_id, producer.epoch);
     if (index < 0 || transactions_[static_cast<size_t>(index)].state != TxnState::open) {
         return KafkaError::invalid_txn_state;
     }
-    Partition* p = find_partition(topic, partition);
-    if (p == nullptr) return KafkaError::unknown_topic;
+    auto topic_it = topics_.find(topic);
+    if (topic_it == topics_.end()) return KafkaError::unknown_topic;
+    std::vector<Partition>& partitions = topic_it->second;
+    for (const auto& [partition, record] : records) {
+        if (partition < 0 || static_cast<size_t>(partition) >= partitions.size()) return KafkaError::unknown_topic;
+    }
     if (scheduler_.now() < write_failures_until_) return KafkaError::write_failed;
-    const auto offset = static_cast<int64_t>(p->log.size());
-    p->log.push_back(Entry{record, index});
     Transaction& txn = transactions_[static_cast<size_t>(index)];
-    if (txn.first_offsets.emplace(std::pair{topic, partition}, offset).second) {
-        p->open_first_offsets.emplace(offset, index);
+    for (const auto& [partition, record] : records) {
+        Partition& p = partitions[static_cast<size_t>(partition)];
+        const auto offset = static_cast<int64_t>(p.log.size());
+        p.log.push_back(Entry{record, index});
+        if (txn.first_offsets.emplace(std::pair{topic, partition}, offset).second) p.open_first_offsets.emplace(offset, index);
     }
     return KafkaError::none;
 }

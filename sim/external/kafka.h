@@ -102,6 +102,9 @@ public:
     KafkaError begin(NodeId caller, const ProducerHandle& producer);
     KafkaError send(NodeId caller, const ProducerHandle& producer, const std::string& topic, int32_t partition,
                     KafkaRecord record);
+    // Sends records (partition, record) in order within the open transaction: all or, on error, none.
+    KafkaError send_batch(NodeId caller, const ProducerHandle& producer, const std::string& topic,
+                          const std::vector<std::pair<int32_t, KafkaRecord>>& records);
     // Commits/aborts the open transaction of `producer` (the handle may come from a checkpoint:
     // Flink's "resume transaction"). Committing an already committed transaction succeeds;
     // committing one the broker aborted fails with invalid_txn_state; a stale epoch with fenced.
