@@ -24,6 +24,7 @@ ConnectionId Network::connect(NodeId a, NodeId b, Callback on_reset_a, Callback 
     c.ends[1] = b;
     c.on_reset[0] = std::move(on_reset_a);
     c.on_reset[1] = std::move(on_reset_b);
+    for (Direction& d : c.direction) d.in_flight.reserve(8);  // trims then happen once per 8 sends
     const NodeTable& nodes = scheduler_.nodes();
     if (!nodes.is_up(a) || !nodes.is_up(b) || !can_reach(a, b) || !can_reach(b, a)) break_connection(id);
     return id;
@@ -31,11 +32,15 @@ ConnectionId Network::connect(NodeId a, NodeId b, Callback on_reset_a, Callback 
 
 Duration Network::draw_latency(NodeId from, NodeId to) {
     const LinkLatency* range = from == to ? &options_.local : &options_.remote;
-    auto custom = latencies_.find(link_key(from, to));
-    if (custom != latencies_.end()) range = &custom->second;
+    if (!latencies_.empty()) {
+        auto custom = latencies_.find(link_key(from, to));
+        if (custom != latencies_.end()) range = &custom->second;
+    }
     Duration latency = prng_.duration_between(range->min, range->max);
-    auto slow = slow_links_.find(link_key(from, to));
-    if (slow != slow_links_.end() && scheduler_.now() < slow->second.until) latency = latency * slow->second.multiplier;
+    if (!slow_links_.empty()) {
+        auto slow = slow_links_.find(link_key(from, to));
+        if (slow != slow_links_.end() && scheduler_.now() < slow->second.until) latency = latency * slow->second.multiplier;
+    }
     return latency;
 }
 
@@ -49,20 +54,26 @@ bool Network::send(ConnectionId id, NodeId from, const EventKind& kind, uint64_t
     const int dir = from == c.ends[0] ? 0 : 1;
     const NodeId to = c.ends[1 - dir];
     Direction& d = c.direction[dir];
+    // FIFO: never before the previous message of this direction (ties run in send order).
     const Time arrival = std::max(scheduler_.now() + draw_latency(from, to), d.last_arrival);
     d.last_arrival = arrival;
-    d.in_flight.push_back(std::move(on_receive));
     ++messages_sent_;
-    scheduler_.schedule_at(arrival, to, kind, digest, [this, id, dir] { deliver(id, dir); });
+    // The message is delivered by a timer of its own, cancelled if the connection breaks first.
+    const TimerId timer = scheduler_.schedule_at(arrival, to, kind, digest, std::move(on_receive));
+    if (d.in_flight.size() == d.in_flight.capacity()) trim_delivered(d);  // amortised: before growing
+    if (timer.valid()) d.in_flight.push_back(timer);
     return true;
 }
 
-void Network::deliver(ConnectionId id, int dir) {
-    Connection& c = connections_[id];
-    if (!c.open || c.direction[dir].in_flight.empty()) return;  // broken meanwhile: dropped
-    Callback on_receive = std::move(c.direction[dir].in_flight.front());
-    c.direction[dir].in_flight.pop_front();
-    on_receive();
+void Network::trim_delivered(Direction& d) {
+    while (d.head < d.in_flight.size() && !scheduler_.is_pending(d.in_flight[d.head])) ++d.head;
+    if (d.head == d.in_flight.size()) {
+        d.in_flight.clear();
+        d.head = 0;
+    } else if (d.head > 0) {
+        d.in_flight.erase(d.in_flight.begin(), d.in_flight.begin() + static_cast<ptrdiff_t>(d.head));
+        d.head = 0;
+    }
 }
 
 void Network::close(ConnectionId id) {
@@ -70,8 +81,11 @@ void Network::close(ConnectionId id) {
     if (!c.open) return;
     c.open = false;
     for (Direction& d : c.direction) {
-        messages_dropped_ += d.in_flight.size();
+        for (size_t i = d.head; i < d.in_flight.size(); ++i) {
+            if (scheduler_.cancel(d.in_flight[i])) ++messages_dropped_;
+        }
         d.in_flight.clear();
+        d.head = 0;
     }
 }
 

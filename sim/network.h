@@ -12,7 +12,6 @@
 //
 // Slow links multiply the latency of a pair of nodes for a period.
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <utility>
@@ -72,7 +71,11 @@ public:
 
 private:
     struct Direction {
-        std::deque<Callback> in_flight;
+        // The scheduler timers that deliver this direction's messages, oldest first, from `head`
+        // on. Delivered ones are trimmed lazily (before the vector would grow); a break cancels
+        // every one still pending.
+        std::vector<TimerId> in_flight;
+        size_t head = 0;
         Time last_arrival = Time::zero();
     };
     struct Connection {
@@ -94,7 +97,7 @@ private:
     static std::pair<NodeId, NodeId> link_key(NodeId a, NodeId b) { return a < b ? std::pair{a, b} : std::pair{b, a}; }
 
     Duration draw_latency(NodeId from, NodeId to);
-    void deliver(ConnectionId id, int dir);
+    void trim_delivered(Direction& direction);
     void break_connection(ConnectionId id);
     void break_crossing_connections();
     void on_node_crash(NodeId node);

@@ -6,6 +6,7 @@
 //
 // Streams: `fork(name)` derives an independent generator from this one's *seed* and a name, not
 // from its current state, so an extra draw in one component never shifts another's sequence.
+#include <cassert>
 #include <cstdint>
 #include <string_view>
 
@@ -60,9 +61,58 @@ public:
     uint64_t draws() const { return draws_; }
 
 private:
+    static constexpr uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
     uint64_t seed_;
     uint64_t s_[4];
     uint64_t draws_ = 0;
 };
+
+// The draws are defined here, inline: they run once or more per simulated event.
+
+inline uint64_t Prng::next() {
+    ++draws_;
+    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+}
+
+inline uint64_t Prng::below(uint64_t bound) {
+    assert(bound > 0);
+    __uint128_t product = static_cast<__uint128_t>(next()) * bound;
+    auto low = static_cast<uint64_t>(product);
+    if (low < bound) {
+        const uint64_t threshold = -bound % bound;
+        while (low < threshold) {
+            product = static_cast<__uint128_t>(next()) * bound;
+            low = static_cast<uint64_t>(product);
+        }
+    }
+    return static_cast<uint64_t>(product >> 64);
+}
+
+inline int64_t Prng::between(int64_t low, int64_t high) {
+    assert(low <= high);
+    const uint64_t span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+    if (span == UINT64_MAX) return static_cast<int64_t>(next());
+    return static_cast<int64_t>(static_cast<uint64_t>(low) + below(span + 1));
+}
+
+inline Duration Prng::duration_between(Duration low, Duration high) {
+    return Duration::nanos(between(low.ns, high.ns));
+}
+
+inline bool Prng::chance(Ratio ratio) {
+    assert(ratio.denominator > 0 && ratio.numerator <= ratio.denominator);
+    if (ratio.numerator == 0) return false;
+    if (ratio.numerator >= ratio.denominator) return true;
+    return below(ratio.denominator) < ratio.numerator;
+}
 
 }  // namespace eosim::sim

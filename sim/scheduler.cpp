@@ -28,7 +28,7 @@ TimerId Scheduler::schedule_at(Time at, NodeId owner, const EventKind& kind, uin
         free_slots_.pop_back();
     }
     Slot& s = slots_[slot];
-    s.callback = std::move(callback);
+    s.callback.swap(callback);  // the slot's callback is empty; a swap is the cheapest move
     s.kind = &kind;
     s.digest = digest;
     s.owner = owner;
@@ -38,9 +38,46 @@ TimerId Scheduler::schedule_at(Time at, NodeId owner, const EventKind& kind, uin
     return TimerId{slot, s.generation};
 }
 
+// A binary min-heap written out rather than std::push_heap/pop_heap, so that the comparison is
+// inlined and branch-free; keys are unique, so the order of events is the same either way.
 void Scheduler::push(int64_t at_ns, uint32_t slot) {
-    heap_.push_back(Key{at_ns, next_seq_++, slot});
-    std::push_heap(heap_.begin(), heap_.end(), later);
+    const Key key{at_ns, next_seq_++, slot};
+    size_t hole = heap_.size();
+    heap_.emplace_back();
+    Key* heap = heap_.data();
+    while (hole > 0) {
+        const size_t parent = (hole - 1) / 2;
+        if (!before(key, heap[parent])) break;
+        heap[hole] = heap[parent];
+        hole = parent;
+    }
+    heap[hole] = key;
+}
+
+Scheduler::Key Scheduler::pop() {
+    assert(!heap_.empty());
+    const Key top = heap_.front();
+    const Key last = heap_.back();
+    heap_.pop_back();
+    const size_t size = heap_.size();
+    if (size == 0) return top;
+    // Floyd's variant: move the hole down to a leaf along the smaller children, then sift the
+    // former last key up from there (it usually belongs near the bottom).
+    Key* heap = heap_.data();
+    size_t hole = 0;
+    for (size_t child = 1; child < size; child = 2 * hole + 1) {
+        child += (child + 1 < size && before(heap[child + 1], heap[child])) ? 1 : 0;
+        heap[hole] = heap[child];
+        hole = child;
+    }
+    while (hole > 0) {
+        const size_t parent = (hole - 1) / 2;
+        if (!before(last, heap[parent])) break;
+        heap[hole] = heap[parent];
+        hole = parent;
+    }
+    heap[hole] = last;
+    return top;
 }
 
 void Scheduler::release(uint32_t slot) {
@@ -62,9 +99,7 @@ bool Scheduler::cancel(TimerId id) {
 
 bool Scheduler::step() {
     if (heap_.empty()) return false;
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    const Key key = heap_.back();
-    heap_.pop_back();
+    const Key key = pop();
     Slot& s = slots_[key.slot];
     if (!s.pending) {  // cancelled
         release(key.slot);

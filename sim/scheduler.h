@@ -38,6 +38,10 @@ public:
     TimerId schedule_at(Time at, NodeId owner, const EventKind& kind, uint64_t digest, Callback callback);
     // Returns true when the timer was pending and is now cancelled.
     bool cancel(TimerId id);
+    // True while the timer waits to run (also while parked on a paused node).
+    bool is_pending(TimerId id) const {
+        return id.slot < slots_.size() && slots_[id.slot].generation == id.generation && slots_[id.slot].pending;
+    }
 
     // Runs the next due event (dropped ones included). Returns false when the queue is empty.
     bool step();
@@ -68,10 +72,15 @@ private:
         uint32_t generation = 0;
         bool pending = false;
     };
-    static bool later(const Key& a, const Key& b) {
-        return a.at_ns != b.at_ns ? a.at_ns > b.at_ns : a.seq > b.seq;
+    // (time, sequence) as one 128-bit number: a branch-free comparison (times are never negative).
+    static bool before(const Key& a, const Key& b) {
+        using Order = unsigned __int128;
+        const Order order_a = static_cast<Order>(static_cast<uint64_t>(a.at_ns)) << 64 | a.seq;
+        const Order order_b = static_cast<Order>(static_cast<uint64_t>(b.at_ns)) << 64 | b.seq;
+        return order_a < order_b;
     }
     void push(int64_t at_ns, uint32_t slot);
+    Key pop();
     void release(uint32_t slot);
 
     NodeTable& nodes_;

@@ -1,0 +1,148 @@
+// Simulator-core benchmark: N nodes in pairs ping-pong messages over sim::Network connections
+// until M events have been processed; then a bare binary-heap loop (std::vector + push_heap /
+// pop_heap of (time, seq, index), one latency draw per push, the same number of pushes and pops at
+// the same heap size) does the same work without a simulator. Prints both rates and their ratio.
+// Targets (DESIGN.md): >= 10M simulated events/s, and sim/bare >= 0.5 (within 2x).
+//
+// Wall-clock time is read here and only here: benchmarks are not part of any simulation.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/world.h"
+
+namespace {
+
+using eosim::sim::ConnectionId;
+using eosim::sim::Duration;
+using eosim::sim::EventKind;
+using eosim::sim::NodeId;
+using eosim::sim::Prng;
+using eosim::sim::World;
+using eosim::sim::WorldOptions;
+
+constexpr EventKind kPing{"bench.ping"};
+constexpr uint64_t kSeed = 1;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Every node sends one message to its partner at the start; every arrival is answered on the same
+// connection until the budget of sends is spent, so about `nodes` messages are always in flight.
+class PingPong {
+public:
+    PingPong(uint32_t node_count, uint64_t events) : world_(options()), sends_left_(events) {
+        for (uint32_t i = 0; i < node_count; ++i) world_.nodes().add("node-" + std::to_string(i));
+        for (uint32_t pair = 0; pair < node_count / 2; ++pair) {
+            connections_.push_back(world_.network().connect(2 * pair, 2 * pair + 1, nullptr, nullptr));
+        }
+        for (uint32_t pair = 0; pair < connections_.size(); ++pair) {
+            send(pair, 0);
+            send(pair, 1);
+        }
+    }
+
+    uint64_t run() {
+        auto& scheduler = world_.scheduler();
+        while (scheduler.step()) {
+        }
+        return scheduler.processed();
+    }
+    uint64_t trace_hash() const { return const_cast<World&>(world_).trace().hash(); }
+
+private:
+    static WorldOptions options() {
+        WorldOptions options;
+        options.seed = kSeed;
+        return options;
+    }
+
+    // Sends from end `side` (0 or 1) of `pair`.
+    void send(uint32_t pair, uint32_t side) {
+        if (sends_left_ == 0) return;
+        --sends_left_;
+        const NodeId from = 2 * pair + side;
+        world_.network().send(connections_[pair], from, kPing, sends_left_, [this, pair, side] { send(pair, 1 - side); });
+    }
+
+    World world_;
+    std::vector<ConnectionId> connections_;
+    uint64_t sends_left_;
+};
+
+struct BareResult {
+    uint64_t operations;
+    uint64_t checksum;
+};
+
+// The same work with nothing but a heap: pop the earliest (time, seq), push its answer.
+BareResult bare_heap(uint32_t node_count, uint64_t events) {
+    struct Entry {
+        int64_t at_ns;
+        uint64_t seq;
+        uint32_t index;
+    };
+    auto later = [](const Entry& a, const Entry& b) { return a.at_ns != b.at_ns ? a.at_ns > b.at_ns : a.seq > b.seq; };
+    const Duration min = Duration::micros(500);  // NetworkOptions' default remote latency
+    const Duration max = Duration::millis(2);
+    Prng prng = Prng(kSeed).fork("bare");
+    std::vector<Entry> heap;
+    heap.reserve(node_count);
+    uint64_t seq = 0;
+    uint64_t pushes_left = events;
+    for (uint32_t i = 0; i < node_count && pushes_left > 0; ++i, --pushes_left) {
+        heap.push_back(Entry{prng.duration_between(min, max).ns, seq++, i});
+        std::push_heap(heap.begin(), heap.end(), later);
+    }
+    uint64_t checksum = 0;
+    uint64_t operations = 0;
+    while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        const Entry entry = heap.back();
+        heap.pop_back();
+        ++operations;
+        checksum = checksum * 31 + entry.index + static_cast<uint64_t>(entry.at_ns);
+        if (pushes_left == 0) continue;
+        --pushes_left;
+        heap.push_back(Entry{entry.at_ns + prng.duration_between(min, max).ns, seq++, entry.index ^ 1U});
+        std::push_heap(heap.begin(), heap.end(), later);
+    }
+    return BareResult{operations, checksum};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Simulator-core benchmark: ping-pong over sim::Network vs a bare binary heap"};
+    uint32_t node_count = 64;
+    uint64_t events = 2'000'000;
+    app.add_option("--nodes", node_count, "nodes, in pairs")->check(CLI::Range(2U, 1U << 20));
+    app.add_option("--events", events, "events to simulate")->check(CLI::PositiveNumber);
+    CLI11_PARSE(app, argc, argv);
+    node_count -= node_count % 2;
+
+    const auto sim_start = std::chrono::steady_clock::now();
+    PingPong pingpong(node_count, events);
+    const uint64_t sim_events = pingpong.run();
+    const double sim_seconds = seconds_since(sim_start);
+    const double sim_rate = static_cast<double>(sim_events) / sim_seconds;
+
+    const auto bare_start = std::chrono::steady_clock::now();
+    const BareResult bare = bare_heap(node_count, events);
+    const double bare_seconds = seconds_since(bare_start);
+    const double bare_rate = static_cast<double>(bare.operations) / bare_seconds;
+
+    std::printf("sim ping-pong : %u nodes, %llu events in %.3f s = %.2f M events/s (trace hash %016llx)\n", node_count,
+                static_cast<unsigned long long>(sim_events), sim_seconds, sim_rate / 1e6,
+                static_cast<unsigned long long>(pingpong.trace_hash()));
+    std::printf("bare heap     : %llu pop+push in %.3f s = %.2f M ops/s (checksum %016llx)\n",
+                static_cast<unsigned long long>(bare.operations), bare_seconds, bare_rate / 1e6,
+                static_cast<unsigned long long>(bare.checksum));
+    std::printf("ratio sim/bare: %.2f (targets: >= 10 M events/s, ratio >= 0.50)\n", sim_rate / bare_rate);
+    return 0;
+}
