@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Build, test and run eosim on Debian 12. Installs the Debian packages it needs (apt-get, with sudo
+# only when not root), configures with CMake + Ninja and builds.
+#
+#   ./build.sh suite            build into build/ (Release) and run the main job
+#   ./build.sh test             build into build/ (Release) and run every test (ctest)
+#   ./build.sh test --sanitize  the same into build-asan/ with AddressSanitizer + UBSan
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+readonly PACKAGES=(g++ cmake ninja-build libboost-dev librocksdb-dev nlohmann-json3-dev libcli11-dev
+                   catch2 librapidcheck-dev libxml2-utils)
+
+usage() {
+    sed -n '2,8s/^# \{0,1\}//p' "$0" >&2
+    exit 2
+}
+
+install_missing_packages() {
+    local missing=() package
+    for package in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if ((${#missing[@]} == 0)); then return; fi
+    echo "build.sh: installing missing Debian packages: ${missing[*]}" >&2
+    local sudo=()
+    if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
+    "${sudo[@]}" apt-get update
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# configure_and_build DIR [CMAKE ARGS...]
+configure_and_build() {
+    local dir=$1
+    shift
+    cmake -S . -B "$dir" -G Ninja "$@"
+    cmake --build "$dir" --parallel "$(nproc)"
+}
+
+release_build() {
+    install_missing_packages
+    configure_and_build build -DCMAKE_BUILD_TYPE=Release -DEOSIM_SANITIZE=OFF
+}
+
+# Sanitizers at -O1 with assertions on (no NDEBUG): slower code, more checks.
+sanitizer_build() {
+    install_missing_packages
+    configure_and_build build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DEOSIM_SANITIZE=ON
+}
+
+run_tests() {
+    local dir=$1
+    (cd "$dir" && ctest --output-on-failure --parallel "$(nproc)")
+}
+
+command=${1:-}
+shift || true
+case "$command" in
+    suite)
+        (($# == 0)) || usage
+        release_build
+        # THE MAIN JOB -- replace this one line with the default scenario suite once it exists:
+        build/bench/bench_sim_pingpong
+        ;;
+    test)
+        case "${1:-}" in
+            "")
+                release_build
+                run_tests build
+                ;;
+            --sanitize)
+                (($# == 1)) || usage
+                sanitizer_build
+                export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+                export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+                run_tests build-asan
+                ;;
+            *) usage ;;
+        esac
+        ;;
+    *) usage ;;
+esac
