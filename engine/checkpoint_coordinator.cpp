@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/control_messages.h"
 #include "engine/engine.h"
 #include "engine/job_manager.h"
 #include "engine/protocol_points.h"
@@ -12,9 +13,6 @@ namespace eosim::engine {
 namespace {
 constexpr sim::EventKind kTick{"coordinator.tick"};
 constexpr sim::EventKind kTimeout{"coordinator.timeout"};
-constexpr sim::EventKind kTrigger{"checkpoint.trigger"};
-constexpr sim::EventKind kNotifyComplete{"checkpoint.notify_complete"};
-constexpr sim::EventKind kNotifyAborted{"checkpoint.notify_aborted"};
 }  // namespace
 
 CheckpointCoordinator::CheckpointCoordinator(Engine& engine, sim::NodeId node, FailJob fail_job)
@@ -77,7 +75,7 @@ void CheckpointCoordinator::trigger() {
     engine_.world().announce(points::kCheckpointTriggered, node_, id);
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(true)) {
-        engine_.send_to_task_manager(node_, tm, kTrigger, static_cast<uint64_t>(id),
+        engine_.send_to_task_manager(node_, tm, messages::kTriggerCheckpoint, static_cast<uint64_t>(id),
                                      [attempt, id](TaskManager& t) { t.trigger_checkpoint(attempt, id); });
     }
 }
@@ -142,7 +140,7 @@ void CheckpointCoordinator::complete(int64_t checkpoint_id) {
     engine_.world().announce(points::kCheckpointCompleted, node_, checkpoint_id);
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(false)) {
-        engine_.send_to_task_manager(node_, tm, kNotifyComplete, static_cast<uint64_t>(checkpoint_id),
+        engine_.send_to_task_manager(node_, tm, messages::kNotifyComplete, static_cast<uint64_t>(checkpoint_id),
                                      [attempt, checkpoint_id](TaskManager& t) { t.checkpoint_complete(attempt, checkpoint_id); });
     }
 }
@@ -157,7 +155,7 @@ void CheckpointCoordinator::abort(int64_t checkpoint_id, const std::string& reas
     engine_.world().announce(points::kCheckpointAborted, node_, checkpoint_id);
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(false)) {
-        engine_.send_to_task_manager(node_, tm, kNotifyAborted, static_cast<uint64_t>(checkpoint_id),
+        engine_.send_to_task_manager(node_, tm, messages::kNotifyAborted, static_cast<uint64_t>(checkpoint_id),
                                      [attempt, checkpoint_id](TaskManager& t) { t.checkpoint_aborted(attempt, checkpoint_id); });
     }
     if (counts_as_failure && ++consecutive_failures_ > config_.tolerable_failures) {

@@ -1,5 +1,6 @@
 #include "engine/job_manager.h"
 
+#include "engine/control_messages.h"
 #include "engine/engine.h"
 #include "engine/protocol_points.h"
 #include "engine/task_manager.h"
@@ -8,11 +9,6 @@ namespace eosim::engine {
 
 namespace {
 constexpr sim::EventKind kHeartbeatRound{"jm.heartbeat_round"};
-constexpr sim::EventKind kHeartbeat{"jm.heartbeat"};
-constexpr sim::EventKind kRegistered{"jm.registered"};
-constexpr sim::EventKind kDeploy{"jm.deploy"};
-constexpr sim::EventKind kStart{"jm.start"};
-constexpr sim::EventKind kCancel{"jm.cancel"};
 constexpr sim::EventKind kDeployTimeout{"jm.deploy_timeout"};
 constexpr sim::EventKind kRestart{"jm.restart"};
 }  // namespace
@@ -35,7 +31,7 @@ void JobManager::register_task_manager(sim::NodeId tm, uint32_t instance, int32_
     if (restarted && hosts_current_tasks(tm)) {
         failover("TaskManager " + engine_.world().nodes().name(tm) + " restarted and lost its tasks");
     }
-    engine_.send_to_task_manager(node_, tm, kRegistered, tm, [](TaskManager& t) { t.registration_accepted(); });
+    engine_.send_to_task_manager(node_, tm, messages::kRegistered, tm, [](TaskManager& t) { t.registration_accepted(); });
     if (phase_ == Phase::waiting_for_resources) try_deploy();
 }
 
@@ -47,7 +43,7 @@ void JobManager::heartbeat_reply(sim::NodeId tm) {
     }
     // A TaskManager this JobManager gave up on (it was paused or cut off): it must drop its tasks
     // and register again, as Flink's TaskExecutor does when its JobManager disconnects it.
-    engine_.send_to_task_manager(node_, tm, kRegistered, tm, [](TaskManager& t) { t.reconnect(); });
+    engine_.send_to_task_manager(node_, tm, messages::kRegistered, tm, [](TaskManager& t) { t.reconnect(); });
 }
 
 void JobManager::heartbeat_round() {
@@ -59,7 +55,7 @@ void JobManager::heartbeat_round() {
         if (now - info.last_heard > runtime.heartbeat_timeout) {
             lost.push_back(tm);
         } else {
-            engine_.send_to_task_manager(node_, tm, kHeartbeat, tm, [](TaskManager& t) { t.heartbeat(); });
+            engine_.send_to_task_manager(node_, tm, messages::kHeartbeat, tm, [](TaskManager& t) { t.heartbeat(); });
         }
     }
     for (sim::NodeId tm : lost) {
@@ -110,7 +106,7 @@ void JobManager::try_deploy() {
     engine_.observer().restore_started(engine_.world().now(), attempt_, deployment_.restore.id, deployment_.restore.offsets);
     auto deployment = std::make_shared<const Deployment>(deployment_);
     for (const auto& [tm, subtasks] : per_node) {
-        engine_.send_to_task_manager(node_, tm, kDeploy, static_cast<uint64_t>(attempt_),
+        engine_.send_to_task_manager(node_, tm, messages::kDeploy, static_cast<uint64_t>(attempt_),
                                      [deployment, subtasks](TaskManager& t) { t.deploy(*deployment, subtasks); });
     }
     Engine* engine = &engine_;
@@ -133,7 +129,7 @@ void JobManager::task_ready(const TaskKey& task) {
     for (const auto& subtasks : deployment_.placement) nodes.insert(subtasks.begin(), subtasks.end());
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes) {
-        engine_.send_to_task_manager(node_, tm, kStart, static_cast<uint64_t>(attempt), [attempt](TaskManager& t) { t.start_tasks(attempt); });
+        engine_.send_to_task_manager(node_, tm, messages::kStart, static_cast<uint64_t>(attempt), [attempt](TaskManager& t) { t.start_tasks(attempt); });
     }
     coordinator_.start(attempt_, deployment_.placement);
     engine_.world().announce(points::kJobRunning, node_, attempt_);
@@ -180,7 +176,7 @@ void JobManager::failover(const std::string& reason) {
     engine_.world().announce(points::kFailoverStarted, node_, attempt_);
     const int64_t attempt = attempt_;
     for (const auto& [tm, info] : task_managers_) {
-        engine_.send_to_task_manager(node_, tm, kCancel, static_cast<uint64_t>(attempt),
+        engine_.send_to_task_manager(node_, tm, messages::kCancel, static_cast<uint64_t>(attempt),
                                      [attempt](TaskManager& t) { t.cancel_attempts_before(attempt); });
     }
     Engine* engine = &engine_;

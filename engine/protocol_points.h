@@ -18,7 +18,9 @@ inline constexpr std::string_view kJobFinished = "job.finished";                
 
 // TaskManager (announced by the node running the task)
 inline constexpr std::string_view kTaskRestoring = "task.restoring";        // state read, not yet applied; detail: restored checkpoint (0: none)
+inline constexpr std::string_view kAlignmentStarted = "barrier.alignment_started";  // first barrier of a checkpoint at a task with several inputs
 inline constexpr std::string_view kTaskSnapshotted = "task.snapshotted";    // state captured, barrier not yet forwarded
+inline constexpr std::string_view kCheckpointNotified = "checkpoint.notified";  // notifyCheckpointComplete reached the TaskManager, tasks not yet told
 inline constexpr std::string_view kSinkPrecommitted = "sink.precommitted";  // transaction flushed and in the snapshot, not committed
 inline constexpr std::string_view kSinkCommitted = "sink.committed";        // a transaction of this checkpoint committed (after the fact)
 inline constexpr std::string_view kSinkRecovered = "sink.recovered";        // restored transactions committed, lingering ones aborted (after the fact)
@@ -26,7 +28,8 @@ inline constexpr std::string_view kSinkRecovered = "sink.recovered";        // r
 // Every point, for documentation, validation and coverage tables.
 inline constexpr std::string_view kAll[] = {
     kCheckpointTriggered, kCheckpointAcknowledged, kCheckpointCompleted, kCheckpointAborted, kFailoverStarted,
-    kJobRunning, kJobFinished, kTaskRestoring, kTaskSnapshotted, kSinkPrecommitted, kSinkCommitted, kSinkRecovered,
+    kJobRunning, kJobFinished, kTaskRestoring, kAlignmentStarted, kTaskSnapshotted, kCheckpointNotified,
+    kSinkPrecommitted, kSinkCommitted, kSinkRecovered,
 };
 
 }  // namespace eosim::engine::points

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "engine/control_messages.h"
 #include "engine/engine.h"
 #include "engine/job_manager.h"
 #include "engine/key_groups.h"
@@ -21,7 +22,6 @@ constexpr sim::EventKind kTaskProcessed{"task.processed"};
 constexpr sim::EventKind kTaskFlush{"task.flush"};
 constexpr sim::EventKind kSourcePoll{"source.poll"};
 constexpr sim::EventKind kTaskTimer{"task.timer"};
-constexpr sim::EventKind kTaskReport{"task.report"};
 
 uint64_t key_digest(const TaskKey& key) {
     return sim::digest_mix(sim::digest_mix(static_cast<uint64_t>(key.attempt), static_cast<uint64_t>(key.vertex)),
@@ -88,7 +88,7 @@ void Task::fail(const std::string& reason) {
     if (state_ == State::failed) return;
     state_ = State::failed;
     const TaskKey key = key_;
-    engine_.send_to_job_manager(node_, kTaskReport, key_digest(key),
+    engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key),
                                 [key, reason](JobManager& jm) { jm.task_failed(key, reason); });
 }
 
@@ -148,7 +148,7 @@ void Task::apply_restored_state() {
     restored_blobs_.clear();
     state_ = State::ready;
     const TaskKey key = key_;
-    engine_.send_to_job_manager(node_, kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_ready(key); });
+    engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_ready(key); });
 }
 
 // ---- start and channels -----------------------------------------------------------------------
@@ -233,7 +233,14 @@ void Task::pump() {
         chosen->queue.pop_front();
         switch (element.type) {
             case ChannelElement::Type::records: process_buffer(chosen_index, std::move(element.records)); break;
-            case ChannelElement::Type::barrier: barriers_->barrier_received(chosen_index, element.checkpoint_id); break;
+            case ChannelElement::Type::barrier: {
+                const bool was_idle = barriers_->pending_checkpoint() == 0;
+                barriers_->barrier_received(chosen_index, element.checkpoint_id);
+                if (was_idle && barriers_->pending_checkpoint() != 0) {
+                    engine_.world().announce(points::kAlignmentStarted, node_, element.checkpoint_id);
+                }
+                break;
+            }
             case ChannelElement::Type::end_of_data:
                 chosen->end_of_data = true;
                 if (std::all_of(inputs_.begin(), inputs_.end(), [](const InputChannel& in) { return in.end_of_data; })) {
@@ -413,7 +420,7 @@ void Task::trigger_snapshot(int64_t checkpoint_id) { snapshot(checkpoint_id); }
 
 void Task::abort_checkpoint(int64_t checkpoint_id, const std::string& reason) {
     const TaskKey key = key_;
-    engine_.send_to_job_manager(node_, kTaskReport, key_digest(key) ^ static_cast<uint64_t>(checkpoint_id),
+    engine_.send_to_job_manager(node_, messages::kAcknowledge, key_digest(key) ^ static_cast<uint64_t>(checkpoint_id),
                                 [key, checkpoint_id, reason](JobManager& jm) { jm.decline_checkpoint(key, checkpoint_id, reason); });
 }
 
@@ -445,7 +452,7 @@ void Task::snapshot(int64_t checkpoint_id) {
                                   [engine, node, key, checkpoint_id, storage_key, offsets](sim::StorageStatus status) {
                                       if (engine->find_task(node, key) == nullptr) return;
                                       engine->send_to_job_manager(
-                                          node, kTaskReport, key_digest(key) ^ static_cast<uint64_t>(checkpoint_id),
+                                          node, messages::kAcknowledge, key_digest(key) ^ static_cast<uint64_t>(checkpoint_id),
                                           [key, checkpoint_id, storage_key, offsets, status](JobManager& jm) {
                                               if (status == sim::StorageStatus::ok) {
                                                   jm.acknowledge_checkpoint(key, checkpoint_id, storage_key, offsets);
@@ -471,7 +478,7 @@ void Task::report_finished_if_done(int64_t completed_checkpoint) {
     if (!end_of_data_ || end_of_data_checkpoint_ == 0 || completed_checkpoint < end_of_data_checkpoint_) return;
     if (sink_ && !sink_->settled()) return;
     const TaskKey key = key_;
-    engine_.send_to_job_manager(node_, kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_finished(key); });
+    engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_finished(key); });
 }
 
 }  // namespace eosim::engine

@@ -1,13 +1,13 @@
 #include "engine/task_manager.h"
 
+#include "engine/control_messages.h"
 #include "engine/engine.h"
 #include "engine/job_manager.h"
+#include "engine/protocol_points.h"
 
 namespace eosim::engine {
 
 namespace {
-constexpr sim::EventKind kRegister{"tm.register"};
-constexpr sim::EventKind kHeartbeatReply{"tm.heartbeat_reply"};
 constexpr sim::EventKind kRegistrationRetry{"tm.registration_retry"};
 }  // namespace
 
@@ -22,7 +22,7 @@ void TaskManager::send_registration() {
     const sim::NodeId node = node_;
     const int32_t slots = engine_.shape().slots_per_task_manager;
     const uint32_t instance = engine_.world().nodes().incarnation(node_);
-    engine_.send_to_job_manager(node_, kRegister, node_,
+    engine_.send_to_job_manager(node_, messages::kRegister, node_,
                                 [node, instance, slots](JobManager& jm) { jm.register_task_manager(node, instance, slots); });
     Engine* engine = &engine_;
     engine_.world().scheduler().schedule(engine_.job().runtime.heartbeat_interval, node_, kRegistrationRetry, node_,
@@ -40,7 +40,7 @@ void TaskManager::reconnect() {
 
 void TaskManager::heartbeat() {
     const sim::NodeId node = node_;
-    engine_.send_to_job_manager(node_, kHeartbeatReply, node_, [node](JobManager& jm) { jm.heartbeat_reply(node); });
+    engine_.send_to_job_manager(node_, messages::kHeartbeatReply, node_, [node](JobManager& jm) { jm.heartbeat_reply(node); });
 }
 
 void TaskManager::deploy(const Deployment& deployment, const std::vector<std::pair<int32_t, int32_t>>& subtasks) {
@@ -71,6 +71,7 @@ void TaskManager::trigger_checkpoint(int64_t attempt, int64_t checkpoint_id) {
 }
 
 void TaskManager::checkpoint_complete(int64_t attempt, int64_t checkpoint_id) {
+    engine_.world().announce(points::kCheckpointNotified, node_, checkpoint_id);
     for_each_task_of(attempt, [checkpoint_id](Task& task) { task.checkpoint_complete(checkpoint_id); });
 }
 

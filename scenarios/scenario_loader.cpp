@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/control_messages.h"
 #include "engine/protocol_points.h"
 #include "scenarios/scenario.h"
 
@@ -59,7 +60,8 @@ constexpr std::array kAllFaults = {sim::FaultKind::crash,
                                    sim::FaultKind::storage_slow,
                                    sim::FaultKind::broker_unavailable,
                                    sim::FaultKind::kafka_write_failure,
-                                   sim::FaultKind::transaction_abort};
+                                   sim::FaultKind::transaction_abort,
+                                   sim::FaultKind::message_loss};
 
 constexpr int32_t kMaxParallelismLimit = 32768;  // Flink's upper bound for max parallelism (2^15)
 
@@ -807,6 +809,7 @@ std::vector<std::string> fault_keys(sim::FaultKind kind) {
         case sim::FaultKind::broker_unavailable:
         case sim::FaultKind::kafka_write_failure: keys.push_back("duration"); break;
         case sim::FaultKind::transaction_abort: break;
+        case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
     }
     return keys;
 }
@@ -852,6 +855,22 @@ void Loader::read_fault(const Value& v) {
     if (auto x = o.get("restart_delay")) fault.restart_delay = read_duration(*x, true);
     if (auto x = o.get("multiplier")) {
         fault.multiplier = static_cast<uint32_t>(read_int(*x, IntRange{1, 1'000'000, "a positive integer"}));
+    }
+    if (fault.kind == sim::FaultKind::message_loss) {
+        std::vector<std::string> known;
+        for (const sim::EventKind* kind : engine::messages::kAll) known.emplace_back(kind->name);
+        const std::string what = "an array of control messages (" + join(known) + ")";
+        const Value messages = o.require("messages", what);
+        for_each_element(messages, what, [&](const Value& element) {
+            const std::string name = element.get().is_string() ? element.get().get<std::string>() : "";
+            if (std::find(known.begin(), known.end(), name) == known.end()) {
+                element.fail("expected a control message, one of: " + join(known) + "; found " + describe(element.get()) +
+                             (name.empty() ? "" : suggestion(name, known)));
+            }
+            fault.messages.push_back(name);
+        });
+        if (fault.messages.empty()) messages.fail("expected at least one control message, found an empty array");
+        if (auto x = o.get("ratio")) fault.ratio = read_ratio(*x);
     }
     s_.faults.push_back(std::move(fault));
 }

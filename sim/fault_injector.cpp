@@ -9,7 +9,7 @@ namespace eosim::sim {
 
 namespace {
 
-static_assert(static_cast<size_t>(FaultKind::transaction_abort) + 1 == kFaultKindCount);
+static_assert(static_cast<size_t>(FaultKind::message_loss) + 1 == kFaultKindCount);
 
 constexpr EventKind kFaultTrigger{"fault.trigger"};
 constexpr EventKind kFaultRestart{"fault.restart"};
@@ -27,6 +27,7 @@ constexpr EventKind kFaultFired[kFaultKindCount] = {
     EventKind{"fault.broker_unavailable"},
     EventKind{"fault.kafka_write_failure"},
     EventKind{"fault.transaction_abort"},
+    EventKind{"fault.message_loss"},
 };
 
 // "12.345s": integer arithmetic, so a report reads the same everywhere.
@@ -172,6 +173,19 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
             hooks_.transaction_abort();
             record.action = "broker aborted every open transaction";
             break;
+        case FaultKind::message_loss: {
+            std::vector<uint64_t> kinds;
+            std::string names;
+            for (const std::string& message : spec.messages) {
+                kinds.push_back(stable_hash(message));
+                names += (names.empty() ? "" : ", ") + message;
+            }
+            world_.network().lose_datagrams(std::move(kinds), spec.ratio, now + spec.duration);
+            record.action = "lose " + std::to_string(spec.ratio.numerator) + "/" + std::to_string(spec.ratio.denominator) +
+                            " of " + names + " until " + until;
+            extend_quiet(now + spec.duration);
+            break;
+        }
     }
 
     uint64_t digest = digest_mix(index, record.skipped ? 1 : 0);

@@ -38,7 +38,7 @@
 
 namespace eosim::sim {
 
-inline constexpr size_t kFaultKindCount = 9;  // FaultKind::crash .. FaultKind::transaction_abort
+inline constexpr size_t kFaultKindCount = 10;  // FaultKind::crash .. FaultKind::message_loss
 
 // Hooks into the outside systems, wired by the runner (e.g. to `external::KafkaCluster`).
 // A plan that uses a kind whose hook is empty is rejected at construction.

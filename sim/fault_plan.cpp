@@ -13,6 +13,7 @@ const char* to_string(FaultKind kind) {
         case FaultKind::broker_unavailable: return "broker_unavailable";
         case FaultKind::kafka_write_failure: return "kafka_write_failure";
         case FaultKind::transaction_abort: return "transaction_abort";
+        case FaultKind::message_loss: return "message_loss";
     }
     return "unknown";
 }

@@ -21,6 +21,7 @@ enum class FaultKind : uint8_t {
     broker_unavailable,  // the Kafka broker answers nothing for duration
     kafka_write_failure, // Kafka writes fail for duration
     transaction_abort,   // the broker aborts every open transaction (as on timeout)
+    message_loss,        // datagrams of the named kinds are lost with `ratio` for duration
 };
 
 struct FaultTrigger {
@@ -42,6 +43,8 @@ struct FaultSpec {
     bool restart = true;
     Duration restart_delay = Duration::seconds(1);
     uint32_t multiplier = 10;
+    std::vector<std::string> messages;  // message_loss: event-kind names (engine/control_messages.h)
+    Ratio ratio = Ratio::always();      // message_loss: the share of those messages lost
 };
 
 const char* to_string(FaultKind kind);

@@ -103,7 +103,7 @@ void Network::break_connection(ConnectionId id) {
 
 void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest, Callback on_receive) {
     NodeTable& nodes = scheduler_.nodes();
-    if (!nodes.is_up(from) || !can_reach(from, to) || prng_.chance(options_.datagram_loss)) {
+    if (!nodes.is_up(from) || !can_reach(from, to) || prng_.chance(options_.datagram_loss) || lost_by_rule(kind)) {
         ++messages_dropped_;
         return;
     }
@@ -162,6 +162,19 @@ void Network::heal(PartitionId id) { partitions_.at(id).active = false; }
 
 void Network::heal_all() {
     for (Partition& p : partitions_) p.active = false;
+}
+
+void Network::lose_datagrams(std::vector<uint64_t> kind_ids, Ratio ratio, Time until) {
+    loss_rules_.push_back(LossRule{std::move(kind_ids), ratio, until});
+}
+
+bool Network::lost_by_rule(const EventKind& kind) {
+    for (const LossRule& rule : loss_rules_) {
+        if (scheduler_.now() >= rule.until) continue;
+        if (std::find(rule.kind_ids.begin(), rule.kind_ids.end(), kind.id) == rule.kind_ids.end()) continue;
+        if (prng_.chance(rule.ratio)) return true;
+    }
+    return false;
 }
 
 void Network::set_latency(NodeId a, NodeId b, LinkLatency latency) { latencies_[link_key(a, b)] = latency; }

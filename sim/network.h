@@ -65,6 +65,8 @@ public:
     void set_latency(NodeId a, NodeId b, LinkLatency latency);
     void slow_link(NodeId a, NodeId b, uint32_t multiplier, Duration period);
     void set_datagram_loss(Ratio loss) { options_.datagram_loss = loss; }
+    // Until `until`, loses `ratio` of the datagrams whose event kind is one of `kind_ids`.
+    void lose_datagrams(std::vector<uint64_t> kind_ids, Ratio ratio, Time until);
 
     uint64_t messages_sent() const { return messages_sent_; }
     uint64_t messages_dropped() const { return messages_dropped_; }
@@ -90,6 +92,11 @@ private:
         bool one_way = false;
         bool active = true;
     };
+    struct LossRule {
+        std::vector<uint64_t> kind_ids;
+        Ratio ratio;
+        Time until;
+    };
     struct SlowLink {
         uint32_t multiplier = 1;
         Time until = Time::zero();
@@ -97,6 +104,7 @@ private:
     static std::pair<NodeId, NodeId> link_key(NodeId a, NodeId b) { return a < b ? std::pair{a, b} : std::pair{b, a}; }
 
     Duration draw_latency(NodeId from, NodeId to);
+    bool lost_by_rule(const EventKind& kind);
     void trim_delivered(Direction& direction);
     void break_connection(ConnectionId id);
     void break_crossing_connections();
@@ -113,6 +121,7 @@ private:
     std::vector<Partition> partitions_;
     std::map<std::pair<NodeId, NodeId>, LinkLatency> latencies_;
     std::map<std::pair<NodeId, NodeId>, SlowLink> slow_links_;
+    std::vector<LossRule> loss_rules_;
     uint64_t messages_sent_ = 0;
     uint64_t messages_dropped_ = 0;
 };
