@@ -1,7 +1,6 @@
 #include "engine/checkpoint_coordinator.h"
 
-#include <nlohmann/json.hpp>
-
+#include "engine/checkpoint_storage.h"
 #include "engine/control_messages.h"
 #include "engine/engine.h"
 #include "engine/job_manager.h"
@@ -24,6 +23,11 @@ void CheckpointCoordinator::start(int64_t attempt, const std::vector<std::vector
     placement_ = placement;
     ++generation_;
     if (config_.enabled) schedule_tick(config_.interval);
+}
+
+void CheckpointCoordinator::recover(int64_t highest_id, const CompletedCheckpoint* latest) {
+    last_id_ = std::max(last_id_, highest_id);
+    if (latest != nullptr) completed_.push_back(*latest);
 }
 
 void CheckpointCoordinator::stop() {
@@ -96,17 +100,10 @@ void CheckpointCoordinator::write_metadata(Pending& pending) {
     pending.writing_metadata = true;
     const int64_t id = pending.id;
     engine_.world().announce(points::kCheckpointAcknowledged, node_, id);
-    nlohmann::json metadata = {{"checkpoint", id}, {"attempt", attempt_}};
-    for (const auto& [where, handle] : pending.result.handles) {
-        metadata["handles"].push_back({{"vertex", where.first}, {"subtask", where.second}, {"key", handle}});
-    }
-    for (const auto& [where, offset] : pending.result.offsets) {
-        metadata["offsets"].push_back({{"topic", where.first}, {"partition", where.second}, {"offset", offset}});
-    }
-    pending.result.metadata_key = "checkpoints/" + engine_.job().name + "/chk-" + std::to_string(id) + "/_metadata";
+    pending.result.metadata_key = metadata_key(engine_.job(), id);
     Engine* engine = &engine_;
     const uint64_t generation = generation_;
-    engine_.world().storage().put(node_, pending.result.metadata_key, metadata.dump(),
+    engine_.world().storage().put(node_, pending.result.metadata_key, serialize_checkpoint_metadata(pending.result),
                                   [engine, generation, id](sim::StorageStatus status) {
                                       JobManager* jm = engine->job_manager();
                                       if (jm == nullptr) return;

@@ -33,6 +33,8 @@ public:
     void start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement);
     // Stops triggering and forgets pending checkpoints (failover or end of job).
     void stop();
+    // After a JobManager restart: ids continue above `highest_id`; `latest` (may be null) is restorable.
+    void recover(int64_t highest_id, const CompletedCheckpoint* latest);
 
     void acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle, const SourceOffsets& offsets);
     void decline(const TaskKey& task, int64_t checkpoint_id, const std::string& reason);

@@ -1,5 +1,6 @@
 #include "engine/job_manager.h"
 
+#include "engine/checkpoint_storage.h"
 #include "engine/control_messages.h"
 #include "engine/engine.h"
 #include "engine/protocol_points.h"
@@ -11,12 +12,68 @@ namespace {
 constexpr sim::EventKind kHeartbeatRound{"jm.heartbeat_round"};
 constexpr sim::EventKind kDeployTimeout{"jm.deploy_timeout"};
 constexpr sim::EventKind kRestart{"jm.restart"};
+constexpr sim::EventKind kRecoverRetry{"jm.recover_retry"};
 }  // namespace
 
 JobManager::JobManager(Engine& engine, sim::NodeId node)
     : engine_(engine), node_(node), coordinator_(engine, node, [this](const std::string& reason) { failover(reason); }) {}
 
-void JobManager::boot() { heartbeat_round(); }
+void JobManager::boot() {
+    attempt_ = static_cast<int64_t>(engine_.world().nodes().incarnation(node_)) * 1000 + 1;
+    heartbeat_round();
+    recover_checkpoints();
+}
+
+void JobManager::recover_checkpoints() {
+    Engine* engine = &engine_;
+    engine_.world().storage().list(node_, checkpoint_prefix(engine_.job()), [engine](sim::StorageStatus status,
+                                                                                       std::vector<std::string> keys) {
+        JobManager* jm = engine->job_manager();
+        if (jm == nullptr) return;
+        if (status != sim::StorageStatus::ok) {  // try again: nothing can run before this is known
+            jm->engine_.world().scheduler().schedule(jm->engine_.job().runtime.heartbeat_interval, jm->node_, kRecoverRetry, 0,
+                                                     [engine] {
+                                                         if (JobManager* again = engine->job_manager()) again->recover_checkpoints();
+                                                     });
+            return;
+        }
+        jm->recovered(keys);
+    });
+}
+
+void JobManager::recovered(const std::vector<std::string>& keys) {
+    // Every key is checkpoints/<job>/chk-<id>/...; the highest id ever used, and the newest metadata.
+    int64_t highest_id = 0;
+    std::string latest_metadata;
+    int64_t latest_id = 0;
+    for (const std::string& key : keys) {
+        const int64_t id = checkpoint_id_of(key);
+        highest_id = std::max(highest_id, id);
+        if (key.ends_with("/_metadata") && id > latest_id) {
+            latest_id = id;
+            latest_metadata = key;
+        }
+    }
+    if (latest_metadata.empty()) {
+        coordinator_.recover(highest_id, nullptr);
+        phase_ = Phase::waiting_for_resources;
+        try_deploy();
+        return;
+    }
+    Engine* engine = &engine_;
+    engine_.world().storage().get(node_, latest_metadata, [engine, highest_id](sim::StorageStatus status, std::string value) {
+        JobManager* jm = engine->job_manager();
+        if (jm == nullptr) return;
+        if (status != sim::StorageStatus::ok) {
+            jm->recover_checkpoints();
+            return;
+        }
+        const CompletedCheckpoint checkpoint = parse_checkpoint_metadata(value);
+        jm->coordinator_.recover(highest_id, &checkpoint);
+        jm->phase_ = Phase::waiting_for_resources;
+        jm->try_deploy();
+    });
+}
 
 int32_t JobManager::total_subtasks() const { return engine_.topology().total_subtasks(); }
 

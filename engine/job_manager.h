@@ -7,6 +7,11 @@
 // cancelled everywhere; after the restart strategy's delay a new attempt is deployed on the
 // TaskManagers registered then (restarted or spare), restoring every task from the latest
 // completed checkpoint. More failovers than the strategy allows fail the job for good.
+//
+// A JobManager that starts after a crash of the previous one first recovers the latest completed
+// checkpoint (and the highest checkpoint id ever used) from durable storage, then waits for the
+// TaskManagers, which drop their tasks and register again once they miss its heartbeats. Attempt
+// numbers are `incarnation * 1000 + n`, so attempts of different JobManagers never collide.
 #include <cstdint>
 #include <map>
 #include <set>
@@ -39,7 +44,7 @@ public:
     void decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& reason);
 
 private:
-    enum class Phase : uint8_t { waiting_for_resources, deploying, running, restarting, finished, failed };
+    enum class Phase : uint8_t { recovering, waiting_for_resources, deploying, running, restarting, finished, failed };
     struct Registered {
         uint32_t instance;
         int32_t slots;
@@ -47,6 +52,8 @@ private:
     };
 
     void heartbeat_round();
+    void recover_checkpoints();
+    void recovered(const std::vector<std::string>& keys);
     void try_deploy();
     void failover(const std::string& reason);
     bool hosts_current_tasks(sim::NodeId tm) const;
@@ -56,8 +63,8 @@ private:
     Engine& engine_;
     sim::NodeId node_;
     CheckpointCoordinator coordinator_;
-    Phase phase_ = Phase::waiting_for_resources;
-    int64_t attempt_ = 1;
+    Phase phase_ = Phase::recovering;
+    int64_t attempt_ = 0;
     std::map<sim::NodeId, Registered> task_managers_;
     Deployment deployment_;
     std::set<std::pair<int32_t, int32_t>> ready_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "engine/checkpoint_storage.h"
 #include "engine/control_messages.h"
 #include "engine/engine.h"
 #include "engine/job_manager.h"
@@ -28,10 +29,6 @@ uint64_t key_digest(const TaskKey& key) {
                            static_cast<uint64_t>(key.subtask));
 }
 
-std::string snapshot_key(const JobSpec& job, int64_t checkpoint_id, const TaskKey& key) {
-    return "checkpoints/" + job.name + "/chk-" + std::to_string(checkpoint_id) + "/" +
-           job.vertices[static_cast<size_t>(key.vertex)].id + "-" + std::to_string(key.subtask);
-}
 }  // namespace
 
 Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& deployment)
@@ -444,7 +441,7 @@ void Task::snapshot(int64_t checkpoint_id) {
     if (end_of_data_ && end_of_data_checkpoint_ == 0) end_of_data_checkpoint_ = checkpoint_id;
     broadcast(ChannelElement{ChannelElement::Type::barrier, checkpoint_id, {}});
     // The asynchronous part: the state goes to durable storage, then the ack to the coordinator.
-    const std::string storage_key = snapshot_key(engine_.job(), checkpoint_id, key_);
+    const std::string storage_key = state_key(engine_.job(), checkpoint_id, key_);
     const TaskKey key = key_;
     Engine* engine = &engine_;
     const sim::NodeId node = node_;

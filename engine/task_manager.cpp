@@ -9,13 +9,40 @@ namespace eosim::engine {
 
 namespace {
 constexpr sim::EventKind kRegistrationRetry{"tm.registration_retry"};
+constexpr sim::EventKind kWatchJobManager{"tm.watch_job_manager"};
 }  // namespace
 
 TaskManager::TaskManager(Engine& engine, sim::NodeId node) : engine_(engine), node_(node) {}
 
 TaskManager::~TaskManager() = default;
 
-void TaskManager::boot() { send_registration(); }
+void TaskManager::boot() {
+    send_registration();
+    watch_job_manager();
+}
+
+void TaskManager::registration_accepted() {
+    registered_ = true;
+    last_heard_from_job_manager_ = engine_.world().now();
+}
+
+void TaskManager::watch_job_manager() {
+    const RuntimeConfig& runtime = engine_.job().runtime;
+    if (registered_ && engine_.world().now() - last_heard_from_job_manager_ > runtime.heartbeat_timeout) {
+        drop_tasks_and_register();
+    }
+    Engine* engine = &engine_;
+    const sim::NodeId node = node_;
+    engine_.world().scheduler().schedule(runtime.heartbeat_interval, node_, kWatchJobManager, node_, [engine, node] {
+        if (TaskManager* tm = engine->task_manager(node)) tm->watch_job_manager();
+    });
+}
+
+void TaskManager::drop_tasks_and_register() {
+    tasks_.clear();
+    registered_ = false;
+    send_registration();
+}
 
 void TaskManager::send_registration() {
     if (registered_) return;
@@ -32,13 +59,11 @@ void TaskManager::send_registration() {
 }
 
 void TaskManager::reconnect() {
-    tasks_.clear();
-    if (!registered_) return;
-    registered_ = false;
-    send_registration();
+    if (registered_) drop_tasks_and_register();
 }
 
 void TaskManager::heartbeat() {
+    last_heard_from_job_manager_ = engine_.world().now();
     const sim::NodeId node = node_;
     engine_.send_to_job_manager(node_, messages::kHeartbeatReply, node_, [node](JobManager& jm) { jm.heartbeat_reply(node); });
 }

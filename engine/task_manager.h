@@ -1,7 +1,9 @@
 #pragma once
 // The TaskManager process on one node: registers with the JobManager (and again after every
 // restart), answers heartbeats, and runs the tasks the JobManager deploys to it. Deploying a newer
-// attempt cancels every task of older attempts still here.
+// attempt cancels every task of older attempts still here. A TaskManager that misses the
+// JobManager's heartbeats for heartbeat_timeout (the JobManager crashed, or a partition cut them)
+// fails its tasks and registers again, as Flink's TaskExecutor does when it loses its JobManager.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -24,7 +26,7 @@ public:
     void boot();
 
     // RPCs from the JobManager.
-    void registration_accepted() { registered_ = true; }
+    void registration_accepted();
     // The JobManager no longer knows this TaskManager: drop every task and register again.
     void reconnect();
     void heartbeat();
@@ -39,12 +41,15 @@ public:
 
 private:
     void send_registration();
+    void watch_job_manager();
+    void drop_tasks_and_register();
     template <typename F>
     void for_each_task_of(int64_t attempt, F&& f);
 
     Engine& engine_;
     sim::NodeId node_;
     bool registered_ = false;
+    sim::Time last_heard_from_job_manager_;
     std::map<TaskKey, std::unique_ptr<Task>> tasks_;
 };
 
