@@ -1,0 +1,241 @@
+#include "reports/html_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "reports/run_report.h"
+#include "reports/timeline_model.h"
+#include "reports/timeline_svg.h"
+#include "reports/xml_text.h"
+
+namespace eosim::reports {
+
+namespace {
+
+constexpr const char* kStyle = R"css(
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px 32px; color: #222; max-width: 1340px; }
+h1 { font-size: 22px; margin: 0 0 6px; }
+h2 { font-size: 18px; margin: 28px 0 8px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+h3 { font-size: 16px; margin: 22px 0 6px; }
+.verdict { font-size: 16px; font-weight: 600; padding: 8px 12px; border-radius: 4px; display: inline-block; }
+.verdict.ok { background: #e5f5e0; color: #1b5e20; }
+.verdict.bad { background: #fde0dd; color: #a50f15; }
+.warning { background: #fff3cd; color: #7a5b00; padding: 6px 10px; border-radius: 4px; }
+ul.facts { color: #555; margin: 8px 0; padding-left: 18px; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+tr.bad td { background: #fff0ee; }
+tr.total td { font-weight: 600; background: #fafafa; }
+.pass { color: #1b7e26; font-weight: 600; }
+.fail { color: #b71c1c; font-weight: 600; }
+.error { color: #fff; background: #b71c1c; padding: 0 4px; border-radius: 3px; font-weight: 600; }
+code, pre { font-family: "SFMono-Regular", Consolas, "Liberation Mono", monospace; font-size: 12px; }
+pre { background: #f6f6f6; padding: 6px 8px; overflow-x: auto; white-space: pre-wrap; }
+section.run { border: 1px solid #ddd; border-radius: 4px; padding: 8px 14px 12px; margin: 12px 0; }
+section.run.failed, section.run.error { border-color: #e57373; }
+section.run h4 { margin: 4px 0 8px; font-size: 15px; }
+.columns { display: flex; gap: 18px; flex-wrap: wrap; align-items: flex-start; margin-bottom: 8px; }
+.svgbox { overflow-x: auto; border: 1px solid #eee; }
+.links { font-size: 13px; color: #555; }
+)css";
+
+std::string h(const std::string& text) { return xml_escape(text); }
+
+std::string fixed(double value, int decimals) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+std::string seconds_text(int64_t ns) { return fixed(static_cast<double>(ns) / 1e9, 3) + "s"; }
+
+std::string anchor(const RunRecord& r) { return "run-" + run_file_stem(r).substr(5); }
+
+std::string status_badge(RunStatus status) {
+    switch (status) {
+        case RunStatus::passed: return "<span class=\"pass\">PASSED</span>";
+        case RunStatus::failed: return "<span class=\"fail\">FAILED</span>";
+        case RunStatus::error: return "<span class=\"error\">ERROR</span>";
+    }
+    return "";
+}
+
+void write_summary(std::ostream& out, const SuiteSummary& summary) {
+    out << "<table class=\"summary\">\n<tr><th>scenario</th><th>expect</th><th>seeds</th><th>runs</th><th>passed</th>"
+           "<th>failed</th><th>errors</th><th>expected violations found</th><th>wall time</th></tr>\n";
+    for (const ScenarioSummary& s : summary.scenarios) {
+        out << "<tr" << (s.failed > 0 ? " class=\"bad\"" : "") << "><td>" << h(s.scenario) << "</td><td>"
+            << h(s.expectation) << "</td><td>" << h(seed_ranges(s.seeds)) << "</td><td class=\"n\">" << s.runs
+            << "</td><td class=\"n\">" << s.passed << "</td><td class=\"n\">" << s.failed << "</td><td class=\"n\">"
+            << s.errors << "</td><td class=\"n\">" << (s.expects_violation ? std::to_string(s.violations_found) : "-")
+            << "</td><td class=\"n\">" << fixed(s.wall_seconds, 1) << "s</td></tr>\n";
+    }
+    const ScenarioSummary& t = summary.total;
+    out << "<tr class=\"total\"><td>total</td><td></td><td></td><td class=\"n\">" << t.runs << "</td><td class=\"n\">"
+        << t.passed << "</td><td class=\"n\">" << t.failed << "</td><td class=\"n\">" << t.errors
+        << "</td><td class=\"n\">" << t.violations_found << "</td><td class=\"n\">" << fixed(t.wall_seconds, 1)
+        << "s</td></tr>\n</table>\n";
+    out << "<p class=\"links\">passed: the run met its scenario's expectation (for a negative control: the expected "
+           "oracle fired, and no other); errors: runs that crashed, hung or ran out of memory; wall time: the runs' "
+           "own wall time, added up.</p>\n";
+}
+
+void write_links(std::ostream& out, const RunRecord& r, bool run_files) {
+    out << "<p class=\"links\">reproduce: <code>" << h(r.reproduce) << "</code>";
+    if (run_files) {
+        out << " &#183; <a href=\"" << h(run_file_stem(r)) << ".json\">run JSON</a>";
+        if (r.has_timeline) {
+            out << " &#183; <a href=\"" << h(run_file_stem(r))
+                << ".trace.json\">Chrome trace</a> (open in ui.perfetto.dev or chrome://tracing)";
+        }
+    }
+    out << "</p>\n";
+}
+
+void write_failing_table(std::ostream& out, const std::vector<const RunRecord*>& failing,
+                         const std::map<const RunRecord*, bool>& drawn, bool run_files) {
+    out << "<table class=\"failing\">\n<tr><th>scenario</th><th>seed</th><th>status</th><th>reason</th>"
+           "<th>reproduce</th><th>details</th></tr>\n";
+    for (const RunRecord* r : failing) {
+        out << "<tr><td>" << h(r->scenario) << "</td><td class=\"n\">" << r->seed << "</td><td>"
+            << status_badge(r->status) << "</td><td>" << h(r->reason) << "</td><td><code>" << h(r->reproduce)
+            << "</code></td><td>";
+        if (drawn.count(r) != 0) out << "<a href=\"#" << h(anchor(*r)) << "\">timeline</a> ";
+        if (run_files) out << "<a href=\"" << h(run_file_stem(*r)) << ".json\">JSON</a>";
+        out << "</td></tr>\n";
+    }
+    out << "</table>\n";
+}
+
+void write_run_tables(std::ostream& out, const RunRecord& r) {
+    out << "<div class=\"columns\">\n<table>\n";
+    out << "<tr><th>expected</th><td>" << h(describe_expectation(r.expect)) << "</td></tr>\n";
+    out << "<tr><th>outcome</th><td>" << h(r.expectation_message) << "</td></tr>\n";
+    out << "<tr><th>job</th><td>" << (r.job_finished ? "finished" : "did not finish") << "</td></tr>\n";
+    if (!r.trace_hash.empty()) out << "<tr><th>trace hash</th><td><code>" << h(r.trace_hash) << "</code></td></tr>\n";
+    const scenarios::RunFigures& f = r.figures;
+    out << "<tr><th>virtual time</th><td>" << fixed(f.virtual_seconds, 3) << " s (" << f.events << " events, "
+        << fixed(r.wall_seconds, 3) << " s wall)</td></tr>\n";
+    out << "<tr><th>checkpoints</th><td>" << f.checkpoints_completed << " completed, " << f.checkpoints_aborted
+        << " aborted; " << f.restarts << " restarts</td></tr>\n";
+    out << "<tr><th>transactions</th><td>" << f.transactions_committed << " committed, " << f.transactions_aborted
+        << " aborted</td></tr>\n";
+    out << "<tr><th>records</th><td>" << f.records_in << " in, " << f.records_out << " out</td></tr>\n";
+    out << "</table>\n";
+    if (!r.verdicts.empty()) {
+        out << "<table>\n<tr><th>oracle</th><th>verdict</th><th>message</th></tr>\n";
+        for (const scenarios::OracleVerdict& v : r.verdicts) {
+            out << "<tr><td>" << scenarios::to_string(v.oracle) << "</td><td>"
+                << (v.passed ? "<span class=\"pass\">pass</span>" : "<span class=\"fail\">violated</span>") << "</td><td>"
+                << h(v.message) << "</td></tr>\n";
+        }
+        out << "</table>\n";
+    }
+    if (!r.faults.empty()) {
+        out << "<table>\n<tr><th>at</th><th>fault</th><th>what it did</th></tr>\n";
+        for (const FaultRecord& fault : r.faults) {
+            out << "<tr><td class=\"n\">" << seconds_text(fault.at_ns) << "</td><td>" << h(fault.kind) << "</td><td>"
+                << h(fault.action) << (fault.skipped ? " (skipped)" : "") << "</td></tr>\n";
+        }
+        out << "</table>\n";
+    }
+    out << "</div>\n";
+}
+
+void write_run_section(std::ostream& out, const RunRecord& r, bool run_files) {
+    const char* css = r.status == RunStatus::passed ? "passed" : (r.status == RunStatus::failed ? "failed" : "error");
+    out << "<section class=\"run " << css << "\" id=\"" << h(anchor(r)) << "\">\n";
+    out << "<h4>" << h(r.scenario) << ", seed " << r.seed << ": " << status_badge(r.status);
+    if (!r.reason.empty()) out << " " << h(r.reason);
+    out << "</h4>\n";
+    write_run_tables(out, r);
+    if (r.has_timeline) {
+        out << "<div class=\"svgbox\">\n" << timeline_svg(build_timeline_model(r)) << "</div>\n";
+    } else if (r.status == RunStatus::error && !r.stderr_tail.empty()) {
+        out << "<p>The run did not complete; the end of its standard error:</p>\n<pre>" << h(r.stderr_tail) << "</pre>\n";
+    }
+    write_links(out, r, run_files);
+    out << "</section>\n";
+}
+
+}  // namespace
+
+bool shown_in_report(const RunRecord& record) { return record.status != RunStatus::passed || record.has_timeline; }
+
+std::string run_file_stem(const RunRecord& record) {
+    std::string name;
+    for (char c : record.scenario) {
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                           c == '_' || c == '.';
+        name += plain ? c : '_';
+    }
+    return "runs/" + name + ".seed-" + std::to_string(record.seed);
+}
+
+void write_html_report(std::ostream& out, const HtmlReport& report) {
+    out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << h(report.title)
+        << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+    out << "<h1>" << h(report.title) << "</h1>\n";
+    const ScenarioSummary& total = report.summary.total;
+    if (total.failed == 0 && report.warnings.empty()) {
+        out << "<p class=\"verdict ok\">All " << total.runs << " runs met their expectations.</p>\n";
+    } else {
+        out << "<p class=\"verdict bad\">" << total.failed << " of " << total.runs
+            << " runs did not meet their expectations" << (total.errors > 0 ? " (" + std::to_string(total.errors) +
+                                                                                   " did not complete)" : "")
+            << ".</p>\n";
+    }
+    for (const std::string& warning : report.warnings) out << "<p class=\"warning\">" << h(warning) << "</p>\n";
+    if (!report.facts.empty()) {
+        out << "<ul class=\"facts\">\n";
+        for (const std::string& fact : report.facts) out << "<li>" << h(fact) << "</li>\n";
+        out << "</ul>\n";
+    }
+    out << "<h2>Summary</h2>\n";
+    write_summary(out, report.summary);
+
+    // Which runs get drawn: per scenario, failing runs first, then the others that carry a timeline.
+    std::map<std::string, std::vector<const RunRecord*>> drawn_by_scenario;
+    std::map<const RunRecord*, bool> drawn;
+    std::vector<const RunRecord*> failing;
+    for (const RunRecord& r : report.records) {
+        if (r.status != RunStatus::passed) failing.push_back(&r);
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+        for (const RunRecord& r : report.records) {
+            const bool failed = r.status != RunStatus::passed;
+            if ((pass == 0) != failed || !shown_in_report(r)) continue;
+            auto& list = drawn_by_scenario[r.scenario];
+            if (list.size() >= report.max_drawn_per_scenario) continue;
+            list.push_back(&r);
+            drawn[&r] = true;
+        }
+    }
+    if (!failing.empty()) {
+        out << "<h2>Runs that did not meet their expectation</h2>\n";
+        write_failing_table(out, failing, drawn, report.run_files);
+    }
+    out << "<h2>Timelines</h2>\n<p class=\"links\">x: virtual time. Faults are bands on the lane of the node or "
+           "resource they hit, shaded faintly across every lane; checkpoints and transactions are bars from trigger "
+           "(begin) to completion (commit) or abort; hover over any shape for details.</p>\n";
+    // Scenarios with failing runs first, then the others; by name within each.
+    std::vector<std::pair<std::string, std::vector<const RunRecord*>>> ordered(drawn_by_scenario.begin(),
+                                                                               drawn_by_scenario.end());
+    std::stable_partition(ordered.begin(), ordered.end(), [](const auto& entry) {
+        return std::any_of(entry.second.begin(), entry.second.end(),
+                           [](const RunRecord* r) { return r->status != RunStatus::passed; });
+    });
+    for (const auto& [scenario, runs] : ordered) {
+        out << "<h3>" << h(scenario) << "</h3>\n";
+        std::vector<const RunRecord*> sorted = runs;
+        std::stable_sort(sorted.begin(), sorted.end(),
+                         [](const RunRecord* a, const RunRecord* b) { return a->seed < b->seed; });
+        for (const RunRecord* r : sorted) write_run_section(out, *r, report.run_files);
+    }
+    out << "</body>\n</html>\n";
+}
+
+}  // namespace eosim::reports

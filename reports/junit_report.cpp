@@ -1,0 +1,115 @@
+#include "reports/junit_report.h"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "reports/run_report.h"
+#include "reports/xml_text.h"
+
+namespace eosim::reports {
+
+namespace {
+
+std::string seconds(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", value);
+    return text;
+}
+
+// The first line, at most 300 characters: for the message attribute.
+std::string one_line(const std::string& text) {
+    std::string line = text.substr(0, text.find('\n'));
+    if (line.size() > 300) line = line.substr(0, 297) + "...";
+    return line;
+}
+
+std::string failure_text(const RunRecord& r) {
+    std::ostringstream out;
+    out << "scenario:   " << r.scenario << " (" << r.file << ")\n";
+    out << "seed:       " << r.seed << '\n';
+    out << "expected:   " << describe_expectation(r.expect) << '\n';
+    out << "outcome:    " << r.reason << '\n';
+    if (!r.verdicts.empty()) {
+        out << "oracles:\n";
+        for (const scenarios::OracleVerdict& v : r.verdicts) {
+            out << "  " << (v.passed ? "PASS " : "FAIL ") << scenarios::to_string(v.oracle) << ": " << v.message << '\n';
+        }
+    }
+    if (!r.faults.empty()) {
+        out << "faults fired:\n";
+        for (const FaultRecord& f : r.faults) {
+            char at[32];
+            std::snprintf(at, sizeof at, "%.3fs", static_cast<double>(f.at_ns) / 1e9);
+            out << "  " << at << ' ' << f.kind << ": " << f.action << (f.skipped ? " (skipped)" : "") << '\n';
+        }
+    }
+    if (!r.trace_hash.empty()) out << "trace hash: " << r.trace_hash << '\n';
+    if (!r.stderr_tail.empty()) out << "standard error (end):\n" << r.stderr_tail << (r.stderr_tail.back() == '\n' ? "" : "\n");
+    out << "reproduce:  " << r.reproduce << '\n';
+    return out.str();
+}
+
+struct Counts {
+    size_t tests = 0;
+    size_t failures = 0;
+    size_t errors = 0;
+    double seconds = 0;
+};
+
+Counts count(const std::vector<const RunRecord*>& runs) {
+    Counts c;
+    for (const RunRecord* r : runs) {
+        ++c.tests;
+        if (r->status == RunStatus::failed) ++c.failures;
+        if (r->status == RunStatus::error) ++c.errors;
+        c.seconds += r->wall_seconds;
+    }
+    return c;
+}
+
+void write_testcase(std::ostream& out, const std::string& class_name, const RunRecord& r) {
+    out << "    <testcase name=\"seed " << r.seed << "\" classname=\"" << xml_escape(class_name) << "\" time=\""
+        << seconds(r.wall_seconds) << "\"";
+    if (r.status == RunStatus::passed) {
+        out << "/>\n";
+        return;
+    }
+    out << ">\n";
+    const char* element = r.status == RunStatus::error ? "error" : "failure";
+    std::string type = r.status == RunStatus::error ? "run-error" : "expectation";
+    for (const scenarios::OracleVerdict& v : r.verdicts) {
+        if (!v.passed && (r.expect.pass || v.oracle != r.expect.violation)) {
+            type = scenarios::to_string(v.oracle);
+            break;
+        }
+    }
+    out << "      <" << element << " message=\"" << xml_escape(one_line(r.reason)) << "\" type=\"" << xml_escape(type)
+        << "\">" << xml_escape(failure_text(r)) << "</" << element << ">\n";
+    out << "    </testcase>\n";
+}
+
+}  // namespace
+
+void write_junit(std::ostream& out, const std::string& suite_name, const std::vector<RunRecord>& records) {
+    std::map<std::string, std::vector<const RunRecord*>> by_scenario;
+    std::vector<const RunRecord*> all;
+    for (const RunRecord& r : records) {
+        by_scenario[r.scenario].push_back(&r);
+        all.push_back(&r);
+    }
+    const Counts total = count(all);
+    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    out << "<testsuites name=\"" << xml_escape(suite_name) << "\" tests=\"" << total.tests << "\" failures=\""
+        << total.failures << "\" errors=\"" << total.errors << "\" time=\"" << seconds(total.seconds) << "\">\n";
+    for (const auto& [scenario, runs] : by_scenario) {
+        const Counts c = count(runs);
+        out << "  <testsuite name=\"" << xml_escape(scenario) << "\" tests=\"" << c.tests << "\" failures=\""
+            << c.failures << "\" errors=\"" << c.errors << "\" skipped=\"0\" time=\"" << seconds(c.seconds) << "\">\n";
+        for (const RunRecord* r : runs) write_testcase(out, "eosim." + scenario, *r);
+        out << "  </testsuite>\n";
+    }
+    out << "</testsuites>\n";
+}
+
+}  // namespace eosim::reports

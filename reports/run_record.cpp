@@ -1,0 +1,336 @@
+#include "reports/run_record.h"
+
+#include <algorithm>
+
+#include "reports/run_report.h"
+#include "reports/xml_text.h"
+
+namespace eosim::reports {
+
+namespace {
+
+using nlohmann::json;
+
+// "2s", "500ms", "1500us": the largest unit that divides the duration.
+std::string duration_text(sim::Duration d) {
+    struct Unit {
+        int64_t ns;
+        const char* suffix;
+    };
+    constexpr Unit kUnits[] = {{3'600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"},
+                               {1'000'000, "ms"},        {1'000, "us"},         {1, "ns"}};
+    for (const Unit& unit : kUnits) {
+        if (d.ns != 0 && d.ns % unit.ns == 0) return std::to_string(d.ns / unit.ns) + unit.suffix;
+    }
+    return "0ms";
+}
+
+// Typed access to a record's JSON with the path in every error.
+template <typename T>
+T field(const json& j, const char* key, const std::string& path) {
+    if (!j.is_object() || !j.contains(key)) throw RecordError(path + "/" + key + ": missing");
+    try {
+        return j.at(key).get<T>();
+    } catch (const json::exception&) {
+        throw RecordError(path + "/" + key + ": unexpected type " + std::string(j.at(key).type_name()));
+    }
+}
+
+template <typename T>
+T optional_field(const json& j, const char* key, const std::string& path, T fallback) {
+    if (!j.is_object() || !j.contains(key)) return fallback;
+    return field<T>(j, key, path);
+}
+
+json figures_json(const scenarios::RunFigures& f) {
+    return json{
+        {"events", f.events},
+        {"virtual_seconds", f.virtual_seconds},
+        {"wall_seconds", f.wall_seconds},
+        {"checkpoints_completed", f.checkpoints_completed},
+        {"checkpoints_aborted", f.checkpoints_aborted},
+        {"restarts", f.restarts},
+        {"transactions_committed", f.transactions_committed},
+        {"transactions_aborted", f.transactions_aborted},
+        {"faults_injected", f.faults_injected},
+        {"records_in", f.records_in},
+        {"records_out", f.records_out},
+    };
+}
+
+scenarios::RunFigures figures_from_json(const json& j, const std::string& path) {
+    scenarios::RunFigures f;
+    f.events = optional_field<uint64_t>(j, "events", path, 0);
+    f.virtual_seconds = optional_field<double>(j, "virtual_seconds", path, 0);
+    f.wall_seconds = optional_field<double>(j, "wall_seconds", path, 0);
+    f.checkpoints_completed = optional_field<int64_t>(j, "checkpoints_completed", path, 0);
+    f.checkpoints_aborted = optional_field<int64_t>(j, "checkpoints_aborted", path, 0);
+    f.restarts = optional_field<int64_t>(j, "restarts", path, 0);
+    f.transactions_committed = optional_field<int64_t>(j, "transactions_committed", path, 0);
+    f.transactions_aborted = optional_field<int64_t>(j, "transactions_aborted", path, 0);
+    f.faults_injected = optional_field<int64_t>(j, "faults_injected", path, 0);
+    f.records_in = optional_field<int64_t>(j, "records_in", path, 0);
+    f.records_out = optional_field<int64_t>(j, "records_out", path, 0);
+    return f;
+}
+
+}  // namespace
+
+const char* to_string(RunStatus status) {
+    switch (status) {
+        case RunStatus::passed: return "passed";
+        case RunStatus::failed: return "failed";
+        case RunStatus::error: return "error";
+    }
+    return "error";
+}
+
+std::optional<RunStatus> run_status_from_string(const std::string& text) {
+    for (RunStatus s : {RunStatus::passed, RunStatus::failed, RunStatus::error}) {
+        if (text == to_string(s)) return s;
+    }
+    return std::nullopt;
+}
+
+int64_t fault_end_ns(const sim::FaultSpec& spec, const sim::FiredFault& fired) {
+    const int64_t at = fired.at.ns;
+    if (fired.skipped) return at;
+    switch (spec.kind) {
+        case sim::FaultKind::crash: return spec.restart ? at + spec.restart_delay.ns : -1;
+        case sim::FaultKind::transaction_abort: return at;
+        default: return at + spec.duration.ns;  // pause, partition, slow link, storage, broker, message loss
+    }
+}
+
+json to_json(const sim::FaultSpec& fault) {
+    json j = {{"kind", sim::to_string(fault.kind)}};
+    if (fault.trigger.point.empty()) {
+        j["at"] = duration_text(fault.trigger.at - sim::Time::zero());
+    } else {
+        json point = {{"point", fault.trigger.point}, {"occurrence", fault.trigger.occurrence}};
+        if (!fault.trigger.point_node.empty()) point["node"] = fault.trigger.point_node;
+        j["at_point"] = std::move(point);
+    }
+    if (!fault.nodes.empty()) j["nodes"] = fault.nodes;
+    switch (fault.kind) {
+        case sim::FaultKind::crash:
+            j["restart"] = fault.restart;
+            if (fault.restart) j["restart_delay"] = duration_text(fault.restart_delay);
+            return j;
+        case sim::FaultKind::transaction_abort: return j;
+        case sim::FaultKind::partition:
+            if (!fault.other_nodes.empty()) j["other_nodes"] = fault.other_nodes;
+            j["one_way"] = fault.one_way;
+            break;
+        case sim::FaultKind::slow_link:
+        case sim::FaultKind::storage_slow: j["multiplier"] = fault.multiplier; break;
+        case sim::FaultKind::message_loss:
+            j["messages"] = fault.messages;
+            j["ratio"] = std::to_string(fault.ratio.numerator) + "/" + std::to_string(fault.ratio.denominator);
+            break;
+        default: break;
+    }
+    j["duration"] = duration_text(fault.duration);
+    return j;
+}
+
+json expectation_file_form(const scenarios::Expectation& expect) {
+    if (expect.pass) return "pass";
+    return json{{"violation", scenarios::to_string(expect.violation)}};
+}
+
+std::optional<scenarios::Expectation> expectation_from_json(const json& j) {
+    scenarios::Expectation expect;
+    if (j.is_string()) {
+        if (j.get<std::string>() != "pass") return std::nullopt;
+        return expect;
+    }
+    if (!j.is_object()) return std::nullopt;
+    if (j.contains("pass") && j["pass"].is_boolean() && j["pass"].get<bool>()) return expect;
+    if (!j.contains("violation") || !j["violation"].is_string()) return std::nullopt;
+    const auto oracle = scenarios::oracle_from_string(j["violation"].get<std::string>());
+    if (!oracle) return std::nullopt;
+    expect.pass = false;
+    expect.violation = *oracle;
+    return expect;
+}
+
+RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::RunResult& result,
+                          const std::string& reproduce) {
+    RunRecord r;
+    r.scenario = result.scenario;
+    r.file = scenario.source.string();
+    r.seed = result.seed;
+    r.expect = scenario.expect;
+    r.expectation_met = result.expectation_met;
+    r.expectation_message = result.expectation_message;
+    r.status = r.expectation_met ? RunStatus::passed : RunStatus::failed;
+    if (!r.expectation_met) {
+        // The first oracle that fired against the expectation, with its message; else why not met.
+        r.reason = r.expectation_message;
+        for (const scenarios::OracleVerdict& v : result.verdicts) {
+            if (v.passed || (!scenario.expect.pass && v.oracle == scenario.expect.violation)) continue;
+            r.reason = std::string(scenarios::to_string(v.oracle)) + " violated: " + v.message;
+            break;
+        }
+    }
+    r.trace_hash = hex64(result.trace_hash);
+    r.job_finished = result.job_finished;
+    r.verdicts = result.verdicts;
+    r.figures = result.figures;
+    for (const sim::FiredFault& fired : result.faults) {
+        FaultRecord f;
+        f.at_ns = fired.at.ns;
+        f.end_ns = fired.at.ns;
+        if (fired.plan_index < scenario.faults.size()) f.end_ns = fault_end_ns(scenario.faults[fired.plan_index], fired);
+        f.kind = sim::to_string(fired.kind);
+        f.plan_index = fired.plan_index;
+        f.nodes = fired.nodes;
+        f.action = fired.action;
+        f.skipped = fired.skipped;
+        r.faults.push_back(std::move(f));
+    }
+    for (const sim::FaultSpec& planned : scenario.faults) r.fault_schedule.push_back(to_json(planned));
+    r.has_timeline = true;
+    r.timeline = result.timeline;
+    r.reproduce = reproduce;
+    r.wall_seconds = result.figures.wall_seconds;
+    return r;
+}
+
+RunRecord make_error_record(std::string scenario, std::string file, uint64_t seed, scenarios::Expectation expect,
+                            std::string reproduce, std::string reason, std::string stderr_tail) {
+    RunRecord r;
+    r.scenario = std::move(scenario);
+    r.file = std::move(file);
+    r.seed = seed;
+    r.status = RunStatus::error;
+    r.expect = expect;
+    r.reason = std::move(reason);
+    r.expectation_message = "the run did not complete: " + r.reason;
+    r.reproduce = std::move(reproduce);
+    r.stderr_tail = valid_utf8(stderr_tail);
+    return r;
+}
+
+json to_json(const RunRecord& r) {
+    json verdicts = json::array();
+    for (const scenarios::OracleVerdict& v : r.verdicts) {
+        verdicts.push_back({{"oracle", scenarios::to_string(v.oracle)}, {"passed", v.passed}, {"message", v.message}});
+    }
+    json faults = json::array();
+    for (const FaultRecord& f : r.faults) {
+        faults.push_back({{"at_ns", f.at_ns},
+                          {"end_ns", f.end_ns},
+                          {"kind", f.kind},
+                          {"plan_index", f.plan_index},
+                          {"nodes", f.nodes},
+                          {"action", f.action},
+                          {"skipped", f.skipped}});
+    }
+    json j = {
+        {"scenario", r.scenario},
+        {"file", r.file},
+        {"seed", r.seed},
+        {"status", to_string(r.status)},
+        {"reason", r.reason},
+        {"expect", to_json(r.expect)},
+        {"expectation_met", r.expectation_met},
+        {"expectation_message", r.expectation_message},
+        {"trace_hash", r.trace_hash},
+        {"job_finished", r.job_finished},
+        {"verdicts", std::move(verdicts)},
+        {"figures", figures_json(r.figures)},
+        {"faults", std::move(faults)},
+        {"fault_schedule", r.fault_schedule},
+        {"reproduce", r.reproduce},
+        {"wall_seconds", r.wall_seconds},
+    };
+    if (r.has_timeline) {
+        json timeline = json::array();
+        for (const scenarios::TimelineEvent& e : r.timeline) {
+            json event = {{"at_ns", e.at_ns}, {"lane", e.lane}, {"what", e.what}, {"detail", e.detail}};
+            if (e.end_ns >= 0) event["end_ns"] = e.end_ns;
+            timeline.push_back(std::move(event));
+        }
+        j["timeline"] = std::move(timeline);
+    }
+    if (!r.stderr_tail.empty()) j["stderr"] = r.stderr_tail;
+    return j;
+}
+
+RunRecord run_record_from_json(const json& j) {
+    if (!j.is_object()) throw RecordError("/: expected an object (a run record)");
+    RunRecord r;
+    r.scenario = field<std::string>(j, "scenario", "");
+    r.file = optional_field<std::string>(j, "file", "", "");
+    r.seed = field<uint64_t>(j, "seed", "");
+    const std::string status = optional_field<std::string>(j, "status", "", "");
+    if (status.empty()) {
+        r.status = optional_field<bool>(j, "expectation_met", "", false) ? RunStatus::passed : RunStatus::failed;
+    } else if (auto s = run_status_from_string(status)) {
+        r.status = *s;
+    } else {
+        throw RecordError("/status: expected passed, failed or error, found \"" + status + "\"");
+    }
+    r.reason = optional_field<std::string>(j, "reason", "", "");
+    if (j.contains("expect")) {
+        const auto expect = expectation_from_json(j["expect"]);
+        if (!expect) throw RecordError("/expect: expected \"pass\" or {\"violation\": oracle}");
+        r.expect = *expect;
+    }
+    r.expectation_met = optional_field<bool>(j, "expectation_met", "", r.status == RunStatus::passed);
+    r.expectation_message = optional_field<std::string>(j, "expectation_message", "", "");
+    r.trace_hash = optional_field<std::string>(j, "trace_hash", "", "");
+    r.job_finished = optional_field<bool>(j, "job_finished", "", false);
+    if (j.contains("verdicts")) {
+        const json& verdicts = j["verdicts"];
+        if (!verdicts.is_array()) throw RecordError("/verdicts: expected an array");
+        for (size_t i = 0; i < verdicts.size(); ++i) {
+            const std::string path = "/verdicts/" + std::to_string(i);
+            const auto oracle = scenarios::oracle_from_string(field<std::string>(verdicts[i], "oracle", path));
+            if (!oracle) throw RecordError(path + "/oracle: unknown oracle");
+            r.verdicts.push_back({*oracle, field<bool>(verdicts[i], "passed", path),
+                                  optional_field<std::string>(verdicts[i], "message", path, "")});
+        }
+    }
+    if (j.contains("figures")) r.figures = figures_from_json(j["figures"], "/figures");
+    if (j.contains("faults")) {
+        const json& faults = j["faults"];
+        if (!faults.is_array()) throw RecordError("/faults: expected an array");
+        for (size_t i = 0; i < faults.size(); ++i) {
+            const std::string path = "/faults/" + std::to_string(i);
+            FaultRecord f;
+            f.at_ns = field<int64_t>(faults[i], "at_ns", path);
+            f.end_ns = optional_field<int64_t>(faults[i], "end_ns", path, f.at_ns);
+            f.kind = field<std::string>(faults[i], "kind", path);
+            f.plan_index = optional_field<size_t>(faults[i], "plan_index", path, 0);
+            f.nodes = optional_field<std::vector<std::string>>(faults[i], "nodes", path, {});
+            f.action = optional_field<std::string>(faults[i], "action", path, "");
+            f.skipped = optional_field<bool>(faults[i], "skipped", path, false);
+            r.faults.push_back(std::move(f));
+        }
+    }
+    if (j.contains("fault_schedule")) r.fault_schedule = j["fault_schedule"];
+    if (j.contains("timeline")) {
+        const json& timeline = j["timeline"];
+        if (!timeline.is_array()) throw RecordError("/timeline: expected an array");
+        r.has_timeline = true;
+        for (size_t i = 0; i < timeline.size(); ++i) {
+            const std::string path = "/timeline/" + std::to_string(i);
+            scenarios::TimelineEvent e;
+            e.at_ns = field<int64_t>(timeline[i], "at_ns", path);
+            e.end_ns = optional_field<int64_t>(timeline[i], "end_ns", path, -1);
+            e.lane = field<std::string>(timeline[i], "lane", path);
+            e.what = field<std::string>(timeline[i], "what", path);
+            e.detail = optional_field<std::string>(timeline[i], "detail", path, "");
+            r.timeline.push_back(std::move(e));
+        }
+    }
+    r.reproduce = optional_field<std::string>(j, "reproduce", "", "");
+    r.wall_seconds = optional_field<double>(j, "wall_seconds", "", r.figures.wall_seconds);
+    r.stderr_tail = optional_field<std::string>(j, "stderr", "", "");
+    return r;
+}
+
+}  // namespace eosim::reports

@@ -1,0 +1,96 @@
+#pragma once
+// One run of a suite as it is recorded, reported and merged: what `eosim run --json` prints, what a
+// suite appends (one JSON line per run) to its results file, and what the JUnit, HTML and Chrome
+// trace reports are drawn from. A record can be made from a finished run (`make_run_record`) or
+// read back from JSON (`run_record_from_json`); `to_json` and `run_record_from_json` round-trip.
+//
+// A record also describes a run that never produced a result (the worker process crashed, hung,
+// ran out of memory or printed garbage): status `error`, with the reason and the tail of its
+// standard error, and no verdicts.
+//
+// Not here: running anything, deciding a verdict (scenarios/ does that), or files (cli/ does).
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/scenario.h"
+#include "scenarios/scenario_run.h"
+#include "scenarios/timeline.h"
+
+namespace eosim::reports {
+
+enum class RunStatus : uint8_t {
+    passed,  // the run completed and met its expectation
+    failed,  // the run completed and did not meet its expectation (or was cut by a limit)
+    error,   // the run did not complete: crashed, aborted, timed out, out of memory, bad output
+};
+const char* to_string(RunStatus status);
+std::optional<RunStatus> run_status_from_string(const std::string& text);
+
+// A fault that fired, with the end of its effect (restart, heal, end of its period) so that reports
+// can draw it as a band. `end_ns` == `at_ns` for an instant fault or one that was skipped; -1 when
+// it lasts to the end of the run (a crash without restart).
+struct FaultRecord {
+    int64_t at_ns = 0;
+    int64_t end_ns = 0;
+    std::string kind;                // "crash", "partition", ...
+    size_t plan_index = 0;           // position in the scenario's fault schedule
+    std::vector<std::string> nodes;  // targets (both sides of a partition)
+    std::string action;              // what it did, for people
+    bool skipped = false;
+};
+
+struct RunRecord {
+    std::string scenario;  // the scenario's name
+    std::string file;      // the scenario file as the run was given it
+    uint64_t seed = 0;
+    RunStatus status = RunStatus::error;
+    std::string reason;  // one line: why it failed or errored ("" when it passed)
+    scenarios::Expectation expect;
+    bool expectation_met = false;
+    std::string expectation_message;
+    std::string trace_hash;  // 16 hex digits; "" when the run did not complete
+    bool job_finished = false;
+    std::vector<scenarios::OracleVerdict> verdicts;
+    scenarios::RunFigures figures;
+    std::vector<FaultRecord> faults;
+    nlohmann::json fault_schedule = nlohmann::json::array();  // the planned faults, in scenario-file form
+    bool has_timeline = false;                                // suites keep timelines of some runs only
+    std::vector<scenarios::TimelineEvent> timeline;
+    std::string reproduce;       // the command that reproduces the run
+    double wall_seconds = 0;     // the worker process from start to exit (suites), else the run's own
+    std::string stderr_tail;     // errors only: the end of the worker's standard error
+};
+
+// The record of a run that completed (passed or failed, as `result.expectation_met` says).
+RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::RunResult& result,
+                          const std::string& reproduce);
+
+// The record of a run that did not complete.
+RunRecord make_error_record(std::string scenario, std::string file, uint64_t seed, scenarios::Expectation expect,
+                            std::string reproduce, std::string reason, std::string stderr_tail);
+
+// A planned fault in the form of a scenario file's `faults.schedule` entry.
+nlohmann::json to_json(const sim::FaultSpec& fault);
+// When the effect of a fired fault ends (see FaultRecord::end_ns).
+int64_t fault_end_ns(const sim::FaultSpec& spec, const sim::FiredFault& fired);
+
+nlohmann::json to_json(const RunRecord& record);
+
+// A malformed record (wrong types, missing keys): what is wrong, with the JSON path.
+class RecordError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+RunRecord run_record_from_json(const nlohmann::json& j);
+
+// The expectation in the scenario-file form: "pass" or {"violation": "<oracle>"}.
+nlohmann::json expectation_file_form(const scenarios::Expectation& expect);
+// Reads that form (or the {"pass": bool, "violation": name} form of to_json); nullopt if neither.
+std::optional<scenarios::Expectation> expectation_from_json(const nlohmann::json& j);
+
+}  // namespace eosim::reports

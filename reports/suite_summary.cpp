@@ -1,0 +1,136 @@
+#include "reports/suite_summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "reports/run_report.h"
+
+namespace eosim::reports {
+
+namespace {
+
+bool expected_violation_found(const RunRecord& r) {
+    if (r.expect.pass) return false;
+    return std::any_of(r.verdicts.begin(), r.verdicts.end(), [&](const scenarios::OracleVerdict& v) {
+        return v.oracle == r.expect.violation && !v.passed;
+    });
+}
+
+void add(ScenarioSummary& s, const RunRecord& r) {
+    s.seeds.push_back(r.seed);
+    ++s.runs;
+    if (r.status == RunStatus::passed) ++s.passed;
+    if (r.status != RunStatus::passed) ++s.failed;
+    if (r.status == RunStatus::error) ++s.errors;
+    if (expected_violation_found(r)) ++s.violations_found;
+    s.wall_seconds += r.wall_seconds;
+}
+
+std::string wall_text(double seconds) {
+    char text[32];
+    if (seconds < 60) {
+        std::snprintf(text, sizeof text, "%.1fs", seconds);
+    } else {
+        std::snprintf(text, sizeof text, "%dm%02ds", static_cast<int>(seconds) / 60, static_cast<int>(seconds) % 60);
+    }
+    return text;
+}
+
+}  // namespace
+
+SuiteSummary summarize(const std::vector<RunRecord>& records) {
+    std::map<std::string, ScenarioSummary> by_name;
+    for (const RunRecord& r : records) {
+        ScenarioSummary& s = by_name[r.scenario];
+        if (s.runs == 0) {
+            s.scenario = r.scenario;
+            s.expectation = describe_expectation(r.expect);
+            s.expects_violation = !r.expect.pass;
+        }
+        add(s, r);
+    }
+    SuiteSummary summary;
+    summary.total.scenario = "total";
+    for (auto& [name, s] : by_name) {
+        std::sort(s.seeds.begin(), s.seeds.end());
+        summary.scenarios.push_back(s);
+    }
+    for (const RunRecord& r : records) add(summary.total, r);
+    std::sort(summary.total.seeds.begin(), summary.total.seeds.end());
+    summary.total.seeds.erase(std::unique(summary.total.seeds.begin(), summary.total.seeds.end()),
+                              summary.total.seeds.end());
+    return summary;
+}
+
+std::string seed_ranges(const std::vector<uint64_t>& seeds, size_t max_ranges) {
+    if (seeds.empty()) return "-";
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (uint64_t seed : seeds) {
+        if (!ranges.empty() && (seed == ranges.back().second || seed == ranges.back().second + 1)) {
+            ranges.back().second = seed;
+        } else {
+            ranges.emplace_back(seed, seed);
+        }
+    }
+    auto range_text = [](uint64_t a, uint64_t b) {
+        return a == b ? std::to_string(a) : std::to_string(a) + ".." + std::to_string(b);
+    };
+    if (ranges.size() > max_ranges) {
+        return std::to_string(seeds.size()) + " seeds in " + range_text(seeds.front(), seeds.back());
+    }
+    std::string out;
+    for (const auto& [a, b] : ranges) out += (out.empty() ? "" : ", ") + range_text(a, b);
+    return out;
+}
+
+void write_summary_table(std::ostream& out, const SuiteSummary& summary) {
+    size_t name_width = 8;
+    size_t expect_width = 6;
+    size_t seeds_width = 5;
+    for (const ScenarioSummary& s : summary.scenarios) {
+        name_width = std::max(name_width, s.scenario.size());
+        expect_width = std::max(expect_width, s.expectation.size());
+        seeds_width = std::max(seeds_width, seed_ranges(s.seeds).size());
+    }
+    char line[512];
+    auto row = [&](const std::string& name, const std::string& expect, const std::string& seeds,
+                   const std::string& runs, const std::string& passed, const std::string& failed,
+                   const std::string& errors, const std::string& found, const std::string& wall) {
+        std::snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %6s  %6s  %6s  %6s  %10s  %8s\n",
+                      static_cast<int>(name_width), name.c_str(), static_cast<int>(expect_width), expect.c_str(),
+                      static_cast<int>(seeds_width), seeds.c_str(), runs.c_str(), passed.c_str(), failed.c_str(),
+                      errors.c_str(), found.c_str(), wall.c_str());
+        out << line;
+    };
+    row("scenario", "expect", "seeds", "runs", "passed", "failed", "errors", "violations", "wall");
+    for (const ScenarioSummary& s : summary.scenarios) {
+        row(s.scenario, s.expectation, seed_ranges(s.seeds), std::to_string(s.runs), std::to_string(s.passed),
+            std::to_string(s.failed), std::to_string(s.errors),
+            s.expects_violation ? std::to_string(s.violations_found) : "-", wall_text(s.wall_seconds));
+    }
+    const ScenarioSummary& t = summary.total;
+    row("total", "", "", std::to_string(t.runs), std::to_string(t.passed), std::to_string(t.failed),
+        std::to_string(t.errors), std::to_string(t.violations_found), wall_text(t.wall_seconds));
+    out << "(passed: the run met its scenario's expectation; violations: runs of a negative control in which the\n"
+           " expected oracle fired; errors: runs that crashed, hung or ran out of memory; wall: the runs' own wall time)\n";
+}
+
+nlohmann::json to_json(const SuiteSummary& summary) {
+    auto row = [](const ScenarioSummary& s) {
+        nlohmann::json j = {{"scenario", s.scenario},     {"seeds", seed_ranges(s.seeds, SIZE_MAX)},
+                            {"runs", s.runs},             {"passed", s.passed},
+                            {"failed", s.failed},         {"errors", s.errors},
+                            {"wall_seconds", s.wall_seconds}};
+        if (!s.expectation.empty()) j["expect"] = s.expectation;
+        if (s.expects_violation) j["violations_found"] = s.violations_found;
+        return j;
+    };
+    nlohmann::json rows = nlohmann::json::array();
+    for (const ScenarioSummary& s : summary.scenarios) rows.push_back(row(s));
+    nlohmann::json total = row(summary.total);
+    total["violations_found"] = summary.total.violations_found;
+    return {{"scenarios", std::move(rows)}, {"total", std::move(total)}};
+}
+
+}  // namespace eosim::reports

@@ -1,0 +1,46 @@
+#pragma once
+// The summary of a suite's runs: one row per scenario (its expectation, the seeds run, how many
+// runs met the expectation, how many did not, how many of those did not even complete, how many
+// found the violation a negative control expects, and the wall time spent) and a total. Rows are
+// sorted by scenario name and computed from the records alone, so a summary does not depend on
+// the order runs finished in, on the number of workers, or on how the runs were sharded.
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/run_record.h"
+
+namespace eosim::reports {
+
+struct ScenarioSummary {
+    std::string scenario;
+    std::string expectation;      // "pass" or "violation of <oracle>" ("" in the total)
+    std::vector<uint64_t> seeds;  // sorted
+    int64_t runs = 0;
+    int64_t passed = 0;              // expectation met
+    int64_t failed = 0;              // expectation not met, errors included
+    int64_t errors = 0;              // of the failed: runs that did not complete
+    int64_t violations_found = 0;    // negative controls: runs in which the expected oracle fired
+    bool expects_violation = false;
+    double wall_seconds = 0;         // the runs' wall time, added up
+};
+
+struct SuiteSummary {
+    std::vector<ScenarioSummary> scenarios;
+    ScenarioSummary total;
+};
+
+SuiteSummary summarize(const std::vector<RunRecord>& records);
+
+// "1..50", "1..3, 7, 9..12"; more than `max_ranges` ranges read "40 seeds in 1..120".
+std::string seed_ranges(const std::vector<uint64_t>& sorted_seeds, size_t max_ranges = 4);
+
+// The table printed at the end of a suite.
+void write_summary_table(std::ostream& out, const SuiteSummary& summary);
+
+nlohmann::json to_json(const SuiteSummary& summary);
+
+}  // namespace eosim::reports
