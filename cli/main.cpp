@@ -1,140 +1,76 @@
-// The `eosim` command. A thin shell over the libraries: parse the command line, load the scenario,
-// run it, print the report, and turn the outcome into an exit code.
+// The `eosim` command. A thin shell over the libraries: parse the command line with CLI11 and hand
+// over to the subcommand (run_command.h, suite_command.h).
 //
 // Exit codes: 0 every expectation met; 1 an expectation not met (or a determinism check failed);
-// 2 bad input (command line, scenario file, output file); 3 an internal error (a bug in eosim).
-#include <unistd.h>
-
-#include <cstdint>
+// 2 bad input (command line, scenario file, output file); 3 an internal error (a bug in eosim);
+// 130 a suite interrupted (resume it with --resume).
 #include <exception>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <optional>
+#include <new>
 #include <string>
-#include <system_error>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
-#include "reports/run_report.h"
-#include "scenarios/scenario.h"
-#include "scenarios/scenario_run.h"
+#include "cli/run_command.h"
+#include "cli/suite_command.h"
 
 namespace {
 
 constexpr int kExitMet = 0;
-constexpr int kExitNotMet = 1;
 constexpr int kExitBadInput = 2;
 constexpr int kExitInternal = 3;
 
-struct RunCommand {
-    std::string file;
-    uint64_t seed = 1;
-    std::string trace_path;
-    bool check_determinism = false;
-    bool json = false;
-};
+CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
+    CLI::App* run = app.add_subcommand("run", "Run one scenario with one seed and report the oracles' verdicts");
+    run->add_option("FILE", c.file, "Scenario file (JSON; see scenarios/README.md)")->required();
+    run->add_option("--seed", c.seed, "Root seed of the run (the same seed gives the same run)");
+    run->add_option("--trace", c.trace_path, "Write every event as JSON lines to this file");
+    run->add_option("--chrome-trace", c.chrome_trace_path,
+                    "Write the run's timeline as Chrome trace events (open in ui.perfetto.dev or chrome://tracing)");
+    run->add_flag("--check-determinism", c.check_determinism, "Run twice and check that both runs give the same trace hash");
+    run->add_flag("--json", c.json, "Print the result as one JSON object instead of the text report");
+    run->add_option("--expect", c.expect, "Replace the scenario's expectation: pass, or violation:<oracle>");
+    // Limits a suite gives its workers; hidden from the help, as `eosim suite` sets them.
+    run->add_option("--max-events", c.max_events, "Cut the run after this many events (a hang guard)")->group("");
+    run->add_option("--max-virtual-time", c.max_virtual_time, "Cut the run at this virtual time")->group("");
+    return run;
+}
 
-// The trace log: written to a temporary file next to the target and renamed over it only when the
-// run completes, so an interrupted or failed run never leaves a half-written trace behind.
-class TraceFile {
-public:
-    explicit TraceFile(std::filesystem::path target)
-        : target_(std::move(target)),
-          temporary_(target_.string() + ".tmp-" + std::to_string(static_cast<long long>(::getpid()))) {}
-    TraceFile(const TraceFile&) = delete;
-    TraceFile& operator=(const TraceFile&) = delete;
-    ~TraceFile() {
-        if (committed_) return;
-        stream_.close();
-        std::error_code ignored;
-        std::filesystem::remove(temporary_, ignored);
-    }
+CLI::App* add_suite(CLI::App& app, eosim::cli::SuiteCommand& c) {
+    CLI::App* suite = app.add_subcommand(
+        "suite", "Run scenarios x seeds in parallel worker processes; results as JSON lines, JUnit XML, an HTML report");
+    suite->add_option("PATH", c.path, "A scenario file, a suite file (*.suite.json) or a folder of scenarios")->required();
+    suite->add_option("--seeds", c.seeds, "Seeds for every scenario, e.g. 1..50 or 1..10,20 (replaces the suite's ranges)");
+    suite->add_option("--jobs,-j", c.jobs, "Worker processes at a time (default: one per CPU)");
+    suite->add_option("--junit", c.junit_path, "Write JUnit XML here (one testcase per scenario x seed)");
+    suite->add_option("--report", c.report_dir,
+                      "Write the HTML report (index.html, with timelines) and each shown run's JSON into this folder");
+    suite->add_option("--results", c.results_path,
+                      "The results file (JSON lines; default: eosim-results.jsonl in the report folder or here)");
+    suite->add_flag("--resume", c.resume, "Keep the results file's finished runs and run only the missing ones");
+    suite->add_option("--shard", c.shard,
+                      "Run shard I of N (e.g. 2/3; default from TEST_SHARD_INDEX and TEST_TOTAL_SHARDS)");
+    suite->add_option("--timeout", c.timeout, "Wall-clock limit per run, e.g. 60s or 5m (a run over it fails)")->capture_default_str();
+    suite->add_option("--max-events", c.max_events, "Event limit per run (a run over it fails)")->capture_default_str();
+    suite->add_option("--max-virtual-time", c.max_virtual_time,
+                      "Virtual-time limit per run, when shorter than the scenario's time_limit");
+    suite->add_option("--max-memory", c.max_memory_mb, "Address-space limit per run, in MB (0: none)")->capture_default_str();
+    suite->add_option("--timelines", c.timelines,
+                      "Which runs keep their timeline for the report: failing, first (plus the first seed of each "
+                      "scenario) or all")->capture_default_str();
+    suite->add_option("--progress", c.progress, "auto (a bar on a terminal, lines otherwise), bar, lines or none")->capture_default_str();
+    suite->add_option("--worker-command", c.worker_command, "Program to run instead of this eosim (test fixtures)")
+        ->group("");
+    return suite;
+}
 
-    bool open() {
-        stream_.open(temporary_, std::ios::binary | std::ios::trunc);
-        return stream_.is_open();
-    }
-    std::ostream& stream() { return stream_; }
-    // Flushes and renames into place; returns an error message, or "" on success.
-    std::string commit() {
-        stream_.close();
-        if (stream_.fail()) return "cannot write " + temporary_.string();
-        std::error_code error;
-        std::filesystem::rename(temporary_, target_, error);
-        if (error) return "cannot rename " + temporary_.string() + " to " + target_.string() + ": " + error.message();
-        committed_ = true;
-        return "";
-    }
-
-private:
-    std::filesystem::path target_;
-    std::filesystem::path temporary_;
-    std::ofstream stream_;
-    bool committed_ = false;
-};
-
-int run(const RunCommand& command) {
-    using eosim::scenarios::ScenarioError;
-    std::optional<eosim::scenarios::Scenario> scenario;
-    try {
-        scenario = eosim::scenarios::load_scenario(command.file);
-    } catch (const ScenarioError& error) {
-        std::cerr << "error: " << error.what() << '\n';
-        return kExitBadInput;
-    }
-
-    std::optional<TraceFile> trace;
-    if (!command.trace_path.empty()) {
-        trace.emplace(command.trace_path);
-        if (!trace->open()) {
-            std::cerr << "error: cannot open the trace file " << command.trace_path << " for writing\n";
-            return kExitBadInput;
-        }
-    }
-
-    eosim::scenarios::RunOptions options;
-    options.seed = command.seed;
-    options.trace_log = trace ? &trace->stream() : nullptr;
-    const eosim::scenarios::RunResult result = eosim::scenarios::run_scenario(*scenario, options);
-    if (trace) {
-        const std::string error = trace->commit();
-        if (!error.empty()) {
-            std::cerr << "error: " << error << '\n';
-            return kExitBadInput;
-        }
-    }
-
-    std::optional<eosim::scenarios::RunResult> second;
-    if (command.check_determinism) {
-        eosim::scenarios::RunOptions again;
-        again.seed = command.seed;
-        second = eosim::scenarios::run_scenario(*scenario, again);
-    }
-    const bool deterministic = !second || second->trace_hash == result.trace_hash;
-    const std::string reproduce = eosim::scenarios::reproduce_command(*scenario, command.seed);
-
-    if (command.json) {
-        nlohmann::json out = eosim::reports::to_json(result);
-        out["expect"] = eosim::reports::to_json(scenario->expect);
-        out["reproduce"] = reproduce;
-        if (second) {
-            out["determinism"] = {{"checked", true},
-                                  {"deterministic", deterministic},
-                                  {"second_trace_hash", eosim::reports::hex64(second->trace_hash)}};
-        }
-        std::cout << out.dump() << '\n';
-    } else {
-        eosim::reports::write_run_report(std::cout, *scenario, result, reproduce);
-        if (second && deterministic) std::cout << "determinism ok: the second run gave the same trace hash\n";
-    }
-    if (!deterministic) {
-        std::cerr << "determinism check failed: trace hash " << eosim::reports::hex64(result.trace_hash)
-                  << " on the first run, " << eosim::reports::hex64(second->trace_hash) << " on the second\n";
-        return kExitNotMet;
-    }
-    return result.expectation_met ? kExitMet : kExitNotMet;
+CLI::App* add_merge(CLI::App& app, eosim::cli::MergeCommand& c) {
+    CLI::App* merge = app.add_subcommand("merge", "Join the results files of a suite's shards into one summary and report");
+    merge->add_option("FILES", c.inputs, "Results files (JSON lines) of `eosim suite`")->required();
+    merge->add_option("--junit", c.junit_path, "Write JUnit XML here");
+    merge->add_option("--report", c.report_dir, "Write the HTML report into this folder");
+    merge->add_option("--results", c.results_path, "Write the merged results file here");
+    return merge;
 }
 
 }  // namespace
@@ -142,15 +78,12 @@ int run(const RunCommand& command) {
 int main(int argc, char** argv) {
     CLI::App app{"eosim: deterministic simulation and fault injection for exactly-once stream processing"};
     app.require_subcommand(1);
-
-    RunCommand command;
-    CLI::App* run_app = app.add_subcommand("run", "Run one scenario with one seed and report the oracles' verdicts");
-    run_app->add_option("FILE", command.file, "Scenario file (JSON; see scenarios/README.md)")->required();
-    run_app->add_option("--seed", command.seed, "Root seed of the run (the same seed gives the same run)");
-    run_app->add_option("--trace", command.trace_path, "Write every event as JSON lines to this file");
-    run_app->add_flag("--check-determinism", command.check_determinism,
-                      "Run twice and check that both runs give the same trace hash");
-    run_app->add_flag("--json", command.json, "Print the result as one JSON object instead of the text report");
+    eosim::cli::RunCommand run_command;
+    eosim::cli::SuiteCommand suite_command;
+    eosim::cli::MergeCommand merge_command;
+    CLI::App* run = add_run(app, run_command);
+    CLI::App* suite = add_suite(app, suite_command);
+    CLI::App* merge = add_merge(app, merge_command);
 
     try {
         app.parse(argc, argv);
@@ -158,9 +91,15 @@ int main(int argc, char** argv) {
         const int code = app.exit(error);  // prints help, or the error and a hint
         return code == 0 ? kExitMet : kExitBadInput;
     }
+    for (int i = 0; i < argc; ++i) suite_command.command_line += (i == 0 ? "eosim" : std::string(" ") + argv[i]);
 
     try {
-        if (run_app->parsed()) return run(command);
+        if (run->parsed()) return eosim::cli::run_command(run_command, std::cout, std::cerr);
+        if (suite->parsed()) return eosim::cli::suite_command(suite_command, std::cout, std::cerr);
+        if (merge->parsed()) return eosim::cli::merge_command(merge_command, std::cout, std::cerr);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "internal error: out of memory (std::bad_alloc)\n";
+        return kExitInternal;
     } catch (const std::exception& error) {
         std::cerr << "internal error (a bug in eosim, please report it with the command line): " << error.what()
                   << '\n';

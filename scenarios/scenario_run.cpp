@@ -170,8 +170,10 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     for (const auto& producer : run.inputs) producer->start();
     if (visibility != nullptr) visibility->start();
     engine.start();
-    world.scheduler().run_until(sim::Time::zero() + scenario.time_limit,
-                                [&engine] { return engine.finished() || engine.failed(); });
+    const uint64_t max_events = options.max_events;
+    world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&engine, &world, max_events] {
+        return engine.finished() || engine.failed() || (max_events != 0 && world.scheduler().processed() >= max_events);
+    });
 
     RunResult result;
     result.scenario = scenario.name;

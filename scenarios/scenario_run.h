@@ -49,6 +49,7 @@ struct RunResult {
 struct RunOptions {
     uint64_t seed = 1;
     std::ostream* trace_log = nullptr;  // JSON lines of every event, when set
+    uint64_t max_events = 0;            // stop after this many events (0: no limit): a guard against a hang
 };
 
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options);

@@ -1,0 +1,97 @@
+#include "cli/report_output.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "cli/files.h"
+#include "reports/chrome_trace.h"
+#include "reports/html_report.h"
+#include "reports/junit_report.h"
+
+namespace eosim::cli {
+
+namespace {
+
+constexpr size_t kFailuresListed = 20;
+
+std::string dump(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; }
+
+// Removes run files of an earlier report in the same folder, so the folder shows this suite only.
+void clear_old_run_files(const std::filesystem::path& runs) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(runs, error)) return;
+    for (const auto& entry : std::filesystem::directory_iterator(runs, error)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find(".seed-") != std::string::npos && entry.path().extension() == ".json") {
+            std::filesystem::remove(entry.path(), error);
+        }
+    }
+}
+
+std::string write_report_dir(const ReportOutputs& outputs, const std::vector<reports::RunRecord>& records,
+                             const reports::SuiteSummary& summary) {
+    const std::filesystem::path dir = outputs.report_dir;
+    clear_old_run_files(dir / "runs");
+    for (const reports::RunRecord& r : records) {
+        if (!reports::shown_in_report(r)) continue;
+        const std::filesystem::path stem = dir / reports::run_file_stem(r);
+        std::string error = write_file_atomically(stem.string() + ".json", dump(reports::to_json(r)));
+        if (error.empty() && r.has_timeline) {
+            error = write_file_atomically(stem.string() + ".trace.json", reports::chrome_trace(r).dump(
+                                                                               -1, ' ', false,
+                                                                               nlohmann::json::error_handler_t::replace));
+        }
+        if (!error.empty()) return error;
+    }
+    if (std::string error = write_file_atomically(dir / "summary.json", dump(reports::to_json(summary))); !error.empty()) {
+        return error;
+    }
+    reports::HtmlReport html;
+    html.title = "eosim suite " + outputs.suite_name;
+    html.facts = outputs.facts;
+    html.warnings = outputs.warnings;
+    html.summary = summary;
+    html.records = records;
+    std::ostringstream page;
+    reports::write_html_report(page, html);
+    return write_file_atomically(dir / "index.html", page.str());
+}
+
+}  // namespace
+
+void sort_records(std::vector<reports::RunRecord>& records) {
+    std::sort(records.begin(), records.end(), [](const reports::RunRecord& a, const reports::RunRecord& b) {
+        return a.scenario != b.scenario ? a.scenario < b.scenario : a.seed < b.seed;
+    });
+}
+
+std::string write_outputs(const ReportOutputs& outputs, const std::vector<reports::RunRecord>& records,
+                          std::ostream& out) {
+    const reports::SuiteSummary summary = reports::summarize(records);
+    out << '\n';
+    reports::write_summary_table(out, summary);
+    size_t listed = 0;
+    for (const reports::RunRecord& r : records) {
+        if (r.status == reports::RunStatus::passed) continue;
+        if (listed == 0) out << "\nruns that did not meet their expectation:\n";
+        if (++listed > kFailuresListed) continue;
+        out << "  " << (r.status == reports::RunStatus::error ? "ERROR  " : "FAILED ") << r.scenario << " seed " << r.seed
+            << ": " << r.reason << "\n         reproduce: " << r.reproduce << '\n';
+    }
+    if (listed > kFailuresListed) out << "  ... and " << listed - kFailuresListed << " more (see the report)\n";
+    for (const std::string& warning : outputs.warnings) out << "warning: " << warning << '\n';
+
+    if (!outputs.junit_path.empty()) {
+        std::ostringstream xml;
+        reports::write_junit(xml, outputs.suite_name, records);
+        if (std::string error = write_file_atomically(outputs.junit_path, xml.str()); !error.empty()) return error;
+        out << "JUnit:   " << outputs.junit_path << '\n';
+    }
+    if (!outputs.report_dir.empty()) {
+        if (std::string error = write_report_dir(outputs, records, summary); !error.empty()) return error;
+        out << "report:  " << (std::filesystem::path(outputs.report_dir) / "index.html").string() << '\n';
+    }
+    return "";
+}
+
+}  // namespace eosim::cli

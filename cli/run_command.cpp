@@ -1,0 +1,199 @@
+#include "cli/run_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/files.h"
+#include "cli/run_values.h"
+#include "reports/chrome_trace.h"
+#include "reports/run_record.h"
+#include "reports/run_report.h"
+#include "scenarios/scenario.h"
+#include "scenarios/scenario_run.h"
+
+namespace eosim::cli {
+
+namespace {
+
+constexpr int kExitMet = 0;
+constexpr int kExitNotMet = 1;
+constexpr int kExitBadInput = 2;
+
+// The trace log: written to a temporary file next to the target and renamed over it only when the
+// run completes, so an interrupted or failed run never leaves a half-written trace behind.
+class TraceFile {
+public:
+    explicit TraceFile(std::filesystem::path target)
+        : target_(std::move(target)),
+          temporary_(target_.string() + ".tmp-" + std::to_string(static_cast<long long>(::getpid()))) {}
+    TraceFile(const TraceFile&) = delete;
+    TraceFile& operator=(const TraceFile&) = delete;
+    ~TraceFile() {
+        if (committed_) return;
+        stream_.close();
+        std::error_code ignored;
+        std::filesystem::remove(temporary_, ignored);
+    }
+
+    bool open() {
+        stream_.open(temporary_, std::ios::binary | std::ios::trunc);
+        return stream_.is_open();
+    }
+    std::ostream& stream() { return stream_; }
+    // Flushes and renames into place; returns an error message, or "" on success.
+    std::string commit() {
+        stream_.close();
+        if (stream_.fail()) return "cannot write " + temporary_.string();
+        std::error_code error;
+        std::filesystem::rename(temporary_, target_, error);
+        if (error) return "cannot rename " + temporary_.string() + " to " + target_.string() + ": " + error.message();
+        committed_ = true;
+        return "";
+    }
+
+private:
+    std::filesystem::path target_;
+    std::filesystem::path temporary_;
+    std::ofstream stream_;
+    bool committed_ = false;
+};
+
+// "pass" / "violation:<oracle>" -> the expectation; throws std::invalid_argument.
+scenarios::Expectation parse_expect(const std::string& text, const scenarios::Scenario& scenario) {
+    scenarios::Expectation expect;
+    if (text == "pass") return expect;
+    const std::string prefix = "violation:";
+    const auto oracle = text.rfind(prefix, 0) == 0 ? scenarios::oracle_from_string(text.substr(prefix.size())) : std::nullopt;
+    if (!oracle) {
+        throw std::invalid_argument("--expect: expected \"pass\" or \"violation:<oracle>\", found \"" + text + "\"");
+    }
+    if (std::find(scenario.oracles.begin(), scenario.oracles.end(), *oracle) == scenario.oracles.end()) {
+        throw std::invalid_argument("--expect: expected an oracle the scenario lists, found \"" + text.substr(prefix.size()) + "\"");
+    }
+    expect.pass = false;
+    expect.violation = *oracle;
+    return expect;
+}
+
+// Why the run is incomplete, or "" when the job finished or failed before any limit.
+std::string cut_reason(const scenarios::RunResult& result, const RunCommand& command, const scenarios::Scenario& scenario) {
+    const bool ended = std::any_of(result.timeline.begin(), result.timeline.end(), [](const scenarios::TimelineEvent& e) {
+        return e.what == "job.finished" || e.what == "job.failed";
+    });
+    if (ended) return "";
+    if (command.max_events != 0 && result.figures.events >= command.max_events) {
+        return "cut at the event limit (" + std::to_string(command.max_events) +
+               " events) before the job finished or failed: a livelock or a hang?";
+    }
+    char limit[48];
+    std::snprintf(limit, sizeof limit, "%.3fs", static_cast<double>(scenario.time_limit.ns) / 1e9);
+    return std::string("cut at the virtual-time limit (") + limit + ") before the job finished or failed: a hang?";
+}
+
+}  // namespace
+
+int run_command(const RunCommand& command, std::ostream& out, std::ostream& err) {
+    std::optional<scenarios::Scenario> scenario;
+    try {
+        scenario = scenarios::load_scenario(command.file);
+    } catch (const scenarios::ScenarioError& error) {
+        err << "error: " << error.what() << '\n';
+        return kExitBadInput;
+    }
+    std::string reproduce = scenarios::reproduce_command(*scenario, command.seed);
+    try {
+        if (!command.expect.empty()) {
+            scenario->expect = parse_expect(command.expect, *scenario);
+            reproduce += " --expect " + command.expect;
+        }
+        if (!command.max_virtual_time.empty()) {
+            const double seconds = parse_duration_seconds(command.max_virtual_time);
+            const auto limit = sim::Duration::nanos(static_cast<int64_t>(std::llround(std::min(seconds, 1e9) * 1e9)));
+            if (limit.ns <= 0) throw std::invalid_argument("--max-virtual-time: expected a positive duration");
+            scenario->time_limit = std::min(scenario->time_limit, limit);
+        }
+    } catch (const std::invalid_argument& error) {
+        err << "error: " << error.what() << '\n';
+        return kExitBadInput;
+    }
+
+    std::optional<TraceFile> trace;
+    if (!command.trace_path.empty()) {
+        trace.emplace(command.trace_path);
+        if (!trace->open()) {
+            err << "error: cannot open the trace file " << command.trace_path << " for writing\n";
+            return kExitBadInput;
+        }
+    }
+
+    scenarios::RunOptions options;
+    options.seed = command.seed;
+    options.trace_log = trace ? &trace->stream() : nullptr;
+    options.max_events = command.max_events;
+    scenarios::RunResult result = scenarios::run_scenario(*scenario, options);
+    if (trace) {
+        const std::string error = trace->commit();
+        if (!error.empty()) {
+            err << "error: " << error << '\n';
+            return kExitBadInput;
+        }
+    }
+    const std::string cut = cut_reason(result, command, *scenario);
+    if (!cut.empty()) {
+        result.expectation_met = false;
+        result.expectation_message = cut;
+    }
+    reports::RunRecord record = reports::make_run_record(*scenario, result, reproduce);
+    if (!cut.empty()) record.reason = cut;
+    if (!command.chrome_trace_path.empty()) {
+        const std::string error =
+            write_file_atomically(command.chrome_trace_path, reports::chrome_trace(record).dump() + "\n");
+        if (!error.empty()) {
+            err << "error: " << error << '\n';
+            return kExitBadInput;
+        }
+    }
+
+    std::optional<scenarios::RunResult> second;
+    if (command.check_determinism) {
+        scenarios::RunOptions again;
+        again.seed = command.seed;
+        again.max_events = command.max_events;
+        second = scenarios::run_scenario(*scenario, again);
+    }
+    const bool deterministic = !second || second->trace_hash == result.trace_hash;
+
+    if (command.json) {
+        nlohmann::json j = reports::to_json(record);
+        if (second) {
+            j["determinism"] = {{"checked", true},
+                                {"deterministic", deterministic},
+                                {"second_trace_hash", reports::hex64(second->trace_hash)}};
+        }
+        out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    } else {
+        reports::write_run_report(out, *scenario, result, reproduce);
+        if (second && deterministic) out << "determinism ok: the second run gave the same trace hash\n";
+        if (!command.chrome_trace_path.empty()) {
+            out << "chrome trace " << command.chrome_trace_path << " (open in https://ui.perfetto.dev or chrome://tracing)\n";
+        }
+    }
+    out.flush();
+    if (!deterministic) {
+        err << "determinism check failed: trace hash " << reports::hex64(result.trace_hash) << " on the first run, "
+            << reports::hex64(second->trace_hash) << " on the second\n";
+        return kExitNotMet;
+    }
+    return result.expectation_met ? kExitMet : kExitNotMet;
+}
+
+}  // namespace eosim::cli

@@ -1,0 +1,25 @@
+#pragma once
+// `eosim run FILE --seed N`: one scenario, one seed; the text report, or with --json one JSON
+// object (a `reports::RunRecord`), which is also how suite workers answer.
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace eosim::cli {
+
+struct RunCommand {
+    std::string file;
+    uint64_t seed = 1;
+    std::string trace_path;         // every event as JSON lines
+    std::string chrome_trace_path;  // the run as Chrome trace events
+    bool check_determinism = false;
+    bool json = false;
+    std::string expect;             // "pass" or "violation:<oracle>": replaces the scenario's expectation
+    uint64_t max_events = 0;        // cut the run after this many events (0: no limit)
+    std::string max_virtual_time;   // cut the run at this virtual time if it comes before the scenario's limit
+};
+
+// Returns the exit code: 0 expectation met, 1 not met, 2 bad input. Throws on internal errors.
+int run_command(const RunCommand& command, std::ostream& out, std::ostream& err);
+
+}  // namespace eosim::cli

@@ -1,0 +1,517 @@
+#include "cli/suite_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/progress.h"
+#include "cli/report_output.h"
+#include "cli/results_file.h"
+#include "cli/run_values.h"
+#include "cli/suite_plan.h"
+#include "cli/worker_pool.h"
+#include "reports/run_record.h"
+#include "reports/suite_summary.h"
+#include "reports/xml_text.h"
+
+namespace eosim::cli {
+
+namespace {
+
+constexpr int kExitMet = 0;
+constexpr int kExitNotMet = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitInterrupted = 130;
+constexpr size_t kStderrKept = 2000;
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void on_interrupt(int) { g_interrupted = 1; }
+
+// SIGINT, SIGTERM and SIGHUP set a flag for as long as it lives; the suite stops cleanly.
+class InterruptGuard {
+public:
+    InterruptGuard() {
+        g_interrupted = 0;
+        struct sigaction action {};
+        action.sa_handler = on_interrupt;
+        sigemptyset(&action.sa_mask);
+        for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &action, &previous_[i]);
+    }
+    ~InterruptGuard() {
+        for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
+    }
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+private:
+    static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction previous_[3] {};
+};
+
+std::string own_executable() {
+    char path[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0) return "/proc/self/exe";
+    return std::string(path, static_cast<size_t>(n));
+}
+
+std::string last_line(const std::string& text) {
+    size_t end = text.find_last_not_of("\r\n \t");
+    if (end == std::string::npos) return "";
+    const size_t start = text.rfind('\n', end);
+    std::string line = text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+    if (line.size() > 240) line = line.substr(0, 237) + "...";
+    return reports::valid_utf8(line);
+}
+
+std::string tail(const std::string& text) {
+    return text.size() <= kStderrKept ? text : "..." + text.substr(text.size() - kStderrKept);
+}
+
+std::string seconds_text(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, seconds == std::floor(seconds) ? "%.0fs" : "%.1fs", seconds);
+    return text;
+}
+
+std::string describe_signal(int signal) {
+    const std::string name = signal_name(signal);
+    switch (signal) {
+        case SIGABRT: return "aborted (" + name + ")";
+        case SIGSEGV:
+        case SIGBUS:
+        case SIGILL:
+        case SIGFPE: return "crashed (" + name + ")";
+        case SIGKILL: return "killed (" + name + "; by the out-of-memory killer?)";
+        default: return "killed by " + name;
+    }
+}
+
+struct RunContext {
+    const PlannedScenario& scenario;
+    uint64_t seed;
+    const SuiteCommand& command;
+    double timeout_seconds;
+};
+
+reports::RunRecord error_record(const RunContext& c, std::string reason, const std::string& stderr_text,
+                                double wall_seconds) {
+    reports::RunRecord r = reports::make_error_record(c.scenario.name, c.scenario.file, c.seed, c.scenario.expect,
+                                                      reproduce_command(c.scenario, c.seed), std::move(reason),
+                                                      tail(stderr_text));
+    r.wall_seconds = wall_seconds;
+    return r;
+}
+
+// What a worker's exit means for its run.
+reports::RunRecord record_from_outcome(const WorkerOutcome& o, const RunContext& c) {
+    const std::string err_line = last_line(o.err_tail);
+    const std::string because = err_line.empty() ? "" : ": " + err_line;
+    if (o.timed_out) {
+        return error_record(c, "timed out after " + seconds_text(c.timeout_seconds) + " (killed)" + because, o.err_tail,
+                            o.wall_seconds);
+    }
+    if (o.output_overflow) return error_record(c, "printed too much on standard output (killed)", o.err_tail, o.wall_seconds);
+    if (o.term_signal != 0) return error_record(c, describe_signal(o.term_signal) + because, o.err_tail, o.wall_seconds);
+    if (o.exit_code == 2) return error_record(c, "bad input" + because, o.err_tail, o.wall_seconds);
+    if (o.exit_code == 127) return error_record(c, "could not start the worker" + because, o.err_tail, o.wall_seconds);
+    if (o.exit_code == 3) {
+        const bool memory = o.err_tail.find("bad_alloc") != std::string::npos ||
+                            o.err_tail.find("out of memory") != std::string::npos;
+        if (memory && c.command.max_memory_mb != 0 && memory_limit_supported()) {
+            return error_record(c, "out of memory (over the " + std::to_string(c.command.max_memory_mb) + " MB limit)" +
+                                       because, o.err_tail, o.wall_seconds);
+        }
+        return error_record(c, "internal error" + because, o.err_tail, o.wall_seconds);
+    }
+    if (o.exit_code != 0 && o.exit_code != 1) {
+        return error_record(c, "exited with code " + std::to_string(o.exit_code) + because, o.err_tail, o.wall_seconds);
+    }
+    const size_t end = o.out.find_last_not_of("\r\n \t");
+    std::string json_text;
+    if (end != std::string::npos) {
+        const size_t newline = o.out.rfind('\n', end);
+        const size_t start = newline == std::string::npos ? 0 : newline + 1;
+        json_text = o.out.substr(start, end - start + 1);
+    }
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(json_text);
+    } catch (const nlohmann::json::parse_error&) {
+        const std::string line = last_line(json_text);
+        const std::string shown = line.empty() ? "nothing" : "\"" + line.substr(0, 80) + "\"";
+        return error_record(c, "printed no valid result (exit code " + std::to_string(o.exit_code) + "; printed " +
+                                   shown + ")" + because, o.err_tail, o.wall_seconds);
+    }
+    reports::RunRecord record;
+    try {
+        record = reports::run_record_from_json(j);
+    } catch (const reports::RecordError& error) {
+        return error_record(c, std::string("printed an unreadable result: ") + error.what(), o.err_tail, o.wall_seconds);
+    }
+    if (record.seed != c.seed || record.scenario != c.scenario.name) {
+        return error_record(c, "answered for another run (" + record.scenario + " seed " + std::to_string(record.seed) + ")",
+                            o.err_tail, o.wall_seconds);
+    }
+    record.file = c.scenario.file;
+    record.reproduce = reproduce_command(c.scenario, c.seed);
+    record.wall_seconds = o.wall_seconds;
+    return record;
+}
+
+std::vector<std::string> worker_argv(const std::string& program, const PlannedScenario& s, uint64_t seed,
+                                     const SuiteCommand& command) {
+    std::vector<std::string> argv = {program, "run", s.file, "--seed", std::to_string(seed), "--json"};
+    if (command.max_events != 0) argv.insert(argv.end(), {"--max-events", std::to_string(command.max_events)});
+    if (!command.max_virtual_time.empty()) argv.insert(argv.end(), {"--max-virtual-time", command.max_virtual_time});
+    if (s.expect_overridden) argv.insert(argv.end(), {"--expect", expect_argument(s.expect)});
+    return argv;
+}
+
+std::string default_results_path(const SuiteCommand& command, const Shard& shard) {
+    std::string name = "eosim-results";
+    if (shard.total > 1) name += ".shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.total);
+    name += ".jsonl";
+    return command.report_dir.empty() ? name : (std::filesystem::path(command.report_dir) / name).string();
+}
+
+using RunKey = std::pair<std::string, uint64_t>;  // scenario name, seed
+
+// The suite, after its options have been checked.
+class SuiteRun {
+public:
+    SuiteRun(const SuiteCommand& command, SuitePlan plan, Shard shard, std::ostream& out, std::ostream& err)
+        : command_(command), plan_(std::move(plan)), shard_(shard), out_(out), err_(err) {
+        for (size_t i = 0; i < plan_.runs.size(); ++i) {
+            if (in_shard(i, shard_)) shard_runs_.push_back(plan_.runs[i]);
+        }
+        results_path_ = command_.results_path.empty() ? default_results_path(command_, shard_) : command_.results_path;
+        jobs_ = command_.jobs != 0 ? command_.jobs : std::max(1u, std::thread::hardware_concurrency());
+    }
+
+    int run(double timeout_seconds) {
+        timeout_seconds_ = timeout_seconds;
+        std::vector<reports::RunRecord> records;
+        if (int code = load_resumed(records); code != kExitMet) return code;
+        std::set<RunKey> done;
+        for (const reports::RunRecord& r : records) done.insert({r.scenario, r.seed});
+        std::vector<PlannedRun> todo;
+        for (const PlannedRun& run : shard_runs_) {
+            if (done.count({plan_.scenarios[run.scenario].name, run.seed}) == 0) todo.push_back(run);
+        }
+        std::optional<ResultsWriter> writer;
+        try {
+            writer.emplace(results_path_, header(), records);
+        } catch (const ResultsError& error) {
+            err_ << "error: " << error.what() << '\n';
+            return kExitBadInput;
+        }
+        announce(records.size(), todo.size());
+        const auto start = std::chrono::steady_clock::now();
+        const bool completed = execute(todo, *writer, records);
+        wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        ran_ = todo.size();
+        if (!completed) {
+            err_ << "\ninterrupted: " << records.size() << " of " << shard_runs_.size() << " runs are in "
+                 << results_path_ << "; run the same command with --resume to run only the rest\n";
+            return kExitInterrupted;
+        }
+        return report(records);
+    }
+
+private:
+    ResultsHeader header() const {
+        return ResultsHeader{plan_.name, plan_json(plan_), shard_, shard_runs_.size()};
+    }
+
+    // With --resume: the records already in the results file that belong to this shard's plan.
+    int load_resumed(std::vector<reports::RunRecord>& records) {
+        if (!command_.resume) return kExitMet;
+        std::error_code error;
+        if (!std::filesystem::exists(results_path_, error)) {
+            err_ << "resume: " << results_path_ << " does not exist yet; starting from the beginning\n";
+            return kExitMet;
+        }
+        ResultsFile file;
+        try {
+            file = read_results_file(results_path_);
+        } catch (const ResultsError& e) {
+            err_ << "error: " << e.what() << '\n';
+            return kExitBadInput;
+        }
+        if (file.header.suite != plan_.name) {
+            err_ << "error: " << results_path_ << " holds results of the suite \"" << file.header.suite << "\", not \""
+                 << plan_.name << "\"; give another --results or run without --resume\n";
+            return kExitBadInput;
+        }
+        for (const std::string& warning : file.warnings) err_ << "warning: " << warning << '\n';
+        std::set<RunKey> wanted;
+        for (const PlannedRun& run : shard_runs_) wanted.insert({plan_.scenarios[run.scenario].name, run.seed});
+        std::map<RunKey, reports::RunRecord> kept;
+        for (reports::RunRecord& r : file.records) {
+            auto it = wanted.find({r.scenario, r.seed});
+            if (it == wanted.end()) continue;  // not (or no longer) in the plan
+            kept[{r.scenario, r.seed}] = std::move(r);
+        }
+        for (auto& [key, record] : kept) records.push_back(std::move(record));
+        return kExitMet;
+    }
+
+    void announce(size_t resumed, size_t todo) const {
+        out_ << "suite " << plan_.name << ": " << plan_.scenarios.size() << " scenario"
+             << (plan_.scenarios.size() == 1 ? "" : "s") << ", " << plan_.runs.size() << " runs";
+        if (shard_.total > 1) out_ << "; shard " << shard_.index << "/" << shard_.total << ": " << shard_runs_.size() << " runs";
+        if (command_.resume) out_ << "; " << resumed << " already done, " << todo << " to run";
+        out_ << "; " << jobs_ << " job" << (jobs_ == 1 ? "" : "s") << "\nresults: " << results_path_ << '\n' << std::flush;
+    }
+
+    bool keeps_timeline(const reports::RunRecord& r, const PlannedScenario& s) const {
+        if (command_.timelines == "all" || r.status != reports::RunStatus::passed) return true;
+        return command_.timelines == "first" && !s.seeds.empty() && r.seed == s.seeds.front();
+    }
+
+    bool execute(const std::vector<PlannedRun>& todo, ResultsWriter& writer, std::vector<reports::RunRecord>& records) {
+        std::string program = command_.worker_command;
+        if (program.empty()) {
+            if (const char* env = std::getenv("EOSIM_WORKER_COMMAND"); env != nullptr && *env != '\0') program = env;
+        }
+        if (program.empty()) program = own_executable();
+        std::vector<WorkerTask> tasks;
+        for (size_t i = 0; i < todo.size(); ++i) {
+            tasks.push_back({i, worker_argv(program, plan_.scenarios[todo[i].scenario], todo[i].seed, command_)});
+        }
+        WorkerLimits limits;
+        limits.wall_seconds = timeout_seconds_;
+        limits.memory_bytes = command_.max_memory_mb << 20;
+        Progress progress(err_, parse_progress_mode(command_.progress, ::isatty(STDERR_FILENO) == 1), shard_runs_.size(),
+                          records.size());
+        std::string write_error;
+        InterruptGuard guard;
+        WorkerPool pool(jobs_, limits);
+        const bool completed = pool.run(
+            tasks,
+            [&](WorkerOutcome&& outcome) {
+                const PlannedRun& run = todo[outcome.id];
+                const PlannedScenario& scenario = plan_.scenarios[run.scenario];
+                reports::RunRecord record =
+                    record_from_outcome(outcome, RunContext{scenario, run.seed, command_, timeout_seconds_});
+                if (!keeps_timeline(record, scenario)) {
+                    record.has_timeline = false;
+                    record.timeline.clear();
+                }
+                try {
+                    writer.append(record);
+                } catch (const ResultsError& error) {
+                    write_error = error.what();
+                    g_interrupted = 1;
+                }
+                progress.run_finished(record);
+                records.push_back(std::move(record));
+            },
+            [] { return g_interrupted != 0; }, [&progress] { progress.tick(); });
+        progress.finish();
+        if (!write_error.empty()) err_ << "error: " << write_error << '\n';
+        return completed;
+    }
+
+    int report(std::vector<reports::RunRecord>& records) {
+        sort_records(records);
+        ReportOutputs outputs;
+        outputs.suite_name = plan_.name;
+        outputs.junit_path = command_.junit_path;
+        outputs.report_dir = command_.report_dir;
+        const double rate = wall_seconds_ > 0 ? static_cast<double>(ran_) * 60.0 / wall_seconds_ : 0;
+        char timing[160];
+        std::snprintf(timing, sizeof timing, "%zu runs in %.1f s of wall time with %zu jobs (%.0f runs per minute)", ran_,
+                      wall_seconds_, jobs_, rate);
+        outputs.facts.push_back("command: " + command_.command_line);
+        outputs.facts.push_back(std::string(timing) + (records.size() > ran_ ? "; " + std::to_string(records.size() - ran_) +
+                                                                                   " more from the resumed results file"
+                                                                             : ""));
+        if (shard_.total > 1) {
+            outputs.facts.push_back("shard " + std::to_string(shard_.index) + "/" + std::to_string(shard_.total) + " of " +
+                                    std::to_string(plan_.runs.size()) + " runs");
+        }
+        outputs.facts.push_back("limits per run: " + seconds_text(timeout_seconds_) + " wall, " +
+                                std::to_string(command_.max_events) + " events" +
+                                (command_.max_virtual_time.empty() ? "" : ", " + command_.max_virtual_time + " virtual") +
+                                (command_.max_memory_mb != 0 && memory_limit_supported()
+                                     ? ", " + std::to_string(command_.max_memory_mb) + " MB of address space"
+                                     : ""));
+        outputs.facts.push_back("results: " + results_path_);
+        const std::string error = write_outputs(outputs, records, out_);
+        out_ << timing << '\n';
+        if (!error.empty()) {
+            err_ << "error: " << error << '\n';
+            return kExitBadInput;
+        }
+        const bool all_met = std::all_of(records.begin(), records.end(),
+                                         [](const reports::RunRecord& r) { return r.status == reports::RunStatus::passed; });
+        return all_met ? kExitMet : kExitNotMet;
+    }
+
+    const SuiteCommand& command_;
+    SuitePlan plan_;
+    Shard shard_;
+    std::ostream& out_;
+    std::ostream& err_;
+    std::vector<PlannedRun> shard_runs_;
+    std::string results_path_;
+    size_t jobs_ = 1;
+    double timeout_seconds_ = 60;
+    double wall_seconds_ = 0;
+    size_t ran_ = 0;
+};
+
+// The runs a results file's plan header lists: (scenario, seed) pairs.
+std::set<RunKey> planned_runs(const nlohmann::json& plan) {
+    std::set<RunKey> runs;
+    if (!plan.is_object() || !plan.contains("scenarios") || !plan["scenarios"].is_array()) return runs;
+    for (const nlohmann::json& s : plan["scenarios"]) {
+        if (!s.is_object() || !s.contains("scenario") || !s.contains("seeds")) continue;
+        if (!s["scenario"].is_string() || !s["seeds"].is_string()) continue;
+        try {
+            for (uint64_t seed : parse_seed_set(s["seeds"].get<std::string>())) runs.insert({s["scenario"].get<std::string>(), seed});
+        } catch (const std::invalid_argument&) {
+        }
+    }
+    return runs;
+}
+
+}  // namespace
+
+int suite_command(const SuiteCommand& command, std::ostream& out, std::ostream& err) {
+    Shard shard;
+    double timeout_seconds = 0;
+    try {
+        if (command.shard) {
+            shard = parse_shard(*command.shard);
+        } else if (auto from_env = shard_from_environment()) {
+            shard = *from_env;
+        }
+        timeout_seconds = parse_duration_seconds(command.timeout);
+        if (!command.max_virtual_time.empty()) parse_duration_seconds(command.max_virtual_time);
+        parse_progress_mode(command.progress, false);
+        if (command.timelines != "failing" && command.timelines != "first" && command.timelines != "all") {
+            throw std::invalid_argument("--timelines: expected failing, first or all, found \"" + command.timelines + "\"");
+        }
+        if (command.max_memory_mb > (uint64_t{1} << 40)) throw std::invalid_argument("--max-memory: too large");
+        if (command.seeds) parse_seed_set(*command.seeds);
+    } catch (const std::invalid_argument& error) {
+        err << "error: " << error.what() << '\n';
+        return kExitBadInput;
+    }
+    SuitePlan plan;
+    try {
+        plan = load_suite_plan(command.path, command.seeds);
+    } catch (const scenarios::ScenarioError& error) {
+        err << "error: " << error.what() << '\n';
+        return kExitBadInput;
+    }
+    // Bazel asks test runners that shard to say so by touching this file.
+    if (const char* status = std::getenv("TEST_SHARD_STATUS_FILE"); status != nullptr && *status != '\0' && shard.total > 1) {
+        if (FILE* f = std::fopen(status, "a")) std::fclose(f);
+    }
+    SuiteRun run(command, std::move(plan), shard, out, err);
+    return run.run(timeout_seconds);
+}
+
+int merge_command(const MergeCommand& command, std::ostream& out, std::ostream& err) {
+    std::vector<ResultsFile> files;
+    for (const std::string& input : command.inputs) {
+        try {
+            files.push_back(read_results_file(input));
+        } catch (const ResultsError& error) {
+            err << "error: " << error.what() << '\n';
+            return kExitBadInput;
+        }
+    }
+    if (files.empty()) {
+        err << "error: expected at least one results file\n";
+        return kExitBadInput;
+    }
+    const ResultsHeader& first = files.front().header;
+    std::vector<std::string> warnings;
+    std::map<RunKey, reports::RunRecord> merged;
+    std::set<uint32_t> shards_present;
+    for (size_t i = 0; i < files.size(); ++i) {
+        const ResultsHeader& h = files[i].header;
+        if (h.suite != first.suite || h.plan.value("scenarios", nlohmann::json()) != first.plan.value("scenarios", nlohmann::json())) {
+            err << "error: " << command.inputs[i] << " holds results of another plan (suite \"" << h.suite
+                << "\") than " << command.inputs.front() << " (suite \"" << first.suite << "\"); merge shards of one suite\n";
+            return kExitBadInput;
+        }
+        if (h.shard.total == first.shard.total) shards_present.insert(h.shard.index);
+        for (const std::string& warning : files[i].warnings) err << "warning: " << warning << '\n';
+        for (reports::RunRecord& r : files[i].records) {
+            const RunKey key{r.scenario, r.seed};
+            auto it = merged.find(key);
+            if (it != merged.end() && (it->second.status != r.status || it->second.trace_hash != r.trace_hash)) {
+                warnings.push_back("two different results for " + r.scenario + " seed " + std::to_string(r.seed) +
+                                   "; kept the one from " + command.inputs[i]);
+            }
+            merged[key] = std::move(r);
+        }
+    }
+    std::vector<reports::RunRecord> records;
+    for (auto& [key, record] : merged) records.push_back(std::move(record));
+    const std::set<RunKey> planned = planned_runs(first.plan);
+    size_t missing = 0;
+    for (const RunKey& key : planned) missing += merged.count(key) == 0 ? 1 : 0;
+    if (missing > 0) {
+        std::string shards;
+        if (first.shard.total > 1) {
+            for (uint32_t i = 1; i <= first.shard.total; ++i) {
+                if (shards_present.count(i) == 0) shards += (shards.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(first.shard.total);
+            }
+        }
+        warnings.push_back(std::to_string(missing) + " of the plan's " + std::to_string(planned.size()) +
+                           " runs have no result" + (shards.empty() ? "" : " (shards not given: " + shards + ")"));
+    }
+    sort_records(records);
+    out << "merge of " << files.size() << " results file" << (files.size() == 1 ? "" : "s") << " of suite "
+        << first.suite << ": " << records.size() << " runs\n";
+    if (!command.results_path.empty()) {
+        try {
+            ResultsHeader header = first;
+            header.shard = Shard{};
+            header.shard_runs = planned.size();
+            ResultsWriter writer(command.results_path, header, records);
+        } catch (const ResultsError& error) {
+            err << "error: " << error.what() << '\n';
+            return kExitBadInput;
+        }
+        out << "results: " << command.results_path << '\n';
+    }
+    ReportOutputs outputs;
+    outputs.suite_name = first.suite;
+    outputs.junit_path = command.junit_path;
+    outputs.report_dir = command.report_dir;
+    outputs.warnings = warnings;
+    std::string inputs;
+    for (const std::string& input : command.inputs) inputs += (inputs.empty() ? "" : ", ") + input;
+    outputs.facts.push_back("merged from: " + inputs);
+    if (const std::string error = write_outputs(outputs, records, out); !error.empty()) {
+        err << "error: " << error << '\n';
+        return kExitBadInput;
+    }
+    const bool all_met = std::all_of(records.begin(), records.end(),
+                                     [](const reports::RunRecord& r) { return r.status == reports::RunStatus::passed; });
+    return all_met && missing == 0 ? kExitMet : kExitNotMet;
+}
+
+}  // namespace eosim::cli

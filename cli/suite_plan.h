@@ -1,0 +1,58 @@
+#pragma once
+// What a suite runs: scenario x seed, from a scenario file, a suite file or a folder.
+//
+// - A scenario file (`*.json`): that scenario over the seeds given (default 1..100).
+// - A suite file (`*.suite.json`): {"name", "description", "seeds", "runs": [{"scenario": file or
+//   folder, "seeds": "1..100", "expect": "pass" | {"violation": oracle}}]}, paths relative to the
+//   suite file; an entry's seeds default to the suite's, `expect` to the scenario's own.
+// - A folder: every scenario file in it (`*.json`, not `*.suite.json` or `*schema.json`), sorted
+//   by file name, over the seeds given (default 1..100).
+// `--seeds` replaces every range. Every scenario is loaded (so a bad file is reported before
+// anything runs), names must be unique, and the runs are sorted by scenario name then seed: the
+// order sharding, summaries and reports use, whatever order runs finish in.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/scenario.h"
+
+namespace eosim::cli {
+
+struct PlannedScenario {
+    std::string name;
+    std::string file;  // the path the worker and the reproduce command get
+    scenarios::Expectation expect;  // the one that counts: the suite entry's, else the scenario's
+    bool expect_overridden = false;
+    std::vector<uint64_t> seeds;    // sorted
+};
+
+struct PlannedRun {
+    size_t scenario = 0;  // index into SuitePlan::scenarios
+    uint64_t seed = 0;
+};
+
+struct SuitePlan {
+    std::string name;
+    std::string source;  // the path the suite was given as
+    std::vector<PlannedScenario> scenarios;  // sorted by name
+    std::vector<PlannedRun> runs;            // sorted by scenario name, then seed
+};
+
+inline constexpr const char* kDefaultSeeds = "1..100";
+
+// Throws scenarios::ScenarioError (file, JSON path, what was expected) for any problem.
+SuitePlan load_suite_plan(const std::filesystem::path& path, const std::optional<std::string>& seeds_override);
+
+// The command that reproduces one run of the plan.
+std::string reproduce_command(const PlannedScenario& scenario, uint64_t seed);
+// "--expect pass" / "--expect violation:<oracle>": how a worker is told an overridden expectation.
+std::string expect_argument(const scenarios::Expectation& expect);
+
+// The plan as it is written at the head of a results file: name, scenarios with seed ranges.
+nlohmann::json plan_json(const SuitePlan& plan);
+
+}  // namespace eosim::cli

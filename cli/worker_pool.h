@@ -1,0 +1,65 @@
+#pragma once
+// Runs commands as child processes, a bounded number at a time, so that whatever one of them does
+// (crash, abort, hang, eat all memory, print garbage) is only that one's outcome. The suite runs
+// every scenario x seed as `eosim run FILE --seed N --json` this way.
+//
+// Each child: its own process group (so a deadline kills it and anything it started), stdin from
+// /dev/null, stdout and stderr to pipes the parent drains with poll() (a child never blocks on a
+// full pipe), an address-space limit (setrlimit RLIMIT_AS; skipped in AddressSanitizer builds,
+// whose shadow memory needs terabytes of address space), and death when the parent dies
+// (PR_SET_PDEATHSIG). The parent enforces a wall-clock deadline by killing the process group.
+//
+// Not here: what a command means or how its output reads (suite_runner.cpp does that).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace eosim::cli {
+
+struct WorkerLimits {
+    double wall_seconds = 60;       // kill a child still running after this long (0: never)
+    uint64_t memory_bytes = 0;      // RLIMIT_AS of a child (0: none)
+    size_t output_bytes_max = 64u << 20;  // kill a child that prints more than this on stdout
+};
+
+struct WorkerTask {
+    size_t id = 0;                   // handed back in the outcome
+    std::vector<std::string> argv;   // argv[0]: the program (a path; not looked up in PATH)
+};
+
+struct WorkerOutcome {
+    size_t id = 0;
+    int exit_code = -1;        // when it exited; -1 when killed by a signal
+    int term_signal = 0;       // when killed by a signal
+    bool timed_out = false;    // killed at the wall-clock deadline
+    bool output_overflow = false;  // killed for printing more than output_bytes_max
+    std::string out;           // all of its stdout
+    std::string err_tail;      // the last few KB of its stderr
+    double wall_seconds = 0;   // from start to exit
+};
+
+// "SIGABRT", "SIGSEGV", ... ("signal 42" for one without a name).
+std::string signal_name(int signal);
+
+// Whether memory limits are enforced in this build (not under AddressSanitizer).
+bool memory_limit_supported();
+
+class WorkerPool {
+public:
+    WorkerPool(size_t jobs, WorkerLimits limits);
+
+    // Runs `tasks` in order, at most `jobs` at a time, and hands each outcome to `on_done` as it
+    // comes (completion order). `tick` is called at least every 100 ms (progress display).
+    // When `interrupted()` turns true, running children are killed, their outcomes dropped, and
+    // run returns false; otherwise true once every task has finished.
+    bool run(const std::vector<WorkerTask>& tasks, const std::function<void(WorkerOutcome&&)>& on_done,
+             const std::function<bool()>& interrupted, const std::function<void()>& tick = {});
+
+private:
+    size_t jobs_;
+    WorkerLimits limits_;
+};
+
+}  // namespace eosim::cli
