@@ -81,9 +81,11 @@ KafkaError KafkaCluster::init_transactions(NodeId caller, const std::string& tra
     } else {
         Producer& producer = it->second;
         // With fencing on, the broker aborts the previous incarnation's open transaction. With
-        // fencing off (the negative control) it is left open for the zombie to finish.
-        if (options_.fencing && producer.open_transaction) finish(*producer.open_transaction, TxnState::aborted);
-        producer.open_transaction.reset();
+        // fencing off (the negative control) it stays open and the new producer continues it.
+        if (options_.fencing) {
+            if (producer.open_transaction) finish(*producer.open_transaction, TxnState::aborted);
+            producer.open_transaction.reset();
+        }
         ++producer.epoch;
     }
     *handle = ProducerHandle{transactional_id, it->second.producer_id, it->second.epoch};
@@ -102,6 +104,14 @@ KafkaError KafkaCluster::check_producer(const ProducerHandle& producer, Producer
     return KafkaError::none;
 }
 
+int64_t KafkaCluster::transaction_of(const ProducerHandle& producer) const {
+    if (!options_.fencing) {  // epochs unchecked: every handle of the id shares its open transaction
+        auto it = producers_.find(producer.transactional_id);
+        if (it != producers_.end() && it->second.open_transaction) return *it->second.open_transaction;
+    }
+    return find_transaction(producer.transactional_id, producer.epoch);
+}
+
 int64_t KafkaCluster::find_transaction(const std::string& transactional_id, int32_t epoch) const {
     auto it = latest_transaction_.find({transactional_id, epoch});
     return it == latest_transaction_.end() ? -1 : it->second;
@@ -111,9 +121,9 @@ KafkaError KafkaCluster::begin(NodeId caller, const ProducerHandle& producer) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     Producer* state = nullptr;
     if (KafkaError e = check_producer(producer, &state); e != KafkaError::none) return e;
-    const int64_t latest = find_transaction(producer.transactional_id, producer.epoch);
+    const int64_t latest = transaction_of(producer);
     if (latest >= 0 && transactions_[static_cast<size_t>(latest)].state == TxnState::open) {
-        return KafkaError::none;  // begin is idempotent
+        return KafkaError::none;  // begin is idempotent (and, with fencing off, joins the id's open one)
     }
     const auto index = static_cast<int64_t>(transactions_.size());
     Transaction& txn = transactions_.emplace_back();
@@ -151,7 +161,7 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
                                     const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) return e;
-    const int64_t index = find_transaction(producer.transactional_id, producer.epoch);
+    const int64_t index = transaction_of(producer);
     if (index < 0 || transactions_[static_cast<size_t>(index)].state != TxnState::open) {
         return KafkaError::invalid_txn_state;
     }
@@ -198,7 +208,7 @@ void KafkaCluster::finish(int64_t transaction, TxnState state) {
 }
 
 KafkaError KafkaCluster::resolve(const ProducerHandle& producer, bool is_commit, int64_t* transaction) {
-    *transaction = find_transaction(producer.transactional_id, producer.epoch);
+    *transaction = transaction_of(producer);
     // A retried commit must succeed even after a newer producer fenced this one: the transaction
     // is already durable, and Flink's commit-on-recovery relies on it.
     if (is_commit && *transaction >= 0) {

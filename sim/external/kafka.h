@@ -13,6 +13,9 @@
 // - faults: the broker unavailable for a period; writes failing for a period; a switch that turns
 //   fencing off (a negative control: zombies then write and commit); a switch that makes
 //   read_committed ignore the last stable offset (a negative control for the visibility oracle).
+//   With fencing off, epochs are not checked: every producer of a transactional.id acts on the id's
+//   open transaction, so a zombie's writes land in its successor's transaction (and a successor
+//   continues a transaction its predecessor left open) — what fencing exists to prevent.
 //
 // Calls are synchronous (the answer is known at once) but are made on behalf of a node: a call
 // from a node that is down, or that a partition separates from the broker, fails with
@@ -159,6 +162,9 @@ private:
     Partition* find_partition(const std::string& topic, int32_t partition);
     const Partition* find_partition(const std::string& topic, int32_t partition) const;
     int64_t last_stable_offset(const std::string& topic, int32_t partition) const;
+    // The transaction a handle acts on: its (id, epoch)'s latest, or, with fencing off, the id's
+    // open transaction whatever its epoch. -1 when none.
+    int64_t transaction_of(const ProducerHandle& producer) const;
     // Latest transaction of (transactional.id, epoch), or -1.
     int64_t find_transaction(const std::string& transactional_id, int32_t epoch) const;
     // Checks the handle for commit/abort; on success `*transaction` is the latest instance of its
