@@ -1,5 +1,8 @@
 #include "reports/run_report.h"
 
+#include "scenarios/fault_json.h"
+#include "scenarios/random_faults.h"
+
 #include <cstdio>
 
 namespace eosim::reports {
@@ -49,9 +52,26 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
     write_row(out, "restarts", std::to_string(f.restarts));
     write_row(out, "transactions",
               std::to_string(f.transactions_committed) + " committed, " + std::to_string(f.transactions_aborted) +
-                  " aborted");
+                  " aborted, " + std::to_string(f.fenced_calls) + " calls fenced");
     write_row(out, "faults injected", std::to_string(f.faults_injected));
     write_row(out, "records", std::to_string(f.records_in) + " in, " + std::to_string(f.records_out) + " out");
+}
+
+// The faults drawn from faults.random for this seed: every drawn parameter, in plan order.
+void write_fault_draw(std::ostream& out, const scenarios::Scenario& scenario, const scenarios::RunResult& result) {
+    if (!result.fault_draw) return;
+    out << "faults drawn  " << scenarios::describe_draw(*result.fault_draw) << '\n';
+    size_t index = scenario.faults.size();
+    for (const sim::FaultSpec& fault : result.fault_draw->faults) {
+        out << "  #" << index++ << "  " << scenarios::describe_fault(fault) << '\n';
+    }
+}
+
+void write_coverage(std::ostream& out, const scenarios::RunResult& result) {
+    if (result.coverage.empty()) return;
+    out << "coverage   ";
+    for (const auto& [combination, hits] : result.coverage) out << ' ' << combination << " x" << hits;
+    out << '\n';
 }
 
 void write_faults(std::ostream& out, const scenarios::RunResult& result) {
@@ -90,7 +110,9 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     out << '\n';
     out << "trace hash  " << hex64(result.trace_hash) << '\n';
     write_figures(out, result.figures);
+    write_fault_draw(out, scenario, result);
     write_faults(out, result);
+    write_coverage(out, result);
     out << "reproduce   " << reproduce << '\n';
 }
 
@@ -116,6 +138,7 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
         {"restarts", f.restarts},
         {"transactions_committed", f.transactions_committed},
         {"transactions_aborted", f.transactions_aborted},
+        {"fenced_calls", f.fenced_calls},
         {"faults_injected", f.faults_injected},
         {"records_in", f.records_in},
         {"records_out", f.records_out},

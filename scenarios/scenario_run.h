@@ -3,10 +3,13 @@
 // input, the engine and the fault injector; runs until the job finishes (or the time limit); asks
 // every oracle for its verdict and compares the verdicts with the scenario's expectation.
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "scenarios/random_faults.h"
 #include "scenarios/scenario.h"
 #include "scenarios/timeline.h"
 #include "sim/fault_injector.h"
@@ -28,6 +31,7 @@ struct RunFigures {
     int64_t restarts = 0;
     int64_t transactions_committed = 0;
     int64_t transactions_aborted = 0;
+    int64_t fenced_calls = 0;  // Kafka calls rejected because a newer producer fenced the caller
     int64_t faults_injected = 0;
     int64_t records_in = 0;
     int64_t records_out = 0;
@@ -44,6 +48,10 @@ struct RunResult {
     std::string expectation_message;  // why the expectation was or was not met
     std::vector<TimelineEvent> timeline;
     std::vector<sim::FiredFault> faults;  // every fault that fired, in order
+    // What faults.random drew for this seed (every drawn parameter); its faults follow the
+    // scenario's own in the plan, so plan_index counts scenario.faults first. Empty without it.
+    std::optional<FaultDraw> fault_draw;
+    std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
 };
 
 struct RunOptions {
