@@ -1,0 +1,73 @@
+// The standard run of DESIGN.md: Kafka -> keyBy -> count -> two-phase-commit Kafka sink,
+// parallelism 4, 100k records arriving at 1,000 per virtual second (100 s of virtual time), a
+// checkpoint every 500 ms, 3 TaskManager crashes; every oracle on. Prints the wall time of each
+// whole run (world, engine, oracles) and the virtual-to-wall ratio; the median is the figure.
+// Target: under 0.1 s of wall time, i.e. at least 1000x faster than the virtual time simulated.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "scenarios/scenario.h"
+#include "scenarios/scenario_run.h"
+
+namespace {
+
+eosim::scenarios::Scenario standard_scenario(const std::filesystem::path& base, int64_t records) {
+    using eosim::sim::Duration;
+    using eosim::sim::FaultKind;
+    using eosim::sim::FaultSpec;
+    using eosim::sim::Time;
+    eosim::scenarios::Scenario s = eosim::scenarios::load_scenario(base);
+    s.inputs.at(0).records = records;
+    s.inputs.at(0).rate_per_second = 1000;
+    s.job.checkpointing.interval = Duration::millis(500);
+    s.faults.clear();
+    const double span = static_cast<double>(records) / 1000.0;  // virtual seconds of input
+    const char* nodes[] = {"tm1", "tm0", "tm1"};
+    for (int i = 0; i < 3; ++i) {
+        FaultSpec crash;
+        crash.kind = FaultKind::crash;
+        crash.nodes = {nodes[i]};
+        crash.trigger.at = Time::zero() + Duration::millis(static_cast<int64_t>(span * 1000 * (i + 1) / 4) + 317);
+        crash.restart_delay = Duration::seconds(1);
+        s.faults.push_back(crash);
+    }
+    return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Wall time of the standard scenario run"};
+    std::string base = EOSIM_SOURCE_DIR "/scenarios/kafka-count-eos.json";
+    int64_t records = 100'000;
+    int runs = 5;
+    uint64_t seed = 1;
+    app.add_option("--scenario", base, "scenario to base the run on (its inputs and faults are replaced)");
+    app.add_option("--records", records, "input records (arriving at 1,000 per virtual second)");
+    app.add_option("--runs", runs, "runs to time (the median is reported)");
+    app.add_option("--seed", seed, "seed");
+    CLI11_PARSE(app, argc, argv);
+
+    const eosim::scenarios::Scenario scenario = standard_scenario(base, records);
+    std::vector<double> walls;
+    eosim::scenarios::RunResult last;
+    for (int i = 0; i < runs; ++i) {
+        last = eosim::scenarios::run_scenario(scenario, eosim::scenarios::RunOptions{seed, nullptr});
+        walls.push_back(last.figures.wall_seconds);
+    }
+    std::sort(walls.begin(), walls.end());
+    const double median = walls[walls.size() / 2];
+    std::printf("standard run: %lld records, %lld crashes, seed %llu, expectation %s\n", static_cast<long long>(records),
+                static_cast<long long>(last.figures.faults_injected), static_cast<unsigned long long>(seed),
+                last.expectation_met ? "met" : "NOT MET");
+    std::printf("events %llu, virtual time %.3f s, checkpoints %lld completed, restarts %lld\n",
+                static_cast<unsigned long long>(last.figures.events), last.figures.virtual_seconds,
+                static_cast<long long>(last.figures.checkpoints_completed), static_cast<long long>(last.figures.restarts));
+    std::printf("wall time per run: min %.4f s, median %.4f s, max %.4f s (%d runs)\n", walls.front(), median, walls.back(), runs);
+    std::printf("virtual/wall: %.0fx (target >= 1000x, i.e. under 0.1 s)\n", last.figures.virtual_seconds / median);
+    return last.expectation_met ? 0 : 1;
+}
