@@ -1,6 +1,7 @@
 #include "oracles/reference_model.h"
 
 #include <stdexcept>
+#include <unordered_map>
 
 #include "engine/operators.h"
 
@@ -57,14 +58,16 @@ ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets*
                 break;
             case OperatorKind::keyed_count:
             case OperatorKind::keyed_sum: {
-                auto& state = eval.state[v.id];
+                // A hash map for speed; its order never reaches the result, which is copied into an
+                // ordered map below.
+                std::unordered_map<int64_t, int64_t> state;
+                out.reserve(in.size());
                 for (const Record& r : in) {
-                    auto it = state.find(r.key);
-                    const int64_t updated =
-                        engine::fold_keyed(v.kind, it == state.end() ? std::nullopt : std::optional<int64_t>(it->second), r);
-                    state[r.key] = updated;
-                    out.push_back(Record{r.key, updated});
+                    auto [it, fresh] = state.try_emplace(r.key, 0);
+                    it->second = engine::fold_keyed(v.kind, fresh ? std::nullopt : std::optional<int64_t>(it->second), r);
+                    out.push_back(Record{r.key, it->second});
                 }
+                eval.state[v.id] = std::map<int64_t, int64_t>(state.begin(), state.end());
                 break;
             }
         }

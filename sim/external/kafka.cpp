@@ -173,10 +173,13 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
     }
     if (scheduler_.now() < write_failures_until_) return KafkaError::write_failed;
     Transaction& txn = transactions_[static_cast<size_t>(index)];
+    std::vector<int32_t> touched;  // partitions this batch already registered with the transaction
     for (const auto& [partition, record] : records) {
         Partition& p = partitions[static_cast<size_t>(partition)];
         const auto offset = static_cast<int64_t>(p.log.size());
         p.log.push_back(Entry{record, index});
+        if (std::find(touched.begin(), touched.end(), partition) != touched.end()) continue;
+        touched.push_back(partition);
         if (txn.first_offsets.emplace(std::pair{topic, partition}, offset).second) p.open_first_offsets.emplace(offset, index);
     }
     return KafkaError::none;
