@@ -46,6 +46,15 @@ TEST_CASE("prng: known answers pin the algorithm", "[sim][prng]") {
 
     // Stream derivation is pinned too: the network's stream of seed 1.
     CHECK(Prng(1).fork("network").next() == 0xb834acc8a2fc06cbULL);
+
+    // And the portable bounded draws (a switch to modulo or to <random> would change these).
+    Prng bounded(1);
+    CHECK(bounded.below(1000) == 702);
+    CHECK(bounded.below(1000) == 520);
+    CHECK(bounded.below(1000) == 574);
+    CHECK(bounded.between(-50, 50) == -11);
+    CHECK(bounded.between(-50, 50) == 20);
+    CHECK(bounded.draws() == 5);
 }
 
 TEST_CASE("prng: the same seed gives the same sequence", "[sim][prng]") {
