@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/job_spec.h"
+#include "scenarios/random_faults.h"
 #include "sim/external/kafka.h"
 #include "sim/fault_plan.h"
 #include "sim/network.h"
@@ -50,6 +51,10 @@ std::optional<OracleKind> oracle_from_string(const std::string& name);
 struct Expectation {
     bool pass = true;
     OracleKind violation = OracleKind::exactly_once_output;  // when !pass: the oracle that must fire
+    // When !pass: false for a negative control under random faults, where the violation shows on
+    // some seeds only. A run then meets the expectation when no oracle fires or only `violation`
+    // does; the loader adds "oracle:<violation>" to `sometimes`, so a suite still requires it.
+    bool every_seed = true;
 };
 
 struct Scenario {
@@ -59,11 +64,14 @@ struct Scenario {
     WorldSpec world;
     engine::JobSpec job;
     std::vector<InputSpec> inputs;
-    std::vector<sim::FaultSpec> faults;
+    std::vector<sim::FaultSpec> faults;                // faults.schedule
+    std::optional<RandomFaults> random_faults;         // faults.random: drawn per seed, run after `faults`
     std::vector<OracleKind> oracles;
     sim::Duration liveness_bound = sim::Duration::seconds(120);  // after the last fault
     sim::Duration time_limit = sim::Duration::seconds(3600);    // virtual time before a run is cut
     Expectation expect;
+    // Coverage combinations (scenarios/coverage.h) that must happen in at least one run of a suite.
+    std::vector<std::string> sometimes;
 };
 
 // A user error in a scenario file: names the file, the JSON path and what was expected.

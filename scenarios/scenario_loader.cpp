@@ -22,6 +22,7 @@
 
 #include "engine/control_messages.h"
 #include "engine/protocol_points.h"
+#include "scenarios/coverage.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::scenarios {
@@ -406,6 +407,10 @@ private:
     void read_faults(const Value& v);
     void read_fault(const Value& v);
     void read_trigger(const Object& o, sim::FaultSpec& fault);
+    void read_random_faults(const Value& v);
+    void read_random_kinds(const Value& v, RandomFaults& r);
+    void read_point_triggers(const Value& v, PointTriggers& p);
+    void read_sometimes(const Value& v);
     std::vector<std::string> read_node_names(const Value& v);
     std::string read_node_name(const Value& v);
     void read_oracles(const Value& v);
@@ -420,13 +425,15 @@ private:
     std::set<std::string> listed_vertex_ids_;           // every vertex id in the file, read or not yet
     std::map<std::string, std::string> sink_topics_;    // topic -> sink vertex path
     std::map<std::string, std::string> source_topics_;  // topic -> source vertex path
+    std::string quiet_after_path_;                      // where faults.random.quiet_after was read
 };
 
 Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     const Value root(document, "", file_);
     const Object o(
         root,
-        {"name", "description", "world", "job", "input", "faults", "oracles", "liveness_bound", "time_limit", "expect"},
+        {"name", "description", "world", "job", "input", "faults", "oracles", "liveness_bound", "time_limit", "expect",
+         "sometimes"},
         "an object (a scenario)");
     s_.source = path;
     s_.name = path.stem().string();
@@ -443,6 +450,18 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     if (auto x = o.get("liveness_bound")) s_.liveness_bound = read_duration(*x, false);
     if (auto x = o.get("time_limit")) s_.time_limit = read_duration(*x, false);
     if (auto x = o.get("expect")) read_expect(*x);
+    if (auto x = o.get("sometimes")) read_sometimes(*x);
+    if (!s_.expect.pass && !s_.expect.every_seed) {
+        const std::string violation = std::string("oracle:") + to_string(s_.expect.violation);
+        if (std::find(s_.sometimes.begin(), s_.sometimes.end(), violation) == s_.sometimes.end()) {
+            s_.sometimes.push_back(violation);
+        }
+    }
+    if (s_.random_faults && s_.random_faults->quiet_after >= s_.time_limit) {
+        throw ScenarioError(file_, quiet_after_path_,
+                            "expected quiet_after before the time_limit (" + format_duration(s_.time_limit) +
+                                "), found " + format_duration(s_.random_faults->quiet_after));
+    }
     return std::move(s_);
 }
 
@@ -815,8 +834,9 @@ std::vector<std::string> fault_keys(sim::FaultKind kind) {
 }
 
 void Loader::read_faults(const Value& v) {
-    const Object o(v, {"schedule"}, "an object ({\"schedule\": [...]})");
+    const Object o(v, {"schedule", "random"}, "an object ({\"schedule\": [...], \"random\": {...}})");
     if (auto x = o.get("schedule")) for_each_element(*x, "an array of faults", [&](const Value& e) { read_fault(e); });
+    if (auto x = o.get("random")) read_random_faults(*x);
 }
 
 void Loader::read_fault(const Value& v) {
@@ -886,7 +906,7 @@ void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
     if (!o.has("at_point")) {
         o.value().fail("expected a trigger: \"at\" (a time) or \"at_point\" ({\"point\": name, \"occurrence\": k})");
     }
-    const Object p(*o.get("at_point"), {"point", "occurrence", "node"},
+    const Object p(*o.get("at_point"), {"point", "occurrence", "node", "not_after"},
                    "an object ({\"point\": name, \"occurrence\": k, \"node\": name})");
     std::vector<std::string> points;
     for (std::string_view point : engine::points::kAll) points.emplace_back(point);
@@ -899,6 +919,238 @@ void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
     fault.trigger.point = point.get().get<std::string>();
     if (auto x = p.get("occurrence")) fault.trigger.occurrence = read_int32(*x, kPositive32);
     if (auto x = p.get("node")) fault.trigger.point_node = read_node_name(*x);
+    if (auto x = p.get("not_after")) fault.trigger.not_after = sim::Time::zero() + read_duration(*x, true);
+}
+
+// --- random faults (faults.random; the generator is scenarios/random_faults.h) ---
+
+constexpr std::array kRandomModes = {RandomMode::swarm, RandomMode::fixed};
+
+std::vector<std::string> random_kind_keys(sim::FaultKind kind) {
+    std::vector<std::string> keys{"weight"};
+    switch (kind) {
+        case sim::FaultKind::crash: keys.insert(keys.end(), {"nodes", "restart_delay"}); break;
+        case sim::FaultKind::pause: keys.insert(keys.end(), {"nodes", "duration"}); break;
+        case sim::FaultKind::partition: keys.insert(keys.end(), {"nodes", "duration", "one_way"}); break;
+        case sim::FaultKind::slow_link: keys.insert(keys.end(), {"nodes", "duration", "multiplier"}); break;
+        case sim::FaultKind::storage_slow: keys.insert(keys.end(), {"duration", "multiplier"}); break;
+        case sim::FaultKind::storage_failure:
+        case sim::FaultKind::broker_unavailable:
+        case sim::FaultKind::kafka_write_failure: keys.push_back("duration"); break;
+        case sim::FaultKind::transaction_abort: break;
+        case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
+    }
+    return keys;
+}
+
+// The defaults of a drawn kind's duration (or a crash's restart delay).
+DurationRange default_random_duration(sim::FaultKind kind) {
+    switch (kind) {
+        case sim::FaultKind::crash: return {Duration::millis(200), Duration::seconds(3)};
+        case sim::FaultKind::pause: return {Duration::millis(200), Duration::seconds(3)};
+        case sim::FaultKind::partition: return {Duration::millis(200), Duration::seconds(5)};
+        case sim::FaultKind::storage_failure:
+        case sim::FaultKind::broker_unavailable:
+        case sim::FaultKind::kafka_write_failure: return {Duration::millis(100), Duration::seconds(2)};
+        default: return {Duration::millis(500), Duration::seconds(5)};
+    }
+}
+
+DurationRange read_duration_range(const Value& v, DurationRange range, bool allow_zero) {
+    const Object o(v, {"min", "max"}, "an object {\"min\": duration, \"max\": duration}");
+    if (auto x = o.get("min")) range.min = read_duration(*x, allow_zero);
+    if (auto x = o.get("max")) range.max = read_duration(*x, allow_zero);
+    if (range.max < range.min) {
+        const Value where = o.has("max") ? *o.get("max") : *o.get("min");
+        where.fail("expected max >= min, found min " + format_duration(range.min) + " and max " +
+                   format_duration(range.max));
+    }
+    return range;
+}
+
+MultiplierRange read_multiplier_range(const Value& v) {
+    const Object o(v, {"min", "max"}, "an object {\"min\": integer, \"max\": integer}");
+    MultiplierRange range;
+    constexpr IntRange kMultiplier{1, 1'000'000, "a positive integer"};
+    if (auto x = o.get("min")) range.min = static_cast<uint32_t>(read_int(*x, kMultiplier));
+    if (auto x = o.get("max")) range.max = static_cast<uint32_t>(read_int(*x, kMultiplier));
+    if (range.max < range.min) {
+        const Value where = o.has("max") ? *o.get("max") : *o.get("min");
+        where.fail("expected max >= min, found min " + std::to_string(range.min) + " and max " +
+                   std::to_string(range.max));
+    }
+    return range;
+}
+
+// A ratio, or {"min": ratio, "max": ratio}.
+RatioRange read_ratio_range(const Value& v) {
+    if (!v.get().is_object() || !(v.get().contains("min") || v.get().contains("max"))) {
+        const sim::Ratio ratio = read_ratio(v);
+        return RatioRange{ratio, ratio};
+    }
+    const Object o(v, {"min", "max"}, "a ratio or an object {\"min\": ratio, \"max\": ratio}");
+    RatioRange range{sim::Ratio::never(), sim::Ratio::always()};
+    if (auto x = o.get("min")) range.min = read_ratio(*x);
+    if (auto x = o.get("max")) range.max = read_ratio(*x);
+    const auto below = [](sim::Ratio a, sim::Ratio b) {
+        return static_cast<__uint128_t>(a.numerator) * b.denominator < static_cast<__uint128_t>(b.numerator) * a.denominator;
+    };
+    if (below(range.max, range.min)) {
+        (o.has("max") ? *o.get("max") : *o.get("min")).fail("expected max >= min");
+    }
+    return range;
+}
+
+std::vector<std::string> read_control_messages(const Value& v) {
+    std::vector<std::string> known;
+    for (const sim::EventKind* kind : engine::messages::kAll) known.emplace_back(kind->name);
+    const std::string what = "an array of control messages (" + join(known) + ")";
+    std::vector<std::string> messages;
+    for_each_element(v, what, [&](const Value& element) {
+        const std::string name = element.get().is_string() ? element.get().get<std::string>() : "";
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+            element.fail("expected a control message, one of: " + join(known) + "; found " + describe(element.get()) +
+                         (name.empty() ? "" : suggestion(name, known)));
+        }
+        if (std::find(messages.begin(), messages.end(), name) != messages.end()) {
+            element.fail("duplicate message " + in_quotes(name));
+        }
+        messages.push_back(name);
+    });
+    if (messages.empty()) v.fail("expected at least one control message, found an empty array");
+    return messages;
+}
+
+// The node names a drawn kind targets by default: the TaskManagers that run tasks; partitions also
+// the JobManager; slow links also the Kafka broker.
+std::vector<std::string> default_random_nodes(sim::FaultKind kind, const WorldSpec& world) {
+    std::vector<std::string> nodes;
+    if (kind == sim::FaultKind::partition || kind == sim::FaultKind::slow_link) nodes.push_back("jobmanager");
+    for (int32_t i = 0; i < world.task_managers; ++i) nodes.push_back("tm" + std::to_string(i));
+    if (kind == sim::FaultKind::slow_link) nodes.push_back("kafka");
+    return nodes;
+}
+
+void Loader::read_random_faults(const Value& v) {
+    const Object o(v, {"mode", "count", "window", "quiet_after", "kinds", "point_triggers"},
+                   "an object (random faults: {\"count\", \"quiet_after\", \"kinds\", ...})");
+    RandomFaults r;
+    if (auto x = o.get("mode")) r.mode = read_enum(*x, kRandomModes, "a random-fault mode");
+    if (auto x = o.get("count")) {
+        constexpr IntRange kCount{0, 10'000, "a non-negative integer"};
+        if (x->get().is_number()) {
+            r.count_min = r.count_max = read_int32(*x, kCount);
+        } else {
+            const Object c(*x, {"min", "max"}, "an integer or an object {\"min\": integer, \"max\": integer}");
+            r.count_min = read_int32(c.require("min", "a non-negative integer"), kCount);
+            r.count_max = read_int32(c.require("max", "a non-negative integer"), kCount);
+            if (r.count_max < r.count_min) {
+                c.get("max")->fail("expected max >= min, found min " + std::to_string(r.count_min) + " and max " +
+                                   std::to_string(r.count_max));
+            }
+        }
+    }
+    r.quiet_after = read_duration(o.require("quiet_after", std::string("a positive duration ") + kDurationForm), false);
+    r.window_to = r.quiet_after;
+    if (auto x = o.get("window")) {
+        const Object w(*x, {"from", "to"}, "an object {\"from\": duration, \"to\": duration}");
+        if (auto y = w.get("from")) r.window_from = read_duration(*y, true);
+        if (auto y = w.get("to")) r.window_to = read_duration(*y, false);
+        const Value where = w.has("to") ? *w.get("to") : *w.get("from");
+        if (r.window_to <= r.window_from) {
+            where.fail("expected from < to, found from " + format_duration(r.window_from) + " and to " +
+                       format_duration(r.window_to));
+        }
+        if (r.window_to > r.quiet_after) {
+            where.fail("expected the window to end by quiet_after (" + format_duration(r.quiet_after) + "), found " +
+                       format_duration(r.window_to));
+        }
+    }
+    read_random_kinds(o.require("kinds", "an object of fault kinds ({\"crash\": {...}, ...})"), r);
+    if (auto x = o.get("point_triggers")) read_point_triggers(*x, r.point_triggers);
+    for (int32_t i = 0; i < s_.world.task_managers + s_.world.spare_task_managers; ++i) {
+        r.task_manager_nodes.push_back("tm" + std::to_string(i));
+    }
+    quiet_after_path_ = o.get("quiet_after")->path();
+    s_.random_faults = std::move(r);
+}
+
+void Loader::read_random_kinds(const Value& v, RandomFaults& r) {
+    std::vector<std::string> names;
+    for (sim::FaultKind kind : kAllFaults) names.emplace_back(to_string(kind));
+    const Object o(v, names, "an object of fault kinds ({\"crash\": {...}, ...})");
+    for (sim::FaultKind kind : kAllFaults) {
+        const std::optional<Value> entry = o.get(to_string(kind));
+        if (!entry) continue;
+        const Object k(*entry, random_kind_keys(kind), "an object (how this kind is drawn; {} for the defaults)");
+        RandomFaultKind spec;
+        spec.kind = kind;
+        if (auto x = k.get("weight")) spec.weight = static_cast<uint32_t>(read_int(*x, IntRange{1, 1000, "a positive integer"}));
+        const DurationRange defaults = default_random_duration(kind);
+        spec.duration = defaults;
+        spec.restart_delay = defaults;
+        if (auto x = k.get("duration")) spec.duration = read_duration_range(*x, defaults, false);
+        if (auto x = k.get("restart_delay")) spec.restart_delay = read_duration_range(*x, defaults, true);
+        if (auto x = k.get("multiplier")) spec.multiplier = read_multiplier_range(*x);
+        if (auto x = k.get("one_way")) spec.one_way = read_ratio(*x);
+        const bool targets_nodes = kind == sim::FaultKind::crash || kind == sim::FaultKind::pause ||
+                                   kind == sim::FaultKind::partition || kind == sim::FaultKind::slow_link;
+        if (targets_nodes) {
+            spec.nodes = default_random_nodes(kind, s_.world);
+            if (auto x = k.get("nodes")) {
+                spec.nodes = read_node_names(*x);
+                const size_t least = kind == sim::FaultKind::slow_link ? 2 : 1;
+                if (spec.nodes.size() < least) {
+                    x->fail("expected at least " + std::to_string(least) + " node" + (least == 1 ? "" : "s") +
+                            ", found " + std::to_string(spec.nodes.size()));
+                }
+            }
+        }
+        if (kind == sim::FaultKind::message_loss) {
+            for (const sim::EventKind* message : engine::messages::kAll) spec.messages.emplace_back(message->name);
+            if (auto x = k.get("messages")) spec.messages = read_control_messages(*x);
+            if (auto x = k.get("ratio")) spec.ratio = read_ratio_range(*x);
+        }
+        r.kinds.push_back(std::move(spec));
+    }
+    if (r.kinds.empty()) v.fail("expected at least one fault kind, found an empty object");
+}
+
+void Loader::read_point_triggers(const Value& v, PointTriggers& p) {
+    const Object o(v, {"ratio", "points", "max_occurrence"},
+                   "an object ({\"ratio\": ratio, \"points\": [...], \"max_occurrence\": k})");
+    if (auto x = o.get("ratio")) p.ratio = read_ratio(*x);
+    std::vector<std::string> known;
+    for (std::string_view point : engine::points::kAll) known.emplace_back(point);
+    p.points = known;
+    if (auto x = o.get("points")) {
+        p.points.clear();
+        for_each_element(*x, "an array of protocol points", [&](const Value& element) {
+            const std::string name = element.get().is_string() ? element.get().get<std::string>() : "";
+            if (std::find(known.begin(), known.end(), name) == known.end()) {
+                element.fail("expected a protocol point, one of: " + join(known) + "; found " + describe(element.get()) +
+                             (name.empty() ? "" : suggestion(name, known)));
+            }
+            if (std::find(p.points.begin(), p.points.end(), name) != p.points.end()) {
+                element.fail("duplicate point " + in_quotes(name));
+            }
+            p.points.push_back(name);
+        });
+        if (p.points.empty()) x->fail("expected at least one protocol point, found an empty array");
+    }
+    if (auto x = o.get("max_occurrence")) p.max_occurrence = read_int32(*x, IntRange{1, 100'000, "a positive integer"});
+}
+
+void Loader::read_sometimes(const Value& v) {
+    for_each_element(v, "an array of coverage combinations", [&](const Value& element) {
+        const std::string name = read_string(element, "a coverage combination (a string)");
+        const std::string problem = check_combination_name(name);
+        if (!problem.empty()) element.fail("expected " + problem + "; found " + in_quotes(name));
+        if (std::find(s_.sometimes.begin(), s_.sometimes.end(), name) != s_.sometimes.end()) {
+            element.fail("duplicate combination " + in_quotes(name));
+        }
+        s_.sometimes.push_back(name);
+    });
 }
 
 std::string Loader::read_node_name(const Value& v) {
@@ -936,13 +1188,13 @@ void Loader::read_oracles(const Value& v) {
 }
 
 void Loader::read_expect(const Value& v) {
-    constexpr const char* kForm = "\"pass\" or {\"violation\": oracle name}";
+    constexpr const char* kForm = "\"pass\" or {\"violation\": oracle name, \"every_seed\": true or false}";
     if (v.get().is_string()) {
         if (v.get().get<std::string>() != "pass") v.expected(kForm);
         s_.expect = Expectation{};
         return;
     }
-    const Object o(v, {"violation"}, kForm);
+    const Object o(v, {"violation", "every_seed"}, kForm);
     const Value violation = o.require("violation", "an oracle listed in /oracles");
     s_.expect.pass = false;
     s_.expect.violation = read_enum(violation, kAllOracles, "an oracle name");
@@ -951,6 +1203,7 @@ void Loader::read_expect(const Value& v) {
         for (OracleKind oracle : s_.oracles) listed.push_back(to_string(oracle));
         violation.expected("an oracle listed in /oracles (" + join(listed) + ")");
     }
+    if (auto x = o.get("every_seed")) s_.expect.every_seed = read_bool(*x);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -113,7 +113,12 @@ void FaultInjector::on_point(const ProtocolPointEvent& event) {
         const FaultTrigger& trigger = plan_[i].trigger;
         if (armed.fired || trigger.point.empty() || trigger.point != event.point) continue;
         if (armed.point_node != kNoNode && armed.point_node != event.node) continue;
-        if (++armed.seen == trigger.occurrence) fire(i, event.node);
+        if (++armed.seen != trigger.occurrence) continue;
+        if (world_.now() > trigger.not_after) {
+            armed.fired = true;  // too late: dropped, never fires (it stays pending)
+            continue;
+        }
+        fire(i, event.node);
     }
 }
 
@@ -195,6 +200,7 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
     ++counts_[static_cast<size_t>(spec.kind)];
     if (record.skipped) ++skipped_count_;
     fired_.push_back(std::move(record));
+    for (const auto& observer : fired_observers_) observer(fired_.back());
 }
 
 void FaultInjector::fire_crash(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record) {

@@ -6,7 +6,9 @@
 // - at a virtual time: a world-owned scheduler event (owner kNoNode), so no crash can drop it;
 // - at the k-th announcement of a protocol point (optionally counting only announcements by
 //   `point_node`): a `World::on_point` listener. A crash or pause there with no target nodes hits
-//   the announcing node, on the spot (the rest of the announcing step is then lost).
+//   the announcing node, on the spot (the rest of the announcing step is then lost). When the k-th
+//   announcement comes after `trigger.not_after`, the fault is dropped (it stays pending), so that
+//   a random schedule can promise that every effect ends before its quiet period.
 //
 // Actions (and their undo, scheduled as world-owned events):
 // - crash: `Scheduler::crash`; when `restart`, `Scheduler::restart` after restart_delay if the node
@@ -65,6 +67,9 @@ public:
 
     const std::vector<FaultSpec>& plan() const { return plan_; }
     const std::vector<FiredFault>& fired() const { return fired_; }
+    // Called with each record right after its fault fired (e.g. coverage tracking). Observers must
+    // not change the world.
+    void on_fired(std::function<void(const FiredFault&)> observer) { fired_observers_.push_back(std::move(observer)); }
 
     // Faults that fired (skipped ones included) / that fired and did something / skipped.
     uint64_t fired_count() const { return fired_.size(); }
@@ -103,6 +108,7 @@ private:
     OutsideFaults hooks_;
     std::vector<Armed> armed_;
     std::vector<FiredFault> fired_;
+    std::vector<std::function<void(const FiredFault&)>> fired_observers_;
     std::array<uint64_t, kFaultKindCount> counts_{};
     uint64_t skipped_count_ = 0;
     Time quiet_since_ = Time::zero();

@@ -29,6 +29,7 @@ struct FaultTrigger {
     std::string point;        // protocol point name
     int32_t occurrence = 1;   // fire at the k-th announcement
     std::string point_node;   // count only announcements by this node (empty: any)
+    Time not_after = Time::never();  // a point fault whose k-th announcement comes later does not fire
 };
 
 struct FaultSpec {
