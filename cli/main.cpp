@@ -1,5 +1,5 @@
 // The `eosim` command. A thin shell over the libraries: parse the command line with CLI11 and hand
-// over to the subcommand (run_command.h, suite_command.h).
+// over to the subcommand (run_command.h, suite_command.h, shrink_command.h, explore_command.h).
 //
 // Exit codes: 0 every expectation met; 1 an expectation not met (or a determinism check failed);
 // 2 bad input (command line, scenario file, output file); 3 an internal error (a bug in eosim);
@@ -11,7 +11,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/explore_command.h"
 #include "cli/run_command.h"
+#include "cli/shrink_command.h"
 #include "cli/suite_command.h"
 
 namespace {
@@ -73,6 +75,28 @@ CLI::App* add_merge(CLI::App& app, eosim::cli::MergeCommand& c) {
     return merge;
 }
 
+CLI::App* add_shrink(CLI::App& app, eosim::cli::ShrinkCommand& c) {
+    CLI::App* shrink = app.add_subcommand(
+        "shrink", "Minimise a failing run's fault schedule and input; write a standalone scenario that reproduces it");
+    shrink->add_option("FILE", c.file, "Scenario file (JSON)")->required();
+    shrink->add_option("--seed", c.seed, "The failing run's seed")->required();
+    shrink->add_option("--out", c.out, "Write the minimal scenario here (default: <name>-seed<N>-min.json here)");
+    shrink->add_option("--max-replays", c.max_replays, "Replay budget")->capture_default_str();
+    shrink->add_flag("--verbose,-v", c.verbose, "Progress lines on stderr");
+    return shrink;
+}
+
+CLI::App* add_explore(CLI::App& app, eosim::cli::ExploreCommand& c) {
+    CLI::App* explore = app.add_subcommand(
+        "explore", "Run many seeds (random faults as the scenario draws them) and print every seed where an oracle fired");
+    explore->add_option("FILE", c.file, "Scenario file (JSON)")->required();
+    explore->add_option("--seeds", c.seeds, "Seeds, e.g. 1..200 (default 1..100, or upwards from 1 with --time-budget)");
+    explore->add_option("--time-budget", c.time_budget, "Stop starting seeds after this much wall time, e.g. 60s");
+    explore->add_option("--jobs,-j", c.jobs, "Threads (default: one per CPU)");
+    explore->add_option("--max-events", c.max_events, "Event limit per run (a hang guard)")->capture_default_str();
+    return explore;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,6 +108,10 @@ int main(int argc, char** argv) {
     CLI::App* run = add_run(app, run_command);
     CLI::App* suite = add_suite(app, suite_command);
     CLI::App* merge = add_merge(app, merge_command);
+    eosim::cli::ShrinkCommand shrink_command;
+    eosim::cli::ExploreCommand explore_command;
+    CLI::App* shrink = add_shrink(app, shrink_command);
+    CLI::App* explore = add_explore(app, explore_command);
 
     try {
         app.parse(argc, argv);
@@ -97,6 +125,8 @@ int main(int argc, char** argv) {
         if (run->parsed()) return eosim::cli::run_command(run_command, std::cout, std::cerr);
         if (suite->parsed()) return eosim::cli::suite_command(suite_command, std::cout, std::cerr);
         if (merge->parsed()) return eosim::cli::merge_command(merge_command, std::cout, std::cerr);
+        if (shrink->parsed()) return eosim::cli::shrink_command(shrink_command, std::cout, std::cerr);
+        if (explore->parsed()) return eosim::cli::explore_command(explore_command, std::cout, std::cerr);
     } catch (const std::bad_alloc&) {
         std::cerr << "internal error: out of memory (std::bad_alloc)\n";
         return kExitInternal;

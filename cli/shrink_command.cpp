@@ -1,0 +1,105 @@
+#include "cli/shrink_command.h"
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/files.h"
+#include "reports/run_report.h"
+#include "scenarios/fault_json.h"
+#include "scenarios/scenario.h"
+#include "scenarios/scenario_run.h"
+#include "scenarios/shrinker.h"
+
+namespace eosim::cli {
+
+namespace {
+
+constexpr int kExitMet = 0;
+constexpr int kExitNotMet = 1;
+constexpr int kExitBadInput = 2;
+
+void write_faults(std::ostream& out, const char* title, const std::vector<sim::FaultSpec>& faults) {
+    out << title << " (" << faults.size() << " fault" << (faults.size() == 1 ? "" : "s") << ")\n";
+    for (size_t i = 0; i < faults.size(); ++i) out << "  #" << i << "  " << scenarios::describe_fault(faults[i]) << '\n';
+}
+
+std::string records_text(const std::vector<int64_t>& records) {
+    std::string text;
+    for (int64_t n : records) text += (text.empty() ? "" : ", ") + std::to_string(n);
+    return text.empty() ? "none" : text;
+}
+
+std::string outcome_text(bool met) { return met ? "expectation met (exit 0)" : "expectation not met (exit 1)"; }
+
+}  // namespace
+
+int shrink_command(const ShrinkCommand& command, std::ostream& out, std::ostream& err) {
+    std::optional<scenarios::Scenario> scenario;
+    nlohmann::ordered_json document;
+    try {
+        scenario = scenarios::load_scenario(command.file);
+        std::ifstream in(command.file, std::ios::binary);
+        document = nlohmann::ordered_json::parse(in);  // the loader has read and checked it already
+    } catch (const scenarios::ScenarioError& error) {
+        err << "error: " << error.what() << '\n';
+        return kExitBadInput;
+    }
+    const std::filesystem::path output =
+        command.out.empty() ? std::filesystem::path(std::filesystem::path(command.file).stem().string() + "-seed" +
+                                                    std::to_string(command.seed) + "-min.json")
+                            : std::filesystem::path(command.out);
+
+    scenarios::ShrinkOptions options;
+    options.max_replays = command.max_replays;
+    options.max_events = command.max_events;
+    if (command.verbose) options.log = [&err](const std::string& line) { err << "shrink: " << line << '\n'; };
+    const std::optional<scenarios::ShrinkResult> result = scenarios::shrink_failing_run(*scenario, command.seed, options);
+    if (!result) {
+        err << "error: " << command.file << " --seed " << command.seed
+            << ": no oracle fired in this run, so there is nothing to shrink\n";
+        return kExitBadInput;
+    }
+
+    out << "shrink      " << command.file << " --seed " << command.seed << '\n';
+    out << "target      " << scenarios::to_string(result->target.oracle) << " fires; "
+        << outcome_text(result->target.expectation_met) << '\n';
+    write_faults(out, "before", result->faults_before);
+    write_faults(out, "after", result->faults_after);
+    out << "records     " << records_text(result->records_before) << " -> " << records_text(result->records_after) << '\n';
+    out << "replays     " << result->replays << (result->budget_exhausted ? " (replay budget used up: not fully minimal)" : "")
+        << '\n';
+
+    const std::string text = scenarios::shrunk_scenario_document(document, *result, command.file, command.seed).dump(2) + "\n";
+    if (const std::string error = write_file_atomically(output, text); !error.empty()) {
+        err << "error: " << error << '\n';
+        return kExitBadInput;
+    }
+
+    // The written file must reproduce the shrunk run on its own.
+    scenarios::RunOptions again;
+    again.seed = command.seed;
+    again.max_events = command.max_events;
+    const scenarios::Scenario written = scenarios::load_scenario(output);
+    const scenarios::RunResult check = scenarios::run_scenario(written, again);
+    const std::optional<scenarios::FailureSignature> failure = scenarios::failure_of(check);
+    const bool same_failure = failure && failure->oracle == result->target.oracle &&
+                              scenarios::run_outcome_met(check) == result->target.expectation_met;
+    const bool same_run = check.trace_hash == result->last.trace_hash;
+    out << "written     " << output.string() << '\n';
+    out << "reproduce   eosim run " << output.string() << " --seed " << command.seed << '\n';
+    if (same_failure && same_run) {
+        out << "verified    the written file fires " << scenarios::to_string(result->target.oracle) << " with "
+            << outcome_text(result->target.expectation_met) << ", trace hash " << reports::hex64(check.trace_hash) << '\n';
+        return kExitMet;
+    }
+    err << "error: the written file does not reproduce the shrunk run (" << (same_failure ? "same failure" : "another failure")
+        << ", trace hash " << reports::hex64(check.trace_hash) << " instead of " << reports::hex64(result->last.trace_hash)
+        << "): a bug in eosim shrink\n";
+    return kExitNotMet;
+}
+
+}  // namespace eosim::cli
