@@ -1188,7 +1188,7 @@ void Loader::read_oracles(const Value& v) {
 }
 
 void Loader::read_expect(const Value& v) {
-    constexpr const char* kForm = "\"pass\" or {\"violation\": oracle name, \"every_seed\": true or false}";
+    constexpr const char* kForm = "\"pass\" or {\"violation\": oracle name}";
     if (v.get().is_string()) {
         if (v.get().get<std::string>() != "pass") v.expected(kForm);
         s_.expect = Expectation{};
