@@ -123,7 +123,7 @@ TEST_CASE("init_transactions: new ids start at epoch 0, re-init bumps the epoch,
     CHECK(f.init("a").epoch == 2);
 }
 
-TEST_CASE("a committed transaction becomes visible to read_committed; before, only to read_uncommitted",
+TEST_CASE("a committed transaction becomes visible to read_committed, before, only to read_uncommitted",
           "[kafka]") {
     Fixture f;
     ProducerHandle h = f.init("t");
@@ -204,7 +204,7 @@ TEST_CASE("the last stable offset holds read_committed readers behind an open tr
     }
 }
 
-TEST_CASE("read: max_records counts returned entries only; next_offset follows the last examined entry",
+TEST_CASE("read: max_records counts returned entries only, next_offset follows the last examined entry",
           "[kafka]") {
     Fixture f;
     ProducerHandle h = f.init("t");
@@ -283,7 +283,7 @@ TEST_CASE("commit is idempotent, also for a handle restored after a newer produc
     CHECK(f.values(0, Isolation::read_committed) == Values{10});
 }
 
-TEST_CASE("abort is idempotent; commit of an aborted transaction is invalid", "[kafka]") {
+TEST_CASE("abort is idempotent, commit of an aborted transaction is invalid", "[kafka]") {
     Fixture f;
     ProducerHandle h = f.init("t");
     CHECK(err(f.kafka.commit(f.producer, h)) == "invalid_txn_state");  // nothing begun

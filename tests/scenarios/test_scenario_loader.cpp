@@ -183,7 +183,7 @@ TEST_CASE("loader: the README example loads with the right values", "[loader]") 
     CHECK(s.expect.pass);
 }
 
-TEST_CASE("loader: omitted fields take the structs' defaults; the name defaults to the file name", "[loader]") {
+TEST_CASE("loader: omitted fields take the structs' defaults, the name defaults to the file name", "[loader]") {
     const json minimal = json::parse(R"({
       "world": {"topics": [{"name": "in"}]},
       "job": {"vertices": [{"id": "src", "kind": "kafka_source", "topic": "in"},

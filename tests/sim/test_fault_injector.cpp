@@ -238,7 +238,7 @@ TEST_CASE("fault injector: a fault fires only once", "[faults]") {
     CHECK(injector.count(FaultKind::pause) == 1);
 }
 
-TEST_CASE("fault injector: outside-system faults go through the hooks; storage faults hit the store", "[faults]") {
+TEST_CASE("fault injector: outside-system faults go through the hooks, storage faults hit the store", "[faults]") {
     Fixture f;
     std::vector<std::string> calls;
     OutsideFaults hooks;
