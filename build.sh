@@ -59,8 +59,8 @@ case "$command" in
     suite)
         (($# == 0)) || usage
         release_build
-        # THE MAIN JOB -- replace this one line with the default scenario suite once it exists:
-        build/bench/bench_sim_pingpong
+        # The main job: every scenario in scenarios/ over seeds 1..20, summary table and HTML report.
+        build/cli/eosim suite scenarios --seeds 1..20 --jobs 2 --report build/report
         ;;
     test)
         case "${1:-}" in
