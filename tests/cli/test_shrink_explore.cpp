@@ -1,0 +1,138 @@
+// `eosim explore` and `eosim shrink` on the negative control scenarios/alo-sink-swarm.json (the
+// at-least-once sink under swarm faults): explore finds seeds where exactly_once_output fires and
+// prints them with a reproduce command; shrink turns one into a scenario of at most 3 faults whose
+// written file fires the same oracle with the same outcome and the same trace hash.
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/explore_command.h"
+#include "cli/shrink_command.h"
+#include "scenarios/scenario.h"
+#include "scenarios/scenario_run.h"
+#include "scenarios/shrinker.h"
+
+namespace eosim::cli {
+namespace {
+
+const std::filesystem::path kAloSwarm = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "alo-sink-swarm.json";
+
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "eosim-shrink-XXXXXX").string();
+        REQUIRE(mkdtemp(pattern.data()) != nullptr);
+        path_ = pattern;
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
+// The first seed in 1..20 where the negative control shows its violation.
+uint64_t first_failing_seed(const scenarios::Scenario& s) {
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+        scenarios::RunOptions options;
+        options.seed = seed;
+        const scenarios::RunResult r = scenarios::run_scenario(s, options);
+        if (scenarios::failure_of(r)) return seed;
+    }
+    FAIL("no seed in 1..20 fires an oracle");
+    return 0;
+}
+
+TEST_CASE("explore: prints the seeds where an oracle fired, with the command that reproduces them", "[cli][explore]") {
+    ExploreCommand command;
+    command.file = kAloSwarm.string();
+    command.seeds = "1..6";
+    command.jobs = 2;
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = explore_command(command, out, err);
+    INFO(out.str() << err.str());
+    CHECK(code == 0);  // a negative control whose violation was found: success
+    const std::regex line(R"(seed=(\d+) oracle=exactly_once_output  reproduce: eosim run \S+alo-sink-swarm\.json --seed \1)");
+    const std::string text = out.str();
+    CHECK(std::distance(std::sregex_iterator(text.begin(), text.end(), line), std::sregex_iterator()) >= 1);
+    CHECK_THAT(text, Catch::Contains("explored 6 seeds (1..6)"));
+    CHECK_THAT(text, Catch::Contains("coverage over 6 runs"));
+    CHECK_THAT(text, Catch::Contains("oracle:exactly_once_output"));
+}
+
+TEST_CASE("explore: bad input", "[cli][explore]") {
+    ExploreCommand command;
+    command.file = kAloSwarm.string();
+    command.seeds = "3..1";
+    std::ostringstream out;
+    std::ostringstream err;
+    CHECK(explore_command(command, out, err) == 2);
+    command.seeds = std::nullopt;
+    command.file = "no-such-file.json";
+    CHECK(explore_command(command, out, err) == 2);
+}
+
+TEST_CASE("shrink: the at-least-once control shrinks to at most 3 faults and the file reproduces", "[cli][shrink]") {
+    const scenarios::Scenario scenario = scenarios::load_scenario(kAloSwarm);
+    const uint64_t seed = first_failing_seed(scenario);
+    TempDir dir;
+    ShrinkCommand command;
+    command.file = kAloSwarm.string();
+    command.seed = seed;
+    command.out = (dir.path() / "min.json").string();
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = shrink_command(command, out, err);
+    INFO(out.str() << err.str());
+    REQUIRE(code == 0);
+    CHECK_THAT(out.str(), Catch::Contains("verified"));
+    CHECK_THAT(out.str(), Catch::Contains("replays"));
+
+    // The written file stands alone: an explicit schedule of at most 3 faults, no random section,
+    // and with the same seed the same oracle fires with the same outcome as the original run.
+    std::ifstream in(command.out);
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    REQUIRE(doc["faults"]["schedule"].is_array());
+    CHECK(doc["faults"]["schedule"].size() <= 3);
+    CHECK_FALSE(doc["faults"].contains("random"));
+    const scenarios::Scenario minimal = scenarios::load_scenario(command.out);
+    CHECK_FALSE(minimal.random_faults);
+    scenarios::RunOptions options;
+    options.seed = seed;
+    const scenarios::RunResult original = scenarios::run_scenario(scenario, options);
+    const scenarios::RunResult replay = scenarios::run_scenario(minimal, options);
+    const auto before = scenarios::failure_of(original);
+    const auto after = scenarios::failure_of(replay);
+    REQUIRE(before);
+    REQUIRE(after);
+    CHECK(after->oracle == before->oracle);
+    CHECK(after->oracle == scenarios::OracleKind::exactly_once_output);
+    CHECK(scenarios::run_outcome_met(replay) == scenarios::run_outcome_met(original));
+}
+
+TEST_CASE("shrink: a seed where nothing fires is bad input", "[cli][shrink]") {
+    ShrinkCommand command;
+    command.file = (std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "kafka-count-eos.json").string();
+    command.seed = 1;
+    TempDir dir;
+    command.out = (dir.path() / "min.json").string();
+    std::ostringstream out;
+    std::ostringstream err;
+    CHECK(shrink_command(command, out, err) == 2);
+    CHECK_THAT(err.str(), Catch::Contains("no oracle fired"));
+    CHECK_FALSE(std::filesystem::exists(command.out));
+}
+
+}  // namespace
+}  // namespace eosim::cli
