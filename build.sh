@@ -60,7 +60,7 @@ case "$command" in
         (($# == 0)) || usage
         release_build
         # The main job: every scenario in scenarios/ over seeds 1..20, summary table and HTML report.
-        build/cli/eosim suite scenarios --seeds 1..20 --jobs 2 --report build/report
+        build/cli/eosim suite scenarios/default.suite.json --seeds 1..20 --junit build/report/junit.xml --report build/report
         ;;
     test)
         case "${1:-}" in

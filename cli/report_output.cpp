@@ -66,8 +66,10 @@ void sort_records(std::vector<reports::RunRecord>& records) {
 }
 
 std::string write_outputs(const ReportOutputs& outputs, const std::vector<reports::RunRecord>& records,
-                          std::ostream& out) {
-    const reports::SuiteSummary summary = reports::summarize(records);
+                          std::ostream& out, bool& all_met) {
+    const reports::SuiteSummary summary =
+        reports::summarize(records, outputs.check_sometimes ? &outputs.sometimes : nullptr);
+    all_met = summary.all_met();
     out << '\n';
     reports::write_summary_table(out, summary);
     size_t listed = 0;
@@ -83,7 +85,7 @@ std::string write_outputs(const ReportOutputs& outputs, const std::vector<report
 
     if (!outputs.junit_path.empty()) {
         std::ostringstream xml;
-        reports::write_junit(xml, outputs.suite_name, records);
+        reports::write_junit(xml, outputs.suite_name, records, &summary);
         if (std::string error = write_file_atomically(outputs.junit_path, xml.str()); !error.empty()) return error;
         out << "JUnit:   " << outputs.junit_path << '\n';
     }

@@ -3,6 +3,7 @@
 // file, and the report folder (index.html, summary.json, and runs/<scenario>.seed-<N>.json plus
 // .trace.json for every run the report shows).
 #include <filesystem>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -18,12 +19,16 @@ struct ReportOutputs {
     std::string report_dir;   // "" for none
     std::vector<std::string> facts;     // lines for the HTML report's head
     std::vector<std::string> warnings;  // shown in the HTML report and printed
+    // Per scenario, the coverage combinations some run must hit; checked when `check_sometimes`.
+    std::map<std::string, std::vector<std::string>> sometimes;
+    bool check_sometimes = true;
 };
 
 // Writes what `outputs` asks for and prints the summary, the failing runs and where every file
-// went. Returns "" or what could not be written.
+// went. Returns "" or what could not be written; `all_met` says whether every run met its
+// expectation and every checked "sometimes" combination happened.
 std::string write_outputs(const ReportOutputs& outputs, const std::vector<reports::RunRecord>& sorted_records,
-                          std::ostream& out);
+                          std::ostream& out, bool& all_met);
 
 // Sorted by scenario name, then seed.
 void sort_records(std::vector<reports::RunRecord>& records);

@@ -67,17 +67,25 @@ private:
     bool committed_ = false;
 };
 
-// "pass" / "violation:<oracle>" -> the expectation; throws std::invalid_argument.
+// "pass" / "violation:<oracle>" / "violation:<oracle>:some-seeds" -> the expectation; throws
+// std::invalid_argument.
 scenarios::Expectation parse_expect(const std::string& text, const scenarios::Scenario& scenario) {
     scenarios::Expectation expect;
     if (text == "pass") return expect;
     const std::string prefix = "violation:";
-    const auto oracle = text.rfind(prefix, 0) == 0 ? scenarios::oracle_from_string(text.substr(prefix.size())) : std::nullopt;
+    const std::string some_seeds = ":some-seeds";
+    std::string name = text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : "";
+    if (name.size() > some_seeds.size() && name.compare(name.size() - some_seeds.size(), some_seeds.size(), some_seeds) == 0) {
+        name.resize(name.size() - some_seeds.size());
+        expect.every_seed = false;
+    }
+    const auto oracle = scenarios::oracle_from_string(name);
     if (!oracle) {
-        throw std::invalid_argument("--expect: expected \"pass\" or \"violation:<oracle>\", found \"" + text + "\"");
+        throw std::invalid_argument("--expect: expected \"pass\", \"violation:<oracle>\" or \"violation:<oracle>:some-seeds\", "
+                                    "found \"" + text + "\"");
     }
     if (std::find(scenario.oracles.begin(), scenario.oracles.end(), *oracle) == scenario.oracles.end()) {
-        throw std::invalid_argument("--expect: expected an oracle the scenario lists, found \"" + text.substr(prefix.size()) + "\"");
+        throw std::invalid_argument("--expect: expected an oracle the scenario lists, found \"" + name + "\"");
     }
     expect.pass = false;
     expect.violation = *oracle;

@@ -10,11 +10,13 @@ namespace eosim::cli {
 namespace {
 
 std::optional<uint64_t> parse_unsigned(const std::string& text) {
-    if (text.empty() || text.size() > 19) return std::nullopt;
+    if (text.empty() || text.size() > 20) return std::nullopt;
     uint64_t n = 0;
     for (char c : text) {
         if (c < '0' || c > '9') return std::nullopt;
-        n = n * 10 + static_cast<uint64_t>(c - '0');
+        const uint64_t digit = static_cast<uint64_t>(c - '0');
+        if (n > (UINT64_MAX - digit) / 10) return std::nullopt;
+        n = n * 10 + digit;
     }
     return n;
 }

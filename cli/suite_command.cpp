@@ -353,14 +353,15 @@ private:
                                      ? ", " + std::to_string(command_.max_memory_mb) + " MB of address space"
                                      : ""));
         outputs.facts.push_back("results: " + results_path_);
-        const std::string error = write_outputs(outputs, records, out_);
+        for (const PlannedScenario& s : plan_.scenarios) outputs.sometimes[s.name] = s.sometimes;
+        outputs.check_sometimes = shard_.total == 1;  // a shard's seeds may miss what another's reach
+        bool all_met = false;
+        const std::string error = write_outputs(outputs, records, out_, all_met);
         out_ << timing << '\n';
         if (!error.empty()) {
             err_ << "error: " << error << '\n';
             return kExitBadInput;
         }
-        const bool all_met = std::all_of(records.begin(), records.end(),
-                                         [](const reports::RunRecord& r) { return r.status == reports::RunStatus::passed; });
         return all_met ? kExitMet : kExitNotMet;
     }
 
@@ -390,6 +391,21 @@ std::set<RunKey> planned_runs(const nlohmann::json& plan) {
         }
     }
     return runs;
+}
+
+// Per scenario, the "sometimes" combinations a results file's plan header lists.
+std::map<std::string, std::vector<std::string>> planned_sometimes(const nlohmann::json& plan) {
+    std::map<std::string, std::vector<std::string>> out;
+    if (!plan.is_object() || !plan.contains("scenarios") || !plan["scenarios"].is_array()) return out;
+    for (const nlohmann::json& s : plan["scenarios"]) {
+        if (!s.is_object() || !s.contains("scenario") || !s["scenario"].is_string()) continue;
+        std::vector<std::string>& list = out[s["scenario"].get<std::string>()];
+        if (!s.contains("sometimes") || !s["sometimes"].is_array()) continue;
+        for (const nlohmann::json& combination : s["sometimes"]) {
+            if (combination.is_string()) list.push_back(combination.get<std::string>());
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -505,12 +521,12 @@ int merge_command(const MergeCommand& command, std::ostream& out, std::ostream& 
     std::string inputs;
     for (const std::string& input : command.inputs) inputs += (inputs.empty() ? "" : ", ") + input;
     outputs.facts.push_back("merged from: " + inputs);
-    if (const std::string error = write_outputs(outputs, records, out); !error.empty()) {
+    outputs.sometimes = planned_sometimes(first.plan);
+    bool all_met = false;
+    if (const std::string error = write_outputs(outputs, records, out, all_met); !error.empty()) {
         err << "error: " << error << '\n';
         return kExitBadInput;
     }
-    const bool all_met = std::all_of(records.begin(), records.end(),
-                                     [](const reports::RunRecord& r) { return r.status == reports::RunStatus::passed; });
     return all_met && missing == 0 ? kExitMet : kExitNotMet;
 }
 

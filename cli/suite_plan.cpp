@@ -67,6 +67,13 @@ public:
         planned.expect = expect.value_or(scenario.expect);
         planned.expect_overridden = expect.has_value();
         planned.seeds = seeds;
+        planned.sometimes = scenario.sometimes;
+        if (expect && !expect->pass && !expect->every_seed) {
+            const std::string violation = std::string("oracle:") + scenarios::to_string(expect->violation);
+            if (std::find(planned.sometimes.begin(), planned.sometimes.end(), violation) == planned.sometimes.end()) {
+                planned.sometimes.push_back(violation);
+            }
+        }
         if (expect && !expect->pass &&
             std::find(scenario.oracles.begin(), scenario.oracles.end(), expect->violation) == scenario.oracles.end()) {
             throw ScenarioError(where_file, where_path + "/expect",
@@ -216,7 +223,8 @@ SuitePlan load_suite_plan(const std::filesystem::path& path, const std::optional
 }
 
 std::string expect_argument(const scenarios::Expectation& expect) {
-    return expect.pass ? "pass" : std::string("violation:") + scenarios::to_string(expect.violation);
+    if (expect.pass) return "pass";
+    return std::string("violation:") + scenarios::to_string(expect.violation) + (expect.every_seed ? "" : ":some-seeds");
 }
 
 std::string reproduce_command(const PlannedScenario& planned, uint64_t seed) {
@@ -233,7 +241,8 @@ nlohmann::json plan_json(const SuitePlan& plan) {
         scenarios.push_back({{"scenario", s.name},
                              {"file", s.file},
                              {"seeds", reports::seed_ranges(s.seeds, SIZE_MAX)},
-                             {"expect", reports::expectation_file_form(s.expect)}});
+                             {"expect", reports::expectation_file_form(s.expect)},
+                             {"sometimes", s.sometimes}});
     }
     return {{"name", plan.name}, {"source", plan.source}, {"scenarios", std::move(scenarios)}, {"runs", plan.runs.size()}};
 }

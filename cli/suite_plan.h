@@ -28,6 +28,7 @@ struct PlannedScenario {
     scenarios::Expectation expect;  // the one that counts: the suite entry's, else the scenario's
     bool expect_overridden = false;
     std::vector<uint64_t> seeds;    // sorted
+    std::vector<std::string> sometimes;  // coverage combinations some run of the suite must hit
 };
 
 struct PlannedRun {
@@ -49,7 +50,8 @@ SuitePlan load_suite_plan(const std::filesystem::path& path, const std::optional
 
 // The command that reproduces one run of the plan.
 std::string reproduce_command(const PlannedScenario& scenario, uint64_t seed);
-// "--expect pass" / "--expect violation:<oracle>": how a worker is told an overridden expectation.
+// "pass", "violation:<oracle>" or "violation:<oracle>:some-seeds": how `eosim run --expect` is told
+// an overridden expectation.
 std::string expect_argument(const scenarios::Expectation& expect);
 
 // The plan as it is written at the head of a results file: name, scenarios with seed ranges.

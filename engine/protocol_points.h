@@ -3,6 +3,11 @@
 // scenario can place a fault exactly there ("crash the announcing node at the 3rd occurrence of
 // sink.precommitted"). `detail` is the checkpoint id unless said otherwise. Announced before the
 // step's effects go out, unless said otherwise: a crash placed there loses them.
+//
+// Also read by scenarios/: random schedules place faults at these points (a crash "at the
+// announcer" needs to know who announces: kJobManagerPoints), and coverage (scenarios/coverage.h)
+// derives its phases from them -- sink.precommitted..sink.committed, checkpoint.completed..
+// checkpoint.notified, failover.started..job.running, barrier.alignment_started..task.snapshotted.
 #include <string_view>
 
 namespace eosim::engine::points {
@@ -30,6 +35,12 @@ inline constexpr std::string_view kAll[] = {
     kCheckpointTriggered, kCheckpointAcknowledged, kCheckpointCompleted, kCheckpointAborted, kFailoverStarted,
     kJobRunning, kJobFinished, kTaskRestoring, kAlignmentStarted, kTaskSnapshotted, kCheckpointNotified,
     kSinkPrecommitted, kSinkCommitted, kSinkRecovered,
+};
+
+// The points the JobManager announces; every other point is announced by a TaskManager.
+inline constexpr std::string_view kJobManagerPoints[] = {
+    kCheckpointTriggered, kCheckpointAcknowledged, kCheckpointCompleted, kCheckpointAborted,
+    kFailoverStarted,     kJobRunning,             kJobFinished,
 };
 
 }  // namespace eosim::engine::points

@@ -83,6 +83,59 @@ void write_summary(std::ostream& out, const SuiteSummary& summary) {
            "own wall time, added up.</p>\n";
 }
 
+// Per scenario: the coverage combinations its runs hit (scenarios/coverage.h), with those it
+// expects "sometimes" marked, and those never hit.
+void write_coverage(std::ostream& out, const SuiteSummary& summary, const std::vector<RunRecord>& records) {
+    struct Count {
+        int64_t hits = 0;
+        int64_t runs = 0;
+    };
+    std::map<std::string, std::map<std::string, Count>> by_scenario;
+    for (const RunRecord& r : records) {
+        for (const auto& [combination, hits] : r.coverage) {
+            Count& c = by_scenario[r.scenario][combination];
+            c.hits += hits;
+            c.runs += 1;
+        }
+    }
+    bool any = false;
+    for (const ScenarioSummary& s : summary.scenarios) any = any || !s.sometimes_runs.empty() || by_scenario.count(s.scenario) != 0;
+    if (!any) return;
+    out << "<h2>Coverage</h2>\n<p class=\"links\">Fault x protocol-phase combinations (scenarios/coverage.h). A "
+           "combination a scenario expects <em>sometimes</em> must happen in at least one of its runs"
+        << (summary.sometimes_checked ? "" : " (not checked here: this is one shard; the merge checks)")
+        << "; runs: the runs in which it happened; hits: how often, in all runs together.</p>\n";
+    auto row = [&out](const std::string& scenario, const std::string& combination, const Count& c, const char* verdict,
+                      bool bad) {
+        out << "<tr" << (bad ? " class=\"bad\"" : "") << "><td>" << h(scenario) << "</td><td>" << h(combination)
+            << "</td><td class=\"n\">" << c.runs << "</td><td class=\"n\">" << c.hits << "</td><td>" << verdict
+            << "</td></tr>\n";
+    };
+    const char* header = "<tr><th>scenario</th><th>combination</th><th>runs</th><th>hits</th><th></th></tr>\n";
+    bool any_expected = false;
+    for (const ScenarioSummary& s : summary.scenarios) any_expected = any_expected || !s.sometimes_runs.empty();
+    if (any_expected) {
+        out << "<table class=\"coverage\">\n" << header;
+        for (const ScenarioSummary& s : summary.scenarios) {
+            for (const auto& [combination, runs] : s.sometimes_runs) {
+                const Count c = by_scenario[s.scenario][combination];
+                const bool never = c.runs == 0;
+                row(s.scenario, combination, c,
+                    never ? "<span class=\"fail\">NEVER HIT</span>" : "<span class=\"pass\">sometimes: ok</span>", never);
+            }
+        }
+        out << "</table>\n";
+    }
+    size_t combinations = 0;
+    for (const auto& [scenario, rows] : by_scenario) combinations += rows.size();
+    out << "<details><summary>Every combination the runs hit (" << combinations << ")</summary>\n<table class=\"coverage\">\n"
+        << header;
+    for (const auto& [scenario, rows] : by_scenario) {
+        for (const auto& [combination, c] : rows) row(scenario, combination, c, "", false);
+    }
+    out << "</table>\n</details>\n";
+}
+
 void write_links(std::ostream& out, const RunRecord& r, bool run_files) {
     out << "<p class=\"links\">reproduce: <code>" << h(r.reproduce) << "</code>";
     if (run_files) {
@@ -124,6 +177,7 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
     out << "<tr><th>transactions</th><td>" << f.transactions_committed << " committed, " << f.transactions_aborted
         << " aborted</td></tr>\n";
     out << "<tr><th>records</th><td>" << f.records_in << " in, " << f.records_out << " out</td></tr>\n";
+    if (!r.fault_draw.empty()) out << "<tr><th>random faults</th><td>" << h(r.fault_draw) << "</td></tr>\n";
     out << "</table>\n";
     if (!r.verdicts.empty()) {
         out << "<table>\n<tr><th>oracle</th><th>verdict</th><th>message</th></tr>\n";
@@ -138,7 +192,8 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
         out << "<table>\n<tr><th>at</th><th>fault</th><th>what it did</th></tr>\n";
         for (const FaultRecord& fault : r.faults) {
             out << "<tr><td class=\"n\">" << seconds_text(fault.at_ns) << "</td><td>" << h(fault.kind) << "</td><td>"
-                << h(fault.action) << (fault.skipped ? " (skipped)" : "") << "</td></tr>\n";
+                << h(fault.action) << (fault.skipped && fault.action.find("skipped") == std::string::npos ? " (skipped)" : "")
+                << "</td></tr>\n";
         }
         out << "</table>\n";
     }
@@ -180,13 +235,22 @@ void write_html_report(std::ostream& out, const HtmlReport& report) {
         << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
     out << "<h1>" << h(report.title) << "</h1>\n";
     const ScenarioSummary& total = report.summary.total;
-    if (total.failed == 0 && report.warnings.empty()) {
+    size_t never = 0;
+    for (const ScenarioSummary& s : report.summary.scenarios) never += s.sometimes_missing.size();
+    if (report.summary.all_met() && report.warnings.empty()) {
         out << "<p class=\"verdict ok\">All " << total.runs << " runs met their expectations.</p>\n";
-    } else {
+    } else if (total.failed > 0) {
         out << "<p class=\"verdict bad\">" << total.failed << " of " << total.runs
             << " runs did not meet their expectations" << (total.errors > 0 ? " (" + std::to_string(total.errors) +
                                                                                    " did not complete)" : "")
+            << (never > 0 ? "; " + std::to_string(never) + " expected coverage combination(s) never happened" : "")
             << ".</p>\n";
+    } else if (never > 0) {
+        out << "<p class=\"verdict bad\">All " << total.runs << " runs met their expectations, but " << never
+            << " coverage combination(s) a scenario expects sometimes never happened (see Coverage).</p>\n";
+    } else {
+        out << "<p class=\"verdict bad\">All " << total.runs << " runs met their expectations, but the results are "
+            << "incomplete (see below).</p>\n";
     }
     for (const std::string& warning : report.warnings) out << "<p class=\"warning\">" << h(warning) << "</p>\n";
     if (!report.facts.empty()) {
@@ -218,6 +282,7 @@ void write_html_report(std::ostream& out, const HtmlReport& report) {
         out << "<h2>Runs that did not meet their expectation</h2>\n";
         write_failing_table(out, failing, drawn, report.run_files);
     }
+    write_coverage(out, report.summary, report.records);
     out << "<h2>Timelines</h2>\n<p class=\"links\">x: virtual time. Faults are bands on the lane of the node or "
            "resource they hit, shaded faintly across every lane; checkpoints and transactions are bars from trigger "
            "(begin) to completion (commit) or abort; hover over any shape for details.</p>\n";

@@ -41,7 +41,8 @@ std::string failure_text(const RunRecord& r) {
         for (const FaultRecord& f : r.faults) {
             char at[32];
             std::snprintf(at, sizeof at, "%.3fs", static_cast<double>(f.at_ns) / 1e9);
-            out << "  " << at << ' ' << f.kind << ": " << f.action << (f.skipped ? " (skipped)" : "") << '\n';
+            const bool says_so = f.action.find("skipped") != std::string::npos;
+            out << "  " << at << ' ' << f.kind << ": " << f.action << (f.skipped && !says_so ? " (skipped)" : "") << '\n';
         }
     }
     if (!r.trace_hash.empty()) out << "trace hash: " << r.trace_hash << '\n';
@@ -89,24 +90,60 @@ void write_testcase(std::ostream& out, const std::string& class_name, const RunR
     out << "    </testcase>\n";
 }
 
+// The extra testcase of a scenario with "sometimes" expectations; "" for none.
+std::string sometimes_testcase(const std::string& scenario, const SuiteSummary* summary, Counts& counts) {
+    if (summary == nullptr) return "";
+    for (const ScenarioSummary& s : summary->scenarios) {
+        if (s.scenario != scenario || s.sometimes_runs.empty()) continue;
+        std::ostringstream out;
+        ++counts.tests;
+        out << "    <testcase name=\"sometimes\" classname=\"" << xml_escape("eosim." + scenario) << "\" time=\"0.000\"";
+        if (s.sometimes_missing.empty()) {
+            out << "/>\n";
+            return out.str();
+        }
+        ++counts.failures;
+        std::string missing;
+        for (const std::string& combination : s.sometimes_missing) missing += (missing.empty() ? "" : ", ") + combination;
+        std::string text = "coverage combinations the scenario expects in some run, and in how many of its " +
+                           std::to_string(s.runs) + " runs they happened:\n";
+        for (const auto& [combination, runs] : s.sometimes_runs) text += "  " + combination + ": " + std::to_string(runs) + "\n";
+        out << ">\n      <failure message=\"" << xml_escape("never happened in any run: " + missing)
+            << "\" type=\"sometimes\">" << xml_escape(text) << "</failure>\n    </testcase>\n";
+        return out.str();
+    }
+    return "";
+}
+
 }  // namespace
 
-void write_junit(std::ostream& out, const std::string& suite_name, const std::vector<RunRecord>& records) {
+void write_junit(std::ostream& out, const std::string& suite_name, const std::vector<RunRecord>& records,
+                 const SuiteSummary* summary) {
     std::map<std::string, std::vector<const RunRecord*>> by_scenario;
     std::vector<const RunRecord*> all;
     for (const RunRecord& r : records) {
         by_scenario[r.scenario].push_back(&r);
         all.push_back(&r);
     }
-    const Counts total = count(all);
+    std::map<std::string, std::string> extra;
+    std::map<std::string, Counts> extra_counts;
+    for (const auto& [scenario, runs] : by_scenario) extra[scenario] = sometimes_testcase(scenario, summary, extra_counts[scenario]);
+    Counts total = count(all);
+    for (const auto& [scenario, c] : extra_counts) {
+        total.tests += c.tests;
+        total.failures += c.failures;
+    }
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out << "<testsuites name=\"" << xml_escape(suite_name) << "\" tests=\"" << total.tests << "\" failures=\""
         << total.failures << "\" errors=\"" << total.errors << "\" time=\"" << seconds(total.seconds) << "\">\n";
     for (const auto& [scenario, runs] : by_scenario) {
-        const Counts c = count(runs);
+        Counts c = count(runs);
+        c.tests += extra_counts[scenario].tests;
+        c.failures += extra_counts[scenario].failures;
         out << "  <testsuite name=\"" << xml_escape(scenario) << "\" tests=\"" << c.tests << "\" failures=\""
             << c.failures << "\" errors=\"" << c.errors << "\" skipped=\"0\" time=\"" << seconds(c.seconds) << "\">\n";
         for (const RunRecord* r : runs) write_testcase(out, "eosim." + scenario, *r);
+        out << extra[scenario];
         out << "  </testsuite>\n";
     }
     out << "</testsuites>\n";

@@ -4,26 +4,14 @@
 
 #include "reports/run_report.h"
 #include "reports/xml_text.h"
+#include "scenarios/fault_json.h"
+#include "scenarios/random_faults.h"
 
 namespace eosim::reports {
 
 namespace {
 
 using nlohmann::json;
-
-// "2s", "500ms", "1500us": the largest unit that divides the duration.
-std::string duration_text(sim::Duration d) {
-    struct Unit {
-        int64_t ns;
-        const char* suffix;
-    };
-    constexpr Unit kUnits[] = {{3'600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"},
-                               {1'000'000, "ms"},        {1'000, "us"},         {1, "ns"}};
-    for (const Unit& unit : kUnits) {
-        if (d.ns != 0 && d.ns % unit.ns == 0) return std::to_string(d.ns / unit.ns) + unit.suffix;
-    }
-    return "0ms";
-}
 
 // Typed access to a record's JSON with the path in every error.
 template <typename T>
@@ -102,41 +90,11 @@ int64_t fault_end_ns(const sim::FaultSpec& spec, const sim::FiredFault& fired) {
     }
 }
 
-json to_json(const sim::FaultSpec& fault) {
-    json j = {{"kind", sim::to_string(fault.kind)}};
-    if (fault.trigger.point.empty()) {
-        j["at"] = duration_text(fault.trigger.at - sim::Time::zero());
-    } else {
-        json point = {{"point", fault.trigger.point}, {"occurrence", fault.trigger.occurrence}};
-        if (!fault.trigger.point_node.empty()) point["node"] = fault.trigger.point_node;
-        j["at_point"] = std::move(point);
-    }
-    if (!fault.nodes.empty()) j["nodes"] = fault.nodes;
-    switch (fault.kind) {
-        case sim::FaultKind::crash:
-            j["restart"] = fault.restart;
-            if (fault.restart) j["restart_delay"] = duration_text(fault.restart_delay);
-            return j;
-        case sim::FaultKind::transaction_abort: return j;
-        case sim::FaultKind::partition:
-            if (!fault.other_nodes.empty()) j["other_nodes"] = fault.other_nodes;
-            j["one_way"] = fault.one_way;
-            break;
-        case sim::FaultKind::slow_link:
-        case sim::FaultKind::storage_slow: j["multiplier"] = fault.multiplier; break;
-        case sim::FaultKind::message_loss:
-            j["messages"] = fault.messages;
-            j["ratio"] = std::to_string(fault.ratio.numerator) + "/" + std::to_string(fault.ratio.denominator);
-            break;
-        default: break;
-    }
-    j["duration"] = duration_text(fault.duration);
-    return j;
-}
-
 json expectation_file_form(const scenarios::Expectation& expect) {
     if (expect.pass) return "pass";
-    return json{{"violation", scenarios::to_string(expect.violation)}};
+    json j = {{"violation", scenarios::to_string(expect.violation)}};
+    if (!expect.every_seed) j["every_seed"] = false;
+    return j;
 }
 
 std::optional<scenarios::Expectation> expectation_from_json(const json& j) {
@@ -152,6 +110,10 @@ std::optional<scenarios::Expectation> expectation_from_json(const json& j) {
     if (!oracle) return std::nullopt;
     expect.pass = false;
     expect.violation = *oracle;
+    if (j.contains("every_seed")) {
+        if (!j["every_seed"].is_boolean()) return std::nullopt;
+        expect.every_seed = j["every_seed"].get<bool>();
+    }
     return expect;
 }
 
@@ -178,11 +140,17 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
     r.job_finished = result.job_finished;
     r.verdicts = result.verdicts;
     r.figures = result.figures;
+    // The run's plan: the scenario's schedule, then what faults.random drew for this seed.
+    std::vector<sim::FaultSpec> plan = scenario.faults;
+    if (result.fault_draw) {
+        plan.insert(plan.end(), result.fault_draw->faults.begin(), result.fault_draw->faults.end());
+        r.fault_draw = scenarios::describe_draw(*result.fault_draw);
+    }
     for (const sim::FiredFault& fired : result.faults) {
         FaultRecord f;
         f.at_ns = fired.at.ns;
         f.end_ns = fired.at.ns;
-        if (fired.plan_index < scenario.faults.size()) f.end_ns = fault_end_ns(scenario.faults[fired.plan_index], fired);
+        if (fired.plan_index < plan.size()) f.end_ns = fault_end_ns(plan[fired.plan_index], fired);
         f.kind = sim::to_string(fired.kind);
         f.plan_index = fired.plan_index;
         f.nodes = fired.nodes;
@@ -190,7 +158,8 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
         f.skipped = fired.skipped;
         r.faults.push_back(std::move(f));
     }
-    for (const sim::FaultSpec& planned : scenario.faults) r.fault_schedule.push_back(to_json(planned));
+    for (const sim::FaultSpec& planned : plan) r.fault_schedule.push_back(json(scenarios::fault_to_json(planned)));
+    r.coverage = result.coverage;
     r.has_timeline = true;
     r.timeline = result.timeline;
     r.reproduce = reproduce;
@@ -243,6 +212,7 @@ json to_json(const RunRecord& r) {
         {"figures", figures_json(r.figures)},
         {"faults", std::move(faults)},
         {"fault_schedule", r.fault_schedule},
+        {"coverage", r.coverage},
         {"reproduce", r.reproduce},
         {"wall_seconds", r.wall_seconds},
     };
@@ -255,6 +225,7 @@ json to_json(const RunRecord& r) {
         }
         j["timeline"] = std::move(timeline);
     }
+    if (!r.fault_draw.empty()) j["fault_draw"] = r.fault_draw;
     if (!r.stderr_tail.empty()) j["stderr"] = r.stderr_tail;
     return j;
 }
@@ -312,6 +283,8 @@ RunRecord run_record_from_json(const json& j) {
         }
     }
     if (j.contains("fault_schedule")) r.fault_schedule = j["fault_schedule"];
+    r.fault_draw = optional_field<std::string>(j, "fault_draw", "", "");
+    r.coverage = optional_field<std::map<std::string, int64_t>>(j, "coverage", "", {});
     if (j.contains("timeline")) {
         const json& timeline = j["timeline"];
         if (!timeline.is_array()) throw RecordError("/timeline: expected an array");

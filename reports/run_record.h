@@ -10,6 +10,7 @@
 //
 // Not here: running anything, deciding a verdict (scenarios/ does that), or files (cli/ does).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -58,7 +59,9 @@ struct RunRecord {
     std::vector<scenarios::OracleVerdict> verdicts;
     scenarios::RunFigures figures;
     std::vector<FaultRecord> faults;
-    nlohmann::json fault_schedule = nlohmann::json::array();  // the planned faults, in scenario-file form
+    nlohmann::json fault_schedule = nlohmann::json::array();  // the run's fault plan, in scenario-file form
+    std::string fault_draw;   // faults.random: what was drawn for this seed ("" without random faults)
+    std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
     bool has_timeline = false;                                // suites keep timelines of some runs only
     std::vector<scenarios::TimelineEvent> timeline;
     std::string reproduce;       // the command that reproduces the run
@@ -74,8 +77,6 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
 RunRecord make_error_record(std::string scenario, std::string file, uint64_t seed, scenarios::Expectation expect,
                             std::string reproduce, std::string reason, std::string stderr_tail);
 
-// A planned fault in the form of a scenario file's `faults.schedule` entry.
-nlohmann::json to_json(const sim::FaultSpec& fault);
 // When the effect of a fired fault ends (see FaultRecord::end_ns).
 int64_t fault_end_ns(const sim::FaultSpec& spec, const sim::FiredFault& fired);
 

@@ -93,7 +93,8 @@ std::string hex64(uint64_t value) {
 }
 
 std::string describe_expectation(const scenarios::Expectation& expect) {
-    return expect.pass ? "pass" : std::string("violation of ") + to_string(expect.violation);
+    if (expect.pass) return "pass";
+    return std::string("violation of ") + to_string(expect.violation) + (expect.every_seed ? "" : " (on some seeds)");
 }
 
 void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, const scenarios::RunResult& result,
@@ -119,6 +120,7 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
 nlohmann::json to_json(const scenarios::Expectation& expect) {
     nlohmann::json j = {{"pass", expect.pass}};
     if (!expect.pass) j["violation"] = to_string(expect.violation);
+    if (!expect.pass && !expect.every_seed) j["every_seed"] = false;
     return j;
 }
 

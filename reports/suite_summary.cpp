@@ -39,7 +39,14 @@ std::string wall_text(double seconds) {
 
 }  // namespace
 
-SuiteSummary summarize(const std::vector<RunRecord>& records) {
+bool SuiteSummary::all_met() const {
+    if (total.failed != 0) return false;
+    return std::all_of(scenarios.begin(), scenarios.end(),
+                       [](const ScenarioSummary& s) { return s.sometimes_missing.empty(); });
+}
+
+SuiteSummary summarize(const std::vector<RunRecord>& records,
+                       const std::map<std::string, std::vector<std::string>>* sometimes) {
     std::map<std::string, ScenarioSummary> by_name;
     for (const RunRecord& r : records) {
         ScenarioSummary& s = by_name[r.scenario];
@@ -52,8 +59,21 @@ SuiteSummary summarize(const std::vector<RunRecord>& records) {
     }
     SuiteSummary summary;
     summary.total.scenario = "total";
+    summary.sometimes_checked = sometimes != nullptr;
     for (auto& [name, s] : by_name) {
         std::sort(s.seeds.begin(), s.seeds.end());
+        if (sometimes != nullptr) {
+            if (auto it = sometimes->find(name); it != sometimes->end()) {
+                for (const std::string& combination : it->second) s.sometimes_runs[combination] = 0;
+            }
+            for (const RunRecord& r : records) {
+                if (r.scenario != name) continue;
+                for (auto& [combination, runs] : s.sometimes_runs) runs += r.coverage.count(combination) != 0 ? 1 : 0;
+            }
+            for (const auto& [combination, runs] : s.sometimes_runs) {
+                if (runs == 0) s.sometimes_missing.push_back(combination);
+            }
+        }
         summary.scenarios.push_back(s);
     }
     for (const RunRecord& r : records) add(summary.total, r);
@@ -114,6 +134,24 @@ void write_summary_table(std::ostream& out, const SuiteSummary& summary) {
         std::to_string(t.errors), std::to_string(t.violations_found), wall_text(t.wall_seconds));
     out << "(passed: the run met its scenario's expectation; violations: runs of a negative control in which the\n"
            " expected oracle fired; errors: runs that crashed, hung or ran out of memory; wall: the runs' own wall time)\n";
+    bool any_sometimes = false;
+    for (const ScenarioSummary& s : summary.scenarios) {
+        if (s.sometimes_runs.empty()) continue;
+        if (!any_sometimes) out << "coverage a scenario expects sometimes (runs in which it happened):\n";
+        any_sometimes = true;
+        out << "  " << s.scenario << ":";
+        for (const auto& [combination, runs] : s.sometimes_runs) {
+            out << ' ' << combination << ' ' << (runs == 0 ? "NEVER" : std::to_string(runs));
+            if (&combination != &s.sometimes_runs.rbegin()->first) out << ',';
+        }
+        out << '\n';
+    }
+    for (const ScenarioSummary& s : summary.scenarios) {
+        for (const std::string& combination : s.sometimes_missing) {
+            out << "SOMETIMES NEVER MET: " << s.scenario << ": " << combination << " happened in none of its "
+                << s.runs << " runs\n";
+        }
+    }
 }
 
 nlohmann::json to_json(const SuiteSummary& summary) {
@@ -124,13 +162,20 @@ nlohmann::json to_json(const SuiteSummary& summary) {
                             {"wall_seconds", s.wall_seconds}};
         if (!s.expectation.empty()) j["expect"] = s.expectation;
         if (s.expects_violation) j["violations_found"] = s.violations_found;
+        if (!s.sometimes_runs.empty()) {
+            j["sometimes"] = s.sometimes_runs;
+            j["sometimes_missing"] = s.sometimes_missing;
+        }
         return j;
     };
     nlohmann::json rows = nlohmann::json::array();
     for (const ScenarioSummary& s : summary.scenarios) rows.push_back(row(s));
     nlohmann::json total = row(summary.total);
     total["violations_found"] = summary.total.violations_found;
-    return {{"scenarios", std::move(rows)}, {"total", std::move(total)}};
+    return {{"scenarios", std::move(rows)},
+            {"total", std::move(total)},
+            {"sometimes_checked", summary.sometimes_checked},
+            {"all_met", summary.all_met()}};
 }
 
 }  // namespace eosim::reports

@@ -5,6 +5,7 @@
 // sorted by scenario name and computed from the records alone, so a summary does not depend on
 // the order runs finished in, on the number of workers, or on how the runs were sharded.
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -26,14 +27,25 @@ struct ScenarioSummary {
     int64_t violations_found = 0;    // negative controls: runs in which the expected oracle fired
     bool expects_violation = false;
     double wall_seconds = 0;         // the runs' wall time, added up
+    // Coverage combinations the scenario expects "sometimes" (scenarios/coverage.h): in how many
+    // runs each happened; those that happened in none fail the suite. Not checked for a shard
+    // (another shard's seeds may reach them): the merge checks.
+    std::map<std::string, int64_t> sometimes_runs;
+    std::vector<std::string> sometimes_missing;
 };
 
 struct SuiteSummary {
     std::vector<ScenarioSummary> scenarios;
     ScenarioSummary total;
+    bool sometimes_checked = false;
+    // Every run met its expectation and, when checked, every "sometimes" combination happened.
+    bool all_met() const;
 };
 
-SuiteSummary summarize(const std::vector<RunRecord>& records);
+// `sometimes`: per scenario name, the combinations it expects in at least one run; nullptr when
+// they are not to be checked (a shard).
+SuiteSummary summarize(const std::vector<RunRecord>& records,
+                       const std::map<std::string, std::vector<std::string>>* sometimes = nullptr);
 
 // "1..50", "1..3, 7, 9..12"; more than `max_ranges` ranges read "40 seeds in 1..120".
 std::string seed_ranges(const std::vector<uint64_t>& sorted_seeds, size_t max_ranges = 4);

@@ -166,7 +166,8 @@ private:
             const std::string label = seconds_text(f.at_ns) + " " + f.kind + ": " + f.action;
             for (const std::string& lane : lanes) {
                 if (f.skipped) {
-                    mark({"faults", lane}, f.at_ns, "fault-skipped", label + " (skipped)");
+                    const bool says_so = f.action.find("skipped") != std::string::npos;
+                    mark({"faults", lane}, f.at_ns, "fault-skipped", label + (says_so ? "" : " (skipped)"));
                 } else if (f.end_ns < 0) {
                     bar({"faults", lane}, f.at_ns, end_ns_, true, "fault-" + f.kind, label);
                 } else if (f.end_ns == f.at_ns) {

@@ -4,17 +4,14 @@
 #include <cassert>
 #include <string_view>
 
+#include "engine/protocol_points.h"
+
 namespace eosim::scenarios {
 
 namespace {
 
 using sim::Duration;
 using sim::FaultKind;
-
-constexpr std::string_view kJobManagerPoints[] = {
-    "checkpoint.triggered", "checkpoint.acknowledged", "checkpoint.completed", "checkpoint.aborted",
-    "failover.started",     "job.running",             "job.finished",
-};
 
 constexpr int64_t kRatioSteps = 1000;  // drawn message-loss ratios are multiples of 1/1000
 
@@ -178,7 +175,8 @@ const RandomFaultKind& kind_spec(const RandomFaults& spec, FaultKind kind) {
 const char* to_string(RandomMode mode) { return mode == RandomMode::swarm ? "swarm" : "fixed"; }
 
 bool announced_by_job_manager(const std::string& point) {
-    return std::find(std::begin(kJobManagerPoints), std::end(kJobManagerPoints), point) != std::end(kJobManagerPoints);
+    const auto& jm = engine::points::kJobManagerPoints;
+    return std::find(std::begin(jm), std::end(jm), point) != std::end(jm);
 }
 
 FaultDraw draw_random_faults(const RandomFaults& spec, sim::Prng& prng) {

@@ -139,7 +139,7 @@ TEST_CASE("heap backend: rescaling from 2 to 3 subtasks loses and duplicates not
     CHECK(single[0]->contents() == entries);
 }
 
-TEST_CASE("key groups: ranges partition [0, max_parallelism) and agree with subtask_for_key_group", "[state_backend]") {
+TEST_CASE("key groups: ranges partition 0..max_parallelism-1 and agree with subtask_for_key_group", "[state_backend]") {
     rc::prop("of_subtask is the inverse of subtask_for_key_group", [] {
         const int32_t max_parallelism = *rc::gen::inRange(1, 1 << 15);
         const int32_t parallelism = *rc::gen::inRange(1, std::min(max_parallelism, 300) + 1);

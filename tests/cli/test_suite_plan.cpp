@@ -1,0 +1,113 @@
+// cli::suite_plan: what a suite runs, from a scenario file, a suite file or a folder; errors name
+// the file and the JSON path.
+#include <catch2/catch.hpp>
+
+#include "cli/suite_plan.h"
+#include "tests/cli/test_support.h"
+
+namespace eosim::cli {
+namespace {
+
+using testing::kCliFixtures;
+using testing::ScratchDir;
+using testing::write_text;
+
+TEST_CASE("suite plan: a suite file lists scenarios with seed ranges, relative to itself", "[cli]") {
+    const SuitePlan plan = load_suite_plan(kCliFixtures / "quick.suite.json", std::nullopt);
+    CHECK(plan.name == "quick");
+    REQUIRE(plan.scenarios.size() == 2);
+    CHECK(plan.scenarios[0].name == "quick-dup");  // sorted by name
+    CHECK(plan.scenarios[1].name == "quick-eos");
+    CHECK(plan.scenarios[0].file == (kCliFixtures / "quick-dup.json").lexically_normal().string());
+    CHECK(plan.scenarios[0].seeds == std::vector<uint64_t>{1, 2, 3, 4});
+    CHECK_FALSE(plan.scenarios[0].expect.pass);
+    REQUIRE(plan.runs.size() == 8);
+    CHECK(plan.runs[0].scenario == 0);
+    CHECK(plan.runs[4].scenario == 1);
+    CHECK(plan.runs[4].seed == 1);
+    CHECK(reproduce_command(plan.scenarios[1], 3) == "eosim run " + plan.scenarios[1].file + " --seed 3");
+}
+
+TEST_CASE("suite plan: --seeds replaces every range", "[cli]") {
+    const SuitePlan plan = load_suite_plan(kCliFixtures / "quick.suite.json", std::string("5..6"));
+    REQUIRE(plan.runs.size() == 4);
+    CHECK(plan.scenarios[1].seeds == std::vector<uint64_t>{5, 6});
+}
+
+TEST_CASE("suite plan: a folder means its scenario files, not suites or schemas", "[cli]") {
+    ScratchDir dir;
+    for (const char* name : {"b.json", "a.json"}) {
+        std::filesystem::copy_file(kCliFixtures / "quick-eos.json", dir / name);
+    }
+    write_text(dir / "x.suite.json", "{\"runs\": []}");
+    write_text(dir / "schema.json", "{}");
+    write_text(dir / "notes.txt", "not a scenario");
+    const SuitePlan plan = load_suite_plan(dir.path(), std::string("1..3"));
+    // quick-eos.json has no "name", so each is named after its file.
+    REQUIRE(plan.scenarios.size() == 2);
+    CHECK(plan.scenarios[0].name == "a");
+    CHECK(plan.scenarios[1].name == "b");
+    CHECK(plan.runs.size() == 6);
+}
+
+TEST_CASE("suite plan: a single scenario file, default seeds 1..100", "[cli]") {
+    const SuitePlan plan = load_suite_plan(kCliFixtures / "quick-eos.json", std::nullopt);
+    CHECK(plan.name == "quick-eos");
+    CHECK(plan.runs.size() == 100);
+}
+
+TEST_CASE("suite plan: an entry's expect replaces the scenario's, and the reproduce command says so", "[cli]") {
+    ScratchDir dir;
+    std::filesystem::copy_file(kCliFixtures / "quick-dup.json", dir / "dup.json");
+    write_text(dir / "s.suite.json",
+               R"({"name": "s", "runs": [{"scenario": "dup.json", "seeds": "1", "expect": "pass"}]})");
+    const SuitePlan plan = load_suite_plan(dir / "s.suite.json", std::nullopt);
+    REQUIRE(plan.scenarios.size() == 1);
+    CHECK(plan.scenarios[0].expect.pass);
+    CHECK(plan.scenarios[0].expect_overridden);
+    CHECK_THAT(reproduce_command(plan.scenarios[0], 1), Catch::EndsWith("--seed 1 --expect pass"));
+}
+
+TEST_CASE("suite plan: mistakes name the file and the JSON path", "[cli]") {
+    ScratchDir dir;
+    std::filesystem::copy_file(kCliFixtures / "quick-eos.json", dir / "eos.json");
+    std::filesystem::copy_file(kCliFixtures / "quick-eos.json", dir / "other.json");
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {R"({"runs": [{"scenario": "eos.json", "seed": "1..3"}]})", "/runs/0/seed"},
+        {R"({"runs": [{"scenario": "missing.json"}]})", "/runs/0/scenario"},
+        {R"({"runs": [{"scenario": "eos.json", "seeds": "3..1"}]})", "/runs/0/seeds"},
+        {R"({"runs": [{"scenario": "eos.json", "expect": "fail"}]})", "/runs/0/expect"},
+        {R"({"runs": [{"scenario": "eos.json", "expect": {"violation": "at_least_once_output"}}]})", "/runs/0/expect"},
+        {R"({"runs": []})", "/runs"},
+        {R"({"name": "x"})", "/runs"},
+        {R"({"runs": [{"scenario": "eos.json"}], "extra": 1})", "/extra"},
+    };
+    for (const auto& [text, path] : cases) {
+        write_text(dir / "bad.suite.json", text);
+        INFO(text);
+        try {
+            load_suite_plan(dir / "bad.suite.json", std::nullopt);
+            FAIL("accepted");
+        } catch (const scenarios::ScenarioError& error) {
+            CHECK(error.json_path() == path);
+            CHECK_THAT(error.file(), Catch::EndsWith("bad.suite.json"));
+        }
+    }
+    SECTION("two files with one scenario name") {
+        write_text(dir / "n1.json", testing::read_text(kCliFixtures / "quick-eos.json"));
+        nlohmann::json renamed = nlohmann::json::parse(testing::read_text(kCliFixtures / "quick-eos.json"));
+        renamed["name"] = "n1";
+        write_text(dir / "n2.json", renamed.dump());
+        write_text(dir / "dup.suite.json", R"({"runs": [{"scenario": "n1.json"}, {"scenario": "n2.json"}]})");
+        CHECK_THROWS_WITH(load_suite_plan(dir / "dup.suite.json", std::nullopt), Catch::Contains("unique"));
+    }
+    SECTION("a bad scenario file is reported with its own path") {
+        write_text(dir / "broken.json", R"({"world": {}})");
+        write_text(dir / "b.suite.json", R"({"runs": [{"scenario": "broken.json"}]})");
+        CHECK_THROWS_WITH(load_suite_plan(dir / "b.suite.json", std::nullopt), Catch::Contains("broken.json"));
+    }
+    CHECK_THROWS_AS(load_suite_plan(dir / "nothing-here", std::nullopt), scenarios::ScenarioError);
+}
+
+}  // namespace
+}  // namespace eosim::cli

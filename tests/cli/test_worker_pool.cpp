@@ -1,0 +1,114 @@
+// cli::worker_pool: children run at most `jobs` at a time; exit codes, signals, a wall-clock
+// deadline (the whole process group is killed), an address-space limit, a flood of output and a
+// command that cannot start all come back as outcomes, and the pool goes on.
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include <catch2/catch.hpp>
+
+#include "cli/worker_pool.h"
+
+namespace eosim::cli {
+namespace {
+
+WorkerTask shell(size_t id, const std::string& script) { return WorkerTask{id, {"/bin/sh", "-c", script}}; }
+
+std::map<size_t, WorkerOutcome> run_all(const std::vector<WorkerTask>& tasks, size_t jobs, WorkerLimits limits = {}) {
+    std::map<size_t, WorkerOutcome> outcomes;
+    WorkerPool pool(jobs, limits);
+    const bool completed = pool.run(tasks, [&](WorkerOutcome&& o) { outcomes[o.id] = std::move(o); }, [] { return false; });
+    CHECK(completed);
+    return outcomes;
+}
+
+TEST_CASE("worker pool: output, exit codes and signals come back per task", "[cli]") {
+    const auto outcomes = run_all({shell(0, "echo hello; echo oops >&2; exit 0"), shell(1, "exit 1"),
+                                   shell(2, "echo before >&2; kill -ABRT $$"), shell(3, "kill -SEGV $$"),
+                                   shell(4, "exit 3")},
+                                  2);
+    REQUIRE(outcomes.size() == 5);
+    CHECK(outcomes.at(0).exit_code == 0);
+    CHECK(outcomes.at(0).out == "hello\n");
+    CHECK(outcomes.at(0).err_tail == "oops\n");
+    CHECK(outcomes.at(1).exit_code == 1);
+    CHECK(outcomes.at(2).term_signal == SIGABRT);
+    CHECK(outcomes.at(2).err_tail == "before\n");
+    CHECK(outcomes.at(3).term_signal == SIGSEGV);
+    CHECK(outcomes.at(4).exit_code == 3);
+    CHECK(signal_name(SIGABRT) == "SIGABRT");
+}
+
+TEST_CASE("worker pool: a task past its deadline is killed with everything it started", "[cli]") {
+    WorkerLimits limits;
+    limits.wall_seconds = 0.3;
+    const auto start = std::chrono::steady_clock::now();
+    // The grandchild (sleep) holds the pipes: only killing the process group ends it.
+    const auto outcomes = run_all({shell(0, "sleep 30 & sleep 30; echo never"), shell(1, "echo quick")}, 2, limits);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(outcomes.at(0).timed_out);
+    CHECK(outcomes.at(0).term_signal == SIGKILL);
+    CHECK(outcomes.at(0).out.empty());
+    CHECK(outcomes.at(1).out == "quick\n");
+    CHECK(elapsed < 10);
+}
+
+TEST_CASE("worker pool: at most `jobs` tasks run at once", "[cli]") {
+    std::vector<WorkerTask> tasks;
+    for (size_t i = 0; i < 6; ++i) tasks.push_back(shell(i, "date +%s%N; sleep 0.2; date +%s%N"));
+    const auto outcomes = run_all(tasks, 2);
+    // Count, at each start, how many tasks were running.
+    std::vector<std::pair<long long, long long>> spans;
+    for (const auto& [id, o] : outcomes) {
+        const auto newline = o.out.find('\n');
+        spans.emplace_back(std::stoll(o.out.substr(0, newline)), std::stoll(o.out.substr(newline + 1)));
+    }
+    size_t most = 0;
+    for (const auto& [start, end] : spans) {
+        const size_t running = std::count_if(spans.begin(), spans.end(), [&, s = start](const auto& other) {
+            return other.first <= s && s < other.second;
+        });
+        most = std::max(most, running);
+    }
+    CHECK(most <= 2);
+    CHECK(most >= 1);
+}
+
+TEST_CASE("worker pool: a flood of output is cut, a missing program reported", "[cli]") {
+    WorkerLimits limits;
+    limits.output_bytes_max = 100'000;
+    const auto outcomes = run_all({shell(0, "yes"), WorkerTask{1, {"/nonexistent/program"}}}, 2, limits);
+    CHECK(outcomes.at(0).output_overflow);
+    CHECK(outcomes.at(1).exit_code == 127);
+    CHECK_THAT(outcomes.at(1).err_tail, Catch::Contains("/nonexistent/program"));
+}
+
+TEST_CASE("worker pool: the address-space limit stops a memory hog", "[cli]") {
+    if (!memory_limit_supported()) {
+        WARN("skipped: memory limits are not enforced in sanitizer builds");
+        return;
+    }
+    WorkerLimits limits;
+    limits.memory_bytes = 64ull << 20;
+    // The shell cannot grow a 200 MB string under a 64 MB address space.
+    const auto outcomes = run_all({shell(0, "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo ${#x}")}, 1, limits);
+    const WorkerOutcome& o = outcomes.at(0);
+    CHECK(o.out != "200000000\n");
+}
+
+TEST_CASE("worker pool: an interruption kills the running tasks and reports none of them", "[cli]") {
+    WorkerPool pool(2, WorkerLimits{});
+    size_t reported = 0;
+    const auto start = std::chrono::steady_clock::now();
+    const bool completed = pool.run(
+        {shell(0, "sleep 30"), shell(1, "sleep 30"), shell(2, "sleep 30")}, [&](WorkerOutcome&&) { ++reported; },
+        [&] { return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(200); });
+    CHECK_FALSE(completed);
+    CHECK(reported == 0);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+}
+
+}  // namespace
+}  // namespace eosim::cli
