@@ -5,17 +5,21 @@
 namespace eosim::engine {
 
 void BarrierTracker::barrier_received(int32_t /*channel*/, int64_t checkpoint_id) {
-    if (checkpoint_id <= last_completed_) return;
-    auto it = tracked_.begin();
-    while (it != tracked_.end() && it->checkpoint_id < checkpoint_id) ++it;
-    if (it == tracked_.end() || it->checkpoint_id != checkpoint_id) {
-        if (tracked_.size() == kMaxTracked) tracked_.pop_front();  // the oldest can no longer complete
-        it = tracked_.insert(std::find_if(tracked_.begin(), tracked_.end(),
-                                          [&](const Tracked& t) { return t.checkpoint_id > checkpoint_id; }),
-                             Tracked{checkpoint_id, 0});
+    auto it = std::find_if(tracked_.begin(), tracked_.end(),
+                           [&](const Tracked& t) { return t.checkpoint_id == checkpoint_id; });
+    if (it == tracked_.end()) {
+        // Flink's rule: an untracked checkpoint starts a count only when it is newer than every one
+        // seen so far. An older one completed, was aborted or evicted, or (a late first barrier)
+        // was skipped by the channel that already delivered the newer barrier (barriers travel in
+        // order): it can no longer complete here, and tracking it could evict one that still can.
+        if (checkpoint_id <= newest_seen_) return;
+        newest_seen_ = checkpoint_id;
+        if (tracked_.size() == kMaxTracked) tracked_.pop_front();  // bounded: the oldest is given up
+        tracked_.push_back(Tracked{checkpoint_id, 0});
+        it = tracked_.end() - 1;
     }
     if (++it->barriers < channels_) return;
-    last_completed_ = checkpoint_id;
+    // Complete: every older checkpoint still counting is subsumed by this one.
     tracked_.erase(tracked_.begin(), it + 1);
     controller_.trigger_snapshot(checkpoint_id);
 }

@@ -1,8 +1,10 @@
 #pragma once
 // At-least-once barrier handling (Flink's CheckpointBarrierTracker): counts the barriers of each
 // checkpoint in a bounded deque of (checkpoint id, count) and snapshots when a checkpoint's count
-// reaches the number of channels. It never blocks a channel. When a checkpoint completes, older
-// ones still counting are dropped (they can no longer complete here).
+// reaches the number of channels. It never blocks a channel. As in Flink, only a checkpoint newer
+// than every one seen so far starts a count (an older one was skipped by some channel and can no
+// longer complete), so the deque only grows at its back. When a checkpoint completes, older ones
+// still counting are dropped (they are subsumed).
 #include <cstdint>
 #include <deque>
 
@@ -29,7 +31,7 @@ private:
 
     BarrierHandlerController& controller_;
     int32_t channels_;
-    int64_t last_completed_ = 0;
+    int64_t newest_seen_ = 0;  // the newest checkpoint whose first barrier arrived
     std::deque<Tracked> tracked_;  // ascending checkpoint ids
 };
 
