@@ -30,10 +30,18 @@ void CheckpointCoordinator::recover(int64_t highest_id, const CompletedCheckpoin
     if (latest != nullptr) completed_.push_back(*latest);
 }
 
-void CheckpointCoordinator::stop() {
+void CheckpointCoordinator::stop(const std::string& reason) {
     running_ = false;
     ++generation_;
-    for (auto& [id, pending] : pending_) engine_.world().scheduler().cancel(pending.timeout);
+    // Pending checkpoints are counted and observed as aborted, like every other abort (Flink fails
+    // them when the job fails over or finishes). Unlike abort(), no notifyCheckpointAborted goes
+    // out and checkpoint.aborted is not announced: the tasks of this attempt are being cancelled
+    // (or have finished), so there is no one to tell, and the step's own point (failover.started,
+    // job.finished) is where a fault belongs. Nor does it count towards tolerable_failures.
+    for (auto& [id, pending] : pending_) {
+        engine_.world().scheduler().cancel(pending.timeout);
+        report_aborted(id, reason);
+    }
     pending_.clear();
 }
 
@@ -147,8 +155,7 @@ void CheckpointCoordinator::abort(int64_t checkpoint_id, const std::string& reas
     if (it == pending_.end()) return;
     engine_.world().scheduler().cancel(it->second.timeout);
     pending_.erase(it);
-    ++engine_.stats().checkpoints_aborted;
-    engine_.observer().checkpoint_aborted(engine_.world().now(), checkpoint_id, reason);
+    report_aborted(checkpoint_id, reason);
     engine_.world().announce(points::kCheckpointAborted, node_, checkpoint_id);
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(false)) {
@@ -158,6 +165,11 @@ void CheckpointCoordinator::abort(int64_t checkpoint_id, const std::string& reas
     if (counts_as_failure && ++consecutive_failures_ > config_.tolerable_failures) {
         fail_job_("more than " + std::to_string(config_.tolerable_failures) + " consecutive failed checkpoints (last: " + reason + ")");
     }
+}
+
+void CheckpointCoordinator::report_aborted(int64_t checkpoint_id, const std::string& reason) {
+    ++engine_.stats().checkpoints_aborted;
+    engine_.observer().checkpoint_aborted(engine_.world().now(), checkpoint_id, reason);
 }
 
 void CheckpointCoordinator::decline(const TaskKey& task, int64_t checkpoint_id, const std::string& reason) {

@@ -6,7 +6,7 @@
 // A checkpoint completes when every task acknowledged it and its metadata is durable; then
 // notifyCheckpointComplete goes out (best effort). It is aborted on a decline, on timeout or when
 // the metadata cannot be written; more than `tolerable_failures` consecutive failures fail the job
-// over. Completing N subsumes every pending checkpoint below N. The last `retained` completed
+// over. A failover or the end of the job aborts every pending checkpoint too. Completing N subsumes every pending checkpoint below N. The last `retained` completed
 // checkpoints are kept in storage, older ones deleted.
 #include <cstdint>
 #include <deque>
@@ -31,8 +31,8 @@ public:
 
     // Starts periodic checkpoints for a running attempt deployed at `placement`.
     void start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement);
-    // Stops triggering and forgets pending checkpoints (failover or end of job).
-    void stop();
+    // Stops triggering; every pending checkpoint ends aborted for `reason` (failover or end of job).
+    void stop(const std::string& reason);
     // After a JobManager restart: ids continue above `highest_id`; `latest` (may be null) is restorable.
     void recover(int64_t highest_id, const CompletedCheckpoint* latest);
 
@@ -56,6 +56,7 @@ private:
     void write_metadata(Pending& pending);
     void complete(int64_t checkpoint_id);
     void abort(int64_t checkpoint_id, const std::string& reason, bool counts_as_failure);
+    void report_aborted(int64_t checkpoint_id, const std::string& reason);
     void discard(const CompletedCheckpoint& checkpoint);
     std::set<sim::NodeId> nodes_running(bool sources_only) const;
 

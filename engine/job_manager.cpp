@@ -202,7 +202,7 @@ void JobManager::task_finished(const TaskKey& task) {
     finished_.insert({task.vertex, task.subtask});
     if (static_cast<int32_t>(finished_.size()) < total_subtasks()) return;
     phase_ = Phase::finished;
-    coordinator_.stop();
+    coordinator_.stop("the job finished");
     engine_.mark_finished();
     engine_.observer().job_finished(engine_.world().now());
     engine_.world().announce(points::kJobFinished, node_, attempt_);
@@ -219,7 +219,7 @@ void JobManager::decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, 
 
 void JobManager::failover(const std::string& reason) {
     if (phase_ == Phase::finished || phase_ == Phase::failed || phase_ == Phase::restarting) return;
-    coordinator_.stop();
+    coordinator_.stop("the attempt failed: " + reason);
     const RestartStrategy& strategy = engine_.job().restart;
     if (++engine_.stats().failovers > strategy.max_attempts) {
         phase_ = Phase::failed;
