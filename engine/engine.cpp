@@ -77,13 +77,9 @@ void Engine::send_to_task_manager(sim::NodeId from, sim::NodeId to, const sim::E
     });
 }
 
-void Engine::schedule_for_task(sim::NodeId node, const TaskKey& key, sim::Duration delay, const sim::EventKind& kind,
-                               std::function<void(Task&)> handler) {
-    const uint64_t digest = sim::digest_mix(static_cast<uint64_t>(key.vertex) << 32 | static_cast<uint32_t>(key.subtask),
-                                            static_cast<uint64_t>(key.attempt));
-    world_.scheduler().schedule(delay, node, kind, digest, [this, node, key, handler = std::move(handler)] {
-        if (Task* task = find_task(node, key)) handler(*task);
-    });
+uint64_t Engine::task_digest(const TaskKey& key) {
+    return sim::digest_mix(static_cast<uint64_t>(key.vertex) << 32 | static_cast<uint32_t>(key.subtask),
+                           static_cast<uint64_t>(key.attempt));
 }
 
 }  // namespace eosim::engine

@@ -79,11 +79,19 @@ public:
                              std::function<void(JobManager&)> handler);
     void send_to_task_manager(sim::NodeId from, sim::NodeId to, const sim::EventKind& kind, uint64_t digest,
                               std::function<void(TaskManager&)> handler);
-    // Runs `handler` on task `key` at `node` after `delay`, if the task still exists then.
+    // Runs `handler(Task&)` on task `key` at `node` after `delay`, if the task still exists then.
+    // A template rather than a std::function parameter: the handler is stored inside the one
+    // scheduler callback instead of a second heap-allocated function (every record buffer pays this).
+    template <typename Handler>
     void schedule_for_task(sim::NodeId node, const TaskKey& key, sim::Duration delay, const sim::EventKind& kind,
-                           std::function<void(Task&)> handler);
+                           Handler handler) {
+        world_.scheduler().schedule(delay, node, kind, task_digest(key), [this, node, key, handler = std::move(handler)] {
+            if (Task* task = find_task(node, key)) handler(*task);
+        });
+    }
 
 private:
+    static uint64_t task_digest(const TaskKey& key);
     void boot_job_manager();
     void boot_task_manager(sim::NodeId node);
     void retire(sim::NodeId node);

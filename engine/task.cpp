@@ -327,9 +327,7 @@ void Task::emit(const Record& record) {
         OutputChannel& out = outputs_[static_cast<size_t>(channel)];
         out.open_buffer.push_back(record);
         if (static_cast<int32_t>(out.open_buffer.size()) >= runtime_.buffer_records) {
-            out.queue.push_back(ChannelElement{ChannelElement::Type::records, 0, std::move(out.open_buffer)});
-            out.open_buffer.clear();
-            ++out.queued_buffers;
+            out.seal_buffer();
             send_ready(out, channel);
         }
     }
@@ -346,9 +344,7 @@ void Task::flush_outputs() {
     for (size_t c = 0; c < outputs_.size(); ++c) {
         OutputChannel& out = outputs_[c];
         if (out.open_buffer.empty()) continue;
-        out.queue.push_back(ChannelElement{ChannelElement::Type::records, 0, std::move(out.open_buffer)});
-        out.open_buffer.clear();
-        ++out.queued_buffers;
+        out.seal_buffer();
         send_ready(out, static_cast<int32_t>(c));
     }
 }

@@ -93,6 +93,15 @@ private:
         int32_t queued_buffers = 0;
         std::deque<ChannelElement> queue;
         RecordBatch open_buffer;
+
+        // Queues the open buffer for sending and opens the next one, sized like the last.
+        void seal_buffer() {
+            const size_t size = open_buffer.size();
+            queue.push_back(ChannelElement{ChannelElement::Type::records, 0, std::move(open_buffer)});
+            open_buffer = RecordBatch();
+            open_buffer.reserve(size);
+            ++queued_buffers;
+        }
     };
 
     bool is_source() const { return vertex_.kind == OperatorKind::kafka_source; }

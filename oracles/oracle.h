@@ -21,7 +21,8 @@ public:
     virtual Verdict verdict() const = 0;
 };
 
-// What a committed reader of a sink's outside system sees at the end of the run.
+// What a committed reader of a sink's outside system sees at the end of the run, in any order
+// (sorted is cheapest: see OutputComparison).
 using SinkReader = std::function<std::vector<engine::Record>()>;
 
 }  // namespace eosim::oracles

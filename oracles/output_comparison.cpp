@@ -2,11 +2,29 @@
 
 #include <algorithm>
 
+#include "oracles/record_sort.h"
+
 namespace eosim::oracles {
 
-OutputComparison OutputComparison::of(std::vector<engine::Record> expected, std::vector<engine::Record> actual) {
-    std::sort(expected.begin(), expected.end());
-    std::sort(actual.begin(), actual.end());
+namespace {
+
+// `records` itself when sorted (the common case: the model's output and the run's sink content
+// are sorted once per run), else a sorted copy kept in `copy`.
+const std::vector<engine::Record>& sorted(const std::vector<engine::Record>& records, std::vector<engine::Record>& copy) {
+    if (std::is_sorted(records.begin(), records.end())) return records;
+    copy = records;
+    sort_records(copy);
+    return copy;
+}
+
+}  // namespace
+
+OutputComparison OutputComparison::of(const std::vector<engine::Record>& expected_records,
+                                      const std::vector<engine::Record>& actual_records) {
+    std::vector<engine::Record> expected_copy;
+    std::vector<engine::Record> actual_copy;
+    const std::vector<engine::Record>& expected = sorted(expected_records, expected_copy);
+    const std::vector<engine::Record>& actual = sorted(actual_records, actual_copy);
     OutputComparison result;
     result.expected_records = static_cast<int64_t>(expected.size());
     result.actual_records = static_cast<int64_t>(actual.size());

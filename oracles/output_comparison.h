@@ -23,7 +23,8 @@ struct OutputComparison {
     std::optional<RecordCount> first_missing;    // smallest (key, value) with actual < expected
     std::optional<RecordCount> first_duplicate;  // smallest (key, value) with actual > expected
 
-    static OutputComparison of(std::vector<engine::Record> expected, std::vector<engine::Record> actual);
+    // Any order; sorted inputs are compared without copying.
+    static OutputComparison of(const std::vector<engine::Record>& expected, const std::vector<engine::Record>& actual);
     static std::string describe(const RecordCount& count);
 };
 

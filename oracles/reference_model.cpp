@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "engine/operators.h"
+#include "oracles/record_sort.h"
 
 namespace eosim::oracles {
 
@@ -77,7 +78,9 @@ ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets*
 }
 
 const std::vector<Record>& ReferenceModel::sink_output(const std::string& sink_vertex) const {
-    return full_.outputs.at(sink_vertex);
+    std::vector<Record>& output = full_.outputs.at(sink_vertex);
+    if (sorted_outputs_.insert(sink_vertex).second) sort_records(output);
+    return output;
 }
 
 std::map<int64_t, int64_t> ReferenceModel::keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const {

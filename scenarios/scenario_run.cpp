@@ -7,6 +7,7 @@
 #include "oracles/at_least_once_output_oracle.h"
 #include "oracles/exactly_once_output_oracle.h"
 #include "oracles/liveness_oracle.h"
+#include "oracles/record_sort.h"
 #include "oracles/reference_model.h"
 #include "oracles/state_after_restore_oracle.h"
 #include "oracles/visibility_oracle.h"
@@ -119,8 +120,15 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     const oracles::ReferenceModel model(scenario.job, std::move(model_input));
     const engine::VertexSpec& sink = sink_vertex(scenario.job);
     const bool kafka_sink = sink.kind == engine::OperatorKind::kafka_sink;
-    oracles::SinkReader reader = [&run, &sink, kafka_sink] {
-        return to_records(kafka_sink ? run.kafka.committed_records(sink.topic) : run.store.records());
+    // The sink's committed content, read once after the run (oracles ask only then) and sorted, so
+    // that the comparisons need not sort it again.
+    std::optional<std::vector<engine::Record>> sink_content;
+    oracles::SinkReader reader = [&run, &sink, kafka_sink, &sink_content] {
+        if (!sink_content) {
+            sink_content = to_records(kafka_sink ? run.kafka.committed_records(sink.topic) : run.store.records());
+            oracles::sort_records(*sink_content);
+        }
+        return *sink_content;
     };
 
     ObserverFanout fanout;

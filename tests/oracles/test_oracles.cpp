@@ -4,8 +4,12 @@
 // StateAfterRestoreOracle fed restored state that disagrees with the model prefix;
 // VisibilityOracle against a Kafka model whose read_committed ignores the last stable offset;
 // LivenessOracle on a job that never finished, failed, or finished after the bound.
+// sort_records against std::sort over small and huge spans.
 #include <catch2/catch.hpp>
+#include <rapidcheck/catch.h>
 
+#include <algorithm>
+#include <climits>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,6 +18,7 @@
 #include "oracles/exactly_once_output_oracle.h"
 #include "oracles/liveness_oracle.h"
 #include "oracles/output_comparison.h"
+#include "oracles/record_sort.h"
 #include "oracles/reference_model.h"
 #include "oracles/state_after_restore_oracle.h"
 #include "oracles/visibility_oracle.h"
@@ -328,4 +333,23 @@ TEST_CASE("liveness oracle: the job must finish within the bound after the fault
 }
 
 }  // namespace
+TEST_CASE("record sort: the same order as std::sort, for every span of keys and values", "[oracles]") {
+    rc::prop("sort_records agrees with std::sort", [] {
+        // Small spans take the radix path (above its size threshold), huge ones the fallback.
+        const auto span = *rc::gen::element<int64_t>(3, 1000, int64_t{1} << 40, INT64_MAX);
+        const auto size = *rc::gen::inRange<size_t>(0, 2000);
+        std::vector<Record> records;
+        for (size_t i = 0; i < size; ++i) {
+            const int64_t key = *rc::gen::inRange<int64_t>(-span / 2, span / 2);
+            const int64_t value = *rc::gen::inRange<int64_t>(-span / 2, span / 2);
+            records.push_back(Record{key, value});
+        }
+        if (*rc::gen::arbitrary<bool>()) records.push_back(Record{INT64_MIN, INT64_MAX});  // spans of 2^64
+        std::vector<Record> expected = records;
+        std::sort(expected.begin(), expected.end());
+        sort_records(records);
+        RC_ASSERT(records == expected);
+    });
+}
+
 }  // namespace eosim::oracles
