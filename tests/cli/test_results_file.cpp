@@ -8,7 +8,7 @@
 namespace eosim::cli {
 namespace {
 
-using testing::ScratchDir;
+using testing::TempDir;
 
 reports::RunRecord record(const std::string& scenario, uint64_t seed, reports::RunStatus status) {
     reports::RunRecord r;
@@ -28,7 +28,7 @@ ResultsHeader header() {
 }
 
 TEST_CASE("results file: header and records read back as written", "[cli]") {
-    ScratchDir dir;
+    TempDir dir;
     const auto path = dir / "r.jsonl";
     {
         ResultsWriter writer(path, header(), {record("a", 1, reports::RunStatus::passed)});
@@ -48,7 +48,7 @@ TEST_CASE("results file: header and records read back as written", "[cli]") {
 }
 
 TEST_CASE("results file: a new writer starts the file afresh with what it keeps", "[cli]") {
-    ScratchDir dir;
+    TempDir dir;
     const auto path = dir / "r.jsonl";
     {
         ResultsWriter writer(path, header(), {});
@@ -62,7 +62,7 @@ TEST_CASE("results file: a new writer starts the file afresh with what it keeps"
 }
 
 TEST_CASE("results file: an incomplete last line is ignored, garbage in the middle skipped", "[cli]") {
-    ScratchDir dir;
+    TempDir dir;
     const auto path = dir / "r.jsonl";
     {
         ResultsWriter writer(path, header(), {});
@@ -78,7 +78,7 @@ TEST_CASE("results file: an incomplete last line is ignored, garbage in the midd
 }
 
 TEST_CASE("results file: other files are refused", "[cli]") {
-    ScratchDir dir;
+    TempDir dir;
     testing::write_text(dir / "empty.jsonl", "");
     testing::write_text(dir / "other.jsonl", "{\"hello\": 1}\n");
     CHECK_THROWS_AS(read_results_file(dir / "empty.jsonl"), ResultsError);

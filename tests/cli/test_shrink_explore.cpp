@@ -18,28 +18,14 @@
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/shrinker.h"
+#include "tests/temp_dir.h"
 
 namespace eosim::cli {
 namespace {
 
+using eosim::testing::TempDir;
+
 const std::filesystem::path kAloSwarm = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "alo-sink-swarm.json";
-
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "eosim-shrink-XXXXXX").string();
-        REQUIRE(mkdtemp(pattern.data()) != nullptr);
-        path_ = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
 
 // The first seed in 1..20 where the negative control shows its violation.
 uint64_t first_failing_seed(const scenarios::Scenario& s) {

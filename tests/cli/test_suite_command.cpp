@@ -24,7 +24,7 @@ namespace {
 using nlohmann::json;
 using testing::kCliFixtures;
 using testing::kEosim;
-using testing::ScratchDir;
+using testing::TempDir;
 
 using RunKey = std::pair<std::string, uint64_t>;
 
@@ -80,7 +80,7 @@ void check_junit(const std::filesystem::path& junit) {
 }
 
 TEST_CASE("suite: runs that abort, hang or print garbage fail with their seed, the rest completes", "[cli][suite]") {
-    ScratchDir dir;
+    TempDir dir;
     ::setenv("EOSIM_REAL_BINARY", kEosim.c_str(), 1);
     SuiteCommand c = quick_suite("1..8", dir / "results.jsonl");
     c.worker_command = (kCliFixtures / "abort-or-hang-worker.sh").string();
@@ -131,7 +131,7 @@ TEST_CASE("suite: runs that abort, hang or print garbage fail with their seed, t
 }
 
 TEST_CASE("suite: killed half-way and resumed, it runs only what is missing", "[cli][suite]") {
-    ScratchDir dir;
+    TempDir dir;
     const auto results = dir / "results.jsonl";
     ::setenv("EOSIM_REAL_BINARY", kEosim.c_str(), 1);
     ::setenv("EOSIM_WORKER_LOG", (dir / "first.log").c_str(), 1);
@@ -178,7 +178,7 @@ TEST_CASE("suite: killed half-way and resumed, it runs only what is missing", "[
 }
 
 TEST_CASE("suite: shards run exactly the unsharded runs, and their merge gives the same summary", "[cli][suite]") {
-    ScratchDir dir;
+    TempDir dir;
     SuiteCommand whole = quick_suite("1..5", dir / "whole.jsonl");
     whole.report_dir = (dir / "whole").string();
     std::ostringstream out;
@@ -231,7 +231,7 @@ TEST_CASE("suite: shards run exactly the unsharded runs, and their merge gives t
 }
 
 TEST_CASE("suite: bad input exits 2 with a message", "[cli][suite]") {
-    ScratchDir dir;
+    TempDir dir;
     std::ostringstream out;
     std::ostringstream err;
     SuiteCommand c = quick_suite("1..2", dir / "r.jsonl");
@@ -249,7 +249,7 @@ TEST_CASE("suite: bad input exits 2 with a message", "[cli][suite]") {
 }
 
 TEST_CASE("run: --chrome-trace writes trace events, a run cut at its event limit fails", "[cli][suite]") {
-    ScratchDir dir;
+    TempDir dir;
     const auto trace = dir / "trace.json";
     const testing::Finished run = testing::run_to_end(
         {kEosim.string(), "run", (kCliFixtures / "quick-eos.json").string(), "--seed", "2", "--chrome-trace", trace.string()});

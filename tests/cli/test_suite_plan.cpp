@@ -9,7 +9,7 @@ namespace eosim::cli {
 namespace {
 
 using testing::kCliFixtures;
-using testing::ScratchDir;
+using testing::TempDir;
 using testing::write_text;
 
 TEST_CASE("suite plan: a suite file lists scenarios with seed ranges, relative to itself", "[cli]") {
@@ -35,7 +35,7 @@ TEST_CASE("suite plan: --seeds replaces every range", "[cli]") {
 }
 
 TEST_CASE("suite plan: a folder means its scenario files, not suites or schemas", "[cli]") {
-    ScratchDir dir;
+    TempDir dir;
     for (const char* name : {"b.json", "a.json"}) {
         std::filesystem::copy_file(kCliFixtures / "quick-eos.json", dir / name);
     }
@@ -57,7 +57,7 @@ TEST_CASE("suite plan: a single scenario file, default seeds 1..100", "[cli]") {
 }
 
 TEST_CASE("suite plan: an entry's expect replaces the scenario's, and the reproduce command says so", "[cli]") {
-    ScratchDir dir;
+    TempDir dir;
     std::filesystem::copy_file(kCliFixtures / "quick-dup.json", dir / "dup.json");
     write_text(dir / "s.suite.json",
                R"({"name": "s", "runs": [{"scenario": "dup.json", "seeds": "1", "expect": "pass"}]})");
@@ -69,7 +69,7 @@ TEST_CASE("suite plan: an entry's expect replaces the scenario's, and the reprod
 }
 
 TEST_CASE("suite plan: mistakes name the file and the JSON path", "[cli]") {
-    ScratchDir dir;
+    TempDir dir;
     std::filesystem::copy_file(kCliFixtures / "quick-eos.json", dir / "eos.json");
     std::filesystem::copy_file(kCliFixtures / "quick-eos.json", dir / "other.json");
     const std::vector<std::pair<std::string, std::string>> cases = {

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for the cli tests: scratch folders, the real `eosim` binary, running a command to the
+// Helpers for the cli tests: the real `eosim` binary, running a command to the
 // end or in the background, and xmllint when it is installed.
 #include <fcntl.h>
 #include <signal.h>
@@ -11,11 +11,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tests/temp_dir.h"
 
 extern char** environ;
 
@@ -26,28 +27,6 @@ namespace fs = std::filesystem;
 inline const fs::path kProjectDir = EOSIM_PROJECT_DIR;
 inline const fs::path kEosim = EOSIM_BINARY;
 inline const fs::path kCliFixtures = kProjectDir / "tests/cli/fixtures";
-
-// A fresh folder under the temporary directory, removed with everything in it at the end.
-class ScratchDir {
-public:
-    ScratchDir() {
-        std::random_device random;
-        path_ = fs::temp_directory_path() /
-                ("eosim-test-" + std::to_string(::getpid()) + "-" + std::to_string(random()));
-        fs::create_directories(path_);
-    }
-    ~ScratchDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    ScratchDir(const ScratchDir&) = delete;
-    ScratchDir& operator=(const ScratchDir&) = delete;
-    const fs::path& path() const { return path_; }
-    fs::path operator/(const std::string& name) const { return path_ / name; }
-
-private:
-    fs::path path_;
-};
 
 inline std::string read_text(const fs::path& file) {
     std::ifstream in(file, std::ios::binary);
@@ -118,7 +97,7 @@ struct Finished {
 
 // Runs a command to the end.
 inline Finished run_to_end(const std::vector<std::string>& argv) {
-    ScratchDir scratch;
+    TempDir scratch;
     Process process(argv, scratch / "out", scratch / "err");
     Finished f;
     if (!process.started()) return f;

@@ -19,9 +19,12 @@
 #include "scenarios/fault_json.h"
 #include "scenarios/random_faults.h"
 #include "scenarios/scenario.h"
+#include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
 namespace {
+
+using eosim::testing::TempDir;
 
 using sim::Duration;
 using sim::FaultKind;
@@ -182,27 +185,6 @@ TEST_CASE("random faults: a crash at a point hits the announcer only when every 
 }
 
 // --- the JSON form round-trips through the loader ---
-
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "eosim-faults-XXXXXX").string();
-        REQUIRE(mkdtemp(pattern.data()) != nullptr);
-        path_ = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    std::filesystem::path write(const std::string& name, const std::string& text) const {
-        const std::filesystem::path file = path_ / name;
-        std::ofstream(file) << text;
-        return file;
-    }
-
-private:
-    std::filesystem::path path_;
-};
 
 nlohmann::json scenario_with(const nlohmann::ordered_json& schedule) {
     nlohmann::json doc = nlohmann::json::parse(R"({

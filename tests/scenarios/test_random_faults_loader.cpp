@@ -10,33 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include "scenarios/scenario.h"
+#include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
 namespace {
 
+using eosim::testing::TempDir;
+
 using nlohmann::json;
 using sim::Duration;
-
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "eosim-random-loader-XXXXXX").string();
-        REQUIRE(mkdtemp(pattern.data()) != nullptr);
-        path_ = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    std::filesystem::path write(const json& doc) const {
-        const std::filesystem::path file = path_ / "s.json";
-        std::ofstream(file) << doc.dump(2);
-        return file;
-    }
-
-private:
-    std::filesystem::path path_;
-};
 
 json base() {
     return json::parse(R"({
@@ -55,7 +37,7 @@ json base() {
 std::string error_of(const json& doc) {
     TempDir dir;
     try {
-        load_scenario(dir.write(doc));
+        load_scenario(dir.write("s.json", doc.dump(2)));
     } catch (const ScenarioError& e) {
         return e.what();
     }
@@ -64,7 +46,7 @@ std::string error_of(const json& doc) {
 
 Scenario load(const json& doc) {
     TempDir dir;
-    return load_scenario(dir.write(doc));
+    return load_scenario(dir.write("s.json", doc.dump(2)));
 }
 
 TEST_CASE("random faults loader: defaults", "[loader][random_faults]") {

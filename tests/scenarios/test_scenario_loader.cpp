@@ -11,35 +11,16 @@
 #include <nlohmann/json.hpp>
 
 #include "scenarios/scenario.h"
+#include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
 namespace {
 
+using eosim::testing::TempDir;
+
 using nlohmann::json;
 using sim::Duration;
 using sim::Time;
-
-// A temporary directory, removed with everything in it at the end of the test.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "eosim-loader-XXXXXX").string();
-        REQUIRE(mkdtemp(pattern.data()) != nullptr);
-        path_ = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    std::filesystem::path write(const std::string& name, const std::string& text) const {
-        const std::filesystem::path file = path_ / name;
-        std::ofstream(file) << text;
-        return file;
-    }
-
-private:
-    std::filesystem::path path_;
-};
 
 // The example of scenarios/README.md.
 json example() {
