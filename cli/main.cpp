@@ -61,6 +61,7 @@ CLI::App* add_suite(CLI::App& app, eosim::cli::SuiteCommand& c) {
                       "Which runs keep their timeline for the report: failing, first (plus the first seed of each "
                       "scenario) or all")->capture_default_str();
     suite->add_option("--progress", c.progress, "auto (a bar on a terminal, lines otherwise), bar, lines or none")->capture_default_str();
+    suite->add_flag("--coverage", c.coverage, "Print the coverage table: every fault x phase combination the runs hit");
     suite->add_option("--worker-command", c.worker_command, "Program to run instead of this eosim (test fixtures)")
         ->group("");
     return suite;
@@ -72,6 +73,7 @@ CLI::App* add_merge(CLI::App& app, eosim::cli::MergeCommand& c) {
     merge->add_option("--junit", c.junit_path, "Write JUnit XML here");
     merge->add_option("--report", c.report_dir, "Write the HTML report into this folder");
     merge->add_option("--results", c.results_path, "Write the merged results file here");
+    merge->add_flag("--coverage", c.coverage, "Print the coverage table: every fault x phase combination the runs hit");
     return merge;
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli/files.h"
 #include "reports/chrome_trace.h"
+#include "scenarios/coverage.h"
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
 
@@ -72,6 +73,11 @@ std::string write_outputs(const ReportOutputs& outputs, const std::vector<report
     all_met = summary.all_met();
     out << '\n';
     reports::write_summary_table(out, summary);
+    if (outputs.print_coverage) {
+        scenarios::CoverageSummary coverage;
+        for (const reports::RunRecord& r : records) coverage.add_run(r.coverage);
+        out << '\n' << scenarios::coverage_table(coverage);
+    }
     size_t listed = 0;
     for (const reports::RunRecord& r : records) {
         if (r.status == reports::RunStatus::passed) continue;

@@ -22,6 +22,7 @@ struct ReportOutputs {
     // Per scenario, the coverage combinations some run must hit; checked when `check_sometimes`.
     std::map<std::string, std::vector<std::string>> sometimes;
     bool check_sometimes = true;
+    bool print_coverage = false;  // print the table of every coverage combination the runs hit
 };
 
 // Writes what `outputs` asks for and prints the summary, the failing runs and where every file

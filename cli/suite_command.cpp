@@ -334,6 +334,7 @@ private:
         outputs.suite_name = plan_.name;
         outputs.junit_path = command_.junit_path;
         outputs.report_dir = command_.report_dir;
+        outputs.print_coverage = command_.coverage;
         const double rate = wall_seconds_ > 0 ? static_cast<double>(ran_) * 60.0 / wall_seconds_ : 0;
         char timing[160];
         std::snprintf(timing, sizeof timing, "%zu runs in %.1f s of wall time with %zu jobs (%.0f runs per minute)", ran_,
@@ -517,6 +518,7 @@ int merge_command(const MergeCommand& command, std::ostream& out, std::ostream& 
     outputs.suite_name = first.suite;
     outputs.junit_path = command.junit_path;
     outputs.report_dir = command.report_dir;
+    outputs.print_coverage = command.coverage;
     outputs.warnings = warnings;
     std::string inputs;
     for (const std::string& input : command.inputs) inputs += (inputs.empty() ? "" : ", ") + input;

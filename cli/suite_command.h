@@ -35,6 +35,7 @@ struct SuiteCommand {
     uint64_t max_memory_mb = 4096;     // address-space limit per run (0: none)
     std::string timelines = "first";   // which runs keep their timeline: failing, first (of each scenario) or all
     std::string progress = "auto";
+    bool coverage = false;             // print the coverage table of every combination hit
     std::string worker_command;        // hidden: a program to run instead of this binary (test fixtures)
     std::string command_line;          // as typed, for the report
 };
@@ -44,6 +45,7 @@ struct MergeCommand {
     std::string junit_path;
     std::string report_dir;
     std::string results_path;          // the merged results file ("" : none)
+    bool coverage = false;             // print the coverage table of every combination hit
 };
 
 int suite_command(const SuiteCommand& command, std::ostream& out, std::ostream& err);

@@ -3,7 +3,7 @@
 //   the reason, and every other run of the suite completes;
 // - a suite killed half-way and resumed runs exactly the runs its results file lacks;
 // - shards 1/3, 2/3 and 3/3 run exactly the runs of the unsharded suite, and merging their results
-//   gives the unsharded summary; a missing shard makes the merge fail;
+//   gives the unsharded summary (and coverage table); a missing shard makes the merge fail;
 // - the JUnit file is valid (xmllint, against tests/cli/fixtures/junit.xsd) when xmllint is there;
 // - `eosim run --chrome-trace` writes trace events; a run cut at its event limit fails.
 #include <cstdlib>
@@ -212,6 +212,25 @@ TEST_CASE("suite: shards run exactly the unsharded runs, and their merge gives t
     CHECK(keys_of(records_of(dir / "merged.jsonl")) == keys_of(unsharded));
     check_junit(dir / "merged.xml");
 
+    SECTION("--coverage prints the same coverage table for the merged shards as for the whole suite") {
+        // The table: from its header to the first empty line.
+        const auto table = [](const std::string& text) {
+            const size_t start = text.find("coverage over ");
+            return start == std::string::npos ? std::string() : text.substr(start, text.find("\n\n", start) - start);
+        };
+        MergeCommand merged_shards;
+        merged_shards.inputs = shard_files;
+        merged_shards.coverage = true;
+        std::ostringstream shards_out;
+        CHECK(merge_command(merged_shards, shards_out, err) == 0);
+        MergeCommand merged_whole;
+        merged_whole.inputs = {(dir / "whole.jsonl").string()};
+        merged_whole.coverage = true;
+        std::ostringstream whole_out;
+        CHECK(merge_command(merged_whole, whole_out, err) == 0);
+        CHECK_THAT(table(shards_out.str()), Catch::StartsWith("coverage over 10 runs") && Catch::Contains("crash@any"));
+        CHECK(table(shards_out.str()) == table(whole_out.str()));
+    }
     SECTION("a missing shard fails the merge and says which") {
         MergeCommand partial;
         partial.inputs = {shard_files[0], shard_files[2]};
