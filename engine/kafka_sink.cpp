@@ -49,6 +49,16 @@ bool KafkaSink::abort_lingering(int64_t restored_checkpoint_id) {
     }
 }
 
+// Like Flink's KafkaWriter on close: abort the open transaction (never a pre-committed one: the
+// next attempt commits those from its restored state). When a newer attempt already took over the
+// transactional id, the abort is fenced -- the harmless end of a zombie.
+void KafkaSink::close() {
+    if (vertex_.guarantee != DeliveryGuarantee::exactly_once || current_.transactional_id.empty()) return;
+    if (kafka_.abort(context_.node(), current_) == KafkaError::none) {
+        context_.observer().transaction_event(context_.world().now(), current_.transactional_id, "aborted");
+    }
+}
+
 bool KafkaSink::begin_transaction(int64_t checkpoint_id) {
     KafkaError error = kafka_.init_transactions(context_.node(), transactional_id(checkpoint_id), &current_);
     if (error == KafkaError::none) error = kafka_.begin(context_.node(), current_);

@@ -30,6 +30,7 @@ public:
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t checkpoint_id) override;
     bool settled() const override { return pending_.empty(); }
+    void close() override;
 
 private:
     struct Pending {

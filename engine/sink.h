@@ -52,6 +52,9 @@ public:
     virtual void checkpoint_complete(int64_t checkpoint_id) = 0;
     // True when nothing pre-committed waits for a commit (a finished task may then stop).
     virtual bool settled() const = 0;
+    // The task is being cancelled (a failover, or its TaskManager lost the JobManager), not
+    // crashed: the process lives on and may still call outside systems, as a zombie would.
+    virtual void close() {}
 };
 
 struct SinkServices {

@@ -150,6 +150,10 @@ void Task::apply_restored_state() {
 
 // ---- start and channels -----------------------------------------------------------------------
 
+void Task::cancel() {
+    if (sink_) sink_->close();
+}
+
 void Task::start() {
     if (state_ != State::ready) return;
     state_ = State::running;

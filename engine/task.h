@@ -51,6 +51,7 @@ public:
     // Lifecycle, driven by the TaskManager.
     void restore();  // reads the restored state (if any), then reports ready to the JobManager
     void start();
+    void cancel();   // about to be dropped, its process alive (not a crash): the sink closes
     // Data channels.
     void channel_opened(int32_t output_channel, sim::ConnectionId connection, int32_t credits);
     void credit_returned(int32_t output_channel);

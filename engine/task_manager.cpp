@@ -39,6 +39,7 @@ void TaskManager::watch_job_manager() {
 }
 
 void TaskManager::drop_tasks_and_register() {
+    for (auto& [key, task] : tasks_) task->cancel();
     tasks_.clear();
     registered_ = false;
     send_registration();
@@ -86,6 +87,9 @@ void TaskManager::start_tasks(int64_t attempt) {
 }
 
 void TaskManager::cancel_attempts_before(int64_t attempt) {
+    for (auto& [key, task] : tasks_) {
+        if (key.attempt < attempt) task->cancel();
+    }
     std::erase_if(tasks_, [attempt](const auto& entry) { return entry.first.attempt < attempt; });
 }
 
