@@ -111,7 +111,7 @@ void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint6
     const uint32_t sender_incarnation = nodes.incarnation(from);
     const auto partitions_at_send = static_cast<PartitionId>(partitions_.size());
     scheduler_.schedule(draw_latency(from, to), to, kind, digest,
-                        [this, from, to, sender_incarnation, partitions_at_send, on_receive = std::move(on_receive)] {
+                        [this, from, to, sender_incarnation, partitions_at_send, on_receive = std::move(on_receive)]() mutable {
                             NodeTable& table = scheduler_.nodes();
                             if (table.incarnation(from) != sender_incarnation ||
                                 partitioned_since(partitions_at_send, from, to)) {

@@ -39,7 +39,7 @@ using PartitionId = uint32_t;
 
 class Network {
 public:
-    using Callback = std::function<void()>;
+    using Callback = sim::Callback;
 
     Network(Scheduler& scheduler, Prng prng, NetworkOptions options);
 

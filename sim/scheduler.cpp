@@ -28,7 +28,7 @@ TimerId Scheduler::schedule_at(Time at, NodeId owner, const EventKind& kind, uin
         free_slots_.pop_back();
     }
     Slot& s = slots_[slot];
-    s.callback.swap(callback);  // the slot's callback is empty; a swap is the cheapest move
+    s.callback = std::move(callback);
     s.kind = &kind;
     s.digest = digest;
     s.owner = owner;

@@ -4,12 +4,13 @@
 // incarnation (or to the world, kNoNode): when it comes due, an event of a crashed incarnation is
 // dropped and one of a paused node is parked until the node resumes. Timers are cancellable.
 //
-// The heap holds only 24-byte keys; callbacks live in a slot table with a free list, so a push or
-// a pop moves no std::function.
+// The heap holds only 24-byte keys; callbacks (sim::Callback, captures kept inline) live in a slot
+// table with a free list, so a push or a pop moves no callback.
 #include <cstdint>
 #include <functional>
 #include <vector>
 
+#include "sim/callback.h"
 #include "sim/nodes.h"
 #include "sim/time.h"
 #include "sim/trace.h"
@@ -24,7 +25,7 @@ struct TimerId {
 
 class Scheduler {
 public:
-    using Callback = std::function<void()>;
+    using Callback = sim::Callback;
 
     Scheduler(NodeTable& nodes, Trace& trace) : nodes_(nodes), trace_(trace) {}
 
