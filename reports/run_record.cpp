@@ -30,22 +30,6 @@ T optional_field(const json& j, const char* key, const std::string& path, T fall
     return field<T>(j, key, path);
 }
 
-json figures_json(const scenarios::RunFigures& f) {
-    return json{
-        {"events", f.events},
-        {"virtual_seconds", f.virtual_seconds},
-        {"wall_seconds", f.wall_seconds},
-        {"checkpoints_completed", f.checkpoints_completed},
-        {"checkpoints_aborted", f.checkpoints_aborted},
-        {"restarts", f.restarts},
-        {"transactions_committed", f.transactions_committed},
-        {"transactions_aborted", f.transactions_aborted},
-        {"faults_injected", f.faults_injected},
-        {"records_in", f.records_in},
-        {"records_out", f.records_out},
-    };
-}
-
 scenarios::RunFigures figures_from_json(const json& j, const std::string& path) {
     scenarios::RunFigures f;
     f.events = optional_field<uint64_t>(j, "events", path, 0);
@@ -56,6 +40,7 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.restarts = optional_field<int64_t>(j, "restarts", path, 0);
     f.transactions_committed = optional_field<int64_t>(j, "transactions_committed", path, 0);
     f.transactions_aborted = optional_field<int64_t>(j, "transactions_aborted", path, 0);
+    f.fenced_calls = optional_field<int64_t>(j, "fenced_calls", path, 0);
     f.faults_injected = optional_field<int64_t>(j, "faults_injected", path, 0);
     f.records_in = optional_field<int64_t>(j, "records_in", path, 0);
     f.records_out = optional_field<int64_t>(j, "records_out", path, 0);
@@ -209,7 +194,7 @@ json to_json(const RunRecord& r) {
         {"trace_hash", r.trace_hash},
         {"job_finished", r.job_finished},
         {"verdicts", std::move(verdicts)},
-        {"figures", figures_json(r.figures)},
+        {"figures", to_json(r.figures)},
         {"faults", std::move(faults)},
         {"fault_schedule", r.fault_schedule},
         {"coverage", r.coverage},

@@ -124,14 +124,8 @@ nlohmann::json to_json(const scenarios::Expectation& expect) {
     return j;
 }
 
-nlohmann::json to_json(const scenarios::RunResult& result) {
-    using nlohmann::json;
-    json verdicts = json::array();
-    for (const scenarios::OracleVerdict& v : result.verdicts) {
-        verdicts.push_back({{"oracle", to_string(v.oracle)}, {"passed", v.passed}, {"message", v.message}});
-    }
-    const scenarios::RunFigures& f = result.figures;
-    const json figures = {
+nlohmann::json to_json(const scenarios::RunFigures& f) {
+    return nlohmann::json{
         {"events", f.events},
         {"virtual_seconds", f.virtual_seconds},
         {"wall_seconds", f.wall_seconds},
@@ -145,6 +139,14 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
         {"records_in", f.records_in},
         {"records_out", f.records_out},
     };
+}
+
+nlohmann::json to_json(const scenarios::RunResult& result) {
+    using nlohmann::json;
+    json verdicts = json::array();
+    for (const scenarios::OracleVerdict& v : result.verdicts) {
+        verdicts.push_back({{"oracle", to_string(v.oracle)}, {"passed", v.passed}, {"message", v.message}});
+    }
     json faults = json::array();
     for (const sim::FiredFault& fault : result.faults) {
         faults.push_back({{"at_ns", fault.at.ns},
@@ -168,7 +170,7 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
         {"verdicts", std::move(verdicts)},
         {"expectation_met", result.expectation_met},
         {"expectation_message", result.expectation_message},
-        {"figures", figures},
+        {"figures", to_json(result.figures)},
         {"faults", std::move(faults)},
         {"timeline", std::move(timeline)},
     };

@@ -26,6 +26,8 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
 // The whole RunResult as one JSON object. The trace hash is a hex string (JSON numbers lose
 // precision above 2^53); times are integer nanoseconds.
 nlohmann::json to_json(const scenarios::RunResult& result);
+// The run's figures, one key each (records and run reports share this form).
+nlohmann::json to_json(const scenarios::RunFigures& figures);
 // {"pass": true} or {"pass": false, "violation": "<oracle>"}.
 nlohmann::json to_json(const scenarios::Expectation& expect);
 

@@ -369,17 +369,22 @@ void for_each_element(const Value& v, const std::string& what, Each each) {
     for (size_t i = 0; i < v.get().size(); ++i) each(v.child(i));
 }
 
-sim::LinkLatency read_latency(const Value& v, sim::LinkLatency latency) {
+// {"min": duration, "max": duration} into any struct with Duration `min` and `max` (latencies,
+// drawn durations), starting from `range`'s values.
+template <typename MinMax>
+MinMax read_min_max(const Value& v, MinMax range, bool allow_zero) {
     const Object o(v, {"min", "max"}, "an object {\"min\": duration, \"max\": duration}");
-    if (auto x = o.get("min")) latency.min = read_duration(*x, true);
-    if (auto x = o.get("max")) latency.max = read_duration(*x, true);
-    if (latency.max < latency.min) {
+    if (auto x = o.get("min")) range.min = read_duration(*x, allow_zero);
+    if (auto x = o.get("max")) range.max = read_duration(*x, allow_zero);
+    if (range.max < range.min) {
         const Value where = o.has("max") ? *o.get("max") : *o.get("min");
-        where.fail("expected max >= min, found min " + format_duration(latency.min) + " and max " +
-                   format_duration(latency.max));
+        where.fail("expected max >= min, found min " + format_duration(range.min) + " and max " +
+                   format_duration(range.max));
     }
-    return latency;
+    return range;
 }
+
+sim::LinkLatency read_latency(const Value& v, sim::LinkLatency latency) { return read_min_max(v, latency, true); }
 
 // ---------------------------------------------------------------------------------------------
 // The document
@@ -956,17 +961,6 @@ DurationRange default_random_duration(sim::FaultKind kind) {
     }
 }
 
-DurationRange read_duration_range(const Value& v, DurationRange range, bool allow_zero) {
-    const Object o(v, {"min", "max"}, "an object {\"min\": duration, \"max\": duration}");
-    if (auto x = o.get("min")) range.min = read_duration(*x, allow_zero);
-    if (auto x = o.get("max")) range.max = read_duration(*x, allow_zero);
-    if (range.max < range.min) {
-        const Value where = o.has("max") ? *o.get("max") : *o.get("min");
-        where.fail("expected max >= min, found min " + format_duration(range.min) + " and max " +
-                   format_duration(range.max));
-    }
-    return range;
-}
 
 MultiplierRange read_multiplier_range(const Value& v) {
     const Object o(v, {"min", "max"}, "an object {\"min\": integer, \"max\": integer}");
@@ -1089,8 +1083,8 @@ void Loader::read_random_kinds(const Value& v, RandomFaults& r) {
         const DurationRange defaults = default_random_duration(kind);
         spec.duration = defaults;
         spec.restart_delay = defaults;
-        if (auto x = k.get("duration")) spec.duration = read_duration_range(*x, defaults, false);
-        if (auto x = k.get("restart_delay")) spec.restart_delay = read_duration_range(*x, defaults, true);
+        if (auto x = k.get("duration")) spec.duration = read_min_max(*x, defaults, false);
+        if (auto x = k.get("restart_delay")) spec.restart_delay = read_min_max(*x, defaults, true);
         if (auto x = k.get("multiplier")) spec.multiplier = read_multiplier_range(*x);
         if (auto x = k.get("one_way")) spec.one_way = read_ratio(*x);
         const bool targets_nodes = kind == sim::FaultKind::crash || kind == sim::FaultKind::pause ||
