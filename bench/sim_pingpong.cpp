@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/bare_heap.h"
 #include "sim/world.h"
 
 namespace {
@@ -22,7 +23,6 @@ using eosim::sim::ConnectionId;
 using eosim::sim::Duration;
 using eosim::sim::EventKind;
 using eosim::sim::NodeId;
-using eosim::sim::Prng;
 using eosim::sim::World;
 using eosim::sim::WorldOptions;
 
@@ -76,45 +76,6 @@ private:
     uint64_t sends_left_;
 };
 
-struct BareResult {
-    uint64_t operations;
-    uint64_t checksum;
-};
-
-// The same work with nothing but a heap: pop the earliest (time, seq), push its answer.
-BareResult bare_heap(uint32_t node_count, uint64_t events) {
-    struct Entry {
-        int64_t at_ns;
-        uint64_t seq;
-        uint32_t index;
-    };
-    auto later = [](const Entry& a, const Entry& b) { return a.at_ns != b.at_ns ? a.at_ns > b.at_ns : a.seq > b.seq; };
-    const Duration min = Duration::micros(500);  // NetworkOptions' default remote latency
-    const Duration max = Duration::millis(2);
-    Prng prng = Prng(kSeed).fork("bare");
-    std::vector<Entry> heap;
-    heap.reserve(node_count);
-    uint64_t seq = 0;
-    uint64_t pushes_left = events;
-    for (uint32_t i = 0; i < node_count && pushes_left > 0; ++i, --pushes_left) {
-        heap.push_back(Entry{prng.duration_between(min, max).ns, seq++, i});
-        std::push_heap(heap.begin(), heap.end(), later);
-    }
-    uint64_t checksum = 0;
-    uint64_t operations = 0;
-    while (!heap.empty()) {
-        std::pop_heap(heap.begin(), heap.end(), later);
-        const Entry entry = heap.back();
-        heap.pop_back();
-        ++operations;
-        checksum = checksum * 31 + entry.index + static_cast<uint64_t>(entry.at_ns);
-        if (pushes_left == 0) continue;
-        --pushes_left;
-        heap.push_back(Entry{entry.at_ns + prng.duration_between(min, max).ns, seq++, entry.index ^ 1U});
-        std::push_heap(heap.begin(), heap.end(), later);
-    }
-    return BareResult{operations, checksum};
-}
 
 }  // namespace
 
@@ -134,7 +95,7 @@ int main(int argc, char** argv) {
     double bare_seconds = 1e300;
     uint64_t sim_events = 0;
     uint64_t trace_hash = 0;
-    BareResult bare{};
+    eosim::bench::BareResult bare{};
     for (int round = 0; round < rounds; ++round) {
         const auto sim_start = std::chrono::steady_clock::now();
         PingPong pingpong(node_count, events);
@@ -143,7 +104,7 @@ int main(int argc, char** argv) {
         trace_hash = pingpong.trace_hash();
 
         const auto bare_start = std::chrono::steady_clock::now();
-        bare = bare_heap(node_count, events);
+        bare = eosim::bench::bare_heap(node_count, events, kSeed);
         bare_seconds = std::min(bare_seconds, seconds_since(bare_start));
     }
     const double sim_rate = static_cast<double>(sim_events) / sim_seconds;

@@ -3,13 +3,17 @@
 // checkpoint every 500 ms, 3 TaskManager crashes; every oracle on. Prints the wall time of each
 // whole run (world, engine, oracles) and the virtual-to-wall ratio; the median is the figure.
 // Target: under 0.1 s of wall time, i.e. at least 1000x faster than the virtual time simulated.
+// Also prints a yardstick of the machine's speed at the moment (bench/bare_heap.h, measured before
+// and after the runs): a shared machine has slow phases, and the wall time scales with them.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "bench/bare_heap.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 
@@ -38,6 +42,18 @@ eosim::scenarios::Scenario standard_scenario(const std::filesystem::path& base, 
     return s;
 }
 
+// Millions of bare-heap pops+pushes per second (64 nodes' ping-pong, 2M events, best of 3).
+double yardstick_mops() {
+    double best = 0;
+    for (int round = 0; round < 3; ++round) {
+        const auto start = std::chrono::steady_clock::now();
+        const eosim::bench::BareResult r = eosim::bench::bare_heap(64, 2'000'000, 1);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        best = std::max(best, static_cast<double>(r.operations) / seconds / 1e6);
+    }
+    return best;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -53,12 +69,14 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
 
     const eosim::scenarios::Scenario scenario = standard_scenario(base, records);
+    const double yardstick_before = yardstick_mops();
     std::vector<double> walls;
     eosim::scenarios::RunResult last;
     for (int i = 0; i < runs; ++i) {
         last = eosim::scenarios::run_scenario(scenario, eosim::scenarios::RunOptions{seed, nullptr});
         walls.push_back(last.figures.wall_seconds);
     }
+    const double yardstick_after = yardstick_mops();
     std::sort(walls.begin(), walls.end());
     const double median = walls[walls.size() / 2];
     std::printf("standard run: %lld records, %lld crashes, seed %llu, expectation %s\n", static_cast<long long>(records),
@@ -69,5 +87,8 @@ int main(int argc, char** argv) {
                 static_cast<long long>(last.figures.checkpoints_completed), static_cast<long long>(last.figures.restarts));
     std::printf("wall time per run: min %.4f s, median %.4f s, max %.4f s (%d runs)\n", walls.front(), median, walls.back(), runs);
     std::printf("virtual/wall: %.0fx (target >= 1000x, i.e. under 0.1 s)\n", last.figures.virtual_seconds / median);
+    std::printf("machine yardstick: bare heap %.1f M ops/s before the runs, %.1f after (bench_sim_pingpong's bare-heap\n"
+                "line on a quiet machine; lower means a slower phase, and the wall time above grows with it)\n",
+                yardstick_before, yardstick_after);
     return last.expectation_met ? 0 : 1;
 }
