@@ -74,7 +74,7 @@ void TaskManager::deploy(const Deployment& deployment, const std::vector<std::pa
     std::vector<Task*> created;
     for (const auto& [vertex, subtask] : subtasks) {
         const TaskKey key{deployment.attempt, vertex, subtask};
-        if (tasks_.contains(key)) continue;  // a repeated deploy message
+        if (tasks_.count(key) != 0) continue;  // a repeated deploy message
         auto task = std::make_unique<Task>(engine_, node_, key, deployment);
         created.push_back(task.get());
         tasks_.emplace(key, std::move(task));
@@ -90,7 +90,9 @@ void TaskManager::cancel_attempts_before(int64_t attempt) {
     for (auto& [key, task] : tasks_) {
         if (key.attempt < attempt) task->cancel();
     }
-    std::erase_if(tasks_, [attempt](const auto& entry) { return entry.first.attempt < attempt; });
+    for (auto it = tasks_.begin(); it != tasks_.end();) {
+        it = it->first.attempt < attempt ? tasks_.erase(it) : std::next(it);
+    }
 }
 
 void TaskManager::trigger_checkpoint(int64_t attempt, int64_t checkpoint_id) {

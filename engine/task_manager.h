@@ -5,10 +5,11 @@
 // JobManager's heartbeats for heartbeat_timeout (the JobManager crashed, or a partition cut them)
 // fails its tasks and registers again, as Flink's TaskExecutor does when it loses its JobManager.
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
+
+#include <boost/container/flat_map.hpp>
 
 #include "engine/deployment.h"
 #include "engine/task.h"
@@ -50,7 +51,9 @@ private:
     sim::NodeId node_;
     bool registered_ = false;
     sim::Time last_heard_from_job_manager_;
-    std::map<TaskKey, std::unique_ptr<Task>> tasks_;
+    // A sorted vector (a handful of tasks per TaskManager): every channel message and timer of a
+    // task looks its task up here.
+    boost::container::flat_map<TaskKey, std::unique_ptr<Task>> tasks_;
 };
 
 }  // namespace eosim::engine

@@ -1,5 +1,6 @@
 #include "oracles/reference_model.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -12,7 +13,7 @@ using engine::OperatorKind;
 using engine::Record;
 
 ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input) : job_(job), input_(std::move(input)) {
-    full_ = evaluate(nullptr, {});
+    full_ = evaluate(nullptr, nullptr, nullptr, {});
 }
 
 int64_t ReferenceModel::input_records() const {
@@ -23,19 +24,38 @@ int64_t ReferenceModel::input_records() const {
     return total;
 }
 
-ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets* prefix, const std::string& last_vertex) const {
+namespace {
+
+// Where `offsets` says partition (topic, p) stands, at most `size`; `unnamed` when it does not name it.
+size_t offset_in(const engine::SourceOffsets& offsets, const std::string& topic, size_t p, size_t size, size_t unnamed) {
+    auto it = offsets.find({topic, static_cast<int32_t>(p)});
+    return it == offsets.end() ? unnamed : std::min(size, static_cast<size_t>(std::max<int64_t>(0, it->second)));
+}
+
+// True when `later` is at or past `earlier` on every partition `earlier` names.
+bool extends(const engine::SourceOffsets& later, const engine::SourceOffsets& earlier) {
+    for (const auto& [where, offset] : earlier) {
+        auto it = later.find(where);
+        if (it == later.end() || it->second < offset) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets* from, const engine::SourceOffsets* to,
+                                                    const Evaluation* base, const std::string& last_vertex) const {
     Evaluation eval;
     for (const engine::VertexSpec& v : job_.vertices) {
         std::vector<Record> in;
         if (v.kind == OperatorKind::kafka_source) {
             const auto& partitions = input_.at(v.topic);
             for (size_t p = 0; p < partitions.size(); ++p) {
-                size_t end = partitions[p].size();
-                if (prefix != nullptr) {
-                    auto it = prefix->find({v.topic, static_cast<int32_t>(p)});
-                    end = it == prefix->end() ? 0 : std::min(end, static_cast<size_t>(it->second));
-                }
-                in.insert(in.end(), partitions[p].begin(), partitions[p].begin() + static_cast<std::ptrdiff_t>(end));
+                const size_t size = partitions[p].size();
+                const size_t end = to == nullptr ? size : offset_in(*to, v.topic, p, size, 0);
+                const size_t begin = from == nullptr ? 0 : std::min(end, offset_in(*from, v.topic, p, size, 0));
+                in.insert(in.end(), partitions[p].begin() + static_cast<std::ptrdiff_t>(begin),
+                          partitions[p].begin() + static_cast<std::ptrdiff_t>(end));
             }
         } else {
             for (const engine::InputEdge& edge : v.inputs) {
@@ -62,6 +82,9 @@ ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets*
                 // A hash map for speed; its order never reaches the result, which is copied into an
                 // ordered map below.
                 std::unordered_map<int64_t, int64_t> state;
+                if (base != nullptr) {
+                    if (auto it = base->state.find(v.id); it != base->state.end()) state.insert(it->second.begin(), it->second.end());
+                }
                 out.reserve(in.size());
                 for (const Record& r : in) {
                     auto [it, fresh] = state.try_emplace(r.key, 0);
@@ -86,8 +109,18 @@ const std::vector<Record>& ReferenceModel::sink_output(const std::string& sink_v
 std::map<int64_t, int64_t> ReferenceModel::keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const {
     auto memo = prefix_states_.find({vertex, prefix});
     if (memo != prefix_states_.end()) return memo->second;
-    Evaluation eval = evaluate(&prefix, vertex);
-    return prefix_states_[{vertex, prefix}] = std::move(eval.state[vertex]);
+    // Restores mostly come in checkpoint order: continue from the latest prefix evaluated for this
+    // vertex when the new one extends it, over only the records in between.
+    const LatestPrefix* base = nullptr;
+    if (auto it = latest_prefix_.find(vertex); it != latest_prefix_.end() && extends(prefix, it->second.prefix)) {
+        base = &it->second;
+    }
+    Evaluation eval = evaluate(base == nullptr ? nullptr : &base->prefix, &prefix,
+                               base == nullptr ? nullptr : &base->states, vertex);
+    eval.outputs.clear();  // only the states carry over
+    std::map<int64_t, int64_t> state = eval.state[vertex];
+    latest_prefix_[vertex] = LatestPrefix{prefix, std::move(eval)};
+    return prefix_states_[{vertex, prefix}] = std::move(state);
 }
 
 }  // namespace eosim::oracles

@@ -41,15 +41,23 @@ private:
         std::map<std::string, std::vector<engine::Record>> outputs;  // vertex -> its output records
         std::map<std::string, std::map<int64_t, int64_t>> state;     // keyed vertex -> key -> value
     };
-    // Evaluates the vertices in order, over the whole input or a prefix, up to and including
-    // `last_vertex` (all of them when empty).
-    Evaluation evaluate(const engine::SourceOffsets* prefix, const std::string& last_vertex) const;
+    // Evaluates the vertices in order, up to and including `last_vertex` (all of them when empty),
+    // over the input records from `from` (nullptr: the start) to `to` (nullptr: the end), the keyed
+    // states continuing those of `base` (nullptr: empty). Keyed count and sum fold commutatively,
+    // so their states after a prefix do not depend on how it was split.
+    Evaluation evaluate(const engine::SourceOffsets* from, const engine::SourceOffsets* to, const Evaluation* base,
+                        const std::string& last_vertex) const;
+    struct LatestPrefix {
+        engine::SourceOffsets prefix;
+        Evaluation states;  // its keyed states (outputs dropped)
+    };
 
     const engine::JobSpec& job_;
     ModelInput input_;
     mutable Evaluation full_;                      // its outputs sorted on first request (sorted_outputs_)
     mutable std::set<std::string> sorted_outputs_;
     mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>> prefix_states_;  // memo
+    mutable std::map<std::string, LatestPrefix> latest_prefix_;  // per vertex, where keyed_state last evaluated to
 };
 
 }  // namespace eosim::oracles
