@@ -14,8 +14,9 @@ constexpr sim::EventKind kTick{"coordinator.tick"};
 constexpr sim::EventKind kTimeout{"coordinator.timeout"};
 }  // namespace
 
-CheckpointCoordinator::CheckpointCoordinator(Engine& engine, sim::NodeId node, FailJob fail_job)
-    : engine_(engine), node_(node), fail_job_(std::move(fail_job)), config_(engine.job().checkpointing) {}
+CheckpointCoordinator::CheckpointCoordinator(Engine& engine, sim::NodeId node, FailJob fail_job, Settled settled)
+    : engine_(engine), node_(node), fail_job_(std::move(fail_job)), settled_(std::move(settled)),
+      config_(engine.job().checkpointing) {}
 
 void CheckpointCoordinator::start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement) {
     running_ = true;
@@ -40,7 +41,11 @@ void CheckpointCoordinator::stop(const std::string& reason) {
     // job.finished) is where a fault belongs. Nor does it count towards tolerable_failures.
     for (auto& [id, pending] : pending_) {
         engine_.world().scheduler().cancel(pending.timeout);
-        report_aborted(id, reason);
+        if (pending.writing_metadata) {
+            settling_.emplace(id, std::move(pending.result));  // its metadata write decides
+        } else {
+            report_aborted(id, reason);
+        }
     }
     pending_.clear();
 }
@@ -106,6 +111,8 @@ void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_
 
 void CheckpointCoordinator::write_metadata(Pending& pending) {
     pending.writing_metadata = true;
+    // Fully acknowledged: from here the metadata write alone decides, not the timeout.
+    engine_.world().scheduler().cancel(pending.timeout);
     const int64_t id = pending.id;
     engine_.world().announce(points::kCheckpointAcknowledged, node_, id);
     pending.result.metadata_key = metadata_key(engine_.job(), id);
@@ -113,27 +120,48 @@ void CheckpointCoordinator::write_metadata(Pending& pending) {
     const uint64_t generation = generation_;
     engine_.world().storage().put(node_, pending.result.metadata_key, serialize_checkpoint_metadata(pending.result),
                                   [engine, generation, id](sim::StorageStatus status) {
-                                      JobManager* jm = engine->job_manager();
-                                      if (jm == nullptr) return;
-                                      CheckpointCoordinator& c = jm->coordinator();
-                                      if (c.generation_ != generation || !c.pending_.contains(id)) return;
-                                      if (status == sim::StorageStatus::ok) {
-                                          c.complete(id);
-                                      } else {
-                                          c.abort(id, "checkpoint metadata could not be written", true);
+                                      if (JobManager* jm = engine->job_manager()) {
+                                          jm->coordinator().metadata_written(generation, id, status == sim::StorageStatus::ok);
                                       }
                                   });
+}
+
+void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkpoint_id, bool ok) {
+    if (auto settling = settling_.find(checkpoint_id); settling != settling_.end()) {
+        CompletedCheckpoint checkpoint = std::move(settling->second);
+        settling_.erase(settling);
+        // Durable: completed, though its attempt is gone (the next one commits it on restore).
+        if (ok) {
+            finish_completion(std::move(checkpoint), false);
+        } else {
+            report_aborted(checkpoint_id, "checkpoint metadata could not be written");
+        }
+        if (settling_.empty()) settled_();
+        return;
+    }
+    if (generation_ != generation || !pending_.contains(checkpoint_id)) return;
+    if (ok) {
+        complete(checkpoint_id);
+    } else {
+        abort(checkpoint_id, "checkpoint metadata could not be written", true);
+    }
 }
 
 void CheckpointCoordinator::complete(int64_t checkpoint_id) {
     auto it = pending_.find(checkpoint_id);
     engine_.world().scheduler().cancel(it->second.timeout);
-    completed_.push_back(std::move(it->second.result));
+    CompletedCheckpoint checkpoint = std::move(it->second.result);
     pending_.erase(it);
     // Completing N subsumes every older pending checkpoint.
     while (!pending_.empty() && pending_.begin()->first < checkpoint_id) {
         abort(pending_.begin()->first, "subsumed by a newer completed checkpoint", false);
     }
+    finish_completion(std::move(checkpoint), true);
+}
+
+void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bool notify) {
+    const int64_t checkpoint_id = checkpoint.id;
+    completed_.push_back(std::move(checkpoint));
     while (static_cast<int32_t>(completed_.size()) > config_.retained) {
         discard(completed_.front());
         completed_.pop_front();
@@ -143,6 +171,7 @@ void CheckpointCoordinator::complete(int64_t checkpoint_id) {
     ++engine_.stats().checkpoints_completed;
     engine_.observer().checkpoint_completed(engine_.world().now(), checkpoint_id, completed_.back().offsets);
     engine_.world().announce(points::kCheckpointCompleted, node_, checkpoint_id);
+    if (!notify) return;
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(false)) {
         engine_.send_to_task_manager(node_, tm, messages::kNotifyComplete, static_cast<uint64_t>(checkpoint_id),

@@ -16,7 +16,11 @@ constexpr sim::EventKind kRecoverRetry{"jm.recover_retry"};
 }  // namespace
 
 JobManager::JobManager(Engine& engine, sim::NodeId node)
-    : engine_(engine), node_(node), coordinator_(engine, node, [this](const std::string& reason) { failover(reason); }) {}
+    : engine_(engine), node_(node), coordinator_(
+          engine, node, [this](const std::string& reason) { failover(reason); },
+          [this] {
+              if (phase_ == Phase::waiting_for_resources) try_deploy();
+          }) {}
 
 void JobManager::boot() {
     attempt_ = static_cast<int64_t>(engine_.world().nodes().incarnation(node_)) * 1000 + 1;
@@ -145,6 +149,7 @@ void JobManager::try_deploy() {
         for (int32_t s = 0; s < info.slots; ++s) slots.push_back(tm);
     }
     if (static_cast<int32_t>(slots.size()) < needed) return;  // wait for more TaskManagers
+    if (coordinator_.settling()) return;  // wait until the checkpoint to restore is decided
     deployment_ = Deployment{};
     deployment_.attempt = attempt_;
     std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>> per_node;

@@ -5,6 +5,7 @@
 // failover aborts the checkpoints still pending.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <string>
 
 #include "engine/protocol_points.h"
@@ -222,6 +223,22 @@ TEST_CASE("coordinator: every triggered checkpoint ends completed or aborted, al
         aborted_by_failover |= e.detail.find("attempt failed") != std::string::npos;
     }
     CHECK(aborted_by_failover);
+}
+
+TEST_CASE("coordinator: a failover during a metadata write restores what a JobManager restart would", "[coordinator]") {
+    // Regression (tests/engine/fixtures/checkpoint-settling-seed3457.json): the metadata of a fully
+    // acknowledged checkpoint landed while the attempt failed over. Its write decides: it counts
+    // as completed, the next attempt restores it, and a later JobManager crash restores the same.
+    const scenarios::Scenario scenario = scenarios::load_scenario(
+        std::filesystem::path(EOSIM_SOURCE_DIR) / "tests/engine/fixtures/checkpoint-settling-seed3457.json");
+    scenarios::RunOptions options;
+    options.seed = 3457;
+    const scenarios::RunResult result = scenarios::run_scenario(scenario, options);
+    std::string verdicts;
+    for (const scenarios::OracleVerdict& v : result.verdicts) verdicts += v.message + "\n";
+    INFO(verdicts);
+    CHECK(result.expectation_met);
+    CHECK(result.job_finished);
 }
 
 }  // namespace
