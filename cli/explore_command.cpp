@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/exit_codes.h"
 #include "cli/run_values.h"
 #include "scenarios/coverage.h"
 #include "scenarios/scenario.h"
@@ -19,10 +20,6 @@
 namespace eosim::cli {
 
 namespace {
-
-constexpr int kExitMet = 0;
-constexpr int kExitNotMet = 1;
-constexpr int kExitBadInput = 2;
 
 struct SeedOutcome {
     std::vector<std::string> fired;  // oracles that fired

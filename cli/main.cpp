@@ -12,15 +12,16 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/explore_command.h"
+#include "cli/exit_codes.h"
 #include "cli/run_command.h"
 #include "cli/shrink_command.h"
 #include "cli/suite_command.h"
 
 namespace {
 
-constexpr int kExitMet = 0;
-constexpr int kExitBadInput = 2;
-constexpr int kExitInternal = 3;
+using eosim::cli::kExitBadInput;
+using eosim::cli::kExitInternal;
+using eosim::cli::kExitMet;
 
 CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
     CLI::App* run = app.add_subcommand("run", "Run one scenario with one seed and report the oracles' verdicts");

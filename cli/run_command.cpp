@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/exit_codes.h"
 #include "cli/files.h"
 #include "cli/run_values.h"
 #include "reports/chrome_trace.h"
@@ -23,10 +24,6 @@
 namespace eosim::cli {
 
 namespace {
-
-constexpr int kExitMet = 0;
-constexpr int kExitNotMet = 1;
-constexpr int kExitBadInput = 2;
 
 // The trace log: written to a temporary file next to the target and renamed over it only when the
 // run completes, so an interrupted or failed run never leaves a half-written trace behind.

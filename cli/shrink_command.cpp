@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/exit_codes.h"
 #include "cli/files.h"
 #include "reports/run_report.h"
 #include "scenarios/fault_json.h"
@@ -17,10 +18,6 @@
 namespace eosim::cli {
 
 namespace {
-
-constexpr int kExitMet = 0;
-constexpr int kExitNotMet = 1;
-constexpr int kExitBadInput = 2;
 
 void write_faults(std::ostream& out, const char* title, const std::vector<sim::FaultSpec>& faults) {
     out << title << " (" << faults.size() << " fault" << (faults.size() == 1 ? "" : "s") << ")\n";

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/exit_codes.h"
 #include "cli/progress.h"
 #include "cli/report_output.h"
 #include "cli/results_file.h"
@@ -31,10 +32,6 @@ namespace eosim::cli {
 
 namespace {
 
-constexpr int kExitMet = 0;
-constexpr int kExitNotMet = 1;
-constexpr int kExitBadInput = 2;
-constexpr int kExitInterrupted = 130;
 constexpr size_t kStderrKept = 2000;
 
 volatile std::sig_atomic_t g_interrupted = 0;
