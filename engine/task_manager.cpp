@@ -87,11 +87,13 @@ void TaskManager::start_tasks(int64_t attempt) {
 }
 
 void TaskManager::cancel_attempts_before(int64_t attempt) {
-    for (auto& [key, task] : tasks_) {
-        if (key.attempt < attempt) task->cancel();
-    }
     for (auto it = tasks_.begin(); it != tasks_.end();) {
-        it = it->first.attempt < attempt ? tasks_.erase(it) : std::next(it);
+        if (it->first.attempt < attempt) {
+            it->second->cancel();
+            it = tasks_.erase(it);
+        } else {
+            ++it;
+        }
     }
 }
 
