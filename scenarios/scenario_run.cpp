@@ -123,13 +123,14 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     // The sink's committed content, read once after the run (oracles ask only then) and sorted, so
     // that the comparisons need not sort it again.
     std::optional<std::vector<engine::Record>> sink_content;
-    oracles::SinkReader reader = [&run, &sink, kafka_sink, &sink_content] {
+    auto sink_records = [&run, &sink, kafka_sink, &sink_content]() -> const std::vector<engine::Record>& {
         if (!sink_content) {
             sink_content = to_records(kafka_sink ? run.kafka.committed_records(sink.topic) : run.store.records());
             oracles::sort_records(*sink_content);
         }
         return *sink_content;
     };
+    const oracles::SinkReader reader = [&sink_records] { return sink_records(); };  // oracles get a copy
 
     ObserverFanout fanout;
     TimelineRecorder timeline;
@@ -223,7 +224,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.fenced_calls = static_cast<int64_t>(run.kafka.stats().fenced_calls);
     f.faults_injected = static_cast<int64_t>(injector.injected_count());
     f.records_in = model.input_records();
-    f.records_out = static_cast<int64_t>(reader().size());
+    f.records_out = static_cast<int64_t>(sink_records().size());
     result.faults = injector.fired();
     for (const sim::FiredFault& fault : result.faults) {
         timeline.add(TimelineEvent{fault.at.ns, -1, "faults", std::string("fault.") + sim::to_string(fault.kind), fault.action});
