@@ -1,0 +1,17 @@
+#pragma once
+// The outside systems of a run that connectors reach (the models in sim/external/). A system the
+// scenario does not declare is nullptr; a sink kind that needs one says so when it is configured
+// (SinkWorld::has_system), so a run never meets a missing system.
+namespace eosim::sim::external {
+class KafkaCluster;
+class AppendStore;
+}  // namespace eosim::sim::external
+
+namespace eosim::engine {
+
+struct OutsideSystems {
+    sim::external::KafkaCluster* kafka = nullptr;
+    sim::external::AppendStore* append_store = nullptr;
+};
+
+}  // namespace eosim::engine
