@@ -46,11 +46,17 @@ void JobManager::recover_checkpoints() {
 }
 
 void JobManager::recovered(const std::vector<std::string>& keys) {
-    // Every key is checkpoints/<job>/chk-<id>/...; the highest id ever used, and the newest metadata.
+    // Keys are checkpoints/<job>/chk-<id>/... and checkpoints/<job>/checkpoint-id-counter/<id>:
+    // the highest id ever made durable, and the newest metadata.
     int64_t highest_id = 0;
+    std::string counter_key;
     std::string latest_metadata;
     int64_t latest_id = 0;
     for (const std::string& key : keys) {
+        if (const int64_t counted = checkpoint_id_counter_value(key); counted > highest_id) {
+            highest_id = counted;
+            counter_key = key;
+        }
         const int64_t id = checkpoint_id_of(key);
         highest_id = std::max(highest_id, id);
         if (key.ends_with("/_metadata") && id > latest_id) {
@@ -59,13 +65,14 @@ void JobManager::recovered(const std::vector<std::string>& keys) {
         }
     }
     if (latest_metadata.empty()) {
-        coordinator_.recover(highest_id, nullptr);
+        coordinator_.recover(highest_id, counter_key, nullptr);
         phase_ = Phase::waiting_for_resources;
         try_deploy();
         return;
     }
     Engine* engine = &engine_;
-    engine_.world().storage().get(node_, latest_metadata, [engine, highest_id](sim::StorageStatus status, std::string value) {
+    engine_.world().storage().get(node_, latest_metadata, [engine, highest_id, counter_key](sim::StorageStatus status,
+                                                                                          std::string value) {
         JobManager* jm = engine->job_manager();
         if (jm == nullptr) return;
         if (status != sim::StorageStatus::ok) {
@@ -73,7 +80,7 @@ void JobManager::recovered(const std::vector<std::string>& keys) {
             return;
         }
         const CompletedCheckpoint checkpoint = parse_checkpoint_metadata(value);
-        jm->coordinator_.recover(highest_id, &checkpoint);
+        jm->coordinator_.recover(highest_id, counter_key, &checkpoint);
         jm->phase_ = Phase::waiting_for_resources;
         jm->try_deploy();
     });
@@ -207,24 +214,25 @@ void JobManager::task_finished(const TaskKey& task) {
     finished_.insert({task.vertex, task.subtask});
     if (static_cast<int32_t>(finished_.size()) < total_subtasks()) return;
     phase_ = Phase::finished;
-    coordinator_.stop("the job finished");
+    coordinator_.stop(CheckpointFailureReason::checkpoint_coordinator_shutdown, "the job finished");
     engine_.mark_finished();
     engine_.observer().job_finished(engine_.world().now());
     engine_.world().announce(points::kJobFinished, node_, attempt_);
 }
 
 void JobManager::acknowledge_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& handle,
-                                        const SourceOffsets& offsets) {
-    if (is_current(task)) coordinator_.acknowledge(task, checkpoint_id, handle, offsets);
+                                        int64_t state_bytes, const SourceOffsets& offsets) {
+    coordinator_.acknowledge(task, checkpoint_id, handle, state_bytes, offsets);
 }
 
-void JobManager::decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& reason) {
-    if (is_current(task)) coordinator_.decline(task, checkpoint_id, reason);
+void JobManager::decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason,
+                                    const std::string& detail) {
+    if (is_current(task)) coordinator_.decline(task, checkpoint_id, reason, detail);
 }
 
 void JobManager::failover(const std::string& reason) {
     if (phase_ == Phase::finished || phase_ == Phase::failed || phase_ == Phase::restarting) return;
-    coordinator_.stop("the attempt failed: " + reason);
+    coordinator_.stop(CheckpointFailureReason::checkpoint_coordinator_suspend, "the attempt failed: " + reason);
     const RestartStrategy& strategy = engine_.job().restart;
     if (++engine_.stats().failovers > strategy.max_attempts) {
         phase_ = Phase::failed;

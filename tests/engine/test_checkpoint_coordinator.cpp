@@ -60,6 +60,26 @@ TEST_CASE("coordinator: checkpoint ids strictly increase across failovers", "[co
     }
 }
 
+// Issue 18 (Flink's CheckpointIDCounter only moves forward): checkpoint 1 completed, checkpoint 2
+// was triggered (announced) but no task wrote state for it, and the JobManager crashed. The
+// recovered JobManager must not trigger 2 again: the id counter is durable before a trigger goes
+// out. Before the fix the triggered sequence was 1, 2, 2.
+TEST_CASE("coordinator: after a JobManager crash in the trigger window the ids go on 1, 2, 3", "[coordinator][issue18]") {
+    auto s = count_scenario(3000);
+    s.job.checkpointing.max_concurrent = 2;
+    s.faults = {crash_at_point(std::string(points::kCheckpointTriggered), 2, Duration::millis(500), {"jobmanager"})};
+    for (uint64_t seed : {1, 2, 3}) {
+        const auto result = run_scenario(s, RunOptions{seed, nullptr});
+        INFO(describe(result));
+        CHECK(result.expectation_met);
+        std::vector<int64_t> ids;
+        for (const auto& e : events(result, "checkpoint.triggered")) ids.push_back(checkpoint_id_of(e));
+        REQUIRE(ids.size() >= 3);
+        CHECK(std::vector<int64_t>(ids.begin(), ids.begin() + 3) == std::vector<int64_t>{1, 2, 3});
+        for (size_t i = 1; i < ids.size(); ++i) CHECK(ids[i] > ids[i - 1]);
+    }
+}
+
 TEST_CASE("coordinator: without faults checkpoints complete at about the interval", "[coordinator]") {
     auto s = count_scenario(3000);
     const auto result = run_scenario(s, RunOptions{7, nullptr});
@@ -75,12 +95,14 @@ TEST_CASE("coordinator: without faults checkpoints complete at about the interva
     CHECK(result.figures.checkpoints_completed <= static_cast<int64_t>(expected) + 1);
     CHECK(count_events(result, "checkpoint.completed") == result.figures.checkpoints_completed);
     CHECK(count_events(result, "checkpoint.triggered") == result.figures.checkpoints_completed);
-    // Consecutive triggers are at least the interval apart, and not much more.
+    // The periodic trigger fires at a fixed rate (Flink's scheduleAtFixedRate); a checkpoint is
+    // triggered once its id is durable, one storage write (1-5 ms) later. So consecutive triggers
+    // are the interval apart, give or take the difference of two write latencies.
     const auto triggered = events(result, "checkpoint.triggered");
     for (size_t i = 1; i < triggered.size(); ++i) {
         const int64_t gap_ns = triggered[i].at_ns - triggered[i - 1].at_ns;
-        CHECK(gap_ns >= Duration::millis(500).ns);
-        CHECK(gap_ns <= Duration::millis(800).ns);
+        CHECK(gap_ns >= Duration::millis(496).ns);
+        CHECK(gap_ns <= Duration::millis(504).ns);
     }
 }
 
