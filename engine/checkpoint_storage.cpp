@@ -55,23 +55,24 @@ int64_t checkpoint_id_of(const std::string& key) {
     return id;
 }
 
-CheckpointFiles unretained_checkpoint_files(const JobSpec& job, const std::map<std::string, std::string>& blobs,
-                                            const std::function<bool(const std::string&)>& being_removed) {
+CheckpointStorageUse checkpoint_storage_use(const JobSpec& job, const std::map<std::string, std::string>& blobs,
+                                           const std::function<bool(const std::string&)>& being_removed) {
     const std::string prefix = checkpoint_prefix(job);
     std::set<std::string> retained;
     for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
-        if (!it->first.ends_with("/_metadata")) continue;
+        if (!it->first.ends_with("/_metadata") || being_removed(it->first)) continue;
         retained.insert(it->first);
         for (const auto& [where, handle] : parse_checkpoint_metadata(it->second).handles) retained.insert(handle);
     }
-    CheckpointFiles left;
+    CheckpointStorageUse use;
     for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
         const std::string& key = it->first;
-        if (checkpoint_id_counter_value(key) != 0 || retained.contains(key) || being_removed(key)) continue;
-        ++left.files;
-        left.bytes += static_cast<int64_t>(it->second.size());
+        if (checkpoint_id_counter_value(key) != 0 || being_removed(key)) continue;
+        CheckpointFiles& side = retained.contains(key) ? use.retained : use.unretained;
+        ++side.files;
+        side.bytes += static_cast<int64_t>(it->second.size());
     }
-    return left;
+    return use;
 }
 
 std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint) {

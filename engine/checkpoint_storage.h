@@ -26,15 +26,20 @@ std::string checkpoint_id_counter_key(const JobSpec& job, int64_t checkpoint_id)
 // The id a checkpoint_id_counter_key holds, or 0 for any other key.
 int64_t checkpoint_id_counter_value(const std::string& key);
 
-// Checkpoint files in `blobs` (a storage's contents) that no checkpoint with durable metadata refers
-// to, leaving out those `being_removed` says are being deleted: what a run leaves behind. The id
+// The checkpoint files in `blobs` (a storage's contents), leaving out those `being_removed` says
+// are being deleted: `retained`, those of checkpoints with durable metadata (the metadata and the
+// state it refers to), and `unretained`, every other one -- what a run leaves behind. The id
 // counter is not a checkpoint file.
 struct CheckpointFiles {
     int64_t files = 0;
     int64_t bytes = 0;
 };
-CheckpointFiles unretained_checkpoint_files(const JobSpec& job, const std::map<std::string, std::string>& blobs,
-                                            const std::function<bool(const std::string&)>& being_removed);
+struct CheckpointStorageUse {
+    CheckpointFiles retained;
+    CheckpointFiles unretained;
+};
+CheckpointStorageUse checkpoint_storage_use(const JobSpec& job, const std::map<std::string, std::string>& blobs,
+                                           const std::function<bool(const std::string&)>& being_removed);
 
 std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint);
 CompletedCheckpoint parse_checkpoint_metadata(const std::string& text);

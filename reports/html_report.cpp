@@ -185,7 +185,8 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
     }
     out << "<tr><th>checkpoint files</th><td>" << f.checkpoint_files_discarded << " files / " << f.checkpoint_bytes_discarded
         << " bytes discarded; " << f.checkpoint_files_unretained << " files / " << f.checkpoint_bytes_unretained
-        << " bytes left unretained</td></tr>\n";
+        << " bytes left unretained; " << f.checkpoint_files_retained << " files / " << f.checkpoint_bytes_retained
+        << " bytes retained</td></tr>\n";
     out << "<tr><th>transactions</th><td>" << f.transactions_committed << " committed, " << f.transactions_aborted
         << " aborted</td></tr>\n";
     out << "<tr><th>records</th><td>" << f.records_in << " in, " << f.records_out << " out</td></tr>\n";

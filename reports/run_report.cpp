@@ -56,7 +56,9 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
     write_row(out, "checkpoint files",
               std::to_string(f.checkpoint_files_discarded) + " files / " + std::to_string(f.checkpoint_bytes_discarded) +
                   " bytes discarded; " + std::to_string(f.checkpoint_files_unretained) + " files / " +
-                  std::to_string(f.checkpoint_bytes_unretained) + " bytes left unretained");
+                  std::to_string(f.checkpoint_bytes_unretained) + " bytes left unretained; " +
+                  std::to_string(f.checkpoint_files_retained) + " files / " + std::to_string(f.checkpoint_bytes_retained) +
+                  " bytes retained");
     write_row(out, "restarts", std::to_string(f.restarts));
     write_row(out, "transactions",
               std::to_string(f.transactions_committed) + " committed, " + std::to_string(f.transactions_aborted) +
@@ -144,6 +146,8 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"checkpoint_bytes_discarded", f.checkpoint_bytes_discarded},
         {"checkpoint_files_unretained", f.checkpoint_files_unretained},
         {"checkpoint_bytes_unretained", f.checkpoint_bytes_unretained},
+        {"checkpoint_files_retained", f.checkpoint_files_retained},
+        {"checkpoint_bytes_retained", f.checkpoint_bytes_retained},
         {"restarts", f.restarts},
         {"transactions_committed", f.transactions_committed},
         {"transactions_aborted", f.transactions_aborted},

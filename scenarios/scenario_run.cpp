@@ -225,10 +225,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.checkpoint_files_discarded = engine.stats().checkpoint_files_discarded;
     f.checkpoint_bytes_discarded = engine.stats().checkpoint_bytes_discarded;
     const sim::DurableStorage& storage = world.storage();
-    const engine::CheckpointFiles left = engine::unretained_checkpoint_files(
+    const engine::CheckpointStorageUse use = engine::checkpoint_storage_use(
         scenario.job, storage.contents(), [&storage](const std::string& key) { return storage.removal_in_flight(key); });
-    f.checkpoint_files_unretained = left.files;
-    f.checkpoint_bytes_unretained = left.bytes;
+    f.checkpoint_files_retained = use.retained.files;
+    f.checkpoint_bytes_retained = use.retained.bytes;
+    f.checkpoint_files_unretained = use.unretained.files;
+    f.checkpoint_bytes_unretained = use.unretained.bytes;
     f.restarts = engine.stats().failovers;
     f.transactions_committed = static_cast<int64_t>(run.kafka.stats().transactions_committed);
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);

@@ -36,6 +36,8 @@ struct RunFigures {
     int64_t checkpoint_bytes_discarded = 0;
     int64_t checkpoint_files_unretained = 0;
     int64_t checkpoint_bytes_unretained = 0;
+    int64_t checkpoint_files_retained = 0;  // of checkpoints whose metadata is in storage at the end
+    int64_t checkpoint_bytes_retained = 0;
     int64_t restarts = 0;
     int64_t transactions_committed = 0;
     int64_t transactions_aborted = 0;
