@@ -44,10 +44,16 @@ void CheckpointCoordinator::start(int64_t attempt, const std::vector<std::vector
     if (config_.enabled) schedule_periodic(prng_.duration_between(config_.min_pause, interval()));
 }
 
-void CheckpointCoordinator::recover(int64_t highest_id, const std::string& counter_key, const CompletedCheckpoint* latest) {
-    last_id_ = std::max(last_id_, highest_id);
-    if (!counter_key.empty()) counter_key_ = counter_key;
-    if (latest != nullptr) completed_.push_back(*latest);
+void CheckpointCoordinator::recover(const StoredCheckpoints& found, const CompletedCheckpoint* latest) {
+    last_id_ = std::max(last_id_, found.highest_id);
+    if (!found.counter_key.empty()) counter_key_ = found.counter_key;
+    if (latest == nullptr) return;
+    completed_.assign(found.older_completed.begin(), found.older_completed.end());
+    completed_.push_back(*latest);
+    while (static_cast<int32_t>(completed_.size()) > config_.retained) {  // Flink's store keeps `retained` too
+        discard(completed_.front());
+        completed_.pop_front();
+    }
 }
 
 void CheckpointCoordinator::stop(CheckpointFailureReason reason, const std::string& detail) {

@@ -39,6 +39,7 @@
 #include "engine/checkpoint_failure_manager.h"
 #include "engine/checkpoint_failure_reason.h"
 #include "engine/checkpoint_request_decider.h"
+#include "engine/checkpoint_storage.h"
 #include "engine/deployment.h"
 #include "engine/job_spec.h"
 #include "sim/prng.h"
@@ -61,9 +62,9 @@ public:
     // Stops triggering; every pending checkpoint ends aborted for `reason` (failover: suspend; end
     // of job: shutdown), and the tasks are told.
     void stop(CheckpointFailureReason reason, const std::string& detail);
-    // After a JobManager restart: ids continue above `highest_id` (the durable counter, stored at
-    // `counter_key`, may be empty); `latest` (may be null) is restorable.
-    void recover(int64_t highest_id, const std::string& counter_key, const CompletedCheckpoint* latest);
+    // After a JobManager restart: ids continue above the highest durable one `found`; `latest`
+    // (may be null) is restorable; the older completed checkpoints found are kept for retention.
+    void recover(const StoredCheckpoints& found, const CompletedCheckpoint* latest);
     // A request besides the periodic ones (savepoints, when they come; tests).
     void request(CheckpointRequestKind kind);
 

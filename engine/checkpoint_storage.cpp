@@ -1,6 +1,7 @@
 #include "engine/checkpoint_storage.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -23,6 +24,13 @@ std::string state_key(const JobSpec& job, int64_t checkpoint_id, const TaskKey& 
 
 namespace {
 constexpr std::string_view kCounterDir = "/checkpoint-id-counter/";
+
+std::string metadata_key_of(const std::vector<std::string>& files) {
+    for (const std::string& key : files) {
+        if (key.ends_with("/_metadata")) return key;
+    }
+    return "";
+}
 }  // namespace
 
 std::string checkpoint_id_counter_key(const JobSpec& job, int64_t checkpoint_id) {
@@ -73,6 +81,39 @@ CheckpointStorageUse checkpoint_storage_use(const JobSpec& job, const std::map<s
         side.bytes += static_cast<int64_t>(it->second.size());
     }
     return use;
+}
+
+StoredCheckpoints read_checkpoint_listing(const std::vector<std::string>& keys) {
+    StoredCheckpoints found;
+    std::map<int64_t, std::vector<std::string>> files;  // checkpoint id -> its files
+    std::set<int64_t> completed;
+    for (const std::string& key : keys) {
+        if (const int64_t counted = checkpoint_id_counter_value(key); counted > found.highest_id) {
+            found.highest_id = counted;
+            found.counter_key = key;
+        }
+        const int64_t id = checkpoint_id_of(key);
+        if (id == 0) continue;
+        found.highest_id = std::max(found.highest_id, id);
+        files[id].push_back(key);
+        if (key.ends_with("/_metadata")) completed.insert(id);
+    }
+    if (completed.empty()) return found;
+    found.latest_metadata_key = metadata_key_of(files[*completed.rbegin()]);
+    for (auto it = completed.begin(); *it != *completed.rbegin(); ++it) {
+        CompletedCheckpoint older;
+        older.id = *it;
+        int32_t n = 0;
+        for (const std::string& key : files[*it]) {
+            if (key.ends_with("/_metadata")) {
+                older.metadata_key = key;
+            } else {
+                older.handles[{-1, n++}] = key;
+            }
+        }
+        found.older_completed.push_back(std::move(older));
+    }
+    return found;
 }
 
 std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "engine/deployment.h"
 #include "engine/job_spec.h"
@@ -40,6 +41,17 @@ struct CheckpointStorageUse {
 };
 CheckpointStorageUse checkpoint_storage_use(const JobSpec& job, const std::map<std::string, std::string>& blobs,
                                            const std::function<bool(const std::string&)>& being_removed);
+
+// What a listing of checkpoint_prefix shows a recovering JobManager.
+struct StoredCheckpoints {
+    int64_t highest_id = 0;           // the highest id made durable (counter value or checkpoint files)
+    std::string counter_key;          // the counter key holding it (empty: none)
+    std::string latest_metadata_key;  // of the newest completed checkpoint (empty: none)
+    // The completed checkpoints below the newest, oldest first, as their files: kept for
+    // retention, never restored (their handles' positions are unknown: (-1, n)).
+    std::vector<CompletedCheckpoint> older_completed;
+};
+StoredCheckpoints read_checkpoint_listing(const std::vector<std::string>& keys);
 
 std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint);
 CompletedCheckpoint parse_checkpoint_metadata(const std::string& text);

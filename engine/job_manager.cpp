@@ -46,33 +46,17 @@ void JobManager::recover_checkpoints() {
 }
 
 void JobManager::recovered(const std::vector<std::string>& keys) {
-    // Keys are checkpoints/<job>/chk-<id>/... and checkpoints/<job>/checkpoint-id-counter/<id>:
-    // the highest id ever made durable, and the newest metadata.
-    int64_t highest_id = 0;
-    std::string counter_key;
-    std::string latest_metadata;
-    int64_t latest_id = 0;
-    for (const std::string& key : keys) {
-        if (const int64_t counted = checkpoint_id_counter_value(key); counted > highest_id) {
-            highest_id = counted;
-            counter_key = key;
-        }
-        const int64_t id = checkpoint_id_of(key);
-        highest_id = std::max(highest_id, id);
-        if (key.ends_with("/_metadata") && id > latest_id) {
-            latest_id = id;
-            latest_metadata = key;
-        }
-    }
-    if (latest_metadata.empty()) {
-        coordinator_.recover(highest_id, counter_key, nullptr);
+    // The highest id ever made durable, the newest metadata, the older completed checkpoints.
+    StoredCheckpoints found = read_checkpoint_listing(keys);
+    if (found.latest_metadata_key.empty()) {
+        coordinator_.recover(found, nullptr);
         phase_ = Phase::waiting_for_resources;
         try_deploy();
         return;
     }
     Engine* engine = &engine_;
-    engine_.world().storage().get(node_, latest_metadata, [engine, highest_id, counter_key](sim::StorageStatus status,
-                                                                                          std::string value) {
+    const std::string latest = found.latest_metadata_key;
+    engine_.world().storage().get(node_, latest, [engine, found = std::move(found)](sim::StorageStatus status, std::string value) {
         JobManager* jm = engine->job_manager();
         if (jm == nullptr) return;
         if (status != sim::StorageStatus::ok) {
@@ -80,7 +64,7 @@ void JobManager::recovered(const std::vector<std::string>& keys) {
             return;
         }
         const CompletedCheckpoint checkpoint = parse_checkpoint_metadata(value);
-        jm->coordinator_.recover(highest_id, counter_key, &checkpoint);
+        jm->coordinator_.recover(found, &checkpoint);
         jm->phase_ = Phase::waiting_for_resources;
         jm->try_deploy();
     });

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "engine/checkpoint_storage.h"
 #include "engine/protocol_points.h"
@@ -397,6 +398,40 @@ TEST_CASE("checkpoint storage: retained and unretained files of a store", "[coor
     CHECK(checkpoint_id_counter_value("checkpoints/j/chk-6/_metadata") == 0);
     CHECK(checkpoint_id_of(state_key(job, 12, TaskKey{3001, 0, 0})) == 12);
     CHECK(state_key(job, 12, TaskKey{3001, 0, 0}) != state_key(job, 12, TaskKey{3002, 0, 0}));
+}
+
+// What a recovering JobManager reads from a listing: the highest durable id (the counter may be
+// ahead of every checkpoint file: an id triggered but never written), the newest metadata, and the
+// older completed checkpoints with their files (for retention).
+TEST_CASE("checkpoint storage: a listing gives the highest durable id, the latest and the older checkpoints", "[coordinator]") {
+    JobSpec job;
+    job.name = "j";
+    const std::vector<std::string> keys{
+        "checkpoints/j/checkpoint-id-counter/00000000000000000007",
+        "checkpoints/j/checkpoint-id-counter/00000000000000000009",
+        "checkpoints/j/chk-10/_metadata",  // 10 sorts before 2..9 as text
+        "checkpoints/j/chk-10/v-0-a1001",
+        "checkpoints/j/chk-3/_metadata",
+        "checkpoints/j/chk-3/v-0-a1001",
+        "checkpoints/j/chk-3/v-1-a1001",
+        "checkpoints/j/chk-6/v-0-a1001",  // never completed
+        "checkpoints/j/chk-8/_metadata",
+        "checkpoints/j/chk-8/v-0-a1001",
+    };
+    const StoredCheckpoints found = read_checkpoint_listing(keys);
+    CHECK(found.highest_id == 10);
+    CHECK(found.latest_metadata_key == "checkpoints/j/chk-10/_metadata");
+    REQUIRE(found.older_completed.size() == 2);
+    CHECK(found.older_completed[0].id == 3);
+    CHECK(found.older_completed[0].handles.size() == 2);
+    CHECK(found.older_completed[0].metadata_key == "checkpoints/j/chk-3/_metadata");
+    CHECK(found.older_completed[1].id == 8);
+    // The counter ahead of every file: checkpoint 12 was triggered, nothing written for it yet.
+    const StoredCheckpoints ahead = read_checkpoint_listing({"checkpoints/j/checkpoint-id-counter/00000000000000000012",
+                                                            "checkpoints/j/chk-11/_metadata"});
+    CHECK(ahead.highest_id == 12);
+    CHECK(ahead.counter_key == "checkpoints/j/checkpoint-id-counter/00000000000000000012");
+    CHECK(ahead.older_completed.empty());
 }
 
 }  // namespace
