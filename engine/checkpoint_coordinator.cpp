@@ -212,6 +212,11 @@ void CheckpointCoordinator::write_metadata(Pending& pending) {
 }
 
 void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkpoint_id, bool ok) {
+    if (auto aborted = aborted_while_writing_.find(checkpoint_id); aborted != aborted_while_writing_.end()) {
+        discard(aborted->second);
+        aborted_while_writing_.erase(aborted);
+        return;
+    }
     if (auto settling = settling_.find(checkpoint_id); settling != settling_.end()) {
         CompletedCheckpoint checkpoint = std::move(settling->second);
         settling_.erase(settling);
@@ -230,6 +235,7 @@ void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkp
     if (ok) {
         complete(checkpoint_id);
     } else {
+        pending_.at(checkpoint_id).writing_metadata = false;  // decided: nothing more will land
         abort(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure, "checkpoint metadata could not be written");
     }
 }
@@ -287,9 +293,16 @@ void CheckpointCoordinator::abort(int64_t checkpoint_id, CheckpointFailureReason
 void CheckpointCoordinator::abort_pending(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
     auto it = pending_.find(checkpoint_id);
     engine_.world().scheduler().cancel(it->second.timeout);
-    const CompletedCheckpoint partial = std::move(it->second.result);
+    CompletedCheckpoint partial = std::move(it->second.result);
+    const bool writing_metadata = it->second.writing_metadata;
     pending_.erase(it);
-    discard(partial);
+    if (writing_metadata) {
+        // Subsumed while its metadata is being written: delete it once that write is decided, so
+        // that no _metadata lands after its state was deleted.
+        aborted_while_writing_.emplace(checkpoint_id, std::move(partial));
+    } else {
+        discard(partial);
+    }
     report_aborted(checkpoint_id, reason, detail);
     engine_.world().announce(points::kCheckpointAborted, node_, checkpoint_id);
     notify_aborted(checkpoint_id);
@@ -352,7 +365,8 @@ bool CheckpointCoordinator::referenced(const std::string& key) const {
     };
     return std::any_of(completed_.begin(), completed_.end(), refers) ||
            std::any_of(pending_.begin(), pending_.end(), [&refers](const auto& p) { return refers(p.second.result); }) ||
-           std::any_of(settling_.begin(), settling_.end(), [&refers](const auto& s) { return refers(s.second); });
+           std::any_of(settling_.begin(), settling_.end(), [&refers](const auto& s) { return refers(s.second); }) ||
+           std::any_of(aborted_while_writing_.begin(), aborted_while_writing_.end(), [&refers](const auto& a) { return refers(a.second); });
 }
 
 std::set<sim::NodeId> CheckpointCoordinator::nodes_running(bool sources_only) const {

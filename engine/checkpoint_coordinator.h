@@ -135,6 +135,7 @@ private:
     sim::Time last_completion_ = sim::Time::zero();
     std::map<int64_t, Pending> pending_;
     std::map<int64_t, CompletedCheckpoint> settling_;  // stopped while their metadata was being written
+    std::map<int64_t, CompletedCheckpoint> aborted_while_writing_;  // subsumed mid metadata write: discarded once it is decided
     std::deque<CompletedCheckpoint> completed_;
     uint64_t generation_ = 0;  // bumped by start/stop: stale timers and callbacks see it changed
 };
