@@ -19,6 +19,7 @@ include(CMakePackageConfigHelpers)
 set(EOSIM_PUBLIC_HEADERS
   cli/eosim_main.h
   cli/exit_codes.h
+  engine/checkpointing/checkpoint_failure_reason.h
   engine/connectors/outside_systems.h
   engine/connectors/sink.h
   engine/connectors/sink_options.h

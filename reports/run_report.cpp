@@ -46,9 +46,19 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
     std::string wall = fixed(f.wall_seconds, 3) + " s";
     if (f.wall_seconds > 0) wall += " (" + fixed(f.virtual_seconds / f.wall_seconds, 0) + "x real time)";
     write_row(out, "wall time", wall);
-    write_row(
-        out, "checkpoints",
-        std::to_string(f.checkpoints_completed) + " completed, " + std::to_string(f.checkpoints_aborted) + " aborted");
+    std::string checkpoints = std::to_string(f.checkpoints_completed) + " completed, " + std::to_string(f.checkpoints_aborted) + " aborted";
+    std::string reasons;
+    for (const auto& [reason, count] : f.checkpoints_aborted_by_reason) {
+        reasons += (reasons.empty() ? "" : ", ") + reason + " " + std::to_string(count);
+    }
+    if (!reasons.empty()) checkpoints += " (" + reasons + ")";
+    write_row(out, "checkpoints", checkpoints);
+    write_row(out, "checkpoint files",
+              std::to_string(f.checkpoint_files_discarded) + " files / " + std::to_string(f.checkpoint_bytes_discarded) +
+                  " bytes discarded; " + std::to_string(f.checkpoint_files_unretained) + " files / " +
+                  std::to_string(f.checkpoint_bytes_unretained) + " bytes left unretained; " +
+                  std::to_string(f.checkpoint_files_retained) + " files / " + std::to_string(f.checkpoint_bytes_retained) +
+                  " bytes retained");
     write_row(out, "restarts", std::to_string(f.restarts));
     write_row(out, "transactions",
               std::to_string(f.transactions_committed) + " committed, " + std::to_string(f.transactions_aborted) +
@@ -131,6 +141,13 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"wall_seconds", f.wall_seconds},
         {"checkpoints_completed", f.checkpoints_completed},
         {"checkpoints_aborted", f.checkpoints_aborted},
+        {"checkpoints_aborted_by_reason", f.checkpoints_aborted_by_reason},
+        {"checkpoint_files_discarded", f.checkpoint_files_discarded},
+        {"checkpoint_bytes_discarded", f.checkpoint_bytes_discarded},
+        {"checkpoint_files_unretained", f.checkpoint_files_unretained},
+        {"checkpoint_bytes_unretained", f.checkpoint_bytes_unretained},
+        {"checkpoint_files_retained", f.checkpoint_files_retained},
+        {"checkpoint_bytes_retained", f.checkpoint_bytes_retained},
         {"restarts", f.restarts},
         {"transactions_committed", f.transactions_committed},
         {"transactions_aborted", f.transactions_aborted},

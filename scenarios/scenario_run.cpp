@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 
+#include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/connectors/sink_registry.h"
 #include "engine/runtime/engine.h"
 #include "oracles/at_least_once_output_oracle.h"
@@ -32,8 +33,8 @@ public:
     void checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets& offsets) override {
         each([&](auto* o) { o->checkpoint_completed(t, id, offsets); });
     }
-    void checkpoint_aborted(sim::Time t, int64_t id, const std::string& reason) override {
-        each([&](auto* o) { o->checkpoint_aborted(t, id, reason); });
+    void checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason, const std::string& detail) override {
+        each([&](auto* o) { o->checkpoint_aborted(t, id, reason, detail); });
     }
     void restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) override {
         each([&](auto* o) { o->restore_started(t, attempt, id, offsets); });
@@ -220,6 +221,18 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     f.checkpoints_completed = engine.stats().checkpoints_completed;
     f.checkpoints_aborted = engine.stats().checkpoints_aborted;
+    for (const auto& [reason, count] : engine.stats().checkpoints_aborted_by_reason) {
+        f.checkpoints_aborted_by_reason[engine::to_string(reason)] = count;
+    }
+    f.checkpoint_files_discarded = engine.stats().checkpoint_files_discarded;
+    f.checkpoint_bytes_discarded = engine.stats().checkpoint_bytes_discarded;
+    const sim::DurableStorage& storage = world.storage();
+    const engine::CheckpointStorageUse use = engine::checkpoint_storage_use(
+        scenario.job, storage.contents(), [&storage](const std::string& key) { return storage.removal_in_flight(key); });
+    f.checkpoint_files_retained = use.retained.files;
+    f.checkpoint_bytes_retained = use.retained.bytes;
+    f.checkpoint_files_unretained = use.unretained.files;
+    f.checkpoint_bytes_unretained = use.unretained.bytes;
     f.restarts = engine.stats().failovers;
     f.transactions_committed = static_cast<int64_t>(run.kafka.stats().transactions_committed);
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);

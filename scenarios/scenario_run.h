@@ -28,6 +28,16 @@ struct RunFigures {
     double wall_seconds = 0;
     int64_t checkpoints_completed = 0;
     int64_t checkpoints_aborted = 0;
+    std::map<std::string, int64_t> checkpoints_aborted_by_reason;  // Flink's CheckpointFailureReason name -> count
+    // Checkpoint storage: files (and their bytes) the coordinator discarded -- aborted checkpoints,
+    // late acknowledgements, completed checkpoints past `retained` -- and those still in storage at
+    // the end that no retained checkpoint refers to (and whose deletion is not under way).
+    int64_t checkpoint_files_discarded = 0;
+    int64_t checkpoint_bytes_discarded = 0;
+    int64_t checkpoint_files_unretained = 0;
+    int64_t checkpoint_bytes_unretained = 0;
+    int64_t checkpoint_files_retained = 0;  // of checkpoints whose metadata is in storage at the end
+    int64_t checkpoint_bytes_retained = 0;
     int64_t restarts = 0;
     int64_t transactions_committed = 0;
     int64_t transactions_aborted = 0;
