@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/record.h"
-#include "engine/run_observer.h"
+#include "engine/runtime/record.h"
+#include "engine/runtime/run_observer.h"
 
 namespace eosim::oracles {
 

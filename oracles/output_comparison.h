@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/record.h"
+#include "engine/runtime/record.h"
 
 namespace eosim::oracles {
 

@@ -5,7 +5,7 @@
 // packed into one 64-bit number each and radix-sorted; others fall back to std::sort.
 #include <vector>
 
-#include "engine/record.h"
+#include "engine/runtime/record.h"
 
 namespace eosim::oracles {
 

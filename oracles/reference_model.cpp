@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "engine/operators.h"
+#include "engine/runtime/operators.h"
 #include "oracles/record_sort.h"
 
 namespace eosim::oracles {

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/job_spec.h"
-#include "engine/record.h"
-#include "engine/run_observer.h"
+#include "engine/runtime/job_spec.h"
+#include "engine/runtime/record.h"
+#include "engine/runtime/run_observer.h"
 
 namespace eosim::oracles {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "engine/protocol_points.h"
+#include "engine/runtime/protocol_points.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::scenarios {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/job_spec.h"
+#include "engine/runtime/job_spec.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/kafka.h"
 #include "sim/fault_plan.h"

@@ -20,8 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/control_messages.h"
-#include "engine/protocol_points.h"
+#include "engine/runtime/control_messages.h"
+#include "engine/runtime/protocol_points.h"
 #include "scenarios/coverage.h"
 #include "scenarios/outside_systems.h"
 #include "scenarios/scenario.h"

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <memory>
 
-#include "engine/engine.h"
+#include "engine/runtime/engine.h"
 #include "oracles/at_least_once_output_oracle.h"
 #include "oracles/exactly_once_output_oracle.h"
 #include "oracles/liveness_oracle.h"

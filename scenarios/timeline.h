@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/run_observer.h"
+#include "engine/runtime/run_observer.h"
 
 namespace eosim::scenarios {
 

@@ -21,9 +21,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "engine/control_messages.h"
-#include "engine/job_spec.h"
-#include "engine/protocol_points.h"
+#include "engine/runtime/control_messages.h"
+#include "engine/runtime/job_spec.h"
+#include "engine/runtime/protocol_points.h"
 #include "scenarios/coverage.h"
 #include "scenarios/scenario.h"
 #include "sim/fault_plan.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/barrier_aligner.h"
+#include "engine/checkpointing/barrier_aligner.h"
 
 namespace eosim::engine {
 namespace {

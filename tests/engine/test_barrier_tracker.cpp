@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/barrier_tracker.h"
+#include "engine/checkpointing/barrier_tracker.h"
 
 namespace eosim::engine {
 namespace {

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/protocol_points.h"
+#include "engine/runtime/protocol_points.h"
 #include "tests/engine/scenario_fixtures.h"
 
 namespace eosim::engine {

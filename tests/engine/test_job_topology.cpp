@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/job_topology.h"
+#include "engine/runtime/job_topology.h"
 
 namespace eosim::engine {
 namespace {

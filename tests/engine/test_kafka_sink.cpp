@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "engine/protocol_points.h"
+#include "engine/runtime/protocol_points.h"
 #include "tests/engine/scenario_fixtures.h"
 
 namespace eosim::engine {

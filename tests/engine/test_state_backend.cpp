@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/key_groups.h"
-#include "engine/state_backend.h"
+#include "engine/state/key_groups.h"
+#include "engine/state/state_backend.h"
 
 namespace eosim::engine {
 namespace {

@@ -1,0 +1,144 @@
+#include "engine/connectors/kafka_sink.h"
+
+#include "engine/state/blob_codec.h"
+#include "engine/runtime/protocol_points.h"
+
+namespace eosim::engine {
+
+using sim::external::KafkaError;
+using sim::external::ProducerHandle;
+
+KafkaSink::KafkaSink(const VertexSpec& vertex, SinkContext& context, sim::external::KafkaCluster& kafka,
+                     const RuntimeConfig& runtime)
+    : vertex_(vertex), context_(context), kafka_(kafka), runtime_(runtime), partitions_(kafka.partitions(vertex.topic)) {}
+
+std::string KafkaSink::transactional_id(int64_t checkpoint_id) const {
+    const std::string& prefix = vertex_.transactional_id_prefix.empty() ? vertex_.id : vertex_.transactional_id_prefix;
+    return prefix + "-" + std::to_string(context_.subtask()) + "-" + std::to_string(checkpoint_id);
+}
+
+bool KafkaSink::open(int64_t restored_checkpoint_id, const std::string& restored_state) {
+    if (vertex_.guarantee != DeliveryGuarantee::exactly_once) return true;
+    BlobReader in(restored_state);
+    while (!in.done()) {
+        Pending p;
+        p.checkpoint_id = in.get_i64();
+        p.producer.transactional_id = in.get_string();
+        p.producer.producer_id = in.get_i64();
+        p.producer.epoch = static_cast<int32_t>(in.get_i64());
+        pending_.push_back(std::move(p));
+    }
+    // Everything restored was pre-committed for a checkpoint that completed: commit it.
+    commit_target_ = restored_checkpoint_id;
+    if (!commit_up_to(restored_checkpoint_id)) schedule_commit_retry();
+    if (!abort_lingering(restored_checkpoint_id)) return false;
+    context_.world().announce(points::kSinkRecovered, context_.node(), restored_checkpoint_id);
+    return begin_transaction(restored_checkpoint_id + 1);
+}
+
+bool KafkaSink::abort_lingering(int64_t restored_checkpoint_id) {
+    for (int64_t id = restored_checkpoint_id + 1;; ++id) {
+        ProducerHandle probe;
+        const KafkaError error = kafka_.init_transactions(context_.node(), transactional_id(id), &probe);
+        if (error != KafkaError::none) {
+            context_.fail(std::string("cannot abort lingering transactions: ") + to_string(error));
+            return false;
+        }
+        if (probe.epoch == 0) return true;  // never used before: nothing lingers beyond it
+        context_.observer().transaction_event(context_.world().now(), probe.transactional_id, "aborted-lingering");
+    }
+}
+
+// Like Flink's KafkaWriter on close: abort the open transaction (never a pre-committed one: the
+// next attempt commits those from its restored state). When a newer attempt already took over the
+// transactional id, the abort is fenced -- the harmless end of a zombie.
+void KafkaSink::close() {
+    if (vertex_.guarantee != DeliveryGuarantee::exactly_once || current_.transactional_id.empty()) return;
+    if (kafka_.abort(context_.node(), current_) == KafkaError::none) {
+        context_.observer().transaction_event(context_.world().now(), current_.transactional_id, "aborted");
+    }
+}
+
+bool KafkaSink::begin_transaction(int64_t checkpoint_id) {
+    KafkaError error = kafka_.init_transactions(context_.node(), transactional_id(checkpoint_id), &current_);
+    if (error == KafkaError::none) error = kafka_.begin(context_.node(), current_);
+    if (error != KafkaError::none) {
+        context_.fail(std::string("cannot begin transaction ") + transactional_id(checkpoint_id) + ": " + to_string(error));
+        return false;
+    }
+    context_.observer().transaction_event(context_.world().now(), current_.transactional_id, "begun");
+    return true;
+}
+
+void KafkaSink::write(const RecordBatch& records) {
+    outgoing_.clear();
+    for (const Record& record : records) {
+        const auto partition = static_cast<int32_t>(((record.key % partitions_) + partitions_) % partitions_);
+        outgoing_.emplace_back(partition, sim::external::KafkaRecord{record.key, record.value});
+    }
+    KafkaError error = KafkaError::none;
+    if (vertex_.guarantee == DeliveryGuarantee::exactly_once) {
+        error = kafka_.send_batch(context_.node(), current_, vertex_.topic, outgoing_);
+    } else {
+        for (const auto& [partition, record] : outgoing_) {
+            error = kafka_.append(context_.node(), vertex_.topic, partition, record);
+            if (error != KafkaError::none) break;
+        }
+    }
+    if (error != KafkaError::none && write_error_ == KafkaError::none) write_error_ = error;
+}
+
+bool KafkaSink::pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) {
+    if (vertex_.guarantee != DeliveryGuarantee::none && write_error_ != KafkaError::none) {
+        *error = std::string("a write failed since the last checkpoint: ") + to_string(write_error_);
+        return false;
+    }
+    write_error_ = KafkaError::none;
+    if (vertex_.guarantee != DeliveryGuarantee::exactly_once) return true;
+    pending_.push_back(Pending{checkpoint_id, current_});
+    BlobWriter out;
+    for (const Pending& p : pending_) {
+        out.put_i64(p.checkpoint_id);
+        out.put_string(p.producer.transactional_id);
+        out.put_i64(p.producer.producer_id);
+        out.put_i64(p.producer.epoch);
+    }
+    *state = out.take();
+    context_.observer().transaction_event(context_.world().now(), current_.transactional_id, "precommitted");
+    context_.world().announce(points::kSinkPrecommitted, context_.node(), checkpoint_id);
+    return begin_transaction(checkpoint_id + 1);
+}
+
+void KafkaSink::checkpoint_complete(int64_t checkpoint_id) {
+    if (checkpoint_id <= commit_target_) return;
+    commit_target_ = checkpoint_id;
+    if (!commit_up_to(checkpoint_id)) schedule_commit_retry();
+}
+
+bool KafkaSink::commit_up_to(int64_t checkpoint_id) {
+    while (!pending_.empty() && pending_.front().checkpoint_id <= checkpoint_id) {
+        const Pending& p = pending_.front();
+        const KafkaError error = kafka_.commit(context_.node(), p.producer);
+        const sim::Time now = context_.world().now();
+        if (error == KafkaError::unavailable || error == KafkaError::write_failed) return false;  // retried
+        if (error == KafkaError::none) {
+            context_.observer().transaction_event(now, p.producer.transactional_id, "committed");
+            context_.world().announce(points::kSinkCommitted, context_.node(), p.checkpoint_id);
+        } else {
+            context_.observer().likely_data_loss(now, p.producer.transactional_id, to_string(error));
+        }
+        pending_.erase(pending_.begin());
+    }
+    return true;
+}
+
+void KafkaSink::schedule_commit_retry() {
+    if (retry_scheduled_) return;
+    retry_scheduled_ = true;
+    context_.after(runtime_.commit_retry_delay, [this] {
+        retry_scheduled_ = false;
+        if (!commit_up_to(commit_target_)) schedule_commit_retry();
+    });
+}
+
+}  // namespace eosim::engine

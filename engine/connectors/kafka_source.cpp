@@ -1,0 +1,68 @@
+#include "engine/connectors/kafka_source.h"
+
+#include <map>
+
+#include "engine/state/blob_codec.h"
+
+namespace eosim::engine {
+
+KafkaSourceReader::KafkaSourceReader(std::string topic, int32_t subtask, int32_t parallelism,
+                                     const SourceOffsets& end_offsets)
+    : topic_(std::move(topic)) {
+    for (const auto& [where, end] : end_offsets) {
+        if (where.first == topic_ && where.second % parallelism == subtask) splits_.push_back(Split{where.second, 0, end});
+    }
+}
+
+void KafkaSourceReader::restore(const std::vector<std::string>& snapshots) {
+    std::map<int32_t, int64_t> restored;
+    for (const std::string& blob : snapshots) {
+        BlobReader in(blob);
+        while (!in.done()) {
+            const auto partition = static_cast<int32_t>(in.get_i64());
+            restored[partition] = in.get_i64();
+        }
+    }
+    for (Split& split : splits_) {
+        auto it = restored.find(split.partition);
+        split.next_offset = it == restored.end() ? 0 : it->second;
+    }
+}
+
+sim::external::KafkaError KafkaSourceReader::poll(const sim::external::KafkaCluster& kafka, sim::NodeId caller,
+                                                  size_t max_records, RecordBatch* out) {
+    for (size_t n = 0; n < splits_.size() && out->size() < max_records; ++n) {
+        Split& split = splits_[(next_split_ + n) % splits_.size()];
+        if (split.next_offset >= split.end_offset) continue;
+        const auto limit = std::min<size_t>(max_records - out->size(), static_cast<size_t>(split.end_offset - split.next_offset));
+        const auto result = kafka.read(caller, topic_, split.partition, split.next_offset, limit,
+                                       sim::external::Isolation::read_committed);
+        if (result.error != sim::external::KafkaError::none) return result.error;
+        for (const auto& entry : result.entries) out->push_back(Record{entry.record.key, entry.record.value});
+        split.next_offset = result.next_offset;
+    }
+    if (!splits_.empty()) next_split_ = (next_split_ + 1) % splits_.size();
+    return sim::external::KafkaError::none;
+}
+
+bool KafkaSourceReader::reached_end() const {
+    for (const Split& split : splits_) {
+        if (split.next_offset < split.end_offset) return false;
+    }
+    return true;
+}
+
+std::string KafkaSourceReader::snapshot() const {
+    BlobWriter out;
+    for (const Split& split : splits_) {
+        out.put_i64(split.partition);
+        out.put_i64(split.next_offset);
+    }
+    return out.take();
+}
+
+void KafkaSourceReader::add_offsets(SourceOffsets* offsets) const {
+    for (const Split& split : splits_) (*offsets)[{topic_, split.partition}] = split.next_offset;
+}
+
+}  // namespace eosim::engine

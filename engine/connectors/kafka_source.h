@@ -1,0 +1,41 @@
+#pragma once
+// The Kafka source reader: one split per partition (partition p goes to subtask p mod
+// parallelism); the next offset of each split is its state. Bounded: it stops at the end offsets
+// it was given, so that a scenario's job finishes.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/runtime/record.h"
+#include "engine/runtime/run_observer.h"
+#include "sim/external/kafka.h"
+
+namespace eosim::engine {
+
+class KafkaSourceReader {
+public:
+    // `end_offsets`: where each partition of the topic ends (the bounded input).
+    KafkaSourceReader(std::string topic, int32_t subtask, int32_t parallelism, const SourceOffsets& end_offsets);
+
+    // Restores from the snapshots of every subtask of the source (the union of split states).
+    void restore(const std::vector<std::string>& snapshots);
+    // Reads up to `max_records` available records. Returns the broker's error, if any.
+    sim::external::KafkaError poll(const sim::external::KafkaCluster& kafka, sim::NodeId caller, size_t max_records,
+                                   RecordBatch* out);
+    bool reached_end() const;
+    std::string snapshot() const;
+    void add_offsets(SourceOffsets* offsets) const;
+
+private:
+    struct Split {
+        int32_t partition;
+        int64_t next_offset;
+        int64_t end_offset;
+    };
+
+    std::string topic_;
+    std::vector<Split> splits_;
+    size_t next_split_ = 0;  // polled round-robin
+};
+
+}  // namespace eosim::engine

@@ -1,0 +1,68 @@
+#pragma once
+// The sink interface: general enough for two-phase-commit sinks (Kafka exactly-once) and for
+// sinks that write at once (at-least-once, none, append, and later idempotent upserts).
+//
+// The contract, after Flink's TwoPhaseCommittingSink:
+// - `open` runs when the task starts, with the sink's part of the restored checkpoint (if any):
+//   a 2PC sink commits the transactions found there and aborts lingering ones;
+// - `write` for every record;
+// - `pre_commit` at the checkpoint barrier: flush, check every write, and return what a restore
+//   needs. A write that failed fails the checkpoint; it is never dropped silently;
+// - `checkpoint_complete(N)` commits everything pre-committed up to N. It is best effort: a lost
+//   notification is made good by the next one, which subsumes it.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/runtime/job_spec.h"
+#include "engine/runtime/record.h"
+#include "engine/runtime/run_observer.h"
+#include "sim/world.h"
+
+namespace eosim::sim::external {
+class KafkaCluster;
+class AppendStore;
+}  // namespace eosim::sim::external
+
+namespace eosim::engine {
+
+// What a sink may use of its task.
+class SinkContext {
+public:
+    virtual ~SinkContext() = default;
+    virtual sim::World& world() = 0;
+    virtual sim::NodeId node() const = 0;
+    virtual int32_t subtask() const = 0;
+    virtual RunObserver& observer() = 0;
+    // Runs `fn` after `delay`, if the task still exists then.
+    virtual void after(sim::Duration delay, std::function<void()> fn) = 0;
+    // Fails the task (and with it the job's current attempt).
+    virtual void fail(const std::string& reason) = 0;
+};
+
+class Sink {
+public:
+    virtual ~Sink() = default;
+    // Returns false (after calling ctx.fail) when the sink cannot start.
+    virtual bool open(int64_t restored_checkpoint_id, const std::string& restored_state) = 0;
+    virtual void write(const RecordBatch& records) = 0;
+    // Returns false with `error` set when the checkpoint must fail.
+    virtual bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) = 0;
+    virtual void checkpoint_complete(int64_t checkpoint_id) = 0;
+    // True when nothing pre-committed waits for a commit (a finished task may then stop).
+    virtual bool settled() const = 0;
+    // The task is being cancelled (a failover, or its TaskManager lost the JobManager), not
+    // crashed: the process lives on and may still call outside systems, as a zombie would.
+    virtual void close() {}
+};
+
+struct SinkServices {
+    sim::external::KafkaCluster* kafka = nullptr;
+    sim::external::AppendStore* append_store = nullptr;
+};
+
+std::unique_ptr<Sink> make_sink(const VertexSpec& vertex, SinkContext& context, const SinkServices& services,
+                                const RuntimeConfig& runtime);
+
+}  // namespace eosim::engine

@@ -1,0 +1,38 @@
+#pragma once
+// What the JobManager sends a TaskManager to run an attempt of the job: where every subtask
+// runs, and which checkpoint to restore.
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/runtime/run_observer.h"
+#include "sim/trace.h"
+
+namespace eosim::engine {
+
+// A subtask of one execution attempt of the job.
+struct TaskKey {
+    int64_t attempt = 0;
+    int32_t vertex = 0;
+    int32_t subtask = 0;
+    auto operator<=>(const TaskKey&) const = default;
+};
+
+// A completed checkpoint, as the coordinator keeps it and a restore reads it.
+struct CompletedCheckpoint {
+    int64_t id = 0;
+    std::map<std::pair<int32_t, int32_t>, std::string> handles;  // (vertex, subtask) -> storage key
+    SourceOffsets offsets;
+    std::string metadata_key;
+};
+
+struct Deployment {
+    int64_t attempt = 0;
+    std::vector<std::vector<sim::NodeId>> placement;  // [vertex][subtask] -> TaskManager node
+    CompletedCheckpoint restore;                      // id 0: start from scratch
+};
+
+}  // namespace eosim::engine

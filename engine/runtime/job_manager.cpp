@@ -1,0 +1,253 @@
+#include "engine/runtime/job_manager.h"
+
+#include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/runtime/control_messages.h"
+#include "engine/runtime/engine.h"
+#include "engine/runtime/protocol_points.h"
+#include "engine/runtime/task_manager.h"
+
+namespace eosim::engine {
+
+namespace {
+constexpr sim::EventKind kHeartbeatRound{"jm.heartbeat_round"};
+constexpr sim::EventKind kDeployTimeout{"jm.deploy_timeout"};
+constexpr sim::EventKind kRestart{"jm.restart"};
+constexpr sim::EventKind kRecoverRetry{"jm.recover_retry"};
+}  // namespace
+
+JobManager::JobManager(Engine& engine, sim::NodeId node)
+    : engine_(engine), node_(node), coordinator_(
+          engine, node, [this](const std::string& reason) { failover(reason); },
+          [this] {
+              if (phase_ == Phase::waiting_for_resources) try_deploy();
+          }) {}
+
+void JobManager::boot() {
+    attempt_ = static_cast<int64_t>(engine_.world().nodes().incarnation(node_)) * 1000 + 1;
+    heartbeat_round();
+    recover_checkpoints();
+}
+
+void JobManager::recover_checkpoints() {
+    Engine* engine = &engine_;
+    engine_.world().storage().list(node_, checkpoint_prefix(engine_.job()), [engine](sim::StorageStatus status,
+                                                                                       std::vector<std::string> keys) {
+        JobManager* jm = engine->job_manager();
+        if (jm == nullptr) return;
+        if (status != sim::StorageStatus::ok) {  // try again: nothing can run before this is known
+            jm->engine_.world().scheduler().schedule(jm->engine_.job().runtime.heartbeat_interval, jm->node_, kRecoverRetry, 0,
+                                                     [engine] {
+                                                         if (JobManager* again = engine->job_manager()) again->recover_checkpoints();
+                                                     });
+            return;
+        }
+        jm->recovered(keys);
+    });
+}
+
+void JobManager::recovered(const std::vector<std::string>& keys) {
+    // Every key is checkpoints/<job>/chk-<id>/...; the highest id ever used, and the newest metadata.
+    int64_t highest_id = 0;
+    std::string latest_metadata;
+    int64_t latest_id = 0;
+    for (const std::string& key : keys) {
+        const int64_t id = checkpoint_id_of(key);
+        highest_id = std::max(highest_id, id);
+        if (key.ends_with("/_metadata") && id > latest_id) {
+            latest_id = id;
+            latest_metadata = key;
+        }
+    }
+    if (latest_metadata.empty()) {
+        coordinator_.recover(highest_id, nullptr);
+        phase_ = Phase::waiting_for_resources;
+        try_deploy();
+        return;
+    }
+    Engine* engine = &engine_;
+    engine_.world().storage().get(node_, latest_metadata, [engine, highest_id](sim::StorageStatus status, std::string value) {
+        JobManager* jm = engine->job_manager();
+        if (jm == nullptr) return;
+        if (status != sim::StorageStatus::ok) {
+            jm->recover_checkpoints();
+            return;
+        }
+        const CompletedCheckpoint checkpoint = parse_checkpoint_metadata(value);
+        jm->coordinator_.recover(highest_id, &checkpoint);
+        jm->phase_ = Phase::waiting_for_resources;
+        jm->try_deploy();
+    });
+}
+
+int32_t JobManager::total_subtasks() const { return engine_.topology().total_subtasks(); }
+
+bool JobManager::is_current(const TaskKey& task) const {
+    return task.attempt == attempt_ && (phase_ == Phase::deploying || phase_ == Phase::running);
+}
+
+void JobManager::register_task_manager(sim::NodeId tm, uint32_t instance, int32_t slots) {
+    auto known = task_managers_.find(tm);
+    const bool restarted = known != task_managers_.end() && known->second.instance != instance;
+    task_managers_[tm] = Registered{instance, slots, engine_.world().now()};
+    if (restarted && hosts_current_tasks(tm)) {
+        failover("TaskManager " + engine_.world().nodes().name(tm) + " restarted and lost its tasks");
+    }
+    engine_.send_to_task_manager(node_, tm, messages::kRegistered, tm, [](TaskManager& t) { t.registration_accepted(); });
+    if (phase_ == Phase::waiting_for_resources) try_deploy();
+}
+
+void JobManager::heartbeat_reply(sim::NodeId tm) {
+    auto it = task_managers_.find(tm);
+    if (it != task_managers_.end()) {
+        it->second.last_heard = engine_.world().now();
+        return;
+    }
+    // A TaskManager this JobManager gave up on (it was paused or cut off): it must drop its tasks
+    // and register again, as Flink's TaskExecutor does when its JobManager disconnects it.
+    engine_.send_to_task_manager(node_, tm, messages::kRegistered, tm, [](TaskManager& t) { t.reconnect(); });
+}
+
+void JobManager::heartbeat_round() {
+    if (phase_ == Phase::finished || phase_ == Phase::failed) return;
+    const RuntimeConfig& runtime = engine_.job().runtime;
+    const sim::Time now = engine_.world().now();
+    std::vector<sim::NodeId> lost;
+    for (const auto& [tm, info] : task_managers_) {
+        if (now - info.last_heard > runtime.heartbeat_timeout) {
+            lost.push_back(tm);
+        } else {
+            engine_.send_to_task_manager(node_, tm, messages::kHeartbeat, tm, [](TaskManager& t) { t.heartbeat(); });
+        }
+    }
+    for (sim::NodeId tm : lost) {
+        task_managers_.erase(tm);
+        if (hosts_current_tasks(tm)) failover("TaskManager " + engine_.world().nodes().name(tm) + " lost (heartbeat timeout)");
+    }
+    Engine* engine = &engine_;
+    engine_.world().scheduler().schedule(runtime.heartbeat_interval, node_, kHeartbeatRound, 0, [engine] {
+        if (JobManager* jm = engine->job_manager()) jm->heartbeat_round();
+    });
+}
+
+bool JobManager::hosts_current_tasks(sim::NodeId tm) const {
+    if (phase_ != Phase::deploying && phase_ != Phase::running) return false;
+    for (const auto& subtasks : deployment_.placement) {
+        for (sim::NodeId node : subtasks) {
+            if (node == tm) return true;
+        }
+    }
+    return false;
+}
+
+void JobManager::try_deploy() {
+    const JobSpec& job = engine_.job();
+    int32_t needed = 0;
+    for (const VertexSpec& v : job.vertices) needed = std::max(needed, v.parallelism);
+    // Slot sharing: slot i runs subtask i of every vertex. Slots are taken in node order.
+    std::vector<sim::NodeId> slots;
+    for (const auto& [tm, info] : task_managers_) {
+        for (int32_t s = 0; s < info.slots; ++s) slots.push_back(tm);
+    }
+    if (static_cast<int32_t>(slots.size()) < needed) return;  // wait for more TaskManagers
+    if (coordinator_.settling()) return;  // wait until the checkpoint to restore is decided
+    deployment_ = Deployment{};
+    deployment_.attempt = attempt_;
+    std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>> per_node;
+    for (int32_t v = 0; v < static_cast<int32_t>(job.vertices.size()); ++v) {
+        std::vector<sim::NodeId> placed;
+        for (int32_t s = 0; s < job.vertices[static_cast<size_t>(v)].parallelism; ++s) {
+            placed.push_back(slots[static_cast<size_t>(s)]);
+            per_node[slots[static_cast<size_t>(s)]].push_back({v, s});
+        }
+        deployment_.placement.push_back(std::move(placed));
+    }
+    if (const CompletedCheckpoint* latest = coordinator_.latest()) deployment_.restore = *latest;
+    phase_ = Phase::deploying;
+    ready_.clear();
+    finished_.clear();
+    engine_.observer().restore_started(engine_.world().now(), attempt_, deployment_.restore.id, deployment_.restore.offsets);
+    auto deployment = std::make_shared<const Deployment>(deployment_);
+    for (const auto& [tm, subtasks] : per_node) {
+        engine_.send_to_task_manager(node_, tm, messages::kDeploy, static_cast<uint64_t>(attempt_),
+                                     [deployment, subtasks](TaskManager& t) { t.deploy(*deployment, subtasks); });
+    }
+    Engine* engine = &engine_;
+    const int64_t attempt = attempt_;
+    engine_.world().scheduler().schedule(job.runtime.deploy_timeout, node_, kDeployTimeout, static_cast<uint64_t>(attempt),
+                                         [engine, attempt] {
+                                             JobManager* jm = engine->job_manager();
+                                             if (jm != nullptr && jm->attempt_ == attempt && jm->phase_ == Phase::deploying) {
+                                                 jm->failover("deployment timed out");
+                                             }
+                                         });
+}
+
+void JobManager::task_ready(const TaskKey& task) {
+    if (!is_current(task) || phase_ != Phase::deploying) return;
+    ready_.insert({task.vertex, task.subtask});
+    if (static_cast<int32_t>(ready_.size()) < total_subtasks()) return;
+    phase_ = Phase::running;
+    std::set<sim::NodeId> nodes;
+    for (const auto& subtasks : deployment_.placement) nodes.insert(subtasks.begin(), subtasks.end());
+    const int64_t attempt = attempt_;
+    for (sim::NodeId tm : nodes) {
+        engine_.send_to_task_manager(node_, tm, messages::kStart, static_cast<uint64_t>(attempt), [attempt](TaskManager& t) { t.start_tasks(attempt); });
+    }
+    coordinator_.start(attempt_, deployment_.placement);
+    engine_.world().announce(points::kJobRunning, node_, attempt_);
+}
+
+void JobManager::task_failed(const TaskKey& task, const std::string& reason) {
+    if (!is_current(task)) return;
+    failover(engine_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" + std::to_string(task.subtask) + " failed: " + reason);
+}
+
+void JobManager::task_finished(const TaskKey& task) {
+    if (!is_current(task) || phase_ != Phase::running) return;
+    finished_.insert({task.vertex, task.subtask});
+    if (static_cast<int32_t>(finished_.size()) < total_subtasks()) return;
+    phase_ = Phase::finished;
+    coordinator_.stop("the job finished");
+    engine_.mark_finished();
+    engine_.observer().job_finished(engine_.world().now());
+    engine_.world().announce(points::kJobFinished, node_, attempt_);
+}
+
+void JobManager::acknowledge_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& handle,
+                                        const SourceOffsets& offsets) {
+    if (is_current(task)) coordinator_.acknowledge(task, checkpoint_id, handle, offsets);
+}
+
+void JobManager::decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& reason) {
+    if (is_current(task)) coordinator_.decline(task, checkpoint_id, reason);
+}
+
+void JobManager::failover(const std::string& reason) {
+    if (phase_ == Phase::finished || phase_ == Phase::failed || phase_ == Phase::restarting) return;
+    coordinator_.stop("the attempt failed: " + reason);
+    const RestartStrategy& strategy = engine_.job().restart;
+    if (++engine_.stats().failovers > strategy.max_attempts) {
+        phase_ = Phase::failed;
+        engine_.mark_failed();
+        engine_.observer().job_failed(engine_.world().now(), "restart strategy exhausted; last failure: " + reason);
+        return;
+    }
+    ++attempt_;
+    phase_ = Phase::restarting;
+    engine_.observer().failover(engine_.world().now(), attempt_, reason);
+    engine_.world().announce(points::kFailoverStarted, node_, attempt_);
+    const int64_t attempt = attempt_;
+    for (const auto& [tm, info] : task_managers_) {
+        engine_.send_to_task_manager(node_, tm, messages::kCancel, static_cast<uint64_t>(attempt),
+                                     [attempt](TaskManager& t) { t.cancel_attempts_before(attempt); });
+    }
+    Engine* engine = &engine_;
+    engine_.world().scheduler().schedule(strategy.delay, node_, kRestart, static_cast<uint64_t>(attempt), [engine, attempt] {
+        JobManager* jm = engine->job_manager();
+        if (jm == nullptr || jm->attempt_ != attempt || jm->phase_ != Phase::restarting) return;
+        jm->phase_ = Phase::waiting_for_resources;
+        jm->try_deploy();
+    });
+}
+
+}  // namespace eosim::engine

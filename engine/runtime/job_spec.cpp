@@ -1,0 +1,58 @@
+#include "engine/runtime/job_spec.h"
+
+namespace eosim::engine {
+
+const VertexSpec* JobSpec::find(const std::string& id) const {
+    const int32_t index = vertex_index(id);
+    return index < 0 ? nullptr : &vertices[static_cast<size_t>(index)];
+}
+
+int32_t JobSpec::vertex_index(const std::string& id) const {
+    for (size_t i = 0; i < vertices.size(); ++i) {
+        if (vertices[i].id == id) return static_cast<int32_t>(i);
+    }
+    return -1;
+}
+
+// The names below are the ones scenario files use (scenarios/README.md).
+const char* to_string(OperatorKind kind) {
+    switch (kind) {
+        case OperatorKind::kafka_source: return "kafka_source";
+        case OperatorKind::map: return "map";
+        case OperatorKind::filter: return "filter";
+        case OperatorKind::union_all: return "union";
+        case OperatorKind::keyed_count: return "keyed_count";
+        case OperatorKind::keyed_sum: return "keyed_sum";
+        case OperatorKind::kafka_sink: return "kafka_sink";
+        case OperatorKind::append_sink: return "append_sink";
+    }
+    return "unknown";
+}
+
+const char* to_string(EdgeKind kind) {
+    switch (kind) {
+        case EdgeKind::forward: return "forward";
+        case EdgeKind::hash: return "hash";
+        case EdgeKind::rebalance: return "rebalance";
+    }
+    return "unknown";
+}
+
+const char* to_string(DeliveryGuarantee guarantee) {
+    switch (guarantee) {
+        case DeliveryGuarantee::none: return "none";
+        case DeliveryGuarantee::at_least_once: return "at_least_once";
+        case DeliveryGuarantee::exactly_once: return "exactly_once";
+    }
+    return "unknown";
+}
+
+const char* to_string(CheckpointingMode mode) {
+    switch (mode) {
+        case CheckpointingMode::exactly_once: return "exactly_once";
+        case CheckpointingMode::at_least_once: return "at_least_once";
+    }
+    return "unknown";
+}
+
+}  // namespace eosim::engine

@@ -1,0 +1,83 @@
+#include "engine/runtime/operators.h"
+
+#include <stdexcept>
+
+namespace eosim::engine {
+
+Record apply_map(const MapSpec& spec, const Record& in) {
+    int64_t key = in.key * spec.key_multiplier + spec.key_offset;
+    if (spec.key_modulus > 0) key = ((key % spec.key_modulus) + spec.key_modulus) % spec.key_modulus;
+    return Record{key, in.value * spec.value_multiplier + spec.value_offset};
+}
+
+bool passes_filter(const FilterSpec& spec, const Record& in) {
+    const int64_t remainder = ((in.value % spec.modulus) + spec.modulus) % spec.modulus;
+    return remainder != spec.drop_remainder;
+}
+
+int64_t fold_keyed(OperatorKind kind, std::optional<int64_t> current, const Record& in) {
+    if (kind == OperatorKind::keyed_count) return current.value_or(0) + 1;
+    if (kind == OperatorKind::keyed_sum) return current.value_or(0) + in.value;
+    throw std::logic_error(std::string("fold_keyed on a vertex that is not keyed: ") + to_string(kind));
+}
+
+bool is_keyed(OperatorKind kind) { return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum; }
+
+namespace {
+
+class MapOperator final : public Operator {
+public:
+    explicit MapOperator(MapSpec spec) : spec_(spec) {}
+    void process(const Record& in, const Emit& out) override { out(apply_map(spec_, in)); }
+
+private:
+    MapSpec spec_;
+};
+
+class FilterOperator final : public Operator {
+public:
+    explicit FilterOperator(FilterSpec spec) : spec_(spec) {}
+    void process(const Record& in, const Emit& out) override {
+        if (passes_filter(spec_, in)) out(in);
+    }
+
+private:
+    FilterSpec spec_;
+};
+
+class UnionOperator final : public Operator {
+public:
+    void process(const Record& in, const Emit& out) override { out(in); }
+};
+
+// Keyed running aggregate: updates the key's value and emits (key, new value).
+class KeyedAggregateOperator final : public Operator {
+public:
+    KeyedAggregateOperator(OperatorKind kind, std::unique_ptr<KeyedStateBackend> state)
+        : kind_(kind), state_(std::move(state)) {}
+    void process(const Record& in, const Emit& out) override {
+        const int64_t updated = fold_keyed(kind_, state_->get(in.key), in);
+        state_->put(in.key, updated);
+        out(Record{in.key, updated});
+    }
+    KeyedStateBackend* keyed_state() override { return state_.get(); }
+
+private:
+    OperatorKind kind_;
+    std::unique_ptr<KeyedStateBackend> state_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operator> make_operator(const VertexSpec& vertex, std::unique_ptr<KeyedStateBackend> state) {
+    switch (vertex.kind) {
+        case OperatorKind::map: return std::make_unique<MapOperator>(vertex.map);
+        case OperatorKind::filter: return std::make_unique<FilterOperator>(vertex.filter);
+        case OperatorKind::union_all: return std::make_unique<UnionOperator>();
+        case OperatorKind::keyed_count:
+        case OperatorKind::keyed_sum: return std::make_unique<KeyedAggregateOperator>(vertex.kind, std::move(state));
+        default: throw std::logic_error(std::string("no record operator for vertex kind ") + to_string(vertex.kind));
+    }
+}
+
+}  // namespace eosim::engine

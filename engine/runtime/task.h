@@ -1,0 +1,154 @@
+#pragma once
+// A running subtask: its input channels (with the barrier handler), its operator, source reader
+// or sink, and its output channels with credit-based flow control.
+//
+// Data path: a consumer opens a connection to each producer and grants it `channel_credits`
+// buffers. A producer sends a buffer only against a credit; the consumer returns the credit when
+// it has processed the buffer. When a producer's output queue grows past its credits it stops
+// reading its own inputs: backpressure travels upstream to the sources, which stop polling.
+// Barriers and end-of-data markers travel in-band, in order, without credit.
+//
+// Processing a buffer costs record_cost per record of virtual time, during which the task does
+// nothing else. Outputs are flushed when a buffer fills, before a barrier, and at least every
+// buffer_timeout.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/checkpointing/barrier_handler.h"
+#include "engine/runtime/deployment.h"
+#include "engine/runtime/job_topology.h"
+#include "engine/connectors/kafka_source.h"
+#include "engine/runtime/operators.h"
+#include "engine/runtime/record.h"
+#include "engine/connectors/sink.h"
+#include "sim/network.h"
+#include "sim/storage.h"
+
+namespace eosim::engine {
+
+class Engine;
+
+// What travels on a data channel.
+struct ChannelElement {
+    enum class Type : uint8_t { records, barrier, end_of_data };
+    Type type = Type::records;
+    int64_t checkpoint_id = 0;
+    RecordBatch records;
+};
+
+class Task final : public BarrierHandlerController, public SinkContext {
+public:
+    Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& deployment);
+    ~Task() override;
+
+    const TaskKey& key() const { return key_; }
+    const VertexSpec& vertex() const { return vertex_; }
+
+    // Lifecycle, driven by the TaskManager.
+    void restore();  // reads the restored state (if any), then reports ready to the JobManager
+    void start();
+    void cancel();   // about to be dropped, its process alive (not a crash): the sink closes
+    // Data channels.
+    void channel_opened(int32_t output_channel, sim::ConnectionId connection, int32_t credits);
+    void credit_returned(int32_t output_channel);
+    void element_arrived(int32_t input_channel, ChannelElement element);
+    void connection_lost();
+    // Checkpoints.
+    void trigger_checkpoint(int64_t checkpoint_id);  // sources only
+    void checkpoint_complete(int64_t checkpoint_id);
+    void checkpoint_aborted(int64_t checkpoint_id);
+
+    // BarrierHandlerController
+    void block_channel(int32_t channel) override;
+    void unblock_all_channels() override;
+    void trigger_snapshot(int64_t checkpoint_id) override;
+    void abort_checkpoint(int64_t checkpoint_id, const std::string& reason) override;
+
+    // SinkContext
+    sim::World& world() override;
+    sim::NodeId node() const override { return node_; }
+    int32_t subtask() const override { return key_.subtask; }
+    RunObserver& observer() override;
+    void after(sim::Duration delay, std::function<void()> fn) override;
+    void fail(const std::string& reason) override;
+
+private:
+    enum class State : uint8_t { created, restoring, ready, running, failed };
+    struct InputChannel {
+        ChannelEnd producer;
+        sim::NodeId producer_node;
+        sim::ConnectionId connection = UINT32_MAX;
+        std::deque<ChannelElement> queue;
+        bool blocked = false;
+        bool end_of_data = false;
+    };
+    struct OutputChannel {
+        ChannelEnd consumer;
+        sim::NodeId consumer_node;
+        sim::ConnectionId connection = UINT32_MAX;
+        int32_t credits = 0;
+        int32_t queued_buffers = 0;
+        std::deque<ChannelElement> queue;
+        RecordBatch open_buffer;
+
+        // Queues the open buffer for sending and opens the next one, sized like the last.
+        void seal_buffer() {
+            const size_t size = open_buffer.size();
+            queue.push_back(ChannelElement{ChannelElement::Type::records, 0, std::move(open_buffer)});
+            open_buffer = RecordBatch();
+            open_buffer.reserve(size);
+            ++queued_buffers;
+        }
+    };
+
+    bool is_source() const { return vertex_.kind == OperatorKind::kafka_source; }
+    bool is_sink() const { return sink_ != nullptr; }
+    void restore_read(size_t index, sim::StorageStatus status, std::string value);
+    void apply_restored_state();
+    void open_input_channels();
+    // The processing loop.
+    void pump();
+    void process_buffer(int32_t channel, RecordBatch records);
+    void finish_processing(int32_t channel);
+    void poll_source();
+    void reach_end_of_data();
+    // Output side.
+    void emit(const Record& record);
+    void flush_outputs();
+    void broadcast(ChannelElement element);
+    void send_ready(OutputChannel& channel, int32_t index);
+    bool backpressured() const;
+    // Checkpoints.
+    void snapshot(int64_t checkpoint_id);
+    void report_finished_if_done(int64_t completed_checkpoint);
+
+    Engine& engine_;
+    sim::NodeId node_;
+    TaskKey key_;
+    const VertexSpec& vertex_;
+    const RuntimeConfig& runtime_;
+    Deployment deployment_;
+    State state_ = State::created;
+    std::unique_ptr<Operator> operator_;
+    std::optional<KafkaSourceReader> source_;
+    std::unique_ptr<Sink> sink_;
+    std::string restored_sink_state_;
+    std::unique_ptr<BarrierHandler> barriers_;
+    std::vector<InputChannel> inputs_;
+    std::vector<OutputChannel> outputs_;
+    std::vector<OutputGroup> output_groups_;
+    std::vector<uint32_t> rebalance_next_;  // per output group
+    size_t next_input_ = 0;                 // inputs are read round-robin
+    bool busy_ = false;
+    bool flush_scheduled_ = false;
+    bool end_of_data_ = false;
+    int64_t end_of_data_checkpoint_ = 0;  // first checkpoint taken after end of data
+    std::vector<std::string> restored_blobs_;  // the state read for the restore, in handle order
+    int32_t restore_reads_outstanding_ = 0;
+};
+
+}  // namespace eosim::engine

@@ -1,0 +1,132 @@
+#include "engine/runtime/task_manager.h"
+
+#include "engine/runtime/control_messages.h"
+#include "engine/runtime/engine.h"
+#include "engine/runtime/job_manager.h"
+#include "engine/runtime/protocol_points.h"
+
+namespace eosim::engine {
+
+namespace {
+constexpr sim::EventKind kRegistrationRetry{"tm.registration_retry"};
+constexpr sim::EventKind kWatchJobManager{"tm.watch_job_manager"};
+}  // namespace
+
+TaskManager::TaskManager(Engine& engine, sim::NodeId node) : engine_(engine), node_(node) {}
+
+TaskManager::~TaskManager() = default;
+
+void TaskManager::boot() {
+    send_registration();
+    watch_job_manager();
+}
+
+void TaskManager::registration_accepted() {
+    registered_ = true;
+    last_heard_from_job_manager_ = engine_.world().now();
+}
+
+void TaskManager::watch_job_manager() {
+    const RuntimeConfig& runtime = engine_.job().runtime;
+    if (registered_ && engine_.world().now() - last_heard_from_job_manager_ > runtime.heartbeat_timeout) {
+        drop_tasks_and_register();
+    }
+    Engine* engine = &engine_;
+    const sim::NodeId node = node_;
+    engine_.world().scheduler().schedule(runtime.heartbeat_interval, node_, kWatchJobManager, node_, [engine, node] {
+        if (TaskManager* tm = engine->task_manager(node)) tm->watch_job_manager();
+    });
+}
+
+void TaskManager::drop_tasks_and_register() {
+    for (auto& [key, task] : tasks_) task->cancel();
+    tasks_.clear();
+    registered_ = false;
+    send_registration();
+}
+
+void TaskManager::send_registration() {
+    if (registered_) return;
+    const sim::NodeId node = node_;
+    const int32_t slots = engine_.shape().slots_per_task_manager;
+    const uint32_t instance = engine_.world().nodes().incarnation(node_);
+    engine_.send_to_job_manager(node_, messages::kRegister, node_,
+                                [node, instance, slots](JobManager& jm) { jm.register_task_manager(node, instance, slots); });
+    Engine* engine = &engine_;
+    engine_.world().scheduler().schedule(engine_.job().runtime.heartbeat_interval, node_, kRegistrationRetry, node_,
+                                         [engine, node] {
+                                             if (TaskManager* tm = engine->task_manager(node)) tm->send_registration();
+                                         });
+}
+
+void TaskManager::reconnect() {
+    if (registered_) drop_tasks_and_register();
+}
+
+void TaskManager::heartbeat() {
+    last_heard_from_job_manager_ = engine_.world().now();
+    const sim::NodeId node = node_;
+    engine_.send_to_job_manager(node_, messages::kHeartbeatReply, node_, [node](JobManager& jm) { jm.heartbeat_reply(node); });
+}
+
+void TaskManager::deploy(const Deployment& deployment, const std::vector<std::pair<int32_t, int32_t>>& subtasks) {
+    cancel_attempts_before(deployment.attempt);
+    std::vector<Task*> created;
+    for (const auto& [vertex, subtask] : subtasks) {
+        const TaskKey key{deployment.attempt, vertex, subtask};
+        if (tasks_.count(key) != 0) continue;  // a repeated deploy message
+        auto task = std::make_unique<Task>(engine_, node_, key, deployment);
+        created.push_back(task.get());
+        tasks_.emplace(key, std::move(task));
+    }
+    for (Task* task : created) task->restore();
+}
+
+void TaskManager::start_tasks(int64_t attempt) {
+    for_each_task_of(attempt, [](Task& task) { task.start(); });
+}
+
+void TaskManager::cancel_attempts_before(int64_t attempt) {
+    for (auto it = tasks_.begin(); it != tasks_.end();) {
+        if (it->first.attempt < attempt) {
+            it->second->cancel();
+            it = tasks_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+void TaskManager::trigger_checkpoint(int64_t attempt, int64_t checkpoint_id) {
+    for_each_task_of(attempt, [checkpoint_id](Task& task) {
+        if (task.vertex().kind == OperatorKind::kafka_source) task.trigger_checkpoint(checkpoint_id);
+    });
+}
+
+void TaskManager::checkpoint_complete(int64_t attempt, int64_t checkpoint_id) {
+    engine_.world().announce(points::kCheckpointNotified, node_, checkpoint_id);
+    for_each_task_of(attempt, [checkpoint_id](Task& task) { task.checkpoint_complete(checkpoint_id); });
+}
+
+void TaskManager::checkpoint_aborted(int64_t attempt, int64_t checkpoint_id) {
+    for_each_task_of(attempt, [checkpoint_id](Task& task) { task.checkpoint_aborted(checkpoint_id); });
+}
+
+Task* TaskManager::find(const TaskKey& key) {
+    auto it = tasks_.find(key);
+    return it == tasks_.end() ? nullptr : it->second.get();
+}
+
+template <typename F>
+void TaskManager::for_each_task_of(int64_t attempt, F&& f) {
+    // Keys first: a task's reaction may deploy or cancel nothing here, but stay safe if it does.
+    std::vector<TaskKey> keys;
+    for (const auto& [key, task] : tasks_) {
+        if (key.attempt == attempt) keys.push_back(key);
+    }
+    for (const TaskKey& key : keys) {
+        if (Task* task = find(key)) f(*task);
+    }
+}
+
+}  // namespace eosim::engine

@@ -1,0 +1,59 @@
+#pragma once
+// The TaskManager process on one node: registers with the JobManager (and again after every
+// restart), answers heartbeats, and runs the tasks the JobManager deploys to it. Deploying a newer
+// attempt cancels every task of older attempts still here. A TaskManager that misses the
+// JobManager's heartbeats for heartbeat_timeout (the JobManager crashed, or a partition cut them)
+// fails its tasks and registers again, as Flink's TaskExecutor does when it loses its JobManager.
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <boost/container/flat_map.hpp>
+
+#include "engine/runtime/deployment.h"
+#include "engine/runtime/task.h"
+
+namespace eosim::engine {
+
+class Engine;
+
+class TaskManager {
+public:
+    TaskManager(Engine& engine, sim::NodeId node);
+    ~TaskManager();
+
+    sim::NodeId node() const { return node_; }
+    void boot();
+
+    // RPCs from the JobManager.
+    void registration_accepted();
+    // The JobManager no longer knows this TaskManager: drop every task and register again.
+    void reconnect();
+    void heartbeat();
+    void deploy(const Deployment& deployment, const std::vector<std::pair<int32_t, int32_t>>& subtasks);
+    void start_tasks(int64_t attempt);
+    void cancel_attempts_before(int64_t attempt);
+    void trigger_checkpoint(int64_t attempt, int64_t checkpoint_id);
+    void checkpoint_complete(int64_t attempt, int64_t checkpoint_id);
+    void checkpoint_aborted(int64_t attempt, int64_t checkpoint_id);
+
+    Task* find(const TaskKey& key);
+
+private:
+    void send_registration();
+    void watch_job_manager();
+    void drop_tasks_and_register();
+    template <typename F>
+    void for_each_task_of(int64_t attempt, F&& f);
+
+    Engine& engine_;
+    sim::NodeId node_;
+    bool registered_ = false;
+    sim::Time last_heard_from_job_manager_;
+    // A sorted vector (a handful of tasks per TaskManager): every channel message and timer of a
+    // task looks its task up here.
+    boost::container::flat_map<TaskKey, std::unique_ptr<Task>> tasks_;
+};
+
+}  // namespace eosim::engine
