@@ -13,6 +13,7 @@
 #include "oracles/state_after_restore_oracle.h"
 #include "oracles/visibility_oracle.h"
 #include "scenarios/coverage.h"
+#include "scenarios/outside_systems.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/append_store.h"
 #include "sim/external/input_producer.h"
@@ -83,6 +84,7 @@ struct RunWorld {
     sim::NodeId store_node;
     sim::external::KafkaCluster kafka;
     sim::external::AppendStore store;
+    OutsideSystems outside;  // only those the scenario uses, each on its own node after these two
     std::vector<std::unique_ptr<sim::external::InputProducer>> inputs;
 
     RunWorld(const Scenario& s, uint64_t seed)
@@ -90,7 +92,8 @@ struct RunWorld {
           kafka_node(world.nodes().add("kafka")),
           store_node(world.nodes().add("append-store")),
           kafka(world.scheduler(), world.network(), kafka_node, s.world.kafka),
-          store(world.scheduler(), world.network(), store_node) {
+          store(world.scheduler(), world.network(), store_node),
+          outside(world, s.outside_systems) {
         for (const TopicSpec& topic : s.world.topics) kafka.create_topic(topic.name, topic.partitions);
         for (const InputSpec& in : s.inputs) {
             sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max};
@@ -144,6 +147,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         [&run](sim::Time until) { run.kafka.set_unavailable_until(until); },
         [&run](sim::Time until) { run.kafka.set_write_failures_until(until); },
         [&run] { run.kafka.abort_open_transactions(); },
+        run.outside.fault_targets(),
     };
     // The plan: the scenario's explicit faults, then those drawn for this seed (from the stream
     // "faults", so drawing them shifts no other component's randomness).
