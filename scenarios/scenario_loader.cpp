@@ -697,7 +697,9 @@ public:
         for (const auto& [topic, path] : source_topics_) names.push_back(topic);
         return names;
     }
-    bool has_system(const std::string& system) const override { return system == "kafka" || system == "append_store"; }
+    bool has_system(const std::string& system) const override {
+        return system == "kafka" || system == "append_store" || find_outside_system(system) != nullptr;
+    }
 
 private:
     const Scenario& s_;
@@ -723,6 +725,13 @@ void Loader::read_sink(const Object& o, engine::VertexSpec& vertex) {
         engine::SinkOptions reader(options);
         vertex.sink = kind->configure(reader, vertex.id, LoaderSinkWorld(s_, source_topics_));
         reader.finish();
+        for (const std::string& name : vertex.sink->outside_systems()) {
+            if (find_outside_system(name) == nullptr) {
+                throw ScenarioError(file_, options_path, "sink kind \"" + kind->name + "\" reaches the outside system \"" +
+                                                             name + "\", which is not registered");
+            }
+            use_outside_system(name);
+        }
     } catch (const engine::SinkOptionsError& e) {
         throw ScenarioError(file_, options_path + e.path(), e.expected());
     }

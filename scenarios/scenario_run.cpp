@@ -1,5 +1,6 @@
 #include "scenarios/scenario_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -18,6 +19,7 @@
 #include "sim/external/append_store.h"
 #include "sim/external/input_producer.h"
 #include "sim/external/kafka.h"
+#include "sim/external/object_store.h"
 #include "sim/fault_injector.h"
 #include "sim/world.h"
 
@@ -77,6 +79,19 @@ std::vector<engine::Record> to_records(const std::vector<sim::external::KafkaRec
     return out;
 }
 
+// The registered outside systems the run builds: those the scenario names, and those its sinks
+// reach (SinkConfig::outside_systems), each once.
+std::vector<std::string> systems_used(const Scenario& s) {
+    std::vector<std::string> used = s.outside_systems;
+    for (const engine::VertexSpec& vertex : s.job.vertices) {
+        if (!vertex.sink) continue;
+        for (const std::string& name : vertex.sink->outside_systems()) {
+            if (std::find(used.begin(), used.end(), name) == used.end()) used.push_back(name);
+        }
+    }
+    return used;
+}
+
 // Everything one run consists of, in construction order (later parts refer to earlier ones).
 struct RunWorld {
     sim::World world;
@@ -93,7 +108,7 @@ struct RunWorld {
           store_node(world.nodes().add("append-store")),
           kafka(world.scheduler(), world.network(), kafka_node, s.world.kafka),
           store(world.scheduler(), world.network(), store_node),
-          outside(world, s.outside_systems) {
+          outside(world, systems_used(s)) {
         for (const TopicSpec& topic : s.world.topics) kafka.create_topic(topic.name, topic.partitions);
         for (const InputSpec& in : s.inputs) {
             sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max};
@@ -112,7 +127,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     world.trace().set_log(options.trace_log);
 
     oracles::ModelInput model_input;
-    engine::EngineServices services{engine::OutsideSystems{&run.kafka, &run.store}, {}};
+    engine::EngineServices services{
+        engine::OutsideSystems{&run.kafka, &run.store, run.outside.find<sim::external::ObjectStore>("objects")}, {}};
     for (const auto& producer : run.inputs) {
         auto& partitions = model_input[producer->spec().topic];
         for (size_t p = 0; p < producer->partitions().size(); ++p) {

@@ -5,6 +5,7 @@
 namespace eosim::sim::external {
 class KafkaCluster;
 class AppendStore;
+class ObjectStore;
 }  // namespace eosim::sim::external
 
 namespace eosim::engine {
@@ -12,6 +13,7 @@ namespace eosim::engine {
 struct OutsideSystems {
     sim::external::KafkaCluster* kafka = nullptr;
     sim::external::AppendStore* append_store = nullptr;
+    sim::external::ObjectStore* object_store = nullptr;  // built when a sink's config names "objects"
 };
 
 }  // namespace eosim::engine

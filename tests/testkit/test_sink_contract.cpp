@@ -1,0 +1,80 @@
+// The contract-level property (testkit/sink_contract.h) on the built-in sinks: Kafka exactly-once
+// passes; its at-least-once mode is caught (duplicates, or uncommitted records visible), and so are
+// the append sink (negative controls that must fire); the example file sink that commits at
+// pre-commit is caught in tests/testkit/test_file_sink_example.cpp.
+#include <catch2/catch.hpp>
+#include <rapidcheck/catch.h>
+
+#include <string>
+
+#include "testkit/sink_contract.h"
+
+namespace eosim::testkit {
+namespace {
+
+ContractOptions kafka(const std::string& guarantee, int cases) {
+    ContractOptions o;
+    o.sink = "kafka";
+    o.options = {{"topic", "output"}, {"guarantee", guarantee}};
+    o.cases = cases;
+    return o;
+}
+
+TEST_CASE("sink contract: the Kafka exactly-once sink passes 10000 cases", "[testkit]") {
+    const auto result = check_sink_contract(kafka("exactly_once", 10000));
+    INFO(result.report);
+    CHECK(result.passed);
+    CHECK(result.cases == 10000);
+}
+
+TEST_CASE("sink contract: at-least-once Kafka is caught with duplicates", "[testkit]") {
+    auto options = kafka("at_least_once", 300);
+    options.visibility = Visibility::eventually;  // only duplicates and losses count
+    const auto result = check_sink_contract(options);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("TWICE") != std::string::npos);
+    CHECK(result.report.find("What happened") != std::string::npos);
+}
+
+TEST_CASE("sink contract: at-least-once Kafka is caught showing uncommitted records", "[testkit]") {
+    const auto result = check_sink_contract(kafka("at_least_once", 300));
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("no completed checkpoint covers it") != std::string::npos);
+}
+
+TEST_CASE("sink contract: the append sink (no protection) is caught", "[testkit]") {
+    ContractOptions o;
+    o.sink = "append";
+    o.visibility = Visibility::eventually;
+    o.cases = 300;
+    const auto result = check_sink_contract(o);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("TWICE") != std::string::npos);
+}
+
+TEST_CASE("sink contract: the same seed finds the same counterexample", "[testkit]") {
+    auto options = kafka("at_least_once", 300);
+    options.visibility = Visibility::eventually;
+    const auto a = check_sink_contract(options);
+    const auto b = check_sink_contract(options);
+    REQUIRE_FALSE(a.passed);
+    CHECK(a.report == b.report);
+}
+
+TEST_CASE("sink contract: an unknown kind or a bad option is refused", "[testkit]") {
+    ContractOptions unknown;
+    unknown.sink = "no_such_sink";
+    CHECK_THROWS_WITH(check_sink_contract(unknown), Catch::Contains("registered:"));
+    auto bad = kafka("twice", 1);
+    CHECK_THROWS_WITH(check_sink_contract(bad), Catch::Contains("/guarantee"));
+}
+
+TEST_CASE("sink contract: rapidcheck's Catch2 glue runs the property", "[testkit]") {
+    rc::prop("Kafka exactly-once keeps the sink contract", sink_contract_property(kafka("exactly_once", 0)));
+}
+
+}  // namespace
+}  // namespace eosim::testkit
