@@ -134,7 +134,7 @@ int64_t ContractHarness::completed_position() const {
 }
 
 void ContractHarness::start() {
-    restore("start");
+    restore("at the start");
 }
 
 void ContractHarness::emit(Incarnation& incarnation, int64_t count, const std::vector<int32_t>* fresh_keys) {
@@ -377,8 +377,10 @@ std::optional<std::string> ContractHarness::check() {
             return violation("record " + describe(r) + " is visible but was never written");
         }
         if (committed_only && r.value > completed) {
-            return violation("record " + describe(r) + " is visible but no completed checkpoint covers it (completed: #1..#" +
-                             std::to_string(completed) + ")");
+            return violation("record " + describe(r) + " is visible but no completed checkpoint covers it (" +
+                             (completed == 0 ? std::string("none has completed")
+                                             : "the completed ones cover #1..#" + std::to_string(completed)) +
+                             ")");
         }
         if (config_->output_shape() == engine::SinkOutputShape::appended) {
             if (++seen[r.value] == 2) return violation("record " + describe(r) + " is visible TWICE (a duplicate)");

@@ -1,7 +1,7 @@
 // The example sinks of examples/ built in-tree: examples/file-sink's own tests run here as they do
 // against the installed package (its sources are compiled into this test), and the buggy variant
 // of examples/file-sink-buggy must be caught at the contract level within the default number of
-// cases, with a counterexample of a handful of steps.
+// cases, with a counterexample of a handful of steps, and inside jobs.
 #include <catch2/catch.hpp>
 
 #include <cctype>
@@ -11,6 +11,8 @@
 #include "examples/file-sink/register_file_sink.cpp"
 #include "examples/file-sink/test_file_sink.cpp"
 #include "testkit/sink_contract.h"
+#include "testkit/sink_jobs.h"
+#include "tests/temp_dir.h"
 
 // The buggy variant, registered here as examples/file-sink-buggy does (a line of its own: the
 // registration macro names its variable after the line).
@@ -49,6 +51,21 @@ TEST_CASE("file sink example: without faults and zombies the correct sink passes
     CHECK(check_sink_contract(options).passed);
     options.sink = "buggy_file";
     CHECK_FALSE(check_sink_contract(options).passed);
+}
+
+TEST_CASE("file sink example: the buggy variant is caught inside jobs too (duplicates after a failover)", "[testkit]") {
+    testing::TempDir dir;
+    JobOptions options;
+    options.sink = "buggy_file";
+    options.options = {{"path", "out/"}};
+    options.cases = 20;
+    options.shrink = false;
+    options.output_dir = (dir / "failures").string();
+    const auto result = check_sink_in_jobs(options);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("exactly_once_output") != std::string::npos);
+    CHECK(std::filesystem::exists(result.scenario_file));
 }
 
 }  // namespace

@@ -1,12 +1,15 @@
 // The contract-level property (testkit/sink_contract.h) on the built-in sinks: Kafka exactly-once
 // passes; its at-least-once mode is caught (duplicates, or uncommitted records visible), and so are
-// the append sink (negative controls that must fire); the example file sink that commits at
+// the append sink, and an exactly-once sink that forgets its restored state (negative controls that
+// must fire); the example file sink that commits at
 // pre-commit is caught in tests/testkit/test_file_sink_example.cpp.
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
+#include <memory>
 #include <string>
 
+#include "engine/connectors/kafka_sink.h"
 #include "testkit/sink_contract.h"
 
 namespace eosim::testkit {
@@ -42,6 +45,47 @@ TEST_CASE("sink contract: at-least-once Kafka is caught showing uncommitted reco
     INFO(result.report);
     REQUIRE_FALSE(result.passed);
     CHECK(result.report.find("no completed checkpoint covers it") != std::string::npos);
+}
+
+// The Kafka exactly-once sink with its restored state thrown away (a negative control of the
+// crash/restore commands and the final check): what a completed checkpoint pre-committed but whose
+// notification never arrived is then never committed.
+class ForgetfulSink final : public engine::Sink {
+public:
+    explicit ForgetfulSink(std::unique_ptr<engine::Sink> inner) : inner_(std::move(inner)) {}
+    bool open(int64_t id, const std::string&) override { return inner_->open(id, std::string()); }
+    void write(const engine::RecordBatch& records) override { inner_->write(records); }
+    bool pre_commit(int64_t id, std::string* state, std::string* error) override { return inner_->pre_commit(id, state, error); }
+    void checkpoint_complete(int64_t id) override { inner_->checkpoint_complete(id); }
+    bool settled() const override { return inner_->settled(); }
+    void close() override { inner_->close(); }
+
+private:
+    std::unique_ptr<engine::Sink> inner_;
+};
+
+class ForgetfulKafkaConfig final : public engine::SinkConfig {
+public:
+    std::unique_ptr<engine::Sink> make(engine::SinkContext& context, const engine::OutsideSystems& systems,
+                                       const engine::RuntimeConfig& runtime) const override {
+        return std::make_unique<ForgetfulSink>(kafka_.make(context, systems, runtime));
+    }
+    std::vector<engine::Record> read_output(const engine::OutsideSystems& systems) const override {
+        return kafka_.read_output(systems);
+    }
+
+private:
+    engine::KafkaSinkConfig kafka_{engine::KafkaSinkOptions{"output", engine::DeliveryGuarantee::exactly_once, "sink"}};
+};
+
+TEST_CASE("sink contract: a sink that forgets its restored state is caught losing data", "[testkit]") {
+    ContractOptions o;
+    o.config = std::make_shared<ForgetfulKafkaConfig>();
+    o.cases = 1000;
+    const auto result = check_sink_contract(o);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("MISSING") != std::string::npos);
 }
 
 TEST_CASE("sink contract: the append sink (no protection) is caught", "[testkit]") {
