@@ -22,7 +22,7 @@ json base() {
       "world": {"task_managers": 1, "topics": [{"name": "input", "partitions": 1}]},
       "job": {"vertices": [
         {"id": "source", "kind": "kafka_source", "topic": "input"},
-        {"id": "sink", "kind": "append_sink", "inputs": [{"from": "source"}]}],
+        {"id": "sink", "kind": "sink", "sink": "append", "inputs": [{"from": "source"}]}],
         "checkpointing": {"interval": "200ms"}},
       "input": [{"topic": "input", "records": 50, "keys": 4, "rate_per_second": 100}],
       "oracles": ["at_least_once_output"]
