@@ -21,6 +21,7 @@ std::string millis(int64_t ms) { return std::to_string(ms) + "ms"; }
 struct DrawnJob {
     ordered_json document;
     std::string summary;
+    bool at_least_once = false;
 };
 
 DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, sim::Prng& prng, int case_number) {
@@ -97,7 +98,7 @@ DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, s
     std::ostringstream summary;
     summary << "parallelism " << parallelism << ", checkpoint every " << interval << " ms, mode "
             << (at_least_once ? "at_least_once" : "exactly_once") << ", " << records << " records over " << keys << " keys";
-    return DrawnJob{std::move(doc), summary.str()};
+    return DrawnJob{std::move(doc), summary.str(), at_least_once};
 }
 
 void write_file(const std::filesystem::path& path, const ordered_json& doc) {
@@ -133,6 +134,7 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
         const DrawnJob job = draw_job(options, *config, prng, c);
         const std::filesystem::path file = dir / (options.sink + "-case-" + std::to_string(c) + ".json");
         write_file(file, job.document);
+        if (job.at_least_once) ++out.jobs_at_least_once;
         const scenarios::Scenario scenario = scenarios::load_scenario(file);
         for (int r = 0; r < options.runs_per_case; ++r) {
             const uint64_t seed = prng.between(1, 1'000'000);

@@ -54,6 +54,7 @@ struct JobResult {
     int64_t faults_injected = 0;
     int64_t restarts = 0;
     int64_t checkpoints_completed = 0;
+    int jobs_at_least_once = 0;  // drawn jobs with checkpointing mode at_least_once
     explicit operator bool() const { return passed; }
 };
 

@@ -55,6 +55,17 @@ TEST_CASE("sink jobs: at-least-once Kafka is caught, shrunk and written as a rep
     CHECK_FALSE(scenarios::run_outcome_met(rerun));
 }
 
+TEST_CASE("sink jobs: with at-least-once checkpointing drawn too, exactly-once Kafka still passes its oracles", "[testkit]") {
+    testing::TempDir dir;
+    auto options = kafka_jobs("exactly_once", dir / "failures");
+    options.modes_at_least_once = true;
+    options.seed = 7;
+    const auto result = check_sink_in_jobs(options);
+    INFO(result.report);
+    CHECK(result.passed);
+    CHECK(result.jobs_at_least_once >= 1);
+}
+
 TEST_CASE("sink jobs: an unknown sink kind is refused before any run", "[testkit]") {
     JobOptions options;
     options.sink = "no_such_sink";
