@@ -21,7 +21,9 @@
 //   or held back and delivered late (possibly after newer ones, possibly to a cancelled instance),
 //   crash (the instance's node dies) and cancel (close(); the instance lives on as a zombie that
 //   keeps writing and pre-committing) each followed by a new incarnation opened with the sink
-//   state of the latest completed checkpoint, outside-system faults (unavailable, write errors),
+//   state of the latest completed checkpoint (as Flink restores; completing a later checkpoint
+//   subsumes -- aborts -- the pre-committed ones before it, and a notification held back may
+//   arrive after newer ones or at a zombie), outside-system faults (unavailable, write errors),
 //   and the passing of virtual time (retries, timeouts). A sink that fails (SinkContext::fail, a
 //   pre-commit that returns false) is failed over the same way, as the engine would.
 // After every step it reads what the outside system shows (SinkConfig::read_output) and checks:
@@ -34,6 +36,9 @@
 // At the end it heals every fault, lets the live instance catch up, completes a final checkpoint
 // and checks equality: the appended output equals, as a multiset, exactly the records of the
 // completed checkpoints; a keyed table equals the last value per key of those records.
+//
+// On a failure rapidcheck prints the shrunk case: `unsigned long: N` is the world's seed, then the
+// commands; the message after it says what broke and replays the run step by step.
 //
 // Not checked: latency, how many calls the sink makes, what it writes to places read_output does
 // not read (read_output is the sink author's definition of "what a reader sees"), parallel
