@@ -24,7 +24,10 @@ struct ContractModel {
 using Command = rc::state::Command<ContractModel, ContractHarness>;
 
 void check_now(ContractHarness& harness) {
-    if (auto v = harness.check()) RC_FAIL(*v + "\n\nWhat happened (the shrunk run, step by step):\n" + harness.log());
+    if (auto v = harness.check()) {
+        const std::string the_sink_broke_the_contract = *v + "\n\nWhat happened (the shrunk run, step by step):\n" + harness.log();
+        RC_FAIL(the_sink_broke_the_contract);
+    }
 }
 
 struct Write final : Command {
@@ -160,8 +163,9 @@ std::function<void()> sink_contract_property(const ContractOptions& options) {
         rc::state::runAll(commands, model, harness);
         harness.finish();
         if (auto v = harness.check_final()) {
-            RC_FAIL(*v + "\n\nWhat happened (the shrunk run, step by step; world seed " + std::to_string(seed) + "):\n" +
-                    harness.log());
+            const std::string the_sink_broke_the_contract =
+                *v + "\n\nWhat happened (the shrunk run, step by step; world seed " + std::to_string(seed) + "):\n" + harness.log();
+            RC_FAIL(the_sink_broke_the_contract);
         }
     };
 }
