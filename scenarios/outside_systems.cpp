@@ -56,6 +56,19 @@ OutsideSystems::OutsideSystems(sim::World& world, const std::vector<std::string>
     }
 }
 
+sim::external::OutsideSystemStats OutsideSystems::total_stats() const {
+    sim::external::OutsideSystemStats total;
+    for (const Entry& entry : systems_) {
+        const auto* system = dynamic_cast<const sim::external::OutsideSystem*>(entry.model.get());
+        if (system == nullptr) continue;
+        total.calls += system->stats().calls;
+        total.failed_calls += system->stats().failed_calls;
+        total.writes_applied += system->stats().writes_applied;
+        total.absorbed_duplicates += system->stats().absorbed_duplicates;
+    }
+    return total;
+}
+
 std::map<std::string, sim::OutsideFaultTarget*> OutsideSystems::fault_targets() const {
     std::map<std::string, sim::OutsideFaultTarget*> out;
     for (const Entry& entry : systems_) out.emplace(entry.name, entry.model.get());

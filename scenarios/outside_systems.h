@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/external/outside_system.h"
 #include "sim/outside_fault_target.h"
 #include "sim/world.h"
 
@@ -51,6 +52,8 @@ public:
         }
         return nullptr;
     }
+    // The statistics of every system of the run that keeps them (sim/external/outside_system.h), added up.
+    sim::external::OutsideSystemStats total_stats() const;
     // Every system of the run by name, for the fault injector's generic kinds.
     std::map<std::string, sim::OutsideFaultTarget*> fault_targets() const;
 

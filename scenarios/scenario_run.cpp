@@ -227,6 +227,10 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);
     f.fenced_calls = static_cast<int64_t>(run.kafka.stats().fenced_calls);
     f.faults_injected = static_cast<int64_t>(injector.injected_count());
+    const sim::external::OutsideSystemStats outside = run.outside.total_stats();
+    f.outside_calls = static_cast<int64_t>(outside.calls);
+    f.outside_calls_failed = static_cast<int64_t>(outside.failed_calls);
+    f.absorbed_duplicates = static_cast<int64_t>(outside.absorbed_duplicates);
     f.records_in = model.input_records();
     f.records_out = static_cast<int64_t>(sink_records().size());
     result.faults = injector.fired();
