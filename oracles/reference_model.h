@@ -31,6 +31,10 @@ public:
     // Every record the sink vertex must hold, over the whole input, sorted by (key, value): the
     // order means nothing, sorting once lets every comparison skip it.
     const std::vector<engine::Record>& sink_output(const std::string& sink_vertex) const;
+    // The sink vertex's output as a keyed table: each key's last record, in the order the model
+    // produced them (each key's own order, which the engine keeps as long as one subtask owns a key
+    // from its keyed operator to the sink), one record per key, sorted by key.
+    const std::vector<engine::Record>& final_table(const std::string& sink_vertex) const;
     // The keyed state of a keyed vertex after the sources consumed exactly `prefix` (records
     // below each partition's offset; a partition not named counts as not consumed).
     std::map<int64_t, int64_t> keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const;
@@ -54,6 +58,7 @@ private:
 
     const engine::JobSpec& job_;
     ModelInput input_;
+    std::map<std::string, std::vector<engine::Record>> final_tables_;  // sink vertex -> its final table
     mutable Evaluation full_;                      // its outputs sorted on first request (sorted_outputs_)
     mutable std::set<std::string> sorted_outputs_;
     mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>> prefix_states_;  // memo

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -20,10 +21,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/connectors/sink_registry.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/protocol_points.h"
 #include "scenarios/coverage.h"
-#include "scenarios/outside_systems.h"
+#include "scenarios/outside_system_registry.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::scenarios {
@@ -49,10 +51,8 @@ constexpr std::array kAllOracles = {OracleKind::exactly_once_output, OracleKind:
 constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
                                       engine::OperatorKind::filter,       engine::OperatorKind::union_all,
                                       engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
-                                      engine::OperatorKind::kafka_sink,   engine::OperatorKind::append_sink};
+                                      engine::OperatorKind::sink};
 constexpr std::array kAllEdges = {engine::EdgeKind::forward, engine::EdgeKind::hash, engine::EdgeKind::rebalance};
-constexpr std::array kAllGuarantees = {engine::DeliveryGuarantee::none, engine::DeliveryGuarantee::at_least_once,
-                                       engine::DeliveryGuarantee::exactly_once};
 constexpr std::array kAllModes = {engine::CheckpointingMode::exactly_once, engine::CheckpointingMode::at_least_once};
 constexpr std::array kAllFaults = {sim::FaultKind::crash,
                                    sim::FaultKind::pause,
@@ -437,7 +437,7 @@ private:
     void read_sometimes(const Value& v);
     std::vector<std::string> read_node_names(const Value& v);
     std::string read_node_name(const Value& v);
-    // A registered outside system's name (scenarios/outside_systems.h), marked used by the run;
+    // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the run;
     // `batches`: it must accept bulk_partial_failure.
     std::string read_system_name(const Value& v, bool batches);
     std::vector<std::string> read_system_names(const Value& v, bool batches);
@@ -596,9 +596,7 @@ void Loader::read_job(const Value& v) {
 }
 
 bool is_source(engine::OperatorKind kind) { return kind == engine::OperatorKind::kafka_source; }
-bool is_sink(engine::OperatorKind kind) {
-    return kind == engine::OperatorKind::kafka_sink || kind == engine::OperatorKind::append_sink;
-}
+bool is_sink(engine::OperatorKind kind) { return kind == engine::OperatorKind::sink; }
 bool is_keyed(engine::OperatorKind kind) {
     return kind == engine::OperatorKind::keyed_count || kind == engine::OperatorKind::keyed_sum;
 }
@@ -610,9 +608,7 @@ std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
         case engine::OperatorKind::kafka_source: keys.push_back("topic"); break;
         case engine::OperatorKind::map: keys.push_back("map"); break;
         case engine::OperatorKind::filter: keys.push_back("filter"); break;
-        case engine::OperatorKind::kafka_sink:
-            keys.insert(keys.end(), {"topic", "guarantee", "transactional_id_prefix"});
-            break;
+        case engine::OperatorKind::sink: keys.insert(keys.end(), {"sink", "options"}); break;
         default: break;
     }
     return keys;
@@ -680,26 +676,67 @@ void Loader::read_vertex(const Value& v) {
         }
         source_topics_.emplace(vertex.topic, v.path());
     }
-    if (kind == engine::OperatorKind::kafka_sink) read_sink(o, vertex);
+    if (kind == engine::OperatorKind::sink) read_sink(o, vertex);
     if (auto x = o.get("map")) vertex.map = read_map(*x);
     if (auto x = o.get("filter")) vertex.filter = read_filter(*x);
     if (!is_source(kind)) read_vertex_inputs(o, vertex);
     s_.job.vertices.push_back(std::move(vertex));
 }
 
+// What a sink kind may ask of the world while it reads its options.
+class LoaderSinkWorld final : public engine::SinkWorld {
+public:
+    // `use_system` is called for each registered outside system the kind asks for: the run builds it.
+    LoaderSinkWorld(const Scenario& s, const std::map<std::string, std::string>& source_topics,
+                    std::function<void(const std::string&)> use_system)
+        : s_(s), source_topics_(source_topics), use_system_(std::move(use_system)) {}
+    std::vector<std::string> topics() const override {
+        std::vector<std::string> names;
+        for (const TopicSpec& t : s_.world.topics) names.push_back(t.name);
+        return names;
+    }
+    std::vector<std::string> source_topics() const override {
+        std::vector<std::string> names;
+        for (const auto& [topic, path] : source_topics_) names.push_back(topic);
+        return names;
+    }
+    bool has_system(const std::string& system) const override {
+        if (system == "kafka" || system == "append_store") return true;
+        if (find_outside_system(system) == nullptr) return false;
+        use_system_(system);
+        return true;
+    }
+
+private:
+    const Scenario& s_;
+    const std::map<std::string, std::string>& source_topics_;
+    std::function<void(const std::string&)> use_system_;
+};
+
 void Loader::read_sink(const Object& o, engine::VertexSpec& vertex) {
-    const Value topic = o.require("topic", "the name of a topic in /world/topics");
-    vertex.topic = read_string(topic);
-    if (!topic_exists(vertex.topic)) topic.expected("a topic listed in /world/topics (" + join(topic_names()) + ")");
-    if (auto it = source_topics_.find(vertex.topic); it != source_topics_.end()) {
-        topic.expected("a topic no source reads (" + it->second + " reads it)");
+    const engine::SinkRegistry& registry = engine::SinkRegistry::global();
+    const Value name = o.require("sink", "the name of a registered sink kind (" + join(registry.names()) + ")");
+    vertex.sink_kind = read_string(name);
+    const engine::SinkKind* kind = registry.find(vertex.sink_kind);
+    if (kind == nullptr) {
+        name.fail("expected a registered sink kind (" + join(registry.names()) + "), found " + in_quotes(vertex.sink_kind) +
+                  suggestion(vertex.sink_kind, registry.names()));
     }
-    if (auto it = sink_topics_.find(vertex.topic); it != sink_topics_.end()) {
-        topic.expected("a topic no other sink writes (" + it->second + " writes it)");
+    const std::string options_path = o.value().path() + "/options";
+    json options = json::object();
+    if (auto x = o.get("options")) {
+        if (!x->get().is_object()) x->expected("an object (the sink kind's options)");
+        options = x->get();
     }
-    sink_topics_.emplace(vertex.topic, o.value().path());
-    if (auto x = o.get("guarantee")) vertex.guarantee = read_enum(*x, kAllGuarantees, "a delivery guarantee");
-    if (auto x = o.get("transactional_id_prefix")) vertex.transactional_id_prefix = read_string(*x);
+    try {
+        engine::SinkOptions reader(options);
+        const LoaderSinkWorld world(s_, source_topics_, [this](const std::string& system) { use_outside_system(system); });
+        vertex.sink = kind->configure(reader, vertex.id, world);
+        reader.finish();
+    } catch (const engine::SinkOptionsError& e) {
+        throw ScenarioError(file_, options_path + e.path(), e.expected());
+    }
+    if (const std::string topic = vertex.sink->kafka_topic(); !topic.empty()) sink_topics_.emplace(topic, o.value().path());
 }
 
 void Loader::read_vertex_inputs(const Object& o, engine::VertexSpec& vertex) {
@@ -758,20 +795,20 @@ void Loader::check_vertices(const Value& v) {
     const auto& vertices = s_.job.vertices;
     if (vertices.empty()) v.fail("expected at least one vertex, found an empty array");
     if (!is_sink(vertices.back().kind)) {
-        v.fail("expected the job to end in a sink (kafka_sink or append_sink), found none");
+        v.fail("expected the job to end in a sink (a vertex of kind \"sink\"), found none");
     }
-    std::map<std::string, std::string> prefixes;  // transactional.id prefix -> vertex path
+    std::map<std::string, std::string> claimed;  // what a sink claims for itself -> its vertex path
     for (size_t i = 0; i < vertices.size(); ++i) {
-        if (vertices[i].kind != engine::OperatorKind::kafka_sink) continue;
-        const std::string prefix =
-            vertices[i].transactional_id_prefix.empty() ? vertices[i].id : vertices[i].transactional_id_prefix;
+        if (vertices[i].kind != engine::OperatorKind::sink) continue;
         const std::string path = v.path() + "/" + std::to_string(i);
-        if (auto it = prefixes.find(prefix); it != prefixes.end()) {
-            throw ScenarioError(file_, path + "/transactional_id_prefix",
-                                "expected a transactional_id_prefix no other sink uses, found " + in_quotes(prefix) +
-                                    " (also " + it->second + "; the prefix defaults to the vertex id)");
+        for (const std::string& claim : vertices[i].sink->claims()) {
+            if (auto it = claimed.find(claim); it != claimed.end()) {
+                throw ScenarioError(file_, path + "/options",
+                                    "expected a sink that shares nothing with the others, found it uses " + claim +
+                                        " as " + it->second + " does");
+            }
+            claimed.emplace(claim, path);
         }
-        prefixes.emplace(prefix, path);
     }
 }
 

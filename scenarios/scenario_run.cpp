@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 
+#include "engine/connectors/sink_registry.h"
 #include "engine/runtime/engine.h"
 #include "oracles/at_least_once_output_oracle.h"
 #include "oracles/exactly_once_output_oracle.h"
@@ -12,7 +13,7 @@
 #include "oracles/state_after_restore_oracle.h"
 #include "oracles/visibility_oracle.h"
 #include "scenarios/coverage.h"
-#include "scenarios/outside_systems.h"
+#include "scenarios/outside_system_registry.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/append_store.h"
 #include "sim/external/input_producer.h"
@@ -64,7 +65,7 @@ private:
 
 const engine::VertexSpec& sink_vertex(const engine::JobSpec& job) {
     for (const engine::VertexSpec& v : job.vertices) {
-        if (v.kind == engine::OperatorKind::kafka_sink || v.kind == engine::OperatorKind::append_sink) return v;
+        if (v.kind == engine::OperatorKind::sink) return v;
     }
     throw std::logic_error("a validated scenario has a sink");
 }
@@ -83,7 +84,7 @@ struct RunWorld {
     sim::NodeId store_node;
     sim::external::KafkaCluster kafka;
     sim::external::AppendStore store;
-    OutsideSystems outside;  // only those the scenario uses, each on its own node after these two
+    RunOutsideSystems outside;  // only those the scenario uses, each on its own node after these two
     std::vector<std::unique_ptr<sim::external::InputProducer>> inputs;
 
     RunWorld(const Scenario& s, uint64_t seed)
@@ -111,7 +112,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     world.trace().set_log(options.trace_log);
 
     oracles::ModelInput model_input;
-    engine::EngineServices services{&run.kafka, &run.store, {}};
+    engine::EngineServices services{engine::OutsideSystems{&run.kafka, &run.store}, {}};
+    run.outside.expose(services.systems);
     for (const auto& producer : run.inputs) {
         auto& partitions = model_input[producer->spec().topic];
         for (size_t p = 0; p < producer->partitions().size(); ++p) {
@@ -122,17 +124,17 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     }
     const oracles::ReferenceModel model(scenario.job, std::move(model_input));
     const engine::VertexSpec& sink = sink_vertex(scenario.job);
-    const bool kafka_sink = sink.kind == engine::OperatorKind::kafka_sink;
     // The sink's committed content, read once after the run (oracles ask only then) and sorted, so
     // that the comparisons need not sort it again.
     std::optional<std::vector<engine::Record>> sink_content;
-    auto sink_records = [&run, &sink, kafka_sink, &sink_content]() -> const std::vector<engine::Record>& {
+    auto sink_records = [&services, &sink, &sink_content]() -> const std::vector<engine::Record>& {
         if (!sink_content) {
-            sink_content = to_records(kafka_sink ? run.kafka.committed_records(sink.topic) : run.store.records());
+            sink_content = sink.sink->read_output(services.systems);
             oracles::sort_records(*sink_content);
         }
         return *sink_content;
     };
+    const engine::SinkOutputShape shape = sink.sink->output_shape();
     const oracles::SinkReader reader = [&sink_records] { return sink_records(); };  // oracles get a copy
 
     ObserverFanout fanout;
@@ -174,7 +176,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
             case OracleKind::exactly_once_output:
-                oracle = std::make_unique<oracles::ExactlyOnceOutputOracle>(model, sink.id, reader);
+                oracle = std::make_unique<oracles::ExactlyOnceOutputOracle>(model, sink.id, shape, reader);
                 break;
             case OracleKind::at_least_once_output:
                 oracle = std::make_unique<oracles::AtLeastOnceOutputOracle>(model, sink.id, reader);
@@ -183,8 +185,9 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                 oracle = std::make_unique<oracles::StateAfterRestoreOracle>(model, scenario.job);
                 break;
             case OracleKind::visibility: {
+                const std::string topic = sink.sink->kafka_topic();
                 auto v = std::make_unique<oracles::VisibilityOracle>(world.scheduler(), run.kafka,
-                                                                    kafka_sink ? sink.topic : scenario.inputs.front().topic);
+                                                                    topic.empty() ? scenario.inputs.front().topic : topic);
                 visibility = v.get();
                 oracle = std::move(v);
                 break;

@@ -15,15 +15,9 @@
 #include <memory>
 #include <string>
 
-#include "engine/runtime/job_spec.h"
 #include "engine/runtime/record.h"
 #include "engine/runtime/run_observer.h"
 #include "sim/world.h"
-
-namespace eosim::sim::external {
-class KafkaCluster;
-class AppendStore;
-}  // namespace eosim::sim::external
 
 namespace eosim::engine {
 
@@ -56,13 +50,5 @@ public:
     // crashed: the process lives on and may still call outside systems, as a zombie would.
     virtual void close() {}
 };
-
-struct SinkServices {
-    sim::external::KafkaCluster* kafka = nullptr;
-    sim::external::AppendStore* append_store = nullptr;
-};
-
-std::unique_ptr<Sink> make_sink(const VertexSpec& vertex, SinkContext& context, const SinkServices& services,
-                                const RuntimeConfig& runtime);
 
 }  // namespace eosim::engine

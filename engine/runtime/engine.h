@@ -15,7 +15,7 @@
 #include "engine/runtime/job_spec.h"
 #include "engine/runtime/job_topology.h"
 #include "engine/runtime/run_observer.h"
-#include "engine/connectors/sink.h"
+#include "engine/connectors/outside_systems.h"
 #include "sim/world.h"
 
 namespace eosim::engine {
@@ -25,8 +25,7 @@ class TaskManager;
 class Task;
 
 struct EngineServices {
-    sim::external::KafkaCluster* kafka = nullptr;
-    sim::external::AppendStore* append_store = nullptr;
+    OutsideSystems systems;
     SourceOffsets input_end_offsets;  // the bounded input: where each source partition ends
 };
 

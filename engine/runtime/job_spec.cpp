@@ -23,8 +23,7 @@ const char* to_string(OperatorKind kind) {
         case OperatorKind::union_all: return "union";
         case OperatorKind::keyed_count: return "keyed_count";
         case OperatorKind::keyed_sum: return "keyed_sum";
-        case OperatorKind::kafka_sink: return "kafka_sink";
-        case OperatorKind::append_sink: return "append_sink";
+        case OperatorKind::sink: return "sink";
     }
     return "unknown";
 }

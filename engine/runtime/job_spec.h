@@ -2,6 +2,7 @@
 // What a job is: its graph, parallelism, checkpointing and restart configuration. Plain data,
 // filled by the scenario loader and read by the engine and the reference model.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,7 +10,10 @@
 
 namespace eosim::engine {
 
-enum class OperatorKind : uint8_t { kafka_source, map, filter, union_all, keyed_count, keyed_sum, kafka_sink, append_sink };
+class SinkConfig;
+
+// A sink is any registered sink kind (engine/connectors/sink_registry.h), named by VertexSpec::sink_kind.
+enum class OperatorKind : uint8_t { kafka_source, map, filter, union_all, keyed_count, keyed_sum, sink };
 enum class EdgeKind : uint8_t { forward, hash, rebalance };
 enum class DeliveryGuarantee : uint8_t { none, at_least_once, exactly_once };
 enum class CheckpointingMode : uint8_t { exactly_once, at_least_once };
@@ -40,11 +44,11 @@ struct VertexSpec {
     OperatorKind kind = OperatorKind::map;
     int32_t parallelism = 1;
     std::vector<InputEdge> inputs;
-    std::string topic;  // kafka_source: topic read; kafka_sink: topic written
+    std::string topic;  // kafka_source: topic read
     MapSpec map;
     FilterSpec filter;
-    DeliveryGuarantee guarantee = DeliveryGuarantee::exactly_once;  // kafka_sink
-    std::string transactional_id_prefix;                            // kafka_sink (default: the vertex id)
+    std::string sink_kind;                   // sink: the registered kind's name
+    std::shared_ptr<const SinkConfig> sink;  // sink: its configuration, read from "options"
 };
 
 struct CheckpointConfig {

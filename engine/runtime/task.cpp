@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/connectors/sink_registry.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
@@ -56,9 +57,8 @@ Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& depl
     rebalance_next_.assign(output_groups_.size(), static_cast<uint32_t>(key.subtask));
     if (is_source()) {
         source_.emplace(vertex_.topic, key.subtask, vertex_.parallelism, engine.services().input_end_offsets);
-    } else if (vertex_.kind == OperatorKind::kafka_sink || vertex_.kind == OperatorKind::append_sink) {
-        SinkServices services{engine.services().kafka, engine.services().append_store};
-        sink_ = make_sink(vertex_, *this, services, runtime_);
+    } else if (vertex_.kind == OperatorKind::sink) {
+        sink_ = vertex_.sink->make(*this, engine.services().systems, runtime_);
     } else {
         std::unique_ptr<KeyedStateBackend> state;
         if (is_keyed(vertex_.kind)) {
@@ -285,7 +285,7 @@ void Task::poll_source() {
         return;
     }
     RecordBatch batch;
-    const auto error = source_->poll(*engine_.services().kafka, node_, static_cast<size_t>(runtime_.buffer_records), &batch);
+    const auto error = source_->poll(*engine_.services().systems.kafka, node_, static_cast<size_t>(runtime_.buffer_records), &batch);
     if (error != sim::external::KafkaError::none) {
         fail(std::string("source cannot read: ") + to_string(error));
         return;
