@@ -66,7 +66,7 @@ struct Scenario {
     std::vector<InputSpec> inputs;
     std::vector<sim::FaultSpec> faults;                // faults.schedule
     std::optional<RandomFaults> random_faults;         // faults.random: drawn per seed, run after `faults`
-    // The outside systems the run builds (scenarios/outside_systems.h), each named by a fault's
+    // The outside systems the run builds (scenarios/outside_system_registry.h), each named by a fault's
     // "system" or nodes, or used by the sink; in the order the file first names them.
     std::vector<std::string> outside_systems;
     std::vector<OracleKind> oracles;

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -24,7 +25,7 @@
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/protocol_points.h"
 #include "scenarios/coverage.h"
-#include "scenarios/outside_systems.h"
+#include "scenarios/outside_system_registry.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::scenarios {
@@ -99,18 +100,8 @@ std::string join(const Range& items) {
     return out;
 }
 
-// How a found value reads in a message: strings and numbers as written, containers by type.
-std::string describe(const json& value) {
-    switch (value.type()) {
-        case json::value_t::object: return "an object";
-        case json::value_t::array: return "an array";
-        case json::value_t::null: return "null";
-        default: break;
-    }
-    std::string text = value.dump();
-    if (text.size() > 60) text = text.substr(0, 57) + "...";
-    return text;
-}
+using engine::describe_json_value;
+constexpr auto describe = describe_json_value;
 
 std::string pointer_token(std::string_view key) {
     std::string out;
@@ -436,7 +427,7 @@ private:
     void read_sometimes(const Value& v);
     std::vector<std::string> read_node_names(const Value& v);
     std::string read_node_name(const Value& v);
-    // A registered outside system's name (scenarios/outside_systems.h), marked used by the run;
+    // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the run;
     // `batches`: it must accept bulk_partial_failure.
     std::string read_system_name(const Value& v, bool batches);
     std::vector<std::string> read_system_names(const Value& v, bool batches);
@@ -685,8 +676,10 @@ void Loader::read_vertex(const Value& v) {
 // What a sink kind may ask of the world while it reads its options.
 class LoaderSinkWorld final : public engine::SinkWorld {
 public:
-    LoaderSinkWorld(const Scenario& s, const std::map<std::string, std::string>& source_topics)
-        : s_(s), source_topics_(source_topics) {}
+    // `use_system` is called for each registered outside system the kind asks for: the run builds it.
+    LoaderSinkWorld(const Scenario& s, const std::map<std::string, std::string>& source_topics,
+                    std::function<void(const std::string&)> use_system)
+        : s_(s), source_topics_(source_topics), use_system_(std::move(use_system)) {}
     std::vector<std::string> topics() const override {
         std::vector<std::string> names;
         for (const TopicSpec& t : s_.world.topics) names.push_back(t.name);
@@ -698,12 +691,16 @@ public:
         return names;
     }
     bool has_system(const std::string& system) const override {
-        return system == "kafka" || system == "append_store" || find_outside_system(system) != nullptr;
+        if (system == "kafka" || system == "append_store") return true;
+        if (find_outside_system(system) == nullptr) return false;
+        use_system_(system);
+        return true;
     }
 
 private:
     const Scenario& s_;
     const std::map<std::string, std::string>& source_topics_;
+    std::function<void(const std::string&)> use_system_;
 };
 
 void Loader::read_sink(const Object& o, engine::VertexSpec& vertex) {
@@ -723,15 +720,9 @@ void Loader::read_sink(const Object& o, engine::VertexSpec& vertex) {
     }
     try {
         engine::SinkOptions reader(options);
-        vertex.sink = kind->configure(reader, vertex.id, LoaderSinkWorld(s_, source_topics_));
+        const LoaderSinkWorld world(s_, source_topics_, [this](const std::string& system) { use_outside_system(system); });
+        vertex.sink = kind->configure(reader, vertex.id, world);
         reader.finish();
-        for (const std::string& name : vertex.sink->outside_systems()) {
-            if (find_outside_system(name) == nullptr) {
-                throw ScenarioError(file_, options_path, "sink kind \"" + kind->name + "\" reaches the outside system \"" +
-                                                             name + "\", which is not registered");
-            }
-            use_outside_system(name);
-        }
     } catch (const engine::SinkOptionsError& e) {
         throw ScenarioError(file_, options_path + e.path(), e.expected());
     }

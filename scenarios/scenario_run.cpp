@@ -1,6 +1,5 @@
 #include "scenarios/scenario_run.h"
 
-#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -14,12 +13,11 @@
 #include "oracles/state_after_restore_oracle.h"
 #include "oracles/visibility_oracle.h"
 #include "scenarios/coverage.h"
-#include "scenarios/outside_systems.h"
+#include "scenarios/outside_system_registry.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/append_store.h"
 #include "sim/external/input_producer.h"
 #include "sim/external/kafka.h"
-#include "sim/external/object_store.h"
 #include "sim/fault_injector.h"
 #include "sim/world.h"
 
@@ -79,19 +77,6 @@ std::vector<engine::Record> to_records(const std::vector<sim::external::KafkaRec
     return out;
 }
 
-// The registered outside systems the run builds: those the scenario names, and those its sinks
-// reach (SinkConfig::outside_systems), each once.
-std::vector<std::string> systems_used(const Scenario& s) {
-    std::vector<std::string> used = s.outside_systems;
-    for (const engine::VertexSpec& vertex : s.job.vertices) {
-        if (!vertex.sink) continue;
-        for (const std::string& name : vertex.sink->outside_systems()) {
-            if (std::find(used.begin(), used.end(), name) == used.end()) used.push_back(name);
-        }
-    }
-    return used;
-}
-
 // Everything one run consists of, in construction order (later parts refer to earlier ones).
 struct RunWorld {
     sim::World world;
@@ -99,7 +84,7 @@ struct RunWorld {
     sim::NodeId store_node;
     sim::external::KafkaCluster kafka;
     sim::external::AppendStore store;
-    OutsideSystems outside;  // only those the scenario uses, each on its own node after these two
+    RunOutsideSystems outside;  // only those the scenario uses, each on its own node after these two
     std::vector<std::unique_ptr<sim::external::InputProducer>> inputs;
 
     RunWorld(const Scenario& s, uint64_t seed)
@@ -108,7 +93,7 @@ struct RunWorld {
           store_node(world.nodes().add("append-store")),
           kafka(world.scheduler(), world.network(), kafka_node, s.world.kafka),
           store(world.scheduler(), world.network(), store_node),
-          outside(world, systems_used(s)) {
+          outside(world, s.outside_systems) {
         for (const TopicSpec& topic : s.world.topics) kafka.create_topic(topic.name, topic.partitions);
         for (const InputSpec& in : s.inputs) {
             sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max};
@@ -127,8 +112,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     world.trace().set_log(options.trace_log);
 
     oracles::ModelInput model_input;
-    engine::EngineServices services{
-        engine::OutsideSystems{&run.kafka, &run.store, run.outside.find<sim::external::ObjectStore>("objects")}, {}};
+    engine::EngineServices services{engine::OutsideSystems{&run.kafka, &run.store}, {}};
+    run.outside.expose(services.systems);
     for (const auto& producer : run.inputs) {
         auto& partitions = model_input[producer->spec().topic];
         for (size_t p = 0; p < producer->partitions().size(); ++p) {
@@ -245,6 +230,10 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);
     f.fenced_calls = static_cast<int64_t>(run.kafka.stats().fenced_calls);
     f.faults_injected = static_cast<int64_t>(injector.injected_count());
+    const sim::external::OutsideSystemStats outside = run.outside.total_stats();
+    f.outside_calls = static_cast<int64_t>(outside.calls);
+    f.outside_calls_failed = static_cast<int64_t>(outside.failed_calls);
+    f.absorbed_duplicates = static_cast<int64_t>(outside.absorbed_duplicates);
     f.records_in = model.input_records();
     f.records_out = static_cast<int64_t>(sink_records().size());
     result.faults = injector.fired();

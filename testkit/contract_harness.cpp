@@ -26,6 +26,8 @@ const char* to_string(FaultSystem system) {
         case FaultSystem::kafka: return "kafka";
         case FaultSystem::append_store: return "append_store";
         case FaultSystem::objects: return "objects";
+        case FaultSystem::documents: return "documents";
+        case FaultSystem::key_values: return "key_values";
     }
     return "?";
 }
@@ -82,16 +84,22 @@ ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> confi
       kafka_node_(world_.nodes().add("kafka")),
       store_node_(world_.nodes().add("append-store")),
       objects_node_(world_.nodes().add("objects")),
+      documents_node_(world_.nodes().add("documents")),
+      key_values_node_(world_.nodes().add("key_values")),
       // A transaction timeout far beyond any run: the broker aborting a pre-committed transaction
       // loses data whatever the sink does (the job-level check covers timeouts).
       kafka_(world_.scheduler(), world_.network(), kafka_node_,
              sim::external::KafkaOptions{sim::Duration::seconds(24 * 3600), true, false}),
       store_(world_.scheduler(), world_.network(), store_node_),
-      objects_(world_.scheduler(), world_.network(), objects_node_) {
+      objects_(world_.scheduler(), world_.network(), objects_node_),
+      documents_(world_.scheduler(), world_.network(), documents_node_, world_.prng("documents")),
+      key_values_(world_.scheduler(), world_.network(), key_values_node_) {
     kafka_.create_topic("output", options_.kafka_partitions);
     systems_.kafka = &kafka_;
     systems_.append_store = &store_;
-    systems_.object_store = &objects_;
+    systems_.objects = &objects_;
+    systems_.documents = &documents_;
+    systems_.key_values = &key_values_;
 }
 
 ContractHarness::~ContractHarness() = default;
@@ -273,9 +281,15 @@ void ContractHarness::fault(FaultSystem system, FaultKind kind, int64_t millis) 
             break;
         case FaultSystem::append_store: store_.set_unavailable_until(until); break;  // it has no write errors
         case FaultSystem::objects:
-            if (kind == FaultKind::unavailable) objects_.set_unavailable_until(until);
-            else objects_.set_write_errors_until(until);
+        case FaultSystem::documents:
+        case FaultSystem::key_values: {
+            sim::OutsideFaultTarget& target = system == FaultSystem::objects     ? static_cast<sim::OutsideFaultTarget&>(objects_)
+                                              : system == FaultSystem::documents ? static_cast<sim::OutsideFaultTarget&>(documents_)
+                                                                                 : static_cast<sim::OutsideFaultTarget&>(key_values_);
+            if (kind == FaultKind::unavailable) target.set_unavailable_until(until);
+            else target.set_write_errors_until(until);
             break;
+        }
     }
     line(std::string("fault: ") + to_string(system) + " " +
          (system == FaultSystem::append_store ? "unavailable" : to_string(kind)) + " for " + std::to_string(millis) + " ms");
@@ -339,8 +353,12 @@ void ContractHarness::finish() {
     kafka_.set_unavailable_until(now);
     kafka_.set_write_failures_until(now);
     store_.set_unavailable_until(now);
-    objects_.set_unavailable_until(now);
-    objects_.set_write_errors_until(now);
+    for (sim::OutsideFaultTarget* target : {static_cast<sim::OutsideFaultTarget*>(&objects_),
+                                            static_cast<sim::OutsideFaultTarget*>(&documents_),
+                                            static_cast<sim::OutsideFaultTarget*>(&key_values_)}) {
+        target->set_unavailable_until(now);
+        target->set_write_errors_until(now);
+    }
     line("FINAL: every fault healed");
     advance(2000);
     for (int round = 0; round < 5 && !violation_; ++round) {

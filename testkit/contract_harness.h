@@ -18,7 +18,9 @@
 #include "engine/connectors/sink.h"
 #include "engine/connectors/sink_registry.h"
 #include "sim/external/append_store.h"
+#include "sim/external/document_store.h"
 #include "sim/external/kafka.h"
+#include "sim/external/key_value_store.h"
 #include "sim/external/object_store.h"
 #include "sim/world.h"
 #include "testkit/sink_contract.h"
@@ -26,11 +28,16 @@
 namespace eosim::testkit {
 
 enum class Delivery : uint8_t { now, lost, late };
-enum class FaultSystem : uint8_t { kafka, append_store, objects };
+enum class FaultSystem : uint8_t { kafka, append_store, objects, documents, key_values };
 enum class FaultKind : uint8_t { unavailable, write_errors };
 const char* to_string(Delivery delivery);
 const char* to_string(FaultSystem system);
 const char* to_string(FaultKind kind);
+
+// The SinkConfig `options` names, configured against the testkit's world; `systems_asked` gets the
+// registered outside systems the kind asked for (SinkWorld::has_system), e.g. "objects".
+std::shared_ptr<const engine::SinkConfig> configure_sink_recording(const ContractOptions& options,
+                                                                   std::vector<std::string>* systems_asked);
 
 class ContractHarness {
 public:
@@ -87,9 +94,13 @@ private:
     sim::NodeId kafka_node_;
     sim::NodeId store_node_;
     sim::NodeId objects_node_;
+    sim::NodeId documents_node_;
+    sim::NodeId key_values_node_;
     sim::external::KafkaCluster kafka_;
     sim::external::AppendStore store_;
     sim::external::ObjectStore objects_;
+    sim::external::DocumentStore documents_;
+    sim::external::KeyValueStore key_values_;
     engine::OutsideSystems systems_;
     engine::RunObserver observer_;
 

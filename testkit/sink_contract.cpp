@@ -3,6 +3,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -100,7 +101,8 @@ struct Fault final : Command {
     FaultKind kind;
     int64_t millis;
     explicit Fault(const ContractModel&)
-        : system(*rc::gen::element(FaultSystem::kafka, FaultSystem::append_store, FaultSystem::objects)),
+        : system(*rc::gen::element(FaultSystem::kafka, FaultSystem::append_store, FaultSystem::objects,
+                                   FaultSystem::documents, FaultSystem::key_values)),
           kind(*rc::gen::element(FaultKind::unavailable, FaultKind::write_errors)),
           millis(*rc::gen::element<int64_t>(100, 500, 2000)) {}
     void checkPreconditions(const ContractModel& m) const override { RC_PRE(m.outside_faults); }
@@ -119,16 +121,28 @@ struct Advance final : Command {
 
 class ContractSinkWorld final : public engine::SinkWorld {
 public:
+    explicit ContractSinkWorld(std::vector<std::string>* asked) : asked_(asked) {}
     std::vector<std::string> topics() const override { return {"output"}; }
     std::vector<std::string> source_topics() const override { return {"input"}; }
     bool has_system(const std::string& system) const override {
-        return system == "kafka" || system == "append_store" || system == "objects";
+        if (system == "kafka" || system == "append_store") return true;
+        if (system != "objects" && system != "documents" && system != "key_values") return false;
+        if (asked_ != nullptr && std::find(asked_->begin(), asked_->end(), system) == asked_->end()) asked_->push_back(system);
+        return true;
     }
+
+private:
+    std::vector<std::string>* asked_;
 };
 
 }  // namespace
 
 std::shared_ptr<const engine::SinkConfig> configure_sink(const ContractOptions& options) {
+    return configure_sink_recording(options, nullptr);
+}
+
+std::shared_ptr<const engine::SinkConfig> configure_sink_recording(const ContractOptions& options,
+                                                                   std::vector<std::string>* systems_asked) {
     if (options.config) return options.config;
     const engine::SinkKind* kind = engine::SinkRegistry::global().find(options.sink);
     if (kind == nullptr) {
@@ -140,7 +154,7 @@ std::shared_ptr<const engine::SinkConfig> configure_sink(const ContractOptions& 
     if (options.sink == "kafka" && !json.contains("topic")) json["topic"] = "output";
     try {
         engine::SinkOptions reader(json);
-        auto config = kind->configure(reader, "sink", ContractSinkWorld());
+        auto config = kind->configure(reader, "sink", ContractSinkWorld(systems_asked));
         reader.finish();
         return config;
     } catch (const engine::SinkOptionsError& e) {

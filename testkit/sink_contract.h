@@ -13,7 +13,7 @@
 //
 // What one case does: the testkit builds a simulated world (sim::World with a seed drawn by
 // rapidcheck) with the outside systems (Kafka with topic "output", the append store, the object
-// store "objects"), makes the sink through its SinkConfig, and drives one sink instance and its
+// store "objects", the document store "documents", the key-value store "key_values"), makes the sink through its SinkConfig, and drives one sink instance and its
 // later incarnations through a random sequence of commands:
 //   write N records (a deterministic job's output: after a restore the records after the restored
 //   checkpoint are written again, in the same order, as a replaying job would), pre-commit (the
@@ -94,7 +94,7 @@ ContractResult check_sink_contract(const ContractOptions& options);
 std::function<void()> sink_contract_property(const ContractOptions& options);
 
 // The SinkConfig `options` names (the kind configured against the testkit's world: Kafka topic
-// "output", systems kafka, append_store, objects).
+// "output", systems kafka, append_store, objects, documents, key_values).
 std::shared_ptr<const engine::SinkConfig> configure_sink(const ContractOptions& options);
 
 }  // namespace eosim::testkit

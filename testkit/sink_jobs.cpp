@@ -8,6 +8,7 @@
 #include "scenarios/scenario_run.h"
 #include "scenarios/shrinker.h"
 #include "sim/prng.h"
+#include "testkit/contract_harness.h"
 #include "testkit/sink_contract.h"
 
 namespace eosim::testkit {
@@ -24,7 +25,8 @@ struct DrawnJob {
     bool at_least_once = false;
 };
 
-DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, sim::Prng& prng, int case_number) {
+DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, const std::vector<std::string>& systems,
+                  sim::Prng& prng, int case_number) {
     const int64_t parallelism = prng.between(1, 4);
     const int64_t interval = prng.between(200, 1000);
     const bool at_least_once = options.modes_at_least_once && prng.chance(sim::Ratio{1, 4});
@@ -49,7 +51,6 @@ DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, s
          {{"messages", {"checkpoint.notify_complete", "checkpoint.notify_aborted", "checkpoint.acknowledge", "checkpoint.trigger"}},
           {"ratio", {{"min", "1/2"}, {"max", "1/1"}}}}},
     };
-    const auto systems = config.outside_systems();
     if (!systems.empty()) {
         kinds["system_unavailable"] = {{"systems", systems}, {"duration", {{"min", "100ms"}, {"max", "2s"}}}};
         kinds["system_write_errors"] = {{"systems", systems}, {"duration", {{"min", "100ms"}, {"max", "2s"}}}};
@@ -123,7 +124,8 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
     ContractOptions contract;
     contract.sink = options.sink;
     contract.options = options.options;
-    const auto config = configure_sink(contract);  // unknown kinds and bad options fail here, with the reason
+    std::vector<std::string> systems;  // the registered outside systems the sink asked for: their faults are drawn too
+    const auto config = configure_sink_recording(contract, &systems);  // unknown kinds and bad options fail here
 
     const std::filesystem::path dir = std::filesystem::absolute(options.output_dir);
     std::filesystem::create_directories(dir);
@@ -131,7 +133,7 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
     const sim::Prng root(options.seed);
     for (int c = 1; c <= options.cases; ++c) {
         sim::Prng prng = root.fork(static_cast<uint64_t>(c));
-        const DrawnJob job = draw_job(options, *config, prng, c);
+        const DrawnJob job = draw_job(options, *config, systems, prng, c);
         const std::filesystem::path file = dir / (options.sink + "-case-" + std::to_string(c) + ".json");
         write_file(file, job.document);
         if (job.at_least_once) ++out.jobs_at_least_once;

@@ -1,5 +1,7 @@
 #include "engine/connectors/document_sink.h"
 
+#include "engine/connectors/builtin_sinks.h"
+
 namespace eosim::engine {
 
 namespace external = sim::external;
@@ -78,6 +80,57 @@ bool DocumentSink::pre_commit(int64_t, std::string* state, std::string* error) {
     *error = "document sink: " + std::to_string(buffer_.size()) + " record(s) not written at the checkpoint (" +
              failure + ")";
     return false;
+}
+
+}  // namespace eosim::engine
+
+// --- the sink kind "documents" ---
+
+namespace eosim::engine {
+
+namespace {
+
+class DocumentSinkConfig final : public SinkConfig {
+public:
+    explicit DocumentSinkConfig(DocumentSinkOptions options) : options_(std::move(options)) {}
+    std::unique_ptr<Sink> make(SinkContext& context, const OutsideSystems& systems, const RuntimeConfig&) const override {
+        return std::make_unique<DocumentSink>(options_, context, *systems.documents);
+    }
+    SinkOutputShape output_shape() const override {
+        return options_.id == DocumentIdMode::key_versioned ? SinkOutputShape::keyed_table : SinkOutputShape::appended;
+    }
+    std::vector<Record> read_output(const OutsideSystems& systems) const override {
+        std::vector<Record> out;
+        for (const external::Document& doc : systems.documents->documents(options_.index)) {
+            out.push_back(DocumentSink::record_of(doc));
+        }
+        return out;
+    }
+    std::vector<std::string> claims() const override { return {"document index \"" + options_.index + "\""}; }
+
+private:
+    DocumentSinkOptions options_;
+};
+
+std::shared_ptr<const SinkConfig> configure_document_sink(SinkOptions& options, const std::string& vertex_id,
+                                                          const SinkWorld& world) {
+    if (!world.has_system("documents")) options.fail("", "expected a world with a document store");
+    DocumentSinkOptions o;
+    o.index = options.string("index", vertex_id);
+    if (o.index.empty()) options.fail("index", "expected a non-empty index name");
+    o.id = static_cast<DocumentIdMode>(options.choice("id", {"record", "key_versioned", "generated"}, 0));
+    o.batch_records = static_cast<int32_t>(options.integer("batch_records", o.batch_records, 1, 1'000'000));
+    o.item_retries = static_cast<int32_t>(options.integer("item_retries", o.item_retries, 0, 1000));
+    return std::make_shared<DocumentSinkConfig>(std::move(o));
+}
+
+}  // namespace
+
+void register_document_sink(SinkRegistry& registry) {
+    registry.add(SinkKind{"documents",
+                          "Elasticsearch-like document index, bulk writes flushed at the checkpoint; _id from the "
+                          "record (idempotent), key-versioned, or generated (the negative control: duplicates)",
+                          configure_document_sink});
 }
 
 }  // namespace eosim::engine

@@ -1,5 +1,7 @@
 #include "engine/connectors/key_value_sink.h"
 
+#include "engine/connectors/builtin_sinks.h"
+
 #include <algorithm>
 
 namespace eosim::engine {
@@ -65,6 +67,48 @@ bool KeyValueSink::pre_commit(int64_t, std::string* state, std::string* error) {
     *error = "key-value sink: " + std::to_string(pending_.size()) + " record(s) not written at the checkpoint (" +
              failure + ")";
     return false;
+}
+
+}  // namespace eosim::engine
+
+// --- the sink kind "key_values" ---
+
+namespace eosim::engine {
+
+namespace {
+
+class KeyValueSinkConfig final : public SinkConfig {
+public:
+    explicit KeyValueSinkConfig(KeyValueSinkOptions options) : options_(std::move(options)) {}
+    std::unique_ptr<Sink> make(SinkContext& context, const OutsideSystems& systems, const RuntimeConfig&) const override {
+        return std::make_unique<KeyValueSink>(options_, context, *systems.key_values);
+    }
+    SinkOutputShape output_shape() const override { return SinkOutputShape::keyed_table; }
+    std::vector<Record> read_output(const OutsideSystems& systems) const override {
+        return KeyValueSink::counters(*systems.key_values, options_.prefix);
+    }
+    std::vector<std::string> claims() const override { return {"key prefix \"" + options_.prefix + "\""}; }
+
+private:
+    KeyValueSinkOptions options_;
+};
+
+std::shared_ptr<const SinkConfig> configure_key_value_sink(SinkOptions& options, const std::string& vertex_id,
+                                                           const SinkWorld& world) {
+    if (!world.has_system("key_values")) options.fail("", "expected a world with a key-value store");
+    KeyValueSinkOptions o;
+    o.prefix = options.string("prefix", vertex_id + ":");
+    o.mode = static_cast<KeyValueSinkMode>(options.choice("mode", {"dedup", "incr"}, 0));
+    return std::make_shared<KeyValueSinkConfig>(std::move(o));
+}
+
+}  // namespace
+
+void register_key_value_sink(SinkRegistry& registry) {
+    registry.add(SinkKind{"key_values",
+                          "Redis-like counters per key: an atomic SETNX-on-event-id + INCRBY script (dedup, "
+                          "idempotent) or a plain INCRBY (incr, the negative control: over-counts)",
+                          configure_key_value_sink});
 }
 
 }  // namespace eosim::engine

@@ -5,6 +5,8 @@
 namespace eosim::sim::external {
 class KafkaCluster;
 class AppendStore;
+class DocumentStore;
+class KeyValueStore;
 class ObjectStore;
 }  // namespace eosim::sim::external
 
@@ -13,7 +15,11 @@ namespace eosim::engine {
 struct OutsideSystems {
     sim::external::KafkaCluster* kafka = nullptr;
     sim::external::AppendStore* append_store = nullptr;
-    sim::external::ObjectStore* object_store = nullptr;  // built when a sink's config names "objects"
+    // Built only when the scenario uses them (scenarios/outside_system_registry.h); a sink kind
+    // asks for one with SinkWorld::has_system("documents" / "key_values" / "objects").
+    sim::external::DocumentStore* documents = nullptr;
+    sim::external::KeyValueStore* key_values = nullptr;
+    sim::external::ObjectStore* objects = nullptr;
 };
 
 }  // namespace eosim::engine

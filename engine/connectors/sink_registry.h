@@ -48,9 +48,6 @@ public:
     // Resources the sink needs for itself within a job (e.g. "Kafka topic \"out\""): the loader
     // refuses two sinks that claim the same one.
     virtual std::vector<std::string> claims() const { return {}; }
-    // The registered outside systems (scenarios/outside_systems.h names, e.g. "objects") the sink
-    // reaches besides Kafka and the append store: the run builds them and fills OutsideSystems.
-    virtual std::vector<std::string> outside_systems() const { return {}; }
 };
 
 // What a sink kind may ask of the scenario's world while it reads its options.

@@ -134,12 +134,12 @@ private:
 std::unique_ptr<eosim::engine::Sink> FileSinkConfig::make(eosim::engine::SinkContext& context,
                                                           const eosim::engine::OutsideSystems& systems,
                                                           const eosim::engine::RuntimeConfig& runtime) const {
-    return std::make_unique<FileSink>(options_, context, *systems.object_store, runtime);
+    return std::make_unique<FileSink>(options_, context, *systems.objects, runtime);
 }
 
 std::vector<Record> FileSinkConfig::read_output(const eosim::engine::OutsideSystems& systems) const {
     std::vector<Record> out;
-    for (const auto& [path, bytes] : systems.object_store->objects()) {
+    for (const auto& [path, bytes] : systems.objects->objects()) {
         if (path.rfind(options_.path, 0) != 0) continue;
         std::istringstream in(bytes);
         Record r;
@@ -152,6 +152,7 @@ eosim::engine::SinkKind file_sink_kind(const std::string& name, bool commit_at_p
     return eosim::engine::SinkKind{
         name, "Flink-FileSink-style part files in the object store, committed on checkpoint completion (example)",
         [commit_at_pre_commit](eosim::engine::SinkOptions& options, const std::string&, const eosim::engine::SinkWorld& world) {
+            // Asking for the object store makes the run build it (and the testkit fault it).
             if (!world.has_system("objects")) options.fail("path", "a world with the object store \"objects\"");
             FileSinkOptions o;
             o.path = options.string("path", "out/");

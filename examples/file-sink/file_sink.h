@@ -43,7 +43,6 @@ public:
                                               const eosim::engine::OutsideSystems& systems,
                                               const eosim::engine::RuntimeConfig& runtime) const override;
     std::vector<eosim::engine::Record> read_output(const eosim::engine::OutsideSystems& systems) const override;
-    std::vector<std::string> outside_systems() const override { return {"objects"}; }
     std::vector<std::string> claims() const override { return {"object store prefix \"" + options_.path + "\""}; }
 
 private:

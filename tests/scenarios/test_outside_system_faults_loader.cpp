@@ -1,12 +1,14 @@
 // The loader's generic outside-system faults: "system" names a registered system (a misspelling is
 // reported with the JSON path and the list), bulk_partial_failure only for a system with batches,
 // a system named by a fault or by a node becomes one the run builds, and a run with such a fault
-// reaches the model (the runner wires scenarios/outside_systems.h into the injector).
+// reaches the model (the runner wires scenarios/outside_system_registry.h into the injector).
 #include <catch2/catch.hpp>
+
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
-#include "scenarios/outside_systems.h"
+#include "scenarios/outside_system_registry.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "sim/external/key_value_store.h"
@@ -106,12 +108,33 @@ TEST_CASE("runner: a run builds the outside systems its scenario names, and thei
     CHECK(!result.faults[0].skipped);
 
     sim::World world{sim::WorldOptions{}};
-    OutsideSystems systems(world, {"key_values"});
+    RunOutsideSystems systems(world, {"key_values"});
     CHECK(systems.find<sim::external::KeyValueStore>("key_values") != nullptr);
     CHECK(systems.find<sim::external::KeyValueStore>("documents") == nullptr);
     CHECK(world.nodes().find("key_values") != sim::kNoNode);
     CHECK(world.nodes().find("documents") == sim::kNoNode);
     CHECK(systems.fault_targets().size() == 1);
+}
+
+}  // namespace eosim::scenarios
+
+namespace eosim::scenarios {
+
+TEST_CASE("loader: a sink kind that asks for an outside system makes the run build it", "[loader]") {
+    const std::filesystem::path dir = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios";
+    CHECK(load_scenario(dir / "kafka-to-es-auto-id.json").outside_systems == std::vector<std::string>{"documents"});
+    CHECK(load_scenario(dir / "kafka-to-redis-incr.json").outside_systems == std::vector<std::string>{"key_values"});
+
+    json s = base();
+    s["job"]["vertices"][1] = json::parse(R"({"id": "sink", "kind": "sink", "sink": "documents",
+        "options": {"id": "uuid"}, "inputs": [{"from": "source"}]})");
+    std::string path;
+    const std::string message = error_of(s, &path);
+    CHECK(path == "/job/vertices/1/options/id");
+    CHECK_THAT(message, Catch::Contains("key_versioned"));
+    s["job"]["vertices"][1]["options"] = json::parse(R"({"mode": "dedup"})");
+    s["job"]["vertices"][1]["sink"] = "key_values";
+    CHECK(load(s).outside_systems == std::vector<std::string>{"key_values"});
 }
 
 }  // namespace eosim::scenarios
