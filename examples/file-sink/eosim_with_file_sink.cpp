@@ -1,5 +1,5 @@
-// Your own eosim binary: the project's command line (run, suite, explore, shrink) with your sink
-// kinds registered, so scenario files that name "file" run. eosim::main provides eosim_main().
-int eosim_main(int argc, char** argv);
+// Your own eosim binary: the project's command line (run, suite, explore, shrink, sinks) with your
+// sink kinds registered, so scenario files that name "file" run (the job-level test's replays).
+#include "cli/eosim_main.h"
 
-int main(int argc, char** argv) { return eosim_main(argc, argv); }
+int main(int argc, char** argv) { return eosim::eosim_main(argc, argv); }
