@@ -32,6 +32,7 @@ set(EOSIM_PUBLIC_HEADERS
   sim/external/input_producer.h
   sim/external/kafka.h
   sim/network.h
+  sim/outside_fault_target.h
   sim/nodes.h
   sim/prng.h
   sim/scheduler.h

@@ -190,6 +190,10 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
     out << "<tr><th>transactions</th><td>" << f.transactions_committed << " committed, " << f.transactions_aborted
         << " aborted</td></tr>\n";
     out << "<tr><th>records</th><td>" << f.records_in << " in, " << f.records_out << " out</td></tr>\n";
+    if (f.outside_calls > 0) {
+        out << "<tr><th>outside systems</th><td>" << f.outside_calls << " calls, " << f.outside_calls_failed
+            << " failed, " << f.absorbed_duplicates << " duplicates absorbed (writes that changed nothing)</td></tr>\n";
+    }
     if (!r.fault_draw.empty()) out << "<tr><th>random faults</th><td>" << h(r.fault_draw) << "</td></tr>\n";
     out << "</table>\n";
     if (!r.verdicts.empty()) {

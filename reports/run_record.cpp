@@ -52,6 +52,9 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.faults_injected = optional_field<int64_t>(j, "faults_injected", path, 0);
     f.records_in = optional_field<int64_t>(j, "records_in", path, 0);
     f.records_out = optional_field<int64_t>(j, "records_out", path, 0);
+    f.outside_calls = optional_field<int64_t>(j, "outside_calls", path, 0);
+    f.outside_calls_failed = optional_field<int64_t>(j, "outside_calls_failed", path, 0);
+    f.absorbed_duplicates = optional_field<int64_t>(j, "absorbed_duplicates", path, 0);
     return f;
 }
 

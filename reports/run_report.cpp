@@ -65,6 +65,11 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                   " aborted, " + std::to_string(f.fenced_calls) + " calls fenced");
     write_row(out, "faults injected", std::to_string(f.faults_injected));
     write_row(out, "records", std::to_string(f.records_in) + " in, " + std::to_string(f.records_out) + " out");
+    if (f.outside_calls > 0) {
+        write_row(out, "outside systems",
+                  std::to_string(f.outside_calls) + " calls, " + std::to_string(f.outside_calls_failed) + " failed, " +
+                      std::to_string(f.absorbed_duplicates) + " duplicates absorbed (writes that changed nothing)");
+    }
 }
 
 // The faults drawn from faults.random for this seed: every drawn parameter, in plan order.
@@ -155,6 +160,9 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"faults_injected", f.faults_injected},
         {"records_in", f.records_in},
         {"records_out", f.records_out},
+        {"outside_calls", f.outside_calls},
+        {"outside_calls_failed", f.outside_calls_failed},
+        {"absorbed_duplicates", f.absorbed_duplicates},
     };
 }
 

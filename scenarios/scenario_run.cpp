@@ -14,6 +14,7 @@
 #include "oracles/state_after_restore_oracle.h"
 #include "oracles/visibility_oracle.h"
 #include "scenarios/coverage.h"
+#include "scenarios/outside_system_registry.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/append_store.h"
 #include "sim/external/input_producer.h"
@@ -84,6 +85,7 @@ struct RunWorld {
     sim::NodeId store_node;
     sim::external::KafkaCluster kafka;
     sim::external::AppendStore store;
+    RunOutsideSystems outside;  // only those the scenario uses, each on its own node after these two
     std::vector<std::unique_ptr<sim::external::InputProducer>> inputs;
 
     RunWorld(const Scenario& s, uint64_t seed)
@@ -91,7 +93,8 @@ struct RunWorld {
           kafka_node(world.nodes().add("kafka")),
           store_node(world.nodes().add("append-store")),
           kafka(world.scheduler(), world.network(), kafka_node, s.world.kafka),
-          store(world.scheduler(), world.network(), store_node) {
+          store(world.scheduler(), world.network(), store_node),
+          outside(world, s.outside_systems) {
         for (const TopicSpec& topic : s.world.topics) kafka.create_topic(topic.name, topic.partitions);
         for (const InputSpec& in : s.inputs) {
             sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max};
@@ -111,6 +114,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
 
     oracles::ModelInput model_input;
     engine::EngineServices services{engine::OutsideSystems{&run.kafka, &run.store}, {}};
+    run.outside.expose(services.systems);
     for (const auto& producer : run.inputs) {
         auto& partitions = model_input[producer->spec().topic];
         for (size_t p = 0; p < producer->partitions().size(); ++p) {
@@ -145,6 +149,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         [&run](sim::Time until) { run.kafka.set_unavailable_until(until); },
         [&run](sim::Time until) { run.kafka.set_write_failures_until(until); },
         [&run] { run.kafka.abort_open_transactions(); },
+        run.outside.fault_targets(),
     };
     // The plan: the scenario's explicit faults, then those drawn for this seed (from the stream
     // "faults", so drawing them shifts no other component's randomness).
@@ -238,6 +243,10 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);
     f.fenced_calls = static_cast<int64_t>(run.kafka.stats().fenced_calls);
     f.faults_injected = static_cast<int64_t>(injector.injected_count());
+    const sim::external::OutsideSystemStats outside = run.outside.total_stats();
+    f.outside_calls = static_cast<int64_t>(outside.calls);
+    f.outside_calls_failed = static_cast<int64_t>(outside.failed_calls);
+    f.absorbed_duplicates = static_cast<int64_t>(outside.absorbed_duplicates);
     f.records_in = model.input_records();
     f.records_out = static_cast<int64_t>(sink_records().size());
     result.faults = injector.fired();

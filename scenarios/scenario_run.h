@@ -45,6 +45,10 @@ struct RunFigures {
     int64_t faults_injected = 0;
     int64_t records_in = 0;
     int64_t records_out = 0;
+    // The outside systems of scenarios/outside_system_registry.h (not Kafka, not the append store), added up:
+    int64_t outside_calls = 0;
+    int64_t outside_calls_failed = 0;
+    int64_t absorbed_duplicates = 0;  // writes that changed nothing: replays an idempotent write made harmless
 };
 
 struct RunResult {

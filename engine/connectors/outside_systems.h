@@ -5,6 +5,9 @@
 namespace eosim::sim::external {
 class KafkaCluster;
 class AppendStore;
+class DocumentStore;
+class KeyValueStore;
+class ObjectStore;
 }  // namespace eosim::sim::external
 
 namespace eosim::engine {
@@ -12,6 +15,11 @@ namespace eosim::engine {
 struct OutsideSystems {
     sim::external::KafkaCluster* kafka = nullptr;
     sim::external::AppendStore* append_store = nullptr;
+    // Built only when the scenario uses them (scenarios/outside_system_registry.h); a sink kind
+    // asks for one with SinkWorld::has_system("documents" / "key_values" / "objects").
+    sim::external::DocumentStore* documents = nullptr;
+    sim::external::KeyValueStore* key_values = nullptr;
+    sim::external::ObjectStore* objects = nullptr;
 };
 
 }  // namespace eosim::engine
