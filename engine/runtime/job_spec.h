@@ -2,6 +2,7 @@
 // What a job is: its graph, parallelism, checkpointing and restart configuration. Plain data,
 // filled by the scenario loader and read by the engine and the reference model.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,7 @@ struct VertexSpec {
     FilterSpec filter;
     DeliveryGuarantee guarantee = DeliveryGuarantee::exactly_once;  // kafka_sink
     std::string transactional_id_prefix;                            // kafka_sink (default: the vertex id)
+    std::optional<sim::Duration> record_cost;                       // overrides runtime.record_cost (a slow operator or sink)
 };
 
 struct CheckpointConfig {
@@ -56,6 +58,16 @@ struct CheckpointConfig {
     int32_t max_concurrent = 1;
     int32_t tolerable_failures = 0;  // consecutive failed checkpoints before the job fails over
     int32_t retained = 3;            // completed checkpoints kept in storage
+    // exactly_once only. Unaligned: a task snapshots on the first barrier, the barrier overtakes
+    // the queued output buffers, and the in-flight data it overtook is persisted as channel state.
+    bool unaligned = false;
+    // With `unaligned`: checkpoints start aligned and a task switches to unaligned once its
+    // alignment lasted longer than this (zero: unaligned from the start). Flink's
+    // execution.checkpointing.aligned-checkpoint-timeout.
+    sim::Duration aligned_checkpoint_timeout = sim::Duration::zero();
+
+    // True when a checkpoint may hold channel state (the task state format carries it).
+    bool channel_state_possible() const { return mode == CheckpointingMode::exactly_once && unaligned; }
 };
 
 struct RestartStrategy {

@@ -5,7 +5,9 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "engine/runtime/record.h"
 #include "sim/time.h"
 
 namespace eosim::engine {
@@ -24,6 +26,12 @@ public:
     // One subtask of a keyed vertex applied its restored keyed state.
     virtual void keyed_state_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/,
                                       int32_t /*subtask*/, const std::map<int64_t, int64_t>& /*state*/) {}
+    // One subtask of any vertex restored from a checkpoint (id > 0): the in-flight records it will
+    // replay before any new data, each named by the vertex that will process them (its own
+    // vertex for input channel state, the consumer for output channel state). Empty when the
+    // checkpoint was aligned.
+    virtual void channel_state_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
+                                        const std::vector<std::pair<std::string, RecordBatch>>& /*in_flight*/) {}
     virtual void failover(sim::Time, int64_t /*new_attempt*/, const std::string& /*reason*/) {}
     virtual void transaction_event(sim::Time, const std::string& /*transactional_id*/, const char* /*what*/) {}
     // A sink could not commit a transaction it had pre-committed: its records are lost.
