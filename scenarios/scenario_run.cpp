@@ -92,7 +92,8 @@ struct RunWorld {
           store(world.scheduler(), world.network(), store_node) {
         for (const TopicSpec& topic : s.world.topics) kafka.create_topic(topic.name, topic.partitions);
         for (const InputSpec& in : s.inputs) {
-            sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max};
+            sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max,
+                                                  in.hot_key_percent};
             inputs.push_back(std::make_unique<sim::external::InputProducer>(world.scheduler(), kafka, spec,
                                                                             world.prng("input/" + in.topic)));
         }
