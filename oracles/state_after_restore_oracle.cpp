@@ -29,14 +29,14 @@ void StateAfterRestoreOracle::keyed_state_restored(sim::Time at, int64_t attempt
 
 void StateAfterRestoreOracle::channel_state_restored(sim::Time at, int64_t attempt, const std::string& vertex,
                                                      int32_t subtask,
-                                                     const std::vector<std::pair<std::string, engine::RecordBatch>>& in_flight) {
+                                                     const std::vector<engine::InFlightRecords>& in_flight) {
     auto it = restores_.find(attempt);
     if (it == restores_.end() || it->second.checkpoint_id == 0) return;
     Restore& restore = it->second;
     if (!restore.channel_subtasks[vertex].insert(subtask).second) return;
-    for (const auto& [target, records] : in_flight) {
-        auto& pending = restore.in_flight[target];
-        pending.insert(pending.end(), records.begin(), records.end());
+    for (const engine::InFlightRecords& edge : in_flight) {
+        auto& pending = restore.in_flight[edge.to_vertex];
+        pending.insert(pending.end(), edge.records.begin(), edge.records.end());
     }
     check_ready(at, restore);
 }
@@ -158,7 +158,9 @@ void StateAfterRestoreOracle::check(sim::Time at, const Restore& restore, const 
 
 Verdict StateAfterRestoreOracle::verdict() const {
     if (violation_) return Verdict{false, *violation_};
-    return Verdict{true, std::to_string(restores_checked_) + " restored keyed states matched the model"};
+    std::string message = std::to_string(restores_checked_) + " restored keyed states matched the model";
+    if (in_flight_checked_ > 0) message += " (with " + std::to_string(in_flight_checked_) + " restored in-flight records replayed)";
+    return Verdict{true, message};
 }
 
 }  // namespace eosim::oracles

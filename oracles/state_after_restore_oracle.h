@@ -43,7 +43,7 @@ public:
     void keyed_state_restored(sim::Time at, int64_t attempt, const std::string& vertex, int32_t subtask,
                               const std::map<int64_t, int64_t>& state) override;
     void channel_state_restored(sim::Time at, int64_t attempt, const std::string& vertex, int32_t subtask,
-                                const std::vector<std::pair<std::string, engine::RecordBatch>>& in_flight) override;
+                                const std::vector<engine::InFlightRecords>& in_flight) override;
 
     // In-flight records the checks replayed so far (for tests: a restore with channel state was checked).
     int64_t in_flight_records_checked() const { return in_flight_checked_; }

@@ -41,6 +41,10 @@ public:
                               const std::map<int64_t, int64_t>& state) override {
         each([&](auto* o) { o->keyed_state_restored(t, attempt, vertex, subtask, state); });
     }
+    void channel_state_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                                const std::vector<engine::InFlightRecords>& in_flight) override {
+        each([&](auto* o) { o->channel_state_restored(t, attempt, vertex, subtask, in_flight); });
+    }
     void failover(sim::Time t, int64_t attempt, const std::string& reason) override {
         each([&](auto* o) { o->failover(t, attempt, reason); });
     }
@@ -136,6 +140,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     ObserverFanout fanout;
     TimelineRecorder timeline;
     fanout.add(&timeline);
+    if (options.observer != nullptr) fanout.add(options.observer);
     engine::Engine engine(world, scenario.job,
                           engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
                                                scenario.world.spare_task_managers},

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime/run_observer.h"
 #include "scenarios/random_faults.h"
 #include "scenarios/scenario.h"
 #include "scenarios/timeline.h"
@@ -58,6 +59,7 @@ struct RunOptions {
     uint64_t seed = 1;
     std::ostream* trace_log = nullptr;  // JSON lines of every event, when set
     uint64_t max_events = 0;            // stop after this many events (0: no limit): a guard against a hang
+    engine::RunObserver* observer = nullptr;  // also told what the engine tells the oracles (tests); never changes the run
 };
 
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options);

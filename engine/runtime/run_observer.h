@@ -15,6 +15,13 @@ namespace eosim::engine {
 // (topic, partition) -> the next offset to read: the input prefix a checkpoint covers.
 using SourceOffsets = std::map<std::pair<std::string, int32_t>, int64_t>;
 
+// Records a restored task replays before any new data: channel state on the edge from -> to.
+struct InFlightRecords {
+    std::string from_vertex;
+    std::string to_vertex;  // the vertex that will process them
+    RecordBatch records;
+};
+
 class RunObserver {
 public:
     virtual ~RunObserver() = default;
@@ -27,11 +34,10 @@ public:
     virtual void keyed_state_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/,
                                       int32_t /*subtask*/, const std::map<int64_t, int64_t>& /*state*/) {}
     // One subtask of any vertex restored from a checkpoint (id > 0): the in-flight records it will
-    // replay before any new data, each named by the vertex that will process them (its own
-    // vertex for input channel state, the consumer for output channel state). Empty when the
-    // checkpoint was aligned.
+    // replay before any new data, by edge (input channel state: into its own vertex; output
+    // channel state: toward the consumer). Empty when the checkpoint was aligned.
     virtual void channel_state_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
-                                        const std::vector<std::pair<std::string, RecordBatch>>& /*in_flight*/) {}
+                                        const std::vector<InFlightRecords>& /*in_flight*/) {}
     virtual void failover(sim::Time, int64_t /*new_attempt*/, const std::string& /*reason*/) {}
     virtual void transaction_event(sim::Time, const std::string& /*transactional_id*/, const char* /*what*/) {}
     // A sink could not commit a transaction it had pre-committed: its records are lost.

@@ -185,10 +185,10 @@ void Task::apply_restored_state() {
 // connections open at start, and nothing was emitted) and tells the oracles what is in flight.
 void Task::queue_recovered_channel_state() {
     const JobSpec& job = engine_.job();
-    std::vector<std::pair<std::string, RecordBatch>> in_flight;
+    std::vector<InFlightRecords> in_flight;
     for (size_t c = 0; c < recovered_.inputs.size() && c < inputs_.size(); ++c) {
         for (RecordBatch& buffer : recovered_.inputs[c]) {
-            in_flight.emplace_back(vertex_.id, buffer);
+            in_flight.push_back(InFlightRecords{job.vertices[static_cast<size_t>(inputs_[c].producer.vertex)].id, vertex_.id, buffer});
             ChannelElement element{ChannelElement::Type::records, 0, std::move(buffer)};
             element.recovered = true;
             inputs_[c].queue.push_back(std::move(element));
@@ -197,7 +197,7 @@ void Task::queue_recovered_channel_state() {
     for (size_t c = 0; c < recovered_.outputs.size() && c < outputs_.size(); ++c) {
         OutputChannel& out = outputs_[c];
         for (RecordBatch& buffer : recovered_.outputs[c]) {
-            in_flight.emplace_back(job.vertices[static_cast<size_t>(out.consumer.vertex)].id, buffer);
+            in_flight.push_back(InFlightRecords{vertex_.id, job.vertices[static_cast<size_t>(out.consumer.vertex)].id, buffer});
             out.queue.push_back(ChannelElement{ChannelElement::Type::records, 0, std::move(buffer)});
             ++out.queued_buffers;
         }
@@ -478,6 +478,7 @@ void Task::send_ready(OutputChannel& out, int32_t index) {
     while (!out.queue.empty()) {
         ChannelElement& front = out.queue.front();
         const bool is_buffer = front.type == ChannelElement::Type::records;
+        const bool is_barrier = front.type == ChannelElement::Type::barrier;
         if (is_buffer && out.credits == 0) break;
         const sim::EventKind& kind = is_buffer                                              ? kChannelBuffer
                                      : front.type == ChannelElement::Type::barrier            ? kChannelBarrier
@@ -495,6 +496,7 @@ void Task::send_ready(OutputChannel& out, int32_t index) {
                                            }
                                        });
         out.queue.pop_front();
+        if (is_barrier && barrier_send_.active()) upload_when_barrier_sent();
     }
     (void)index;
 }
@@ -533,13 +535,68 @@ void Task::trigger_checkpoint(int64_t checkpoint_id) {
     if (unaligned) {
         finish_unaligned_snapshot(checkpoint_id);
     } else {
-        upload_snapshot(checkpoint_id, std::move(snapshot_operator_state_), snapshot_offsets_, false);
+        finish_aligned_snapshot(checkpoint_id);
     }
 }
 
 void Task::trigger_snapshot(int64_t checkpoint_id) {
     if (!snapshot(checkpoint_id, false)) return;
-    upload_snapshot(checkpoint_id, std::move(snapshot_operator_state_), snapshot_offsets_, false);
+    finish_aligned_snapshot(checkpoint_id);
+}
+
+// An aligned snapshot goes to storage at once, except with an aligned-checkpoint timeout: then it
+// waits until its barrier left every output queue, and a barrier still queued after the timeout
+// is sent on as unaligned, ahead of the buffers it overtakes, which join the snapshot as output
+// channel state (Flink times out aligned barriers on the output side too).
+void Task::finish_aligned_snapshot(int64_t checkpoint_id) {
+    const sim::Duration timeout = engine_.job().checkpointing.aligned_checkpoint_timeout;
+    if (!channel_state_possible() || timeout == sim::Duration::zero() || outputs_.empty()) {
+        upload_snapshot(checkpoint_id, std::move(snapshot_operator_state_), snapshot_offsets_, false);
+        return;
+    }
+    barrier_send_.start(checkpoint_id, 0, outputs_.size());
+    barrier_send_state_ = std::move(snapshot_operator_state_);
+    barrier_send_offsets_ = snapshot_offsets_;
+    engine_.schedule_for_task(node_, key_, timeout, kAlignmentTimer, [checkpoint_id](Task& task) {
+        if (task.state_ == State::running) task.overtake_queued_barriers(checkpoint_id);
+    });
+    upload_when_barrier_sent();
+}
+
+bool Task::barrier_queued(const OutputChannel& out, int64_t checkpoint_id) {
+    return std::any_of(out.queue.begin(), out.queue.end(), [&](const ChannelElement& e) {
+        return e.type == ChannelElement::Type::barrier && e.checkpoint_id == checkpoint_id;
+    });
+}
+
+void Task::upload_when_barrier_sent() {
+    const int64_t checkpoint_id = barrier_send_.checkpoint_id();
+    if (checkpoint_id == 0) return;
+    for (const OutputChannel& out : outputs_) {
+        if (barrier_queued(out, checkpoint_id)) return;
+    }
+    const ChannelState channels = barrier_send_.take();
+    upload_snapshot(checkpoint_id, encode_task_state(barrier_send_state_, channels), barrier_send_offsets_, true);
+}
+
+void Task::overtake_queued_barriers(int64_t checkpoint_id) {
+    if (barrier_send_.checkpoint_id() != checkpoint_id) return;
+    for (size_t c = 0; c < outputs_.size(); ++c) {
+        OutputChannel& out = outputs_[c];
+        auto it = std::find_if(out.queue.begin(), out.queue.end(), [&](const ChannelElement& e) {
+            return e.type == ChannelElement::Type::barrier && e.checkpoint_id == checkpoint_id;
+        });
+        if (it == out.queue.end()) continue;
+        for (auto q = out.queue.begin(); q != it; ++q) {
+            if (q->type == ChannelElement::Type::records) barrier_send_.add_output(static_cast<int32_t>(c), q->records);
+        }
+        out.queue.erase(it);
+        ChannelElement barrier{ChannelElement::Type::barrier, checkpoint_id, {}};
+        barrier.unaligned_barrier = true;
+        out.queue.push_front(std::move(barrier));
+        send_ready(out, static_cast<int32_t>(c));
+    }
+    upload_when_barrier_sent();
 }
 
 void Task::abort_checkpoint(int64_t checkpoint_id, const std::string& reason) {
@@ -579,6 +636,7 @@ bool Task::snapshot(int64_t checkpoint_id, bool unaligned) {
     engine_.world().announce(points::kTaskSnapshotted, node_, checkpoint_id);
     if (end_of_data_ && end_of_data_checkpoint_ == 0) end_of_data_checkpoint_ = checkpoint_id;
     last_barrier_forwarded_ = std::max(last_barrier_forwarded_, checkpoint_id);
+    barrier_send_.discard();  // an older snapshot still waiting for its barrier to leave was aborted
     snapshot_operator_state_ = std::move(state);
     snapshot_offsets_ = std::move(offsets);
     if (!unaligned) {

@@ -150,6 +150,10 @@ private:
     // unaligned: ahead of them, which become output channel state). False when the sink failed.
     bool snapshot(int64_t checkpoint_id, bool unaligned);
     void send_cancellation_marker(int64_t checkpoint_id);
+    void finish_aligned_snapshot(int64_t checkpoint_id);
+    static bool barrier_queued(const OutputChannel& out, int64_t checkpoint_id);
+    void upload_when_barrier_sent();
+    void overtake_queued_barriers(int64_t checkpoint_id);
     void upload_snapshot(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned);
     bool channel_state_possible() const;
     void report_finished_if_done(int64_t completed_checkpoint);
@@ -187,7 +191,11 @@ private:
     ChannelStateWriter channel_state_;
     std::string snapshot_operator_state_;
     SourceOffsets snapshot_offsets_;
-    int32_t overtaking_channel_ = -1;  // the channel whose priority barrier is being handled
+    int32_t overtaking_channel_ = -1;
+    // Aligned-checkpoint timeout: an aligned snapshot waiting for its barrier to leave the outputs.
+    ChannelStateWriter barrier_send_;
+    std::string barrier_send_state_;
+    SourceOffsets barrier_send_offsets_;  // the channel whose priority barrier is being handled
 };
 
 }  // namespace eosim::engine

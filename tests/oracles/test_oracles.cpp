@@ -248,7 +248,7 @@ TEST_CASE("state-after-restore oracle: restored in-flight records complete the r
     const ReferenceModel model(job, count_input());
     const SourceOffsets offsets{{{"in", 0}, 2}, {{"in", 1}, 1}};  // model: {1: 2, 3: 1}
     const Time at = Time::zero() + Duration::seconds(4);
-    using InFlight = std::vector<std::pair<std::string, engine::RecordBatch>>;
+    using InFlight = std::vector<engine::InFlightRecords>;
     auto run = [&](const std::map<int64_t, int64_t>& state0, const InFlight& source0, const InFlight& count1) {
         StateAfterRestoreOracle oracle(model, job);
         oracle.restore_started(at, 2, 3, offsets);
@@ -263,17 +263,17 @@ TEST_CASE("state-after-restore oracle: restored in-flight records complete the r
         return std::make_pair(oracle.verdict(), oracle.in_flight_records_checked());
     };
     SECTION("one record in an output channel, one in an input channel: exact") {
-        const auto [v, replayed] = run({{1, 1}}, {{"count", {{1, 0}}}}, {{"count", {{3, 0}}}});
+        const auto [v, replayed] = run({{1, 1}}, {{"source", "count", {{1, 0}}}}, {{"source", "count", {{3, 0}}}});
         CHECK(v.passed);
         CHECK(replayed == 2);
     }
     SECTION("an in-flight record lost from channel state under-counts") {
-        const auto [v, replayed] = run({{1, 1}}, {}, {{"count", {{3, 0}}}});
+        const auto [v, replayed] = run({{1, 1}}, {}, {{"source", "count", {{3, 0}}}});
         CHECK_FALSE(v.passed);
         CHECK(contains(v.message, "key 1: expected 2, restored 1 (under-counted)"));
     }
     SECTION("a record both in the state and in flight over-counts") {
-        const auto [v, replayed] = run({{1, 2}}, {{"count", {{1, 0}}}}, {{"count", {{3, 0}}}});
+        const auto [v, replayed] = run({{1, 2}}, {{"source", "count", {{1, 0}}}}, {{"source", "count", {{3, 0}}}});
         CHECK_FALSE(v.passed);
         CHECK(contains(v.message, "key 1: expected 2, restored 3 (over-counted)"));
     }
