@@ -44,6 +44,14 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.faults_injected = optional_field<int64_t>(j, "faults_injected", path, 0);
     f.records_in = optional_field<int64_t>(j, "records_in", path, 0);
     f.records_out = optional_field<int64_t>(j, "records_out", path, 0);
+    f.checkpoints_unaligned = optional_field<int64_t>(j, "checkpoints_unaligned", path, 0);
+    f.checkpoint_duration_median_ms = optional_field<double>(j, "checkpoint_duration_median_ms", path, 0);
+    f.checkpoint_duration_p99_ms = optional_field<double>(j, "checkpoint_duration_p99_ms", path, 0);
+    f.checkpoint_duration_max_ms = optional_field<double>(j, "checkpoint_duration_max_ms", path, 0);
+    f.alignment_median_ms = optional_field<double>(j, "alignment_median_ms", path, 0);
+    f.alignment_max_ms = optional_field<double>(j, "alignment_max_ms", path, 0);
+    f.checkpoint_bytes_median = optional_field<double>(j, "checkpoint_bytes_median", path, 0);
+    f.channel_state_bytes_median = optional_field<double>(j, "channel_state_bytes_median", path, 0);
     return f;
 }
 

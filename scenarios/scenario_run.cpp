@@ -45,6 +45,9 @@ public:
                                 const std::vector<engine::InFlightRecords>& in_flight) override {
         each([&](auto* o) { o->channel_state_restored(t, attempt, vertex, subtask, in_flight); });
     }
+    void task_checkpoint_stats(sim::Time t, const engine::TaskCheckpointStats& stats) override {
+        each([&](auto* o) { o->task_checkpoint_stats(t, stats); });
+    }
     void failover(sim::Time t, int64_t attempt, const std::string& reason) override {
         each([&](auto* o) { o->failover(t, attempt, reason); });
     }
@@ -140,6 +143,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     ObserverFanout fanout;
     TimelineRecorder timeline;
     fanout.add(&timeline);
+    CheckpointStatsTracker checkpoint_stats;
+    fanout.add(&checkpoint_stats);
     if (options.observer != nullptr) fanout.add(options.observer);
     engine::Engine engine(world, scenario.job,
                           engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
@@ -231,6 +236,16 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.faults_injected = static_cast<int64_t>(injector.injected_count());
     f.records_in = model.input_records();
     f.records_out = static_cast<int64_t>(sink_records().size());
+    result.checkpoints = checkpoint_stats.checkpoints();
+    const CheckpointStatsSummary summary = summarize(result.checkpoints);
+    f.checkpoints_unaligned = summary.unaligned;
+    f.checkpoint_duration_median_ms = summary.duration_median_ms;
+    f.checkpoint_duration_p99_ms = summary.duration_p99_ms;
+    f.checkpoint_duration_max_ms = summary.duration_max_ms;
+    f.alignment_median_ms = summary.alignment_median_ms;
+    f.alignment_max_ms = summary.alignment_max_ms;
+    f.checkpoint_bytes_median = summary.bytes_median;
+    f.channel_state_bytes_median = summary.channel_bytes_median;
     result.faults = injector.fired();
     for (const sim::FiredFault& fault : result.faults) {
         timeline.add(TimelineEvent{fault.at.ns, -1, "faults", std::string("fault.") + sim::to_string(fault.kind), fault.action});

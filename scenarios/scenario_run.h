@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/runtime/run_observer.h"
+#include "scenarios/checkpoint_stats.h"
 #include "scenarios/random_faults.h"
 #include "scenarios/scenario.h"
 #include "scenarios/timeline.h"
@@ -36,6 +37,15 @@ struct RunFigures {
     int64_t faults_injected = 0;
     int64_t records_in = 0;
     int64_t records_out = 0;
+    // Checkpoint statistics over the completed checkpoints (scenarios/checkpoint_stats.h).
+    int64_t checkpoints_unaligned = 0;  // completed ones some task took unaligned
+    double checkpoint_duration_median_ms = 0;
+    double checkpoint_duration_p99_ms = 0;
+    double checkpoint_duration_max_ms = 0;
+    double alignment_median_ms = 0;  // per checkpoint: its slowest task's alignment
+    double alignment_max_ms = 0;
+    double checkpoint_bytes_median = 0;  // operator + channel state persisted per checkpoint
+    double channel_state_bytes_median = 0;
 };
 
 struct RunResult {
@@ -53,6 +63,7 @@ struct RunResult {
     // scenario's own in the plan, so plan_index counts scenario.faults first. Empty without it.
     std::optional<FaultDraw> fault_draw;
     std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
+    std::vector<CheckpointStats> checkpoints;  // per checkpoint, in trigger order
 };
 
 struct RunOptions {

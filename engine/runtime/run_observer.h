@@ -22,6 +22,18 @@ struct InFlightRecords {
     RecordBatch records;
 };
 
+// What a task tells about its part of a checkpoint when it sends the state to storage.
+struct TaskCheckpointStats {
+    int64_t checkpoint_id = 0;
+    std::string vertex;
+    int32_t subtask = 0;
+    sim::Time first_barrier_at;                           // sources: when the trigger arrived
+    sim::Duration alignment = sim::Duration::zero();      // first barrier to last barrier (0 for sources)
+    int64_t operator_state_bytes = 0;
+    int64_t channel_state_bytes = 0;
+    bool unaligned = false;
+};
+
 class RunObserver {
 public:
     virtual ~RunObserver() = default;
@@ -38,6 +50,7 @@ public:
     // channel state: toward the consumer). Empty when the checkpoint was aligned.
     virtual void channel_state_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
                                         const std::vector<InFlightRecords>& /*in_flight*/) {}
+    virtual void task_checkpoint_stats(sim::Time, const TaskCheckpointStats&) {}
     virtual void failover(sim::Time, int64_t /*new_attempt*/, const std::string& /*reason*/) {}
     virtual void transaction_event(sim::Time, const std::string& /*transactional_id*/, const char* /*what*/) {}
     // A sink could not commit a transaction it had pre-committed: its records are lost.

@@ -328,6 +328,7 @@ void Task::pump() {
 
 void Task::handle_barrier(int32_t channel, const ChannelElement& element, bool overtook_queue) {
     const bool was_idle = barriers_->pending_checkpoint() == 0;
+    if (was_idle) first_barrier_at_ = engine_.world().now();  // before the handler: it may snapshot at once
     overtaking_channel_ = overtook_queue ? channel : -1;
     barriers_->barrier_received(channel, CheckpointBarrier{element.checkpoint_id, element.unaligned_barrier});
     overtaking_channel_ = -1;
@@ -528,6 +529,7 @@ void Task::trigger_checkpoint(int64_t checkpoint_id) {
         return;
     }
     aborted_ahead_.erase(aborted_ahead_.begin(), aborted_ahead_.upper_bound(checkpoint_id));
+    first_barrier_at_ = engine_.world().now();
     // Sources have no input channels: an unaligned checkpoint's channel state is what the barrier
     // overtook on the outputs, complete at once.
     const bool unaligned = channel_state_possible() && engine_.job().checkpointing.aligned_checkpoint_timeout == sim::Duration::zero();
@@ -576,6 +578,7 @@ void Task::upload_when_barrier_sent() {
         if (barrier_queued(out, checkpoint_id)) return;
     }
     const ChannelState channels = barrier_send_.take();
+    operator_state_size_ = barrier_send_state_.size();
     upload_snapshot(checkpoint_id, encode_task_state(barrier_send_state_, channels), barrier_send_offsets_, true);
 }
 
@@ -618,6 +621,7 @@ void Task::send_cancellation_marker(int64_t checkpoint_id) {
 }
 
 bool Task::snapshot(int64_t checkpoint_id, bool unaligned) {
+    last_barrier_at_ = engine_.world().now();
     std::string state;
     SourceOffsets offsets;
     if (source_) {
@@ -677,12 +681,15 @@ void Task::start_unaligned_snapshot(int64_t checkpoint_id, const std::vector<boo
 }
 
 void Task::channel_barrier_received(int32_t channel) {
+    last_barrier_at_ = engine_.world().now();
     if (channel_state_.active()) channel_state_.set_recording(channel, false);
 }
 
 void Task::finish_unaligned_snapshot(int64_t checkpoint_id) {
     if (channel_state_.checkpoint_id() != checkpoint_id) return;  // the snapshot failed (a sink)
+    last_barrier_at_ = engine_.world().now();
     const ChannelState channels = channel_state_.take();
+    operator_state_size_ = snapshot_operator_state_.size();
     upload_snapshot(checkpoint_id, encode_task_state(snapshot_operator_state_, channels), snapshot_offsets_, true);
 }
 
@@ -701,7 +708,17 @@ void Task::start_alignment_timer(int64_t checkpoint_id, sim::Duration delay) {
 
 // The asynchronous part: the state goes to durable storage, then the ack to the coordinator.
 void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned) {
+    TaskCheckpointStats stats;
+    stats.checkpoint_id = checkpoint_id;
+    stats.vertex = vertex_.id;
+    stats.subtask = key_.subtask;
+    stats.first_barrier_at = first_barrier_at_;
+    stats.alignment = inputs_.empty() ? sim::Duration::zero() : last_barrier_at_ - first_barrier_at_;
+    stats.unaligned = unaligned;
+    stats.operator_state_bytes = static_cast<int64_t>(unaligned ? operator_state_size_ : blob.size());
     if (!unaligned && channel_state_possible()) blob = encode_task_state(blob, ChannelState{});
+    if (unaligned) stats.channel_state_bytes = static_cast<int64_t>(blob.size()) - stats.operator_state_bytes;
+    engine_.observer().task_checkpoint_stats(engine_.world().now(), stats);
     const std::string storage_key = state_key(engine_.job(), checkpoint_id, key_);
     const TaskKey key = key_;
     Engine* engine = &engine_;

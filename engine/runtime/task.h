@@ -192,6 +192,10 @@ private:
     std::string snapshot_operator_state_;
     SourceOffsets snapshot_offsets_;
     int32_t overtaking_channel_ = -1;
+    // Checkpoint statistics of the snapshot in progress.
+    sim::Time first_barrier_at_;
+    sim::Time last_barrier_at_;
+    size_t operator_state_size_ = 0;
     // Aligned-checkpoint timeout: an aligned snapshot waiting for its barrier to leave the outputs.
     ChannelStateWriter barrier_send_;
     std::string barrier_send_state_;

@@ -122,6 +122,14 @@ TEST_CASE("unaligned: same seed gives the same trace hash, and aligned runs diff
     const auto aligned = scenarios::run_scenario(backpressured_union_job(false), options);
     CHECK(aligned.trace_hash != a.trace_hash);
     CHECK(aligned.figures.checkpoints_aborted > a.figures.checkpoints_aborted);
+    // Checkpoint statistics: the unaligned checkpoints persisted channel state, the aligned ones none.
+    CHECK(a.figures.checkpoints_unaligned == a.figures.checkpoints_completed);
+    CHECK(a.figures.channel_state_bytes_median > 0);
+    CHECK(aligned.figures.checkpoints_unaligned == 0);
+    CHECK(aligned.figures.channel_state_bytes_median == 0);
+    CHECK(a.figures.checkpoint_duration_median_ms < 200);
+    REQUIRE_FALSE(a.checkpoints.empty());
+    CHECK(a.checkpoints.front().tasks.size() == 10);  // every subtask reported its part
 }
 
 TEST_CASE("unaligned: the aligned-checkpoint timeout keeps exactly-once under crashes", "[unaligned]") {
