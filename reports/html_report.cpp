@@ -6,6 +6,7 @@
 
 #include "reports/run_report.h"
 #include "reports/timeline_model.h"
+#include "reports/checkpoint_panel_svg.h"
 #include "reports/timeline_svg.h"
 #include "reports/xml_text.h"
 
@@ -226,6 +227,7 @@ void write_run_section(std::ostream& out, const RunRecord& r, bool run_files) {
     write_run_tables(out, r);
     if (r.has_timeline) {
         out << "<div class=\"svgbox\">\n" << timeline_svg(build_timeline_model(r)) << "</div>\n";
+        if (!r.checkpoints.empty()) out << "<div class=\"svgbox\">\n" << checkpoint_panel_svg(r.checkpoints) << "</div>\n";
     } else if (r.status == RunStatus::error && !r.stderr_tail.empty()) {
         out << "<p>The run did not complete; the end of its standard error:</p>\n<pre>" << h(r.stderr_tail) << "</pre>\n";
     }

@@ -55,6 +55,14 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.outside_calls = optional_field<int64_t>(j, "outside_calls", path, 0);
     f.outside_calls_failed = optional_field<int64_t>(j, "outside_calls_failed", path, 0);
     f.absorbed_duplicates = optional_field<int64_t>(j, "absorbed_duplicates", path, 0);
+    f.checkpoints_unaligned = optional_field<int64_t>(j, "checkpoints_unaligned", path, 0);
+    f.checkpoint_duration_median_ms = optional_field<double>(j, "checkpoint_duration_median_ms", path, 0);
+    f.checkpoint_duration_p99_ms = optional_field<double>(j, "checkpoint_duration_p99_ms", path, 0);
+    f.checkpoint_duration_max_ms = optional_field<double>(j, "checkpoint_duration_max_ms", path, 0);
+    f.alignment_median_ms = optional_field<double>(j, "alignment_median_ms", path, 0);
+    f.alignment_max_ms = optional_field<double>(j, "alignment_max_ms", path, 0);
+    f.checkpoint_bytes_median = optional_field<double>(j, "checkpoint_bytes_median", path, 0);
+    f.channel_state_bytes_median = optional_field<double>(j, "channel_state_bytes_median", path, 0);
     return f;
 }
 
@@ -158,6 +166,8 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
     r.coverage = result.coverage;
     r.has_timeline = true;
     r.timeline = result.timeline;
+    r.checkpoints = result.checkpoints;
+    for (scenarios::CheckpointStats& c : r.checkpoints) c.tasks.clear();
     r.reproduce = reproduce;
     r.wall_seconds = result.figures.wall_seconds;
     return r;
@@ -220,6 +230,15 @@ json to_json(const RunRecord& r) {
             timeline.push_back(std::move(event));
         }
         j["timeline"] = std::move(timeline);
+        json checkpoints = json::array();
+        for (const scenarios::CheckpointStats& c : r.checkpoints) {
+            json cp = {{"id", c.id}, {"triggered_s", c.triggered_s}, {"duration_ms", c.duration_ms}, {"status", c.status},
+                       {"unaligned", c.unaligned}, {"operator_state_bytes", c.operator_state_bytes},
+                       {"channel_state_bytes", c.channel_state_bytes}, {"max_alignment_ms", c.max_alignment_ms}};
+            if (!c.failure.empty()) cp["failure"] = c.failure;
+            checkpoints.push_back(std::move(cp));
+        }
+        j["checkpoints"] = std::move(checkpoints);
     }
     if (!r.fault_draw.empty()) j["fault_draw"] = r.fault_draw;
     if (!r.stderr_tail.empty()) j["stderr"] = r.stderr_tail;
@@ -281,6 +300,23 @@ RunRecord run_record_from_json(const json& j) {
     if (j.contains("fault_schedule")) r.fault_schedule = j["fault_schedule"];
     r.fault_draw = optional_field<std::string>(j, "fault_draw", "", "");
     r.coverage = optional_field<std::map<std::string, int64_t>>(j, "coverage", "", {});
+    if (j.contains("checkpoints") && j["checkpoints"].is_array()) {
+        const json& checkpoints = j["checkpoints"];
+        for (size_t i = 0; i < checkpoints.size(); ++i) {
+            const std::string path = "/checkpoints/" + std::to_string(i);
+            scenarios::CheckpointStats c;
+            c.id = field<int64_t>(checkpoints[i], "id", path);
+            c.triggered_s = optional_field<double>(checkpoints[i], "triggered_s", path, 0);
+            c.duration_ms = optional_field<double>(checkpoints[i], "duration_ms", path, -1);
+            c.status = optional_field<std::string>(checkpoints[i], "status", path, "in_progress");
+            c.unaligned = optional_field<bool>(checkpoints[i], "unaligned", path, false);
+            c.operator_state_bytes = optional_field<int64_t>(checkpoints[i], "operator_state_bytes", path, 0);
+            c.channel_state_bytes = optional_field<int64_t>(checkpoints[i], "channel_state_bytes", path, 0);
+            c.max_alignment_ms = optional_field<double>(checkpoints[i], "max_alignment_ms", path, 0);
+            c.failure = optional_field<std::string>(checkpoints[i], "failure", path, "");
+            r.checkpoints.push_back(std::move(c));
+        }
+    }
     if (j.contains("timeline")) {
         const json& timeline = j["timeline"];
         if (!timeline.is_array()) throw RecordError("/timeline: expected an array");

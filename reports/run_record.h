@@ -64,6 +64,7 @@ struct RunRecord {
     std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
     bool has_timeline = false;                                // suites keep timelines of some runs only
     std::vector<scenarios::TimelineEvent> timeline;
+    std::vector<scenarios::CheckpointStats> checkpoints;        // with the timeline (without per-task figures)
     std::string reproduce;       // the command that reproduces the run
     double wall_seconds = 0;     // the worker process from start to exit (suites), else the run's own
     std::string stderr_tail;     // errors only: the end of the worker's standard error

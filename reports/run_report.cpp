@@ -59,6 +59,16 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                   std::to_string(f.checkpoint_bytes_unretained) + " bytes left unretained; " +
                   std::to_string(f.checkpoint_files_retained) + " files / " + std::to_string(f.checkpoint_bytes_retained) +
                   " bytes retained");
+    if (f.checkpoints_completed > 0) {
+        write_row(out, "checkpoint time", "median " + fixed(f.checkpoint_duration_median_ms, 1) + " ms, p99 " +
+                                              fixed(f.checkpoint_duration_p99_ms, 1) + " ms, max " +
+                                              fixed(f.checkpoint_duration_max_ms, 1) + " ms; " +
+                                              std::to_string(f.checkpoints_unaligned) + " unaligned");
+        write_row(out, "alignment", "median " + fixed(f.alignment_median_ms, 1) + " ms, max " + fixed(f.alignment_max_ms, 1) +
+                                        " ms (per checkpoint, its slowest task)");
+        write_row(out, "persisted", "median " + fixed(f.checkpoint_bytes_median, 0) + " bytes per checkpoint, of which " +
+                                        fixed(f.channel_state_bytes_median, 0) + " channel state");
+    }
     write_row(out, "restarts", std::to_string(f.restarts));
     write_row(out, "transactions",
               std::to_string(f.transactions_committed) + " committed, " + std::to_string(f.transactions_aborted) +
@@ -163,7 +173,34 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"outside_calls", f.outside_calls},
         {"outside_calls_failed", f.outside_calls_failed},
         {"absorbed_duplicates", f.absorbed_duplicates},
+        {"checkpoints_unaligned", f.checkpoints_unaligned},
+        {"checkpoint_duration_median_ms", f.checkpoint_duration_median_ms},
+        {"checkpoint_duration_p99_ms", f.checkpoint_duration_p99_ms},
+        {"checkpoint_duration_max_ms", f.checkpoint_duration_max_ms},
+        {"alignment_median_ms", f.alignment_median_ms},
+        {"alignment_max_ms", f.alignment_max_ms},
+        {"checkpoint_bytes_median", f.checkpoint_bytes_median},
+        {"channel_state_bytes_median", f.channel_state_bytes_median},
     };
+}
+
+nlohmann::json checkpoints_to_json(const std::vector<scenarios::CheckpointStats>& checkpoints) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const scenarios::CheckpointStats& c : checkpoints) {
+        nlohmann::json tasks = nlohmann::json::array();
+        for (const scenarios::CheckpointTaskStats& t : c.tasks) {
+            tasks.push_back({{"vertex", t.vertex}, {"subtask", t.subtask}, {"start_delay_ms", t.start_delay_ms},
+                             {"alignment_ms", t.alignment_ms}, {"operator_state_bytes", t.operator_state_bytes},
+                             {"channel_state_bytes", t.channel_state_bytes}, {"unaligned", t.unaligned}});
+        }
+        nlohmann::json j = {{"id", c.id}, {"triggered_s", c.triggered_s}, {"duration_ms", c.duration_ms}, {"status", c.status},
+                            {"unaligned", c.unaligned}, {"operator_state_bytes", c.operator_state_bytes},
+                            {"channel_state_bytes", c.channel_state_bytes}, {"max_alignment_ms", c.max_alignment_ms},
+                            {"max_start_delay_ms", c.max_start_delay_ms}, {"tasks", std::move(tasks)}};
+        if (!c.failure.empty()) j["failure"] = c.failure;
+        out.push_back(std::move(j));
+    }
+    return out;
 }
 
 nlohmann::json to_json(const scenarios::RunResult& result) {
@@ -196,6 +233,7 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
         {"expectation_met", result.expectation_met},
         {"expectation_message", result.expectation_message},
         {"figures", to_json(result.figures)},
+        {"checkpoints", checkpoints_to_json(result.checkpoints)},
         {"faults", std::move(faults)},
         {"timeline", std::move(timeline)},
     };

@@ -28,6 +28,8 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
 nlohmann::json to_json(const scenarios::RunResult& result);
 // The run's figures, one key each (records and run reports share this form).
 nlohmann::json to_json(const scenarios::RunFigures& figures);
+// Per-checkpoint statistics (trigger, duration, outcome, bytes, per task start delay and alignment).
+nlohmann::json checkpoints_to_json(const std::vector<scenarios::CheckpointStats>& checkpoints);
 // {"pass": true} or {"pass": false, "violation": "<oracle>"}.
 nlohmann::json to_json(const scenarios::Expectation& expect);
 

@@ -42,6 +42,7 @@ struct InputSpec {
     int64_t rate_per_second = 1000;
     int64_t value_min = 1;
     int64_t value_max = 100;
+    int32_t hot_key_percent = 0;  // key skew: this share of the records carries key 0 (one partition, one keyed subtask)
 };
 
 enum class OracleKind : uint8_t { exactly_once_output, at_least_once_output, state_after_restore, visibility, liveness };

@@ -601,6 +601,7 @@ std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
         case engine::OperatorKind::sink: keys.insert(keys.end(), {"sink", "options"}); break;
         default: break;
     }
+    keys.push_back("record_cost");
     return keys;
 }
 
@@ -667,6 +668,7 @@ void Loader::read_vertex(const Value& v) {
         source_topics_.emplace(vertex.topic, v.path());
     }
     if (kind == engine::OperatorKind::sink) read_sink(o, vertex);
+    if (auto x = o.get("record_cost")) vertex.record_cost = read_duration(*x, true);
     if (auto x = o.get("map")) vertex.map = read_map(*x);
     if (auto x = o.get("filter")) vertex.filter = read_filter(*x);
     if (!is_source(kind)) read_vertex_inputs(o, vertex);
@@ -804,7 +806,8 @@ void Loader::check_vertices(const Value& v) {
 
 void Loader::read_checkpointing(const Value& v) {
     const Object o(
-        v, {"enabled", "mode", "interval", "timeout", "min_pause", "max_concurrent", "tolerable_failures", "retained"});
+        v, {"enabled", "mode", "interval", "timeout", "min_pause", "max_concurrent", "tolerable_failures", "retained",
+            "unaligned", "aligned_checkpoint_timeout"});
     engine::CheckpointConfig& c = s_.job.checkpointing;
     if (auto x = o.get("enabled")) c.enabled = read_bool(*x);
     if (auto x = o.get("mode")) c.mode = read_enum(*x, kAllModes, "a checkpointing mode");
@@ -814,6 +817,20 @@ void Loader::read_checkpointing(const Value& v) {
     if (auto x = o.get("max_concurrent")) c.max_concurrent = read_int32(*x, kPositive32);
     if (auto x = o.get("tolerable_failures")) c.tolerable_failures = read_int32(*x, kNonNegative32);
     if (auto x = o.get("retained")) c.retained = read_int32(*x, kPositive32);
+    if (auto x = o.get("unaligned")) {
+        c.unaligned = read_bool(*x);
+        if (c.unaligned && c.mode != engine::CheckpointingMode::exactly_once) {
+            x->fail("expected unaligned only with mode \"exactly_once\" (at-least-once checkpoints never align), found mode " +
+                    in_quotes(engine::to_string(c.mode)));
+        }
+    }
+    if (auto x = o.get("aligned_checkpoint_timeout")) {
+        c.aligned_checkpoint_timeout = read_duration(*x, true);
+        if (c.aligned_checkpoint_timeout > sim::Duration::zero() && !c.unaligned) {
+            x->fail("expected aligned_checkpoint_timeout only with \"unaligned\": true (as in Flink, the timeout switches "
+                    "an aligned checkpoint to unaligned)");
+        }
+    }
 }
 
 void Loader::read_restart(const Value& v) {
@@ -846,7 +863,7 @@ void Loader::read_runtime(const Value& v) {
 
 void Loader::read_input(const Value& v) {
     for_each_element(v, "an array of inputs", [&](const Value& element) {
-        const Object o(element, {"topic", "records", "keys", "rate_per_second", "value_min", "value_max"},
+        const Object o(element, {"topic", "records", "keys", "rate_per_second", "value_min", "value_max", "hot_key_percent"},
                        "an object (an input)");
         InputSpec in;
         const Value topic = o.require("topic", "the name of a topic in /world/topics");
@@ -862,6 +879,9 @@ void Loader::read_input(const Value& v) {
         }
         if (auto x = o.get("value_min")) in.value_min = read_int(*x, kAny64);
         if (auto x = o.get("value_max")) in.value_max = read_int(*x, kAny64);
+        if (auto x = o.get("hot_key_percent")) {
+            in.hot_key_percent = read_int32(*x, IntRange{0, 100, "a percentage from 0 to 100"});
+        }
         if (in.value_max < in.value_min) {
             const Value where = o.has("value_max") ? *o.get("value_max") : *o.get("value_min");
             where.fail("expected value_max >= value_min, found value_min " + std::to_string(in.value_min) +

@@ -44,6 +44,13 @@ public:
                               const std::map<int64_t, int64_t>& state) override {
         each([&](auto* o) { o->keyed_state_restored(t, attempt, vertex, subtask, state); });
     }
+    void channel_state_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                                const std::vector<engine::InFlightRecords>& in_flight) override {
+        each([&](auto* o) { o->channel_state_restored(t, attempt, vertex, subtask, in_flight); });
+    }
+    void task_checkpoint_stats(sim::Time t, const engine::TaskCheckpointStats& stats) override {
+        each([&](auto* o) { o->task_checkpoint_stats(t, stats); });
+    }
     void failover(sim::Time t, int64_t attempt, const std::string& reason) override {
         each([&](auto* o) { o->failover(t, attempt, reason); });
     }
@@ -97,7 +104,8 @@ struct RunWorld {
           outside(world, s.outside_systems) {
         for (const TopicSpec& topic : s.world.topics) kafka.create_topic(topic.name, topic.partitions);
         for (const InputSpec& in : s.inputs) {
-            sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max};
+            sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max,
+                                                  in.hot_key_percent};
             inputs.push_back(std::make_unique<sim::external::InputProducer>(world.scheduler(), kafka, spec,
                                                                             world.prng("input/" + in.topic)));
         }
@@ -141,6 +149,9 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     ObserverFanout fanout;
     TimelineRecorder timeline;
     fanout.add(&timeline);
+    CheckpointStatsTracker checkpoint_stats;
+    fanout.add(&checkpoint_stats);
+    if (options.observer != nullptr) fanout.add(options.observer);
     engine::Engine engine(world, scenario.job,
                           engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
                                                scenario.world.spare_task_managers},
@@ -249,6 +260,16 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.absorbed_duplicates = static_cast<int64_t>(outside.absorbed_duplicates);
     f.records_in = model.input_records();
     f.records_out = static_cast<int64_t>(sink_records().size());
+    result.checkpoints = checkpoint_stats.checkpoints();
+    const CheckpointStatsSummary summary = summarize(result.checkpoints);
+    f.checkpoints_unaligned = summary.unaligned;
+    f.checkpoint_duration_median_ms = summary.duration_median_ms;
+    f.checkpoint_duration_p99_ms = summary.duration_p99_ms;
+    f.checkpoint_duration_max_ms = summary.duration_max_ms;
+    f.alignment_median_ms = summary.alignment_median_ms;
+    f.alignment_max_ms = summary.alignment_max_ms;
+    f.checkpoint_bytes_median = summary.bytes_median;
+    f.channel_state_bytes_median = summary.channel_bytes_median;
     result.faults = injector.fired();
     for (const sim::FiredFault& fault : result.faults) {
         timeline.add(TimelineEvent{fault.at.ns, -1, "faults", std::string("fault.") + sim::to_string(fault.kind), fault.action});

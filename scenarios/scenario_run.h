@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime/run_observer.h"
+#include "scenarios/checkpoint_stats.h"
 #include "scenarios/random_faults.h"
 #include "scenarios/scenario.h"
 #include "scenarios/timeline.h"
@@ -49,6 +51,15 @@ struct RunFigures {
     int64_t outside_calls = 0;
     int64_t outside_calls_failed = 0;
     int64_t absorbed_duplicates = 0;  // writes that changed nothing: replays an idempotent write made harmless
+    // Checkpoint statistics over the completed checkpoints (scenarios/checkpoint_stats.h).
+    int64_t checkpoints_unaligned = 0;  // completed ones some task took unaligned
+    double checkpoint_duration_median_ms = 0;
+    double checkpoint_duration_p99_ms = 0;
+    double checkpoint_duration_max_ms = 0;
+    double alignment_median_ms = 0;  // per checkpoint: its slowest task's alignment
+    double alignment_max_ms = 0;
+    double checkpoint_bytes_median = 0;  // operator + channel state persisted per checkpoint
+    double channel_state_bytes_median = 0;
 };
 
 struct RunResult {
@@ -66,12 +77,14 @@ struct RunResult {
     // scenario's own in the plan, so plan_index counts scenario.faults first. Empty without it.
     std::optional<FaultDraw> fault_draw;
     std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
+    std::vector<CheckpointStats> checkpoints;  // per checkpoint, in trigger order
 };
 
 struct RunOptions {
     uint64_t seed = 1;
     std::ostream* trace_log = nullptr;  // JSON lines of every event, when set
     uint64_t max_events = 0;            // stop after this many events (0: no limit): a guard against a hang
+    engine::RunObserver* observer = nullptr;  // also told what the engine tells the oracles (tests); never changes the run
 };
 
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options);

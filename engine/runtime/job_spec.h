@@ -3,6 +3,7 @@
 // filled by the scenario loader and read by the engine and the reference model.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,7 @@ struct VertexSpec {
     FilterSpec filter;
     std::string sink_kind;                   // sink: the registered kind's name
     std::shared_ptr<const SinkConfig> sink;  // sink: its configuration, read from "options"
+    std::optional<sim::Duration> record_cost;  // overrides runtime.record_cost (a slow operator or sink)
 };
 
 struct CheckpointConfig {
@@ -62,6 +64,16 @@ struct CheckpointConfig {
     // counts (engine/checkpoint_failure_reason.h) count.
     int32_t tolerable_failures = 0;
     int32_t retained = 3;            // completed checkpoints kept in storage
+    // exactly_once only. Unaligned: a task snapshots on the first barrier, the barrier overtakes
+    // the queued output buffers, and the in-flight data it overtook is persisted as channel state.
+    bool unaligned = false;
+    // With `unaligned`: checkpoints start aligned and a task switches to unaligned once its
+    // alignment lasted longer than this (zero: unaligned from the start). Flink's
+    // execution.checkpointing.aligned-checkpoint-timeout.
+    sim::Duration aligned_checkpoint_timeout = sim::Duration::zero();
+
+    // True when a checkpoint may hold channel state (the task state format carries it).
+    bool channel_state_possible() const { return mode == CheckpointingMode::exactly_once && unaligned; }
 };
 
 struct RestartStrategy {

@@ -29,12 +29,14 @@ inline constexpr std::string_view kCheckpointNotified = "checkpoint.notified";  
 inline constexpr std::string_view kSinkPrecommitted = "sink.precommitted";  // transaction flushed and in the snapshot, not committed
 inline constexpr std::string_view kSinkCommitted = "sink.committed";        // a transaction of this checkpoint committed (after the fact)
 inline constexpr std::string_view kSinkRecovered = "sink.recovered";        // restored transactions committed, lingering ones aborted (after the fact)
+inline constexpr std::string_view kChannelStatePersisted = "task.channel_state_persisted";  // unaligned: operator and channel state durable, ack not yet sent
+inline constexpr std::string_view kChannelStateReplaying = "task.replaying_channel_state";  // a restored task holds recovered in-flight data, not yet replayed; detail: restored checkpoint
 
 // Every point, for documentation, validation and coverage tables.
 inline constexpr std::string_view kAll[] = {
     kCheckpointTriggered, kCheckpointAcknowledged, kCheckpointCompleted, kCheckpointAborted, kFailoverStarted,
     kJobRunning, kJobFinished, kTaskRestoring, kAlignmentStarted, kTaskSnapshotted, kCheckpointNotified,
-    kSinkPrecommitted, kSinkCommitted, kSinkRecovered,
+    kSinkPrecommitted, kSinkCommitted, kSinkRecovered, kChannelStatePersisted, kChannelStateReplaying,
 };
 
 // The points the JobManager announces; every other point is announced by a TaskManager.

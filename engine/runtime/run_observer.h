@@ -5,14 +5,35 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/checkpointing/checkpoint_failure_reason.h"
+#include "engine/runtime/record.h"
 #include "sim/time.h"
 
 namespace eosim::engine {
 
 // (topic, partition) -> the next offset to read: the input prefix a checkpoint covers.
 using SourceOffsets = std::map<std::pair<std::string, int32_t>, int64_t>;
+
+// Records a restored task replays before any new data: channel state on the edge from -> to.
+struct InFlightRecords {
+    std::string from_vertex;
+    std::string to_vertex;  // the vertex that will process them
+    RecordBatch records;
+};
+
+// What a task tells about its part of a checkpoint when it sends the state to storage.
+struct TaskCheckpointStats {
+    int64_t checkpoint_id = 0;
+    std::string vertex;
+    int32_t subtask = 0;
+    sim::Time first_barrier_at;                           // sources: when the trigger arrived
+    sim::Duration alignment = sim::Duration::zero();      // first barrier to last barrier (0 for sources)
+    int64_t operator_state_bytes = 0;
+    int64_t channel_state_bytes = 0;
+    bool unaligned = false;
+};
 
 class RunObserver {
 public:
@@ -27,6 +48,12 @@ public:
     // One subtask of a keyed vertex applied its restored keyed state.
     virtual void keyed_state_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/,
                                       int32_t /*subtask*/, const std::map<int64_t, int64_t>& /*state*/) {}
+    // One subtask of any vertex restored from a checkpoint (id > 0): the in-flight records it will
+    // replay before any new data, by edge (input channel state: into its own vertex; output
+    // channel state: toward the consumer). Empty when the checkpoint was aligned.
+    virtual void channel_state_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
+                                        const std::vector<InFlightRecords>& /*in_flight*/) {}
+    virtual void task_checkpoint_stats(sim::Time, const TaskCheckpointStats&) {}
     virtual void failover(sim::Time, int64_t /*new_attempt*/, const std::string& /*reason*/) {}
     virtual void transaction_event(sim::Time, const std::string& /*transactional_id*/, const char* /*what*/) {}
     // A sink could not commit a transaction it had pre-committed: its records are lost.

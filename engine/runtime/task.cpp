@@ -20,6 +20,8 @@ constexpr sim::EventKind kChannelCredit{"channel.credit"};
 constexpr sim::EventKind kChannelBuffer{"channel.buffer"};
 constexpr sim::EventKind kChannelBarrier{"channel.barrier"};
 constexpr sim::EventKind kChannelEndOfData{"channel.end_of_data"};
+constexpr sim::EventKind kChannelCancellation{"channel.cancellation_marker"};
+constexpr sim::EventKind kAlignmentTimer{"task.alignment_timer"};
 constexpr sim::EventKind kTaskProcessed{"task.processed"};
 constexpr sim::EventKind kTaskFlush{"task.flush"};
 constexpr sim::EventKind kSourcePoll{"source.poll"};
@@ -68,7 +70,13 @@ Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& depl
         operator_ = make_operator(vertex_, std::move(state));
     }
     if (!inputs_.empty()) {
-        barriers_ = make_barrier_handler(job.checkpointing.mode, static_cast<int32_t>(inputs_.size()), *this);
+        const CheckpointConfig& c = job.checkpointing;
+        const AlignmentMode alignment = !c.channel_state_possible() ? AlignmentMode::aligned
+                                        : c.aligned_checkpoint_timeout > sim::Duration::zero()
+                                            ? AlignmentMode::aligned_then_unaligned
+                                            : AlignmentMode::unaligned;
+        barriers_ = make_barrier_handler(c.mode, alignment, c.aligned_checkpoint_timeout,
+                                         static_cast<int32_t>(inputs_.size()), *this);
     }
 }
 
@@ -80,6 +88,8 @@ RunObserver& Task::observer() { return engine_.observer(); }
 void Task::after(sim::Duration delay, std::function<void()> fn) {
     engine_.schedule_for_task(node_, key_, delay, kTaskTimer, [fn = std::move(fn)](Task&) { fn(); });
 }
+
+bool Task::channel_state_possible() const { return engine_.job().checkpointing.channel_state_possible(); }
 
 void Task::fail(const std::string& reason) {
     if (state_ == State::failed) return;
@@ -96,11 +106,25 @@ void Task::restore() {
     const CompletedCheckpoint& checkpoint = deployment_.restore;
     // Sources and keyed operators read every subtask's state of their vertex (union of splits,
     // key groups by range); a sink reads its own.
+    // With channel state, every task reads its own blob for it; a stateless operator reads only that.
+    const bool own_only = is_sink() || (channel_state_possible() && !source_ && !(operator_ && operator_->keyed_state()));
     std::vector<std::string> keys;
+    int32_t subtasks_in_checkpoint = 0;
+    own_blob_ = SIZE_MAX;
     for (const auto& [where, handle] : checkpoint.handles) {
         if (where.first != key_.vertex) continue;
-        if (is_sink() && where.second != key_.subtask) continue;
+        ++subtasks_in_checkpoint;
+        if (own_only && where.second != key_.subtask) continue;
+        if (where.second == key_.subtask) own_blob_ = keys.size();
         keys.push_back(handle);
+    }
+    if (channel_state_possible() && checkpoint.id > 0 && subtasks_in_checkpoint != vertex_.parallelism) {
+        // Flink redistributes channel state on rescaling; eosim cannot yet.
+        fail("cannot restore checkpoint " + std::to_string(checkpoint.id) + ": vertex '" + vertex_.id + "' has " +
+             std::to_string(vertex_.parallelism) + " subtasks but the checkpoint holds " +
+             std::to_string(subtasks_in_checkpoint) +
+             "; restoring channel state (unaligned checkpoints) with a changed parallelism is not supported");
+        return;
     }
     restored_blobs_.assign(keys.size(), std::string());
     restore_reads_outstanding_ = static_cast<int32_t>(keys.size());
@@ -132,6 +156,14 @@ void Task::apply_restored_state() {
     const int64_t checkpoint_id = deployment_.restore.id;
     engine_.world().announce(points::kTaskRestoring, node_, checkpoint_id);
     if (!engine_.world().nodes().is_up(node_)) return;  // crashed at the point: nothing is applied
+    if (channel_state_possible()) {
+        // Each blob holds operator state and its subtask's channel state; keep our own channel state.
+        for (size_t i = 0; i < restored_blobs_.size(); ++i) {
+            TaskStateBlob blob = decode_task_state(restored_blobs_[i]);
+            if (i == own_blob_) recovered_ = std::move(blob.channels);
+            restored_blobs_[i] = std::move(blob.operator_state);
+        }
+    }
     if (source_) source_->restore(restored_blobs_);
     if (operator_ && operator_->keyed_state() != nullptr) {
         operator_->keyed_state()->restore(restored_blobs_);
@@ -143,9 +175,36 @@ void Task::apply_restored_state() {
     // A sink reads only its own subtask's state.
     if (sink_ && !restored_blobs_.empty()) restored_sink_state_ = restored_blobs_.front();
     restored_blobs_.clear();
+    if (checkpoint_id > 0) queue_recovered_channel_state();
     state_ = State::ready;
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_ready(key); });
+}
+
+// Puts the recovered buffers at the head of their channels (nothing else is queued yet: the input
+// connections open at start, and nothing was emitted) and tells the oracles what is in flight.
+void Task::queue_recovered_channel_state() {
+    const JobSpec& job = engine_.job();
+    std::vector<InFlightRecords> in_flight;
+    for (size_t c = 0; c < recovered_.inputs.size() && c < inputs_.size(); ++c) {
+        for (RecordBatch& buffer : recovered_.inputs[c]) {
+            in_flight.push_back(InFlightRecords{job.vertices[static_cast<size_t>(inputs_[c].producer.vertex)].id, vertex_.id, buffer});
+            ChannelElement element{ChannelElement::Type::records, 0, std::move(buffer)};
+            element.recovered = true;
+            inputs_[c].queue.push_back(std::move(element));
+        }
+    }
+    for (size_t c = 0; c < recovered_.outputs.size() && c < outputs_.size(); ++c) {
+        OutputChannel& out = outputs_[c];
+        for (RecordBatch& buffer : recovered_.outputs[c]) {
+            in_flight.push_back(InFlightRecords{vertex_.id, job.vertices[static_cast<size_t>(out.consumer.vertex)].id, buffer});
+            out.queue.push_back(ChannelElement{ChannelElement::Type::records, 0, std::move(buffer)});
+            ++out.queued_buffers;
+        }
+    }
+    replaying_channel_state_ = !in_flight.empty();
+    recovered_ = ChannelState{};
+    engine_.observer().channel_state_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, in_flight);
 }
 
 // ---- start and channels -----------------------------------------------------------------------
@@ -158,6 +217,11 @@ void Task::start() {
     if (state_ != State::ready) return;
     state_ = State::running;
     if (sink_ && !sink_->open(deployment_.restore.id, restored_sink_state_)) return;
+    if (replaying_channel_state_) {
+        engine_.world().announce(points::kChannelStateReplaying, node_, deployment_.restore.id);
+        if (!engine_.world().nodes().is_up(node_)) return;
+        for (size_t c = 0; c < outputs_.size(); ++c) send_ready(outputs_[c], static_cast<int32_t>(c));
+    }
     open_input_channels();
     if (source_) poll_source();
 }
@@ -209,7 +273,19 @@ void Task::connection_lost() { fail("a data channel's connection was reset"); }
 
 void Task::element_arrived(int32_t input_channel, ChannelElement element) {
     if (state_ == State::failed) return;
-    inputs_.at(static_cast<size_t>(input_channel)).queue.push_back(std::move(element));
+    InputChannel& in = inputs_.at(static_cast<size_t>(input_channel));
+    if (element.type == ChannelElement::Type::records && channel_state_.recording(input_channel)) {
+        channel_state_.add_input(input_channel, element.records);  // in flight before this channel's barrier
+    }
+    // A priority barrier (or any barrier of a checkpoint already taken unaligned here) is handled on
+    // arrival: it overtakes what is queued on its channel.
+    if (element.type == ChannelElement::Type::barrier && state_ == State::running &&
+        (element.unaligned_barrier || barriers_->collecting_unaligned(element.checkpoint_id))) {
+        handle_barrier(input_channel, element, true);
+        pump();
+        return;
+    }
+    in.queue.push_back(std::move(element));
     pump();
 }
 
@@ -233,15 +309,13 @@ void Task::pump() {
         ChannelElement element = std::move(chosen->queue.front());
         chosen->queue.pop_front();
         switch (element.type) {
-            case ChannelElement::Type::records: process_buffer(chosen_index, std::move(element.records)); break;
-            case ChannelElement::Type::barrier: {
-                const bool was_idle = barriers_->pending_checkpoint() == 0;
-                barriers_->barrier_received(chosen_index, element.checkpoint_id);
-                if (was_idle && barriers_->pending_checkpoint() != 0) {
-                    engine_.world().announce(points::kAlignmentStarted, node_, element.checkpoint_id);
-                }
+            case ChannelElement::Type::records:
+                process_buffer(chosen_index, std::move(element.records), element.recovered);
                 break;
-            }
+            case ChannelElement::Type::barrier: handle_barrier(chosen_index, element, false); break;
+            case ChannelElement::Type::cancellation_marker:
+                barriers_->cancellation_marker_received(chosen_index, element.checkpoint_id);
+                break;
             case ChannelElement::Type::end_of_data:
                 chosen->end_of_data = true;
                 if (std::all_of(inputs_.begin(), inputs_.end(), [](const InputChannel& in) { return in.end_of_data; })) {
@@ -252,7 +326,38 @@ void Task::pump() {
     }
 }
 
-void Task::process_buffer(int32_t channel, RecordBatch records) {
+void Task::handle_barrier(int32_t channel, const ChannelElement& element, bool overtook_queue) {
+    const bool was_idle = barriers_->pending_checkpoint() == 0;
+    if (was_idle) first_barrier_at_ = engine_.world().now();  // before the handler: it may snapshot at once
+    overtaking_channel_ = overtook_queue ? channel : -1;
+    barriers_->barrier_received(channel, CheckpointBarrier{element.checkpoint_id, element.unaligned_barrier});
+    overtaking_channel_ = -1;
+    if (was_idle && barriers_->pending_checkpoint() != 0) {
+        engine_.world().announce(points::kAlignmentStarted, node_, element.checkpoint_id);
+    }
+    deliver_queued_barriers();
+}
+
+// A checkpoint that went unaligned here takes the barriers already queued on its channels at once
+// (Flink learns where they are from barrier announcements): what is queued before them was
+// persisted when the snapshot started, and they need not wait for it to be processed.
+void Task::deliver_queued_barriers() {
+    const int64_t pending = barriers_->pending_checkpoint();
+    if (pending == 0 || !barriers_->collecting_unaligned(pending)) return;
+    for (size_t c = 0; c < inputs_.size(); ++c) {
+        auto& queue = inputs_[c].queue;
+        auto it = std::find_if(queue.begin(), queue.end(), [&](const ChannelElement& e) {
+            return e.type == ChannelElement::Type::barrier && e.checkpoint_id == pending;
+        });
+        if (it == queue.end()) continue;
+        const ChannelElement barrier = *it;
+        queue.erase(it);
+        barriers_->barrier_received(static_cast<int32_t>(c), CheckpointBarrier{barrier.checkpoint_id, barrier.unaligned_barrier});
+        if (!barriers_->collecting_unaligned(pending)) return;
+    }
+}
+
+void Task::process_buffer(int32_t channel, RecordBatch records, bool recovered) {
     if (sink_) {
         sink_->write(records);
     } else {
@@ -260,12 +365,16 @@ void Task::process_buffer(int32_t channel, RecordBatch records) {
         for (const Record& record : records) operator_->process(record, out);
     }
     busy_ = true;
-    engine_.schedule_for_task(node_, key_, runtime_.record_cost * static_cast<int64_t>(records.size()), kTaskProcessed,
-                              [channel](Task& task) { task.finish_processing(channel); });
+    engine_.schedule_for_task(node_, key_, record_cost() * static_cast<int64_t>(records.size()), kTaskProcessed,
+                              [channel, recovered](Task& task) { task.finish_processing(channel, !recovered); });
 }
 
-void Task::finish_processing(int32_t channel) {
+void Task::finish_processing(int32_t channel, bool return_credit) {
     busy_ = false;
+    if (!return_credit) {  // a recovered buffer took no credit
+        pump();
+        return;
+    }
     InputChannel& in = inputs_[static_cast<size_t>(channel)];
     const TaskKey producer{key_.attempt, in.producer.vertex, in.producer.subtask};
     const int32_t output_channel = in.producer.channel;
@@ -296,7 +405,7 @@ void Task::poll_source() {
         reach_end_of_data();
         return;
     }
-    const sim::Duration cost = runtime_.record_cost * static_cast<int64_t>(batch.size());
+    const sim::Duration cost = record_cost() * static_cast<int64_t>(batch.size());
     busy_ = !batch.empty();
     engine_.schedule_for_task(node_, key_, std::max(cost, runtime_.source_poll_interval), kSourcePoll, [](Task& task) {
         task.busy_ = false;
@@ -370,10 +479,12 @@ void Task::send_ready(OutputChannel& out, int32_t index) {
     while (!out.queue.empty()) {
         ChannelElement& front = out.queue.front();
         const bool is_buffer = front.type == ChannelElement::Type::records;
+        const bool is_barrier = front.type == ChannelElement::Type::barrier;
         if (is_buffer && out.credits == 0) break;
-        const sim::EventKind& kind = is_buffer ? kChannelBuffer
-                                     : front.type == ChannelElement::Type::barrier ? kChannelBarrier
-                                                                                    : kChannelEndOfData;
+        const sim::EventKind& kind = is_buffer                                              ? kChannelBuffer
+                                     : front.type == ChannelElement::Type::barrier            ? kChannelBarrier
+                                     : front.type == ChannelElement::Type::cancellation_marker ? kChannelCancellation
+                                                                                              : kChannelEndOfData;
         const uint64_t digest = sim::digest_mix(key_digest(consumer), is_buffer ? front.records.size() : static_cast<uint64_t>(front.checkpoint_id));
         if (is_buffer) {
             --out.credits;
@@ -386,6 +497,7 @@ void Task::send_ready(OutputChannel& out, int32_t index) {
                                            }
                                        });
         out.queue.pop_front();
+        if (is_barrier && barrier_send_.active()) upload_when_barrier_sent();
     }
     (void)index;
 }
@@ -410,10 +522,85 @@ void Task::trigger_checkpoint(int64_t checkpoint_id) {
         abort_checkpoint(checkpoint_id, CheckpointFailureReason::checkpoint_declined_task_not_ready, "source task not running");
         return;
     }
-    snapshot(checkpoint_id);
+    if (aborted_ahead_.contains(checkpoint_id)) {
+        // The abort notice overtook the trigger: skip the snapshot, tell downstream in-band.
+        aborted_ahead_.erase(aborted_ahead_.begin(), aborted_ahead_.upper_bound(checkpoint_id));
+        send_cancellation_marker(checkpoint_id);
+        return;
+    }
+    aborted_ahead_.erase(aborted_ahead_.begin(), aborted_ahead_.upper_bound(checkpoint_id));
+    first_barrier_at_ = engine_.world().now();
+    // Sources have no input channels: an unaligned checkpoint's channel state is what the barrier
+    // overtook on the outputs, complete at once.
+    const bool unaligned = channel_state_possible() && engine_.job().checkpointing.aligned_checkpoint_timeout == sim::Duration::zero();
+    if (!snapshot(checkpoint_id, unaligned)) return;
+    if (unaligned) {
+        finish_unaligned_snapshot(checkpoint_id);
+    } else {
+        finish_aligned_snapshot(checkpoint_id);
+    }
 }
 
-void Task::trigger_snapshot(int64_t checkpoint_id) { snapshot(checkpoint_id); }
+void Task::trigger_snapshot(int64_t checkpoint_id) {
+    if (!snapshot(checkpoint_id, false)) return;
+    finish_aligned_snapshot(checkpoint_id);
+}
+
+// An aligned snapshot goes to storage at once, except with an aligned-checkpoint timeout: then it
+// waits until its barrier left every output queue, and a barrier still queued after the timeout
+// is sent on as unaligned, ahead of the buffers it overtakes, which join the snapshot as output
+// channel state (Flink times out aligned barriers on the output side too).
+void Task::finish_aligned_snapshot(int64_t checkpoint_id) {
+    const sim::Duration timeout = engine_.job().checkpointing.aligned_checkpoint_timeout;
+    if (!channel_state_possible() || timeout == sim::Duration::zero() || outputs_.empty()) {
+        upload_snapshot(checkpoint_id, std::move(snapshot_operator_state_), snapshot_offsets_, false);
+        return;
+    }
+    barrier_send_.start(checkpoint_id, 0, outputs_.size());
+    barrier_send_state_ = std::move(snapshot_operator_state_);
+    barrier_send_offsets_ = snapshot_offsets_;
+    engine_.schedule_for_task(node_, key_, timeout, kAlignmentTimer, [checkpoint_id](Task& task) {
+        if (task.state_ == State::running) task.overtake_queued_barriers(checkpoint_id);
+    });
+    upload_when_barrier_sent();
+}
+
+bool Task::barrier_queued(const OutputChannel& out, int64_t checkpoint_id) {
+    return std::any_of(out.queue.begin(), out.queue.end(), [&](const ChannelElement& e) {
+        return e.type == ChannelElement::Type::barrier && e.checkpoint_id == checkpoint_id;
+    });
+}
+
+void Task::upload_when_barrier_sent() {
+    const int64_t checkpoint_id = barrier_send_.checkpoint_id();
+    if (checkpoint_id == 0) return;
+    for (const OutputChannel& out : outputs_) {
+        if (barrier_queued(out, checkpoint_id)) return;
+    }
+    const ChannelState channels = barrier_send_.take();
+    operator_state_size_ = barrier_send_state_.size();
+    upload_snapshot(checkpoint_id, encode_task_state(barrier_send_state_, channels), barrier_send_offsets_, true);
+}
+
+void Task::overtake_queued_barriers(int64_t checkpoint_id) {
+    if (barrier_send_.checkpoint_id() != checkpoint_id) return;
+    for (size_t c = 0; c < outputs_.size(); ++c) {
+        OutputChannel& out = outputs_[c];
+        auto it = std::find_if(out.queue.begin(), out.queue.end(), [&](const ChannelElement& e) {
+            return e.type == ChannelElement::Type::barrier && e.checkpoint_id == checkpoint_id;
+        });
+        if (it == out.queue.end()) continue;
+        for (auto q = out.queue.begin(); q != it; ++q) {
+            if (q->type == ChannelElement::Type::records) barrier_send_.add_output(static_cast<int32_t>(c), q->records);
+        }
+        out.queue.erase(it);
+        ChannelElement barrier{ChannelElement::Type::barrier, checkpoint_id, {}};
+        barrier.unaligned_barrier = true;
+        out.queue.push_front(std::move(barrier));
+        send_ready(out, static_cast<int32_t>(c));
+    }
+    upload_when_barrier_sent();
+}
 
 void Task::abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
     const TaskKey key = key_;
@@ -421,9 +608,22 @@ void Task::abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reaso
                                 [key, checkpoint_id, reason, detail](JobManager& jm) {
                                     jm.decline_checkpoint(key, checkpoint_id, reason, detail);
                                 });
+    send_cancellation_marker(checkpoint_id);
 }
 
-void Task::snapshot(int64_t checkpoint_id) {
+// Flink's CancelCheckpointMarker: a task that declines a checkpoint before forwarding its barrier
+// tells its downstream tasks in-band, so that they stop aligning for a barrier that never comes.
+void Task::send_cancellation_marker(int64_t checkpoint_id) {
+    if (state_ != State::running || checkpoint_id <= last_barrier_forwarded_ || checkpoint_id <= last_cancellation_sent_ ||
+        outputs_.empty()) {
+        return;
+    }
+    last_cancellation_sent_ = checkpoint_id;
+    broadcast(ChannelElement{ChannelElement::Type::cancellation_marker, checkpoint_id, {}});
+}
+
+bool Task::snapshot(int64_t checkpoint_id, bool unaligned) {
+    last_barrier_at_ = engine_.world().now();
     std::string state;
     SourceOffsets offsets;
     if (source_) {
@@ -434,27 +634,109 @@ void Task::snapshot(int64_t checkpoint_id) {
         if (!sink_->pre_commit(checkpoint_id, &state, &error)) {
             abort_checkpoint(checkpoint_id, CheckpointFailureReason::checkpoint_declined, error);
             fail(error);
-            return;
+            return false;
         }
     } else if (operator_->keyed_state() != nullptr) {
         state = operator_->keyed_state()->snapshot();
     }
     engine_.world().announce(points::kTaskSnapshotted, node_, checkpoint_id);
     if (end_of_data_ && end_of_data_checkpoint_ == 0) end_of_data_checkpoint_ = checkpoint_id;
-    broadcast(ChannelElement{ChannelElement::Type::barrier, checkpoint_id, {}});
-    // The asynchronous part: the state goes to durable storage, then the ack to the coordinator.
+    last_barrier_forwarded_ = std::max(last_barrier_forwarded_, checkpoint_id);
+    barrier_send_.discard();  // an older snapshot still waiting for its barrier to leave was aborted
+    snapshot_operator_state_ = std::move(state);
+    snapshot_offsets_ = std::move(offsets);
+    if (!unaligned) {
+        broadcast(ChannelElement{ChannelElement::Type::barrier, checkpoint_id, {}});
+        return true;
+    }
+    // The barrier overtakes every queued output buffer (the open one sealed first); they become the
+    // output channel state, and are still sent, after the barrier.
+    channel_state_.start(checkpoint_id, inputs_.size(), outputs_.size());
+    flush_outputs();
+    for (size_t c = 0; c < outputs_.size(); ++c) {
+        OutputChannel& out = outputs_[c];
+        for (const ChannelElement& queued : out.queue) {
+            if (queued.type == ChannelElement::Type::records) channel_state_.add_output(static_cast<int32_t>(c), queued.records);
+        }
+        ChannelElement barrier{ChannelElement::Type::barrier, checkpoint_id, {}};
+        barrier.unaligned_barrier = true;
+        out.queue.push_front(std::move(barrier));
+        send_ready(out, static_cast<int32_t>(c));
+    }
+    return true;
+}
+
+void Task::start_unaligned_snapshot(int64_t checkpoint_id, const std::vector<bool>& barrier_in) {
+    if (!snapshot(checkpoint_id, true)) return;
+    for (size_t c = 0; c < inputs_.size(); ++c) {
+        const auto channel = static_cast<int32_t>(c);
+        // A channel whose barrier arrived in order (it was blocked) holds only data after it; one
+        // whose barrier overtook its queue holds data before it; every other channel records until
+        // its barrier, starting with what is queued (up to a barrier of this checkpoint, if queued).
+        if (barrier_in[c] && channel != overtaking_channel_) continue;
+        for (const ChannelElement& queued : inputs_[c].queue) {
+            if (queued.type == ChannelElement::Type::barrier && queued.checkpoint_id == checkpoint_id) break;
+            if (queued.type == ChannelElement::Type::records) channel_state_.add_input(channel, queued.records);
+        }
+        channel_state_.set_recording(channel, !barrier_in[c]);
+    }
+}
+
+void Task::channel_barrier_received(int32_t channel) {
+    last_barrier_at_ = engine_.world().now();
+    if (channel_state_.active()) channel_state_.set_recording(channel, false);
+}
+
+void Task::finish_unaligned_snapshot(int64_t checkpoint_id) {
+    if (channel_state_.checkpoint_id() != checkpoint_id) return;  // the snapshot failed (a sink)
+    last_barrier_at_ = engine_.world().now();
+    const ChannelState channels = channel_state_.take();
+    operator_state_size_ = snapshot_operator_state_.size();
+    upload_snapshot(checkpoint_id, encode_task_state(snapshot_operator_state_, channels), snapshot_offsets_, true);
+}
+
+void Task::discard_unaligned_snapshot(int64_t checkpoint_id) {
+    if (channel_state_.checkpoint_id() == checkpoint_id) channel_state_.discard();
+}
+
+void Task::start_alignment_timer(int64_t checkpoint_id, sim::Duration delay) {
+    engine_.schedule_for_task(node_, key_, delay, kAlignmentTimer, [checkpoint_id](Task& task) {
+        if (task.state_ != State::running) return;
+        task.barriers_->alignment_timed_out(checkpoint_id);
+        task.deliver_queued_barriers();
+        task.pump();
+    });
+}
+
+// The asynchronous part: the state goes to durable storage, then the ack to the coordinator.
+void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned) {
+    TaskCheckpointStats stats;
+    stats.checkpoint_id = checkpoint_id;
+    stats.vertex = vertex_.id;
+    stats.subtask = key_.subtask;
+    stats.first_barrier_at = first_barrier_at_;
+    stats.alignment = inputs_.empty() ? sim::Duration::zero() : last_barrier_at_ - first_barrier_at_;
+    stats.unaligned = unaligned;
+    stats.operator_state_bytes = static_cast<int64_t>(unaligned ? operator_state_size_ : blob.size());
+    if (!unaligned && channel_state_possible()) blob = encode_task_state(blob, ChannelState{});
+    if (unaligned) stats.channel_state_bytes = static_cast<int64_t>(blob.size()) - stats.operator_state_bytes;
+    engine_.observer().task_checkpoint_stats(engine_.world().now(), stats);
     const std::string storage_key = state_key(engine_.job(), checkpoint_id, key_);
-    const int64_t state_bytes = static_cast<int64_t>(state.size());
+    const int64_t state_bytes = static_cast<int64_t>(blob.size());
     const TaskKey key = key_;
     Engine* engine = &engine_;
     const sim::NodeId node = node_;
-    engine_.world().storage().put(node_, storage_key, std::move(state),
-                                  [engine, node, key, checkpoint_id, storage_key, state_bytes, offsets](sim::StorageStatus status) {
+    engine_.world().storage().put(node_, storage_key, std::move(blob),
+                                  [engine, node, key, checkpoint_id, storage_key, state_bytes, offsets, unaligned](sim::StorageStatus status) {
                                       if (engine->find_task(node, key) == nullptr) {
                                           // Cancelled meanwhile: nobody will acknowledge it, so the task's
                                           // asynchronous part deletes it (Flink's AsyncCheckpointRunnable cleanup).
                                           if (status == sim::StorageStatus::ok) engine->world().storage().remove(node, storage_key, [](sim::StorageStatus) {});
                                           return;
+                                      }
+                                      if (unaligned && status == sim::StorageStatus::ok) {
+                                          engine->world().announce(points::kChannelStatePersisted, node, checkpoint_id);
+                                          if (!engine->world().nodes().is_up(node)) return;
                                       }
                                       engine->send_to_job_manager(
                                           node, messages::kAcknowledge, key_digest(key) ^ static_cast<uint64_t>(checkpoint_id),
@@ -476,7 +758,11 @@ void Task::checkpoint_complete(int64_t checkpoint_id) {
 }
 
 void Task::checkpoint_aborted(int64_t checkpoint_id) {
-    if (barriers_) barriers_->checkpoint_aborted(checkpoint_id);
+    if (barriers_) {
+        barriers_->checkpoint_aborted(checkpoint_id);
+    } else if (checkpoint_id > last_barrier_forwarded_) {
+        aborted_ahead_.insert(checkpoint_id);  // a source whose trigger has not come yet
+    }
     pump();
 }
 

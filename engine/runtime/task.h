@@ -6,7 +6,17 @@
 // buffers. A producer sends a buffer only against a credit; the consumer returns the credit when
 // it has processed the buffer. When a producer's output queue grows past its credits it stops
 // reading its own inputs: backpressure travels upstream to the sources, which stop polling.
-// Barriers and end-of-data markers travel in-band, in order, without credit.
+// Barriers, cancellation markers and end-of-data markers travel in-band, in order, without credit.
+//
+// Unaligned checkpoints (checkpointing.unaligned): a barrier is a priority event. The sender puts
+// it ahead of its queued output buffers (which it persists as output channel state); the receiver
+// handles it on arrival, not when it reaches the head of the channel, snapshots at the first one
+// and persists as input channel state what was queued and what arrives on each channel until that
+// channel's barrier (engine/checkpointing/channel_state_writer.h). The state goes to storage when
+// the last barrier arrived. A restored task puts its recovered input buffers at the head of its
+// input channels and its recovered output buffers at the head of its output channels: they are
+// processed and sent before any new data, in their order, and (input side) return no credit,
+// having never taken one. Output buffers still need credits: flow control holds during replay.
 //
 // Processing a buffer costs record_cost per record of virtual time, during which the task does
 // nothing else. Outputs are flushed when a buffer fills, before a barrier, and at least every
@@ -15,10 +25,12 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/checkpointing/barrier_handler.h"
+#include "engine/checkpointing/channel_state_writer.h"
 #include "engine/runtime/deployment.h"
 #include "engine/runtime/job_topology.h"
 #include "engine/connectors/kafka_source.h"
@@ -34,10 +46,12 @@ class Engine;
 
 // What travels on a data channel.
 struct ChannelElement {
-    enum class Type : uint8_t { records, barrier, end_of_data };
+    enum class Type : uint8_t { records, barrier, end_of_data, cancellation_marker };
     Type type = Type::records;
     int64_t checkpoint_id = 0;
     RecordBatch records;
+    bool unaligned_barrier = false;  // barrier: sent as a priority event (CheckpointBarrier::unaligned)
+    bool recovered = false;          // records: replayed from channel state (took no credit)
 };
 
 class Task final : public BarrierHandlerController, public SinkContext {
@@ -67,6 +81,11 @@ public:
     void unblock_all_channels() override;
     void trigger_snapshot(int64_t checkpoint_id) override;
     void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) override;
+    void start_unaligned_snapshot(int64_t checkpoint_id, const std::vector<bool>& barrier_in) override;
+    void channel_barrier_received(int32_t channel) override;
+    void finish_unaligned_snapshot(int64_t checkpoint_id) override;
+    void discard_unaligned_snapshot(int64_t checkpoint_id) override;
+    void start_alignment_timer(int64_t checkpoint_id, sim::Duration delay) override;
 
     // SinkContext
     sim::World& world() override;
@@ -107,13 +126,17 @@ private:
 
     bool is_source() const { return vertex_.kind == OperatorKind::kafka_source; }
     bool is_sink() const { return sink_ != nullptr; }
+    sim::Duration record_cost() const { return vertex_.record_cost.value_or(runtime_.record_cost); }
     void restore_read(size_t index, sim::StorageStatus status, std::string value);
     void apply_restored_state();
+    void queue_recovered_channel_state();
     void open_input_channels();
     // The processing loop.
     void pump();
-    void process_buffer(int32_t channel, RecordBatch records);
-    void finish_processing(int32_t channel);
+    void process_buffer(int32_t channel, RecordBatch records, bool recovered);
+    void finish_processing(int32_t channel, bool return_credit);
+    void handle_barrier(int32_t channel, const ChannelElement& element, bool overtook_queue);
+    void deliver_queued_barriers();
     void poll_source();
     void reach_end_of_data();
     // Output side.
@@ -123,7 +146,16 @@ private:
     void send_ready(OutputChannel& channel, int32_t index);
     bool backpressured() const;
     // Checkpoints.
-    void snapshot(int64_t checkpoint_id);
+    // Captures the operator state and forwards the barrier (aligned: after the queued buffers;
+    // unaligned: ahead of them, which become output channel state). False when the sink failed.
+    bool snapshot(int64_t checkpoint_id, bool unaligned);
+    void send_cancellation_marker(int64_t checkpoint_id);
+    void finish_aligned_snapshot(int64_t checkpoint_id);
+    static bool barrier_queued(const OutputChannel& out, int64_t checkpoint_id);
+    void upload_when_barrier_sent();
+    void overtake_queued_barriers(int64_t checkpoint_id);
+    void upload_snapshot(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned);
+    bool channel_state_possible() const;
     void report_finished_if_done(int64_t completed_checkpoint);
 
     Engine& engine_;
@@ -149,6 +181,25 @@ private:
     int64_t end_of_data_checkpoint_ = 0;  // first checkpoint taken after end of data
     std::vector<std::string> restored_blobs_;  // the state read for the restore, in handle order
     int32_t restore_reads_outstanding_ = 0;
+    size_t own_blob_ = SIZE_MAX;               // this subtask's blob among restored_blobs_
+    ChannelState recovered_;                   // channel state to replay before any new data
+    bool replaying_channel_state_ = false;     // recovered buffers were queued at restore
+    int64_t last_barrier_forwarded_ = 0;       // the newest checkpoint this task snapshotted
+    int64_t last_cancellation_sent_ = 0;       // the newest checkpoint declined downstream in-band
+    std::set<int64_t> aborted_ahead_;          // sources: aborted before their trigger arrived
+    // The snapshot being taken: its operator state (kept until an unaligned one has its channel state).
+    ChannelStateWriter channel_state_;
+    std::string snapshot_operator_state_;
+    SourceOffsets snapshot_offsets_;
+    int32_t overtaking_channel_ = -1;
+    // Checkpoint statistics of the snapshot in progress.
+    sim::Time first_barrier_at_;
+    sim::Time last_barrier_at_;
+    size_t operator_state_size_ = 0;
+    // Aligned-checkpoint timeout: an aligned snapshot waiting for its barrier to leave the outputs.
+    ChannelStateWriter barrier_send_;
+    std::string barrier_send_state_;
+    SourceOffsets barrier_send_offsets_;  // the channel whose priority barrier is being handled
 };
 
 }  // namespace eosim::engine

@@ -15,7 +15,8 @@ InputProducer::InputProducer(Scheduler& scheduler, KafkaCluster& kafka, InputPro
     partitions_.resize(static_cast<size_t>(partitions));
     arrivals_.reserve(static_cast<size_t>(spec_.records));
     for (int64_t i = 0; i < spec_.records; ++i) {
-        const int64_t key = static_cast<int64_t>(prng.below(static_cast<uint64_t>(spec_.keys)));
+        const bool hot = spec_.hot_key_percent > 0 && prng.below(100) < static_cast<uint64_t>(spec_.hot_key_percent);
+        const int64_t key = hot ? 0 : static_cast<int64_t>(prng.below(static_cast<uint64_t>(spec_.keys)));
         const int64_t value = prng.between(spec_.value_min, spec_.value_max);
         const auto partition = static_cast<int32_t>(key % partitions);
         const Time at{static_cast<int64_t>(static_cast<__int128>(i) * 1'000'000'000 / spec_.rate_per_second)};

@@ -22,6 +22,7 @@ struct InputProducerSpec {
     int64_t rate_per_second = 1000;
     int64_t value_min = 1;
     int64_t value_max = 100;
+    int32_t hot_key_percent = 0;  // key skew: this share of the records (in percent) carries key 0
     Duration batch_interval = Duration::millis(10);
 };
 

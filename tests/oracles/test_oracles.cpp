@@ -197,6 +197,13 @@ TEST_CASE("at-least-once output oracle: passes with duplicates, fails on a missi
 
 // ---- state after restore --------------------------------------------------------------------------
 
+// What every subtask of an aligned checkpoint reports on restore: nothing in flight.
+void report_no_channel_state(StateAfterRestoreOracle& oracle, int64_t attempt) {
+    for (const char* v : {"source", "count", "sink"}) {
+        for (int32_t s = 0; s < 2; ++s) oracle.channel_state_restored(Time::zero(), attempt, v, s, {});
+    }
+}
+
 TEST_CASE("state-after-restore oracle: restored state must equal the model over the checkpoint's prefix", "[oracles]") {
     const engine::JobSpec job = count_job();
     const ReferenceModel model(job, count_input());
@@ -208,6 +215,7 @@ TEST_CASE("state-after-restore oracle: restored state must equal the model over 
     SECTION("agreeing state, split over the subtasks, passes") {
         StateAfterRestoreOracle oracle(model, job);
         oracle.restore_started(at, 2, 3, offsets);
+        report_no_channel_state(oracle, 2);
         oracle.keyed_state_restored(at, 2, "count", 0, {{1, 2}});
         oracle.keyed_state_restored(at, 2, "count", 1, {{3, 1}});
         const Verdict v = oracle.verdict();
@@ -217,6 +225,7 @@ TEST_CASE("state-after-restore oracle: restored state must equal the model over 
     SECTION("an over-counted key fails, naming the checkpoint and the key") {
         StateAfterRestoreOracle oracle(model, job);
         oracle.restore_started(at, 2, 3, offsets);
+        report_no_channel_state(oracle, 2);
         oracle.keyed_state_restored(at, 2, "count", 0, {{1, 3}});
         CHECK(oracle.verdict().passed);  // not all subtasks in yet: nothing checked
         oracle.keyed_state_restored(at, 2, "count", 1, {{3, 1}});
@@ -229,6 +238,7 @@ TEST_CASE("state-after-restore oracle: restored state must equal the model over 
     SECTION("a missing key fails") {
         StateAfterRestoreOracle oracle(model, job);
         oracle.restore_started(at, 2, 3, offsets);
+        report_no_channel_state(oracle, 2);
         oracle.keyed_state_restored(at, 2, "count", 0, {{1, 2}});
         oracle.keyed_state_restored(at, 2, "count", 1, {});
         const Verdict v = oracle.verdict();
@@ -238,6 +248,7 @@ TEST_CASE("state-after-restore oracle: restored state must equal the model over 
     SECTION("a key the prefix never reached fails") {
         StateAfterRestoreOracle oracle(model, job);
         oracle.restore_started(at, 2, 3, offsets);
+        report_no_channel_state(oracle, 2);
         oracle.keyed_state_restored(at, 2, "count", 0, {{1, 2}, {2, 1}});
         oracle.keyed_state_restored(at, 2, "count", 1, {{3, 1}});
         const Verdict v = oracle.verdict();
@@ -247,6 +258,7 @@ TEST_CASE("state-after-restore oracle: restored state must equal the model over 
     SECTION("the state of the whole input does not pass for an earlier checkpoint") {
         StateAfterRestoreOracle oracle(model, job);
         oracle.restore_started(at, 2, 3, offsets);
+        report_no_channel_state(oracle, 2);
         oracle.keyed_state_restored(at, 2, "count", 0, {{1, 3}, {2, 1}});
         oracle.keyed_state_restored(at, 2, "count", 1, {{3, 1}});
         CHECK_FALSE(oracle.verdict().passed);
@@ -261,6 +273,44 @@ TEST_CASE("state-after-restore oracle: restored state must equal the model over 
         const Verdict v = oracle.verdict();
         CHECK(v.passed);
         CHECK(contains(v.message, "0 restored"));
+    }
+}
+
+// Unaligned checkpoints: the restored state plus the restored in-flight records make the model's
+// state; a record lost from channel state, or both in state and in flight, is caught.
+TEST_CASE("state-after-restore oracle: restored in-flight records complete the restored state", "[oracles]") {
+    const engine::JobSpec job = count_job();
+    const ReferenceModel model(job, count_input());
+    const SourceOffsets offsets{{{"in", 0}, 2}, {{"in", 1}, 1}};  // model: {1: 2, 3: 1}
+    const Time at = Time::zero() + Duration::seconds(4);
+    using InFlight = std::vector<engine::InFlightRecords>;
+    auto run = [&](const std::map<int64_t, int64_t>& state0, const InFlight& source0, const InFlight& count1) {
+        StateAfterRestoreOracle oracle(model, job);
+        oracle.restore_started(at, 2, 3, offsets);
+        oracle.keyed_state_restored(at, 2, "count", 0, state0);
+        oracle.keyed_state_restored(at, 2, "count", 1, {});
+        oracle.channel_state_restored(at, 2, "source", 0, source0);  // output channel state, toward count
+        oracle.channel_state_restored(at, 2, "source", 1, {});
+        oracle.channel_state_restored(at, 2, "count", 0, {});
+        oracle.channel_state_restored(at, 2, "count", 1, count1);    // input channel state
+        oracle.channel_state_restored(at, 2, "sink", 0, {});
+        oracle.channel_state_restored(at, 2, "sink", 1, {});
+        return std::make_pair(oracle.verdict(), oracle.in_flight_records_checked());
+    };
+    SECTION("one record in an output channel, one in an input channel: exact") {
+        const auto [v, replayed] = run({{1, 1}}, {{"source", "count", {{1, 0}}}}, {{"source", "count", {{3, 0}}}});
+        CHECK(v.passed);
+        CHECK(replayed == 2);
+    }
+    SECTION("an in-flight record lost from channel state under-counts") {
+        const auto [v, replayed] = run({{1, 1}}, {}, {{"source", "count", {{3, 0}}}});
+        CHECK_FALSE(v.passed);
+        CHECK(contains(v.message, "key 1: expected 2, restored 1 (under-counted)"));
+    }
+    SECTION("a record both in the state and in flight over-counts") {
+        const auto [v, replayed] = run({{1, 2}}, {{"source", "count", {{1, 0}}}}, {{"source", "count", {{3, 0}}}});
+        CHECK_FALSE(v.passed);
+        CHECK(contains(v.message, "key 1: expected 2, restored 3 (over-counted)"));
     }
 }
 

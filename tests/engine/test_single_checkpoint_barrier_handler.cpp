@@ -1,4 +1,4 @@
-// BarrierAligner (engine/barrier_aligner.h): the aligned exactly-once barrier handler, driven
+// SingleCheckpointBarrierHandler in aligned mode (engine/checkpointing/single_checkpoint_barrier_handler.h), driven
 // through a fake controller that records every call. Hand-written transitions first, then a
 // "massive random" property (after Flink's *MassiveRandomTest): random interleavings of barriers
 // over N FIFO channels, where a blocked channel is never read, must only ever snapshot complete,
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/checkpointing/barrier_aligner.h"
+#include "engine/checkpointing/single_checkpoint_barrier_handler.h"
 
 namespace eosim::engine {
 namespace {
@@ -61,7 +61,7 @@ using Call = RecordingController::Call;
 
 TEST_CASE("aligner: a single channel snapshots at once, without blocking", "[aligner]") {
     RecordingController controller;
-    BarrierAligner aligner(1, controller);
+    SingleCheckpointBarrierHandler aligner(1, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(0, 1);
     CHECK(controller.snapshots == std::vector<int64_t>{1});
     CHECK(std::none_of(controller.calls.begin(), controller.calls.end(), [](const Call& c) { return c.what == "block"; }));
@@ -73,7 +73,7 @@ TEST_CASE("aligner: a single channel snapshots at once, without blocking", "[ali
 
 TEST_CASE("aligner: blocks each channel that delivered its barrier, snapshots and unblocks on the last", "[aligner]") {
     RecordingController controller;
-    BarrierAligner aligner(3, controller);
+    SingleCheckpointBarrierHandler aligner(3, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(1, 7);
     CHECK(controller.blocked == std::set<int32_t>{1});
     CHECK(aligner.pending_checkpoint() == 7);
@@ -98,7 +98,7 @@ TEST_CASE("aligner: blocks each channel that delivered its barrier, snapshots an
 
 TEST_CASE("aligner: a newer barrier during alignment aborts the older checkpoint and aligns the new one", "[aligner]") {
     RecordingController controller;
-    BarrierAligner aligner(3, controller);
+    SingleCheckpointBarrierHandler aligner(3, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(0, 3);
     aligner.barrier_received(1, 3);
     REQUIRE(controller.blocked == std::set<int32_t>{0, 1});
@@ -116,7 +116,7 @@ TEST_CASE("aligner: a newer barrier during alignment aborts the older checkpoint
 
 TEST_CASE("aligner: late barriers of an older checkpoint are ignored", "[aligner]") {
     RecordingController controller;
-    BarrierAligner aligner(2, controller);
+    SingleCheckpointBarrierHandler aligner(2, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(0, 1);
     aligner.barrier_received(1, 2);  // aborts 1, collects 2
     REQUIRE(controller.aborts == std::vector<int64_t>{1});
@@ -137,7 +137,7 @@ TEST_CASE("aligner: late barriers of an older checkpoint are ignored", "[aligner
 
 TEST_CASE("aligner: checkpoint_aborted during alignment unblocks and returns to waiting", "[aligner]") {
     RecordingController controller;
-    BarrierAligner aligner(3, controller);
+    SingleCheckpointBarrierHandler aligner(3, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(0, 5);
     aligner.barrier_received(2, 5);
     REQUIRE(controller.blocked == std::set<int32_t>{0, 2});
@@ -163,7 +163,7 @@ TEST_CASE("aligner: checkpoint_aborted during alignment unblocks and returns to 
 
 TEST_CASE("aligner: a second barrier of the same checkpoint on one channel throws", "[aligner]") {
     RecordingController controller;
-    BarrierAligner aligner(2, controller);
+    SingleCheckpointBarrierHandler aligner(2, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(0, 1);
     CHECK_THROWS_AS(aligner.barrier_received(0, 1), std::logic_error);
     try {
@@ -173,9 +173,9 @@ TEST_CASE("aligner: a second barrier of the same checkpoint on one channel throw
     }
 }
 
-TEST_CASE("aligner: make_barrier_handler picks the aligner for exactly-once and the tracker for at-least-once", "[aligner]") {
+TEST_CASE("aligner: make_barrier_handler picks the single-checkpoint handler for exactly-once and the tracker for at-least-once", "[aligner]") {
     RecordingController controller;
-    CHECK(std::string(make_barrier_handler(CheckpointingMode::exactly_once, 2, controller)->name()) == "aligner");
+    CHECK(std::string(make_barrier_handler(CheckpointingMode::exactly_once, 2, controller)->name()) == "single-checkpoint");
     CHECK(std::string(make_barrier_handler(CheckpointingMode::at_least_once, 2, controller)->name()) == "tracker");
 }
 
@@ -198,7 +198,7 @@ struct RandomRun {
 // abort of the checkpoint being aligned. Checks the invariants after every step.
 void drive(RandomRun run, bool allow_aborts) {
     RecordingController controller;
-    BarrierAligner aligner(run.channels, controller);
+    SingleCheckpointBarrierHandler aligner(run.channels, AlignmentMode::aligned, sim::Duration::zero(), controller);
     std::map<int64_t, std::set<int32_t>> delivered;  // checkpoint -> channels whose barrier was handed over
     std::set<int64_t> aborted_by_coordinator;
     int64_t last_snapshot = 0;
@@ -281,7 +281,7 @@ TEST_CASE("aligner massive random: with every barrier delivered and no aborts, e
         const auto checkpoints = static_cast<int64_t>(
             std::count_if(run.queues[0].begin(), run.queues[0].end(), [](const Element& e) { return e.barrier; }));
         RecordingController controller;
-        BarrierAligner aligner(run.channels, controller);
+        SingleCheckpointBarrierHandler aligner(run.channels, AlignmentMode::aligned, sim::Duration::zero(), controller);
         RandomRun state = run;
         while (true) {
             std::vector<int32_t> readable;

@@ -1,0 +1,121 @@
+#pragma once
+// The states of `SingleCheckpointBarrierHandler`, one small class per situation, after Flink's
+// `BarrierHandlerState` family. The handler decides which checkpoint a barrier belongs to (newer,
+// late, cancelled) and counts the barriers; a state decides what the task does with a barrier of
+// the pending checkpoint and returns the state that follows.
+//
+//   aligned:                 WaitingForFirstBarrier --barrier--> CollectingBarriers (channel blocked)
+//                            CollectingBarriers --last barrier--> snapshot, unblock, WaitingForFirstBarrier
+//   unaligned:               WaitingForFirstBarrierUnaligned --barrier--> snapshot now, persist in-flight
+//                            data --> CollectingBarriersUnaligned --last barrier--> channel state complete
+//   aligned with a timeout:  AlternatingWaitingForFirstBarrier --aligned barrier--> AlternatingCollectingBarriers
+//                            (timer started); --unaligned barrier or timer--> CollectingBarriersUnaligned
+//                            (which returns to AlternatingWaitingForFirstBarrier at the end)
+// `abort` (the pending checkpoint ends without completing here) releases what the state holds and
+// returns the waiting state of its mode.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/checkpointing/barrier_handler.h"
+
+namespace eosim::engine {
+
+// What a state sees of the handler: the task (through the controller) and the pending checkpoint.
+struct BarrierHandlerContext {
+    BarrierHandlerController& controller;
+    int64_t checkpoint_id;
+    const std::vector<bool>& barrier_in;  // per channel: its barrier of the pending checkpoint arrived
+    bool all_barriers_in;                 // every open channel delivered it
+    sim::Duration alignment_timeout;
+};
+
+class BarrierHandlerState {
+public:
+    virtual ~BarrierHandlerState() = default;
+    // A barrier of the pending checkpoint arrived on `channel` (already counted in the context).
+    virtual std::unique_ptr<BarrierHandlerState> barrier_received(const BarrierHandlerContext& context, int32_t channel,
+                                                                  const CheckpointBarrier& barrier) = 0;
+    // A channel closed and every remaining open channel has delivered the barrier.
+    virtual std::unique_ptr<BarrierHandlerState> all_barriers_in(const BarrierHandlerContext& context) = 0;
+    virtual std::unique_ptr<BarrierHandlerState> alignment_timed_out(const BarrierHandlerContext&) { return nullptr; }
+    virtual std::unique_ptr<BarrierHandlerState> abort(const BarrierHandlerContext& context) = 0;
+    virtual bool unaligned() const { return false; }
+    virtual const char* name() const = 0;
+};
+
+// The state a handler starts in.
+std::unique_ptr<BarrierHandlerState> initial_barrier_handler_state(AlignmentMode mode);
+
+class WaitingForFirstBarrier final : public BarrierHandlerState {
+public:
+    std::unique_ptr<BarrierHandlerState> barrier_received(const BarrierHandlerContext& context, int32_t channel,
+                                                          const CheckpointBarrier& barrier) override;
+    std::unique_ptr<BarrierHandlerState> all_barriers_in(const BarrierHandlerContext& context) override;
+    std::unique_ptr<BarrierHandlerState> abort(const BarrierHandlerContext& context) override;
+    const char* name() const override { return "waiting-for-first-barrier"; }
+};
+
+class CollectingBarriers final : public BarrierHandlerState {
+public:
+    std::unique_ptr<BarrierHandlerState> barrier_received(const BarrierHandlerContext& context, int32_t channel,
+                                                          const CheckpointBarrier& barrier) override;
+    std::unique_ptr<BarrierHandlerState> all_barriers_in(const BarrierHandlerContext& context) override;
+    std::unique_ptr<BarrierHandlerState> abort(const BarrierHandlerContext& context) override;
+    const char* name() const override { return "collecting-barriers"; }
+};
+
+// Unaligned; `alternating` says which waiting state follows (the timeout mode returns to aligned).
+class WaitingForFirstBarrierUnaligned final : public BarrierHandlerState {
+public:
+    explicit WaitingForFirstBarrierUnaligned(bool alternating) : alternating_(alternating) {}
+    std::unique_ptr<BarrierHandlerState> barrier_received(const BarrierHandlerContext& context, int32_t channel,
+                                                          const CheckpointBarrier& barrier) override;
+    std::unique_ptr<BarrierHandlerState> all_barriers_in(const BarrierHandlerContext& context) override;
+    std::unique_ptr<BarrierHandlerState> abort(const BarrierHandlerContext& context) override;
+    bool unaligned() const override { return true; }
+    const char* name() const override { return "waiting-for-first-barrier-unaligned"; }
+
+private:
+    bool alternating_;
+};
+
+class CollectingBarriersUnaligned final : public BarrierHandlerState {
+public:
+    explicit CollectingBarriersUnaligned(bool alternating) : alternating_(alternating) {}
+    std::unique_ptr<BarrierHandlerState> barrier_received(const BarrierHandlerContext& context, int32_t channel,
+                                                          const CheckpointBarrier& barrier) override;
+    std::unique_ptr<BarrierHandlerState> all_barriers_in(const BarrierHandlerContext& context) override;
+    std::unique_ptr<BarrierHandlerState> abort(const BarrierHandlerContext& context) override;
+    bool unaligned() const override { return true; }
+    const char* name() const override { return "collecting-barriers-unaligned"; }
+
+private:
+    std::unique_ptr<BarrierHandlerState> waiting() const;
+    bool alternating_;
+};
+
+class AlternatingWaitingForFirstBarrier final : public BarrierHandlerState {
+public:
+    std::unique_ptr<BarrierHandlerState> barrier_received(const BarrierHandlerContext& context, int32_t channel,
+                                                          const CheckpointBarrier& barrier) override;
+    std::unique_ptr<BarrierHandlerState> all_barriers_in(const BarrierHandlerContext& context) override;
+    std::unique_ptr<BarrierHandlerState> abort(const BarrierHandlerContext& context) override;
+    const char* name() const override { return "alternating-waiting-for-first-barrier"; }
+};
+
+class AlternatingCollectingBarriers final : public BarrierHandlerState {
+public:
+    std::unique_ptr<BarrierHandlerState> barrier_received(const BarrierHandlerContext& context, int32_t channel,
+                                                          const CheckpointBarrier& barrier) override;
+    std::unique_ptr<BarrierHandlerState> all_barriers_in(const BarrierHandlerContext& context) override;
+    std::unique_ptr<BarrierHandlerState> alignment_timed_out(const BarrierHandlerContext& context) override;
+    std::unique_ptr<BarrierHandlerState> abort(const BarrierHandlerContext& context) override;
+    const char* name() const override { return "alternating-collecting-barriers"; }
+
+private:
+    // Alignment took too long (or an upstream switched): release the blocked channels and continue unaligned.
+    std::unique_ptr<BarrierHandlerState> switch_to_unaligned(const BarrierHandlerContext& context);
+};
+
+}  // namespace eosim::engine

@@ -1,0 +1,102 @@
+#include "engine/checkpointing/channel_state_writer.h"
+
+#include <stdexcept>
+
+#include "engine/state/blob_codec.h"
+
+namespace eosim::engine {
+
+namespace {
+constexpr std::string_view kMagic = "TSB1";
+
+void put_channels(BlobWriter& out, const std::vector<std::vector<RecordBatch>>& channels) {
+    out.put_i64(static_cast<int64_t>(channels.size()));
+    for (const auto& buffers : channels) {
+        out.put_i64(static_cast<int64_t>(buffers.size()));
+        for (const RecordBatch& buffer : buffers) {
+            out.put_i64(static_cast<int64_t>(buffer.size()));
+            for (const Record& r : buffer) {
+                out.put_i64(r.key);
+                out.put_i64(r.value);
+            }
+        }
+    }
+}
+
+std::vector<std::vector<RecordBatch>> get_channels(BlobReader& in) {
+    std::vector<std::vector<RecordBatch>> channels(static_cast<size_t>(in.get_i64()));
+    for (auto& buffers : channels) {
+        buffers.resize(static_cast<size_t>(in.get_i64()));
+        for (RecordBatch& buffer : buffers) {
+            buffer.resize(static_cast<size_t>(in.get_i64()));
+            for (Record& r : buffer) {
+                r.key = in.get_i64();
+                r.value = in.get_i64();
+            }
+        }
+    }
+    return channels;
+}
+}  // namespace
+
+bool ChannelState::empty() const { return records() == 0; }
+
+int64_t ChannelState::records() const {
+    int64_t total = 0;
+    for (const auto* side : {&inputs, &outputs}) {
+        for (const auto& buffers : *side) {
+            for (const RecordBatch& buffer : buffers) total += static_cast<int64_t>(buffer.size());
+        }
+    }
+    return total;
+}
+
+std::string encode_task_state(const std::string& operator_state, const ChannelState& channels) {
+    BlobWriter out;
+    out.put_string(kMagic);
+    out.put_string(operator_state);
+    put_channels(out, channels.inputs);
+    put_channels(out, channels.outputs);
+    return out.take();
+}
+
+TaskStateBlob decode_task_state(const std::string& blob) {
+    BlobReader in(blob);
+    if (in.get_string() != kMagic) throw std::runtime_error("not a task state blob (with channel state)");
+    TaskStateBlob decoded;
+    decoded.operator_state = in.get_string();
+    decoded.channels.inputs = get_channels(in);
+    decoded.channels.outputs = get_channels(in);
+    if (!in.done()) throw std::runtime_error("task state blob has trailing bytes");
+    return decoded;
+}
+
+void ChannelStateWriter::start(int64_t checkpoint_id, size_t inputs, size_t outputs) {
+    checkpoint_id_ = checkpoint_id;
+    recording_.assign(inputs, false);
+    state_ = ChannelState{};
+    state_.inputs.resize(inputs);
+    state_.outputs.resize(outputs);
+}
+
+void ChannelStateWriter::add_input(int32_t input, const RecordBatch& buffer) {
+    if (!buffer.empty()) state_.inputs[static_cast<size_t>(input)].push_back(buffer);
+}
+
+void ChannelStateWriter::add_output(int32_t output, const RecordBatch& buffer) {
+    if (!buffer.empty()) state_.outputs[static_cast<size_t>(output)].push_back(buffer);
+}
+
+ChannelState ChannelStateWriter::take() {
+    ChannelState taken = std::move(state_);
+    discard();
+    return taken;
+}
+
+void ChannelStateWriter::discard() {
+    checkpoint_id_ = 0;
+    recording_.clear();
+    state_ = ChannelState{};
+}
+
+}  // namespace eosim::engine

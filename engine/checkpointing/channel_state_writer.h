@@ -1,0 +1,56 @@
+#pragma once
+// The channel state of one task's unaligned checkpoint (Flink's ChannelStateWriter): the output
+// buffers the barrier overtook, and per input channel the buffers that were queued when the
+// snapshot was taken or arrived afterwards, until that channel's barrier. Buffers keep their
+// order and their boundaries, so a restore replays them as they were.
+//
+// The task decides what to record (engine/runtime/task.h); the writer only keeps it, says which
+// input channels are still recording, and encodes it with the operator state for storage:
+//   task state blob = "TSB1" | operator state (string) | #inputs | per input: #buffers, buffers |
+//                     #outputs | per output: #buffers, buffers;   buffer = #records, (key, value)*
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/runtime/record.h"
+
+namespace eosim::engine {
+
+struct ChannelState {
+    std::vector<std::vector<RecordBatch>> inputs;   // per input channel, buffers in arrival order
+    std::vector<std::vector<RecordBatch>> outputs;  // per output channel, buffers in send order
+
+    bool empty() const;
+    int64_t records() const;
+};
+
+// A task's state in a checkpoint that may hold channel state.
+struct TaskStateBlob {
+    std::string operator_state;
+    ChannelState channels;
+};
+
+std::string encode_task_state(const std::string& operator_state, const ChannelState& channels);
+// Throws std::runtime_error on a blob that is not a task state blob.
+TaskStateBlob decode_task_state(const std::string& blob);
+
+class ChannelStateWriter {
+public:
+    void start(int64_t checkpoint_id, size_t inputs, size_t outputs);
+    bool active() const { return checkpoint_id_ != 0; }
+    int64_t checkpoint_id() const { return checkpoint_id_; }
+    bool recording(int32_t input) const { return active() && recording_[static_cast<size_t>(input)]; }
+    void set_recording(int32_t input, bool on) { recording_[static_cast<size_t>(input)] = on; }
+    void add_input(int32_t input, const RecordBatch& buffer);
+    void add_output(int32_t output, const RecordBatch& buffer);
+    // Ends the checkpoint's recording and hands its channel state over.
+    ChannelState take();
+    void discard();
+
+private:
+    int64_t checkpoint_id_ = 0;
+    std::vector<bool> recording_;
+    ChannelState state_;
+};
+
+}  // namespace eosim::engine
