@@ -1,6 +1,7 @@
 #include "engine/connectors/sink.h"
 
 #include "engine/connectors/kafka_sink.h"
+#include "engine/connectors/upsert_sink.h"
 #include "sim/external/append_store.h"
 
 namespace eosim::engine {
@@ -35,6 +36,7 @@ private:
 std::unique_ptr<Sink> make_sink(const VertexSpec& vertex, SinkContext& context, const SinkServices& services,
                                 const RuntimeConfig& runtime) {
     if (vertex.kind == OperatorKind::append_sink) return std::make_unique<AppendSink>(context, *services.append_store);
+    if (vertex.kind == OperatorKind::upsert_sink) return std::make_unique<UpsertSink>(vertex, context, *services.database);
     return std::make_unique<KafkaSink>(vertex, context, *services.kafka, runtime);
 }
 

@@ -23,6 +23,7 @@
 namespace eosim::sim::external {
 class KafkaCluster;
 class AppendStore;
+class Database;
 }  // namespace eosim::sim::external
 
 namespace eosim::engine {
@@ -60,6 +61,7 @@ public:
 struct SinkServices {
     sim::external::KafkaCluster* kafka = nullptr;
     sim::external::AppendStore* append_store = nullptr;
+    sim::external::Database* database = nullptr;  // the upsert sink's target
 };
 
 std::unique_ptr<Sink> make_sink(const VertexSpec& vertex, SinkContext& context, const SinkServices& services,

@@ -27,7 +27,9 @@ class Task;
 struct EngineServices {
     sim::external::KafkaCluster* kafka = nullptr;
     sim::external::AppendStore* append_store = nullptr;
-    SourceOffsets input_end_offsets;  // the bounded input: where each source partition ends
+    SourceOffsets input_end_offsets;
+    sim::external::Database* database = nullptr;       // what a CDC source reads
+    sim::external::Database* sink_database = nullptr;  // what an upsert sink writes  // the bounded input: where each source partition ends
 };
 
 struct ClusterShape {

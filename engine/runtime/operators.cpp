@@ -7,7 +7,7 @@ namespace eosim::engine {
 Record apply_map(const MapSpec& spec, const Record& in) {
     int64_t key = in.key * spec.key_multiplier + spec.key_offset;
     if (spec.key_modulus > 0) key = ((key % spec.key_modulus) + spec.key_modulus) % spec.key_modulus;
-    return Record{key, in.value * spec.value_multiplier + spec.value_offset};
+    return Record{key, in.value * spec.value_multiplier + spec.value_offset, in.version, in.kind};
 }
 
 bool passes_filter(const FilterSpec& spec, const Record& in) {
@@ -15,10 +15,26 @@ bool passes_filter(const FilterSpec& spec, const Record& in) {
     return remainder != spec.drop_remainder;
 }
 
+int64_t retract_keyed(OperatorKind kind, int64_t current, const Record& in) {
+    if (kind == OperatorKind::keyed_count) return current - 1;
+    if (kind == OperatorKind::keyed_sum) return current - in.value;
+    throw std::logic_error(std::string("retract_keyed on a vertex that is not keyed: ") + to_string(kind));
+}
+
 int64_t fold_keyed(OperatorKind kind, std::optional<int64_t> current, const Record& in) {
     if (kind == OperatorKind::keyed_count) return current.value_or(0) + 1;
     if (kind == OperatorKind::keyed_sum) return current.value_or(0) + in.value;
     throw std::logic_error(std::string("fold_keyed on a vertex that is not keyed: ") + to_string(kind));
+}
+
+const char* to_string(RowKind kind) {
+    switch (kind) {
+        case RowKind::insert: return "insert";
+        case RowKind::update_before: return "update_before";
+        case RowKind::update_after: return "update_after";
+        case RowKind::delete_row: return "delete";
+    }
+    return "unknown";
 }
 
 bool is_keyed(OperatorKind kind) { return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum; }
@@ -50,20 +66,47 @@ public:
     void process(const Record& in, const Emit& out) override { out(in); }
 };
 
-// Keyed running aggregate: updates the key's value and emits (key, new value).
+// Keyed running aggregate: updates the key's value and emits (key, new value). Over an append
+// stream (the default) every output is an insert, as ever. Over a changelog (`changelog_input`) it
+// also keeps a per-key version (the number of changes folded into the key, in state) and emits an
+// upsert changelog: insert for the first row of a key, update_after for a change, and delete when
+// retractions bring the key back to no rows (its value then leaves the state; its version stays, so
+// versions keep growing across a delete). Update_before is not emitted: the planner leaves it out
+// when the downstream is keyed on the same key, as Flink's does for an upsert sink.
 class KeyedAggregateOperator final : public Operator {
 public:
-    KeyedAggregateOperator(OperatorKind kind, std::unique_ptr<KeyedStateBackend> state)
-        : kind_(kind), state_(std::move(state)) {}
+    KeyedAggregateOperator(OperatorKind kind, bool changelog, std::unique_ptr<KeyedStateBackend> state)
+        : kind_(kind), changelog_(changelog), state_(std::move(state)) {}
     void process(const Record& in, const Emit& out) override {
-        const int64_t updated = fold_keyed(kind_, state_->get(in.key), in);
+        if (!changelog_) {
+            const int64_t updated = fold_keyed(kind_, state_->get(in.key), in);
+            state_->put(in.key, updated);
+            out(Record{in.key, updated});
+            return;
+        }
+        const std::optional<int64_t> current = state_->get(in.key);
+        const auto version = static_cast<int32_t>(state_->get_version(in.key) + 1);
+        state_->put_version(in.key, version);
+        if (is_retraction(in.kind)) {
+            const int64_t updated = retract_keyed(kind_, current.value_or(0), in);
+            if (updated == 0) {
+                state_->remove(in.key);
+                out(Record{in.key, current.value_or(0), version, RowKind::delete_row});
+            } else {
+                state_->put(in.key, updated);
+                out(Record{in.key, updated, version, RowKind::update_after});
+            }
+            return;
+        }
+        const int64_t updated = fold_keyed(kind_, current, in);
         state_->put(in.key, updated);
-        out(Record{in.key, updated});
+        out(Record{in.key, updated, version, current ? RowKind::update_after : RowKind::insert});
     }
     KeyedStateBackend* keyed_state() override { return state_.get(); }
 
 private:
     OperatorKind kind_;
+    bool changelog_;
     std::unique_ptr<KeyedStateBackend> state_;
 };
 
@@ -75,7 +118,7 @@ std::unique_ptr<Operator> make_operator(const VertexSpec& vertex, std::unique_pt
         case OperatorKind::filter: return std::make_unique<FilterOperator>(vertex.filter);
         case OperatorKind::union_all: return std::make_unique<UnionOperator>();
         case OperatorKind::keyed_count:
-        case OperatorKind::keyed_sum: return std::make_unique<KeyedAggregateOperator>(vertex.kind, std::move(state));
+        case OperatorKind::keyed_sum: return std::make_unique<KeyedAggregateOperator>(vertex.kind, vertex.changelog_input, std::move(state));
         default: throw std::logic_error(std::string("no record operator for vertex kind ") + to_string(vertex.kind));
     }
 }

@@ -1,0 +1,62 @@
+#include "engine/connectors/upsert_sink.h"
+
+#include "engine/runtime/protocol_points.h"
+#include "sim/external/database.h"
+
+namespace eosim::engine {
+
+using sim::external::Database;
+using sim::external::DatabaseError;
+using sim::external::Row;
+
+UpsertSink::UpsertSink(const VertexSpec& vertex, SinkContext& context, Database& database)
+    : context_(context),
+      database_(database),
+      table_(vertex.table),
+      guarded_(vertex.version_guard),
+      batch_size_(static_cast<size_t>(std::max(1, vertex.batch_size))) {}
+
+bool UpsertSink::open(int64_t, const std::string&) { return true; }
+
+void UpsertSink::write(const RecordBatch& records) {
+    for (const Record& record : records) {
+        if (record.kind == RowKind::update_before) continue;
+        buffer_[record.key] = Change{record.value, record.version, record.kind == RowKind::delete_row};
+        if (buffer_.size() < batch_size_) continue;
+        if (const std::string error = flush(); !error.empty()) {
+            context_.fail(error);
+            return;
+        }
+    }
+}
+
+bool UpsertSink::pre_commit(int64_t, std::string*, std::string* error) {
+    *error = flush();
+    return error->empty();
+}
+
+std::string UpsertSink::flush() {
+    if (buffer_.empty()) return {};
+    const sim::NodeId node = context_.node();
+    Database::TransactionId id = 0;
+    DatabaseError e = database_.begin(node, &id);
+    for (auto it = buffer_.begin(); e == DatabaseError::none && it != buffer_.end(); ++it) {
+        const auto& [key, change] = *it;
+        if (change.remove && !guarded_) {
+            e = database_.remove(node, id, table_, key);
+        } else {
+            e = database_.upsert(node, id, table_, Row{key, change.value, change.version, change.remove}, guarded_);
+        }
+    }
+    if (e == DatabaseError::none) e = database_.commit(node, id);
+    if (e != DatabaseError::none) {
+        database_.rollback(node, id);
+        return std::string("upsert sink cannot write table '") + table_ + "': " + to_string(e);
+    }
+    const auto rows = static_cast<int64_t>(buffer_.size());
+    buffer_.clear();
+    context_.world().announce(points::kSinkFlushed, node, rows);
+    return {};
+}
+
+}  // namespace eosim::engine
