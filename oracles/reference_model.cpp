@@ -12,7 +12,9 @@ namespace eosim::oracles {
 using engine::OperatorKind;
 using engine::Record;
 
-ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input) : job_(job), input_(std::move(input)) {
+ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input,
+                               std::map<std::string, std::vector<engine::Record>> tables)
+    : job_(job), input_(std::move(input)), tables_(std::move(tables)) {
     full_ = evaluate(nullptr, nullptr, nullptr, {});
 }
 
@@ -21,6 +23,7 @@ int64_t ReferenceModel::input_records() const {
     for (const auto& [topic, partitions] : input_) {
         for (const auto& records : partitions) total += static_cast<int64_t>(records.size());
     }
+    for (const auto& [table, rows] : tables_) total += static_cast<int64_t>(rows.size());
     return total;
 }
 
@@ -57,6 +60,10 @@ ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets*
                 in.insert(in.end(), partitions[p].begin() + static_cast<std::ptrdiff_t>(begin),
                           partitions[p].begin() + static_cast<std::ptrdiff_t>(end));
             }
+        } else if (v.kind == OperatorKind::cdc_source) {
+            if (to != nullptr) throw std::logic_error("the model has no prefix states of a cdc_source job");
+            const auto& rows = tables_.at(v.table);
+            in.assign(rows.begin(), rows.end());
         } else {
             for (const engine::InputEdge& edge : v.inputs) {
                 const auto& upstream = eval.outputs.at(edge.from);
@@ -65,10 +72,18 @@ ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets*
         }
         std::vector<Record>& out = eval.outputs[v.id];
         switch (v.kind) {
+            case OperatorKind::cdc_source:
             case OperatorKind::kafka_source:
             case OperatorKind::union_all:
             case OperatorKind::kafka_sink:
             case OperatorKind::append_sink: out = std::move(in); break;
+            case OperatorKind::upsert_sink: {
+                // The final table: the last value written per key.
+                std::map<int64_t, int64_t> table;
+                for (const Record& r : in) table[r.key] = r.value;
+                for (const auto& [key, value] : table) out.push_back(Record{key, value});
+                break;
+            }
             case OperatorKind::map:
                 for (const Record& r : in) out.push_back(engine::apply_map(v.map, r));
                 break;

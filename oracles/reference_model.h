@@ -9,6 +9,14 @@
 // What it does not give: an order. Oracles compare on projections that are invariant under the
 // interleavings the engine may legitimately choose: the multiset of sink records (for running
 // counts; for running sums when a key's records come from one partition), and final keyed state.
+//
+// Changelogs (a CDC source): the model does not replay the binlog. Its input is the source table's
+// final content, each row one insert, and an upsert sink's projection is its final table (the last
+// value per key, deleted keys absent). For a CDC -> [map/filter] -> [keyed aggregate] -> upsert job
+// that is exact whatever the interleaving: the engine's aggregate folds every change and retracts
+// every withdrawn row, so its final state per key is the aggregate over the rows left in the source
+// table at the end (count and sum are commutative groups), and the upsert sink's last write per key
+// is that state. Prefix states (`keyed_state`) cover Kafka inputs only.
 #include <cstdint>
 #include <map>
 #include <set>
@@ -26,10 +34,13 @@ using ModelInput = std::map<std::string, std::vector<std::vector<engine::Record>
 
 class ReferenceModel {
 public:
-    ReferenceModel(const engine::JobSpec& job, ModelInput input);
+    // `tables`: a CDC source table's final rows (key, value), by table name.
+    ReferenceModel(const engine::JobSpec& job, ModelInput input,
+                   std::map<std::string, std::vector<engine::Record>> tables = {});
 
     // Every record the sink vertex must hold, over the whole input, sorted by (key, value): the
-    // order means nothing, sorting once lets every comparison skip it.
+    // order means nothing, sorting once lets every comparison skip it. For an upsert sink: its final
+    // table, one (key, value) per key.
     const std::vector<engine::Record>& sink_output(const std::string& sink_vertex) const;
     // The keyed state of a keyed vertex after the sources consumed exactly `prefix` (records
     // below each partition's offset; a partition not named counts as not consumed).
@@ -54,6 +65,7 @@ private:
 
     const engine::JobSpec& job_;
     ModelInput input_;
+    std::map<std::string, std::vector<engine::Record>> tables_;
     mutable Evaluation full_;                      // its outputs sorted on first request (sorted_outputs_)
     mutable std::set<std::string> sorted_outputs_;
     mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>> prefix_states_;  // memo

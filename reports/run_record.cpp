@@ -44,6 +44,8 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.faults_injected = optional_field<int64_t>(j, "faults_injected", path, 0);
     f.records_in = optional_field<int64_t>(j, "records_in", path, 0);
     f.records_out = optional_field<int64_t>(j, "records_out", path, 0);
+    f.rows_upserted = optional_field<int64_t>(j, "rows_upserted", path, 0);
+    f.duplicates_absorbed = optional_field<int64_t>(j, "duplicates_absorbed", path, 0);
     return f;
 }
 

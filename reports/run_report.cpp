@@ -55,6 +55,10 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                   " aborted, " + std::to_string(f.fenced_calls) + " calls fenced");
     write_row(out, "faults injected", std::to_string(f.faults_injected));
     write_row(out, "records", std::to_string(f.records_in) + " in, " + std::to_string(f.records_out) + " out");
+    if (f.rows_upserted > 0) {
+        write_row(out, "upserts", std::to_string(f.rows_upserted) + " rows written, " +
+                                      std::to_string(f.duplicates_absorbed) + " duplicates absorbed (changed nothing)");
+    }
 }
 
 // The faults drawn from faults.random for this seed: every drawn parameter, in plan order.
@@ -138,6 +142,8 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"faults_injected", f.faults_injected},
         {"records_in", f.records_in},
         {"records_out", f.records_out},
+        {"rows_upserted", f.rows_upserted},
+        {"duplicates_absorbed", f.duplicates_absorbed},
     };
 }
 

@@ -7,6 +7,8 @@
 #include "oracles/at_least_once_output_oracle.h"
 #include "oracles/exactly_once_output_oracle.h"
 #include "oracles/liveness_oracle.h"
+#include "oracles/mirror_oracle.h"
+#include "oracles/no_key_backwards_oracle.h"
 #include "oracles/record_sort.h"
 #include "oracles/reference_model.h"
 #include "oracles/state_after_restore_oracle.h"
@@ -14,6 +16,8 @@
 #include "scenarios/coverage.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/append_store.h"
+#include "sim/external/database.h"
+#include "sim/external/database_workload.h"
 #include "sim/external/input_producer.h"
 #include "sim/external/kafka.h"
 #include "sim/fault_injector.h"
@@ -63,7 +67,7 @@ private:
 
 const engine::VertexSpec& sink_vertex(const engine::JobSpec& job) {
     for (const engine::VertexSpec& v : job.vertices) {
-        if (v.kind == engine::OperatorKind::kafka_sink || v.kind == engine::OperatorKind::append_sink) return v;
+        if (engine::is_sink_kind(v.kind)) return v;
     }
     throw std::logic_error("a validated scenario has a sink");
 }
@@ -83,6 +87,11 @@ struct RunWorld {
     sim::external::KafkaCluster kafka;
     sim::external::AppendStore store;
     std::vector<std::unique_ptr<sim::external::InputProducer>> inputs;
+    // A CDC job's source database and its workload; an upsert sink's target database. Their nodes
+    // exist only in scenarios that have them, so no other scenario's node ids move.
+    std::unique_ptr<sim::external::Database> source_database;
+    std::unique_ptr<sim::external::DatabaseWorkload> workload;
+    std::unique_ptr<sim::external::Database> target_database;
 
     RunWorld(const Scenario& s, uint64_t seed)
         : world(sim::WorldOptions{seed, s.world.network, s.world.storage}),
@@ -96,6 +105,21 @@ struct RunWorld {
             inputs.push_back(std::make_unique<sim::external::InputProducer>(world.scheduler(), kafka, spec,
                                                                             world.prng("input/" + in.topic)));
         }
+        if (s.database) {
+            const sim::NodeId node = world.nodes().add("mysql-source");
+            source_database = std::make_unique<sim::external::Database>(world.scheduler(), world.network(), node,
+                                                                        s.database->options);
+            workload = std::make_unique<sim::external::DatabaseWorkload>(world.scheduler(), *source_database, node,
+                                                                         s.database->tables, s.database->workload,
+                                                                         world.prng("database/workload"));
+        }
+        if (s.has_upsert_sink()) {
+            const sim::NodeId node = world.nodes().add("mysql-target");
+            target_database = std::make_unique<sim::external::Database>(world.scheduler(), world.network(), node);
+            for (const engine::VertexSpec& v : s.job.vertices) {
+                if (v.kind == engine::OperatorKind::upsert_sink) target_database->create_table(v.table);
+            }
+        }
     }
 };
 
@@ -108,7 +132,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     world.trace().set_log(options.trace_log);
 
     oracles::ModelInput model_input;
-    engine::EngineServices services{&run.kafka, &run.store, {}};
+    engine::EngineServices services{&run.kafka, &run.store, {}, run.source_database.get(), run.target_database.get()};
     for (const auto& producer : run.inputs) {
         auto& partitions = model_input[producer->spec().topic];
         for (size_t p = 0; p < producer->partitions().size(); ++p) {
@@ -117,15 +141,29 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                 static_cast<int64_t>(producer->partitions()[p].size());
         }
     }
-    const oracles::ReferenceModel model(scenario.job, std::move(model_input));
+    // A CDC job's model input: the workload table's final rows, as the application expects them.
+    std::map<std::string, std::vector<engine::Record>> model_tables;
+    if (run.workload) {
+        auto& rows = model_tables[run.workload->spec().table];
+        for (const auto& [key, row] : run.workload->final_rows()) rows.push_back(engine::Record{key, row.value});
+    }
+    const oracles::ReferenceModel model(scenario.job, std::move(model_input), std::move(model_tables));
     const engine::VertexSpec& sink = sink_vertex(scenario.job);
     const bool kafka_sink = sink.kind == engine::OperatorKind::kafka_sink;
+    const bool upsert_sink = sink.kind == engine::OperatorKind::upsert_sink;
     // The sink's committed content, read once after the run (oracles ask only then) and sorted, so
     // that the comparisons need not sort it again.
     std::optional<std::vector<engine::Record>> sink_content;
-    auto sink_records = [&run, &sink, kafka_sink, &sink_content]() -> const std::vector<engine::Record>& {
+    auto sink_records = [&run, &sink, kafka_sink, upsert_sink, &sink_content]() -> const std::vector<engine::Record>& {
         if (!sink_content) {
-            sink_content = to_records(kafka_sink ? run.kafka.committed_records(sink.topic) : run.store.records());
+            if (upsert_sink) {
+                sink_content.emplace();
+                for (const auto& [key, row] : run.target_database->table_contents(sink.table)) {
+                    if (!row.deleted) sink_content->push_back(engine::Record{key, row.value});
+                }
+            } else {
+                sink_content = to_records(kafka_sink ? run.kafka.committed_records(sink.topic) : run.store.records());
+            }
             oracles::sort_records(*sink_content);
         }
         return *sink_content;
@@ -166,6 +204,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     std::vector<std::unique_ptr<oracles::Oracle>> checks;
     std::vector<OracleKind> kinds;
     oracles::VisibilityOracle* visibility = nullptr;
+    oracles::NoKeyBackwardsOracle* table_reader = nullptr;
     for (OracleKind kind : scenario.oracles) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
@@ -185,6 +224,21 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                 oracle = std::move(v);
                 break;
             }
+            case OracleKind::no_key_backwards: {
+                auto o = std::make_unique<oracles::NoKeyBackwardsOracle>(world.scheduler(), *run.target_database, sink.table);
+                table_reader = o.get();
+                oracle = std::move(o);
+                break;
+            }
+            case OracleKind::mirror: {
+                const engine::VertexSpec* source = nullptr;
+                for (const engine::VertexSpec& v : scenario.job.vertices) {
+                    if (v.kind == engine::OperatorKind::cdc_source) source = &v;
+                }
+                oracle = std::make_unique<oracles::MirrorOracle>(*run.source_database, source->table,
+                                                                 *run.target_database, sink.table);
+                break;
+            }
             case OracleKind::liveness:
                 oracle = std::make_unique<oracles::LivenessOracle>(scenario.liveness_bound,
                                                                    [&injector] { return injector.quiet_since(); });
@@ -196,7 +250,9 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     }
 
     for (const auto& producer : run.inputs) producer->start();
+    if (run.workload) run.workload->start();
     if (visibility != nullptr) visibility->start();
+    if (table_reader != nullptr) table_reader->start();
     engine.start();
     const uint64_t max_events = options.max_events;
     world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&engine, &world, max_events] {
@@ -225,6 +281,10 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.faults_injected = static_cast<int64_t>(injector.injected_count());
     f.records_in = model.input_records();
     f.records_out = static_cast<int64_t>(sink_records().size());
+    if (run.target_database) {
+        f.rows_upserted = static_cast<int64_t>(run.target_database->stats().statements_committed);
+        f.duplicates_absorbed = static_cast<int64_t>(run.target_database->stats().unchanged_writes);
+    }
     result.faults = injector.fired();
     for (const sim::FiredFault& fault : result.faults) {
         timeline.add(TimelineEvent{fault.at.ns, -1, "faults", std::string("fault.") + sim::to_string(fault.kind), fault.action});

@@ -35,6 +35,8 @@ struct RunFigures {
     int64_t faults_injected = 0;
     int64_t records_in = 0;
     int64_t records_out = 0;
+    int64_t rows_upserted = 0;        // upsert sink: statements committed into the target table
+    int64_t duplicates_absorbed = 0;  // of those, the ones that changed nothing (guarded older writes, identical rows)
 };
 
 struct RunResult {

@@ -14,13 +14,18 @@
 // newer rows than the replayed changes; an unguarded write puts the older value back until the
 // replay catches up, so a reader of the table sees a key go backwards. With the guard each write is
 // `... UPDATE ... WHERE version < new_version`: an older or equal version changes nothing (counted
-// as a duplicate absorbed). The version is the record's: a per-key sequence that grows with every
-// change of the key -- the CDC row's version column for an identity pipeline, the aggregate's count
-// of changes of the key for a keyed aggregate (both restored with the state, so a replayed change
-// carries the version it carried the first time). A delete is written as a tombstone row (deleted,
-// with its version) under the guard, so that an older replayed insert cannot bring the row back; the
-// unguarded sink deletes the row. Update_before changes are skipped (the next update_after replaces
-// the row).
+// as a duplicate absorbed). The version is the record's: the source row's `version` column, which
+// the application raises with every change of the row (a CDC pipeline that copies rows). It is part
+// of the data, so a replayed change, and a row re-read by a snapshot chunk after a restore, carries
+// exactly the version it carried the first time; the binlog position would not do (a re-read chunk
+// emits a row under a later position than the change that made it). A keyed aggregate over a
+// changelog has no such version (see engine/runtime/operators.cpp), so the loader allows the guard
+// only where the records carry the row's own version; an aggregate's upsert sink runs unguarded:
+// its final table is still exact (a key's writes come from one subtask, in order; the last wins),
+// but during a replay a reader may see a key go backwards, as with Flink's JDBC upsert sink.
+// A delete is written as a tombstone row (deleted, with its version) under the guard, so that an
+// older replayed insert cannot bring the row back; the unguarded sink deletes the row.
+// Update_before changes are skipped (the next update_after replaces the row).
 //
 // Not covered: writes that land but whose acknowledgement is lost (the model has none), and keys
 // written by two sink subtasks (a hash edge to the sink keeps a key on one subtask).

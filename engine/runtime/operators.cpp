@@ -68,11 +68,14 @@ public:
 
 // Keyed running aggregate: updates the key's value and emits (key, new value). Over an append
 // stream (the default) every output is an insert, as ever. Over a changelog (`changelog_input`) it
-// also keeps a per-key version (the number of changes folded into the key, in state) and emits an
-// upsert changelog: insert for the first row of a key, update_after for a change, and delete when
-// retractions bring the key back to no rows (its value then leaves the state; its version stays, so
-// versions keep growing across a delete). Update_before is not emitted: the planner leaves it out
-// when the downstream is keyed on the same key, as Flink's does for an upsert sink.
+// retracts on update_before and delete and emits an upsert changelog: insert for the first row of a
+// key, update_after for a change, and delete when retractions bring the key back to 0 (for a count:
+// no rows left; for a sum: the same when every value is positive, which the loader requires of a
+// CDC workload); the key then leaves the state. Update_before is not emitted: the planner leaves it
+// out when the downstream is keyed on the same key, as Flink's does for an upsert sink. No version
+// is emitted: a count of changes would not be stable across a re-read snapshot chunk (the chunk's
+// rows fold the changes before its high watermark into one insert), so no per-key version of the
+// aggregate is (see engine/connectors/upsert_sink.h).
 class KeyedAggregateOperator final : public Operator {
 public:
     KeyedAggregateOperator(OperatorKind kind, bool changelog, std::unique_ptr<KeyedStateBackend> state)
@@ -85,22 +88,20 @@ public:
             return;
         }
         const std::optional<int64_t> current = state_->get(in.key);
-        const auto version = static_cast<int32_t>(state_->get_version(in.key) + 1);
-        state_->put_version(in.key, version);
         if (is_retraction(in.kind)) {
             const int64_t updated = retract_keyed(kind_, current.value_or(0), in);
             if (updated == 0) {
                 state_->remove(in.key);
-                out(Record{in.key, current.value_or(0), version, RowKind::delete_row});
+                out(Record{in.key, current.value_or(0), 0, RowKind::delete_row});
             } else {
                 state_->put(in.key, updated);
-                out(Record{in.key, updated, version, RowKind::update_after});
+                out(Record{in.key, updated, 0, RowKind::update_after});
             }
             return;
         }
         const int64_t updated = fold_keyed(kind_, current, in);
         state_->put(in.key, updated);
-        out(Record{in.key, updated, version, current ? RowKind::update_after : RowKind::insert});
+        out(Record{in.key, updated, 0, current ? RowKind::update_after : RowKind::insert});
     }
     KeyedStateBackend* keyed_state() override { return state_.get(); }
 

@@ -21,10 +21,7 @@ namespace {
 class HeapStateBackend final : public KeyedStateBackend {
 public:
     HeapStateBackend(KeyGroupRange range, int32_t max_parallelism)
-        : range_(range),
-          max_parallelism_(max_parallelism),
-          groups_(static_cast<size_t>(range.last - range.first + 1)),
-          versions_(groups_.size()) {}
+        : range_(range), max_parallelism_(max_parallelism), groups_(static_cast<size_t>(range.last - range.first + 1)) {}
 
     std::optional<int64_t> get(int64_t key) const override {
         const auto& group = groups_[index_of(key)];
@@ -35,12 +32,6 @@ public:
 
     void put(int64_t key, int64_t value) override { groups_[index_of(key)][key] = value; }
     void remove(int64_t key) override { groups_[index_of(key)].erase(key); }
-    int64_t get_version(int64_t key) const override {
-        const auto& group = versions_[index_of(key)];
-        auto it = group.find(key);
-        return it == group.end() ? 0 : it->second;
-    }
-    void put_version(int64_t key, int64_t version) override { versions_[index_of(key)][key] = version; }
 
     std::string snapshot() const override {
         BlobWriter out;
@@ -53,34 +44,20 @@ public:
                 out.put_i64(value);
             }
         }
-        // Versions, when an operator keeps them, in sections marked by a negative key group (-1 - kg).
-        for (size_t i = 0; i < versions_.size(); ++i) {
-            if (versions_[i].empty()) continue;
-            out.put_i64(-1 - (range_.first + static_cast<int64_t>(i)));
-            out.put_i64(static_cast<int64_t>(versions_[i].size()));
-            for (const auto& [key, version] : versions_[i]) {
-                out.put_i64(key);
-                out.put_i64(version);
-            }
-        }
         return out.take();
     }
 
     void restore(const std::vector<std::string>& snapshots) override {
         for (auto& group : groups_) group.clear();
-        for (auto& group : versions_) group.clear();
         for (const std::string& blob : snapshots) {
             BlobReader in(blob);
             while (!in.done()) {
-                const int64_t marker = in.get_i64();
-                const bool versions = marker < 0;
-                const auto key_group = static_cast<int32_t>(versions ? -1 - marker : marker);
-                auto& target = versions ? versions_ : groups_;
+                const auto key_group = static_cast<int32_t>(in.get_i64());
                 const int64_t entries = in.get_i64();
                 for (int64_t e = 0; e < entries; ++e) {
                     const int64_t key = in.get_i64();
                     const int64_t value = in.get_i64();
-                    if (range_.contains(key_group)) target[static_cast<size_t>(key_group - range_.first)][key] = value;
+                    if (range_.contains(key_group)) groups_[static_cast<size_t>(key_group - range_.first)][key] = value;
                 }
             }
         }
@@ -102,7 +79,6 @@ private:
     KeyGroupRange range_;
     int32_t max_parallelism_;
     std::vector<std::map<int64_t, int64_t>> groups_;
-    std::vector<std::map<int64_t, int64_t>> versions_;
 };
 
 }  // namespace

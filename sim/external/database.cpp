@@ -103,6 +103,7 @@ DatabaseError Database::commit(NodeId caller, TransactionId id, std::vector<Stat
     }
     if (logged_any) ++next_gtid_;
     ++stats_.commits;
+    stats_.statements_committed += statements.size();
     return DatabaseError::none;
 }
 

@@ -148,6 +148,7 @@ public:
     const std::vector<BinlogEvent>& history() const { return history_; }
     struct Stats {
         uint64_t commits = 0;
+        uint64_t statements_committed = 0;
         uint64_t rollbacks = 0;
         uint64_t failed_calls = 0;
         uint64_t unchanged_writes = 0;  // statements that changed nothing (a guarded older write, a same-row rewrite)

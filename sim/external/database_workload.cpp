@@ -39,6 +39,25 @@ DatabaseWorkload::DatabaseWorkload(Scheduler& scheduler, Database& database, Nod
     }
 }
 
+std::map<int64_t, Row> DatabaseWorkload::final_rows() const {
+    std::map<int64_t, Row> rows;
+    for (size_t i = 0; i < tables_.size(); ++i) {
+        if (tables_[i].name != spec_.table) continue;
+        for (const Row& row : initial_[i]) rows[row.key] = row;
+    }
+    for (const Transaction& t : transactions_) {
+        if (t.rollback) continue;
+        for (const Statement& s : t.statements) {
+            if (s.remove) {
+                rows.erase(s.key);
+            } else {
+                rows[s.key] = Row{s.key, s.value, s.version, false};
+            }
+        }
+    }
+    return rows;
+}
+
 void DatabaseWorkload::start() {
     for (size_t i = 0; i < tables_.size(); ++i) {
         database_.create_table(tables_[i].name);

@@ -12,6 +12,7 @@
 // Everything is drawn from its own PRNG stream at construction, so the workload is the same
 // whatever the job does; only when each commit lands depends on the database's faults.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,10 @@ public:
     void start();
     bool done() const { return next_ == transactions_.size(); }
     const DatabaseWorkloadSpec& spec() const { return spec_; }
+    // The workload table's content once every transaction is in: the initial rows with every
+    // committed transaction applied in order (what the application expects; the reference model's
+    // input, computed without the database).
+    std::map<int64_t, Row> final_rows() const;
     int64_t rolled_back() const { return rolled_back_; }
 
 private:
