@@ -29,7 +29,7 @@ CdcSourceReader::CdcSourceReader(const VertexSpec& vertex, SinkContext& context,
     chunk_count_ = static_cast<int32_t>(std::max<int64_t>(1, (vertex.chunk_key_end + chunk_size_ - 1) / chunk_size_));
     for (int32_t i = subtask; i < chunk_count_; i += vertex.parallelism) {
         chunk_slot_[i] = chunks_.size();
-        chunks_.push_back(Chunk{i, false, {}});
+        chunks_.push_back(Chunk{i, ChunkStatus::unread, {}, std::nullopt, 0, false});
     }
 }
 
@@ -49,7 +49,7 @@ int32_t CdcSourceReader::chunk_of(int64_t key) const {
 }
 
 bool CdcSourceReader::snapshot_done() const {
-    return std::all_of(chunks_.begin(), chunks_.end(), [](const Chunk& c) { return c.finished; });
+    return std::all_of(chunks_.begin(), chunks_.end(), [](const Chunk& c) { return c.finished(); });
 }
 
 bool CdcSourceReader::crashed() const { return !context_.world().nodes().is_up(context_.node()); }
@@ -66,15 +66,17 @@ std::string CdcSourceReader::describe(DatabaseError error, BinlogPosition at) co
 // ---- restore and snapshot -----------------------------------------------------------------------
 
 void CdcSourceReader::restore(const std::vector<std::string>& snapshots) {
-    for (Chunk& chunk : chunks_) chunk = Chunk{chunk.index, false, {}};
+    for (Chunk& chunk : chunks_) chunk = Chunk{chunk.index, ChunkStatus::unread, {}, std::nullopt, 0, false};
     for (const std::string& blob : snapshots) {
         BlobReader in(blob);
         while (!in.done()) {
             const auto index = static_cast<int32_t>(in.get_i64());
-            const bool finished = in.get_i64() != 0;
+            const auto status = static_cast<ChunkStatus>(in.get_i64());
             const BinlogPosition position{static_cast<int32_t>(in.get_i64()), in.get_i64()};
             auto it = chunk_slot_.find(index);
-            if (it != chunk_slot_.end()) chunks_[it->second] = Chunk{index, finished, position};
+            if (it == chunk_slot_.end()) continue;
+            // A chunk read at H in the restored (complete) checkpoint may be emitted once rebuilt at H.
+            chunks_[it->second] = Chunk{index, status, position, std::nullopt, 0, status == ChunkStatus::read};
         }
     }
     reading_.reset();
@@ -83,9 +85,10 @@ void CdcSourceReader::restore(const std::vector<std::string>& snapshots) {
 
 std::string CdcSourceReader::snapshot(int64_t checkpoint_id) {
     BlobWriter out;
-    for (const Chunk& chunk : chunks_) {
+    for (Chunk& chunk : chunks_) {
+        if (chunk.status == ChunkStatus::read && chunk.captured_by == 0) chunk.captured_by = checkpoint_id;
         out.put_i64(chunk.index);
-        out.put_i64(chunk.finished ? 1 : 0);
+        out.put_i64(static_cast<int64_t>(chunk.status));
         out.put_i64(chunk.position.file);
         out.put_i64(chunk.position.offset);
     }
@@ -96,11 +99,16 @@ std::string CdcSourceReader::snapshot(int64_t checkpoint_id) {
 void CdcSourceReader::add_offsets(SourceOffsets* offsets) const {
     for (const Chunk& chunk : chunks_) {
         (*offsets)[{"cdc:" + table_, chunk.index}] =
-            chunk.finished ? (static_cast<int64_t>(chunk.position.file) << 40) + chunk.position.offset : -1;
+            chunk.finished() ? (static_cast<int64_t>(chunk.position.file) << 40) + chunk.position.offset : -1;
     }
 }
 
 void CdcSourceReader::checkpoint_complete(int64_t checkpoint_id) {
+    for (Chunk& chunk : chunks_) {
+        if (chunk.status == ChunkStatus::read && chunk.captured_by != 0 && chunk.captured_by <= checkpoint_id) {
+            chunk.releasable = true;
+        }
+    }
     // Completion of N subsumes earlier ones: announce once for the newest binlog-phase snapshot it covers.
     auto covered = binlog_snapshots_.upper_bound(checkpoint_id);
     if (covered == binlog_snapshots_.begin()) return;
@@ -111,6 +119,12 @@ void CdcSourceReader::checkpoint_complete(int64_t checkpoint_id) {
 // ---- reading ------------------------------------------------------------------------------------
 
 std::optional<std::string> CdcSourceReader::poll(size_t max_records, RecordBatch* out) {
+    for (Chunk& chunk : chunks_) {
+        if (chunk.status == ChunkStatus::read && chunk.releasable && chunk.rows) {
+            emit_chunk(chunk, out);
+            return std::nullopt;
+        }
+    }
     if (snapshot_done()) return read_binlog(max_records, out);
     return read_chunk_page(out);
 }
@@ -121,17 +135,33 @@ bool CdcSourceReader::reached_end() const {
     return std::all_of(chunks_.begin(), chunks_.end(), [&end](const Chunk& c) { return c.position >= end; });
 }
 
+void CdcSourceReader::emit_chunk(Chunk& chunk, RecordBatch* out) {
+    for (const auto& [key, row] : *chunk.rows) out->push_back(to_record(row, RowKind::insert, row.version));
+    chunk.status = ChunkStatus::emitted;
+    chunk.rows.reset();
+    context_.world().announce(points::kCdcChunkFinished, context_.node(), chunk.index);
+    if (crashed()) return;
+    if (snapshot_done()) context_.world().announce(points::kCdcSnapshotFinished, context_.node(), context_.subtask());
+}
+
 std::optional<std::string> CdcSourceReader::read_chunk_page(RecordBatch* out) {
     if (!reading_) {
+        // The next chunk to read: unread, or read at H by an earlier attempt (rebuilt at H).
         size_t next = 0;
-        while (chunks_[next].finished) ++next;
+        while (next < chunks_.size() && !(chunks_[next].status == ChunkStatus::unread ||
+                                          (chunks_[next].status == ChunkStatus::read && !chunks_[next].rows))) {
+            ++next;
+        }
+        if (next == chunks_.size()) return std::nullopt;  // every chunk read, waiting for a checkpoint
         BinlogPosition low;
         if (DatabaseError e = database_.current_position(context_.node(), &low); e != DatabaseError::none) {
             return describe(e, low);
         }
         context_.world().announce(points::kCdcChunkStarted, context_.node(), chunks_[next].index);
         if (crashed()) return std::nullopt;
-        reading_ = ChunkRead{next, low, std::nullopt, {}};
+        std::optional<BinlogPosition> as_of;
+        if (chunks_[next].status == ChunkStatus::read) as_of = chunks_[next].position;
+        reading_ = ChunkRead{next, low, std::nullopt, {}, as_of};
     }
     const int32_t index = chunks_[reading_->chunk].index;
     std::vector<Row> page;
@@ -144,41 +174,63 @@ std::optional<std::string> CdcSourceReader::read_chunk_page(RecordBatch* out) {
     return finish_chunk(out);
 }
 
+std::optional<std::string> CdcSourceReader::replay_chunk_events(int32_t index, BinlogPosition from, BinlogPosition to,
+                                                                bool undo, std::map<int64_t, Row>* rows) {
+    std::vector<BinlogEvent> events;
+    BinlogPosition at = from;
+    while (at < to) {
+        std::vector<BinlogEvent> batch;
+        if (DatabaseError e = database_.read_binlog(context_.node(), at, 256, &batch); e != DatabaseError::none) {
+            return describe(e, at);
+        }
+        if (batch.empty()) break;
+        for (BinlogEvent& event : batch) {
+            if (event.position >= to) {
+                at = to;
+                break;
+            }
+            at = event.next;
+            if (event.table == table_ && chunk_of(event.key()) == index) events.push_back(std::move(event));
+        }
+    }
+    auto apply = [rows](const BinlogEvent& event, const std::optional<Row>& image) {
+        if (image) {
+            (*rows)[event.key()] = *image;
+        } else {
+            rows->erase(event.key());
+        }
+    };
+    if (undo) {
+        for (auto it = events.rbegin(); it != events.rend(); ++it) apply(*it, it->before);
+    } else {
+        for (const BinlogEvent& event : events) apply(event, event.after);
+    }
+    return std::nullopt;
+}
+
 std::optional<std::string> CdcSourceReader::finish_chunk(RecordBatch* out) {
-    ChunkRead& read = *reading_;
+    ChunkRead read = std::move(*reading_);
+    reading_.reset();
     const int32_t index = chunks_[read.chunk].index;
     BinlogPosition high;
     if (DatabaseError e = database_.current_position(context_.node(), &high); e != DatabaseError::none) {
         return describe(e, high);
     }
-    // Correct the rows read with every change of the chunk's keys between the watermarks.
-    BinlogPosition at = read.low;
-    while (at < high) {
-        std::vector<BinlogEvent> events;
-        if (DatabaseError e = database_.read_binlog(context_.node(), at, 256, &events); e != DatabaseError::none) {
-            return describe(e, at);
-        }
-        if (events.empty()) break;
-        for (const BinlogEvent& event : events) {
-            if (event.position >= high) break;
-            at = event.next;
-            if (event.table != table_ || chunk_of(event.key()) != index) continue;
-            if (event.after) {
-                read.rows[event.key()] = *event.after;
-            } else {
-                read.rows.erase(event.key());
-            }
-        }
-        if (events.back().position >= high) break;
-    }
-    for (const auto& [key, row] : read.rows) out->push_back(to_record(row, RowKind::insert, row.version));
+    // The rows at H: corrected with every change of the chunk's keys between the watermarks.
+    if (auto error = replay_chunk_events(index, read.low, high, false, &read.rows)) return error;
     Chunk& chunk = chunks_[read.chunk];
-    chunk.finished = true;
+    if (read.as_of) {
+        // Read again for a restored "read at H" chunk: undo the changes since H to get the same rows back.
+        if (auto error = replay_chunk_events(index, *read.as_of, high, true, &read.rows)) return error;
+        chunk.rows = std::move(read.rows);
+        emit_chunk(chunk, out);
+        return std::nullopt;
+    }
+    chunk.status = ChunkStatus::read;
     chunk.position = high;
-    reading_.reset();
-    context_.world().announce(points::kCdcChunkFinished, context_.node(), index);
-    if (crashed()) return std::nullopt;
-    if (snapshot_done()) context_.world().announce(points::kCdcSnapshotFinished, context_.node(), context_.subtask());
+    chunk.rows = std::move(read.rows);
+    chunk.captured_by = 0;
+    chunk.releasable = false;
     return std::nullopt;
 }
 
