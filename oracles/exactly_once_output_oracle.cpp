@@ -1,10 +1,16 @@
 #include "oracles/exactly_once_output_oracle.h"
 
+#include <map>
+
 #include "oracles/output_comparison.h"
 
 namespace eosim::oracles {
 
 Verdict ExactlyOnceOutputOracle::verdict() const {
+    return shape_ == engine::SinkOutputShape::keyed_table ? keyed_table_verdict() : appended_verdict();
+}
+
+Verdict ExactlyOnceOutputOracle::appended_verdict() const {
     const auto c = OutputComparison::of(model_.sink_output(sink_vertex_), reader_());
     Verdict v;
     v.message = "sink '" + sink_vertex_ + "': " + std::to_string(c.actual_records) + " committed records, " +
@@ -14,6 +20,42 @@ Verdict ExactlyOnceOutputOracle::verdict() const {
     v.message += "; " + std::to_string(c.missing_records) + " missing, " + std::to_string(c.duplicate_records) + " duplicated";
     if (c.first_missing) v.message += "; first missing " + OutputComparison::describe(*c.first_missing);
     if (c.first_duplicate) v.message += "; first duplicated " + OutputComparison::describe(*c.first_duplicate);
+    return v;
+}
+
+Verdict ExactlyOnceOutputOracle::keyed_table_verdict() const {
+    const std::vector<engine::Record>& expected = model_.final_table(sink_vertex_);
+    std::map<int64_t, int64_t> actual;
+    int64_t repeated_keys = 0;  // a table shows a key once; a reader that returns it twice is wrong too
+    for (const engine::Record& r : reader_()) repeated_keys += actual.emplace(r.key, r.value).second ? 0 : 1;
+    int64_t missing = 0, wrong = 0;
+    std::string first;
+    auto note = [&first](const std::string& what) {
+        if (first.empty()) first = what;
+    };
+    for (const engine::Record& e : expected) {
+        auto it = actual.find(e.key);
+        if (it == actual.end()) {
+            ++missing;
+            note("key " + std::to_string(e.key) + " missing (expected value " + std::to_string(e.value) + ")");
+        } else {
+            if (it->second != e.value) {
+                ++wrong;
+                note("key " + std::to_string(e.key) + " holds " + std::to_string(it->second) + ", expected " +
+                     std::to_string(e.value));
+            }
+            actual.erase(it);
+        }
+    }
+    const auto extra = static_cast<int64_t>(actual.size());
+    if (extra > 0) note("key " + std::to_string(actual.begin()->first) + " present (value " +
+                        std::to_string(actual.begin()->second) + "), the model has no such key");
+    Verdict v;
+    v.message = "sink '" + sink_vertex_ + "' (keyed table): " + std::to_string(expected.size()) + " keys expected";
+    if (missing == 0 && wrong == 0 && extra == 0 && repeated_keys == 0) return v;
+    v.passed = false;
+    v.message += "; " + std::to_string(missing) + " missing, " + std::to_string(wrong) + " with a wrong value, " +
+                 std::to_string(extra) + " extra, " + std::to_string(repeated_keys) + " shown twice; first: " + first;
     return v;
 }
 

@@ -16,6 +16,14 @@ ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input,
                                std::map<std::string, std::vector<engine::Record>> tables)
     : job_(job), input_(std::move(input)), tables_(std::move(tables)) {
     full_ = evaluate(nullptr, nullptr, nullptr, {});
+    for (const engine::VertexSpec& v : job_.vertices) {
+        if (v.kind != OperatorKind::sink) continue;
+        std::map<int64_t, int64_t> latest;  // evaluation order is each key's order
+        for (const Record& r : full_.outputs.at(v.id)) latest[r.key] = r.value;
+        std::vector<Record>& table = final_tables_[v.id];
+        table.reserve(latest.size());
+        for (const auto& [key, value] : latest) table.push_back(Record{key, value});
+    }
 }
 
 int64_t ReferenceModel::input_records() const {
@@ -72,18 +80,10 @@ ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets*
         }
         std::vector<Record>& out = eval.outputs[v.id];
         switch (v.kind) {
-            case OperatorKind::cdc_source:
             case OperatorKind::kafka_source:
+            case OperatorKind::cdc_source:
             case OperatorKind::union_all:
-            case OperatorKind::kafka_sink:
-            case OperatorKind::append_sink: out = std::move(in); break;
-            case OperatorKind::upsert_sink: {
-                // The final table: the last value written per key.
-                std::map<int64_t, int64_t> table;
-                for (const Record& r : in) table[r.key] = r.value;
-                for (const auto& [key, value] : table) out.push_back(Record{key, value});
-                break;
-            }
+            case OperatorKind::sink: out = std::move(in); break;
             case OperatorKind::map:
                 for (const Record& r : in) out.push_back(engine::apply_map(v.map, r));
                 break;
@@ -119,6 +119,10 @@ const std::vector<Record>& ReferenceModel::sink_output(const std::string& sink_v
     std::vector<Record>& output = full_.outputs.at(sink_vertex);
     if (sorted_outputs_.insert(sink_vertex).second) sort_records(output);
     return output;
+}
+
+const std::vector<Record>& ReferenceModel::final_table(const std::string& sink_vertex) const {
+    return final_tables_.at(sink_vertex);
 }
 
 std::map<int64_t, int64_t> ReferenceModel::keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const {

@@ -11,12 +11,13 @@
 // counts; for running sums when a key's records come from one partition), and final keyed state.
 //
 // Changelogs (a CDC source): the model does not replay the binlog. Its input is the source table's
-// final content, each row one insert, and an upsert sink's projection is its final table (the last
-// value per key, deleted keys absent). For a CDC -> [map/filter] -> [keyed aggregate] -> upsert job
-// that is exact whatever the interleaving: the engine's aggregate folds every change and retracts
-// every withdrawn row, so its final state per key is the aggregate over the rows left in the source
-// table at the end (count and sum are commutative groups), and the upsert sink's last write per key
-// is that state. Prefix states (`keyed_state`) cover Kafka inputs only.
+// final content, each row one insert; a keyed-table sink's projection is its final table (the last
+// value per key). For a CDC -> [map/filter] -> [keyed aggregate] -> upsert job that is exact
+// whatever the interleaving: the engine's aggregate folds every change and retracts every withdrawn
+// row, so its final state per key is the aggregate over the rows left in the source table at the
+// end (count and sum are commutative groups), and the sink's last write per key is that state (a
+// key whose rows are all gone is deleted, and absent from the model too). Prefix states
+// (`keyed_state`) cover Kafka inputs only.
 #include <cstdint>
 #include <map>
 #include <set>
@@ -39,9 +40,12 @@ public:
                    std::map<std::string, std::vector<engine::Record>> tables = {});
 
     // Every record the sink vertex must hold, over the whole input, sorted by (key, value): the
-    // order means nothing, sorting once lets every comparison skip it. For an upsert sink: its final
-    // table, one (key, value) per key.
+    // order means nothing, sorting once lets every comparison skip it.
     const std::vector<engine::Record>& sink_output(const std::string& sink_vertex) const;
+    // The sink vertex's output as a keyed table: each key's last record, in the order the model
+    // produced them (each key's own order, which the engine keeps as long as one subtask owns a key
+    // from its keyed operator to the sink), one record per key, sorted by key.
+    const std::vector<engine::Record>& final_table(const std::string& sink_vertex) const;
     // The keyed state of a keyed vertex after the sources consumed exactly `prefix` (records
     // below each partition's offset; a partition not named counts as not consumed).
     std::map<int64_t, int64_t> keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const;
@@ -66,6 +70,7 @@ private:
     const engine::JobSpec& job_;
     ModelInput input_;
     std::map<std::string, std::vector<engine::Record>> tables_;
+    std::map<std::string, std::vector<engine::Record>> final_tables_;  // sink vertex -> its final table
     mutable Evaluation full_;                      // its outputs sorted on first request (sorted_outputs_)
     mutable std::set<std::string> sorted_outputs_;
     mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>> prefix_states_;  // memo

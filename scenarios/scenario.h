@@ -88,7 +88,7 @@ struct Scenario {
 
     bool has_upsert_sink() const {
         for (const engine::VertexSpec& v : job.vertices) {
-            if (v.kind == engine::OperatorKind::upsert_sink) return true;
+            if (v.kind == engine::OperatorKind::sink && v.sink_kind == "upsert") return true;
         }
         return false;
     }

@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/connectors/sink_registry.h"
+#include "engine/connectors/upsert_sink.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/protocol_points.h"
 #include "scenarios/coverage.h"
@@ -51,11 +53,8 @@ constexpr std::array kAllOracles = {OracleKind::exactly_once_output, OracleKind:
 constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
                                       engine::OperatorKind::filter,       engine::OperatorKind::union_all,
                                       engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
-                                      engine::OperatorKind::kafka_sink,   engine::OperatorKind::append_sink,
-                                      engine::OperatorKind::cdc_source,   engine::OperatorKind::upsert_sink};
+                                      engine::OperatorKind::sink,         engine::OperatorKind::cdc_source};
 constexpr std::array kAllEdges = {engine::EdgeKind::forward, engine::EdgeKind::hash, engine::EdgeKind::rebalance};
-constexpr std::array kAllGuarantees = {engine::DeliveryGuarantee::none, engine::DeliveryGuarantee::at_least_once,
-                                       engine::DeliveryGuarantee::exactly_once};
 constexpr std::array kAllModes = {engine::CheckpointingMode::exactly_once, engine::CheckpointingMode::at_least_once};
 constexpr std::array kAllFaults = {sim::FaultKind::crash,
                                    sim::FaultKind::pause,
@@ -642,7 +641,7 @@ void Loader::read_job(const Value& v) {
 }
 
 bool is_source(engine::OperatorKind kind) { return engine::is_source_kind(kind); }
-bool is_sink(engine::OperatorKind kind) { return engine::is_sink_kind(kind); }
+bool is_sink(engine::OperatorKind kind) { return kind == engine::OperatorKind::sink; }
 bool is_keyed(engine::OperatorKind kind) {
     return kind == engine::OperatorKind::keyed_count || kind == engine::OperatorKind::keyed_sum;
 }
@@ -654,11 +653,8 @@ std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
         case engine::OperatorKind::kafka_source: keys.push_back("topic"); break;
         case engine::OperatorKind::map: keys.push_back("map"); break;
         case engine::OperatorKind::filter: keys.push_back("filter"); break;
-        case engine::OperatorKind::kafka_sink:
-            keys.insert(keys.end(), {"topic", "guarantee", "transactional_id_prefix"});
-            break;
+        case engine::OperatorKind::sink: keys.insert(keys.end(), {"sink", "options"}); break;
         case engine::OperatorKind::cdc_source: keys.insert(keys.end(), {"table", "chunk_size", "fetch_size"}); break;
-        case engine::OperatorKind::upsert_sink: keys.insert(keys.end(), {"table", "version_guard", "batch_size"}); break;
         default: break;
     }
     return keys;
@@ -742,16 +738,13 @@ void Loader::read_vertex(const Value& v) {
         vertex.chunk_key_end = s_.database->workload.keys;
         for (const auto& t : s_.database->tables) vertex.chunk_key_end = std::max(vertex.chunk_key_end, t.initial_rows);
     }
-    if (kind == engine::OperatorKind::upsert_sink) {
-        vertex.table = read_string(o.require("table", "the name of the target table (created in mysql-target)"));
-        if (auto x = o.get("version_guard")) vertex.version_guard = read_bool(*x);
-        if (auto x = o.get("batch_size")) vertex.batch_size = read_int32(*x, kPositive32);
-    }
-    if (kind == engine::OperatorKind::kafka_sink) read_sink(o, vertex);
+    if (kind == engine::OperatorKind::sink) read_sink(o, vertex);
     if (auto x = o.get("map")) vertex.map = read_map(*x);
     if (auto x = o.get("filter")) vertex.filter = read_filter(*x);
     if (!is_source(kind)) read_vertex_inputs(o, vertex);
-    if (kind == engine::OperatorKind::upsert_sink && vertex.version_guard) check_version_source(o, vertex);
+    if (const auto* upsert = engine::upsert_sink_options(vertex); upsert != nullptr && upsert->version_guard) {
+        check_version_source(o, vertex);
+    }
     // A changelog flows from a CDC source through every vertex downstream of it.
     vertex.changelog_input = kind == engine::OperatorKind::cdc_source;
     for (const engine::InputEdge& edge : vertex.inputs) {
@@ -760,19 +753,51 @@ void Loader::read_vertex(const Value& v) {
     s_.job.vertices.push_back(std::move(vertex));
 }
 
+// What a sink kind may ask of the world while it reads its options.
+class LoaderSinkWorld final : public engine::SinkWorld {
+public:
+    LoaderSinkWorld(const Scenario& s, const std::map<std::string, std::string>& source_topics)
+        : s_(s), source_topics_(source_topics) {}
+    std::vector<std::string> topics() const override {
+        std::vector<std::string> names;
+        for (const TopicSpec& t : s_.world.topics) names.push_back(t.name);
+        return names;
+    }
+    std::vector<std::string> source_topics() const override {
+        std::vector<std::string> names;
+        for (const auto& [topic, path] : source_topics_) names.push_back(topic);
+        return names;
+    }
+    bool has_system(const std::string& system) const override { return system == "kafka" || system == "append_store"; }
+
+private:
+    const Scenario& s_;
+    const std::map<std::string, std::string>& source_topics_;
+};
+
 void Loader::read_sink(const Object& o, engine::VertexSpec& vertex) {
-    const Value topic = o.require("topic", "the name of a topic in /world/topics");
-    vertex.topic = read_string(topic);
-    if (!topic_exists(vertex.topic)) topic.expected("a topic listed in /world/topics (" + join(topic_names()) + ")");
-    if (auto it = source_topics_.find(vertex.topic); it != source_topics_.end()) {
-        topic.expected("a topic no source reads (" + it->second + " reads it)");
+    const engine::SinkRegistry& registry = engine::SinkRegistry::global();
+    const Value name = o.require("sink", "the name of a registered sink kind (" + join(registry.names()) + ")");
+    vertex.sink_kind = read_string(name);
+    const engine::SinkKind* kind = registry.find(vertex.sink_kind);
+    if (kind == nullptr) {
+        name.fail("expected a registered sink kind (" + join(registry.names()) + "), found " + in_quotes(vertex.sink_kind) +
+                  suggestion(vertex.sink_kind, registry.names()));
     }
-    if (auto it = sink_topics_.find(vertex.topic); it != sink_topics_.end()) {
-        topic.expected("a topic no other sink writes (" + it->second + " writes it)");
+    const std::string options_path = o.value().path() + "/options";
+    json options = json::object();
+    if (auto x = o.get("options")) {
+        if (!x->get().is_object()) x->expected("an object (the sink kind's options)");
+        options = x->get();
     }
-    sink_topics_.emplace(vertex.topic, o.value().path());
-    if (auto x = o.get("guarantee")) vertex.guarantee = read_enum(*x, kAllGuarantees, "a delivery guarantee");
-    if (auto x = o.get("transactional_id_prefix")) vertex.transactional_id_prefix = read_string(*x);
+    try {
+        engine::SinkOptions reader(options);
+        vertex.sink = kind->configure(reader, vertex.id, LoaderSinkWorld(s_, source_topics_));
+        reader.finish();
+    } catch (const engine::SinkOptionsError& e) {
+        throw ScenarioError(file_, options_path + e.path(), e.expected());
+    }
+    if (const std::string topic = vertex.sink->kafka_topic(); !topic.empty()) sink_topics_.emplace(topic, o.value().path());
 }
 
 // A guarded upsert needs records that carry their row's own version: a CDC source's rows, reaching
@@ -791,8 +816,7 @@ void Loader::check_version_source(const Object& o, const engine::VertexSpec& sin
             const std::string why = "expected \"version_guard\": false (the guard needs the source row's version on "
                                     "every record: a cdc_source reaching the sink through filters and key-preserving "
                                     "maps only; " + in_quotes(v->id) + " (" + to_string(v->kind) + ") is in between)";
-            if (auto x = o.get("version_guard")) x->fail(why);
-            throw ScenarioError(file_, o.value().path() + "/version_guard", "missing key: " + why);
+            throw ScenarioError(file_, o.value().path() + "/options/version_guard", why);
         }
         for (const engine::InputEdge& edge : v->inputs) pending.push_back(s_.job.find(edge.from));
     }
@@ -854,20 +878,20 @@ void Loader::check_vertices(const Value& v) {
     const auto& vertices = s_.job.vertices;
     if (vertices.empty()) v.fail("expected at least one vertex, found an empty array");
     if (!is_sink(vertices.back().kind)) {
-        v.fail("expected the job to end in a sink (kafka_sink, append_sink or upsert_sink), found none");
+        v.fail("expected the job to end in a sink (a vertex of kind \"sink\"), found none");
     }
-    std::map<std::string, std::string> prefixes;  // transactional.id prefix -> vertex path
+    std::map<std::string, std::string> claimed;  // what a sink claims for itself -> its vertex path
     for (size_t i = 0; i < vertices.size(); ++i) {
-        if (vertices[i].kind != engine::OperatorKind::kafka_sink) continue;
-        const std::string prefix =
-            vertices[i].transactional_id_prefix.empty() ? vertices[i].id : vertices[i].transactional_id_prefix;
+        if (vertices[i].kind != engine::OperatorKind::sink) continue;
         const std::string path = v.path() + "/" + std::to_string(i);
-        if (auto it = prefixes.find(prefix); it != prefixes.end()) {
-            throw ScenarioError(file_, path + "/transactional_id_prefix",
-                                "expected a transactional_id_prefix no other sink uses, found " + in_quotes(prefix) +
-                                    " (also " + it->second + "; the prefix defaults to the vertex id)");
+        for (const std::string& claim : vertices[i].sink->claims()) {
+            if (auto it = claimed.find(claim); it != claimed.end()) {
+                throw ScenarioError(file_, path + "/options",
+                                    "expected a sink that shares nothing with the others, found it uses " + claim +
+                                        " as " + it->second + " does");
+            }
+            claimed.emplace(claim, path);
         }
-        prefixes.emplace(prefix, path);
     }
 }
 

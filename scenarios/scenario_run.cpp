@@ -3,6 +3,8 @@
 #include <chrono>
 #include <memory>
 
+#include "engine/connectors/sink_registry.h"
+#include "engine/connectors/upsert_sink.h"
 #include "engine/runtime/engine.h"
 #include "oracles/at_least_once_output_oracle.h"
 #include "oracles/exactly_once_output_oracle.h"
@@ -67,7 +69,7 @@ private:
 
 const engine::VertexSpec& sink_vertex(const engine::JobSpec& job) {
     for (const engine::VertexSpec& v : job.vertices) {
-        if (engine::is_sink_kind(v.kind)) return v;
+        if (v.kind == engine::OperatorKind::sink) return v;
     }
     throw std::logic_error("a validated scenario has a sink");
 }
@@ -117,7 +119,7 @@ struct RunWorld {
             const sim::NodeId node = world.nodes().add("mysql-target");
             target_database = std::make_unique<sim::external::Database>(world.scheduler(), world.network(), node);
             for (const engine::VertexSpec& v : s.job.vertices) {
-                if (v.kind == engine::OperatorKind::upsert_sink) target_database->create_table(v.table);
+                if (const auto* upsert = engine::upsert_sink_options(v)) target_database->create_table(upsert->table);
             }
         }
     }
@@ -132,7 +134,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     world.trace().set_log(options.trace_log);
 
     oracles::ModelInput model_input;
-    engine::EngineServices services{&run.kafka, &run.store, {}, run.source_database.get(), run.target_database.get()};
+    engine::EngineServices services{
+        engine::OutsideSystems{&run.kafka, &run.store, run.source_database.get(), run.target_database.get()}, {}};
     for (const auto& producer : run.inputs) {
         auto& partitions = model_input[producer->spec().topic];
         for (size_t p = 0; p < producer->partitions().size(); ++p) {
@@ -149,25 +152,17 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     }
     const oracles::ReferenceModel model(scenario.job, std::move(model_input), std::move(model_tables));
     const engine::VertexSpec& sink = sink_vertex(scenario.job);
-    const bool kafka_sink = sink.kind == engine::OperatorKind::kafka_sink;
-    const bool upsert_sink = sink.kind == engine::OperatorKind::upsert_sink;
     // The sink's committed content, read once after the run (oracles ask only then) and sorted, so
     // that the comparisons need not sort it again.
     std::optional<std::vector<engine::Record>> sink_content;
-    auto sink_records = [&run, &sink, kafka_sink, upsert_sink, &sink_content]() -> const std::vector<engine::Record>& {
+    auto sink_records = [&services, &sink, &sink_content]() -> const std::vector<engine::Record>& {
         if (!sink_content) {
-            if (upsert_sink) {
-                sink_content.emplace();
-                for (const auto& [key, row] : run.target_database->table_contents(sink.table)) {
-                    if (!row.deleted) sink_content->push_back(engine::Record{key, row.value});
-                }
-            } else {
-                sink_content = to_records(kafka_sink ? run.kafka.committed_records(sink.topic) : run.store.records());
-            }
+            sink_content = sink.sink->read_output(services.systems);
             oracles::sort_records(*sink_content);
         }
         return *sink_content;
     };
+    const engine::SinkOutputShape shape = sink.sink->output_shape();
     const oracles::SinkReader reader = [&sink_records] { return sink_records(); };  // oracles get a copy
 
     ObserverFanout fanout;
@@ -209,7 +204,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
             case OracleKind::exactly_once_output:
-                oracle = std::make_unique<oracles::ExactlyOnceOutputOracle>(model, sink.id, reader);
+                oracle = std::make_unique<oracles::ExactlyOnceOutputOracle>(model, sink.id, shape, reader);
                 break;
             case OracleKind::at_least_once_output:
                 oracle = std::make_unique<oracles::AtLeastOnceOutputOracle>(model, sink.id, reader);
@@ -218,14 +213,15 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                 oracle = std::make_unique<oracles::StateAfterRestoreOracle>(model, scenario.job);
                 break;
             case OracleKind::visibility: {
+                const std::string topic = sink.sink->kafka_topic();
                 auto v = std::make_unique<oracles::VisibilityOracle>(world.scheduler(), run.kafka,
-                                                                    kafka_sink ? sink.topic : scenario.inputs.front().topic);
+                                                                    topic.empty() ? scenario.inputs.front().topic : topic);
                 visibility = v.get();
                 oracle = std::move(v);
                 break;
             }
             case OracleKind::no_key_backwards: {
-                auto o = std::make_unique<oracles::NoKeyBackwardsOracle>(world.scheduler(), *run.target_database, sink.table);
+                auto o = std::make_unique<oracles::NoKeyBackwardsOracle>(world.scheduler(), *run.target_database, engine::upsert_sink_options(sink)->table);
                 table_reader = o.get();
                 oracle = std::move(o);
                 break;
@@ -236,7 +232,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                     if (v.kind == engine::OperatorKind::cdc_source) source = &v;
                 }
                 oracle = std::make_unique<oracles::MirrorOracle>(*run.source_database, source->table,
-                                                                 *run.target_database, sink.table);
+                                                                 *run.target_database, engine::upsert_sink_options(sink)->table);
                 break;
             }
             case OracleKind::liveness:

@@ -1,5 +1,8 @@
 #include "engine/connectors/kafka_sink.h"
 
+#include <algorithm>
+
+#include "engine/connectors/builtin_sinks.h"
 #include "engine/state/blob_codec.h"
 #include "engine/runtime/protocol_points.h"
 
@@ -8,17 +11,16 @@ namespace eosim::engine {
 using sim::external::KafkaError;
 using sim::external::ProducerHandle;
 
-KafkaSink::KafkaSink(const VertexSpec& vertex, SinkContext& context, sim::external::KafkaCluster& kafka,
+KafkaSink::KafkaSink(const KafkaSinkOptions& options, SinkContext& context, sim::external::KafkaCluster& kafka,
                      const RuntimeConfig& runtime)
-    : vertex_(vertex), context_(context), kafka_(kafka), runtime_(runtime), partitions_(kafka.partitions(vertex.topic)) {}
+    : options_(options), context_(context), kafka_(kafka), runtime_(runtime), partitions_(kafka.partitions(options.topic)) {}
 
 std::string KafkaSink::transactional_id(int64_t checkpoint_id) const {
-    const std::string& prefix = vertex_.transactional_id_prefix.empty() ? vertex_.id : vertex_.transactional_id_prefix;
-    return prefix + "-" + std::to_string(context_.subtask()) + "-" + std::to_string(checkpoint_id);
+    return options_.transactional_id_prefix + "-" + std::to_string(context_.subtask()) + "-" + std::to_string(checkpoint_id);
 }
 
 bool KafkaSink::open(int64_t restored_checkpoint_id, const std::string& restored_state) {
-    if (vertex_.guarantee != DeliveryGuarantee::exactly_once) return true;
+    if (options_.guarantee != DeliveryGuarantee::exactly_once) return true;
     BlobReader in(restored_state);
     while (!in.done()) {
         Pending p;
@@ -53,7 +55,7 @@ bool KafkaSink::abort_lingering(int64_t restored_checkpoint_id) {
 // next attempt commits those from its restored state). When a newer attempt already took over the
 // transactional id, the abort is fenced -- the harmless end of a zombie.
 void KafkaSink::close() {
-    if (vertex_.guarantee != DeliveryGuarantee::exactly_once || current_.transactional_id.empty()) return;
+    if (options_.guarantee != DeliveryGuarantee::exactly_once || current_.transactional_id.empty()) return;
     if (kafka_.abort(context_.node(), current_) == KafkaError::none) {
         context_.observer().transaction_event(context_.world().now(), current_.transactional_id, "aborted");
     }
@@ -77,11 +79,11 @@ void KafkaSink::write(const RecordBatch& records) {
         outgoing_.emplace_back(partition, sim::external::KafkaRecord{record.key, record.value});
     }
     KafkaError error = KafkaError::none;
-    if (vertex_.guarantee == DeliveryGuarantee::exactly_once) {
-        error = kafka_.send_batch(context_.node(), current_, vertex_.topic, outgoing_);
+    if (options_.guarantee == DeliveryGuarantee::exactly_once) {
+        error = kafka_.send_batch(context_.node(), current_, options_.topic, outgoing_);
     } else {
         for (const auto& [partition, record] : outgoing_) {
-            error = kafka_.append(context_.node(), vertex_.topic, partition, record);
+            error = kafka_.append(context_.node(), options_.topic, partition, record);
             if (error != KafkaError::none) break;
         }
     }
@@ -89,12 +91,12 @@ void KafkaSink::write(const RecordBatch& records) {
 }
 
 bool KafkaSink::pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) {
-    if (vertex_.guarantee != DeliveryGuarantee::none && write_error_ != KafkaError::none) {
+    if (options_.guarantee != DeliveryGuarantee::none && write_error_ != KafkaError::none) {
         *error = std::string("a write failed since the last checkpoint: ") + to_string(write_error_);
         return false;
     }
     write_error_ = KafkaError::none;
-    if (vertex_.guarantee != DeliveryGuarantee::exactly_once) return true;
+    if (options_.guarantee != DeliveryGuarantee::exactly_once) return true;
     pending_.push_back(Pending{checkpoint_id, current_});
     BlobWriter out;
     for (const Pending& p : pending_) {
@@ -139,6 +141,59 @@ void KafkaSink::schedule_commit_retry() {
         retry_scheduled_ = false;
         if (!commit_up_to(commit_target_)) schedule_commit_retry();
     });
+}
+
+std::unique_ptr<Sink> KafkaSinkConfig::make(SinkContext& context, const OutsideSystems& systems,
+                                            const RuntimeConfig& runtime) const {
+    return std::make_unique<KafkaSink>(options_, context, *systems.kafka, runtime);
+}
+
+std::vector<Record> KafkaSinkConfig::read_output(const OutsideSystems& systems) const {
+    const auto committed = systems.kafka->committed_records(options_.topic);
+    std::vector<Record> out;
+    out.reserve(committed.size());
+    for (const auto& r : committed) out.push_back(Record{r.key, r.value});
+    return out;
+}
+
+std::vector<std::string> KafkaSinkConfig::claims() const {
+    return {"Kafka topic \"" + options_.topic + "\"",
+            "transactional_id_prefix \"" + options_.transactional_id_prefix + "\" (it defaults to the vertex id)"};
+}
+
+namespace {
+
+std::string quoted_list(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "\"" : ", \"") + n + "\"";
+    return out;
+}
+
+std::shared_ptr<const SinkConfig> configure_kafka_sink(SinkOptions& options, const std::string& vertex_id,
+                                                       const SinkWorld& world) {
+    KafkaSinkOptions o;
+    o.topic = options.required_string("topic");
+    const auto topics = world.topics();
+    if (std::find(topics.begin(), topics.end(), o.topic) == topics.end()) {
+        options.fail("topic", "expected a topic listed in /world/topics (" + quoted_list(topics) + "), found \"" + o.topic + "\"");
+    }
+    const auto read = world.source_topics();
+    if (std::find(read.begin(), read.end(), o.topic) != read.end()) {
+        options.fail("topic", "expected a topic no source reads, found \"" + o.topic + "\" (a source reads it)");
+    }
+    o.guarantee = static_cast<DeliveryGuarantee>(
+        options.choice("guarantee", {"none", "at_least_once", "exactly_once"}, 2));
+    o.transactional_id_prefix = options.string("transactional_id_prefix", vertex_id);
+    return std::make_shared<KafkaSinkConfig>(std::move(o));
+}
+
+}  // namespace
+
+void register_kafka_sink(SinkRegistry& registry) {
+    registry.add(SinkKind{"kafka",
+                          "Kafka topic; guarantee none, at_least_once or exactly_once (two-phase commit, after "
+                          "Flink's KafkaSink)",
+                          configure_kafka_sink});
 }
 
 }  // namespace eosim::engine

@@ -12,17 +12,44 @@
 //
 // At-least-once and none: plain appends at once; at-least-once fails the checkpoint when a write
 // failed, none ignores failed writes.
+//
+// Registered as sink kind "kafka"; options: "topic" (required, a topic of the world that no source
+// reads), "guarantee" ("none" | "at_least_once" | "exactly_once", default exactly_once),
+// "transactional_id_prefix" (default: the vertex id; unique within the job).
 #include <string>
 #include <vector>
 
 #include "engine/connectors/sink.h"
+#include "engine/connectors/sink_registry.h"
+#include "engine/runtime/job_spec.h"
 #include "sim/external/kafka.h"
 
 namespace eosim::engine {
 
+struct KafkaSinkOptions {
+    std::string topic;
+    DeliveryGuarantee guarantee = DeliveryGuarantee::exactly_once;
+    std::string transactional_id_prefix;  // never empty once configured
+};
+
+// The configured sink kind (what a scenario's "options" become); tests make one directly.
+class KafkaSinkConfig final : public SinkConfig {
+public:
+    explicit KafkaSinkConfig(KafkaSinkOptions options) : options_(std::move(options)) {}
+    const KafkaSinkOptions& options() const { return options_; }
+    std::unique_ptr<Sink> make(SinkContext& context, const OutsideSystems& systems,
+                               const RuntimeConfig& runtime) const override;
+    std::vector<Record> read_output(const OutsideSystems& systems) const override;
+    std::string kafka_topic() const override { return options_.topic; }
+    std::vector<std::string> claims() const override;
+
+private:
+    KafkaSinkOptions options_;
+};
+
 class KafkaSink final : public Sink {
 public:
-    KafkaSink(const VertexSpec& vertex, SinkContext& context, sim::external::KafkaCluster& kafka,
+    KafkaSink(const KafkaSinkOptions& options, SinkContext& context, sim::external::KafkaCluster& kafka,
               const RuntimeConfig& runtime);
 
     bool open(int64_t restored_checkpoint_id, const std::string& restored_state) override;
@@ -45,7 +72,7 @@ private:
     bool commit_up_to(int64_t checkpoint_id);
     void schedule_commit_retry();
 
-    const VertexSpec& vertex_;
+    const KafkaSinkOptions& options_;
     SinkContext& context_;
     sim::external::KafkaCluster& kafka_;
     const RuntimeConfig& runtime_;

@@ -15,16 +15,9 @@
 #include <memory>
 #include <string>
 
-#include "engine/runtime/job_spec.h"
 #include "engine/runtime/record.h"
 #include "engine/runtime/run_observer.h"
 #include "sim/world.h"
-
-namespace eosim::sim::external {
-class KafkaCluster;
-class AppendStore;
-class Database;
-}  // namespace eosim::sim::external
 
 namespace eosim::engine {
 
@@ -57,14 +50,5 @@ public:
     // crashed: the process lives on and may still call outside systems, as a zombie would.
     virtual void close() {}
 };
-
-struct SinkServices {
-    sim::external::KafkaCluster* kafka = nullptr;
-    sim::external::AppendStore* append_store = nullptr;
-    sim::external::Database* database = nullptr;  // the upsert sink's target
-};
-
-std::unique_ptr<Sink> make_sink(const VertexSpec& vertex, SinkContext& context, const SinkServices& services,
-                                const RuntimeConfig& runtime);
 
 }  // namespace eosim::engine

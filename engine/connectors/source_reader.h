@@ -27,6 +27,7 @@
 #include "engine/runtime/run_observer.h"
 
 namespace eosim::sim::external {
+class KafkaCluster;
 class Database;
 }  // namespace eosim::sim::external
 

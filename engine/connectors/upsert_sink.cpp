@@ -1,5 +1,6 @@
 #include "engine/connectors/upsert_sink.h"
 
+#include "engine/connectors/builtin_sinks.h"
 #include "engine/runtime/protocol_points.h"
 #include "sim/external/database.h"
 
@@ -9,12 +10,12 @@ using sim::external::Database;
 using sim::external::DatabaseError;
 using sim::external::Row;
 
-UpsertSink::UpsertSink(const VertexSpec& vertex, SinkContext& context, Database& database)
+UpsertSink::UpsertSink(const UpsertSinkOptions& options, SinkContext& context, Database& database)
     : context_(context),
       database_(database),
-      table_(vertex.table),
-      guarded_(vertex.version_guard),
-      batch_size_(static_cast<size_t>(std::max(1, vertex.batch_size))) {}
+      table_(options.table),
+      guarded_(options.version_guard),
+      batch_size_(static_cast<size_t>(std::max(1, options.batch_size))) {}
 
 bool UpsertSink::open(int64_t, const std::string&) { return true; }
 
@@ -57,6 +58,40 @@ std::string UpsertSink::flush() {
     buffer_.clear();
     context_.world().announce(points::kSinkFlushed, node, rows);
     return {};
+}
+
+std::unique_ptr<Sink> UpsertSinkConfig::make(SinkContext& context, const OutsideSystems& systems,
+                                             const RuntimeConfig&) const {
+    return std::make_unique<UpsertSink>(options_, context, *systems.target_database);
+}
+
+std::vector<Record> UpsertSinkConfig::read_output(const OutsideSystems& systems) const {
+    std::vector<Record> out;
+    if (!systems.target_database->has_table(options_.table)) return out;
+    for (const auto& [key, row] : systems.target_database->table_contents(options_.table)) {
+        if (!row.deleted) out.push_back(Record{key, row.value});
+    }
+    return out;
+}
+
+const UpsertSinkOptions* upsert_sink_options(const VertexSpec& vertex) {
+    if (vertex.kind != OperatorKind::sink) return nullptr;
+    const auto* config = dynamic_cast<const UpsertSinkConfig*>(vertex.sink.get());
+    return config == nullptr ? nullptr : &config->options();
+}
+
+void register_upsert_sink(SinkRegistry& registry) {
+    registry.add(SinkKind{
+        "upsert",
+        "database table by key (INSERT ... ON DUPLICATE KEY UPDATE, optionally guarded by a version column), "
+        "after Flink's JDBC upsert sink",
+        [](SinkOptions& options, const std::string&, const SinkWorld&) {
+            UpsertSinkOptions o;
+            o.table = options.required_string("table");
+            o.version_guard = options.boolean("version_guard", true);
+            o.batch_size = static_cast<int32_t>(options.integer("batch_size", 64, 1, 1'000'000));
+            return std::make_shared<UpsertSinkConfig>(std::move(o));
+        }});
 }
 
 }  // namespace eosim::engine

@@ -1,5 +1,5 @@
 #pragma once
-// The upsert sink into a database table (after Flink's JDBC sink in upsert mode): each change
+// The "upsert" sink kind: a sink into a database table (after Flink's JDBC sink in upsert mode): each change
 // becomes an `INSERT ... ON DUPLICATE KEY UPDATE` on the record's key, buffered per key (the last
 // change of a key in a batch wins, as in Flink's reduce buffer) and written as one transaction when
 // `batch_size` keys are buffered and at every checkpoint barrier.
@@ -27,19 +27,46 @@
 // older replayed insert cannot bring the row back; the unguarded sink deletes the row.
 // Update_before changes are skipped (the next update_after replaces the row).
 //
+// Options: "table" (required; created in the target database, node mysql-target), "version_guard"
+// (default true), "batch_size" (keys per batch, default 64). Output shape: keyed_table (the rows
+// not deleted).
+//
 // Not covered: writes that land but whose acknowledgement is lost (the model has none), and keys
 // written by two sink subtasks (a hash edge to the sink keeps a key on one subtask).
 #include <cstdint>
 #include <map>
 #include <string>
 
-#include "engine/connectors/sink.h"
+#include "engine/connectors/sink_registry.h"
 
 namespace eosim::engine {
 
+struct UpsertSinkOptions {
+    std::string table;
+    bool version_guard = true;
+    int32_t batch_size = 64;
+};
+
+class UpsertSinkConfig final : public SinkConfig {
+public:
+    explicit UpsertSinkConfig(UpsertSinkOptions options) : options_(std::move(options)) {}
+    const UpsertSinkOptions& options() const { return options_; }
+    std::unique_ptr<Sink> make(SinkContext& context, const OutsideSystems& systems,
+                               const RuntimeConfig& runtime) const override;
+    SinkOutputShape output_shape() const override { return SinkOutputShape::keyed_table; }
+    std::vector<Record> read_output(const OutsideSystems& systems) const override;
+    std::vector<std::string> claims() const override { return {"target table \"" + options_.table + "\""}; }
+
+private:
+    UpsertSinkOptions options_;
+};
+
+// The upsert options of a sink vertex of kind "upsert"; nullptr for any other vertex.
+const UpsertSinkOptions* upsert_sink_options(const VertexSpec& vertex);
+
 class UpsertSink final : public Sink {
 public:
-    UpsertSink(const VertexSpec& vertex, SinkContext& context, sim::external::Database& database);
+    UpsertSink(const UpsertSinkOptions& options, SinkContext& context, sim::external::Database& database);
 
     bool open(int64_t restored_checkpoint_id, const std::string& restored_state) override;
     void write(const RecordBatch& records) override;

@@ -15,7 +15,7 @@
 #include "engine/runtime/job_spec.h"
 #include "engine/runtime/job_topology.h"
 #include "engine/runtime/run_observer.h"
-#include "engine/connectors/sink.h"
+#include "engine/connectors/outside_systems.h"
 #include "sim/world.h"
 
 namespace eosim::engine {
@@ -25,11 +25,8 @@ class TaskManager;
 class Task;
 
 struct EngineServices {
-    sim::external::KafkaCluster* kafka = nullptr;
-    sim::external::AppendStore* append_store = nullptr;
-    SourceOffsets input_end_offsets;
-    sim::external::Database* database = nullptr;       // what a CDC source reads
-    sim::external::Database* sink_database = nullptr;  // what an upsert sink writes  // the bounded input: where each source partition ends
+    OutsideSystems systems;
+    SourceOffsets input_end_offsets;  // the bounded input: where each source partition ends
 };
 
 struct ClusterShape {

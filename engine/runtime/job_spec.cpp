@@ -17,10 +17,6 @@ int32_t JobSpec::vertex_index(const std::string& id) const {
 // The names below are the ones scenario files use (scenarios/README.md).
 bool is_source_kind(OperatorKind kind) { return kind == OperatorKind::kafka_source || kind == OperatorKind::cdc_source; }
 
-bool is_sink_kind(OperatorKind kind) {
-    return kind == OperatorKind::kafka_sink || kind == OperatorKind::append_sink || kind == OperatorKind::upsert_sink;
-}
-
 const char* to_string(OperatorKind kind) {
     switch (kind) {
         case OperatorKind::kafka_source: return "kafka_source";
@@ -29,10 +25,8 @@ const char* to_string(OperatorKind kind) {
         case OperatorKind::union_all: return "union";
         case OperatorKind::keyed_count: return "keyed_count";
         case OperatorKind::keyed_sum: return "keyed_sum";
-        case OperatorKind::kafka_sink: return "kafka_sink";
-        case OperatorKind::append_sink: return "append_sink";
+        case OperatorKind::sink: return "sink";
         case OperatorKind::cdc_source: return "cdc_source";
-        case OperatorKind::upsert_sink: return "upsert_sink";
     }
     return "unknown";
 }

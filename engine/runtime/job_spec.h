@@ -2,6 +2,7 @@
 // What a job is: its graph, parallelism, checkpointing and restart configuration. Plain data,
 // filled by the scenario loader and read by the engine and the reference model.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,9 +10,10 @@
 
 namespace eosim::engine {
 
-enum class OperatorKind : uint8_t {
-    kafka_source, map, filter, union_all, keyed_count, keyed_sum, kafka_sink, append_sink, cdc_source, upsert_sink
-};
+class SinkConfig;
+
+// A sink is any registered sink kind (engine/connectors/sink_registry.h), named by VertexSpec::sink_kind.
+enum class OperatorKind : uint8_t { kafka_source, map, filter, union_all, keyed_count, keyed_sum, sink, cdc_source };
 enum class EdgeKind : uint8_t { forward, hash, rebalance };
 enum class DeliveryGuarantee : uint8_t { none, at_least_once, exactly_once };
 enum class CheckpointingMode : uint8_t { exactly_once, at_least_once };
@@ -42,22 +44,18 @@ struct VertexSpec {
     OperatorKind kind = OperatorKind::map;
     int32_t parallelism = 1;
     std::vector<InputEdge> inputs;
-    std::string topic;  // kafka_source: topic read; kafka_sink: topic written
+    std::string topic;  // kafka_source: topic read
     MapSpec map;
     FilterSpec filter;
-    DeliveryGuarantee guarantee = DeliveryGuarantee::exactly_once;  // kafka_sink
-    std::string transactional_id_prefix;                            // kafka_sink (default: the vertex id)
+    std::string sink_kind;                   // sink: the registered kind's name
+    std::shared_ptr<const SinkConfig> sink;  // sink: its configuration, read from "options"
     // cdc_source: the table read; its primary-key space cut into chunks of `chunk_size` keys over
     // [0, chunk_key_end) (the first and last chunks unbounded); `fetch_size` rows per snapshot read.
-    // upsert_sink: the target table.
     std::string table;
     int64_t chunk_size = 16;
     int64_t chunk_key_end = 0;
     int64_t fetch_size = 8;
-    // upsert_sink: guard every write with `version < new version`; flush after `batch_size` keys.
-    bool version_guard = true;
-    int32_t batch_size = 64;
-    // keyed operators: the input is a changelog (a CDC source upstream), so retract and emit versions.
+    // The input is a changelog (a CDC source upstream): keyed operators retract.
     bool changelog_input = false;
 };
 
@@ -103,7 +101,6 @@ struct JobSpec {
 
 const char* to_string(OperatorKind kind);
 bool is_source_kind(OperatorKind kind);  // reads an outside system: kafka_source, cdc_source
-bool is_sink_kind(OperatorKind kind);    // writes an outside system: kafka_sink, append_sink, upsert_sink
 const char* to_string(EdgeKind kind);
 const char* to_string(DeliveryGuarantee guarantee);
 const char* to_string(CheckpointingMode mode);

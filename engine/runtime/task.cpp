@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/connectors/sink_registry.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
@@ -55,11 +56,11 @@ Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& depl
     output_groups_ = topology.output_groups(key.vertex);
     rebalance_next_.assign(output_groups_.size(), static_cast<uint32_t>(key.subtask));
     if (is_source()) {
-        const SourceServices services{engine.services().kafka, engine.services().database, &engine.services().input_end_offsets};
+        const SourceServices services{engine.services().systems.kafka, engine.services().systems.source_database,
+                                      &engine.services().input_end_offsets};
         source_ = make_source_reader(vertex_, *this, services, key.subtask);
-    } else if (is_sink_kind(vertex_.kind)) {
-        SinkServices services{engine.services().kafka, engine.services().append_store, engine.services().sink_database};
-        sink_ = make_sink(vertex_, *this, services, runtime_);
+    } else if (vertex_.kind == OperatorKind::sink) {
+        sink_ = vertex_.sink->make(*this, engine.services().systems, runtime_);
     } else {
         std::unique_ptr<KeyedStateBackend> state;
         if (is_keyed(vertex_.kind)) {

@@ -255,7 +255,7 @@ TEST_CASE("schema: its enumerations are the names the code knows", "[schema]") {
     std::set<std::string> vertices;
     for (auto kind : {engine::OperatorKind::kafka_source, engine::OperatorKind::map, engine::OperatorKind::filter,
                       engine::OperatorKind::union_all, engine::OperatorKind::keyed_count, engine::OperatorKind::keyed_sum,
-                      engine::OperatorKind::kafka_sink, engine::OperatorKind::append_sink}) {
+                      engine::OperatorKind::sink}) {
         vertices.insert(engine::to_string(kind));
     }
     CHECK(enum_of(schema, "vertex_kind") == vertices);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/connectors/kafka_sink.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 
@@ -36,10 +37,10 @@ inline scenarios::Scenario count_scenario(int64_t records = 2000, int32_t parall
     count.inputs = {{"source", EdgeKind::hash}};
     VertexSpec sink;
     sink.id = "sink";
-    sink.kind = OperatorKind::kafka_sink;
-    sink.topic = "output";
+    sink.kind = OperatorKind::sink;
+    sink.sink_kind = "kafka";
+    sink.sink = std::make_shared<KafkaSinkConfig>(KafkaSinkOptions{"output", guarantee, "sink"});
     sink.parallelism = parallelism;
-    sink.guarantee = guarantee;
     sink.inputs = {{"count", EdgeKind::forward}};
     s.job.vertices = {source, count, sink};
     s.job.checkpointing.interval = sim::Duration::millis(500);

@@ -23,7 +23,6 @@ VertexSpec vertex(std::string id, OperatorKind kind, int32_t parallelism, std::v
     v.parallelism = parallelism;
     v.inputs = std::move(inputs);
     if (kind == OperatorKind::kafka_source) v.topic = "input";
-    if (kind == OperatorKind::kafka_sink) v.topic = "output";
     return v;
 }
 
@@ -119,7 +118,7 @@ TEST_CASE("topology: source -> forward map -> hash count -> rebalance sink", "[t
         vertex("source", OperatorKind::kafka_source, 3),
         vertex("map", OperatorKind::map, 3, {{"source", EdgeKind::forward}}),
         vertex("count", OperatorKind::keyed_count, 2, {{"map", EdgeKind::hash}}),
-        vertex("sink", OperatorKind::kafka_sink, 4, {{"count", EdgeKind::rebalance}}),
+        vertex("sink", OperatorKind::sink, 4, {{"count", EdgeKind::rebalance}}),
     };
     // forward: 3 x 1; hash: 2 x 3; rebalance: 4 x 2.
     CHECK(checked_channels(job) == 3 + 6 + 8);
@@ -136,7 +135,7 @@ TEST_CASE("topology: a union of two sources with different parallelism and edge 
         vertex("right", OperatorKind::kafka_source, 3),
         vertex("union", OperatorKind::union_all, 2, {{"left", EdgeKind::forward}, {"right", EdgeKind::hash}}),
         vertex("count", OperatorKind::keyed_count, 3, {{"union", EdgeKind::hash}}),
-        vertex("sink", OperatorKind::kafka_sink, 3, {{"count", EdgeKind::forward}}),
+        vertex("sink", OperatorKind::sink, 3, {{"count", EdgeKind::forward}}),
     };
     CHECK(checked_channels(job) == 2 * (1 + 3) + 3 * 2 + 3);
     // The union's channels: first the left edge (forward: one), then the right edge (three).
@@ -159,7 +158,7 @@ TEST_CASE("topology: one producer feeding two consumers, and a union of the same
         vertex("mapped", OperatorKind::map, 3, {{"source", EdgeKind::rebalance}}),
         vertex("union", OperatorKind::union_all, 4, {{"even", EdgeKind::hash}, {"mapped", EdgeKind::rebalance}}),
         vertex("count", OperatorKind::keyed_count, 4, {{"union", EdgeKind::hash}}),
-        vertex("sink", OperatorKind::kafka_sink, 4, {{"count", EdgeKind::forward}}),
+        vertex("sink", OperatorKind::sink, 4, {{"count", EdgeKind::forward}}),
     };
     CHECK(checked_channels(job) == 2 * 1 + 3 * 2 + 4 * (2 + 3) + 4 * 4 + 4);
     const JobTopology topology(job);

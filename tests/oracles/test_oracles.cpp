@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/connectors/kafka_sink.h"
 #include "oracles/at_least_once_output_oracle.h"
 #include "oracles/exactly_once_output_oracle.h"
 #include "oracles/liveness_oracle.h"
@@ -44,7 +45,13 @@ VertexSpec vertex(std::string id, OperatorKind kind, std::vector<engine::InputEd
     v.kind = kind;
     v.parallelism = 2;
     v.inputs = std::move(inputs);
-    v.topic = std::move(topic);
+    if (kind == OperatorKind::sink) {
+        v.sink_kind = "kafka";
+        v.sink = std::make_shared<engine::KafkaSinkConfig>(
+            engine::KafkaSinkOptions{topic, engine::DeliveryGuarantee::exactly_once, v.id});
+    } else {
+        v.topic = std::move(topic);
+    }
     return v;
 }
 
@@ -53,7 +60,7 @@ engine::JobSpec count_job() {
     engine::JobSpec job;
     job.vertices = {vertex("source", OperatorKind::kafka_source, {}, "in"),
                     vertex("count", OperatorKind::keyed_count, {{"source", EdgeKind::hash}}),
-                    vertex("sink", OperatorKind::kafka_sink, {{"count", EdgeKind::forward}}, "out")};
+                    vertex("sink", OperatorKind::sink, {{"count", EdgeKind::forward}}, "out")};
     return job;
 }
 
@@ -103,19 +110,22 @@ TEST_CASE("output comparison: empty sides", "[oracles]") {
 
 // ---- output oracles -------------------------------------------------------------------------------
 
+constexpr auto kAppended = engine::SinkOutputShape::appended;
+constexpr auto kKeyedTable = engine::SinkOutputShape::keyed_table;
+
 TEST_CASE("exactly-once output oracle: passes on the model output, fails on a duplicate or a missing record", "[oracles]") {
     const engine::JobSpec job = count_job();
     const ReferenceModel model(job, count_input());
     const std::vector<Record> exact = model.sink_output("sink");
     REQUIRE(exact.size() == 5);
 
-    ExactlyOnceOutputOracle good(model, "sink", [&] { return exact; });
+    ExactlyOnceOutputOracle good(model, "sink", kAppended, [&] { return exact; });
     CHECK(good.verdict().passed);
     CHECK(std::string(good.name()) == "exactly_once_output");
 
     std::vector<Record> duplicated = exact;
     duplicated.push_back(Record{1, 2});
-    ExactlyOnceOutputOracle dup(model, "sink", [&] { return duplicated; });
+    ExactlyOnceOutputOracle dup(model, "sink", kAppended, [&] { return duplicated; });
     const Verdict d = dup.verdict();
     CHECK_FALSE(d.passed);
     CHECK(contains(d.message, "0 missing, 1 duplicated"));
@@ -123,7 +133,7 @@ TEST_CASE("exactly-once output oracle: passes on the model output, fails on a du
 
     std::vector<Record> missing = exact;
     missing.erase(std::find(missing.begin(), missing.end(), Record{2, 1}));
-    ExactlyOnceOutputOracle miss(model, "sink", [&] { return missing; });
+    ExactlyOnceOutputOracle miss(model, "sink", kAppended, [&] { return missing; });
     const Verdict m = miss.verdict();
     CHECK_FALSE(m.passed);
     CHECK(contains(m.message, "1 missing, 0 duplicated"));
@@ -131,9 +141,34 @@ TEST_CASE("exactly-once output oracle: passes on the model output, fails on a du
 
     // The reader is asked at verdict time, not at construction.
     std::vector<Record> later;
-    ExactlyOnceOutputOracle late(model, "sink", [&] { return later; });
+    ExactlyOnceOutputOracle late(model, "sink", kAppended, [&] { return later; });
     later = exact;
     CHECK(late.verdict().passed);
+}
+
+TEST_CASE("exactly-once output oracle on a keyed table: the model's last value per key, nothing else", "[oracles]") {
+    const engine::JobSpec job = count_job();
+    const ReferenceModel model(job, count_input());
+    // Partition 0: keys 1 1 2; partition 1: keys 3 1 -> counts: key 1 ends at 3, keys 2 and 3 at 1.
+    const std::vector<Record> table{{1, 3}, {2, 1}, {3, 1}};
+    CHECK(model.final_table("sink") == table);
+    const auto check = [&](std::vector<Record> shown) {
+        return ExactlyOnceOutputOracle(model, "sink", kKeyedTable, [shown] { return shown; }).verdict();
+    };
+    CHECK(check(table).passed);
+    CHECK(check({{3, 1}, {1, 3}, {2, 1}}).passed);  // any order
+    const Verdict stale = check({{1, 2}, {2, 1}, {3, 1}});
+    CHECK_FALSE(stale.passed);
+    CHECK(contains(stale.message, "key 1 holds 2, expected 3"));
+    const Verdict lost = check({{1, 3}, {3, 1}});
+    CHECK_FALSE(lost.passed);
+    CHECK(contains(lost.message, "key 2 missing (expected value 1)"));
+    const Verdict extra = check({{1, 3}, {2, 1}, {3, 1}, {9, 1}});
+    CHECK_FALSE(extra.passed);
+    CHECK(contains(extra.message, "key 9 present (value 1), the model has no such key"));
+    const Verdict twice = check({{1, 3}, {2, 1}, {3, 1}, {3, 1}});
+    CHECK_FALSE(twice.passed);
+    CHECK(contains(twice.message, "1 shown twice"));
 }
 
 TEST_CASE("at-least-once output oracle: passes with duplicates, fails on a missing record", "[oracles]") {

@@ -49,8 +49,7 @@ engine::JobSpec pipeline(OperatorKind keyed = OperatorKind::keyed_count) {
     count.inputs = {{"filter", EdgeKind::hash}};
     VertexSpec sink;
     sink.id = "sink";
-    sink.kind = OperatorKind::kafka_sink;
-    sink.topic = "out";
+    sink.kind = OperatorKind::sink;
     sink.parallelism = 2;
     sink.inputs = {{"count", EdgeKind::forward}};
     job.vertices = {source, map, filter, count, sink};
@@ -148,7 +147,7 @@ TEST_CASE("reference model: a union of two sources sees both inputs", "[referenc
     c.inputs = {{"u", EdgeKind::hash}};
     VertexSpec sink;
     sink.id = "sink";
-    sink.kind = OperatorKind::append_sink;
+    sink.kind = OperatorKind::sink;
     sink.inputs = {{"c", EdgeKind::forward}};
     job.vertices = {a, b, u, c, sink};
     const ReferenceModel model(job, ModelInput{{"left", {{{5, 1}, {6, 1}}}}, {"right", {{{5, 2}}}}});

@@ -192,7 +192,7 @@ nlohmann::json scenario_with(const nlohmann::ordered_json& schedule) {
                 "topics": [{"name": "input", "partitions": 2}, {"name": "output", "partitions": 2}]},
       "job": {"vertices": [
         {"id": "source", "kind": "kafka_source", "topic": "input", "parallelism": 2},
-        {"id": "sink", "kind": "kafka_sink", "topic": "output", "parallelism": 2, "inputs": [{"from": "source"}]}]},
+        {"id": "sink", "kind": "sink", "sink": "kafka", "options": {"topic": "output"}, "parallelism": 2, "inputs": [{"from": "source"}]}]},
       "oracles": ["exactly_once_output"]
     })");
     doc["faults"] = {{"schedule", nlohmann::json::parse(schedule.dump())}};

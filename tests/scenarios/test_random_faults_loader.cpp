@@ -26,7 +26,7 @@ json base() {
                 "topics": [{"name": "input", "partitions": 2}, {"name": "output", "partitions": 2}]},
       "job": {"vertices": [
         {"id": "source", "kind": "kafka_source", "topic": "input", "parallelism": 2},
-        {"id": "sink", "kind": "kafka_sink", "topic": "output", "parallelism": 2, "inputs": [{"from": "source"}]}]},
+        {"id": "sink", "kind": "sink", "sink": "kafka", "options": {"topic": "output"}, "parallelism": 2, "inputs": [{"from": "source"}]}]},
       "input": [{"topic": "input", "records": 100}],
       "faults": {"random": {"quiet_after": "20s", "kinds": {"crash": {}}}},
       "oracles": ["exactly_once_output", "liveness"]

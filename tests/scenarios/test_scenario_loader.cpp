@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "engine/connectors/kafka_sink.h"
 #include "scenarios/scenario.h"
 #include "tests/temp_dir.h"
 
@@ -35,7 +36,7 @@ json example() {
                "vertices": [
                  {"id": "source", "kind": "kafka_source", "topic": "input", "parallelism": 4},
                  {"id": "count", "kind": "keyed_count", "parallelism": 4, "inputs": [{"from": "source", "edge": "hash"}]},
-                 {"id": "sink", "kind": "kafka_sink", "topic": "output", "guarantee": "exactly_once", "parallelism": 4,
+                 {"id": "sink", "kind": "sink", "sink": "kafka", "options": {"topic": "output", "guarantee": "exactly_once"}, "parallelism": 4,
                   "inputs": [{"from": "count", "edge": "forward"}]} ],
                "checkpointing": {"enabled": true, "mode": "exactly_once", "interval": "500ms", "timeout": "10s",
                                  "min_pause": "0ms", "max_concurrent": 1, "tolerable_failures": 0, "retained": 3},
@@ -122,8 +123,12 @@ TEST_CASE("loader: the README example loads with the right values", "[loader]") 
     REQUIRE(job.vertices[1].inputs.size() == 1);
     CHECK(job.vertices[1].inputs[0].from == "source");
     CHECK(job.vertices[1].inputs[0].kind == engine::EdgeKind::hash);
-    CHECK(job.vertices[2].kind == engine::OperatorKind::kafka_sink);
-    CHECK(job.vertices[2].guarantee == engine::DeliveryGuarantee::exactly_once);
+    CHECK(job.vertices[2].kind == engine::OperatorKind::sink);
+    CHECK(job.vertices[2].sink_kind == "kafka");
+    const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(job.vertices[2].sink.get());
+    REQUIRE(kafka != nullptr);
+    CHECK(kafka->options().guarantee == engine::DeliveryGuarantee::exactly_once);
+    CHECK(kafka->options().transactional_id_prefix == "sink");
     CHECK(job.vertices[2].parallelism == 4);
     CHECK(job.vertex_index("sink") == 2);
     CHECK(job.find("nothing") == nullptr);
@@ -168,7 +173,7 @@ TEST_CASE("loader: omitted fields take the structs' defaults, the name defaults 
     const json minimal = json::parse(R"({
       "world": {"topics": [{"name": "in"}]},
       "job": {"vertices": [{"id": "src", "kind": "kafka_source", "topic": "in"},
-                           {"id": "out", "kind": "append_sink", "inputs": [{"from": "src"}]}]},
+                           {"id": "out", "kind": "sink", "sink": "append", "inputs": [{"from": "src"}]}]},
       "oracles": ["at_least_once_output"]
     })");
     const Scenario s = load_json(minimal, "minimal-append.json");
@@ -194,7 +199,7 @@ TEST_CASE("loader: map, filter, union and the sink options", "[loader]") {
        "map": {"key_multiplier": 3, "key_offset": -1, "key_modulus": 10, "value_multiplier": 2, "value_offset": 5}},
       {"id": "f", "kind": "filter", "parallelism": 3, "inputs": [{"from": "m"}], "filter": {"modulus": 3, "drop_remainder": 2}},
       {"id": "s", "kind": "keyed_sum", "parallelism": 3, "inputs": [{"from": "f", "edge": "hash"}]},
-      {"id": "k", "kind": "kafka_sink", "topic": "output", "guarantee": "at_least_once", "transactional_id_prefix": "tx",
+      {"id": "k", "kind": "sink", "sink": "kafka", "options": {"topic": "output", "guarantee": "at_least_once", "transactional_id_prefix": "tx"},
        "parallelism": 3, "inputs": [{"from": "s"}]}
     ])");
     doc["world"]["topics"].push_back({{"name", "other"}});
@@ -209,8 +214,10 @@ TEST_CASE("loader: map, filter, union and the sink options", "[loader]") {
     CHECK(s.job.find("f")->filter.drop_remainder == 2);
     CHECK(s.job.find("u")->kind == engine::OperatorKind::union_all);
     CHECK(s.job.find("u")->inputs.size() == 2);
-    CHECK(s.job.find("k")->guarantee == engine::DeliveryGuarantee::at_least_once);
-    CHECK(s.job.find("k")->transactional_id_prefix == "tx");
+    const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(s.job.find("k")->sink.get());
+    REQUIRE(kafka != nullptr);
+    CHECK(kafka->options().guarantee == engine::DeliveryGuarantee::at_least_once);
+    CHECK(kafka->options().transactional_id_prefix == "tx");
 }
 
 TEST_CASE("loader: durations, ratios and expectations in their accepted forms", "[loader]") {
@@ -310,7 +317,18 @@ TEST_CASE("loader: bad references between vertices are errors", "[loader]") {
                 "at most the slots of the task managers (2 x 4 = 8)");
     check_error(with(example(), "/job/vertices/0/topic", "nowhere"), "/job/vertices/0/topic",
                 "expected a topic listed in /world/topics (input, output)");
-    check_error(with(example(), "/job/vertices/2/topic", "input"), "/job/vertices/2/topic", "a topic no source reads");
+    check_error(with(example(), "/job/vertices/2/options/topic", "input"), "/job/vertices/2/options/topic",
+                "a topic no source reads");
+    check_error(with(example(), "/job/vertices/2/options/topic", "nowhere"), "/job/vertices/2/options/topic",
+                "expected a topic listed in /world/topics (\"input\", \"output\"), found \"nowhere\"");
+    check_error(with(example(), "/job/vertices/2/options/guarantee", "twice"), "/job/vertices/2/options/guarantee",
+                "expected one of \"none\", \"at_least_once\", \"exactly_once\", found string \"twice\"");
+    check_error(with(example(), "/job/vertices/2/options/topics", "output"), "/job/vertices/2/options/topics",
+                "unknown key \"topics\"");
+    check_error(with(example(), "/job/vertices/2/sink", "kafak"), "/job/vertices/2/sink",
+                "found \"kafak\" (did you mean \"kafka\"?)");
+    check_error(with(example(), "/job/vertices/2/sink", "kafak"), "/job/vertices/2/sink", "a registered sink kind (append,");
+    check_error(with(example(), "/job/vertices/2/options", 3), "/job/vertices/2/options", "expected an object");
     check_error(with(example(), "/input/0/topic", "output"), "/input/0/topic", "a topic no sink writes");
 
     json sink_in_middle = example();

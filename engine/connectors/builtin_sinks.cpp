@@ -1,0 +1,11 @@
+#include "engine/connectors/builtin_sinks.h"
+
+namespace eosim::engine {
+
+void register_builtin_sinks(SinkRegistry& registry) {
+    register_kafka_sink(registry);
+    register_append_sink(registry);
+    register_upsert_sink(registry);
+}
+
+}  // namespace eosim::engine

@@ -1,0 +1,12 @@
+#pragma once
+// The built-in sink kinds, each registered by a function in its own file; builtin_sinks.cpp calls
+// them in one list (a new built-in kind is one line there, never a case in a switch).
+#include "engine/connectors/sink_registry.h"
+
+namespace eosim::engine {
+
+void register_kafka_sink(SinkRegistry& registry);   // kafka_sink.cpp
+void register_append_sink(SinkRegistry& registry);  // append_sink.cpp
+void register_upsert_sink(SinkRegistry& registry);  // upsert_sink.cpp
+
+}  // namespace eosim::engine

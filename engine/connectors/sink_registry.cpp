@@ -1,0 +1,43 @@
+#include "engine/connectors/sink_registry.h"
+
+#include <stdexcept>
+
+namespace eosim::engine {
+
+const char* to_string(SinkOutputShape shape) {
+    switch (shape) {
+        case SinkOutputShape::appended: return "appended";
+        case SinkOutputShape::keyed_table: return "keyed_table";
+    }
+    return "?";
+}
+
+SinkRegistry& SinkRegistry::global() {
+    static SinkRegistry* registry = [] {
+        auto* r = new SinkRegistry();  // never destroyed: static registrars may run in any order
+        register_builtin_sinks(*r);
+        return r;
+    }();
+    return *registry;
+}
+
+void SinkRegistry::add(SinkKind kind) {
+    if (kind.name.empty() || !kind.configure) throw std::logic_error("a sink kind needs a name and a configure function");
+    const std::string name = kind.name;
+    if (!kinds_.emplace(name, std::move(kind)).second) {
+        throw std::logic_error("sink kind \"" + name + "\" is registered twice");
+    }
+}
+
+const SinkKind* SinkRegistry::find(const std::string& name) const {
+    auto it = kinds_.find(name);
+    return it == kinds_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> SinkRegistry::names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, kind] : kinds_) out.push_back(name);
+    return out;
+}
+
+}  // namespace eosim::engine
