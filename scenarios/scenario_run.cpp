@@ -56,6 +56,10 @@ public:
     void likely_data_loss(sim::Time t, const std::string& id, const std::string& why) override {
         each([&](auto* o) { o->likely_data_loss(t, id, why); });
     }
+    void connector_event(sim::Time begin, sim::Time end, const std::string& lane, const std::string& what,
+                         const std::string& detail) override {
+        each([&](auto* o) { o->connector_event(begin, end, lane, what, detail); });
+    }
     void job_finished(sim::Time t) override { each([&](auto* o) { o->job_finished(t); }); }
     void job_failed(sim::Time t, const std::string& reason) override { each([&](auto* o) { o->job_failed(t, reason); }); }
 

@@ -25,11 +25,12 @@ CdcSourceReader::CdcSourceReader(const VertexSpec& vertex, SinkContext& context,
       database_(database),
       table_(vertex.table),
       chunk_size_(std::max<int64_t>(1, vertex.chunk_size)),
-      fetch_size_(std::max<int64_t>(1, vertex.fetch_size)) {
+      fetch_size_(std::max<int64_t>(1, vertex.fetch_size)),
+      lane_("cdc source-" + std::to_string(subtask)) {
     chunk_count_ = static_cast<int32_t>(std::max<int64_t>(1, (vertex.chunk_key_end + chunk_size_ - 1) / chunk_size_));
     for (int32_t i = subtask; i < chunk_count_; i += vertex.parallelism) {
         chunk_slot_[i] = chunks_.size();
-        chunks_.push_back(Chunk{i, ChunkStatus::unread, {}, std::nullopt, 0, false});
+        chunks_.push_back(Chunk{i, ChunkStatus::unread, {}, std::nullopt, 0, false, sim::Time{}});
     }
 }
 
@@ -66,7 +67,7 @@ std::string CdcSourceReader::describe(DatabaseError error, BinlogPosition at) co
 // ---- restore and snapshot -----------------------------------------------------------------------
 
 void CdcSourceReader::restore(const std::vector<std::string>& snapshots) {
-    for (Chunk& chunk : chunks_) chunk = Chunk{chunk.index, ChunkStatus::unread, {}, std::nullopt, 0, false};
+    for (Chunk& chunk : chunks_) chunk = Chunk{chunk.index, ChunkStatus::unread, {}, std::nullopt, 0, false, sim::Time{}};
     for (const std::string& blob : snapshots) {
         BlobReader in(blob);
         while (!in.done()) {
@@ -76,7 +77,7 @@ void CdcSourceReader::restore(const std::vector<std::string>& snapshots) {
             auto it = chunk_slot_.find(index);
             if (it == chunk_slot_.end()) continue;
             // A chunk read at H in the restored (complete) checkpoint may be emitted once rebuilt at H.
-            chunks_[it->second] = Chunk{index, status, position, std::nullopt, 0, status == ChunkStatus::read};
+            chunks_[it->second] = Chunk{index, status, position, std::nullopt, 0, status == ChunkStatus::read, sim::Time{}};
         }
     }
     reading_.reset();
@@ -137,6 +138,10 @@ bool CdcSourceReader::reached_end() const {
 
 void CdcSourceReader::emit_chunk(Chunk& chunk, RecordBatch* out) {
     for (const auto& [key, row] : *chunk.rows) out->push_back(to_record(row, RowKind::insert, row.version));
+    context_.observer().connector_event(chunk.read_started, context_.world().now(), lane_, "cdc.chunk",
+                                        "chunk " + std::to_string(chunk.index) + ": " +
+                                            std::to_string(chunk.rows->size()) + " rows at " +
+                                            chunk.position.describe() + ", read then emitted");
     chunk.status = ChunkStatus::emitted;
     chunk.rows.reset();
     context_.world().announce(points::kCdcChunkFinished, context_.node(), chunk.index);
@@ -162,6 +167,7 @@ std::optional<std::string> CdcSourceReader::read_chunk_page(RecordBatch* out) {
         std::optional<BinlogPosition> as_of;
         if (chunks_[next].status == ChunkStatus::read) as_of = chunks_[next].position;
         reading_ = ChunkRead{next, low, std::nullopt, {}, as_of};
+        chunks_[next].read_started = context_.world().now();
     }
     const int32_t index = chunks_[reading_->chunk].index;
     std::vector<Row> page;
@@ -236,9 +242,13 @@ std::optional<std::string> CdcSourceReader::finish_chunk(RecordBatch* out) {
 
 std::optional<std::string> CdcSourceReader::read_binlog(size_t max_records, RecordBatch* out) {
     if (chunks_.empty()) return std::nullopt;
-    binlog_started_ = true;
     BinlogPosition from = chunks_.front().position;
     for (const Chunk& chunk : chunks_) from = std::min(from, chunk.position);
+    if (!binlog_started_) {
+        binlog_started_ = true;
+        const sim::Time now = context_.world().now();
+        context_.observer().connector_event(now, now, lane_, "cdc.binlog_switch", "binlog from " + from.describe());
+    }
     std::vector<BinlogEvent> events;
     if (DatabaseError e = database_.read_binlog(context_.node(), from, max_records, &events); e != DatabaseError::none) {
         return describe(e, from);

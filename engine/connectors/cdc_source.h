@@ -72,6 +72,7 @@ private:
         std::optional<std::map<int64_t, sim::external::Row>> rows;
         int64_t captured_by = 0;
         bool releasable = false;
+        sim::Time read_started;  // for the timeline
     };
     struct ChunkRead {
         size_t chunk = 0;  // into chunks_
@@ -106,6 +107,7 @@ private:
     std::optional<ChunkRead> reading_;
     bool binlog_started_ = false;
     std::set<int64_t> binlog_snapshots_;  // checkpoints whose snapshot held the binlog phase
+    std::string lane_;                    // timeline lane: "cdc source-<subtask>"
 };
 
 }  // namespace eosim::engine

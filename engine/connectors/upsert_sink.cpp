@@ -56,6 +56,9 @@ std::string UpsertSink::flush() {
     }
     const auto rows = static_cast<int64_t>(buffer_.size());
     buffer_.clear();
+    const sim::Time now = context_.world().now();
+    context_.observer().connector_event(now, now, "upsert sink-" + std::to_string(context_.subtask()), "sink.batch",
+                                        std::to_string(rows) + " rows into '" + table_ + "'");
     context_.world().announce(points::kSinkFlushed, node, rows);
     return {};
 }
