@@ -5,6 +5,9 @@
 #   ./build.sh suite            build into build/ (Release) and run the main job
 #   ./build.sh test             build into build/ (Release) and run every test (ctest)
 #   ./build.sh test --sanitize  the same into build-asan/ with AddressSanitizer + UBSan
+#   ./build.sh examples         build into build/, install into a temporary prefix, then configure,
+#                               build and test every examples/<name>/ against that prefix; one with
+#                               an EXPECT_FAILURE file must fail its tests (a caught bug)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -12,7 +15,7 @@ readonly PACKAGES=(g++ cmake ninja-build libboost-dev librocksdb-dev nlohmann-js
                    catch2 librapidcheck-dev libxml2-utils)
 
 usage() {
-    sed -n '2,8s/^# \{0,1\}//p' "$0" >&2
+    sed -n '2,11s/^# \{0,1\}//p' "$0" >&2
     exit 2
 }
 
@@ -53,6 +56,39 @@ run_tests() {
     (cd "$dir" && ctest --output-on-failure --parallel "$(nproc)")
 }
 
+# Every examples/<name>/ is its own CMake project using the installed package (find_package(eosim)).
+# Its tests must pass, or, with a file EXPECT_FAILURE in the folder, must fail (the file says why).
+run_examples() {
+    local prefix work example name status failed=0
+    prefix=$(mktemp -d "${TMPDIR:-/tmp}/eosim-install.XXXXXX")
+    work=$(mktemp -d "${TMPDIR:-/tmp}/eosim-examples.XXXXXX")
+    trap 'rm -rf "$prefix" "$work"' RETURN
+    cmake --install build --prefix "$prefix" >/dev/null
+    echo "build.sh: installed eosim $(sed -n 's/^Version: //p' "$prefix"/lib*/pkgconfig/eosim.pc) into $prefix"
+    for example in examples/*/; do
+        example=${example%/}
+        name=$(basename "$example")
+        [[ -f $example/CMakeLists.txt ]] || continue
+        echo "build.sh: example $name"
+        cmake -S "$example" -B "$work/$name" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+        cmake --build "$work/$name" --parallel "$(nproc)"
+        status=0
+        (cd "$work/$name" && ctest --output-on-failure --parallel "$(nproc)") || status=$?
+        if [[ -f $example/EXPECT_FAILURE ]]; then
+            if ((status == 0)); then
+                echo "build.sh: example $name: its tests passed, but EXPECT_FAILURE says they must fail" >&2
+                failed=1
+            else
+                echo "build.sh: example $name: failed as expected (EXPECT_FAILURE)"
+            fi
+        elif ((status != 0)); then
+            echo "build.sh: example $name: tests failed" >&2
+            failed=1
+        fi
+    done
+    return "$failed"
+}
+
 command=${1:-}
 shift || true
 case "$command" in
@@ -77,6 +113,11 @@ case "$command" in
                 ;;
             *) usage ;;
         esac
+        ;;
+    examples)
+        (($# == 0)) || usage
+        release_build
+        run_examples
         ;;
     *) usage ;;
 esac

@@ -286,6 +286,7 @@ private:
         if (program.empty()) {
             if (const char* env = std::getenv("EOSIM_WORKER_COMMAND"); env != nullptr && *env != '\0') program = env;
         }
+        if (program.empty()) program = command_.self_program;
         if (program.empty()) program = own_executable();
         std::vector<WorkerTask> tasks;
         for (size_t i = 0; i < todo.size(); ++i) {

@@ -38,6 +38,7 @@ struct SuiteCommand {
     bool coverage = false;             // print the coverage table of every combination hit
     std::string worker_command;        // hidden: a program to run instead of this binary (test fixtures)
     std::string command_line;          // as typed, for the report
+    std::string self_program;          // this program, resolved by eosim_main at start (else /proc/self/exe now)
 };
 
 struct MergeCommand {

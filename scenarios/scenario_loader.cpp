@@ -84,18 +84,8 @@ std::string join(const Range& items) {
     return out;
 }
 
-// How a found value reads in a message: strings and numbers as written, containers by type.
-std::string describe(const json& value) {
-    switch (value.type()) {
-        case json::value_t::object: return "an object";
-        case json::value_t::array: return "an array";
-        case json::value_t::null: return "null";
-        default: break;
-    }
-    std::string text = value.dump();
-    if (text.size() > 60) text = text.substr(0, 57) + "...";
-    return text;
-}
+using engine::describe_json_value;
+constexpr auto describe = describe_json_value;
 
 std::string pointer_token(std::string_view key) {
     std::string out;

@@ -4,13 +4,21 @@
 
 namespace eosim::engine {
 
-namespace {
-
-std::string describe(const nlohmann::json& value) {
+std::string describe_json_value(const nlohmann::json& value) {
+    switch (value.type()) {
+        case nlohmann::json::value_t::object: return "an object";
+        case nlohmann::json::value_t::array: return "an array";
+        case nlohmann::json::value_t::null: return "null";
+        default: break;
+    }
     std::string text = value.dump();
     if (text.size() > 60) text = text.substr(0, 57) + "...";
-    return value.type_name() + std::string(" ") + text;
+    return text;
 }
+
+namespace {
+
+constexpr auto describe = describe_json_value;
 
 std::string pointer(const std::string& key) {
     std::string out = "/";

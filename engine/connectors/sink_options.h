@@ -14,6 +14,11 @@
 
 namespace eosim::engine {
 
+// How a found value reads in an error message: strings and numbers as written (cut at 60
+// characters), containers by type ("an object", "an array"), null as "null". The scenario loader
+// words its errors the same way.
+std::string describe_json_value(const nlohmann::json& value);
+
 class SinkOptionsError : public std::runtime_error {
 public:
     SinkOptionsError(std::string path, const std::string& expected)

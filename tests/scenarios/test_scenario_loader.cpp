@@ -322,7 +322,7 @@ TEST_CASE("loader: bad references between vertices are errors", "[loader]") {
     check_error(with(example(), "/job/vertices/2/options/topic", "nowhere"), "/job/vertices/2/options/topic",
                 "expected a topic listed in /world/topics (\"input\", \"output\"), found \"nowhere\"");
     check_error(with(example(), "/job/vertices/2/options/guarantee", "twice"), "/job/vertices/2/options/guarantee",
-                "expected one of \"none\", \"at_least_once\", \"exactly_once\", found string \"twice\"");
+                "expected one of \"none\", \"at_least_once\", \"exactly_once\", found \"twice\"");
     check_error(with(example(), "/job/vertices/2/options/topics", "output"), "/job/vertices/2/options/topics",
                 "unknown key \"topics\"");
     check_error(with(example(), "/job/vertices/2/sink", "kafak"), "/job/vertices/2/sink",

@@ -1,0 +1,176 @@
+// The `eosim` command (cli/eosim_main.h). A thin shell over the libraries: parse the command line
+// with CLI11 and hand over to the subcommand (run_command.h, suite_command.h, shrink_command.h,
+// explore_command.h); `sinks` lists the registered sink kinds.
+//
+// Exit codes: 0 every expectation met; 1 an expectation not met (or a determinism check failed);
+// 2 bad input (command line, scenario file, output file); 3 an internal error (a bug in eosim);
+// 130 a suite interrupted (resume it with --resume).
+#include <unistd.h>
+
+#include <algorithm>
+#include <exception>
+#include <iomanip>
+#include <iostream>
+#include <new>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/eosim_main.h"
+
+#include "cli/explore_command.h"
+#include "cli/exit_codes.h"
+#include "cli/run_command.h"
+#include "cli/shrink_command.h"
+#include "cli/suite_command.h"
+#include "engine/connectors/sink_registry.h"
+
+namespace {
+
+using eosim::cli::kExitBadInput;
+using eosim::cli::kExitInternal;
+using eosim::cli::kExitMet;
+
+CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
+    CLI::App* run = app.add_subcommand("run", "Run one scenario with one seed and report the oracles' verdicts");
+    run->add_option("FILE", c.file, "Scenario file (JSON; see scenarios/README.md)")->required();
+    run->add_option("--seed", c.seed, "Root seed of the run (the same seed gives the same run)");
+    run->add_option("--trace", c.trace_path, "Write every event as JSON lines to this file");
+    run->add_option("--chrome-trace", c.chrome_trace_path,
+                    "Write the run's timeline as Chrome trace events (open in ui.perfetto.dev or chrome://tracing)");
+    run->add_flag("--check-determinism", c.check_determinism, "Run twice and check that both runs give the same trace hash");
+    run->add_flag("--json", c.json, "Print the result as one JSON object instead of the text report");
+    run->add_option("--expect", c.expect, "Replace the scenario's expectation: pass, or violation:<oracle>");
+    // Limits a suite gives its workers; hidden from the help, as `eosim suite` sets them.
+    run->add_option("--max-events", c.max_events, "Cut the run after this many events (a hang guard)")->group("");
+    run->add_option("--max-virtual-time", c.max_virtual_time, "Cut the run at this virtual time")->group("");
+    return run;
+}
+
+CLI::App* add_suite(CLI::App& app, eosim::cli::SuiteCommand& c) {
+    CLI::App* suite = app.add_subcommand(
+        "suite", "Run scenarios x seeds in parallel worker processes; results as JSON lines, JUnit XML, an HTML report");
+    suite->add_option("PATH", c.path, "A scenario file, a suite file (*.suite.json) or a folder of scenarios")->required();
+    suite->add_option("--seeds", c.seeds, "Seeds for every scenario, e.g. 1..50 or 1..10,20 (replaces the suite's ranges)");
+    suite->add_option("--jobs,-j", c.jobs, "Worker processes at a time (default: one per CPU)");
+    suite->add_option("--junit", c.junit_path, "Write JUnit XML here (one testcase per scenario x seed)");
+    suite->add_option("--report", c.report_dir,
+                      "Write the HTML report (index.html, with timelines) and each shown run's JSON into this folder");
+    suite->add_option("--results", c.results_path,
+                      "The results file (JSON lines; default: eosim-results.jsonl in the report folder or here)");
+    suite->add_flag("--resume", c.resume, "Keep the results file's finished runs and run only the missing ones");
+    suite->add_option("--shard", c.shard,
+                      "Run shard I of N (e.g. 2/3; default from TEST_SHARD_INDEX and TEST_TOTAL_SHARDS)");
+    suite->add_option("--timeout", c.timeout, "Wall-clock limit per run, e.g. 60s or 5m (a run over it fails)")->capture_default_str();
+    suite->add_option("--max-events", c.max_events, "Event limit per run (a run over it fails)")->capture_default_str();
+    suite->add_option("--max-virtual-time", c.max_virtual_time,
+                      "Virtual-time limit per run, when shorter than the scenario's time_limit");
+    suite->add_option("--max-memory", c.max_memory_mb, "Address-space limit per run, in MB (0: none)")->capture_default_str();
+    suite->add_option("--timelines", c.timelines,
+                      "Which runs keep their timeline for the report: failing, first (plus the first seed of each "
+                      "scenario) or all")->capture_default_str();
+    suite->add_option("--progress", c.progress, "auto (a bar on a terminal, lines otherwise), bar, lines or none")->capture_default_str();
+    suite->add_flag("--coverage", c.coverage, "Print the coverage table: every fault x phase combination the runs hit");
+    suite->add_option("--worker-command", c.worker_command, "Program to run instead of this eosim (test fixtures)")
+        ->group("");
+    return suite;
+}
+
+CLI::App* add_merge(CLI::App& app, eosim::cli::MergeCommand& c) {
+    CLI::App* merge = app.add_subcommand("merge", "Join the results files of a suite's shards into one summary and report");
+    merge->add_option("FILES", c.inputs, "Results files (JSON lines) of `eosim suite`")->required();
+    merge->add_option("--junit", c.junit_path, "Write JUnit XML here");
+    merge->add_option("--report", c.report_dir, "Write the HTML report into this folder");
+    merge->add_option("--results", c.results_path, "Write the merged results file here");
+    merge->add_flag("--coverage", c.coverage, "Print the coverage table: every fault x phase combination the runs hit");
+    return merge;
+}
+
+CLI::App* add_shrink(CLI::App& app, eosim::cli::ShrinkCommand& c) {
+    CLI::App* shrink = app.add_subcommand(
+        "shrink", "Minimise a failing run's fault schedule and input; write a standalone scenario that reproduces it");
+    shrink->add_option("FILE", c.file, "Scenario file (JSON)")->required();
+    shrink->add_option("--seed", c.seed, "The failing run's seed")->required();
+    shrink->add_option("--out", c.out, "Write the minimal scenario here (default: <name>-seed<N>-min.json here)");
+    shrink->add_option("--max-replays", c.max_replays, "Replay budget")->capture_default_str();
+    shrink->add_flag("--verbose,-v", c.verbose, "Progress lines on stderr");
+    return shrink;
+}
+
+CLI::App* add_explore(CLI::App& app, eosim::cli::ExploreCommand& c) {
+    CLI::App* explore = app.add_subcommand(
+        "explore", "Run many seeds (random faults as the scenario draws them) and print every seed where an oracle fired");
+    explore->add_option("FILE", c.file, "Scenario file (JSON)")->required();
+    explore->add_option("--seeds", c.seeds, "Seeds, e.g. 1..200 (default 1..100, or upwards from 1 with --time-budget)");
+    explore->add_option("--time-budget", c.time_budget, "Stop starting seeds after this much wall time, e.g. 60s");
+    explore->add_option("--jobs,-j", c.jobs, "Threads (default: one per CPU)");
+    explore->add_option("--max-events", c.max_events, "Event limit per run (a hang guard)")->capture_default_str();
+    return explore;
+}
+
+CLI::App* add_sinks(CLI::App& app) {
+    return app.add_subcommand("sinks", "List the sink kinds this program knows (built-in and registered with EOSIM_REGISTER_SINK)");
+}
+
+int list_sinks(std::ostream& out) {
+    const eosim::engine::SinkRegistry& registry = eosim::engine::SinkRegistry::global();
+    size_t width = 0;
+    for (const std::string& name : registry.names()) width = std::max(width, name.size());
+    for (const std::string& name : registry.names()) {
+        out << std::left << std::setw(static_cast<int>(width) + 2) << name << registry.find(name)->summary << '\n';
+    }
+    return kExitMet;
+}
+
+// This program's own file, resolved once at start: `suite` runs its workers as this same program,
+// so a user's binary (with its own sink kinds) runs as its own workers.
+std::string this_program() {
+    char path[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0) return {};
+    return std::string(path, static_cast<size_t>(n));
+}
+
+}  // namespace
+
+int eosim::eosim_main(int argc, char** argv) {
+    CLI::App app{"eosim: deterministic simulation and fault injection for exactly-once stream processing"};
+    app.require_subcommand(1);
+    eosim::cli::RunCommand run_command;
+    eosim::cli::SuiteCommand suite_command;
+    eosim::cli::MergeCommand merge_command;
+    CLI::App* run = add_run(app, run_command);
+    CLI::App* suite = add_suite(app, suite_command);
+    CLI::App* merge = add_merge(app, merge_command);
+    eosim::cli::ShrinkCommand shrink_command;
+    eosim::cli::ExploreCommand explore_command;
+    CLI::App* shrink = add_shrink(app, shrink_command);
+    CLI::App* explore = add_explore(app, explore_command);
+    CLI::App* sinks = add_sinks(app);
+    suite_command.self_program = this_program();
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        const int code = app.exit(error);  // prints help, or the error and a hint
+        return code == 0 ? kExitMet : kExitBadInput;
+    }
+    for (int i = 0; i < argc; ++i) suite_command.command_line += (i == 0 ? "eosim" : std::string(" ") + argv[i]);
+
+    try {
+        if (run->parsed()) return eosim::cli::run_command(run_command, std::cout, std::cerr);
+        if (suite->parsed()) return eosim::cli::suite_command(suite_command, std::cout, std::cerr);
+        if (merge->parsed()) return eosim::cli::merge_command(merge_command, std::cout, std::cerr);
+        if (shrink->parsed()) return eosim::cli::shrink_command(shrink_command, std::cout, std::cerr);
+        if (explore->parsed()) return eosim::cli::explore_command(explore_command, std::cout, std::cerr);
+        if (sinks->parsed()) return list_sinks(std::cout);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "internal error: out of memory (std::bad_alloc)\n";
+        return kExitInternal;
+    } catch (const std::exception& error) {
+        std::cerr << "internal error (a bug in eosim, please report it with the command line): " << error.what()
+                  << '\n';
+        return kExitInternal;
+    }
+    return kExitBadInput;
+}
