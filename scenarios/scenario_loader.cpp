@@ -626,6 +626,12 @@ void Loader::read_job(const Value& v) {
     for_each_element(vertices, "an array of vertices", [&](const Value& element) { read_vertex(element); });
     check_vertices(vertices);
     if (auto x = o.get("checkpointing")) read_checkpointing(*x);
+    if (s_.has_cdc_source() && !s_.job.checkpointing.enabled) {
+        // A CDC source emits a snapshot chunk only once a completed checkpoint holds its watermark.
+        throw ScenarioError(file_, v.path() + "/checkpointing/enabled",
+                            "expected checkpointing enabled: a cdc_source emits its snapshot chunks only after a "
+                            "checkpoint completes (engine/connectors/cdc_source.h)");
+    }
     if (auto x = o.get("restart")) read_restart(*x);
     if (auto x = o.get("runtime")) read_runtime(*x);
 }

@@ -416,6 +416,8 @@ TEST_CASE("loader: CDC and upsert errors name the path and what was expected", "
     check_error(with(cdc_example(), "/oracles", json{"visibility"}), "/oracles/0", "needs a job reading or writing Kafka");
     check_error(with(example(), "/oracles", json{"mirror"}), "/oracles/0", "needs a CDC job writing an upsert sink");
     check_error(with(example(), "/oracles", json{"no_key_backwards"}), "/oracles/0", "needs a job with an upsert_sink");
+    check_error(with(cdc_example(), "/job/checkpointing", json{{"enabled", false}}), "/job/checkpointing/enabled",
+                "expected checkpointing enabled");
     // Without a database the topics stay required.
     check_error(without(without(cdc_example(), "/database"), "/job"), "/world/topics", "missing required key");
 }
