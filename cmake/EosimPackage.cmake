@@ -19,6 +19,7 @@ include(CMakePackageConfigHelpers)
 set(EOSIM_PUBLIC_HEADERS
   cli/eosim_main.h
   cli/exit_codes.h
+  engine/checkpointing/checkpoint_failure_reason.h
   engine/connectors/outside_systems.h
   engine/connectors/sink.h
   engine/connectors/sink_options.h
@@ -31,6 +32,7 @@ set(EOSIM_PUBLIC_HEADERS
   sim/external/input_producer.h
   sim/external/kafka.h
   sim/network.h
+  sim/outside_fault_target.h
   sim/nodes.h
   sim/prng.h
   sim/scheduler.h

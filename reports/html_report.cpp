@@ -174,9 +174,26 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
         << fixed(r.wall_seconds, 3) << " s wall)</td></tr>\n";
     out << "<tr><th>checkpoints</th><td>" << f.checkpoints_completed << " completed, " << f.checkpoints_aborted
         << " aborted; " << f.restarts << " restarts</td></tr>\n";
+    if (!f.checkpoints_aborted_by_reason.empty()) {
+        out << "<tr><th>aborted by reason</th><td>";
+        const char* separator = "";
+        for (const auto& [reason, count] : f.checkpoints_aborted_by_reason) {
+            out << separator << h(reason) << " " << count;
+            separator = ", ";
+        }
+        out << "</td></tr>\n";
+    }
+    out << "<tr><th>checkpoint files</th><td>" << f.checkpoint_files_discarded << " files / " << f.checkpoint_bytes_discarded
+        << " bytes discarded; " << f.checkpoint_files_unretained << " files / " << f.checkpoint_bytes_unretained
+        << " bytes left unretained; " << f.checkpoint_files_retained << " files / " << f.checkpoint_bytes_retained
+        << " bytes retained</td></tr>\n";
     out << "<tr><th>transactions</th><td>" << f.transactions_committed << " committed, " << f.transactions_aborted
         << " aborted</td></tr>\n";
     out << "<tr><th>records</th><td>" << f.records_in << " in, " << f.records_out << " out</td></tr>\n";
+    if (f.outside_calls > 0) {
+        out << "<tr><th>outside systems</th><td>" << f.outside_calls << " calls, " << f.outside_calls_failed
+            << " failed, " << f.absorbed_duplicates << " duplicates absorbed (writes that changed nothing)</td></tr>\n";
+    }
     if (!r.fault_draw.empty()) out << "<tr><th>random faults</th><td>" << h(r.fault_draw) << "</td></tr>\n";
     out << "</table>\n";
     if (!r.verdicts.empty()) {

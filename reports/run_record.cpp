@@ -37,6 +37,14 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.wall_seconds = optional_field<double>(j, "wall_seconds", path, 0);
     f.checkpoints_completed = optional_field<int64_t>(j, "checkpoints_completed", path, 0);
     f.checkpoints_aborted = optional_field<int64_t>(j, "checkpoints_aborted", path, 0);
+    f.checkpoints_aborted_by_reason =
+        optional_field<std::map<std::string, int64_t>>(j, "checkpoints_aborted_by_reason", path, {});
+    f.checkpoint_files_discarded = optional_field<int64_t>(j, "checkpoint_files_discarded", path, 0);
+    f.checkpoint_bytes_discarded = optional_field<int64_t>(j, "checkpoint_bytes_discarded", path, 0);
+    f.checkpoint_files_unretained = optional_field<int64_t>(j, "checkpoint_files_unretained", path, 0);
+    f.checkpoint_bytes_unretained = optional_field<int64_t>(j, "checkpoint_bytes_unretained", path, 0);
+    f.checkpoint_files_retained = optional_field<int64_t>(j, "checkpoint_files_retained", path, 0);
+    f.checkpoint_bytes_retained = optional_field<int64_t>(j, "checkpoint_bytes_retained", path, 0);
     f.restarts = optional_field<int64_t>(j, "restarts", path, 0);
     f.transactions_committed = optional_field<int64_t>(j, "transactions_committed", path, 0);
     f.transactions_aborted = optional_field<int64_t>(j, "transactions_aborted", path, 0);
@@ -44,8 +52,9 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.faults_injected = optional_field<int64_t>(j, "faults_injected", path, 0);
     f.records_in = optional_field<int64_t>(j, "records_in", path, 0);
     f.records_out = optional_field<int64_t>(j, "records_out", path, 0);
-    f.rows_upserted = optional_field<int64_t>(j, "rows_upserted", path, 0);
-    f.duplicates_absorbed = optional_field<int64_t>(j, "duplicates_absorbed", path, 0);
+    f.outside_calls = optional_field<int64_t>(j, "outside_calls", path, 0);
+    f.outside_calls_failed = optional_field<int64_t>(j, "outside_calls_failed", path, 0);
+    f.absorbed_duplicates = optional_field<int64_t>(j, "absorbed_duplicates", path, 0);
     return f;
 }
 

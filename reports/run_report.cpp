@@ -46,18 +46,29 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
     std::string wall = fixed(f.wall_seconds, 3) + " s";
     if (f.wall_seconds > 0) wall += " (" + fixed(f.virtual_seconds / f.wall_seconds, 0) + "x real time)";
     write_row(out, "wall time", wall);
-    write_row(
-        out, "checkpoints",
-        std::to_string(f.checkpoints_completed) + " completed, " + std::to_string(f.checkpoints_aborted) + " aborted");
+    std::string checkpoints = std::to_string(f.checkpoints_completed) + " completed, " + std::to_string(f.checkpoints_aborted) + " aborted";
+    std::string reasons;
+    for (const auto& [reason, count] : f.checkpoints_aborted_by_reason) {
+        reasons += (reasons.empty() ? "" : ", ") + reason + " " + std::to_string(count);
+    }
+    if (!reasons.empty()) checkpoints += " (" + reasons + ")";
+    write_row(out, "checkpoints", checkpoints);
+    write_row(out, "checkpoint files",
+              std::to_string(f.checkpoint_files_discarded) + " files / " + std::to_string(f.checkpoint_bytes_discarded) +
+                  " bytes discarded; " + std::to_string(f.checkpoint_files_unretained) + " files / " +
+                  std::to_string(f.checkpoint_bytes_unretained) + " bytes left unretained; " +
+                  std::to_string(f.checkpoint_files_retained) + " files / " + std::to_string(f.checkpoint_bytes_retained) +
+                  " bytes retained");
     write_row(out, "restarts", std::to_string(f.restarts));
     write_row(out, "transactions",
               std::to_string(f.transactions_committed) + " committed, " + std::to_string(f.transactions_aborted) +
                   " aborted, " + std::to_string(f.fenced_calls) + " calls fenced");
     write_row(out, "faults injected", std::to_string(f.faults_injected));
     write_row(out, "records", std::to_string(f.records_in) + " in, " + std::to_string(f.records_out) + " out");
-    if (f.rows_upserted > 0) {
-        write_row(out, "upserts", std::to_string(f.rows_upserted) + " rows written, " +
-                                      std::to_string(f.duplicates_absorbed) + " duplicates absorbed (changed nothing)");
+    if (f.outside_calls > 0) {
+        write_row(out, "outside systems",
+                  std::to_string(f.outside_calls) + " calls, " + std::to_string(f.outside_calls_failed) + " failed, " +
+                      std::to_string(f.absorbed_duplicates) + " duplicates absorbed (writes that changed nothing)");
     }
 }
 
@@ -135,6 +146,13 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"wall_seconds", f.wall_seconds},
         {"checkpoints_completed", f.checkpoints_completed},
         {"checkpoints_aborted", f.checkpoints_aborted},
+        {"checkpoints_aborted_by_reason", f.checkpoints_aborted_by_reason},
+        {"checkpoint_files_discarded", f.checkpoint_files_discarded},
+        {"checkpoint_bytes_discarded", f.checkpoint_bytes_discarded},
+        {"checkpoint_files_unretained", f.checkpoint_files_unretained},
+        {"checkpoint_bytes_unretained", f.checkpoint_bytes_unretained},
+        {"checkpoint_files_retained", f.checkpoint_files_retained},
+        {"checkpoint_bytes_retained", f.checkpoint_bytes_retained},
         {"restarts", f.restarts},
         {"transactions_committed", f.transactions_committed},
         {"transactions_aborted", f.transactions_aborted},
@@ -142,8 +160,9 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"faults_injected", f.faults_injected},
         {"records_in", f.records_in},
         {"records_out", f.records_out},
-        {"rows_upserted", f.rows_upserted},
-        {"duplicates_absorbed", f.duplicates_absorbed},
+        {"outside_calls", f.outside_calls},
+        {"outside_calls_failed", f.outside_calls_failed},
+        {"absorbed_duplicates", f.absorbed_duplicates},
     };
 }
 

@@ -71,6 +71,16 @@ nlohmann::ordered_json fault_to_json(const sim::FaultSpec& fault) {
         case FaultKind::broker_unavailable:
         case FaultKind::kafka_write_failure: j["duration"] = duration; break;
         case FaultKind::transaction_abort: break;
+        case FaultKind::system_unavailable:
+        case FaultKind::system_write_errors:
+            j["system"] = fault.system;
+            j["duration"] = duration;
+            break;
+        case FaultKind::bulk_partial_failure:
+            j["system"] = fault.system;
+            j["ratio"] = format_ratio(fault.ratio);
+            j["duration"] = duration;
+            break;
         case FaultKind::message_loss:
             j["messages"] = fault.messages;
             j["ratio"] = format_ratio(fault.ratio);

@@ -93,6 +93,12 @@ Duration draw_parameters(const RandomFaultKind& kind, sim::FaultSpec& fault, sim
         case FaultKind::broker_unavailable:
         case FaultKind::kafka_write_failure: break;
         case FaultKind::transaction_abort: return Duration::zero();
+        case FaultKind::system_unavailable:
+        case FaultKind::system_write_errors: fault.system = pick(kind.systems, prng); break;
+        case FaultKind::bulk_partial_failure:
+            fault.system = pick(kind.systems, prng);
+            fault.ratio = draw_ratio(kind.ratio, prng);
+            break;
         case FaultKind::message_loss: {
             for (const std::string& message : kind.messages) {
                 if (prng.chance(sim::Ratio{1, 2})) fault.messages.push_back(message);

@@ -57,7 +57,8 @@ struct RandomFaultKind {
     MultiplierRange multiplier;         // slow_link, storage_slow
     sim::Ratio one_way = sim::Ratio{1, 4};  // partition: chance that it is one-way
     std::vector<std::string> messages;  // message_loss: candidate messages (a non-empty subset is drawn)
-    RatioRange ratio;                   // message_loss
+    RatioRange ratio;                   // message_loss; bulk_partial_failure (the chance an item fails)
+    std::vector<std::string> systems;   // system_*, bulk_partial_failure: candidate systems (one is drawn)
 };
 
 enum class RandomMode : uint8_t { swarm, fixed };

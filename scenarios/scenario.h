@@ -79,6 +79,9 @@ struct Scenario {
     std::optional<DatabaseSpec> database;
     std::vector<sim::FaultSpec> faults;                // faults.schedule
     std::optional<RandomFaults> random_faults;         // faults.random: drawn per seed, run after `faults`
+    // The outside systems the run builds (scenarios/outside_system_registry.h), each named by a fault's
+    // "system" or nodes, or used by the sink; in the order the file first names them.
+    std::vector<std::string> outside_systems;
     std::vector<OracleKind> oracles;
     sim::Duration liveness_bound = sim::Duration::seconds(120);  // after the last fault
     sim::Duration time_limit = sim::Duration::seconds(3600);    // virtual time before a run is cut

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -25,6 +26,7 @@
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/protocol_points.h"
 #include "scenarios/coverage.h"
+#include "scenarios/outside_system_registry.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::scenarios {
@@ -65,7 +67,25 @@ constexpr std::array kAllFaults = {sim::FaultKind::crash,
                                    sim::FaultKind::broker_unavailable,
                                    sim::FaultKind::kafka_write_failure,
                                    sim::FaultKind::transaction_abort,
-                                   sim::FaultKind::message_loss};
+                                   sim::FaultKind::message_loss,
+                                   sim::FaultKind::system_unavailable,
+                                   sim::FaultKind::system_write_errors,
+                                   sim::FaultKind::bulk_partial_failure};
+
+bool targets_a_system(sim::FaultKind kind) {
+    return kind == sim::FaultKind::system_unavailable || kind == sim::FaultKind::system_write_errors ||
+           kind == sim::FaultKind::bulk_partial_failure;
+}
+
+// "an outside system (documents, key_values, objects)"; with `batches`, only those with bulk requests.
+std::string systems_expected(bool batches) {
+    std::string names;
+    for (const OutsideSystemRegistration& r : outside_system_registrations()) {
+        if (batches && !r.partial_batch_failures) continue;
+        names += (names.empty() ? "" : ", ") + std::string(r.name);
+    }
+    return std::string(batches ? "an outside system with bulk requests" : "an outside system") + " (" + names + ")";
+}
 
 constexpr int32_t kMaxParallelismLimit = 32768;  // Flink's upper bound for max parallelism (2^15)
 
@@ -414,6 +434,11 @@ private:
     void read_sometimes(const Value& v);
     std::vector<std::string> read_node_names(const Value& v);
     std::string read_node_name(const Value& v);
+    // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the run;
+    // `batches`: it must accept bulk_partial_failure.
+    std::string read_system_name(const Value& v, bool batches);
+    std::vector<std::string> read_system_names(const Value& v, bool batches);
+    void use_outside_system(const std::string& name);
     void read_oracles(const Value& v);
     void read_expect(const Value& v);
 
@@ -546,6 +571,7 @@ std::vector<std::string> Loader::node_names() const {
     names.push_back("append-store");
     if (s_.database) names.push_back("mysql-source");
     if (s_.has_upsert_sink()) names.push_back("mysql-target");
+    for (const std::string& system : outside_system_names()) names.push_back(system);  // each on its own node
     return names;
 }
 
@@ -752,8 +778,10 @@ void Loader::read_vertex(const Value& v) {
 // What a sink kind may ask of the world while it reads its options.
 class LoaderSinkWorld final : public engine::SinkWorld {
 public:
-    LoaderSinkWorld(const Scenario& s, const std::map<std::string, std::string>& source_topics)
-        : s_(s), source_topics_(source_topics) {}
+    // `use_system` is called for each registered outside system the kind asks for: the run builds it.
+    LoaderSinkWorld(const Scenario& s, const std::map<std::string, std::string>& source_topics,
+                    std::function<void(const std::string&)> use_system)
+        : s_(s), source_topics_(source_topics), use_system_(std::move(use_system)) {}
     std::vector<std::string> topics() const override {
         std::vector<std::string> names;
         for (const TopicSpec& t : s_.world.topics) names.push_back(t.name);
@@ -764,11 +792,17 @@ public:
         for (const auto& [topic, path] : source_topics_) names.push_back(topic);
         return names;
     }
-    bool has_system(const std::string& system) const override { return system == "kafka" || system == "append_store"; }
+    bool has_system(const std::string& system) const override {
+        if (system == "kafka" || system == "append_store") return true;
+        if (find_outside_system(system) == nullptr) return false;
+        use_system_(system);
+        return true;
+    }
 
 private:
     const Scenario& s_;
     const std::map<std::string, std::string>& source_topics_;
+    std::function<void(const std::string&)> use_system_;
 };
 
 void Loader::read_sink(const Object& o, engine::VertexSpec& vertex) {
@@ -788,7 +822,8 @@ void Loader::read_sink(const Object& o, engine::VertexSpec& vertex) {
     }
     try {
         engine::SinkOptions reader(options);
-        vertex.sink = kind->configure(reader, vertex.id, LoaderSinkWorld(s_, source_topics_));
+        const LoaderSinkWorld world(s_, source_topics_, [this](const std::string& system) { use_outside_system(system); });
+        vertex.sink = kind->configure(reader, vertex.id, world);
         reader.finish();
     } catch (const engine::SinkOptionsError& e) {
         throw ScenarioError(file_, options_path + e.path(), e.expected());
@@ -975,6 +1010,9 @@ std::vector<std::string> fault_keys(sim::FaultKind kind) {
         case sim::FaultKind::kafka_write_failure: keys.push_back("duration"); break;
         case sim::FaultKind::transaction_abort: break;
         case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
+        case sim::FaultKind::system_unavailable:
+        case sim::FaultKind::system_write_errors: keys.insert(keys.end(), {"system", "duration"}); break;
+        case sim::FaultKind::bulk_partial_failure: keys.insert(keys.end(), {"system", "ratio", "duration"}); break;
     }
     return keys;
 }
@@ -1038,6 +1076,11 @@ void Loader::read_fault(const Value& v) {
         if (fault.messages.empty()) messages.fail("expected at least one control message, found an empty array");
         if (auto x = o.get("ratio")) fault.ratio = read_ratio(*x);
     }
+    if (targets_a_system(fault.kind)) {
+        const bool batches = fault.kind == sim::FaultKind::bulk_partial_failure;
+        fault.system = read_system_name(o.require("system", systems_expected(batches)), batches);
+        if (auto x = o.get("ratio")) fault.ratio = read_ratio(*x);
+    }
     s_.faults.push_back(std::move(fault));
 }
 
@@ -1085,6 +1128,9 @@ std::vector<std::string> random_kind_keys(sim::FaultKind kind) {
         case sim::FaultKind::kafka_write_failure: keys.push_back("duration"); break;
         case sim::FaultKind::transaction_abort: break;
         case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
+        case sim::FaultKind::system_unavailable:
+        case sim::FaultKind::system_write_errors: keys.insert(keys.end(), {"systems", "duration"}); break;
+        case sim::FaultKind::bulk_partial_failure: keys.insert(keys.end(), {"systems", "ratio", "duration"}); break;
     }
     return keys;
 }
@@ -1097,7 +1143,10 @@ DurationRange default_random_duration(sim::FaultKind kind) {
         case sim::FaultKind::partition: return {Duration::millis(200), Duration::seconds(5)};
         case sim::FaultKind::storage_failure:
         case sim::FaultKind::broker_unavailable:
-        case sim::FaultKind::kafka_write_failure: return {Duration::millis(100), Duration::seconds(2)};
+        case sim::FaultKind::kafka_write_failure:
+        case sim::FaultKind::system_unavailable:
+        case sim::FaultKind::system_write_errors:
+        case sim::FaultKind::bulk_partial_failure: return {Duration::millis(100), Duration::seconds(2)};
         default: return {Duration::millis(500), Duration::seconds(5)};
     }
 }
@@ -1246,6 +1295,12 @@ void Loader::read_random_kinds(const Value& v, RandomFaults& r) {
             if (auto x = k.get("messages")) spec.messages = read_control_messages(*x);
             if (auto x = k.get("ratio")) spec.ratio = read_ratio_range(*x);
         }
+        if (targets_a_system(kind)) {
+            const bool batches = kind == sim::FaultKind::bulk_partial_failure;
+            spec.systems = read_system_names(k.require("systems", "an array of " + systems_expected(batches)), batches);
+            spec.ratio = RatioRange{sim::Ratio{1, 10}, sim::Ratio{1, 2}};
+            if (auto x = k.get("ratio")) spec.ratio = read_ratio_range(*x);
+        }
         r.kinds.push_back(std::move(spec));
     }
     if (r.kinds.empty()) v.fail("expected at least one fault kind, found an empty object");
@@ -1294,7 +1349,40 @@ std::string Loader::read_node_name(const Value& v) {
         const std::string hint = v.get().is_string() ? suggestion(v.get().get<std::string>(), names) : "";
         v.fail("expected a node name, one of: " + join(names) + "; found " + describe(v.get()) + hint);
     }
-    return v.get().get<std::string>();
+    const std::string name = v.get().get<std::string>();
+    if (find_outside_system(name) != nullptr) use_outside_system(name);  // a fault at its node needs it
+    return name;
+}
+
+void Loader::use_outside_system(const std::string& name) {
+    if (std::find(s_.outside_systems.begin(), s_.outside_systems.end(), name) == s_.outside_systems.end()) {
+        s_.outside_systems.push_back(name);
+    }
+}
+
+std::string Loader::read_system_name(const Value& v, bool batches) {
+    std::vector<std::string> names;
+    for (const OutsideSystemRegistration& r : outside_system_registrations()) {
+        if (!batches || r.partial_batch_failures) names.emplace_back(r.name);
+    }
+    if (!v.get().is_string() || std::find(names.begin(), names.end(), v.get().get<std::string>()) == names.end()) {
+        const std::string hint = v.get().is_string() ? suggestion(v.get().get<std::string>(), names) : "";
+        v.fail("expected " + systems_expected(batches) + "; found " + describe(v.get()) + hint);
+    }
+    const std::string name = v.get().get<std::string>();
+    use_outside_system(name);
+    return name;
+}
+
+std::vector<std::string> Loader::read_system_names(const Value& v, bool batches) {
+    std::vector<std::string> names;
+    for_each_element(v, "an array of outside systems", [&](const Value& element) {
+        std::string name = read_system_name(element, batches);
+        if (std::find(names.begin(), names.end(), name) != names.end()) element.fail("duplicate system " + in_quotes(name));
+        names.push_back(std::move(name));
+    });
+    if (names.empty()) v.fail("expected at least one outside system, found an empty array");
+    return names;
 }
 
 std::vector<std::string> Loader::read_node_names(const Value& v) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 
+#include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/connectors/sink_registry.h"
 #include "engine/connectors/upsert_sink.h"
 #include "engine/runtime/engine.h"
@@ -16,6 +17,7 @@
 #include "oracles/state_after_restore_oracle.h"
 #include "oracles/visibility_oracle.h"
 #include "scenarios/coverage.h"
+#include "scenarios/outside_system_registry.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/append_store.h"
 #include "sim/external/database.h"
@@ -37,8 +39,8 @@ public:
     void checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets& offsets) override {
         each([&](auto* o) { o->checkpoint_completed(t, id, offsets); });
     }
-    void checkpoint_aborted(sim::Time t, int64_t id, const std::string& reason) override {
-        each([&](auto* o) { o->checkpoint_aborted(t, id, reason); });
+    void checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason, const std::string& detail) override {
+        each([&](auto* o) { o->checkpoint_aborted(t, id, reason, detail); });
     }
     void restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) override {
         each([&](auto* o) { o->restore_started(t, attempt, id, offsets); });
@@ -92,6 +94,7 @@ struct RunWorld {
     sim::NodeId store_node;
     sim::external::KafkaCluster kafka;
     sim::external::AppendStore store;
+    RunOutsideSystems outside;  // only those the scenario uses, each on its own node after these two
     std::vector<std::unique_ptr<sim::external::InputProducer>> inputs;
     // A CDC job's source database and its workload; an upsert sink's target database. Their nodes
     // exist only in scenarios that have them, so no other scenario's node ids move.
@@ -104,7 +107,8 @@ struct RunWorld {
           kafka_node(world.nodes().add("kafka")),
           store_node(world.nodes().add("append-store")),
           kafka(world.scheduler(), world.network(), kafka_node, s.world.kafka),
-          store(world.scheduler(), world.network(), store_node) {
+          store(world.scheduler(), world.network(), store_node),
+          outside(world, s.outside_systems) {
         for (const TopicSpec& topic : s.world.topics) kafka.create_topic(topic.name, topic.partitions);
         for (const InputSpec& in : s.inputs) {
             sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max};
@@ -138,8 +142,10 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     world.trace().set_log(options.trace_log);
 
     oracles::ModelInput model_input;
-    engine::EngineServices services{
-        engine::OutsideSystems{&run.kafka, &run.store, run.source_database.get(), run.target_database.get()}, {}};
+    engine::EngineServices services{engine::OutsideSystems{&run.kafka, &run.store}, {}};
+    run.outside.expose(services.systems);
+    services.systems.source_database = run.source_database.get();
+    services.systems.target_database = run.target_database.get();
     for (const auto& producer : run.inputs) {
         auto& partitions = model_input[producer->spec().topic];
         for (size_t p = 0; p < producer->partitions().size(); ++p) {
@@ -180,6 +186,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         [&run](sim::Time until) { run.kafka.set_unavailable_until(until); },
         [&run](sim::Time until) { run.kafka.set_write_failures_until(until); },
         [&run] { run.kafka.abort_open_transactions(); },
+        run.outside.fault_targets(),
     };
     // The plan: the scenario's explicit faults, then those drawn for this seed (from the stream
     // "faults", so drawing them shifts no other component's randomness).
@@ -274,16 +281,36 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     f.checkpoints_completed = engine.stats().checkpoints_completed;
     f.checkpoints_aborted = engine.stats().checkpoints_aborted;
+    for (const auto& [reason, count] : engine.stats().checkpoints_aborted_by_reason) {
+        f.checkpoints_aborted_by_reason[engine::to_string(reason)] = count;
+    }
+    f.checkpoint_files_discarded = engine.stats().checkpoint_files_discarded;
+    f.checkpoint_bytes_discarded = engine.stats().checkpoint_bytes_discarded;
+    const sim::DurableStorage& storage = world.storage();
+    const engine::CheckpointStorageUse use = engine::checkpoint_storage_use(
+        scenario.job, storage.contents(), [&storage](const std::string& key) { return storage.removal_in_flight(key); });
+    f.checkpoint_files_retained = use.retained.files;
+    f.checkpoint_bytes_retained = use.retained.bytes;
+    f.checkpoint_files_unretained = use.unretained.files;
+    f.checkpoint_bytes_unretained = use.unretained.bytes;
     f.restarts = engine.stats().failovers;
     f.transactions_committed = static_cast<int64_t>(run.kafka.stats().transactions_committed);
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);
     f.fenced_calls = static_cast<int64_t>(run.kafka.stats().fenced_calls);
     f.faults_injected = static_cast<int64_t>(injector.injected_count());
+    const sim::external::OutsideSystemStats outside = run.outside.total_stats();
+    f.outside_calls = static_cast<int64_t>(outside.calls);
+    f.outside_calls_failed = static_cast<int64_t>(outside.failed_calls);
+    f.absorbed_duplicates = static_cast<int64_t>(outside.absorbed_duplicates);
     f.records_in = model.input_records();
     f.records_out = static_cast<int64_t>(sink_records().size());
-    if (run.target_database) {
-        f.rows_upserted = static_cast<int64_t>(run.target_database->stats().statements_committed);
-        f.duplicates_absorbed = static_cast<int64_t>(run.target_database->stats().unchanged_writes);
+    // The databases are not (yet) registered outside systems: their commits and failed calls, and the
+    // upsert statements that changed nothing, are added here.
+    for (const sim::external::Database* db : {run.source_database.get(), run.target_database.get()}) {
+        if (db == nullptr) continue;
+        f.outside_calls += static_cast<int64_t>(db->stats().commits + db->stats().failed_calls);
+        f.outside_calls_failed += static_cast<int64_t>(db->stats().failed_calls);
+        f.absorbed_duplicates += static_cast<int64_t>(db->stats().unchanged_writes);
     }
     result.faults = injector.fired();
     for (const sim::FiredFault& fault : result.faults) {

@@ -28,6 +28,16 @@ struct RunFigures {
     double wall_seconds = 0;
     int64_t checkpoints_completed = 0;
     int64_t checkpoints_aborted = 0;
+    std::map<std::string, int64_t> checkpoints_aborted_by_reason;  // Flink's CheckpointFailureReason name -> count
+    // Checkpoint storage: files (and their bytes) the coordinator discarded -- aborted checkpoints,
+    // late acknowledgements, completed checkpoints past `retained` -- and those still in storage at
+    // the end that no retained checkpoint refers to (and whose deletion is not under way).
+    int64_t checkpoint_files_discarded = 0;
+    int64_t checkpoint_bytes_discarded = 0;
+    int64_t checkpoint_files_unretained = 0;
+    int64_t checkpoint_bytes_unretained = 0;
+    int64_t checkpoint_files_retained = 0;  // of checkpoints whose metadata is in storage at the end
+    int64_t checkpoint_bytes_retained = 0;
     int64_t restarts = 0;
     int64_t transactions_committed = 0;
     int64_t transactions_aborted = 0;
@@ -35,8 +45,10 @@ struct RunFigures {
     int64_t faults_injected = 0;
     int64_t records_in = 0;
     int64_t records_out = 0;
-    int64_t rows_upserted = 0;        // upsert sink: statements committed into the target table
-    int64_t duplicates_absorbed = 0;  // of those, the ones that changed nothing (guarded older writes, identical rows)
+    // The outside systems of scenarios/outside_system_registry.h (not Kafka, not the append store), added up:
+    int64_t outside_calls = 0;
+    int64_t outside_calls_failed = 0;
+    int64_t absorbed_duplicates = 0;  // writes that changed nothing: replays an idempotent write made harmless
 };
 
 struct RunResult {

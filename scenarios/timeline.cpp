@@ -14,8 +14,10 @@ void TimelineRecorder::checkpoint_completed(sim::Time t, int64_t id, const engin
     record(t, "checkpoints", "checkpoint.completed", "checkpoint " + std::to_string(id));
 }
 
-void TimelineRecorder::checkpoint_aborted(sim::Time t, int64_t id, const std::string& reason) {
-    record(t, "checkpoints", "checkpoint.aborted", "checkpoint " + std::to_string(id) + ": " + reason);
+void TimelineRecorder::checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason,
+                                          const std::string& detail) {
+    record(t, "checkpoints", "checkpoint.aborted",
+           "checkpoint " + std::to_string(id) + ": " + engine::to_string(reason) + " (" + detail + ")");
 }
 
 void TimelineRecorder::restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets&) {

@@ -21,7 +21,7 @@ class TimelineRecorder final : public engine::RunObserver {
 public:
     void checkpoint_triggered(sim::Time t, int64_t id) override;
     void checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets& offsets) override;
-    void checkpoint_aborted(sim::Time t, int64_t id, const std::string& reason) override;
+    void checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason, const std::string& detail) override;
     void restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) override;
     void failover(sim::Time t, int64_t attempt, const std::string& reason) override;
     void transaction_event(sim::Time t, const std::string& id, const char* what) override;

@@ -9,7 +9,7 @@ namespace eosim::sim {
 
 namespace {
 
-static_assert(static_cast<size_t>(FaultKind::message_loss) + 1 == kFaultKindCount);
+static_assert(static_cast<size_t>(FaultKind::bulk_partial_failure) + 1 == kFaultKindCount);
 
 constexpr EventKind kFaultTrigger{"fault.trigger"};
 constexpr EventKind kFaultRestart{"fault.restart"};
@@ -28,6 +28,9 @@ constexpr EventKind kFaultFired[kFaultKindCount] = {
     EventKind{"fault.kafka_write_failure"},
     EventKind{"fault.transaction_abort"},
     EventKind{"fault.message_loss"},
+    EventKind{"fault.system_unavailable"},
+    EventKind{"fault.system_write_errors"},
+    EventKind{"fault.bulk_partial_failure"},
 };
 
 // "12.345s": integer arithmetic, so a report reads the same everywhere.
@@ -42,6 +45,11 @@ std::string join(const std::vector<std::string>& names) {
     std::string out;
     for (const std::string& name : names) out += (out.empty() ? "" : ",") + name;
     return out;
+}
+
+bool targets_a_system(FaultKind kind) {
+    return kind == FaultKind::system_unavailable || kind == FaultKind::system_write_errors ||
+           kind == FaultKind::bulk_partial_failure;
 }
 
 bool needs_targets(FaultKind kind) {
@@ -105,6 +113,18 @@ void FaultInjector::validate_and_resolve(size_t index) {
                               (spec.kind == FaultKind::kafka_write_failure && !hooks_.kafka_write_failure) ||
                               (spec.kind == FaultKind::transaction_abort && !hooks_.transaction_abort);
     if (hook_missing) throw std::invalid_argument(what + "no outside-system hook wired for this kind");
+    if (targets_a_system(spec.kind)) {
+        auto target = hooks_.systems.find(spec.system);
+        if (target == hooks_.systems.end() || target->second == nullptr) {
+            throw std::invalid_argument(what + "no outside system '" + spec.system + "' in this run");
+        }
+        if (spec.kind == FaultKind::bulk_partial_failure && !target->second->has_partial_batch_failures()) {
+            throw std::invalid_argument(what + "system '" + spec.system + "' has no batch requests");
+        }
+    }
+    if (spec.ratio.denominator == 0 || spec.ratio.numerator > spec.ratio.denominator) {
+        throw std::invalid_argument(what + "ratio must be in [0, 1]");
+    }
 }
 
 void FaultInjector::on_point(const ProtocolPointEvent& event) {
@@ -178,6 +198,9 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
             hooks_.transaction_abort();
             record.action = "broker aborted every open transaction";
             break;
+        case FaultKind::system_unavailable:
+        case FaultKind::system_write_errors:
+        case FaultKind::bulk_partial_failure: fire_outside_system(spec, record); break;
         case FaultKind::message_loss: {
             std::vector<uint64_t> kinds;
             std::string names;
@@ -195,12 +218,35 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
 
     uint64_t digest = digest_mix(index, record.skipped ? 1 : 0);
     for (const std::string& name : record.nodes) digest = digest_mix(digest, digest_of(name));
+    if (!spec.system.empty()) digest = digest_mix(digest, digest_of(spec.system));
     const NodeId traced_node = targets.size() == 1 ? targets[0] : kNoNode;
     world_.trace().record(kFaultFired[static_cast<size_t>(spec.kind)], now, traced_node, digest);
     ++counts_[static_cast<size_t>(spec.kind)];
     if (record.skipped) ++skipped_count_;
     fired_.push_back(std::move(record));
     for (const auto& observer : fired_observers_) observer(fired_.back());
+}
+
+void FaultInjector::fire_outside_system(const FaultSpec& spec, FiredFault& record) {
+    OutsideFaultTarget& target = *hooks_.systems.at(spec.system);
+    const Time until = world_.now() + spec.duration;
+    switch (spec.kind) {
+        case FaultKind::system_unavailable:
+            target.set_unavailable_until(until);
+            record.action = spec.system + " unavailable until " + format_time(until);
+            break;
+        case FaultKind::system_write_errors:
+            target.set_write_errors_until(until);
+            record.action = spec.system + " writes fail until " + format_time(until);
+            break;
+        case FaultKind::bulk_partial_failure:
+            target.set_partial_batch_failure(spec.ratio, until);
+            record.action = spec.system + " batch items fail with " + std::to_string(spec.ratio.numerator) + "/" +
+                            std::to_string(spec.ratio.denominator) + " until " + format_time(until);
+            break;
+        default: assert(false && "not an outside-system kind");
+    }
+    extend_quiet(until);
 }
 
 void FaultInjector::fire_crash(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record) {

@@ -20,6 +20,8 @@
 // - storage_failure / storage_slow: `DurableStorage::fail_until` / `slow_until` (now + duration).
 // - broker_unavailable / kafka_write_failure / transaction_abort: the `OutsideFaults` hooks, so
 //   that sim/ does not depend on the models in sim/external/.
+// - system_unavailable / system_write_errors / bulk_partial_failure: the `OutsideFaultTarget`
+//   registered under the fault's `system` name (`OutsideFaults::systems`).
 //
 // Every firing is recorded (`fired()`), counted, and folded into the trace as an event of kind
 // "fault.<kind>". Deterministic: faults are kept and visited in plan order.
@@ -32,15 +34,17 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "sim/fault_plan.h"
+#include "sim/outside_fault_target.h"
 #include "sim/world.h"
 
 namespace eosim::sim {
 
-inline constexpr size_t kFaultKindCount = 10;  // FaultKind::crash .. FaultKind::message_loss
+inline constexpr size_t kFaultKindCount = 13;  // FaultKind::crash .. FaultKind::bulk_partial_failure
 
 // Hooks into the outside systems, wired by the runner (e.g. to `external::KafkaCluster`).
 // A plan that uses a kind whose hook is empty is rejected at construction.
@@ -48,6 +52,8 @@ struct OutsideFaults {
     std::function<void(Time until)> broker_unavailable;   // answers nothing until `until`
     std::function<void(Time until)> kafka_write_failure;  // writes fail until `until`
     std::function<void()> transaction_abort;              // aborts every open transaction now
+    // The generic kinds' targets, by system name (a plan naming a system not here is rejected).
+    std::map<std::string, OutsideFaultTarget*> systems;
 };
 
 struct FiredFault {
@@ -100,6 +106,7 @@ private:
     void fire_crash(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record);
     void fire_pause(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record);
     void fire_partition(const FaultSpec& spec, const Armed& armed, FiredFault& record);
+    void fire_outside_system(const FaultSpec& spec, FiredFault& record);
     void extend_quiet(Time until);
     std::vector<std::string> names(const std::vector<NodeId>& ids) const;
 

@@ -14,6 +14,9 @@ const char* to_string(FaultKind kind) {
         case FaultKind::kafka_write_failure: return "kafka_write_failure";
         case FaultKind::transaction_abort: return "transaction_abort";
         case FaultKind::message_loss: return "message_loss";
+        case FaultKind::system_unavailable: return "system_unavailable";
+        case FaultKind::system_write_errors: return "system_write_errors";
+        case FaultKind::bulk_partial_failure: return "bulk_partial_failure";
     }
     return "unknown";
 }

@@ -22,6 +22,11 @@ enum class FaultKind : uint8_t {
     kafka_write_failure, // Kafka writes fail for duration
     transaction_abort,   // the broker aborts every open transaction (as on timeout)
     message_loss,        // datagrams of the named kinds are lost with `ratio` for duration
+    // Generic outside-system faults: `system` names the target (a registered system, e.g.
+    // "documents", "key_values", "objects"; see sim/outside_fault_target.h).
+    system_unavailable,    // the system answers nothing for duration
+    system_write_errors,   // the system's writes fail for duration (reads still answer)
+    bulk_partial_failure,  // each item of the system's batch requests fails with `ratio` for duration
 };
 
 struct FaultTrigger {
@@ -45,7 +50,9 @@ struct FaultSpec {
     Duration restart_delay = Duration::seconds(1);
     uint32_t multiplier = 10;
     std::vector<std::string> messages;  // message_loss: event-kind names (engine/control_messages.h)
-    Ratio ratio = Ratio::always();      // message_loss: the share of those messages lost
+    Ratio ratio = Ratio::always();      // message_loss: the share of those messages lost;
+                                        // bulk_partial_failure: the chance each item fails
+    std::string system;                 // system_*, bulk_partial_failure: the target system's name
 };
 
 const char* to_string(FaultKind kind);

@@ -56,7 +56,10 @@ void DurableStorage::get(NodeId caller, std::string key, GetDone done) {
 
 void DurableStorage::remove(NodeId caller, std::string key, Done done) {
     const uint64_t digest = digest_of(key);
+    if (!scheduler_.nodes().is_up(caller)) return;
+    ++removals_in_flight_[key];
     submit(caller, digest, [this, key = std::move(key), done = std::move(done)](bool failed) mutable {
+        if (auto it = removals_in_flight_.find(key); it != removals_in_flight_.end() && --it->second == 0) removals_in_flight_.erase(it);
         if (!failed) blobs_.erase(key);
         return std::function<void()>([done = std::move(done), failed] { done(failed ? StorageStatus::failed : StorageStatus::ok); });
     });

@@ -47,6 +47,8 @@ public:
 
     // Direct, synchronous view for oracles and tests (not for the engine).
     const std::map<std::string, std::string>& contents() const { return blobs_; }
+    // Whether a remove of `key` was issued and has not taken effect yet.
+    bool removal_in_flight(const std::string& key) const { return removals_in_flight_.contains(key); }
     uint64_t bytes_stored() const;
 
 private:
@@ -58,6 +60,7 @@ private:
     Prng prng_;
     StorageOptions options_;
     std::map<std::string, std::string> blobs_;
+    std::map<std::string, int32_t> removals_in_flight_;  // key -> removes issued, not yet applied
     Time failing_until_ = Time::zero();
     Time slow_until_ = Time::zero();
     uint32_t slow_multiplier_ = 1;

@@ -12,7 +12,8 @@ BarrierAligner::BarrierAligner(int32_t channels, BarrierHandlerController& contr
 void BarrierAligner::barrier_received(int32_t channel, int64_t checkpoint_id) {
     if (checkpoint_id < current_ || (!collecting_ && checkpoint_id == current_)) return;  // late
     if (collecting_ && checkpoint_id > current_) {
-        controller_.abort_checkpoint(current_, "barrier of a newer checkpoint arrived during alignment");
+        controller_.abort_checkpoint(current_, CheckpointFailureReason::checkpoint_declined_subsumed,
+                                     "barrier of a newer checkpoint arrived during alignment");
         controller_.unblock_all_channels();
         collecting_ = false;
     }

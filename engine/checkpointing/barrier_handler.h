@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/checkpointing/checkpoint_failure_reason.h"
 #include "engine/runtime/job_spec.h"
 
 namespace eosim::engine {
@@ -22,8 +23,8 @@ public:
     virtual void unblock_all_channels() = 0;
     // Every live channel delivered barrier `checkpoint_id`: snapshot and forward the barrier.
     virtual void trigger_snapshot(int64_t checkpoint_id) = 0;
-    // This task gives up on `checkpoint_id` (declines it to the coordinator).
-    virtual void abort_checkpoint(int64_t checkpoint_id, const std::string& reason) = 0;
+    // This task gives up on `checkpoint_id` (declines it to the coordinator for `reason`).
+    virtual void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) = 0;
 };
 
 class BarrierHandler {

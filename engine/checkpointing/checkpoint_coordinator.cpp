@@ -1,5 +1,6 @@
 #include "engine/checkpointing/checkpoint_coordinator.h"
 
+#include <algorithm>
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
@@ -10,66 +11,144 @@
 namespace eosim::engine {
 
 namespace {
-constexpr sim::EventKind kTick{"coordinator.tick"};
+constexpr sim::EventKind kPeriodicTrigger{"coordinator.periodic_trigger"};
 constexpr sim::EventKind kTimeout{"coordinator.timeout"};
+constexpr sim::EventKind kDiscardRetry{"coordinator.discard_retry"};
+constexpr int32_t kDiscardTries = 10;  // a failed delete is tried again, a heartbeat interval apart
+
+// A callback that runs `f(coordinator, args...)` on the JobManager's coordinator, if a JobManager
+// is up (a callback of a crashed incarnation never runs: the simulator drops it).
+template <typename F>
+auto on_coordinator(Engine* engine, F f) {
+    return [engine, f = std::move(f)](auto&&... args) {
+        if (JobManager* jm = engine->job_manager()) f(jm->coordinator(), args...);
+    };
+}
 }  // namespace
 
 CheckpointCoordinator::CheckpointCoordinator(Engine& engine, sim::NodeId node, FailJob fail_job, Settled settled)
     : engine_(engine), node_(node), fail_job_(std::move(fail_job)), settled_(std::move(settled)),
-      config_(engine.job().checkpointing) {}
+      config_(engine.job().checkpointing),
+      prng_(engine.world().prng("checkpoint-coordinator/" + std::to_string(engine.world().nodes().incarnation(node)))),
+      decider_(config_.max_concurrent, config_.min_pause), failures_(config_.tolerable_failures) {}
+
+// ---- lifecycle ----------------------------------------------------------------------------------
 
 void CheckpointCoordinator::start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement) {
     running_ = true;
     attempt_ = attempt;
     placement_ = placement;
     ++generation_;
-    if (config_.enabled) schedule_tick(config_.interval);
+    // Flink: the first trigger at a random delay in [min pause, interval], then at a fixed rate.
+    if (config_.enabled) schedule_periodic(prng_.duration_between(config_.min_pause, interval()));
 }
 
-void CheckpointCoordinator::recover(int64_t highest_id, const CompletedCheckpoint* latest) {
-    last_id_ = std::max(last_id_, highest_id);
-    if (latest != nullptr) completed_.push_back(*latest);
+void CheckpointCoordinator::recover(const StoredCheckpoints& found, const CompletedCheckpoint* latest) {
+    last_id_ = std::max(last_id_, found.highest_id);
+    if (!found.counter_key.empty()) counter_key_ = found.counter_key;
+    if (latest == nullptr) return;
+    completed_.assign(found.older_completed.begin(), found.older_completed.end());
+    completed_.push_back(*latest);
+    while (static_cast<int32_t>(completed_.size()) > config_.retained) {  // Flink's store keeps `retained` too
+        discard(completed_.front());
+        completed_.pop_front();
+    }
 }
 
-void CheckpointCoordinator::stop(const std::string& reason) {
+void CheckpointCoordinator::stop(CheckpointFailureReason reason, const std::string& detail) {
     running_ = false;
+    triggering_ = false;  // an id being made durable is simply skipped
     ++generation_;
-    // Pending checkpoints are counted and observed as aborted, like every other abort (Flink fails
-    // them when the job fails over or finishes). Unlike abort(), no notifyCheckpointAborted goes
-    // out and checkpoint.aborted is not announced: the tasks of this attempt are being cancelled
-    // (or have finished), so there is no one to tell, and the step's own point (failover.started,
-    // job.finished) is where a fault belongs. Nor does it count towards tolerable_failures.
-    for (auto& [id, pending] : pending_) {
+    engine_.world().scheduler().cancel(periodic_timer_);
+    decider_.clear();
+    // Pending checkpoints are counted and observed as aborted, like every other abort, and the
+    // tasks are told (Flink's abortPendingCheckpoints); checkpoint.aborted is not announced: the
+    // step's own point (failover.started, job.finished) is where a fault belongs.
+    std::map<int64_t, Pending> stopped = std::move(pending_);
+    pending_.clear();
+    for (auto& [id, pending] : stopped) {
         engine_.world().scheduler().cancel(pending.timeout);
         if (pending.writing_metadata) {
             settling_.emplace(id, std::move(pending.result));  // its metadata write decides
-        } else {
-            report_aborted(id, reason);
+            continue;
         }
+        discard(pending.result);
+        report_aborted(id, reason, detail);
+        notify_aborted(id);
     }
-    pending_.clear();
 }
 
-void CheckpointCoordinator::schedule_tick(sim::Duration delay) {
-    Engine* engine = &engine_;
+// ---- triggering -------------------------------------------------------------------------------
+
+sim::Duration CheckpointCoordinator::interval() const { return std::max(config_.interval, config_.min_pause); }
+
+void CheckpointCoordinator::schedule_periodic(sim::Duration delay) {
+    engine_.world().scheduler().cancel(periodic_timer_);
     const uint64_t generation = generation_;
-    engine_.world().scheduler().schedule(delay, node_, kTick, static_cast<uint64_t>(attempt_), [engine, generation] {
-        JobManager* jm = engine->job_manager();
-        if (jm != nullptr && jm->coordinator().generation_ == generation) jm->coordinator().tick();
-    });
+    periodic_timer_ = engine_.world().scheduler().schedule(
+        delay, node_, kPeriodicTrigger, static_cast<uint64_t>(attempt_),
+        on_coordinator(&engine_, [generation](CheckpointCoordinator& c) {
+            if (c.generation_ == generation) c.periodic_fired();
+        }));
 }
 
-void CheckpointCoordinator::tick() {
-    const sim::Time now = engine_.world().now();
-    const bool may_trigger = static_cast<int32_t>(pending_.size()) < config_.max_concurrent &&
-                             now >= last_completion_ + config_.min_pause && now >= last_trigger_ + config_.interval;
-    if (may_trigger) trigger();
-    schedule_tick(config_.interval / 10);
+void CheckpointCoordinator::periodic_fired() {
+    schedule_periodic(interval());  // fixed rate, unless the decider reschedules
+    submit(CheckpointRequest{CheckpointRequestKind::periodic});
 }
 
-void CheckpointCoordinator::trigger() {
+void CheckpointCoordinator::request(CheckpointRequestKind kind) {
+    if (running_) submit(CheckpointRequest{kind});
+}
+
+void CheckpointCoordinator::submit(CheckpointRequest request) { apply(decider_.submit(request, situation())); }
+
+void CheckpointCoordinator::run_queued() {
+    if (running_) apply(decider_.next(situation()));
+}
+
+CheckpointRequestDecider::Situation CheckpointCoordinator::situation() const {
+    return {triggering_, static_cast<int32_t>(pending_.size()), engine_.world().now(), last_completion_};
+}
+
+void CheckpointCoordinator::apply(const CheckpointRequestDecider::Decision& decision) {
+    // Dropped requests fail before they have an id; none of their reasons counts as a failure.
+    for (const auto& [dropped, reason] : decision.dropped) failures_.failure(CheckpointFailureManager::kUnknownCheckpointId, reason);
+    if (decision.reschedule_periodic_in) schedule_periodic(*decision.reschedule_periodic_in);
+    if (decision.execute) reserve_id();
+}
+
+// The id is durable before anything refers to it: a JobManager that crashes after this point and
+// recovers continues above it (Flink's CheckpointIDCounter.getAndIncrement).
+void CheckpointCoordinator::reserve_id() {
+    triggering_ = true;
     const int64_t id = ++last_id_;
-    last_trigger_ = engine_.world().now();
+    const std::string key = checkpoint_id_counter_key(engine_.job(), id);
+    const uint64_t generation = generation_;
+    engine_.world().storage().put(node_, key, std::to_string(id),
+                                  on_coordinator(&engine_, [generation, id, key](CheckpointCoordinator& c, sim::StorageStatus status) {
+                                      if (c.generation_ == generation) c.id_reserved(id, key, status == sim::StorageStatus::ok);
+                                  }));
+}
+
+void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_key, bool ok) {
+    triggering_ = false;
+    if (ok) {
+        if (!counter_key_.empty()) engine_.world().storage().remove(node_, counter_key_, [](sim::StorageStatus) {});
+        counter_key_ = counter_key;
+        trigger(id);
+    } else {
+        // Flink's trigger fails with the storage's IOException (IO_EXCEPTION, counted) and reports
+        // a failed checkpoint; the id is not used again (nothing refers to it).
+        const std::string detail = "the checkpoint id could not be made durable; nothing was triggered";
+        ++engine_.stats().checkpoint_trigger_failures;
+        report_aborted(id, CheckpointFailureReason::io_exception, detail);
+        count_failure(id, CheckpointFailureReason::io_exception, detail);
+    }
+    run_queued();
+}
+
+void CheckpointCoordinator::trigger(int64_t id) {
     ++engine_.stats().checkpoints_triggered;
     Pending& pending = pending_[id];
     pending.id = id;
@@ -77,17 +156,13 @@ void CheckpointCoordinator::trigger() {
     for (int32_t v = 0; v < static_cast<int32_t>(placement_.size()); ++v) {
         for (int32_t s = 0; s < static_cast<int32_t>(placement_[static_cast<size_t>(v)].size()); ++s) pending.awaiting.insert({v, s});
     }
-    Engine* engine = &engine_;
     const uint64_t generation = generation_;
-    pending.timeout = engine_.world().scheduler().schedule(config_.timeout, node_, kTimeout, static_cast<uint64_t>(id),
-                                                           [engine, generation, id] {
-                                                               JobManager* jm = engine->job_manager();
-                                                               if (jm == nullptr) return;
-                                                               CheckpointCoordinator& c = jm->coordinator();
-                                                               if (c.generation_ == generation && c.pending_.contains(id)) {
-                                                                   c.abort(id, "checkpoint expired before completing", true);
-                                                               }
-                                                           });
+    pending.timeout = engine_.world().scheduler().schedule(
+        config_.timeout, node_, kTimeout, static_cast<uint64_t>(id), on_coordinator(&engine_, [generation, id](CheckpointCoordinator& c) {
+            if (c.generation_ == generation && c.pending_.contains(id)) {
+                c.abort(id, CheckpointFailureReason::checkpoint_expired, "checkpoint expired before completing");
+            }
+        }));
     engine_.observer().checkpoint_triggered(engine_.world().now(), id);
     engine_.world().announce(points::kCheckpointTriggered, node_, id);
     const int64_t attempt = attempt_;
@@ -97,14 +172,24 @@ void CheckpointCoordinator::trigger() {
     }
 }
 
+// ---- acknowledgements and completion ------------------------------------------------------------
+
 void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle,
-                                        const SourceOffsets& offsets) {
-    if (!running_ || task.attempt != attempt_) return;
-    auto it = pending_.find(checkpoint_id);
-    if (it == pending_.end()) return;
+                                        int64_t state_bytes, const SourceOffsets& offsets) {
+    auto it = running_ && task.attempt == attempt_ ? pending_.find(checkpoint_id) : pending_.end();
+    if (it == pending_.end() || !it->second.awaiting.contains({task.vertex, task.subtask})) {
+        // Late (aborted, unknown, an older attempt's) or repeated: Flink discards such state.
+        if (!referenced(handle)) {
+            engine_.stats().checkpoint_files_discarded += 1;
+            engine_.stats().checkpoint_bytes_discarded += state_bytes;
+            discard_file(handle, kDiscardTries);
+        }
+        return;
+    }
     Pending& pending = it->second;
-    if (pending.awaiting.erase({task.vertex, task.subtask}) == 0) return;
+    pending.awaiting.erase({task.vertex, task.subtask});
     pending.result.handles[{task.vertex, task.subtask}] = handle;
+    pending.result.state_bytes += state_bytes;
     for (const auto& [where, offset] : offsets) pending.result.offsets[where] = offset;
     if (pending.awaiting.empty() && !pending.writing_metadata) write_metadata(pending);
 }
@@ -116,17 +201,21 @@ void CheckpointCoordinator::write_metadata(Pending& pending) {
     const int64_t id = pending.id;
     engine_.world().announce(points::kCheckpointAcknowledged, node_, id);
     pending.result.metadata_key = metadata_key(engine_.job(), id);
-    Engine* engine = &engine_;
+    std::string metadata = serialize_checkpoint_metadata(pending.result);
+    pending.result.metadata_bytes = static_cast<int64_t>(metadata.size());
     const uint64_t generation = generation_;
-    engine_.world().storage().put(node_, pending.result.metadata_key, serialize_checkpoint_metadata(pending.result),
-                                  [engine, generation, id](sim::StorageStatus status) {
-                                      if (JobManager* jm = engine->job_manager()) {
-                                          jm->coordinator().metadata_written(generation, id, status == sim::StorageStatus::ok);
-                                      }
-                                  });
+    engine_.world().storage().put(node_, pending.result.metadata_key, std::move(metadata),
+                                  on_coordinator(&engine_, [generation, id](CheckpointCoordinator& c, sim::StorageStatus status) {
+                                      c.metadata_written(generation, id, status == sim::StorageStatus::ok);
+                                  }));
 }
 
 void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkpoint_id, bool ok) {
+    if (auto aborted = aborted_while_writing_.find(checkpoint_id); aborted != aborted_while_writing_.end()) {
+        discard(aborted->second);
+        aborted_while_writing_.erase(aborted);
+        return;
+    }
     if (auto settling = settling_.find(checkpoint_id); settling != settling_.end()) {
         CompletedCheckpoint checkpoint = std::move(settling->second);
         settling_.erase(settling);
@@ -134,7 +223,9 @@ void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkp
         if (ok) {
             finish_completion(std::move(checkpoint), false);
         } else {
-            report_aborted(checkpoint_id, "checkpoint metadata could not be written");
+            discard(checkpoint);
+            report_aborted(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure,
+                           "checkpoint metadata could not be written");
         }
         if (settling_.empty()) settled_();
         return;
@@ -143,7 +234,8 @@ void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkp
     if (ok) {
         complete(checkpoint_id);
     } else {
-        abort(checkpoint_id, "checkpoint metadata could not be written", true);
+        pending_.at(checkpoint_id).writing_metadata = false;  // decided: nothing more will land
+        abort(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure, "checkpoint metadata could not be written");
     }
 }
 
@@ -154,9 +246,11 @@ void CheckpointCoordinator::complete(int64_t checkpoint_id) {
     pending_.erase(it);
     // Completing N subsumes every older pending checkpoint.
     while (!pending_.empty() && pending_.begin()->first < checkpoint_id) {
-        abort(pending_.begin()->first, "subsumed by a newer completed checkpoint", false);
+        abort_pending(pending_.begin()->first, CheckpointFailureReason::checkpoint_subsumed,
+                      "subsumed by checkpoint " + std::to_string(checkpoint_id));
     }
     finish_completion(std::move(checkpoint), true);
+    run_queued();
 }
 
 void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bool notify) {
@@ -166,7 +260,7 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
         discard(completed_.front());
         completed_.pop_front();
     }
-    consecutive_failures_ = 0;
+    failures_.success(checkpoint_id);
     last_completion_ = engine_.world().now();
     ++engine_.stats().checkpoints_completed;
     engine_.observer().checkpoint_completed(engine_.world().now(), checkpoint_id, completed_.back().offsets);
@@ -179,39 +273,99 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
     }
 }
 
-void CheckpointCoordinator::abort(int64_t checkpoint_id, const std::string& reason, bool counts_as_failure) {
+// ---- failures -----------------------------------------------------------------------------------
+
+void CheckpointCoordinator::decline(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason,
+                                    const std::string& detail) {
+    if (!running_ || task.attempt != attempt_) return;
+    abort(checkpoint_id, reason,
+          "declined by " + engine_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" + std::to_string(task.subtask) + ": " + detail);
+}
+
+void CheckpointCoordinator::abort(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
+    if (!pending_.contains(checkpoint_id)) return;
+    abort_pending(checkpoint_id, reason, detail);
+    count_failure(checkpoint_id, reason, detail);
+    run_queued();
+}
+
+void CheckpointCoordinator::abort_pending(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
     auto it = pending_.find(checkpoint_id);
-    if (it == pending_.end()) return;
     engine_.world().scheduler().cancel(it->second.timeout);
+    CompletedCheckpoint partial = std::move(it->second.result);
+    const bool writing_metadata = it->second.writing_metadata;
     pending_.erase(it);
-    report_aborted(checkpoint_id, reason);
+    if (writing_metadata) {
+        // Subsumed while its metadata is being written: delete it once that write is decided, so
+        // that no _metadata lands after its state was deleted.
+        aborted_while_writing_.emplace(checkpoint_id, std::move(partial));
+    } else {
+        discard(partial);
+    }
+    report_aborted(checkpoint_id, reason, detail);
     engine_.world().announce(points::kCheckpointAborted, node_, checkpoint_id);
+    notify_aborted(checkpoint_id);
+}
+
+void CheckpointCoordinator::report_aborted(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
+    ++engine_.stats().checkpoints_aborted;
+    ++engine_.stats().checkpoints_aborted_by_reason[reason];
+    engine_.observer().checkpoint_aborted(engine_.world().now(), checkpoint_id, reason, detail);
+}
+
+void CheckpointCoordinator::notify_aborted(int64_t checkpoint_id) {
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(false)) {
         engine_.send_to_task_manager(node_, tm, messages::kNotifyAborted, static_cast<uint64_t>(checkpoint_id),
                                      [attempt, checkpoint_id](TaskManager& t) { t.checkpoint_aborted(attempt, checkpoint_id); });
     }
-    if (counts_as_failure && ++consecutive_failures_ > config_.tolerable_failures) {
-        fail_job_("more than " + std::to_string(config_.tolerable_failures) + " consecutive failed checkpoints (last: " + reason + ")");
-    }
 }
 
-void CheckpointCoordinator::report_aborted(int64_t checkpoint_id, const std::string& reason) {
-    ++engine_.stats().checkpoints_aborted;
-    engine_.observer().checkpoint_aborted(engine_.world().now(), checkpoint_id, reason);
+void CheckpointCoordinator::count_failure(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
+    if (!running_ || !failures_.failure(checkpoint_id, reason)) return;
+    fail_job_("more than " + std::to_string(config_.tolerable_failures) + " consecutive failed checkpoints (last: " +
+              to_string(reason) + ": " + detail + ")");
 }
 
-void CheckpointCoordinator::decline(const TaskKey& task, int64_t checkpoint_id, const std::string& reason) {
-    if (!running_ || task.attempt != attempt_) return;
-    abort(checkpoint_id, "declined by " + engine_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" +
-                             std::to_string(task.subtask) + ": " + reason,
-          true);
-}
+// ---- storage ------------------------------------------------------------------------------------
 
+// Deletes every file of `checkpoint` (its metadata, if any, last), asynchronously.
 void CheckpointCoordinator::discard(const CompletedCheckpoint& checkpoint) {
-    sim::DurableStorage& storage = engine_.world().storage();
-    for (const auto& [where, handle] : checkpoint.handles) storage.remove(node_, handle, [](sim::StorageStatus) {});
-    storage.remove(node_, checkpoint.metadata_key, [](sim::StorageStatus) {});
+    int64_t files = 0;
+    for (const auto& [where, handle] : checkpoint.handles) {
+        discard_file(handle, kDiscardTries);
+        ++files;
+    }
+    if (!checkpoint.metadata_key.empty()) {
+        discard_file(checkpoint.metadata_key, kDiscardTries);
+        ++files;
+    }
+    engine_.stats().checkpoint_files_discarded += files;
+    engine_.stats().checkpoint_bytes_discarded += checkpoint.state_bytes + checkpoint.metadata_bytes;
+}
+
+void CheckpointCoordinator::discard_file(const std::string& key, int32_t tries_left) {
+    Engine* engine = &engine_;
+    engine_.world().storage().remove(node_, key, [engine, key, tries_left](sim::StorageStatus status) {
+        JobManager* jm = engine->job_manager();
+        if (status != sim::StorageStatus::failed || tries_left <= 1 || jm == nullptr) return;
+        engine->world().scheduler().schedule(engine->job().runtime.heartbeat_interval, jm->node(), kDiscardRetry, 0,
+                                             on_coordinator(engine, [key, tries_left](CheckpointCoordinator& c) {
+                                                 c.discard_file(key, tries_left - 1);
+                                             }));
+    });
+}
+
+// Whether a checkpoint this coordinator still keeps refers to `key` (a repeated acknowledgement
+// must not delete it).
+bool CheckpointCoordinator::referenced(const std::string& key) const {
+    auto refers = [&key](const CompletedCheckpoint& c) {
+        return std::any_of(c.handles.begin(), c.handles.end(), [&key](const auto& h) { return h.second == key; });
+    };
+    return std::any_of(completed_.begin(), completed_.end(), refers) ||
+           std::any_of(pending_.begin(), pending_.end(), [&refers](const auto& p) { return refers(p.second.result); }) ||
+           std::any_of(settling_.begin(), settling_.end(), [&refers](const auto& s) { return refers(s.second); }) ||
+           std::any_of(aborted_while_writing_.begin(), aborted_while_writing_.end(), [&refers](const auto& a) { return refers(a.second); });
 }
 
 std::set<sim::NodeId> CheckpointCoordinator::nodes_running(bool sources_only) const {

@@ -1,5 +1,10 @@
 #include "engine/checkpointing/checkpoint_storage.h"
 
+#include <cstdio>
+#include <algorithm>
+#include <set>
+#include <string_view>
+
 #include <nlohmann/json.hpp>
 
 namespace eosim::engine {
@@ -14,7 +19,38 @@ std::string checkpoint_dir(const JobSpec& job, int64_t checkpoint_id) {
 
 std::string state_key(const JobSpec& job, int64_t checkpoint_id, const TaskKey& task) {
     return checkpoint_dir(job, checkpoint_id) + job.vertices[static_cast<size_t>(task.vertex)].id + "-" +
-           std::to_string(task.subtask);
+           std::to_string(task.subtask) + "-a" + std::to_string(task.attempt);
+}
+
+namespace {
+constexpr std::string_view kCounterDir = "/checkpoint-id-counter/";
+
+std::string metadata_key_of(const std::vector<std::string>& files) {
+    for (const std::string& key : files) {
+        if (key.ends_with("/_metadata")) return key;
+    }
+    return "";
+}
+}  // namespace
+
+std::string checkpoint_id_counter_key(const JobSpec& job, int64_t checkpoint_id) {
+    char digits[24];
+    std::snprintf(digits, sizeof digits, "%020lld", static_cast<long long>(checkpoint_id));
+    std::string key = checkpoint_prefix(job);
+    key.pop_back();  // the prefix ends with '/'
+    key.append(kCounterDir);
+    key.append(digits);
+    return key;
+}
+
+int64_t checkpoint_id_counter_value(const std::string& key) {
+    const size_t at = key.find(kCounterDir);
+    if (at == std::string::npos) return 0;
+    int64_t id = 0;
+    for (size_t i = at + kCounterDir.size(); i < key.size() && key[i] >= '0' && key[i] <= '9'; ++i) {
+        id = id * 10 + (key[i] - '0');
+    }
+    return id;
 }
 
 std::string metadata_key(const JobSpec& job, int64_t checkpoint_id) { return checkpoint_dir(job, checkpoint_id) + "_metadata"; }
@@ -27,9 +63,63 @@ int64_t checkpoint_id_of(const std::string& key) {
     return id;
 }
 
+CheckpointStorageUse checkpoint_storage_use(const JobSpec& job, const std::map<std::string, std::string>& blobs,
+                                           const std::function<bool(const std::string&)>& being_removed) {
+    const std::string prefix = checkpoint_prefix(job);
+    std::set<std::string> retained;
+    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
+        if (!it->first.ends_with("/_metadata") || being_removed(it->first)) continue;
+        retained.insert(it->first);
+        for (const auto& [where, handle] : parse_checkpoint_metadata(it->second).handles) retained.insert(handle);
+    }
+    CheckpointStorageUse use;
+    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
+        const std::string& key = it->first;
+        if (checkpoint_id_counter_value(key) != 0 || being_removed(key)) continue;
+        CheckpointFiles& side = retained.contains(key) ? use.retained : use.unretained;
+        ++side.files;
+        side.bytes += static_cast<int64_t>(it->second.size());
+    }
+    return use;
+}
+
+StoredCheckpoints read_checkpoint_listing(const std::vector<std::string>& keys) {
+    StoredCheckpoints found;
+    std::map<int64_t, std::vector<std::string>> files;  // checkpoint id -> its files
+    std::set<int64_t> completed;
+    for (const std::string& key : keys) {
+        if (const int64_t counted = checkpoint_id_counter_value(key); counted > found.highest_id) {
+            found.highest_id = counted;
+            found.counter_key = key;
+        }
+        const int64_t id = checkpoint_id_of(key);
+        if (id == 0) continue;
+        found.highest_id = std::max(found.highest_id, id);
+        files[id].push_back(key);
+        if (key.ends_with("/_metadata")) completed.insert(id);
+    }
+    if (completed.empty()) return found;
+    found.latest_metadata_key = metadata_key_of(files[*completed.rbegin()]);
+    for (auto it = completed.begin(); *it != *completed.rbegin(); ++it) {
+        CompletedCheckpoint older;
+        older.id = *it;
+        int32_t n = 0;
+        for (const std::string& key : files[*it]) {
+            if (key.ends_with("/_metadata")) {
+                older.metadata_key = key;
+            } else {
+                older.handles[{-1, n++}] = key;
+            }
+        }
+        found.older_completed.push_back(std::move(older));
+    }
+    return found;
+}
+
 std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint) {
     nlohmann::json metadata = {{"checkpoint", checkpoint.id}, {"handles", nlohmann::json::array()},
-                               {"offsets", nlohmann::json::array()}};
+                               {"offsets", nlohmann::json::array()},
+                               {"state_bytes", checkpoint.state_bytes}};
     for (const auto& [where, handle] : checkpoint.handles) {
         metadata["handles"].push_back({{"vertex", where.first}, {"subtask", where.second}, {"key", handle}});
     }
@@ -43,6 +133,8 @@ CompletedCheckpoint parse_checkpoint_metadata(const std::string& text) {
     const nlohmann::json metadata = nlohmann::json::parse(text);
     CompletedCheckpoint checkpoint;
     checkpoint.id = metadata.at("checkpoint").get<int64_t>();
+    checkpoint.state_bytes = metadata.value("state_bytes", int64_t{0});
+    checkpoint.metadata_bytes = static_cast<int64_t>(text.size());
     for (const auto& h : metadata.at("handles")) {
         checkpoint.handles[{h.at("vertex").get<int32_t>(), h.at("subtask").get<int32_t>()}] = h.at("key").get<std::string>();
     }

@@ -6,6 +6,8 @@ void register_builtin_sinks(SinkRegistry& registry) {
     register_kafka_sink(registry);
     register_append_sink(registry);
     register_upsert_sink(registry);
+    register_document_sink(registry);
+    register_key_value_sink(registry);
 }
 
 }  // namespace eosim::engine

@@ -5,6 +5,9 @@
 namespace eosim::sim::external {
 class KafkaCluster;
 class AppendStore;
+class DocumentStore;
+class KeyValueStore;
+class ObjectStore;
 class Database;
 }  // namespace eosim::sim::external
 
@@ -13,6 +16,11 @@ namespace eosim::engine {
 struct OutsideSystems {
     sim::external::KafkaCluster* kafka = nullptr;
     sim::external::AppendStore* append_store = nullptr;
+    // Built only when the scenario uses them (scenarios/outside_system_registry.h); a sink kind
+    // asks for one with SinkWorld::has_system("documents" / "key_values" / "objects").
+    sim::external::DocumentStore* documents = nullptr;
+    sim::external::KeyValueStore* key_values = nullptr;
+    sim::external::ObjectStore* objects = nullptr;
     sim::external::Database* source_database = nullptr;  // a CDC source's (node mysql-source)
     sim::external::Database* target_database = nullptr;  // an upsert sink's (node mysql-target)
 };

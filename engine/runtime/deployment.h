@@ -27,6 +27,8 @@ struct CompletedCheckpoint {
     std::map<std::pair<int32_t, int32_t>, std::string> handles;  // (vertex, subtask) -> storage key
     SourceOffsets offsets;
     std::string metadata_key;
+    int64_t state_bytes = 0;     // the tasks' state files together (for the storage figures)
+    int64_t metadata_bytes = 0;  // the _metadata file
 };
 
 struct Deployment {

@@ -11,11 +11,12 @@
 #include <memory>
 #include <vector>
 
+#include "engine/checkpointing/checkpoint_failure_reason.h"
+#include "engine/connectors/outside_systems.h"
 #include "engine/runtime/deployment.h"
 #include "engine/runtime/job_spec.h"
 #include "engine/runtime/job_topology.h"
 #include "engine/runtime/run_observer.h"
-#include "engine/connectors/outside_systems.h"
 #include "sim/world.h"
 
 namespace eosim::engine {
@@ -40,6 +41,12 @@ struct EngineStats {
     int64_t checkpoints_triggered = 0;
     int64_t checkpoints_completed = 0;
     int64_t checkpoints_aborted = 0;
+    std::map<CheckpointFailureReason, int64_t> checkpoints_aborted_by_reason;
+    int64_t checkpoint_trigger_failures = 0;  // the id could not be made durable (also counted as aborted)
+    // Checkpoint files the coordinator deleted (or is deleting): aborted checkpoints' state, late
+    // acknowledgements' state, completed checkpoints past `retained`.
+    int64_t checkpoint_files_discarded = 0;
+    int64_t checkpoint_bytes_discarded = 0;
     int64_t failovers = 0;
     int64_t records_read = 0;
 };

@@ -46,26 +46,17 @@ void JobManager::recover_checkpoints() {
 }
 
 void JobManager::recovered(const std::vector<std::string>& keys) {
-    // Every key is checkpoints/<job>/chk-<id>/...; the highest id ever used, and the newest metadata.
-    int64_t highest_id = 0;
-    std::string latest_metadata;
-    int64_t latest_id = 0;
-    for (const std::string& key : keys) {
-        const int64_t id = checkpoint_id_of(key);
-        highest_id = std::max(highest_id, id);
-        if (key.ends_with("/_metadata") && id > latest_id) {
-            latest_id = id;
-            latest_metadata = key;
-        }
-    }
-    if (latest_metadata.empty()) {
-        coordinator_.recover(highest_id, nullptr);
+    // The highest id ever made durable, the newest metadata, the older completed checkpoints.
+    StoredCheckpoints found = read_checkpoint_listing(keys);
+    if (found.latest_metadata_key.empty()) {
+        coordinator_.recover(found, nullptr);
         phase_ = Phase::waiting_for_resources;
         try_deploy();
         return;
     }
     Engine* engine = &engine_;
-    engine_.world().storage().get(node_, latest_metadata, [engine, highest_id](sim::StorageStatus status, std::string value) {
+    const std::string latest = found.latest_metadata_key;
+    engine_.world().storage().get(node_, latest, [engine, found = std::move(found)](sim::StorageStatus status, std::string value) {
         JobManager* jm = engine->job_manager();
         if (jm == nullptr) return;
         if (status != sim::StorageStatus::ok) {
@@ -73,7 +64,7 @@ void JobManager::recovered(const std::vector<std::string>& keys) {
             return;
         }
         const CompletedCheckpoint checkpoint = parse_checkpoint_metadata(value);
-        jm->coordinator_.recover(highest_id, &checkpoint);
+        jm->coordinator_.recover(found, &checkpoint);
         jm->phase_ = Phase::waiting_for_resources;
         jm->try_deploy();
     });
@@ -207,24 +198,25 @@ void JobManager::task_finished(const TaskKey& task) {
     finished_.insert({task.vertex, task.subtask});
     if (static_cast<int32_t>(finished_.size()) < total_subtasks()) return;
     phase_ = Phase::finished;
-    coordinator_.stop("the job finished");
+    coordinator_.stop(CheckpointFailureReason::checkpoint_coordinator_shutdown, "the job finished");
     engine_.mark_finished();
     engine_.observer().job_finished(engine_.world().now());
     engine_.world().announce(points::kJobFinished, node_, attempt_);
 }
 
 void JobManager::acknowledge_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& handle,
-                                        const SourceOffsets& offsets) {
-    if (is_current(task)) coordinator_.acknowledge(task, checkpoint_id, handle, offsets);
+                                        int64_t state_bytes, const SourceOffsets& offsets) {
+    coordinator_.acknowledge(task, checkpoint_id, handle, state_bytes, offsets);
 }
 
-void JobManager::decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& reason) {
-    if (is_current(task)) coordinator_.decline(task, checkpoint_id, reason);
+void JobManager::decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason,
+                                    const std::string& detail) {
+    if (is_current(task)) coordinator_.decline(task, checkpoint_id, reason, detail);
 }
 
 void JobManager::failover(const std::string& reason) {
     if (phase_ == Phase::finished || phase_ == Phase::failed || phase_ == Phase::restarting) return;
-    coordinator_.stop("the attempt failed: " + reason);
+    coordinator_.stop(CheckpointFailureReason::checkpoint_coordinator_suspend, "the attempt failed: " + reason);
     const RestartStrategy& strategy = engine_.job().restart;
     if (++engine_.stats().failovers > strategy.max_attempts) {
         phase_ = Phase::failed;

@@ -9,7 +9,7 @@
 // completed checkpoint. More failovers than the strategy allows fail the job for good.
 //
 // A JobManager that starts after a crash of the previous one first recovers the latest completed
-// checkpoint (and the highest checkpoint id ever used) from durable storage, then waits for the
+// checkpoint (and the highest checkpoint id ever made durable) from durable storage, then waits for the
 // TaskManagers, which drop their tasks and register again once they miss its heartbeats. Attempt
 // numbers are `incarnation * 1000 + n`, so attempts of different JobManagers never collide.
 #include <cstdint>
@@ -39,9 +39,11 @@ public:
     void task_ready(const TaskKey& task);
     void task_failed(const TaskKey& task, const std::string& reason);
     void task_finished(const TaskKey& task);
-    void acknowledge_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& handle,
+    // Every acknowledgement reaches the coordinator, also one of an older attempt: its state is discarded.
+    void acknowledge_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& handle, int64_t state_bytes,
                                 const SourceOffsets& offsets);
-    void decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& reason);
+    void decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason,
+                            const std::string& detail);
 
 private:
     enum class Phase : uint8_t { recovering, waiting_for_resources, deploying, running, restarting, finished, failed };

@@ -66,7 +66,9 @@ struct CheckpointConfig {
     sim::Duration timeout = sim::Duration::seconds(10);
     sim::Duration min_pause = sim::Duration::zero();
     int32_t max_concurrent = 1;
-    int32_t tolerable_failures = 0;  // consecutive failed checkpoints before the job fails over
+    // Consecutive failed checkpoints before the job fails over; only the failure reasons Flink
+    // counts (engine/checkpoint_failure_reason.h) count.
+    int32_t tolerable_failures = 0;
     int32_t retained = 3;            // completed checkpoints kept in storage
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "engine/checkpointing/checkpoint_failure_reason.h"
 #include "sim/time.h"
 
 namespace eosim::engine {
@@ -18,7 +19,9 @@ public:
     virtual ~RunObserver() = default;
     virtual void checkpoint_triggered(sim::Time, int64_t /*checkpoint_id*/) {}
     virtual void checkpoint_completed(sim::Time, int64_t /*checkpoint_id*/, const SourceOffsets&) {}
-    virtual void checkpoint_aborted(sim::Time, int64_t /*checkpoint_id*/, const std::string& /*reason*/) {}
+    // `detail` says what happened (which task declined, and why).
+    virtual void checkpoint_aborted(sim::Time, int64_t /*checkpoint_id*/, CheckpointFailureReason /*reason*/,
+                                    const std::string& /*detail*/) {}
     // A new attempt restores from `checkpoint_id` (0: from scratch) whose sources were at `offsets`.
     virtual void restore_started(sim::Time, int64_t /*attempt*/, int64_t /*checkpoint_id*/, const SourceOffsets&) {}
     // One subtask of a keyed vertex applied its restored keyed state.

@@ -409,7 +409,7 @@ void Task::unblock_all_channels() {
 
 void Task::trigger_checkpoint(int64_t checkpoint_id) {
     if (state_ != State::running) {
-        abort_checkpoint(checkpoint_id, "source task not running");
+        abort_checkpoint(checkpoint_id, CheckpointFailureReason::checkpoint_declined_task_not_ready, "source task not running");
         return;
     }
     snapshot(checkpoint_id);
@@ -417,10 +417,12 @@ void Task::trigger_checkpoint(int64_t checkpoint_id) {
 
 void Task::trigger_snapshot(int64_t checkpoint_id) { snapshot(checkpoint_id); }
 
-void Task::abort_checkpoint(int64_t checkpoint_id, const std::string& reason) {
+void Task::abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, messages::kAcknowledge, key_digest(key) ^ static_cast<uint64_t>(checkpoint_id),
-                                [key, checkpoint_id, reason](JobManager& jm) { jm.decline_checkpoint(key, checkpoint_id, reason); });
+                                [key, checkpoint_id, reason, detail](JobManager& jm) {
+                                    jm.decline_checkpoint(key, checkpoint_id, reason, detail);
+                                });
 }
 
 void Task::snapshot(int64_t checkpoint_id) {
@@ -432,7 +434,7 @@ void Task::snapshot(int64_t checkpoint_id) {
     } else if (sink_) {
         std::string error;
         if (!sink_->pre_commit(checkpoint_id, &state, &error)) {
-            abort_checkpoint(checkpoint_id, error);
+            abort_checkpoint(checkpoint_id, CheckpointFailureReason::checkpoint_declined, error);
             fail(error);
             return;
         }
@@ -444,19 +446,26 @@ void Task::snapshot(int64_t checkpoint_id) {
     broadcast(ChannelElement{ChannelElement::Type::barrier, checkpoint_id, {}});
     // The asynchronous part: the state goes to durable storage, then the ack to the coordinator.
     const std::string storage_key = state_key(engine_.job(), checkpoint_id, key_);
+    const int64_t state_bytes = static_cast<int64_t>(state.size());
     const TaskKey key = key_;
     Engine* engine = &engine_;
     const sim::NodeId node = node_;
     engine_.world().storage().put(node_, storage_key, std::move(state),
-                                  [engine, node, key, checkpoint_id, storage_key, offsets](sim::StorageStatus status) {
-                                      if (engine->find_task(node, key) == nullptr) return;
+                                  [engine, node, key, checkpoint_id, storage_key, state_bytes, offsets](sim::StorageStatus status) {
+                                      if (engine->find_task(node, key) == nullptr) {
+                                          // Cancelled meanwhile: nobody will acknowledge it, so the task's
+                                          // asynchronous part deletes it (Flink's AsyncCheckpointRunnable cleanup).
+                                          if (status == sim::StorageStatus::ok) engine->world().storage().remove(node, storage_key, [](sim::StorageStatus) {});
+                                          return;
+                                      }
                                       engine->send_to_job_manager(
                                           node, messages::kAcknowledge, key_digest(key) ^ static_cast<uint64_t>(checkpoint_id),
-                                          [key, checkpoint_id, storage_key, offsets, status](JobManager& jm) {
+                                          [key, checkpoint_id, storage_key, state_bytes, offsets, status](JobManager& jm) {
                                               if (status == sim::StorageStatus::ok) {
-                                                  jm.acknowledge_checkpoint(key, checkpoint_id, storage_key, offsets);
+                                                  jm.acknowledge_checkpoint(key, checkpoint_id, storage_key, state_bytes, offsets);
                                               } else {
-                                                  jm.decline_checkpoint(key, checkpoint_id, "state upload failed");
+                                                  jm.decline_checkpoint(key, checkpoint_id, CheckpointFailureReason::checkpoint_async_exception,
+                                                                        "state upload failed");
                                               }
                                           });
                                   });

@@ -66,7 +66,7 @@ public:
     void block_channel(int32_t channel) override;
     void unblock_all_channels() override;
     void trigger_snapshot(int64_t checkpoint_id) override;
-    void abort_checkpoint(int64_t checkpoint_id, const std::string& reason) override;
+    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) override;
 
     // SinkContext
     sim::World& world() override;

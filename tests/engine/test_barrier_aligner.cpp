@@ -41,10 +41,11 @@ public:
         blocked_at_snapshot.push_back(static_cast<int32_t>(blocked.size()));
         snapshots.push_back(checkpoint_id);
     }
-    void abort_checkpoint(int64_t checkpoint_id, const std::string& reason) override {
+    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) override {
         calls.push_back({"abort", checkpoint_id});
         aborts.push_back(checkpoint_id);
-        abort_reasons.push_back(reason);
+        abort_reasons.push_back(detail);
+        abort_failure_reasons.push_back(reason);
     }
 
     std::vector<Call> calls;
@@ -53,6 +54,7 @@ public:
     std::vector<int32_t> blocked_at_snapshot;  // channels still blocked when each snapshot was taken
     std::vector<int64_t> aborts;
     std::vector<std::string> abort_reasons;
+    std::vector<CheckpointFailureReason> abort_failure_reasons;
 };
 
 using Call = RecordingController::Call;

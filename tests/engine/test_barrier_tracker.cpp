@@ -19,7 +19,9 @@ public:
     void block_channel(int32_t) override { ++blocks; }
     void unblock_all_channels() override { ++unblocks; }
     void trigger_snapshot(int64_t checkpoint_id) override { snapshots.push_back(checkpoint_id); }
-    void abort_checkpoint(int64_t checkpoint_id, const std::string&) override { aborts.push_back(checkpoint_id); }
+    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason, const std::string&) override {
+        aborts.push_back(checkpoint_id);
+    }
 
     int blocks = 0;
     int unblocks = 0;

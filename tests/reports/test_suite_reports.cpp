@@ -44,6 +44,7 @@ RunRecord sample_record() {
     r.figures.virtual_seconds = 10;
     r.figures.events = 1234;
     r.figures.fenced_calls = 2;
+    r.figures.absorbed_duplicates = 5;
     r.faults = {FaultRecord{2 * kSecond, 4 * kSecond, "crash", 0, {"tm1"}, "crashed tm1, restart at 4.000s", false},
                 FaultRecord{5 * kSecond, 6 * kSecond, "partition", 1, {"tm0", "jobmanager"}, "partitioned", false},
                 FaultRecord{7 * kSecond, 7 * kSecond, "transaction_abort", 2, {}, "aborted 2 transactions", false}};
@@ -93,6 +94,7 @@ TEST_CASE("run record: JSON round trip keeps everything", "[reports]") {
     CHECK(back.timeline.size() == r.timeline.size());
     CHECK(back.status == RunStatus::failed);
     CHECK(back.figures.fenced_calls == 2);
+    CHECK(back.figures.absorbed_duplicates == 5);
 
     RunRecord no_timeline = r;
     no_timeline.has_timeline = false;

@@ -1,0 +1,31 @@
+#pragma once
+// What the fault injector can do to an outside system (a document store, a key-value store, an
+// object store, a database, ...), named in a fault plan by the system's name: the generic fault
+// kinds `system_unavailable`, `system_write_errors` and `bulk_partial_failure` (sim/fault_plan.h).
+// The models in sim/external/ implement it; the runner hands the injector one target per system
+// name (`OutsideFaults::systems`), so adding a system needs no new fault kind and no new switch.
+//
+// Kafka keeps its own kinds (broker_unavailable, kafka_write_failure, transaction_abort).
+#include "sim/prng.h"
+#include "sim/time.h"
+
+namespace eosim::sim {
+
+class OutsideFaultTarget {
+public:
+    virtual ~OutsideFaultTarget() = default;
+    // Every call fails with `unavailable` before `until` (and writes nothing).
+    virtual void set_unavailable_until(Time until) = 0;
+    // Every write fails before `until` (and writes nothing); reads still answer.
+    virtual void set_write_errors_until(Time until) = 0;
+    // Whether the system has batch requests whose items succeed or fail one by one (a bulk).
+    virtual bool has_partial_batch_failures() const { return false; }
+    // Before `until`, each item of a batch request fails on its own with `ratio` (the others
+    // apply). Called only when has_partial_batch_failures().
+    virtual void set_partial_batch_failure(Ratio ratio, Time until) {
+        (void)ratio;
+        (void)until;
+    }
+};
+
+}  // namespace eosim::sim

@@ -1,0 +1,456 @@
+#include "testkit/contract_harness.h"
+
+#include <algorithm>
+
+namespace eosim::testkit {
+
+namespace {
+
+constexpr sim::EventKind kTick{"testkit.tick"};
+constexpr sim::EventKind kSinkTimer{"testkit.sink_timer"};
+constexpr int kRestoreAttempts = 30;
+
+}  // namespace
+
+const char* to_string(Delivery delivery) {
+    switch (delivery) {
+        case Delivery::now: return "delivered";
+        case Delivery::lost: return "LOST";
+        case Delivery::late: return "held back (delivered late)";
+    }
+    return "?";
+}
+
+const char* to_string(FaultSystem system) {
+    switch (system) {
+        case FaultSystem::kafka: return "kafka";
+        case FaultSystem::append_store: return "append_store";
+        case FaultSystem::objects: return "objects";
+        case FaultSystem::documents: return "documents";
+        case FaultSystem::key_values: return "key_values";
+    }
+    return "?";
+}
+
+const char* to_string(FaultKind kind) {
+    switch (kind) {
+        case FaultKind::unavailable: return "unavailable";
+        case FaultKind::write_errors: return "write errors";
+    }
+    return "?";
+}
+
+struct ContractHarness::Incarnation {
+    enum class State : uint8_t { live, zombie, crashed, failed };
+    int32_t number = 0;
+    sim::NodeId node = sim::kNoNode;
+    std::unique_ptr<Context> context;
+    std::unique_ptr<engine::Sink> sink;
+    State state = State::live;
+    int64_t position = 0;  // records of S written so far
+    std::string failure;   // why it failed (SinkContext::fail or a refused pre-commit)
+    std::string name() const { return "incarnation " + std::to_string(number); }
+};
+
+class ContractHarness::Context final : public engine::SinkContext {
+public:
+    Context(ContractHarness& harness, Incarnation& incarnation) : harness_(harness), incarnation_(incarnation) {}
+    sim::World& world() override { return harness_.world_; }
+    sim::NodeId node() const override { return incarnation_.node; }
+    int32_t subtask() const override { return 0; }
+    engine::RunObserver& observer() override { return harness_.observer_; }
+    void after(sim::Duration delay, std::function<void()> fn) override {
+        Incarnation* incarnation = &incarnation_;
+        harness_.world_.scheduler().schedule(delay, incarnation_.node, kSinkTimer, 0, [incarnation, fn = std::move(fn)] {
+            if (incarnation->state == Incarnation::State::live) fn();  // a cancelled or failed task is gone
+        });
+    }
+    void fail(const std::string& reason) override {
+        if (incarnation_.state != Incarnation::State::live) return;
+        incarnation_.state = Incarnation::State::failed;
+        incarnation_.failure = reason;
+    }
+
+private:
+    ContractHarness& harness_;
+    Incarnation& incarnation_;
+};
+
+ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> config, const ContractOptions& options,
+                                 uint64_t seed)
+    : config_(std::move(config)),
+      options_(options),
+      world_(sim::WorldOptions{seed, {}, {}}),
+      kafka_node_(world_.nodes().add("kafka")),
+      store_node_(world_.nodes().add("append-store")),
+      objects_node_(world_.nodes().add("objects")),
+      documents_node_(world_.nodes().add("documents")),
+      key_values_node_(world_.nodes().add("key_values")),
+      // A transaction timeout far beyond any run: the broker aborting a pre-committed transaction
+      // loses data whatever the sink does (the job-level check covers timeouts).
+      kafka_(world_.scheduler(), world_.network(), kafka_node_,
+             sim::external::KafkaOptions{sim::Duration::seconds(24 * 3600), true, false}),
+      store_(world_.scheduler(), world_.network(), store_node_),
+      objects_(world_.scheduler(), world_.network(), objects_node_),
+      documents_(world_.scheduler(), world_.network(), documents_node_, world_.prng("documents")),
+      key_values_(world_.scheduler(), world_.network(), key_values_node_) {
+    kafka_.create_topic("output", options_.kafka_partitions);
+    systems_.kafka = &kafka_;
+    systems_.append_store = &store_;
+    systems_.objects = &objects_;
+    systems_.documents = &documents_;
+    systems_.key_values = &key_values_;
+}
+
+ContractHarness::~ContractHarness() = default;
+
+ContractHarness::Incarnation* ContractHarness::live() {
+    if (incarnations_.empty() || incarnations_.back()->state != Incarnation::State::live) return nullptr;
+    return incarnations_.back().get();
+}
+
+ContractHarness::Incarnation* ContractHarness::latest_zombie() {
+    for (auto it = incarnations_.rbegin(); it != incarnations_.rend(); ++it) {
+        if ((*it)->state == Incarnation::State::zombie) return it->get();
+    }
+    return nullptr;
+}
+
+void ContractHarness::line(const std::string& text) {
+    log_ += "  " + std::to_string(++step_) + ". " + text + "\n";
+}
+
+std::string ContractHarness::describe(const engine::Record& record) const {
+    return "k" + std::to_string(record.key) + "=#" + std::to_string(record.value);
+}
+
+std::string ContractHarness::describe_output(const std::vector<engine::Record>& output) const {
+    std::vector<engine::Record> sorted = output;
+    std::sort(sorted.begin(), sorted.end(), [](const engine::Record& a, const engine::Record& b) {
+        return a.value != b.value ? a.value < b.value : a.key < b.key;
+    });
+    std::string out = "{";
+    const size_t shown = std::min<size_t>(sorted.size(), 40);
+    for (size_t i = 0; i < shown; ++i) out += (i == 0 ? "" : " ") + describe(sorted[i]);
+    if (shown < sorted.size()) out += " ... (" + std::to_string(sorted.size()) + " in all)";
+    return out + "}";
+}
+
+int64_t ContractHarness::completed_position() const {
+    if (last_completed_ == 0) return 0;
+    return checkpoints_.at(last_completed_).position;
+}
+
+void ContractHarness::start() {
+    restore("at the start");
+}
+
+void ContractHarness::emit(Incarnation& incarnation, int64_t count, const std::vector<int32_t>* fresh_keys) {
+    engine::RecordBatch batch;
+    int64_t replayed = 0;
+    for (int64_t i = 0; i < count; ++i) {
+        const int64_t position = incarnation.position + i;
+        if (position < static_cast<int64_t>(sequence_.size())) {
+            ++replayed;
+        } else {
+            const int32_t key = fresh_keys != nullptr && !fresh_keys->empty()
+                                    ? (*fresh_keys)[static_cast<size_t>(i) % fresh_keys->size()]
+                                    : static_cast<int32_t>((position + 1) % std::max(1, options_.keys));
+            sequence_.push_back(engine::Record{key, position + 1});
+        }
+        batch.push_back(sequence_[static_cast<size_t>(position)]);
+    }
+    incarnation.position += count;
+    std::string text;
+    for (const engine::Record& r : batch) text += " " + describe(r);
+    line(incarnation.name() + (incarnation.state == Incarnation::State::zombie ? " (ZOMBIE)" : "") + " writes" + text +
+         (replayed > 0 ? " (" + std::to_string(replayed) + " replayed)" : ""));
+    incarnation.sink->write(batch);
+}
+
+void ContractHarness::write(const std::vector<int32_t>& fresh_keys) {
+    Incarnation* incarnation = live();
+    if (incarnation == nullptr) return;
+    emit(*incarnation, static_cast<int64_t>(fresh_keys.size()), &fresh_keys);
+    fail_over_if_failed();
+}
+
+void ContractHarness::pre_commit() {
+    Incarnation* incarnation = live();
+    if (incarnation == nullptr) return;
+    const int64_t id = next_checkpoint_id_++;
+    std::string state;
+    std::string error;
+    const bool ok = incarnation->sink->pre_commit(id, &state, &error);
+    if (ok && incarnation->state == Incarnation::State::live) {
+        checkpoints_[id] = Checkpoint{id, incarnation->position, std::move(state), incarnation->number};
+        line("checkpoint " + std::to_string(id) + ": " + incarnation->name() + " pre-commits (covers #1..#" +
+             std::to_string(incarnation->position) + ")");
+    } else {
+        if (!ok && incarnation->state == Incarnation::State::live) {
+            incarnation->state = Incarnation::State::failed;
+            incarnation->failure = "pre-commit refused: " + error;
+        }
+        line("checkpoint " + std::to_string(id) + ": " + incarnation->name() + " cannot pre-commit (" +
+             incarnation->failure + "); the checkpoint is aborted");
+    }
+    fail_over_if_failed();
+}
+
+void ContractHarness::complete(int32_t pick, Delivery delivery) {
+    Incarnation* incarnation = live();
+    if (incarnation == nullptr) return;
+    std::vector<int64_t> candidates;
+    for (const auto& [id, checkpoint] : checkpoints_) {
+        if (id > last_completed_ && checkpoint.incarnation == incarnation->number) candidates.push_back(id);
+    }
+    if (candidates.empty()) return;  // nothing pre-committed to complete: the command does nothing
+    const int64_t id = candidates[candidates.size() - 1 - static_cast<size_t>(pick) % candidates.size()];
+    std::string subsumed;
+    for (int64_t c : candidates) {
+        if (c < id) subsumed += (subsumed.empty() ? " (subsumes aborted " : ", ") + std::to_string(c);
+    }
+    if (!subsumed.empty()) subsumed += ")";
+    last_completed_ = id;
+    line("checkpoint " + std::to_string(id) + " completes" + subsumed + "; notification " + to_string(delivery));
+    if (delivery == Delivery::now) {
+        incarnation->sink->checkpoint_complete(id);
+    } else if (delivery == Delivery::late) {
+        held_notifications_.emplace_back(incarnation->number, id);
+    }
+    fail_over_if_failed();
+}
+
+void ContractHarness::deliver_late(int32_t pick) {
+    if (held_notifications_.empty()) return;
+    const size_t index = static_cast<size_t>(pick) % held_notifications_.size();
+    const auto [number, id] = held_notifications_[index];
+    held_notifications_.erase(held_notifications_.begin() + static_cast<std::ptrdiff_t>(index));
+    Incarnation& incarnation = *incarnations_[static_cast<size_t>(number - 1)];
+    const bool reachable =
+        incarnation.state == Incarnation::State::live || incarnation.state == Incarnation::State::zombie;
+    line("late notification of checkpoint " + std::to_string(id) + " to " + incarnation.name() +
+         (reachable ? (incarnation.state == Incarnation::State::zombie ? " (a ZOMBIE)" : "") : std::string(" (gone: dropped)")));
+    if (reachable) incarnation.sink->checkpoint_complete(id);
+    fail_over_if_failed();
+}
+
+void ContractHarness::crash() {
+    Incarnation* incarnation = live();
+    if (incarnation == nullptr) return;
+    incarnation->state = Incarnation::State::crashed;
+    world_.scheduler().crash(incarnation->node);
+    line(incarnation->name() + " CRASHES");
+    restore("after the crash");
+}
+
+void ContractHarness::cancel() {
+    Incarnation* incarnation = live();
+    if (incarnation == nullptr) return;
+    incarnation->sink->close();
+    incarnation->state = options_.zombies ? Incarnation::State::zombie : Incarnation::State::failed;
+    line(incarnation->name() + " is CANCELLED (close())" + (options_.zombies ? " and lives on as a zombie" : ""));
+    restore("after the cancel");
+}
+
+void ContractHarness::zombie_write(int32_t records) {
+    Incarnation* zombie = latest_zombie();
+    if (zombie == nullptr) return;
+    emit(*zombie, records, nullptr);
+    fail_over_if_failed();
+}
+
+void ContractHarness::zombie_pre_commit() {
+    Incarnation* zombie = latest_zombie();
+    if (zombie == nullptr) return;
+    const int64_t id = next_checkpoint_id_++;  // a barrier that reached the zombie; it never completes
+    std::string state;
+    std::string error;
+    const bool ok = zombie->sink->pre_commit(id, &state, &error);
+    line("checkpoint " + std::to_string(id) + ": " + zombie->name() + " (ZOMBIE) pre-commits" +
+         (ok ? "" : " (refused: " + error + ")") + "; it never completes");
+    fail_over_if_failed();
+}
+
+void ContractHarness::fault(FaultSystem system, FaultKind kind, int64_t millis) {
+    const sim::Time until = world_.now() + sim::Duration::millis(millis);
+    switch (system) {
+        case FaultSystem::kafka:
+            if (kind == FaultKind::unavailable) kafka_.set_unavailable_until(until);
+            else kafka_.set_write_failures_until(until);
+            break;
+        case FaultSystem::append_store: store_.set_unavailable_until(until); break;  // it has no write errors
+        case FaultSystem::objects:
+        case FaultSystem::documents:
+        case FaultSystem::key_values: {
+            sim::OutsideFaultTarget& target = system == FaultSystem::objects     ? static_cast<sim::OutsideFaultTarget&>(objects_)
+                                              : system == FaultSystem::documents ? static_cast<sim::OutsideFaultTarget&>(documents_)
+                                                                                 : static_cast<sim::OutsideFaultTarget&>(key_values_);
+            if (kind == FaultKind::unavailable) target.set_unavailable_until(until);
+            else target.set_write_errors_until(until);
+            break;
+        }
+    }
+    line(std::string("fault: ") + to_string(system) + " " +
+         (system == FaultSystem::append_store ? "unavailable" : to_string(kind)) + " for " + std::to_string(millis) + " ms");
+}
+
+void ContractHarness::advance(int64_t millis) {
+    const sim::Time until = world_.now() + sim::Duration::millis(millis);
+    world_.scheduler().schedule_at(until, sim::kNoNode, kTick, 0, [] {});
+    world_.scheduler().run_until(until);
+    line(std::to_string(millis) + " ms pass");
+    fail_over_if_failed();
+}
+
+void ContractHarness::fail_over_if_failed() {
+    if (incarnations_.empty() || incarnations_.back()->state != Incarnation::State::failed) return;
+    Incarnation& failed = *incarnations_.back();
+    line(failed.name() + " FAILS (" + failed.failure + "); the job fails over");
+    failed.sink->close();
+    restore("after the failure");
+}
+
+void ContractHarness::restore(const char* why) {
+    for (int attempt = 0; attempt < kRestoreAttempts; ++attempt) {
+        if (attempt > 0) {
+            const sim::Time until = world_.now() + sim::Duration::seconds(1);  // the restart delay
+            world_.scheduler().schedule_at(until, sim::kNoNode, kTick, 0, [] {});
+            world_.scheduler().run_until(until);
+        }
+        auto incarnation = std::make_unique<Incarnation>();
+        incarnation->number = static_cast<int32_t>(incarnations_.size()) + 1;
+        incarnation->node = world_.nodes().add("task-" + std::to_string(incarnation->number));
+        incarnation->context = std::make_unique<Context>(*this, *incarnation);
+        incarnation->position = completed_position();
+        Incarnation& current = *incarnation;
+        incarnations_.push_back(std::move(incarnation));
+        current.sink = config_->make(*current.context, systems_, options_.runtime);
+        const std::string state = last_completed_ == 0 ? std::string() : checkpoints_.at(last_completed_).state;
+        const bool opened = current.sink->open(last_completed_, state);
+        if (opened && current.state == Incarnation::State::live) {
+            line(current.name() + " opens " + why +
+                 (last_completed_ == 0 ? std::string(" from scratch")
+                                       : " from checkpoint " + std::to_string(last_completed_) + " (covers #1..#" +
+                                             std::to_string(completed_position()) + ")"));
+            return;
+        }
+        if (current.state == Incarnation::State::live) {
+            current.state = Incarnation::State::failed;
+            current.failure = "open returned false";
+        }
+        line(current.name() + " cannot open (" + current.failure + "); retried in 1 s");
+        current.sink->close();
+    }
+    if (!violation_) {
+        violation_ = "the sink did not start in " + std::to_string(kRestoreAttempts) +
+                     " attempts a second apart (outside-system faults last at most a few seconds)";
+    }
+}
+
+void ContractHarness::finish() {
+    const sim::Time now = world_.now();
+    kafka_.set_unavailable_until(now);
+    kafka_.set_write_failures_until(now);
+    store_.set_unavailable_until(now);
+    for (sim::OutsideFaultTarget* target : {static_cast<sim::OutsideFaultTarget*>(&objects_),
+                                            static_cast<sim::OutsideFaultTarget*>(&documents_),
+                                            static_cast<sim::OutsideFaultTarget*>(&key_values_)}) {
+        target->set_unavailable_until(now);
+        target->set_write_errors_until(now);
+    }
+    line("FINAL: every fault healed");
+    advance(2000);
+    for (int round = 0; round < 5 && !violation_; ++round) {
+        Incarnation* incarnation = live();
+        if (incarnation == nullptr) break;
+        const int64_t missing = static_cast<int64_t>(sequence_.size()) - incarnation->position;
+        if (missing > 0) emit(*incarnation, missing, nullptr);
+        fail_over_if_failed();
+        if (live() != incarnation) continue;
+        pre_commit();
+        if (live() != incarnation) continue;
+        complete(0, Delivery::now);
+        advance(5000);
+        if (live() == incarnation) return;
+    }
+    if (!violation_) violation_ = "the final checkpoint did not complete in 5 rounds without faults";
+}
+
+std::optional<std::string> ContractHarness::violation(const std::string& what) {
+    violation_ = "after step " + std::to_string(step_) + ": " + what + "\n  the outside system shows " + last_output_;
+    return violation_;
+}
+
+std::optional<std::string> ContractHarness::check() {
+    if (violation_) return violation_;
+    const std::vector<engine::Record> output = config_->read_output(systems_);
+    last_output_ = describe_output(output);
+    const int64_t written = static_cast<int64_t>(sequence_.size());
+    const int64_t completed = completed_position();
+    const bool committed_only = options_.visibility == Visibility::committed_only;
+    std::map<int64_t, int32_t> seen;  // by value (unique per record of S), or by key for a table
+    for (const engine::Record& r : output) {
+        if (r.value < 1 || r.value > written || sequence_[static_cast<size_t>(r.value - 1)].key != r.key) {
+            return violation("record " + describe(r) + " is visible but was never written");
+        }
+        if (committed_only && r.value > completed) {
+            return violation("record " + describe(r) + " is visible but no completed checkpoint covers it (" +
+                             (completed == 0 ? std::string("none has completed")
+                                             : "the completed ones cover #1..#" + std::to_string(completed)) +
+                             ")");
+        }
+        if (config_->output_shape() == engine::SinkOutputShape::appended) {
+            if (++seen[r.value] == 2) return violation("record " + describe(r) + " is visible TWICE (a duplicate)");
+        } else {
+            if (++seen[r.key] == 2) return violation("key k" + std::to_string(r.key) + " is shown in two rows");
+            auto [it, inserted] = shown_values_.emplace(r.key, r.value);
+            if (!inserted) {
+                if (r.value < it->second) {
+                    return violation("key k" + std::to_string(r.key) + " went BACKWARDS from #" + std::to_string(it->second) +
+                                     " to #" + std::to_string(r.value));
+                }
+                it->second = r.value;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ContractHarness::check_final() {
+    if (auto v = check()) return v;
+    const std::vector<engine::Record> output = config_->read_output(systems_);
+    const int64_t completed = completed_position();
+    if (config_->output_shape() == engine::SinkOutputShape::appended) {
+        std::map<int64_t, int32_t> count;
+        for (const engine::Record& r : output) ++count[r.value];
+        for (int64_t v = 1; v <= completed; ++v) {
+            if (count[v] == 0) {
+                return violation("at the end, record " + describe(sequence_[static_cast<size_t>(v - 1)]) +
+                                 " of completed checkpoint " + std::to_string(last_completed_) + " is MISSING (lost)");
+            }
+        }
+        return std::nullopt;  // extras and duplicates were caught by check()
+    }
+    std::map<int64_t, int64_t> expected;
+    for (int64_t v = 1; v <= completed; ++v) expected[sequence_[static_cast<size_t>(v - 1)].key] = v;
+    std::map<int64_t, int64_t> shown;
+    for (const engine::Record& r : output) shown[r.key] = r.value;
+    for (const auto& [key, value] : expected) {
+        auto it = shown.find(key);
+        if (it == shown.end() || it->second != value) {
+            return violation("at the end, key k" + std::to_string(key) + " should hold #" + std::to_string(value) +
+                             " (the last value of the completed checkpoints) but shows " +
+                             (it == shown.end() ? std::string("nothing") : "#" + std::to_string(it->second)));
+        }
+    }
+    for (const auto& [key, value] : shown) {
+        if (!expected.contains(key)) {
+            return violation("at the end, key k" + std::to_string(key) + " shows #" + std::to_string(value) +
+                             " though no completed checkpoint wrote it");
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace eosim::testkit

@@ -1,0 +1,120 @@
+#pragma once
+// The system under test of the contract-level property (sink_contract.h): a simulated world with
+// the outside systems, the sink's incarnations, the job's output sequence, the coordinator's view
+// of checkpoints, and the checks of what the outside system may show. The commands
+// (sink_contract.cpp) call one method each; every method logs one readable line.
+//
+// The job's output is one deterministic sequence S of records (key, value), value = position in S
+// (1, 2, 3, ...). An incarnation writes S from its position on; a restore to checkpoint C sets the
+// new incarnation's position to C's, so the records after C are written again (a replay).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/connectors/outside_systems.h"
+#include "engine/connectors/sink.h"
+#include "engine/connectors/sink_registry.h"
+#include "sim/external/append_store.h"
+#include "sim/external/document_store.h"
+#include "sim/external/kafka.h"
+#include "sim/external/key_value_store.h"
+#include "sim/external/object_store.h"
+#include "sim/world.h"
+#include "testkit/sink_contract.h"
+
+namespace eosim::testkit {
+
+enum class Delivery : uint8_t { now, lost, late };
+enum class FaultSystem : uint8_t { kafka, append_store, objects, documents, key_values };
+enum class FaultKind : uint8_t { unavailable, write_errors };
+const char* to_string(Delivery delivery);
+const char* to_string(FaultSystem system);
+const char* to_string(FaultKind kind);
+
+// The SinkConfig `options` names, configured against the testkit's world; `systems_asked` gets the
+// registered outside systems the kind asked for (SinkWorld::has_system), e.g. "objects".
+std::shared_ptr<const engine::SinkConfig> configure_sink_recording(const ContractOptions& options,
+                                                                   std::vector<std::string>* systems_asked);
+
+class ContractHarness {
+public:
+    ContractHarness(std::shared_ptr<const engine::SinkConfig> config, const ContractOptions& options, uint64_t seed);
+    ~ContractHarness();
+    ContractHarness(const ContractHarness&) = delete;
+    ContractHarness& operator=(const ContractHarness&) = delete;
+
+    // Commands. Each logs one line; none throws for a sink's misbehaviour (check() reports it).
+    void start();  // the first incarnation, from scratch
+    void write(const std::vector<int32_t>& fresh_keys);
+    void pre_commit();
+    void complete(int32_t pick, Delivery delivery);
+    void deliver_late(int32_t pick);
+    void crash();
+    void cancel();
+    void zombie_write(int32_t records);
+    void zombie_pre_commit();
+    void fault(FaultSystem system, FaultKind kind, int64_t millis);
+    void advance(int64_t millis);
+    // Heals every fault, catches up, completes a final checkpoint, waits for commits.
+    void finish();
+
+    // The first violation of the contract so far (empty: none); checks the output now.
+    std::optional<std::string> check();
+    // The final equality (after finish()).
+    std::optional<std::string> check_final();
+    const std::string& log() const { return log_; }
+
+private:
+    class Context;
+    struct Incarnation;
+    struct Checkpoint {
+        int64_t id = 0;
+        int64_t position = 0;  // records of S written before its barrier
+        std::string state;
+        int32_t incarnation = 0;
+    };
+
+    Incarnation* live();
+    Incarnation* latest_zombie();
+    void emit(Incarnation& incarnation, int64_t count, const std::vector<int32_t>* fresh_keys);
+    void restore(const char* why);
+    void fail_over_if_failed();
+    void line(const std::string& text);
+    std::string describe(const engine::Record& record) const;
+    std::string describe_output(const std::vector<engine::Record>& output) const;
+    std::optional<std::string> violation(const std::string& what);
+    int64_t completed_position() const;
+
+    std::shared_ptr<const engine::SinkConfig> config_;
+    ContractOptions options_;
+    sim::World world_;
+    sim::NodeId kafka_node_;
+    sim::NodeId store_node_;
+    sim::NodeId objects_node_;
+    sim::NodeId documents_node_;
+    sim::NodeId key_values_node_;
+    sim::external::KafkaCluster kafka_;
+    sim::external::AppendStore store_;
+    sim::external::ObjectStore objects_;
+    sim::external::DocumentStore documents_;
+    sim::external::KeyValueStore key_values_;
+    engine::OutsideSystems systems_;
+    engine::RunObserver observer_;
+
+    std::vector<engine::Record> sequence_;  // S
+    std::vector<std::unique_ptr<Incarnation>> incarnations_;
+    std::map<int64_t, Checkpoint> checkpoints_;  // pre-committed by a live incarnation
+    int64_t next_checkpoint_id_ = 1;
+    int64_t last_completed_ = 0;
+    std::vector<std::pair<int32_t, int64_t>> held_notifications_;  // (incarnation, checkpoint)
+    std::map<int64_t, int64_t> shown_values_;                      // keyed table: last visible value per key
+    std::string log_;
+    int32_t step_ = 0;
+    std::optional<std::string> violation_;
+    std::string last_output_;
+};
+
+}  // namespace eosim::testkit

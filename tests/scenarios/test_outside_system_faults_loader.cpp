@@ -1,0 +1,140 @@
+// The loader's generic outside-system faults: "system" names a registered system (a misspelling is
+// reported with the JSON path and the list), bulk_partial_failure only for a system with batches,
+// a system named by a fault or by a node becomes one the run builds, and a run with such a fault
+// reaches the model (the runner wires scenarios/outside_system_registry.h into the injector).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/outside_system_registry.h"
+#include "scenarios/scenario.h"
+#include "scenarios/scenario_run.h"
+#include "sim/external/key_value_store.h"
+#include "tests/temp_dir.h"
+
+namespace eosim::scenarios {
+namespace {
+
+using nlohmann::json;
+
+json base() {
+    return json::parse(R"({
+      "world": {"task_managers": 1, "topics": [{"name": "input", "partitions": 1}]},
+      "job": {"vertices": [
+        {"id": "source", "kind": "kafka_source", "topic": "input"},
+        {"id": "sink", "kind": "sink", "sink": "append", "inputs": [{"from": "source"}]}],
+        "checkpointing": {"interval": "200ms"}},
+      "input": [{"topic": "input", "records": 50, "keys": 4, "rate_per_second": 100}],
+      "oracles": ["at_least_once_output"]
+    })");
+}
+
+Scenario load(const json& document) {
+    testing::TempDir dir;
+    return load_scenario(dir.write("s.json", document.dump()));
+}
+
+std::string error_of(const json& document, std::string* path) {
+    try {
+        load(document);
+    } catch (const ScenarioError& e) {
+        *path = e.json_path();
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("loader: generic outside-system faults name a registered system", "[loader]") {
+    json s = base();
+    s["faults"]["schedule"] = json::parse(R"([
+      {"kind": "system_unavailable", "at": "1s", "system": "key_values", "duration": "1s"},
+      {"kind": "bulk_partial_failure", "at": "2s", "system": "documents", "ratio": "1/4", "duration": "1s"},
+      {"kind": "partition", "at": "3s", "nodes": ["tm0"], "other_nodes": ["objects"], "duration": "1s"}])");
+    const Scenario loaded = load(s);
+    REQUIRE(loaded.faults.size() == 3);
+    CHECK(loaded.faults[0].system == "key_values");
+    CHECK(loaded.faults[1].ratio.numerator == 1);
+    CHECK(loaded.faults[1].ratio.denominator == 4);
+    CHECK(loaded.outside_systems == std::vector<std::string>{"key_values", "documents", "objects"});
+    CHECK(load(base()).outside_systems.empty());
+
+    std::string path;
+    s["faults"]["schedule"] = json::parse(R"([{"kind": "system_write_errors", "at": "1s", "system": "key_value"}])");
+    std::string message = error_of(s, &path);
+    CHECK(path == "/faults/schedule/0/system");
+    CHECK_THAT(message, Catch::Contains("an outside system (documents, key_values, objects)"));
+    CHECK_THAT(message, Catch::Contains("key_values"));
+    s["faults"]["schedule"] = json::parse(R"([{"kind": "bulk_partial_failure", "at": "1s", "system": "objects"}])");
+    message = error_of(s, &path);
+    CHECK(path == "/faults/schedule/0/system");
+    CHECK_THAT(message, Catch::Contains("with bulk requests (documents)"));
+    s["faults"]["schedule"] = json::parse(R"([{"kind": "system_unavailable", "at": "1s"}])");
+    message = error_of(s, &path);
+    CHECK_THAT(message, Catch::Contains("system"));
+}
+
+TEST_CASE("loader: random generic outside-system faults draw one of their systems", "[loader]") {
+    json s = base();
+    s["faults"]["random"] = json::parse(R"({"mode": "fixed", "count": 20, "quiet_after": "5s",
+      "kinds": {"system_write_errors": {"systems": ["documents", "objects"]}}})");
+    const Scenario loaded = load(s);
+    CHECK(loaded.outside_systems == std::vector<std::string>{"documents", "objects"});
+    sim::Prng prng(3);
+    const FaultDraw draw = draw_random_faults(*loaded.random_faults, prng);
+    bool documents = false;
+    bool objects = false;
+    for (const sim::FaultSpec& fault : draw.faults) {
+        CHECK(fault.kind == sim::FaultKind::system_write_errors);
+        documents = documents || fault.system == "documents";
+        objects = objects || fault.system == "objects";
+    }
+    CHECK(documents);
+    CHECK(objects);
+}
+
+TEST_CASE("runner: a run builds the outside systems its scenario names, and their faults reach them", "[runner]") {
+    json s = base();
+    s["faults"]["schedule"] = json::parse(R"([{"kind": "system_unavailable", "at": "100ms", "system": "key_values", "duration": "1s"}])");
+    const Scenario loaded = load(s);
+    RunOptions options;
+    options.seed = 1;
+    const RunResult result = run_scenario(loaded, options);
+    REQUIRE(result.faults.size() == 1);
+    CHECK(result.faults[0].action == "key_values unavailable until 1.100s");
+    CHECK(!result.faults[0].skipped);
+
+    sim::World world{sim::WorldOptions{}};
+    RunOutsideSystems systems(world, {"key_values"});
+    CHECK(systems.find<sim::external::KeyValueStore>("key_values") != nullptr);
+    CHECK(systems.find<sim::external::KeyValueStore>("documents") == nullptr);
+    CHECK(world.nodes().find("key_values") != sim::kNoNode);
+    CHECK(world.nodes().find("documents") == sim::kNoNode);
+    CHECK(systems.fault_targets().size() == 1);
+}
+
+}  // namespace eosim::scenarios
+
+namespace eosim::scenarios {
+
+TEST_CASE("loader: a sink kind that asks for an outside system makes the run build it", "[loader]") {
+    const std::filesystem::path dir = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios";
+    CHECK(load_scenario(dir / "kafka-to-es-auto-id.json").outside_systems == std::vector<std::string>{"documents"});
+    CHECK(load_scenario(dir / "kafka-to-redis-incr.json").outside_systems == std::vector<std::string>{"key_values"});
+
+    json s = base();
+    s["job"]["vertices"][1] = json::parse(R"({"id": "sink", "kind": "sink", "sink": "documents",
+        "options": {"id": "uuid"}, "inputs": [{"from": "source"}]})");
+    std::string path;
+    const std::string message = error_of(s, &path);
+    CHECK(path == "/job/vertices/1/options/id");
+    CHECK_THAT(message, Catch::Contains("key_versioned"));
+    s["job"]["vertices"][1]["options"] = json::parse(R"({"mode": "dedup"})");
+    s["job"]["vertices"][1]["sink"] = "key_values";
+    CHECK(load(s).outside_systems == std::vector<std::string>{"key_values"});
+}
+
+}  // namespace eosim::scenarios

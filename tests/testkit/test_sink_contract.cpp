@@ -1,0 +1,169 @@
+// The contract-level property (testkit/sink_contract.h) on the built-in sinks: Kafka exactly-once
+// passes; its at-least-once mode is caught (duplicates, or uncommitted records visible), and so are
+// the append sink, and an exactly-once sink that forgets its restored state (negative controls that
+// must fire); read as a keyed table (a compacted topic) exactly-once passes and at-least-once upserts
+// are caught going backwards; the example file sink that commits at
+// pre-commit is caught in tests/testkit/test_file_sink_example.cpp.
+#include <catch2/catch.hpp>
+#include <rapidcheck/catch.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "engine/connectors/kafka_sink.h"
+#include "testkit/sink_contract.h"
+
+namespace eosim::testkit {
+namespace {
+
+ContractOptions kafka(const std::string& guarantee, int cases) {
+    ContractOptions o;
+    o.sink = "kafka";
+    o.options = {{"topic", "output"}, {"guarantee", guarantee}};
+    o.cases = cases;
+    return o;
+}
+
+TEST_CASE("sink contract: the Kafka exactly-once sink passes 10000 cases", "[testkit]") {
+    const auto result = check_sink_contract(kafka("exactly_once", 10000));
+    INFO(result.report);
+    CHECK(result.passed);
+    CHECK(result.cases == 10000);
+}
+
+TEST_CASE("sink contract: at-least-once Kafka is caught with duplicates", "[testkit]") {
+    auto options = kafka("at_least_once", 300);
+    options.visibility = Visibility::eventually;  // only duplicates and losses count
+    const auto result = check_sink_contract(options);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("TWICE") != std::string::npos);
+    CHECK(result.report.find("What happened") != std::string::npos);
+}
+
+TEST_CASE("sink contract: at-least-once Kafka is caught showing uncommitted records", "[testkit]") {
+    const auto result = check_sink_contract(kafka("at_least_once", 300));
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("no completed checkpoint covers it") != std::string::npos);
+}
+
+// The Kafka exactly-once sink with its restored state thrown away (a negative control of the
+// crash/restore commands and the final check): what a completed checkpoint pre-committed but whose
+// notification never arrived is then never committed.
+class ForgetfulSink final : public engine::Sink {
+public:
+    explicit ForgetfulSink(std::unique_ptr<engine::Sink> inner) : inner_(std::move(inner)) {}
+    bool open(int64_t id, const std::string&) override { return inner_->open(id, std::string()); }
+    void write(const engine::RecordBatch& records) override { inner_->write(records); }
+    bool pre_commit(int64_t id, std::string* state, std::string* error) override { return inner_->pre_commit(id, state, error); }
+    void checkpoint_complete(int64_t id) override { inner_->checkpoint_complete(id); }
+    bool settled() const override { return inner_->settled(); }
+    void close() override { inner_->close(); }
+
+private:
+    std::unique_ptr<engine::Sink> inner_;
+};
+
+class ForgetfulKafkaConfig final : public engine::SinkConfig {
+public:
+    std::unique_ptr<engine::Sink> make(engine::SinkContext& context, const engine::OutsideSystems& systems,
+                                       const engine::RuntimeConfig& runtime) const override {
+        return std::make_unique<ForgetfulSink>(kafka_.make(context, systems, runtime));
+    }
+    std::vector<engine::Record> read_output(const engine::OutsideSystems& systems) const override {
+        return kafka_.read_output(systems);
+    }
+
+private:
+    engine::KafkaSinkConfig kafka_{engine::KafkaSinkOptions{"output", engine::DeliveryGuarantee::exactly_once, "sink"}};
+};
+
+TEST_CASE("sink contract: a sink that forgets its restored state is caught losing data", "[testkit]") {
+    ContractOptions o;
+    o.config = std::make_shared<ForgetfulKafkaConfig>();
+    o.cases = 1000;
+    const auto result = check_sink_contract(o);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("MISSING") != std::string::npos);
+}
+
+// The Kafka sink read as a compacted topic (a keyed table: the last value per key), the way an
+// upsert sink's output is read.
+class CompactedKafkaConfig final : public engine::SinkConfig {
+public:
+    explicit CompactedKafkaConfig(engine::DeliveryGuarantee guarantee)
+        : kafka_(engine::KafkaSinkOptions{"output", guarantee, "sink"}) {}
+    std::unique_ptr<engine::Sink> make(engine::SinkContext& context, const engine::OutsideSystems& systems,
+                                       const engine::RuntimeConfig& runtime) const override {
+        return kafka_.make(context, systems, runtime);
+    }
+    engine::SinkOutputShape output_shape() const override { return engine::SinkOutputShape::keyed_table; }
+    std::vector<engine::Record> read_output(const engine::OutsideSystems& systems) const override {
+        std::map<int64_t, int64_t> table;  // per partition in offset order; a key lives in one partition
+        for (const auto& r : kafka_.read_output(systems)) table[r.key] = r.value;
+        std::vector<engine::Record> out;
+        for (const auto& [key, value] : table) out.push_back(engine::Record{key, value});
+        return out;
+    }
+
+private:
+    engine::KafkaSinkConfig kafka_;
+};
+
+TEST_CASE("sink contract: keyed table: exactly-once Kafka read as a compacted topic passes", "[testkit]") {
+    ContractOptions o;
+    o.config = std::make_shared<CompactedKafkaConfig>(engine::DeliveryGuarantee::exactly_once);
+    o.cases = 1000;
+    const auto result = check_sink_contract(o);
+    INFO(result.report);
+    CHECK(result.passed);
+}
+
+TEST_CASE("sink contract: keyed table: at-least-once upserts are caught going backwards on replay", "[testkit]") {
+    ContractOptions o;
+    o.config = std::make_shared<CompactedKafkaConfig>(engine::DeliveryGuarantee::at_least_once);
+    o.visibility = Visibility::eventually;
+    o.cases = 1000;
+    const auto result = check_sink_contract(o);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("BACKWARDS") != std::string::npos);
+}
+
+TEST_CASE("sink contract: the append sink (no protection) is caught", "[testkit]") {
+    ContractOptions o;
+    o.sink = "append";
+    o.visibility = Visibility::eventually;
+    o.cases = 300;
+    const auto result = check_sink_contract(o);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("TWICE") != std::string::npos);
+}
+
+TEST_CASE("sink contract: the same seed finds the same counterexample", "[testkit]") {
+    auto options = kafka("at_least_once", 300);
+    options.visibility = Visibility::eventually;
+    const auto a = check_sink_contract(options);
+    const auto b = check_sink_contract(options);
+    REQUIRE_FALSE(a.passed);
+    CHECK(a.report == b.report);
+}
+
+TEST_CASE("sink contract: an unknown kind or a bad option is refused", "[testkit]") {
+    ContractOptions unknown;
+    unknown.sink = "no_such_sink";
+    CHECK_THROWS_WITH(check_sink_contract(unknown), Catch::Contains("registered:"));
+    auto bad = kafka("twice", 1);
+    CHECK_THROWS_WITH(check_sink_contract(bad), Catch::Contains("/guarantee"));
+}
+
+TEST_CASE("sink contract: rapidcheck's Catch2 glue runs the property", "[testkit]") {
+    rc::prop("Kafka exactly-once keeps the sink contract", sink_contract_property(kafka("exactly_once", 0)));
+}
+
+}  // namespace
+}  // namespace eosim::testkit
