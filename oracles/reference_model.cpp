@@ -12,7 +12,9 @@ namespace eosim::oracles {
 using engine::OperatorKind;
 using engine::Record;
 
-ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input) : job_(job), input_(std::move(input)) {
+ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input,
+                               std::map<std::string, std::vector<engine::Record>> tables)
+    : job_(job), input_(std::move(input)), tables_(std::move(tables)) {
     full_ = evaluate(nullptr, nullptr, nullptr, {});
     for (const engine::VertexSpec& v : job_.vertices) {
         if (v.kind != OperatorKind::sink) continue;
@@ -29,6 +31,7 @@ int64_t ReferenceModel::input_records() const {
     for (const auto& [topic, partitions] : input_) {
         for (const auto& records : partitions) total += static_cast<int64_t>(records.size());
     }
+    for (const auto& [table, rows] : tables_) total += static_cast<int64_t>(rows.size());
     return total;
 }
 
@@ -65,6 +68,10 @@ ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets*
                 in.insert(in.end(), partitions[p].begin() + static_cast<std::ptrdiff_t>(begin),
                           partitions[p].begin() + static_cast<std::ptrdiff_t>(end));
             }
+        } else if (v.kind == OperatorKind::cdc_source) {
+            if (to != nullptr) throw std::logic_error("the model has no prefix states of a cdc_source job");
+            const auto& rows = tables_.at(v.table);
+            in.assign(rows.begin(), rows.end());
         } else {
             for (const engine::InputEdge& edge : v.inputs) {
                 const auto& upstream = eval.outputs.at(edge.from);
@@ -74,6 +81,7 @@ ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets*
         std::vector<Record>& out = eval.outputs[v.id];
         switch (v.kind) {
             case OperatorKind::kafka_source:
+            case OperatorKind::cdc_source:
             case OperatorKind::union_all:
             case OperatorKind::sink: out = std::move(in); break;
             case OperatorKind::map:

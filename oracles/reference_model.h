@@ -9,6 +9,15 @@
 // What it does not give: an order. Oracles compare on projections that are invariant under the
 // interleavings the engine may legitimately choose: the multiset of sink records (for running
 // counts; for running sums when a key's records come from one partition), and final keyed state.
+//
+// Changelogs (a CDC source): the model does not replay the binlog. Its input is the source table's
+// final content, each row one insert; a keyed-table sink's projection is its final table (the last
+// value per key). For a CDC -> [map/filter] -> [keyed aggregate] -> upsert job that is exact
+// whatever the interleaving: the engine's aggregate folds every change and retracts every withdrawn
+// row, so its final state per key is the aggregate over the rows left in the source table at the
+// end (count and sum are commutative groups), and the sink's last write per key is that state (a
+// key whose rows are all gone is deleted, and absent from the model too). Prefix states
+// (`keyed_state`) cover Kafka inputs only.
 #include <cstdint>
 #include <map>
 #include <set>
@@ -26,7 +35,9 @@ using ModelInput = std::map<std::string, std::vector<std::vector<engine::Record>
 
 class ReferenceModel {
 public:
-    ReferenceModel(const engine::JobSpec& job, ModelInput input);
+    // `tables`: a CDC source table's final rows (key, value), by table name.
+    ReferenceModel(const engine::JobSpec& job, ModelInput input,
+                   std::map<std::string, std::vector<engine::Record>> tables = {});
 
     // Every record the sink vertex must hold, over the whole input, sorted by (key, value): the
     // order means nothing, sorting once lets every comparison skip it.
@@ -58,6 +69,7 @@ private:
 
     const engine::JobSpec& job_;
     ModelInput input_;
+    std::map<std::string, std::vector<engine::Record>> tables_;
     std::map<std::string, std::vector<engine::Record>> final_tables_;  // sink vertex -> its final table
     mutable Evaluation full_;                      // its outputs sorted on first request (sorted_outputs_)
     mutable std::set<std::string> sorted_outputs_;

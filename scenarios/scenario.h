@@ -10,6 +10,8 @@
 
 #include "engine/runtime/job_spec.h"
 #include "scenarios/random_faults.h"
+#include "sim/external/database.h"
+#include "sim/external/database_workload.h"
 #include "sim/external/kafka.h"
 #include "sim/fault_plan.h"
 #include "sim/network.h"
@@ -45,9 +47,19 @@ struct InputSpec {
     int32_t hot_key_percent = 0;  // key skew: this share of the records carries key 0 (one partition, one keyed subtask)
 };
 
-enum class OracleKind : uint8_t { exactly_once_output, at_least_once_output, state_after_restore, visibility, liveness };
+enum class OracleKind : uint8_t {
+    exactly_once_output, at_least_once_output, state_after_restore, visibility, liveness, no_key_backwards, mirror
+};
 const char* to_string(OracleKind kind);
 std::optional<OracleKind> oracle_from_string(const std::string& name);
+
+// The source database of a CDC job (node "mysql-source"): its binlog options, its tables and the
+// application workload that writes them. An upsert sink writes a second database, "mysql-target".
+struct DatabaseSpec {
+    sim::external::DatabaseOptions options;
+    std::vector<sim::external::DatabaseTableSpec> tables;
+    sim::external::DatabaseWorkloadSpec workload;
+};
 
 struct Expectation {
     bool pass = true;
@@ -65,6 +77,7 @@ struct Scenario {
     WorldSpec world;
     engine::JobSpec job;
     std::vector<InputSpec> inputs;
+    std::optional<DatabaseSpec> database;
     std::vector<sim::FaultSpec> faults;                // faults.schedule
     std::optional<RandomFaults> random_faults;         // faults.random: drawn per seed, run after `faults`
     // The outside systems the run builds (scenarios/outside_system_registry.h), each named by a fault's
@@ -76,6 +89,19 @@ struct Scenario {
     Expectation expect;
     // Coverage combinations (scenarios/coverage.h) that must happen in at least one run of a suite.
     std::vector<std::string> sometimes;
+
+    bool has_upsert_sink() const {
+        for (const engine::VertexSpec& v : job.vertices) {
+            if (v.kind == engine::OperatorKind::sink && v.sink_kind == "upsert") return true;
+        }
+        return false;
+    }
+    bool has_cdc_source() const {
+        for (const engine::VertexSpec& v : job.vertices) {
+            if (v.kind == engine::OperatorKind::cdc_source) return true;
+        }
+        return false;
+    }
 };
 
 // A user error in a scenario file: names the file, the JSON path and what was expected.

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/connectors/sink_registry.h"
+#include "engine/connectors/upsert_sink.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/protocol_points.h"
 #include "scenarios/coverage.h"
@@ -37,6 +38,8 @@ const char* to_string(OracleKind kind) {
         case OracleKind::state_after_restore: return "state_after_restore";
         case OracleKind::visibility: return "visibility";
         case OracleKind::liveness: return "liveness";
+        case OracleKind::no_key_backwards: return "no_key_backwards";
+        case OracleKind::mirror: return "mirror";
     }
     return "unknown";
 }
@@ -47,11 +50,12 @@ using nlohmann::json;
 using sim::Duration;
 
 constexpr std::array kAllOracles = {OracleKind::exactly_once_output, OracleKind::at_least_once_output,
-                                    OracleKind::state_after_restore, OracleKind::visibility, OracleKind::liveness};
+                                    OracleKind::state_after_restore, OracleKind::visibility, OracleKind::liveness,
+                                    OracleKind::no_key_backwards,    OracleKind::mirror};
 constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
                                       engine::OperatorKind::filter,       engine::OperatorKind::union_all,
                                       engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
-                                      engine::OperatorKind::sink};
+                                      engine::OperatorKind::sink,         engine::OperatorKind::cdc_source};
 constexpr std::array kAllEdges = {engine::EdgeKind::forward, engine::EdgeKind::hash, engine::EdgeKind::rebalance};
 constexpr std::array kAllModes = {engine::CheckpointingMode::exactly_once, engine::CheckpointingMode::at_least_once};
 constexpr std::array kAllFaults = {sim::FaultKind::crash,
@@ -409,11 +413,14 @@ private:
     void read_network(const Value& v);
     void read_storage(const Value& v);
     void read_kafka(const Value& v);
+    void read_database(const Value& v);
+    void read_workload(const Value& v);
     void read_job(const Value& v);
     void read_vertex(const Value& v);
     void read_vertex_inputs(const Object& o, engine::VertexSpec& vertex);
     void read_sink(const Object& o, engine::VertexSpec& vertex);
     void check_vertices(const Value& v);
+    void check_version_source(const Object& o, const engine::VertexSpec& sink);
     void read_checkpointing(const Value& v);
     void read_restart(const Value& v);
     void read_runtime(const Value& v);
@@ -445,14 +452,15 @@ private:
     std::map<std::string, std::string> sink_topics_;    // topic -> sink vertex path
     std::map<std::string, std::string> source_topics_;  // topic -> source vertex path
     std::string quiet_after_path_;                      // where faults.random.quiet_after was read
+    bool has_database_ = false;                         // the document has a "database" section
 };
 
 Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     const Value root(document, "", file_);
     const Object o(
         root,
-        {"name", "description", "world", "job", "input", "faults", "oracles", "liveness_bound", "time_limit", "expect",
-         "sometimes"},
+        {"name", "description", "world", "database", "job", "input", "faults", "oracles", "liveness_bound", "time_limit",
+         "expect", "sometimes"},
         "an object (a scenario)");
     s_.source = path;
     s_.name = path.stem().string();
@@ -461,7 +469,9 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
         if (!x->get().is_string()) x->expected("a string");
         s_.description = x->get().get<std::string>();
     }
+    has_database_ = o.has("database");
     read_world(o.require("world", "an object (the world)"));
+    if (auto x = o.get("database")) read_database(*x);
     read_job(o.require("job", "an object (the job)"));
     if (auto x = o.get("input")) read_input(*x);
     if (auto x = o.get("faults")) read_faults(*x);
@@ -500,7 +510,8 @@ void Loader::read_world(const Value& v) {
     if (auto x = o.get("network")) read_network(*x);
     if (auto x = o.get("storage")) read_storage(*x);
     if (auto x = o.get("kafka")) read_kafka(*x);
-    read_topics(o.require("topics", "an array of topics"));
+    // A CDC job over a database needs no topic.
+    if (!has_database_ || o.has("topics")) read_topics(o.require("topics", "an array of topics"));
 }
 
 void Loader::read_topics(const Value& v) {
@@ -558,8 +569,68 @@ std::vector<std::string> Loader::node_names() const {
     }
     names.push_back("kafka");
     names.push_back("append-store");
+    if (s_.database) names.push_back("mysql-source");
+    if (s_.has_upsert_sink()) names.push_back("mysql-target");
     for (const std::string& system : outside_system_names()) names.push_back(system);  // each on its own node
     return names;
+}
+
+// --- database ---
+
+void Loader::read_database(const Value& v) {
+    const Object o(v, {"binlog", "tables", "workload"});
+    DatabaseSpec& d = s_.database.emplace();
+    if (auto x = o.get("binlog")) {
+        const Object b(*x, {"file_bytes", "retain_files"});
+        if (auto y = b.get("file_bytes")) {
+            d.options.binlog_file_bytes = read_int(*y, IntRange{sim::external::Database::kEventBytes,
+                                                               std::numeric_limits<int64_t>::max(),
+                                                               "a number of bytes of at least one event (40)"});
+        }
+        if (auto y = b.get("retain_files")) d.options.retain_files = read_int32(*y, kNonNegative32);
+    }
+    const Value tables = o.require("tables", "an array of tables");
+    for_each_element(tables, "an array of tables", [&](const Value& element) {
+        const Object t(element, {"name", "initial_rows"}, "an object (a table)");
+        sim::external::DatabaseTableSpec table;
+        const Value name = t.require("name", "a non-empty string");
+        table.name = read_string(name);
+        for (const auto& other : d.tables) {
+            if (other.name == table.name) name.fail("duplicate table name " + in_quotes(table.name));
+        }
+        if (auto x = t.get("initial_rows")) table.initial_rows = read_int(*x, IntRange{0, 10'000'000, "a non-negative integer"});
+        d.tables.push_back(table);
+    });
+    if (d.tables.empty()) tables.fail("expected at least one table, found an empty array");
+    read_workload(o.require("workload", "an object (the workload)"));
+}
+
+void Loader::read_workload(const Value& v) {
+    const Object o(v, {"table", "transactions", "statements", "keys", "rate_per_second", "delete_ratio", "rollback_ratio",
+                       "value_min", "value_max"});
+    DatabaseSpec& d = *s_.database;
+    sim::external::DatabaseWorkloadSpec& w = d.workload;
+    const Value table = o.require("table", "the name of a table in /database/tables");
+    w.table = read_string(table);
+    std::vector<std::string> names;
+    for (const auto& t : d.tables) names.push_back(t.name);
+    if (std::find(names.begin(), names.end(), w.table) == names.end()) {
+        table.expected("a table listed in /database/tables (" + join(names) + ")");
+    }
+    if (auto x = o.get("transactions")) w.transactions = read_int(*x, IntRange{0, 10'000'000, "a non-negative integer"});
+    if (auto x = o.get("statements")) w.statements = read_int(*x, IntRange{1, 1000, "a positive integer"});
+    if (auto x = o.get("keys")) w.keys = read_int(*x, IntRange{1, 1'000'000, "a positive integer"});
+    if (auto x = o.get("rate_per_second")) w.rate_per_second = read_int(*x, IntRange{1, 1'000'000, "a positive integer"});
+    if (auto x = o.get("delete_ratio")) w.delete_ratio = read_ratio(*x);
+    if (auto x = o.get("rollback_ratio")) w.rollback_ratio = read_ratio(*x);
+    // Positive values: a keyed sum over the changelog then returns to 0 exactly when a key has no rows left.
+    if (auto x = o.get("value_min")) w.value_min = read_int(*x, IntRange{1, 1'000'000'000, "a positive integer"});
+    if (auto x = o.get("value_max")) w.value_max = read_int(*x, IntRange{1, 1'000'000'000, "a positive integer"});
+    if (w.value_max < w.value_min) {
+        const Value where = o.has("value_max") ? *o.get("value_max") : *o.get("value_min");
+        where.fail("expected value_max >= value_min, found " + std::to_string(w.value_min) + " and " +
+                   std::to_string(w.value_max));
+    }
 }
 
 // --- job ---
@@ -581,11 +652,17 @@ void Loader::read_job(const Value& v) {
     for_each_element(vertices, "an array of vertices", [&](const Value& element) { read_vertex(element); });
     check_vertices(vertices);
     if (auto x = o.get("checkpointing")) read_checkpointing(*x);
+    if (s_.has_cdc_source() && !s_.job.checkpointing.enabled) {
+        // A CDC source emits a snapshot chunk only once a completed checkpoint holds its watermark.
+        throw ScenarioError(file_, v.path() + "/checkpointing/enabled",
+                            "expected checkpointing enabled: a cdc_source emits its snapshot chunks only after a "
+                            "checkpoint completes (engine/connectors/cdc_source.h)");
+    }
     if (auto x = o.get("restart")) read_restart(*x);
     if (auto x = o.get("runtime")) read_runtime(*x);
 }
 
-bool is_source(engine::OperatorKind kind) { return kind == engine::OperatorKind::kafka_source; }
+bool is_source(engine::OperatorKind kind) { return engine::is_source_kind(kind); }
 bool is_sink(engine::OperatorKind kind) { return kind == engine::OperatorKind::sink; }
 bool is_keyed(engine::OperatorKind kind) {
     return kind == engine::OperatorKind::keyed_count || kind == engine::OperatorKind::keyed_sum;
@@ -599,6 +676,7 @@ std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
         case engine::OperatorKind::map: keys.push_back("map"); break;
         case engine::OperatorKind::filter: keys.push_back("filter"); break;
         case engine::OperatorKind::sink: keys.insert(keys.end(), {"sink", "options"}); break;
+        case engine::OperatorKind::cdc_source: keys.insert(keys.end(), {"table", "chunk_size", "fetch_size"}); break;
         default: break;
     }
     keys.push_back("record_cost");
@@ -667,11 +745,35 @@ void Loader::read_vertex(const Value& v) {
         }
         source_topics_.emplace(vertex.topic, v.path());
     }
+    if (kind == engine::OperatorKind::cdc_source) {
+        const Value table = o.require("table", "the name of a table in /database/tables");
+        vertex.table = read_string(table);
+        std::vector<std::string> tables;
+        if (s_.database) {
+            for (const auto& t : s_.database->tables) tables.push_back(t.name);
+        }
+        if (std::find(tables.begin(), tables.end(), vertex.table) == tables.end()) {
+            table.expected("a table listed in /database/tables (" + join(tables) + ")");
+        }
+        if (auto x = o.get("chunk_size")) vertex.chunk_size = read_int(*x, kPositive64);
+        if (auto x = o.get("fetch_size")) vertex.fetch_size = read_int(*x, kPositive64);
+        // The chunks cover the keys the workload writes (and the initial rows); beyond, the last chunk.
+        vertex.chunk_key_end = s_.database->workload.keys;
+        for (const auto& t : s_.database->tables) vertex.chunk_key_end = std::max(vertex.chunk_key_end, t.initial_rows);
+    }
     if (kind == engine::OperatorKind::sink) read_sink(o, vertex);
     if (auto x = o.get("record_cost")) vertex.record_cost = read_duration(*x, true);
     if (auto x = o.get("map")) vertex.map = read_map(*x);
     if (auto x = o.get("filter")) vertex.filter = read_filter(*x);
     if (!is_source(kind)) read_vertex_inputs(o, vertex);
+    if (const auto* upsert = engine::upsert_sink_options(vertex); upsert != nullptr && upsert->version_guard) {
+        check_version_source(o, vertex);
+    }
+    // A changelog flows from a CDC source through every vertex downstream of it.
+    vertex.changelog_input = kind == engine::OperatorKind::cdc_source;
+    for (const engine::InputEdge& edge : vertex.inputs) {
+        if (s_.job.find(edge.from)->changelog_input) vertex.changelog_input = true;
+    }
     s_.job.vertices.push_back(std::move(vertex));
 }
 
@@ -729,6 +831,28 @@ void Loader::read_sink(const Object& o, engine::VertexSpec& vertex) {
         throw ScenarioError(file_, options_path + e.path(), e.expected());
     }
     if (const std::string topic = vertex.sink->kafka_topic(); !topic.empty()) sink_topics_.emplace(topic, o.value().path());
+}
+
+// A guarded upsert needs records that carry their row's own version: a CDC source's rows, reaching
+// the sink through filters and key-preserving maps only (see engine/connectors/upsert_sink.h).
+void Loader::check_version_source(const Object& o, const engine::VertexSpec& sink) {
+    std::vector<const engine::VertexSpec*> pending{&sink};
+    while (!pending.empty()) {
+        const engine::VertexSpec* v = pending.back();
+        pending.pop_back();
+        const engine::MapSpec& m = v->map;
+        const bool key_preserving_map = v->kind == engine::OperatorKind::map && m.key_multiplier == 1 &&
+                                        m.key_offset == 0 && m.key_modulus == 0;
+        const bool ok = v == &sink || v->kind == engine::OperatorKind::cdc_source ||
+                        v->kind == engine::OperatorKind::filter || key_preserving_map;
+        if (!ok) {
+            const std::string why = "expected \"version_guard\": false (the guard needs the source row's version on "
+                                    "every record: a cdc_source reaching the sink through filters and key-preserving "
+                                    "maps only; " + in_quotes(v->id) + " (" + to_string(v->kind) + ") is in between)";
+            throw ScenarioError(file_, o.value().path() + "/options/version_guard", why);
+        }
+        for (const engine::InputEdge& edge : v->inputs) pending.push_back(s_.job.find(edge.from));
+    }
 }
 
 void Loader::read_vertex_inputs(const Object& o, engine::VertexSpec& vertex) {
@@ -1300,6 +1424,19 @@ void Loader::read_oracles(const Value& v) {
         const OracleKind oracle = read_enum(element, kAllOracles, "an oracle name");
         if (std::find(s_.oracles.begin(), s_.oracles.end(), oracle) != s_.oracles.end()) {
             element.fail("duplicate oracle " + in_quotes(to_string(oracle)));
+        }
+        const char* unsupported = nullptr;
+        if (oracle == OracleKind::mirror && !(s_.has_cdc_source() && s_.has_upsert_sink())) {
+            unsupported = "a CDC job writing an upsert sink (cdc_source ... upsert_sink)";
+        } else if (oracle == OracleKind::no_key_backwards && !s_.has_upsert_sink()) {
+            unsupported = "a job with an upsert_sink";
+        } else if (oracle == OracleKind::state_after_restore && s_.has_cdc_source()) {
+            unsupported = "a job without a cdc_source (its model of a restored prefix covers Kafka offsets only)";
+        } else if (oracle == OracleKind::visibility && s_.has_cdc_source()) {
+            unsupported = "a job reading or writing Kafka";
+        }
+        if (unsupported != nullptr) {
+            element.fail("oracle " + in_quotes(to_string(oracle)) + " needs " + unsupported);
         }
         s_.oracles.push_back(oracle);
     });

@@ -5,10 +5,13 @@
 
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/connectors/sink_registry.h"
+#include "engine/connectors/upsert_sink.h"
 #include "engine/runtime/engine.h"
 #include "oracles/at_least_once_output_oracle.h"
 #include "oracles/exactly_once_output_oracle.h"
 #include "oracles/liveness_oracle.h"
+#include "oracles/mirror_oracle.h"
+#include "oracles/no_key_backwards_oracle.h"
 #include "oracles/record_sort.h"
 #include "oracles/reference_model.h"
 #include "oracles/state_after_restore_oracle.h"
@@ -17,6 +20,8 @@
 #include "scenarios/outside_system_registry.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/append_store.h"
+#include "sim/external/database.h"
+#include "sim/external/database_workload.h"
 #include "sim/external/input_producer.h"
 #include "sim/external/kafka.h"
 #include "sim/fault_injector.h"
@@ -60,6 +65,10 @@ public:
     void likely_data_loss(sim::Time t, const std::string& id, const std::string& why) override {
         each([&](auto* o) { o->likely_data_loss(t, id, why); });
     }
+    void connector_event(sim::Time begin, sim::Time end, const std::string& lane, const std::string& what,
+                         const std::string& detail) override {
+        each([&](auto* o) { o->connector_event(begin, end, lane, what, detail); });
+    }
     void job_finished(sim::Time t) override { each([&](auto* o) { o->job_finished(t); }); }
     void job_failed(sim::Time t, const std::string& reason) override { each([&](auto* o) { o->job_failed(t, reason); }); }
 
@@ -94,6 +103,11 @@ struct RunWorld {
     sim::external::AppendStore store;
     RunOutsideSystems outside;  // only those the scenario uses, each on its own node after these two
     std::vector<std::unique_ptr<sim::external::InputProducer>> inputs;
+    // A CDC job's source database and its workload; an upsert sink's target database. Their nodes
+    // exist only in scenarios that have them, so no other scenario's node ids move.
+    std::unique_ptr<sim::external::Database> source_database;
+    std::unique_ptr<sim::external::DatabaseWorkload> workload;
+    std::unique_ptr<sim::external::Database> target_database;
 
     RunWorld(const Scenario& s, uint64_t seed)
         : world(sim::WorldOptions{seed, s.world.network, s.world.storage}),
@@ -109,6 +123,21 @@ struct RunWorld {
             inputs.push_back(std::make_unique<sim::external::InputProducer>(world.scheduler(), kafka, spec,
                                                                             world.prng("input/" + in.topic)));
         }
+        if (s.database) {
+            const sim::NodeId node = world.nodes().add("mysql-source");
+            source_database = std::make_unique<sim::external::Database>(world.scheduler(), world.network(), node,
+                                                                        s.database->options);
+            workload = std::make_unique<sim::external::DatabaseWorkload>(world.scheduler(), *source_database, node,
+                                                                         s.database->tables, s.database->workload,
+                                                                         world.prng("database/workload"));
+        }
+        if (s.has_upsert_sink()) {
+            const sim::NodeId node = world.nodes().add("mysql-target");
+            target_database = std::make_unique<sim::external::Database>(world.scheduler(), world.network(), node);
+            for (const engine::VertexSpec& v : s.job.vertices) {
+                if (const auto* upsert = engine::upsert_sink_options(v)) target_database->create_table(upsert->table);
+            }
+        }
     }
 };
 
@@ -123,6 +152,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     oracles::ModelInput model_input;
     engine::EngineServices services{engine::OutsideSystems{&run.kafka, &run.store}, {}};
     run.outside.expose(services.systems);
+    services.systems.source_database = run.source_database.get();
+    services.systems.target_database = run.target_database.get();
     for (const auto& producer : run.inputs) {
         auto& partitions = model_input[producer->spec().topic];
         for (size_t p = 0; p < producer->partitions().size(); ++p) {
@@ -131,7 +162,13 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                 static_cast<int64_t>(producer->partitions()[p].size());
         }
     }
-    const oracles::ReferenceModel model(scenario.job, std::move(model_input));
+    // A CDC job's model input: the workload table's final rows, as the application expects them.
+    std::map<std::string, std::vector<engine::Record>> model_tables;
+    if (run.workload) {
+        auto& rows = model_tables[run.workload->spec().table];
+        for (const auto& [key, row] : run.workload->final_rows()) rows.push_back(engine::Record{key, row.value});
+    }
+    const oracles::ReferenceModel model(scenario.job, std::move(model_input), std::move(model_tables));
     const engine::VertexSpec& sink = sink_vertex(scenario.job);
     // The sink's committed content, read once after the run (oracles ask only then) and sorted, so
     // that the comparisons need not sort it again.
@@ -184,6 +221,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     std::vector<std::unique_ptr<oracles::Oracle>> checks;
     std::vector<OracleKind> kinds;
     oracles::VisibilityOracle* visibility = nullptr;
+    oracles::NoKeyBackwardsOracle* table_reader = nullptr;
     for (OracleKind kind : scenario.oracles) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
@@ -204,6 +242,21 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                 oracle = std::move(v);
                 break;
             }
+            case OracleKind::no_key_backwards: {
+                auto o = std::make_unique<oracles::NoKeyBackwardsOracle>(world.scheduler(), *run.target_database, engine::upsert_sink_options(sink)->table);
+                table_reader = o.get();
+                oracle = std::move(o);
+                break;
+            }
+            case OracleKind::mirror: {
+                const engine::VertexSpec* source = nullptr;
+                for (const engine::VertexSpec& v : scenario.job.vertices) {
+                    if (v.kind == engine::OperatorKind::cdc_source) source = &v;
+                }
+                oracle = std::make_unique<oracles::MirrorOracle>(*run.source_database, source->table,
+                                                                 *run.target_database, engine::upsert_sink_options(sink)->table);
+                break;
+            }
             case OracleKind::liveness:
                 oracle = std::make_unique<oracles::LivenessOracle>(scenario.liveness_bound,
                                                                    [&injector] { return injector.quiet_since(); });
@@ -215,7 +268,9 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     }
 
     for (const auto& producer : run.inputs) producer->start();
+    if (run.workload) run.workload->start();
     if (visibility != nullptr) visibility->start();
+    if (table_reader != nullptr) table_reader->start();
     engine.start();
     const uint64_t max_events = options.max_events;
     world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&engine, &world, max_events] {
@@ -270,6 +325,14 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.alignment_max_ms = summary.alignment_max_ms;
     f.checkpoint_bytes_median = summary.bytes_median;
     f.channel_state_bytes_median = summary.channel_bytes_median;
+    // The databases are not (yet) registered outside systems: their commits and failed calls, and the
+    // upsert statements that changed nothing, are added here.
+    for (const sim::external::Database* db : {run.source_database.get(), run.target_database.get()}) {
+        if (db == nullptr) continue;
+        f.outside_calls += static_cast<int64_t>(db->stats().commits + db->stats().failed_calls);
+        f.outside_calls_failed += static_cast<int64_t>(db->stats().failed_calls);
+        f.absorbed_duplicates += static_cast<int64_t>(db->stats().unchanged_writes);
+    }
     result.faults = injector.fired();
     for (const sim::FiredFault& fault : result.faults) {
         timeline.add(TimelineEvent{fault.at.ns, -1, "faults", std::string("fault.") + sim::to_string(fault.kind), fault.action});

@@ -39,6 +39,11 @@ void TimelineRecorder::likely_data_loss(sim::Time t, const std::string& id, cons
 
 void TimelineRecorder::job_finished(sim::Time t) { record(t, "job", "job.finished", "bounded input done, final checkpoint committed"); }
 
+void TimelineRecorder::connector_event(sim::Time begin, sim::Time end, const std::string& lane, const std::string& what,
+                                       const std::string& detail) {
+    events_.push_back(TimelineEvent{begin.ns, end == begin ? -1 : end.ns, lane, what, detail});
+}
+
 void TimelineRecorder::job_failed(sim::Time t, const std::string& reason) { record(t, "job", "job.failed", reason); }
 
 }  // namespace eosim::scenarios

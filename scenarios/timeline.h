@@ -26,6 +26,8 @@ public:
     void failover(sim::Time t, int64_t attempt, const std::string& reason) override;
     void transaction_event(sim::Time t, const std::string& id, const char* what) override;
     void likely_data_loss(sim::Time t, const std::string& id, const std::string& why) override;
+    void connector_event(sim::Time begin, sim::Time end, const std::string& lane, const std::string& what,
+                         const std::string& detail) override;
     void job_finished(sim::Time t) override;
     void job_failed(sim::Time t, const std::string& reason) override;
 

@@ -371,7 +371,7 @@ bool CheckpointCoordinator::referenced(const std::string& key) const {
 std::set<sim::NodeId> CheckpointCoordinator::nodes_running(bool sources_only) const {
     std::set<sim::NodeId> nodes;
     for (size_t v = 0; v < placement_.size(); ++v) {
-        if (sources_only && engine_.job().vertices[v].kind != OperatorKind::kafka_source) continue;
+        if (sources_only && !is_source_kind(engine_.job().vertices[v].kind)) continue;
         nodes.insert(placement_[v].begin(), placement_[v].end());
     }
     return nodes;

@@ -7,6 +7,7 @@ namespace eosim::engine {
 
 void register_kafka_sink(SinkRegistry& registry);   // kafka_sink.cpp
 void register_append_sink(SinkRegistry& registry);  // append_sink.cpp
+void register_upsert_sink(SinkRegistry& registry);  // upsert_sink.cpp
 void register_document_sink(SinkRegistry& registry);   // document_sink.cpp
 void register_key_value_sink(SinkRegistry& registry);  // key_value_sink.cpp
 

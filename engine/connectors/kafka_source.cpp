@@ -6,9 +6,9 @@
 
 namespace eosim::engine {
 
-KafkaSourceReader::KafkaSourceReader(std::string topic, int32_t subtask, int32_t parallelism,
-                                     const SourceOffsets& end_offsets)
-    : topic_(std::move(topic)) {
+KafkaSourceReader::KafkaSourceReader(const sim::external::KafkaCluster& kafka, sim::NodeId caller, std::string topic,
+                                     int32_t subtask, int32_t parallelism, const SourceOffsets& end_offsets)
+    : kafka_(kafka), caller_(caller), topic_(std::move(topic)) {
     for (const auto& [where, end] : end_offsets) {
         if (where.first == topic_ && where.second % parallelism == subtask) splits_.push_back(Split{where.second, 0, end});
     }
@@ -29,20 +29,19 @@ void KafkaSourceReader::restore(const std::vector<std::string>& snapshots) {
     }
 }
 
-sim::external::KafkaError KafkaSourceReader::poll(const sim::external::KafkaCluster& kafka, sim::NodeId caller,
-                                                  size_t max_records, RecordBatch* out) {
+std::optional<std::string> KafkaSourceReader::poll(size_t max_records, RecordBatch* out) {
     for (size_t n = 0; n < splits_.size() && out->size() < max_records; ++n) {
         Split& split = splits_[(next_split_ + n) % splits_.size()];
         if (split.next_offset >= split.end_offset) continue;
         const auto limit = std::min<size_t>(max_records - out->size(), static_cast<size_t>(split.end_offset - split.next_offset));
-        const auto result = kafka.read(caller, topic_, split.partition, split.next_offset, limit,
+        const auto result = kafka_.read(caller_, topic_, split.partition, split.next_offset, limit,
                                        sim::external::Isolation::read_committed);
-        if (result.error != sim::external::KafkaError::none) return result.error;
+        if (result.error != sim::external::KafkaError::none) return std::string(to_string(result.error));
         for (const auto& entry : result.entries) out->push_back(Record{entry.record.key, entry.record.value});
         split.next_offset = result.next_offset;
     }
     if (!splits_.empty()) next_split_ = (next_split_ + 1) % splits_.size();
-    return sim::external::KafkaError::none;
+    return std::nullopt;
 }
 
 bool KafkaSourceReader::reached_end() const {
@@ -52,7 +51,7 @@ bool KafkaSourceReader::reached_end() const {
     return true;
 }
 
-std::string KafkaSourceReader::snapshot() const {
+std::string KafkaSourceReader::snapshot(int64_t) {
     BlobWriter out;
     for (const Split& split : splits_) {
         out.put_i64(split.partition);

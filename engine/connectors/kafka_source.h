@@ -6,25 +6,26 @@
 #include <string>
 #include <vector>
 
+#include "engine/connectors/source_reader.h"
 #include "engine/runtime/record.h"
 #include "engine/runtime/run_observer.h"
 #include "sim/external/kafka.h"
 
 namespace eosim::engine {
 
-class KafkaSourceReader {
+class KafkaSourceReader final : public SourceReader {
 public:
-    // `end_offsets`: where each partition of the topic ends (the bounded input).
-    KafkaSourceReader(std::string topic, int32_t subtask, int32_t parallelism, const SourceOffsets& end_offsets);
+    // `end_offsets`: where each partition of the topic ends (the bounded input). Reads on behalf of `caller`.
+    KafkaSourceReader(const sim::external::KafkaCluster& kafka, sim::NodeId caller, std::string topic, int32_t subtask,
+                      int32_t parallelism, const SourceOffsets& end_offsets);
 
     // Restores from the snapshots of every subtask of the source (the union of split states).
-    void restore(const std::vector<std::string>& snapshots);
-    // Reads up to `max_records` available records. Returns the broker's error, if any.
-    sim::external::KafkaError poll(const sim::external::KafkaCluster& kafka, sim::NodeId caller, size_t max_records,
-                                   RecordBatch* out);
-    bool reached_end() const;
-    std::string snapshot() const;
-    void add_offsets(SourceOffsets* offsets) const;
+    void restore(const std::vector<std::string>& snapshots) override;
+    // Reads up to `max_records` available records; the broker's error fails the task.
+    std::optional<std::string> poll(size_t max_records, RecordBatch* out) override;
+    bool reached_end() const override;
+    std::string snapshot(int64_t checkpoint_id) override;
+    void add_offsets(SourceOffsets* offsets) const override;
 
 private:
     struct Split {
@@ -33,6 +34,8 @@ private:
         int64_t end_offset;
     };
 
+    const sim::external::KafkaCluster& kafka_;
+    sim::NodeId caller_;
     std::string topic_;
     std::vector<Split> splits_;
     size_t next_split_ = 0;  // polled round-robin

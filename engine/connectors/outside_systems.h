@@ -8,6 +8,7 @@ class AppendStore;
 class DocumentStore;
 class KeyValueStore;
 class ObjectStore;
+class Database;
 }  // namespace eosim::sim::external
 
 namespace eosim::engine {
@@ -20,6 +21,8 @@ struct OutsideSystems {
     sim::external::DocumentStore* documents = nullptr;
     sim::external::KeyValueStore* key_values = nullptr;
     sim::external::ObjectStore* objects = nullptr;
+    sim::external::Database* source_database = nullptr;  // a CDC source's (node mysql-source)
+    sim::external::Database* target_database = nullptr;  // an upsert sink's (node mysql-target)
 };
 
 }  // namespace eosim::engine

@@ -15,6 +15,8 @@ int32_t JobSpec::vertex_index(const std::string& id) const {
 }
 
 // The names below are the ones scenario files use (scenarios/README.md).
+bool is_source_kind(OperatorKind kind) { return kind == OperatorKind::kafka_source || kind == OperatorKind::cdc_source; }
+
 const char* to_string(OperatorKind kind) {
     switch (kind) {
         case OperatorKind::kafka_source: return "kafka_source";
@@ -24,6 +26,7 @@ const char* to_string(OperatorKind kind) {
         case OperatorKind::keyed_count: return "keyed_count";
         case OperatorKind::keyed_sum: return "keyed_sum";
         case OperatorKind::sink: return "sink";
+        case OperatorKind::cdc_source: return "cdc_source";
     }
     return "unknown";
 }

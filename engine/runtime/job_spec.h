@@ -14,7 +14,7 @@ namespace eosim::engine {
 class SinkConfig;
 
 // A sink is any registered sink kind (engine/connectors/sink_registry.h), named by VertexSpec::sink_kind.
-enum class OperatorKind : uint8_t { kafka_source, map, filter, union_all, keyed_count, keyed_sum, sink };
+enum class OperatorKind : uint8_t { kafka_source, map, filter, union_all, keyed_count, keyed_sum, sink, cdc_source };
 enum class EdgeKind : uint8_t { forward, hash, rebalance };
 enum class DeliveryGuarantee : uint8_t { none, at_least_once, exactly_once };
 enum class CheckpointingMode : uint8_t { exactly_once, at_least_once };
@@ -51,6 +51,14 @@ struct VertexSpec {
     std::string sink_kind;                   // sink: the registered kind's name
     std::shared_ptr<const SinkConfig> sink;  // sink: its configuration, read from "options"
     std::optional<sim::Duration> record_cost;  // overrides runtime.record_cost (a slow operator or sink)
+    // cdc_source: the table read; its primary-key space cut into chunks of `chunk_size` keys over
+    // [0, chunk_key_end) (the first and last chunks unbounded); `fetch_size` rows per snapshot read.
+    std::string table;
+    int64_t chunk_size = 16;
+    int64_t chunk_key_end = 0;
+    int64_t fetch_size = 8;
+    // The input is a changelog (a CDC source upstream): keyed operators retract.
+    bool changelog_input = false;
 };
 
 struct CheckpointConfig {
@@ -106,6 +114,7 @@ struct JobSpec {
 };
 
 const char* to_string(OperatorKind kind);
+bool is_source_kind(OperatorKind kind);  // reads an outside system: kafka_source, cdc_source
 const char* to_string(EdgeKind kind);
 const char* to_string(DeliveryGuarantee guarantee);
 const char* to_string(CheckpointingMode mode);

@@ -7,7 +7,7 @@ namespace eosim::engine {
 Record apply_map(const MapSpec& spec, const Record& in) {
     int64_t key = in.key * spec.key_multiplier + spec.key_offset;
     if (spec.key_modulus > 0) key = ((key % spec.key_modulus) + spec.key_modulus) % spec.key_modulus;
-    return Record{key, in.value * spec.value_multiplier + spec.value_offset};
+    return Record{key, in.value * spec.value_multiplier + spec.value_offset, in.version, in.kind};
 }
 
 bool passes_filter(const FilterSpec& spec, const Record& in) {
@@ -15,10 +15,26 @@ bool passes_filter(const FilterSpec& spec, const Record& in) {
     return remainder != spec.drop_remainder;
 }
 
+int64_t retract_keyed(OperatorKind kind, int64_t current, const Record& in) {
+    if (kind == OperatorKind::keyed_count) return current - 1;
+    if (kind == OperatorKind::keyed_sum) return current - in.value;
+    throw std::logic_error(std::string("retract_keyed on a vertex that is not keyed: ") + to_string(kind));
+}
+
 int64_t fold_keyed(OperatorKind kind, std::optional<int64_t> current, const Record& in) {
     if (kind == OperatorKind::keyed_count) return current.value_or(0) + 1;
     if (kind == OperatorKind::keyed_sum) return current.value_or(0) + in.value;
     throw std::logic_error(std::string("fold_keyed on a vertex that is not keyed: ") + to_string(kind));
+}
+
+const char* to_string(RowKind kind) {
+    switch (kind) {
+        case RowKind::insert: return "insert";
+        case RowKind::update_before: return "update_before";
+        case RowKind::update_after: return "update_after";
+        case RowKind::delete_row: return "delete";
+    }
+    return "unknown";
 }
 
 bool is_keyed(OperatorKind kind) { return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum; }
@@ -50,20 +66,48 @@ public:
     void process(const Record& in, const Emit& out) override { out(in); }
 };
 
-// Keyed running aggregate: updates the key's value and emits (key, new value).
+// Keyed running aggregate: updates the key's value and emits (key, new value). Over an append
+// stream (the default) every output is an insert, as ever. Over a changelog (`changelog_input`) it
+// retracts on update_before and delete and emits an upsert changelog: insert for the first row of a
+// key, update_after for a change, and delete when retractions bring the key back to 0 (for a count:
+// no rows left; for a sum: the same when every value is positive, which the loader requires of a
+// CDC workload); the key then leaves the state. Update_before is not emitted: the planner leaves it
+// out when the downstream is keyed on the same key, as Flink's does for an upsert sink. No version
+// is emitted: a count of changes would not be stable across a re-read snapshot chunk (the chunk's
+// rows fold the changes before its high watermark into one insert), so no per-key version of the
+// aggregate is (see engine/connectors/upsert_sink.h).
 class KeyedAggregateOperator final : public Operator {
 public:
-    KeyedAggregateOperator(OperatorKind kind, std::unique_ptr<KeyedStateBackend> state)
-        : kind_(kind), state_(std::move(state)) {}
+    KeyedAggregateOperator(OperatorKind kind, bool changelog, std::unique_ptr<KeyedStateBackend> state)
+        : kind_(kind), changelog_(changelog), state_(std::move(state)) {}
     void process(const Record& in, const Emit& out) override {
-        const int64_t updated = fold_keyed(kind_, state_->get(in.key), in);
+        if (!changelog_) {
+            const int64_t updated = fold_keyed(kind_, state_->get(in.key), in);
+            state_->put(in.key, updated);
+            out(Record{in.key, updated});
+            return;
+        }
+        const std::optional<int64_t> current = state_->get(in.key);
+        if (is_retraction(in.kind)) {
+            const int64_t updated = retract_keyed(kind_, current.value_or(0), in);
+            if (updated == 0) {
+                state_->remove(in.key);
+                out(Record{in.key, current.value_or(0), 0, RowKind::delete_row});
+            } else {
+                state_->put(in.key, updated);
+                out(Record{in.key, updated, 0, RowKind::update_after});
+            }
+            return;
+        }
+        const int64_t updated = fold_keyed(kind_, current, in);
         state_->put(in.key, updated);
-        out(Record{in.key, updated});
+        out(Record{in.key, updated, 0, current ? RowKind::update_after : RowKind::insert});
     }
     KeyedStateBackend* keyed_state() override { return state_.get(); }
 
 private:
     OperatorKind kind_;
+    bool changelog_;
     std::unique_ptr<KeyedStateBackend> state_;
 };
 
@@ -75,7 +119,7 @@ std::unique_ptr<Operator> make_operator(const VertexSpec& vertex, std::unique_pt
         case OperatorKind::filter: return std::make_unique<FilterOperator>(vertex.filter);
         case OperatorKind::union_all: return std::make_unique<UnionOperator>();
         case OperatorKind::keyed_count:
-        case OperatorKind::keyed_sum: return std::make_unique<KeyedAggregateOperator>(vertex.kind, std::move(state));
+        case OperatorKind::keyed_sum: return std::make_unique<KeyedAggregateOperator>(vertex.kind, vertex.changelog_input, std::move(state));
         default: throw std::logic_error(std::string("no record operator for vertex kind ") + to_string(vertex.kind));
     }
 }

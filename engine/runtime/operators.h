@@ -1,6 +1,7 @@
 #pragma once
 // The record-at-a-time operators between sources and sinks: map, filter, union (identity), and
-// the keyed running count and keyed sum, which keep one value per key in a KeyedStateBackend.
+// the keyed running count and keyed sum, which keep one value per key in a KeyedStateBackend (and,
+// over a changelog, retract on update_before and delete).
 // The reference model (oracles/) evaluates the same `apply_*` functions, so there is exactly one
 // definition of what each operator computes.
 #include <functional>
@@ -18,6 +19,8 @@ Record apply_map(const MapSpec& spec, const Record& in);
 bool passes_filter(const FilterSpec& spec, const Record& in);
 // The keyed operators: the new state value for `in` given the current one (absent: first record).
 int64_t fold_keyed(OperatorKind kind, std::optional<int64_t> current, const Record& in);
+// The new state value when `in` (an update_before or delete) withdraws an earlier row.
+int64_t retract_keyed(OperatorKind kind, int64_t current, const Record& in);
 
 class Operator {
 public:

@@ -31,12 +31,19 @@ inline constexpr std::string_view kSinkCommitted = "sink.committed";        // a
 inline constexpr std::string_view kSinkRecovered = "sink.recovered";        // restored transactions committed, lingering ones aborted (after the fact)
 inline constexpr std::string_view kChannelStatePersisted = "task.channel_state_persisted";  // unaligned: operator and channel state durable, ack not yet sent
 inline constexpr std::string_view kChannelStateReplaying = "task.replaying_channel_state";  // a restored task holds recovered in-flight data, not yet replayed; detail: restored checkpoint
+inline constexpr std::string_view kSinkFlushed = "sink.flushed";            // an upsert sink's batch committed in the database (after the fact); detail: rows
+// The CDC source (engine/connectors/cdc_source.h); detail: the chunk index unless noted.
+inline constexpr std::string_view kCdcChunkStarted = "cdc.chunk_started";    // low watermark taken, no row read yet
+inline constexpr std::string_view kCdcChunkFinished = "cdc.chunk_finished";  // rows corrected to the high watermark and emitted (after the fact)
+inline constexpr std::string_view kCdcSnapshotFinished = "cdc.snapshot_finished";  // a subtask's last chunk done, binlog reading not yet started; detail: subtask
+inline constexpr std::string_view kCdcBinlogCheckpointed = "cdc.binlog_checkpointed";  // a completed checkpoint holds this subtask's binlog position (after the fact)
 
 // Every point, for documentation, validation and coverage tables.
 inline constexpr std::string_view kAll[] = {
     kCheckpointTriggered, kCheckpointAcknowledged, kCheckpointCompleted, kCheckpointAborted, kFailoverStarted,
     kJobRunning, kJobFinished, kTaskRestoring, kAlignmentStarted, kTaskSnapshotted, kCheckpointNotified,
     kSinkPrecommitted, kSinkCommitted, kSinkRecovered, kChannelStatePersisted, kChannelStateReplaying,
+    kSinkFlushed, kCdcChunkStarted, kCdcChunkFinished, kCdcSnapshotFinished, kCdcBinlogCheckpointed,
 };
 
 // The points the JobManager announces; every other point is announced by a TaskManager.

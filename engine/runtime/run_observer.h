@@ -58,6 +58,11 @@ public:
     virtual void transaction_event(sim::Time, const std::string& /*transactional_id*/, const char* /*what*/) {}
     // A sink could not commit a transaction it had pre-committed: its records are lost.
     virtual void likely_data_loss(sim::Time, const std::string& /*transactional_id*/, const std::string& /*why*/) {}
+    // A connector's own step, for the timeline: a span from `begin` to `end` (an instant when equal)
+    // on the lane `lane` (e.g. "cdc source-0": a snapshot chunk read, the switch to the binlog;
+    // "upsert sink-1": a batch written).
+    virtual void connector_event(sim::Time /*begin*/, sim::Time /*end*/, const std::string& /*lane*/,
+                                 const std::string& /*what*/, const std::string& /*detail*/) {}
     virtual void job_finished(sim::Time) {}
     virtual void job_failed(sim::Time, const std::string& /*reason*/) {}
 };

@@ -58,7 +58,9 @@ Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& depl
     output_groups_ = topology.output_groups(key.vertex);
     rebalance_next_.assign(output_groups_.size(), static_cast<uint32_t>(key.subtask));
     if (is_source()) {
-        source_.emplace(vertex_.topic, key.subtask, vertex_.parallelism, engine.services().input_end_offsets);
+        const SourceServices services{engine.services().systems.kafka, engine.services().systems.source_database,
+                                      &engine.services().input_end_offsets};
+        source_ = make_source_reader(vertex_, *this, services, key.subtask);
     } else if (vertex_.kind == OperatorKind::sink) {
         sink_ = vertex_.sink->make(*this, engine.services().systems, runtime_);
     } else {
@@ -394,9 +396,9 @@ void Task::poll_source() {
         return;
     }
     RecordBatch batch;
-    const auto error = source_->poll(*engine_.services().systems.kafka, node_, static_cast<size_t>(runtime_.buffer_records), &batch);
-    if (error != sim::external::KafkaError::none) {
-        fail(std::string("source cannot read: ") + to_string(error));
+    const auto error = source_->poll(static_cast<size_t>(runtime_.buffer_records), &batch);
+    if (error) {
+        fail("source cannot read: " + *error);
         return;
     }
     engine_.stats().records_read += static_cast<int64_t>(batch.size());
@@ -627,7 +629,7 @@ bool Task::snapshot(int64_t checkpoint_id, bool unaligned) {
     std::string state;
     SourceOffsets offsets;
     if (source_) {
-        state = source_->snapshot();
+        state = source_->snapshot(checkpoint_id);
         source_->add_offsets(&offsets);
     } else if (sink_) {
         std::string error;
@@ -754,6 +756,7 @@ void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const Source
 void Task::checkpoint_complete(int64_t checkpoint_id) {
     if (state_ != State::running) return;
     if (sink_) sink_->checkpoint_complete(checkpoint_id);
+    if (source_) source_->checkpoint_complete(checkpoint_id);
     report_finished_if_done(checkpoint_id);
 }
 

@@ -33,7 +33,7 @@
 #include "engine/checkpointing/channel_state_writer.h"
 #include "engine/runtime/deployment.h"
 #include "engine/runtime/job_topology.h"
-#include "engine/connectors/kafka_source.h"
+#include "engine/connectors/source_reader.h"
 #include "engine/runtime/operators.h"
 #include "engine/runtime/record.h"
 #include "engine/connectors/sink.h"
@@ -124,7 +124,7 @@ private:
         }
     };
 
-    bool is_source() const { return vertex_.kind == OperatorKind::kafka_source; }
+    bool is_source() const { return is_source_kind(vertex_.kind); }
     bool is_sink() const { return sink_ != nullptr; }
     sim::Duration record_cost() const { return vertex_.record_cost.value_or(runtime_.record_cost); }
     void restore_read(size_t index, sim::StorageStatus status, std::string value);
@@ -166,7 +166,7 @@ private:
     Deployment deployment_;
     State state_ = State::created;
     std::unique_ptr<Operator> operator_;
-    std::optional<KafkaSourceReader> source_;
+    std::unique_ptr<SourceReader> source_;
     std::unique_ptr<Sink> sink_;
     std::string restored_sink_state_;
     std::unique_ptr<BarrierHandler> barriers_;

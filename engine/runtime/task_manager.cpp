@@ -99,7 +99,7 @@ void TaskManager::cancel_attempts_before(int64_t attempt) {
 
 void TaskManager::trigger_checkpoint(int64_t attempt, int64_t checkpoint_id) {
     for_each_task_of(attempt, [checkpoint_id](Task& task) {
-        if (task.vertex().kind == OperatorKind::kafka_source) task.trigger_checkpoint(checkpoint_id);
+        if (is_source_kind(task.vertex().kind)) task.trigger_checkpoint(checkpoint_id);
     });
 }
 

@@ -31,6 +31,7 @@ public:
     }
 
     void put(int64_t key, int64_t value) override { groups_[index_of(key)][key] = value; }
+    void remove(int64_t key) override { groups_[index_of(key)].erase(key); }
 
     std::string snapshot() const override {
         BlobWriter out;

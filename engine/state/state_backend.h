@@ -23,6 +23,8 @@ public:
     virtual ~KeyedStateBackend() = default;
     virtual std::optional<int64_t> get(int64_t key) const = 0;
     virtual void put(int64_t key, int64_t value) = 0;
+    // Drops the key (a keyed aggregate over a changelog whose key has no rows left).
+    virtual void remove(int64_t key) = 0;
     // A full, self-contained snapshot of the state this backend holds.
     virtual std::string snapshot() const = 0;
     // Replaces the state with the entries of `snapshots` whose key group this backend owns.

@@ -60,7 +60,8 @@ std::vector<fs::path> shipped_scenarios() {
     return files;
 }
 
-const std::vector<std::string> kFullFixtures = {"schema-full-a.json", "schema-full-b.json", "schema-full-c.json"};
+const std::vector<std::string> kFullFixtures = {"schema-full-a.json", "schema-full-b.json", "schema-full-c.json",
+                                               "schema-full-d.json"};
 
 // Loads `document` as a scenario file; the error's JSON path, or "" when the loader accepts it.
 std::string loader_error_path(const json& document, const fs::path& scratch, std::string* message = nullptr) {
@@ -107,7 +108,8 @@ TEST_CASE("schema: every shipped scenario and test fixture validates", "[schema]
     JsonSchemaCheck check = schema_check();
     std::vector<fs::path> files = shipped_scenarios();
     REQUIRE_FALSE(files.empty());
-    for (const char* name : {"quick-eos.json", "quick-dup.json", "schema-full-a.json", "schema-full-b.json", "schema-full-c.json"}) {
+    for (const char* name : {"quick-eos.json", "quick-dup.json", "schema-full-a.json", "schema-full-b.json", "schema-full-c.json",
+                             "schema-full-d.json"}) {
         files.push_back(kFixtures / name);
     }
     for (const fs::path& file : files) {
@@ -242,7 +244,8 @@ TEST_CASE("schema: its enumerations are the names the code knows", "[schema]") {
     std::set<std::string> oracles;
     for (auto kind : {scenarios::OracleKind::exactly_once_output, scenarios::OracleKind::at_least_once_output,
                       scenarios::OracleKind::state_after_restore, scenarios::OracleKind::visibility,
-                      scenarios::OracleKind::liveness}) {
+                      scenarios::OracleKind::liveness, scenarios::OracleKind::no_key_backwards,
+                      scenarios::OracleKind::mirror}) {
         oracles.insert(scenarios::to_string(kind));
     }
     CHECK(enum_of(schema, "oracle") == oracles);
@@ -255,7 +258,7 @@ TEST_CASE("schema: its enumerations are the names the code knows", "[schema]") {
     std::set<std::string> vertices;
     for (auto kind : {engine::OperatorKind::kafka_source, engine::OperatorKind::map, engine::OperatorKind::filter,
                       engine::OperatorKind::union_all, engine::OperatorKind::keyed_count, engine::OperatorKind::keyed_sum,
-                      engine::OperatorKind::sink}) {
+                      engine::OperatorKind::sink, engine::OperatorKind::cdc_source}) {
         vertices.insert(engine::to_string(kind));
     }
     CHECK(enum_of(schema, "vertex_kind") == vertices);

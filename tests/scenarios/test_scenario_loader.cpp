@@ -367,5 +367,60 @@ TEST_CASE("loader: an expected violation must name a listed oracle", "[loader]")
     check_error(with(example(), "/oracles/1", "exactly_once_output"), "/oracles/1", "duplicate oracle");
 }
 
+json cdc_example() {
+    return json::parse(R"({
+      "world": {"task_managers": 1, "slots_per_task_manager": 4},
+      "database": {"tables": [{"name": "orders", "initial_rows": 10}],
+                   "workload": {"table": "orders", "transactions": 10, "keys": 40}},
+      "job": {"vertices": [
+        {"id": "source", "kind": "cdc_source", "table": "orders", "chunk_size": 8, "parallelism": 2},
+        {"id": "sink", "kind": "sink", "sink": "upsert", "options": {"table": "copy"}, "parallelism": 2,
+         "inputs": [{"from": "source", "edge": "hash"}]}]},
+      "oracles": ["exactly_once_output", "mirror", "no_key_backwards", "liveness"]
+    })");
+}
+
+TEST_CASE("loader: a CDC scenario reads its database, chunks over the workload's keys, and marks the changelog", "[loader]") {
+    const Scenario s = load_json(cdc_example());
+    REQUIRE(s.database);
+    CHECK(s.database->tables.at(0).initial_rows == 10);
+    CHECK(s.database->workload.keys == 40);
+    CHECK(s.job.vertices.at(0).chunk_key_end == 40);
+    CHECK(s.job.vertices.at(0).changelog_input);
+    CHECK(s.job.vertices.at(1).changelog_input);
+    CHECK(s.has_cdc_source());
+    CHECK(s.has_upsert_sink());
+    CHECK(s.world.topics.empty());  // no topic needed next to a database
+}
+
+TEST_CASE("loader: CDC and upsert errors name the path and what was expected", "[loader]") {
+    check_error(with(cdc_example(), "/job/vertices/0/table", "nope"), "/job/vertices/0/table",
+                "a table listed in /database/tables");
+    check_error(with(cdc_example(), "/database/workload/table", "nope"), "/database/workload/table",
+                "a table listed in /database/tables");
+    check_error(with(cdc_example(), "/database/workload/value_min", 0), "/database/workload/value_min",
+                "a positive integer");
+    // A guarded upsert behind an aggregate: no per-row version reaches the sink.
+    json aggregate = cdc_example();
+    aggregate["job"]["vertices"] = json::parse(R"([
+        {"id": "source", "kind": "cdc_source", "table": "orders"},
+        {"id": "group", "kind": "map", "map": {"key_modulus": 4}, "inputs": [{"from": "source"}]},
+        {"id": "sum", "kind": "keyed_sum", "inputs": [{"from": "group", "edge": "hash"}]},
+        {"id": "sink", "kind": "sink", "sink": "upsert", "options": {"table": "t"}, "inputs": [{"from": "sum"}]}])");
+    aggregate["oracles"] = {"exactly_once_output"};
+    check_error(aggregate, "/job/vertices/3/options/version_guard", "\"version_guard\": false");
+    aggregate["job"]["vertices"][3]["options"]["version_guard"] = false;
+    CHECK_NOTHROW(load_json(aggregate));
+    // Oracles that do not fit the job.
+    check_error(with(cdc_example(), "/oracles", json{"state_after_restore"}), "/oracles/0", "needs a job without a cdc_source");
+    check_error(with(cdc_example(), "/oracles", json{"visibility"}), "/oracles/0", "needs a job reading or writing Kafka");
+    check_error(with(example(), "/oracles", json{"mirror"}), "/oracles/0", "needs a CDC job writing an upsert sink");
+    check_error(with(example(), "/oracles", json{"no_key_backwards"}), "/oracles/0", "needs a job with an upsert_sink");
+    check_error(with(cdc_example(), "/job/checkpointing", json{{"enabled", false}}), "/job/checkpointing/enabled",
+                "expected checkpointing enabled");
+    // Without a database the topics stay required.
+    check_error(without(without(cdc_example(), "/database"), "/job"), "/world/topics", "missing required key");
+}
+
 }  // namespace
 }  // namespace eosim::scenarios

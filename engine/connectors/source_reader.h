@@ -1,0 +1,58 @@
+#pragma once
+// The source contract, after Flink's SourceReader: what a source task asks of its connector. The
+// task owns the loop (when to poll, backpressure, barriers); the reader owns its splits and their
+// positions.
+//
+// - `restore` gets the snapshots of every subtask of the source vertex (the union of split states,
+//   so the same code serves a change of parallelism) and keeps what belongs to this subtask;
+// - `poll` reads up to `max_records` available records into `out`. An error it cannot ride out
+//   (the outside system refuses, the position it must resume from is gone) is returned as a message
+//   and fails the task; it never skips input silently;
+// - `reached_end` once a bounded input is fully read (the task then sends end-of-data);
+// - `snapshot` at the checkpoint barrier: what a restore needs to resume exactly there;
+// - `add_offsets` what the checkpoint covers, for the oracles (the input prefix per split);
+// - `checkpoint_complete` is a best-effort notification (the reader may announce protocol points).
+//
+// Connectors implement it; `make_source_reader` (source_reader.cpp) builds the one a vertex names,
+// so the runtime includes only this header.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/connectors/sink.h"
+#include "engine/runtime/job_spec.h"
+#include "engine/runtime/record.h"
+#include "engine/runtime/run_observer.h"
+
+namespace eosim::sim::external {
+class KafkaCluster;
+class Database;
+}  // namespace eosim::sim::external
+
+namespace eosim::engine {
+
+class SourceReader {
+public:
+    virtual ~SourceReader() = default;
+    virtual void restore(const std::vector<std::string>& snapshots) = 0;
+    // Returns an error message when the task must fail; std::nullopt otherwise.
+    virtual std::optional<std::string> poll(size_t max_records, RecordBatch* out) = 0;
+    virtual bool reached_end() const = 0;
+    virtual std::string snapshot(int64_t checkpoint_id) = 0;
+    virtual void add_offsets(SourceOffsets* offsets) const = 0;
+    virtual void checkpoint_complete(int64_t /*checkpoint_id*/) {}
+};
+
+struct SourceServices {
+    sim::external::KafkaCluster* kafka = nullptr;
+    sim::external::Database* database = nullptr;  // the CDC source's database
+    const SourceOffsets* input_end_offsets = nullptr;
+};
+
+// `context` is the task (the same narrow view a sink gets: world, node, subtask, observer, fail).
+std::unique_ptr<SourceReader> make_source_reader(const VertexSpec& vertex, SinkContext& context,
+                                                 const SourceServices& services, int32_t subtask);
+
+}  // namespace eosim::engine
