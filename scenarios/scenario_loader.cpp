@@ -437,6 +437,7 @@ private:
     // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the run;
     // `batches`: it must accept bulk_partial_failure.
     std::string read_system_name(const Value& v, bool batches);
+    std::vector<std::string> database_names() const;
     std::vector<std::string> read_system_names(const Value& v, bool batches);
     void use_outside_system(const std::string& name);
     void read_oracles(const Value& v);
@@ -1380,17 +1381,30 @@ void Loader::use_outside_system(const std::string& name) {
     }
 }
 
+// The scenario's own databases (a CDC source's, an upsert sink's) take the generic outside-system
+// faults too; they have no bulk requests. The job is read before the faults, so they are known.
+std::vector<std::string> Loader::database_names() const {
+    std::vector<std::string> names;
+    if (s_.database) names.emplace_back("mysql-source");
+    if (s_.has_upsert_sink()) names.emplace_back("mysql-target");
+    return names;
+}
+
 std::string Loader::read_system_name(const Value& v, bool batches) {
     std::vector<std::string> names;
     for (const OutsideSystemRegistration& r : outside_system_registrations()) {
         if (!batches || r.partial_batch_failures) names.emplace_back(r.name);
     }
+    const std::vector<std::string> databases = batches ? std::vector<std::string>{} : database_names();
+    names.insert(names.end(), databases.begin(), databases.end());
     if (!v.get().is_string() || std::find(names.begin(), names.end(), v.get().get<std::string>()) == names.end()) {
         const std::string hint = v.get().is_string() ? suggestion(v.get().get<std::string>(), names) : "";
-        v.fail("expected " + systems_expected(batches) + "; found " + describe(v.get()) + hint);
+        std::string expected = systems_expected(batches);
+        if (!databases.empty()) expected += " or one of this scenario's databases (" + join(databases) + ")";
+        v.fail("expected " + expected + "; found " + describe(v.get()) + hint);
     }
     const std::string name = v.get().get<std::string>();
-    use_outside_system(name);
+    if (find_outside_system(name) != nullptr) use_outside_system(name);
     return name;
 }
 

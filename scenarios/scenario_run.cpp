@@ -141,6 +141,14 @@ struct RunWorld {
     }
 };
 
+// Every outside system a generic fault can name: the registered ones the run built, and its databases.
+std::map<std::string, sim::OutsideFaultTarget*> fault_targets(const RunWorld& run) {
+    std::map<std::string, sim::OutsideFaultTarget*> targets = run.outside.fault_targets();
+    if (run.source_database) targets.emplace("mysql-source", run.source_database.get());
+    if (run.target_database) targets.emplace("mysql-target", run.target_database.get());
+    return targets;
+}
+
 }  // namespace
 
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
@@ -197,7 +205,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         [&run](sim::Time until) { run.kafka.set_unavailable_until(until); },
         [&run](sim::Time until) { run.kafka.set_write_failures_until(until); },
         [&run] { run.kafka.abort_open_transactions(); },
-        run.outside.fault_targets(),
+        fault_targets(run),
     };
     // The plan: the scenario's explicit faults, then those drawn for this seed (from the stream
     // "faults", so drawing them shifts no other component's randomness).

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "sim/network.h"
+#include "sim/outside_fault_target.h"
 #include "sim/scheduler.h"
 
 namespace eosim::sim::external {
@@ -95,7 +96,7 @@ struct DatabaseOptions {
 // What a statement did when its transaction committed.
 enum class StatementResult : uint8_t { inserted, updated, unchanged, deleted, absent };
 
-class Database {
+class Database final : public OutsideFaultTarget {
 public:
     static constexpr int64_t kEventBytes = 40;
     using TransactionId = int64_t;
@@ -139,8 +140,10 @@ public:
     bool read_only() const { return read_only_; }
 
     // ---- faults ----
-    void set_unavailable_until(Time until) { unavailable_until_ = until; }
-    void set_write_errors_until(Time until) { write_errors_until_ = until; }
+    // (the generic system_unavailable and system_write_errors faults, as "mysql-source" or
+    // "mysql-target" in a scenario)
+    void set_unavailable_until(Time until) override { unavailable_until_ = until; }
+    void set_write_errors_until(Time until) override { write_errors_until_ = until; }
 
     // ---- narrow views for oracles, the workload and tests (no caller, no faults) ----
     const std::map<int64_t, Row>& table_contents(const std::string& table) const;
