@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -135,6 +136,33 @@ TEST_CASE("loader: a sink kind that asks for an outside system makes the run bui
     s["job"]["vertices"][1]["options"] = json::parse(R"({"mode": "dedup"})");
     s["job"]["vertices"][1]["sink"] = "key_values";
     CHECK(load(s).outside_systems == std::vector<std::string>{"key_values"});
+}
+
+}  // namespace eosim::scenarios
+
+namespace eosim::scenarios {
+
+TEST_CASE("loader and runner: a scenario's databases take the generic outside-system faults", "[loader]") {
+    std::string path;
+    json no_database = base();
+    no_database["faults"]["schedule"] = json::parse(R"([{"kind": "system_unavailable", "at": "1s", "system": "mysql-source"}])");
+    CHECK_THAT(error_of(no_database, &path), Catch::Contains("an outside system (documents, key_values, objects)"));
+    CHECK(path == "/faults/schedule/0/system");
+
+    std::ifstream in(std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios/mysql-cdc-to-mysql-upsert.json");
+    json cdc = json::parse(in);
+    cdc["faults"]["schedule"].push_back(json::parse(R"({"kind": "system_write_errors", "at": "3s", "system": "mysql-target", "duration": "2s"})"));
+    cdc["faults"]["schedule"].push_back(json::parse(R"({"kind": "system_unavailable", "at": "6s", "system": "mysql-source", "duration": "1s"})"));
+    const Scenario loaded = load(cdc);
+    CHECK(loaded.outside_systems.empty());  // the databases are the scenario's own, not registered systems
+    const RunResult result = run_scenario(loaded, RunOptions{1});
+    CHECK(result.figures.outside_calls_failed > 0);  // the faults reached the databases
+    CHECK(result.expectation_met);                   // and exactly-once held through them
+    INFO(result.expectation_message);
+
+    json bulk = cdc;
+    bulk["faults"]["schedule"] = json::parse(R"([{"kind": "bulk_partial_failure", "at": "1s", "system": "mysql-target", "ratio": "1/2"}])");
+    CHECK_THAT(error_of(bulk, &path), Catch::Contains("with bulk requests (documents)"));
 }
 
 }  // namespace eosim::scenarios
