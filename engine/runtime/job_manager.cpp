@@ -180,12 +180,19 @@ void JobManager::task_ready(const TaskKey& task) {
     phase_ = Phase::running;
     std::set<sim::NodeId> nodes;
     for (const auto& subtasks : deployment_.placement) nodes.insert(subtasks.begin(), subtasks.end());
-    const int64_t attempt = attempt_;
-    for (sim::NodeId tm : nodes) {
-        engine_.send_to_task_manager(node_, tm, messages::kStart, static_cast<uint64_t>(attempt), [attempt](TaskManager& t) { t.start_tasks(attempt); });
-    }
+    for (sim::NodeId tm : nodes) send_start(tm);
     coordinator_.start(attempt_, deployment_.placement);
     engine_.world().announce(points::kJobRunning, node_, attempt_);
+}
+
+void JobManager::send_start(sim::NodeId tm) {
+    const int64_t attempt = attempt_;
+    engine_.send_to_task_manager(node_, tm, messages::kStart, static_cast<uint64_t>(attempt),
+                                 [attempt](TaskManager& t) { t.start_tasks(attempt); });
+}
+
+void JobManager::tasks_waiting_to_start(sim::NodeId tm, int64_t attempt) {
+    if (attempt == attempt_ && phase_ == Phase::running) send_start(tm);
 }
 
 void JobManager::task_failed(const TaskKey& task, const std::string& reason) {

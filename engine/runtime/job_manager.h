@@ -38,6 +38,9 @@ public:
     void heartbeat_reply(sim::NodeId tm);
     void task_ready(const TaskKey& task);
     void task_failed(const TaskKey& task, const std::string& reason);
+    // A heartbeat says tasks of `attempt` on `tm` still wait for their start: send it again when
+    // the attempt is the running one (the first start was lost).
+    void tasks_waiting_to_start(sim::NodeId tm, int64_t attempt);
     void task_finished(const TaskKey& task);
     // Every acknowledgement reaches the coordinator, also one of an older attempt: its state is discarded.
     void acknowledge_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& handle, int64_t state_bytes,
@@ -54,6 +57,7 @@ private:
     };
 
     void heartbeat_round();
+    void send_start(sim::NodeId tm);
     void recover_checkpoints();
     void recovered(const std::vector<std::string>& keys);
     void try_deploy();

@@ -96,6 +96,7 @@ bool Task::channel_state_possible() const { return engine_.job().checkpointing.c
 void Task::fail(const std::string& reason) {
     if (state_ == State::failed) return;
     state_ = State::failed;
+    failure_ = reason;
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key),
                                 [key, reason](JobManager& jm) { jm.task_failed(key, reason); });

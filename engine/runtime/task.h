@@ -60,6 +60,12 @@ public:
     ~Task() override;
 
     const TaskKey& key() const { return key_; }
+    // Failed and waiting to be cancelled; `failure()` says why (its TaskManager reports it again
+    // with every heartbeat, in case the first report was lost).
+    bool failed() const { return state_ == State::failed; }
+    // Restored and reported ready, waiting for the JobManager's start.
+    bool waiting_to_start() const { return state_ == State::ready; }
+    const std::string& failure() const { return failure_; }
     const VertexSpec& vertex() const { return vertex_; }
 
     // Lifecycle, driven by the TaskManager.
@@ -165,6 +171,7 @@ private:
     const RuntimeConfig& runtime_;
     Deployment deployment_;
     State state_ = State::created;
+    std::string failure_;
     std::unique_ptr<Operator> operator_;
     std::unique_ptr<SourceReader> source_;
     std::unique_ptr<Sink> sink_;
