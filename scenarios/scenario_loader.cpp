@@ -1378,6 +1378,11 @@ json parse_document(const std::string& text, const std::string& file) {
         }
         throw ScenarioError(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
                             "invalid JSON: " + message);
+    } catch (const json::out_of_range& e) {
+        // A number no double holds (e.g. 1e999; found by the fuzzer): nlohmann says which, not where.
+        std::string message = e.what();
+        if (const size_t at = message.find("] "); at != std::string::npos) message = message.substr(at + 2);
+        throw ScenarioError(file, "/", "invalid JSON: " + message);
     }
 }
 
@@ -1404,7 +1409,12 @@ Scenario load_scenario(const std::filesystem::path& file) {
     std::ostringstream text;
     text << in.rdbuf();
     if (in.bad()) throw ScenarioError(file_name, "/", "cannot read the file");
-    const json document = parse_document(text.str(), file_name);
+    return load_scenario_text(text.str(), file);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::filesystem::path& file) {
+    const std::string file_name = file.string();
+    const json document = parse_document(text, file_name);
     return Loader(file_name).load(document, file);
 }
 
