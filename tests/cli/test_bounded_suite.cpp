@@ -20,22 +20,22 @@ using testing::kCliFixtures;
 using testing::kEosim;
 using testing::TempDir;
 
-// A failed run's record with a 4 000-event timeline, 128 KB messages and 500 fired faults (kept
+// A failed run's record with a 2 000-event timeline, 64 KB messages and 500 fired faults (kept
 // small so the test stays quick; the figures for 9 MB records are in tests/README.md).
 std::string huge_record() {
     reports::RunRecord r;
     r.scenario = "@SCENARIO@";
     r.seed = 4242424242u;
     r.status = reports::RunStatus::failed;
-    r.reason = "exactly_once_output: " + std::string(1 << 17, 'x');
+    r.reason = "exactly_once_output: " + std::string(1 << 16, 'x');
     r.expect = scenarios::Expectation{};
     r.trace_hash = "0123456789abcdef";
-    r.verdicts.push_back({scenarios::OracleKind::exactly_once_output, false, std::string(1 << 17, 'm')});
+    r.verdicts.push_back({scenarios::OracleKind::exactly_once_output, false, std::string(1 << 16, 'm')});
     for (int i = 0; i < 500; ++i) {
         r.faults.push_back(reports::FaultRecord{i * 1000, i * 1000 + 10, "crash", 0, {"tm0"}, "crashed tm0", false});
     }
     r.has_timeline = true;
-    for (int i = 0; i < 4'000; ++i) {
+    for (int i = 0; i < 2'000; ++i) {
         r.timeline.push_back(scenarios::TimelineEvent{int64_t{i} * 1000, -1, "tm0", "checkpoint.trigger",
                                                       "a detail long enough to weigh what a real event weighs " +
                                                           std::to_string(i)});
@@ -47,7 +47,7 @@ TEST_CASE("suite: 200 runs that each print a huge record keep the results file a
           "[cli][suite][bounded]") {
     TempDir dir;
     const std::string record = huge_record();
-    REQUIRE(record.size() > 800'000);
+    REQUIRE(record.size() > 400'000);
     testing::write_text(dir / "huge.json", record);
     ::setenv("EOSIM_HUGE_RECORD", (dir / "huge.json").c_str(), 1);
     const std::filesystem::path results = dir / "results.jsonl";
@@ -71,7 +71,7 @@ TEST_CASE("suite: 200 runs that each print a huge record keep the results file a
         if (j.contains("timeline")) {
             ++with_timeline;
             CHECK(j["timeline"].size() == reports::kTimelineEventsMax);
-            CHECK(j["timeline_events_cut"] == 4'000 - static_cast<int64_t>(reports::kTimelineEventsMax));
+            CHECK(j["timeline_events_cut"] == 2'000 - static_cast<int64_t>(reports::kTimelineEventsMax));
             CHECK(line.size() < 200'000);
         } else {
             largest_without_timeline = std::max(largest_without_timeline, line.size());
