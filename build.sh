@@ -8,14 +8,20 @@
 #   ./build.sh examples         build into build/, install into a temporary prefix, then configure,
 #                               build and test every examples/<name>/ against that prefix; one with
 #                               an EXPECT_FAILURE file must fail its tests (a caught bug)
+#   ./build.sh golden           build into build/ and check the golden trace hashes
+#                               (tests/golden/trace-hashes.json); `./build.sh golden --write`
+#                               regenerates them: only with the reason in the commit message
+#   ./build.sh clang            build eosim and the loader fuzzer with clang++ into build-clang/,
+#                               check the golden trace hashes with it, then fuzz the scenario loader
+#                               for EOSIM_FUZZ_RUNS executions (default 200000; fuzz/README.md)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
 readonly PACKAGES=(g++ cmake ninja-build libboost-dev librocksdb-dev nlohmann-json3-dev libcli11-dev
-                   catch2 librapidcheck-dev libxml2-utils)
+                   catch2 librapidcheck-dev libxml2-utils clang libclang-rt-dev)
 
 usage() {
-    sed -n '2,11s/^# \{0,1\}//p' "$0" >&2
+    sed -n '2,17s/^# \{0,1\}//p' "$0" >&2
     exit 2
 }
 
@@ -49,6 +55,29 @@ release_build() {
 sanitizer_build() {
     install_missing_packages
     configure_and_build build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DEOSIM_SANITIZE=ON
+}
+
+# clang: only what the hash comparison and the fuzzer need (the eosim binary, the fuzz target).
+clang_build() {
+    install_missing_packages
+    # -O1 rather than Release's -O3: it compiles faster, and a third optimisation level makes the
+    # hash comparison stronger (gcc -O3 in build/, gcc -O1 with sanitizers in build-asan/).
+    cmake -S . -B build-clang -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+          -DCMAKE_CXX_COMPILER=clang++ -DEOSIM_SANITIZE=OFF \
+          -DEOSIM_FUZZ=ON
+    cmake --build build-clang --parallel "$(nproc)" --target eosim scenario_loader_fuzzer
+}
+
+# The loader fuzzed from the shipped scenarios, in a scratch corpus (the seeds stay untouched); a
+# finding (crash, sanitizer report, timeout, memory over the limit) fails the step and leaves its
+# input in build-clang/fuzz-findings/.
+run_fuzzer() {
+    local corpus runs=${EOSIM_FUZZ_RUNS:-200000}
+    corpus=$(mktemp -d "${TMPDIR:-/tmp}/eosim-fuzz.XXXXXX")
+    trap 'rm -rf "$corpus"' RETURN
+    mkdir -p build-clang/fuzz-findings
+    build-clang/fuzz/scenario_loader_fuzzer -runs="$runs" -max_len=16384 -rss_limit_mb=1024 -timeout=10 \
+        -print_final_stats=1 -artifact_prefix=build-clang/fuzz-findings/ "$corpus" scenarios tests/cli/fixtures
 }
 
 run_tests() {
@@ -118,6 +147,19 @@ case "$command" in
         (($# == 0)) || usage
         release_build
         run_examples
+        ;;
+    golden)
+        case "${1:-}" in
+            "") release_build; build/cli/eosim golden ;;
+            --write) (($# == 1)) || usage; release_build; build/cli/eosim golden --write ;;
+            *) usage ;;
+        esac
+        ;;
+    clang)
+        (($# == 0)) || usage
+        clang_build
+        build-clang/cli/eosim golden
+        run_fuzzer
         ;;
     *) usage ;;
 esac

@@ -1,6 +1,6 @@
 // The `eosim` command (cli/eosim_main.h). A thin shell over the libraries: parse the command line
 // with CLI11 and hand over to the subcommand (run_command.h, suite_command.h, shrink_command.h,
-// explore_command.h); `sinks` lists the registered sink kinds.
+// explore_command.h, golden_command.h); `sinks` lists the registered sink kinds.
 //
 // Exit codes: 0 every expectation met; 1 an expectation not met (or a determinism check failed);
 // 2 bad input (command line, scenario file, output file); 3 an internal error (a bug in eosim);
@@ -19,6 +19,7 @@
 #include "cli/eosim_main.h"
 
 #include "cli/explore_command.h"
+#include "cli/golden_command.h"
 #include "cli/exit_codes.h"
 #include "cli/run_command.h"
 #include "cli/shrink_command.h"
@@ -108,6 +109,16 @@ CLI::App* add_explore(CLI::App& app, eosim::cli::ExploreCommand& c) {
     return explore;
 }
 
+CLI::App* add_golden(CLI::App& app, eosim::cli::GoldenCommand& c) {
+    CLI::App* golden = app.add_subcommand(
+        "golden", "Check (or --write) the golden trace hashes: every scenario of a suite over a few seeds, run from the project root");
+    golden->add_option("--file", c.golden_path, "The golden file")->capture_default_str();
+    golden->add_flag("--write", c.write, "Write the hashes of this build instead of checking them (say why in the commit message)");
+    golden->add_option("--suite", c.suite_path, "With --write: the suite to hash (default: the file's, else scenarios/default.suite.json)");
+    golden->add_option("--seeds", c.seeds, "With --write: the seeds (default: the file's, else 1..3)");
+    return golden;
+}
+
 CLI::App* add_sinks(CLI::App& app) {
     return app.add_subcommand("sinks", "List the sink kinds this program knows (built-in and registered with EOSIM_REGISTER_SINK)");
 }
@@ -146,6 +157,8 @@ int eosim::eosim_main(int argc, char** argv) {
     eosim::cli::ExploreCommand explore_command;
     CLI::App* shrink = add_shrink(app, shrink_command);
     CLI::App* explore = add_explore(app, explore_command);
+    eosim::cli::GoldenCommand golden_command;
+    CLI::App* golden = add_golden(app, golden_command);
     CLI::App* sinks = add_sinks(app);
     suite_command.self_program = this_program();
 
@@ -163,6 +176,7 @@ int eosim::eosim_main(int argc, char** argv) {
         if (merge->parsed()) return eosim::cli::merge_command(merge_command, std::cout, std::cerr);
         if (shrink->parsed()) return eosim::cli::shrink_command(shrink_command, std::cout, std::cerr);
         if (explore->parsed()) return eosim::cli::explore_command(explore_command, std::cout, std::cerr);
+        if (golden->parsed()) return eosim::cli::golden_command(golden_command, std::cout, std::cerr);
         if (sinks->parsed()) return list_sinks(std::cout);
     } catch (const std::bad_alloc&) {
         std::cerr << "internal error: out of memory (std::bad_alloc)\n";

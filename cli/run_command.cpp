@@ -95,6 +95,7 @@ std::string cut_reason(const scenarios::RunResult& result, const RunCommand& com
         return e.what == "job.finished" || e.what == "job.failed";
     });
     if (ended) return "";
+    if (!result.cut.empty()) return result.cut;
     if (command.max_events != 0 && result.figures.events >= command.max_events) {
         return "cut at the event limit (" + std::to_string(command.max_events) +
                " events) before the job finished or failed: a livelock or a hang?";

@@ -262,6 +262,7 @@ private:
         for (reports::RunRecord& r : file.records) {
             auto it = wanted.find({r.scenario, r.seed});
             if (it == wanted.end()) continue;  // not (or no longer) in the plan
+            reports::bound_record(r);
             kept[{r.scenario, r.seed}] = std::move(r);
         }
         for (auto& [key, record] : kept) records.push_back(std::move(record));
@@ -307,10 +308,15 @@ private:
                 const PlannedScenario& scenario = plan_.scenarios[run.scenario];
                 reports::RunRecord record =
                     record_from_outcome(outcome, RunContext{scenario, run.seed, command_, timeout_seconds_});
-                if (!keeps_timeline(record, scenario)) {
+                // A record stays small whatever the run printed: timelines for the first
+                // kTimelinesKept runs the policy picks only, each cut (reports::bound_record).
+                if (!keeps_timeline(record, scenario) || timelines_kept_ >= kTimelinesKept) {
                     record.has_timeline = false;
-                    record.timeline.clear();
+                    std::vector<scenarios::TimelineEvent>().swap(record.timeline);  // `= {}` keeps the capacity
+                } else if (record.has_timeline) {
+                    ++timelines_kept_;
                 }
+                reports::bound_record(record);
                 try {
                     writer.append(record);
                 } catch (const ResultsError& error) {
@@ -375,6 +381,8 @@ private:
     double timeout_seconds_ = 60;
     double wall_seconds_ = 0;
     size_t ran_ = 0;
+    static constexpr size_t kTimelinesKept = 32;  // per suite: what the report draws, at most
+    size_t timelines_kept_ = 0;
 };
 
 // The runs a results file's plan header lists: (scenario, seed) pairs.

@@ -8,6 +8,11 @@
 //   the model's last value for that key: no key missing, no key extra, no stale or over-counted
 //   value; reports the first such key.
 //
+// When the run was cut before the job finished (time_limit, event limit, a hung run cut early), the
+// output is incomplete by construction: missing records, missing keys and keys whose value has not
+// caught up are then noted, not judged (the liveness oracle and the cut reason judge that); what
+// was committed must still not be duplicated or extra.
+//
 // Does not check: order, when records became visible (the visibility oracle does), intermediate
 // states of a table (a key that went backwards and forward again passes here).
 #include "engine/connectors/sink_registry.h"
@@ -23,6 +28,8 @@ public:
         : model_(model), sink_vertex_(std::move(sink_vertex)), shape_(shape), reader_(std::move(reader)) {}
     const char* name() const override { return "exactly_once_output"; }
     Verdict verdict() const override;
+    // The run was cut before the job finished, for this reason (see above).
+    void set_run_cut(std::string reason) { run_cut_ = std::move(reason); }
 
 private:
     Verdict appended_verdict() const;
@@ -32,6 +39,7 @@ private:
     std::string sink_vertex_;
     engine::SinkOutputShape shape_;
     SinkReader reader_;
+    std::string run_cut_;
 };
 
 }  // namespace eosim::oracles

@@ -240,9 +240,39 @@ json to_json(const RunRecord& r) {
         }
         j["checkpoints"] = std::move(checkpoints);
     }
+    if (r.timeline_events_cut != 0) j["timeline_events_cut"] = r.timeline_events_cut;
+    if (r.faults_cut != 0) j["faults_cut"] = r.faults_cut;
     if (!r.fault_draw.empty()) j["fault_draw"] = r.fault_draw;
     if (!r.stderr_tail.empty()) j["stderr"] = r.stderr_tail;
     return j;
+}
+
+namespace {
+void cut_text(std::string& text) {
+    if (text.size() <= kRecordTextMax) return;
+    const std::string note = " ... (" + std::to_string(text.size() - kRecordTextMax) + " more bytes cut)";
+    text = text.substr(0, kRecordTextMax) + note;  // a new string: resize would keep the old capacity
+}
+}  // namespace
+
+void bound_record(RunRecord& r) {
+    cut_text(r.reason);
+    cut_text(r.expectation_message);
+    cut_text(r.fault_draw);
+    cut_text(r.stderr_tail);
+    for (scenarios::OracleVerdict& v : r.verdicts) cut_text(v.message);
+    for (FaultRecord& f : r.faults) cut_text(f.action);
+    if (r.faults.size() > kRecordFaultsMax) {
+        r.faults_cut += static_cast<int64_t>(r.faults.size() - kRecordFaultsMax);
+        r.faults.resize(kRecordFaultsMax);
+        r.faults.shrink_to_fit();
+    }
+    if (r.timeline.size() > kTimelineEventsMax) {
+        r.timeline_events_cut += static_cast<int64_t>(r.timeline.size() - kTimelineEventsMax);
+        r.timeline.resize(kTimelineEventsMax);
+        r.timeline.shrink_to_fit();
+    }
+    for (scenarios::TimelineEvent& e : r.timeline) cut_text(e.detail);
 }
 
 RunRecord run_record_from_json(const json& j) {
@@ -335,6 +365,8 @@ RunRecord run_record_from_json(const json& j) {
     r.reproduce = optional_field<std::string>(j, "reproduce", "", "");
     r.wall_seconds = optional_field<double>(j, "wall_seconds", "", r.figures.wall_seconds);
     r.stderr_tail = optional_field<std::string>(j, "stderr", "", "");
+    r.timeline_events_cut = optional_field<int64_t>(j, "timeline_events_cut", "", 0);
+    r.faults_cut = optional_field<int64_t>(j, "faults_cut", "", 0);
     return r;
 }
 

@@ -65,10 +65,23 @@ struct RunRecord {
     bool has_timeline = false;                                // suites keep timelines of some runs only
     std::vector<scenarios::TimelineEvent> timeline;
     std::vector<scenarios::CheckpointStats> checkpoints;        // with the timeline (without per-task figures)
+    int64_t timeline_events_cut = 0;  // events bound_record dropped from the end of the timeline
+    int64_t faults_cut = 0;           // fired faults bound_record dropped from the end of `faults`
     std::string reproduce;       // the command that reproduces the run
     double wall_seconds = 0;     // the worker process from start to exit (suites), else the run's own
     std::string stderr_tail;     // errors only: the end of the worker's standard error
 };
+
+// What a suite keeps of a run, whatever the run did (a hung run may print megabytes): text fields
+// (verdict and expectation messages, the fault draw, the reason) cut at kRecordTextMax bytes, the
+// fired faults at kRecordFaultsMax, a kept timeline at kTimelineEventsMax events (the rest of it
+// comes back by replaying the seed: `reproduce`). A record without a timeline then stays under
+// kRecordBytesMax of JSON for any scenario within the loader's limits (scenarios/run_limits.h).
+inline constexpr size_t kRecordTextMax = 1024;
+inline constexpr size_t kRecordFaultsMax = 48;
+inline constexpr size_t kTimelineEventsMax = 1000;
+inline constexpr size_t kRecordBytesMax = 16 * 1024;
+void bound_record(RunRecord& record);
 
 // The record of a run that completed (passed or failed, as `result.expectation_met` says).
 RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::RunResult& result,

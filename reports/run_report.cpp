@@ -128,7 +128,9 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     if (!scenario.source.empty()) out << "  (" << scenario.source.string() << ")";
     out << '\n';
     out << "seed        " << result.seed << '\n';
-    out << "job         " << (result.job_finished ? "finished" : "did not finish") << '\n';
+    out << "job         " << (result.job_finished ? "finished" : "did not finish");
+    if (!result.cut.empty()) out << ": " << result.cut;  // said first: the verdicts below are of a cut run
+    out << '\n';
     write_verdicts(out, result);
     out << "expected    " << describe_expectation(scenario.expect) << '\n';
     out << "outcome     " << (result.expectation_met ? "expectation met" : "EXPECTATION NOT MET");

@@ -119,5 +119,7 @@ private:
 
 // Reads and validates a scenario file. Throws ScenarioError on any problem.
 Scenario load_scenario(const std::filesystem::path& file);
+// The same from the file's text already read; `file` names it in errors and gives the default name.
+Scenario load_scenario_text(const std::string& text, const std::filesystem::path& file);
 
 }  // namespace eosim::scenarios

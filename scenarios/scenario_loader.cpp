@@ -27,6 +27,7 @@
 #include "engine/runtime/protocol_points.h"
 #include "scenarios/coverage.h"
 #include "scenarios/outside_system_registry.h"
+#include "scenarios/run_limits.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::scenarios {
@@ -402,6 +403,13 @@ sim::LinkLatency read_latency(const Value& v, sim::LinkLatency latency) { return
 // ---------------------------------------------------------------------------------------------
 // The document
 
+// "at most 2000000 records of all inputs together (the run limit kMaxInputRecords in
+// scenarios/run_limits.h: raise it there and rebuild, or split the work over several scenarios)"
+std::string within_limit(int64_t limit, const std::string& what, const char* constant) {
+    return "at most " + std::to_string(limit) + " " + what + " (the run limit " + constant +
+           " in scenarios/run_limits.h: raise it there and rebuild, or split the work over several scenarios)";
+}
+
 class Loader {
 public:
     explicit Loader(const std::string& file) : file_(file) {}
@@ -454,6 +462,10 @@ private:
     std::map<std::string, std::string> source_topics_;  // topic -> source vertex path
     std::string quiet_after_path_;                      // where faults.random.quiet_after was read
     bool has_database_ = false;                         // the document has a "database" section
+    int64_t input_records_ = 0;                         // of all inputs read so far
+    int64_t topic_partitions_ = 0;                      // of all topics read so far
+    std::vector<std::string> input_paths_;              // per input, its JSON path
+    std::vector<std::pair<std::string, sim::Time>> fault_times_;  // per scheduled fault at a time: its "at" path
 };
 
 Scenario Loader::load(const json& document, const std::filesystem::path& path) {
@@ -487,6 +499,32 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
             s_.sometimes.push_back(violation);
         }
     }
+    if (s_.time_limit > Duration::seconds(kMaxTimeLimitSeconds)) {
+        o.get("time_limit")->expected(within_limit(kMaxTimeLimitSeconds, "seconds of virtual time", "kMaxTimeLimitSeconds"));
+    }
+    if (auto x = o.get("liveness_bound"); x && s_.liveness_bound > s_.time_limit) {
+        x->fail("expected a liveness_bound within the time_limit (" + format_duration(s_.time_limit) + "), found " +
+                format_duration(s_.liveness_bound) + ": the liveness oracle could never judge the run");
+    }
+    for (const auto& [path, at] : fault_times_) {
+        if (at >= sim::Time::zero() + s_.time_limit) {
+            throw ScenarioError(file_, path, "expected a time before the time_limit (" + format_duration(s_.time_limit) +
+                                                 "), found " + format_duration(at - sim::Time::zero()) +
+                                                 ": the fault would never fire");
+        }
+    }
+    for (size_t i = 0; i < s_.inputs.size(); ++i) {
+        // The producer writes `records` at `rate_per_second`: all of it must arrive before the limit.
+        const InputSpec& in = s_.inputs[i];
+        const int64_t seconds = in.records / in.rate_per_second;
+        if (Duration::seconds(seconds) >= s_.time_limit) {
+            throw ScenarioError(file_, input_paths_[i],
+                                "expected an input that arrives within the time_limit (" + format_duration(s_.time_limit) +
+                                    "), found " + std::to_string(in.records) + " records at " +
+                                    std::to_string(in.rate_per_second) + " per second (" + std::to_string(seconds) +
+                                    " s); raise rate_per_second or time_limit, or lower records");
+        }
+    }
     if (s_.random_faults && s_.random_faults->quiet_after >= s_.time_limit) {
         throw ScenarioError(file_, quiet_after_path_,
                             "expected quiet_after before the time_limit (" + format_duration(s_.time_limit) +
@@ -508,6 +546,16 @@ void Loader::read_world(const Value& v) {
     if (auto x = o.get("spare_task_managers")) {
         w.spare_task_managers = read_int32(*x, IntRange{0, 1024, "a non-negative integer"});
     }
+    if (w.task_managers + w.spare_task_managers > kMaxTaskManagers) {
+        (o.has("spare_task_managers") ? *o.get("spare_task_managers") : *o.get("task_managers"))
+            .fail("expected " + within_limit(kMaxTaskManagers, "task managers and spares together", "kMaxTaskManagers") +
+                  ", found " + std::to_string(w.task_managers) + " + " + std::to_string(w.spare_task_managers));
+    }
+    if (int64_t{w.task_managers} * w.slots_per_task_manager > kMaxSlots) {
+        (o.has("slots_per_task_manager") ? *o.get("slots_per_task_manager") : *o.get("task_managers"))
+            .fail("expected " + within_limit(kMaxSlots, "slots (task_managers x slots_per_task_manager)", "kMaxSlots") +
+                  ", found " + std::to_string(w.task_managers) + " x " + std::to_string(w.slots_per_task_manager));
+    }
     if (auto x = o.get("network")) read_network(*x);
     if (auto x = o.get("storage")) read_storage(*x);
     if (auto x = o.get("kafka")) read_kafka(*x);
@@ -522,7 +570,15 @@ void Loader::read_topics(const Value& v) {
         const Value name = o.require("name", "a non-empty string");
         topic.name = read_string(name);
         if (topic_exists(topic.name)) name.fail("duplicate topic name " + in_quotes(topic.name));
-        if (auto x = o.get("partitions")) topic.partitions = read_int32(*x, IntRange{1, 100'000, "a positive integer"});
+        if (auto x = o.get("partitions")) {
+            topic.partitions = read_int32(*x, IntRange{1, 100'000, "a positive integer"});
+            if (topic_partitions_ + topic.partitions > kMaxTopicPartitions) {
+                x->expected(within_limit(kMaxTopicPartitions - topic_partitions_,
+                                         "partitions (of all topics together: " + std::to_string(kMaxTopicPartitions) + ")",
+                                         "kMaxTopicPartitions"));
+            }
+        }
+        topic_partitions_ += topic.partitions;
         s_.world.topics.push_back(topic);
     });
     if (s_.world.topics.empty()) v.fail("expected at least one topic, found an empty array");
@@ -997,8 +1053,20 @@ void Loader::read_input(const Value& v) {
         if (auto it = sink_topics_.find(in.topic); it != sink_topics_.end()) {
             topic.expected("a topic no sink writes (" + it->second + " writes it)");
         }
-        if (auto x = o.get("records")) in.records = read_int(*x, kNonNegative64);
-        if (auto x = o.get("keys")) in.keys = read_int(*x, kPositive64);
+        if (auto x = o.get("records")) {
+            in.records = read_int(*x, kNonNegative64);
+            if (in.records > kMaxInputRecords - input_records_) {
+                x->expected(within_limit(kMaxInputRecords - input_records_,
+                                         "records (of all inputs together: " + std::to_string(kMaxInputRecords) + ")",
+                                         "kMaxInputRecords"));
+            }
+        }
+        input_records_ += in.records;
+        if (auto x = o.get("keys")) {
+            in.keys = read_int(*x, kPositive64);
+            if (in.keys > kMaxKeysPerInput) x->expected(within_limit(kMaxKeysPerInput, "keys", "kMaxKeysPerInput"));
+        }
+        input_paths_.push_back(element.path());
         if (auto x = o.get("rate_per_second")) {
             in.rate_per_second = read_int(*x, IntRange{1, 1'000'000'000, "a positive integer"});
         }
@@ -1040,7 +1108,13 @@ std::vector<std::string> fault_keys(sim::FaultKind kind) {
 
 void Loader::read_faults(const Value& v) {
     const Object o(v, {"schedule", "random"}, "an object ({\"schedule\": [...], \"random\": {...}})");
-    if (auto x = o.get("schedule")) for_each_element(*x, "an array of faults", [&](const Value& e) { read_fault(e); });
+    if (auto x = o.get("schedule")) {
+        if (x->get().is_array() && x->get().size() > static_cast<size_t>(kMaxScheduledFaults)) {
+            x->fail("expected " + within_limit(kMaxScheduledFaults, "scheduled faults", "kMaxScheduledFaults") + ", found " +
+                    std::to_string(x->get().size()));
+        }
+        for_each_element(*x, "an array of faults", [&](const Value& e) { read_fault(e); });
+    }
     if (auto x = o.get("random")) read_random_faults(*x);
 }
 
@@ -1111,6 +1185,7 @@ void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
     }
     if (auto x = o.get("at")) {
         fault.trigger.at = sim::Time::zero() + read_duration(*x, true);
+        fault_times_.emplace_back(x->path(), fault.trigger.at);
         return;
     }
     if (!o.has("at_point")) {
@@ -1242,7 +1317,9 @@ void Loader::read_random_faults(const Value& v) {
     RandomFaults r;
     if (auto x = o.get("mode")) r.mode = read_enum(*x, kRandomModes, "a random-fault mode");
     if (auto x = o.get("count")) {
-        constexpr IntRange kCount{0, 10'000, "a non-negative integer"};
+        static const std::string kCountWhat =
+            "a non-negative integer, " + within_limit(kMaxRandomFaults, "faults", "kMaxRandomFaults");
+        const IntRange kCount{0, kMaxRandomFaults, kCountWhat.c_str()};
         if (x->get().is_number()) {
             r.count_min = r.count_max = read_int32(*x, kCount);
         } else {
@@ -1549,6 +1626,11 @@ json parse_document(const std::string& text, const std::string& file) {
         }
         throw ScenarioError(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
                             "invalid JSON: " + message);
+    } catch (const json::out_of_range& e) {
+        // A number no double holds (e.g. 1e999; found by the fuzzer): nlohmann says which, not where.
+        std::string message = e.what();
+        if (const size_t at = message.find("] "); at != std::string::npos) message = message.substr(at + 2);
+        throw ScenarioError(file, "/", "invalid JSON: " + message);
     }
 }
 
@@ -1575,7 +1657,12 @@ Scenario load_scenario(const std::filesystem::path& file) {
     std::ostringstream text;
     text << in.rdbuf();
     if (in.bad()) throw ScenarioError(file_name, "/", "cannot read the file");
-    const json document = parse_document(text.str(), file_name);
+    return load_scenario_text(text.str(), file);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::filesystem::path& file) {
+    const std::string file_name = file.string();
+    const json document = parse_document(text, file_name);
     return Loader(file_name).load(document, file);
 }
 

@@ -1,7 +1,10 @@
 #include "scenarios/scenario_run.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <memory>
+#include <string_view>
 
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/connectors/sink_registry.h"
@@ -149,6 +152,25 @@ std::map<std::string, sim::OutsideFaultTarget*> fault_targets(const RunWorld& ru
     return targets;
 }
 
+// Progress for cutting a hung run: when a checkpoint last completed or a transaction committed.
+class ProgressWatch final : public engine::RunObserver {
+public:
+    void checkpoint_completed(sim::Time t, int64_t /*checkpoint_id*/, const engine::SourceOffsets&) override { last_ = t; }
+    void transaction_event(sim::Time t, const std::string& /*transactional_id*/, const char* what) override {
+        if (std::string_view(what) == "committed") last_ = t;
+    }
+    sim::Time last() const { return last_; }
+
+private:
+    sim::Time last_ = sim::Time::zero();
+};
+
+std::string seconds_text(sim::Time t) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3fs", t.seconds());
+    return text;
+}
+
 }  // namespace
 
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
@@ -197,6 +219,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     CheckpointStatsTracker checkpoint_stats;
     fanout.add(&checkpoint_stats);
     if (options.observer != nullptr) fanout.add(options.observer);
+    ProgressWatch progress;
+    fanout.add(&progress);
     engine::Engine engine(world, scenario.job,
                           engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
                                                scenario.world.spare_task_managers},
@@ -228,14 +252,19 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
 
     std::vector<std::unique_ptr<oracles::Oracle>> checks;
     std::vector<OracleKind> kinds;
+    oracles::ExactlyOnceOutputOracle* exactly_once = nullptr;
     oracles::VisibilityOracle* visibility = nullptr;
     oracles::NoKeyBackwardsOracle* table_reader = nullptr;
     for (OracleKind kind : scenario.oracles) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
             case OracleKind::exactly_once_output:
-                oracle = std::make_unique<oracles::ExactlyOnceOutputOracle>(model, sink.id, shape, reader);
+            {
+                auto e = std::make_unique<oracles::ExactlyOnceOutputOracle>(model, sink.id, shape, reader);
+                exactly_once = e.get();
+                oracle = std::move(e);
                 break;
+            }
             case OracleKind::at_least_once_output:
                 oracle = std::make_unique<oracles::AtLeastOnceOutputOracle>(model, sink.id, reader);
                 break;
@@ -281,15 +310,44 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     if (table_reader != nullptr) table_reader->start();
     engine.start();
     const uint64_t max_events = options.max_events;
-    world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&engine, &world, max_events] {
-        return engine.finished() || engine.failed() || (max_events != 0 && world.scheduler().processed() >= max_events);
+    // A hung run ends early, as a liveness failure, once every fault has fired, their effects are
+    // over and the liveness bound has passed since then and since the last progress: the liveness
+    // oracle fails it then as it would at the time_limit, without simulating (and recording) the rest.
+    const bool judges_liveness =
+        std::find(scenario.oracles.begin(), scenario.oracles.end(), OracleKind::liveness) != scenario.oracles.end();
+    bool hung = false;
+    auto is_hung = [&] {
+        if (!judges_liveness || injector.pending_count() != 0) return false;
+        return world.now() > std::max(injector.quiet_since(), progress.last()) + scenario.liveness_bound;
+    };
+    world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&] {
+        if (engine.finished() || engine.failed()) return true;
+        if (max_events != 0 && world.scheduler().processed() >= max_events) return true;
+        hung = is_hung();
+        return hung;
     });
+    std::string cut;
+    if (!engine.finished() && !engine.failed()) {
+        if (hung) {
+            cut = "cut early at " + seconds_text(world.now()) + " as a liveness failure: faults quiet since " +
+                  seconds_text(injector.quiet_since()) + ", no checkpoint completed and no transaction committed since " +
+                  seconds_text(progress.last()) + ", past the liveness bound (" + seconds_text(sim::Time::zero() + scenario.liveness_bound) +
+                  "); the rest up to the time_limit was not simulated";
+        } else if (max_events != 0 && world.scheduler().processed() >= max_events) {
+            cut = "cut at the event limit (" + std::to_string(max_events) +
+                  " events) before the job finished or failed: a livelock or a hang?";
+        } else {
+            cut = "cut at the time_limit (" + seconds_text(sim::Time::zero() + scenario.time_limit) + ") before the job finished";
+        }
+        if (exactly_once != nullptr) exactly_once->set_run_cut(cut);
+    }
 
     RunResult result;
     result.scenario = scenario.name;
     result.seed = options.seed;
     result.trace_hash = world.trace().hash();
     result.job_finished = engine.finished();
+    result.cut = cut;
     for (size_t i = 0; i < checks.size(); ++i) {
         const oracles::Verdict v = checks[i]->verdict();
         result.verdicts.push_back(OracleVerdict{kinds[i], v.passed, v.message});
@@ -379,6 +437,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                                          " on some seeds (not every seed): none on this one, which is allowed";
         }
     }
+    if (!cut.empty()) result.expectation_message = "the run was " + cut + "; " + result.expectation_message;
     return result;
 }
 

@@ -67,6 +67,10 @@ struct RunResult {
     uint64_t seed = 0;
     uint64_t trace_hash = 0;
     bool job_finished = false;
+    // Why the run stopped before the job finished or failed ("" when it did either): the
+    // time_limit, the event limit, or a hung run cut early once the liveness bound had passed with
+    // faults quiet and no progress. Said first in expectation_message.
+    std::string cut;
     std::vector<OracleVerdict> verdicts;
     RunFigures figures;
     bool expectation_met = false;

@@ -160,7 +160,8 @@ void JobManager::try_deploy() {
     auto deployment = std::make_shared<const Deployment>(deployment_);
     for (const auto& [tm, subtasks] : per_node) {
         engine_.send_to_task_manager(node_, tm, messages::kDeploy, static_cast<uint64_t>(attempt_),
-                                     [deployment, subtasks](TaskManager& t) { t.deploy(*deployment, subtasks); });
+                                     // An init-capture: clang before 16 cannot capture a structured binding.
+                                     [deployment, subtasks = subtasks](TaskManager& t) { t.deploy(*deployment, subtasks); });
     }
     Engine* engine = &engine_;
     const int64_t attempt = attempt_;

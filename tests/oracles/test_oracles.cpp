@@ -146,6 +146,28 @@ TEST_CASE("exactly-once output oracle: passes on the model output, fails on a du
     CHECK(late.verdict().passed);
 }
 
+TEST_CASE("exactly-once output oracle on a cut run: missing output is noted, not judged, duplicates still are", "[oracles]") {
+    const engine::JobSpec job = count_job();
+    const ReferenceModel model(job, count_input());
+    const std::vector<Record> exact = model.sink_output("sink");
+    std::vector<Record> prefix(exact.begin(), exact.begin() + 2);
+    ExactlyOnceOutputOracle cut(model, "sink", kAppended, [&] { return prefix; });
+    cut.set_run_cut("cut at the time_limit (60.000s) before the job finished");
+    const Verdict c = cut.verdict();
+    CHECK(c.passed);
+    CHECK(contains(c.message, "3 not (yet) committed: not judged, the run was cut (cut at the time_limit"));
+    // Negative control: a duplicate in a cut run's output is still a violation.
+    prefix.push_back(prefix.front());
+    CHECK_FALSE(cut.verdict().passed);
+    // And for a keyed table: a key the model has not got is still one.
+    std::vector<Record> table{Record{99, 1}};
+    ExactlyOnceOutputOracle keyed(model, "sink", kKeyedTable, [&] { return table; });
+    keyed.set_run_cut("cut");
+    CHECK_FALSE(keyed.verdict().passed);
+    table.clear();
+    CHECK(keyed.verdict().passed);
+}
+
 TEST_CASE("exactly-once output oracle on a keyed table: the model's last value per key, nothing else", "[oracles]") {
     const engine::JobSpec job = count_job();
     const ReferenceModel model(job, count_input());

@@ -241,6 +241,15 @@ TEST_CASE("loader: invalid JSON names the line and column", "[loader]") {
     CHECK_THAT(error.what(), Catch::Contains("syntax error"));
 }
 
+TEST_CASE("loader: a number no double holds is invalid JSON, not an internal error (a fuzzer finding)", "[loader]") {
+    const ScenarioError error = load_error_text("666e667");
+    INFO(error.what());
+    CHECK_THAT(error.what(), Catch::Contains("invalid JSON"));
+    CHECK_THAT(error.what(), Catch::Contains("number overflow"));
+    const ScenarioError in_object = load_error_text(R"({"time_limit": 1e999})");
+    CHECK_THAT(in_object.what(), Catch::Contains("number overflow"));
+}
+
 TEST_CASE("loader: a duplicate key is an error, not a silent overwrite", "[loader]") {
     const ScenarioError error = load_error_text(R"({"job": {"vertices": [{"id": "a", "kind": "map", "id": "b"}]}})");
     INFO(error.what());
