@@ -88,7 +88,15 @@ TEST_CASE("suite: 200 runs that each print a huge record keep the results file a
                         "a timeline " << largest_without_timeline << " bytes, max RSS of a child " << usage.ru_maxrss
                         << " KB");
     CHECK(file_bytes < 8'000'000);
-    CHECK(usage.ru_maxrss < 150 * 1024);
+    // AddressSanitizer's shadow memory and quarantine inflate every process's RSS several times
+    // over (539 MB measured for this suite there), so the bound holds only without it; the file
+    // size bound above still holds in every build.
+#if defined(__SANITIZE_ADDRESS__)
+    constexpr long kMaxRssKb = 1024 * 1024;
+#else
+    constexpr long kMaxRssKb = 150 * 1024;
+#endif
+    CHECK(usage.ru_maxrss < kMaxRssKb);
     std::filesystem::remove_all(dir / "report");
 }
 
