@@ -63,6 +63,10 @@ public:
         }
     }
 
+    // The heap backend's checkpoint form is the canonical form itself.
+    std::string canonical_snapshot() const override { return snapshot(); }
+    void restore_canonical(const std::vector<std::string>& snapshots) override { restore(snapshots); }
+
     std::map<int64_t, int64_t> contents() const override {
         std::map<int64_t, int64_t> all;
         for (const auto& group : groups_) all.insert(group.begin(), group.end());

@@ -29,6 +29,12 @@ public:
     virtual std::string snapshot() const = 0;
     // Replaces the state with the entries of `snapshots` whose key group this backend owns.
     virtual void restore(const std::vector<std::string>& snapshots) = 0;
+    // The savepoint form, the same for every backend: per non-empty key group in ascending order,
+    // the key group, its entry count and its (key, value) entries in key order, encoded with
+    // blob_codec. Any backend restores from it, whichever backend (and parallelism) wrote it.
+    virtual std::string canonical_snapshot() const = 0;
+    // Replaces the state with the entries of canonical snapshots whose key group this backend owns.
+    virtual void restore_canonical(const std::vector<std::string>& snapshots) = 0;
     // Every (key, value), ordered by key: what the state-after-restore oracle compares.
     virtual std::map<int64_t, int64_t> contents() const = 0;
 };
