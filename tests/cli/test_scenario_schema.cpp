@@ -1,4 +1,4 @@
-// scenarios/schema.json agrees with the loader (scenarios/scenario_loader.cpp):
+// scenarios/schema.json agrees with the loader (scenarios/loader/):
 // - every scenario file shipped in scenarios/ and in the test fixtures validates against it;
 // - every key the schema allows is used by a fixture that the loader accepts (so the schema allows
 //   nothing the loader rejects as unknown), and the fixtures validate;

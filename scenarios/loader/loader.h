@@ -1,0 +1,101 @@
+#pragma once
+// The scenario loader: one pass over the document in a fixed order (world, database, job, input,
+// faults, oracles, expect), so later sections are checked against earlier ones: vertices against
+// topics and slots, faults against node names, the expectation against the oracles. Each section's
+// reader lives in its own file here (read_world.cpp, read_job.cpp, ...); every user error is a
+// ScenarioError naming the file, the JSON path and what was expected.
+#include <array>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scenarios/loader/json_value.h"
+
+namespace eosim::scenarios::loading {
+
+// Every value of the enums a scenario names, for reading them by name and listing them in errors.
+inline constexpr std::array kAllOracles = {OracleKind::exactly_once_output, OracleKind::at_least_once_output,
+                                    OracleKind::state_after_restore, OracleKind::visibility, OracleKind::liveness,
+                                    OracleKind::no_key_backwards,    OracleKind::mirror};
+inline constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
+                                      engine::OperatorKind::filter,       engine::OperatorKind::union_all,
+                                      engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
+                                      engine::OperatorKind::sink,         engine::OperatorKind::cdc_source};
+inline constexpr std::array kAllEdges = {engine::EdgeKind::forward, engine::EdgeKind::hash, engine::EdgeKind::rebalance};
+inline constexpr std::array kAllModes = {engine::CheckpointingMode::exactly_once, engine::CheckpointingMode::at_least_once};
+inline constexpr std::array kAllFaults = {sim::FaultKind::crash,
+                                   sim::FaultKind::pause,
+                                   sim::FaultKind::partition,
+                                   sim::FaultKind::slow_link,
+                                   sim::FaultKind::storage_failure,
+                                   sim::FaultKind::storage_slow,
+                                   sim::FaultKind::broker_unavailable,
+                                   sim::FaultKind::kafka_write_failure,
+                                   sim::FaultKind::transaction_abort,
+                                   sim::FaultKind::message_loss,
+                                   sim::FaultKind::system_unavailable,
+                                   sim::FaultKind::system_write_errors,
+                                   sim::FaultKind::bulk_partial_failure};
+
+class Loader {
+public:
+    explicit Loader(const std::string& file) : file_(file) {}
+    Scenario load(const json& document, const std::filesystem::path& path);
+
+private:
+    void read_world(const Value& v);
+    void read_topics(const Value& v);
+    void read_network(const Value& v);
+    void read_storage(const Value& v);
+    void read_kafka(const Value& v);
+    void read_database(const Value& v);
+    void read_workload(const Value& v);
+    void read_job(const Value& v);
+    void read_vertex(const Value& v);
+    void read_vertex_inputs(const Object& o, engine::VertexSpec& vertex);
+    void read_sink(const Object& o, engine::VertexSpec& vertex);
+    void check_vertices(const Value& v);
+    void check_version_source(const Object& o, const engine::VertexSpec& sink);
+    void read_checkpointing(const Value& v);
+    void read_restart(const Value& v);
+    void read_runtime(const Value& v);
+    void read_input(const Value& v);
+    void read_faults(const Value& v);
+    void read_fault(const Value& v);
+    void read_trigger(const Object& o, sim::FaultSpec& fault);
+    void read_random_faults(const Value& v);
+    void read_random_kinds(const Value& v, RandomFaults& r);
+    void read_point_triggers(const Value& v, PointTriggers& p);
+    void read_sometimes(const Value& v);
+    std::vector<std::string> read_node_names(const Value& v);
+    std::string read_node_name(const Value& v);
+    // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the run;
+    // `batches`: it must accept bulk_partial_failure.
+    std::string read_system_name(const Value& v, bool batches);
+    std::vector<std::string> database_names() const;
+    std::vector<std::string> read_system_names(const Value& v, bool batches);
+    void use_outside_system(const std::string& name);
+    void read_oracles(const Value& v);
+    void read_expect(const Value& v);
+
+    bool topic_exists(const std::string& name) const;
+    std::vector<std::string> topic_names() const;
+    std::vector<std::string> node_names() const;
+
+    const std::string& file_;
+    Scenario s_;
+    std::set<std::string> listed_vertex_ids_;           // every vertex id in the file, read or not yet
+    std::map<std::string, std::string> sink_topics_;    // topic -> sink vertex path
+    std::map<std::string, std::string> source_topics_;  // topic -> source vertex path
+    std::string quiet_after_path_;                      // where faults.random.quiet_after was read
+    bool has_database_ = false;                         // the document has a "database" section
+    int64_t input_records_ = 0;                         // of all inputs read so far
+    int64_t topic_partitions_ = 0;                      // of all topics read so far
+    std::vector<std::string> input_paths_;              // per input, its JSON path
+    std::vector<std::pair<std::string, sim::Time>> fault_times_;  // per scheduled fault at a time: its "at" path
+};
+
+}  // namespace eosim::scenarios::loading

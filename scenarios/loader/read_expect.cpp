@@ -1,0 +1,52 @@
+// The loader's oracles and expectation sections (scenarios/loader/loader.h).
+#include "scenarios/coverage.h"
+#include "scenarios/loader/loader.h"
+
+namespace eosim::scenarios::loading {
+
+// --- oracles and expectation ---
+
+void Loader::read_oracles(const Value& v) {
+    for_each_element(v, "an array of oracle names", [&](const Value& element) {
+        const OracleKind oracle = read_enum(element, kAllOracles, "an oracle name");
+        if (std::find(s_.oracles.begin(), s_.oracles.end(), oracle) != s_.oracles.end()) {
+            element.fail("duplicate oracle " + in_quotes(to_string(oracle)));
+        }
+        const char* unsupported = nullptr;
+        if (oracle == OracleKind::mirror && !(s_.has_cdc_source() && s_.has_upsert_sink())) {
+            unsupported = "a CDC job writing an upsert sink (cdc_source ... upsert_sink)";
+        } else if (oracle == OracleKind::no_key_backwards && !s_.has_upsert_sink()) {
+            unsupported = "a job with an upsert_sink";
+        } else if (oracle == OracleKind::state_after_restore && s_.has_cdc_source()) {
+            unsupported = "a job without a cdc_source (its model of a restored prefix covers Kafka offsets only)";
+        } else if (oracle == OracleKind::visibility && s_.has_cdc_source()) {
+            unsupported = "a job reading or writing Kafka";
+        }
+        if (unsupported != nullptr) {
+            element.fail("oracle " + in_quotes(to_string(oracle)) + " needs " + unsupported);
+        }
+        s_.oracles.push_back(oracle);
+    });
+    if (s_.oracles.empty()) v.fail("expected at least one oracle, found an empty array");
+}
+
+void Loader::read_expect(const Value& v) {
+    constexpr const char* kForm = "\"pass\" or {\"violation\": oracle name}";
+    if (v.get().is_string()) {
+        if (v.get().get<std::string>() != "pass") v.expected(kForm);
+        s_.expect = Expectation{};
+        return;
+    }
+    const Object o(v, {"violation", "every_seed"}, kForm);
+    const Value violation = o.require("violation", "an oracle listed in /oracles");
+    s_.expect.pass = false;
+    s_.expect.violation = read_enum(violation, kAllOracles, "an oracle name");
+    if (std::find(s_.oracles.begin(), s_.oracles.end(), s_.expect.violation) == s_.oracles.end()) {
+        std::vector<std::string> listed;
+        for (OracleKind oracle : s_.oracles) listed.push_back(to_string(oracle));
+        violation.expected("an oracle listed in /oracles (" + join(listed) + ")");
+    }
+    if (auto x = o.get("every_seed")) s_.expect.every_seed = read_bool(*x);
+}
+
+}  // namespace eosim::scenarios::loading

@@ -1,0 +1,450 @@
+// The loader's faults section: scheduled, random and protocol-point faults, node and system names (scenarios/loader/loader.h).
+#include "engine/runtime/control_messages.h"
+#include "engine/runtime/protocol_points.h"
+#include "scenarios/coverage.h"
+#include "scenarios/loader/loader.h"
+#include "scenarios/outside_system_registry.h"
+#include "scenarios/run_limits.h"
+
+namespace eosim::scenarios::loading {
+
+bool targets_a_system(sim::FaultKind kind) {
+    return kind == sim::FaultKind::system_unavailable || kind == sim::FaultKind::system_write_errors ||
+           kind == sim::FaultKind::bulk_partial_failure;
+}
+
+// "an outside system (documents, key_values, objects)"; with `batches`, only those with bulk requests.
+std::string systems_expected(bool batches) {
+    std::string names;
+    for (const OutsideSystemRegistration& r : outside_system_registrations()) {
+        if (batches && !r.partial_batch_failures) continue;
+        names += (names.empty() ? "" : ", ") + std::string(r.name);
+    }
+    return std::string(batches ? "an outside system with bulk requests" : "an outside system") + " (" + names + ")";
+}
+
+// --- faults ---
+
+std::vector<std::string> fault_keys(sim::FaultKind kind) {
+    std::vector<std::string> keys{"kind", "at", "at_point"};
+    switch (kind) {
+        case sim::FaultKind::crash: keys.insert(keys.end(), {"nodes", "restart", "restart_delay"}); break;
+        case sim::FaultKind::pause: keys.insert(keys.end(), {"nodes", "duration"}); break;
+        case sim::FaultKind::partition: keys.insert(keys.end(), {"nodes", "other_nodes", "one_way", "duration"}); break;
+        case sim::FaultKind::slow_link: keys.insert(keys.end(), {"nodes", "multiplier", "duration"}); break;
+        case sim::FaultKind::storage_slow: keys.insert(keys.end(), {"multiplier", "duration"}); break;
+        case sim::FaultKind::storage_failure:
+        case sim::FaultKind::broker_unavailable:
+        case sim::FaultKind::kafka_write_failure: keys.push_back("duration"); break;
+        case sim::FaultKind::transaction_abort: break;
+        case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
+        case sim::FaultKind::system_unavailable:
+        case sim::FaultKind::system_write_errors: keys.insert(keys.end(), {"system", "duration"}); break;
+        case sim::FaultKind::bulk_partial_failure: keys.insert(keys.end(), {"system", "ratio", "duration"}); break;
+    }
+    return keys;
+}
+
+void Loader::read_faults(const Value& v) {
+    const Object o(v, {"schedule", "random"}, "an object ({\"schedule\": [...], \"random\": {...}})");
+    if (auto x = o.get("schedule")) {
+        if (x->get().is_array() && x->get().size() > static_cast<size_t>(kMaxScheduledFaults)) {
+            x->fail("expected " + within_limit(kMaxScheduledFaults, "scheduled faults", "kMaxScheduledFaults") + ", found " +
+                    std::to_string(x->get().size()));
+        }
+        for_each_element(*x, "an array of faults", [&](const Value& e) { read_fault(e); });
+    }
+    if (auto x = o.get("random")) read_random_faults(*x);
+}
+
+void Loader::read_fault(const Value& v) {
+    if (!v.get().is_object()) v.expected("an object (a fault)");
+    if (!v.get().contains("kind")) Object(v, {"kind"}).missing("kind", "a fault kind");
+    sim::FaultSpec fault;
+    fault.kind = read_enum(v.child("kind"), kAllFaults, "a fault kind");
+    const Object o(v, fault_keys(fault.kind), "an object (a fault)");
+    read_trigger(o, fault);
+    const bool at_point = !fault.trigger.point.empty();
+    const bool targets_nodes = fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause ||
+                               fault.kind == sim::FaultKind::partition || fault.kind == sim::FaultKind::slow_link;
+    if (auto x = o.get("nodes")) fault.nodes = read_node_names(*x);
+    const bool may_omit_nodes =
+        at_point && (fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause);
+    if (targets_nodes && fault.nodes.empty() && !may_omit_nodes) {
+        const std::string what = "an array of node names (" + join(node_names()) + ")";
+        if (!o.has("nodes")) o.missing("nodes", what);
+        o.get("nodes")->fail("expected at least one node, found an empty array");
+    }
+    if (fault.kind == sim::FaultKind::slow_link && fault.nodes.size() != 2) {
+        o.get("nodes")->fail("expected exactly two nodes (the ends of the link), found " +
+                             std::to_string(fault.nodes.size()));
+    }
+    if (auto x = o.get("other_nodes")) {
+        fault.other_nodes = read_node_names(*x);
+        for (size_t i = 0; i < fault.other_nodes.size(); ++i) {
+            if (std::find(fault.nodes.begin(), fault.nodes.end(), fault.other_nodes[i]) != fault.nodes.end()) {
+                x->child(i).fail("expected a node not in \"nodes\", found " + in_quotes(fault.other_nodes[i]));
+            }
+        }
+    }
+    if (auto x = o.get("one_way")) fault.one_way = read_bool(*x);
+    if (auto x = o.get("duration")) fault.duration = read_duration(*x, false);
+    if (auto x = o.get("restart")) fault.restart = read_bool(*x);
+    if (auto x = o.get("restart_delay")) fault.restart_delay = read_duration(*x, true);
+    if (auto x = o.get("multiplier")) {
+        fault.multiplier = static_cast<uint32_t>(read_int(*x, IntRange{1, 1'000'000, "a positive integer"}));
+    }
+    if (fault.kind == sim::FaultKind::message_loss) {
+        std::vector<std::string> known;
+        for (const sim::EventKind* kind : engine::messages::kAll) known.emplace_back(kind->name);
+        const std::string what = "an array of control messages (" + join(known) + ")";
+        const Value messages = o.require("messages", what);
+        for_each_element(messages, what, [&](const Value& element) {
+            const std::string name = element.get().is_string() ? element.get().get<std::string>() : "";
+            if (std::find(known.begin(), known.end(), name) == known.end()) {
+                element.fail("expected a control message, one of: " + join(known) + "; found " + describe(element.get()) +
+                             (name.empty() ? "" : suggestion(name, known)));
+            }
+            fault.messages.push_back(name);
+        });
+        if (fault.messages.empty()) messages.fail("expected at least one control message, found an empty array");
+        if (auto x = o.get("ratio")) fault.ratio = read_ratio(*x);
+    }
+    if (targets_a_system(fault.kind)) {
+        const bool batches = fault.kind == sim::FaultKind::bulk_partial_failure;
+        fault.system = read_system_name(o.require("system", systems_expected(batches)), batches);
+        if (auto x = o.get("ratio")) fault.ratio = read_ratio(*x);
+    }
+    s_.faults.push_back(std::move(fault));
+}
+
+void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
+    if (o.has("at") && o.has("at_point")) {
+        o.get("at_point")->fail("expected either \"at\" or \"at_point\", found both");
+    }
+    if (auto x = o.get("at")) {
+        fault.trigger.at = sim::Time::zero() + read_duration(*x, true);
+        fault_times_.emplace_back(x->path(), fault.trigger.at);
+        return;
+    }
+    if (!o.has("at_point")) {
+        o.value().fail("expected a trigger: \"at\" (a time) or \"at_point\" ({\"point\": name, \"occurrence\": k})");
+    }
+    const Object p(*o.get("at_point"), {"point", "occurrence", "node", "not_after"},
+                   "an object ({\"point\": name, \"occurrence\": k, \"node\": name})");
+    std::vector<std::string> points;
+    for (std::string_view point : engine::points::kAll) points.emplace_back(point);
+    const Value point = p.require("point", "a protocol point name");
+    if (!point.get().is_string() ||
+        std::find(points.begin(), points.end(), point.get().get<std::string>()) == points.end()) {
+        const std::string hint = point.get().is_string() ? suggestion(point.get().get<std::string>(), points) : "";
+        point.fail("expected a protocol point, one of: " + join(points) + "; found " + describe(point.get()) + hint);
+    }
+    fault.trigger.point = point.get().get<std::string>();
+    if (auto x = p.get("occurrence")) fault.trigger.occurrence = read_int32(*x, kPositive32);
+    if (auto x = p.get("node")) fault.trigger.point_node = read_node_name(*x);
+    if (auto x = p.get("not_after")) fault.trigger.not_after = sim::Time::zero() + read_duration(*x, true);
+}
+
+// --- random faults (faults.random; the generator is scenarios/random_faults.h) ---
+
+constexpr std::array kRandomModes = {RandomMode::swarm, RandomMode::fixed};
+
+std::vector<std::string> random_kind_keys(sim::FaultKind kind) {
+    std::vector<std::string> keys{"weight"};
+    switch (kind) {
+        case sim::FaultKind::crash: keys.insert(keys.end(), {"nodes", "restart_delay"}); break;
+        case sim::FaultKind::pause: keys.insert(keys.end(), {"nodes", "duration"}); break;
+        case sim::FaultKind::partition: keys.insert(keys.end(), {"nodes", "duration", "one_way"}); break;
+        case sim::FaultKind::slow_link: keys.insert(keys.end(), {"nodes", "duration", "multiplier"}); break;
+        case sim::FaultKind::storage_slow: keys.insert(keys.end(), {"duration", "multiplier"}); break;
+        case sim::FaultKind::storage_failure:
+        case sim::FaultKind::broker_unavailable:
+        case sim::FaultKind::kafka_write_failure: keys.push_back("duration"); break;
+        case sim::FaultKind::transaction_abort: break;
+        case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
+        case sim::FaultKind::system_unavailable:
+        case sim::FaultKind::system_write_errors: keys.insert(keys.end(), {"systems", "duration"}); break;
+        case sim::FaultKind::bulk_partial_failure: keys.insert(keys.end(), {"systems", "ratio", "duration"}); break;
+    }
+    return keys;
+}
+
+// The defaults of a drawn kind's duration (or a crash's restart delay).
+DurationRange default_random_duration(sim::FaultKind kind) {
+    switch (kind) {
+        case sim::FaultKind::crash: return {Duration::millis(200), Duration::seconds(3)};
+        case sim::FaultKind::pause: return {Duration::millis(200), Duration::seconds(3)};
+        case sim::FaultKind::partition: return {Duration::millis(200), Duration::seconds(5)};
+        case sim::FaultKind::storage_failure:
+        case sim::FaultKind::broker_unavailable:
+        case sim::FaultKind::kafka_write_failure:
+        case sim::FaultKind::system_unavailable:
+        case sim::FaultKind::system_write_errors:
+        case sim::FaultKind::bulk_partial_failure: return {Duration::millis(100), Duration::seconds(2)};
+        default: return {Duration::millis(500), Duration::seconds(5)};
+    }
+}
+
+
+MultiplierRange read_multiplier_range(const Value& v) {
+    const Object o(v, {"min", "max"}, "an object {\"min\": integer, \"max\": integer}");
+    MultiplierRange range;
+    constexpr IntRange kMultiplier{1, 1'000'000, "a positive integer"};
+    if (auto x = o.get("min")) range.min = static_cast<uint32_t>(read_int(*x, kMultiplier));
+    if (auto x = o.get("max")) range.max = static_cast<uint32_t>(read_int(*x, kMultiplier));
+    if (range.max < range.min) {
+        const Value where = o.has("max") ? *o.get("max") : *o.get("min");
+        where.fail("expected max >= min, found min " + std::to_string(range.min) + " and max " +
+                   std::to_string(range.max));
+    }
+    return range;
+}
+
+// A ratio, or {"min": ratio, "max": ratio}.
+RatioRange read_ratio_range(const Value& v) {
+    if (!v.get().is_object() || !(v.get().contains("min") || v.get().contains("max"))) {
+        const sim::Ratio ratio = read_ratio(v);
+        return RatioRange{ratio, ratio};
+    }
+    const Object o(v, {"min", "max"}, "a ratio or an object {\"min\": ratio, \"max\": ratio}");
+    RatioRange range{sim::Ratio::never(), sim::Ratio::always()};
+    if (auto x = o.get("min")) range.min = read_ratio(*x);
+    if (auto x = o.get("max")) range.max = read_ratio(*x);
+    const auto below = [](sim::Ratio a, sim::Ratio b) {
+        return static_cast<__uint128_t>(a.numerator) * b.denominator < static_cast<__uint128_t>(b.numerator) * a.denominator;
+    };
+    if (below(range.max, range.min)) {
+        (o.has("max") ? *o.get("max") : *o.get("min")).fail("expected max >= min");
+    }
+    return range;
+}
+
+std::vector<std::string> read_control_messages(const Value& v) {
+    std::vector<std::string> known;
+    for (const sim::EventKind* kind : engine::messages::kAll) known.emplace_back(kind->name);
+    const std::string what = "an array of control messages (" + join(known) + ")";
+    std::vector<std::string> messages;
+    for_each_element(v, what, [&](const Value& element) {
+        const std::string name = element.get().is_string() ? element.get().get<std::string>() : "";
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+            element.fail("expected a control message, one of: " + join(known) + "; found " + describe(element.get()) +
+                         (name.empty() ? "" : suggestion(name, known)));
+        }
+        if (std::find(messages.begin(), messages.end(), name) != messages.end()) {
+            element.fail("duplicate message " + in_quotes(name));
+        }
+        messages.push_back(name);
+    });
+    if (messages.empty()) v.fail("expected at least one control message, found an empty array");
+    return messages;
+}
+
+// The node names a drawn kind targets by default: the TaskManagers that run tasks; partitions also
+// the JobManager; slow links also the Kafka broker.
+std::vector<std::string> default_random_nodes(sim::FaultKind kind, const WorldSpec& world) {
+    std::vector<std::string> nodes;
+    if (kind == sim::FaultKind::partition || kind == sim::FaultKind::slow_link) nodes.push_back("jobmanager");
+    for (int32_t i = 0; i < world.task_managers; ++i) nodes.push_back("tm" + std::to_string(i));
+    if (kind == sim::FaultKind::slow_link) nodes.push_back("kafka");
+    return nodes;
+}
+
+void Loader::read_random_faults(const Value& v) {
+    const Object o(v, {"mode", "count", "window", "quiet_after", "kinds", "point_triggers"},
+                   "an object (random faults: {\"count\", \"quiet_after\", \"kinds\", ...})");
+    RandomFaults r;
+    if (auto x = o.get("mode")) r.mode = read_enum(*x, kRandomModes, "a random-fault mode");
+    if (auto x = o.get("count")) {
+        static const std::string kCountWhat =
+            "a non-negative integer, " + within_limit(kMaxRandomFaults, "faults", "kMaxRandomFaults");
+        const IntRange kCount{0, kMaxRandomFaults, kCountWhat.c_str()};
+        if (x->get().is_number()) {
+            r.count_min = r.count_max = read_int32(*x, kCount);
+        } else {
+            const Object c(*x, {"min", "max"}, "an integer or an object {\"min\": integer, \"max\": integer}");
+            r.count_min = read_int32(c.require("min", "a non-negative integer"), kCount);
+            r.count_max = read_int32(c.require("max", "a non-negative integer"), kCount);
+            if (r.count_max < r.count_min) {
+                c.get("max")->fail("expected max >= min, found min " + std::to_string(r.count_min) + " and max " +
+                                   std::to_string(r.count_max));
+            }
+        }
+    }
+    r.quiet_after = read_duration(o.require("quiet_after", std::string("a positive duration ") + kDurationForm), false);
+    r.window_to = r.quiet_after;
+    if (auto x = o.get("window")) {
+        const Object w(*x, {"from", "to"}, "an object {\"from\": duration, \"to\": duration}");
+        if (auto y = w.get("from")) r.window_from = read_duration(*y, true);
+        if (auto y = w.get("to")) r.window_to = read_duration(*y, false);
+        const Value where = w.has("to") ? *w.get("to") : *w.get("from");
+        if (r.window_to <= r.window_from) {
+            where.fail("expected from < to, found from " + format_duration(r.window_from) + " and to " +
+                       format_duration(r.window_to));
+        }
+        if (r.window_to > r.quiet_after) {
+            where.fail("expected the window to end by quiet_after (" + format_duration(r.quiet_after) + "), found " +
+                       format_duration(r.window_to));
+        }
+    }
+    read_random_kinds(o.require("kinds", "an object of fault kinds ({\"crash\": {...}, ...})"), r);
+    if (auto x = o.get("point_triggers")) read_point_triggers(*x, r.point_triggers);
+    for (int32_t i = 0; i < s_.world.task_managers + s_.world.spare_task_managers; ++i) {
+        r.task_manager_nodes.push_back("tm" + std::to_string(i));
+    }
+    quiet_after_path_ = o.get("quiet_after")->path();
+    s_.random_faults = std::move(r);
+}
+
+void Loader::read_random_kinds(const Value& v, RandomFaults& r) {
+    std::vector<std::string> names;
+    for (sim::FaultKind kind : kAllFaults) names.emplace_back(to_string(kind));
+    const Object o(v, names, "an object of fault kinds ({\"crash\": {...}, ...})");
+    for (sim::FaultKind kind : kAllFaults) {
+        const std::optional<Value> entry = o.get(to_string(kind));
+        if (!entry) continue;
+        const Object k(*entry, random_kind_keys(kind), "an object (how this kind is drawn; {} for the defaults)");
+        RandomFaultKind spec;
+        spec.kind = kind;
+        if (auto x = k.get("weight")) spec.weight = static_cast<uint32_t>(read_int(*x, IntRange{1, 1000, "a positive integer"}));
+        const DurationRange defaults = default_random_duration(kind);
+        spec.duration = defaults;
+        spec.restart_delay = defaults;
+        if (auto x = k.get("duration")) spec.duration = read_min_max(*x, defaults, false);
+        if (auto x = k.get("restart_delay")) spec.restart_delay = read_min_max(*x, defaults, true);
+        if (auto x = k.get("multiplier")) spec.multiplier = read_multiplier_range(*x);
+        if (auto x = k.get("one_way")) spec.one_way = read_ratio(*x);
+        const bool targets_nodes = kind == sim::FaultKind::crash || kind == sim::FaultKind::pause ||
+                                   kind == sim::FaultKind::partition || kind == sim::FaultKind::slow_link;
+        if (targets_nodes) {
+            spec.nodes = default_random_nodes(kind, s_.world);
+            if (auto x = k.get("nodes")) {
+                spec.nodes = read_node_names(*x);
+                const size_t least = kind == sim::FaultKind::slow_link ? 2 : 1;
+                if (spec.nodes.size() < least) {
+                    x->fail("expected at least " + std::to_string(least) + " node" + (least == 1 ? "" : "s") +
+                            ", found " + std::to_string(spec.nodes.size()));
+                }
+            }
+        }
+        if (kind == sim::FaultKind::message_loss) {
+            for (const sim::EventKind* message : engine::messages::kAll) spec.messages.emplace_back(message->name);
+            if (auto x = k.get("messages")) spec.messages = read_control_messages(*x);
+            if (auto x = k.get("ratio")) spec.ratio = read_ratio_range(*x);
+        }
+        if (targets_a_system(kind)) {
+            const bool batches = kind == sim::FaultKind::bulk_partial_failure;
+            spec.systems = read_system_names(k.require("systems", "an array of " + systems_expected(batches)), batches);
+            spec.ratio = RatioRange{sim::Ratio{1, 10}, sim::Ratio{1, 2}};
+            if (auto x = k.get("ratio")) spec.ratio = read_ratio_range(*x);
+        }
+        r.kinds.push_back(std::move(spec));
+    }
+    if (r.kinds.empty()) v.fail("expected at least one fault kind, found an empty object");
+}
+
+void Loader::read_point_triggers(const Value& v, PointTriggers& p) {
+    const Object o(v, {"ratio", "points", "max_occurrence"},
+                   "an object ({\"ratio\": ratio, \"points\": [...], \"max_occurrence\": k})");
+    if (auto x = o.get("ratio")) p.ratio = read_ratio(*x);
+    std::vector<std::string> known;
+    for (std::string_view point : engine::points::kAll) known.emplace_back(point);
+    p.points = known;
+    if (auto x = o.get("points")) {
+        p.points.clear();
+        for_each_element(*x, "an array of protocol points", [&](const Value& element) {
+            const std::string name = element.get().is_string() ? element.get().get<std::string>() : "";
+            if (std::find(known.begin(), known.end(), name) == known.end()) {
+                element.fail("expected a protocol point, one of: " + join(known) + "; found " + describe(element.get()) +
+                             (name.empty() ? "" : suggestion(name, known)));
+            }
+            if (std::find(p.points.begin(), p.points.end(), name) != p.points.end()) {
+                element.fail("duplicate point " + in_quotes(name));
+            }
+            p.points.push_back(name);
+        });
+        if (p.points.empty()) x->fail("expected at least one protocol point, found an empty array");
+    }
+    if (auto x = o.get("max_occurrence")) p.max_occurrence = read_int32(*x, IntRange{1, 100'000, "a positive integer"});
+}
+
+void Loader::read_sometimes(const Value& v) {
+    for_each_element(v, "an array of coverage combinations", [&](const Value& element) {
+        const std::string name = read_string(element, "a coverage combination (a string)");
+        const std::string problem = check_combination_name(name);
+        if (!problem.empty()) element.fail("expected " + problem + "; found " + in_quotes(name));
+        if (std::find(s_.sometimes.begin(), s_.sometimes.end(), name) != s_.sometimes.end()) {
+            element.fail("duplicate combination " + in_quotes(name));
+        }
+        s_.sometimes.push_back(name);
+    });
+}
+
+std::string Loader::read_node_name(const Value& v) {
+    const std::vector<std::string> names = node_names();
+    if (!v.get().is_string() || std::find(names.begin(), names.end(), v.get().get<std::string>()) == names.end()) {
+        const std::string hint = v.get().is_string() ? suggestion(v.get().get<std::string>(), names) : "";
+        v.fail("expected a node name, one of: " + join(names) + "; found " + describe(v.get()) + hint);
+    }
+    const std::string name = v.get().get<std::string>();
+    if (find_outside_system(name) != nullptr) use_outside_system(name);  // a fault at its node needs it
+    return name;
+}
+
+void Loader::use_outside_system(const std::string& name) {
+    if (std::find(s_.outside_systems.begin(), s_.outside_systems.end(), name) == s_.outside_systems.end()) {
+        s_.outside_systems.push_back(name);
+    }
+}
+
+// The scenario's own databases (a CDC source's, an upsert sink's) take the generic outside-system
+// faults too; they have no bulk requests. The job is read before the faults, so they are known.
+std::vector<std::string> Loader::database_names() const {
+    std::vector<std::string> names;
+    if (s_.database) names.emplace_back("mysql-source");
+    if (s_.has_upsert_sink()) names.emplace_back("mysql-target");
+    return names;
+}
+
+std::string Loader::read_system_name(const Value& v, bool batches) {
+    std::vector<std::string> names;
+    for (const OutsideSystemRegistration& r : outside_system_registrations()) {
+        if (!batches || r.partial_batch_failures) names.emplace_back(r.name);
+    }
+    const std::vector<std::string> databases = batches ? std::vector<std::string>{} : database_names();
+    names.insert(names.end(), databases.begin(), databases.end());
+    if (!v.get().is_string() || std::find(names.begin(), names.end(), v.get().get<std::string>()) == names.end()) {
+        const std::string hint = v.get().is_string() ? suggestion(v.get().get<std::string>(), names) : "";
+        std::string expected = systems_expected(batches);
+        if (!databases.empty()) expected += " or one of this scenario's databases (" + join(databases) + ")";
+        v.fail("expected " + expected + "; found " + describe(v.get()) + hint);
+    }
+    const std::string name = v.get().get<std::string>();
+    if (find_outside_system(name) != nullptr) use_outside_system(name);
+    return name;
+}
+
+std::vector<std::string> Loader::read_system_names(const Value& v, bool batches) {
+    std::vector<std::string> names;
+    for_each_element(v, "an array of outside systems", [&](const Value& element) {
+        std::string name = read_system_name(element, batches);
+        if (std::find(names.begin(), names.end(), name) != names.end()) element.fail("duplicate system " + in_quotes(name));
+        names.push_back(std::move(name));
+    });
+    if (names.empty()) v.fail("expected at least one outside system, found an empty array");
+    return names;
+}
+
+std::vector<std::string> Loader::read_node_names(const Value& v) {
+    std::vector<std::string> names;
+    for_each_element(v, "an array of node names", [&](const Value& element) {
+        std::string name = read_node_name(element);
+        if (std::find(names.begin(), names.end(), name) != names.end()) {
+            element.fail("duplicate node " + in_quotes(name));
+        }
+        names.push_back(std::move(name));
+    });
+    return names;
+}
+
+}  // namespace eosim::scenarios::loading
