@@ -20,8 +20,10 @@ namespace {
 
 constexpr auto describe = describe_json_value;
 
-std::string pointer(const std::string& key) {
-    std::string out = "/";
+}  // namespace
+
+std::string json_pointer_token(std::string_view key) {
+    std::string out;
     for (char c : key) {
         if (c == '~') {
             out += "~0";
@@ -33,8 +35,6 @@ std::string pointer(const std::string& key) {
     }
     return out;
 }
-
-}  // namespace
 
 SinkOptions::SinkOptions(nlohmann::json options) : options_(std::move(options)) {
     if (options_.is_null()) options_ = nlohmann::json::object();
@@ -49,7 +49,7 @@ const nlohmann::json* SinkOptions::find(const std::string& key) {
 }
 
 void SinkOptions::fail(const std::string& key, const std::string& expected) const {
-    throw SinkOptionsError(pointer(key), expected);
+    throw SinkOptionsError("/" + json_pointer_token(key), expected);
 }
 
 std::string SinkOptions::string(const std::string& key, const std::string& fallback) {

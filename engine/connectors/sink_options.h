@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,8 @@ namespace eosim::engine {
 // characters), containers by type ("an object", "an array"), null as "null". The scenario loader
 // words its errors the same way.
 std::string describe_json_value(const nlohmann::json& value);
+// `key` as one JSON Pointer reference token (RFC 6901: "~" as "~0", "/" as "~1").
+std::string json_pointer_token(std::string_view key);
 
 class SinkOptionsError : public std::runtime_error {
 public:

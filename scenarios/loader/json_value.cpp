@@ -5,20 +5,6 @@ namespace eosim::scenarios::loading {
 
 std::string in_quotes(std::string_view text) { return json(std::string(text)).dump(); }
 
-std::string pointer_token(std::string_view key) {
-    std::string out;
-    for (char c : key) {
-        if (c == '~') {
-            out += "~0";
-        } else if (c == '/') {
-            out += "~1";
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
 struct DurationUnit {
     int64_t ns;
     std::string_view suffix;

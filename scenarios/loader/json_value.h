@@ -27,8 +27,8 @@ using sim::Duration;
 
 // `text` as a JSON string literal: "name".
 std::string in_quotes(std::string_view text);
-// `key` escaped as one JSON-pointer token (RFC 6901).
-std::string pointer_token(std::string_view key);
+using engine::json_pointer_token;
+constexpr auto pointer_token = json_pointer_token;
 // The shortest exact form: "1500ms", "2s", "1h".
 std::string format_duration(Duration d);
 // " (did you mean "x"?)" when one candidate is close to `word`, else "".
