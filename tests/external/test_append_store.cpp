@@ -6,36 +6,25 @@
 #include <vector>
 
 #include "sim/external/append_store.h"
-#include "sim/world.h"
+#include "tests/external/external_test_world.h"
 
 namespace {
 
 using eosim::sim::Duration;
-using eosim::sim::EventKind;
-using eosim::sim::kNoNode;
 using eosim::sim::NodeId;
 using eosim::sim::Time;
-using eosim::sim::World;
-using eosim::sim::WorldOptions;
 using eosim::sim::external::AppendStore;
 using eosim::sim::external::AppendStoreError;
 using eosim::sim::external::KafkaRecord;
 
-constexpr EventKind kTick{"test.tick"};
-
 std::string err(AppendStoreError e) { return eosim::sim::external::to_string(e); }
 
-struct Fixture {
-    World world{WorldOptions{}};
-    NodeId store_node = world.nodes().add("store");
-    NodeId writer = world.nodes().add("writer");
-    NodeId other = world.nodes().add("other");
+struct Fixture : eosim::test::ExternalTestWorld {
+    NodeId store_node = add_node("store");
+    NodeId writer = add_node("writer");
+    NodeId other = add_node("other");
     AppendStore store{world.scheduler(), world.network(), store_node};
 
-    void advance_to(Time at) {
-        world.scheduler().schedule_at(at, kNoNode, kTick, 0, [] {});
-        world.scheduler().run_until(at);
-    }
 };
 
 }  // namespace

@@ -8,33 +8,24 @@
 
 #include "sim/external/database.h"
 #include "sim/external/database_workload.h"
-#include "sim/world.h"
+#include "tests/external/external_test_world.h"
 
 namespace {
 
 using eosim::sim::Duration;
-using eosim::sim::EventKind;
-using eosim::sim::kNoNode;
 using eosim::sim::NodeId;
 using eosim::sim::Time;
 using eosim::sim::World;
 using eosim::sim::WorldOptions;
 using namespace eosim::sim::external;
 
-constexpr EventKind kTick{"test.tick"};
-
-struct Fixture {
-    World world{WorldOptions{}};
-    NodeId db_node = world.nodes().add("mysql");
-    NodeId client = world.nodes().add("client");
+struct Fixture : eosim::test::ExternalTestWorld {
+    NodeId db_node = add_node("mysql");
+    NodeId client = add_node("client");
     Database db;
 
     explicit Fixture(DatabaseOptions options = {}) : db(world.scheduler(), world.network(), db_node, options) {
         db.create_table("t");
-    }
-    void advance_to(Time at) {
-        world.scheduler().schedule_at(at, kNoNode, kTick, 0, [] {});
-        world.scheduler().run_until(at);
     }
     DatabaseError write(const std::vector<Row>& rows, bool guarded = false, std::vector<StatementResult>* results = nullptr) {
         Database::TransactionId id = 0;

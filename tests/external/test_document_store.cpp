@@ -7,21 +7,17 @@
 #include <vector>
 
 #include "sim/external/document_store.h"
-#include "sim/world.h"
+#include "tests/external/external_test_world.h"
 
 namespace {
 
 using eosim::sim::Duration;
-using eosim::sim::EventKind;
-using eosim::sim::kNoNode;
 using eosim::sim::NodeId;
 using eosim::sim::Ratio;
 using eosim::sim::Time;
 using eosim::sim::World;
 using eosim::sim::WorldOptions;
 using namespace eosim::sim::external;
-
-constexpr EventKind kTick{"test.tick"};
 
 std::string err(DocumentError e) { return to_string(e); }
 
@@ -40,16 +36,11 @@ DocumentWrite external(std::string id, int64_t value, int64_t version) {
     return w;
 }
 
-struct Fixture {
-    World world{WorldOptions{}};
-    NodeId store_node = world.nodes().add("documents");
-    NodeId writer = world.nodes().add("writer");
+struct Fixture : eosim::test::ExternalTestWorld {
+    NodeId store_node = add_node("documents");
+    NodeId writer = add_node("writer");
     DocumentStore store{world.scheduler(), world.network(), store_node, world.prng("documents")};
 
-    void advance_to(Time at) {
-        world.scheduler().schedule_at(at, kNoNode, kTick, 0, [] {});
-        world.scheduler().run_until(at);
-    }
     int64_t value_of(const std::string& id) {
         DocumentGetResult r = store.get(writer, "idx", id);
         REQUIRE(r.document);

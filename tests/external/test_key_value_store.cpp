@@ -7,33 +7,22 @@
 #include <string>
 
 #include "sim/external/key_value_store.h"
-#include "sim/world.h"
+#include "tests/external/external_test_world.h"
 
 namespace {
 
 using eosim::sim::Duration;
-using eosim::sim::EventKind;
-using eosim::sim::kNoNode;
 using eosim::sim::NodeId;
 using eosim::sim::Time;
-using eosim::sim::World;
-using eosim::sim::WorldOptions;
 using namespace eosim::sim::external;
-
-constexpr EventKind kTick{"test.tick"};
 
 std::string err(KeyValueError e) { return to_string(e); }
 
-struct Fixture {
-    World world{WorldOptions{}};
-    NodeId store_node = world.nodes().add("key_values");
-    NodeId writer = world.nodes().add("writer");
+struct Fixture : eosim::test::ExternalTestWorld {
+    NodeId store_node = add_node("key_values");
+    NodeId writer = add_node("writer");
     KeyValueStore store{world.scheduler(), world.network(), store_node};
 
-    void advance_to(Time at) {
-        world.scheduler().schedule_at(at, kNoNode, kTick, 0, [] {});
-        world.scheduler().run_until(at);
-    }
 };
 
 Time at_seconds(int64_t s) { return Time::zero() + Duration::seconds(s); }

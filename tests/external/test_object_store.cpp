@@ -7,25 +7,20 @@
 #include <vector>
 
 #include "sim/external/object_store.h"
-#include "sim/world.h"
+#include "tests/external/external_test_world.h"
 
 namespace {
 
 using eosim::sim::Duration;
-using eosim::sim::EventKind;
-using eosim::sim::kNoNode;
 using eosim::sim::NodeId;
 using eosim::sim::Time;
-using eosim::sim::World;
-using eosim::sim::WorldOptions;
 using namespace eosim::sim::external;
 
 std::string err(ObjectError e) { return to_string(e); }
 
-struct Fixture {
-    World world{WorldOptions{}};
-    NodeId store_node = world.nodes().add("objects");
-    NodeId writer = world.nodes().add("writer");
+struct Fixture : eosim::test::ExternalTestWorld {
+    NodeId store_node = add_node("objects");
+    NodeId writer = add_node("writer");
     ObjectStore store{world.scheduler(), world.network(), store_node};
 
     std::vector<std::string> paths(const std::string& prefix) {
