@@ -73,6 +73,11 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
     write_row(out, "transactions",
               std::to_string(f.transactions_committed) + " committed, " + std::to_string(f.transactions_aborted) +
                   " aborted, " + std::to_string(f.fenced_calls) + " calls fenced");
+    if (f.commit_errors > 0 || f.commit_outcomes_unknown > 0 || f.transactions_lost > 0) {
+        write_row(out, "commits", std::to_string(f.commit_errors) + " failed retriably, " +
+                                      std::to_string(f.commit_outcomes_unknown) + " applied with the answer lost, " +
+                                      std::to_string(f.transactions_lost) + " transactions lost (likely data loss)");
+    }
     write_row(out, "faults injected", std::to_string(f.faults_injected));
     write_row(out, "records", std::to_string(f.records_in) + " in, " + std::to_string(f.records_out) + " out");
     if (f.outside_calls > 0) {
@@ -169,6 +174,9 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"transactions_committed", f.transactions_committed},
         {"transactions_aborted", f.transactions_aborted},
         {"fenced_calls", f.fenced_calls},
+        {"commit_errors", f.commit_errors},
+        {"commit_outcomes_unknown", f.commit_outcomes_unknown},
+        {"transactions_lost", f.transactions_lost},
         {"faults_injected", f.faults_injected},
         {"records_in", f.records_in},
         {"records_out", f.records_out},

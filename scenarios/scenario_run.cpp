@@ -230,6 +230,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         [&run](sim::Time until) { run.kafka.set_write_failures_until(until); },
         [&run] { run.kafka.abort_open_transactions(); },
         fault_targets(run),
+        [&run](sim::Time until) { run.kafka.set_commit_errors_until(until); },
+        [&run](sim::Time until) { run.kafka.set_commit_outcome_unknown_until(until); },
     };
     // The plan: the scenario's explicit faults, then those drawn for this seed (from the stream
     // "faults", so drawing them shifts no other component's randomness).
@@ -374,6 +376,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.transactions_committed = static_cast<int64_t>(run.kafka.stats().transactions_committed);
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);
     f.fenced_calls = static_cast<int64_t>(run.kafka.stats().fenced_calls);
+    f.commit_errors = static_cast<int64_t>(run.kafka.stats().commit_errors);
+    f.commit_outcomes_unknown = static_cast<int64_t>(run.kafka.stats().commit_outcomes_unknown);
     f.faults_injected = static_cast<int64_t>(injector.injected_count());
     const sim::external::OutsideSystemStats outside = run.outside.total_stats();
     f.outside_calls = static_cast<int64_t>(outside.calls);
@@ -404,6 +408,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         timeline.add(TimelineEvent{fault.at.ns, -1, "faults", std::string("fault.") + sim::to_string(fault.kind), fault.action});
     }
     result.timeline = timeline.take();
+    f.transactions_lost = std::count_if(result.timeline.begin(), result.timeline.end(),
+                                        [](const TimelineEvent& e) { return e.what == "txn.lost"; });
     for (const OracleVerdict& v : result.verdicts) {
         if (!v.passed) coverage.oracle_fired(to_string(v.oracle));
     }

@@ -44,6 +44,12 @@ struct RunFigures {
     int64_t transactions_committed = 0;
     int64_t transactions_aborted = 0;
     int64_t fenced_calls = 0;  // Kafka calls rejected because a newer producer fenced the caller
+    // Kafka commit faults and their cost: EndTxn calls answered with an injected retriable error,
+    // applied but answered with a timeout; transactions a sink gave up committing (likely data loss,
+    // the "txn.lost" timeline events: Flink's committer logs these as an error).
+    int64_t commit_errors = 0;
+    int64_t commit_outcomes_unknown = 0;
+    int64_t transactions_lost = 0;
     int64_t faults_injected = 0;
     int64_t records_in = 0;
     int64_t records_out = 0;

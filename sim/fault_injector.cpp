@@ -9,7 +9,7 @@ namespace eosim::sim {
 
 namespace {
 
-static_assert(static_cast<size_t>(FaultKind::bulk_partial_failure) + 1 == kFaultKindCount);
+static_assert(static_cast<size_t>(FaultKind::kafka_commit_outcome_unknown) + 1 == kFaultKindCount);
 
 constexpr EventKind kFaultTrigger{"fault.trigger"};
 constexpr EventKind kFaultRestart{"fault.restart"};
@@ -31,6 +31,8 @@ constexpr EventKind kFaultFired[kFaultKindCount] = {
     EventKind{"fault.system_unavailable"},
     EventKind{"fault.system_write_errors"},
     EventKind{"fault.bulk_partial_failure"},
+    EventKind{"fault.kafka_commit_errors"},
+    EventKind{"fault.kafka_commit_outcome_unknown"},
 };
 
 // "12.345s": integer arithmetic, so a report reads the same everywhere.
@@ -111,7 +113,10 @@ void FaultInjector::validate_and_resolve(size_t index) {
     }
     const bool hook_missing = (spec.kind == FaultKind::broker_unavailable && !hooks_.broker_unavailable) ||
                               (spec.kind == FaultKind::kafka_write_failure && !hooks_.kafka_write_failure) ||
-                              (spec.kind == FaultKind::transaction_abort && !hooks_.transaction_abort);
+                              (spec.kind == FaultKind::transaction_abort && !hooks_.transaction_abort) ||
+                              (spec.kind == FaultKind::kafka_commit_errors && !hooks_.kafka_commit_errors) ||
+                              (spec.kind == FaultKind::kafka_commit_outcome_unknown &&
+                               !hooks_.kafka_commit_outcome_unknown);
     if (hook_missing) throw std::invalid_argument(what + "no outside-system hook wired for this kind");
     if (targets_a_system(spec.kind)) {
         auto target = hooks_.systems.find(spec.system);
@@ -197,6 +202,16 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
         case FaultKind::transaction_abort:
             hooks_.transaction_abort();
             record.action = "broker aborted every open transaction";
+            break;
+        case FaultKind::kafka_commit_errors:
+            hooks_.kafka_commit_errors(now + spec.duration);
+            record.action = "Kafka commits and aborts fail (retriable) until " + until;
+            extend_quiet(now + spec.duration);
+            break;
+        case FaultKind::kafka_commit_outcome_unknown:
+            hooks_.kafka_commit_outcome_unknown(now + spec.duration);
+            record.action = "Kafka commits and aborts applied but answered with a timeout until " + until;
+            extend_quiet(now + spec.duration);
             break;
         case FaultKind::system_unavailable:
         case FaultKind::system_write_errors:

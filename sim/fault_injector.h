@@ -18,7 +18,8 @@
 //   `other_nodes` means every other node of the world.
 // - slow_link: `Network::slow_link(nodes[0], nodes[1], multiplier, duration)`.
 // - storage_failure / storage_slow: `DurableStorage::fail_until` / `slow_until` (now + duration).
-// - broker_unavailable / kafka_write_failure / transaction_abort: the `OutsideFaults` hooks, so
+// - broker_unavailable / kafka_write_failure / transaction_abort / kafka_commit_errors /
+//   kafka_commit_outcome_unknown: the `OutsideFaults` hooks, so
 //   that sim/ does not depend on the models in sim/external/.
 // - system_unavailable / system_write_errors / bulk_partial_failure: the `OutsideFaultTarget`
 //   registered under the fault's `system` name (`OutsideFaults::systems`).
@@ -44,7 +45,7 @@
 
 namespace eosim::sim {
 
-inline constexpr size_t kFaultKindCount = 13;  // FaultKind::crash .. FaultKind::bulk_partial_failure
+inline constexpr size_t kFaultKindCount = 15;  // FaultKind::crash .. FaultKind::kafka_commit_outcome_unknown
 
 // Hooks into the outside systems, wired by the runner (e.g. to `external::KafkaCluster`).
 // A plan that uses a kind whose hook is empty is rejected at construction.
@@ -54,6 +55,8 @@ struct OutsideFaults {
     std::function<void()> transaction_abort;              // aborts every open transaction now
     // The generic kinds' targets, by system name (a plan naming a system not here is rejected).
     std::map<std::string, OutsideFaultTarget*> systems;
+    std::function<void(Time until)> kafka_commit_errors;           // EndTxn fails retriably until `until`
+    std::function<void(Time until)> kafka_commit_outcome_unknown;  // EndTxn applied, answer lost until `until`
 };
 
 struct FiredFault {

@@ -13,6 +13,8 @@ const char* to_string(FaultKind kind) {
         case FaultKind::broker_unavailable: return "broker_unavailable";
         case FaultKind::kafka_write_failure: return "kafka_write_failure";
         case FaultKind::transaction_abort: return "transaction_abort";
+        case FaultKind::kafka_commit_errors: return "kafka_commit_errors";
+        case FaultKind::kafka_commit_outcome_unknown: return "kafka_commit_outcome_unknown";
         case FaultKind::message_loss: return "message_loss";
         case FaultKind::system_unavailable: return "system_unavailable";
         case FaultKind::system_write_errors: return "system_write_errors";

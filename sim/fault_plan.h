@@ -27,6 +27,9 @@ enum class FaultKind : uint8_t {
     system_unavailable,    // the system answers nothing for duration
     system_write_errors,   // the system's writes fail for duration (reads still answer)
     bulk_partial_failure,  // each item of the system's batch requests fails with `ratio` for duration
+    // Kafka commit faults (produce and reads keep working):
+    kafka_commit_errors,           // EndTxn (commit, abort) fails with a retriable coordinator error for duration
+    kafka_commit_outcome_unknown,  // EndTxn is applied but answered with a request timeout for duration
 };
 
 struct FaultTrigger {

@@ -122,7 +122,7 @@ bool KafkaSink::commit_up_to(int64_t checkpoint_id) {
         const Pending& p = pending_.front();
         const KafkaError error = kafka_.commit(context_.node(), p.producer);
         const sim::Time now = context_.world().now();
-        if (error == KafkaError::unavailable || error == KafkaError::write_failed) return false;  // retried
+        if (error != KafkaError::none && retry_commit(error)) return false;  // retried after the delay
         if (error == KafkaError::none) {
             context_.observer().transaction_event(now, p.producer.transactional_id, "committed");
             context_.world().announce(points::kSinkCommitted, context_.node(), p.checkpoint_id);

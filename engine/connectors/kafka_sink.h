@@ -4,9 +4,13 @@
 //
 // Exactly-once: one transaction per checkpoint, transactional.id `prefix-subtask-N`. Pre-commit at
 // the barrier checks every write and puts the pending transaction into the snapshot; commit on
-// checkpoint_complete(N) of every pending transaction up to N, in order, retried while the broker
-// is unreachable. A commit that fails because the broker aborted the transaction (timeout,
-// fencing) is reported as likely data loss, as Flink logs it. On restore: commit the transactions
+// checkpoint_complete(N) of every pending transaction up to N, in order; a commit answered with a
+// retriable error (broker unreachable, coordinator moving, CONCURRENT_TRANSACTIONS, a request
+// timeout whose outcome is unknown) is retried after the commit retry delay, as Flink's
+// KafkaCommitter asks for retryLater -- a retried commit of a transaction the broker already
+// committed succeeds. A commit refused for good (PRODUCER_FENCED: the broker aborted the transaction
+// on timeout and fenced its epoch, or a newer producer took the id; invalid_txn_state) is reported
+// as likely data loss, as Flink's committer logs it (timeline "txn.lost", figure transactions_lost). On restore: commit the transactions
 // found in the state, then abort lingering ones by probing ids `prefix-subtask-(N+1)`, `N+2`, ...
 // until one that was never used.
 //
@@ -47,7 +51,8 @@ private:
     KafkaSinkOptions options_;
 };
 
-class KafkaSink final : public Sink {
+// Not final: the tests derive deliberately broken committers from it (retry_commit).
+class KafkaSink : public Sink {
 public:
     KafkaSink(const KafkaSinkOptions& options, SinkContext& context, sim::external::KafkaCluster& kafka,
               const RuntimeConfig& runtime);
@@ -58,6 +63,10 @@ public:
     void checkpoint_complete(int64_t checkpoint_id) override;
     bool settled() const override { return pending_.empty(); }
     void close() override;
+
+protected:
+    // Whether a commit answered with `error` (never none) is retried later rather than given up.
+    virtual bool retry_commit(sim::external::KafkaError error) const { return sim::external::is_retriable(error); }
 
 private:
     struct Pending {

@@ -38,7 +38,9 @@ inline constexpr std::array kAllFaults = {sim::FaultKind::crash,
                                    sim::FaultKind::message_loss,
                                    sim::FaultKind::system_unavailable,
                                    sim::FaultKind::system_write_errors,
-                                   sim::FaultKind::bulk_partial_failure};
+                                   sim::FaultKind::bulk_partial_failure,
+                                   sim::FaultKind::kafka_commit_errors,
+                                   sim::FaultKind::kafka_commit_outcome_unknown};
 
 class Loader {
 public:

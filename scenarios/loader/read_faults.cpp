@@ -35,7 +35,9 @@ std::vector<std::string> fault_keys(sim::FaultKind kind) {
         case sim::FaultKind::storage_slow: keys.insert(keys.end(), {"multiplier", "duration"}); break;
         case sim::FaultKind::storage_failure:
         case sim::FaultKind::broker_unavailable:
-        case sim::FaultKind::kafka_write_failure: keys.push_back("duration"); break;
+        case sim::FaultKind::kafka_write_failure:
+        case sim::FaultKind::kafka_commit_errors:
+        case sim::FaultKind::kafka_commit_outcome_unknown: keys.push_back("duration"); break;
         case sim::FaultKind::transaction_abort: break;
         case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
         case sim::FaultKind::system_unavailable:
@@ -160,7 +162,9 @@ std::vector<std::string> random_kind_keys(sim::FaultKind kind) {
         case sim::FaultKind::storage_slow: keys.insert(keys.end(), {"duration", "multiplier"}); break;
         case sim::FaultKind::storage_failure:
         case sim::FaultKind::broker_unavailable:
-        case sim::FaultKind::kafka_write_failure: keys.push_back("duration"); break;
+        case sim::FaultKind::kafka_write_failure:
+        case sim::FaultKind::kafka_commit_errors:
+        case sim::FaultKind::kafka_commit_outcome_unknown: keys.push_back("duration"); break;
         case sim::FaultKind::transaction_abort: break;
         case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
         case sim::FaultKind::system_unavailable:
@@ -181,7 +185,9 @@ DurationRange default_random_duration(sim::FaultKind kind) {
         case sim::FaultKind::kafka_write_failure:
         case sim::FaultKind::system_unavailable:
         case sim::FaultKind::system_write_errors:
-        case sim::FaultKind::bulk_partial_failure: return {Duration::millis(100), Duration::seconds(2)};
+        case sim::FaultKind::bulk_partial_failure:
+        case sim::FaultKind::kafka_commit_errors:
+        case sim::FaultKind::kafka_commit_outcome_unknown: return {Duration::millis(100), Duration::seconds(2)};
         default: return {Duration::millis(500), Duration::seconds(5)};
     }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 #include <stdexcept>
 
 namespace eosim::sim::external {
@@ -18,8 +19,25 @@ const char* to_string(KafkaError error) {
         case KafkaError::fenced: return "fenced";
         case KafkaError::invalid_txn_state: return "invalid_txn_state";
         case KafkaError::unknown_topic: return "unknown_topic";
+        case KafkaError::invalid_producer_id_mapping: return "invalid_producer_id_mapping";
+        case KafkaError::not_coordinator: return "not_coordinator";
+        case KafkaError::concurrent_transactions: return "concurrent_transactions";
+        case KafkaError::request_timeout: return "request_timeout";
+        case KafkaError::out_of_order_sequence: return "out_of_order_sequence";
+        case KafkaError::transaction_abortable: return "transaction_abortable";
     }
     return "unknown";
+}
+
+bool is_retriable(KafkaError error) {
+    switch (error) {
+        case KafkaError::unavailable:
+        case KafkaError::write_failed:
+        case KafkaError::not_coordinator:
+        case KafkaError::concurrent_transactions:
+        case KafkaError::request_timeout: return true;
+        default: return false;
+    }
 }
 
 KafkaCluster::KafkaCluster(Scheduler& scheduler, Network& network, NodeId broker, KafkaOptions options)
@@ -94,9 +112,11 @@ KafkaError KafkaCluster::init_transactions(NodeId caller, const std::string& tra
 
 KafkaError KafkaCluster::check_producer(const ProducerHandle& producer, Producer** out) {
     auto it = producers_.find(producer.transactional_id);
-    if (it == producers_.end() || it->second.producer_id != producer.producer_id) return KafkaError::invalid_txn_state;
-    if (producer.epoch > it->second.epoch) return KafkaError::invalid_txn_state;
-    if (producer.epoch < it->second.epoch && options_.fencing) {
+    if (it == producers_.end()) return KafkaError::invalid_txn_state;
+    if (it->second.producer_id != producer.producer_id) return KafkaError::invalid_producer_id_mapping;
+    // Like Kafka's coordinator, a client request must carry exactly the current epoch: an older one
+    // (a newer producer exists) and a larger one (never issued) both answer PRODUCER_FENCED.
+    if (producer.epoch != it->second.epoch && options_.fencing) {
         ++stats_.fenced_calls;
         return KafkaError::fenced;
     }
@@ -148,6 +168,17 @@ void KafkaCluster::on_transaction_timeout(int64_t transaction) {
     Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
     txn.timeout_timer = TimerId{};
     if (txn.state != TxnState::open) return;
+    abort_and_fence(transaction);
+}
+
+void KafkaCluster::abort_and_fence(int64_t transaction) {
+    const Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
+    auto producer = producers_.find(txn.transactional_id);
+    // Kafka's coordinator aborts a timed-out transaction with the epoch bumped (PrepareAbort at
+    // epoch + 1), so the producer that let it time out is fenced from then on.
+    if (options_.fencing && producer != producers_.end() && producer->second.epoch == txn.epoch) {
+        ++producer->second.epoch;
+    }
     finish(transaction, TxnState::aborted);
     ++stats_.aborted_by_timeout;
 }
@@ -157,31 +188,107 @@ KafkaError KafkaCluster::send(NodeId caller, const ProducerHandle& producer, con
     return send_batch(caller, producer, topic, {{partition, record}});
 }
 
+KafkaError KafkaCluster::writable_transaction(const ProducerHandle& producer, int64_t* transaction) {
+    if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) return e;
+    *transaction = transaction_of(producer);
+    if (*transaction < 0) return KafkaError::invalid_txn_state;
+    const Transaction& txn = transactions_[static_cast<size_t>(*transaction)];
+    if (txn.state != TxnState::open) return KafkaError::invalid_txn_state;
+    if (txn.abortable) return KafkaError::transaction_abortable;
+    return KafkaError::none;
+}
+
+KafkaCluster::SequenceState& KafkaCluster::sequence_state(const ProducerHandle& producer, const std::string& topic,
+                                                          int32_t partition) {
+    SequenceState& state = sequences_[{producer.producer_id, topic, partition}];
+    // A new epoch starts the sequence over (an older one only reaches here with fencing off).
+    if (producer.epoch > state.epoch) state = SequenceState{producer.epoch, 0, {}};
+    return state;
+}
+
+int32_t KafkaCluster::next_sequence(const ProducerHandle& producer, const std::string& topic, int32_t partition) const {
+    auto it = sequences_.find({producer.producer_id, topic, partition});
+    if (it == sequences_.end() || producer.epoch > it->second.epoch) return 0;
+    return it->second.next;
+}
+
+int64_t KafkaCluster::append_batch(int64_t transaction, const ProducerHandle& producer, const std::string& topic,
+                                   int32_t partition, const std::vector<KafkaRecord>& records) {
+    Partition& p = *find_partition(topic, partition);
+    Transaction& txn = transactions_[static_cast<size_t>(transaction)];
+    const auto base_offset = static_cast<int64_t>(p.log.size());
+    for (const KafkaRecord& record : records) p.log.push_back(Entry{record, transaction});
+    if (!records.empty() && txn.first_offsets.emplace(std::pair{topic, partition}, base_offset).second) {
+        p.open_first_offsets.emplace(base_offset, transaction);
+    }
+    SequenceState& state = sequence_state(producer, topic, partition);
+    const auto count = static_cast<int32_t>(records.size());
+    state.recent.push_back(WrittenBatch{state.next, count, base_offset});
+    if (state.recent.size() > 5) state.recent.erase(state.recent.begin());  // Kafka keeps five
+    state.next += count;
+    return base_offset;
+}
+
 KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& producer, const std::string& topic,
                                     const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
-    if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) return e;
-    const int64_t index = transaction_of(producer);
-    if (index < 0 || transactions_[static_cast<size_t>(index)].state != TxnState::open) {
-        return KafkaError::invalid_txn_state;
-    }
+    int64_t index = -1;
+    if (KafkaError e = writable_transaction(producer, &index); e != KafkaError::none) return e;
     auto topic_it = topics_.find(topic);
     if (topic_it == topics_.end()) return KafkaError::unknown_topic;
-    std::vector<Partition>& partitions = topic_it->second;
+    const std::vector<Partition>& partitions = topic_it->second;
     for (const auto& [partition, record] : records) {
         if (partition < 0 || static_cast<size_t>(partition) >= partitions.size()) return KafkaError::unknown_topic;
     }
-    if (scheduler_.now() < write_failures_until_) return KafkaError::write_failed;
-    Transaction& txn = transactions_[static_cast<size_t>(index)];
-    std::vector<int32_t> touched;  // partitions this batch already registered with the transaction
-    for (const auto& [partition, record] : records) {
-        Partition& p = partitions[static_cast<size_t>(partition)];
-        const auto offset = static_cast<int64_t>(p.log.size());
-        p.log.push_back(Entry{record, index});
-        if (std::find(touched.begin(), touched.end(), partition) != touched.end()) continue;
-        touched.push_back(partition);
-        if (txn.first_offsets.emplace(std::pair{topic, partition}, offset).second) p.open_first_offsets.emplace(offset, index);
+    if (scheduler_.now() < write_failures_until_) {
+        // A failed produce (a batch that expired) leaves the transaction abortable, as in Kafka's
+        // client, with an epoch bump due on abort (KIP-360).
+        transactions_[static_cast<size_t>(index)].abortable = true;
+        return KafkaError::write_failed;
     }
+    // One batch per partition, records in their order; partitions in order of first appearance.
+    std::vector<std::pair<int32_t, std::vector<KafkaRecord>>> batches;
+    for (const auto& [partition, record] : records) {
+        auto batch = std::find_if(batches.begin(), batches.end(), [p = partition](const auto& b) { return b.first == p; });
+        if (batch == batches.end()) {
+            batches.emplace_back(partition, std::vector<KafkaRecord>{});
+            batch = std::prev(batches.end());
+        }
+        batch->second.push_back(record);
+    }
+    for (const auto& [partition, batch] : batches) append_batch(index, producer, topic, partition, batch);
+    return KafkaError::none;
+}
+
+KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer, const std::string& topic,
+                                 int32_t partition, int32_t base_sequence, const std::vector<KafkaRecord>& records,
+                                 int64_t* base_offset) {
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    if (find_partition(topic, partition) == nullptr) return KafkaError::unknown_topic;
+    if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) return e;
+    // A duplicate is recognised before anything else: its transaction may be abortable by now.
+    SequenceState& state = sequence_state(producer, topic, partition);
+    const auto count = static_cast<int32_t>(records.size());
+    for (const WrittenBatch& written : state.recent) {
+        if (written.base_sequence == base_sequence && written.count == count) {
+            ++stats_.duplicate_batches;
+            if (base_offset != nullptr) *base_offset = written.base_offset;
+            return KafkaError::none;
+        }
+    }
+    int64_t index = -1;
+    if (KafkaError e = writable_transaction(producer, &index); e != KafkaError::none) return e;
+    if (base_sequence != state.next) {
+        ++stats_.out_of_order_batches;
+        transactions_[static_cast<size_t>(index)].abortable = true;
+        return KafkaError::out_of_order_sequence;
+    }
+    if (scheduler_.now() < write_failures_until_) {
+        transactions_[static_cast<size_t>(index)].abortable = true;
+        return KafkaError::write_failed;
+    }
+    const int64_t at = append_batch(index, producer, topic, partition, records);
+    if (base_offset != nullptr) *base_offset = at;
     return KafkaError::none;
 }
 
@@ -210,48 +317,60 @@ void KafkaCluster::finish(int64_t transaction, TxnState state) {
     }
 }
 
-KafkaError KafkaCluster::resolve(const ProducerHandle& producer, bool is_commit, int64_t* transaction) {
-    *transaction = transaction_of(producer);
-    // A retried commit must succeed even after a newer producer fenced this one: the transaction
-    // is already durable, and Flink's commit-on-recovery relies on it.
-    if (is_commit && *transaction >= 0) {
-        const Transaction& txn = transactions_[static_cast<size_t>(*transaction)];
-        if (txn.state == TxnState::committed && txn.producer_id == producer.producer_id) return KafkaError::none;
+KafkaError KafkaCluster::end_transaction(const ProducerHandle& producer, bool commit, ProducerHandle* bumped) {
+    Producer* state = nullptr;
+    if (KafkaError e = check_producer(producer, &state); e != KafkaError::none) return e;
+    const int64_t index = transaction_of(producer);
+    if (index < 0) return KafkaError::invalid_txn_state;  // nothing begun (Kafka: the Empty state)
+    Transaction& txn = transactions_[static_cast<size_t>(index)];
+    switch (txn.state) {
+        case TxnState::open: {
+            if (commit && txn.abortable) return KafkaError::transaction_abortable;
+            const bool bump = !commit && txn.abortable && options_.fencing;
+            finish(index, commit ? TxnState::committed : TxnState::aborted);
+            if (bump) {
+                ++state->epoch;
+                if (bumped != nullptr) *bumped = ProducerHandle{producer.transactional_id, state->producer_id, state->epoch};
+            }
+            return KafkaError::none;
+        }
+        case TxnState::committed: return commit ? KafkaError::none : KafkaError::invalid_txn_state;
+        case TxnState::aborted: return commit ? KafkaError::invalid_txn_state : KafkaError::none;
     }
-    return check_producer(producer, nullptr);
+    return KafkaError::invalid_txn_state;
 }
 
 KafkaError KafkaCluster::commit(NodeId caller, const ProducerHandle& producer) {
-    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
-    int64_t index = -1;
-    if (KafkaError e = resolve(producer, true, &index); e != KafkaError::none) return e;
-    if (index < 0) return KafkaError::invalid_txn_state;
-    switch (transactions_[static_cast<size_t>(index)].state) {
-        case TxnState::open: finish(index, TxnState::committed); return KafkaError::none;
-        case TxnState::committed: return KafkaError::none;
-        case TxnState::aborted: return KafkaError::invalid_txn_state;
-    }
-    return KafkaError::invalid_txn_state;
+    return abort_or_commit(caller, producer, true, nullptr);
 }
 
-KafkaError KafkaCluster::abort(NodeId caller, const ProducerHandle& producer) {
+KafkaError KafkaCluster::abort(NodeId caller, const ProducerHandle& producer, ProducerHandle* bumped) {
+    return abort_or_commit(caller, producer, false, bumped);
+}
+
+KafkaError KafkaCluster::abort_or_commit(NodeId caller, const ProducerHandle& producer, bool commit,
+                                         ProducerHandle* bumped) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
-    int64_t index = -1;
-    if (KafkaError e = resolve(producer, false, &index); e != KafkaError::none) return e;
-    if (index < 0) return KafkaError::invalid_txn_state;
-    switch (transactions_[static_cast<size_t>(index)].state) {
-        case TxnState::open: finish(index, TxnState::aborted); return KafkaError::none;
-        case TxnState::aborted: return KafkaError::none;
-        case TxnState::committed: return KafkaError::invalid_txn_state;
+    if (bumped != nullptr) *bumped = producer;
+    const Time now = scheduler_.now();
+    if (now < commit_errors_until_) {  // the coordinator answers before looking at the transaction
+        static constexpr KafkaError kInTurn[] = {KafkaError::not_coordinator, KafkaError::concurrent_transactions,
+                                                 KafkaError::request_timeout};
+        return kInTurn[stats_.commit_errors++ % 3];
     }
-    return KafkaError::invalid_txn_state;
+    const KafkaError applied = end_transaction(producer, commit, bumped);
+    if (now < commit_outcome_unknown_until_) {  // applied (or refused), but the answer is lost
+        ++stats_.commit_outcomes_unknown;
+        if (bumped != nullptr) *bumped = producer;  // the client never learns of a bump
+        return KafkaError::request_timeout;
+    }
+    return applied;
 }
 
 void KafkaCluster::abort_open_transactions() {
     for (size_t i = 0; i < transactions_.size(); ++i) {
         if (transactions_[i].state != TxnState::open) continue;
-        finish(static_cast<int64_t>(i), TxnState::aborted);
-        ++stats_.aborted_by_timeout;
+        abort_and_fence(static_cast<int64_t>(i));
     }
 }
 

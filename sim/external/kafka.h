@@ -6,8 +6,21 @@
 // - plain (non-transactional) appends, visible at once;
 // - transactional producers: a transactional.id with a producer id and an epoch. init_transactions
 //   bumps the epoch, which fences every older producer of that id and aborts its open transaction;
-// - begin / send / commit / abort; commit and abort are idempotent for the transaction they name;
-// - the broker aborts a transaction that stays open longer than the transaction timeout;
+// - begin / send / commit / abort; commit and abort are idempotent for the transaction they name,
+//   for the producer epoch that owns it. As in Kafka's TransactionCoordinator (EndTxn, before
+//   KIP-890's transaction version 2), any other epoch answers `fenced` (PRODUCER_FENCED): an older
+//   one (a newer producer exists, even if the transaction was committed) or a larger one;
+// - the broker aborts a transaction that stays open longer than the transaction timeout, and
+//   bumps the epoch as it does so (Kafka's "fence producer epoch"): the old producer is fenced,
+//   the next init_transactions of the id gives epoch + 2;
+// - idempotent-producer sequence numbers per (producer id, partition): a batch already written
+//   (one of the last five) is acknowledged again without being appended (a retried send), a batch
+//   with a gap answers out_of_order_sequence. A failed send (an injected write failure, a sequence
+//   gap) makes the transaction abortable: it can no longer be committed, and aborting it bumps the
+//   epoch (KIP-360: the client re-initialises with its own producer id and epoch);
+// - commit faults on their own: EndTxn (commit and abort) answering a retriable coordinator error
+//   while produce and reads work (coordinator moving, CONCURRENT_TRANSACTIONS, a request timeout),
+//   and EndTxn applied but answered with a request timeout (the outcome unknown to the caller);
 // - read_committed readers read up to the last stable offset (the first offset of an open
 //   transaction) and skip records of aborted transactions; read_uncommitted readers see everything.
 // - faults: the broker unavailable for a period; writes failing for a period; a switch that turns
@@ -21,12 +34,15 @@
 // from a node that is down, or that a partition separates from the broker, fails with
 // `unavailable`, as it would after a client timeout.
 //
-// Not modelled: replication, leader election, consumer groups, idempotent-producer sequence
-// numbers, and latency of individual calls.
+// Not modelled (see sim/external/README.md): replication, leader election, consumer groups and
+// sendOffsetsToTransaction, transaction markers taking offsets, the prepare states (PrepareCommit:
+// EndTxn is synchronous here), KIP-890's epoch bump on every EndTxn, idempotence of plain appends,
+// and latency of individual calls.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/network.h"
@@ -44,11 +60,19 @@ enum class KafkaError : uint8_t {
     none,
     unavailable,        // broker unreachable or down, or the caller is down: retriable
     write_failed,       // an injected write failure: retriable
-    fenced,             // a newer producer with the same transactional.id exists
+    fenced,             // PRODUCER_FENCED: the handle's epoch is not the id's current one
     invalid_txn_state,  // e.g. committing a transaction the broker already aborted
     unknown_topic,
+    invalid_producer_id_mapping,  // the handle's producer id is not the transactional.id's
+    not_coordinator,              // EndTxn reached a broker that is no longer the coordinator: retriable
+    concurrent_transactions,      // CONCURRENT_TRANSACTIONS: the coordinator is busy with the id: retriable
+    request_timeout,              // no answer in time; the request may or may not have been applied: retriable
+    out_of_order_sequence,        // OUT_OF_ORDER_SEQUENCE_NUMBER: a gap in the batch's sequence numbers
+    transaction_abortable,        // an earlier send of this transaction failed: only abort is allowed
 };
 const char* to_string(KafkaError error);
+// The errors after which a caller retries the same request (Kafka's RetriableException family).
+bool is_retriable(KafkaError error);
 
 enum class Isolation : uint8_t { read_committed, read_uncommitted };
 enum class TxnState : uint8_t { open, committed, aborted };
@@ -85,6 +109,10 @@ struct KafkaStats {
     uint64_t transactions_aborted = 0;
     uint64_t aborted_by_timeout = 0;
     uint64_t fenced_calls = 0;
+    uint64_t commit_errors = 0;            // EndTxn calls answered with an injected retriable error
+    uint64_t commit_outcomes_unknown = 0;  // EndTxn calls applied but answered with a request timeout
+    uint64_t duplicate_batches = 0;        // retried batches acknowledged without being appended again
+    uint64_t out_of_order_batches = 0;
 };
 
 class KafkaCluster {
@@ -106,13 +134,27 @@ public:
     KafkaError send(NodeId caller, const ProducerHandle& producer, const std::string& topic, int32_t partition,
                     KafkaRecord record);
     // Sends records (partition, record) in order within the open transaction: all or, on error, none.
+    // The client assigns each partition's part its next sequence numbers, so it is never a duplicate
+    // nor out of order. A write failure makes the transaction abortable.
     KafkaError send_batch(NodeId caller, const ProducerHandle& producer, const std::string& topic,
                           const std::vector<std::pair<int32_t, KafkaRecord>>& records);
+    // One produce request to one partition as the client puts it on the wire, with the batch's first
+    // sequence number (per producer id and partition, from 0 for each epoch). A batch equal to one of
+    // the last five written is acknowledged with its original offset and not appended (a retried
+    // send); any other sequence but the next answers out_of_order_sequence and makes the transaction
+    // abortable.
+    KafkaError produce(NodeId caller, const ProducerHandle& producer, const std::string& topic, int32_t partition,
+                       int32_t base_sequence, const std::vector<KafkaRecord>& records, int64_t* base_offset = nullptr);
+    // The sequence number the broker expects next from this producer on this partition.
+    int32_t next_sequence(const ProducerHandle& producer, const std::string& topic, int32_t partition) const;
     // Commits/aborts the open transaction of `producer` (the handle may come from a checkpoint:
-    // Flink's "resume transaction"). Committing an already committed transaction succeeds;
-    // committing one the broker aborted fails with invalid_txn_state; a stale epoch with fenced.
+    // Flink's "resume transaction"). Committing an already committed transaction succeeds (for the
+    // epoch that owns it); committing one the broker aborted fails with invalid_txn_state; any
+    // other epoch than the id's current one with fenced; an abortable transaction cannot be
+    // committed (transaction_abortable). Aborting an abortable transaction bumps the epoch: the
+    // new handle goes to `*bumped` when given (the same client carries on with it).
     KafkaError commit(NodeId caller, const ProducerHandle& producer);
-    KafkaError abort(NodeId caller, const ProducerHandle& producer);
+    KafkaError abort(NodeId caller, const ProducerHandle& producer, ProducerHandle* bumped = nullptr);
 
     ReadResult read(NodeId caller, const std::string& topic, int32_t partition, int64_t from_offset,
                     size_t max_records, Isolation isolation) const;
@@ -123,7 +165,12 @@ public:
     void set_unavailable_until(Time until) { unavailable_until_ = until; }
     void set_write_failures_until(Time until) { write_failures_until_ = until; }
     void set_fencing(bool on) { options_.fencing = on; }
-    // Aborts every open transaction now, as the broker would on timeout.
+    // EndTxn (commit, abort) answers a retriable coordinator error and does nothing until `until`
+    // (not_coordinator, concurrent_transactions, request_timeout in turn); produce and reads work.
+    void set_commit_errors_until(Time until) { commit_errors_until_ = until; }
+    // EndTxn is applied but answered with request_timeout until `until`.
+    void set_commit_outcome_unknown_until(Time until) { commit_outcome_unknown_until_ = until; }
+    // Aborts every open transaction now and fences its producer, as the broker would on timeout.
     void abort_open_transactions();
 
     // Narrow views for oracles (not for the engine).
@@ -149,6 +196,17 @@ private:
         Time started;
         std::map<std::pair<std::string, int32_t>, int64_t> first_offsets;  // partition -> first offset
         TimerId timeout_timer;  // the broker's timeout check, cancelled when the transaction ends
+        bool abortable = false;  // a send failed: only abort is allowed, and it bumps the epoch
+    };
+    struct WrittenBatch {
+        int32_t base_sequence;
+        int32_t count;
+        int64_t base_offset;
+    };
+    struct SequenceState {  // the broker's producer state for one (producer id, partition)
+        int32_t epoch = 0;
+        int32_t next = 0;
+        std::vector<WrittenBatch> recent;  // the last five batches written, oldest first
     };
     struct Producer {
         int64_t producer_id;
@@ -169,8 +227,18 @@ private:
     int64_t find_transaction(const std::string& transactional_id, int32_t epoch) const;
     // Checks the handle for commit/abort; on success `*transaction` is the latest instance of its
     // (id, epoch), or -1 when there is none.
-    KafkaError resolve(const ProducerHandle& producer, bool is_commit, int64_t* transaction);
+    KafkaError end_transaction(const ProducerHandle& producer, bool commit, ProducerHandle* bumped);
+    // EndTxn as the sink sees it: the injected coordinator errors and lost answers around end_transaction.
+    KafkaError abort_or_commit(NodeId caller, const ProducerHandle& producer, bool commit, ProducerHandle* bumped);
     void on_transaction_timeout(int64_t transaction);
+    // Aborts an open transaction as the broker does on timeout: the producer's epoch is bumped.
+    void abort_and_fence(int64_t transaction);
+    SequenceState& sequence_state(const ProducerHandle& producer, const std::string& topic, int32_t partition);
+    // Appends a checked batch to the transaction and records it in the producer's sequence state.
+    int64_t append_batch(int64_t transaction, const ProducerHandle& producer, const std::string& topic,
+                         int32_t partition, const std::vector<KafkaRecord>& records);
+    // The open transaction a send of `producer` writes into, or an error.
+    KafkaError writable_transaction(const ProducerHandle& producer, int64_t* transaction);
 
     Scheduler& scheduler_;
     Network& network_;
@@ -180,9 +248,12 @@ private:
     std::map<std::string, Producer> producers_;   // by transactional.id
     std::vector<Transaction> transactions_;
     std::map<std::pair<std::string, int32_t>, int64_t> latest_transaction_;  // (id, epoch) -> transaction
+    std::map<std::tuple<int64_t, std::string, int32_t>, SequenceState> sequences_;  // (producer id, topic, partition)
     int64_t next_producer_id_ = 1000;
     Time unavailable_until_ = Time::zero();
     Time write_failures_until_ = Time::zero();
+    Time commit_errors_until_ = Time::zero();
+    Time commit_outcome_unknown_until_ = Time::zero();
     KafkaStats stats_;
 };
 

@@ -264,7 +264,9 @@ TEST_CASE("fencing: init_transactions bumps the epoch, aborts the old open trans
     CHECK(f.values(0, Isolation::read_uncommitted) == Values{10, 20});
 }
 
-TEST_CASE("commit is idempotent, also for a handle restored after a newer producer fenced it", "[kafka]") {
+// Mirrors Kafka's TransactionCoordinatorTest shouldReturnOkOnEndTxnWhenStatusIsCompleteCommitAndResultIsCommit
+// and shouldReturnInvalidEpochOnEndTxnWhenEpochIsSmaller (state CompleteCommit, an older epoch: PRODUCER_FENCED).
+TEST_CASE("commit is idempotent for the epoch that owns it, after a newer init it answers fenced", "[kafka]") {
     Fixture f;
     ProducerHandle h = f.init("t");
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
@@ -272,13 +274,15 @@ TEST_CASE("commit is idempotent, also for a handle restored after a newer produc
     CHECK(f.kafka.stats().transactions_begun == 1);
     REQUIRE(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 10})) == "none");
     REQUIRE(err(f.kafka.commit(f.producer, h)) == "none");
-    CHECK(err(f.kafka.commit(f.producer, h)) == "none");
+    CHECK(err(f.kafka.commit(f.producer, h)) == "none");  // a retried commit of a committed transaction
     CHECK(err(f.kafka.abort(f.producer, h)) == "invalid_txn_state");
     CHECK(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 11})) == "invalid_txn_state");  // no open txn
 
     f.init("t");  // a newer producer of the same id
-    CHECK(err(f.kafka.commit(f.producer, h)) == "none");  // the retried commit from a checkpoint
-    CHECK(f.kafka.stats().fenced_calls == 0);
+    // Kafka's coordinator checks the epoch before the state: the retried commit is fenced even
+    // though its transaction was committed -- what Flink's committer logs as likely data loss.
+    CHECK(err(f.kafka.commit(f.producer, h)) == "fenced");
+    CHECK(f.kafka.stats().fenced_calls == 1);
     CHECK(f.kafka.stats().transactions_committed == 1);
     CHECK(f.values(0, Isolation::read_committed) == Values{10});
 }
@@ -295,17 +299,22 @@ TEST_CASE("abort is idempotent, commit of an aborted transaction is invalid", "[
     CHECK(f.kafka.stats().transactions_aborted == 1);
 }
 
+// A larger epoch mirrors TransactionCoordinatorTest shouldReturnInvalidEpochOnEndTxnWhenEpochIsLarger
+// (PRODUCER_FENCED); another producer id, the coordinator's INVALID_PRODUCER_ID_MAPPING.
 TEST_CASE("handles the broker never issued are rejected", "[kafka]") {
     Fixture f;
     ProducerHandle h = f.init("t");
+    REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
     ProducerHandle unknown{"nobody", 1, 0};
     CHECK(err(f.kafka.begin(f.producer, unknown)) == "invalid_txn_state");
     ProducerHandle future = h;
     future.epoch = 5;
-    CHECK(err(f.kafka.begin(f.producer, future)) == "invalid_txn_state");
+    CHECK(err(f.kafka.begin(f.producer, future)) == "fenced");
+    CHECK(err(f.kafka.commit(f.producer, future)) == "fenced");
     ProducerHandle other_pid = h;
     other_pid.producer_id += 1;
-    CHECK(err(f.kafka.commit(f.producer, other_pid)) == "invalid_txn_state");
+    CHECK(err(f.kafka.commit(f.producer, other_pid)) == "invalid_producer_id_mapping");
+    CHECK(err(f.kafka.commit(f.producer, h)) == "none");  // the real handle is unaffected
 }
 
 TEST_CASE("the broker aborts a transaction that outlives the timeout, through the scheduler", "[kafka]") {
@@ -326,8 +335,11 @@ TEST_CASE("the broker aborts a transaction that outlives the timeout, through th
     CHECK(f.kafka.end_offset(kTopic, 0, Isolation::read_committed) == 1);
     CHECK(f.values(0, Isolation::read_committed).empty());
 
-    CHECK(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 11})) == "invalid_txn_state");
-    CHECK(err(f.kafka.commit(f.producer, h)) == "invalid_txn_state");
+    // The abort bumped the epoch: the producer that let it time out is fenced.
+    CHECK(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 11})) == "fenced");
+    CHECK(err(f.kafka.commit(f.producer, h)) == "fenced");
+    h = f.init("t");
+    CHECK(h.epoch == 2);  // init after a timeout gives epoch + 2
 
     // A transaction finished in time is left alone.
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
@@ -350,7 +362,7 @@ TEST_CASE("the transaction timeout survives a crash of the broker node", "[kafka
     f.advance_to(Time::zero() + Duration::seconds(20));
     f.world.scheduler().restart(f.broker);
     CHECK(f.kafka.stats().aborted_by_timeout == 1);
-    CHECK(err(f.kafka.commit(f.producer, h)) == "invalid_txn_state");
+    CHECK(err(f.kafka.commit(f.producer, h)) == "fenced");
 }
 
 TEST_CASE("abort_open_transactions aborts every open transaction as on timeout", "[kafka]") {
@@ -365,7 +377,8 @@ TEST_CASE("abort_open_transactions aborts every open transaction as on timeout",
     REQUIRE(err(f.kafka.commit(f.producer, c)) == "none");
     f.kafka.abort_open_transactions();
     CHECK(f.kafka.stats().aborted_by_timeout == 2);
-    CHECK(err(f.kafka.commit(f.producer, a)) == "invalid_txn_state");
+    CHECK(err(f.kafka.commit(f.producer, a)) == "fenced");  // aborted as on timeout: the epoch was bumped
+    CHECK(err(f.kafka.commit(f.producer, c)) == "none");    // c's epoch was left alone
     CHECK(f.kafka.committed_records(kTopic) == std::vector<KafkaRecord>{{c.producer_id, 1}});
     CHECK(f.kafka.end_offset(kTopic, 0, Isolation::read_committed) == 3);
 }
@@ -437,8 +450,14 @@ TEST_CASE("injected write failures fail appends and sends for a period", "[kafka
     CHECK(f.kafka.end_offset(kTopic, 0, Isolation::read_uncommitted) == 0);  // nothing written
     f.advance_to(Time::zero() + Duration::seconds(2));
     CHECK(err(f.kafka.append(f.other, kTopic, 0, {2, 2})) == "none");
-    CHECK(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 1})) == "none");
-    CHECK(err(f.kafka.commit(f.producer, h)) == "none");
+    // The failed send left the transaction abortable (as Kafka's client does): abort, then go on
+    // with the epoch the abort bumped.
+    CHECK(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 1})) == "transaction_abortable");
+    ProducerHandle bumped;
+    REQUIRE(err(f.kafka.abort(f.producer, h, &bumped)) == "none");
+    REQUIRE(err(f.kafka.begin(f.producer, bumped)) == "none");
+    CHECK(err(f.kafka.send(f.producer, bumped, kTopic, 0, {1, 1})) == "none");
+    CHECK(err(f.kafka.commit(f.producer, bumped)) == "none");
     CHECK(f.values(0, Isolation::read_committed) == Values{2, 1});
 }
 
@@ -587,8 +606,8 @@ TEST_CASE("property: read_committed shows exactly the committed transactions, in
                     if (kind == OpKind::zombie_send) {
                         RC_ASSERT(err(f.kafka.send(f.producer, zombie, kTopic, partition, {p, value})) == "fenced");
                     } else {
-                        const bool was_committed = model.state_of(p, zombie.epoch) == Model::Txn::committed;
-                        RC_ASSERT(err(f.kafka.commit(f.producer, zombie)) == (was_committed ? "none" : "fenced"));
+                        // Fenced whatever became of its transaction (committed ones included).
+                        RC_ASSERT(err(f.kafka.commit(f.producer, zombie)) == "fenced");
                     }
                     break;
                 }
