@@ -5,6 +5,7 @@
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
+#include "engine/runtime/leader_election.h"
 #include "engine/runtime/protocol_points.h"
 #include "engine/runtime/task_manager.h"
 
@@ -16,18 +17,20 @@ constexpr sim::EventKind kTimeout{"coordinator.timeout"};
 constexpr sim::EventKind kDiscardRetry{"coordinator.discard_retry"};
 constexpr int32_t kDiscardTries = 10;  // a failed delete is tried again, a heartbeat interval apart
 
-// A callback that runs `f(coordinator, args...)` on the JobManager's coordinator, if a JobManager
-// is up (a callback of a crashed incarnation never runs: the simulator drops it).
+// A callback that runs `f(coordinator, args...)` on the coordinator of JobManager process
+// `instance` on `node`, if it is still there (a callback of a crashed incarnation never runs: the
+// simulator drops it; an HA JobManager that lost leadership is replaced by a new process).
 template <typename F>
-auto on_coordinator(Engine* engine, F f) {
-    return [engine, f = std::move(f)](auto&&... args) {
-        if (JobManager* jm = engine->job_manager()) f(jm->coordinator(), args...);
+auto on_coordinator(Engine* engine, sim::NodeId node, uint64_t instance, F f) {
+    return [engine, node, instance, f = std::move(f)](auto&&... args) {
+        if (JobManager* jm = engine->job_manager_on(node, instance)) f(jm->coordinator(), args...);
     };
 }
 }  // namespace
 
-CheckpointCoordinator::CheckpointCoordinator(Engine& engine, sim::NodeId node, FailJob fail_job, Settled settled)
-    : engine_(engine), node_(node), fail_job_(std::move(fail_job)), settled_(std::move(settled)),
+CheckpointCoordinator::CheckpointCoordinator(Engine& engine, sim::NodeId node, uint64_t instance, FailJob fail_job,
+                                             Settled settled)
+    : engine_(engine), node_(node), instance_(instance), fail_job_(std::move(fail_job)), settled_(std::move(settled)),
       config_(engine.job().checkpointing),
       prng_(engine.world().prng("checkpoint-coordinator/" + std::to_string(engine.world().nodes().incarnation(node)))),
       decider_(config_.max_concurrent, config_.min_pause), failures_(config_.tolerable_failures) {}
@@ -44,15 +47,28 @@ void CheckpointCoordinator::start(int64_t attempt, const std::vector<std::vector
 }
 
 void CheckpointCoordinator::recover(const StoredCheckpoints& found, const CompletedCheckpoint* latest) {
-    last_id_ = std::max(last_id_, found.highest_id);
     if (!found.counter_key.empty()) counter_key_ = found.counter_key;
-    if (latest == nullptr) return;
-    completed_.assign(found.older_completed.begin(), found.older_completed.end());
-    completed_.push_back(*latest);
+    std::vector<CompletedCheckpoint> retained;
+    if (latest != nullptr) {
+        retained.assign(found.older_completed.begin(), found.older_completed.end());
+        retained.push_back(*latest);
+    }
+    restore_completed(found.highest_id, std::move(retained));
+}
+
+void CheckpointCoordinator::restore_completed(int64_t highest_id, std::vector<CompletedCheckpoint> retained) {
+    last_id_ = std::max(last_id_, highest_id);
+    if (retained.empty()) return;
+    completed_.assign(std::make_move_iterator(retained.begin()), std::make_move_iterator(retained.end()));
     while (static_cast<int32_t>(completed_.size()) > config_.retained) {  // Flink's store keeps `retained` too
-        discard(completed_.front());
+        discard_completed(completed_.front());
         completed_.pop_front();
     }
+}
+
+void CheckpointCoordinator::use_high_availability(LeaderElection& election) {
+    store_.emplace(election, engine_.world().storage(), node_);
+    counter_.emplace(election, node_);
 }
 
 void CheckpointCoordinator::stop(CheckpointFailureReason reason, const std::string& detail) {
@@ -87,7 +103,7 @@ void CheckpointCoordinator::schedule_periodic(sim::Duration delay) {
     const uint64_t generation = generation_;
     periodic_timer_ = engine_.world().scheduler().schedule(
         delay, node_, kPeriodicTrigger, static_cast<uint64_t>(attempt_),
-        on_coordinator(&engine_, [generation](CheckpointCoordinator& c) {
+        on_coordinator(&engine_, node_, instance_, [generation](CheckpointCoordinator& c) {
             if (c.generation_ == generation) c.periodic_fired();
         }));
 }
@@ -122,11 +138,20 @@ void CheckpointCoordinator::apply(const CheckpointRequestDecider::Decision& deci
 // recovers continues above it (Flink's CheckpointIDCounter.getAndIncrement).
 void CheckpointCoordinator::reserve_id() {
     triggering_ = true;
+    if (counter_) {  // HA: the counter in the coordination service hands the id out
+        const uint64_t generation = generation_;
+        counter_->increment(on_coordinator(&engine_, node_, instance_, [generation](CheckpointCoordinator& c, bool ok, int64_t id) {
+            if (c.generation_ != generation) return;
+            if (ok) c.last_id_ = std::max(c.last_id_, id);
+            c.id_reserved(ok ? id : c.last_id_ + 1, "", ok);
+        }));
+        return;
+    }
     const int64_t id = ++last_id_;
     const std::string key = checkpoint_id_counter_key(engine_.job(), id);
     const uint64_t generation = generation_;
     engine_.world().storage().put(node_, key, std::to_string(id),
-                                  on_coordinator(&engine_, [generation, id, key](CheckpointCoordinator& c, sim::StorageStatus status) {
+                                  on_coordinator(&engine_, node_, instance_, [generation, id, key](CheckpointCoordinator& c, sim::StorageStatus status) {
                                       if (c.generation_ == generation) c.id_reserved(id, key, status == sim::StorageStatus::ok);
                                   }));
 }
@@ -135,7 +160,7 @@ void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_k
     triggering_ = false;
     if (ok) {
         if (!counter_key_.empty()) engine_.world().storage().remove(node_, counter_key_, [](sim::StorageStatus) {});
-        counter_key_ = counter_key;
+        if (!counter_key.empty()) counter_key_ = counter_key;
         trigger(id);
     } else {
         // Flink's trigger fails with the storage's IOException (IO_EXCEPTION, counted) and reports
@@ -158,7 +183,7 @@ void CheckpointCoordinator::trigger(int64_t id) {
     }
     const uint64_t generation = generation_;
     pending.timeout = engine_.world().scheduler().schedule(
-        config_.timeout, node_, kTimeout, static_cast<uint64_t>(id), on_coordinator(&engine_, [generation, id](CheckpointCoordinator& c) {
+        config_.timeout, node_, kTimeout, static_cast<uint64_t>(id), on_coordinator(&engine_, node_, instance_, [generation, id](CheckpointCoordinator& c) {
             if (c.generation_ == generation && c.pending_.contains(id)) {
                 c.abort(id, CheckpointFailureReason::checkpoint_expired, "checkpoint expired before completing");
             }
@@ -205,14 +230,51 @@ void CheckpointCoordinator::write_metadata(Pending& pending) {
     pending.result.metadata_bytes = static_cast<int64_t>(metadata.size());
     const uint64_t generation = generation_;
     engine_.world().storage().put(node_, pending.result.metadata_key, std::move(metadata),
-                                  on_coordinator(&engine_, [generation, id](CheckpointCoordinator& c, sim::StorageStatus status) {
+                                  on_coordinator(&engine_, node_, instance_, [generation, id](CheckpointCoordinator& c, sim::StorageStatus status) {
                                       c.metadata_written(generation, id, status == sim::StorageStatus::ok);
                                   }));
 }
 
 void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkpoint_id, bool ok) {
+    if (store_ && ok && !aborted_while_writing_.contains(checkpoint_id) && finalising(checkpoint_id) != nullptr) {
+        add_to_store(generation, checkpoint_id);
+        return;
+    }
+    finalised(generation, checkpoint_id, ok, false);
+}
+
+const CompletedCheckpoint* CheckpointCoordinator::finalising(int64_t checkpoint_id) const {
+    if (auto it = settling_.find(checkpoint_id); it != settling_.end()) return &it->second;
+    if (auto it = aborted_while_writing_.find(checkpoint_id); it != aborted_while_writing_.end()) return &it->second;
+    if (auto it = pending_.find(checkpoint_id); it != pending_.end()) return &it->second.result;
+    return nullptr;
+}
+
+// Flink's protocol: the pointer is in the store before the checkpoint counts as complete and before
+// any task is notified. Fenced: a deposed leader's add is refused.
+void CheckpointCoordinator::add_to_store(uint64_t generation, int64_t checkpoint_id) {
+    engine_.world().announce(points::kCheckpointMetadataWritten, node_, checkpoint_id);
+    const CompletedCheckpoint* checkpoint = finalising(checkpoint_id);
+    if (checkpoint == nullptr) return;  // a crash at the point above
+    store_->add(*checkpoint, on_coordinator(&engine_, node_, instance_,
+                                            [generation, checkpoint_id](CheckpointCoordinator& c, sim::external::CoordinationStatus status) {
+                                                const bool unknown = status == sim::external::CoordinationStatus::connection_loss;
+                                                if (status == sim::external::CoordinationStatus::ok) {
+                                                    ++c.engine_.stats().checkpoints_stored;
+                                                } else if (!unknown) {
+                                                    ++c.engine_.stats().checkpoint_store_refusals;
+                                                }
+                                                c.finalised(generation, checkpoint_id, status == sim::external::CoordinationStatus::ok, unknown);
+                                            }));
+}
+
+void CheckpointCoordinator::finalised(uint64_t generation, int64_t checkpoint_id, bool ok, bool keep_files) {
     if (auto aborted = aborted_while_writing_.find(checkpoint_id); aborted != aborted_while_writing_.end()) {
-        discard(aborted->second);
+        if (store_ && ok) {
+            discard_completed(aborted->second);  // its pointer made it into the store: out of it first
+        } else if (!keep_files) {
+            discard(aborted->second);
+        }
         aborted_while_writing_.erase(aborted);
         return;
     }
@@ -223,7 +285,7 @@ void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkp
         if (ok) {
             finish_completion(std::move(checkpoint), false);
         } else {
-            discard(checkpoint);
+            if (!keep_files) discard(checkpoint);
             report_aborted(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure,
                            "checkpoint metadata could not be written");
         }
@@ -234,8 +296,15 @@ void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkp
     if (ok) {
         complete(checkpoint_id);
     } else {
-        pending_.at(checkpoint_id).writing_metadata = false;  // decided: nothing more will land
-        abort(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure, "checkpoint metadata could not be written");
+        Pending& pending = pending_.at(checkpoint_id);
+        pending.writing_metadata = false;  // decided: nothing more will land
+        if (keep_files) {  // the store may hold it: delete nothing
+            CompletedCheckpoint nothing;
+            nothing.id = checkpoint_id;
+            pending.result = nothing;
+        }
+        abort(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure,
+              store_ ? "checkpoint metadata or its store entry could not be written" : "checkpoint metadata could not be written");
     }
 }
 
@@ -257,7 +326,7 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
     const int64_t checkpoint_id = checkpoint.id;
     completed_.push_back(std::move(checkpoint));
     while (static_cast<int32_t>(completed_.size()) > config_.retained) {
-        discard(completed_.front());
+        discard_completed(completed_.front());
         completed_.pop_front();
     }
     failures_.success(checkpoint_id);
@@ -344,13 +413,27 @@ void CheckpointCoordinator::discard(const CompletedCheckpoint& checkpoint) {
     engine_.stats().checkpoint_bytes_discarded += checkpoint.state_bytes + checkpoint.metadata_bytes;
 }
 
+void CheckpointCoordinator::discard_completed(const CompletedCheckpoint& checkpoint) {
+    if (!store_) {
+        discard(checkpoint);
+        return;
+    }
+    store_->remove(checkpoint.id, on_coordinator(&engine_, node_, instance_,
+                                                 [checkpoint](CheckpointCoordinator& c, sim::external::CoordinationStatus status) {
+                                                     if (status == sim::external::CoordinationStatus::ok ||
+                                                         status == sim::external::CoordinationStatus::no_node) {
+                                                         c.discard(checkpoint);
+                                                     }
+                                                 }));
+}
+
 void CheckpointCoordinator::discard_file(const std::string& key, int32_t tries_left) {
     Engine* engine = &engine_;
-    engine_.world().storage().remove(node_, key, [engine, key, tries_left](sim::StorageStatus status) {
-        JobManager* jm = engine->job_manager();
+    engine_.world().storage().remove(node_, key, [engine, node = node_, instance = instance_, key, tries_left](sim::StorageStatus status) {
+        JobManager* jm = engine->job_manager_on(node, instance);
         if (status != sim::StorageStatus::failed || tries_left <= 1 || jm == nullptr) return;
         engine->world().scheduler().schedule(engine->job().runtime.heartbeat_interval, jm->node(), kDiscardRetry, 0,
-                                             on_coordinator(engine, [key, tries_left](CheckpointCoordinator& c) {
+                                             on_coordinator(engine, node, instance, [key, tries_left](CheckpointCoordinator& c) {
                                                  c.discard_file(key, tries_left - 1);
                                              }));
     });

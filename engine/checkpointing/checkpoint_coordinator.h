@@ -29,14 +29,24 @@
 // far, and state acknowledged late for a checkpoint that is no longer pending), as Flink does. What
 // is not discarded: state whose acknowledgement never arrives (lost, or its JobManager died), and
 // the pending checkpoints of a crashed JobManager.
+//
+// With high availability (use_high_availability), the id counter and the completed-checkpoint store
+// live in the coordination service (checkpoint_id_counter.h, completed_checkpoint_store.h), written
+// with the leader's fence: the id comes from the counter; after the metadata is durable the
+// checkpoint's pointer is added to the store, and only then is it complete (announced, notified);
+// retention removes a pointer from the store before deleting the files. A store write whose outcome
+// is unknown (no answer) keeps the checkpoint's files: the store may hold it.
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "engine/checkpointing/checkpoint_failure_manager.h"
+#include "engine/checkpointing/checkpoint_id_counter.h"
+#include "engine/checkpointing/completed_checkpoint_store.h"
 #include "engine/checkpointing/checkpoint_failure_reason.h"
 #include "engine/checkpointing/checkpoint_request_decider.h"
 #include "engine/checkpointing/checkpoint_storage.h"
@@ -55,7 +65,7 @@ public:
     using Settled = std::function<void()>;
 
     // `settled` runs when the last checkpoint that was settling at a stop() is decided.
-    CheckpointCoordinator(Engine& engine, sim::NodeId node, FailJob fail_job, Settled settled);
+    CheckpointCoordinator(Engine& engine, sim::NodeId node, uint64_t instance, FailJob fail_job, Settled settled);
 
     // Starts periodic checkpoints for a running attempt deployed at `placement`.
     void start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement);
@@ -65,6 +75,13 @@ public:
     // After a JobManager restart: ids continue above the highest durable one `found`; `latest`
     // (may be null) is restorable; the older completed checkpoints found are kept for retention.
     void recover(const StoredCheckpoints& found, const CompletedCheckpoint* latest);
+    // The one place a recovering JobManager hands over what it found, with or without HA: ids
+    // continue above `highest_id`; `retained` (oldest first) are the completed checkpoints kept,
+    // the last one restorable. (A state backend that shares files between checkpoints rebuilds its
+    // registry from this list.)
+    void restore_completed(int64_t highest_id, std::vector<CompletedCheckpoint> retained);
+    // HA: the counter and store of `election`'s leader session from now on.
+    void use_high_availability(LeaderElection& election);
     // A request besides the periodic ones (savepoints, when they come; tests).
     void request(CheckpointRequestKind kind);
 
@@ -100,6 +117,13 @@ private:
     // -- completion
     void write_metadata(Pending& pending);
     void metadata_written(uint64_t generation, int64_t checkpoint_id, bool ok);
+    // HA: the pointer of a checkpoint whose metadata is durable goes into the store.
+    void add_to_store(uint64_t generation, int64_t checkpoint_id);
+    // The checkpoint's fate is decided: `ok` complete; otherwise aborted, and its files deleted
+    // unless `keep_files` (a store write of unknown outcome).
+    void finalised(uint64_t generation, int64_t checkpoint_id, bool ok, bool keep_files);
+    // The checkpoint being finalised: pending, settling or aborted while writing (nullptr: none).
+    const CompletedCheckpoint* finalising(int64_t checkpoint_id) const;
     void complete(int64_t checkpoint_id);
     // Records `checkpoint` as completed; `notify`: tell the running attempt's tasks.
     void finish_completion(CompletedCheckpoint checkpoint, bool notify);
@@ -113,12 +137,16 @@ private:
     void count_failure(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
     // -- storage
     void discard(const CompletedCheckpoint& checkpoint);
+    // A completed checkpoint leaves: HA removes its pointer from the store first (files kept if
+    // that fails); then discard().
+    void discard_completed(const CompletedCheckpoint& checkpoint);
     void discard_file(const std::string& key, int32_t tries_left);
     bool referenced(const std::string& key) const;
     std::set<sim::NodeId> nodes_running(bool sources_only) const;
 
     Engine& engine_;
     sim::NodeId node_;
+    uint64_t instance_;
     FailJob fail_job_;
     Settled settled_;
     const CheckpointConfig& config_;
@@ -138,6 +166,8 @@ private:
     std::map<int64_t, CompletedCheckpoint> aborted_while_writing_;  // subsumed mid metadata write: discarded once it is decided
     std::deque<CompletedCheckpoint> completed_;
     uint64_t generation_ = 0;  // bumped by start/stop: stale timers and callbacks see it changed
+    std::optional<CompletedCheckpointStore> store_;  // HA only
+    std::optional<CheckpointIdCounter> counter_;     // HA only
 };
 
 }  // namespace eosim::engine

@@ -1,5 +1,7 @@
 #include "engine/runtime/engine.h"
 
+#include <algorithm>
+
 #include "engine/runtime/job_manager.h"
 #include "engine/runtime/task_manager.h"
 
@@ -9,28 +11,57 @@ namespace {
 constexpr sim::EventKind kRetire{"engine.retire"};
 }  // namespace
 
-Engine::Engine(sim::World& world, const JobSpec& job, ClusterShape shape, EngineServices services, RunObserver& observer)
-    : world_(world), job_(job), topology_(job), shape_(shape), services_(std::move(services)), observer_(observer) {
+Engine::Engine(sim::World& world, const JobSpec& job, ClusterShape shape, EngineServices services, RunObserver& observer,
+               HighAvailability high_availability)
+    : world_(world), job_(job), topology_(job), shape_(shape), services_(std::move(services)), observer_(observer),
+      high_availability_(high_availability) {
     sim::NodeTable& nodes = world_.nodes();
     job_manager_node_ = nodes.add("jobmanager");
-    nodes.set_process(job_manager_node_, [this] { boot_job_manager(); }, [this] { retire(job_manager_node_); });
+    job_manager_nodes_.push_back(job_manager_node_);
     for (int32_t i = 0; i < shape_.task_managers + shape_.spare_task_managers; ++i) {
         const sim::NodeId node = nodes.add("tm" + std::to_string(i));
         task_manager_nodes_.push_back(node);
         nodes.set_process(node, [this, node] { boot_task_manager(node); }, [this, node] { retire(node); });
+    }
+    // Standby JobManagers (HA) after the TaskManagers, so that node ids without HA stay as they were.
+    for (int32_t i = 1; high_availability_.enabled() && i < high_availability_.job_managers; ++i) {
+        job_manager_nodes_.push_back(nodes.add("jobmanager-" + std::to_string(i)));
+    }
+    for (sim::NodeId node : job_manager_nodes_) {
+        nodes.set_process(node, [this, node] { boot_job_manager(node); }, [this, node] { retire(node); });
     }
 }
 
 Engine::~Engine() = default;
 
 void Engine::start() {
-    boot_job_manager();
+    for (sim::NodeId node : job_manager_nodes_) boot_job_manager(node);
     for (sim::NodeId node : task_manager_nodes_) boot_task_manager(node);
 }
 
-void Engine::boot_job_manager() {
-    job_manager_ = std::make_unique<JobManager>(*this, job_manager_node_);
-    job_manager_->boot();
+void Engine::boot_job_manager(sim::NodeId node) {
+    auto& slot = job_managers_[node];
+    slot = std::make_unique<JobManager>(*this, node, ++job_manager_instances_);
+    slot->boot();
+}
+
+bool Engine::is_job_manager_node(sim::NodeId node) const {
+    return std::find(job_manager_nodes_.begin(), job_manager_nodes_.end(), node) != job_manager_nodes_.end();
+}
+
+JobManager* Engine::job_manager_on(sim::NodeId node) {
+    auto it = job_managers_.find(node);
+    return it == job_managers_.end() ? nullptr : it->second.get();
+}
+
+JobManager* Engine::job_manager_on(sim::NodeId node, uint64_t instance) {
+    JobManager* jm = job_manager_on(node);
+    return jm != nullptr && jm->instance() == instance ? jm : nullptr;
+}
+
+void Engine::replace_job_manager(sim::NodeId node) {
+    retire(node);
+    boot_job_manager(node);
 }
 
 void Engine::boot_task_manager(sim::NodeId node) {
@@ -40,8 +71,10 @@ void Engine::boot_task_manager(sim::NodeId node) {
 }
 
 void Engine::retire(sim::NodeId node) {
-    if (node == job_manager_node_) {
-        retired_job_managers_.push_back(std::move(job_manager_));
+    if (is_job_manager_node(node)) {
+        auto it = job_managers_.find(node);
+        if (it == job_managers_.end() || !it->second) return;
+        retired_job_managers_.push_back(std::move(it->second));
     } else {
         auto it = task_managers_.find(node);
         if (it == task_managers_.end() || !it->second) return;
@@ -63,15 +96,40 @@ Task* Engine::find_task(sim::NodeId node, const TaskKey& key) {
     return tm == nullptr ? nullptr : tm->find(key);
 }
 
+// HA: a TaskManager's messages go to the leader it knows (none yet: dropped), and only a JobManager
+// that leads takes them.
 void Engine::send_to_job_manager(sim::NodeId from, const sim::EventKind& kind, uint64_t digest,
                                  std::function<void(JobManager&)> handler) {
-    world_.network().send_datagram(from, job_manager_node_, kind, digest, [this, handler = std::move(handler)] {
-        if (JobManager* jm = job_manager()) handler(*jm);
+    sim::NodeId to = job_manager_node_;
+    if (high_availability_.enabled()) {
+        TaskManager* tm = task_manager(from);
+        to = tm == nullptr ? sim::kNoNode : tm->leader_node();
+        if (to == sim::kNoNode) return;
+    }
+    world_.network().send_datagram(from, to, kind, digest, [this, to, handler = std::move(handler)] {
+        JobManager* jm = job_manager_on(to);
+        if (jm != nullptr && jm->takes_task_manager_messages()) handler(*jm);
     });
 }
 
+// HA: a JobManager's message carries its fencing token (its leader session, 0 for a standby); the
+// TaskManager refuses one older than the newest leader it knows (Flink's fenced RPCs).
 void Engine::send_to_task_manager(sim::NodeId from, sim::NodeId to, const sim::EventKind& kind, uint64_t digest,
                                   std::function<void(TaskManager&)> handler) {
+    if (high_availability_.enabled() && is_job_manager_node(from)) {
+        JobManager* jm = job_manager_on(from);
+        const int64_t token = jm == nullptr ? 0 : jm->fencing_token();
+        world_.network().send_datagram(from, to, kind, digest, [this, from, to, token, handler = std::move(handler)] {
+            TaskManager* tm = task_manager(to);
+            if (tm == nullptr) return;
+            if (!tm->admit_leader(from, token)) {
+                ++stats_.fenced_messages;
+                return;
+            }
+            handler(*tm);
+        });
+        return;
+    }
     world_.network().send_datagram(from, to, kind, digest, [this, to, handler = std::move(handler)] {
         if (TaskManager* tm = task_manager(to)) handler(*tm);
     });

@@ -17,6 +17,7 @@
 #include "engine/runtime/job_spec.h"
 #include "engine/runtime/job_topology.h"
 #include "engine/runtime/run_observer.h"
+#include "sim/external/coordination_service.h"
 #include "sim/world.h"
 
 namespace eosim::engine {
@@ -36,6 +37,16 @@ struct ClusterShape {
     int32_t spare_task_managers = 0;
 };
 
+// JobManager high availability (engine/runtime/leader_election.h): `job_managers` JobManager
+// processes ("jobmanager", "jobmanager-1", ...) elect a leader through `service`. Without a service
+// there is one JobManager that recovers by listing checkpoint storage (no HA).
+struct HighAvailability {
+    sim::external::CoordinationService* service = nullptr;
+    int32_t job_managers = 1;
+    sim::Duration session_timeout = sim::Duration::seconds(2);
+    bool enabled() const { return service != nullptr; }
+};
+
 // Figures of a run, kept outside the processes so that crashes do not erase them.
 struct EngineStats {
     int64_t checkpoints_triggered = 0;
@@ -49,11 +60,16 @@ struct EngineStats {
     int64_t checkpoint_bytes_discarded = 0;
     int64_t failovers = 0;
     int64_t records_read = 0;
+    int64_t checkpoints_stored = 0;          // HA: pointers added to the completed-checkpoint store
+    int64_t checkpoint_store_refusals = 0;   // HA: adds the service refused (fenced, expired session, write errors)
+    int64_t fenced_messages = 0;  // JobManager messages a TaskManager refused (a deposed leader's, or a standby's)
+    int64_t leaderships = 0;      // times a JobManager was granted leadership (HA)
 };
 
 class Engine {
 public:
-    Engine(sim::World& world, const JobSpec& job, ClusterShape shape, EngineServices services, RunObserver& observer);
+    Engine(sim::World& world, const JobSpec& job, ClusterShape shape, EngineServices services, RunObserver& observer,
+           HighAvailability high_availability = {});
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
@@ -73,10 +89,20 @@ public:
     RunObserver& observer() { return observer_; }
     EngineStats& stats() { return stats_; }
     sim::NodeId job_manager_node() const { return job_manager_node_; }
+    const std::vector<sim::NodeId>& job_manager_nodes() const { return job_manager_nodes_; }
+    const HighAvailability& high_availability() const { return high_availability_; }
+    bool is_job_manager_node(sim::NodeId node) const;
     const std::vector<sim::NodeId>& task_manager_nodes() const { return task_manager_nodes_; }
 
     // The current process of a node; nullptr while it is down.
-    JobManager* job_manager() { return job_manager_.get(); }
+    JobManager* job_manager() { return job_manager_on(job_manager_node_); }
+    JobManager* job_manager_on(sim::NodeId node);
+    // The JobManager process on `node` if it is still the one numbered `instance` (processes are
+    // numbered in boot order; an HA JobManager that loses leadership is replaced by a fresh one on
+    // the same node, and the old one's timers and answers must not reach the new one).
+    JobManager* job_manager_on(sim::NodeId node, uint64_t instance);
+    // HA: the JobManager on `node` lost leadership; a fresh process takes its place (a standby).
+    void replace_job_manager(sim::NodeId node);
     TaskManager* task_manager(sim::NodeId node);
     Task* find_task(sim::NodeId node, const TaskKey& key);
 
@@ -98,7 +124,7 @@ public:
 
 private:
     static uint64_t task_digest(const TaskKey& key);
-    void boot_job_manager();
+    void boot_job_manager(sim::NodeId node);
     void boot_task_manager(sim::NodeId node);
     void retire(sim::NodeId node);
 
@@ -109,9 +135,12 @@ private:
     EngineServices services_;
     RunObserver& observer_;
     EngineStats stats_;
+    HighAvailability high_availability_;
     sim::NodeId job_manager_node_;
+    std::vector<sim::NodeId> job_manager_nodes_;
     std::vector<sim::NodeId> task_manager_nodes_;
-    std::unique_ptr<JobManager> job_manager_;
+    std::map<sim::NodeId, std::unique_ptr<JobManager>> job_managers_;
+    uint64_t job_manager_instances_ = 0;
     std::map<sim::NodeId, std::unique_ptr<TaskManager>> task_managers_;
     // Processes of crashed incarnations: their code may still be on the stack when the crash
     // happens (a crash placed at a protocol point), so they are destroyed at the next event.

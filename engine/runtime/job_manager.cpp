@@ -1,8 +1,11 @@
 #include "engine/runtime/job_manager.h"
 
+#include "engine/checkpointing/checkpoint_id_counter.h"
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/checkpointing/completed_checkpoint_store.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
+#include "engine/runtime/leader_election.h"
 #include "engine/runtime/protocol_points.h"
 #include "engine/runtime/task_manager.h"
 
@@ -13,31 +16,97 @@ constexpr sim::EventKind kHeartbeatRound{"jm.heartbeat_round"};
 constexpr sim::EventKind kDeployTimeout{"jm.deploy_timeout"};
 constexpr sim::EventKind kRestart{"jm.restart"};
 constexpr sim::EventKind kRecoverRetry{"jm.recover_retry"};
+
+// A callback that runs `f(JobManager&, args...)` only while the process numbered `instance` is the
+// one on `node` (a crash drops its callbacks anyway; a lost leadership replaces the process).
+template <typename F>
+auto on_job_manager(Engine* engine, sim::NodeId node, uint64_t instance, F f) {
+    return [engine, node, instance, f = std::move(f)](auto&&... args) {
+        if (JobManager* jm = engine->job_manager_on(node, instance)) f(*jm, args...);
+    };
+}
 }  // namespace
 
-JobManager::JobManager(Engine& engine, sim::NodeId node)
-    : engine_(engine), node_(node), coordinator_(
-          engine, node, [this](const std::string& reason) { failover(reason); },
+JobManager::JobManager(Engine& engine, sim::NodeId node, uint64_t instance)
+    : engine_(engine), node_(node), instance_(instance), coordinator_(
+          engine, node, instance, [this](const std::string& reason) { failover(reason); },
           [this] {
               if (phase_ == Phase::waiting_for_resources) try_deploy();
           }) {}
 
+JobManager::~JobManager() = default;
+
 void JobManager::boot() {
+    if (engine_.high_availability().enabled()) {
+        phase_ = Phase::standby;
+        election_ = std::make_unique<LeaderElection>(
+            engine_, node_, instance_,
+            LeaderElection::Callbacks{[this](int64_t token) { granted_leadership(token); },
+                                      [this](const std::string& why) {
+                                          (void)why;
+                                          engine_.world().announce(points::kLeadershipLost, node_, election_->token());
+                                          engine_.replace_job_manager(node_);
+                                      }});
+        election_->start();
+        return;
+    }
     attempt_ = static_cast<int64_t>(engine_.world().nodes().incarnation(node_)) * 1000 + 1;
     heartbeat_round();
     recover_checkpoints();
 }
 
+int64_t JobManager::fencing_token() const { return election_ ? election_->token() : 0; }
+
+bool JobManager::takes_task_manager_messages() const { return !election_ || (election_->leading() && phase_ != Phase::standby); }
+
+void JobManager::granted_leadership(int64_t token) {
+    attempt_ = token * 1000 + 1;
+    phase_ = Phase::recovering;
+    coordinator_.use_high_availability(*election_);
+    engine_.world().announce(points::kLeadershipGranted, node_, token);
+    heartbeat_round();
+    recover_from_store();
+}
+
+// The id counter and the retained completed checkpoints, from the coordination service (and the
+// metadata they point to); tried again, a heartbeat interval apart, until both are read.
+void JobManager::recover_from_store() {
+    const CompletedCheckpointStore store(*election_, engine_.world().storage(), node_);
+    const CheckpointIdCounter counter(*election_, node_);
+    Engine* engine = &engine_;
+    auto retry = [](JobManager& jm) {
+        jm.engine_.world().scheduler().schedule(jm.engine_.job().runtime.heartbeat_interval, jm.node_, kRecoverRetry, 0,
+                                                on_job_manager(&jm.engine_, jm.node_, jm.instance_,
+                                                               [](JobManager& again) { again.recover_from_store(); }));
+    };
+    counter.get(on_job_manager(engine, node_, instance_, [store, retry, engine](JobManager& jm, bool ok, int64_t highest) {
+        if (!ok) {
+            retry(jm);
+            return;
+        }
+        store.recover(on_job_manager(engine, jm.node_, jm.instance_,
+                                     [highest, retry](JobManager& again, bool read, std::vector<CompletedCheckpoint> retained) {
+                                         if (!read) {
+                                             retry(again);
+                                             return;
+                                         }
+                                         again.coordinator_.restore_completed(highest, std::move(retained));
+                                         again.phase_ = Phase::waiting_for_resources;
+                                         again.try_deploy();
+                                     }));
+    }));
+}
+
 void JobManager::recover_checkpoints() {
     Engine* engine = &engine_;
-    engine_.world().storage().list(node_, checkpoint_prefix(engine_.job()), [engine](sim::StorageStatus status,
+    engine_.world().storage().list(node_, checkpoint_prefix(engine_.job()), [engine, node = node_, instance = instance_](sim::StorageStatus status,
                                                                                        std::vector<std::string> keys) {
-        JobManager* jm = engine->job_manager();
+        JobManager* jm = engine->job_manager_on(node, instance);
         if (jm == nullptr) return;
         if (status != sim::StorageStatus::ok) {  // try again: nothing can run before this is known
             jm->engine_.world().scheduler().schedule(jm->engine_.job().runtime.heartbeat_interval, jm->node_, kRecoverRetry, 0,
-                                                     [engine] {
-                                                         if (JobManager* again = engine->job_manager()) again->recover_checkpoints();
+                                                     [engine, node, instance] {
+                                                         if (JobManager* again = engine->job_manager_on(node, instance)) again->recover_checkpoints();
                                                      });
             return;
         }
@@ -56,8 +125,8 @@ void JobManager::recovered(const std::vector<std::string>& keys) {
     }
     Engine* engine = &engine_;
     const std::string latest = found.latest_metadata_key;
-    engine_.world().storage().get(node_, latest, [engine, found = std::move(found)](sim::StorageStatus status, std::string value) {
-        JobManager* jm = engine->job_manager();
+    engine_.world().storage().get(node_, latest, [engine, node = node_, instance = instance_, found = std::move(found)](sim::StorageStatus status, std::string value) {
+        JobManager* jm = engine->job_manager_on(node, instance);
         if (jm == nullptr) return;
         if (status != sim::StorageStatus::ok) {
             jm->recover_checkpoints();
@@ -114,10 +183,18 @@ void JobManager::heartbeat_round() {
         task_managers_.erase(tm);
         if (hosts_current_tasks(tm)) failover("TaskManager " + engine_.world().nodes().name(tm) + " lost (heartbeat timeout)");
     }
+    if (election_) {
+        // HA: the leader announces itself to the TaskManagers it does not have (Flink's TaskExecutors
+        // learn the leader from the HA service; here the heartbeat carrying the token tells them).
+        for (sim::NodeId tm : engine_.task_manager_nodes()) {
+            if (!task_managers_.contains(tm)) {
+                engine_.send_to_task_manager(node_, tm, messages::kHeartbeat, tm, [](TaskManager& t) { t.heartbeat(); });
+            }
+        }
+    }
     Engine* engine = &engine_;
-    engine_.world().scheduler().schedule(runtime.heartbeat_interval, node_, kHeartbeatRound, 0, [engine] {
-        if (JobManager* jm = engine->job_manager()) jm->heartbeat_round();
-    });
+    engine_.world().scheduler().schedule(runtime.heartbeat_interval, node_, kHeartbeatRound, 0,
+                                         on_job_manager(engine, node_, instance_, [](JobManager& jm) { jm.heartbeat_round(); }));
 }
 
 bool JobManager::hosts_current_tasks(sim::NodeId tm) const {
@@ -158,20 +235,37 @@ void JobManager::try_deploy() {
     finished_.clear();
     engine_.observer().restore_started(engine_.world().now(), attempt_, deployment_.restore.id, deployment_.restore.offsets);
     auto deployment = std::make_shared<const Deployment>(deployment_);
-    for (const auto& [tm, subtasks] : per_node) {
-        engine_.send_to_task_manager(node_, tm, messages::kDeploy, static_cast<uint64_t>(attempt_),
-                                     // An init-capture: clang before 16 cannot capture a structured binding.
-                                     [deployment, subtasks = subtasks](TaskManager& t) { t.deploy(*deployment, subtasks); });
-    }
     Engine* engine = &engine_;
     const int64_t attempt = attempt_;
+    if (election_) {
+        // HA: only a leader whose fenced write still applies deploys (a deposed one cannot).
+        election_->confirm(on_job_manager(engine, node_, instance_, [attempt, deployment, per_node](JobManager& jm, bool ok) {
+            if (ok) jm.deploy_confirmed(attempt, deployment, per_node);
+        }));
+    } else {
+        send_deployment(deployment, per_node);
+    }
     engine_.world().scheduler().schedule(job.runtime.deploy_timeout, node_, kDeployTimeout, static_cast<uint64_t>(attempt),
-                                         [engine, attempt] {
-                                             JobManager* jm = engine->job_manager();
+                                         [engine, node = node_, instance = instance_, attempt] {
+                                             JobManager* jm = engine->job_manager_on(node, instance);
                                              if (jm != nullptr && jm->attempt_ == attempt && jm->phase_ == Phase::deploying) {
                                                  jm->failover("deployment timed out");
                                              }
                                          });
+}
+
+void JobManager::deploy_confirmed(int64_t attempt, const std::shared_ptr<const Deployment>& deployment,
+                                  const std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>>& per_node) {
+    if (attempt == attempt_ && phase_ == Phase::deploying) send_deployment(deployment, per_node);
+}
+
+void JobManager::send_deployment(const std::shared_ptr<const Deployment>& deployment,
+                                 const std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>>& per_node) {
+    for (const auto& [tm, subtasks] : per_node) {
+        engine_.send_to_task_manager(node_, tm, messages::kDeploy, static_cast<uint64_t>(deployment->attempt),
+                                     // An init-capture: clang before 16 cannot capture a structured binding.
+                                     [deployment, subtasks = subtasks](TaskManager& t) { t.deploy(*deployment, subtasks); });
+    }
 }
 
 void JobManager::task_ready(const TaskKey& task) {
@@ -242,8 +336,9 @@ void JobManager::failover(const std::string& reason) {
                                      [attempt](TaskManager& t) { t.cancel_attempts_before(attempt); });
     }
     Engine* engine = &engine_;
-    engine_.world().scheduler().schedule(strategy.delay, node_, kRestart, static_cast<uint64_t>(attempt), [engine, attempt] {
-        JobManager* jm = engine->job_manager();
+    engine_.world().scheduler().schedule(strategy.delay, node_, kRestart, static_cast<uint64_t>(attempt),
+                                         [engine, node = node_, instance = instance_, attempt] {
+        JobManager* jm = engine->job_manager_on(node, instance);
         if (jm == nullptr || jm->attempt_ != attempt || jm->phase_ != Phase::restarting) return;
         jm->phase_ = Phase::waiting_for_resources;
         jm->try_deploy();

@@ -12,8 +12,18 @@
 // checkpoint (and the highest checkpoint id ever made durable) from durable storage, then waits for the
 // TaskManagers, which drop their tasks and register again once they miss its heartbeats. Attempt
 // numbers are `incarnation * 1000 + n`, so attempts of different JobManagers never collide.
+//
+// With high availability (Engine::high_availability()), several JobManager processes run; each
+// contends for leadership (engine/runtime/leader_election.h). A standby does nothing else and
+// takes no TaskManager message. The leader recovers from the completed-checkpoint store and the id
+// counter in the coordination service (never from a storage listing), announces itself to every
+// TaskManager with its fencing token (its messages carry it; TaskManagers refuse older tokens),
+// confirms its leadership with a fenced write before each deployment, and numbers its attempts
+// `token * 1000 + n` (tokens strictly increase from leader to leader). A JobManager that loses
+// leadership is replaced by a fresh standby process on its node.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -23,12 +33,21 @@
 namespace eosim::engine {
 
 class Engine;
+class LeaderElection;
 
 class JobManager {
 public:
-    JobManager(Engine& engine, sim::NodeId node);
+    JobManager(Engine& engine, sim::NodeId node, uint64_t instance);
+    ~JobManager();
 
     sim::NodeId node() const { return node_; }
+    uint64_t instance() const { return instance_; }
+    // HA only (nullptr without).
+    LeaderElection* election() { return election_.get(); }
+    // The token this process's messages carry: its leader session (0 while it does not lead).
+    int64_t fencing_token() const;
+    // Whether TaskManager messages reach this process (without HA: always; with: while it leads).
+    bool takes_task_manager_messages() const;
     CheckpointCoordinator& coordinator() { return coordinator_; }
     void boot();
 
@@ -49,7 +68,7 @@ public:
                             const std::string& detail);
 
 private:
-    enum class Phase : uint8_t { recovering, waiting_for_resources, deploying, running, restarting, finished, failed };
+    enum class Phase : uint8_t { recovering, waiting_for_resources, deploying, running, restarting, finished, failed, standby };
     struct Registered {
         uint32_t instance;
         int32_t slots;
@@ -59,6 +78,13 @@ private:
     void heartbeat_round();
     void send_start(sim::NodeId tm);
     void recover_checkpoints();
+    // HA.
+    void granted_leadership(int64_t token);
+    void recover_from_store();
+    void deploy_confirmed(int64_t attempt, const std::shared_ptr<const Deployment>& deployment,
+                          const std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>>& per_node);
+    void send_deployment(const std::shared_ptr<const Deployment>& deployment,
+                         const std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>>& per_node);
     void recovered(const std::vector<std::string>& keys);
     void try_deploy();
     void failover(const std::string& reason);
@@ -68,6 +94,8 @@ private:
 
     Engine& engine_;
     sim::NodeId node_;
+    uint64_t instance_;
+    std::unique_ptr<LeaderElection> election_;
     CheckpointCoordinator coordinator_;
     Phase phase_ = Phase::recovering;
     int64_t attempt_ = 0;

@@ -20,6 +20,10 @@ inline constexpr std::string_view kCheckpointAborted = "checkpoint.aborted";    
 inline constexpr std::string_view kFailoverStarted = "failover.started";            // detail: the new attempt
 inline constexpr std::string_view kJobRunning = "job.running";                      // detail: attempt; every task started
 inline constexpr std::string_view kJobFinished = "job.finished";                    // detail: attempt
+// JobManager high availability (announced only with it)
+inline constexpr std::string_view kCheckpointMetadataWritten = "checkpoint.metadata_written";  // metadata durable, its pointer not yet added to the completed-checkpoint store
+inline constexpr std::string_view kLeadershipGranted = "leadership.granted";  // detail: the fencing token; nothing recovered yet
+inline constexpr std::string_view kLeadershipLost = "leadership.lost";        // detail: the fencing token; the process is about to be replaced
 
 // TaskManager (announced by the node running the task)
 inline constexpr std::string_view kTaskRestoring = "task.restoring";        // state read, not yet applied; detail: restored checkpoint (0: none)
@@ -41,7 +45,8 @@ inline constexpr std::string_view kCdcBinlogCheckpointed = "cdc.binlog_checkpoin
 // Every point, for documentation, validation and coverage tables.
 inline constexpr std::string_view kAll[] = {
     kCheckpointTriggered, kCheckpointAcknowledged, kCheckpointCompleted, kCheckpointAborted, kFailoverStarted,
-    kJobRunning, kJobFinished, kTaskRestoring, kAlignmentStarted, kTaskSnapshotted, kCheckpointNotified,
+    kJobRunning, kJobFinished, kCheckpointMetadataWritten, kLeadershipGranted, kLeadershipLost, kTaskRestoring,
+    kAlignmentStarted, kTaskSnapshotted, kCheckpointNotified,
     kSinkPrecommitted, kSinkCommitted, kSinkRecovered, kChannelStatePersisted, kChannelStateReplaying,
     kSinkFlushed, kCdcChunkStarted, kCdcChunkFinished, kCdcSnapshotFinished, kCdcBinlogCheckpointed,
 };
@@ -49,7 +54,8 @@ inline constexpr std::string_view kAll[] = {
 // The points the JobManager announces; every other point is announced by a TaskManager.
 inline constexpr std::string_view kJobManagerPoints[] = {
     kCheckpointTriggered, kCheckpointAcknowledged, kCheckpointCompleted, kCheckpointAborted,
-    kFailoverStarted,     kJobRunning,             kJobFinished,
+    kFailoverStarted,     kJobRunning,             kJobFinished,         kCheckpointMetadataWritten,
+    kLeadershipGranted,   kLeadershipLost,
 };
 
 }  // namespace eosim::engine::points

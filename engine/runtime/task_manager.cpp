@@ -12,7 +12,18 @@ constexpr sim::EventKind kRegistrationRetry{"tm.registration_retry"};
 constexpr sim::EventKind kWatchJobManager{"tm.watch_job_manager"};
 }  // namespace
 
-TaskManager::TaskManager(Engine& engine, sim::NodeId node) : engine_(engine), node_(node) {}
+TaskManager::TaskManager(Engine& engine, sim::NodeId node)
+    : engine_(engine), node_(node),
+      leader_node_(engine.high_availability().enabled() ? sim::kNoNode : engine.job_manager_node()) {}
+
+bool TaskManager::admit_leader(sim::NodeId from, int64_t token) {
+    if (token == 0 || token < leader_token_) return false;
+    if (token == leader_token_) return from == leader_node_;
+    leader_token_ = token;
+    leader_node_ = from;
+    if (registered_) drop_tasks_and_register();
+    return true;
+}
 
 TaskManager::~TaskManager() = default;
 

@@ -40,6 +40,14 @@ public:
 
     Task* find(const TaskKey& key);
 
+    // HA: the JobManager this TaskManager follows (kNoNode until a leader reached it).
+    sim::NodeId leader_node() const { return leader_node_; }
+    // HA: whether a message from the JobManager on `from` carrying fencing token `token` is taken.
+    // A token older than the newest leader's (or 0: not a leader) is refused; a newer one makes
+    // `from` the leader: this TaskManager drops its tasks and registers with it (Flink's
+    // TaskExecutor on a new JobMaster leader).
+    bool admit_leader(sim::NodeId from, int64_t token);
+
 private:
     void send_registration();
     void watch_job_manager();
@@ -50,6 +58,8 @@ private:
     Engine& engine_;
     sim::NodeId node_;
     bool registered_ = false;
+    sim::NodeId leader_node_;
+    int64_t leader_token_ = 0;
     sim::Time last_heard_from_job_manager_;
     // A sorted vector (a handful of tasks per TaskManager): every channel message and timer of a
     // task looks its task up here.
