@@ -70,6 +70,17 @@ struct Expectation {
     bool every_seed = true;
 };
 
+// JobManager high availability (engine/runtime/leader_election.h): `job_managers` JobManagers
+// ("jobmanager", "jobmanager-1", ...) elect a leader through a ZooKeeper-like coordination service
+// on node "coordination" (sim/external/coordination_service.h); completed checkpoints and the id
+// counter live there. Absent: one JobManager whose successor recovers by listing checkpoint
+// storage (no HA -- unsafe when a dead JobManager's metadata write lands late).
+struct HighAvailabilitySpec {
+    int32_t job_managers = 2;
+    sim::Duration session_timeout = sim::Duration::seconds(2);
+    sim::Duration request_timeout = sim::Duration::millis(500);
+};
+
 struct Scenario {
     std::string name;         // the file name without extension, unless given
     std::string description;
@@ -78,6 +89,7 @@ struct Scenario {
     engine::JobSpec job;
     std::vector<InputSpec> inputs;
     std::optional<DatabaseSpec> database;
+    std::optional<HighAvailabilitySpec> high_availability;
     std::vector<sim::FaultSpec> faults;                // faults.schedule
     std::optional<RandomFaults> random_faults;         // faults.random: drawn per seed, run after `faults`
     // The outside systems the run builds (scenarios/outside_system_registry.h), each named by a fault's

@@ -23,6 +23,7 @@
 #include "scenarios/outside_system_registry.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/append_store.h"
+#include "sim/external/coordination_service.h"
 #include "sim/external/database.h"
 #include "sim/external/database_workload.h"
 #include "sim/external/input_producer.h"
@@ -111,6 +112,8 @@ struct RunWorld {
     std::unique_ptr<sim::external::Database> source_database;
     std::unique_ptr<sim::external::DatabaseWorkload> workload;
     std::unique_ptr<sim::external::Database> target_database;
+    // JobManager HA's coordination service (node "coordination"), only in scenarios with HA.
+    std::unique_ptr<sim::external::CoordinationService> coordination;
 
     RunWorld(const Scenario& s, uint64_t seed)
         : world(sim::WorldOptions{seed, s.world.network, s.world.storage}),
@@ -141,6 +144,13 @@ struct RunWorld {
                 if (const auto* upsert = engine::upsert_sink_options(v)) target_database->create_table(upsert->table);
             }
         }
+        if (s.high_availability) {
+            const sim::NodeId node = world.nodes().add("coordination");
+            coordination = std::make_unique<sim::external::CoordinationService>(world.scheduler(), world.network(), node,
+                                                                               s.high_availability->request_timeout);
+            sim::external::CoordinationService* service = coordination.get();
+            world.nodes().set_process(node, [service] { service->booted(); }, [] {});
+        }
     }
 };
 
@@ -149,6 +159,7 @@ std::map<std::string, sim::OutsideFaultTarget*> fault_targets(const RunWorld& ru
     std::map<std::string, sim::OutsideFaultTarget*> targets = run.outside.fault_targets();
     if (run.source_database) targets.emplace("mysql-source", run.source_database.get());
     if (run.target_database) targets.emplace("mysql-target", run.target_database.get());
+    if (run.coordination) targets.emplace("coordination", run.coordination.get());
     return targets;
 }
 
@@ -164,6 +175,15 @@ public:
 private:
     sim::Time last_ = sim::Time::zero();
 };
+
+engine::HighAvailability high_availability(const Scenario& s, RunWorld& run) {
+    engine::HighAvailability ha;
+    if (!s.high_availability) return ha;
+    ha.service = run.coordination.get();
+    ha.job_managers = s.high_availability->job_managers;
+    ha.session_timeout = s.high_availability->session_timeout;
+    return ha;
+}
 
 std::string seconds_text(sim::Time t) {
     char text[32];
@@ -224,7 +244,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     engine::Engine engine(world, scenario.job,
                           engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
                                                scenario.world.spare_task_managers},
-                          services, fanout);
+                          services, fanout, high_availability(scenario, run));
     sim::OutsideFaults hooks{
         [&run](sim::Time until) { run.kafka.set_unavailable_until(until); },
         [&run](sim::Time until) { run.kafka.set_write_failures_until(until); },

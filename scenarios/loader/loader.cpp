@@ -28,8 +28,8 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     const Value root(document, "", file_);
     const Object o(
         root,
-        {"name", "description", "world", "database", "job", "input", "faults", "oracles", "liveness_bound", "time_limit",
-         "expect", "sometimes"},
+        {"name", "description", "world", "high_availability", "database", "job", "input", "faults", "oracles",
+         "liveness_bound", "time_limit", "expect", "sometimes"},
         "an object (a scenario)");
     s_.source = path;
     s_.name = path.stem().string();
@@ -40,6 +40,7 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     }
     has_database_ = o.has("database");
     read_world(o.require("world", "an object (the world)"));
+    if (auto x = o.get("high_availability")) read_high_availability(*x);
     if (auto x = o.get("database")) read_database(*x);
     read_job(o.require("job", "an object (the job)"));
     if (auto x = o.get("input")) read_input(*x);

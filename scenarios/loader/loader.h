@@ -54,6 +54,7 @@ private:
     void read_storage(const Value& v);
     void read_kafka(const Value& v);
     void read_database(const Value& v);
+    void read_high_availability(const Value& v);
     void read_workload(const Value& v);
     void read_job(const Value& v);
     void read_vertex(const Value& v);

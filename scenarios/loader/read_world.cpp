@@ -90,11 +90,28 @@ std::vector<std::string> Loader::topic_names() const {
     return names;
 }
 
-// "jobmanager", "tm0".."tm{N-1}", then the spares "tm{N}"..; then the outside systems.
+void Loader::read_high_availability(const Value& v) {
+    const Object o(v, {"job_managers", "session_timeout", "request_timeout"}, "an object (high availability)");
+    HighAvailabilitySpec& ha = s_.high_availability.emplace();
+    if (auto x = o.get("job_managers")) ha.job_managers = read_int32(*x, IntRange{1, 16, "an integer in [1, 16]"});
+    if (auto x = o.get("session_timeout")) ha.session_timeout = read_duration(*x, false);
+    if (auto x = o.get("request_timeout")) ha.request_timeout = read_duration(*x, false);
+    if (ha.session_timeout < sim::Duration::millis(30)) {
+        o.get("session_timeout")->fail("expected a session_timeout of at least 30ms (keep-alives go every third of it), found " +
+                                       format_duration(ha.session_timeout));
+    }
+}
+
+// "jobmanager", "tm0".."tm{N-1}", then the spares "tm{N}"..; with HA the standby JobManagers
+// "jobmanager-1".. and "coordination"; then the outside systems.
 std::vector<std::string> Loader::node_names() const {
     std::vector<std::string> names{"jobmanager"};
     for (int32_t i = 0; i < s_.world.task_managers + s_.world.spare_task_managers; ++i) {
         names.push_back("tm" + std::to_string(i));
+    }
+    if (s_.high_availability) {
+        for (int32_t i = 1; i < s_.high_availability->job_managers; ++i) names.push_back("jobmanager-" + std::to_string(i));
+        names.push_back("coordination");
     }
     names.push_back("kafka");
     names.push_back("append-store");
