@@ -53,6 +53,11 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.commit_outcomes_unknown = optional_field<int64_t>(j, "commit_outcomes_unknown", path, 0);
     f.transactions_lost = optional_field<int64_t>(j, "transactions_lost", path, 0);
     f.faults_injected = optional_field<int64_t>(j, "faults_injected", path, 0);
+    f.leaderships = optional_field<int64_t>(j, "leaderships", path, 0);
+    f.checkpoints_stored = optional_field<int64_t>(j, "checkpoints_stored", path, 0);
+    f.store_refusals = optional_field<int64_t>(j, "store_refusals", path, 0);
+    f.fenced_messages = optional_field<int64_t>(j, "fenced_messages", path, 0);
+    f.sessions_expired = optional_field<int64_t>(j, "sessions_expired", path, 0);
     f.records_in = optional_field<int64_t>(j, "records_in", path, 0);
     f.records_out = optional_field<int64_t>(j, "records_out", path, 0);
     f.outside_calls = optional_field<int64_t>(j, "outside_calls", path, 0);

@@ -78,6 +78,12 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                                       std::to_string(f.commit_outcomes_unknown) + " applied with the answer lost, " +
                                       std::to_string(f.transactions_lost) + " transactions lost (likely data loss)");
     }
+    if (f.leaderships > 0) {
+        write_row(out, "leadership", std::to_string(f.leaderships) + " granted, " + std::to_string(f.sessions_expired) +
+                                         " sessions expired; " + std::to_string(f.checkpoints_stored) + " checkpoints stored, " +
+                                         std::to_string(f.store_refusals) + " store writes refused; " +
+                                         std::to_string(f.fenced_messages) + " JobManager messages fenced");
+    }
     write_row(out, "faults injected", std::to_string(f.faults_injected));
     write_row(out, "records", std::to_string(f.records_in) + " in, " + std::to_string(f.records_out) + " out");
     if (f.outside_calls > 0) {
@@ -178,6 +184,11 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"commit_outcomes_unknown", f.commit_outcomes_unknown},
         {"transactions_lost", f.transactions_lost},
         {"faults_injected", f.faults_injected},
+        {"leaderships", f.leaderships},
+        {"checkpoints_stored", f.checkpoints_stored},
+        {"store_refusals", f.store_refusals},
+        {"fenced_messages", f.fenced_messages},
+        {"sessions_expired", f.sessions_expired},
         {"records_in", f.records_in},
         {"records_out", f.records_out},
         {"outside_calls", f.outside_calls},

@@ -137,7 +137,7 @@ void CoverageTracker::fault(const sim::FiredFault& fired, const sim::FaultSpec& 
     const bool in_flight =
         !awaiting_notification_.empty() &&
         (global || any_target([&](const std::string& n) {
-             return n == "jobmanager" || awaiting_notification_.count(n) != 0;
+             return n.starts_with("jobmanager") || awaiting_notification_.count(n) != 0;  // HA: jobmanager-1..
          }));
     const bool in_alignment = global ? std::any_of(aligning_.begin(), aligning_.end(),
                                                    [](const auto& entry) { return !entry.second.empty(); })

@@ -79,6 +79,7 @@ struct HighAvailabilitySpec {
     int32_t job_managers = 2;
     sim::Duration session_timeout = sim::Duration::seconds(2);
     sim::Duration request_timeout = sim::Duration::millis(500);
+    bool tolerate_suspended_connections = false;  // engine::HighAvailability
 };
 
 struct Scenario {

@@ -182,6 +182,7 @@ engine::HighAvailability high_availability(const Scenario& s, RunWorld& run) {
     ha.service = run.coordination.get();
     ha.job_managers = s.high_availability->job_managers;
     ha.session_timeout = s.high_availability->session_timeout;
+    ha.tolerate_suspended_connections = s.high_availability->tolerate_suspended_connections;
     return ha;
 }
 
@@ -399,6 +400,11 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.commit_errors = static_cast<int64_t>(run.kafka.stats().commit_errors);
     f.commit_outcomes_unknown = static_cast<int64_t>(run.kafka.stats().commit_outcomes_unknown);
     f.faults_injected = static_cast<int64_t>(injector.injected_count());
+    f.leaderships = engine.stats().leaderships;
+    f.checkpoints_stored = engine.stats().checkpoints_stored;
+    f.store_refusals = engine.stats().checkpoint_store_refusals;
+    f.fenced_messages = engine.stats().fenced_messages;
+    if (run.coordination) f.sessions_expired = static_cast<int64_t>(run.coordination->stats().sessions_expired);
     const sim::external::OutsideSystemStats outside = run.outside.total_stats();
     f.outside_calls = static_cast<int64_t>(outside.calls);
     f.outside_calls_failed = static_cast<int64_t>(outside.failed_calls);

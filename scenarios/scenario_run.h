@@ -51,6 +51,14 @@ struct RunFigures {
     int64_t commit_outcomes_unknown = 0;
     int64_t transactions_lost = 0;
     int64_t faults_injected = 0;
+    // JobManager high availability (zero without): leaderships granted, checkpoint pointers added to
+    // the store, store writes the service refused (a deposed leader's), JobManager messages the
+    // TaskManagers refused (an older fencing token), sessions the service expired.
+    int64_t leaderships = 0;
+    int64_t checkpoints_stored = 0;
+    int64_t store_refusals = 0;
+    int64_t fenced_messages = 0;
+    int64_t sessions_expired = 0;
     int64_t records_in = 0;
     int64_t records_out = 0;
     // The outside systems of scenarios/outside_system_registry.h (not Kafka, not the append store), added up:

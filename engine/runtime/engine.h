@@ -44,6 +44,10 @@ struct HighAvailability {
     sim::external::CoordinationService* service = nullptr;
     int32_t job_managers = 1;
     sim::Duration session_timeout = sim::Duration::seconds(2);
+    // Flink's high-availability.zookeeper.client.tolerate-suspended-connections: a leader that hears
+    // nothing from the service keeps leading until the service says its session expired (instead of
+    // giving up after a session timeout of silence). Safety then rests on fencing alone.
+    bool tolerate_suspended_connections = false;
     bool enabled() const { return service != nullptr; }
 };
 

@@ -188,7 +188,7 @@ void JobManager::heartbeat_round() {
         // learn the leader from the HA service; here the heartbeat carrying the token tells them).
         for (sim::NodeId tm : engine_.task_manager_nodes()) {
             if (!task_managers_.contains(tm)) {
-                engine_.send_to_task_manager(node_, tm, messages::kHeartbeat, tm, [](TaskManager& t) { t.heartbeat(); });
+                engine_.send_to_task_manager(node_, tm, messages::kHeartbeat, tm, [](TaskManager& t) { t.leader_announced(); });
             }
         }
     }

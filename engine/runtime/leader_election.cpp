@@ -88,7 +88,7 @@ void LeaderElection::keep_alive_round() {
     if (gave_up_) return;
     const sim::Duration timeout = engine_.high_availability().session_timeout;
     const sim::Time now = engine_.world().now();
-    if (now - last_renewed_ >= timeout) {
+    if (now - last_renewed_ >= timeout && !engine_.high_availability().tolerate_suspended_connections) {
         give_up("no answer from the coordination service for the session timeout");
         return;
     }

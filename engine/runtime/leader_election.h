@@ -19,7 +19,8 @@
 // The session is kept alive every session_timeout / 3. Leadership is given up (the JobManager is
 // replaced by a fresh standby process) when the service says the session expired, or when no
 // keep-alive has been answered for a whole session timeout (Curator's connection loss / SUSPENDED:
-// Flink revokes leadership then). Giving up is for liveness; safety comes from the fence alone.
+// Flink revokes leadership then) -- unless tolerate_suspended_connections, when only the service's
+// answer "session expired" ends it. Giving up is for liveness; safety comes from the fence alone.
 #include <cstdint>
 #include <functional>
 #include <string>

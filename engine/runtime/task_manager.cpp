@@ -21,7 +21,15 @@ bool TaskManager::admit_leader(sim::NodeId from, int64_t token) {
     if (token == leader_token_) return from == leader_node_;
     leader_token_ = token;
     leader_node_ = from;
-    if (registered_) drop_tasks_and_register();
+    if (registered_) {
+        drop_tasks_and_register();
+    } else {  // its registration retries go to the new leader from now on; one goes right away
+        const sim::NodeId node = node_;
+        const int32_t slots = engine_.shape().slots_per_task_manager;
+        const uint32_t instance = engine_.world().nodes().incarnation(node_);
+        engine_.send_to_job_manager(node_, messages::kRegister, node_,
+                                    [node, instance, slots](JobManager& jm) { jm.register_task_manager(node, instance, slots); });
+    }
     return true;
 }
 
@@ -68,6 +76,11 @@ void TaskManager::send_registration() {
                                          [engine, node] {
                                              if (TaskManager* tm = engine->task_manager(node)) tm->send_registration();
                                          });
+}
+
+void TaskManager::leader_announced() {
+    last_heard_from_job_manager_ = engine_.world().now();
+    if (registered_) drop_tasks_and_register();
 }
 
 void TaskManager::reconnect() {

@@ -31,6 +31,8 @@ public:
     // The JobManager no longer knows this TaskManager: drop every task and register again.
     void reconnect();
     void heartbeat();
+    // HA: the leader (admitted by its token) does not know this TaskManager: register with it.
+    void leader_announced();
     void deploy(const Deployment& deployment, const std::vector<std::pair<int32_t, int32_t>>& subtasks);
     void start_tasks(int64_t attempt);
     void cancel_attempts_before(int64_t attempt);

@@ -404,11 +404,13 @@ void Loader::use_outside_system(const std::string& name) {
 }
 
 // The scenario's own databases (a CDC source's, an upsert sink's) take the generic outside-system
-// faults too; they have no bulk requests. The job is read before the faults, so they are known.
+// faults too; they have no bulk requests. So does HA's coordination service. The job is read
+// before the faults, so they are known.
 std::vector<std::string> Loader::database_names() const {
     std::vector<std::string> names;
     if (s_.database) names.emplace_back("mysql-source");
     if (s_.has_upsert_sink()) names.emplace_back("mysql-target");
+    if (s_.high_availability) names.emplace_back("coordination");
     return names;
 }
 
