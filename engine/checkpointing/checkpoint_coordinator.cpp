@@ -259,6 +259,18 @@ void CheckpointCoordinator::add_to_store(uint64_t generation, int64_t checkpoint
     store_->add(*checkpoint, on_coordinator(&engine_, node_, instance_,
                                             [generation, checkpoint_id](CheckpointCoordinator& c, sim::external::CoordinationStatus status) {
                                                 const bool unknown = status == sim::external::CoordinationStatus::connection_loss;
+                                                if (unknown) {
+                                                    // The store may or may not hold it: neither completing nor aborting
+                                                    // is safe (an abort restores an older checkpoint and aborts this
+                                                    // one's transactions, which a later leader may restore from the
+                                                    // store). Give leadership up; the next leader reads the store.
+                                                    JobManager* jm = c.engine_.job_manager_on(c.node_, c.instance_);
+                                                    if (jm != nullptr && jm->election() != nullptr) {
+                                                        jm->election()->resign("checkpoint " + std::to_string(checkpoint_id) +
+                                                                               ": store write outcome unknown");
+                                                        return;
+                                                    }
+                                                }
                                                 if (status == sim::external::CoordinationStatus::ok) {
                                                     ++c.engine_.stats().checkpoints_stored;
                                                 } else if (!unknown) {

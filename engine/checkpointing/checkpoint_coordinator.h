@@ -34,8 +34,10 @@
 // live in the coordination service (checkpoint_id_counter.h, completed_checkpoint_store.h), written
 // with the leader's fence: the id comes from the counter; after the metadata is durable the
 // checkpoint's pointer is added to the store, and only then is it complete (announced, notified);
-// retention removes a pointer from the store before deleting the files. A store write whose outcome
-// is unknown (no answer) keeps the checkpoint's files: the store may hold it.
+// retention removes a pointer from the store before deleting the files. A store add whose outcome
+// is unknown (no answer) neither completes nor aborts the checkpoint: the leader resigns (Flink's
+// PossibleInconsistentStateException: its files are kept), and the next leader restores what the
+// store says; a removal of unknown outcome keeps the files.
 #include <cstdint>
 #include <deque>
 #include <functional>

@@ -52,6 +52,8 @@ public:
     std::string leader_path() const { return path("leader"); }
     // A fenced write on the leader node: `done(true)` when this process still led when it applied.
     void confirm(std::function<void(bool)> done);
+    // Gives leadership up now (the JobManager process is replaced by a standby).
+    void resign(const std::string& why) { give_up(why); }
 
 private:
     void open();
