@@ -1,0 +1,123 @@
+// JobManager high availability end to end (engine/runtime/leader_election.h, the HA scenarios):
+// the loader's high_availability block and the node and system names it brings; the late-metadata
+// hole with and without HA (the same faults: the no-HA listing loses records, the store does not);
+// and that the fences act: a deposed leader's store adds are refused by the service and its
+// messages refused by the TaskManagers, while exactly-once holds.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/scenario.h"
+#include "scenarios/scenario_run.h"
+#include "tests/temp_dir.h"
+
+namespace eosim::scenarios {
+namespace {
+
+using nlohmann::json;
+
+const std::filesystem::path kScenarios = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios";
+
+json base() {
+    return json::parse(R"({
+      "world": {"task_managers": 1, "topics": [{"name": "input", "partitions": 1}]},
+      "job": {"vertices": [
+        {"id": "source", "kind": "kafka_source", "topic": "input"},
+        {"id": "sink", "kind": "sink", "sink": "append", "inputs": [{"from": "source"}]}],
+        "checkpointing": {"interval": "200ms"}},
+      "input": [{"topic": "input", "records": 50, "keys": 4, "rate_per_second": 100}],
+      "oracles": ["at_least_once_output"]
+    })");
+}
+
+std::string error_path(const json& document) {
+    testing::TempDir dir;
+    try {
+        load_scenario(dir.write("s.json", document.dump()));
+    } catch (const ScenarioError& e) {
+        return e.json_path();
+    }
+    return "";
+}
+
+RunResult run(const std::string& file, uint64_t seed) {
+    const Scenario scenario = load_scenario(kScenarios / file);
+    RunOptions options;
+    options.seed = seed;
+    return run_scenario(scenario, options);
+}
+
+}  // namespace
+
+TEST_CASE("loader: high_availability and the names it brings", "[loader][ha]") {
+    json s = base();
+    s["high_availability"] = json::parse(R"({"job_managers": 3, "session_timeout": "1s", "tolerate_suspended_connections": true})");
+    s["faults"]["schedule"] = json::parse(R"([
+      {"kind": "crash", "at": "1s", "nodes": ["jobmanager-2"]},
+      {"kind": "partition", "at": "1s", "nodes": ["jobmanager"], "other_nodes": ["coordination"]},
+      {"kind": "system_unavailable", "at": "2s", "system": "coordination"}])");
+    CHECK(error_path(s).empty());
+    testing::TempDir dir;
+    const Scenario loaded = load_scenario(dir.write("s.json", s.dump()));
+    REQUIRE(loaded.high_availability);
+    CHECK(loaded.high_availability->job_managers == 3);
+    CHECK(loaded.high_availability->session_timeout == sim::Duration::seconds(1));
+    CHECK(loaded.high_availability->tolerate_suspended_connections);
+
+    // Without the block there is no standby and no coordination service to name.
+    json without = s;
+    without.erase("high_availability");
+    CHECK(error_path(without) == "/faults/schedule/0/nodes/0");
+    without["faults"]["schedule"].erase(0);
+    CHECK(error_path(without) == "/faults/schedule/0/other_nodes/0");
+    without["faults"]["schedule"].erase(0);
+    CHECK(error_path(without) == "/faults/schedule/0/system");
+
+    json bad = s;
+    bad["high_availability"]["job_managers"] = 0;
+    CHECK(error_path(bad) == "/high_availability/job_managers");
+    bad = s;
+    bad["high_availability"]["session_timeout"] = "10ms";
+    CHECK(error_path(bad) == "/high_availability/session_timeout");
+    bad = s;
+    bad["high_availability"]["leader"] = "jobmanager";
+    CHECK(error_path(bad) == "/high_availability/leader");
+}
+
+TEST_CASE("HA: the late metadata write of a dead JobManager loses records without HA, not with it", "[ha]") {
+    // The same fault schedule in both files (the HA one adds crashes at finalisation points).
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+        const RunResult listing = run("jobmanager-no-ha-late-metadata.json", seed);
+        CHECK(listing.expectation_met);
+        CHECK_FALSE(listing.verdicts.front().passed);  // exactly_once_output: records lost
+        const RunResult store = run("leader-change-during-finalisation.json", seed);
+        CHECK(store.expectation_met);
+        CHECK(store.figures.leaderships >= 3);
+        CHECK(store.figures.checkpoints_stored > 0);
+    }
+}
+
+TEST_CASE("HA: a deposed leader's store adds and messages are refused, and exactly-once holds", "[ha]") {
+    int64_t store_refusals = 0;
+    int64_t fenced_messages = 0;
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        // A frozen leader wakes up after its session expired and still believes it leads.
+        const RunResult zombie = run("ha-session-expiry.json", seed);
+        CHECK(zombie.expectation_met);
+        CHECK(zombie.figures.sessions_expired >= 1);
+        store_refusals += zombie.figures.store_refusals;
+        fenced_messages += zombie.figures.fenced_messages;
+        // A leader cut off from the service but not from the TaskManagers.
+        const RunResult split = run("jobmanager-split-brain.json", seed);
+        CHECK(split.expectation_met);
+        CHECK(split.figures.leaderships >= 2);
+        fenced_messages += split.figures.fenced_messages;
+    }
+    CHECK(store_refusals > 0);   // its completions never reached the store: nothing notified
+    CHECK(fenced_messages > 0);  // TaskManagers that knew the newer leader refused it
+}
+
+}  // namespace eosim::scenarios
