@@ -57,6 +57,7 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.checkpoints_stored = optional_field<int64_t>(j, "checkpoints_stored", path, 0);
     f.store_refusals = optional_field<int64_t>(j, "store_refusals", path, 0);
     f.fenced_messages = optional_field<int64_t>(j, "fenced_messages", path, 0);
+    f.deployments_refused = optional_field<int64_t>(j, "deployments_refused", path, 0);
     f.sessions_expired = optional_field<int64_t>(j, "sessions_expired", path, 0);
     f.records_in = optional_field<int64_t>(j, "records_in", path, 0);
     f.records_out = optional_field<int64_t>(j, "records_out", path, 0);

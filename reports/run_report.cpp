@@ -82,7 +82,8 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
         write_row(out, "leadership", std::to_string(f.leaderships) + " granted, " + std::to_string(f.sessions_expired) +
                                          " sessions expired; " + std::to_string(f.checkpoints_stored) + " checkpoints stored, " +
                                          std::to_string(f.store_refusals) + " store writes refused; " +
-                                         std::to_string(f.fenced_messages) + " JobManager messages fenced");
+                                         std::to_string(f.fenced_messages) + " JobManager messages fenced, " +
+                                         std::to_string(f.deployments_refused) + " deployments refused");
     }
     write_row(out, "faults injected", std::to_string(f.faults_injected));
     write_row(out, "records", std::to_string(f.records_in) + " in, " + std::to_string(f.records_out) + " out");
@@ -188,6 +189,7 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"checkpoints_stored", f.checkpoints_stored},
         {"store_refusals", f.store_refusals},
         {"fenced_messages", f.fenced_messages},
+        {"deployments_refused", f.deployments_refused},
         {"sessions_expired", f.sessions_expired},
         {"records_in", f.records_in},
         {"records_out", f.records_out},

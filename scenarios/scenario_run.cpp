@@ -404,6 +404,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.checkpoints_stored = engine.stats().checkpoints_stored;
     f.store_refusals = engine.stats().checkpoint_store_refusals;
     f.fenced_messages = engine.stats().fenced_messages;
+    f.deployments_refused = engine.stats().deployments_refused;
     if (run.coordination) f.sessions_expired = static_cast<int64_t>(run.coordination->stats().sessions_expired);
     const sim::external::OutsideSystemStats outside = run.outside.total_stats();
     f.outside_calls = static_cast<int64_t>(outside.calls);

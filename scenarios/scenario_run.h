@@ -58,6 +58,7 @@ struct RunFigures {
     int64_t checkpoints_stored = 0;
     int64_t store_refusals = 0;
     int64_t fenced_messages = 0;
+    int64_t deployments_refused = 0;  // deployments a JobManager did not send: its fenced check failed
     int64_t sessions_expired = 0;
     int64_t records_in = 0;
     int64_t records_out = 0;

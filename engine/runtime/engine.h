@@ -68,6 +68,7 @@ struct EngineStats {
     int64_t checkpoint_store_refusals = 0;   // HA: adds the service refused (fenced, expired session, write errors)
     int64_t fenced_messages = 0;  // JobManager messages a TaskManager refused (a deposed leader's, or a standby's)
     int64_t leaderships = 0;      // times a JobManager was granted leadership (HA)
+    int64_t deployments_refused = 0;  // HA: deployments not sent because the fenced check before them failed
 };
 
 class Engine {

@@ -240,7 +240,11 @@ void JobManager::try_deploy() {
     if (election_) {
         // HA: only a leader whose fenced write still applies deploys (a deposed one cannot).
         election_->confirm(on_job_manager(engine, node_, instance_, [attempt, deployment, per_node](JobManager& jm, bool ok) {
-            if (ok) jm.deploy_confirmed(attempt, deployment, per_node);
+            if (ok) {
+                jm.deploy_confirmed(attempt, deployment, per_node);
+            } else {
+                ++jm.engine_.stats().deployments_refused;
+            }
         }));
     } else {
         send_deployment(deployment, per_node);

@@ -1,8 +1,8 @@
 // JobManager high availability end to end (engine/runtime/leader_election.h, the HA scenarios):
 // the loader's high_availability block and the node and system names it brings; the late-metadata
 // hole with and without HA (the same faults: the no-HA listing loses records, the store does not);
-// and that the fences act: a deposed leader's store adds are refused by the service and its
-// messages refused by the TaskManagers, while exactly-once holds.
+// and that the fences act: a deposed leader's store adds are refused by the service, its messages
+// refused by the TaskManagers, and its deployments never sent, while exactly-once holds.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -103,6 +103,7 @@ TEST_CASE("HA: the late metadata write of a dead JobManager loses records withou
 TEST_CASE("HA: a deposed leader's store adds and messages are refused, and exactly-once holds", "[ha]") {
     int64_t store_refusals = 0;
     int64_t fenced_messages = 0;
+    int64_t deployments_refused = 0;
     for (uint64_t seed = 1; seed <= 3; ++seed) {
         // A frozen leader wakes up after its session expired and still believes it leads.
         const RunResult zombie = run("ha-session-expiry.json", seed);
@@ -115,9 +116,11 @@ TEST_CASE("HA: a deposed leader's store adds and messages are refused, and exact
         CHECK(split.expectation_met);
         CHECK(split.figures.leaderships >= 2);
         fenced_messages += split.figures.fenced_messages;
+        deployments_refused += split.figures.deployments_refused;
     }
     CHECK(store_refusals > 0);   // its completions never reached the store: nothing notified
     CHECK(fenced_messages > 0);  // TaskManagers that knew the newer leader refused it
+    CHECK(deployments_refused > 0);  // the cut-off leader failed over but its fenced check never passed
 }
 
 }  // namespace eosim::scenarios
