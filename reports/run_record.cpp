@@ -49,6 +49,7 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.transactions_committed = optional_field<int64_t>(j, "transactions_committed", path, 0);
     f.transactions_aborted = optional_field<int64_t>(j, "transactions_aborted", path, 0);
     f.fenced_calls = optional_field<int64_t>(j, "fenced_calls", path, 0);
+    f.fenced_writes = optional_field<int64_t>(j, "fenced_writes", path, 0);
     f.faults_injected = optional_field<int64_t>(j, "faults_injected", path, 0);
     f.records_in = optional_field<int64_t>(j, "records_in", path, 0);
     f.records_out = optional_field<int64_t>(j, "records_out", path, 0);

@@ -72,7 +72,8 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
     write_row(out, "restarts", std::to_string(f.restarts));
     write_row(out, "transactions",
               std::to_string(f.transactions_committed) + " committed, " + std::to_string(f.transactions_aborted) +
-                  " aborted, " + std::to_string(f.fenced_calls) + " calls fenced");
+                  " aborted, " + std::to_string(f.fenced_calls) + " calls fenced (" + std::to_string(f.fenced_writes) +
+                  " of them writes)");
     write_row(out, "faults injected", std::to_string(f.faults_injected));
     write_row(out, "records", std::to_string(f.records_in) + " in, " + std::to_string(f.records_out) + " out");
     if (f.outside_calls > 0) {
@@ -169,6 +170,7 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"transactions_committed", f.transactions_committed},
         {"transactions_aborted", f.transactions_aborted},
         {"fenced_calls", f.fenced_calls},
+        {"fenced_writes", f.fenced_writes},
         {"faults_injected", f.faults_injected},
         {"records_in", f.records_in},
         {"records_out", f.records_out},

@@ -44,6 +44,7 @@ struct RunFigures {
     int64_t transactions_committed = 0;
     int64_t transactions_aborted = 0;
     int64_t fenced_calls = 0;  // Kafka calls rejected because a newer producer fenced the caller
+    int64_t fenced_writes = 0;  // of fenced_calls: writes (a zombie writing while its successor runs)
     int64_t faults_injected = 0;
     int64_t records_in = 0;
     int64_t records_out = 0;

@@ -160,7 +160,10 @@ KafkaError KafkaCluster::send(NodeId caller, const ProducerHandle& producer, con
 KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& producer, const std::string& topic,
                                     const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
-    if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) return e;
+    if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) {
+        if (e == KafkaError::fenced) ++stats_.fenced_writes;
+        return e;
+    }
     const int64_t index = transaction_of(producer);
     if (index < 0 || transactions_[static_cast<size_t>(index)].state != TxnState::open) {
         return KafkaError::invalid_txn_state;
@@ -173,6 +176,7 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
     }
     if (scheduler_.now() < write_failures_until_) return KafkaError::write_failed;
     Transaction& txn = transactions_[static_cast<size_t>(index)];
+    if (!records.empty() && txn.first_record == Time::never()) txn.first_record = scheduler_.now();
     std::vector<int32_t> touched;  // partitions this batch already registered with the transaction
     for (const auto& [partition, record] : records) {
         Partition& p = partitions[static_cast<size_t>(partition)];
@@ -190,6 +194,7 @@ void KafkaCluster::finish(int64_t transaction, TxnState state) {
     Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
     assert(txn.state == TxnState::open);
     txn.state = state;
+    txn.ended = scheduler_.now();
     for (const auto& [where, first_offset] : txn.first_offsets) {
         Partition* p = find_partition(where.first, where.second);
         assert(p != nullptr);
@@ -311,6 +316,27 @@ std::vector<KafkaRecord> KafkaCluster::committed_records(const std::string& topi
                 out.push_back(entry.record);
             }
         }
+    }
+    return out;
+}
+
+TransactionView KafkaCluster::transaction_view(int64_t transaction) const {
+    const Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
+    TransactionView view{txn.transactional_id, txn.state, txn.started, txn.first_record, txn.ended, {}};
+    for (const auto& [where, first_offset] : txn.first_offsets) view.partitions.push_back(where);
+    return view;
+}
+
+int64_t KafkaCluster::open_transaction_of(const std::string& transactional_id) const {
+    auto it = producers_.find(transactional_id);
+    if (it == producers_.end() || !it->second.open_transaction) return -1;
+    return *it->second.open_transaction;
+}
+
+std::vector<int64_t> KafkaCluster::open_transactions(const std::string& topic, int32_t partition) const {
+    std::vector<int64_t> out;
+    if (const Partition* p = find_partition(topic, partition)) {
+        for (const auto& [offset, transaction] : p->open_first_offsets) out.push_back(transaction);
     }
     return out;
 }
