@@ -52,6 +52,7 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.commit_errors = optional_field<int64_t>(j, "commit_errors", path, 0);
     f.commit_outcomes_unknown = optional_field<int64_t>(j, "commit_outcomes_unknown", path, 0);
     f.transactions_lost = optional_field<int64_t>(j, "transactions_lost", path, 0);
+    f.fenced_writes = optional_field<int64_t>(j, "fenced_writes", path, 0);
     f.faults_injected = optional_field<int64_t>(j, "faults_injected", path, 0);
     f.leaderships = optional_field<int64_t>(j, "leaderships", path, 0);
     f.checkpoints_stored = optional_field<int64_t>(j, "checkpoints_stored", path, 0);

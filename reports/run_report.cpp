@@ -72,7 +72,8 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
     write_row(out, "restarts", std::to_string(f.restarts));
     write_row(out, "transactions",
               std::to_string(f.transactions_committed) + " committed, " + std::to_string(f.transactions_aborted) +
-                  " aborted, " + std::to_string(f.fenced_calls) + " calls fenced");
+                  " aborted, " + std::to_string(f.fenced_calls) + " calls fenced (" + std::to_string(f.fenced_writes) +
+                  " of them writes)");
     if (f.commit_errors > 0 || f.commit_outcomes_unknown > 0 || f.transactions_lost > 0) {
         write_row(out, "commits", std::to_string(f.commit_errors) + " failed retriably, " +
                                       std::to_string(f.commit_outcomes_unknown) + " applied with the answer lost, " +
@@ -184,6 +185,7 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"commit_errors", f.commit_errors},
         {"commit_outcomes_unknown", f.commit_outcomes_unknown},
         {"transactions_lost", f.transactions_lost},
+        {"fenced_writes", f.fenced_writes},
         {"faults_injected", f.faults_injected},
         {"leaderships", f.leaderships},
         {"checkpoints_stored", f.checkpoints_stored},

@@ -55,6 +55,7 @@ std::string check_combination_name(const std::string& name) {
     }
     if (std::find(std::begin(phases::kAll), std::end(phases::kAll), phase) != std::end(phases::kAll)) {
         if (phase == phases::kZombieResumed && kind != "pause") return form + " (zombie-resumed is a pause phase)";
+        if (phase == phases::kZombieWrites && kind != "partition") return form + " (zombie-writes is a partition phase)";
         return "";
     }
     return form + ", with a phase (" + join(phases::kAll) + ")";
@@ -94,6 +95,7 @@ void CoverageTracker::point(sim::Time at, std::string_view point, const std::str
         job_nodes_.insert(node);
     } else if (point == points::kFailoverStarted) {
         restoring_ = true;
+        ending_ = false;
         precommitted_.clear();
         aligning_.clear();
         job_nodes_.clear();
@@ -102,8 +104,15 @@ void CoverageTracker::point(sim::Time at, std::string_view point, const std::str
         for (Pause& pause : pauses_) {
             if (at < pause.resume_at) pause.failover_during = true;
         }
+        for (Pause& cut : partitions_) {
+            if (at < cut.resume_at) cut.failover_during = true;
+        }
     } else if (point == points::kJobRunning) {
         restoring_ = false;
+    } else if (point == points::kTaskEndOfData) {
+        ending_ = true;
+    } else if (point == points::kJobFinished) {
+        ending_ = false;
     }
 }
 
@@ -145,6 +154,7 @@ void CoverageTracker::fault(const sim::FiredFault& fired, const sim::FaultSpec& 
     if (precommitted) hit(kind, phases::kSinkPrecommitted);
     if (in_flight) hit(kind, phases::kNotificationInFlight);
     if (restoring_) hit(kind, phases::kRestore);
+    if (ending_) hit(kind, phases::kEndOfJob);
     if (in_alignment) hit(kind, phases::kAlignment);
     if (!checkpoints_in_progress_.empty()) hit(kind, phases::kCheckpointing);
 
@@ -154,6 +164,7 @@ void CoverageTracker::fault(const sim::FiredFault& fired, const sim::FaultSpec& 
     if (kind == sim::FaultKind::pause) {
         for (const std::string& node : fired.nodes) pauses_.push_back(Pause{node, fired.at + spec.duration, false});
     }
+    if (kind == sim::FaultKind::partition) partitions_.push_back(Pause{fired.nodes.front(), fired.at + spec.duration, false});
 }
 
 void CoverageTracker::forget_node(const std::string& node) {
@@ -168,6 +179,10 @@ void CoverageTracker::finish(sim::Time end) {
         if (pause.failover_during && pause.resume_at <= end) hit(sim::FaultKind::pause, phases::kZombieResumed);
     }
     pauses_.clear();
+    for (const Pause& cut : partitions_) {
+        if (cut.failover_during && fenced_writes_ > 0) hit(sim::FaultKind::partition, phases::kZombieWrites);
+    }
+    partitions_.clear();
 }
 
 void CoverageTracker::oracle_fired(const std::string& oracle) { ++hits_[std::string(kOraclePrefix) + oracle]; }

@@ -21,6 +21,13 @@
 //   - checkpointing: between checkpoint.triggered N and checkpoint.completed / aborted N.
 //   - zombie-resumed (pause only): a paused node resumed after a failover.started that happened
 //     during its pause (counted at the end of the run, if the resume came before the end).
+//   - end-of-job: from the first task.end_of_data of an attempt (a task read all its input) until
+//     job.finished: the final checkpoint and the final commits, which nothing repairs later. Closed
+//     by a failover (the restored tasks read to the end again).
+//   - zombie-writes (partition only): a failover started while the partition was in effect, and
+//     the broker fenced a transactional write of a superseded producer in the run: the cut-off
+//     TaskManager kept writing while its successor ran (told by `fenced_writes` before `finish`).
+//     Approximate: the fenced writes are counted per run, not per partition.
 //   - any: every fault that fired and did something, whatever the phase.
 //   A fault without target nodes (storage, broker, transactions, message loss) hits a per-node
 //   phase when it is open on any node.
@@ -49,9 +56,11 @@ inline constexpr std::string_view kRestore = "restore";
 inline constexpr std::string_view kAlignment = "alignment";
 inline constexpr std::string_view kCheckpointing = "checkpointing";
 inline constexpr std::string_view kZombieResumed = "zombie-resumed";
+inline constexpr std::string_view kZombieWrites = "zombie-writes";
+inline constexpr std::string_view kEndOfJob = "end-of-job";
 inline constexpr std::string_view kAny = "any";
 inline constexpr std::string_view kAll[] = {kSinkPrecommitted, kNotificationInFlight, kRestore, kAlignment,
-                                            kCheckpointing,    kZombieResumed,         kAny};
+                                            kCheckpointing,    kZombieResumed,         kZombieWrites, kEndOfJob, kAny};
 }  // namespace phases
 
 // "" when `name` is a valid combination name; otherwise what was expected (for a loader message).
@@ -64,7 +73,9 @@ public:
     void point(sim::Time at, std::string_view point, const std::string& node, int64_t detail);
     // A fault that fired; `spec` is its plan entry (for the trigger point and the pause's duration).
     void fault(const sim::FiredFault& fired, const sim::FaultSpec& spec);
-    // The run ended at `end`: settles the pauses (zombie-resumed).
+    // How many transactional writes the broker fenced in the run (before `finish`).
+    void fenced_writes(uint64_t count) { fenced_writes_ = count; }
+    // The run ended at `end`: settles the pauses (zombie-resumed) and partitions (zombie-writes).
     void finish(sim::Time end);
     // A fired oracle: "oracle:<name>".
     void oracle_fired(const std::string& oracle);
@@ -90,7 +101,10 @@ private:
     int64_t last_completed_ = 0;
     std::set<int64_t> checkpoints_in_progress_;
     bool restoring_ = false;
+    bool ending_ = false;  // end-of-job is open
     std::vector<Pause> pauses_;
+    std::vector<Pause> partitions_;  // the same bookkeeping for partitions (zombie-writes)
+    uint64_t fenced_writes_ = 0;
     std::map<std::string, int64_t> hits_;
 };
 

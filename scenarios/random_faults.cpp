@@ -69,6 +69,17 @@ Duration draw_parameters(const RandomFaultKind& kind, sim::FaultSpec& fault, sim
         case FaultKind::pause: fault.nodes = {pick(kind.nodes, prng)}; break;
         case FaultKind::partition: {
             fault.nodes = {pick(kind.nodes, prng)};
+            // `job_manager_cut` of the partitions of a TaskManager (when the JobManager is a candidate too)
+            // cut it off from the JobManager only, one way: what it sends to the JobManager is
+            // lost, while the JobManager, Kafka and the other TaskManagers still reach it. The
+            // JobManager drops it and fails over; its tasks run on and write -- a zombie -- until
+            // it misses the JobManager's heartbeats.
+            if (fault.nodes.front().rfind("tm", 0) == 0 && contains(kind.nodes, "jobmanager") &&
+                prng.chance(kind.job_manager_cut)) {
+                fault.other_nodes = {"jobmanager"};
+                fault.one_way = true;
+                break;
+            }
             std::vector<std::string> others;
             for (const std::string& node : kind.nodes) {
                 if (node != fault.nodes.front()) others.push_back(node);
@@ -142,6 +153,10 @@ sim::FaultSpec draw_fault(const RandomFaults& spec, const RandomFaultKind& kind,
             prng.chance(sim::Ratio{1, 2})) {
             fault.nodes.clear();
         }
+    } else if (!spec.end_ratio.is_zero() && prng.chance(spec.end_ratio)) {
+        const Duration latest = std::min(spec.input_end + spec.end_after, spec.quiet_after - effect);
+        const Duration earliest = std::min(latest, std::max(spec.window_from, spec.input_end - spec.end_before));
+        fault.trigger.at = sim::Time::zero() + draw_between(earliest, latest, prng);
     } else {
         const Duration latest = std::min(spec.window_to, spec.quiet_after - effect);
         fault.trigger.at = sim::Time::zero() + draw_between(spec.window_from, latest, prng);

@@ -14,6 +14,11 @@
 //   on, each with a random weight (configured weight x 1..10), as in FoundationDB's and
 //   TigerBeetle's swarm testing: a run explores a few kinds deeply instead of all shallowly.
 //
+// Partition shapes: `job_manager_cut` (a quarter by default) of the partitions of a TaskManager,
+// when the JobManager is a candidate too, cut the TaskManager off from the JobManager only (one way: a zombie that keeps
+// writing while its successor runs); the others cut one node from every other node or from one
+// other candidate, a quarter of them one way.
+//
 // Guarantee (the quiet period): every drawn fault's effect ends at or before `quiet_after` --
 // crashed nodes are back, pauses over, partitions healed, outages ended. A time-triggered fault is
 // placed so that at + its duration (or restart delay) <= quiet_after; a point-triggered one gets
@@ -56,6 +61,7 @@ struct RandomFaultKind {
     DurationRange restart_delay;        // crash (always restarts)
     MultiplierRange multiplier;         // slow_link, storage_slow
     sim::Ratio one_way = sim::Ratio{1, 4};  // partition: chance that it is one-way
+    sim::Ratio job_manager_cut = sim::Ratio{1, 4};  // partition: chance that a TaskManager is cut off from the JobManager only
     std::vector<std::string> messages;  // message_loss: candidate messages (a non-empty subset is drawn)
     RatioRange ratio;                   // message_loss; bulk_partial_failure (the chance an item fails)
     std::vector<std::string> systems;   // system_*, bulk_partial_failure: candidate systems (one is drawn)
@@ -78,6 +84,15 @@ struct RandomFaults {
     sim::Duration window_from = sim::Duration::zero();  // time-triggered faults fire in [from, to]
     sim::Duration window_to = sim::Duration::seconds(10);
     sim::Duration quiet_after = sim::Duration::seconds(10);  // every effect has ended by then
+    // The end window: with chance `end_ratio` a time-triggered fault fires in [input_end -
+    // end_before, input_end + end_after] instead (clipped to the window's start and the quiet
+    // period), so that random faults reach the end of input, the final checkpoint and the final
+    // commits. `input_end` (when the last input record is produced) is filled by the loader.
+    // With `end_ratio` never (the default) nothing is drawn for it.
+    sim::Ratio end_ratio = sim::Ratio::never();
+    sim::Duration end_before = sim::Duration::seconds(2);
+    sim::Duration end_after = sim::Duration::seconds(3);
+    sim::Duration input_end = sim::Duration::zero();
     std::vector<RandomFaultKind> kinds;  // the kinds that may be drawn, in FaultKind order
     PointTriggers point_triggers;
     // Every TaskManager node of the world (filled by the loader): a crash or pause placed at a

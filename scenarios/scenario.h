@@ -48,7 +48,8 @@ struct InputSpec {
 };
 
 enum class OracleKind : uint8_t {
-    exactly_once_output, at_least_once_output, state_after_restore, visibility, liveness, no_key_backwards, mirror
+    exactly_once_output, at_least_once_output, state_after_restore, visibility, liveness, no_key_backwards, mirror,
+    freshness
 };
 const char* to_string(OracleKind kind);
 std::optional<OracleKind> oracle_from_string(const std::string& name);
@@ -98,11 +99,20 @@ struct Scenario {
     std::vector<std::string> outside_systems;
     std::vector<OracleKind> oracles;
     sim::Duration liveness_bound = sim::Duration::seconds(120);  // after the last fault
+    // The freshness oracle's bound (oracles/freshness_oracle.h); unset: freshness_bound_or_default().
+    std::optional<sim::Duration> freshness_bound;
     sim::Duration time_limit = sim::Duration::seconds(3600);    // virtual time before a run is cut
     Expectation expect;
     // Coverage combinations (scenarios/coverage.h) that must happen in at least one run of a suite.
     std::vector<std::string> sometimes;
 
+    // Twice the checkpoint interval plus five commit retries: a transaction holds records for about
+    // one interval before its checkpoint is triggered, and a commit refused while the broker is
+    // briefly unreachable is retried every commit_retry_delay.
+    sim::Duration freshness_bound_or_default() const {
+        if (freshness_bound) return *freshness_bound;
+        return sim::Duration{2 * job.checkpointing.interval.ns + 5 * job.runtime.commit_retry_delay.ns};
+    }
     bool has_upsert_sink() const {
         for (const engine::VertexSpec& v : job.vertices) {
             if (v.kind == engine::OperatorKind::sink && v.sink_kind == "upsert") return true;

@@ -10,8 +10,10 @@
 #include "engine/connectors/sink_registry.h"
 #include "engine/connectors/upsert_sink.h"
 #include "engine/runtime/engine.h"
+#include "engine/runtime/protocol_points.h"
 #include "oracles/at_least_once_output_oracle.h"
 #include "oracles/exactly_once_output_oracle.h"
+#include "oracles/freshness_oracle.h"
 #include "oracles/liveness_oracle.h"
 #include "oracles/mirror_oracle.h"
 #include "oracles/no_key_backwards_oracle.h"
@@ -163,6 +165,20 @@ std::map<std::string, sim::OutsideFaultTarget*> fault_targets(const RunWorld& ru
     return targets;
 }
 
+// Whether the effect of a fault that fired overlaps [from, to]: from its firing to its end (a
+// crash's restart, the end of a duration); a skipped fault had no effect.
+bool fault_effect_during(const sim::FaultInjector& injector, sim::Time from, sim::Time to) {
+    for (const sim::FiredFault& fired : injector.fired()) {
+        if (fired.skipped || fired.at > to) continue;
+        const sim::FaultSpec& spec = injector.plan()[fired.plan_index];
+        sim::Time end = fired.at + spec.duration;
+        if (spec.kind == sim::FaultKind::crash) end = spec.restart ? fired.at + spec.restart_delay : sim::Time::never();
+        if (spec.kind == sim::FaultKind::transaction_abort) end = fired.at;
+        if (end >= from) return true;
+    }
+    return false;
+}
+
 // Progress for cutting a hung run: when a checkpoint last completed or a transaction committed.
 class ProgressWatch final : public engine::RunObserver {
 public:
@@ -278,6 +294,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     oracles::ExactlyOnceOutputOracle* exactly_once = nullptr;
     oracles::VisibilityOracle* visibility = nullptr;
     oracles::NoKeyBackwardsOracle* table_reader = nullptr;
+    oracles::FreshnessOracle* freshness = nullptr;
     for (OracleKind kind : scenario.oracles) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
@@ -317,6 +334,15 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                                                                  *run.target_database, engine::upsert_sink_options(sink)->table);
                 break;
             }
+            case OracleKind::freshness: {
+                auto f = std::make_unique<oracles::FreshnessOracle>(
+                    run.kafka, sink.sink->kafka_topic(), scenario.freshness_bound_or_default(),
+                    [&injector](sim::Time from, sim::Time to) { return fault_effect_during(injector, from, to); },
+                    [&world] { return world.now(); });
+                freshness = f.get();
+                oracle = std::move(f);
+                break;
+            }
             case OracleKind::liveness:
                 oracle = std::make_unique<oracles::LivenessOracle>(scenario.liveness_bound,
                                                                    [&injector] { return injector.quiet_since(); });
@@ -327,6 +353,11 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         kinds.push_back(kind);
     }
 
+    if (freshness != nullptr) {
+        world.on_point([freshness, &world](const sim::ProtocolPointEvent& event) {
+            if (event.point == engine::points::kSinkPrecommitted) freshness->precommitted(world.now(), static_cast<int64_t>(event.detail));
+        });
+    }
     for (const auto& producer : run.inputs) producer->start();
     if (run.workload) run.workload->start();
     if (visibility != nullptr) visibility->start();
@@ -399,6 +430,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.fenced_calls = static_cast<int64_t>(run.kafka.stats().fenced_calls);
     f.commit_errors = static_cast<int64_t>(run.kafka.stats().commit_errors);
     f.commit_outcomes_unknown = static_cast<int64_t>(run.kafka.stats().commit_outcomes_unknown);
+    f.fenced_writes = static_cast<int64_t>(run.kafka.stats().fenced_writes);
     f.faults_injected = static_cast<int64_t>(injector.injected_count());
     f.leaderships = engine.stats().leaderships;
     f.checkpoints_stored = engine.stats().checkpoints_stored;
@@ -440,6 +472,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     for (const OracleVerdict& v : result.verdicts) {
         if (!v.passed) coverage.oracle_fired(to_string(v.oracle));
     }
+    coverage.fenced_writes(run.kafka.stats().fenced_writes);
     coverage.finish(world.now());
     result.coverage = coverage.hits();
     result.fault_draw = std::move(draw);

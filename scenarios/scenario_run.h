@@ -50,6 +50,7 @@ struct RunFigures {
     int64_t commit_errors = 0;
     int64_t commit_outcomes_unknown = 0;
     int64_t transactions_lost = 0;
+    int64_t fenced_writes = 0;  // of fenced_calls: writes (a zombie writing while its successor runs)
     int64_t faults_injected = 0;
     // JobManager high availability (zero without): leaderships granted, checkpoint pointers added to
     // the store, store writes the service refused (a deposed leader's), JobManager messages the

@@ -98,7 +98,8 @@ void FaultInjector::validate_and_resolve(size_t index) {
     const bool at_point = !spec.trigger.point.empty();
     if (!at_point && spec.trigger.at == Time::never()) throw std::invalid_argument(what + "no trigger (time or point)");
     if (at_point && spec.trigger.occurrence < 1) throw std::invalid_argument(what + "occurrence must be at least 1");
-    const bool announcer_allowed = at_point && (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause);
+    const bool announcer_allowed =
+        at_point && (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause || spec.kind == FaultKind::partition);
     if (needs_targets(spec.kind) && armed.nodes.empty() && !announcer_allowed) {
         throw std::invalid_argument(what + "no target nodes");
     }
@@ -165,14 +166,15 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
     extend_quiet(now);
 
     std::vector<NodeId> targets = armed.nodes;
-    if (targets.empty() && announcer != kNoNode && (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause)) {
+    if (targets.empty() && announcer != kNoNode &&
+        (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause || spec.kind == FaultKind::partition)) {
         targets.push_back(announcer);
     }
     const std::string until = format_time(now + spec.duration);
     switch (spec.kind) {
         case FaultKind::crash: fire_crash(spec, targets, record); break;
         case FaultKind::pause: fire_pause(spec, targets, record); break;
-        case FaultKind::partition: fire_partition(spec, armed, record); break;
+        case FaultKind::partition: fire_partition(spec, targets, armed.other_nodes, record); break;
         case FaultKind::slow_link:
             world_.network().slow_link(targets[0], targets[1], spec.multiplier, spec.duration);
             record.nodes = names(targets);
@@ -319,19 +321,29 @@ void FaultInjector::fire_pause(const FaultSpec& spec, const std::vector<NodeId>&
     record.skipped = !paused_any;
 }
 
-void FaultInjector::fire_partition(const FaultSpec& spec, const Armed& armed, FiredFault& record) {
-    std::vector<NodeId> side_b = armed.other_nodes;
-    if (side_b.empty()) {  // every other node of the world
+void FaultInjector::fire_partition(const FaultSpec& spec, const std::vector<NodeId>& side_a,
+                                   const std::vector<NodeId>& other_nodes, FiredFault& record) {
+    std::vector<NodeId> side_b;
+    for (NodeId id : other_nodes) {
+        if (std::find(side_a.begin(), side_a.end(), id) == side_a.end()) side_b.push_back(id);
+    }
+    if (other_nodes.empty()) {  // every other node of the world
         for (NodeId id = 0; id < world_.nodes().size(); ++id) {
-            if (std::find(armed.nodes.begin(), armed.nodes.end(), id) == armed.nodes.end()) side_b.push_back(id);
+            if (std::find(side_a.begin(), side_a.end(), id) == side_a.end()) side_b.push_back(id);
         }
     }
-    record.nodes = names(armed.nodes);
+    if (side_b.empty()) {  // the announcer is the other side itself: nothing to cut
+        record.skipped = true;
+        record.nodes = names(side_a);
+        record.action = "skipped: the announcing node is on both sides of the partition";
+        return;
+    }
+    record.nodes = names(side_a);
     const std::vector<std::string> other = names(side_b);
     record.nodes.insert(record.nodes.end(), other.begin(), other.end());
     const Time heal_at = world_.now() + spec.duration;
-    const PartitionId partition = world_.network().partition(armed.nodes, side_b, spec.one_way);
-    record.action = "partitioned {" + join(names(armed.nodes)) + "} " + (spec.one_way ? "-/->" : "<-/->") + " {" +
+    const PartitionId partition = world_.network().partition(side_a, side_b, spec.one_way);
+    record.action = "partitioned {" + join(names(side_a)) + "} " + (spec.one_way ? "-/->" : "<-/->") + " {" +
                     join(other) + "} until " + format_time(heal_at);
     extend_quiet(heal_at);
     world_.scheduler().schedule_at(heal_at, kNoNode, kFaultHeal, partition,

@@ -15,7 +15,8 @@
 //   is still down then. Crashing a node that is already down does nothing (recorded as skipped).
 // - pause: `Scheduler::pause`, `resume` after duration. A node that is down or paused is skipped.
 // - partition: `Network::partition(nodes, other_nodes, one_way)`, healed after duration. Empty
-//   `other_nodes` means every other node of the world.
+//   `other_nodes` means every other node of the world. Placed at a protocol point with no `nodes`,
+//   one side is the announcing node (skipped when the announcer is among `other_nodes`).
 // - slow_link: `Network::slow_link(nodes[0], nodes[1], multiplier, duration)`.
 // - storage_failure / storage_slow: `DurableStorage::fail_until` / `slow_until` (now + duration).
 // - broker_unavailable / kafka_write_failure / transaction_abort / kafka_commit_errors /
@@ -108,7 +109,8 @@ private:
     void fire(size_t index, NodeId announcer);
     void fire_crash(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record);
     void fire_pause(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record);
-    void fire_partition(const FaultSpec& spec, const Armed& armed, FiredFault& record);
+    void fire_partition(const FaultSpec& spec, const std::vector<NodeId>& side_a, const std::vector<NodeId>& other_nodes,
+                        FiredFault& record);
     void fire_outside_system(const FaultSpec& spec, FiredFault& record);
     void extend_quiet(Time until);
     std::vector<std::string> names(const std::vector<NodeId>& ids) const;

@@ -39,7 +39,15 @@ bool KafkaSink::open(int64_t restored_checkpoint_id, const std::string& restored
 }
 
 bool KafkaSink::abort_lingering(int64_t restored_checkpoint_id) {
-    for (int64_t id = restored_checkpoint_id + 1;; ++id) {
+    const int64_t first = restored_checkpoint_id + 1;
+    for (int64_t id = first;; ++id) {
+        if (id - first >= options_.lingering_probe_limit) {
+            context_.fail("cannot abort lingering transactions: the " + std::to_string(options_.lingering_probe_limit) +
+                          " transactional ids " + transactional_id(first) + " .. " + transactional_id(id - 1) +
+                          " were all used before (lingering_probe_limit reached; is the transactional_id_prefix "
+                          "shared with another job or sink?)");
+            return false;
+        }
         ProducerHandle probe;
         const KafkaError error = kafka_.init_transactions(context_.node(), transactional_id(id), &probe);
         if (error != KafkaError::none) {
@@ -184,6 +192,7 @@ std::shared_ptr<const SinkConfig> configure_kafka_sink(SinkOptions& options, con
     o.guarantee = static_cast<DeliveryGuarantee>(
         options.choice("guarantee", {"none", "at_least_once", "exactly_once"}, 2));
     o.transactional_id_prefix = options.string("transactional_id_prefix", vertex_id);
+    o.lingering_probe_limit = options.integer("lingering_probe_limit", o.lingering_probe_limit, 1);
     return std::make_shared<KafkaSinkConfig>(std::move(o));
 }
 

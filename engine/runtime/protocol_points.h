@@ -35,6 +35,8 @@ inline constexpr std::string_view kSinkCommitted = "sink.committed";        // a
 inline constexpr std::string_view kSinkRecovered = "sink.recovered";        // restored transactions committed, lingering ones aborted (after the fact)
 inline constexpr std::string_view kChannelStatePersisted = "task.channel_state_persisted";  // unaligned: operator and channel state durable, ack not yet sent
 inline constexpr std::string_view kChannelStateReplaying = "task.replaying_channel_state";  // a restored task holds recovered in-flight data, not yet replayed; detail: restored checkpoint
+inline constexpr std::string_view kTaskEndOfData = "task.end_of_data";  // a task read the end of all its input, end_of_data not yet sent on; detail: the latest checkpoint it took part in
+inline constexpr std::string_view kTaskFinalSnapshot = "task.final_snapshot";  // a task snapshotted its final checkpoint (the first after its end of data), barrier not yet forwarded
 inline constexpr std::string_view kSinkFlushed = "sink.flushed";            // an upsert sink's batch committed in the database (after the fact); detail: rows
 // The CDC source (engine/connectors/cdc_source.h); detail: the chunk index unless noted.
 inline constexpr std::string_view kCdcChunkStarted = "cdc.chunk_started";    // low watermark taken, no row read yet
@@ -49,6 +51,7 @@ inline constexpr std::string_view kAll[] = {
     kAlignmentStarted, kTaskSnapshotted, kCheckpointNotified,
     kSinkPrecommitted, kSinkCommitted, kSinkRecovered, kChannelStatePersisted, kChannelStateReplaying,
     kSinkFlushed, kCdcChunkStarted, kCdcChunkFinished, kCdcSnapshotFinished, kCdcBinlogCheckpointed,
+    kTaskEndOfData, kTaskFinalSnapshot,
 };
 
 // The points the JobManager announces; every other point is announced by a TaskManager.

@@ -419,6 +419,7 @@ void Task::poll_source() {
 void Task::reach_end_of_data() {
     end_of_data_ = true;
     busy_ = false;
+    engine_.world().announce(points::kTaskEndOfData, node_, last_barrier_forwarded_);
     broadcast(ChannelElement{ChannelElement::Type::end_of_data, 0, {}});
 }
 
@@ -643,7 +644,10 @@ bool Task::snapshot(int64_t checkpoint_id, bool unaligned) {
         state = operator_->keyed_state()->snapshot();
     }
     engine_.world().announce(points::kTaskSnapshotted, node_, checkpoint_id);
-    if (end_of_data_ && end_of_data_checkpoint_ == 0) end_of_data_checkpoint_ = checkpoint_id;
+    if (end_of_data_ && end_of_data_checkpoint_ == 0) {
+        end_of_data_checkpoint_ = checkpoint_id;
+        engine_.world().announce(points::kTaskFinalSnapshot, node_, checkpoint_id);
+    }
     last_barrier_forwarded_ = std::max(last_barrier_forwarded_, checkpoint_id);
     barrier_send_.discard();  // an older snapshot still waiting for its barrier to leave was aborted
     snapshot_operator_state_ = std::move(state);

@@ -18,6 +18,7 @@ const char* to_string(OracleKind kind) {
         case OracleKind::liveness: return "liveness";
         case OracleKind::no_key_backwards: return "no_key_backwards";
         case OracleKind::mirror: return "mirror";
+        case OracleKind::freshness: return "freshness";
     }
     return "unknown";
 }
@@ -29,7 +30,7 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     const Object o(
         root,
         {"name", "description", "world", "high_availability", "database", "job", "input", "faults", "oracles",
-         "liveness_bound", "time_limit", "expect", "sometimes"},
+         "liveness_bound", "freshness_bound", "time_limit", "expect", "sometimes"},
         "an object (a scenario)");
     s_.source = path;
     s_.name = path.stem().string();
@@ -47,6 +48,7 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     if (auto x = o.get("faults")) read_faults(*x);
     read_oracles(o.require("oracles", "an array of oracle names"));
     if (auto x = o.get("liveness_bound")) s_.liveness_bound = read_duration(*x, false);
+    if (auto x = o.get("freshness_bound")) s_.freshness_bound = read_duration(*x, false);
     if (auto x = o.get("time_limit")) s_.time_limit = read_duration(*x, false);
     if (auto x = o.get("expect")) read_expect(*x);
     if (auto x = o.get("sometimes")) read_sometimes(*x);

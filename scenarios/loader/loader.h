@@ -19,7 +19,8 @@ namespace eosim::scenarios::loading {
 // Every value of the enums a scenario names, for reading them by name and listing them in errors.
 inline constexpr std::array kAllOracles = {OracleKind::exactly_once_output, OracleKind::at_least_once_output,
                                     OracleKind::state_after_restore, OracleKind::visibility, OracleKind::liveness,
-                                    OracleKind::no_key_backwards,    OracleKind::mirror};
+                                    OracleKind::no_key_backwards,    OracleKind::mirror,
+                                    OracleKind::freshness};
 inline constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
                                       engine::OperatorKind::filter,       engine::OperatorKind::union_all,
                                       engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
@@ -70,6 +71,7 @@ private:
     void read_fault(const Value& v);
     void read_trigger(const Object& o, sim::FaultSpec& fault);
     void read_random_faults(const Value& v);
+    void read_end_window(const Value& v, RandomFaults& r);
     void read_random_kinds(const Value& v, RandomFaults& r);
     void read_point_triggers(const Value& v, PointTriggers& p);
     void read_sometimes(const Value& v);

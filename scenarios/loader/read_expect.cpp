@@ -1,10 +1,23 @@
 // The loader's oracles and expectation sections (scenarios/loader/loader.h).
+#include "engine/connectors/kafka_sink.h"
 #include "scenarios/coverage.h"
 #include "scenarios/loader/loader.h"
 
 namespace eosim::scenarios::loading {
 
 // --- oracles and expectation ---
+
+namespace {
+
+bool has_exactly_once_kafka_sink(const engine::JobSpec& job) {
+    for (const engine::VertexSpec& v : job.vertices) {
+        const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(v.sink.get());
+        if (kafka != nullptr && kafka->options().guarantee == engine::DeliveryGuarantee::exactly_once) return true;
+    }
+    return false;
+}
+
+}  // namespace
 
 void Loader::read_oracles(const Value& v) {
     for_each_element(v, "an array of oracle names", [&](const Value& element) {
@@ -21,6 +34,8 @@ void Loader::read_oracles(const Value& v) {
             unsupported = "a job without a cdc_source (its model of a restored prefix covers Kafka offsets only)";
         } else if (oracle == OracleKind::visibility && s_.has_cdc_source()) {
             unsupported = "a job reading or writing Kafka";
+        } else if (oracle == OracleKind::freshness && !has_exactly_once_kafka_sink(s_.job)) {
+            unsupported = "a Kafka sink with guarantee exactly_once (it judges how long transactions block read_committed readers)";
         }
         if (unsupported != nullptr) {
             element.fail("oracle " + in_quotes(to_string(oracle)) + " needs " + unsupported);

@@ -70,8 +70,8 @@ void Loader::read_fault(const Value& v) {
     const bool targets_nodes = fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause ||
                                fault.kind == sim::FaultKind::partition || fault.kind == sim::FaultKind::slow_link;
     if (auto x = o.get("nodes")) fault.nodes = read_node_names(*x);
-    const bool may_omit_nodes =
-        at_point && (fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause);
+    const bool may_omit_nodes = at_point && (fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause ||
+                                             fault.kind == sim::FaultKind::partition);
     if (targets_nodes && fault.nodes.empty() && !may_omit_nodes) {
         const std::string what = "an array of node names (" + join(node_names()) + ")";
         if (!o.has("nodes")) o.missing("nodes", what);
@@ -157,7 +157,7 @@ std::vector<std::string> random_kind_keys(sim::FaultKind kind) {
     switch (kind) {
         case sim::FaultKind::crash: keys.insert(keys.end(), {"nodes", "restart_delay"}); break;
         case sim::FaultKind::pause: keys.insert(keys.end(), {"nodes", "duration"}); break;
-        case sim::FaultKind::partition: keys.insert(keys.end(), {"nodes", "duration", "one_way"}); break;
+        case sim::FaultKind::partition: keys.insert(keys.end(), {"nodes", "duration", "one_way", "job_manager_cut"}); break;
         case sim::FaultKind::slow_link: keys.insert(keys.end(), {"nodes", "duration", "multiplier"}); break;
         case sim::FaultKind::storage_slow: keys.insert(keys.end(), {"duration", "multiplier"}); break;
         case sim::FaultKind::storage_failure:
@@ -257,7 +257,7 @@ std::vector<std::string> default_random_nodes(sim::FaultKind kind, const WorldSp
 }
 
 void Loader::read_random_faults(const Value& v) {
-    const Object o(v, {"mode", "count", "window", "quiet_after", "kinds", "point_triggers"},
+    const Object o(v, {"mode", "count", "window", "end_window", "quiet_after", "kinds", "point_triggers"},
                    "an object (random faults: {\"count\", \"quiet_after\", \"kinds\", ...})");
     RandomFaults r;
     if (auto x = o.get("mode")) r.mode = read_enum(*x, kRandomModes, "a random-fault mode");
@@ -293,6 +293,7 @@ void Loader::read_random_faults(const Value& v) {
                        format_duration(r.window_to));
         }
     }
+    if (auto x = o.get("end_window")) read_end_window(*x, r);
     read_random_kinds(o.require("kinds", "an object of fault kinds ({\"crash\": {...}, ...})"), r);
     if (auto x = o.get("point_triggers")) read_point_triggers(*x, r.point_triggers);
     for (int32_t i = 0; i < s_.world.task_managers + s_.world.spare_task_managers; ++i) {
@@ -300,6 +301,24 @@ void Loader::read_random_faults(const Value& v) {
     }
     quiet_after_path_ = o.get("quiet_after")->path();
     s_.random_faults = std::move(r);
+}
+
+// The end window is relative to the input's end: when the last record of the slowest input is
+// produced (inputs are read before faults).
+void Loader::read_end_window(const Value& v, RandomFaults& r) {
+    const Object o(v, {"ratio", "before", "after"},
+                   "an object {\"ratio\": ratio, \"before\": duration, \"after\": duration}");
+    r.end_ratio = read_ratio(o.require("ratio", "a ratio (the share of time-triggered faults placed in the end window)"));
+    if (auto x = o.get("before")) r.end_before = read_duration(*x, true);
+    if (auto x = o.get("after")) r.end_after = read_duration(*x, true);
+    if (s_.inputs.empty()) v.fail("expected no end_window in a scenario without inputs (it is relative to the input's end)");
+    for (const InputSpec& in : s_.inputs) {
+        r.input_end = std::max(r.input_end, sim::Duration{in.records * 1'000'000'000 / in.rate_per_second});
+    }
+    if (r.input_end + r.end_after > r.quiet_after) {
+        v.fail("expected the end window to end by quiet_after (" + format_duration(r.quiet_after) + "), found the input's end (" +
+               format_duration(r.input_end) + ") + after (" + format_duration(r.end_after) + ")");
+    }
 }
 
 void Loader::read_random_kinds(const Value& v, RandomFaults& r) {
@@ -320,6 +339,7 @@ void Loader::read_random_kinds(const Value& v, RandomFaults& r) {
         if (auto x = k.get("restart_delay")) spec.restart_delay = read_min_max(*x, defaults, true);
         if (auto x = k.get("multiplier")) spec.multiplier = read_multiplier_range(*x);
         if (auto x = k.get("one_way")) spec.one_way = read_ratio(*x);
+        if (auto x = k.get("job_manager_cut")) spec.job_manager_cut = read_ratio(*x);
         const bool targets_nodes = kind == sim::FaultKind::crash || kind == sim::FaultKind::pause ||
                                    kind == sim::FaultKind::partition || kind == sim::FaultKind::slow_link;
         if (targets_nodes) {

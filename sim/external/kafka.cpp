@@ -216,6 +216,7 @@ int64_t KafkaCluster::append_batch(int64_t transaction, const ProducerHandle& pr
                                    int32_t partition, const std::vector<KafkaRecord>& records) {
     Partition& p = *find_partition(topic, partition);
     Transaction& txn = transactions_[static_cast<size_t>(transaction)];
+    if (!records.empty() && txn.first_record == Time::never()) txn.first_record = scheduler_.now();
     const auto base_offset = static_cast<int64_t>(p.log.size());
     for (const KafkaRecord& record : records) p.log.push_back(Entry{record, transaction});
     if (!records.empty() && txn.first_offsets.emplace(std::pair{topic, partition}, base_offset).second) {
@@ -233,7 +234,10 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
                                     const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     int64_t index = -1;
-    if (KafkaError e = writable_transaction(producer, &index); e != KafkaError::none) return e;
+    if (KafkaError e = writable_transaction(producer, &index); e != KafkaError::none) {
+        if (e == KafkaError::fenced) ++stats_.fenced_writes;
+        return e;
+    }
     auto topic_it = topics_.find(topic);
     if (topic_it == topics_.end()) return KafkaError::unknown_topic;
     const std::vector<Partition>& partitions = topic_it->second;
@@ -265,7 +269,10 @@ KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer, 
                                  int64_t* base_offset) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     if (find_partition(topic, partition) == nullptr) return KafkaError::unknown_topic;
-    if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) return e;
+    if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) {
+        if (e == KafkaError::fenced) ++stats_.fenced_writes;
+        return e;
+    }
     // A duplicate is recognised before anything else: its transaction may be abortable by now.
     SequenceState& state = sequence_state(producer, topic, partition);
     const auto count = static_cast<int32_t>(records.size());
@@ -297,6 +304,7 @@ void KafkaCluster::finish(int64_t transaction, TxnState state) {
     Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
     assert(txn.state == TxnState::open);
     txn.state = state;
+    txn.ended = scheduler_.now();
     for (const auto& [where, first_offset] : txn.first_offsets) {
         Partition* p = find_partition(where.first, where.second);
         assert(p != nullptr);
@@ -430,6 +438,27 @@ std::vector<KafkaRecord> KafkaCluster::committed_records(const std::string& topi
                 out.push_back(entry.record);
             }
         }
+    }
+    return out;
+}
+
+TransactionView KafkaCluster::transaction_view(int64_t transaction) const {
+    const Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
+    TransactionView view{txn.transactional_id, txn.state, txn.started, txn.first_record, txn.ended, {}};
+    for (const auto& [where, first_offset] : txn.first_offsets) view.partitions.push_back(where);
+    return view;
+}
+
+int64_t KafkaCluster::open_transaction_of(const std::string& transactional_id) const {
+    auto it = producers_.find(transactional_id);
+    if (it == producers_.end() || !it->second.open_transaction) return -1;
+    return *it->second.open_transaction;
+}
+
+std::vector<int64_t> KafkaCluster::open_transactions(const std::string& topic, int32_t partition) const {
+    std::vector<int64_t> out;
+    if (const Partition* p = find_partition(topic, partition)) {
+        for (const auto& [offset, transaction] : p->open_first_offsets) out.push_back(transaction);
     }
     return out;
 }

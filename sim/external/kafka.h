@@ -103,6 +103,16 @@ struct ReadResult {
     int64_t next_offset = 0;  // where the next read should start
 };
 
+// One transaction as an oracle sees it (the broker's transaction table; not for the engine).
+struct TransactionView {
+    std::string transactional_id;
+    TxnState state = TxnState::open;
+    Time started;
+    Time first_record = Time::never();  // when it first held a record; never when it holds none
+    Time ended = Time::never();         // when it was committed or aborted; never while open
+    std::vector<std::pair<std::string, int32_t>> partitions;  // (topic, partition) it holds records on
+};
+
 struct KafkaStats {
     uint64_t transactions_begun = 0;
     uint64_t transactions_committed = 0;
@@ -113,6 +123,7 @@ struct KafkaStats {
     uint64_t commit_outcomes_unknown = 0;  // EndTxn calls applied but answered with a request timeout
     uint64_t duplicate_batches = 0;        // retried batches acknowledged without being appended again
     uint64_t out_of_order_batches = 0;
+    uint64_t fenced_writes = 0;  // of fenced_calls: sends of a superseded producer (a zombie writing)
 };
 
 class KafkaCluster {
@@ -178,6 +189,12 @@ public:
     // Every record a read_committed reader would eventually see, partition by partition.
     std::vector<KafkaRecord> committed_records(const std::string& topic) const;
     const KafkaStats& stats() const { return stats_; }
+    TransactionView transaction_view(int64_t transaction) const;
+    // The open transaction of the id's current producer, or -1.
+    int64_t open_transaction_of(const std::string& transactional_id) const;
+    // The open transactions that hold records on a partition (they hold its last stable offset),
+    // by first offset.
+    std::vector<int64_t> open_transactions(const std::string& topic, int32_t partition) const;
 
 private:
     struct Entry {
@@ -194,6 +211,8 @@ private:
         int32_t epoch;
         TxnState state = TxnState::open;
         Time started;
+        Time first_record = Time::never();
+        Time ended = Time::never();
         std::map<std::pair<std::string, int32_t>, int64_t> first_offsets;  // partition -> first offset
         TimerId timeout_timer;  // the broker's timeout check, cancelled when the transaction ends
         bool abortable = false;  // a send failed: only abort is allowed, and it bumps the epoch

@@ -133,6 +133,37 @@ TEST_CASE("coverage: a paused node that resumes after a failover is a zombie", "
     CHECK(f.hits("pause@restore") == 1);
 }
 
+TEST_CASE("coverage: zombie-writes, a partition that spans a failover in a run with fenced writes", "[coverage]") {
+    for (const uint64_t fenced : {uint64_t{0}, uint64_t{3}}) {
+        Feed f;
+        f.job_started();
+        f.fault(1000, FaultKind::partition, {"tm0", "jobmanager"}, "", Duration::seconds(8));  // until 9 s
+        f.fault(1000, FaultKind::partition, {"tm1"}, "", Duration::seconds(1));  // healed before the failover
+        f.point(5000, "failover.started", "jobmanager", 1);
+        f.tracker.fenced_writes(fenced);
+        f.tracker.finish(at_ms(20'000));
+        CHECK(f.hits("partition@zombie-writes") == (fenced > 0 ? 1 : 0));
+    }
+    CHECK_THAT(check_combination_name("pause@zombie-writes"), Catch::Contains("partition phase"));
+    CHECK(check_combination_name("partition@zombie-writes").empty());
+}
+
+TEST_CASE("coverage: end-of-job, from a task's end of data to job.finished, closed by a failover", "[coverage]") {
+    Feed f;
+    f.job_started();
+    f.fault(100, FaultKind::crash, {"tm0"});
+    f.point(200, "task.end_of_data", "tm1", 4);
+    f.fault(300, FaultKind::broker_unavailable, {});
+    f.point(400, "failover.started", "jobmanager", 1);
+    f.fault(500, FaultKind::crash, {"tm1"});
+    f.point(600, "task.end_of_data", "tm1", 6);
+    f.fault(700, FaultKind::crash, {"tm1"});
+    f.point(800, "job.finished", "jobmanager", 1);
+    f.fault(900, FaultKind::crash, {"tm1"});
+    CHECK(f.hits("broker_unavailable@end-of-job") == 1);
+    CHECK(f.hits("crash@end-of-job") == 1);
+}
+
 TEST_CASE("coverage: skipped faults and oracles", "[coverage]") {
     Feed f;
     f.fault(10, FaultKind::crash, {"tm0"}, "", Duration::seconds(1), /*skipped=*/true);

@@ -143,6 +143,37 @@ TEST_CASE("random faults: every drawn effect ends by quiet_after, time triggers 
     });
 }
 
+TEST_CASE("random faults: the end window places time-triggered faults around the input's end", "[random_faults]") {
+    RandomFaults spec = every_kind(RandomMode::fixed);
+    spec.point_triggers.ratio = sim::Ratio::never();
+    spec.window_to = Duration::seconds(3);
+    spec.quiet_after = Duration::seconds(14);
+    spec.input_end = Duration::seconds(9);
+    spec.end_before = Duration::seconds(2);
+    spec.end_after = Duration::seconds(3);
+    for (RandomFaultKind& k : spec.kinds) {  // effects short enough for the end window to fit before quiet_after
+        k.duration = {Duration::millis(100), Duration::seconds(2)};
+        k.restart_delay = {Duration::zero(), Duration::seconds(2)};
+    }
+    // Without an end ratio the draw is the one it always was: nothing is drawn for the end window.
+    const FaultDraw plain = draw(spec, 7);
+    RandomFaults unset = spec;
+    unset.input_end = Duration::zero();
+    CHECK(dump(draw(unset, 7).faults) == dump(plain.faults));
+    spec.end_ratio = sim::Ratio::always();
+    int64_t late = 0;
+    for (uint64_t seed = 1; seed <= 50; ++seed) {
+        for (const sim::FaultSpec& f : draw(spec, seed).faults) {
+            REQUIRE(f.trigger.point.empty());
+            CHECK(f.trigger.at >= Time::zero() + Duration::seconds(7));
+            CHECK(f.trigger.at <= Time::zero() + Duration::seconds(12));
+            CHECK(f.trigger.at + effect_of(f) <= Time::zero() + spec.quiet_after);
+            if (f.trigger.at > Time::zero() + spec.input_end) ++late;
+        }
+    }
+    CHECK(late > 0);  // some land after the input's end: the final checkpoint and commits
+}
+
 TEST_CASE("random faults: swarm switches on a non-empty subset of the kinds, fixed switches on all", "[random_faults]") {
     const RandomFaults swarm = every_kind(RandomMode::swarm);
     std::set<size_t> subset_sizes;

@@ -1,0 +1,157 @@
+#include "oracles/freshness_oracle.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+namespace eosim::oracles {
+
+using sim::external::TxnState;
+
+namespace {
+
+std::string seconds(sim::Time t) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3fs", t.seconds());
+    return text;
+}
+
+std::string seconds(sim::Duration d) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3fs", static_cast<double>(d.ns) / 1e9);
+    return text;
+}
+
+}  // namespace
+
+FreshnessOracle::FreshnessOracle(const sim::external::KafkaCluster& kafka, std::string topic, sim::Duration bound,
+                                 FaultDuring fault_during, std::function<sim::Time()> now)
+    : kafka_(kafka), topic_(std::move(topic)), bound_(bound), fault_during_(std::move(fault_during)), now_(std::move(now)) {}
+
+void FreshnessOracle::checkpoint_triggered(sim::Time t, int64_t checkpoint_id) { triggered_[checkpoint_id] = t; }
+
+void FreshnessOracle::checkpoint_aborted(sim::Time t, int64_t, engine::CheckpointFailureReason, const std::string&) {
+    aborted_at_.push_back(t);
+}
+
+void FreshnessOracle::transaction_event(sim::Time, const std::string& transactional_id, const char* what) {
+    if (std::string_view(what) != "precommitted") return;
+    last_precommitted_ = kafka_.open_transaction_of(transactional_id);
+}
+
+void FreshnessOracle::precommitted(sim::Time, int64_t checkpoint_id) {
+    if (last_precommitted_ < 0) return;
+    awaiting_completion_.push_back(precommitted_.size());
+    precommitted_.push_back(Precommitted{last_precommitted_, checkpoint_id});
+    checkpoint_of_[last_precommitted_] = checkpoint_id;
+    last_precommitted_ = -1;
+}
+
+void FreshnessOracle::checkpoint_completed(sim::Time t, int64_t checkpoint_id, const engine::SourceOffsets&) {
+    std::vector<size_t> still;
+    for (size_t i : awaiting_completion_) {
+        const Precommitted& p = precommitted_[i];
+        if (p.checkpoint_id <= checkpoint_id) {
+            obligations_.push_back(Obligation{p.transaction, t, true, "checkpoint " + std::to_string(checkpoint_id) + " completed"});
+        } else {
+            still.push_back(i);
+        }
+    }
+    awaiting_completion_ = std::move(still);
+}
+
+void FreshnessOracle::restore_started(sim::Time t, int64_t attempt, int64_t checkpoint_id, const engine::SourceOffsets&) {
+    std::set<int64_t> open;
+    for (int32_t p = 0; p < kafka_.partitions(topic_); ++p) {
+        for (int64_t txn : kafka_.open_transactions(topic_, p)) open.insert(txn);
+    }
+    const std::string why = "the restore of attempt " + std::to_string(attempt) + " (checkpoint " +
+                            std::to_string(checkpoint_id) + ") started";
+    for (int64_t txn : open) {
+        auto it = checkpoint_of_.find(txn);
+        const bool restored = it != checkpoint_of_.end() && it->second <= checkpoint_id && checkpoint_id > 0;
+        obligations_.push_back(Obligation{txn, t, restored, why});
+    }
+}
+
+bool FreshnessOracle::checkpoint_aborted_during(sim::Time from, sim::Time to) const {
+    return std::any_of(aborted_at_.begin(), aborted_at_.end(), [&](sim::Time t) { return from <= t && t <= to; });
+}
+
+std::string FreshnessOracle::partitions_of(const sim::external::TransactionView& view) const {
+    std::string partitions;
+    for (const auto& [topic, partition] : view.partitions) {
+        if (topic != topic_) continue;
+        partitions += (partitions.empty() ? "" : ", ") + topic + "/" + std::to_string(partition);
+    }
+    return partitions;
+}
+
+std::string FreshnessOracle::describe_blocking(int64_t transaction, const std::string& what, sim::Time from,
+                                               sim::Time until) const {
+    const sim::external::TransactionView view = kafka_.transaction_view(transaction);
+    return "partition " + partitions_of(view) + " blocked by transaction \"" + view.transactional_id + "\" (holding records since " +
+           seconds(view.first_record) + "): " + what + " at " + seconds(from) + ", " +
+           (until == sim::Time::never() ? "still open at the end (" + seconds(now_()) + ")"
+                                        : std::string(view.state == TxnState::committed ? "committed" : "aborted") + " only at " + seconds(until)) +
+           ": blocked " + seconds((until == sim::Time::never() ? now_() : until) - from) + " after it, bound " + seconds(bound_);
+}
+
+Verdict FreshnessOracle::verdict() const {
+    const sim::Time end = now_();
+    std::vector<std::string> violations;
+    int64_t excused = 0;
+    // (a) the end of the run.
+    if (finished_ || !fault_during_(end, end)) {
+        std::set<int64_t> reported;
+        for (int32_t p = 0; p < kafka_.partitions(topic_); ++p) {
+            for (int64_t txn : kafka_.open_transactions(topic_, p)) {
+                if (!reported.insert(txn).second) continue;
+                const auto view = kafka_.transaction_view(txn);
+                violations.push_back("at the end of the run (" + seconds(end) + ") partition " + topic_ + "/" + std::to_string(p) +
+                                     " is blocked by the open transaction \"" + view.transactional_id +
+                                     "\" holding records since " + seconds(view.first_record) + " (for " +
+                                     seconds(end - view.first_record) + "): read_committed consumers wait for the broker's transaction timeout");
+            }
+        }
+    }
+    // (b), (c): windows after a completion or a restore.
+    for (const Obligation& o : obligations_) {
+        const auto view = kafka_.transaction_view(o.transaction);
+        if (view.first_record == sim::Time::never()) continue;  // holds nothing: blocks no reader
+        const sim::Time deadline = o.from + bound_;
+        // Ended in time (a must-commit one aborted is lost data: the output oracles' business).
+        if (view.ended <= deadline) continue;
+        if (deadline > end) continue;  // the run ended first: (a) judges it
+        if (fault_during_(o.from, deadline)) {
+            ++excused;
+            continue;
+        }
+        violations.push_back(describe_blocking(o.transaction, o.why, o.from, view.ended));
+    }
+    // (d) held records before its checkpoint was triggered.
+    for (const Precommitted& p : precommitted_) {
+        const auto view = kafka_.transaction_view(p.transaction);
+        auto trig = triggered_.find(p.checkpoint_id);
+        if (view.first_record == sim::Time::never() || trig == triggered_.end()) continue;
+        if (trig->second <= view.first_record || trig->second - view.first_record <= bound_) continue;
+        if (fault_during_(view.first_record, trig->second) || checkpoint_aborted_during(view.first_record, trig->second)) {
+            ++excused;
+            continue;
+        }
+        violations.push_back("partition " + partitions_of(view) + " blocked by transaction \"" + view.transactional_id +
+                             "\" from its first record at " + seconds(view.first_record) + " to the trigger of checkpoint " +
+                             std::to_string(p.checkpoint_id) + " at " + seconds(trig->second) + ": " +
+                             seconds(trig->second - view.first_record) + " before a commit could even start, bound " + seconds(bound_) +
+                             " (is the checkpoint interval above the freshness bound?)");
+    }
+    if (!violations.empty()) {
+        std::string text = std::to_string(violations.size()) + " freshness violation(s); first: " + violations.front();
+        return Verdict{false, text};
+    }
+    return Verdict{true, std::to_string(precommitted_.size()) + " pre-committed transactions and " +
+                             std::to_string(obligations_.size()) + " commit/abort windows within " + seconds(bound_) + " (" +
+                             std::to_string(excused) + " windows excused by faults), nothing open at the end"};
+}
+
+}  // namespace eosim::oracles
