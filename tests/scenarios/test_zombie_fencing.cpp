@@ -34,7 +34,7 @@ TEST_CASE("zombie: with fencing the resumed sink's calls are fenced and the outp
     }
 }
 
-TEST_CASE("zombie: a TaskManager cut off from the JobManager writes on while its successor runs; fencing stops it",
+TEST_CASE("zombie: a TaskManager cut off from the JobManager writes on while its successor runs, and fencing stops it",
           "[scenarios]") {
     for (uint64_t seed = 1; seed <= 4; ++seed) {
         INFO("seed " << seed);
