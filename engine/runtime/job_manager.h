@@ -11,9 +11,18 @@
 // A JobManager that starts after a crash of the previous one first recovers the latest completed
 // checkpoint (and the highest checkpoint id ever made durable) from durable storage, then waits for the
 // TaskManagers, which drop their tasks and register again once they miss its heartbeats. Attempt
-// numbers are `incarnation * 1000 + n`, so attempts of different JobManagers never collide.
+// numbers are `attempt_base + incarnation * 1000 + n`, so attempts of different JobManagers (and
+// deployments) never collide.
+//
+// A deployment restored from a savepoint (Engine::restore_from) reads the savepoint's metadata
+// when no checkpoint of its own exists (also after a JobManager restart, as Flink keeps the
+// restore settings in the job graph), matches its operators by uid and refuses, failing the job
+// with Flink's error, a savepoint it cannot take (engine/checkpointing/savepoint_storage.h).
+// The user's savepoint requests (Engine::savepoint_requests) go to the coordinator whenever an
+// attempt runs, until they are done.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -31,6 +40,8 @@ public:
     sim::NodeId node() const { return node_; }
     CheckpointCoordinator& coordinator() { return coordinator_; }
     void boot();
+    // The user asked for a savepoint (Engine::request_savepoint).
+    void savepoint_requested();
 
     // RPCs from TaskManagers.
     // `instance` tells TaskManager processes apart: a new one on the same node restarted and lost its tasks.
@@ -61,6 +72,10 @@ private:
     void recover_checkpoints();
     void recovered(const std::vector<std::string>& keys);
     void try_deploy();
+    void read_savepoint(const StoredCheckpoints& found);
+    void savepoint_read(const StoredCheckpoints& found, const std::string& path, const std::string& text);
+    void ask_for_savepoints();
+    void fail_job(const std::string& reason);
     void failover(const std::string& reason);
     bool hosts_current_tasks(sim::NodeId tm) const;
     bool is_current(const TaskKey& task) const;
@@ -73,6 +88,7 @@ private:
     int64_t attempt_ = 0;
     std::map<sim::NodeId, Registered> task_managers_;
     Deployment deployment_;
+    std::optional<CompletedCheckpoint> savepoint_restore_;  // restore_from, mapped to this job
     std::set<std::pair<int32_t, int32_t>> ready_;
     std::set<std::pair<int32_t, int32_t>> finished_;
 };
