@@ -41,6 +41,7 @@ struct RunFigures {
     int64_t checkpoint_files_retained = 0;  // of checkpoints whose metadata is in storage at the end
     int64_t checkpoint_bytes_retained = 0;
     int64_t restarts = 0;
+    int64_t savepoints_completed = 0;  // over every deployment, the final ones of stop-with-savepoint too
     int64_t transactions_committed = 0;
     int64_t transactions_aborted = 0;
     int64_t fenced_calls = 0;  // Kafka calls rejected because a newer producer fenced the caller

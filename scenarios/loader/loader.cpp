@@ -29,7 +29,7 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     const Object o(
         root,
         {"name", "description", "world", "database", "job", "input", "faults", "oracles", "liveness_bound", "time_limit",
-         "expect", "sometimes"},
+         "expect", "sometimes", "savepoints", "deployments"},
         "an object (a scenario)");
     s_.source = path;
     s_.name = path.stem().string();
@@ -42,6 +42,8 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     read_world(o.require("world", "an object (the world)"));
     if (auto x = o.get("database")) read_database(*x);
     read_job(o.require("job", "an object (the job)"));
+    if (auto x = o.get("deployments")) read_deployments(*x);
+    if (auto x = o.get("savepoints")) read_savepoints(*x);
     if (auto x = o.get("input")) read_input(*x);
     if (auto x = o.get("faults")) read_faults(*x);
     read_oracles(o.require("oracles", "an array of oracle names"));
