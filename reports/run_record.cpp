@@ -95,6 +95,7 @@ int64_t fault_end_ns(const sim::FaultSpec& spec, const sim::FiredFault& fired) {
 }
 
 json expectation_file_form(const scenarios::Expectation& expect) {
+    if (!expect.job_failure.empty()) return json{{"job_failure", expect.job_failure}};
     if (expect.pass) return "pass";
     json j = {{"violation", scenarios::to_string(expect.violation)}};
     if (!expect.every_seed) j["every_seed"] = false;
@@ -109,6 +110,11 @@ std::optional<scenarios::Expectation> expectation_from_json(const json& j) {
     }
     if (!j.is_object()) return std::nullopt;
     if (j.contains("pass") && j["pass"].is_boolean() && j["pass"].get<bool>()) return expect;
+    if (j.contains("job_failure")) {
+        if (!j["job_failure"].is_string()) return std::nullopt;
+        expect.job_failure = j["job_failure"].get<std::string>();
+        return expect;
+    }
     if (!j.contains("violation") || !j["violation"].is_string()) return std::nullopt;
     const auto oracle = scenarios::oracle_from_string(j["violation"].get<std::string>());
     if (!oracle) return std::nullopt;

@@ -118,6 +118,7 @@ std::string hex64(uint64_t value) {
 }
 
 std::string describe_expectation(const scenarios::Expectation& expect) {
+    if (!expect.job_failure.empty()) return "the job fails with \"" + expect.job_failure + "\"";
     if (expect.pass) return "pass";
     return std::string("violation of ") + to_string(expect.violation) + (expect.every_seed ? "" : " (on some seeds)");
 }

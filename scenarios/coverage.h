@@ -18,7 +18,10 @@
 //   - alignment: on a target node, a task started aligning checkpoint N (barrier.alignment_started
 //     N) and the node has not snapshotted N since (task.snapshotted N). Approximate: snapshots are
 //     counted per node, not per task, so another task's snapshot on the node may close it early.
-//   - checkpointing: between checkpoint.triggered N and checkpoint.completed / aborted N.
+//   - checkpointing: between checkpoint.triggered N (or stop_with_savepoint.triggered N) and
+//     checkpoint.completed / savepoint.completed / checkpoint.aborted N (savepoints count).
+//   - stop-with-savepoint: between stop_with_savepoint.triggered and the job.finished or
+//     failover.started that ends it (any fault).
 //   - zombie-resumed (pause only): a paused node resumed after a failover.started that happened
 //     during its pause (counted at the end of the run, if the resume came before the end).
 //   - any: every fault that fired and did something, whatever the phase.
@@ -49,9 +52,10 @@ inline constexpr std::string_view kRestore = "restore";
 inline constexpr std::string_view kAlignment = "alignment";
 inline constexpr std::string_view kCheckpointing = "checkpointing";
 inline constexpr std::string_view kZombieResumed = "zombie-resumed";
+inline constexpr std::string_view kStopWithSavepoint = "stop-with-savepoint";
 inline constexpr std::string_view kAny = "any";
 inline constexpr std::string_view kAll[] = {kSinkPrecommitted, kNotificationInFlight, kRestore, kAlignment,
-                                            kCheckpointing,    kZombieResumed,         kAny};
+                                            kCheckpointing,    kZombieResumed,         kStopWithSavepoint, kAny};
 }  // namespace phases
 
 // "" when `name` is a valid combination name; otherwise what was expected (for a loader message).
@@ -90,6 +94,8 @@ private:
     int64_t last_completed_ = 0;
     std::set<int64_t> checkpoints_in_progress_;
     bool restoring_ = false;
+    bool stopping_ = false;             // a stop-with-savepoint is under way
+    std::set<int64_t> stop_savepoints_;  // ids of stop-with-savepoint savepoints (notified on completion)
     std::vector<Pause> pauses_;
     std::map<std::string, int64_t> hits_;
 };

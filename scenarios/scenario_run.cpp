@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/checkpointing/savepoint_storage.h"
 #include "engine/connectors/sink_registry.h"
 #include "engine/connectors/upsert_sink.h"
 #include "engine/runtime/engine.h"
@@ -497,6 +498,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         f.checkpoint_bytes_unretained += use.unretained.bytes;
     }
     f.savepoints_completed = stats.savepoints_completed;
+    for (const engine::JobSpec& deployed : deployments.jobs()) {
+        const engine::SavepointFiles kept = engine::savepoint_files(deployed, storage.contents());
+        f.savepoints_stored += kept.savepoints;
+        f.savepoint_files += kept.files;
+        f.savepoint_files_missing += kept.missing;
+    }
     f.restarts = stats.failovers;
     f.transactions_committed = static_cast<int64_t>(run.kafka.stats().transactions_committed);
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);

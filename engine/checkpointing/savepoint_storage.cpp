@@ -64,6 +64,23 @@ SavepointMetadata parse_savepoint_metadata(const std::string& text) {
     return savepoint;
 }
 
+SavepointFiles savepoint_files(const JobSpec& job, const std::map<std::string, std::string>& blobs) {
+    const std::string prefix = savepoint_prefix(job);
+    SavepointFiles found;
+    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
+        ++found.files;
+        if (!it->first.ends_with("/_metadata")) continue;
+        ++found.savepoints;
+        for (const SavepointOperator& op : parse_savepoint_metadata(it->second).operators) {
+            for (const auto& [subtask, key] : op.subtask_state) {
+                if (blobs.contains(key)) continue;
+                if (found.missing++ == 0) found.first_missing = key;
+            }
+        }
+    }
+    return found;
+}
+
 SavepointRestore restore_from_savepoint(const SavepointMetadata& savepoint, const std::string& path, const JobSpec& job,
                                         bool allow_non_restored_state) {
     std::map<std::string, int32_t> by_uid;

@@ -12,6 +12,7 @@
 // that the job lacks is refused unless allow_non_restored_state; an operator whose max
 // parallelism differs is refused always. Both with Flink's error text.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,17 @@ struct SavepointMetadata {
 
 std::string serialize_savepoint_metadata(const JobSpec& job, const CompletedCheckpoint& savepoint);
 SavepointMetadata parse_savepoint_metadata(const std::string& text);
+
+// The savepoints of `job` in `blobs` (a storage's contents): how many have their _metadata, the
+// files they hold, and the files their metadata refers to that are gone (a savepoint deleted under
+// the user by retention or subsumption would show here).
+struct SavepointFiles {
+    int64_t savepoints = 0;
+    int64_t files = 0;    // metadata and state files under savepoint_prefix
+    int64_t missing = 0;  // referenced by a savepoint's metadata, absent
+    std::string first_missing;
+};
+SavepointFiles savepoint_files(const JobSpec& job, const std::map<std::string, std::string>& blobs);
 
 // What restoring `job` from the savepoint at `path` gives: the restore (handles by the job's vertex
 // indices, savepoint = true, rescaled_from filled), or Flink's error when the job cannot take it.

@@ -29,6 +29,10 @@ const std::vector<std::string> kStateBackends{"heap"};
 }  // namespace
 
 void Loader::read_savepoints(const Value& v) {
+    if (s_.job.checkpointing.unaligned) {
+        v.fail("expected no savepoints in a job with unaligned checkpoints: a savepoint is aligned, and eosim "
+               "takes savepoints of aligned jobs only");
+    }
     for_each_element(v, "an array of savepoints ({\"at\": time} or {\"at_point\": {\"point\": name, \"occurrence\": k}})",
                      [&](const Value& element) {
                          const Object o(element, {"at", "at_point"}, "an object (a savepoint: \"at\" or \"at_point\")");
@@ -65,7 +69,7 @@ void Loader::read_deployments(const Value& v) {
     const int32_t slots = s_.world.task_managers * s_.world.slots_per_task_manager;
     Duration last = Duration::zero();
     for_each_element(v, "an array of deployments", [&](const Value& element) {
-        const Object o(element, {"at", "drain", "parallelism", "max_parallelism", "state_backend", "uids", "allow_non_restored_state"},
+        const Object o(element, {"at", "drain", "parallelism", "vertices", "max_parallelism", "state_backend", "allow_non_restored_state"},
                        "an object (a deployment: {\"at\": time of the previous one's stop-with-savepoint, ...})");
         DeploymentSpec d;
         const Value at = o.require("at", "a time (when the previous deployment is stopped with a savepoint)");
@@ -74,22 +78,26 @@ void Loader::read_deployments(const Value& v) {
         last = d.at;
         fault_times_.emplace_back(at.path(), sim::Time::zero() + d.at);
         if (auto x = o.get("drain")) d.drain = read_bool(*x);
-        if (auto x = o.get("parallelism")) {
-            auto check = [&](const Value& value) {
-                const int32_t p = read_int32(value, kPositive32);
-                if (p > slots) value.expected("at most the slots of the task managers (" + std::to_string(slots) + ")");
-                return p;
-            };
-            if (x->get().is_object()) {
-                std::vector<std::string> ids;
-                for (const engine::VertexSpec& vertex : s_.job.vertices) ids.push_back(vertex.id);
-                const Object per_vertex(*x, ids, "an object (vertex id -> parallelism)");
-                for (const std::string& id : ids) {
-                    if (auto p = per_vertex.get(id)) d.vertex_parallelism[id] = check(*p);
+        auto parallelism = [&](const Value& value) {
+            const int32_t p = read_int32(value, kPositive32);
+            if (p > slots) value.expected("at most the slots of the task managers (" + std::to_string(slots) + ")");
+            return p;
+        };
+        if (auto x = o.get("parallelism")) d.parallelism = parallelism(*x);
+        if (auto x = o.get("vertices")) {
+            std::vector<std::string> ids;
+            for (const engine::VertexSpec& vertex : s_.job.vertices) ids.push_back(vertex.id);
+            for_each_element(*x, "an array of vertex changes ({\"id\": vertex id, \"parallelism\": n, \"uid\": uid})", [&](const Value& change) {
+                const Object c(change, {"id", "parallelism", "uid"}, "an object (a vertex change: {\"id\", \"parallelism\", \"uid\"})");
+                const Value id = c.require("id", "the id of a vertex of /job/vertices");
+                const std::string name = read_string(id);
+                if (std::find(ids.begin(), ids.end(), name) == ids.end()) {
+                    id.fail("expected a vertex of /job/vertices, one of: " + join(ids) + "; found " + describe(id.get()) + suggestion(name, ids));
                 }
-            } else {
-                d.parallelism = check(*x);
-            }
+                if (d.vertex_parallelism.contains(name) || d.uids.contains(name)) id.fail("duplicate vertex " + in_quotes(name));
+                if (auto p = c.get("parallelism")) d.vertex_parallelism[name] = parallelism(*p);
+                if (auto u = c.get("uid")) d.uids[name] = read_string(*u);
+            });
         }
         if (auto x = o.get("max_parallelism")) d.max_parallelism = read_int32(*x, kPositive32);
         if (auto x = o.get("state_backend")) {
@@ -99,14 +107,6 @@ void Loader::read_deployments(const Value& v) {
                         suggestion(backend, kStateBackends));
             }
             d.state_backend = backend;
-        }
-        if (auto x = o.get("uids")) {
-            std::vector<std::string> ids;
-            for (const engine::VertexSpec& vertex : s_.job.vertices) ids.push_back(vertex.id);
-            const Object per_vertex(*x, ids, "an object (vertex id -> uid)");
-            for (const std::string& id : ids) {
-                if (auto u = per_vertex.get(id)) d.uids[id] = read_string(*u);
-            }
         }
         if (auto x = o.get("allow_non_restored_state")) d.allow_non_restored_state = read_bool(*x);
         s_.deployments.push_back(std::move(d));
