@@ -42,6 +42,8 @@ CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
     run->add_flag("--check-determinism", c.check_determinism, "Run twice and check that both runs give the same trace hash");
     run->add_flag("--json", c.json, "Print the result as one JSON object instead of the text report");
     run->add_option("--expect", c.expect, "Replace the scenario's expectation: pass, or violation:<oracle>");
+    run->add_option("--savepoint-at", c.savepoint_at,
+                    "Take a savepoint at this virtual time (e.g. 12s; repeatable), as the scenario's \"savepoints\" do");
     // Limits a suite gives its workers; hidden from the help, as `eosim suite` sets them.
     run->add_option("--max-events", c.max_events, "Cut the run after this many events (a hang guard)")->group("");
     run->add_option("--max-virtual-time", c.max_virtual_time, "Cut the run at this virtual time")->group("");

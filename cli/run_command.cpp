@@ -127,6 +127,15 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
             if (limit.ns <= 0) throw std::invalid_argument("--max-virtual-time: expected a positive duration");
             scenario->time_limit = std::min(scenario->time_limit, limit);
         }
+        for (const std::string& at : command.savepoint_at) {
+            const double seconds = parse_duration_seconds(at);
+            const auto when = sim::Duration::nanos(static_cast<int64_t>(std::llround(std::min(seconds, 1e9) * 1e9)));
+            if (when.ns < 0 || when >= scenario->time_limit) {
+                throw std::invalid_argument("--savepoint-at: expected a time within the time_limit, found \"" + at + "\"");
+            }
+            scenario->savepoints.push_back(scenarios::SavepointSpec{when, "", 1});
+            reproduce += " --savepoint-at " + at;
+        }
     } catch (const std::invalid_argument& error) {
         err << "error: " << error.what() << '\n';
         return kExitBadInput;

@@ -91,7 +91,7 @@ public:
                                 "expected scenario names to be unique in a suite, found \"" + planned.name +
                                     "\" in both " + earlier.file + " and " + planned.file);
         }
-        if (earlier.expect.pass != planned.expect.pass ||
+        if (earlier.expect.pass != planned.expect.pass || earlier.expect.job_failure != planned.expect.job_failure ||
             (!earlier.expect.pass && earlier.expect.violation != planned.expect.violation)) {
             throw ScenarioError(where_file, where_path,
                                 "expected the same expectation wherever " + planned.file + " is listed");

@@ -44,7 +44,7 @@ void StateAfterRestoreOracle::channel_state_restored(sim::Time at, int64_t attem
 std::set<std::string> StateAfterRestoreOracle::upstream_closure(const std::string& vertex) const {
     std::set<std::string> closure{vertex};
     // Vertices are in topological order: walk backwards once.
-    for (auto v = job_.vertices.rbegin(); v != job_.vertices.rend(); ++v) {
+    for (auto v = job_->vertices.rbegin(); v != job_->vertices.rend(); ++v) {
         if (!closure.contains(v->id)) continue;
         for (const engine::InputEdge& edge : v->inputs) closure.insert(edge.from);
     }
@@ -53,7 +53,7 @@ std::set<std::string> StateAfterRestoreOracle::upstream_closure(const std::strin
 
 bool StateAfterRestoreOracle::ready(const Restore& restore, const std::set<std::string>& closure) const {
     for (const std::string& id : closure) {
-        const engine::VertexSpec& v = *job_.find(id);
+        const engine::VertexSpec& v = *job_->find(id);
         auto reported = restore.channel_subtasks.find(id);
         if (reported == restore.channel_subtasks.end() || static_cast<int32_t>(reported->second.size()) != v.parallelism) {
             return false;
@@ -69,7 +69,7 @@ bool StateAfterRestoreOracle::ready(const Restore& restore, const std::set<std::
 }
 
 void StateAfterRestoreOracle::check_ready(sim::Time at, Restore& restore) {
-    for (const engine::VertexSpec& v : job_.vertices) {
+    for (const engine::VertexSpec& v : job_->vertices) {
         if (!engine::is_keyed(v.kind) || restore.checked.contains(v.id)) continue;
         const std::set<std::string> closure = upstream_closure(v.id);
         if (!ready(restore, closure)) continue;
@@ -82,7 +82,7 @@ std::map<int64_t, int64_t> StateAfterRestoreOracle::replay(const Restore& restor
                                                            const std::string& vertex) {
     std::map<std::string, std::vector<Record>> produced;
     std::map<int64_t, int64_t> result;
-    for (const engine::VertexSpec& v : job_.vertices) {
+    for (const engine::VertexSpec& v : job_->vertices) {
         if (!closure.contains(v.id)) continue;
         std::vector<Record> in;
         if (auto it = restore.in_flight.find(v.id); it != restore.in_flight.end()) in = it->second;

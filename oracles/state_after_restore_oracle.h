@@ -16,6 +16,9 @@
 // lost from channel state leaves V under-counted; one both in state and in flight over-counts it.
 // For aligned checkpoints nothing is in flight and the check is the plain one above.
 //
+// Deployments (scenarios' "deployments"): a restore from a savepoint is a restore like any other,
+// checked against the model at the savepoint's offsets and the new deployment's parallelism.
+//
 // Checks: every keyed vertex, every restore from a checkpoint whose subtasks all got as far as
 // loading their state. Does not check: operator state of sources and sinks (the output oracles
 // see its effects), restores from scratch (nothing to load), the order of the replay (keyed count
@@ -35,7 +38,10 @@ namespace eosim::oracles {
 
 class StateAfterRestoreOracle final : public Oracle {
 public:
-    StateAfterRestoreOracle(const ReferenceModel& model, const engine::JobSpec& job) : model_(model), job_(job) {}
+    StateAfterRestoreOracle(const ReferenceModel& model, const engine::JobSpec& job) : model_(model), job_(&job) {}
+    // A later deployment runs this job (its parallelism): restores from now on are checked against it.
+    // The model stays: a deployment changes no logic, so the whole history is one execution.
+    void set_job(const engine::JobSpec& job) { job_ = &job; }
     const char* name() const override { return "state_after_restore"; }
     Verdict verdict() const override;
 
@@ -66,7 +72,7 @@ private:
     void check(sim::Time at, const Restore& restore, const std::string& vertex, const std::map<int64_t, int64_t>& actual);
 
     const ReferenceModel& model_;
-    const engine::JobSpec& job_;
+    const engine::JobSpec* job_;
     std::map<int64_t, Restore> restores_;  // by attempt
     int64_t restores_checked_ = 0;
     int64_t in_flight_checked_ = 0;

@@ -46,6 +46,10 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.checkpoint_files_retained = optional_field<int64_t>(j, "checkpoint_files_retained", path, 0);
     f.checkpoint_bytes_retained = optional_field<int64_t>(j, "checkpoint_bytes_retained", path, 0);
     f.restarts = optional_field<int64_t>(j, "restarts", path, 0);
+    f.savepoints_completed = optional_field<int64_t>(j, "savepoints_completed", path, 0);
+    f.savepoints_stored = optional_field<int64_t>(j, "savepoints_stored", path, 0);
+    f.savepoint_files = optional_field<int64_t>(j, "savepoint_files", path, 0);
+    f.savepoint_files_missing = optional_field<int64_t>(j, "savepoint_files_missing", path, 0);
     f.transactions_committed = optional_field<int64_t>(j, "transactions_committed", path, 0);
     f.transactions_aborted = optional_field<int64_t>(j, "transactions_aborted", path, 0);
     f.fenced_calls = optional_field<int64_t>(j, "fenced_calls", path, 0);
@@ -105,6 +109,7 @@ int64_t fault_end_ns(const sim::FaultSpec& spec, const sim::FiredFault& fired) {
 }
 
 json expectation_file_form(const scenarios::Expectation& expect) {
+    if (!expect.job_failure.empty()) return json{{"job_failure", expect.job_failure}};
     if (expect.pass) return "pass";
     json j = {{"violation", scenarios::to_string(expect.violation)}};
     if (!expect.every_seed) j["every_seed"] = false;
@@ -118,6 +123,11 @@ std::optional<scenarios::Expectation> expectation_from_json(const json& j) {
         return expect;
     }
     if (!j.is_object()) return std::nullopt;
+    if (j.contains("job_failure")) {
+        if (!j["job_failure"].is_string()) return std::nullopt;
+        expect.job_failure = j["job_failure"].get<std::string>();
+        return expect;
+    }
     if (j.contains("pass") && j["pass"].is_boolean() && j["pass"].get<bool>()) return expect;
     if (!j.contains("violation") || !j["violation"].is_string()) return std::nullopt;
     const auto oracle = scenarios::oracle_from_string(j["violation"].get<std::string>());

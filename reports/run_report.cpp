@@ -70,6 +70,11 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                                         fixed(f.channel_state_bytes_median, 0) + " channel state");
     }
     write_row(out, "restarts", std::to_string(f.restarts));
+    if (f.savepoints_completed > 0 || f.savepoints_stored > 0) {
+        write_row(out, "savepoints", std::to_string(f.savepoints_completed) + " completed; " + std::to_string(f.savepoints_stored) +
+                                         " in storage at the end (" + std::to_string(f.savepoint_files) + " files, " +
+                                         std::to_string(f.savepoint_files_missing) + " referenced files missing)");
+    }
     write_row(out, "transactions",
               std::to_string(f.transactions_committed) + " committed, " + std::to_string(f.transactions_aborted) +
                   " aborted, " + std::to_string(f.fenced_calls) + " calls fenced (" + std::to_string(f.fenced_writes) +
@@ -131,6 +136,7 @@ std::string hex64(uint64_t value) {
 }
 
 std::string describe_expectation(const scenarios::Expectation& expect) {
+    if (!expect.job_failure.empty()) return "the job fails with \"" + expect.job_failure + "\"";
     if (expect.pass) return "pass";
     return std::string("violation of ") + to_string(expect.violation) + (expect.every_seed ? "" : " (on some seeds)");
 }
@@ -161,6 +167,7 @@ nlohmann::json to_json(const scenarios::Expectation& expect) {
     nlohmann::json j = {{"pass", expect.pass}};
     if (!expect.pass) j["violation"] = to_string(expect.violation);
     if (!expect.pass && !expect.every_seed) j["every_seed"] = false;
+    if (!expect.job_failure.empty()) j["job_failure"] = expect.job_failure;
     return j;
 }
 
@@ -179,6 +186,10 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"checkpoint_files_retained", f.checkpoint_files_retained},
         {"checkpoint_bytes_retained", f.checkpoint_bytes_retained},
         {"restarts", f.restarts},
+        {"savepoints_completed", f.savepoints_completed},
+        {"savepoints_stored", f.savepoints_stored},
+        {"savepoint_files", f.savepoint_files},
+        {"savepoint_files_missing", f.savepoint_files_missing},
         {"transactions_committed", f.transactions_committed},
         {"transactions_aborted", f.transactions_aborted},
         {"fenced_calls", f.fenced_calls},

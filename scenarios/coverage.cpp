@@ -77,6 +77,18 @@ void CoverageTracker::point(sim::Time at, std::string_view point, const std::str
         if (detail >= last_completed_) awaiting_notification_.erase(node);
     } else if (point == points::kCheckpointTriggered) {
         checkpoints_in_progress_.insert(detail);
+    } else if (point == points::kStopWithSavepointTriggered) {
+        checkpoints_in_progress_.insert(detail);
+        stop_savepoints_.insert(detail);
+        stopping_ = true;
+    } else if (point == points::kSavepointCompleted) {
+        checkpoints_in_progress_.erase(detail);
+        if (stop_savepoints_.contains(detail)) {  // notified like a checkpoint (the sinks commit it)
+            last_completed_ = detail;
+            awaiting_notification_ = job_nodes_;
+        }
+    } else if (point == points::kJobFinished) {
+        stopping_ = false;
     } else if (point == points::kCheckpointCompleted) {
         checkpoints_in_progress_.erase(detail);
         last_completed_ = detail;
@@ -96,6 +108,7 @@ void CoverageTracker::point(sim::Time at, std::string_view point, const std::str
     } else if (point == points::kFailoverStarted) {
         restoring_ = true;
         ending_ = false;
+        stopping_ = false;
         precommitted_.clear();
         aligning_.clear();
         job_nodes_.clear();
@@ -155,6 +168,7 @@ void CoverageTracker::fault(const sim::FiredFault& fired, const sim::FaultSpec& 
     if (in_flight) hit(kind, phases::kNotificationInFlight);
     if (restoring_) hit(kind, phases::kRestore);
     if (ending_) hit(kind, phases::kEndOfJob);
+    if (stopping_) hit(kind, phases::kStopWithSavepoint);
     if (in_alignment) hit(kind, phases::kAlignment);
     if (!checkpoints_in_progress_.empty()) hit(kind, phases::kCheckpointing);
 

@@ -18,7 +18,10 @@
 //   - alignment: on a target node, a task started aligning checkpoint N (barrier.alignment_started
 //     N) and the node has not snapshotted N since (task.snapshotted N). Approximate: snapshots are
 //     counted per node, not per task, so another task's snapshot on the node may close it early.
-//   - checkpointing: between checkpoint.triggered N and checkpoint.completed / aborted N.
+//   - checkpointing: between checkpoint.triggered N (or stop_with_savepoint.triggered N) and
+//     checkpoint.completed / savepoint.completed / checkpoint.aborted N (savepoints count).
+//   - stop-with-savepoint: between stop_with_savepoint.triggered and the job.finished or
+//     failover.started that ends it (any fault).
 //   - zombie-resumed (pause only): a paused node resumed after a failover.started that happened
 //     during its pause (counted at the end of the run, if the resume came before the end).
 //   - end-of-job: from the first task.end_of_data of an attempt (a task read all its input) until
@@ -58,9 +61,10 @@ inline constexpr std::string_view kCheckpointing = "checkpointing";
 inline constexpr std::string_view kZombieResumed = "zombie-resumed";
 inline constexpr std::string_view kZombieWrites = "zombie-writes";
 inline constexpr std::string_view kEndOfJob = "end-of-job";
+inline constexpr std::string_view kStopWithSavepoint = "stop-with-savepoint";
 inline constexpr std::string_view kAny = "any";
-inline constexpr std::string_view kAll[] = {kSinkPrecommitted, kNotificationInFlight, kRestore, kAlignment,
-                                            kCheckpointing,    kZombieResumed,         kZombieWrites, kEndOfJob, kAny};
+inline constexpr std::string_view kAll[] = {kSinkPrecommitted, kNotificationInFlight, kRestore,  kAlignment,          kCheckpointing,
+                                            kZombieResumed,    kZombieWrites,         kEndOfJob, kStopWithSavepoint, kAny};
 }  // namespace phases
 
 // "" when `name` is a valid combination name; otherwise what was expected (for a loader message).
@@ -102,6 +106,8 @@ private:
     std::set<int64_t> checkpoints_in_progress_;
     bool restoring_ = false;
     bool ending_ = false;  // end-of-job is open
+    bool stopping_ = false;             // a stop-with-savepoint is under way
+    std::set<int64_t> stop_savepoints_;  // ids of stop-with-savepoint savepoints (notified on completion)
     std::vector<Pause> pauses_;
     std::vector<Pause> partitions_;  // the same bookkeeping for partitions (zombie-writes)
     uint64_t fenced_writes_ = 0;

@@ -3,6 +3,7 @@
 // what a scenario file (JSON) turns into; `load_scenario` is the only way in from a file.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,9 @@ struct DatabaseSpec {
 };
 
 struct Expectation {
+    // When set: the job must end FAILED with a reason containing this text (a configuration users
+    // get wrong, refused with Flink's error), and every oracle must pass on what ran until then.
+    std::string job_failure;
     bool pass = true;
     OracleKind violation = OracleKind::exactly_once_output;  // when !pass: the oracle that must fire
     // When !pass: false for a negative control under random faults, where the violation shows on
@@ -83,6 +87,29 @@ struct HighAvailabilitySpec {
     bool tolerate_suspended_connections = false;  // engine::HighAvailability
 };
 
+// A savepoint the user takes while the job runs ("savepoints"): at a virtual time, or when a
+// protocol point is announced for the `occurrence`-th time (by any node).
+struct SavepointSpec {
+    std::optional<sim::Duration> at;
+    std::string at_point;
+    int32_t occurrence = 1;
+};
+
+// A later deployment of the job ("deployments"): at `at` the running deployment is stopped with a
+// savepoint (`drain`: Flink's `stop --drain`), and this one starts from that savepoint on a cluster
+// of its own (nodes "jobmanager.vN", "tm0.vN", ...), with the changes below applied to the previous
+// deployment's job. The job's logic stays the same, so the reference model is the first job's.
+struct DeploymentSpec {
+    sim::Duration at;
+    bool drain = false;
+    std::optional<int32_t> parallelism;          // every vertex
+    std::map<std::string, int32_t> vertex_parallelism;  // vertex id -> parallelism (after `parallelism`)
+    std::optional<int32_t> max_parallelism;
+    std::optional<std::string> state_backend;
+    std::map<std::string, std::string> uids;     // vertex id -> its uid in this deployment
+    bool allow_non_restored_state = false;
+};
+
 struct Scenario {
     std::string name;         // the file name without extension, unless given
     std::string description;
@@ -98,6 +125,8 @@ struct Scenario {
     // "system" or nodes, or used by the sink; in the order the file first names them.
     std::vector<std::string> outside_systems;
     std::vector<OracleKind> oracles;
+    std::vector<SavepointSpec> savepoints;
+    std::vector<DeploymentSpec> deployments;  // after the first (the job above)
     sim::Duration liveness_bound = sim::Duration::seconds(120);  // after the last fault
     // The freshness oracle's bound (oracles/freshness_oracle.h); unset: freshness_bound_or_default().
     std::optional<sim::Duration> freshness_bound;
@@ -119,6 +148,12 @@ struct Scenario {
         }
         return false;
     }
+    // The job of deployment `index` (0: `job`; later ones apply their changes in turn, and are
+    // named "<job>-v<index+1>", so each keeps its checkpoints and savepoints apart).
+    engine::JobSpec deployment_job(size_t index) const;
+    // The node name suffix of deployment `index` ("" for the first, ".v2" for the second, ...).
+    static std::string deployment_suffix(size_t index) { return index == 0 ? "" : ".v" + std::to_string(index + 1); }
+
     bool has_cdc_source() const {
         for (const engine::VertexSpec& v : job.vertices) {
             if (v.kind == engine::OperatorKind::cdc_source) return true;

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/checkpointing/savepoint_storage.h"
 #include "engine/connectors/sink_registry.h"
 #include "engine/connectors/upsert_sink.h"
 #include "engine/runtime/engine.h"
@@ -75,7 +76,19 @@ public:
                          const std::string& detail) override {
         each([&](auto* o) { o->connector_event(begin, end, lane, what, detail); });
     }
-    void job_finished(sim::Time t) override { each([&](auto* o) { o->job_finished(t); }); }
+    void job_finished(sim::Time t) override {
+        // A deployment stopped with a savepoint for the next one: the run goes on, and only the
+        // timeline sees that this cluster finished.
+        if (hand_over_ && hand_over_()) {
+            if (timeline_ != nullptr) timeline_->job_finished(t);
+            return;
+        }
+        each([&](auto* o) { o->job_finished(t); });
+    }
+    void set_hand_over(std::function<bool()> hand_over, engine::RunObserver* timeline) {
+        hand_over_ = std::move(hand_over);
+        timeline_ = timeline;
+    }
     void job_failed(sim::Time t, const std::string& reason) override { each([&](auto* o) { o->job_failed(t, reason); }); }
 
 private:
@@ -84,6 +97,8 @@ private:
         for (engine::RunObserver* o : observers_) f(o);
     }
     std::vector<engine::RunObserver*> observers_;
+    std::function<bool()> hand_over_;
+    engine::RunObserver* timeline_ = nullptr;
 };
 
 const engine::VertexSpec& sink_vertex(const engine::JobSpec& job) {
@@ -202,6 +217,107 @@ engine::HighAvailability high_availability(const Scenario& s, RunWorld& run) {
     return ha;
 }
 
+constexpr sim::EventKind kUserSavepoint{"user.savepoint"};
+constexpr sim::EventKind kUserStop{"user.stop_with_savepoint"};
+constexpr int64_t kAttemptsPerDeployment = 1'000'000;
+
+// The job's deployments over the run ("deployments"): the first is the scenario's job; each later
+// one gets a cluster of its own, built up front (so node names resolve for faults from the start)
+// and started when the previous one stopped with a savepoint, restoring from it.
+class Deployments {
+public:
+    Deployments(const Scenario& scenario, sim::World& world, const engine::EngineServices& services, engine::RunObserver& observer,
+                engine::HighAvailability high_availability) {
+        for (size_t d = 0; d <= scenario.deployments.size(); ++d) jobs_.push_back(scenario.deployment_job(d));
+        for (size_t d = 0; d < jobs_.size(); ++d) {
+            engines_.push_back(std::make_unique<engine::Engine>(
+                world, jobs_[d],
+                engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
+                                     scenario.world.spare_task_managers, Scenario::deployment_suffix(d)},
+                services, observer, high_availability));
+            if (d > 0) engines_.back()->set_deployment(static_cast<int64_t>(d) * kAttemptsPerDeployment, std::nullopt);
+        }
+    }
+    engine::Engine& live() { return *engines_[live_]; }
+    const engine::JobSpec& live_job() const { return jobs_[live_]; }
+    size_t live_index() const { return live_; }
+    engine::Engine& at(size_t d) { return *engines_[d]; }
+    size_t size() const { return engines_.size(); }
+    const std::vector<engine::JobSpec>& jobs() const { return jobs_; }
+    // The live deployment finished after a stop-with-savepoint and a later one waits for it.
+    bool hands_over() const {
+        if (live_ + 1 >= engines_.size()) return false;
+        for (const engine::SavepointRequest& r : engines_[live_]->savepoint_requests()) {
+            if (r.type.terminates() && r.done) return true;
+        }
+        return false;
+    }
+    // Starts the next deployment from the live one's final savepoint.
+    void hand_over(const Scenario& scenario) {
+        std::string path;
+        for (const engine::SavepointRequest& r : engines_[live_]->savepoint_requests()) {
+            if (r.type.terminates() && r.done) path = r.path;
+        }
+        engines_[live_]->shut_down();
+        ++live_;
+        engines_[live_]->set_deployment(static_cast<int64_t>(live_) * kAttemptsPerDeployment,
+                                        engine::SavepointRestoreSettings{path, scenario.deployments[live_ - 1].allow_non_restored_state});
+        engines_[live_]->start();
+    }
+    engine::EngineStats total_stats() {
+        engine::EngineStats total;
+        for (const auto& e : engines_) {
+            const engine::EngineStats& s = e->stats();
+            total.checkpoints_triggered += s.checkpoints_triggered;
+            total.checkpoints_completed += s.checkpoints_completed;
+            total.checkpoints_aborted += s.checkpoints_aborted;
+            for (const auto& [reason, n] : s.checkpoints_aborted_by_reason) total.checkpoints_aborted_by_reason[reason] += n;
+            total.checkpoint_trigger_failures += s.checkpoint_trigger_failures;
+            total.checkpoint_files_discarded += s.checkpoint_files_discarded;
+            total.checkpoint_bytes_discarded += s.checkpoint_bytes_discarded;
+            total.failovers += s.failovers;
+            total.records_read += s.records_read;
+            total.savepoints_completed += s.savepoints_completed;
+        }
+        return total;
+    }
+
+private:
+    std::vector<engine::JobSpec> jobs_;  // filled before any engine refers to one
+    std::vector<std::unique_ptr<engine::Engine>> engines_;
+    size_t live_ = 0;
+};
+
+// The user's side of savepoints: "savepoints" at times or protocol points go to the live
+// deployment; each later deployment's "at" stops the one before it with a savepoint.
+void schedule_user_requests(const Scenario& scenario, sim::World& world, Deployments& deployments) {
+    Deployments* all = &deployments;
+    for (const SavepointSpec& savepoint : scenario.savepoints) {
+        if (savepoint.at) {
+            world.scheduler().schedule(*savepoint.at, sim::kNoNode, kUserSavepoint, 0, [all] {
+                all->live().request_savepoint(engine::SnapshotType{engine::SnapshotKind::savepoint, false});
+            });
+            continue;
+        }
+        auto seen = std::make_shared<int32_t>(0);
+        const std::string point = savepoint.at_point;
+        const int32_t occurrence = savepoint.occurrence;
+        sim::World* w = &world;
+        world.on_point([all, w, seen, point, occurrence](const sim::ProtocolPointEvent& event) {
+            if (event.point != point || ++*seen != occurrence) return;
+            w->scheduler().schedule(sim::Duration::zero(), sim::kNoNode, kUserSavepoint, 1, [all] {
+                all->live().request_savepoint(engine::SnapshotType{engine::SnapshotKind::savepoint, false});
+            });
+        });
+    }
+    for (size_t d = 0; d < scenario.deployments.size(); ++d) {
+        const bool drain = scenario.deployments[d].drain;
+        world.scheduler().schedule(scenario.deployments[d].at, sim::kNoNode, kUserStop, d, [all, d, drain] {
+            all->at(d).request_savepoint(engine::SnapshotType{engine::SnapshotKind::terminate_savepoint, drain});
+        });
+    }
+}
+
 std::string seconds_text(sim::Time t) {
     char text[32];
     std::snprintf(text, sizeof text, "%.3fs", t.seconds());
@@ -258,10 +374,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     if (options.observer != nullptr) fanout.add(options.observer);
     ProgressWatch progress;
     fanout.add(&progress);
-    engine::Engine engine(world, scenario.job,
-                          engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
-                                               scenario.world.spare_task_managers},
-                          services, fanout, high_availability(scenario, run));
+    Deployments deployments(scenario, world, services, fanout, high_availability(scenario, run));
+    fanout.set_hand_over([&deployments] { return deployments.hands_over(); }, &timeline);
     sim::OutsideFaults hooks{
         [&run](sim::Time until) { run.kafka.set_unavailable_until(until); },
         [&run](sim::Time until) { run.kafka.set_write_failures_until(until); },
@@ -295,6 +409,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     oracles::VisibilityOracle* visibility = nullptr;
     oracles::NoKeyBackwardsOracle* table_reader = nullptr;
     oracles::FreshnessOracle* freshness = nullptr;
+    oracles::StateAfterRestoreOracle* state_oracle = nullptr;
     for (OracleKind kind : scenario.oracles) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
@@ -308,9 +423,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
             case OracleKind::at_least_once_output:
                 oracle = std::make_unique<oracles::AtLeastOnceOutputOracle>(model, sink.id, reader);
                 break;
-            case OracleKind::state_after_restore:
-                oracle = std::make_unique<oracles::StateAfterRestoreOracle>(model, scenario.job);
+            case OracleKind::state_after_restore: {
+                auto o = std::make_unique<oracles::StateAfterRestoreOracle>(model, scenario.job);
+                state_oracle = o.get();
+                oracle = std::move(o);
                 break;
+            }
             case OracleKind::visibility: {
                 const std::string topic = sink.sink->kafka_topic();
                 auto v = std::make_unique<oracles::VisibilityOracle>(world.scheduler(), run.kafka,
@@ -362,7 +480,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     if (run.workload) run.workload->start();
     if (visibility != nullptr) visibility->start();
     if (table_reader != nullptr) table_reader->start();
-    engine.start();
+    schedule_user_requests(scenario, world, deployments);
+    deployments.live().start();
     const uint64_t max_events = options.max_events;
     // A hung run ends early, as a liveness failure, once every fault has fired, their effects are
     // over and the liveness bound has passed since then and since the last progress: the liveness
@@ -374,12 +493,18 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         if (!judges_liveness || injector.pending_count() != 0) return false;
         return world.now() > std::max(injector.quiet_since(), progress.last()) + scenario.liveness_bound;
     };
-    world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&] {
-        if (engine.finished() || engine.failed()) return true;
-        if (max_events != 0 && world.scheduler().processed() >= max_events) return true;
-        hung = is_hung();
-        return hung;
-    });
+    for (;;) {
+        world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&] {
+            if (deployments.live().finished() || deployments.live().failed()) return true;
+            if (max_events != 0 && world.scheduler().processed() >= max_events) return true;
+            hung = is_hung();
+            return hung;
+        });
+        if (!deployments.live().finished() || !deployments.hands_over()) break;
+        deployments.hand_over(scenario);
+        if (state_oracle != nullptr) state_oracle->set_job(deployments.live_job());
+    }
+    engine::Engine& engine = deployments.live();
     std::string cut;
     if (!engine.finished() && !engine.failed()) {
         if (hung) {
@@ -410,21 +535,31 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.events = world.trace().events();
     f.virtual_seconds = world.now().seconds();
     f.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    f.checkpoints_completed = engine.stats().checkpoints_completed;
-    f.checkpoints_aborted = engine.stats().checkpoints_aborted;
-    for (const auto& [reason, count] : engine.stats().checkpoints_aborted_by_reason) {
+    const engine::EngineStats stats = deployments.total_stats();
+    f.checkpoints_completed = stats.checkpoints_completed;
+    f.checkpoints_aborted = stats.checkpoints_aborted;
+    for (const auto& [reason, count] : stats.checkpoints_aborted_by_reason) {
         f.checkpoints_aborted_by_reason[engine::to_string(reason)] = count;
     }
-    f.checkpoint_files_discarded = engine.stats().checkpoint_files_discarded;
-    f.checkpoint_bytes_discarded = engine.stats().checkpoint_bytes_discarded;
+    f.checkpoint_files_discarded = stats.checkpoint_files_discarded;
+    f.checkpoint_bytes_discarded = stats.checkpoint_bytes_discarded;
     const sim::DurableStorage& storage = world.storage();
-    const engine::CheckpointStorageUse use = engine::checkpoint_storage_use(
-        scenario.job, storage.contents(), [&storage](const std::string& key) { return storage.removal_in_flight(key); });
-    f.checkpoint_files_retained = use.retained.files;
-    f.checkpoint_bytes_retained = use.retained.bytes;
-    f.checkpoint_files_unretained = use.unretained.files;
-    f.checkpoint_bytes_unretained = use.unretained.bytes;
-    f.restarts = engine.stats().failovers;
+    for (const engine::JobSpec& deployed : deployments.jobs()) {
+        const engine::CheckpointStorageUse use = engine::checkpoint_storage_use(
+            deployed, storage.contents(), [&storage](const std::string& key) { return storage.removal_in_flight(key); });
+        f.checkpoint_files_retained += use.retained.files;
+        f.checkpoint_bytes_retained += use.retained.bytes;
+        f.checkpoint_files_unretained += use.unretained.files;
+        f.checkpoint_bytes_unretained += use.unretained.bytes;
+    }
+    f.savepoints_completed = stats.savepoints_completed;
+    for (const engine::JobSpec& deployed : deployments.jobs()) {
+        const engine::SavepointFiles kept = engine::savepoint_files(deployed, storage.contents());
+        f.savepoints_stored += kept.savepoints;
+        f.savepoint_files += kept.files;
+        f.savepoint_files_missing += kept.missing;
+    }
+    f.restarts = stats.failovers;
     f.transactions_committed = static_cast<int64_t>(run.kafka.stats().transactions_committed);
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);
     f.fenced_calls = static_cast<int64_t>(run.kafka.stats().fenced_calls);
@@ -484,7 +619,16 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     }
     std::string fired_list;
     for (const std::string& name : fired) fired_list += (fired_list.empty() ? "" : ", ") + name;
-    if (scenario.expect.pass) {
+    if (!scenario.expect.job_failure.empty()) {
+        const bool failed_so = engine.failed() && engine.failure().find(scenario.expect.job_failure) != std::string::npos;
+        result.expectation_met = failed_so && fired.empty();
+        result.expectation_message =
+            !engine.failed() ? "expected the job to fail with \"" + scenario.expect.job_failure + "\"; it did not fail"
+            : !failed_so     ? "expected the job to fail with \"" + scenario.expect.job_failure + "\"; it failed with: " + engine.failure()
+            : fired.empty()  ? "expected the job to fail with \"" + scenario.expect.job_failure + "\": it did (" + engine.failure() +
+                                  "), and every oracle passed"
+                             : "the job failed as expected, but oracles were violated: " + fired_list;
+    } else if (scenario.expect.pass) {
         result.expectation_met = fired.empty();
         result.expectation_message = fired.empty() ? "expected every oracle to pass: they did"
                                                    : "expected every oracle to pass; violated: " + fired_list;

@@ -41,6 +41,12 @@ struct RunFigures {
     int64_t checkpoint_files_retained = 0;  // of checkpoints whose metadata is in storage at the end
     int64_t checkpoint_bytes_retained = 0;
     int64_t restarts = 0;
+    int64_t savepoints_completed = 0;  // over every deployment, the final ones of stop-with-savepoint too
+    // Savepoints in storage at the end (their _metadata), their files, and files their metadata
+    // names that are gone (must be 0: a savepoint is the user's, nothing may delete it).
+    int64_t savepoints_stored = 0;
+    int64_t savepoint_files = 0;
+    int64_t savepoint_files_missing = 0;
     int64_t transactions_committed = 0;
     int64_t transactions_aborted = 0;
     int64_t fenced_calls = 0;  // Kafka calls rejected because a newer producer fenced the caller

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/checkpointing/savepoint_storage.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
@@ -39,6 +40,8 @@ CheckpointCoordinator::CheckpointCoordinator(Engine& engine, sim::NodeId node, u
 
 void CheckpointCoordinator::start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement) {
     running_ = true;
+    stopping_ = false;
+    savepoints_requested_.clear();
     attempt_ = attempt;
     placement_ = placement;
     ++generation_;
@@ -74,6 +77,7 @@ void CheckpointCoordinator::use_high_availability(LeaderElection& election) {
 void CheckpointCoordinator::stop(CheckpointFailureReason reason, const std::string& detail) {
     running_ = false;
     triggering_ = false;  // an id being made durable is simply skipped
+    savepoints_requested_.clear();
     ++generation_;
     engine_.world().scheduler().cancel(periodic_timer_);
     decider_.clear();
@@ -109,12 +113,21 @@ void CheckpointCoordinator::schedule_periodic(sim::Duration delay) {
 }
 
 void CheckpointCoordinator::periodic_fired() {
+    if (stopping_) return;
     schedule_periodic(interval());  // fixed rate, unless the decider reschedules
     submit(CheckpointRequest{CheckpointRequestKind::periodic});
 }
 
 void CheckpointCoordinator::request(CheckpointRequestKind kind) {
     if (running_) submit(CheckpointRequest{kind});
+}
+
+void CheckpointCoordinator::request_savepoint(int32_t index, SnapshotType type) {
+    if (!running_ || !savepoints_requested_.insert(index).second) return;
+    CheckpointRequest request{CheckpointRequestKind::savepoint};
+    request.snapshot = type;
+    request.user_request = index;
+    submit(request);
 }
 
 void CheckpointCoordinator::submit(CheckpointRequest request) { apply(decider_.submit(request, situation())); }
@@ -131,12 +144,12 @@ void CheckpointCoordinator::apply(const CheckpointRequestDecider::Decision& deci
     // Dropped requests fail before they have an id; none of their reasons counts as a failure.
     for (const auto& [dropped, reason] : decision.dropped) failures_.failure(CheckpointFailureManager::kUnknownCheckpointId, reason);
     if (decision.reschedule_periodic_in) schedule_periodic(*decision.reschedule_periodic_in);
-    if (decision.execute) reserve_id();
+    if (decision.execute) reserve_id(*decision.execute);
 }
 
 // The id is durable before anything refers to it: a JobManager that crashes after this point and
 // recovers continues above it (Flink's CheckpointIDCounter.getAndIncrement).
-void CheckpointCoordinator::reserve_id() {
+void CheckpointCoordinator::reserve_id(const CheckpointRequest& request) {
     triggering_ = true;
     if (counter_) {  // HA: the counter in the coordination service hands the id out
         const uint64_t generation = generation_;
@@ -151,33 +164,46 @@ void CheckpointCoordinator::reserve_id() {
     const std::string key = checkpoint_id_counter_key(engine_.job(), id);
     const uint64_t generation = generation_;
     engine_.world().storage().put(node_, key, std::to_string(id),
-                                  on_coordinator(&engine_, node_, instance_, [generation, id, key](CheckpointCoordinator& c, sim::StorageStatus status) {
-                                      if (c.generation_ == generation) c.id_reserved(id, key, status == sim::StorageStatus::ok);
+                                  on_coordinator(&engine_, node_, instance_, [generation, id, key, request](CheckpointCoordinator& c, sim::StorageStatus status) {
+                                      if (c.generation_ == generation) c.id_reserved(id, key, status == sim::StorageStatus::ok, request);
                                   }));
 }
 
-void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_key, bool ok) {
+void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_key, bool ok, const CheckpointRequest& request) {
     triggering_ = false;
     if (ok) {
         if (!counter_key_.empty()) engine_.world().storage().remove(node_, counter_key_, [](sim::StorageStatus) {});
         if (!counter_key.empty()) counter_key_ = counter_key;
-        trigger(id);
+        trigger(id, request.snapshot, request.user_request);
     } else {
         // Flink's trigger fails with the storage's IOException (IO_EXCEPTION, counted) and reports
         // a failed checkpoint; the id is not used again (nothing refers to it).
         const std::string detail = "the checkpoint id could not be made durable; nothing was triggered";
         ++engine_.stats().checkpoint_trigger_failures;
         report_aborted(id, CheckpointFailureReason::io_exception, detail);
-        count_failure(id, CheckpointFailureReason::io_exception, detail);
+        if (request.snapshot.is_savepoint()) {
+            savepoints_requested_.erase(request.user_request);  // tried again below
+            if (request.snapshot.terminates() && running_) fail_job_("stop-with-savepoint failed: " + detail);
+            else request_savepoint(request.user_request, request.snapshot);
+        } else {
+            count_failure(id, CheckpointFailureReason::io_exception, detail);
+        }
     }
     run_queued();
 }
 
-void CheckpointCoordinator::trigger(int64_t id) {
+void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t user_request) {
     ++engine_.stats().checkpoints_triggered;
     Pending& pending = pending_[id];
     pending.id = id;
     pending.result.id = id;
+    pending.result.savepoint = snapshot.is_savepoint();
+    pending.snapshot = snapshot;
+    pending.user_request = user_request;
+    if (snapshot.terminates()) {
+        stopping_ = true;  // Flink stops the checkpoint scheduler for a stop-with-savepoint
+        engine_.world().scheduler().cancel(periodic_timer_);
+    }
     for (int32_t v = 0; v < static_cast<int32_t>(placement_.size()); ++v) {
         for (int32_t s = 0; s < static_cast<int32_t>(placement_[static_cast<size_t>(v)].size()); ++s) pending.awaiting.insert({v, s});
     }
@@ -189,11 +215,11 @@ void CheckpointCoordinator::trigger(int64_t id) {
             }
         }));
     engine_.observer().checkpoint_triggered(engine_.world().now(), id);
-    engine_.world().announce(points::kCheckpointTriggered, node_, id);
+    engine_.world().announce(snapshot.terminates() ? points::kStopWithSavepointTriggered : points::kCheckpointTriggered, node_, id);
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(true)) {
         engine_.send_to_task_manager(node_, tm, messages::kTriggerCheckpoint, static_cast<uint64_t>(id),
-                                     [attempt, id](TaskManager& t) { t.trigger_checkpoint(attempt, id); });
+                                     [attempt, id, snapshot](TaskManager& t) { t.trigger_checkpoint(attempt, id, snapshot); });
     }
 }
 
@@ -225,14 +251,46 @@ void CheckpointCoordinator::write_metadata(Pending& pending) {
     engine_.world().scheduler().cancel(pending.timeout);
     const int64_t id = pending.id;
     engine_.world().announce(points::kCheckpointAcknowledged, node_, id);
+    const uint64_t generation = generation_;
+    if (pending.snapshot.is_savepoint()) {
+        write_savepoint_metadata(pending);
+        return;
+    }
     pending.result.metadata_key = metadata_key(engine_.job(), id);
     std::string metadata = serialize_checkpoint_metadata(pending.result);
     pending.result.metadata_bytes = static_cast<int64_t>(metadata.size());
-    const uint64_t generation = generation_;
     engine_.world().storage().put(node_, pending.result.metadata_key, std::move(metadata),
                                   on_coordinator(&engine_, node_, instance_, [generation, id](CheckpointCoordinator& c, sim::StorageStatus status) {
                                       c.metadata_written(generation, id, status == sim::StorageStatus::ok);
                                   }));
+}
+
+// A savepoint's own _metadata (uids, canonical state); the final one of a stop also gets a pointer
+// _metadata in the checkpoint folder, written second, so that a new JobManager restores it.
+void CheckpointCoordinator::write_savepoint_metadata(Pending& pending) {
+    const int64_t id = pending.id;
+    const uint64_t generation = generation_;
+    const bool terminates = pending.snapshot.terminates();
+    std::string metadata = serialize_savepoint_metadata(engine_.job(), pending.result);
+    pending.result.metadata_key = terminates ? metadata_key(engine_.job(), id) : savepoint_metadata_key(engine_.job(), id);
+    std::string pointer = terminates ? serialize_checkpoint_metadata(pending.result) : std::string();
+    pending.result.metadata_bytes = static_cast<int64_t>(metadata.size() + pointer.size());
+    Engine* engine = &engine_;
+    const sim::NodeId node = node_;
+    const std::string pointer_key = pending.result.metadata_key;
+    engine_.world().storage().put(
+        node_, savepoint_metadata_key(engine_.job(), id), std::move(metadata),
+        on_coordinator(&engine_, [engine, node, generation, id, terminates, pointer_key, pointer = std::move(pointer)](
+                                     CheckpointCoordinator& c, sim::StorageStatus status) {
+            if (status != sim::StorageStatus::ok || !terminates) {
+                c.metadata_written(generation, id, status == sim::StorageStatus::ok);
+                return;
+            }
+            engine->world().storage().put(node, pointer_key, pointer,
+                                          on_coordinator(engine, [generation, id](CheckpointCoordinator& c2, sim::StorageStatus second) {
+                                              c2.metadata_written(generation, id, second == sim::StorageStatus::ok);
+                                          }));
+        }));
 }
 
 void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkpoint_id, bool ok) {
@@ -324,11 +382,27 @@ void CheckpointCoordinator::complete(int64_t checkpoint_id) {
     auto it = pending_.find(checkpoint_id);
     engine_.world().scheduler().cancel(it->second.timeout);
     CompletedCheckpoint checkpoint = std::move(it->second.result);
+    const SnapshotType snapshot = it->second.snapshot;
+    const int32_t user_request = it->second.user_request;
     pending_.erase(it);
-    // Completing N subsumes every older pending checkpoint.
-    while (!pending_.empty() && pending_.begin()->first < checkpoint_id) {
-        abort_pending(pending_.begin()->first, CheckpointFailureReason::checkpoint_subsumed,
-                      "subsumed by checkpoint " + std::to_string(checkpoint_id));
+    if (snapshot.is_savepoint()) {
+        engine_.savepoint_completed(user_request, checkpoint);
+        ++engine_.stats().savepoints_completed;
+        engine_.world().announce(points::kSavepointCompleted, node_, checkpoint_id);
+        if (!engine_.world().nodes().is_up(node_)) return;
+    }
+    if (snapshot.is_savepoint() && !snapshot.terminates()) {
+        finish_savepoint(std::move(checkpoint), user_request);
+        run_queued();
+        return;
+    }
+    // Completing N subsumes every older pending checkpoint (a savepoint is never subsumed).
+    std::vector<int64_t> subsumed;
+    for (const auto& [id, p] : pending_) {
+        if (id < checkpoint_id && !p.snapshot.is_savepoint()) subsumed.push_back(id);
+    }
+    for (int64_t id : subsumed) {
+        abort_pending(id, CheckpointFailureReason::checkpoint_subsumed, "subsumed by checkpoint " + std::to_string(checkpoint_id));
     }
     finish_completion(std::move(checkpoint), true);
     run_queued();
@@ -354,6 +428,21 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
     }
 }
 
+void CheckpointCoordinator::finish_savepoint(CompletedCheckpoint savepoint, int32_t /*user_request*/) {
+    failures_.success(savepoint.id);
+    engine_.observer().checkpoint_completed(engine_.world().now(), savepoint.id, savepoint.offsets);
+}
+
+void CheckpointCoordinator::savepoint_failed(const Pending& pending, const std::string& detail) {
+    savepoints_requested_.erase(pending.user_request);
+    if (!running_) return;  // stopped: the next attempt asks again
+    if (pending.snapshot.terminates()) {
+        fail_job_("stop-with-savepoint failed: " + detail);
+    } else {
+        request_savepoint(pending.user_request, pending.snapshot);
+    }
+}
+
 // ---- failures -----------------------------------------------------------------------------------
 
 void CheckpointCoordinator::decline(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason,
@@ -364,9 +453,15 @@ void CheckpointCoordinator::decline(const TaskKey& task, int64_t checkpoint_id, 
 }
 
 void CheckpointCoordinator::abort(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
-    if (!pending_.contains(checkpoint_id)) return;
+    auto it = pending_.find(checkpoint_id);
+    if (it == pending_.end()) return;
+    const Pending failed{it->second.id, {}, {}, {}, false, it->second.snapshot, it->second.user_request};
     abort_pending(checkpoint_id, reason, detail);
-    count_failure(checkpoint_id, reason, detail);
+    if (failed.snapshot.is_savepoint()) {
+        savepoint_failed(failed, std::string(to_string(reason)) + ": " + detail);  // not counted (a user's request)
+    } else {
+        count_failure(checkpoint_id, reason, detail);
+    }
     run_queued();
 }
 
@@ -411,9 +506,11 @@ void CheckpointCoordinator::count_failure(int64_t checkpoint_id, CheckpointFailu
 // ---- storage ------------------------------------------------------------------------------------
 
 // Deletes every file of `checkpoint` (its metadata, if any, last), asynchronously.
-void CheckpointCoordinator::discard(const CompletedCheckpoint& checkpoint) {
+void CheckpointCoordinator::discard(const CompletedCheckpoint& checkpoint, bool completed) {
     int64_t files = 0;
     for (const auto& [where, handle] : checkpoint.handles) {
+        if (completed && checkpoint.savepoint) continue;  // a completed savepoint's files are the user's
+
         discard_file(handle, kDiscardTries);
         ++files;
     }
@@ -427,14 +524,14 @@ void CheckpointCoordinator::discard(const CompletedCheckpoint& checkpoint) {
 
 void CheckpointCoordinator::discard_completed(const CompletedCheckpoint& checkpoint) {
     if (!store_) {
-        discard(checkpoint);
+        discard(checkpoint, true);
         return;
     }
     store_->remove(checkpoint.id, on_coordinator(&engine_, node_, instance_,
                                                  [checkpoint](CheckpointCoordinator& c, sim::external::CoordinationStatus status) {
                                                      if (status == sim::external::CoordinationStatus::ok ||
                                                          status == sim::external::CoordinationStatus::no_node) {
-                                                         c.discard(checkpoint);
+                                                         c.discard(checkpoint, true);
                                                      }
                                                  }));
 }

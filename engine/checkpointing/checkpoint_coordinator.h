@@ -24,6 +24,17 @@
 // settling() holds the next deployment back, so that it restores the same checkpoint a JobManager
 // restart would. Completing N subsumes every pending checkpoint below N.
 //
+// Savepoints (engine/checkpointing/savepoint_storage.h) go through the same path as requests of
+// kind savepoint, which the decider runs first. As in Flink >= 1.15: an intermediate savepoint is
+// not added to the completed checkpoints (never restored on failover, never discarded by
+// retention), subsumes nothing and is not notified (it commits no side effects: a sink's
+// transaction pre-committed at it is committed by the next checkpoint). The final savepoint of a
+// stop-with-savepoint stops the periodic trigger, is notified (the sinks commit it, then the tasks
+// finish) and is added to the completed checkpoints, so that a failover before the job finished
+// restores it (a pointer _metadata in the checkpoint folder makes a new JobManager find it too);
+// retention drops it from the list but never deletes a savepoint's files. If it fails, the
+// attempt fails over and the stop is tried again once the job runs (the user's request stands).
+//
 // Storage: the last `retained` completed checkpoints are kept; the state of every other checkpoint
 // is discarded asynchronously (older completed ones, aborted ones with the state acknowledged so
 // far, and state acknowledged late for a checkpoint that is no longer pending), as Flink does. What
@@ -39,6 +50,7 @@
 // PossibleInconsistentStateException: its files are kept), and the next leader restores what the
 // store says; a removal of unknown outcome keeps the files.
 #include <cstdint>
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <map>
@@ -84,8 +96,12 @@ public:
     void restore_completed(int64_t highest_id, std::vector<CompletedCheckpoint> retained);
     // HA: the counter and store of `election`'s leader session from now on.
     void use_high_availability(LeaderElection& election);
-    // A request besides the periodic ones (savepoints, when they come; tests).
+    // A request besides the periodic ones (tests).
     void request(CheckpointRequestKind kind);
+    // The user's savepoint request `index` (Engine::savepoint_requests), once per attempt.
+    void request_savepoint(int32_t index, SnapshotType type);
+    // A job restored from a savepoint continues ids above it (Flink's restoreSavepoint).
+    void continue_ids_after(int64_t id) { last_id_ = std::max(last_id_, id); }
 
     void acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle, int64_t state_bytes,
                      const SourceOffsets& offsets);
@@ -103,6 +119,8 @@ private:
         CompletedCheckpoint result;
         sim::TimerId timeout;
         bool writing_metadata = false;
+        SnapshotType snapshot;
+        int32_t user_request = -1;
     };
 
     // -- triggering
@@ -113,11 +131,12 @@ private:
     void run_queued();
     void apply(const CheckpointRequestDecider::Decision& decision);
     CheckpointRequestDecider::Situation situation() const;
-    void reserve_id();
-    void id_reserved(int64_t id, const std::string& counter_key, bool ok);
-    void trigger(int64_t id);
+    void reserve_id(const CheckpointRequest& request);
+    void id_reserved(int64_t id, const std::string& counter_key, bool ok, const CheckpointRequest& request);
+    void trigger(int64_t id, SnapshotType snapshot, int32_t user_request);
     // -- completion
     void write_metadata(Pending& pending);
+    void write_savepoint_metadata(Pending& pending);
     void metadata_written(uint64_t generation, int64_t checkpoint_id, bool ok);
     // HA: the pointer of a checkpoint whose metadata is durable goes into the store.
     void add_to_store(uint64_t generation, int64_t checkpoint_id);
@@ -129,6 +148,9 @@ private:
     void complete(int64_t checkpoint_id);
     // Records `checkpoint` as completed; `notify`: tell the running attempt's tasks.
     void finish_completion(CompletedCheckpoint checkpoint, bool notify);
+    // An intermediate savepoint: the user's, nothing else refers to it.
+    void finish_savepoint(CompletedCheckpoint savepoint, int32_t user_request);
+    void savepoint_failed(const Pending& pending, const std::string& detail);
     // -- failure
     // Aborts a pending checkpoint, counts the failure and runs a queued request.
     void abort(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
@@ -138,9 +160,10 @@ private:
     void notify_aborted(int64_t checkpoint_id);
     void count_failure(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
     // -- storage
-    void discard(const CompletedCheckpoint& checkpoint);
+    // `completed`: it was completed (a savepoint's state files then stay: they are the user's).
+    void discard(const CompletedCheckpoint& checkpoint, bool completed = false);
     // A completed checkpoint leaves: HA removes its pointer from the store first (files kept if
-    // that fails); then discard().
+    // that fails); then discard(checkpoint, true).
     void discard_completed(const CompletedCheckpoint& checkpoint);
     void discard_file(const std::string& key, int32_t tries_left);
     bool referenced(const std::string& key) const;
@@ -156,6 +179,8 @@ private:
     CheckpointRequestDecider decider_;
     CheckpointFailureManager failures_;
     bool running_ = false;
+    bool stopping_ = false;  // a stop-with-savepoint was triggered: no more periodic checkpoints
+    std::set<int32_t> savepoints_requested_;  // user requests submitted in this attempt
     bool triggering_ = false;  // an id is being made durable; its trigger has not gone out yet
     int64_t attempt_ = 0;
     std::vector<std::vector<sim::NodeId>> placement_;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/checkpointing/checkpoint_failure_reason.h"
+#include "engine/checkpointing/snapshot_type.h"
 #include "sim/time.h"
 
 namespace eosim::engine {
@@ -29,6 +30,8 @@ enum class CheckpointRequestKind : uint8_t { periodic, savepoint };
 struct CheckpointRequest {
     CheckpointRequestKind kind = CheckpointRequestKind::periodic;
     uint64_t sequence = 0;  // order of arrival, set by the decider
+    SnapshotType snapshot{};  // savepoint: which one (intermediate, or the final one of a stop)
+    int32_t user_request = -1;  // savepoint: the user's request it serves (Engine::savepoint_requests)
     bool forced() const { return kind == CheckpointRequestKind::savepoint; }
 };
 

@@ -126,6 +126,7 @@ std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint)
     for (const auto& [where, offset] : checkpoint.offsets) {
         metadata["offsets"].push_back({{"topic", where.first}, {"partition", where.second}, {"offset", offset}});
     }
+    if (checkpoint.savepoint) metadata["savepoint"] = true;  // a stop-with-savepoint's pointer: the files are the user's
     return metadata.dump();
 }
 
@@ -135,6 +136,7 @@ CompletedCheckpoint parse_checkpoint_metadata(const std::string& text) {
     checkpoint.id = metadata.at("checkpoint").get<int64_t>();
     checkpoint.state_bytes = metadata.value("state_bytes", int64_t{0});
     checkpoint.metadata_bytes = static_cast<int64_t>(text.size());
+    checkpoint.savepoint = metadata.value("savepoint", false);
     for (const auto& h : metadata.at("handles")) {
         checkpoint.handles[{h.at("vertex").get<int32_t>(), h.at("subtask").get<int32_t>()}] = h.at("key").get<std::string>();
     }

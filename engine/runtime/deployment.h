@@ -29,6 +29,12 @@ struct CompletedCheckpoint {
     std::string metadata_key;
     int64_t state_bytes = 0;     // the tasks' state files together (for the storage figures)
     int64_t metadata_bytes = 0;  // the _metadata file
+    // A savepoint (engine/checkpointing/savepoint_storage.h): its state is in the canonical form and
+    // its files are the user's, never discarded by retention or subsumption.
+    bool savepoint = false;
+    // Restoring from a snapshot whose vertices had other parallelisms: vertex -> its old
+    // parallelism (only those that differ), for the task.restoring_rescaled point.
+    std::map<int32_t, int32_t> rescaled_from;
 };
 
 struct Deployment {

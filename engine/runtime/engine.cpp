@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/checkpointing/savepoint_storage.h"
 #include "engine/runtime/job_manager.h"
 #include "engine/runtime/task_manager.h"
 
@@ -16,16 +17,16 @@ Engine::Engine(sim::World& world, const JobSpec& job, ClusterShape shape, Engine
     : world_(world), job_(job), topology_(job), shape_(shape), services_(std::move(services)), observer_(observer),
       high_availability_(high_availability) {
     sim::NodeTable& nodes = world_.nodes();
-    job_manager_node_ = nodes.add("jobmanager");
+    job_manager_node_ = nodes.add("jobmanager" + shape_.node_suffix);
     job_manager_nodes_.push_back(job_manager_node_);
     for (int32_t i = 0; i < shape_.task_managers + shape_.spare_task_managers; ++i) {
-        const sim::NodeId node = nodes.add("tm" + std::to_string(i));
+        const sim::NodeId node = nodes.add("tm" + std::to_string(i) + shape_.node_suffix);
         task_manager_nodes_.push_back(node);
         nodes.set_process(node, [this, node] { boot_task_manager(node); }, [this, node] { retire(node); });
     }
     // Standby JobManagers (HA) after the TaskManagers, so that node ids without HA stay as they were.
     for (int32_t i = 1; high_availability_.enabled() && i < high_availability_.job_managers; ++i) {
-        job_manager_nodes_.push_back(nodes.add("jobmanager-" + std::to_string(i)));
+        job_manager_nodes_.push_back(nodes.add("jobmanager-" + std::to_string(i) + shape_.node_suffix));
     }
     for (sim::NodeId node : job_manager_nodes_) {
         nodes.set_process(node, [this, node] { boot_job_manager(node); }, [this, node] { retire(node); });
@@ -39,7 +40,38 @@ void Engine::start() {
     for (sim::NodeId node : task_manager_nodes_) boot_task_manager(node);
 }
 
+void Engine::shut_down() {
+    shut_down_ = true;
+    for (sim::NodeId node : job_manager_nodes_) retire(node);
+    for (sim::NodeId node : task_manager_nodes_) retire(node);
+}
+
+int32_t Engine::request_savepoint(SnapshotType type) {
+    const auto index = static_cast<int32_t>(savepoint_requests_.size());
+    savepoint_requests_.push_back(SavepointRequest{type});
+    for (sim::NodeId node : job_manager_nodes_) {
+        if (JobManager* jm = job_manager_on(node)) jm->savepoint_requested();
+    }
+    return index;
+}
+
+void Engine::savepoint_completed(int32_t index, const CompletedCheckpoint& savepoint) {
+    if (index < 0 || index >= static_cast<int32_t>(savepoint_requests_.size())) return;
+    SavepointRequest& request = savepoint_requests_[static_cast<size_t>(index)];
+    request.savepoint_id = savepoint.id;
+    request.path = savepoint_metadata_key(job_, savepoint.id);
+    request.offsets = savepoint.offsets;
+    if (!request.type.terminates()) request.done = true;
+}
+
+void Engine::job_finished_after_stop() {
+    for (SavepointRequest& request : savepoint_requests_) {
+        if (request.type.terminates() && request.savepoint_id != 0) request.done = true;
+    }
+}
+
 void Engine::boot_job_manager(sim::NodeId node) {
+    if (shut_down_) return;
     auto& slot = job_managers_[node];
     slot = std::make_unique<JobManager>(*this, node, ++job_manager_instances_);
     slot->boot();
@@ -65,6 +97,7 @@ void Engine::replace_job_manager(sim::NodeId node) {
 }
 
 void Engine::boot_task_manager(sim::NodeId node) {
+    if (shut_down_) return;
     auto& slot = task_managers_[node];
     slot = std::make_unique<TaskManager>(*this, node);
     slot->boot();

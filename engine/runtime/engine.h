@@ -9,9 +9,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/checkpointing/checkpoint_failure_reason.h"
+#include "engine/checkpointing/snapshot_type.h"
 #include "engine/connectors/outside_systems.h"
 #include "engine/runtime/deployment.h"
 #include "engine/runtime/job_spec.h"
@@ -35,6 +38,26 @@ struct ClusterShape {
     int32_t task_managers = 2;
     int32_t slots_per_task_manager = 4;
     int32_t spare_task_managers = 0;
+    // Appended to every node name: a later deployment's cluster ("jobmanager.v2", "tm0.v2").
+    std::string node_suffix{};
+};
+
+// A savepoint the user asked for, as a CLI or REST client does, kept outside every process (a
+// crash loses none) and asked again until it is done, as a user retries a failed request: an
+// intermediate one is done when it completed; a stop-with-savepoint when the job FINISHED after it.
+struct SavepointRequest {
+    SnapshotType type;
+    bool done = false;
+    int64_t savepoint_id = 0;   // the last savepoint that completed for it
+    std::string path{};         // its _metadata (the path a user restores from)
+    SourceOffsets offsets{};    // its source offsets
+};
+
+// Where a deployment restores from when it has no checkpoint of its own (Flink's
+// SavepointRestoreSettings: `flink run -s PATH [--allowNonRestoredState]`).
+struct SavepointRestoreSettings {
+    std::string path;  // a savepoint's _metadata
+    bool allow_non_restored_state = false;
 };
 
 // JobManager high availability (engine/runtime/leader_election.h): `job_managers` JobManager
@@ -69,6 +92,7 @@ struct EngineStats {
     int64_t fenced_messages = 0;  // JobManager messages a TaskManager refused (a deposed leader's, or a standby's)
     int64_t leaderships = 0;      // times a JobManager was granted leadership (HA)
     int64_t deployments_refused = 0;  // HA: deployments not sent because the fenced check before them failed
+    int64_t savepoints_completed = 0;
 };
 
 class Engine {
@@ -81,6 +105,28 @@ public:
 
     // Boots every node's process at the current virtual time.
     void start();
+    // Retires every process of a finished (or failed) job, so that its cluster goes quiet while
+    // a later deployment runs; a restart of one of its nodes boots nothing.
+    void shut_down();
+
+    // A later deployment: attempt numbers start above `attempt_base` (no collision with an
+    // earlier deployment's in the oracles), and the first restore is from `restore_from`.
+    void set_deployment(int64_t attempt_base, std::optional<SavepointRestoreSettings> restore_from) {
+        attempt_base_ = attempt_base;
+        restore_from_ = std::move(restore_from);
+    }
+    int64_t attempt_base() const { return attempt_base_; }
+    const std::optional<SavepointRestoreSettings>& restore_from() const { return restore_from_; }
+    // The user's savepoint requests; a running JobManager is asked at once.
+    int32_t request_savepoint(SnapshotType type);
+    const std::vector<SavepointRequest>& savepoint_requests() const { return savepoint_requests_; }
+    // The coordinator completed a savepoint for request `index` (-1: none).
+    void savepoint_completed(int32_t index, const CompletedCheckpoint& savepoint);
+    // The job FINISHED: a stop-with-savepoint request is done.
+    void job_finished_after_stop();
+    // Why the job failed, when it did.
+    const std::string& failure() const { return failure_; }
+    void set_failure(const std::string& reason) { failure_ = reason; }
     bool finished() const { return finished_; }
     bool failed() const { return failed_; }
     void mark_finished() { finished_ = true; }
@@ -153,6 +199,11 @@ private:
     std::vector<std::unique_ptr<TaskManager>> retired_task_managers_;
     bool finished_ = false;
     bool failed_ = false;
+    bool shut_down_ = false;
+    int64_t attempt_base_ = 0;
+    std::optional<SavepointRestoreSettings> restore_from_;
+    std::vector<SavepointRequest> savepoint_requests_;
+    std::string failure_;
 };
 
 }  // namespace eosim::engine

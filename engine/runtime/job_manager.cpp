@@ -3,6 +3,7 @@
 #include "engine/checkpointing/checkpoint_id_counter.h"
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/completed_checkpoint_store.h"
+#include "engine/checkpointing/savepoint_storage.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/leader_election.h"
@@ -50,7 +51,7 @@ void JobManager::boot() {
         election_->start();
         return;
     }
-    attempt_ = static_cast<int64_t>(engine_.world().nodes().incarnation(node_)) * 1000 + 1;
+    attempt_ = engine_.attempt_base() + static_cast<int64_t>(engine_.world().nodes().incarnation(node_)) * 1000 + 1;
     heartbeat_round();
     recover_checkpoints();
 }
@@ -60,7 +61,7 @@ int64_t JobManager::fencing_token() const { return election_ ? election_->token(
 bool JobManager::takes_task_manager_messages() const { return !election_ || (election_->leading() && phase_ != Phase::standby); }
 
 void JobManager::granted_leadership(int64_t token) {
-    attempt_ = token * 1000 + 1;
+    attempt_ = engine_.attempt_base() + token * 1000 + 1;
     phase_ = Phase::recovering;
     coordinator_.use_high_availability(*election_);
     engine_.world().announce(points::kLeadershipGranted, node_, token);
@@ -117,6 +118,10 @@ void JobManager::recover_checkpoints() {
 void JobManager::recovered(const std::vector<std::string>& keys) {
     // The highest id ever made durable, the newest metadata, the older completed checkpoints.
     StoredCheckpoints found = read_checkpoint_listing(keys);
+    if (found.latest_metadata_key.empty() && engine_.restore_from()) {
+        read_savepoint(found);
+        return;
+    }
     if (found.latest_metadata_key.empty()) {
         coordinator_.recover(found, nullptr);
         phase_ = Phase::waiting_for_resources;
@@ -137,6 +142,56 @@ void JobManager::recovered(const std::vector<std::string>& keys) {
         jm->phase_ = Phase::waiting_for_resources;
         jm->try_deploy();
     });
+}
+
+void JobManager::read_savepoint(const StoredCheckpoints& found) {
+    Engine* engine = &engine_;
+    const std::string path = engine_.restore_from()->path;
+    engine_.world().storage().get(node_, path, [engine, found, path](sim::StorageStatus status, std::string value) {
+        JobManager* jm = engine->job_manager();
+        if (jm == nullptr) return;
+        if (status == sim::StorageStatus::not_found) {
+            jm->fail_job("Failed to rollback to checkpoint/savepoint " + path + ": no savepoint there");
+        } else if (status != sim::StorageStatus::ok) {
+            jm->recover_checkpoints();  // try again
+        } else {
+            jm->savepoint_read(found, path, value);
+        }
+    });
+}
+
+void JobManager::savepoint_read(const StoredCheckpoints& found, const std::string& path, const std::string& text) {
+    const SavepointRestore mapped =
+        restore_from_savepoint(parse_savepoint_metadata(text), path, engine_.job(), engine_.restore_from()->allow_non_restored_state);
+    if (!mapped.restore) {
+        fail_job(mapped.error);
+        return;
+    }
+    savepoint_restore_ = *mapped.restore;
+    coordinator_.recover(found, nullptr);
+    coordinator_.continue_ids_after(mapped.restore->id);
+    phase_ = Phase::waiting_for_resources;
+    try_deploy();
+}
+
+void JobManager::fail_job(const std::string& reason) {
+    if (phase_ == Phase::finished || phase_ == Phase::failed) return;
+    phase_ = Phase::failed;
+    coordinator_.stop(CheckpointFailureReason::checkpoint_coordinator_shutdown, "the job failed");
+    engine_.set_failure(reason);
+    engine_.mark_failed();
+    engine_.observer().job_failed(engine_.world().now(), reason);
+}
+
+void JobManager::savepoint_requested() {
+    if (phase_ == Phase::running) ask_for_savepoints();
+}
+
+void JobManager::ask_for_savepoints() {
+    const auto& requests = engine_.savepoint_requests();
+    for (size_t i = 0; i < requests.size(); ++i) {
+        if (!requests[i].done) coordinator_.request_savepoint(static_cast<int32_t>(i), requests[i].type);
+    }
 }
 
 int32_t JobManager::total_subtasks() const { return engine_.topology().total_subtasks(); }
@@ -229,7 +284,11 @@ void JobManager::try_deploy() {
         }
         deployment_.placement.push_back(std::move(placed));
     }
-    if (const CompletedCheckpoint* latest = coordinator_.latest()) deployment_.restore = *latest;
+    if (const CompletedCheckpoint* latest = coordinator_.latest()) {
+        deployment_.restore = *latest;
+    } else if (savepoint_restore_) {
+        deployment_.restore = *savepoint_restore_;
+    }
     phase_ = Phase::deploying;
     ready_.clear();
     finished_.clear();
@@ -282,6 +341,7 @@ void JobManager::task_ready(const TaskKey& task) {
     for (sim::NodeId tm : nodes) send_start(tm);
     coordinator_.start(attempt_, deployment_.placement);
     engine_.world().announce(points::kJobRunning, node_, attempt_);
+    if (phase_ == Phase::running && engine_.job_manager() == this) ask_for_savepoints();
 }
 
 void JobManager::send_start(sim::NodeId tm) {
@@ -305,6 +365,7 @@ void JobManager::task_finished(const TaskKey& task) {
     if (static_cast<int32_t>(finished_.size()) < total_subtasks()) return;
     phase_ = Phase::finished;
     coordinator_.stop(CheckpointFailureReason::checkpoint_coordinator_shutdown, "the job finished");
+    engine_.job_finished_after_stop();
     engine_.mark_finished();
     engine_.observer().job_finished(engine_.world().now());
     engine_.world().announce(points::kJobFinished, node_, attempt_);
@@ -326,6 +387,7 @@ void JobManager::failover(const std::string& reason) {
     const RestartStrategy& strategy = engine_.job().restart;
     if (++engine_.stats().failovers > strategy.max_attempts) {
         phase_ = Phase::failed;
+        engine_.set_failure("restart strategy exhausted; last failure: " + reason);
         engine_.mark_failed();
         engine_.observer().job_failed(engine_.world().now(), "restart strategy exhausted; last failure: " + reason);
         return;

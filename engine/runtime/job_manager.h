@@ -11,7 +11,8 @@
 // A JobManager that starts after a crash of the previous one first recovers the latest completed
 // checkpoint (and the highest checkpoint id ever made durable) from durable storage, then waits for the
 // TaskManagers, which drop their tasks and register again once they miss its heartbeats. Attempt
-// numbers are `incarnation * 1000 + n`, so attempts of different JobManagers never collide.
+// numbers are `attempt_base + incarnation * 1000 + n`, so attempts of different JobManagers (and
+// deployments) never collide.
 //
 // With high availability (Engine::high_availability()), several JobManager processes run; each
 // contends for leadership (engine/runtime/leader_election.h). A standby does nothing else and
@@ -19,11 +20,19 @@
 // counter in the coordination service (never from a storage listing), announces itself to every
 // TaskManager with its fencing token (its messages carry it; TaskManagers refuse older tokens),
 // confirms its leadership with a fenced write before each deployment, and numbers its attempts
-// `token * 1000 + n` (tokens strictly increase from leader to leader). A JobManager that loses
-// leadership is replaced by a fresh standby process on its node.
+// `attempt_base + token * 1000 + n` (tokens strictly increase from leader to leader).
+// A JobManager that loses leadership is replaced by a fresh standby process on its node.
+//
+// A deployment restored from a savepoint (Engine::restore_from) reads the savepoint's metadata
+// when no checkpoint of its own exists (also after a JobManager restart, as Flink keeps the
+// restore settings in the job graph), matches its operators by uid and refuses, failing the job
+// with Flink's error, a savepoint it cannot take (engine/checkpointing/savepoint_storage.h).
+// The user's savepoint requests (Engine::savepoint_requests) go to the coordinator whenever an
+// attempt runs, until they are done.
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -50,6 +59,8 @@ public:
     bool takes_task_manager_messages() const;
     CheckpointCoordinator& coordinator() { return coordinator_; }
     void boot();
+    // The user asked for a savepoint (Engine::request_savepoint).
+    void savepoint_requested();
 
     // RPCs from TaskManagers.
     // `instance` tells TaskManager processes apart: a new one on the same node restarted and lost its tasks.
@@ -87,6 +98,10 @@ private:
                          const std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>>& per_node);
     void recovered(const std::vector<std::string>& keys);
     void try_deploy();
+    void read_savepoint(const StoredCheckpoints& found);
+    void savepoint_read(const StoredCheckpoints& found, const std::string& path, const std::string& text);
+    void ask_for_savepoints();
+    void fail_job(const std::string& reason);
     void failover(const std::string& reason);
     bool hosts_current_tasks(sim::NodeId tm) const;
     bool is_current(const TaskKey& task) const;
@@ -101,6 +116,7 @@ private:
     int64_t attempt_ = 0;
     std::map<sim::NodeId, Registered> task_managers_;
     Deployment deployment_;
+    std::optional<CompletedCheckpoint> savepoint_restore_;  // restore_from, mapped to this job
     std::set<std::pair<int32_t, int32_t>> ready_;
     std::set<std::pair<int32_t, int32_t>> finished_;
 };

@@ -59,6 +59,10 @@ struct VertexSpec {
     int64_t fetch_size = 8;
     // The input is a changelog (a CDC source upstream): keyed operators retract.
     bool changelog_input = false;
+    // The operator's stable id across job versions (Flink's uid): a savepoint's state is matched to
+    // the operators of the job restoring it by uid. Empty: the vertex id is the uid.
+    std::string uid;
+    const std::string& uid_or_id() const { return uid.empty() ? id : uid; }
 };
 
 struct CheckpointConfig {
@@ -105,6 +109,9 @@ struct JobSpec {
     std::string name = "job";
     std::vector<VertexSpec> vertices;  // in topological order
     int32_t max_parallelism = 128;
+    // The keyed state backend ("heap"; "rocksdb" once it exists). Savepoints are in the canonical
+    // form every backend writes and reads, so a deployment may change it.
+    std::string state_backend = "heap";
     CheckpointConfig checkpointing;
     RestartStrategy restart;
     RuntimeConfig runtime;

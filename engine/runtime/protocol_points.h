@@ -20,6 +20,8 @@ inline constexpr std::string_view kCheckpointAborted = "checkpoint.aborted";    
 inline constexpr std::string_view kFailoverStarted = "failover.started";            // detail: the new attempt
 inline constexpr std::string_view kJobRunning = "job.running";                      // detail: attempt; every task started
 inline constexpr std::string_view kJobFinished = "job.finished";                    // detail: attempt
+inline constexpr std::string_view kSavepointCompleted = "savepoint.completed";      // savepoint metadata durable, not yet reported (stop: not yet notified)
+inline constexpr std::string_view kStopWithSavepointTriggered = "stop_with_savepoint.triggered";  // the final savepoint's triggers not yet sent
 // JobManager high availability (announced only with it)
 inline constexpr std::string_view kCheckpointMetadataWritten = "checkpoint.metadata_written";  // metadata durable, its pointer not yet added to the completed-checkpoint store
 inline constexpr std::string_view kLeadershipGranted = "leadership.granted";  // detail: the fencing token; nothing recovered yet
@@ -27,6 +29,8 @@ inline constexpr std::string_view kLeadershipLost = "leadership.lost";        //
 
 // TaskManager (announced by the node running the task)
 inline constexpr std::string_view kTaskRestoring = "task.restoring";        // state read, not yet applied; detail: restored checkpoint (0: none)
+inline constexpr std::string_view kTaskRestoringRescaled = "task.restoring_rescaled";  // as task.restoring, from a snapshot taken at another parallelism; detail: that parallelism
+inline constexpr std::string_view kSourceStoppedForSavepoint = "stop_with_savepoint.source_stopped";  // a source snapshotted the final savepoint and stops reading; end of input (drain) not yet sent
 inline constexpr std::string_view kAlignmentStarted = "barrier.alignment_started";  // first barrier of a checkpoint at a task with several inputs
 inline constexpr std::string_view kTaskSnapshotted = "task.snapshotted";    // state captured, barrier not yet forwarded
 inline constexpr std::string_view kCheckpointNotified = "checkpoint.notified";  // notifyCheckpointComplete reached the TaskManager, tasks not yet told
@@ -51,14 +55,15 @@ inline constexpr std::string_view kAll[] = {
     kAlignmentStarted, kTaskSnapshotted, kCheckpointNotified,
     kSinkPrecommitted, kSinkCommitted, kSinkRecovered, kChannelStatePersisted, kChannelStateReplaying,
     kSinkFlushed, kCdcChunkStarted, kCdcChunkFinished, kCdcSnapshotFinished, kCdcBinlogCheckpointed,
-    kTaskEndOfData, kTaskFinalSnapshot,
+    kTaskEndOfData, kTaskFinalSnapshot, kSavepointCompleted, kStopWithSavepointTriggered, kTaskRestoringRescaled,
+    kSourceStoppedForSavepoint,
 };
 
 // The points the JobManager announces; every other point is announced by a TaskManager.
 inline constexpr std::string_view kJobManagerPoints[] = {
     kCheckpointTriggered, kCheckpointAcknowledged, kCheckpointCompleted, kCheckpointAborted,
     kFailoverStarted,     kJobRunning,             kJobFinished,         kCheckpointMetadataWritten,
-    kLeadershipGranted,   kLeadershipLost,
+    kLeadershipGranted,   kLeadershipLost,         kSavepointCompleted,  kStopWithSavepointTriggered,
 };
 
 }  // namespace eosim::engine::points

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/checkpointing/savepoint_storage.h"
 #include "engine/connectors/sink_registry.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
@@ -157,7 +158,7 @@ void Task::restore_read(size_t index, sim::StorageStatus status, std::string val
 
 void Task::apply_restored_state() {
     const int64_t checkpoint_id = deployment_.restore.id;
-    engine_.world().announce(points::kTaskRestoring, node_, checkpoint_id);
+    announce_restore(checkpoint_id);
     if (!engine_.world().nodes().is_up(node_)) return;  // crashed at the point: nothing is applied
     if (channel_state_possible()) {
         // Each blob holds operator state and its subtask's channel state; keep our own channel state.
@@ -169,7 +170,11 @@ void Task::apply_restored_state() {
     }
     if (source_) source_->restore(restored_blobs_);
     if (operator_ && operator_->keyed_state() != nullptr) {
-        operator_->keyed_state()->restore(restored_blobs_);
+        if (deployment_.restore.savepoint) {
+            operator_->keyed_state()->restore_canonical(restored_blobs_);
+        } else {
+            operator_->keyed_state()->restore(restored_blobs_);
+        }
         if (checkpoint_id > 0) {
             engine_.observer().keyed_state_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask,
                                                     operator_->keyed_state()->contents());
@@ -182,6 +187,14 @@ void Task::apply_restored_state() {
     state_ = State::ready;
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_ready(key); });
+}
+
+// task.restoring, and task.restoring_rescaled when the snapshot had another parallelism here.
+void Task::announce_restore(int64_t checkpoint_id) {
+    engine_.world().announce(points::kTaskRestoring, node_, checkpoint_id);
+    auto rescaled = deployment_.restore.rescaled_from.find(key_.vertex);
+    if (rescaled == deployment_.restore.rescaled_from.end() || !engine_.world().nodes().is_up(node_)) return;
+    engine_.world().announce(points::kTaskRestoringRescaled, node_, rescaled->second);
 }
 
 // Puts the recovered buffers at the head of their channels (nothing else is queued yet: the input
@@ -333,6 +346,7 @@ void Task::handle_barrier(int32_t channel, const ChannelElement& element, bool o
     const bool was_idle = barriers_->pending_checkpoint() == 0;
     if (was_idle) first_barrier_at_ = engine_.world().now();  // before the handler: it may snapshot at once
     overtaking_channel_ = overtook_queue ? channel : -1;
+    note_snapshot_type(element.checkpoint_id, element.snapshot);
     barriers_->barrier_received(channel, CheckpointBarrier{element.checkpoint_id, element.unaligned_barrier});
     overtaking_channel_ = -1;
     if (was_idle && barriers_->pending_checkpoint() != 0) {
@@ -391,7 +405,7 @@ void Task::finish_processing(int32_t channel, bool return_credit) {
 }
 
 void Task::poll_source() {
-    if (state_ != State::running || end_of_data_) return;
+    if (state_ != State::running || end_of_data_ || stop_savepoint_ != 0) return;
     if (busy_ || backpressured()) {
         after(runtime_.source_poll_interval, [this] { poll_source(); });
         return;
@@ -521,7 +535,8 @@ void Task::unblock_all_channels() {
     for (InputChannel& in : inputs_) in.blocked = false;
 }
 
-void Task::trigger_checkpoint(int64_t checkpoint_id) {
+void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type) {
+    note_snapshot_type(checkpoint_id, snapshot_type);
     if (state_ != State::running) {
         abort_checkpoint(checkpoint_id, CheckpointFailureReason::checkpoint_declined_task_not_ready, "source task not running");
         return;
@@ -543,6 +558,20 @@ void Task::trigger_checkpoint(int64_t checkpoint_id) {
     } else {
         finish_aligned_snapshot(checkpoint_id);
     }
+    if (!snapshot_type.terminates()) return;
+    // Stop-with-savepoint: read nothing more; with drain, end of input follows the barrier.
+    engine_.world().announce(points::kSourceStoppedForSavepoint, node_, checkpoint_id);
+    if (!engine_.world().nodes().is_up(node_)) return;
+    if (snapshot_type.drain && !end_of_data_) reach_end_of_data();
+}
+
+SnapshotType Task::snapshot_type(int64_t checkpoint_id) const {
+    auto it = savepoints_seen_.find(checkpoint_id);
+    return it == savepoints_seen_.end() ? SnapshotType{} : it->second;
+}
+
+void Task::note_snapshot_type(int64_t checkpoint_id, SnapshotType snapshot) {
+    if (snapshot.is_savepoint()) savepoints_seen_[checkpoint_id] = snapshot;
 }
 
 void Task::trigger_snapshot(int64_t checkpoint_id) {
@@ -641,7 +670,9 @@ bool Task::snapshot(int64_t checkpoint_id, bool unaligned) {
             return false;
         }
     } else if (operator_->keyed_state() != nullptr) {
-        state = operator_->keyed_state()->snapshot();
+        // A savepoint is in the canonical form, whichever backend wrote it.
+        state = snapshot_type(checkpoint_id).is_savepoint() ? operator_->keyed_state()->canonical_snapshot()
+                                                            : operator_->keyed_state()->snapshot();
     }
     engine_.world().announce(points::kTaskSnapshotted, node_, checkpoint_id);
     if (end_of_data_ && end_of_data_checkpoint_ == 0) {
@@ -652,8 +683,11 @@ bool Task::snapshot(int64_t checkpoint_id, bool unaligned) {
     barrier_send_.discard();  // an older snapshot still waiting for its barrier to leave was aborted
     snapshot_operator_state_ = std::move(state);
     snapshot_offsets_ = std::move(offsets);
+    if (snapshot_type(checkpoint_id).terminates()) stop_savepoint_ = checkpoint_id;
     if (!unaligned) {
-        broadcast(ChannelElement{ChannelElement::Type::barrier, checkpoint_id, {}});
+        ChannelElement barrier{ChannelElement::Type::barrier, checkpoint_id, {}};
+        barrier.snapshot = snapshot_type(checkpoint_id);
+        broadcast(std::move(barrier));
         return true;
     }
     // The barrier overtakes every queued output buffer (the open one sealed first); they become the
@@ -728,7 +762,8 @@ void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const Source
     if (!unaligned && channel_state_possible()) blob = encode_task_state(blob, ChannelState{});
     if (unaligned) stats.channel_state_bytes = static_cast<int64_t>(blob.size()) - stats.operator_state_bytes;
     engine_.observer().task_checkpoint_stats(engine_.world().now(), stats);
-    const std::string storage_key = state_key(engine_.job(), checkpoint_id, key_);
+    const std::string storage_key = snapshot_type(checkpoint_id).is_savepoint() ? savepoint_state_key(engine_.job(), checkpoint_id, key_)
+                                                                                : state_key(engine_.job(), checkpoint_id, key_);
     const int64_t state_bytes = static_cast<int64_t>(blob.size());
     const TaskKey key = key_;
     Engine* engine = &engine_;
@@ -775,7 +810,8 @@ void Task::checkpoint_aborted(int64_t checkpoint_id) {
 }
 
 void Task::report_finished_if_done(int64_t completed_checkpoint) {
-    if (!end_of_data_ || end_of_data_checkpoint_ == 0 || completed_checkpoint < end_of_data_checkpoint_) return;
+    const bool stopped = stop_savepoint_ != 0 && completed_checkpoint >= stop_savepoint_;
+    if (!stopped && (!end_of_data_ || end_of_data_checkpoint_ == 0 || completed_checkpoint < end_of_data_checkpoint_)) return;
     if (sink_ && !sink_->settled()) return;
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_finished(key); });

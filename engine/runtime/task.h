@@ -23,6 +23,7 @@
 // buffer_timeout.
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -31,6 +32,7 @@
 
 #include "engine/checkpointing/barrier_handler.h"
 #include "engine/checkpointing/channel_state_writer.h"
+#include "engine/checkpointing/snapshot_type.h"
 #include "engine/runtime/deployment.h"
 #include "engine/runtime/job_topology.h"
 #include "engine/connectors/source_reader.h"
@@ -51,6 +53,7 @@ struct ChannelElement {
     int64_t checkpoint_id = 0;
     RecordBatch records;
     bool unaligned_barrier = false;  // barrier: sent as a priority event (CheckpointBarrier::unaligned)
+    SnapshotType snapshot{};         // barrier: a checkpoint or a savepoint (Flink's CheckpointOptions)
     bool recovered = false;          // records: replayed from channel state (took no credit)
 };
 
@@ -78,7 +81,7 @@ public:
     void element_arrived(int32_t input_channel, ChannelElement element);
     void connection_lost();
     // Checkpoints.
-    void trigger_checkpoint(int64_t checkpoint_id);  // sources only
+    void trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot = {});  // sources only
     void checkpoint_complete(int64_t checkpoint_id);
     void checkpoint_aborted(int64_t checkpoint_id);
 
@@ -163,6 +166,10 @@ private:
     void upload_snapshot(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned);
     bool channel_state_possible() const;
     void report_finished_if_done(int64_t completed_checkpoint);
+    // The snapshot type of checkpoint `id` as its trigger or barrier said (a checkpoint unless noted).
+    SnapshotType snapshot_type(int64_t checkpoint_id) const;
+    void note_snapshot_type(int64_t checkpoint_id, SnapshotType snapshot);
+    void announce_restore(int64_t checkpoint_id);
 
     Engine& engine_;
     sim::NodeId node_;
@@ -194,6 +201,8 @@ private:
     int64_t last_barrier_forwarded_ = 0;       // the newest checkpoint this task snapshotted
     int64_t last_cancellation_sent_ = 0;       // the newest checkpoint declined downstream in-band
     std::set<int64_t> aborted_ahead_;          // sources: aborted before their trigger arrived
+    std::map<int64_t, SnapshotType> savepoints_seen_;  // savepoint barriers and triggers, by id
+    int64_t stop_savepoint_ = 0;  // the final savepoint of a stop-with-savepoint this task snapshotted
     // The snapshot being taken: its operator state (kept until an unaligned one has its channel state).
     ChannelStateWriter channel_state_;
     std::string snapshot_operator_state_;

@@ -83,6 +83,8 @@ private:
     std::vector<std::string> database_names() const;
     std::vector<std::string> read_system_names(const Value& v, bool batches);
     void use_outside_system(const std::string& name);
+    void read_savepoints(const Value& v);
+    void read_deployments(const Value& v);
     void read_oracles(const Value& v);
     void read_expect(const Value& v);
 

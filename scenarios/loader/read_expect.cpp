@@ -46,13 +46,19 @@ void Loader::read_oracles(const Value& v) {
 }
 
 void Loader::read_expect(const Value& v) {
-    constexpr const char* kForm = "\"pass\" or {\"violation\": oracle name}";
+    constexpr const char* kForm = "\"pass\", {\"violation\": oracle name} or {\"job_failure\": text of the error}";
     if (v.get().is_string()) {
         if (v.get().get<std::string>() != "pass") v.expected(kForm);
         s_.expect = Expectation{};
         return;
     }
-    const Object o(v, {"violation", "every_seed"}, kForm);
+    const Object o(v, {"violation", "every_seed", "job_failure"}, kForm);
+    if (auto x = o.get("job_failure")) {
+        if (o.has("violation") || o.has("every_seed")) x->fail("expected \"job_failure\" alone (every oracle must pass up to the failure)");
+        s_.expect = Expectation{};
+        s_.expect.job_failure = read_string(*x);
+        return;
+    }
     const Value violation = o.require("violation", "an oracle listed in /oracles");
     s_.expect.pass = false;
     s_.expect.violation = read_enum(violation, kAllOracles, "an oracle name");

@@ -55,7 +55,7 @@ std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
         case engine::OperatorKind::cdc_source: keys.insert(keys.end(), {"table", "chunk_size", "fetch_size"}); break;
         default: break;
     }
-    keys.push_back("record_cost");
+    keys.insert(keys.end(), {"record_cost", "uid"});
     return keys;
 }
 
@@ -149,6 +149,14 @@ void Loader::read_vertex(const Value& v) {
     vertex.changelog_input = kind == engine::OperatorKind::cdc_source;
     for (const engine::InputEdge& edge : vertex.inputs) {
         if (s_.job.find(edge.from)->changelog_input) vertex.changelog_input = true;
+    }
+    if (auto x = o.get("uid")) {
+        vertex.uid = read_string(*x);
+        for (size_t i = 0; i < s_.job.vertices.size(); ++i) {
+            if (s_.job.vertices[i].uid_or_id() == vertex.uid) {
+                x->fail("duplicate uid " + in_quotes(vertex.uid) + " (also /job/vertices/" + std::to_string(i) + ")");
+            }
+        }
     }
     s_.job.vertices.push_back(std::move(vertex));
 }

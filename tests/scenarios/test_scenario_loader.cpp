@@ -372,7 +372,7 @@ TEST_CASE("loader: an expected violation must name a listed oracle", "[loader]")
     check_error(doc, "/expect/violation",
                 "expected an oracle listed in /oracles (exactly_once_output, state_after_restore, visibility, "
                 "liveness), found \"at_least_once_output\"");
-    check_error(with(example(), "/expect", "fail"), "/expect", "expected \"pass\" or {\"violation\": oracle name}");
+    check_error(with(example(), "/expect", "fail"), "/expect", "expected \"pass\", {\"violation\": oracle name} or {\"job_failure\": text of the error}");
     check_error(with(example(), "/oracles/1", "exactly_once_output"), "/oracles/1", "duplicate oracle");
 }
 

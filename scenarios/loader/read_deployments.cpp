@@ -1,0 +1,125 @@
+// The loader's "savepoints" and "deployments" sections (scenarios/loader/loader.h), and
+// Scenario::deployment_job, which applies a deployment's changes.
+#include "engine/runtime/protocol_points.h"
+#include "scenarios/loader/loader.h"
+
+namespace eosim::scenarios {
+
+engine::JobSpec Scenario::deployment_job(size_t index) const {
+    engine::JobSpec deployed = job;
+    for (size_t d = 0; d < index && d < deployments.size(); ++d) {
+        const DeploymentSpec& change = deployments[d];
+        for (engine::VertexSpec& v : deployed.vertices) {
+            if (change.parallelism) v.parallelism = *change.parallelism;
+            if (auto p = change.vertex_parallelism.find(v.id); p != change.vertex_parallelism.end()) v.parallelism = p->second;
+            if (auto u = change.uids.find(v.id); u != change.uids.end()) v.uid = u->second;
+        }
+        if (change.max_parallelism) deployed.max_parallelism = *change.max_parallelism;
+        if (change.state_backend) deployed.state_backend = *change.state_backend;
+    }
+    if (index > 0) deployed.name = job.name + "-v" + std::to_string(index + 1);
+    return deployed;
+}
+
+namespace loading {
+
+namespace {
+// The keyed state backends a deployment may name (the RocksDB backend adds "rocksdb").
+const std::vector<std::string> kStateBackends{"heap"};
+}  // namespace
+
+void Loader::read_savepoints(const Value& v) {
+    if (s_.job.checkpointing.unaligned) {
+        v.fail("expected no savepoints in a job with unaligned checkpoints: a savepoint is aligned, and eosim "
+               "takes savepoints of aligned jobs only");
+    }
+    for_each_element(v, "an array of savepoints ({\"at\": time} or {\"at_point\": {\"point\": name, \"occurrence\": k}})",
+                     [&](const Value& element) {
+                         const Object o(element, {"at", "at_point"}, "an object (a savepoint: \"at\" or \"at_point\")");
+                         SavepointSpec savepoint;
+                         if (o.has("at") == o.has("at_point")) {
+                             element.fail("expected either \"at\" (a time) or \"at_point\" ({\"point\": name, \"occurrence\": k})");
+                         }
+                         if (auto x = o.get("at")) {
+                             savepoint.at = read_duration(*x, true);
+                             fault_times_.emplace_back(x->path(), sim::Time::zero() + *savepoint.at);
+                         }
+                         if (auto x = o.get("at_point")) {
+                             const Object p(*x, {"point", "occurrence"}, "an object ({\"point\": name, \"occurrence\": k})");
+                             std::vector<std::string> points;
+                             for (std::string_view point : engine::points::kAll) points.emplace_back(point);
+                             const Value point = p.require("point", "a protocol point name");
+                             const std::string name = point.get().is_string() ? point.get().get<std::string>() : "";
+                             if (std::find(points.begin(), points.end(), name) == points.end()) {
+                                 point.fail("expected a protocol point, one of: " + join(points) + "; found " + describe(point.get()) +
+                                            suggestion(name, points));
+                             }
+                             savepoint.at_point = name;
+                             if (auto n = p.get("occurrence")) savepoint.occurrence = read_int32(*n, kPositive32);
+                         }
+                         s_.savepoints.push_back(std::move(savepoint));
+                     });
+}
+
+void Loader::read_deployments(const Value& v) {
+    if (s_.job.checkpointing.unaligned) {
+        v.fail("expected no deployments in a job with unaligned checkpoints: a savepoint is aligned, and eosim "
+               "takes savepoints of aligned jobs only");
+    }
+    const int32_t slots = s_.world.task_managers * s_.world.slots_per_task_manager;
+    Duration last = Duration::zero();
+    for_each_element(v, "an array of deployments", [&](const Value& element) {
+        const Object o(element, {"at", "drain", "parallelism", "vertices", "max_parallelism", "state_backend", "allow_non_restored_state"},
+                       "an object (a deployment: {\"at\": time of the previous one's stop-with-savepoint, ...})");
+        DeploymentSpec d;
+        const Value at = o.require("at", "a time (when the previous deployment is stopped with a savepoint)");
+        d.at = read_duration(at, false);
+        if (d.at <= last) at.expected("a time after the previous deployment's (" + format_duration(last) + ")");
+        last = d.at;
+        fault_times_.emplace_back(at.path(), sim::Time::zero() + d.at);
+        if (auto x = o.get("drain")) d.drain = read_bool(*x);
+        auto parallelism = [&](const Value& value) {
+            const int32_t p = read_int32(value, kPositive32);
+            if (p > slots) value.expected("at most the slots of the task managers (" + std::to_string(slots) + ")");
+            return p;
+        };
+        if (auto x = o.get("parallelism")) d.parallelism = parallelism(*x);
+        if (auto x = o.get("vertices")) {
+            std::vector<std::string> ids;
+            for (const engine::VertexSpec& vertex : s_.job.vertices) ids.push_back(vertex.id);
+            for_each_element(*x, "an array of vertex changes ({\"id\": vertex id, \"parallelism\": n, \"uid\": uid})", [&](const Value& change) {
+                const Object c(change, {"id", "parallelism", "uid"}, "an object (a vertex change: {\"id\", \"parallelism\", \"uid\"})");
+                const Value id = c.require("id", "the id of a vertex of /job/vertices");
+                const std::string name = read_string(id);
+                if (std::find(ids.begin(), ids.end(), name) == ids.end()) {
+                    id.fail("expected a vertex of /job/vertices, one of: " + join(ids) + "; found " + describe(id.get()) + suggestion(name, ids));
+                }
+                if (d.vertex_parallelism.contains(name) || d.uids.contains(name)) id.fail("duplicate vertex " + in_quotes(name));
+                if (auto p = c.get("parallelism")) d.vertex_parallelism[name] = parallelism(*p);
+                if (auto u = c.get("uid")) d.uids[name] = read_string(*u);
+            });
+        }
+        if (auto x = o.get("max_parallelism")) d.max_parallelism = read_int32(*x, kPositive32);
+        if (auto x = o.get("state_backend")) {
+            const std::string backend = read_string(*x);
+            if (std::find(kStateBackends.begin(), kStateBackends.end(), backend) == kStateBackends.end()) {
+                x->fail("expected a state backend, one of: " + join(kStateBackends) + "; found " + describe(x->get()) +
+                        suggestion(backend, kStateBackends));
+            }
+            d.state_backend = backend;
+        }
+        if (auto x = o.get("allow_non_restored_state")) d.allow_non_restored_state = read_bool(*x);
+        s_.deployments.push_back(std::move(d));
+        // The changed job must still fit: parallelism within max parallelism.
+        const engine::JobSpec deployed = s_.deployment_job(s_.deployments.size());
+        for (const engine::VertexSpec& vertex : deployed.vertices) {
+            if (vertex.parallelism > deployed.max_parallelism) {
+                element.fail("expected every vertex's parallelism within max_parallelism (" + std::to_string(deployed.max_parallelism) +
+                             "), found " + in_quotes(vertex.id) + " at " + std::to_string(vertex.parallelism));
+            }
+        }
+    });
+}
+
+}  // namespace loading
+}  // namespace eosim::scenarios
