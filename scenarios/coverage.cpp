@@ -89,6 +89,7 @@ void CoverageTracker::point(sim::Time at, std::string_view point, const std::str
         }
     } else if (point == points::kJobFinished) {
         stopping_ = false;
+        ending_ = false;
     } else if (point == points::kCheckpointCompleted) {
         checkpoints_in_progress_.erase(detail);
         last_completed_ = detail;
@@ -124,8 +125,6 @@ void CoverageTracker::point(sim::Time at, std::string_view point, const std::str
         restoring_ = false;
     } else if (point == points::kTaskEndOfData) {
         ending_ = true;
-    } else if (point == points::kJobFinished) {
-        ending_ = false;
     }
 }
 

@@ -153,10 +153,10 @@ void CheckpointCoordinator::reserve_id(const CheckpointRequest& request) {
     triggering_ = true;
     if (counter_) {  // HA: the counter in the coordination service hands the id out
         const uint64_t generation = generation_;
-        counter_->increment(on_coordinator(&engine_, node_, instance_, [generation](CheckpointCoordinator& c, bool ok, int64_t id) {
+        counter_->increment(on_coordinator(&engine_, node_, instance_, [generation, request](CheckpointCoordinator& c, bool ok, int64_t id) {
             if (c.generation_ != generation) return;
             if (ok) c.last_id_ = std::max(c.last_id_, id);
-            c.id_reserved(ok ? id : c.last_id_ + 1, "", ok);
+            c.id_reserved(ok ? id : c.last_id_ + 1, "", ok, request);
         }));
         return;
     }
@@ -280,14 +280,14 @@ void CheckpointCoordinator::write_savepoint_metadata(Pending& pending) {
     const std::string pointer_key = pending.result.metadata_key;
     engine_.world().storage().put(
         node_, savepoint_metadata_key(engine_.job(), id), std::move(metadata),
-        on_coordinator(&engine_, [engine, node, generation, id, terminates, pointer_key, pointer = std::move(pointer)](
+        on_coordinator(&engine_, node_, instance_, [engine, node, instance = instance_, generation, id, terminates, pointer_key, pointer = std::move(pointer)](
                                      CheckpointCoordinator& c, sim::StorageStatus status) {
             if (status != sim::StorageStatus::ok || !terminates) {
                 c.metadata_written(generation, id, status == sim::StorageStatus::ok);
                 return;
             }
             engine->world().storage().put(node, pointer_key, pointer,
-                                          on_coordinator(engine, [generation, id](CheckpointCoordinator& c2, sim::StorageStatus second) {
+                                          on_coordinator(engine, node, instance, [generation, id](CheckpointCoordinator& c2, sim::StorageStatus second) {
                                               c2.metadata_written(generation, id, second == sim::StorageStatus::ok);
                                           }));
         }));
