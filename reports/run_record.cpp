@@ -45,6 +45,8 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.checkpoint_bytes_unretained = optional_field<int64_t>(j, "checkpoint_bytes_unretained", path, 0);
     f.checkpoint_files_retained = optional_field<int64_t>(j, "checkpoint_files_retained", path, 0);
     f.checkpoint_bytes_retained = optional_field<int64_t>(j, "checkpoint_bytes_retained", path, 0);
+    f.shared_bytes_uploaded = optional_field<int64_t>(j, "shared_bytes_uploaded", path, 0);
+    f.shared_bytes_referenced = optional_field<int64_t>(j, "shared_bytes_referenced", path, 0);
     f.restarts = optional_field<int64_t>(j, "restarts", path, 0);
     f.transactions_committed = optional_field<int64_t>(j, "transactions_committed", path, 0);
     f.transactions_aborted = optional_field<int64_t>(j, "transactions_aborted", path, 0);

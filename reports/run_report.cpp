@@ -59,6 +59,12 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                   std::to_string(f.checkpoint_bytes_unretained) + " bytes left unretained; " +
                   std::to_string(f.checkpoint_files_retained) + " files / " + std::to_string(f.checkpoint_bytes_retained) +
                   " bytes retained");
+    if (f.shared_bytes_referenced > 0) {
+        write_row(out, "incremental state",
+                  std::to_string(f.shared_bytes_uploaded) + " bytes uploaded of " + std::to_string(f.shared_bytes_referenced) +
+                      " bytes referred to by the completed checkpoints (" +
+                      fixed(100.0 * static_cast<double>(f.shared_bytes_uploaded) / static_cast<double>(f.shared_bytes_referenced), 1) + "%)");
+    }
     if (f.checkpoints_completed > 0) {
         write_row(out, "checkpoint time", "median " + fixed(f.checkpoint_duration_median_ms, 1) + " ms, p99 " +
                                               fixed(f.checkpoint_duration_p99_ms, 1) + " ms, max " +
@@ -165,6 +171,8 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"checkpoint_bytes_unretained", f.checkpoint_bytes_unretained},
         {"checkpoint_files_retained", f.checkpoint_files_retained},
         {"checkpoint_bytes_retained", f.checkpoint_bytes_retained},
+        {"shared_bytes_uploaded", f.shared_bytes_uploaded},
+        {"shared_bytes_referenced", f.shared_bytes_referenced},
         {"restarts", f.restarts},
         {"transactions_committed", f.transactions_committed},
         {"transactions_aborted", f.transactions_aborted},

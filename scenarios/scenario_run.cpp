@@ -18,6 +18,7 @@
 #include "oracles/record_sort.h"
 #include "oracles/reference_model.h"
 #include "oracles/state_after_restore_oracle.h"
+#include "oracles/storage_oracle.h"
 #include "oracles/visibility_oracle.h"
 #include "scenarios/coverage.h"
 #include "scenarios/outside_system_registry.h"
@@ -255,6 +256,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     oracles::ExactlyOnceOutputOracle* exactly_once = nullptr;
     oracles::VisibilityOracle* visibility = nullptr;
     oracles::NoKeyBackwardsOracle* table_reader = nullptr;
+    oracles::StorageOracle* storage_checker = nullptr;
     for (OracleKind kind : scenario.oracles) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
@@ -298,6 +300,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                 oracle = std::make_unique<oracles::LivenessOracle>(scenario.liveness_bound,
                                                                    [&injector] { return injector.quiet_since(); });
                 break;
+            case OracleKind::storage: {
+                auto s = std::make_unique<oracles::StorageOracle>(world.scheduler(), world.storage(), scenario.job);
+                storage_checker = s.get();
+                oracle = std::move(s);
+                break;
+            }
         }
         fanout.add(oracle.get());
         checks.push_back(std::move(oracle));
@@ -308,6 +316,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     if (run.workload) run.workload->start();
     if (visibility != nullptr) visibility->start();
     if (table_reader != nullptr) table_reader->start();
+    if (storage_checker != nullptr) storage_checker->start();
     engine.start();
     const uint64_t max_events = options.max_events;
     // A hung run ends early, as a liveness failure, once every fault has fired, their effects are
@@ -370,6 +379,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.checkpoint_bytes_retained = use.retained.bytes;
     f.checkpoint_files_unretained = use.unretained.files;
     f.checkpoint_bytes_unretained = use.unretained.bytes;
+    f.shared_bytes_uploaded = engine.stats().shared_bytes_uploaded;
+    f.shared_bytes_referenced = engine.stats().shared_bytes_referenced;
     f.restarts = engine.stats().failovers;
     f.transactions_committed = static_cast<int64_t>(run.kafka.stats().transactions_committed);
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);

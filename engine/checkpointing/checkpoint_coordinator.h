@@ -29,6 +29,14 @@
 // far, and state acknowledged late for a checkpoint that is no longer pending), as Flink does. What
 // is not discarded: state whose acknowledgement never arrives (lost, or its JobManager died), and
 // the pending checkpoints of a crashed JobManager.
+//
+// Shared state (incremental checkpoints): the SharedStateRegistry counts the references pending
+// and retained checkpoints hold to shared files, taken when an acknowledgement arrives and dropped
+// when the checkpoint is discarded; a file goes when its last reference does. An acknowledgement
+// that refers to a shared file the registry no longer holds (its task had not yet heard that the
+// checkpoints holding it were discarded) declines its checkpoint instead of completing one that
+// refers to a deleted file. A recovering JobManager rebuilds the registry from the retained
+// checkpoints (recover()).
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -40,6 +48,7 @@
 #include "engine/checkpointing/checkpoint_failure_reason.h"
 #include "engine/checkpointing/checkpoint_request_decider.h"
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/checkpointing/shared_state_registry.h"
 #include "engine/runtime/deployment.h"
 #include "engine/runtime/job_spec.h"
 #include "sim/prng.h"
@@ -69,13 +78,14 @@ public:
     void request(CheckpointRequestKind kind);
 
     void acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle, int64_t state_bytes,
-                     const SourceOffsets& offsets);
+                     const SourceOffsets& offsets, const SharedStateReport& shared = {});
     void decline(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
 
     const CompletedCheckpoint* latest() const { return completed_.empty() ? nullptr : &completed_.back(); }
     // True while a checkpoint stopped mid metadata write is undecided: latest() may still change.
     bool settling() const { return !settling_.empty(); }
     size_t queued_requests() const { return decider_.queued(); }
+    const SharedStateRegistry& shared_state() const { return shared_registry_; }
 
 private:
     struct Pending {
@@ -115,6 +125,10 @@ private:
     void discard(const CompletedCheckpoint& checkpoint);
     void discard_file(const std::string& key, int32_t tries_left);
     bool referenced(const std::string& key) const;
+    // Deletes shared files no checkpoint refers to any more.
+    void discard_shared(const std::vector<std::string>& keys);
+    // The shared files the checkpoints retained besides a completing one refer to (its metadata keeps them).
+    std::vector<std::string> older_retained_shared() const;
     std::set<sim::NodeId> nodes_running(bool sources_only) const;
 
     Engine& engine_;
@@ -137,6 +151,7 @@ private:
     std::map<int64_t, CompletedCheckpoint> settling_;  // stopped while their metadata was being written
     std::map<int64_t, CompletedCheckpoint> aborted_while_writing_;  // subsumed mid metadata write: discarded once it is decided
     std::deque<CompletedCheckpoint> completed_;
+    SharedStateRegistry shared_registry_;
     uint64_t generation_ = 0;  // bumped by start/stop: stale timers and callbacks see it changed
 };
 

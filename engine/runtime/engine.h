@@ -49,6 +49,10 @@ struct EngineStats {
     int64_t checkpoint_bytes_discarded = 0;
     int64_t failovers = 0;
     int64_t records_read = 0;
+    // Incremental state: shared files uploaded by completed checkpoints, and referred to by them.
+    int64_t shared_bytes_uploaded = 0;
+    int64_t shared_bytes_referenced = 0;
+    int64_t shared_files_discarded = 0;
 };
 
 class Engine {

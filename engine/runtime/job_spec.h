@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/state/state_backend.h"
 #include "sim/time.h"
 
 namespace eosim::engine {
@@ -105,6 +106,7 @@ struct JobSpec {
     std::string name = "job";
     std::vector<VertexSpec> vertices;  // in topological order
     int32_t max_parallelism = 128;
+    StateBackendOptions state_backend;  // of every keyed operator
     CheckpointConfig checkpointing;
     RestartStrategy restart;
     RuntimeConfig runtime;

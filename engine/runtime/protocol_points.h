@@ -20,6 +20,9 @@ inline constexpr std::string_view kCheckpointAborted = "checkpoint.aborted";    
 inline constexpr std::string_view kFailoverStarted = "failover.started";            // detail: the new attempt
 inline constexpr std::string_view kJobRunning = "job.running";                      // detail: attempt; every task started
 inline constexpr std::string_view kJobFinished = "job.finished";                    // detail: attempt
+// Incremental state (engine/checkpointing/shared_state_registry.h)
+inline constexpr std::string_view kSharedStateRegistered = "shared_state.registered";  // an ack's shared files counted (after the fact)
+inline constexpr std::string_view kSharedStateDiscarded = "shared_state.discarded";    // unreferenced shared files, not yet deleted; detail: how many
 
 // TaskManager (announced by the node running the task)
 inline constexpr std::string_view kTaskRestoring = "task.restoring";        // state read, not yet applied; detail: restored checkpoint (0: none)
@@ -44,12 +47,13 @@ inline constexpr std::string_view kAll[] = {
     kJobRunning, kJobFinished, kTaskRestoring, kAlignmentStarted, kTaskSnapshotted, kCheckpointNotified,
     kSinkPrecommitted, kSinkCommitted, kSinkRecovered, kChannelStatePersisted, kChannelStateReplaying,
     kSinkFlushed, kCdcChunkStarted, kCdcChunkFinished, kCdcSnapshotFinished, kCdcBinlogCheckpointed,
+    kSharedStateRegistered, kSharedStateDiscarded,
 };
 
 // The points the JobManager announces; every other point is announced by a TaskManager.
 inline constexpr std::string_view kJobManagerPoints[] = {
     kCheckpointTriggered, kCheckpointAcknowledged, kCheckpointCompleted, kCheckpointAborted,
-    kFailoverStarted,     kJobRunning,             kJobFinished,
+    kFailoverStarted,     kJobRunning,             kJobFinished,  kSharedStateRegistered, kSharedStateDiscarded,
 };
 
 }  // namespace eosim::engine::points

@@ -18,6 +18,7 @@ const char* to_string(OracleKind kind) {
         case OracleKind::liveness: return "liveness";
         case OracleKind::no_key_backwards: return "no_key_backwards";
         case OracleKind::mirror: return "mirror";
+        case OracleKind::storage: return "storage";
     }
     return "unknown";
 }
