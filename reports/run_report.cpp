@@ -208,6 +208,10 @@ nlohmann::json checkpoints_to_json(const std::vector<scenarios::CheckpointStats>
                             {"channel_state_bytes", c.channel_state_bytes}, {"max_alignment_ms", c.max_alignment_ms},
                             {"max_start_delay_ms", c.max_start_delay_ms}, {"tasks", std::move(tasks)}};
         if (!c.failure.empty()) j["failure"] = c.failure;
+        if (c.shared_bytes_referenced > 0) {
+            j["shared_bytes_uploaded"] = c.shared_bytes_uploaded;
+            j["shared_bytes_referenced"] = c.shared_bytes_referenced;
+        }
         out.push_back(std::move(j));
     }
     return out;

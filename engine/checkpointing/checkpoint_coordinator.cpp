@@ -57,10 +57,13 @@ void CheckpointCoordinator::recover(const StoredCheckpoints& found, const Comple
         discard(completed_.front());
         completed_.pop_front();
     }
-    if (completed_.size() >= 2) completed_[completed_.size() - 2].older_shared = std::move(older_shared);
+    const bool older_retained = completed_.size() >= 2;
+    if (older_retained) completed_[completed_.size() - 2].older_shared = older_shared;
     shared_registry_ = SharedStateRegistry::rebuild(completed_);
+    if (older_retained) return;
+    // No older checkpoint is retained: what only they referred to goes.
     std::vector<std::string> unreferenced;
-    for (const std::string& key : older_shared) {  // moved-from (empty) when an older checkpoint holds them
+    for (const std::string& key : older_shared) {
         if (!shared_registry_.contains(key)) unreferenced.push_back(key);
     }
     discard_shared(unreferenced);

@@ -27,6 +27,19 @@ constexpr sim::EventKind kTaskFlush{"task.flush"};
 constexpr sim::EventKind kSourcePoll{"source.poll"};
 constexpr sim::EventKind kTaskTimer{"task.timer"};
 
+constexpr sim::EventKind kSharedCleanupRetry{"task.shared_cleanup_retry"};
+constexpr int32_t kSharedCleanupTries = 10;
+
+// Deletes a shared file a failed or abandoned snapshot uploaded; a failed delete is tried again a
+// heartbeat interval later (dropped if the node crashes meanwhile: the file stays an orphan).
+void remove_shared_upload(Engine* engine, sim::NodeId node, const std::string& key, int32_t tries_left) {
+    engine->world().storage().remove(node, key, [engine, node, key, tries_left](sim::StorageStatus status) {
+        if (status != sim::StorageStatus::failed || tries_left <= 1) return;
+        engine->world().scheduler().schedule(engine->job().runtime.heartbeat_interval, node, kSharedCleanupRetry, 0,
+                                             [engine, node, key, tries_left] { remove_shared_upload(engine, node, key, tries_left - 1); });
+    });
+}
+
 uint64_t key_digest(const TaskKey& key) {
     return sim::digest_mix(sim::digest_mix(static_cast<uint64_t>(key.attempt), static_cast<uint64_t>(key.vertex)),
                            static_cast<uint64_t>(key.subtask));
@@ -783,15 +796,22 @@ void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const Source
     stats.operator_state_bytes = static_cast<int64_t>(unaligned ? operator_state_size_ : blob.size());
     if (!unaligned && channel_state_possible()) blob = encode_task_state(blob, ChannelState{});
     if (unaligned) stats.channel_state_bytes = static_cast<int64_t>(blob.size()) - stats.operator_state_bytes;
-    engine_.observer().task_checkpoint_stats(engine_.world().now(), stats);
     auto shared = shared_uploads_.find(checkpoint_id);
+    if (shared != shared_uploads_.end()) {
+        stats.shared_bytes_uploaded = shared->second.report.bytes_uploaded;
+        stats.shared_bytes_referenced = shared->second.report.bytes_referenced;
+    }
+    engine_.observer().task_checkpoint_stats(engine_.world().now(), stats);
     if (shared == shared_uploads_.end()) {
         upload_private_state(checkpoint_id, std::move(blob), offsets, unaligned, SharedStateReport{});
         return;
     }
     // Older snapshots still waiting for their barrier were aborted: their uploads never start.
-    shared_uploads_.erase(shared_uploads_.begin(), shared);
+    for (auto older = shared_uploads_.begin(); older != shared;) {
+        older = older->second.started ? std::next(older) : shared_uploads_.erase(older);
+    }
     SharedUploads& uploads = shared->second;
+    uploads.started = true;
     uploads.blob = std::move(blob);
     uploads.offsets = offsets;
     uploads.unaligned = unaligned;
@@ -813,7 +833,7 @@ void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const Source
                                               task->shared_file_uploaded(checkpoint_id, shared_key, status == sim::StorageStatus::ok);
                                           } else if (status == sim::StorageStatus::ok) {
                                               // Cancelled meanwhile: nobody will acknowledge it.
-                                              engine->world().storage().remove(node, shared_key, [](sim::StorageStatus) {});
+                                              remove_shared_upload(engine, node, shared_key, kSharedCleanupTries);
                                           }
                                       });
     }
@@ -836,7 +856,7 @@ void Task::shared_file_uploaded(int64_t checkpoint_id, const std::string& key, b
         return;
     }
     // Flink's AsyncCheckpointRunnable cleans up what it wrote of a failed snapshot.
-    for (const std::string& landed : done.landed) engine_.world().storage().remove(node_, landed, [](sim::StorageStatus) {});
+    for (const std::string& landed : done.landed) remove_shared_upload(&engine_, node_, landed, kSharedCleanupTries);
     const TaskKey task_key = key_;
     engine_.send_to_job_manager(node_, messages::kAcknowledge, key_digest(task_key) ^ static_cast<uint64_t>(checkpoint_id),
                                 [task_key, checkpoint_id](JobManager& jm) {
@@ -859,9 +879,15 @@ void Task::upload_private_state(int64_t checkpoint_id, std::string blob, const S
                                           // asynchronous part deletes it (Flink's AsyncCheckpointRunnable cleanup).
                                           if (status == sim::StorageStatus::ok) engine->world().storage().remove(node, storage_key, [](sim::StorageStatus) {});
                                           for (const std::string& uploaded : shared.uploaded) {
-                                              engine->world().storage().remove(node, uploaded, [](sim::StorageStatus) {});
+                                              remove_shared_upload(engine, node, uploaded, kSharedCleanupTries);
                                           }
                                           return;
+                                      }
+                                      if (status != sim::StorageStatus::ok) {
+                                          // Declined below: the shared files this snapshot uploaded go too.
+                                          for (const std::string& uploaded : shared.uploaded) {
+                                              remove_shared_upload(engine, node, uploaded, kSharedCleanupTries);
+                                          }
                                       }
                                       if (unaligned && status == sim::StorageStatus::ok) {
                                           engine->world().announce(points::kChannelStatePersisted, node, checkpoint_id);

@@ -213,6 +213,7 @@ private:
         std::vector<SharedStateUpload> files;
         SharedStateReport report;
         int32_t outstanding = 0;
+        bool started = false;  // its uploads are under way
         bool failed = false;
         std::vector<std::string> landed;  // uploaded files (deleted again if the snapshot fails)
         std::string blob;

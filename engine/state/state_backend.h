@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/state/state_backend_options.h"
+
 namespace eosim::engine {
 
 // A file of an incremental snapshot that later snapshots share (a RocksDB SST file): uploaded once
@@ -79,11 +81,6 @@ bool is_incremental_state(const std::string& blob);
 // of every old subtask whose key-group range overlaps `range`, in key order, without repeats.
 std::vector<std::string> shared_keys_to_restore(const std::vector<std::string>& private_states, KeyGroupRange range);
 
-enum class StateBackendKind : uint8_t { heap, rocksdb };
-struct StateBackendOptions {
-    StateBackendKind kind = StateBackendKind::heap;
-    bool incremental = false;  // rocksdb only
-};
 // `identity` names the backend's owner (vertex, subtask, attempt): it makes RocksDB's file
 // contents a function of it instead of a random session id.
 std::unique_ptr<KeyedStateBackend> make_state_backend(const StateBackendOptions& options, KeyGroupRange range,
