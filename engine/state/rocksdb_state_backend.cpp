@@ -23,10 +23,13 @@ namespace {
 
 constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v1";
 // Deterministic triggers instead of RocksDB's own: the memtable is flushed after this many writes
-// (and at every snapshot), and level 0 is compacted into one sorted run when a snapshot finds this
-// many files there.
+// (and at every snapshot); a snapshot compacts everything into one sorted run when level 0 holds at
+// least kLevel0FilesPerCompaction files and at least as many bytes as the levels below (so the
+// rewrite of the whole state, which the next incremental checkpoint uploads, happens once per
+// state-sized amount of new data, not every few checkpoints), or kLevel0FilesLimit files.
 constexpr int64_t kWritesPerFlush = 65536;
-constexpr size_t kLevel0FilesPerCompaction = 4;
+constexpr int64_t kLevel0FilesPerCompaction = 4;
+constexpr int64_t kLevel0FilesLimit = 32;
 
 void check(const rocksdb::Status& status, const char* what) {
     if (!status.ok()) throw std::runtime_error(std::string("rocksdb state backend: ") + what + ": " + status.ToString());
@@ -300,8 +303,16 @@ public:
         flush();
         std::vector<rocksdb::LiveFileMetaData> live;
         db_->db().GetLiveFilesMetaData(&live);
-        if (std::count_if(live.begin(), live.end(), [](const auto& f) { return f.level == 0; }) >=
-            static_cast<std::ptrdiff_t>(kLevel0FilesPerCompaction)) {
+        int64_t level0_files = 0, level0_bytes = 0, deeper_bytes = 0;
+        for (const rocksdb::LiveFileMetaData& file : live) {
+            if (file.level == 0) {
+                ++level0_files;
+                level0_bytes += static_cast<int64_t>(file.size);
+            } else {
+                deeper_bytes += static_cast<int64_t>(file.size);
+            }
+        }
+        if (level0_files >= kLevel0FilesLimit || (level0_files >= kLevel0FilesPerCompaction && level0_bytes >= deeper_bytes)) {
             rocksdb::CompactRangeOptions compact;
             compact.exclusive_manual_compaction = true;
             compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;

@@ -62,9 +62,11 @@ TEST_CASE("incremental checkpoints: with retained 2, storage holds exactly what 
         CHECK(verdict(result, OracleKind::storage).passed);  // nothing lost
         CHECK(f.checkpoint_files_unretained == 0);            // nothing leaked
         CHECK(f.checkpoint_bytes_unretained == 0);
-        // Incremental: the checkpoints uploaded much less than they refer to.
+        // Incremental: the checkpoints uploaded less than they refer to (much less without aborts:
+        // an abort makes the next snapshot upload everything again).
         CHECK(f.shared_bytes_referenced > 0);
-        CHECK(f.shared_bytes_uploaded * 2 < f.shared_bytes_referenced);
+        CHECK(f.shared_bytes_uploaded < f.shared_bytes_referenced);
+        if (!with_aborts) CHECK(f.shared_bytes_uploaded * 2 < f.shared_bytes_referenced);
     }
 }
 
