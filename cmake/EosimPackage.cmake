@@ -27,6 +27,7 @@ set(EOSIM_PUBLIC_HEADERS
   engine/runtime/job_spec.h
   engine/runtime/record.h
   engine/runtime/run_observer.h
+  engine/state/state_backend_options.h
   sim/callback.h
   sim/external/append_store.h
   sim/external/input_producer.h

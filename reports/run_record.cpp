@@ -45,6 +45,8 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.checkpoint_bytes_unretained = optional_field<int64_t>(j, "checkpoint_bytes_unretained", path, 0);
     f.checkpoint_files_retained = optional_field<int64_t>(j, "checkpoint_files_retained", path, 0);
     f.checkpoint_bytes_retained = optional_field<int64_t>(j, "checkpoint_bytes_retained", path, 0);
+    f.shared_bytes_uploaded = optional_field<int64_t>(j, "shared_bytes_uploaded", path, 0);
+    f.shared_bytes_referenced = optional_field<int64_t>(j, "shared_bytes_referenced", path, 0);
     f.restarts = optional_field<int64_t>(j, "restarts", path, 0);
     f.savepoints_completed = optional_field<int64_t>(j, "savepoints_completed", path, 0);
     f.savepoints_stored = optional_field<int64_t>(j, "savepoints_stored", path, 0);
@@ -256,6 +258,10 @@ json to_json(const RunRecord& r) {
                        {"unaligned", c.unaligned}, {"operator_state_bytes", c.operator_state_bytes},
                        {"channel_state_bytes", c.channel_state_bytes}, {"max_alignment_ms", c.max_alignment_ms}};
             if (!c.failure.empty()) cp["failure"] = c.failure;
+            if (c.shared_bytes_referenced > 0) {
+                cp["shared_bytes_uploaded"] = c.shared_bytes_uploaded;
+                cp["shared_bytes_referenced"] = c.shared_bytes_referenced;
+            }
             checkpoints.push_back(std::move(cp));
         }
         j["checkpoints"] = std::move(checkpoints);
@@ -362,6 +368,8 @@ RunRecord run_record_from_json(const json& j) {
             c.unaligned = optional_field<bool>(checkpoints[i], "unaligned", path, false);
             c.operator_state_bytes = optional_field<int64_t>(checkpoints[i], "operator_state_bytes", path, 0);
             c.channel_state_bytes = optional_field<int64_t>(checkpoints[i], "channel_state_bytes", path, 0);
+            c.shared_bytes_uploaded = optional_field<int64_t>(checkpoints[i], "shared_bytes_uploaded", path, 0);
+            c.shared_bytes_referenced = optional_field<int64_t>(checkpoints[i], "shared_bytes_referenced", path, 0);
             c.max_alignment_ms = optional_field<double>(checkpoints[i], "max_alignment_ms", path, 0);
             c.failure = optional_field<std::string>(checkpoints[i], "failure", path, "");
             r.checkpoints.push_back(std::move(c));

@@ -59,6 +59,12 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                   std::to_string(f.checkpoint_bytes_unretained) + " bytes left unretained; " +
                   std::to_string(f.checkpoint_files_retained) + " files / " + std::to_string(f.checkpoint_bytes_retained) +
                   " bytes retained");
+    if (f.shared_bytes_referenced > 0) {
+        write_row(out, "incremental state",
+                  std::to_string(f.shared_bytes_uploaded) + " bytes uploaded of " + std::to_string(f.shared_bytes_referenced) +
+                      " bytes referred to by the completed checkpoints (" +
+                      fixed(100.0 * static_cast<double>(f.shared_bytes_uploaded) / static_cast<double>(f.shared_bytes_referenced), 1) + "%)");
+    }
     if (f.checkpoints_completed > 0) {
         write_row(out, "checkpoint time", "median " + fixed(f.checkpoint_duration_median_ms, 1) + " ms, p99 " +
                                               fixed(f.checkpoint_duration_p99_ms, 1) + " ms, max " +
@@ -185,6 +191,8 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"checkpoint_bytes_unretained", f.checkpoint_bytes_unretained},
         {"checkpoint_files_retained", f.checkpoint_files_retained},
         {"checkpoint_bytes_retained", f.checkpoint_bytes_retained},
+        {"shared_bytes_uploaded", f.shared_bytes_uploaded},
+        {"shared_bytes_referenced", f.shared_bytes_referenced},
         {"restarts", f.restarts},
         {"savepoints_completed", f.savepoints_completed},
         {"savepoints_stored", f.savepoints_stored},
@@ -234,6 +242,10 @@ nlohmann::json checkpoints_to_json(const std::vector<scenarios::CheckpointStats>
                             {"channel_state_bytes", c.channel_state_bytes}, {"max_alignment_ms", c.max_alignment_ms},
                             {"max_start_delay_ms", c.max_start_delay_ms}, {"tasks", std::move(tasks)}};
         if (!c.failure.empty()) j["failure"] = c.failure;
+        if (c.shared_bytes_referenced > 0) {
+            j["shared_bytes_uploaded"] = c.shared_bytes_uploaded;
+            j["shared_bytes_referenced"] = c.shared_bytes_referenced;
+        }
         out.push_back(std::move(j));
     }
     return out;

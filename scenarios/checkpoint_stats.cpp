@@ -61,6 +61,8 @@ void CheckpointStatsTracker::task_checkpoint_stats(sim::Time, const engine::Task
     stats->unaligned = stats->unaligned || task.unaligned;
     stats->operator_state_bytes += task.operator_state_bytes;
     stats->channel_state_bytes += task.channel_state_bytes;
+    stats->shared_bytes_uploaded += task.shared_bytes_uploaded;
+    stats->shared_bytes_referenced += task.shared_bytes_referenced;
     stats->max_alignment_ms = std::max(stats->max_alignment_ms, t.alignment_ms);
     stats->max_start_delay_ms = std::max(stats->max_start_delay_ms, t.start_delay_ms);
     stats->tasks.push_back(std::move(t));

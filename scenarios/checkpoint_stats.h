@@ -31,6 +31,8 @@ struct CheckpointStats {
     bool unaligned = false;              // some task took it unaligned
     int64_t operator_state_bytes = 0;
     int64_t channel_state_bytes = 0;
+    int64_t shared_bytes_uploaded = 0;    // incremental state: shared files uploaded
+    int64_t shared_bytes_referenced = 0;  // incremental state: shared files referred to (uploads included)
     double max_alignment_ms = 0;
     double max_start_delay_ms = 0;
     std::vector<CheckpointTaskStats> tasks;

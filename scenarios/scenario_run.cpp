@@ -21,6 +21,7 @@
 #include "oracles/record_sort.h"
 #include "oracles/reference_model.h"
 #include "oracles/state_after_restore_oracle.h"
+#include "oracles/storage_oracle.h"
 #include "oracles/visibility_oracle.h"
 #include "scenarios/coverage.h"
 #include "scenarios/outside_system_registry.h"
@@ -278,6 +279,9 @@ public:
             total.failovers += s.failovers;
             total.records_read += s.records_read;
             total.savepoints_completed += s.savepoints_completed;
+            total.shared_bytes_uploaded += s.shared_bytes_uploaded;
+            total.shared_bytes_referenced += s.shared_bytes_referenced;
+            total.shared_files_discarded += s.shared_files_discarded;
         }
         return total;
     }
@@ -410,6 +414,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     oracles::NoKeyBackwardsOracle* table_reader = nullptr;
     oracles::FreshnessOracle* freshness = nullptr;
     oracles::StateAfterRestoreOracle* state_oracle = nullptr;
+    oracles::StorageOracle* storage_checker = nullptr;
     for (OracleKind kind : scenario.oracles) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
@@ -465,6 +470,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                 oracle = std::make_unique<oracles::LivenessOracle>(scenario.liveness_bound,
                                                                    [&injector] { return injector.quiet_since(); });
                 break;
+            case OracleKind::storage: {
+                auto s = std::make_unique<oracles::StorageOracle>(world.scheduler(), world.storage(), scenario.job);
+                storage_checker = s.get();
+                oracle = std::move(s);
+                break;
+            }
         }
         fanout.add(oracle.get());
         checks.push_back(std::move(oracle));
@@ -480,6 +491,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     if (run.workload) run.workload->start();
     if (visibility != nullptr) visibility->start();
     if (table_reader != nullptr) table_reader->start();
+    if (storage_checker != nullptr) storage_checker->start();
     schedule_user_requests(scenario, world, deployments);
     deployments.live().start();
     const uint64_t max_events = options.max_events;
@@ -559,6 +571,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         f.savepoint_files += kept.files;
         f.savepoint_files_missing += kept.missing;
     }
+    f.shared_bytes_uploaded = stats.shared_bytes_uploaded;
+    f.shared_bytes_referenced = stats.shared_bytes_referenced;
     f.restarts = stats.failovers;
     f.transactions_committed = static_cast<int64_t>(run.kafka.stats().transactions_committed);
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);

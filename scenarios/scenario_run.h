@@ -40,6 +40,10 @@ struct RunFigures {
     int64_t checkpoint_bytes_unretained = 0;
     int64_t checkpoint_files_retained = 0;  // of checkpoints whose metadata is in storage at the end
     int64_t checkpoint_bytes_retained = 0;
+    // Incremental state, over the completed checkpoints: shared-file bytes they uploaded, and the
+    // bytes of the shared files they refer to (what a full snapshot would have uploaded, roughly).
+    int64_t shared_bytes_uploaded = 0;
+    int64_t shared_bytes_referenced = 0;
     int64_t restarts = 0;
     int64_t savepoints_completed = 0;  // over every deployment, the final ones of stop-with-savepoint too
     // Savepoints in storage at the end (their _metadata), their files, and files their metadata

@@ -63,10 +63,24 @@ void CheckpointCoordinator::restore_completed(int64_t highest_id, std::vector<Co
     last_id_ = std::max(last_id_, highest_id);
     if (retained.empty()) return;
     completed_.assign(std::make_move_iterator(retained.begin()), std::make_move_iterator(retained.end()));
+    // The shared files of the older checkpoints, as the newest one's metadata lists them: held by
+    // the newest of the older ones that stay retained, for them all.
+    std::vector<std::string> older_shared = std::move(completed_.back().older_shared);
+    completed_.back().older_shared.clear();
     while (static_cast<int32_t>(completed_.size()) > config_.retained) {  // Flink's store keeps `retained` too
         discard_completed(completed_.front());
         completed_.pop_front();
     }
+    const bool older_retained = completed_.size() >= 2;
+    if (older_retained) completed_[completed_.size() - 2].older_shared = older_shared;
+    shared_registry_ = SharedStateRegistry::rebuild(completed_);
+    if (older_retained) return;
+    // No older checkpoint is retained: what only they referred to goes.
+    std::vector<std::string> unreferenced;
+    for (const std::string& key : older_shared) {
+        if (!shared_registry_.contains(key)) unreferenced.push_back(key);
+    }
+    discard_shared(unreferenced);
 }
 
 void CheckpointCoordinator::use_high_availability(LeaderElection& election) {
@@ -226,8 +240,16 @@ void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t u
 // ---- acknowledgements and completion ------------------------------------------------------------
 
 void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle,
-                                        int64_t state_bytes, const SourceOffsets& offsets) {
+                                        int64_t state_bytes, const SourceOffsets& offsets, const SharedStateReport& shared) {
     auto it = running_ && task.attempt == attempt_ ? pending_.find(checkpoint_id) : pending_.end();
+    // Shared files this acknowledgement uploaded that nothing holds: deleted with its state.
+    auto discard_uploads = [this, &shared] {
+        std::vector<std::string> orphans;
+        for (const std::string& key : shared.uploaded) {
+            if (!shared_registry_.contains(key)) orphans.push_back(key);
+        }
+        discard_shared(orphans);
+    };
     if (it == pending_.end() || !it->second.awaiting.contains({task.vertex, task.subtask})) {
         // Late (aborted, unknown, an older attempt's) or repeated: Flink discards such state.
         if (!referenced(handle)) {
@@ -235,11 +257,29 @@ void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_
             engine_.stats().checkpoint_bytes_discarded += state_bytes;
             discard_file(handle, kDiscardTries);
         }
+        discard_uploads();
+        return;
+    }
+    for (const std::string& key : shared.keys) {
+        if (std::binary_search(shared.uploaded.begin(), shared.uploaded.end(), key) || shared_registry_.contains(key)) continue;
+        // Refers to a file already discarded: this checkpoint must not complete.
+        if (!referenced(handle)) discard_file(handle, kDiscardTries);
+        discard_uploads();
+        abort(checkpoint_id, CheckpointFailureReason::checkpoint_declined,
+              "declined by " + engine_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" + std::to_string(task.subtask) +
+                  ": its state refers to shared state already discarded (" + key + ")");
         return;
     }
     Pending& pending = it->second;
     pending.awaiting.erase({task.vertex, task.subtask});
     pending.result.handles[{task.vertex, task.subtask}] = handle;
+    if (!shared.keys.empty()) {
+        shared_registry_.add_references(shared.keys);
+        pending.result.shared[{task.vertex, task.subtask}] = shared.keys;
+        pending.result.shared_bytes_uploaded += shared.bytes_uploaded;
+        pending.result.shared_bytes_referenced += shared.bytes_referenced;
+        engine_.world().announce(points::kSharedStateRegistered, node_, checkpoint_id);
+    }
     pending.result.state_bytes += state_bytes;
     for (const auto& [where, offset] : offsets) pending.result.offsets[where] = offset;
     if (pending.awaiting.empty() && !pending.writing_metadata) write_metadata(pending);
@@ -257,7 +297,7 @@ void CheckpointCoordinator::write_metadata(Pending& pending) {
         return;
     }
     pending.result.metadata_key = metadata_key(engine_.job(), id);
-    std::string metadata = serialize_checkpoint_metadata(pending.result);
+    std::string metadata = serialize_checkpoint_metadata(pending.result, older_retained_shared());
     pending.result.metadata_bytes = static_cast<int64_t>(metadata.size());
     engine_.world().storage().put(node_, pending.result.metadata_key, std::move(metadata),
                                   on_coordinator(&engine_, node_, instance_, [generation, id](CheckpointCoordinator& c, sim::StorageStatus status) {
@@ -416,6 +456,8 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
         completed_.pop_front();
     }
     failures_.success(checkpoint_id);
+    engine_.stats().shared_bytes_uploaded += completed_.back().shared_bytes_uploaded;
+    engine_.stats().shared_bytes_referenced += completed_.back().shared_bytes_referenced;
     last_completion_ = engine_.world().now();
     ++engine_.stats().checkpoints_completed;
     engine_.observer().checkpoint_completed(engine_.world().now(), checkpoint_id, completed_.back().offsets);
@@ -520,6 +562,28 @@ void CheckpointCoordinator::discard(const CompletedCheckpoint& checkpoint, bool 
     }
     engine_.stats().checkpoint_files_discarded += files;
     engine_.stats().checkpoint_bytes_discarded += checkpoint.state_bytes + checkpoint.metadata_bytes;
+    discard_shared(shared_registry_.release_checkpoint(checkpoint));
+}
+
+void CheckpointCoordinator::discard_shared(const std::vector<std::string>& keys) {
+    if (keys.empty()) return;
+    engine_.world().announce(points::kSharedStateDiscarded, node_, static_cast<int64_t>(keys.size()));
+    if (!engine_.world().nodes().is_up(node_)) return;  // crashed at the point: the files stay (orphans)
+    for (const std::string& key : keys) discard_file(key, kDiscardTries);
+    engine_.stats().shared_files_discarded += static_cast<int64_t>(keys.size());
+}
+
+std::vector<std::string> CheckpointCoordinator::older_retained_shared() const {
+    std::vector<std::string> keys;
+    const size_t keep = static_cast<size_t>(std::max(config_.retained - 1, 0));
+    const size_t from = completed_.size() > keep ? completed_.size() - keep : 0;
+    for (size_t i = from; i < completed_.size(); ++i) {
+        const std::vector<std::string> held = SharedStateRegistry::keys_of(completed_[i]);
+        keys.insert(keys.end(), held.begin(), held.end());
+    }
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    return keys;
 }
 
 void CheckpointCoordinator::discard_completed(const CompletedCheckpoint& checkpoint) {

@@ -49,6 +49,14 @@
 // is unknown (no answer) neither completes nor aborts the checkpoint: the leader resigns (Flink's
 // PossibleInconsistentStateException: its files are kept), and the next leader restores what the
 // store says; a removal of unknown outcome keeps the files.
+//
+// Shared state (incremental checkpoints): the SharedStateRegistry counts the references pending
+// and retained checkpoints hold to shared files, taken when an acknowledgement arrives and dropped
+// when the checkpoint is discarded; a file goes when its last reference does. An acknowledgement
+// that refers to a shared file the registry no longer holds (its task had not yet heard that the
+// checkpoints holding it were discarded) declines its checkpoint instead of completing one that
+// refers to a deleted file. A recovering JobManager rebuilds the registry from the retained
+// checkpoints (recover()).
 #include <cstdint>
 #include <algorithm>
 #include <deque>
@@ -64,6 +72,7 @@
 #include "engine/checkpointing/checkpoint_failure_reason.h"
 #include "engine/checkpointing/checkpoint_request_decider.h"
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/checkpointing/shared_state_registry.h"
 #include "engine/runtime/deployment.h"
 #include "engine/runtime/job_spec.h"
 #include "sim/prng.h"
@@ -104,13 +113,14 @@ public:
     void continue_ids_after(int64_t id) { last_id_ = std::max(last_id_, id); }
 
     void acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle, int64_t state_bytes,
-                     const SourceOffsets& offsets);
+                     const SourceOffsets& offsets, const SharedStateReport& shared = {});
     void decline(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
 
     const CompletedCheckpoint* latest() const { return completed_.empty() ? nullptr : &completed_.back(); }
     // True while a checkpoint stopped mid metadata write is undecided: latest() may still change.
     bool settling() const { return !settling_.empty(); }
     size_t queued_requests() const { return decider_.queued(); }
+    const SharedStateRegistry& shared_state() const { return shared_registry_; }
 
 private:
     struct Pending {
@@ -167,6 +177,10 @@ private:
     void discard_completed(const CompletedCheckpoint& checkpoint);
     void discard_file(const std::string& key, int32_t tries_left);
     bool referenced(const std::string& key) const;
+    // Deletes shared files no checkpoint refers to any more.
+    void discard_shared(const std::vector<std::string>& keys);
+    // The shared files the checkpoints retained besides a completing one refer to (its metadata keeps them).
+    std::vector<std::string> older_retained_shared() const;
     std::set<sim::NodeId> nodes_running(bool sources_only) const;
 
     Engine& engine_;
@@ -192,6 +206,7 @@ private:
     std::map<int64_t, CompletedCheckpoint> settling_;  // stopped while their metadata was being written
     std::map<int64_t, CompletedCheckpoint> aborted_while_writing_;  // subsumed mid metadata write: discarded once it is decided
     std::deque<CompletedCheckpoint> completed_;
+    SharedStateRegistry shared_registry_;
     uint64_t generation_ = 0;  // bumped by start/stop: stale timers and callbacks see it changed
     std::optional<CompletedCheckpointStore> store_;  // HA only
     std::optional<CheckpointIdCounter> counter_;     // HA only

@@ -55,6 +55,11 @@ int64_t checkpoint_id_counter_value(const std::string& key) {
 
 std::string metadata_key(const JobSpec& job, int64_t checkpoint_id) { return checkpoint_dir(job, checkpoint_id) + "_metadata"; }
 
+std::string shared_state_prefix(const JobSpec& job, int64_t checkpoint_id, const TaskKey& task) {
+    return checkpoint_prefix(job) + "shared/" + job.vertices[static_cast<size_t>(task.vertex)].id + "-" + std::to_string(task.subtask) +
+           "-a" + std::to_string(task.attempt) + "-c" + std::to_string(checkpoint_id) + "-";
+}
+
 int64_t checkpoint_id_of(const std::string& key) {
     const size_t at = key.find("/chk-");
     if (at == std::string::npos) return 0;
@@ -70,7 +75,9 @@ CheckpointStorageUse checkpoint_storage_use(const JobSpec& job, const std::map<s
     for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
         if (!it->first.ends_with("/_metadata") || being_removed(it->first)) continue;
         retained.insert(it->first);
-        for (const auto& [where, handle] : parse_checkpoint_metadata(it->second).handles) retained.insert(handle);
+        const CompletedCheckpoint checkpoint = parse_checkpoint_metadata(it->second);
+        for (const auto& [where, handle] : checkpoint.handles) retained.insert(handle);
+        for (const auto& [where, files] : checkpoint.shared) retained.insert(files.begin(), files.end());
     }
     CheckpointStorageUse use;
     for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
@@ -116,7 +123,7 @@ StoredCheckpoints read_checkpoint_listing(const std::vector<std::string>& keys) 
     return found;
 }
 
-std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint) {
+std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint, const std::vector<std::string>& older_shared) {
     nlohmann::json metadata = {{"checkpoint", checkpoint.id}, {"handles", nlohmann::json::array()},
                                {"offsets", nlohmann::json::array()},
                                {"state_bytes", checkpoint.state_bytes}};
@@ -127,6 +134,16 @@ std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint)
         metadata["offsets"].push_back({{"topic", where.first}, {"partition", where.second}, {"offset", offset}});
     }
     if (checkpoint.savepoint) metadata["savepoint"] = true;  // a stop-with-savepoint's pointer: the files are the user's
+    // Incremental state only (full snapshots keep the metadata as it was).
+    if (!checkpoint.shared.empty() || !older_shared.empty()) {
+        metadata["shared"] = nlohmann::json::array();
+        for (const auto& [where, files] : checkpoint.shared) {
+            metadata["shared"].push_back({{"vertex", where.first}, {"subtask", where.second}, {"keys", files}});
+        }
+        metadata["shared_bytes_uploaded"] = checkpoint.shared_bytes_uploaded;
+        metadata["shared_bytes_referenced"] = checkpoint.shared_bytes_referenced;
+        metadata["older_shared"] = older_shared;
+    }
     return metadata.dump();
 }
 
@@ -142,6 +159,14 @@ CompletedCheckpoint parse_checkpoint_metadata(const std::string& text) {
     }
     for (const auto& o : metadata.at("offsets")) {
         checkpoint.offsets[{o.at("topic").get<std::string>(), o.at("partition").get<int32_t>()}] = o.at("offset").get<int64_t>();
+    }
+    if (metadata.contains("shared")) {
+        for (const auto& s : metadata.at("shared")) {
+            checkpoint.shared[{s.at("vertex").get<int32_t>(), s.at("subtask").get<int32_t>()}] = s.at("keys").get<std::vector<std::string>>();
+        }
+        checkpoint.shared_bytes_uploaded = metadata.value("shared_bytes_uploaded", int64_t{0});
+        checkpoint.shared_bytes_referenced = metadata.value("shared_bytes_referenced", int64_t{0});
+        checkpoint.older_shared = metadata.value("older_shared", std::vector<std::string>{});
     }
     return checkpoint;
 }

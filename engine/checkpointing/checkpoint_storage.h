@@ -2,6 +2,10 @@
 // The layout of checkpoints in durable storage, in one place:
 //   checkpoints/<job>/chk-<id>/<vertex>-<subtask>-a<attempt>   a task's state, written by that attempt
 //   checkpoints/<job>/chk-<id>/_metadata            the completed checkpoint (JSON): handles and offsets
+//   checkpoints/<job>/shared/<vertex>-<subtask>-a<attempt>-c<id>-<file>
+//                                                   a shared file of incremental state (an SST file),
+//                                                   uploaded by checkpoint <id> and referred to by
+//                                                   later ones (shared_state_registry.h)
 //   checkpoints/<job>/checkpoint-id-counter/<id>    the highest checkpoint id made durable (Flink's
 //                                                   CheckpointIDCounter); one key per value, so a
 //                                                   late write of an older value never lowers it
@@ -21,6 +25,8 @@ namespace eosim::engine {
 std::string checkpoint_prefix(const JobSpec& job);
 std::string state_key(const JobSpec& job, int64_t checkpoint_id, const TaskKey& task);
 std::string metadata_key(const JobSpec& job, int64_t checkpoint_id);
+// Where a task's incremental snapshot for `checkpoint_id` uploads its new shared files (+ file name).
+std::string shared_state_prefix(const JobSpec& job, int64_t checkpoint_id, const TaskKey& task);
 // The checkpoint id in a key under checkpoint_prefix, or 0.
 int64_t checkpoint_id_of(const std::string& key);
 std::string checkpoint_id_counter_key(const JobSpec& job, int64_t checkpoint_id);
@@ -53,7 +59,9 @@ struct StoredCheckpoints {
 };
 StoredCheckpoints read_checkpoint_listing(const std::vector<std::string>& keys);
 
-std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint);
+// `older_shared`: the shared files of the checkpoints retained besides this one (a recovering
+// JobManager rebuilds its shared-state registry from them).
+std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint, const std::vector<std::string>& older_shared = {});
 CompletedCheckpoint parse_checkpoint_metadata(const std::string& text);
 
 }  // namespace eosim::engine

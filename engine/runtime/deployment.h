@@ -35,6 +35,22 @@ struct CompletedCheckpoint {
     // Restoring from a snapshot whose vertices had other parallelisms: vertex -> its old
     // parallelism (only those that differ), for the task.restoring_rescaled point.
     std::map<int32_t, int32_t> rescaled_from;
+    // Incremental state: the shared files (checkpoint_storage.h) each subtask's state refers to,
+    // and the bytes this checkpoint uploaded of them vs the bytes it refers to.
+    std::map<std::pair<int32_t, int32_t>, std::vector<std::string>> shared;
+    int64_t shared_bytes_uploaded = 0;
+    int64_t shared_bytes_referenced = 0;
+    // After a JobManager restart only: the shared files the checkpoints retained before this one
+    // referred to when this one completed (its metadata says); held for them as a group.
+    std::vector<std::string> older_shared;
+};
+
+// What a task's acknowledgement says of the shared files its (incremental) state refers to.
+struct SharedStateReport {
+    std::vector<std::string> keys;      // every shared file referred to, ordered
+    std::vector<std::string> uploaded;  // those this snapshot uploaded, ordered
+    int64_t bytes_uploaded = 0;
+    int64_t bytes_referenced = 0;
 };
 
 struct Deployment {

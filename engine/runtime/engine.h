@@ -93,6 +93,10 @@ struct EngineStats {
     int64_t leaderships = 0;      // times a JobManager was granted leadership (HA)
     int64_t deployments_refused = 0;  // HA: deployments not sent because the fenced check before them failed
     int64_t savepoints_completed = 0;
+    // Incremental state: shared files uploaded by completed checkpoints, and referred to by them.
+    int64_t shared_bytes_uploaded = 0;
+    int64_t shared_bytes_referenced = 0;
+    int64_t shared_files_discarded = 0;
 };
 
 class Engine {

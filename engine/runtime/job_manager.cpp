@@ -372,8 +372,8 @@ void JobManager::task_finished(const TaskKey& task) {
 }
 
 void JobManager::acknowledge_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& handle,
-                                        int64_t state_bytes, const SourceOffsets& offsets) {
-    coordinator_.acknowledge(task, checkpoint_id, handle, state_bytes, offsets);
+                                        int64_t state_bytes, const SourceOffsets& offsets, const SharedStateReport& shared) {
+    coordinator_.acknowledge(task, checkpoint_id, handle, state_bytes, offsets, shared);
 }
 
 void JobManager::decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason,

@@ -74,7 +74,7 @@ public:
     void task_finished(const TaskKey& task);
     // Every acknowledgement reaches the coordinator, also one of an older attempt: its state is discarded.
     void acknowledge_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& handle, int64_t state_bytes,
-                                const SourceOffsets& offsets);
+                                const SourceOffsets& offsets, const SharedStateReport& shared = {});
     void decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason,
                             const std::string& detail);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/state/state_backend_options.h"
 #include "sim/time.h"
 
 namespace eosim::engine {
@@ -109,9 +110,9 @@ struct JobSpec {
     std::string name = "job";
     std::vector<VertexSpec> vertices;  // in topological order
     int32_t max_parallelism = 128;
-    // The keyed state backend ("heap"; "rocksdb" once it exists). Savepoints are in the canonical
-    // form every backend writes and reads, so a deployment may change it.
-    std::string state_backend = "heap";
+    // The keyed state backend of every keyed operator. Savepoints are in the canonical form every
+    // backend writes and reads, so a deployment may change it.
+    StateBackendOptions state_backend;
     CheckpointConfig checkpointing;
     RestartStrategy restart;
     RuntimeConfig runtime;

@@ -20,6 +20,9 @@ inline constexpr std::string_view kCheckpointAborted = "checkpoint.aborted";    
 inline constexpr std::string_view kFailoverStarted = "failover.started";            // detail: the new attempt
 inline constexpr std::string_view kJobRunning = "job.running";                      // detail: attempt; every task started
 inline constexpr std::string_view kJobFinished = "job.finished";                    // detail: attempt
+// Incremental state (engine/checkpointing/shared_state_registry.h)
+inline constexpr std::string_view kSharedStateRegistered = "shared_state.registered";  // an ack's shared files counted (after the fact)
+inline constexpr std::string_view kSharedStateDiscarded = "shared_state.discarded";    // unreferenced shared files, not yet deleted; detail: how many
 inline constexpr std::string_view kSavepointCompleted = "savepoint.completed";      // savepoint metadata durable, not yet reported (stop: not yet notified)
 inline constexpr std::string_view kStopWithSavepointTriggered = "stop_with_savepoint.triggered";  // the final savepoint's triggers not yet sent
 // JobManager high availability (announced only with it)
@@ -56,7 +59,8 @@ inline constexpr std::string_view kAll[] = {
     kSinkPrecommitted, kSinkCommitted, kSinkRecovered, kChannelStatePersisted, kChannelStateReplaying,
     kSinkFlushed, kCdcChunkStarted, kCdcChunkFinished, kCdcSnapshotFinished, kCdcBinlogCheckpointed,
     kTaskEndOfData, kTaskFinalSnapshot, kSavepointCompleted, kStopWithSavepointTriggered, kTaskRestoringRescaled,
-    kSourceStoppedForSavepoint,
+    kSourceStoppedForSavepoint, kSharedStateRegistered,
+    kSharedStateDiscarded,
 };
 
 // The points the JobManager announces; every other point is announced by a TaskManager.
@@ -64,6 +68,7 @@ inline constexpr std::string_view kJobManagerPoints[] = {
     kCheckpointTriggered, kCheckpointAcknowledged, kCheckpointCompleted, kCheckpointAborted,
     kFailoverStarted,     kJobRunning,             kJobFinished,         kCheckpointMetadataWritten,
     kLeadershipGranted,   kLeadershipLost,         kSavepointCompleted,  kStopWithSavepointTriggered,
+    kSharedStateRegistered, kSharedStateDiscarded,
 };
 
 }  // namespace eosim::engine::points

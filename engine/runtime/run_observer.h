@@ -33,6 +33,9 @@ struct TaskCheckpointStats {
     int64_t operator_state_bytes = 0;
     int64_t channel_state_bytes = 0;
     bool unaligned = false;
+    // Incremental keyed state: shared-file bytes this snapshot uploads, and those it refers to.
+    int64_t shared_bytes_uploaded = 0;
+    int64_t shared_bytes_referenced = 0;
 };
 
 class RunObserver {

@@ -28,6 +28,19 @@ constexpr sim::EventKind kTaskFlush{"task.flush"};
 constexpr sim::EventKind kSourcePoll{"source.poll"};
 constexpr sim::EventKind kTaskTimer{"task.timer"};
 
+constexpr sim::EventKind kSharedCleanupRetry{"task.shared_cleanup_retry"};
+constexpr int32_t kSharedCleanupTries = 10;
+
+// Deletes a shared file a failed or abandoned snapshot uploaded; a failed delete is tried again a
+// heartbeat interval later (dropped if the node crashes meanwhile: the file stays an orphan).
+void remove_shared_upload(Engine* engine, sim::NodeId node, const std::string& key, int32_t tries_left) {
+    engine->world().storage().remove(node, key, [engine, node, key, tries_left](sim::StorageStatus status) {
+        if (status != sim::StorageStatus::failed || tries_left <= 1) return;
+        engine->world().scheduler().schedule(engine->job().runtime.heartbeat_interval, node, kSharedCleanupRetry, 0,
+                                             [engine, node, key, tries_left] { remove_shared_upload(engine, node, key, tries_left - 1); });
+    });
+}
+
 uint64_t key_digest(const TaskKey& key) {
     return sim::digest_mix(sim::digest_mix(static_cast<uint64_t>(key.attempt), static_cast<uint64_t>(key.vertex)),
                            static_cast<uint64_t>(key.subtask));
@@ -67,8 +80,9 @@ Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& depl
     } else {
         std::unique_ptr<KeyedStateBackend> state;
         if (is_keyed(vertex_.kind)) {
-            state = make_heap_state_backend(KeyGroupRange::of_subtask(key.subtask, vertex_.parallelism, job.max_parallelism),
-                                            job.max_parallelism);
+            state = make_state_backend(job.state_backend, KeyGroupRange::of_subtask(key.subtask, vertex_.parallelism, job.max_parallelism),
+                                       job.max_parallelism,
+                                       vertex_.id + "-" + std::to_string(key.subtask) + "-a" + std::to_string(key.attempt));
         }
         operator_ = make_operator(vertex_, std::move(state));
     }
@@ -153,7 +167,46 @@ void Task::restore_read(size_t index, sim::StorageStatus status, std::string val
         return;
     }
     restored_blobs_[index] = std::move(value);
-    if (--restore_reads_outstanding_ == 0) apply_restored_state();
+    if (--restore_reads_outstanding_ == 0) fetch_shared_state();
+}
+
+void Task::fetch_shared_state() {
+    KeyedStateBackend* keyed = operator_ ? operator_->keyed_state() : nullptr;
+    if (keyed == nullptr || restored_blobs_.empty()) {
+        apply_restored_state();
+        return;
+    }
+    std::vector<std::string> private_states;
+    for (const std::string& blob : restored_blobs_) {
+        std::string state = channel_state_possible() ? decode_task_state(blob).operator_state : blob;
+        if (is_incremental_state(state)) private_states.push_back(std::move(state));
+    }
+    const JobSpec& job = engine_.job();
+    const std::vector<std::string> keys = shared_keys_to_restore(
+        private_states, KeyGroupRange::of_subtask(key_.subtask, vertex_.parallelism, job.max_parallelism));
+    if (keys.empty()) {
+        apply_restored_state();
+        return;
+    }
+    shared_reads_outstanding_ = static_cast<int32_t>(keys.size());
+    Engine* engine = &engine_;
+    const sim::NodeId node = node_;
+    const TaskKey key = key_;
+    for (const std::string& shared_key : keys) {
+        engine_.world().storage().get(node_, shared_key, [engine, node, key, shared_key](sim::StorageStatus status, std::string value) {
+            if (Task* task = engine->find_task(node, key)) task->shared_state_read(shared_key, status, std::move(value));
+        });
+    }
+}
+
+void Task::shared_state_read(const std::string& key, sim::StorageStatus status, std::string value) {
+    if (state_ != State::restoring) return;
+    if (status != sim::StorageStatus::ok) {
+        fail("cannot read shared checkpoint state " + key + " from storage");
+        return;
+    }
+    restored_shared_[key] = std::move(value);
+    if (--shared_reads_outstanding_ == 0) apply_restored_state();
 }
 
 void Task::apply_restored_state() {
@@ -170,11 +223,16 @@ void Task::apply_restored_state() {
     }
     if (source_) source_->restore(restored_blobs_);
     if (operator_ && operator_->keyed_state() != nullptr) {
+        const bool incremental = std::any_of(restored_blobs_.begin(), restored_blobs_.end(),
+                                             [](const std::string& blob) { return is_incremental_state(blob); });
         if (deployment_.restore.savepoint) {
             operator_->keyed_state()->restore_canonical(restored_blobs_);
+        } else if (incremental) {
+            operator_->keyed_state()->restore_incremental(restored_blobs_, restored_shared_);
         } else {
             operator_->keyed_state()->restore(restored_blobs_);
         }
+        restored_shared_.clear();
         if (checkpoint_id > 0) {
             engine_.observer().keyed_state_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask,
                                                     operator_->keyed_state()->contents());
@@ -669,6 +727,20 @@ bool Task::snapshot(int64_t checkpoint_id, bool unaligned) {
             fail(error);
             return false;
         }
+    } else if (KeyedStateBackend* keyed = operator_->keyed_state();
+               keyed != nullptr && keyed->incremental() && !snapshot_type(checkpoint_id).is_savepoint()) {
+        IncrementalSnapshot snapshot = keyed->snapshot_incremental(checkpoint_id, shared_state_prefix(engine_.job(), checkpoint_id, key_));
+        state = std::move(snapshot.private_state);
+        SharedUploads& uploads = shared_uploads_[checkpoint_id];
+        uploads = SharedUploads{};
+        uploads.report.keys = std::move(snapshot.shared_keys);
+        for (const SharedStateUpload& file : snapshot.uploads) {
+            uploads.report.uploaded.push_back(file.key);
+            uploads.report.bytes_uploaded += static_cast<int64_t>(file.bytes.size());
+        }
+        std::sort(uploads.report.uploaded.begin(), uploads.report.uploaded.end());
+        uploads.report.bytes_referenced = snapshot.bytes_referenced;
+        uploads.files = std::move(snapshot.uploads);
     } else if (operator_->keyed_state() != nullptr) {
         // A savepoint is in the canonical form, whichever backend wrote it.
         state = snapshot_type(checkpoint_id).is_savepoint() ? operator_->keyed_state()->canonical_snapshot()
@@ -761,7 +833,77 @@ void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const Source
     stats.operator_state_bytes = static_cast<int64_t>(unaligned ? operator_state_size_ : blob.size());
     if (!unaligned && channel_state_possible()) blob = encode_task_state(blob, ChannelState{});
     if (unaligned) stats.channel_state_bytes = static_cast<int64_t>(blob.size()) - stats.operator_state_bytes;
+    auto shared = shared_uploads_.find(checkpoint_id);
+    if (shared != shared_uploads_.end()) {
+        stats.shared_bytes_uploaded = shared->second.report.bytes_uploaded;
+        stats.shared_bytes_referenced = shared->second.report.bytes_referenced;
+    }
     engine_.observer().task_checkpoint_stats(engine_.world().now(), stats);
+    if (shared == shared_uploads_.end()) {
+        upload_private_state(checkpoint_id, std::move(blob), offsets, unaligned, SharedStateReport{});
+        return;
+    }
+    // Older snapshots still waiting for their barrier were aborted: their uploads never start.
+    for (auto older = shared_uploads_.begin(); older != shared;) {
+        older = older->second.started ? std::next(older) : shared_uploads_.erase(older);
+    }
+    SharedUploads& uploads = shared->second;
+    uploads.started = true;
+    uploads.blob = std::move(blob);
+    uploads.offsets = offsets;
+    uploads.unaligned = unaligned;
+    uploads.outstanding = static_cast<int32_t>(uploads.files.size());
+    if (uploads.outstanding == 0) {
+        SharedUploads done = std::move(uploads);
+        shared_uploads_.erase(shared);
+        upload_private_state(checkpoint_id, std::move(done.blob), done.offsets, done.unaligned, done.report);
+        return;
+    }
+    std::vector<SharedStateUpload> files = std::move(uploads.files);
+    Engine* engine = &engine_;
+    const sim::NodeId node = node_;
+    const TaskKey key = key_;
+    for (SharedStateUpload& file : files) {
+        engine_.world().storage().put(node_, file.key, std::move(file.bytes),
+                                      [engine, node, key, checkpoint_id, shared_key = file.key](sim::StorageStatus status) {
+                                          if (Task* task = engine->find_task(node, key)) {
+                                              task->shared_file_uploaded(checkpoint_id, shared_key, status == sim::StorageStatus::ok);
+                                          } else if (status == sim::StorageStatus::ok) {
+                                              // Cancelled meanwhile: nobody will acknowledge it.
+                                              remove_shared_upload(engine, node, shared_key, kSharedCleanupTries);
+                                          }
+                                      });
+    }
+}
+
+void Task::shared_file_uploaded(int64_t checkpoint_id, const std::string& key, bool ok) {
+    auto it = shared_uploads_.find(checkpoint_id);
+    if (it == shared_uploads_.end()) return;
+    SharedUploads& uploads = it->second;
+    if (ok) {
+        uploads.landed.push_back(key);
+    } else {
+        uploads.failed = true;
+    }
+    if (--uploads.outstanding > 0) return;
+    SharedUploads done = std::move(uploads);
+    shared_uploads_.erase(it);
+    if (!done.failed) {
+        upload_private_state(checkpoint_id, std::move(done.blob), done.offsets, done.unaligned, done.report);
+        return;
+    }
+    // Flink's AsyncCheckpointRunnable cleans up what it wrote of a failed snapshot.
+    for (const std::string& landed : done.landed) remove_shared_upload(&engine_, node_, landed, kSharedCleanupTries);
+    const TaskKey task_key = key_;
+    engine_.send_to_job_manager(node_, messages::kAcknowledge, key_digest(task_key) ^ static_cast<uint64_t>(checkpoint_id),
+                                [task_key, checkpoint_id](JobManager& jm) {
+                                    jm.decline_checkpoint(task_key, checkpoint_id, CheckpointFailureReason::checkpoint_async_exception,
+                                                          "shared state upload failed");
+                                });
+}
+
+void Task::upload_private_state(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned,
+                                const SharedStateReport& shared) {
     const std::string storage_key = snapshot_type(checkpoint_id).is_savepoint() ? savepoint_state_key(engine_.job(), checkpoint_id, key_)
                                                                                 : state_key(engine_.job(), checkpoint_id, key_);
     const int64_t state_bytes = static_cast<int64_t>(blob.size());
@@ -769,12 +911,21 @@ void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const Source
     Engine* engine = &engine_;
     const sim::NodeId node = node_;
     engine_.world().storage().put(node_, storage_key, std::move(blob),
-                                  [engine, node, key, checkpoint_id, storage_key, state_bytes, offsets, unaligned](sim::StorageStatus status) {
+                                  [engine, node, key, checkpoint_id, storage_key, state_bytes, offsets, unaligned, shared](sim::StorageStatus status) {
                                       if (engine->find_task(node, key) == nullptr) {
                                           // Cancelled meanwhile: nobody will acknowledge it, so the task's
                                           // asynchronous part deletes it (Flink's AsyncCheckpointRunnable cleanup).
                                           if (status == sim::StorageStatus::ok) engine->world().storage().remove(node, storage_key, [](sim::StorageStatus) {});
+                                          for (const std::string& uploaded : shared.uploaded) {
+                                              remove_shared_upload(engine, node, uploaded, kSharedCleanupTries);
+                                          }
                                           return;
+                                      }
+                                      if (status != sim::StorageStatus::ok) {
+                                          // Declined below: the shared files this snapshot uploaded go too.
+                                          for (const std::string& uploaded : shared.uploaded) {
+                                              remove_shared_upload(engine, node, uploaded, kSharedCleanupTries);
+                                          }
                                       }
                                       if (unaligned && status == sim::StorageStatus::ok) {
                                           engine->world().announce(points::kChannelStatePersisted, node, checkpoint_id);
@@ -782,9 +933,9 @@ void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const Source
                                       }
                                       engine->send_to_job_manager(
                                           node, messages::kAcknowledge, key_digest(key) ^ static_cast<uint64_t>(checkpoint_id),
-                                          [key, checkpoint_id, storage_key, state_bytes, offsets, status](JobManager& jm) {
+                                          [key, checkpoint_id, storage_key, state_bytes, offsets, status, shared](JobManager& jm) {
                                               if (status == sim::StorageStatus::ok) {
-                                                  jm.acknowledge_checkpoint(key, checkpoint_id, storage_key, state_bytes, offsets);
+                                                  jm.acknowledge_checkpoint(key, checkpoint_id, storage_key, state_bytes, offsets, shared);
                                               } else {
                                                   jm.decline_checkpoint(key, checkpoint_id, CheckpointFailureReason::checkpoint_async_exception,
                                                                         "state upload failed");
@@ -795,12 +946,14 @@ void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const Source
 
 void Task::checkpoint_complete(int64_t checkpoint_id) {
     if (state_ != State::running) return;
+    if (operator_ && operator_->keyed_state() != nullptr) operator_->keyed_state()->checkpoint_confirmed(checkpoint_id);
     if (sink_) sink_->checkpoint_complete(checkpoint_id);
     if (source_) source_->checkpoint_complete(checkpoint_id);
     report_finished_if_done(checkpoint_id);
 }
 
 void Task::checkpoint_aborted(int64_t checkpoint_id) {
+    if (operator_ && operator_->keyed_state() != nullptr) operator_->keyed_state()->checkpoint_aborted(checkpoint_id);
     if (barriers_) {
         barriers_->checkpoint_aborted(checkpoint_id);
     } else if (checkpoint_id > last_barrier_forwarded_) {

@@ -137,7 +137,15 @@ private:
     bool is_sink() const { return sink_ != nullptr; }
     sim::Duration record_cost() const { return vertex_.record_cost.value_or(runtime_.record_cost); }
     void restore_read(size_t index, sim::StorageStatus status, std::string value);
+    // Incremental keyed state: downloads the shared files the restored private blobs name that this
+    // subtask needs, then applies the restore.
+    void fetch_shared_state();
+    void shared_state_read(const std::string& key, sim::StorageStatus status, std::string value);
     void apply_restored_state();
+    // Incremental keyed state: the snapshot's new shared files go to storage first, then its private blob.
+    void shared_file_uploaded(int64_t checkpoint_id, const std::string& key, bool ok);
+    void upload_private_state(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned,
+                              const SharedStateReport& shared);
     void queue_recovered_channel_state();
     void open_input_channels();
     // The processing loop.
@@ -196,6 +204,8 @@ private:
     std::vector<std::string> restored_blobs_;  // the state read for the restore, in handle order
     int32_t restore_reads_outstanding_ = 0;
     size_t own_blob_ = SIZE_MAX;               // this subtask's blob among restored_blobs_
+    std::map<std::string, std::string> restored_shared_;  // incremental keyed state: shared key -> bytes
+    int32_t shared_reads_outstanding_ = 0;
     ChannelState recovered_;                   // channel state to replay before any new data
     bool replaying_channel_state_ = false;     // recovered buffers were queued at restore
     int64_t last_barrier_forwarded_ = 0;       // the newest checkpoint this task snapshotted
@@ -206,6 +216,19 @@ private:
     // The snapshot being taken: its operator state (kept until an unaligned one has its channel state).
     ChannelStateWriter channel_state_;
     std::string snapshot_operator_state_;
+    // Incremental keyed state of snapshots not yet uploaded, and of those whose shared files are uploading.
+    struct SharedUploads {
+        std::vector<SharedStateUpload> files;
+        SharedStateReport report;
+        int32_t outstanding = 0;
+        bool started = false;  // its uploads are under way
+        bool failed = false;
+        std::vector<std::string> landed;  // uploaded files (deleted again if the snapshot fails)
+        std::string blob;
+        SourceOffsets offsets;
+        bool unaligned = false;
+    };
+    std::map<int64_t, SharedUploads> shared_uploads_;
     SourceOffsets snapshot_offsets_;
     int32_t overtaking_channel_ = -1;
     // Checkpoint statistics of the snapshot in progress.

@@ -9,7 +9,26 @@
 #include <string>
 #include <vector>
 
+#include "engine/state/state_backend_options.h"
+
 namespace eosim::engine {
+
+// A file of an incremental snapshot that later snapshots share (a RocksDB SST file): uploaded once
+// under `key`, then referred to by that key until nothing retained refers to it.
+struct SharedStateUpload {
+    std::string key;
+    std::string bytes;
+};
+
+// An incremental snapshot: the subtask's own (private) blob, which names the shared files its
+// state consists of, the shared files not yet in checkpoint storage, and every shared key it
+// refers to (the uploads included), in key order.
+struct IncrementalSnapshot {
+    std::string private_state;
+    std::vector<SharedStateUpload> uploads;
+    std::vector<std::string> shared_keys;
+    int64_t bytes_referenced = 0;  // the shared files' sizes together
+};
 
 struct KeyGroupRange {
     int32_t first = 0;  // inclusive
@@ -37,7 +56,35 @@ public:
     virtual void restore_canonical(const std::vector<std::string>& snapshots) = 0;
     // Every (key, value), ordered by key: what the state-after-restore oracle compares.
     virtual std::map<int64_t, int64_t> contents() const = 0;
+
+    // ---- incremental snapshots (only a backend whose incremental() is true implements these)
+    virtual bool incremental() const { return false; }
+    // Files new since the last confirmed snapshot are uploaded under `shared_key_prefix` + name.
+    virtual IncrementalSnapshot snapshot_incremental(int64_t /*checkpoint_id*/, const std::string& /*shared_key_prefix*/) {
+        return {};
+    }
+    // Checkpoint `checkpoint_id` completed: the files its snapshot uploaded may be referred to from
+    // now on (Flink's notifyCheckpointComplete). An abort forgets what was confirmed: the next
+    // snapshot uploads everything again, so it never refers to a file the JobManager discarded.
+    virtual void checkpoint_confirmed(int64_t /*checkpoint_id*/) {}
+    virtual void checkpoint_aborted(int64_t /*checkpoint_id*/) {}
+    // Replaces the state with the entries this backend owns, from incremental private blobs and
+    // the shared files they name (`shared`: key -> bytes, at least those shared_keys_to_restore
+    // returned).
+    virtual void restore_incremental(const std::vector<std::string>& /*private_states*/,
+                                     const std::map<std::string, std::string>& /*shared*/) {}
 };
+
+// Whether `blob` is the private blob of an incremental snapshot (else a full, canonical one).
+bool is_incremental_state(const std::string& blob);
+// The shared keys a backend owning `range` needs to restore from these private blobs: the files
+// of every old subtask whose key-group range overlaps `range`, in key order, without repeats.
+std::vector<std::string> shared_keys_to_restore(const std::vector<std::string>& private_states, KeyGroupRange range);
+
+// `identity` names the backend's owner (vertex, subtask, attempt): it makes RocksDB's file
+// contents a function of it instead of a random session id.
+std::unique_ptr<KeyedStateBackend> make_state_backend(const StateBackendOptions& options, KeyGroupRange range,
+                                                      int32_t max_parallelism, const std::string& identity);
 
 // The in-memory hash-map backend of Flink (HashMapStateBackend), with full snapshots.
 std::unique_ptr<KeyedStateBackend> make_heap_state_backend(KeyGroupRange range, int32_t max_parallelism);

@@ -19,6 +19,7 @@ const char* to_string(OracleKind kind) {
         case OracleKind::no_key_backwards: return "no_key_backwards";
         case OracleKind::mirror: return "mirror";
         case OracleKind::freshness: return "freshness";
+        case OracleKind::storage: return "storage";
     }
     return "unknown";
 }

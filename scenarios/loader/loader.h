@@ -20,7 +20,7 @@ namespace eosim::scenarios::loading {
 inline constexpr std::array kAllOracles = {OracleKind::exactly_once_output, OracleKind::at_least_once_output,
                                     OracleKind::state_after_restore, OracleKind::visibility, OracleKind::liveness,
                                     OracleKind::no_key_backwards,    OracleKind::mirror,
-                                    OracleKind::freshness};
+                                    OracleKind::freshness,           OracleKind::storage};
 inline constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
                                       engine::OperatorKind::filter,       engine::OperatorKind::union_all,
                                       engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,

@@ -12,11 +12,27 @@ constexpr int32_t kMaxParallelismLimit = 32768;  // Flink's upper bound for max 
 // --- job ---
 
 void Loader::read_job(const Value& v) {
-    const Object o(v, {"name", "max_parallelism", "vertices", "checkpointing", "restart", "runtime"});
+    const Object o(v, {"name", "max_parallelism", "state_backend", "incremental", "vertices", "checkpointing", "restart", "runtime"});
     engine::JobSpec& job = s_.job;
     if (auto x = o.get("name")) job.name = read_string(*x);
     if (auto x = o.get("max_parallelism")) {
         job.max_parallelism = read_int32(*x, IntRange{1, kMaxParallelismLimit, "a positive integer"});
+    }
+    if (auto x = o.get("state_backend")) {
+        const std::string backend = x->get().is_string() ? x->get().get<std::string>() : "";
+        if (backend == "heap") {
+            job.state_backend.kind = engine::StateBackendKind::heap;
+        } else if (backend == "rocksdb") {
+            job.state_backend.kind = engine::StateBackendKind::rocksdb;
+        } else {
+            x->expected("\"heap\" or \"rocksdb\"");
+        }
+    }
+    if (auto x = o.get("incremental")) {
+        job.state_backend.incremental = read_bool(*x);
+        if (job.state_backend.incremental && job.state_backend.kind != engine::StateBackendKind::rocksdb) {
+            x->expected("false: incremental checkpoints need \"state_backend\": \"rocksdb\"");
+        }
     }
     const Value vertices = o.require("vertices", "an array of vertices");
     if (vertices.get().is_array()) {

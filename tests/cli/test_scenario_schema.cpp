@@ -245,7 +245,8 @@ TEST_CASE("schema: its enumerations are the names the code knows", "[schema]") {
     for (auto kind : {scenarios::OracleKind::exactly_once_output, scenarios::OracleKind::at_least_once_output,
                       scenarios::OracleKind::state_after_restore, scenarios::OracleKind::visibility,
                       scenarios::OracleKind::liveness, scenarios::OracleKind::no_key_backwards,
-                      scenarios::OracleKind::mirror, scenarios::OracleKind::freshness}) {
+                      scenarios::OracleKind::mirror, scenarios::OracleKind::freshness,
+                      scenarios::OracleKind::storage}) {
         oracles.insert(scenarios::to_string(kind));
     }
     CHECK(enum_of(schema, "oracle") == oracles);

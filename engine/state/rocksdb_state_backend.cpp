@@ -1,0 +1,510 @@
+// The embedded RocksDB keyed state backend (Flink's EmbeddedRocksDBStateBackend), over Debian's
+// librocksdb. How it stays deterministic, and how it restores, is in engine/state/README.md.
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/options.h>
+#include <rocksdb/system_clock.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include "engine/state/blob_codec.h"
+#include "engine/state/key_groups.h"
+#include "engine/state/state_backend.h"
+#include "sim/trace.h"
+
+namespace eosim::engine {
+
+namespace {
+
+constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v1";
+// Deterministic triggers instead of RocksDB's own: the memtable is flushed after this many writes
+// (and at every snapshot); a snapshot compacts everything into one sorted run when level 0 holds at
+// least kLevel0FilesPerCompaction files and at least as many bytes as the levels below (so the
+// rewrite of the whole state, which the next incremental checkpoint uploads, happens once per
+// state-sized amount of new data, not every few checkpoints), or kLevel0FilesLimit files.
+constexpr int64_t kWritesPerFlush = 65536;
+constexpr int64_t kLevel0FilesPerCompaction = 4;
+constexpr int64_t kLevel0FilesLimit = 32;
+
+void check(const rocksdb::Status& status, const char* what) {
+    if (!status.ok()) throw std::runtime_error(std::string("rocksdb state backend: ") + what + ": " + status.ToString());
+}
+
+// Time stands still for RocksDB: creation times in SST properties and the MANIFEST are zero.
+class FrozenClock final : public rocksdb::SystemClockWrapper {
+public:
+    using rocksdb::SystemClockWrapper::SystemClockWrapper;
+    const char* Name() const override { return "EosimFrozenClock"; }
+    uint64_t NowMicros() override { return 0; }
+    uint64_t NowNanos() override { return 0; }
+    rocksdb::Status GetCurrentTime(int64_t* unix_time) override {
+        *unix_time = 0;
+        return rocksdb::Status::OK();
+    }
+};
+
+// The subtask's local disk: in-memory files (dropped with the backend, as a crash drops the
+// TaskManager's working directory), a frozen clock and a fixed unique id (the DB's IDENTITY, which
+// SST properties carry as db_id).
+class LocalDiskEnv final : public rocksdb::EnvWrapper {
+public:
+    explicit LocalDiskEnv(std::unique_ptr<rocksdb::Env> memory)
+        : rocksdb::EnvWrapper(memory.get()), memory_(std::move(memory)) {
+        system_clock_ = std::make_shared<FrozenClock>(memory_->GetSystemClock());
+    }
+    const char* Name() const override { return "EosimLocalDiskEnv"; }
+    std::string GenerateUniqueId() override { return "eosim-rocksdb-state-backend"; }
+    uint64_t NowMicros() override { return 0; }
+    uint64_t NowNanos() override { return 0; }
+    rocksdb::Status GetCurrentTime(int64_t* unix_time) override {
+        *unix_time = 0;
+        return rocksdb::Status::OK();
+    }
+
+private:
+    std::unique_ptr<rocksdb::Env> memory_;
+};
+
+// RocksDB's info log goes nowhere (it would hold thread ids and is never read).
+class NoLogger final : public rocksdb::Logger {
+public:
+    using rocksdb::Logger::Logv;
+    void Logv(const char* /*format*/, va_list /*ap*/) override {}
+};
+
+rocksdb::Options db_options(rocksdb::Env* env, const std::shared_ptr<rocksdb::Logger>& logger) {
+    rocksdb::Options o;
+    o.env = env;
+    o.info_log = logger;
+    o.create_if_missing = true;
+    o.disable_auto_compactions = true;  // compactions only where a snapshot asks for them
+    o.write_buffer_size = 512 << 20;    // never full before kWritesPerFlush writes: no automatic flush
+    o.max_background_jobs = 1;
+    o.stats_dump_period_sec = 0;
+    o.stats_persist_period_sec = 0;
+    o.db_host_id = "eosim";
+    o.compression = rocksdb::kNoCompression;
+    // The uploaded files carry a deterministic session id in place of RocksDB's random one (see
+    // normalise_session_id): no checksums over it, no check of unique ids derived from it.
+    o.verify_sst_unique_id_in_manifest = false;
+    rocksdb::BlockBasedTableOptions table;
+    table.checksum = rocksdb::kNoChecksum;
+    table.no_block_cache = true;  // the files are in memory already
+    o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+    return o;
+}
+
+// Keys sort by key group, then by key: a key group is a contiguous key range.
+std::string encode_key(int32_t key_group, int64_t key) {
+    std::string out(12, '\0');
+    const auto group = static_cast<uint32_t>(key_group);
+    const uint64_t flipped = static_cast<uint64_t>(key) ^ (uint64_t{1} << 63);
+    for (int i = 0; i < 4; ++i) out[static_cast<size_t>(i)] = static_cast<char>((group >> (8 * (3 - i))) & 0xff);
+    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(4 + i)] = static_cast<char>((flipped >> (8 * (7 - i))) & 0xff);
+    return out;
+}
+
+std::pair<int32_t, int64_t> decode_key(const rocksdb::Slice& in) {
+    if (in.size() != 12) throw std::runtime_error("rocksdb state backend: malformed key");
+    uint32_t group = 0;
+    uint64_t flipped = 0;
+    for (int i = 0; i < 4; ++i) group = (group << 8) | static_cast<uint8_t>(in[static_cast<size_t>(i)]);
+    for (int i = 0; i < 8; ++i) flipped = (flipped << 8) | static_cast<uint8_t>(in[static_cast<size_t>(4 + i)]);
+    return {static_cast<int32_t>(group), static_cast<int64_t>(flipped ^ (uint64_t{1} << 63))};
+}
+
+std::string encode_value(int64_t value) {
+    BlobWriter out;
+    out.put_i64(value);
+    return out.take();
+}
+
+int64_t decode_value(const rocksdb::Slice& in) { return BlobReader(std::string_view(in.data(), in.size())).get_i64(); }
+
+// The private blob of an incremental snapshot: the writer's key-group range and its files.
+struct SnapshotFile {
+    std::string name;  // the local SST file name ("000009.sst")
+    std::string key;   // where checkpoint storage holds it
+    int64_t bytes = 0;
+};
+struct IncrementalManifest {
+    KeyGroupRange range;
+    std::vector<SnapshotFile> files;
+};
+
+std::string encode_manifest(const IncrementalManifest& manifest) {
+    BlobWriter out;
+    out.put_string(kIncrementalMagic);
+    out.put_i64(manifest.range.first);
+    out.put_i64(manifest.range.last);
+    out.put_i64(static_cast<int64_t>(manifest.files.size()));
+    for (const SnapshotFile& file : manifest.files) {
+        out.put_string(file.name);
+        out.put_string(file.key);
+        out.put_i64(file.bytes);
+    }
+    return out.take();
+}
+
+IncrementalManifest decode_manifest(const std::string& blob) {
+    BlobReader in(blob);
+    if (in.get_string() != kIncrementalMagic) throw std::runtime_error("not an incremental RocksDB snapshot");
+    IncrementalManifest manifest;
+    manifest.range.first = static_cast<int32_t>(in.get_i64());
+    manifest.range.last = static_cast<int32_t>(in.get_i64());
+    const int64_t files = in.get_i64();
+    for (int64_t i = 0; i < files; ++i) {
+        SnapshotFile file;
+        file.name = in.get_string();
+        file.key = in.get_string();
+        file.bytes = in.get_i64();
+        manifest.files.push_back(std::move(file));
+    }
+    return manifest;
+}
+
+bool overlaps(KeyGroupRange a, KeyGroupRange b) { return a.first <= b.last && b.first <= a.last; }
+
+// An open RocksDB instance in a directory of the local disk; closed (and its files deleted, if
+// `temporary`) when it goes.
+class Instance {
+public:
+    Instance(rocksdb::Env* env, std::shared_ptr<rocksdb::Logger> logger, std::string dir, bool repair)
+        : options_(db_options(env, std::move(logger))), dir_(std::move(dir)) {
+        if (repair) check(rocksdb::RepairDB(dir_, options_), "repair from checkpoint files");
+        rocksdb::DB* db = nullptr;
+        check(rocksdb::DB::Open(options_, dir_, &db), "open");
+        db_.reset(db);
+    }
+    ~Instance() {
+        if (db_) {
+            rocksdb::CancelAllBackgroundWork(db_.get(), true);
+            db_->Close().PermitUncheckedError();
+            db_.reset();
+        }
+        rocksdb::DestroyDB(dir_, options_).PermitUncheckedError();
+    }
+    Instance(const Instance&) = delete;
+    Instance& operator=(const Instance&) = delete;
+    rocksdb::DB& db() { return *db_; }
+    const std::string& dir() const { return dir_; }
+
+private:
+    rocksdb::Options options_;
+    std::string dir_;
+    std::unique_ptr<rocksdb::DB> db_;
+};
+
+class RocksDbStateBackend final : public KeyedStateBackend {
+public:
+    RocksDbStateBackend(KeyGroupRange range, int32_t max_parallelism, bool incremental, const std::string& identity)
+        : range_(range),
+          max_parallelism_(max_parallelism),
+          incremental_(incremental),
+          identity_digest_(digest_of(identity)),
+          env_(std::make_unique<LocalDiskEnv>(std::unique_ptr<rocksdb::Env>(rocksdb::NewMemEnv(rocksdb::Env::Default())))),
+          logger_(std::make_shared<NoLogger>()) {
+        open_fresh();
+    }
+
+    ~RocksDbStateBackend() override {
+        db_.reset();  // before the env it lives in
+    }
+
+    std::optional<int64_t> get(int64_t key) const override {
+        std::string value;
+        const rocksdb::Status status = db_->db().Get(rocksdb::ReadOptions(), encode_key(owned_group(key), key), &value);
+        if (status.IsNotFound()) return std::nullopt;
+        check(status, "get");
+        return decode_value(value);
+    }
+
+    void put(int64_t key, int64_t value) override {
+        check(db_->db().Put(write_options(), encode_key(owned_group(key), key), encode_value(value)), "put");
+        wrote();
+    }
+
+    void remove(int64_t key) override {
+        check(db_->db().Delete(write_options(), encode_key(owned_group(key), key)), "delete");
+        wrote();
+    }
+
+    // A full snapshot is the canonical form (as Flink's full RocksDB snapshots are backend-neutral).
+    std::string snapshot() const override { return canonical_snapshot(); }
+
+    void restore(const std::vector<std::string>& snapshots) override {
+        for (const std::string& blob : snapshots) {
+            if (is_incremental_state(blob)) throw std::runtime_error("incremental RocksDB state handed to a full restore");
+        }
+        restore_canonical(snapshots);
+    }
+
+    std::string canonical_snapshot() const override {
+        BlobWriter out;
+        std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
+        int32_t group = -1;
+        std::vector<std::pair<int64_t, int64_t>> entries;
+        auto emit = [&out, &entries, &group] {
+            if (entries.empty()) return;
+            out.put_i64(group);
+            out.put_i64(static_cast<int64_t>(entries.size()));
+            for (const auto& [key, value] : entries) {
+                out.put_i64(key);
+                out.put_i64(value);
+            }
+            entries.clear();
+        };
+        for (it->SeekToFirst(); it->Valid(); it->Next()) {
+            const auto [key_group, key] = decode_key(it->key());
+            if (key_group != group) emit();
+            group = key_group;
+            entries.emplace_back(key, decode_value(it->value()));
+        }
+        check(it->status(), "iterate");
+        emit();
+        return out.take();
+    }
+
+    void restore_canonical(const std::vector<std::string>& snapshots) override {
+        open_fresh();
+        rocksdb::WriteBatch batch;
+        for (const std::string& blob : snapshots) {
+            BlobReader in(blob);
+            while (!in.done()) {
+                const auto key_group = static_cast<int32_t>(in.get_i64());
+                const int64_t entries = in.get_i64();
+                for (int64_t e = 0; e < entries; ++e) {
+                    const int64_t key = in.get_i64();
+                    const int64_t value = in.get_i64();
+                    if (range_.contains(key_group)) check(batch.Put(encode_key(key_group, key), encode_value(value)), "batch");
+                }
+            }
+        }
+        check(db_->db().Write(write_options(), &batch), "restore write");
+        flush();
+    }
+
+    std::map<int64_t, int64_t> contents() const override {
+        std::map<int64_t, int64_t> all;
+        std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
+        for (it->SeekToFirst(); it->Valid(); it->Next()) all[decode_key(it->key()).second] = decode_value(it->value());
+        check(it->status(), "iterate");
+        return all;
+    }
+
+    bool incremental() const override { return incremental_; }
+
+    IncrementalSnapshot snapshot_incremental(int64_t checkpoint_id, const std::string& shared_key_prefix) override {
+        flush();
+        std::vector<rocksdb::LiveFileMetaData> live;
+        db_->db().GetLiveFilesMetaData(&live);
+        int64_t level0_files = 0, level0_bytes = 0, deeper_bytes = 0;
+        for (const rocksdb::LiveFileMetaData& file : live) {
+            if (file.level == 0) {
+                ++level0_files;
+                level0_bytes += static_cast<int64_t>(file.size);
+            } else {
+                deeper_bytes += static_cast<int64_t>(file.size);
+            }
+        }
+        if (level0_files >= kLevel0FilesLimit || (level0_files >= kLevel0FilesPerCompaction && level0_bytes >= deeper_bytes)) {
+            rocksdb::CompactRangeOptions compact;
+            compact.exclusive_manual_compaction = true;
+            compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+            check(db_->db().CompactRange(compact, nullptr, nullptr), "compact");
+            live.clear();
+            db_->db().GetLiveFilesMetaData(&live);
+        }
+        std::sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+        IncrementalSnapshot snapshot;
+        IncrementalManifest manifest{range_, {}};
+        std::map<std::string, std::string> files;  // name -> key
+        for (const rocksdb::LiveFileMetaData& meta : live) {
+            const std::string name = meta.name.substr(meta.name.find_first_not_of('/'));
+            SnapshotFile file{name, "", static_cast<int64_t>(meta.size)};
+            if (auto known = confirmed_.find(name); known != confirmed_.end()) {
+                file.key = known->second;
+            } else {
+                file.key = shared_key_prefix + name;
+                std::string bytes;
+                check(rocksdb::ReadFileToString(env_.get(), db_->dir() + "/" + name, &bytes), "read SST");
+                normalise_session_id(&bytes);
+                snapshot.uploads.push_back(SharedStateUpload{file.key, std::move(bytes)});
+            }
+            files[name] = file.key;
+            snapshot.bytes_referenced += file.bytes;
+            snapshot.shared_keys.push_back(file.key);
+            manifest.files.push_back(std::move(file));
+        }
+        std::sort(snapshot.shared_keys.begin(), snapshot.shared_keys.end());
+        pending_[checkpoint_id] = std::move(files);
+        snapshot.private_state = encode_manifest(manifest);
+        return snapshot;
+    }
+
+    void checkpoint_confirmed(int64_t checkpoint_id) override {
+        auto it = pending_.find(checkpoint_id);
+        if (it == pending_.end()) return;
+        // Only the newest confirmed snapshot's files are referred to (as Flink's RocksDB backend).
+        confirmed_ = std::move(it->second);
+        pending_.erase(pending_.begin(), std::next(it));
+    }
+
+    void checkpoint_aborted(int64_t checkpoint_id) override {
+        pending_.erase(checkpoint_id);
+        confirmed_.clear();
+    }
+
+    void restore_incremental(const std::vector<std::string>& private_states,
+                             const std::map<std::string, std::string>& shared) override {
+        std::vector<IncrementalManifest> sources;
+        for (const std::string& blob : private_states) {
+            IncrementalManifest manifest = decode_manifest(blob);
+            if (overlaps(manifest.range, range_)) sources.push_back(std::move(manifest));
+        }
+        pending_.clear();
+        confirmed_.clear();
+        if (sources.size() == 1 && sources.front().range.first == range_.first && sources.front().range.last == range_.last) {
+            // The same key groups: open a fresh instance over the downloaded files themselves, and
+            // go on referring to them (the next incremental snapshot uploads only new files).
+            const std::string dir = next_dir();
+            write_files(dir, sources.front(), shared);
+            db_.reset();
+            db_ = std::make_unique<Instance>(env_.get(), logger_, dir, true);
+            for (const SnapshotFile& file : sources.front().files) confirmed_[file.name] = file.key;
+            return;
+        }
+        // Rescaled: one temporary instance per old subtask whose range overlaps, its owned key
+        // groups copied into a fresh instance (Flink's restore via temporary instances).
+        open_fresh();
+        for (const IncrementalManifest& source : sources) {
+            const std::string dir = next_dir();
+            write_files(dir, source, shared);
+            Instance temporary(env_.get(), logger_, dir, true);
+            std::unique_ptr<rocksdb::Iterator> it(temporary.db().NewIterator(rocksdb::ReadOptions()));
+            const std::string from = encode_key(std::max(range_.first, source.range.first), INT64_MIN);
+            rocksdb::WriteBatch batch;
+            for (it->Seek(from); it->Valid(); it->Next()) {
+                const auto [key_group, key] = decode_key(it->key());
+                if (key_group > range_.last) break;
+                check(batch.Put(it->key(), it->value()), "batch");
+            }
+            check(it->status(), "iterate temporary instance");
+            check(db_->db().Write(write_options(), &batch), "restore write");
+        }
+        flush();
+    }
+
+private:
+    static uint64_t digest_of(const std::string& text) {
+        uint64_t h = 0x726f636b7364622dULL;
+        for (char c : text) h = sim::digest_mix(h, static_cast<uint8_t>(c));
+        return h;
+    }
+
+    static rocksdb::WriteOptions write_options() {
+        rocksdb::WriteOptions o;
+        o.disableWAL = true;  // the whole local disk goes with a crash anyway
+        return o;
+    }
+
+    int32_t owned_group(int64_t key) const {
+        const int32_t key_group = key_group_of(key, max_parallelism_);
+        if (!range_.contains(key_group)) throw std::logic_error("key routed to a subtask that does not own its key group");
+        return key_group;
+    }
+
+    std::string next_dir() { return "/db-" + std::to_string(++instances_); }
+
+    void open_fresh() {
+        db_.reset();
+        db_ = std::make_unique<Instance>(env_.get(), logger_, next_dir(), false);
+        writes_since_flush_ = 0;
+    }
+
+    void wrote() {
+        if (++writes_since_flush_ >= kWritesPerFlush) flush();
+    }
+
+    void flush() {
+        rocksdb::FlushOptions options;
+        options.wait = true;
+        check(db_->db().Flush(options), "flush");
+        writes_since_flush_ = 0;
+    }
+
+    void write_files(const std::string& dir, const IncrementalManifest& manifest, const std::map<std::string, std::string>& shared) {
+        check(env_->CreateDirIfMissing(dir), "create directory");
+        for (const SnapshotFile& file : manifest.files) {
+            auto bytes = shared.find(file.key);
+            if (bytes == shared.end()) throw std::runtime_error("shared state file missing for restore: " + file.key);
+            check(rocksdb::WriteStringToFile(env_.get(), bytes->second, dir + "/" + file.name, false), "write SST");
+        }
+    }
+
+    // RocksDB writes a random, process-wide session id into every SST file's properties (the only
+    // bytes of the file that differ between runs with a frozen clock, fixed db id and host id).
+    // The uploaded copy carries a session id derived from the backend's identity instead: the same
+    // length, valid base 36, and no checksum covers it (kNoChecksum).
+    void normalise_session_id(std::string* bytes) const {
+        std::string session;
+        check(db_->db().GetDbSessionId(session), "session id");
+        if (session.empty()) return;
+        std::string replacement(session.size(), '0');
+        uint64_t h = sim::digest_mix(identity_digest_, static_cast<uint64_t>(instances_));
+        for (size_t i = 0; i < replacement.size(); ++i) {
+            if (i % 10 == 0) h = sim::digest_mix(h, i);
+            replacement[i] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[h % 36];
+            h /= 36;
+        }
+        for (size_t at = bytes->find(session); at != std::string::npos; at = bytes->find(session, at + session.size())) {
+            bytes->replace(at, session.size(), replacement);
+        }
+    }
+
+    KeyGroupRange range_;
+    int32_t max_parallelism_;
+    bool incremental_;
+    uint64_t identity_digest_;
+    std::unique_ptr<LocalDiskEnv> env_;
+    std::shared_ptr<rocksdb::Logger> logger_;
+    std::unique_ptr<Instance> db_;
+    int64_t instances_ = 0;
+    int64_t writes_since_flush_ = 0;
+    std::map<int64_t, std::map<std::string, std::string>> pending_;  // checkpoint -> its files (name -> key)
+    std::map<std::string, std::string> confirmed_;                   // name -> key, of the newest confirmed snapshot
+};
+
+}  // namespace
+
+bool is_incremental_state(const std::string& blob) {
+    if (blob.size() < 8 + kIncrementalMagic.size()) return false;
+    BlobReader in(std::string_view(blob).substr(0, 8));
+    return in.get_i64() == static_cast<int64_t>(kIncrementalMagic.size()) &&
+           std::string_view(blob).substr(8, kIncrementalMagic.size()) == kIncrementalMagic;
+}
+
+std::vector<std::string> shared_keys_to_restore(const std::vector<std::string>& private_states, KeyGroupRange range) {
+    std::vector<std::string> keys;
+    for (const std::string& blob : private_states) {
+        const IncrementalManifest manifest = decode_manifest(blob);
+        if (!overlaps(manifest.range, range)) continue;
+        for (const SnapshotFile& file : manifest.files) keys.push_back(file.key);
+    }
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    return keys;
+}
+
+std::unique_ptr<KeyedStateBackend> make_state_backend(const StateBackendOptions& options, KeyGroupRange range,
+                                                      int32_t max_parallelism, const std::string& identity) {
+    if (options.kind == StateBackendKind::heap) return make_heap_state_backend(range, max_parallelism);
+    return std::make_unique<RocksDbStateBackend>(range, max_parallelism, options.incremental, identity);
+}
+
+}  // namespace eosim::engine

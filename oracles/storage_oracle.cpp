@@ -1,0 +1,76 @@
+#include "oracles/storage_oracle.h"
+
+#include <cstdio>
+#include <vector>
+
+#include "engine/checkpointing/checkpoint_storage.h"
+
+namespace eosim::oracles {
+
+namespace {
+constexpr sim::EventKind kStoragePoll{"oracle.storage_poll"};
+}
+
+std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
+                                                     const std::function<bool(const std::string&)>& being_removed) {
+    const std::string prefix = engine::checkpoint_prefix(job);
+    std::vector<const std::string*> metadata;  // oldest first (ids ascending)
+    std::map<int64_t, const std::string*> by_id;
+    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
+        if (it->first.ends_with("/_metadata") && !being_removed(it->first)) by_id[engine::checkpoint_id_of(it->first)] = &it->first;
+    }
+    int32_t left = job.checkpointing.retained;
+    for (auto it = by_id.rbegin(); it != by_id.rend() && left > 0; ++it, --left) {
+        const engine::CompletedCheckpoint checkpoint = engine::parse_checkpoint_metadata(blobs.at(*it->second));
+        auto lost = [&blobs, &checkpoint](const std::string& key) -> std::optional<std::string> {
+            if (blobs.contains(key)) return std::nullopt;
+            return "checkpoint " + std::to_string(checkpoint.id) + " refers to " + key + ", which is not in storage";
+        };
+        for (const auto& [where, handle] : checkpoint.handles) {
+            if (auto problem = lost(handle)) return problem;
+        }
+        for (const auto& [where, files] : checkpoint.shared) {
+            for (const std::string& key : files) {
+                if (auto problem = lost(key)) return problem;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+StorageOracle::StorageOracle(sim::Scheduler& scheduler, const sim::DurableStorage& storage, const engine::JobSpec& job,
+                             sim::Duration poll_interval)
+    : scheduler_(scheduler), storage_(storage), job_(job), poll_interval_(poll_interval) {}
+
+void StorageOracle::start() {
+    scheduler_.schedule(poll_interval_, sim::kNoNode, kStoragePoll, 0, [this] { poll(); });
+}
+
+std::optional<std::string> StorageOracle::check() const {
+    return find_lost_checkpoint_file(job_, storage_.contents(), [this](const std::string& key) { return storage_.removal_in_flight(key); });
+}
+
+void StorageOracle::poll() {
+    ++polls_;
+    if (!first_violation_) {
+        if (auto problem = check()) {
+            char at[40];
+            std::snprintf(at, sizeof at, " (at %.3fs)", scheduler_.now().seconds());
+            first_violation_ = *problem + at;
+        }
+    }
+    scheduler_.schedule(poll_interval_, sim::kNoNode, kStoragePoll, static_cast<uint64_t>(polls_), [this] { poll(); });
+}
+
+Verdict StorageOracle::verdict() const {
+    const engine::CheckpointStorageUse use = engine::checkpoint_storage_use(
+        job_, storage_.contents(), [this](const std::string& key) { return storage_.removal_in_flight(key); });
+    const std::string figures = "; at the end " + std::to_string(use.retained.files) + " files (" + std::to_string(use.retained.bytes) +
+                                " bytes) retained, " + std::to_string(use.unretained.files) + " orphans (" +
+                                std::to_string(use.unretained.bytes) + " bytes); " + std::to_string(polls_) + " polls";
+    if (first_violation_) return Verdict{false, *first_violation_ + figures};
+    if (auto problem = check()) return Verdict{false, *problem + " (at the end)" + figures};
+    return Verdict{true, "every file the retained checkpoints refer to is in storage" + figures};
+}
+
+}  // namespace eosim::oracles

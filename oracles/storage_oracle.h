@@ -1,0 +1,53 @@
+#pragma once
+// Storage: no checkpoint loses a file it refers to. Throughout the run (every `poll_interval` of
+// virtual time, so soon after every discard lands) and at its end, every file the retained
+// checkpoints refer to exists in checkpoint storage: their task state handles and the shared files
+// of incremental state (engine/checkpointing/shared_state_registry.h). The retained checkpoints
+// are those a recovering JobManager keeps: the newest `retained` whose _metadata is stored and not
+// being deleted. Savepoints are self-contained (canonical blobs, no shared files), so nothing of
+// theirs can be lost this way; when they come, their files count as retained too.
+//
+// Also reports, as figures, the orphans at the end: checkpoint files nothing retained refers to
+// (uploads of aborted or late snapshots whose cleanup was lost, shared files of a JobManager that
+// crashed before deleting them), with their bytes.
+//
+// Does not check: a file's bytes (only that it exists), files lost and written again between two
+// polls, or whether the retained checkpoints restore (the state-after-restore oracle does).
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "engine/runtime/job_spec.h"
+#include "oracles/oracle.h"
+#include "sim/scheduler.h"
+#include "sim/storage.h"
+
+namespace eosim::oracles {
+
+// The first file a retained checkpoint refers to that `blobs` lacks ("chk-7 refers to <key>"), if any.
+std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
+                                                     const std::function<bool(const std::string&)>& being_removed);
+
+class StorageOracle final : public Oracle {
+public:
+    StorageOracle(sim::Scheduler& scheduler, const sim::DurableStorage& storage, const engine::JobSpec& job,
+                  sim::Duration poll_interval = sim::Duration::millis(100));
+    const char* name() const override { return "storage"; }
+    Verdict verdict() const override;
+    void start();
+
+private:
+    void poll();
+    std::optional<std::string> check() const;
+
+    sim::Scheduler& scheduler_;
+    const sim::DurableStorage& storage_;
+    const engine::JobSpec& job_;
+    sim::Duration poll_interval_;
+    int64_t polls_ = 0;
+    std::optional<std::string> first_violation_;
+};
+
+}  // namespace eosim::oracles
