@@ -105,7 +105,7 @@ struct DeploymentSpec {
     std::optional<int32_t> parallelism;          // every vertex
     std::map<std::string, int32_t> vertex_parallelism;  // vertex id -> parallelism (after `parallelism`)
     std::optional<int32_t> max_parallelism;
-    std::optional<std::string> state_backend;
+    std::optional<engine::StateBackendOptions> state_backend;  // with "incremental"
     std::map<std::string, std::string> uids;     // vertex id -> its uid in this deployment
     bool allow_non_restored_state = false;
 };

@@ -43,6 +43,9 @@ inline constexpr std::array kAllFaults = {sim::FaultKind::crash,
                                    sim::FaultKind::kafka_commit_errors,
                                    sim::FaultKind::kafka_commit_outcome_unknown};
 
+// "state_backend" ("heap" or "rocksdb") and "incremental" of `o` (a job or a deployment), if either is there.
+std::optional<engine::StateBackendOptions> read_state_backend(const Object& o);
+
 class Loader {
 public:
     explicit Loader(const std::string& file) : file_(file) {}

@@ -23,11 +23,6 @@ engine::JobSpec Scenario::deployment_job(size_t index) const {
 
 namespace loading {
 
-namespace {
-// The keyed state backends a deployment may name (the RocksDB backend adds "rocksdb").
-const std::vector<std::string> kStateBackends{"heap"};
-}  // namespace
-
 void Loader::read_savepoints(const Value& v) {
     if (s_.job.checkpointing.unaligned) {
         v.fail("expected no savepoints in a job with unaligned checkpoints: a savepoint is aligned, and eosim "
@@ -69,7 +64,8 @@ void Loader::read_deployments(const Value& v) {
     const int32_t slots = s_.world.task_managers * s_.world.slots_per_task_manager;
     Duration last = Duration::zero();
     for_each_element(v, "an array of deployments", [&](const Value& element) {
-        const Object o(element, {"at", "drain", "parallelism", "vertices", "max_parallelism", "state_backend", "allow_non_restored_state"},
+        const Object o(element, {"at", "drain", "parallelism", "vertices", "max_parallelism", "state_backend", "incremental",
+                                  "allow_non_restored_state"},
                        "an object (a deployment: {\"at\": time of the previous one's stop-with-savepoint, ...})");
         DeploymentSpec d;
         const Value at = o.require("at", "a time (when the previous deployment is stopped with a savepoint)");
@@ -100,14 +96,7 @@ void Loader::read_deployments(const Value& v) {
             });
         }
         if (auto x = o.get("max_parallelism")) d.max_parallelism = read_int32(*x, kPositive32);
-        if (auto x = o.get("state_backend")) {
-            const std::string backend = read_string(*x);
-            if (std::find(kStateBackends.begin(), kStateBackends.end(), backend) == kStateBackends.end()) {
-                x->fail("expected a state backend, one of: " + join(kStateBackends) + "; found " + describe(x->get()) +
-                        suggestion(backend, kStateBackends));
-            }
-            d.state_backend = backend;
-        }
+        d.state_backend = read_state_backend(o);
         if (auto x = o.get("allow_non_restored_state")) d.allow_non_restored_state = read_bool(*x);
         s_.deployments.push_back(std::move(d));
         // The changed job must still fit: parallelism within max parallelism.

@@ -11,6 +11,30 @@ constexpr int32_t kMaxParallelismLimit = 32768;  // Flink's upper bound for max 
 
 // --- job ---
 
+std::optional<engine::StateBackendOptions> read_state_backend(const Object& o) {
+    const std::optional<Value> backend = o.get("state_backend");
+    const std::optional<Value> incremental = o.get("incremental");
+    if (!backend && !incremental) return std::nullopt;
+    engine::StateBackendOptions options;
+    if (backend) {
+        const std::string name = backend->get().is_string() ? backend->get().get<std::string>() : "";
+        if (name == "heap") {
+            options.kind = engine::StateBackendKind::heap;
+        } else if (name == "rocksdb") {
+            options.kind = engine::StateBackendKind::rocksdb;
+        } else {
+            backend->expected("\"heap\" or \"rocksdb\"");
+        }
+    }
+    if (incremental) {
+        options.incremental = read_bool(*incremental);
+        if (options.incremental && options.kind != engine::StateBackendKind::rocksdb) {
+            incremental->expected("false: incremental checkpoints need \"state_backend\": \"rocksdb\"");
+        }
+    }
+    return options;
+}
+
 void Loader::read_job(const Value& v) {
     const Object o(v, {"name", "max_parallelism", "state_backend", "incremental", "vertices", "checkpointing", "restart", "runtime"});
     engine::JobSpec& job = s_.job;
@@ -18,22 +42,7 @@ void Loader::read_job(const Value& v) {
     if (auto x = o.get("max_parallelism")) {
         job.max_parallelism = read_int32(*x, IntRange{1, kMaxParallelismLimit, "a positive integer"});
     }
-    if (auto x = o.get("state_backend")) {
-        const std::string backend = x->get().is_string() ? x->get().get<std::string>() : "";
-        if (backend == "heap") {
-            job.state_backend.kind = engine::StateBackendKind::heap;
-        } else if (backend == "rocksdb") {
-            job.state_backend.kind = engine::StateBackendKind::rocksdb;
-        } else {
-            x->expected("\"heap\" or \"rocksdb\"");
-        }
-    }
-    if (auto x = o.get("incremental")) {
-        job.state_backend.incremental = read_bool(*x);
-        if (job.state_backend.incremental && job.state_backend.kind != engine::StateBackendKind::rocksdb) {
-            x->expected("false: incremental checkpoints need \"state_backend\": \"rocksdb\"");
-        }
-    }
+    if (auto x = read_state_backend(o)) job.state_backend = *x;
     const Value vertices = o.require("vertices", "an array of vertices");
     if (vertices.get().is_array()) {
         for (const json& vertex : vertices.get()) {
