@@ -33,30 +33,39 @@ bool KafkaSink::open(int64_t restored_checkpoint_id, const std::string& restored
     // Everything restored was pre-committed for a checkpoint that completed: commit it.
     commit_target_ = restored_checkpoint_id;
     if (!commit_up_to(restored_checkpoint_id)) schedule_commit_retry();
-    if (!abort_lingering(restored_checkpoint_id)) return false;
+    if (!abort_lingering()) return false;
     context_.world().announce(points::kSinkRecovered, context_.node(), restored_checkpoint_id);
     return begin_transaction(restored_checkpoint_id + 1);
 }
 
-bool KafkaSink::abort_lingering(int64_t restored_checkpoint_id) {
-    const int64_t first = restored_checkpoint_id + 1;
-    for (int64_t id = first;; ++id) {
-        if (id - first >= options_.lingering_probe_limit) {
-            context_.fail("cannot abort lingering transactions: the " + std::to_string(options_.lingering_probe_limit) +
-                          " transactional ids " + transactional_id(first) + " .. " + transactional_id(id - 1) +
-                          " were all used before (lingering_probe_limit reached; is the transactional_id_prefix "
-                          "shared with another job or sink?)");
-            return false;
-        }
-        ProducerHandle probe;
-        const KafkaError error = kafka_.init_transactions(context_.node(), transactional_id(id), &probe);
-        if (error != KafkaError::none) {
-            context_.fail(std::string("cannot abort lingering transactions: ") + to_string(error));
-            return false;
-        }
-        if (probe.epoch == 0) return true;  // never used before: nothing lingers beyond it
-        context_.observer().transaction_event(context_.world().now(), probe.transactional_id, "aborted-lingering");
+bool KafkaSink::abort_lingering() {
+    // List the ongoing transactions of this subtask's ids (`prefix-subtask-N`, N all digits: the
+    // ids of another sink whose prefix extends ours, e.g. "sink-0" next to "sink", do not match)
+    // and abort each one the restored state does not commit: none of them belongs to a completed
+    // checkpoint. Ids need not be contiguous: a checkpoint that never reached this subtask leaves
+    // its id unused, which is why a probe that stops at the first unused id can miss one.
+    const std::string own = options_.transactional_id_prefix + "-" + std::to_string(context_.subtask()) + "-";
+    std::vector<std::string> ongoing;
+    if (const KafkaError error = kafka_.list_transactions(context_.node(), own, &ongoing); error != KafkaError::none) {
+        context_.fail(std::string("cannot list lingering transactions: ") + to_string(error));
+        return false;
     }
+    for (const std::string& id : ongoing) {
+        const std::string suffix = id.substr(own.size());
+        if (suffix.empty() || !std::all_of(suffix.begin(), suffix.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+            continue;
+        }
+        const bool restored = std::any_of(pending_.begin(), pending_.end(),
+                                          [&id](const Pending& p) { return p.producer.transactional_id == id; });
+        if (restored) continue;  // pre-committed for a completed checkpoint: its commit is retried
+        ProducerHandle fencing;  // init_transactions fences the old producer and aborts its transaction
+        if (const KafkaError error = kafka_.init_transactions(context_.node(), id, &fencing); error != KafkaError::none) {
+            context_.fail(std::string("cannot abort lingering transaction ") + id + ": " + to_string(error));
+            return false;
+        }
+        context_.observer().transaction_event(context_.world().now(), id, "aborted-lingering");
+    }
+    return true;
 }
 
 // Like Flink's KafkaWriter on close: abort the open transaction (never a pre-committed one: the
@@ -192,7 +201,6 @@ std::shared_ptr<const SinkConfig> configure_kafka_sink(SinkOptions& options, con
     o.guarantee = static_cast<DeliveryGuarantee>(
         options.choice("guarantee", {"none", "at_least_once", "exactly_once"}, 2));
     o.transactional_id_prefix = options.string("transactional_id_prefix", vertex_id);
-    o.lingering_probe_limit = options.integer("lingering_probe_limit", o.lingering_probe_limit, 1);
     return std::make_shared<KafkaSinkConfig>(std::move(o));
 }
 

@@ -11,20 +11,20 @@
 // committed succeeds. A commit refused for good (PRODUCER_FENCED: the broker aborted the transaction
 // on timeout and fenced its epoch, or a newer producer took the id; invalid_txn_state) is reported
 // as likely data loss, as Flink's committer logs it (timeline "txn.lost", figure transactions_lost). On restore: commit the transactions
-// found in the state, then abort lingering ones by probing ids `prefix-subtask-(N+1)`, `N+2`, ...
-// until one that was never used -- at most `lingering_probe_limit` ids: when every one of them was
-// used, the task fails with a message naming the ids (a transactional-id scheme mistake, e.g. a
-// prefix shared with another job, would otherwise make every restore probe without end), as
-// Flink's FlinkKafkaProducer aborts only a bounded set of ids (its producer pool times the
-// parallelism times a scale-down factor).
+// found in the state, then list the ongoing transactions of this subtask's ids (Kafka's
+// ListTransactions, KIP-664, as Flink's Kafka connector 4.x does) and abort every one the state
+// does not commit (timeline "txn.aborted-lingering"). Ids are not contiguous (a checkpoint that
+// never reached the subtask leaves its id unused), so the older probe of ids N+1, N+2, ... until
+// an unused one (Flink's FlinkKafkaProducer / TransactionAborter) could stop before a lingering
+// transaction; listing cannot. A failed listing fails the task (the restart retries).
 //
 // At-least-once and none: plain appends at once; at-least-once fails the checkpoint when a write
 // failed, none ignores failed writes.
 //
 // Registered as sink kind "kafka"; options: "topic" (required, a topic of the world that no source
 // reads), "guarantee" ("none" | "at_least_once" | "exactly_once", default exactly_once),
-// "transactional_id_prefix" (default: the vertex id; unique within the job), "lingering_probe_limit"
-// (default 10000, at least 1: ids probed on restore before the task gives up).
+// "transactional_id_prefix" (default: the vertex id; unique among every job writing to the cluster:
+// the restore aborts every ongoing transaction of `prefix-subtask-N`).
 #include <string>
 #include <vector>
 
@@ -39,7 +39,6 @@ struct KafkaSinkOptions {
     std::string topic;
     DeliveryGuarantee guarantee = DeliveryGuarantee::exactly_once;
     std::string transactional_id_prefix;  // never empty once configured
-    int64_t lingering_probe_limit = 10000;  // ids probed for lingering transactions on restore, at most
 };
 
 // The configured sink kind (what a scenario's "options" become); tests make one directly.
@@ -82,7 +81,7 @@ private:
 
     std::string transactional_id(int64_t checkpoint_id) const;
     bool begin_transaction(int64_t checkpoint_id);
-    bool abort_lingering(int64_t restored_checkpoint_id);
+    bool abort_lingering();
     // Commits pending transactions up to `checkpoint_id`; false when one must be retried later.
     bool commit_up_to(int64_t checkpoint_id);
     void schedule_commit_retry();

@@ -110,6 +110,17 @@ KafkaError KafkaCluster::init_transactions(NodeId caller, const std::string& tra
     return KafkaError::none;
 }
 
+KafkaError KafkaCluster::list_transactions(NodeId caller, const std::string& prefix,
+                                           std::vector<std::string>* ongoing) const {
+    assert(ongoing != nullptr);
+    ongoing->clear();
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    for (auto it = producers_.lower_bound(prefix); it != producers_.end() && it->first.starts_with(prefix); ++it) {
+        if (it->second.open_transaction) ongoing->push_back(it->first);
+    }
+    return KafkaError::none;
+}
+
 KafkaError KafkaCluster::check_producer(const ProducerHandle& producer, Producer** out) {
     auto it = producers_.find(producer.transactional_id);
     if (it == producers_.end()) return KafkaError::invalid_txn_state;

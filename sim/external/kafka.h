@@ -141,6 +141,10 @@ public:
     // Fences older producers of the id, aborts their open transaction, returns the new handle.
     // `handle->epoch == 0` tells the id was never used before (how lingering transactions are probed).
     KafkaError init_transactions(NodeId caller, const std::string& transactional_id, ProducerHandle* handle);
+    // ListTransactions (KIP-664) filtered to the Ongoing state, with the filter on the id's prefix
+    // applied here (as a client does with the answer): the transactional ids whose current producer
+    // has an open transaction and that start with `prefix`, in id order. Reachability as every call.
+    KafkaError list_transactions(NodeId caller, const std::string& prefix, std::vector<std::string>* ongoing) const;
     KafkaError begin(NodeId caller, const ProducerHandle& producer);
     KafkaError send(NodeId caller, const ProducerHandle& producer, const std::string& topic, int32_t partition,
                     KafkaRecord record);

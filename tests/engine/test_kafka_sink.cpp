@@ -105,35 +105,6 @@ TEST_CASE("kafka sink: a crash at sink.precommitted with a transaction timeout s
     CHECK(result.expectation_met);
 }
 
-TEST_CASE("kafka sink: probing for lingering transactions is bounded and fails the task clearly", "[kafka_sink]") {
-    // A crash right after a pre-commit leaves the id after the restored checkpoint used: with a
-    // probe limit of 1 every restore finds all the ids it may probe used and fails the task with a
-    // message that names them, instead of probing on (the restart strategy then gives up).
-    auto s = count_scenario(3000, 2);
-    s.job.restart.max_attempts = 3;
-    s.faults = {crash_at_point(std::string(points::kSinkPrecommitted), 3, Duration::millis(700))};
-    auto limited = std::make_shared<KafkaSinkConfig>(KafkaSinkOptions{"output", DeliveryGuarantee::exactly_once, "sink", 1});
-    s.job.vertices.back().sink = limited;
-    const auto result = run_scenario(s, RunOptions{4, nullptr});
-    INFO(describe(result));
-    CHECK_FALSE(result.job_finished);
-    bool named = false;
-    for (const auto& e : events(result, "failover")) {
-        if (e.detail.find("lingering_probe_limit reached") != std::string::npos &&
-            e.detail.find("transactional ids sink-") != std::string::npos) {
-            named = true;
-        }
-    }
-    CHECK(named);
-    // The same run with the default limit recovers.
-    auto control = count_scenario(3000, 2);
-    control.faults = s.faults;
-    const auto recovered = run_scenario(control, RunOptions{4, nullptr});
-    INFO(describe(recovered));
-    CHECK(recovered.job_finished);
-    CHECK(recovered.expectation_met);
-}
-
 TEST_CASE("kafka sink: at-least-once duplicates under a crash but loses nothing", "[kafka_sink]") {
     auto s = count_scenario(3000, 2, DeliveryGuarantee::at_least_once);
     s.oracles = {OracleKind::exactly_once_output, OracleKind::at_least_once_output, OracleKind::state_after_restore,
