@@ -14,33 +14,11 @@
 #include <CLI/CLI.hpp>
 
 #include "bench/bare_heap.h"
+#include "bench/standard_scenario.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 
 namespace {
-
-eosim::scenarios::Scenario standard_scenario(const std::filesystem::path& base, int64_t records) {
-    using eosim::sim::Duration;
-    using eosim::sim::FaultKind;
-    using eosim::sim::FaultSpec;
-    using eosim::sim::Time;
-    eosim::scenarios::Scenario s = eosim::scenarios::load_scenario(base);
-    s.inputs.at(0).records = records;
-    s.inputs.at(0).rate_per_second = 1000;
-    s.job.checkpointing.interval = Duration::millis(500);
-    s.faults.clear();
-    const double span = static_cast<double>(records) / 1000.0;  // virtual seconds of input
-    const char* nodes[] = {"tm1", "tm0", "tm1"};
-    for (int i = 0; i < 3; ++i) {
-        FaultSpec crash;
-        crash.kind = FaultKind::crash;
-        crash.nodes = {nodes[i]};
-        crash.trigger.at = Time::zero() + Duration::millis(static_cast<int64_t>(span * 1000 * (i + 1) / 4) + 317);
-        crash.restart_delay = Duration::seconds(1);
-        s.faults.push_back(crash);
-    }
-    return s;
-}
 
 // Millions of bare-heap pops+pushes per second (64 nodes' ping-pong, 2M events, best of 3).
 double yardstick_mops() {
@@ -68,7 +46,7 @@ int main(int argc, char** argv) {
     app.add_option("--seed", seed, "seed");
     CLI11_PARSE(app, argc, argv);
 
-    const eosim::scenarios::Scenario scenario = standard_scenario(base, records);
+    const eosim::scenarios::Scenario scenario = eosim::bench::standard_scenario(base, records);
     const double yardstick_before = yardstick_mops();
     std::vector<double> walls;
     eosim::scenarios::RunResult last;
