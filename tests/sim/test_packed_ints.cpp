@@ -1,6 +1,6 @@
 // sim::PackedInts and the compact forms built on it (sim/external/partition_log.h,
-// sim/external/record_columns.h): every value comes back exactly as appended, whatever widths the
-// column went through, and a column of small values stays narrow.
+// sim/external/record_columns.h): every value comes back exactly as appended, whatever width each
+// chunk was sealed with, and a chunk of values in a small range stays narrow.
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -26,32 +26,35 @@ TEST_CASE("packed ints: values of any width come back exactly, in order", "[pack
     });
 }
 
-TEST_CASE("packed ints: the width follows the widest value at each boundary", "[packed]") {
-    PackedInts column;
-    for (int64_t v : {0, 1, -1, 127, -128}) column.push_back(v);
-    CHECK(column.width() == 1);
-    column.push_back(128);
-    CHECK(column.width() == 2);
-    column.push_back(std::numeric_limits<int16_t>::min());
-    CHECK(column.width() == 2);
-    column.push_back(int64_t{std::numeric_limits<int16_t>::max()} + 1);
-    CHECK(column.width() == 4);
-    column.push_back(int64_t{std::numeric_limits<int32_t>::min()} - 1);
-    CHECK(column.width() == 8);
-    column.push_back(std::numeric_limits<int64_t>::min());
-    const std::vector<int64_t> expected{0, 1, -1, 127, -128, 128, std::numeric_limits<int16_t>::min(),
-                                        int64_t{std::numeric_limits<int16_t>::max()} + 1,
-                                        int64_t{std::numeric_limits<int32_t>::min()} - 1,
-                                        std::numeric_limits<int64_t>::min()};
-    REQUIRE(column.size() == expected.size());
-    for (size_t i = 0; i < expected.size(); ++i) CHECK(column[i] == expected[i]);
+TEST_CASE("packed ints: each sealed chunk takes the width its range needs", "[packed]") {
+    const size_t chunk = PackedInts::kChunk;
+    PackedInts equal;  // every value the same: nothing per value
+    for (size_t i = 0; i < 3 * chunk; ++i) equal.push_back(-7);
+    CHECK(equal.widest_sealed_width() == 0);
+    CHECK(equal[2 * chunk + 5] == -7);
+    PackedInts slow;  // a slowly rising count far from zero: one byte a value
+    for (size_t i = 0; i < 3 * chunk; ++i) slow.push_back(1'000'000'000'000 + static_cast<int64_t>(i / 32));
+    CHECK(slow.widest_sealed_width() == 1);
+    PackedInts extremes;  // the whole int64 range in one chunk: eight bytes, still exact
+    for (size_t i = 0; i < chunk + 3; ++i) {
+        extremes.push_back(i % 2 == 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max());
+    }
+    CHECK(extremes.widest_sealed_width() == 8);
+    for (size_t i = 0; i < extremes.size(); ++i) {
+        CHECK(extremes[i] == (i % 2 == 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max()));
+    }
 }
 
-TEST_CASE("packed ints: a million small values take about a byte each", "[packed]") {
+TEST_CASE("packed ints: a column across many chunks hands back every value", "[packed]") {
     PackedInts column;
-    for (int64_t i = 0; i < 1'000'000; ++i) column.push_back(i % 100);
-    CHECK(column.width() == 1);
-    CHECK(column.bytes() < 2'200'000);  // the vector's growth leaves at most about 2x
+    std::vector<int64_t> expected;
+    for (int64_t i = 0; i < 5 * static_cast<int64_t>(PackedInts::kChunk) + 17; ++i) {
+        const int64_t v = i % 3 == 0 ? i * 977 : (i % 3 == 1 ? -i : i % 200);
+        column.push_back(v);
+        expected.push_back(v);
+    }
+    REQUIRE(column.size() == expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) REQUIRE(column[i] == expected[i]);
 }
 
 TEST_CASE("partition log and record columns hand back every entry as appended", "[packed]") {
