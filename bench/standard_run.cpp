@@ -2,7 +2,8 @@
 // parallelism 4, 100k records arriving at 1,000 per virtual second (100 s of virtual time), a
 // checkpoint every 500 ms, 3 TaskManager crashes; every oracle on. Prints the wall time of each
 // whole run (world, engine, oracles) and the virtual-to-wall ratio; the median is the figure.
-// Target: under 0.1 s of wall time, i.e. at least 1000x faster than the virtual time simulated.
+// Target (DESIGN.md): at least 2000x faster than the virtual time simulated (under 0.05 s) when the
+// yardstick reads 19 M ops/s or more.
 // Also prints a yardstick of the machine's speed at the moment (bench/bare_heap.h, measured before
 // and after the runs): a shared machine has slow phases, and the wall time scales with them.
 #include <algorithm>
@@ -64,7 +65,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(last.figures.events), last.figures.virtual_seconds,
                 static_cast<long long>(last.figures.checkpoints_completed), static_cast<long long>(last.figures.restarts));
     std::printf("wall time per run: min %.4f s, median %.4f s, max %.4f s (%d runs)\n", walls.front(), median, walls.back(), runs);
-    std::printf("virtual/wall: %.0fx (target >= 1000x, i.e. under 0.1 s)\n", last.figures.virtual_seconds / median);
+    std::printf("virtual/wall: %.0fx (target >= 2000x, i.e. under 0.05 s, when the yardstick reads >= 19 M ops/s)\n", last.figures.virtual_seconds / median);
     std::printf("machine yardstick: bare heap %.1f M ops/s before the runs, %.1f after (bench_sim_pingpong's bare-heap\n"
                 "line on a quiet machine; lower means a slower phase, and the wall time above grows with it)\n",
                 yardstick_before, yardstick_after);
