@@ -34,6 +34,7 @@ set(EOSIM_PUBLIC_HEADERS
   sim/external/kafka.h
   sim/network.h
   sim/outside_fault_target.h
+  sim/packed_ints.h
   sim/nodes.h
   sim/prng.h
   sim/scheduler.h

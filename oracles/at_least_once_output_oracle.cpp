@@ -5,7 +5,7 @@
 namespace eosim::oracles {
 
 Verdict AtLeastOnceOutputOracle::verdict() const {
-    const auto c = OutputComparison::of(model_.sink_output(sink_vertex_), reader_());
+    const auto c = OutputComparison::of(model_.expected_output(sink_vertex_), reader_());
     Verdict v;
     v.passed = c.missing_records == 0;
     v.message = "sink '" + sink_vertex_ + "': " + std::to_string(c.missing_records) + " missing, " +

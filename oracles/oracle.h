@@ -7,6 +7,7 @@
 
 #include "engine/runtime/record.h"
 #include "engine/runtime/run_observer.h"
+#include "oracles/record_multiset.h"
 
 namespace eosim::oracles {
 
@@ -21,8 +22,8 @@ public:
     virtual Verdict verdict() const = 0;
 };
 
-// What a committed reader of a sink's outside system sees at the end of the run, in any order
-// (sorted is cheapest: see OutputComparison).
-using SinkReader = std::function<std::vector<engine::Record>()>;
+// What a committed reader of a sink's outside system sees at the end of the run, as a compact sorted
+// multiset (a reader may hand a plain vector in any order: it converts).
+using SinkReader = std::function<RecordMultiset()>;
 
 }  // namespace eosim::oracles

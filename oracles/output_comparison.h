@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/runtime/record.h"
+#include "oracles/record_multiset.h"
 
 namespace eosim::oracles {
 
@@ -23,7 +24,9 @@ struct OutputComparison {
     std::optional<RecordCount> first_missing;    // smallest (key, value) with actual < expected
     std::optional<RecordCount> first_duplicate;  // smallest (key, value) with actual > expected
 
-    // Any order; sorted inputs are compared without copying.
+    // Merges the two sorted multisets: no copy.
+    static OutputComparison of(const RecordMultiset& expected, const RecordMultiset& actual);
+    // Any order (packed into multisets first).
     static OutputComparison of(const std::vector<engine::Record>& expected, const std::vector<engine::Record>& actual);
     static std::string describe(const RecordCount& count);
 };

@@ -15,15 +15,34 @@ using engine::Record;
 ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input,
                                std::map<std::string, std::vector<engine::Record>> tables)
     : job_(job), input_(std::move(input)), tables_(std::move(tables)) {
-    full_ = evaluate(nullptr, nullptr, nullptr, {});
     for (const engine::VertexSpec& v : job_.vertices) {
         if (v.kind != OperatorKind::sink) continue;
         std::map<int64_t, int64_t> latest;  // evaluation order is each key's order
-        for (const Record& r : full_.outputs.at(v.id)) latest[r.key] = r.value;
+        int passes = 0;
+        expected_[v.id] = RecordMultiset::from_stream([&](const Visit& visit) {
+            Evaluation states;
+            if (passes++ == 0) {
+                produce(v, nullptr, nullptr, nullptr, states, [&](const Record& r) {
+                    latest[r.key] = r.value;
+                    visit(r);
+                });
+            } else {
+                produce(v, nullptr, nullptr, nullptr, states, visit);
+            }
+        });
         std::vector<Record>& table = final_tables_[v.id];
         table.reserve(latest.size());
         for (const auto& [key, value] : latest) table.push_back(Record{key, value});
     }
+}
+
+size_t ReferenceModel::bytes() const {
+    size_t total = 0;
+    for (const auto& [id, set] : expected_) total += set.bytes();
+    for (const auto& [topic, partitions] : input_) {
+        for (const auto& records : partitions) total += records.bytes();
+    }
+    return total;
 }
 
 int64_t ReferenceModel::input_records() const {
@@ -54,71 +73,80 @@ bool extends(const engine::SourceOffsets& later, const engine::SourceOffsets& ea
 
 }  // namespace
 
-ReferenceModel::Evaluation ReferenceModel::evaluate(const engine::SourceOffsets* from, const engine::SourceOffsets* to,
-                                                    const Evaluation* base, const std::string& last_vertex) const {
-    Evaluation eval;
+const engine::VertexSpec& ReferenceModel::vertex(const std::string& id) const {
     for (const engine::VertexSpec& v : job_.vertices) {
-        std::vector<Record> in;
+        if (v.id == id) return v;
+    }
+    throw std::out_of_range("the job has no vertex '" + id + "'");
+}
+
+void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOffsets* from,
+                             const engine::SourceOffsets* to, const Evaluation* base, Evaluation& out,
+                             const Visit& visit) const {
+    // v's input: its source records, or each input edge's upstream output in edge order.
+    auto each_input = [&](const Visit& take) {
         if (v.kind == OperatorKind::kafka_source) {
             const auto& partitions = input_.at(v.topic);
             for (size_t p = 0; p < partitions.size(); ++p) {
                 const size_t size = partitions[p].size();
                 const size_t end = to == nullptr ? size : offset_in(*to, v.topic, p, size, 0);
                 const size_t begin = from == nullptr ? 0 : std::min(end, offset_in(*from, v.topic, p, size, 0));
-                in.insert(in.end(), partitions[p].begin() + static_cast<std::ptrdiff_t>(begin),
-                          partitions[p].begin() + static_cast<std::ptrdiff_t>(end));
+                for (size_t i = begin; i < end; ++i) {
+                    const sim::external::KafkaRecord r = partitions[p][i];
+                    take(Record{r.key, r.value});
+                }
             }
         } else if (v.kind == OperatorKind::cdc_source) {
             if (to != nullptr) throw std::logic_error("the model has no prefix states of a cdc_source job");
-            const auto& rows = tables_.at(v.table);
-            in.assign(rows.begin(), rows.end());
+            for (const Record& r : tables_.at(v.table)) take(r);
         } else {
-            for (const engine::InputEdge& edge : v.inputs) {
-                const auto& upstream = eval.outputs.at(edge.from);
-                in.insert(in.end(), upstream.begin(), upstream.end());
-            }
+            for (const engine::InputEdge& edge : v.inputs) produce(vertex(edge.from), from, to, base, out, take);
         }
-        std::vector<Record>& out = eval.outputs[v.id];
-        switch (v.kind) {
-            case OperatorKind::kafka_source:
-            case OperatorKind::cdc_source:
-            case OperatorKind::union_all:
-            case OperatorKind::sink: out = std::move(in); break;
-            case OperatorKind::map:
-                for (const Record& r : in) out.push_back(engine::apply_map(v.map, r));
-                break;
-            case OperatorKind::filter:
-                for (const Record& r : in) {
-                    if (engine::passes_filter(v.filter, r)) out.push_back(r);
-                }
-                break;
-            case OperatorKind::keyed_count:
-            case OperatorKind::keyed_sum: {
-                // A hash map for speed; its order never reaches the result, which is copied into an
-                // ordered map below.
-                std::unordered_map<int64_t, int64_t> state;
-                if (base != nullptr) {
-                    if (auto it = base->state.find(v.id); it != base->state.end()) state.insert(it->second.begin(), it->second.end());
-                }
-                out.reserve(in.size());
-                for (const Record& r : in) {
-                    auto [it, fresh] = state.try_emplace(r.key, 0);
-                    it->second = engine::fold_keyed(v.kind, fresh ? std::nullopt : std::optional<int64_t>(it->second), r);
-                    out.push_back(Record{r.key, it->second});
-                }
-                eval.state[v.id] = std::map<int64_t, int64_t>(state.begin(), state.end());
-                break;
+    };
+    switch (v.kind) {
+        case OperatorKind::kafka_source:
+        case OperatorKind::cdc_source:
+        case OperatorKind::union_all:
+        case OperatorKind::sink: each_input(visit); break;
+        case OperatorKind::map:
+            each_input([&](const Record& r) { visit(engine::apply_map(v.map, r)); });
+            break;
+        case OperatorKind::filter:
+            each_input([&](const Record& r) {
+                if (engine::passes_filter(v.filter, r)) visit(r);
+            });
+            break;
+        case OperatorKind::keyed_count:
+        case OperatorKind::keyed_sum: {
+            // A hash map for speed; its order never reaches the result, which is copied into an
+            // ordered map below.
+            std::unordered_map<int64_t, int64_t> state;
+            if (base != nullptr) {
+                if (auto it = base->state.find(v.id); it != base->state.end()) state.insert(it->second.begin(), it->second.end());
             }
+            each_input([&](const Record& r) {
+                auto [it, fresh] = state.try_emplace(r.key, 0);
+                it->second = engine::fold_keyed(v.kind, fresh ? std::nullopt : std::optional<int64_t>(it->second), r);
+                visit(Record{r.key, it->second});
+            });
+            out.state[v.id] = std::map<int64_t, int64_t>(state.begin(), state.end());
+            break;
         }
-        if (v.id == last_vertex) break;
     }
-    return eval;
 }
 
-const std::vector<Record>& ReferenceModel::sink_output(const std::string& sink_vertex) const {
-    std::vector<Record>& output = full_.outputs.at(sink_vertex);
-    if (sorted_outputs_.insert(sink_vertex).second) sort_records(output);
-    return output;
+const RecordMultiset& ReferenceModel::expected_output(const std::string& sink_vertex) const {
+    return expected_.at(sink_vertex);
+}
+
+const std::vector<Record>& ReferenceModel::sink_output(const std::string& id) const {
+    auto it = unpacked_outputs_.find(id);
+    if (it != unpacked_outputs_.end()) return it->second;
+    std::vector<Record> output;
+    Evaluation states;
+    produce(vertex(id), nullptr, nullptr, nullptr, states, [&output](const Record& r) { output.push_back(r); });
+    sort_records(output);
+    return unpacked_outputs_[id] = std::move(output);
 }
 
 const std::vector<Record>& ReferenceModel::final_table(const std::string& sink_vertex) const {
@@ -134,9 +162,9 @@ std::map<int64_t, int64_t> ReferenceModel::keyed_state(const std::string& vertex
     if (auto it = latest_prefix_.find(vertex); it != latest_prefix_.end() && extends(prefix, it->second.prefix)) {
         base = &it->second;
     }
-    Evaluation eval = evaluate(base == nullptr ? nullptr : &base->prefix, &prefix,
-                               base == nullptr ? nullptr : &base->states, vertex);
-    eval.outputs.clear();  // only the states carry over
+    Evaluation eval;
+    produce(this->vertex(vertex), base == nullptr ? nullptr : &base->prefix, &prefix,
+            base == nullptr ? nullptr : &base->states, eval, [](const Record&) {});
     std::map<int64_t, int64_t> state = eval.state[vertex];
     latest_prefix_[vertex] = LatestPrefix{prefix, std::move(eval)};
     return prefix_states_[{vertex, prefix}] = std::move(state);

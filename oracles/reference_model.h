@@ -27,11 +27,13 @@
 #include "engine/runtime/job_spec.h"
 #include "engine/runtime/record.h"
 #include "engine/runtime/run_observer.h"
+#include "oracles/record_multiset.h"
+#include "sim/external/record_columns.h"
 
 namespace eosim::oracles {
 
-// topic -> partition -> records in offset order.
-using ModelInput = std::map<std::string, std::vector<std::vector<engine::Record>>>;
+// topic -> partition -> records in offset order (compact: a few bytes a record).
+using ModelInput = std::map<std::string, std::vector<sim::external::RecordColumns>>;
 
 class ReferenceModel {
 public:
@@ -39,9 +41,13 @@ public:
     ReferenceModel(const engine::JobSpec& job, ModelInput input,
                    std::map<std::string, std::vector<engine::Record>> tables = {});
 
-    // Every record the sink vertex must hold, over the whole input, sorted by (key, value): the
-    // order means nothing, sorting once lets every comparison skip it.
-    const std::vector<engine::Record>& sink_output(const std::string& sink_vertex) const;
+    // Every record the sink vertex must hold, over the whole input, as a compact sorted multiset:
+    // the order means nothing. Built once, at construction, by streaming the input through the
+    // job's vertices (no vertex's output is materialised).
+    const RecordMultiset& expected_output(const std::string& sink_vertex) const;
+    // The output of any vertex over the whole input, unpacked and sorted by (key, value): for tests
+    // and small jobs (evaluated anew on first request, then kept).
+    const std::vector<engine::Record>& sink_output(const std::string& vertex) const;
     // The sink vertex's output as a keyed table: each key's last record, in the order the model
     // produced them (each key's own order, which the engine keeps as long as one subtask owns a key
     // from its keyed operator to the sink), one record per key, sorted by key.
@@ -50,29 +56,33 @@ public:
     // below each partition's offset; a partition not named counts as not consumed).
     std::map<int64_t, int64_t> keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const;
     int64_t input_records() const;
+    // Memory the model holds for its expected outputs and input (for the scaling benchmark).
+    size_t bytes() const;
 
 private:
+    using Visit = RecordMultiset::Visit;
     struct Evaluation {
-        std::map<std::string, std::vector<engine::Record>> outputs;  // vertex -> its output records
-        std::map<std::string, std::map<int64_t, int64_t>> state;     // keyed vertex -> key -> value
+        std::map<std::string, std::map<int64_t, int64_t>> state;  // keyed vertex -> key -> value
     };
-    // Evaluates the vertices in order, up to and including `last_vertex` (all of them when empty),
-    // over the input records from `from` (nullptr: the start) to `to` (nullptr: the end), the keyed
-    // states continuing those of `base` (nullptr: empty). Keyed count and sum fold commutatively,
-    // so their states after a prefix do not depend on how it was split.
-    Evaluation evaluate(const engine::SourceOffsets* from, const engine::SourceOffsets* to, const Evaluation* base,
-                        const std::string& last_vertex) const;
+    // Hands every output record of `v`, in evaluation order, to `visit`: v's inputs are its input
+    // edges in order, each the whole output of its upstream vertex (produced anew, recursively),
+    // over the input records from `from` (nullptr: the start) to `to` (nullptr: the end); keyed
+    // states continue those of `base` (nullptr: empty) and end up in `out`. Keyed count and sum fold
+    // commutatively, so their states after a prefix do not depend on how it was split.
+    void produce(const engine::VertexSpec& v, const engine::SourceOffsets* from, const engine::SourceOffsets* to,
+                 const Evaluation* base, Evaluation& out, const Visit& visit) const;
+    const engine::VertexSpec& vertex(const std::string& id) const;
     struct LatestPrefix {
         engine::SourceOffsets prefix;
-        Evaluation states;  // its keyed states (outputs dropped)
+        Evaluation states;
     };
 
     const engine::JobSpec& job_;
     ModelInput input_;
     std::map<std::string, std::vector<engine::Record>> tables_;
+    std::map<std::string, RecordMultiset> expected_;                   // sink vertex -> its output
     std::map<std::string, std::vector<engine::Record>> final_tables_;  // sink vertex -> its final table
-    mutable Evaluation full_;                      // its outputs sorted on first request (sorted_outputs_)
-    mutable std::set<std::string> sorted_outputs_;
+    mutable std::map<std::string, std::vector<engine::Record>> unpacked_outputs_;  // sink_output's
     mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>> prefix_states_;  // memo
     mutable std::map<std::string, LatestPrefix> latest_prefix_;  // per vertex, where keyed_state last evaluated to
 };

@@ -10,7 +10,7 @@
 
 namespace eosim::scenarios {
 
-inline constexpr int64_t kMaxInputRecords = 2'000'000;   // records of all inputs together (held by producer and model)
+inline constexpr int64_t kMaxInputRecords = 20'000'000;  // records of all inputs together (held packed: ~35 bytes a record in all)
 inline constexpr int64_t kMaxKeysPerInput = 1'000'000;   // distinct keys of one input
 inline constexpr int64_t kMaxTopicPartitions = 10'000;   // partitions of all topics together
 inline constexpr int64_t kMaxTaskManagers = 1'024;       // task managers plus spares (each a node)

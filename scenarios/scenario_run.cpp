@@ -8,6 +8,7 @@
 
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
+#include "engine/connectors/kafka_sink.h"
 #include "engine/connectors/sink_registry.h"
 #include "engine/connectors/upsert_sink.h"
 #include "engine/runtime/engine.h"
@@ -18,7 +19,6 @@
 #include "oracles/liveness_oracle.h"
 #include "oracles/mirror_oracle.h"
 #include "oracles/no_key_backwards_oracle.h"
-#include "oracles/record_sort.h"
 #include "oracles/reference_model.h"
 #include "oracles/state_after_restore_oracle.h"
 #include "oracles/storage_oracle.h"
@@ -107,13 +107,6 @@ const engine::VertexSpec& sink_vertex(const engine::JobSpec& job) {
         if (v.kind == engine::OperatorKind::sink) return v;
     }
     throw std::logic_error("a validated scenario has a sink");
-}
-
-std::vector<engine::Record> to_records(const std::vector<sim::external::KafkaRecord>& in) {
-    std::vector<engine::Record> out;
-    out.reserve(in.size());
-    for (const auto& r : in) out.push_back(engine::Record{r.key, r.value});
-    return out;
 }
 
 // Everything one run consists of, in construction order (later parts refer to earlier ones).
@@ -344,7 +337,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     for (const auto& producer : run.inputs) {
         auto& partitions = model_input[producer->spec().topic];
         for (size_t p = 0; p < producer->partitions().size(); ++p) {
-            partitions.push_back(to_records(producer->partitions()[p]));
+            partitions.push_back(producer->partitions()[p]);
             services.input_end_offsets[{producer->spec().topic, static_cast<int32_t>(p)}] =
                 static_cast<int64_t>(producer->partitions()[p].size());
         }
@@ -357,18 +350,22 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     }
     const oracles::ReferenceModel model(scenario.job, std::move(model_input), std::move(model_tables));
     const engine::VertexSpec& sink = sink_vertex(scenario.job);
-    // The sink's committed content, read once after the run (oracles ask only then) and sorted, so
-    // that the comparisons need not sort it again.
-    std::optional<std::vector<engine::Record>> sink_content;
-    auto sink_records = [&services, &sink, &sink_content]() -> const std::vector<engine::Record>& {
+    // The sink's committed content, read once after the run (oracles ask only then) into a compact
+    // sorted multiset that every oracle shares. A Kafka sink's content is streamed from the topic
+    // (no unpacked copy of it exists at any time).
+    std::optional<oracles::RecordMultiset> sink_content;
+    const oracles::SinkReader reader = [&services, &sink, &sink_content]() -> oracles::RecordMultiset {
         if (!sink_content) {
-            sink_content = sink.sink->read_output(services.systems);
-            oracles::sort_records(*sink_content);
+            if (const auto* kafka_sink = dynamic_cast<const engine::KafkaSinkConfig*>(sink.sink.get())) {
+                sink_content = oracles::RecordMultiset::from_stream(
+                    [&](const oracles::RecordMultiset::Visit& visit) { kafka_sink->for_each_output(services.systems, visit); });
+            } else {
+                sink_content = oracles::RecordMultiset(sink.sink->read_output(services.systems));
+            }
         }
         return *sink_content;
     };
     const engine::SinkOutputShape shape = sink.sink->output_shape();
-    const oracles::SinkReader reader = [&sink_records] { return sink_records(); };  // oracles get a copy
 
     ObserverFanout fanout;
     TimelineRecorder timeline;
@@ -592,7 +589,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.outside_calls_failed = static_cast<int64_t>(outside.failed_calls);
     f.absorbed_duplicates = static_cast<int64_t>(outside.absorbed_duplicates);
     f.records_in = model.input_records();
-    f.records_out = static_cast<int64_t>(sink_records().size());
+    f.records_out = static_cast<int64_t>(reader().size());
     result.checkpoints = checkpoint_stats.checkpoints();
     const CheckpointStatsSummary summary = summarize(result.checkpoints);
     f.checkpoints_unaligned = summary.unaligned;

@@ -166,11 +166,15 @@ std::unique_ptr<Sink> KafkaSinkConfig::make(SinkContext& context, const OutsideS
 }
 
 std::vector<Record> KafkaSinkConfig::read_output(const OutsideSystems& systems) const {
-    const auto committed = systems.kafka->committed_records(options_.topic);
     std::vector<Record> out;
-    out.reserve(committed.size());
-    for (const auto& r : committed) out.push_back(Record{r.key, r.value});
+    out.reserve(systems.kafka->committed_count(options_.topic));
+    for_each_output(systems, [&out](const Record& r) { out.push_back(r); });
     return out;
+}
+
+void KafkaSinkConfig::for_each_output(const OutsideSystems& systems, const std::function<void(const Record&)>& visit) const {
+    systems.kafka->for_each_committed(options_.topic,
+                                      [&visit](const sim::external::KafkaRecord& r) { visit(Record{r.key, r.value}); });
 }
 
 std::vector<std::string> KafkaSinkConfig::claims() const {

@@ -25,6 +25,7 @@
 // reads), "guarantee" ("none" | "at_least_once" | "exactly_once", default exactly_once),
 // "transactional_id_prefix" (default: the vertex id; unique among every job writing to the cluster:
 // the restore aborts every ongoing transaction of `prefix-subtask-N`).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,8 @@ public:
     std::unique_ptr<Sink> make(SinkContext& context, const OutsideSystems& systems,
                                const RuntimeConfig& runtime) const override;
     std::vector<Record> read_output(const OutsideSystems& systems) const override;
+    // read_output's records handed one by one, without a copy of the whole topic (for big runs).
+    void for_each_output(const OutsideSystems& systems, const std::function<void(const Record&)>& visit) const;
     std::string kafka_topic() const override { return options_.topic; }
     std::vector<std::string> claims() const override;
 

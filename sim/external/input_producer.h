@@ -2,14 +2,18 @@
 // An outside producer that writes a job's input into a Kafka topic: `records` records with keys
 // uniform in [0, keys) and values uniform in [value_min, value_max], drawn from its own PRNG
 // stream, arriving at `rate_per_second`. A key always goes to partition key mod partitions, so
-// per-key order is the partition's order. The whole input is drawn up front (the reference model
-// reads it from here); appends happen in batches every `batch_interval` as records come due, and
-// are retried while the broker refuses them.
+// per-key order is the partition's order. The whole input is drawn up front and kept per partition
+// in compact form (the reference model reads it from here, a few bytes a record); appends happen in
+// batches every `batch_interval` as records come due, drawn a second time from a copy of the stream
+// as they come due (so nothing per record is kept for them), and are retried while the broker
+// refuses them.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/external/kafka.h"
+#include "sim/external/record_columns.h"
 #include "sim/prng.h"
 #include "sim/scheduler.h"
 
@@ -33,8 +37,8 @@ public:
     void start();
     const InputProducerSpec& spec() const { return spec_; }
     // The records of each partition, in offset order.
-    const std::vector<std::vector<KafkaRecord>>& partitions() const { return partitions_; }
-    bool done() const { return next_ == arrivals_.size(); }
+    const std::vector<RecordColumns>& partitions() const { return partitions_; }
+    bool done() const { return next_ == static_cast<uint64_t>(spec_.records); }
 
 private:
     struct Arrival {
@@ -43,13 +47,17 @@ private:
         KafkaRecord record;
     };
     void append_due();
+    // Draws record `index` from `prng` (records are drawn in index order).
+    Arrival draw(Prng& prng, uint64_t index) const;
 
     Scheduler& scheduler_;
     KafkaCluster& kafka_;
     InputProducerSpec spec_;
-    std::vector<Arrival> arrivals_;
-    std::vector<std::vector<KafkaRecord>> partitions_;
-    size_t next_ = 0;
+    int32_t partition_count_ = 0;
+    Prng arrivals_prng_;                // the stream as it was before the first record: drawn again
+    std::optional<Arrival> next_arrival_;  // drawn, not yet appended (the broker refused it)
+    std::vector<RecordColumns> partitions_;
+    uint64_t next_ = 0;
 };
 
 }  // namespace eosim::sim::external

@@ -440,17 +440,29 @@ int64_t KafkaCluster::end_offset(const std::string& topic, int32_t partition, Is
 
 std::vector<KafkaRecord> KafkaCluster::committed_records(const std::string& topic) const {
     std::vector<KafkaRecord> out;
+    out.reserve(committed_count(topic));
+    for_each_committed(topic, [&out](const KafkaRecord& record) { out.push_back(record); });
+    return out;
+}
+
+void KafkaCluster::for_each_committed(const std::string& topic,
+                                      const std::function<void(const KafkaRecord&)>& visit) const {
     auto it = topics_.find(topic);
-    if (it == topics_.end()) return out;
+    if (it == topics_.end()) return;
     for (const Partition& p : it->second) {
         for (const Entry& entry : p.log) {
             if (entry.transaction < 0 ||
                 transactions_[static_cast<size_t>(entry.transaction)].state == TxnState::committed) {
-                out.push_back(entry.record);
+                visit(entry.record);
             }
         }
     }
-    return out;
+}
+
+size_t KafkaCluster::committed_count(const std::string& topic) const {
+    size_t count = 0;
+    for_each_committed(topic, [&count](const KafkaRecord&) { ++count; });
+    return count;
 }
 
 TransactionView KafkaCluster::transaction_view(int64_t transaction) const {

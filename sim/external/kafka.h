@@ -39,22 +39,19 @@
 // EndTxn is synchronous here), KIP-890's epoch bump on every EndTxn, idempotence of plain appends,
 // and latency of individual calls.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "sim/external/kafka_record.h"
+#include "sim/external/partition_log.h"
 #include "sim/network.h"
 #include "sim/scheduler.h"
 
 namespace eosim::sim::external {
-
-struct KafkaRecord {
-    int64_t key = 0;
-    int64_t value = 0;
-    auto operator<=>(const KafkaRecord&) const = default;
-};
 
 enum class KafkaError : uint8_t {
     none,
@@ -192,6 +189,9 @@ public:
     TxnState transaction_state(int64_t transaction) const { return transactions_.at(transaction).state; }
     // Every record a read_committed reader would eventually see, partition by partition.
     std::vector<KafkaRecord> committed_records(const std::string& topic) const;
+    // The same records handed one by one (no copy of the whole topic), and how many there are.
+    void for_each_committed(const std::string& topic, const std::function<void(const KafkaRecord&)>& visit) const;
+    size_t committed_count(const std::string& topic) const;
     const KafkaStats& stats() const { return stats_; }
     TransactionView transaction_view(int64_t transaction) const;
     // The open transaction of the id's current producer, or -1.
@@ -201,12 +201,9 @@ public:
     std::vector<int64_t> open_transactions(const std::string& topic, int32_t partition) const;
 
 private:
-    struct Entry {
-        KafkaRecord record;
-        int64_t transaction;
-    };
+    using Entry = PartitionLog::Entry;
     struct Partition {
-        std::vector<Entry> log;
+        PartitionLog log;  // compact: a few bytes an entry
         std::map<int64_t, int64_t> open_first_offsets;  // first offset of each open transaction -> transaction
     };
     struct Transaction {

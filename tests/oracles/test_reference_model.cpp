@@ -106,8 +106,9 @@ TEST_CASE("reference model: keyed state after prefixes queried in any order equa
         const engine::JobSpec job = pipeline(sum ? OperatorKind::keyed_sum : OperatorKind::keyed_count);
         ModelInput input{{"in", {{}, {}}}};
         for (auto& partition : input["in"]) {
-            partition = *rc::gen::container<std::vector<Record>>(rc::gen::construct<Record>(
+            const auto records = *rc::gen::container<std::vector<Record>>(rc::gen::construct<Record>(
                 rc::gen::inRange<int64_t>(0, 5), rc::gen::inRange<int64_t>(-10, 10)));
+            for (const Record& r : records) partition.push_back({r.key, r.value});
         }
         const ReferenceModel model(job, input);
         const auto prefixes = *rc::gen::container<std::vector<std::pair<int64_t, int64_t>>>(

@@ -1,0 +1,120 @@
+#include "oracles/record_multiset.h"
+
+#include <algorithm>
+#include <array>
+
+namespace eosim::oracles {
+
+using engine::Record;
+
+struct RecordMultiset::Content {
+    // Packed form: a record is key_offset * value_span + value_offset.
+    int64_t key_min = 0;
+    int64_t value_min = 0;
+    uint64_t value_span = 1;
+    std::vector<uint32_t> narrow;  // codes when the largest fits 32 bits
+    std::vector<uint64_t> wide;    // codes otherwise
+    std::vector<Record> whole;     // records that cannot be packed (kept as they are)
+    size_t size = 0;
+};
+
+namespace {
+
+// Least-significant-digit radix sort of `codes` over its low `bytes` bytes.
+template <typename Code>
+void radix_sort(std::vector<Code>& codes, int bytes) {
+    std::vector<Code> scratch(codes.size());
+    for (int byte = 0; byte < bytes; ++byte) {
+        const int shift = 8 * byte;
+        std::array<size_t, 257> start{};
+        for (Code code : codes) ++start[((code >> shift) & 0xff) + 1];
+        for (size_t digit = 1; digit < start.size(); ++digit) start[digit] += start[digit - 1];
+        for (Code code : codes) scratch[start[(code >> shift) & 0xff]++] = code;
+        codes.swap(scratch);
+    }
+}
+
+bool is_plain(const Record& r) { return r.version == 0 && r.kind == engine::RowKind::insert; }
+
+}  // namespace
+
+RecordMultiset::RecordMultiset(std::vector<Record> records) {
+    *this = from_stream([&records](const Visit& visit) {
+        for (const Record& r : records) visit(r);
+    });
+}
+
+RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
+    auto content = std::make_shared<Content>();
+    bool packable = true;
+    bool first = true;
+    int64_t key_max = 0, value_max = 0;
+    stream([&](const Record& r) {
+        ++content->size;
+        packable = packable && is_plain(r);
+        if (first) {
+            content->key_min = key_max = r.key;
+            content->value_min = value_max = r.value;
+            first = false;
+        }
+        content->key_min = std::min(content->key_min, r.key), key_max = std::max(key_max, r.key);
+        content->value_min = std::min(content->value_min, r.value), value_max = std::max(value_max, r.value);
+    });
+    // Spans as unsigned differences (no signed overflow); the largest code must fit in 64 bits.
+    const uint64_t key_span = static_cast<uint64_t>(key_max) - static_cast<uint64_t>(content->key_min) + 1;
+    const uint64_t value_span = static_cast<uint64_t>(value_max) - static_cast<uint64_t>(content->value_min) + 1;
+    if (key_span == 0 || value_span == 0 || key_span > UINT64_MAX / value_span) packable = false;  // 0: all 2^64
+    if (!packable) {
+        content->whole.reserve(content->size);
+        stream([&content](const Record& r) { content->whole.push_back(r); });
+        std::sort(content->whole.begin(), content->whole.end());
+        RecordMultiset set;
+        set.content_ = std::move(content);
+        return set;
+    }
+    content->value_span = value_span;
+    const uint64_t max_code = content->size == 0 ? 0 : key_span * value_span - 1;
+    int bytes = 0;
+    while (bytes < 8 && (max_code >> (8 * bytes)) != 0) ++bytes;
+    auto code_of = [&content](const Record& r) {
+        return (static_cast<uint64_t>(r.key) - static_cast<uint64_t>(content->key_min)) * content->value_span +
+               (static_cast<uint64_t>(r.value) - static_cast<uint64_t>(content->value_min));
+    };
+    if (max_code <= UINT32_MAX) {
+        content->narrow.reserve(content->size);
+        stream([&](const Record& r) { content->narrow.push_back(static_cast<uint32_t>(code_of(r))); });
+        radix_sort(content->narrow, bytes);
+    } else {
+        content->wide.reserve(content->size);
+        stream([&](const Record& r) { content->wide.push_back(code_of(r)); });
+        radix_sort(content->wide, bytes);
+    }
+    RecordMultiset set;
+    set.content_ = std::move(content);
+    return set;
+}
+
+size_t RecordMultiset::size() const { return content_ == nullptr ? 0 : content_->size; }
+
+Record RecordMultiset::operator[](size_t index) const {
+    const Content& c = *content_;
+    if (!c.whole.empty()) return c.whole[index];
+    const uint64_t code = c.narrow.empty() ? c.wide[index] : c.narrow[index];
+    return Record{static_cast<int64_t>(code / c.value_span + static_cast<uint64_t>(c.key_min)),
+                  static_cast<int64_t>(code % c.value_span + static_cast<uint64_t>(c.value_min))};
+}
+
+std::vector<Record> RecordMultiset::records() const {
+    std::vector<Record> out;
+    out.reserve(size());
+    for (size_t i = 0; i < size(); ++i) out.push_back((*this)[i]);
+    return out;
+}
+
+size_t RecordMultiset::bytes() const {
+    if (content_ == nullptr) return 0;
+    return content_->narrow.capacity() * sizeof(uint32_t) + content_->wide.capacity() * sizeof(uint64_t) +
+           content_->whole.capacity() * sizeof(Record);
+}
+
+}  // namespace eosim::oracles

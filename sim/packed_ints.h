@@ -1,0 +1,62 @@
+#pragma once
+// A column of 64-bit integers in compact form: append only, random access. Values are kept in
+// chunks of 4,096; a full chunk is sealed as its smallest value plus, per value, the difference
+// from it in as few bytes as the chunk's range needs (0, 1, 2, 4 or 8: frame-of-reference coding),
+// so a column of equal values costs nothing per value, and keys, transaction numbers and counts
+// that move slowly cost a byte or two. The open chunk at the end holds plain values. Sealed chunks
+// are never copied again as the column grows (no doubling of a large buffer). Lossless for every
+// int64 value.
+//
+// What the outside-system models and the reference model keep per record (keys, values,
+// transaction numbers) is stored this way, so a record costs a few bytes instead of 16-24.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace eosim::sim {
+
+class PackedInts {
+public:
+    static constexpr size_t kChunkBits = 12;
+    static constexpr size_t kChunk = size_t{1} << kChunkBits;  // values a chunk
+
+    void push_back(int64_t value) {
+        if (open_.size() == kChunk) seal();
+        open_.push_back(value);
+    }
+    int64_t operator[](size_t index) const {
+        const size_t chunk = index >> kChunkBits;
+        const size_t at = index & (kChunk - 1);
+        if (chunk == sealed_.size()) return open_[at];
+        const Sealed& s = sealed_[chunk];
+        uint64_t diff = 0;
+        switch (s.width) {
+            case 0: break;
+            case 1: diff = s.bytes[at]; break;
+            case 2: { uint16_t v; std::memcpy(&v, s.bytes.data() + at * 2, 2); diff = v; break; }
+            case 4: { uint32_t v; std::memcpy(&v, s.bytes.data() + at * 4, 4); diff = v; break; }
+            default: std::memcpy(&diff, s.bytes.data() + at * 8, 8); break;
+        }
+        return static_cast<int64_t>(static_cast<uint64_t>(s.base) + diff);
+    }
+    size_t size() const { return sealed_.size() * kChunk + open_.size(); }
+    bool empty() const { return size() == 0; }
+    // Bytes per value of the widest sealed chunk (8 while nothing is sealed: the open chunk).
+    int widest_sealed_width() const;
+    size_t bytes() const;  // memory held, approximately (chunk buffers, not allocator overhead)
+    bool operator==(const PackedInts& other) const;
+
+private:
+    struct Sealed {
+        int64_t base = 0;
+        uint8_t width = 0;
+        std::vector<uint8_t> bytes;
+    };
+    void seal();
+
+    std::vector<Sealed> sealed_;
+    std::vector<int64_t> open_;
+};
+
+}  // namespace eosim::sim

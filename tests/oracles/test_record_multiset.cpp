@@ -1,0 +1,73 @@
+// oracles::RecordMultiset: whatever form it packs into (4-byte codes, 8-byte codes, or whole
+// records when a record is not a plain insert or the spans do not fit), it hands back exactly the
+// records it was given, sorted; and OutputComparison over multisets finds what the plain
+// comparison finds.
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <rapidcheck/catch.h>
+
+#include "oracles/output_comparison.h"
+#include "oracles/record_multiset.h"
+
+namespace eosim::oracles {
+namespace {
+
+using engine::Record;
+
+std::vector<Record> sorted(std::vector<Record> records) {
+    std::sort(records.begin(), records.end());
+    return records;
+}
+
+TEST_CASE("record multiset: hands back exactly the records given, sorted", "[record_multiset]") {
+    rc::prop("small spans, wide spans, non-plain records", [] {
+        const int shape = *rc::gen::inRange(0, 4);
+        const auto key = shape == 1 ? rc::gen::arbitrary<int64_t>() : rc::gen::inRange<int64_t>(-50, 50);
+        const auto value = shape == 0 ? rc::gen::inRange<int64_t>(0, 300)
+                         : shape == 2 ? rc::gen::inRange<int64_t>(INT64_MIN / 4, INT64_MAX / 4)
+                                      : rc::gen::arbitrary<int64_t>();
+        auto records = *rc::gen::container<std::vector<Record>>(rc::gen::construct<Record>(key, value));
+        if (shape == 3 && !records.empty()) records.front().version = 7;  // not plain: kept whole
+        const RecordMultiset set(records);
+        RC_ASSERT(set.size() == records.size());
+        RC_ASSERT(set.records() == sorted(records));
+    });
+}
+
+TEST_CASE("record multiset: small spans pack into 4 bytes a record", "[record_multiset]") {
+    std::vector<Record> records;
+    for (int64_t i = 0; i < 100'000; ++i) records.push_back(Record{i % 64, 1 + i / 64});
+    const RecordMultiset set(records);
+    CHECK(set.bytes() == 100'000 * sizeof(uint32_t));
+    CHECK(set[0] == Record{0, 1});
+    CHECK(set[set.size() - 1] == Record{63, 1 + 99'967 / 64});  // the last i with i % 64 == 63
+}
+
+TEST_CASE("record multiset: comparison over multisets agrees with counting", "[record_multiset]") {
+    rc::prop("missing and duplicated counts", [] {
+        const auto gen = rc::gen::construct<Record>(rc::gen::inRange<int64_t>(0, 4), rc::gen::inRange<int64_t>(0, 4));
+        const auto expected = *rc::gen::container<std::vector<Record>>(gen);
+        const auto actual = *rc::gen::container<std::vector<Record>>(gen);
+        const OutputComparison c = OutputComparison::of(RecordMultiset(expected), RecordMultiset(actual));
+        int64_t missing = 0, duplicated = 0;
+        for (int64_t k = 0; k < 4; ++k) {
+            for (int64_t v = 0; v < 4; ++v) {
+                const Record r{k, v};
+                const auto e = std::count(expected.begin(), expected.end(), r);
+                const auto a = std::count(actual.begin(), actual.end(), r);
+                missing += std::max<int64_t>(0, e - a);
+                duplicated += std::max<int64_t>(0, a - e);
+            }
+        }
+        RC_ASSERT(c.missing_records == missing);
+        RC_ASSERT(c.duplicate_records == duplicated);
+        RC_ASSERT(c.expected_records == static_cast<int64_t>(expected.size()));
+        RC_ASSERT(c.actual_records == static_cast<int64_t>(actual.size()));
+    });
+}
+
+}  // namespace
+}  // namespace eosim::oracles
