@@ -86,7 +86,9 @@ void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOf
     // v's input: its source records, or each input edge's upstream output in edge order.
     auto each_input = [&](const Visit& take) {
         if (v.kind == OperatorKind::kafka_source) {
-            const auto& partitions = input_.at(v.topic);
+            const auto topic = input_.find(v.topic);
+            if (topic == input_.end()) return;  // a topic no input writes to: no records
+            const auto& partitions = topic->second;
             for (size_t p = 0; p < partitions.size(); ++p) {
                 const size_t size = partitions[p].size();
                 const size_t end = to == nullptr ? size : offset_in(*to, v.topic, p, size, 0);

@@ -94,6 +94,7 @@ std::map<int64_t, int64_t> StateAfterRestoreOracle::replay(const Restore& restor
         std::vector<Record>& out = produced[v.id];
         switch (v.kind) {
             case OperatorKind::kafka_source:
+            case OperatorKind::cdc_source:  // (CDC jobs refuse this oracle: the loader says so)
             case OperatorKind::union_all:
             case OperatorKind::sink: out = std::move(in); break;
             case OperatorKind::map:

@@ -47,7 +47,10 @@ public:
     // Replays the candidate; true when it shows the target failure.
     bool fails(const std::vector<sim::FaultSpec>& faults, const std::vector<int64_t>& records) {
         std::string key = faults_to_json(faults).dump();
-        for (int64_t n : records) key += "/" + std::to_string(n);
+        for (int64_t n : records) {
+            key += '/';
+            key += std::to_string(n);
+        }
         if (auto it = cache_.find(key); it != cache_.end()) return it->second;
         if (replays_ >= options_.max_replays) {
             budget_exhausted_ = true;
