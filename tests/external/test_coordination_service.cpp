@@ -8,36 +8,26 @@
 #include <vector>
 
 #include "sim/external/coordination_service.h"
-#include "sim/world.h"
+#include "tests/external/external_test_world.h"
 
 namespace {
 
 using eosim::sim::Duration;
-using eosim::sim::EventKind;
-using eosim::sim::kNoNode;
 using eosim::sim::NodeId;
 using eosim::sim::Time;
-using eosim::sim::World;
-using eosim::sim::WorldOptions;
 using namespace eosim::sim::external;
 
-constexpr EventKind kTick{"test.tick"};
 
-struct Fixture {
-    World world{WorldOptions{}};
-    NodeId service_node = world.nodes().add("coordination");
-    NodeId a = world.nodes().add("a");
-    NodeId b = world.nodes().add("b");
+struct Fixture : eosim::test::ExternalTestWorld {
+    NodeId service_node = add_node("coordination");
+    NodeId a = add_node("a");
+    NodeId b = add_node("b");
     CoordinationService service{world.scheduler(), world.network(), service_node, Duration::millis(200)};
 
     Fixture() {
         world.nodes().set_process(service_node, [this] { service.booted(); }, [] {});
     }
-    void run_for(Duration d) {
-        const Time until = world.now() + d;
-        world.scheduler().schedule_at(until, kNoNode, kTick, 0, [] {});
-        world.scheduler().run_until(until);
-    }
+    void run_for(Duration d) { advance_to(world.now() + d); }
     SessionId open(NodeId client, Duration timeout = Duration::seconds(2)) {
         SessionId session = 0;
         service.open_session(client, timeout, [&session](CoordinationStatus s, SessionId id) {

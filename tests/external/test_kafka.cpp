@@ -12,20 +12,16 @@
 #include <vector>
 
 #include "sim/external/kafka.h"
-#include "sim/world.h"
+#include "tests/external/external_test_world.h"
 
 namespace {
 
 using eosim::sim::Duration;
-using eosim::sim::EventKind;
 using eosim::sim::kNoNode;
 using eosim::sim::NodeId;
 using eosim::sim::Time;
-using eosim::sim::World;
-using eosim::sim::WorldOptions;
 using namespace eosim::sim::external;
 
-constexpr EventKind kTick{"test.tick"};
 const std::string kTopic = "out";
 
 // Catch prints these; a raw uint8_t enum would print as a character.
@@ -33,23 +29,16 @@ std::string err(KafkaError e) { return to_string(e); }
 
 KafkaOptions default_options() { return KafkaOptions{}; }
 
-struct Fixture {
-    World world{WorldOptions{}};
-    NodeId broker = world.nodes().add("broker");
-    NodeId producer = world.nodes().add("producer");
-    NodeId other = world.nodes().add("other");
-    NodeId reader = world.nodes().add("reader");
+struct Fixture : eosim::test::ExternalTestWorld {
+    NodeId broker = add_node("broker");
+    NodeId producer = add_node("producer");
+    NodeId other = add_node("other");
+    NodeId reader = add_node("reader");
     KafkaCluster kafka;
 
     explicit Fixture(KafkaOptions options = default_options())
         : kafka(world.scheduler(), world.network(), broker, options) {
         kafka.create_topic(kTopic, 2);
-    }
-
-    // Moves virtual time forward to `at`, running every event due until then.
-    void advance_to(Time at) {
-        world.scheduler().schedule_at(at, kNoNode, kTick, 0, [] {});
-        world.scheduler().run_until(at);
     }
 
     std::vector<int64_t> values(int32_t partition, Isolation isolation) const {

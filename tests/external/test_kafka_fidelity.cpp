@@ -7,37 +7,27 @@
 #include <vector>
 
 #include "sim/external/kafka.h"
-#include "sim/world.h"
+#include "tests/external/external_test_world.h"
 
 namespace {
 
 using eosim::sim::Duration;
-using eosim::sim::EventKind;
-using eosim::sim::kNoNode;
 using eosim::sim::NodeId;
 using eosim::sim::Time;
-using eosim::sim::World;
-using eosim::sim::WorldOptions;
 using namespace eosim::sim::external;
 
-constexpr EventKind kTick{"test.tick"};
 const std::string kTopic = "out";
 
 std::string err(KafkaError e) { return to_string(e); }
 
-struct Fixture {
-    World world{WorldOptions{}};
-    NodeId broker = world.nodes().add("broker");
-    NodeId producer = world.nodes().add("producer");
-    NodeId other = world.nodes().add("other");
+struct Fixture : eosim::test::ExternalTestWorld {
+    NodeId broker = add_node("broker");
+    NodeId producer = add_node("producer");
+    NodeId other = add_node("other");
     KafkaCluster kafka;
 
     explicit Fixture(KafkaOptions options = KafkaOptions{}) : kafka(world.scheduler(), world.network(), broker, options) {
         kafka.create_topic(kTopic, 2);
-    }
-    void advance_to(Time at) {
-        world.scheduler().schedule_at(at, kNoNode, kTick, 0, [] {});
-        world.scheduler().run_until(at);
     }
     ProducerHandle init(const std::string& id) {
         ProducerHandle h;
