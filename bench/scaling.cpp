@@ -73,17 +73,6 @@ bool run_child(const std::string& base, int64_t records, uint64_t seed, Sample* 
     return true;
 }
 
-// Millions of bare-heap pops+pushes per second (64 nodes' ping-pong, 2M events, best of 3).
-double yardstick_mops() {
-    double best = 0;
-    for (int round = 0; round < 3; ++round) {
-        const auto start = std::chrono::steady_clock::now();
-        const eosim::bench::BareResult r = eosim::bench::bare_heap(64, 2'000'000, 1);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        best = std::max(best, static_cast<double>(r.operations) / seconds / 1e6);
-    }
-    return best;
-}
 
 double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
@@ -106,7 +95,7 @@ int main(int argc, char** argv) {
     app.add_option("--seed", seed, "seed");
     CLI11_PARSE(app, argc, argv);
 
-    const double yardstick_before = yardstick_mops();
+    const double yardstick_before = eosim::bench::yardstick_mops();
     Sample base_sample;
     if (!run_child(base, 1'000, seed, &base_sample)) {
         std::fprintf(stderr, "the 1k-record base run failed\n");
@@ -158,7 +147,7 @@ int main(int argc, char** argv) {
                     static_cast<double>(rows[i].events) / static_cast<double>(rows[i - 1].events),
                     rows[i].wall / rows[i - 1].wall, rows[i].cpu / rows[i - 1].cpu, rows[i].rss_mb / rows[i - 1].rss_mb);
     }
-    const double yardstick_after = yardstick_mops();
+    const double yardstick_after = eosim::bench::yardstick_mops();
     std::printf("machine yardstick: bare heap %.1f M ops/s before the runs, %.1f after (lower means a slower phase;\n"
                 "wall time grows with it, CPU time less so on a machine shared with other work)\n",
                 yardstick_before, yardstick_after);

@@ -19,22 +19,6 @@
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 
-namespace {
-
-// Millions of bare-heap pops+pushes per second (64 nodes' ping-pong, 2M events, best of 3).
-double yardstick_mops() {
-    double best = 0;
-    for (int round = 0; round < 3; ++round) {
-        const auto start = std::chrono::steady_clock::now();
-        const eosim::bench::BareResult r = eosim::bench::bare_heap(64, 2'000'000, 1);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        best = std::max(best, static_cast<double>(r.operations) / seconds / 1e6);
-    }
-    return best;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
     CLI::App app{"Wall time of the standard scenario run"};
     std::string base = EOSIM_SOURCE_DIR "/scenarios/kafka-count-eos.json";
@@ -48,14 +32,14 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
 
     const eosim::scenarios::Scenario scenario = eosim::bench::standard_scenario(base, records);
-    const double yardstick_before = yardstick_mops();
+    const double yardstick_before = eosim::bench::yardstick_mops();
     std::vector<double> walls;
     eosim::scenarios::RunResult last;
     for (int i = 0; i < runs; ++i) {
         last = eosim::scenarios::run_scenario(scenario, eosim::scenarios::RunOptions{seed, nullptr});
         walls.push_back(last.figures.wall_seconds);
     }
-    const double yardstick_after = yardstick_mops();
+    const double yardstick_after = eosim::bench::yardstick_mops();
     std::sort(walls.begin(), walls.end());
     const double median = walls[walls.size() / 2];
     std::printf("standard run: %lld records, %lld crashes, seed %llu, expectation %s\n", static_cast<long long>(records),

@@ -25,12 +25,27 @@ std::string systems_expected(bool batches) {
 
 // --- faults ---
 
-std::vector<std::string> fault_keys(sim::FaultKind kind) {
-    std::vector<std::string> keys{"kind", "at", "at_point"};
+// The keys a fault of `kind` takes, scheduled (besides "kind", "at", "at_point") or drawn by
+// faults.random (besides "weight"): one table, so a new kind is added in one place. They differ
+// where a scheduled fault names one thing and a drawn one a set to draw from ("system" /
+// "systems"), and in what only one of them can say (a crash's "restart" and a partition's
+// "other_nodes" when scheduled; a partition's "job_manager_cut" when drawn).
+enum class FaultUse : uint8_t { scheduled, drawn };
+
+std::vector<std::string> fault_kind_keys(sim::FaultKind kind, FaultUse use) {
+    const bool scheduled = use == FaultUse::scheduled;
+    std::vector<std::string> keys = scheduled ? std::vector<std::string>{"kind", "at", "at_point"} : std::vector<std::string>{"weight"};
+    const std::string system = scheduled ? "system" : "systems";
     switch (kind) {
-        case sim::FaultKind::crash: keys.insert(keys.end(), {"nodes", "restart", "restart_delay"}); break;
+        case sim::FaultKind::crash:
+            keys.insert(keys.end(), {"nodes", "restart_delay"});
+            if (scheduled) keys.push_back("restart");
+            break;
         case sim::FaultKind::pause: keys.insert(keys.end(), {"nodes", "duration"}); break;
-        case sim::FaultKind::partition: keys.insert(keys.end(), {"nodes", "other_nodes", "one_way", "duration"}); break;
+        case sim::FaultKind::partition:
+            keys.insert(keys.end(), {"nodes", "duration", "one_way"});
+            keys.push_back(scheduled ? "other_nodes" : "job_manager_cut");
+            break;
         case sim::FaultKind::slow_link: keys.insert(keys.end(), {"nodes", "multiplier", "duration"}); break;
         case sim::FaultKind::storage_slow: keys.insert(keys.end(), {"multiplier", "duration"}); break;
         case sim::FaultKind::storage_failure:
@@ -41,8 +56,8 @@ std::vector<std::string> fault_keys(sim::FaultKind kind) {
         case sim::FaultKind::transaction_abort: break;
         case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
         case sim::FaultKind::system_unavailable:
-        case sim::FaultKind::system_write_errors: keys.insert(keys.end(), {"system", "duration"}); break;
-        case sim::FaultKind::bulk_partial_failure: keys.insert(keys.end(), {"system", "ratio", "duration"}); break;
+        case sim::FaultKind::system_write_errors: keys.insert(keys.end(), {system, "duration"}); break;
+        case sim::FaultKind::bulk_partial_failure: keys.insert(keys.end(), {system, "ratio", "duration"}); break;
     }
     return keys;
 }
@@ -64,7 +79,7 @@ void Loader::read_fault(const Value& v) {
     if (!v.get().contains("kind")) Object(v, {"kind"}).missing("kind", "a fault kind");
     sim::FaultSpec fault;
     fault.kind = read_enum(v.child("kind"), kAllFaults, "a fault kind");
-    const Object o(v, fault_keys(fault.kind), "an object (a fault)");
+    const Object o(v, fault_kind_keys(fault.kind, FaultUse::scheduled), "an object (a fault)");
     read_trigger(o, fault);
     const bool at_point = !fault.trigger.point.empty();
     const bool targets_nodes = fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause ||
@@ -151,28 +166,6 @@ void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
 // --- random faults (faults.random; the generator is scenarios/random_faults.h) ---
 
 constexpr std::array kRandomModes = {RandomMode::swarm, RandomMode::fixed};
-
-std::vector<std::string> random_kind_keys(sim::FaultKind kind) {
-    std::vector<std::string> keys{"weight"};
-    switch (kind) {
-        case sim::FaultKind::crash: keys.insert(keys.end(), {"nodes", "restart_delay"}); break;
-        case sim::FaultKind::pause: keys.insert(keys.end(), {"nodes", "duration"}); break;
-        case sim::FaultKind::partition: keys.insert(keys.end(), {"nodes", "duration", "one_way", "job_manager_cut"}); break;
-        case sim::FaultKind::slow_link: keys.insert(keys.end(), {"nodes", "duration", "multiplier"}); break;
-        case sim::FaultKind::storage_slow: keys.insert(keys.end(), {"duration", "multiplier"}); break;
-        case sim::FaultKind::storage_failure:
-        case sim::FaultKind::broker_unavailable:
-        case sim::FaultKind::kafka_write_failure:
-        case sim::FaultKind::kafka_commit_errors:
-        case sim::FaultKind::kafka_commit_outcome_unknown: keys.push_back("duration"); break;
-        case sim::FaultKind::transaction_abort: break;
-        case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
-        case sim::FaultKind::system_unavailable:
-        case sim::FaultKind::system_write_errors: keys.insert(keys.end(), {"systems", "duration"}); break;
-        case sim::FaultKind::bulk_partial_failure: keys.insert(keys.end(), {"systems", "ratio", "duration"}); break;
-    }
-    return keys;
-}
 
 // The defaults of a drawn kind's duration (or a crash's restart delay).
 DurationRange default_random_duration(sim::FaultKind kind) {
@@ -328,7 +321,7 @@ void Loader::read_random_kinds(const Value& v, RandomFaults& r) {
     for (sim::FaultKind kind : kAllFaults) {
         const std::optional<Value> entry = o.get(to_string(kind));
         if (!entry) continue;
-        const Object k(*entry, random_kind_keys(kind), "an object (how this kind is drawn; {} for the defaults)");
+        const Object k(*entry, fault_kind_keys(kind, FaultUse::drawn), "an object (how this kind is drawn; {} for the defaults)");
         RandomFaultKind spec;
         spec.kind = kind;
         if (auto x = k.get("weight")) spec.weight = static_cast<uint32_t>(read_int(*x, IntRange{1, 1000, "a positive integer"}));

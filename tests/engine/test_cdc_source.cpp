@@ -17,6 +17,7 @@
 #include "engine/state/state_backend.h"
 #include "sim/external/database.h"
 #include "sim/world.h"
+#include "tests/engine/fake_sink_context.h"
 
 namespace eosim::engine {
 namespace {
@@ -25,24 +26,6 @@ using sim::external::BinlogPosition;
 using sim::external::Database;
 using sim::external::DatabaseError;
 using sim::external::Row;
-
-class FakeContext final : public SinkContext {
-public:
-    FakeContext(sim::World& world, sim::NodeId node, int32_t subtask) : world_(world), node_(node), subtask_(subtask) {}
-    sim::World& world() override { return world_; }
-    sim::NodeId node() const override { return node_; }
-    int32_t subtask() const override { return subtask_; }
-    RunObserver& observer() override { return observer_; }
-    void after(sim::Duration, std::function<void()>) override {}
-    void fail(const std::string& reason) override { failures.push_back(reason); }
-    std::vector<std::string> failures;
-
-private:
-    sim::World& world_;
-    sim::NodeId node_;
-    int32_t subtask_;
-    RunObserver observer_;
-};
 
 struct Fixture {
     sim::World world{sim::WorldOptions{}};
@@ -106,8 +89,8 @@ TEST_CASE("cdc source: chunks cover every key once, across subtasks, and wait fo
     Fixture f;
     for (int64_t k : {-5, 0, 3, 9, 10, 15, 29, 30, 47}) f.write(Row{k, k * 10, 1});  // outside [0, 30) too
     f.vertex.parallelism = 2;
-    FakeContext c0(f.world, f.task_node, 0);
-    FakeContext c1(f.world, f.task_node, 1);
+    FakeSinkContext c0(f.world, f.task_node, 0);
+    FakeSinkContext c1(f.world, f.task_node, 1);
     CdcSourceReader r0(f.vertex, c0, f.db, 0);
     CdcSourceReader r1(f.vertex, c1, f.db, 1);
     CHECK(r0.chunk_count() == 3);
@@ -132,7 +115,7 @@ TEST_CASE("cdc source: a chunk's rows are the table at its high watermark though
     Fixture f;
     for (int64_t k = 0; k < 10; ++k) f.write(Row{k, k, 1});
     f.vertex.chunk_key_end = 10;  // one chunk
-    FakeContext c(f.world, f.task_node, 0);
+    FakeSinkContext c(f.world, f.task_node, 0);
     CdcSourceReader reader(f.vertex, c, f.db, 0);
     int step = 0;
     // Between pages: change a row already read, delete one not yet read, insert a new one.
@@ -158,7 +141,7 @@ TEST_CASE("cdc source: a restored chunk read at H is rebuilt at H, then the binl
     Fixture f;
     for (int64_t k = 0; k < 10; ++k) f.write(Row{k, k, 1});
     f.vertex.chunk_key_end = 10;
-    FakeContext c(f.world, f.task_node, 0);
+    FakeSinkContext c(f.world, f.task_node, 0);
     CdcSourceReader first(f.vertex, c, f.db, 0);
     f.poll(first, 6);
     const auto at_high = live(f.db);
@@ -192,7 +175,7 @@ TEST_CASE("cdc source: restoring a purged binlog position fails with a message n
     Fixture f;
     for (int64_t k = 0; k < 10; ++k) f.write(Row{k, k, 1});
     f.vertex.chunk_key_end = 10;
-    FakeContext c(f.world, f.task_node, 0);
+    FakeSinkContext c(f.world, f.task_node, 0);
     CdcSourceReader first(f.vertex, c, f.db, 0);
     f.poll(first, 6);
     first.snapshot(1);
@@ -245,7 +228,7 @@ TEST_CASE("upsert sink: batches per key, the guard turns older versions away, a 
     const sim::NodeId task_node = world.nodes().add("tm0");
     Database db(world.scheduler(), world.network(), db_node);
     db.create_table("out");
-    FakeContext context(world, task_node, 0);
+    FakeSinkContext context(world, task_node, 0);
     for (bool guarded : {true, false}) {
         UpsertSink sink(UpsertSinkOptions{"out", guarded, 100}, context, db);
         sink.write({Record{1, 10, 5, RowKind::insert}, Record{2, 20, 1, RowKind::insert},

@@ -12,28 +12,12 @@
 #include "engine/connectors/document_sink.h"
 #include "engine/connectors/key_value_sink.h"
 #include "sim/world.h"
+#include "tests/engine/fake_sink_context.h"
 
 namespace eosim::engine {
 namespace {
 
 namespace external = sim::external;
-
-class FakeContext final : public SinkContext {
-public:
-    FakeContext(sim::World& world, sim::NodeId node) : world_(world), node_(node) {}
-    sim::World& world() override { return world_; }
-    sim::NodeId node() const override { return node_; }
-    int32_t subtask() const override { return 0; }
-    RunObserver& observer() override { return observer_; }
-    void after(sim::Duration, std::function<void()>) override {}
-    void fail(const std::string& reason) override { failures.push_back(reason); }
-    std::vector<std::string> failures;
-
-private:
-    sim::World& world_;
-    sim::NodeId node_;
-    RunObserver observer_;
-};
 
 // A keyed running count's output: (key, 1), (key, 2), ... per key.
 RecordBatch running_counts(int64_t keys, int64_t per_key) {
@@ -48,7 +32,7 @@ struct World {
     sim::World world{sim::WorldOptions{}};
     sim::NodeId store_node = world.nodes().add("store");
     sim::NodeId task_node = world.nodes().add("tm0");
-    FakeContext context{world, task_node};
+    FakeSinkContext context{world, task_node};
 };
 
 std::vector<Record> records_in(const external::DocumentStore& store) {

@@ -10,35 +10,19 @@
 
 #include "engine/connectors/kafka_sink.h"
 #include "sim/world.h"
+#include "tests/engine/fake_sink_context.h"
 
 namespace eosim::engine {
 namespace {
 
 namespace external = sim::external;
 
-class FakeContext final : public SinkContext {
-public:
-    FakeContext(sim::World& world, sim::NodeId node) : world_(world), node_(node) {}
-    sim::World& world() override { return world_; }
-    sim::NodeId node() const override { return node_; }
-    int32_t subtask() const override { return 0; }
-    RunObserver& observer() override { return observer_; }
-    void after(sim::Duration, std::function<void()>) override {}
-    void fail(const std::string& reason) override { failures.push_back(reason); }
-    std::vector<std::string> failures;
-
-private:
-    sim::World& world_;
-    sim::NodeId node_;
-    RunObserver observer_;
-};
-
 struct Setup {
     sim::World world{sim::WorldOptions{}};
     sim::NodeId broker = world.nodes().add("broker");
     sim::NodeId task_node = world.nodes().add("tm0");
     external::KafkaCluster kafka{world.scheduler(), world.network(), broker, external::KafkaOptions{}};
-    FakeContext context{world, task_node};
+    FakeSinkContext context{world, task_node};
     RuntimeConfig runtime;
     KafkaSinkOptions options{"output", DeliveryGuarantee::exactly_once, "sink"};
     Setup() { kafka.create_topic("output", 2); }
