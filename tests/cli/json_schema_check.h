@@ -28,6 +28,17 @@ public:
         return ok;
     }
 
+    // Whether `instance` is valid, and nothing else: no reasons, no used properties recorded, no
+    // locations built on the way (the mutation tests validate thousands of documents).
+    bool accepts(const nlohmann::json& instance) {
+        std::set<std::string> used;
+        std::vector<std::string> errors;
+        detail_ = false;
+        const bool ok = check(schema_, "#", instance, "", used, errors);
+        detail_ = true;
+        return ok;
+    }
+
     // Every "<schema location>/properties/<name>" of the schema.
     std::set<std::string> all_properties() const {
         std::set<std::string> out;
@@ -70,9 +81,16 @@ private:
         throw std::runtime_error("unknown type " + type);
     }
 
-    static bool fail(std::vector<std::string>& errors, const std::string& where, const std::string& what) {
-        if (errors.size() < 20) errors.push_back((where.empty() ? "/" : where) + ": " + what);
+    bool fail(std::vector<std::string>& errors, const std::string& where, const std::string& what) const {
+        if (detail_ && errors.size() < 20) errors.push_back((where.empty() ? "/" : where) + ": " + what);
         return false;
+    }
+
+    // A schema or instance location one step below `base`; empty in accepts(), which needs none.
+    std::string below(const std::string& base, const std::string& step) const { return detail_ ? base + "/" + step : std::string(); }
+    std::string below(const std::string& base, size_t index) const { return detail_ ? base + "/" + std::to_string(index) : std::string(); }
+    std::string below(const std::string& base, const char* keyword, size_t index) const {
+        return detail_ ? base + "/" + keyword + "/" + std::to_string(index) : std::string();
     }
 
     bool check(const nlohmann::json& s, const std::string& at, const nlohmann::json& v, const std::string& where,
@@ -119,7 +137,7 @@ private:
         return ok;
     }
 
-    static bool check_number(const nlohmann::json& s, const nlohmann::json& v, const std::string& where,
+    bool check_number(const nlohmann::json& s, const nlohmann::json& v, const std::string& where,
                              std::vector<std::string>& errors) {
         bool ok = true;
         const double x = v.get<double>();
@@ -142,7 +160,7 @@ private:
         }
         if (s.contains("items")) {
             for (size_t i = 0; i < v.size(); ++i) {
-                ok = check(s["items"], at + "/items", v[i], where + "/" + std::to_string(i), used, errors) && ok;
+                ok = check(s["items"], below(at, "items"), v[i], below(where, i), used, errors) && ok;
             }
         }
         return ok;
@@ -163,8 +181,9 @@ private:
         const nlohmann::json& properties = s.contains("properties") ? s["properties"] : empty;
         for (const auto& [key, value] : v.items()) {
             if (properties.contains(key)) {
-                used.insert(at + "/properties/" + key);
-                ok = check(properties[key], at + "/properties/" + key, value, where + "/" + key, used, errors) && ok;
+                const std::string property_at = below(at, "properties/" + key);
+                if (detail_) used.insert(property_at);
+                ok = check(properties[key], property_at, value, below(where, key), used, errors) && ok;
             } else if (s.contains("additionalProperties") && s["additionalProperties"] == false) {
                 ok = fail(errors, where, "unexpected key " + key);
             }
@@ -187,39 +206,40 @@ private:
         bool ok = true;
         if (s.contains("allOf")) {
             for (size_t i = 0; i < s["allOf"].size(); ++i) {
-                ok = check(s["allOf"][i], at + "/allOf/" + std::to_string(i), v, where, used, errors) && ok;
+                ok = check(s["allOf"][i], below(at, "allOf", i), v, where, used, errors) && ok;
             }
         }
         if (s.contains("anyOf")) {
             bool any = false;
             for (size_t i = 0; i < s["anyOf"].size(); ++i) {
-                any = branch(s["anyOf"][i], at + "/anyOf/" + std::to_string(i), v, where, used) || any;
+                any = branch(s["anyOf"][i], below(at, "anyOf", i), v, where, used) || any;
             }
             if (!any) ok = fail(errors, where, "matches none of anyOf");
         }
         if (s.contains("oneOf")) {
             size_t matches = 0;
             for (size_t i = 0; i < s["oneOf"].size(); ++i) {
-                matches += branch(s["oneOf"][i], at + "/oneOf/" + std::to_string(i), v, where, used) ? 1 : 0;
+                matches += branch(s["oneOf"][i], below(at, "oneOf", i), v, where, used) ? 1 : 0;
             }
             if (matches != 1) ok = fail(errors, where, "matches " + std::to_string(matches) + " of oneOf, not exactly one");
         }
         if (s.contains("not")) {
             std::set<std::string> ignored_used;
             std::vector<std::string> ignored;
-            if (check(s["not"], at + "/not", v, where, ignored_used, ignored)) ok = fail(errors, where, "matches not");
+            if (check(s["not"], below(at, "not"), v, where, ignored_used, ignored)) ok = fail(errors, where, "matches not");
         }
         if (s.contains("if")) {
             std::set<std::string> ignored_used;
             std::vector<std::string> ignored;
-            const bool condition = check(s["if"], at + "/if", v, where, ignored_used, ignored);
-            if (condition && s.contains("then")) ok = check(s["then"], at + "/then", v, where, used, errors) && ok;
-            if (!condition && s.contains("else")) ok = check(s["else"], at + "/else", v, where, used, errors) && ok;
+            const bool condition = check(s["if"], below(at, "if"), v, where, ignored_used, ignored);
+            if (condition && s.contains("then")) ok = check(s["then"], below(at, "then"), v, where, used, errors) && ok;
+            if (!condition && s.contains("else")) ok = check(s["else"], below(at, "else"), v, where, used, errors) && ok;
         }
         return ok;
     }
 
     nlohmann::json schema_;
+    bool detail_ = true;  // false inside accepts()
     std::set<std::string> used_;
     std::map<std::string, std::regex> regexes_;
 };

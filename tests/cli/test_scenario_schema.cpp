@@ -147,7 +147,7 @@ TEST_CASE("schema: an unknown key anywhere is rejected by both the loader and th
             bad[at]["unexpected_key"] = 1;
             INFO(name << " at " << at.to_string());
             CHECK(loader_error_path(bad, scratch.path) == at.to_string() + "/unexpected_key");
-            CHECK_FALSE(check.validate(bad));
+            CHECK_FALSE(check.accepts(bad));
             ++mutations;
         });
     }
@@ -165,7 +165,7 @@ TEST_CASE("schema: a value of the wrong type at any leaf is rejected by both", "
                 bad[at] = wrong;
                 INFO(name << " at " << at.to_string() << " = " << wrong.dump());
                 CHECK_FALSE(loader_error_path(bad, scratch.path).empty());
-                CHECK_FALSE(check.validate(bad));
+                CHECK_FALSE(check.accepts(bad));
             }
         });
     }
@@ -183,7 +183,7 @@ TEST_CASE("schema: required keys agree with the loader's missing-key errors", "[
                 const std::string removed = (at / key).to_string();
                 std::string message;
                 const std::string loader_path = loader_error_path(bad, scratch.path, &message);
-                const bool schema_valid = check.validate(bad);
+                const bool schema_valid = check.accepts(bad);
                 INFO(name << ": without " << removed << " the loader says " << (loader_path.empty() ? "fine" : message));
                 // The loader says the key is missing -> the schema requires it.
                 if (loader_path == removed && message.find("missing required key") != std::string::npos) {
@@ -217,25 +217,25 @@ TEST_CASE("schema: malformed values the loader rejects, the schema rejects too",
         bad[json::json_pointer(where)] = value;
         INFO(where << " = " << value.dump());
         CHECK_FALSE(loader_error_path(bad, scratch.path).empty());
-        CHECK_FALSE(check.validate(bad));
+        CHECK_FALSE(check.accepts(bad));
     }
     SECTION("both triggers at once") {
         json bad = document;
         bad["faults"]["schedule"][0]["at_point"] = {{"point", "sink.precommitted"}};
         CHECK_FALSE(loader_error_path(bad, scratch.path).empty());
-        CHECK_FALSE(check.validate(bad));
+        CHECK_FALSE(check.accepts(bad));
     }
     SECTION("a key of another vertex kind") {
         json bad = document;
         bad["job"]["vertices"][5]["topic"] = "out";  // keyed_count has no topic
         CHECK(loader_error_path(bad, scratch.path) == "/job/vertices/5/topic");
-        CHECK_FALSE(check.validate(bad));
+        CHECK_FALSE(check.accepts(bad));
     }
     SECTION("a key of another fault kind") {
         json bad = document;
         bad["faults"]["schedule"][9]["duration"] = "1s";  // transaction_abort has no duration
         CHECK(loader_error_path(bad, scratch.path) == "/faults/schedule/9/duration");
-        CHECK_FALSE(check.validate(bad));
+        CHECK_FALSE(check.accepts(bad));
     }
 }
 
