@@ -26,15 +26,22 @@ TEST_CASE("every scenario of the default suite gives its golden trace hash", "[g
 
 TEST_CASE("a golden check names the scenario and seed that differ and how to regenerate", "[golden]") {
     eosim::testing::TempDir dir;
-    // A copy of the golden file with one hash changed and one run the suite does not have.
+    // A golden file for a suite of one scenario (the golden file's first), with one of its hashes
+    // changed and one run the suite does not have.
     std::ifstream in(kProjectDir / "tests/golden/trace-hashes.json");
     std::stringstream text;
     text << in.rdbuf();
     nlohmann::json j = nlohmann::json::parse(text.str());
     const std::string scenario = j["hashes"].begin().key();
+    const nlohmann::json hashes = j["hashes"][scenario];
+    j["hashes"] = nlohmann::json::object();
+    j["hashes"][scenario] = hashes;
     j["hashes"][scenario]["1"] = "0000000000000000";
     j["hashes"]["no-such-scenario"]["1"] = "1111111111111111";
-    j["suite"] = (kProjectDir / j["suite"].get<std::string>()).string();
+    const std::filesystem::path suite = dir.path() / "one.suite.json";
+    std::ofstream(suite) << nlohmann::json{
+        {"name", "one"}, {"runs", {{{"scenario", (kProjectDir / "scenarios" / (scenario + ".json")).string()}}}}}.dump();
+    j["suite"] = suite.string();
     const std::filesystem::path broken = dir.path() / "golden.json";
     std::ofstream(broken) << j.dump();
 
