@@ -1,6 +1,11 @@
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "engine/state/blob_codec.h"
+#include "engine/state/canonical_state_codec.h"
 #include "engine/state/key_groups.h"
 #include "engine/state/state_backend.h"
 
@@ -17,49 +22,124 @@ KeyGroupRange KeyGroupRange::of_subtask(int32_t subtask, int32_t parallelism, in
 
 namespace {
 
-// One ordered map per key group: snapshots are written and restored key group by key group.
+// One key group's cells: the state-0/ns-0/item-0 cells (the keyed aggregates' values, the hot
+// path) in a map by key, every other cell in a map by StateKey.
+struct HeapKeyGroup {
+    std::map<int64_t, int64_t> plain;
+    std::map<StateKey, int64_t> namespaced;
+    bool empty() const { return plain.empty() && namespaced.empty(); }
+};
+
+using CellVisitor = std::function<void(const StateKey&, int64_t)>;
+
+// Hands the cells of `state` in `group` to `visit` in (key, ns, item) order: for state 0, the plain
+// cells (ns 0, item 0) merged into the namespaced ones.
+void visit_state_in_group(const HeapKeyGroup& group, int32_t state, const CellVisitor& visit) {
+    auto next = group.namespaced.begin();
+    auto skip_other_states = [&] {
+        while (next != group.namespaced.end() && next->first.state != state) ++next;
+    };
+    skip_other_states();
+    if (state == 0) {
+        for (const auto& [key, value] : group.plain) {
+            const StateKey plain{key, 0, 0, 0};
+            while (next != group.namespaced.end() && next->first < plain) {
+                visit(next->first, next->second);
+                ++next;
+                skip_other_states();
+            }
+            visit(plain, value);
+        }
+    }
+    for (; next != group.namespaced.end(); ++next) {
+        if (next->first.state == state) visit(next->first, next->second);
+    }
+}
+
 class HeapStateBackend final : public KeyedStateBackend {
 public:
     HeapStateBackend(KeyGroupRange range, int32_t max_parallelism)
         : range_(range), max_parallelism_(max_parallelism), groups_(static_cast<size_t>(range.last - range.first + 1)) {}
 
     std::optional<int64_t> get(int64_t key) const override {
-        const auto& group = groups_[index_of(key)];
-        auto it = group.find(key);
-        if (it == group.end()) return std::nullopt;
+        const auto& plain = groups_[index_of(key)].plain;
+        auto it = plain.find(key);
+        if (it == plain.end()) return std::nullopt;
         return it->second;
     }
 
-    void put(int64_t key, int64_t value) override { groups_[index_of(key)][key] = value; }
-    void remove(int64_t key) override { groups_[index_of(key)].erase(key); }
+    void put(int64_t key, int64_t value) override { groups_[index_of(key)].plain[key] = value; }
+    void remove(int64_t key) override { groups_[index_of(key)].plain.erase(key); }
+
+    std::optional<int64_t> get(const StateKey& at) const override {
+        if (is_plain_cell(at)) return get(at.key);
+        const auto& namespaced = groups_[index_of(at.key)].namespaced;
+        auto it = namespaced.find(at);
+        if (it == namespaced.end()) return std::nullopt;
+        return it->second;
+    }
+
+    void put(const StateKey& at, int64_t value) override {
+        if (is_plain_cell(at)) return put(at.key, value);
+        groups_[index_of(at.key)].namespaced[at] = value;
+    }
+
+    void remove(const StateKey& at) override {
+        if (is_plain_cell(at)) return remove(at.key);
+        groups_[index_of(at.key)].namespaced.erase(at);
+    }
+
+    void scan(int64_t key, int32_t state, const CellVisitor& visit) const override {
+        const HeapKeyGroup& group = groups_[index_of(key)];
+        std::optional<int64_t> plain;
+        if (state == 0) {
+            if (auto it = group.plain.find(key); it != group.plain.end()) plain = it->second;
+        }
+        const StateKey plain_at{key, 0, 0, 0};
+        auto it = group.namespaced.lower_bound(StateKey{key, state, INT64_MIN, INT64_MIN});
+        for (; it != group.namespaced.end() && it->first.key == key && it->first.state == state; ++it) {
+            if (plain && plain_at < it->first) {
+                visit(plain_at, *plain);
+                plain.reset();
+            }
+            visit(it->first, it->second);
+        }
+        if (plain) visit(plain_at, *plain);
+    }
+
+    void scan_state(int32_t state, const CellVisitor& visit) const override {
+        for (const HeapKeyGroup& group : groups_) visit_state_in_group(group, state, visit);
+    }
+
+    std::map<StateKey, int64_t> cells() const override {
+        std::map<StateKey, int64_t> all;
+        for (const HeapKeyGroup& group : groups_) {
+            for (const auto& [key, value] : group.plain) all.emplace(StateKey{key, 0, 0, 0}, value);
+            all.insert(group.namespaced.begin(), group.namespaced.end());
+        }
+        return all;
+    }
 
     std::string snapshot() const override {
         BlobWriter out;
         for (size_t i = 0; i < groups_.size(); ++i) {
-            if (groups_[i].empty()) continue;
-            out.put_i64(range_.first + static_cast<int64_t>(i));
-            out.put_i64(static_cast<int64_t>(groups_[i].size()));
-            for (const auto& [key, value] : groups_[i]) {
-                out.put_i64(key);
-                out.put_i64(value);
-            }
+            write_canonical_key_group(out, range_.first + static_cast<int32_t>(i), groups_[i].plain, groups_[i].namespaced);
         }
         return out.take();
     }
 
     void restore(const std::vector<std::string>& snapshots) override {
-        for (auto& group : groups_) group.clear();
+        for (auto& group : groups_) group = HeapKeyGroup{};
         for (const std::string& blob : snapshots) {
-            BlobReader in(blob);
-            while (!in.done()) {
-                const auto key_group = static_cast<int32_t>(in.get_i64());
-                const int64_t entries = in.get_i64();
-                for (int64_t e = 0; e < entries; ++e) {
-                    const int64_t key = in.get_i64();
-                    const int64_t value = in.get_i64();
-                    if (range_.contains(key_group)) groups_[static_cast<size_t>(key_group - range_.first)][key] = value;
+            read_canonical_state(blob, [this](int32_t key_group, const StateKey& at, int64_t value) {
+                if (!range_.contains(key_group)) return;
+                HeapKeyGroup& group = groups_[static_cast<size_t>(key_group - range_.first)];
+                if (is_plain_cell(at)) {
+                    group.plain[at.key] = value;
+                } else {
+                    group.namespaced[at] = value;
                 }
-            }
+            });
         }
     }
 
@@ -69,7 +149,7 @@ public:
 
     std::map<int64_t, int64_t> contents() const override {
         std::map<int64_t, int64_t> all;
-        for (const auto& group : groups_) all.insert(group.begin(), group.end());
+        for (const HeapKeyGroup& group : groups_) all.insert(group.plain.begin(), group.plain.end());
         return all;
     }
 
@@ -82,7 +162,7 @@ private:
 
     KeyGroupRange range_;
     int32_t max_parallelism_;
-    std::vector<std::map<int64_t, int64_t>> groups_;
+    std::vector<HeapKeyGroup> groups_;
 };
 
 }  // namespace

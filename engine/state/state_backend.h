@@ -1,8 +1,11 @@
 #pragma once
-// Keyed state backends: where a keyed operator keeps one int64 value per key. A snapshot is a
-// byte string written to checkpoint storage; a restore reads the snapshots of every subtask of the
-// operator and keeps the key groups this subtask owns (so the same code serves rescaling).
+// Keyed state backends: where a keyed operator keeps int64 values per key, in cells addressed by
+// StateKey (key, state, namespace, item). A snapshot is a byte string written to checkpoint
+// storage; a restore reads the snapshots of every subtask of the operator and keeps the key groups
+// this subtask owns (so the same code serves rescaling). Cell layout: engine/state/README.md.
+#include <compare>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,24 +40,50 @@ struct KeyGroupRange {
     static KeyGroupRange of_subtask(int32_t subtask, int32_t parallelism, int32_t max_parallelism);
 };
 
+// A cell of keyed state: a key's value in one of the operator's states, under a namespace (Flink's
+// namespace: a window, a timer's time, a join row). The keyed aggregates use state 0, ns 0, item 0.
+struct StateKey {
+    int64_t key = 0;    // the record key: decides the key group
+    int32_t state = 0;  // which state of the operator (operators number their own; < 0 reserved: timers)
+    int64_t ns = 0;     // namespace within the state (window end, timer time, row timestamp, ...)
+    int64_t item = 0;   // element within the namespace (a join row's value, a timer's namespace)
+    auto operator<=>(const StateKey&) const = default;
+};
+
 class KeyedStateBackend {
 public:
     virtual ~KeyedStateBackend() = default;
+    // The key's state-0/ns-0/item-0 cell: get(key) == get(StateKey{key}), and so on.
     virtual std::optional<int64_t> get(int64_t key) const = 0;
     virtual void put(int64_t key, int64_t value) = 0;
     // Drops the key (a keyed aggregate over a changelog whose key has no rows left).
     virtual void remove(int64_t key) = 0;
+    // ---- cells (the key must belong to a key group this backend owns, as for the int64 API)
+    virtual std::optional<int64_t> get(const StateKey& at) const = 0;
+    virtual void put(const StateKey& at, int64_t value) = 0;
+    virtual void remove(const StateKey& at) = 0;
+    // Every cell of (`key`, `state`), ordered by (ns, item), handed to `visit` (which must not write).
+    virtual void scan(int64_t key, int32_t state, const std::function<void(const StateKey&, int64_t)>& visit) const = 0;
+    // Every cell of `state` over all keys held, ordered by (key group, key, ns, item).
+    virtual void scan_state(int32_t state, const std::function<void(const StateKey&, int64_t)>& visit) const = 0;
+    // Every cell (all states), ordered: what oracles and tests compare.
+    virtual std::map<StateKey, int64_t> cells() const = 0;
+
     // A full, self-contained snapshot of the state this backend holds.
     virtual std::string snapshot() const = 0;
     // Replaces the state with the entries of `snapshots` whose key group this backend owns.
     virtual void restore(const std::vector<std::string>& snapshots) = 0;
-    // The savepoint form, the same for every backend: per non-empty key group in ascending order,
-    // the key group, its entry count and its (key, value) entries in key order, encoded with
-    // blob_codec. Any backend restores from it, whichever backend (and parallelism) wrote it.
+    // The savepoint form, the same for every backend (engine/state/canonical_state_codec.h): per
+    // non-empty key group in ascending order, the key group, its count of state-0/ns-0/item-0 cells
+    // and those as (key, value) in key order; then, if it holds other cells, -1 - key group, their
+    // count and (key, state, ns, item, value) in StateKey order; encoded with blob_codec. Any
+    // backend restores from it, whichever backend (and parallelism) wrote it. A state of only
+    // state-0/ns-0/item-0 cells encodes exactly as before cells existed.
     virtual std::string canonical_snapshot() const = 0;
     // Replaces the state with the entries of canonical snapshots whose key group this backend owns.
     virtual void restore_canonical(const std::vector<std::string>& snapshots) = 0;
-    // Every (key, value), ordered by key: what the state-after-restore oracle compares.
+    // Every state-0/ns-0/item-0 cell as (key, value), ordered by key: what the state-after-restore
+    // oracle compares.
     virtual std::map<int64_t, int64_t> contents() const = 0;
 
     // ---- incremental snapshots (only a backend whose incremental() is true implements these)
