@@ -1,7 +1,9 @@
 // The embedded RocksDB keyed state backend (Flink's EmbeddedRocksDBStateBackend), over Debian's
 // librocksdb. How it stays deterministic, and how it restores, is in engine/state/README.md.
 #include <algorithm>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include <rocksdb/convenience.h>
@@ -13,6 +15,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "engine/state/blob_codec.h"
+#include "engine/state/canonical_state_codec.h"
 #include "engine/state/key_groups.h"
 #include "engine/state/state_backend.h"
 #include "sim/trace.h"
@@ -99,23 +102,71 @@ rocksdb::Options db_options(rocksdb::Env* env, const std::shared_ptr<rocksdb::Lo
     return o;
 }
 
-// Keys sort by key group, then by key: a key group is a contiguous key range.
+// RocksDB keys, big-endian with the sign bits flipped so that bytes sort as the numbers do:
+//   plain cell (state 0, ns 0, item 0):  key group (4) | key (8)                                12 bytes
+//   any other cell:                      key group (4) | key (8) | state (4) | ns (8) | item (8)  32 bytes
+// Keys sort by key group, then by key (a key group is a contiguous key range); a key's plain cell
+// comes first, then its other cells in (state, ns, item) order. Plain cells keep the key bytes
+// they had before cells existed.
+constexpr size_t kPlainKeySize = 12;
+constexpr size_t kCellKeySize = 32;
+constexpr size_t kScanPrefixSize = 16;  // key group, key, state: the cells scan() visits
+
+void put_big_endian(std::string& out, size_t at, uint64_t value, int bytes) {
+    for (int i = 0; i < bytes; ++i) out[at + static_cast<size_t>(i)] = static_cast<char>((value >> (8 * (bytes - 1 - i))) & 0xff);
+}
+
+uint64_t get_big_endian(const rocksdb::Slice& in, size_t at, int bytes) {
+    uint64_t value = 0;
+    for (int i = 0; i < bytes; ++i) value = (value << 8) | static_cast<uint8_t>(in[at + static_cast<size_t>(i)]);
+    return value;
+}
+
+uint64_t flip64(int64_t value) { return static_cast<uint64_t>(value) ^ (uint64_t{1} << 63); }
+int64_t unflip64(uint64_t value) { return static_cast<int64_t>(value ^ (uint64_t{1} << 63)); }
+uint32_t flip32(int32_t value) { return static_cast<uint32_t>(value) ^ (uint32_t{1} << 31); }
+int32_t unflip32(uint32_t value) { return static_cast<int32_t>(value ^ (uint32_t{1} << 31)); }
+
 std::string encode_key(int32_t key_group, int64_t key) {
-    std::string out(12, '\0');
-    const auto group = static_cast<uint32_t>(key_group);
-    const uint64_t flipped = static_cast<uint64_t>(key) ^ (uint64_t{1} << 63);
-    for (int i = 0; i < 4; ++i) out[static_cast<size_t>(i)] = static_cast<char>((group >> (8 * (3 - i))) & 0xff);
-    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(4 + i)] = static_cast<char>((flipped >> (8 * (7 - i))) & 0xff);
+    std::string out(kPlainKeySize, '\0');
+    put_big_endian(out, 0, static_cast<uint32_t>(key_group), 4);
+    put_big_endian(out, 4, flip64(key), 8);
     return out;
 }
 
-std::pair<int32_t, int64_t> decode_key(const rocksdb::Slice& in) {
-    if (in.size() != 12) throw std::runtime_error("rocksdb state backend: malformed key");
-    uint32_t group = 0;
-    uint64_t flipped = 0;
-    for (int i = 0; i < 4; ++i) group = (group << 8) | static_cast<uint8_t>(in[static_cast<size_t>(i)]);
-    for (int i = 0; i < 8; ++i) flipped = (flipped << 8) | static_cast<uint8_t>(in[static_cast<size_t>(4 + i)]);
-    return {static_cast<int32_t>(group), static_cast<int64_t>(flipped ^ (uint64_t{1} << 63))};
+// The first bytes of every cell of (key, state) other than the plain one.
+std::string encode_scan_prefix(int32_t key_group, int64_t key, int32_t state) {
+    std::string out = encode_key(key_group, key);
+    out.resize(kScanPrefixSize);
+    put_big_endian(out, 12, flip32(state), 4);
+    return out;
+}
+
+std::string encode_cell_key(int32_t key_group, const StateKey& at) {
+    if (is_plain_cell(at)) return encode_key(key_group, at.key);
+    std::string out = encode_scan_prefix(key_group, at.key, at.state);
+    out.resize(kCellKeySize);
+    put_big_endian(out, 16, flip64(at.ns), 8);
+    put_big_endian(out, 24, flip64(at.item), 8);
+    return out;
+}
+
+int32_t key_group_of_encoded(const rocksdb::Slice& in) {
+    if (in.size() != kPlainKeySize && in.size() != kCellKeySize) throw std::runtime_error("rocksdb state backend: malformed key");
+    return static_cast<int32_t>(get_big_endian(in, 0, 4));
+}
+
+// The key group and the cell a RocksDB key encodes.
+std::pair<int32_t, StateKey> decode_cell_key(const rocksdb::Slice& in) {
+    const int32_t key_group = key_group_of_encoded(in);
+    StateKey at;
+    at.key = unflip64(get_big_endian(in, 4, 8));
+    if (in.size() == kCellKeySize) {
+        at.state = unflip32(static_cast<uint32_t>(get_big_endian(in, 12, 4)));
+        at.ns = unflip64(get_big_endian(in, 16, 8));
+        at.item = unflip64(get_big_endian(in, 24, 8));
+    }
+    return {key_group, at};
 }
 
 std::string encode_value(int64_t value) {
@@ -234,17 +285,80 @@ public:
         wrote();
     }
 
-    // Namespaced cells: not yet in this backend (this intermediate commit; the next one adds them).
-    std::optional<int64_t> get(const StateKey& /*at*/) const override { throw std::logic_error("not yet"); }
-    void put(const StateKey& /*at*/, int64_t /*value*/) override { throw std::logic_error("not yet"); }
-    void remove(const StateKey& /*at*/) override { throw std::logic_error("not yet"); }
-    void scan(int64_t /*key*/, int32_t /*state*/, const std::function<void(const StateKey&, int64_t)>& /*visit*/) const override {
-        throw std::logic_error("not yet");
+    std::optional<int64_t> get(const StateKey& at) const override {
+        std::string value;
+        const rocksdb::Status status = db_->db().Get(rocksdb::ReadOptions(), encode_cell_key(owned_group(at.key), at), &value);
+        if (status.IsNotFound()) return std::nullopt;
+        check(status, "get");
+        return decode_value(value);
     }
-    void scan_state(int32_t /*state*/, const std::function<void(const StateKey&, int64_t)>& /*visit*/) const override {
-        throw std::logic_error("not yet");
+
+    void put(const StateKey& at, int64_t value) override {
+        check(db_->db().Put(write_options(), encode_cell_key(owned_group(at.key), at), encode_value(value)), "put");
+        wrote();
     }
-    std::map<StateKey, int64_t> cells() const override { throw std::logic_error("not yet"); }
+
+    void remove(const StateKey& at) override {
+        check(db_->db().Delete(write_options(), encode_cell_key(owned_group(at.key), at)), "delete");
+        wrote();
+    }
+
+    // The key's cells of `state` lie under one prefix; for state 0 the plain cell (stored first,
+    // under the shorter key) is handed over at its place in (ns, item) order.
+    void scan(int64_t key, int32_t state, const std::function<void(const StateKey&, int64_t)>& visit) const override {
+        const int32_t key_group = owned_group(key);
+        // (A bool and a value rather than an optional: GCC 12 at -O3 warns of the optional's value.)
+        int64_t plain_value = 0;
+        bool plain_pending = false;
+        if (state == 0) {
+            const std::optional<int64_t> plain = get(key);
+            plain_pending = plain.has_value();
+            plain_value = plain.value_or(0);
+        }
+        const StateKey plain_at{key, 0, 0, 0};
+        const std::string prefix = encode_scan_prefix(key_group, key, state);
+        std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
+        for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+            const StateKey at = decode_cell_key(it->key()).second;
+            if (plain_pending && plain_at < at) {
+                visit(plain_at, plain_value);
+                plain_pending = false;
+            }
+            visit(at, decode_value(it->value()));
+        }
+        check(it->status(), "iterate");
+        if (plain_pending) visit(plain_at, plain_value);
+    }
+
+    // One pass in key order; a key's plain cell waits for its place among the key's state-0 cells.
+    void scan_state(int32_t state, const std::function<void(const StateKey&, int64_t)>& visit) const override {
+        std::optional<std::pair<StateKey, int64_t>> plain;
+        std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
+        for (it->SeekToFirst(); it->Valid(); it->Next()) {
+            if (state != 0 && it->key().size() == kPlainKeySize) continue;
+            const StateKey at = decode_cell_key(it->key()).second;
+            if (plain && (plain->first.key != at.key || plain->first < at)) {
+                visit(plain->first, plain->second);
+                plain.reset();
+            }
+            if (at.state != state) continue;
+            if (is_plain_cell(at)) {
+                plain.emplace(at, decode_value(it->value()));
+                continue;
+            }
+            visit(at, decode_value(it->value()));
+        }
+        check(it->status(), "iterate");
+        if (plain) visit(plain->first, plain->second);
+    }
+
+    std::map<StateKey, int64_t> cells() const override {
+        std::map<StateKey, int64_t> all;
+        std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
+        for (it->SeekToFirst(); it->Valid(); it->Next()) all.emplace(decode_cell_key(it->key()).second, decode_value(it->value()));
+        check(it->status(), "iterate");
+        return all;
+    }
 
     // A full snapshot is the canonical form (as Flink's full RocksDB snapshots are backend-neutral).
     std::string snapshot() const override { return canonical_snapshot(); }
@@ -260,22 +374,22 @@ public:
         BlobWriter out;
         std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
         int32_t group = -1;
-        std::vector<std::pair<int64_t, int64_t>> entries;
-        auto emit = [&out, &entries, &group] {
-            if (entries.empty()) return;
-            out.put_i64(group);
-            out.put_i64(static_cast<int64_t>(entries.size()));
-            for (const auto& [key, value] : entries) {
-                out.put_i64(key);
-                out.put_i64(value);
-            }
-            entries.clear();
+        std::vector<std::pair<int64_t, int64_t>> plain;
+        std::vector<std::pair<StateKey, int64_t>> namespaced;  // in StateKey order: the key order within a key group
+        auto emit = [&] {
+            write_canonical_key_group(out, group, plain, namespaced);
+            plain.clear();
+            namespaced.clear();
         };
         for (it->SeekToFirst(); it->Valid(); it->Next()) {
-            const auto [key_group, key] = decode_key(it->key());
+            const auto [key_group, at] = decode_cell_key(it->key());
             if (key_group != group) emit();
             group = key_group;
-            entries.emplace_back(key, decode_value(it->value()));
+            if (it->key().size() == kPlainKeySize) {
+                plain.emplace_back(at.key, decode_value(it->value()));
+            } else {
+                namespaced.emplace_back(at, decode_value(it->value()));
+            }
         }
         check(it->status(), "iterate");
         emit();
@@ -286,16 +400,9 @@ public:
         open_fresh();
         rocksdb::WriteBatch batch;
         for (const std::string& blob : snapshots) {
-            BlobReader in(blob);
-            while (!in.done()) {
-                const auto key_group = static_cast<int32_t>(in.get_i64());
-                const int64_t entries = in.get_i64();
-                for (int64_t e = 0; e < entries; ++e) {
-                    const int64_t key = in.get_i64();
-                    const int64_t value = in.get_i64();
-                    if (range_.contains(key_group)) check(batch.Put(encode_key(key_group, key), encode_value(value)), "batch");
-                }
-            }
+            read_canonical_state(blob, [this, &batch](int32_t key_group, const StateKey& at, int64_t value) {
+                if (range_.contains(key_group)) check(batch.Put(encode_cell_key(key_group, at), encode_value(value)), "batch");
+            });
         }
         check(db_->db().Write(write_options(), &batch), "restore write");
         flush();
@@ -304,7 +411,9 @@ public:
     std::map<int64_t, int64_t> contents() const override {
         std::map<int64_t, int64_t> all;
         std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
-        for (it->SeekToFirst(); it->Valid(); it->Next()) all[decode_key(it->key()).second] = decode_value(it->value());
+        for (it->SeekToFirst(); it->Valid(); it->Next()) {
+            if (it->key().size() == kPlainKeySize) all[decode_cell_key(it->key()).second.key] = decode_value(it->value());
+        }
         check(it->status(), "iterate");
         return all;
     }
@@ -402,8 +511,7 @@ public:
             const std::string from = encode_key(std::max(range_.first, source.range.first), INT64_MIN);
             rocksdb::WriteBatch batch;
             for (it->Seek(from); it->Valid(); it->Next()) {
-                const auto [key_group, key] = decode_key(it->key());
-                if (key_group > range_.last) break;
+                if (key_group_of_encoded(it->key()) > range_.last) break;
                 check(batch.Put(it->key(), it->value()), "batch");
             }
             check(it->status(), "iterate temporary instance");

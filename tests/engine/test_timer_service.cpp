@@ -204,7 +204,11 @@ void check_restore(StateBackendKind kind, bool incremental, int32_t old_parallel
 }
 
 TEST_CASE("timer service: timers survive snapshot and restore, also rescaled", "[timers]") {
-    for (auto [from, to] : {std::pair{2, 2}, std::pair{2, 3}, std::pair{3, 1}}) check_restore(StateBackendKind::heap, false, from, to);
+    for (auto [from, to] : {std::pair{2, 2}, std::pair{2, 3}, std::pair{3, 1}}) {
+        check_restore(StateBackendKind::heap, false, from, to);
+        check_restore(StateBackendKind::rocksdb, false, from, to);
+        check_restore(StateBackendKind::rocksdb, true, from, to);
+    }
 }
 
 }  // namespace
