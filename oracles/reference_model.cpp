@@ -74,7 +74,7 @@ bool extends(const engine::SourceOffsets& later, const engine::SourceOffsets& ea
 }  // namespace
 
 const engine::VertexSpec& ReferenceModel::vertex(const std::string& id) const {
-    for (const engine::VertexSpec& v : job_.vertices) {
+    for (const engine::VertexSpec& v : evaluating_->vertices) {
         if (v.id == id) return v;
     }
     throw std::out_of_range("the job has no vertex '" + id + "'");
@@ -138,6 +138,10 @@ void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOf
 }
 
 const RecordMultiset& ReferenceModel::expected_output(const std::string& sink_vertex) const {
+    if (!segments_.empty()) {
+        evaluate_segmented_outputs();
+        return segmented_expected_.at(sink_vertex);
+    }
     return expected_.at(sink_vertex);
 }
 
@@ -152,12 +156,17 @@ const std::vector<Record>& ReferenceModel::sink_output(const std::string& id) co
 }
 
 const std::vector<Record>& ReferenceModel::final_table(const std::string& sink_vertex) const {
+    if (!segments_.empty()) {
+        evaluate_segmented_outputs();
+        return segmented_tables_.at(sink_vertex);
+    }
     return final_tables_.at(sink_vertex);
 }
 
 std::map<int64_t, int64_t> ReferenceModel::keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const {
     auto memo = prefix_states_.find({vertex, prefix});
     if (memo != prefix_states_.end()) return memo->second;
+    if (!segments_.empty()) return prefix_states_[{vertex, prefix}] = segmented_keyed_state(vertex, prefix);
     // Restores mostly come in checkpoint order: continue from the latest prefix evaluated for this
     // vertex when the new one extends it, over only the records in between.
     const LatestPrefix* base = nullptr;

@@ -56,6 +56,21 @@ public:
     // below each partition's offset; a partition not named counts as not consumed).
     std::map<int64_t, int64_t> keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const;
     int64_t input_records() const;
+
+    // Deployments that run another program (a scenario deployment's own vertex list): from the
+    // source offsets `from` on (its savepoint's), `job` processes the input, its keyed operators
+    // continuing the state of the earlier program's operators with the same uid (an operator new in
+    // `job` starts empty; state of an operator `job` lacks is dropped). The expected output is then
+    // the concatenation of each program's output over its own range of the input, and keyed_state
+    // of a prefix past `from` is `job`'s (vertex ids of `job`). `job` must outlive the model.
+    // Segments come in order (each `from` at or past the previous one's).
+    void add_deployment(const engine::JobSpec& job, const engine::SourceOffsets& from);
+    // Output of the sink with uid `sink_uid` of the program of deployment `segment` (0: the model's
+    // job) over its input from the start of that segment up to `to` (nullptr: to the next segment, or
+    // the end), its state continuing the history before it: what a verification job of that
+    // deployment writes when it stops with a savepoint at `to`.
+    RecordMultiset segment_output(size_t segment, const std::string& sink_uid, const engine::SourceOffsets* to) const;
+    size_t segments() const { return segments_.size() + 1; }
     // Memory the model holds for its expected outputs and input (for the scaling benchmark).
     size_t bytes() const;
 
@@ -72,12 +87,34 @@ private:
     void produce(const engine::VertexSpec& v, const engine::SourceOffsets* from, const engine::SourceOffsets* to,
                  const Evaluation* base, Evaluation& out, const Visit& visit) const;
     const engine::VertexSpec& vertex(const std::string& id) const;
+    // Keyed states by uid (a deployment's operators continue those with the same uid).
+    using UidStates = std::map<std::string, std::map<int64_t, int64_t>>;
+    struct Segment {
+        const engine::JobSpec* job = nullptr;
+        engine::SourceOffsets from;
+    };
+    const engine::JobSpec& segment_job(size_t segment) const;
+    // Runs segment `k`'s program from its start to `to` (nullptr: the next segment's start, or the
+    // end) with keyed states continuing `base`; visits the output of its sink `sink_uid` (empty:
+    // none) and returns the keyed states at the end, by uid.
+    UidStates run_segment(size_t k, const UidStates& base, const engine::SourceOffsets* to, const std::string& sink_uid,
+                          const Visit& visit) const;
+    const UidStates& states_before_segment(size_t k) const;
+    std::map<int64_t, int64_t> segmented_keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const;
+    void evaluate_segmented_outputs() const;
     struct LatestPrefix {
         engine::SourceOffsets prefix;
         Evaluation states;
     };
 
     const engine::JobSpec& job_;
+    // The program vertex() looks ids up in: job_, or a later segment's while run_segment evaluates it.
+    mutable const engine::JobSpec* evaluating_ = &job_;
+    std::vector<Segment> segments_;                    // the deployments after the first that change the program
+    mutable std::vector<UidStates> states_before_;     // memo: keyed states at each segment's start
+    mutable bool segmented_outputs_ready_ = false;
+    mutable std::map<std::string, RecordMultiset> segmented_expected_;
+    mutable std::map<std::string, std::vector<engine::Record>> segmented_tables_;
     ModelInput input_;
     std::map<std::string, std::vector<engine::Record>> tables_;
     std::map<std::string, RecordMultiset> expected_;                   // sink vertex -> its output

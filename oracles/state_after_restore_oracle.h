@@ -17,7 +17,8 @@
 // For aligned checkpoints nothing is in flight and the check is the plain one above.
 //
 // Deployments (scenarios' "deployments"): a restore from a savepoint is a restore like any other,
-// checked against the model at the savepoint's offsets and the new deployment's parallelism.
+// checked against the model at the savepoint's offsets and the new deployment's parallelism; with
+// a new program, an added keyed operator must load nothing and a kept one (same uid) the model's.
 //
 // Checks: every keyed vertex, every restore from a checkpoint whose subtasks all got as far as
 // loading their state. Does not check: operator state of sources and sinks (the output oracles
@@ -40,7 +41,8 @@ class StateAfterRestoreOracle final : public Oracle {
 public:
     StateAfterRestoreOracle(const ReferenceModel& model, const engine::JobSpec& job) : model_(model), job_(&job) {}
     // A later deployment runs this job (its parallelism): restores from now on are checked against it.
-    // The model stays: a deployment changes no logic, so the whole history is one execution.
+    // The model stays one execution over the whole history; a deployment with a program of its own
+    // is added to it (ReferenceModel::add_deployment), and its vertex ids are then this job's.
     void set_job(const engine::JobSpec& job) { job_ = &job; }
     const char* name() const override { return "state_after_restore"; }
     Verdict verdict() const override;

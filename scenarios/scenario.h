@@ -98,7 +98,9 @@ struct SavepointSpec {
 // A later deployment of the job ("deployments"): at `at` the running deployment is stopped with a
 // savepoint (`drain`: Flink's `stop --drain`), and this one starts from that savepoint on a cluster
 // of its own (nodes "jobmanager.vN", "tm0.vN", ...), with the changes below applied to the previous
-// deployment's job. The job's logic stays the same, so the reference model is the first job's.
+// deployment's job. Without `job_vertices` the job's logic stays the same, so the reference model
+// is the first job's; with them the deployment runs another program (operators matched to the
+// savepoint's state by uid) and the model follows each program over the input it consumed.
 struct DeploymentSpec {
     sim::Duration at;
     bool drain = false;
@@ -108,6 +110,8 @@ struct DeploymentSpec {
     std::optional<engine::StateBackendOptions> state_backend;  // with "incremental"
     std::map<std::string, std::string> uids;     // vertex id -> its uid in this deployment
     bool allow_non_restored_state = false;
+    // The whole vertex list of this deployment's program ("job_vertices"), replacing the previous one's.
+    std::optional<std::vector<engine::VertexSpec>> job_vertices;
 };
 
 struct Scenario {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -246,14 +247,21 @@ public:
         }
         return false;
     }
-    // Starts the next deployment from the live one's final savepoint.
-    void hand_over(const Scenario& scenario) {
+    // Starts the next deployment from the live one's final savepoint; `starting` hears of it first
+    // (its job and the savepoint's source offsets).
+    void hand_over(const Scenario& scenario,
+                   const std::function<void(const engine::JobSpec&, const engine::SourceOffsets&)>& starting) {
         std::string path;
+        engine::SourceOffsets offsets;
         for (const engine::SavepointRequest& r : engines_[live_]->savepoint_requests()) {
-            if (r.type.terminates() && r.done) path = r.path;
+            if (r.type.terminates() && r.done) {
+                path = r.path;
+                offsets = r.offsets;
+            }
         }
         engines_[live_]->shut_down();
         ++live_;
+        starting(jobs_[live_], offsets);
         engines_[live_]->set_deployment(static_cast<int64_t>(live_) * kAttemptsPerDeployment,
                                         engine::SavepointRestoreSettings{path, scenario.deployments[live_ - 1].allow_non_restored_state});
         engines_[live_]->start();
@@ -348,7 +356,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         auto& rows = model_tables[run.workload->spec().table];
         for (const auto& [key, row] : run.workload->final_rows()) rows.push_back(engine::Record{key, row.value});
     }
-    const oracles::ReferenceModel model(scenario.job, std::move(model_input), std::move(model_tables));
+    oracles::ReferenceModel model(scenario.job, std::move(model_input), std::move(model_tables));
     const engine::VertexSpec& sink = sink_vertex(scenario.job);
     // The sink's committed content, read once after the run (oracles ask only then) into a compact
     // sorted multiset that every oracle shares. A Kafka sink's content is streamed from the topic
@@ -510,8 +518,11 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
             return hung;
         });
         if (!deployments.live().finished() || !deployments.hands_over()) break;
-        deployments.hand_over(scenario);
-        if (state_oracle != nullptr) state_oracle->set_job(deployments.live_job());
+        deployments.hand_over(scenario, [&](const engine::JobSpec& next, const engine::SourceOffsets& from) {
+            // A deployment with a program of its own: the model runs it from the savepoint's offsets on.
+            if (scenario.deployments[deployments.live_index() - 1].job_vertices) model.add_deployment(next, from);
+            if (state_oracle != nullptr) state_oracle->set_job(next);
+        });
     }
     engine::Engine& engine = deployments.live();
     std::string cut;

@@ -171,7 +171,7 @@ void CheckpointCoordinator::reserve_id(const CheckpointRequest& request) {
             if (c.generation_ != generation) return;
             if (ok) c.last_id_ = std::max(c.last_id_, id);
             c.id_reserved(ok ? id : c.last_id_ + 1, "", ok, request);
-        }));
+        }), id_floor_);
         return;
     }
     const int64_t id = ++last_id_;

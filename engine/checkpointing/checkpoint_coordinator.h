@@ -110,7 +110,11 @@ public:
     // The user's savepoint request `index` (Engine::savepoint_requests), once per attempt.
     void request_savepoint(int32_t index, SnapshotType type);
     // A job restored from a savepoint continues ids above it (Flink's restoreSavepoint).
-    void continue_ids_after(int64_t id) { last_id_ = std::max(last_id_, id); }
+    // With HA the counter in the coordination service is raised above it at the next increment.
+    void continue_ids_after(int64_t id) {
+        last_id_ = std::max(last_id_, id);
+        id_floor_ = std::max(id_floor_, id);
+    }
 
     void acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle, int64_t state_bytes,
                      const SourceOffsets& offsets, const SharedStateReport& shared = {});
@@ -123,6 +127,7 @@ public:
     const SharedStateRegistry& shared_state() const { return shared_registry_; }
 
 private:
+    int64_t id_floor_ = 0;  // the savepoint restored from: ids handed out continue above it
     struct Pending {
         int64_t id;
         std::set<std::pair<int32_t, int32_t>> awaiting;

@@ -1,5 +1,7 @@
 #include "engine/checkpointing/checkpoint_id_counter.h"
 
+#include <algorithm>
+
 #include "engine/runtime/leader_election.h"
 
 namespace eosim::engine {
@@ -21,19 +23,20 @@ void CheckpointIdCounter::get(Value done) const {
     });
 }
 
-void CheckpointIdCounter::increment(Value done) const {
+void CheckpointIdCounter::increment(Value done, int64_t floor) const {
     const CheckpointIdCounter self = *this;
-    service_->get(node_, session_, path_, [self, done = std::move(done)](CoordinationStatus status, const CoordinationNode& node) {
+    service_->get(node_, session_, path_, [self, floor, done = std::move(done)](CoordinationStatus status, const CoordinationNode& node) {
         if (status == CoordinationStatus::no_node) {
-            self.service_->create(self.node_, self.session_, self.path_, "1", false, self.fence_,
-                                  [done](CoordinationStatus created, int64_t) { done(created == CoordinationStatus::ok, 1); });
+            const int64_t first = floor + 1;
+            self.service_->create(self.node_, self.session_, self.path_, std::to_string(first), false, self.fence_,
+                                  [done, first](CoordinationStatus created, int64_t) { done(created == CoordinationStatus::ok, first); });
             return;
         }
         if (status != CoordinationStatus::ok) {
             done(false, 0);
             return;
         }
-        const int64_t next = std::stoll(node.value) + 1;
+        const int64_t next = std::max<int64_t>(std::stoll(node.value), floor) + 1;
         self.service_->set(self.node_, self.session_, self.path_, std::to_string(next), node.version, self.fence_,
                            [done, next](CoordinationStatus set) { done(set == CoordinationStatus::ok, next); });
     });

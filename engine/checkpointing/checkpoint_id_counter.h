@@ -23,8 +23,9 @@ public:
 
     // The last id handed out (0: none yet).
     void get(Value done) const;
-    // Hands out the next id.
-    void increment(Value done) const;
+    // Hands out the next id, above `floor` too (a job restored from savepoint `floor` continues its
+    // ids above it, as Flink's restoreSavepoint sets the counter).
+    void increment(Value done, int64_t floor = 0) const;
 
 private:
     sim::external::CoordinationService* service_;

@@ -91,7 +91,12 @@ void JobManager::recover_from_store() {
                                              retry(again);
                                              return;
                                          }
+                                         const bool from_savepoint = retained.empty() && again.engine_.restore_from();
                                          again.coordinator_.restore_completed(highest, std::move(retained));
+                                         if (from_savepoint) {  // no checkpoint of this deployment yet: its savepoint
+                                             again.read_savepoint(StoredCheckpoints{});
+                                             return;
+                                         }
                                          again.phase_ = Phase::waiting_for_resources;
                                          again.try_deploy();
                                      }));
@@ -147,13 +152,17 @@ void JobManager::recovered(const std::vector<std::string>& keys) {
 void JobManager::read_savepoint(const StoredCheckpoints& found) {
     Engine* engine = &engine_;
     const std::string path = engine_.restore_from()->path;
-    engine_.world().storage().get(node_, path, [engine, found, path](sim::StorageStatus status, std::string value) {
-        JobManager* jm = engine->job_manager();
+    engine_.world().storage().get(node_, path, [engine, node = node_, instance = instance_, found, path](sim::StorageStatus status, std::string value) {
+        JobManager* jm = engine->job_manager_on(node, instance);
         if (jm == nullptr) return;
         if (status == sim::StorageStatus::not_found) {
             jm->fail_job("Failed to rollback to checkpoint/savepoint " + path + ": no savepoint there");
         } else if (status != sim::StorageStatus::ok) {
-            jm->recover_checkpoints();  // try again
+            if (jm->election_) {
+                jm->recover_from_store();  // try again
+            } else {
+                jm->recover_checkpoints();  // try again
+            }
         } else {
             jm->savepoint_read(found, path, value);
         }

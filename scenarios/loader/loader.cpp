@@ -45,12 +45,10 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     if (auto x = o.get("high_availability")) read_high_availability(*x);
     if (auto x = o.get("database")) read_database(*x);
     read_job(o.require("job", "an object (the job)"));
-    if (auto x = o.get("deployments")) {
-        // Each deployment would need its own leader path and checkpoint store in the coordination
-        // service (Flink: a new job id per deployment); not modelled yet.
-        if (s_.high_availability) x->fail("expected no deployments in a scenario with high_availability (not supported together yet)");
-        read_deployments(*x);
-    }
+    // With high_availability each deployment's JobManagers elect their leader and keep their
+    // completed checkpoints and id counter under the deployment's own job name (/eosim/<job>-v<k>/),
+    // as Flink gives each submitted job its own job id and HA paths.
+    if (auto x = o.get("deployments")) read_deployments(*x);
     if (auto x = o.get("savepoints")) read_savepoints(*x);
     if (auto x = o.get("input")) read_input(*x);
     if (auto x = o.get("faults")) read_faults(*x);

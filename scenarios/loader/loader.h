@@ -65,6 +65,7 @@ private:
     void read_vertex_inputs(const Object& o, engine::VertexSpec& vertex);
     void read_sink(const Object& o, engine::VertexSpec& vertex);
     void check_vertices(const Value& v);
+    std::vector<engine::VertexSpec> read_deployment_vertices(const Value& v);
     void check_version_source(const Object& o, const engine::VertexSpec& sink);
     void read_checkpointing(const Value& v);
     void read_restart(const Value& v);

@@ -9,6 +9,7 @@ engine::JobSpec Scenario::deployment_job(size_t index) const {
     engine::JobSpec deployed = job;
     for (size_t d = 0; d < index && d < deployments.size(); ++d) {
         const DeploymentSpec& change = deployments[d];
+        if (change.job_vertices) deployed.vertices = *change.job_vertices;
         for (engine::VertexSpec& v : deployed.vertices) {
             if (change.parallelism) v.parallelism = *change.parallelism;
             if (auto p = change.vertex_parallelism.find(v.id); p != change.vertex_parallelism.end()) v.parallelism = p->second;
@@ -64,8 +65,8 @@ void Loader::read_deployments(const Value& v) {
     const int32_t slots = s_.world.task_managers * s_.world.slots_per_task_manager;
     Duration last = Duration::zero();
     for_each_element(v, "an array of deployments", [&](const Value& element) {
-        const Object o(element, {"at", "drain", "parallelism", "vertices", "max_parallelism", "state_backend", "incremental",
-                                  "allow_non_restored_state"},
+        const Object o(element, {"at", "drain", "parallelism", "vertices", "job_vertices", "max_parallelism", "state_backend",
+                                  "incremental", "allow_non_restored_state"},
                        "an object (a deployment: {\"at\": time of the previous one's stop-with-savepoint, ...})");
         DeploymentSpec d;
         const Value at = o.require("at", "a time (when the previous deployment is stopped with a savepoint)");
@@ -79,10 +80,17 @@ void Loader::read_deployments(const Value& v) {
             if (p > slots) value.expected("at most the slots of the task managers (" + std::to_string(slots) + ")");
             return p;
         };
+        if (auto x = o.get("job_vertices")) {
+            if (o.has("parallelism") || o.has("vertices")) {
+                x->fail("expected either \"job_vertices\" (the new program's whole vertex list, each with its parallelism) or "
+                        "\"parallelism\"/\"vertices\" (changes to the previous deployment's vertices), not both");
+            }
+            d.job_vertices = read_deployment_vertices(*x);
+        }
         if (auto x = o.get("parallelism")) d.parallelism = parallelism(*x);
         if (auto x = o.get("vertices")) {
             std::vector<std::string> ids;
-            for (const engine::VertexSpec& vertex : s_.job.vertices) ids.push_back(vertex.id);
+            for (const engine::VertexSpec& vertex : s_.deployment_job(s_.deployments.size()).vertices) ids.push_back(vertex.id);
             for_each_element(*x, "an array of vertex changes ({\"id\": vertex id, \"parallelism\": n, \"uid\": uid})", [&](const Value& change) {
                 const Object c(change, {"id", "parallelism", "uid"}, "an object (a vertex change: {\"id\", \"parallelism\", \"uid\"})");
                 const Value id = c.require("id", "the id of a vertex of /job/vertices");
@@ -108,6 +116,33 @@ void Loader::read_deployments(const Value& v) {
             }
         }
     });
+}
+
+// A deployment's own vertex list: read and checked as /job/vertices is (each vertex's keys, inputs
+// in topological order, sinks last), into a list of its own.
+std::vector<engine::VertexSpec> Loader::read_deployment_vertices(const Value& v) {
+    std::vector<engine::VertexSpec> job_vertices;
+    std::set<std::string> job_listed;
+    std::swap(s_.job.vertices, job_vertices);
+    std::swap(listed_vertex_ids_, job_listed);
+    const auto put_back = [&] {
+        std::swap(s_.job.vertices, job_vertices);
+        std::swap(listed_vertex_ids_, job_listed);
+    };
+    try {
+        if (v.get().is_array()) {
+            for (const json& vertex : v.get()) {
+                if (vertex.is_object() && vertex.contains("id") && vertex["id"].is_string()) listed_vertex_ids_.insert(vertex["id"].get<std::string>());
+            }
+        }
+        for_each_element(v, "an array of vertices (the new program's, as /job/vertices)", [&](const Value& element) { read_vertex(element); });
+        check_vertices(v);
+    } catch (...) {
+        put_back();
+        throw;
+    }
+    put_back();
+    return job_vertices;  // now the deployment's
 }
 
 }  // namespace loading

@@ -1,0 +1,133 @@
+// The reference model over deployments that change the program (ReferenceModel::add_deployment):
+// the history is cut at each such deployment's savepoint offsets into segments, each evaluated with
+// its own program over its own range of the input, its keyed state continuing the previous
+// segment's by uid. Evaluation reuses ReferenceModel::produce over an input range [from, to).
+#include <stdexcept>
+
+#include "oracles/reference_model.h"
+
+namespace eosim::oracles {
+
+namespace {
+
+// True when `later` is at or past `earlier` on every partition `earlier` names.
+bool at_or_past(const engine::SourceOffsets& later, const engine::SourceOffsets& earlier) {
+    for (const auto& [where, offset] : earlier) {
+        auto it = later.find(where);
+        if (it == later.end() || it->second < offset) return false;
+    }
+    return true;
+}
+
+// Points ReferenceModel::vertex at a segment's program while it is evaluated.
+class EvaluatingProgram {
+public:
+    EvaluatingProgram(const engine::JobSpec*& slot, const engine::JobSpec& job) : slot_(slot), previous_(slot) { slot_ = &job; }
+    ~EvaluatingProgram() { slot_ = previous_; }
+    EvaluatingProgram(const EvaluatingProgram&) = delete;
+    EvaluatingProgram& operator=(const EvaluatingProgram&) = delete;
+
+private:
+    const engine::JobSpec*& slot_;
+    const engine::JobSpec* previous_;
+};
+
+}  // namespace
+
+void ReferenceModel::add_deployment(const engine::JobSpec& job, const engine::SourceOffsets& from) {
+    if (!segments_.empty() && !at_or_past(from, segments_.back().from)) {
+        throw std::logic_error("ReferenceModel::add_deployment: a deployment starts before the previous one");
+    }
+    segments_.push_back(Segment{&job, from});
+    // Earlier answers stay true for their prefixes, but a prefix at the new start now means the new
+    // program's vertices: forget the memos.
+    prefix_states_.clear();
+    latest_prefix_.clear();
+    segmented_outputs_ready_ = false;
+}
+
+const engine::JobSpec& ReferenceModel::segment_job(size_t segment) const {
+    return segment == 0 ? job_ : *segments_.at(segment - 1).job;
+}
+
+ReferenceModel::UidStates ReferenceModel::run_segment(size_t k, const UidStates& base, const engine::SourceOffsets* to,
+                                                      const std::string& sink_uid, const Visit& visit) const {
+    const engine::JobSpec& job = segment_job(k);
+    const EvaluatingProgram scope(evaluating_, job);
+    const engine::SourceOffsets* from = k == 0 ? nullptr : &segments_[k - 1].from;
+    if (to == nullptr && k < segments_.size()) to = &segments_[k].from;
+    Evaluation start;  // the base states under this program's vertex ids
+    for (const engine::VertexSpec& v : job.vertices) {
+        if (auto it = base.find(v.uid_or_id()); it != base.end()) start.state[v.id] = it->second;
+    }
+    Evaluation end;
+    for (const engine::VertexSpec& v : job.vertices) {
+        if (v.kind != engine::OperatorKind::sink) continue;
+        if (v.uid_or_id() == sink_uid) {
+            produce(v, from, to, &start, end, visit);
+        } else {
+            produce(v, from, to, &start, end, [](const engine::Record&) {});
+        }
+    }
+    UidStates states;
+    for (const engine::VertexSpec& v : job.vertices) {
+        if (auto it = end.state.find(v.id); it != end.state.end()) states[v.uid_or_id()] = it->second;
+    }
+    return states;
+}
+
+const ReferenceModel::UidStates& ReferenceModel::states_before_segment(size_t k) const {
+    if (states_before_.empty()) states_before_.emplace_back();  // segment 0 starts empty
+    while (states_before_.size() <= k) {
+        const size_t previous = states_before_.size() - 1;
+        states_before_.push_back(run_segment(previous, states_before_[previous], nullptr, "", [](const engine::Record&) {}));
+    }
+    return states_before_[k];
+}
+
+std::map<int64_t, int64_t> ReferenceModel::segmented_keyed_state(const std::string& vertex_id,
+                                                                 const engine::SourceOffsets& prefix) const {
+    size_t k = 0;  // the last segment that starts at or before the prefix
+    for (size_t s = 0; s < segments_.size(); ++s) {
+        if (at_or_past(prefix, segments_[s].from)) k = s + 1;
+    }
+    const UidStates states = run_segment(k, states_before_segment(k), &prefix, "", [](const engine::Record&) {});
+    for (const engine::VertexSpec& v : segment_job(k).vertices) {
+        if (v.id != vertex_id) continue;
+        auto it = states.find(v.uid_or_id());
+        return it == states.end() ? std::map<int64_t, int64_t>{} : it->second;
+    }
+    throw std::out_of_range("the program at these offsets has no vertex '" + vertex_id + "'");
+}
+
+RecordMultiset ReferenceModel::segment_output(size_t segment, const std::string& sink_uid, const engine::SourceOffsets* to) const {
+    const UidStates& base = states_before_segment(segment);
+    return RecordMultiset::from_stream([&](const Visit& visit) { run_segment(segment, base, to, sink_uid, visit); });
+}
+
+// Each sink of the first program: the concatenation of every segment's output of the sink with its
+// uid (a segment whose program lacks it contributes nothing), and its keyed table.
+void ReferenceModel::evaluate_segmented_outputs() const {
+    if (segmented_outputs_ready_) return;
+    segmented_expected_.clear();
+    segmented_tables_.clear();
+    for (const engine::VertexSpec& sink : job_.vertices) {
+        if (sink.kind != engine::OperatorKind::sink) continue;
+        std::map<int64_t, int64_t> latest;
+        int passes = 0;
+        segmented_expected_[sink.id] = RecordMultiset::from_stream([&](const Visit& visit) {
+            const bool first = passes++ == 0;
+            for (size_t k = 0; k < segments(); ++k) {
+                run_segment(k, states_before_segment(k), nullptr, sink.uid_or_id(), [&](const engine::Record& r) {
+                    if (first) latest[r.key] = r.value;
+                    visit(r);
+                });
+            }
+        });
+        std::vector<engine::Record>& table = segmented_tables_[sink.id];
+        for (const auto& [key, value] : latest) table.push_back(engine::Record{key, value});
+    }
+    segmented_outputs_ready_ = true;
+}
+
+}  // namespace eosim::oracles

@@ -1,0 +1,116 @@
+// ReferenceModel::add_deployment (oracles/reference_model.h): a deployment that runs another
+// program from a savepoint's offsets on. Hand-computed over a tiny input: the expected output is
+// v1's output up to the offsets followed by v2's from them; operators that kept their uid continue
+// their state, an added one starts empty, a removed one's state is gone, and a renamed uid starts
+// afresh.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "oracles/reference_model.h"
+
+namespace eosim::oracles {
+namespace {
+
+using engine::EdgeKind;
+using engine::OperatorKind;
+using engine::Record;
+using engine::SourceOffsets;
+using engine::VertexSpec;
+using State = std::map<int64_t, int64_t>;
+
+VertexSpec vertex(const std::string& id, OperatorKind kind, const std::string& from, EdgeKind edge, const std::string& uid = "") {
+    VertexSpec v;
+    v.id = id;
+    v.kind = kind;
+    v.uid = uid;
+    v.parallelism = 2;
+    if (kind == OperatorKind::kafka_source) {
+        v.topic = "in";
+    } else {
+        v.inputs = {{from, edge}};
+    }
+    return v;
+}
+
+// v1: source -> count (uid "c") -> sink.
+engine::JobSpec v1() {
+    engine::JobSpec job;
+    job.vertices = {vertex("source", OperatorKind::kafka_source, "", EdgeKind::forward),
+                    vertex("count", OperatorKind::keyed_count, "source", EdgeKind::hash, "c"),
+                    vertex("sink", OperatorKind::sink, "count", EdgeKind::forward, "out")};
+    return job;
+}
+
+// v2: source -> filter (drops odd values) -> count (uid `count_uid`) -> total (keyed_sum, new) -> sink.
+engine::JobSpec v2(const std::string& count_uid) {
+    engine::JobSpec job;
+    VertexSpec filter = vertex("filter", OperatorKind::filter, "source", EdgeKind::forward);
+    filter.filter.modulus = 2;
+    filter.filter.drop_remainder = 1;
+    job.vertices = {vertex("source", OperatorKind::kafka_source, "", EdgeKind::forward), filter,
+                    vertex("count", OperatorKind::keyed_count, "filter", EdgeKind::hash, count_uid),
+                    vertex("total", OperatorKind::keyed_sum, "count", EdgeKind::hash, "t"),
+                    vertex("sink", OperatorKind::sink, "total", EdgeKind::forward, "out")};
+    return job;
+}
+
+// Partition 0: (1,10) (2,3) | (1,5); partition 1: (3,4) | (1,7) (2,8); "|" is the savepoint.
+ModelInput tiny_input() { return ModelInput{{"in", {{{1, 10}, {2, 3}, {1, 5}}, {{3, 4}, {1, 7}, {2, 8}}}}}; }
+const SourceOffsets kSavepoint{{{"in", 0}, 2}, {{"in", 1}, 1}};
+const SourceOffsets kEnd{{{"in", 0}, 3}, {{"in", 1}, 3}};
+
+std::vector<Record> records(const RecordMultiset& set) { return set.records(); }
+
+TEST_CASE("reference model deployments: an added filter and keyed_sum, the kept uid's state continues", "[reference_model][upgrade]") {
+    const engine::JobSpec first = v1();
+    const engine::JobSpec second = v2("c");
+    ReferenceModel model(first, tiny_input());
+    // Without the deployment: v1 over everything.
+    CHECK(records(model.expected_output("sink")).size() == 6);
+    model.add_deployment(second, kSavepoint);
+    // v1 before the savepoint: (1,10) (2,3) (3,4) counted once each. v2 after: only (2,8) passes
+    // the filter; count continues (key 2: 2), total starts empty (key 2: 0 + 2).
+    CHECK(records(model.expected_output("sink")) == std::vector<Record>{{1, 1}, {2, 1}, {2, 2}, {3, 1}});
+    CHECK(model.final_table("sink") == std::vector<Record>{{1, 1}, {2, 2}, {3, 1}});
+    // State at the savepoint, in v2's vertices: count continues, total is new.
+    CHECK(model.keyed_state("count", kSavepoint) == State{{1, 1}, {2, 1}, {3, 1}});
+    CHECK(model.keyed_state("total", kSavepoint) == State{});
+    CHECK(model.keyed_state("count", kEnd) == State{{1, 1}, {2, 2}, {3, 1}});
+    CHECK(model.keyed_state("total", kEnd) == State{{2, 2}});
+    // Before the savepoint the prefix is v1's.
+    CHECK(model.keyed_state("count", SourceOffsets{{{"in", 0}, 1}, {{"in", 1}, 0}}) == State{{1, 1}});
+    // v2's segment alone (what a verification job of v2 writes), and up to a cut inside it.
+    CHECK(records(model.segment_output(1, "out", nullptr)) == std::vector<Record>{{2, 2}});
+    const SourceOffsets partway{{{"in", 0}, 3}, {{"in", 1}, 2}};
+    CHECK(records(model.segment_output(1, "out", &partway)).empty());
+}
+
+TEST_CASE("reference model deployments: a renamed uid starts afresh and a removed operator's state is gone", "[reference_model][upgrade]") {
+    const engine::JobSpec first = v1();
+    SECTION("renamed count") {
+        const engine::JobSpec second = v2("c-renamed");
+        ReferenceModel model(first, tiny_input());
+        model.add_deployment(second, kSavepoint);
+        CHECK(model.keyed_state("count", kSavepoint) == State{});
+        CHECK(records(model.expected_output("sink")) == std::vector<Record>{{1, 1}, {2, 1}, {2, 1}, {3, 1}});
+    }
+    SECTION("count removed: source -> sink") {
+        engine::JobSpec second;
+        second.vertices = {vertex("source", OperatorKind::kafka_source, "", EdgeKind::forward),
+                           vertex("sink", OperatorKind::sink, "source", EdgeKind::forward, "out")};
+        ReferenceModel model(first, tiny_input());
+        model.add_deployment(second, kSavepoint);
+        CHECK(records(model.expected_output("sink")) == std::vector<Record>{{1, 1}, {1, 5}, {1, 7}, {2, 1}, {2, 8}, {3, 1}});
+        // And back to v1's program: the count's state was dropped with v2, it starts again.
+        const engine::JobSpec third = v1();
+        model.add_deployment(third, kEnd);
+        CHECK(model.keyed_state("count", kEnd) == State{});
+    }
+}
+
+}  // namespace
+}  // namespace eosim::oracles
