@@ -150,7 +150,7 @@ TEST_CASE("topology: a union of two sources with different parallelism and edge 
     }
 }
 
-TEST_CASE("topology: each input channel knows its input edge; an edge reading \"late\" makes a late output group", "[topology]") {
+TEST_CASE("topology: each input channel knows its input edge, and an edge reading \"late\" makes a late output group", "[topology]") {
     JobSpec job;
     job.vertices = {
         vertex("left", OperatorKind::kafka_source, 2),
