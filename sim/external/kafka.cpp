@@ -262,16 +262,21 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
         return KafkaError::write_failed;
     }
     // One batch per partition, records in their order; partitions in order of first appearance.
-    std::vector<std::pair<int32_t, std::vector<KafkaRecord>>> batches;
+    // The partitions and each batch are gathered in buffers kept across calls: this runs once per
+    // buffer a sink writes, and allocating them anew each time was a visible share of a run.
+    batch_partitions_.clear();
     for (const auto& [partition, record] : records) {
-        auto batch = std::find_if(batches.begin(), batches.end(), [p = partition](const auto& b) { return b.first == p; });
-        if (batch == batches.end()) {
-            batches.emplace_back(partition, std::vector<KafkaRecord>{});
-            batch = std::prev(batches.end());
+        if (std::find(batch_partitions_.begin(), batch_partitions_.end(), partition) == batch_partitions_.end()) {
+            batch_partitions_.push_back(partition);
         }
-        batch->second.push_back(record);
     }
-    for (const auto& [partition, batch] : batches) append_batch(index, producer, topic, partition, batch);
+    for (const int32_t partition : batch_partitions_) {
+        batch_records_.clear();
+        for (const auto& [p, record] : records) {
+            if (p == partition) batch_records_.push_back(record);
+        }
+        append_batch(index, producer, topic, partition, batch_records_);
+    }
     return KafkaError::none;
 }
 

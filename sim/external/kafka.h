@@ -275,6 +275,9 @@ private:
     Time commit_errors_until_ = Time::zero();
     Time commit_outcome_unknown_until_ = Time::zero();
     KafkaStats stats_;
+    // send_batch's scratch (kept only for their capacity; empty between calls in meaning).
+    std::vector<int32_t> batch_partitions_;
+    std::vector<KafkaRecord> batch_records_;
 };
 
 }  // namespace eosim::sim::external
