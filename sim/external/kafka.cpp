@@ -400,9 +400,12 @@ void KafkaCluster::abort_open_transactions() {
 
 int64_t KafkaCluster::last_stable_offset(const std::string& topic, int32_t partition) const {
     const Partition* p = find_partition(topic, partition);
-    if (p == nullptr) return 0;
-    if (p->open_first_offsets.empty()) return static_cast<int64_t>(p->log.size());
-    return p->open_first_offsets.begin()->first;
+    return p == nullptr ? 0 : last_stable_offset(*p);
+}
+
+int64_t KafkaCluster::last_stable_offset(const Partition& p) {
+    if (p.open_first_offsets.empty()) return static_cast<int64_t>(p.log.size());
+    return p.open_first_offsets.begin()->first;
 }
 
 ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t partition, int64_t from_offset,
@@ -418,8 +421,11 @@ ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t p
         result.error = KafkaError::unknown_topic;
         return result;
     }
-    const int64_t bound = end_offset(topic, partition, isolation);
+    const int64_t bound = end_offset(*p, isolation);
     int64_t offset = std::max<int64_t>(from_offset, 0);
+    // At most this many entries come back: one allocation per read (reads run once per source
+    // poll, and a growing vector reallocated several times a poll).
+    if (offset < bound) result.entries.reserve(std::min(max_records, static_cast<size_t>(bound - offset)));
     while (offset < bound && result.entries.size() < max_records) {
         const Entry& entry = p->log[static_cast<size_t>(offset)];
         const bool aborted = entry.transaction >= 0 &&
@@ -435,12 +441,15 @@ ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t p
 
 int64_t KafkaCluster::end_offset(const std::string& topic, int32_t partition, Isolation isolation) const {
     const Partition* p = find_partition(topic, partition);
-    if (p == nullptr) return 0;
+    return p == nullptr ? 0 : end_offset(*p, isolation);
+}
+
+int64_t KafkaCluster::end_offset(const Partition& p, Isolation isolation) const {
     // The negative control: read_committed readers are let through to the high watermark.
     if (isolation == Isolation::read_uncommitted || options_.read_committed_ignores_lso) {
-        return static_cast<int64_t>(p->log.size());
+        return static_cast<int64_t>(p.log.size());
     }
-    return last_stable_offset(topic, partition);
+    return last_stable_offset(p);
 }
 
 std::vector<KafkaRecord> KafkaCluster::committed_records(const std::string& topic) const {
