@@ -8,20 +8,44 @@ OutputComparison OutputComparison::of(const std::vector<engine::Record>& expecte
     return of(RecordMultiset(expected), RecordMultiset(actual));
 }
 
+namespace {
+
+// Walks a sorted multiset in order, decoding each record once (a packed record costs a division to
+// decode, and the merge below looks at the current record several times).
+class SortedCursor {
+public:
+    explicit SortedCursor(const RecordMultiset& set) : set_(set), size_(set.size()) { load(); }
+    bool done() const { return index_ == size_; }
+    const engine::Record& current() const { return current_; }
+    void advance() {
+        ++index_;
+        load();
+    }
+
+private:
+    void load() {
+        if (index_ < size_) current_ = set_[index_];
+    }
+    const RecordMultiset& set_;
+    const size_t size_;
+    size_t index_ = 0;
+    engine::Record current_{};
+};
+
+}  // namespace
+
 OutputComparison OutputComparison::of(const RecordMultiset& expected, const RecordMultiset& actual) {
     OutputComparison result;
     result.expected_records = static_cast<int64_t>(expected.size());
     result.actual_records = static_cast<int64_t>(actual.size());
-    size_t e = 0;
-    size_t a = 0;
-    while (e < expected.size() || a < actual.size()) {
-        const engine::Record next_expected = e < expected.size() ? expected[e] : engine::Record{};
-        const engine::Record next_actual = a < actual.size() ? actual[a] : engine::Record{};
+    SortedCursor e(expected);
+    SortedCursor a(actual);
+    while (!e.done() || !a.done()) {
         const engine::Record record =
-            (a == actual.size() || (e < expected.size() && next_expected < next_actual)) ? next_expected : next_actual;
+            (a.done() || (!e.done() && e.current() < a.current())) ? e.current() : a.current();
         RecordCount count{record, 0, 0};
-        while (e < expected.size() && expected[e] == record) ++count.expected, ++e;
-        while (a < actual.size() && actual[a] == record) ++count.actual, ++a;
+        while (!e.done() && e.current() == record) ++count.expected, e.advance();
+        while (!a.done() && a.current() == record) ++count.actual, a.advance();
         if (count.actual < count.expected) {
             result.missing_records += count.expected - count.actual;
             if (!result.first_missing) result.first_missing = count;

@@ -17,7 +17,10 @@ ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input,
     : job_(job), input_(std::move(input)), tables_(std::move(tables)) {
     for (const engine::VertexSpec& v : job_.vertices) {
         if (v.kind != OperatorKind::sink) continue;
-        std::map<int64_t, int64_t> latest;  // evaluation order is each key's order
+        // Each key's last record in evaluation order (each key's own order). A hash map for speed
+        // (this is one lookup per output record); its order never reaches the result, which is
+        // sorted by key below.
+        std::unordered_map<int64_t, int64_t> latest;
         int passes = 0;
         expected_[v.id] = RecordMultiset::from_stream([&](const Visit& visit) {
             Evaluation states;
@@ -33,6 +36,7 @@ ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input,
         std::vector<Record>& table = final_tables_[v.id];
         table.reserve(latest.size());
         for (const auto& [key, value] : latest) table.push_back(Record{key, value});
+        std::sort(table.begin(), table.end());  // keys are unique: by key
     }
 }
 

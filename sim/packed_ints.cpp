@@ -4,22 +4,35 @@
 
 namespace eosim::sim {
 
+namespace {
+
+// Writes each value's difference from `base` as `Width` little-endian bytes. One loop per width
+// (rather than a switch per value): sealing runs once per 4,096 values of every column, and the
+// per-value switch made it a visible share of a run.
+template <typename Width>
+void encode_differences(const std::vector<int64_t>& values, int64_t base, uint8_t* out) {
+    for (const int64_t value : values) {
+        const auto diff = static_cast<Width>(static_cast<uint64_t>(value) - static_cast<uint64_t>(base));
+        std::memcpy(out, &diff, sizeof(Width));
+        out += sizeof(Width);
+    }
+}
+
+}  // namespace
+
 void PackedInts::seal() {
     Sealed s;
-    s.base = *std::min_element(open_.begin(), open_.end());
-    const int64_t max = *std::max_element(open_.begin(), open_.end());
-    const uint64_t range = static_cast<uint64_t>(max) - static_cast<uint64_t>(s.base);
+    const auto [min, max] = std::minmax_element(open_.begin(), open_.end());
+    s.base = *min;
+    const uint64_t range = static_cast<uint64_t>(*max) - static_cast<uint64_t>(s.base);
     s.width = range == 0 ? 0 : range <= UINT8_MAX ? 1 : range <= UINT16_MAX ? 2 : range <= UINT32_MAX ? 4 : 8;
     s.bytes.resize(open_.size() * s.width);
-    for (size_t i = 0; i < open_.size() && s.width > 0; ++i) {
-        const uint64_t diff = static_cast<uint64_t>(open_[i]) - static_cast<uint64_t>(s.base);
-        uint8_t* at = s.bytes.data() + i * s.width;
-        switch (s.width) {
-            case 1: *at = static_cast<uint8_t>(diff); break;
-            case 2: { const auto v = static_cast<uint16_t>(diff); std::memcpy(at, &v, 2); break; }
-            case 4: { const auto v = static_cast<uint32_t>(diff); std::memcpy(at, &v, 4); break; }
-            default: std::memcpy(at, &diff, 8); break;
-        }
+    switch (s.width) {
+        case 0: break;
+        case 1: encode_differences<uint8_t>(open_, s.base, s.bytes.data()); break;
+        case 2: encode_differences<uint16_t>(open_, s.base, s.bytes.data()); break;
+        case 4: encode_differences<uint32_t>(open_, s.base, s.bytes.data()); break;
+        default: encode_differences<uint64_t>(open_, s.base, s.bytes.data()); break;
     }
     sealed_.push_back(std::move(s));
     open_.clear();  // keeps its capacity: the next chunk reuses it

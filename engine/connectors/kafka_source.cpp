@@ -37,6 +37,7 @@ std::optional<std::string> KafkaSourceReader::poll(size_t max_records, RecordBat
         const auto result = kafka_.read(caller_, topic_, split.partition, split.next_offset, limit,
                                        sim::external::Isolation::read_committed);
         if (result.error != sim::external::KafkaError::none) return std::string(to_string(result.error));
+        out->reserve(out->size() + result.entries.size());
         for (const auto& entry : result.entries) out->push_back(Record{entry.record.key, entry.record.value});
         split.next_offset = result.next_offset;
     }

@@ -262,16 +262,21 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
         return KafkaError::write_failed;
     }
     // One batch per partition, records in their order; partitions in order of first appearance.
-    std::vector<std::pair<int32_t, std::vector<KafkaRecord>>> batches;
+    // The partitions and each batch are gathered in buffers kept across calls: this runs once per
+    // buffer a sink writes, and allocating them anew each time was a visible share of a run.
+    batch_partitions_.clear();
     for (const auto& [partition, record] : records) {
-        auto batch = std::find_if(batches.begin(), batches.end(), [p = partition](const auto& b) { return b.first == p; });
-        if (batch == batches.end()) {
-            batches.emplace_back(partition, std::vector<KafkaRecord>{});
-            batch = std::prev(batches.end());
+        if (std::find(batch_partitions_.begin(), batch_partitions_.end(), partition) == batch_partitions_.end()) {
+            batch_partitions_.push_back(partition);
         }
-        batch->second.push_back(record);
     }
-    for (const auto& [partition, batch] : batches) append_batch(index, producer, topic, partition, batch);
+    for (const int32_t partition : batch_partitions_) {
+        batch_records_.clear();
+        for (const auto& [p, record] : records) {
+            if (p == partition) batch_records_.push_back(record);
+        }
+        append_batch(index, producer, topic, partition, batch_records_);
+    }
     return KafkaError::none;
 }
 
@@ -395,9 +400,12 @@ void KafkaCluster::abort_open_transactions() {
 
 int64_t KafkaCluster::last_stable_offset(const std::string& topic, int32_t partition) const {
     const Partition* p = find_partition(topic, partition);
-    if (p == nullptr) return 0;
-    if (p->open_first_offsets.empty()) return static_cast<int64_t>(p->log.size());
-    return p->open_first_offsets.begin()->first;
+    return p == nullptr ? 0 : last_stable_offset(*p);
+}
+
+int64_t KafkaCluster::last_stable_offset(const Partition& p) {
+    if (p.open_first_offsets.empty()) return static_cast<int64_t>(p.log.size());
+    return p.open_first_offsets.begin()->first;
 }
 
 ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t partition, int64_t from_offset,
@@ -413,8 +421,11 @@ ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t p
         result.error = KafkaError::unknown_topic;
         return result;
     }
-    const int64_t bound = end_offset(topic, partition, isolation);
+    const int64_t bound = end_offset(*p, isolation);
     int64_t offset = std::max<int64_t>(from_offset, 0);
+    // At most this many entries come back: one allocation per read (reads run once per source
+    // poll, and a growing vector reallocated several times a poll).
+    if (offset < bound) result.entries.reserve(std::min(max_records, static_cast<size_t>(bound - offset)));
     while (offset < bound && result.entries.size() < max_records) {
         const Entry& entry = p->log[static_cast<size_t>(offset)];
         const bool aborted = entry.transaction >= 0 &&
@@ -430,12 +441,15 @@ ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t p
 
 int64_t KafkaCluster::end_offset(const std::string& topic, int32_t partition, Isolation isolation) const {
     const Partition* p = find_partition(topic, partition);
-    if (p == nullptr) return 0;
+    return p == nullptr ? 0 : end_offset(*p, isolation);
+}
+
+int64_t KafkaCluster::end_offset(const Partition& p, Isolation isolation) const {
     // The negative control: read_committed readers are let through to the high watermark.
     if (isolation == Isolation::read_uncommitted || options_.read_committed_ignores_lso) {
-        return static_cast<int64_t>(p->log.size());
+        return static_cast<int64_t>(p.log.size());
     }
-    return last_stable_offset(topic, partition);
+    return last_stable_offset(p);
 }
 
 std::vector<KafkaRecord> KafkaCluster::committed_records(const std::string& topic) const {

@@ -240,6 +240,9 @@ private:
     Partition* find_partition(const std::string& topic, int32_t partition);
     const Partition* find_partition(const std::string& topic, int32_t partition) const;
     int64_t last_stable_offset(const std::string& topic, int32_t partition) const;
+    // The same for a partition already found (a read looks its partition up once, not three times).
+    static int64_t last_stable_offset(const Partition& p);
+    int64_t end_offset(const Partition& p, Isolation isolation) const;
     // The transaction a handle acts on: its (id, epoch)'s latest, or, with fencing off, the id's
     // open transaction whatever its epoch. -1 when none.
     int64_t transaction_of(const ProducerHandle& producer) const;
@@ -275,6 +278,9 @@ private:
     Time commit_errors_until_ = Time::zero();
     Time commit_outcome_unknown_until_ = Time::zero();
     KafkaStats stats_;
+    // send_batch's scratch (kept only for their capacity; empty between calls in meaning).
+    std::vector<int32_t> batch_partitions_;
+    std::vector<KafkaRecord> batch_records_;
 };
 
 }  // namespace eosim::sim::external
