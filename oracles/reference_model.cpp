@@ -99,7 +99,7 @@ void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOf
                 const size_t begin = from == nullptr ? 0 : std::min(end, offset_in(*from, v.topic, p, size, 0));
                 for (size_t i = begin; i < end; ++i) {
                     const sim::external::KafkaRecord r = partitions[p][i];
-                    take(Record{r.key, r.value});
+                    take(Record{r.key, r.value, 0, engine::RowKind::insert, r.timestamp});
                 }
             }
         } else if (v.kind == OperatorKind::cdc_source) {
@@ -133,7 +133,7 @@ void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOf
             each_input([&](const Record& r) {
                 auto [it, fresh] = state.try_emplace(r.key, 0);
                 it->second = engine::fold_keyed(v.kind, fresh ? std::nullopt : std::optional<int64_t>(it->second), r);
-                visit(Record{r.key, it->second});
+                visit(Record{r.key, it->second, 0, engine::RowKind::insert, r.timestamp});
             });
             out.state[v.id] = std::map<int64_t, int64_t>(state.begin(), state.end());
             break;

@@ -12,6 +12,7 @@
 #include "engine/runtime/job_spec.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/database.h"
+#include "sim/external/input_producer.h"
 #include "sim/external/database_workload.h"
 #include "sim/external/kafka.h"
 #include "sim/fault_plan.h"
@@ -46,6 +47,8 @@ struct InputSpec {
     int64_t value_min = 1;
     int64_t value_max = 100;
     int32_t hot_key_percent = 0;  // key skew: this share of the records carries key 0 (one partition, one keyed subtask)
+    // The records' event time (sim/external/input_producer.h); none: the append time, in order.
+    std::optional<sim::external::EventTimeSpec> event_time = std::nullopt;
 };
 
 enum class OracleKind : uint8_t {

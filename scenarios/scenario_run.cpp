@@ -78,6 +78,9 @@ public:
                          const std::string& detail) override {
         each([&](auto* o) { o->connector_event(begin, end, lane, what, detail); });
     }
+    void watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t watermark) override {
+        each([&](auto* o) { o->watermark_advanced(t, attempt, vertex, subtask, watermark); });
+    }
     void job_finished(sim::Time t) override {
         // A deployment stopped with a savepoint for the next one: the run goes on, and only the
         // timeline sees that this cluster finished.
@@ -138,6 +141,7 @@ struct RunWorld {
         for (const InputSpec& in : s.inputs) {
             sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max,
                                                   in.hot_key_percent};
+            spec.event_time = in.event_time;
             inputs.push_back(std::make_unique<sim::external::InputProducer>(world.scheduler(), kafka, spec,
                                                                             world.prng("input/" + in.topic)));
         }

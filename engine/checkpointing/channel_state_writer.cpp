@@ -7,9 +7,10 @@
 namespace eosim::engine {
 
 namespace {
-constexpr std::string_view kMagic = "TSB1";
+constexpr std::string_view kMagic = "TSB1";            // records as (key, value)
+constexpr std::string_view kMagicTimestamps = "TSB2";  // records as (key, value, timestamp)
 
-void put_channels(BlobWriter& out, const std::vector<std::vector<RecordBatch>>& channels) {
+void put_channels(BlobWriter& out, const std::vector<std::vector<RecordBatch>>& channels, bool timestamps) {
     out.put_i64(static_cast<int64_t>(channels.size()));
     for (const auto& buffers : channels) {
         out.put_i64(static_cast<int64_t>(buffers.size()));
@@ -18,12 +19,13 @@ void put_channels(BlobWriter& out, const std::vector<std::vector<RecordBatch>>& 
             for (const Record& r : buffer) {
                 out.put_i64(r.key);
                 out.put_i64(r.value);
+                if (timestamps) out.put_i64(r.timestamp);
             }
         }
     }
 }
 
-std::vector<std::vector<RecordBatch>> get_channels(BlobReader& in) {
+std::vector<std::vector<RecordBatch>> get_channels(BlobReader& in, bool timestamps) {
     std::vector<std::vector<RecordBatch>> channels(static_cast<size_t>(in.get_i64()));
     for (auto& buffers : channels) {
         buffers.resize(static_cast<size_t>(in.get_i64()));
@@ -32,6 +34,7 @@ std::vector<std::vector<RecordBatch>> get_channels(BlobReader& in) {
             for (Record& r : buffer) {
                 r.key = in.get_i64();
                 r.value = in.get_i64();
+                if (timestamps) r.timestamp = in.get_i64();
             }
         }
     }
@@ -51,22 +54,24 @@ int64_t ChannelState::records() const {
     return total;
 }
 
-std::string encode_task_state(const std::string& operator_state, const ChannelState& channels) {
+std::string encode_task_state(const std::string& operator_state, const ChannelState& channels, bool timestamps) {
     BlobWriter out;
-    out.put_string(kMagic);
+    out.put_string(timestamps ? kMagicTimestamps : kMagic);
     out.put_string(operator_state);
-    put_channels(out, channels.inputs);
-    put_channels(out, channels.outputs);
+    put_channels(out, channels.inputs, timestamps);
+    put_channels(out, channels.outputs, timestamps);
     return out.take();
 }
 
 TaskStateBlob decode_task_state(const std::string& blob) {
     BlobReader in(blob);
-    if (in.get_string() != kMagic) throw std::runtime_error("not a task state blob (with channel state)");
+    const std::string magic = in.get_string();
+    if (magic != kMagic && magic != kMagicTimestamps) throw std::runtime_error("not a task state blob (with channel state)");
+    const bool timestamps = magic == kMagicTimestamps;
     TaskStateBlob decoded;
     decoded.operator_state = in.get_string();
-    decoded.channels.inputs = get_channels(in);
-    decoded.channels.outputs = get_channels(in);
+    decoded.channels.inputs = get_channels(in, timestamps);
+    decoded.channels.outputs = get_channels(in, timestamps);
     if (!in.done()) throw std::runtime_error("task state blob has trailing bytes");
     return decoded;
 }

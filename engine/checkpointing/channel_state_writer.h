@@ -8,6 +8,9 @@
 // input channels are still recording, and encodes it with the operator state for storage:
 //   task state blob = "TSB1" | operator state (string) | #inputs | per input: #buffers, buffers |
 //                     #outputs | per output: #buffers, buffers;   buffer = #records, (key, value)*
+// and in a job with event time (`timestamps`) "TSB2", the records as (key, value, timestamp). A job
+// without event time keeps the old form, since the blob's bytes reach the trace hash (the storage
+// digest): its replayed in-flight records come back with timestamp 0, which nothing there reads.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,7 +33,7 @@ struct TaskStateBlob {
     ChannelState channels;
 };
 
-std::string encode_task_state(const std::string& operator_state, const ChannelState& channels);
+std::string encode_task_state(const std::string& operator_state, const ChannelState& channels, bool timestamps = false);
 // Throws std::runtime_error on a blob that is not a task state blob.
 TaskStateBlob decode_task_state(const std::string& blob);
 

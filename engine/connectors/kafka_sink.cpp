@@ -93,7 +93,7 @@ void KafkaSink::write(const RecordBatch& records) {
     outgoing_.clear();
     for (const Record& record : records) {
         const auto partition = static_cast<int32_t>(((record.key % partitions_) + partitions_) % partitions_);
-        outgoing_.emplace_back(partition, sim::external::KafkaRecord{record.key, record.value});
+        outgoing_.emplace_back(partition, sim::external::KafkaRecord{record.key, record.value, record.timestamp});
     }
     KafkaError error = KafkaError::none;
     if (options_.guarantee == DeliveryGuarantee::exactly_once) {

@@ -7,25 +7,37 @@
 namespace eosim::engine {
 
 KafkaSourceReader::KafkaSourceReader(const sim::external::KafkaCluster& kafka, sim::NodeId caller, std::string topic,
-                                     int32_t subtask, int32_t parallelism, const SourceOffsets& end_offsets)
-    : kafka_(kafka), caller_(caller), topic_(std::move(topic)) {
+                                     int32_t subtask, int32_t parallelism, const SourceOffsets& end_offsets,
+                                     const std::optional<WatermarkSpec>& watermarks, const sim::Scheduler* clock)
+    : kafka_(kafka), caller_(caller), topic_(std::move(topic)), clock_(clock) {
     for (const auto& [where, end] : end_offsets) {
         if (where.first == topic_ && where.second % parallelism == subtask) splits_.push_back(Split{where.second, 0, end});
     }
+    if (watermarks) {
+        watermarks_.emplace(*watermarks);
+        for (const Split& split : splits_) watermarks_->add_split(split.partition, kMinWatermark, now());
+    }
 }
 
+sim::Time KafkaSourceReader::now() const { return clock_ == nullptr ? sim::Time{} : clock_->now(); }
+
 void KafkaSourceReader::restore(const std::vector<std::string>& snapshots) {
-    std::map<int32_t, int64_t> restored;
+    std::map<int32_t, std::pair<int64_t, int64_t>> restored;  // partition -> (next offset, max timestamp)
     for (const std::string& blob : snapshots) {
         BlobReader in(blob);
         while (!in.done()) {
             const auto partition = static_cast<int32_t>(in.get_i64());
-            restored[partition] = in.get_i64();
+            const int64_t offset = in.get_i64();
+            restored[partition] = {offset, watermarks_ ? in.get_i64() : kMinWatermark};
         }
     }
     for (Split& split : splits_) {
         auto it = restored.find(split.partition);
-        split.next_offset = it == restored.end() ? 0 : it->second;
+        split.next_offset = it == restored.end() ? 0 : it->second.first;
+        if (watermarks_) {
+            watermarks_->add_split(split.partition, it == restored.end() ? kMinWatermark : it->second.second, now());
+            if (split.next_offset >= split.end_offset) watermarks_->split_finished(split.partition);
+        }
     }
 }
 
@@ -38,8 +50,12 @@ std::optional<std::string> KafkaSourceReader::poll(size_t max_records, RecordBat
                                        sim::external::Isolation::read_committed);
         if (result.error != sim::external::KafkaError::none) return std::string(to_string(result.error));
         out->reserve(out->size() + result.entries.size());
-        for (const auto& entry : result.entries) out->push_back(Record{entry.record.key, entry.record.value});
+        for (const auto& entry : result.entries) out->push_back(Record{entry.record.key, entry.record.value, 0, RowKind::insert, entry.record.timestamp});
         split.next_offset = result.next_offset;
+        if (watermarks_) {
+            for (const auto& entry : result.entries) watermarks_->record_read(split.partition, entry.record.timestamp, now());
+            if (split.next_offset >= split.end_offset) watermarks_->split_finished(split.partition);
+        }
     }
     if (!splits_.empty()) next_split_ = (next_split_ + 1) % splits_.size();
     return std::nullopt;
@@ -57,8 +73,15 @@ std::string KafkaSourceReader::snapshot(int64_t) {
     for (const Split& split : splits_) {
         out.put_i64(split.partition);
         out.put_i64(split.next_offset);
+        if (watermarks_) out.put_i64(watermarks_->max_timestamp(split.partition));
     }
     return out.take();
+}
+
+std::optional<SourceReader::Watermark> KafkaSourceReader::watermark(sim::Time at) const {
+    if (!watermarks_) return std::nullopt;
+    const SplitWatermarks::Combined combined = watermarks_->current(at);
+    return Watermark{combined.watermark, combined.idle};
 }
 
 void KafkaSourceReader::add_offsets(SourceOffsets* offsets) const {

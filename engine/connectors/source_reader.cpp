@@ -12,7 +12,8 @@ std::unique_ptr<SourceReader> make_source_reader(const VertexSpec& vertex, SinkC
     switch (vertex.kind) {
         case OperatorKind::kafka_source:
             return std::make_unique<KafkaSourceReader>(*services.kafka, context.node(), vertex.topic, subtask,
-                                                       vertex.parallelism, *services.input_end_offsets);
+                                                       vertex.parallelism, *services.input_end_offsets, vertex.watermarks,
+                                                       &context.world().scheduler());
         case OperatorKind::cdc_source:
             if (services.database == nullptr) throw std::logic_error("a cdc_source needs a database");
             return std::make_unique<CdcSourceReader>(vertex, context, *services.database, subtask);

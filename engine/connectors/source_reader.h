@@ -11,7 +11,9 @@
 // - `reached_end` once a bounded input is fully read (the task then sends end-of-data);
 // - `snapshot` at the checkpoint barrier: what a restore needs to resume exactly there;
 // - `add_offsets` what the checkpoint covers, for the oracles (the input prefix per split);
-// - `checkpoint_complete` is a best-effort notification (the reader may announce protocol points).
+// - `checkpoint_complete` is a best-effort notification (the reader may announce protocol points);
+// - `watermark` the subtask's current watermark when the vertex has a watermark strategy (the
+//   per-split state behind it goes into `snapshot`).
 //
 // Connectors implement it; `make_source_reader` (source_reader.cpp) builds the one a vertex names,
 // so the runtime includes only this header.
@@ -43,6 +45,13 @@ public:
     virtual std::string snapshot(int64_t checkpoint_id) = 0;
     virtual void add_offsets(SourceOffsets* offsets) const = 0;
     virtual void checkpoint_complete(int64_t /*checkpoint_id*/) {}
+    // Event time (a vertex with `watermarks` only): the subtask's watermark over its splits and
+    // whether they are all idle, at `now`; std::nullopt when the vertex has no watermark strategy.
+    struct Watermark {
+        int64_t watermark = kMinWatermark;
+        bool idle = false;
+    };
+    virtual std::optional<Watermark> watermark(sim::Time /*now*/) const { return std::nullopt; }
 };
 
 struct SourceServices {

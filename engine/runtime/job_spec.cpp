@@ -14,6 +14,13 @@ int32_t JobSpec::vertex_index(const std::string& id) const {
     return -1;
 }
 
+bool JobSpec::uses_event_time() const {
+    for (const VertexSpec& v : vertices) {
+        if (v.watermarks) return true;
+    }
+    return false;
+}
+
 // The names below are the ones scenario files use (scenarios/README.md).
 bool is_source_kind(OperatorKind kind) { return kind == OperatorKind::kafka_source || kind == OperatorKind::cdc_source; }
 

@@ -135,6 +135,8 @@ struct JobSpec {
 
     const VertexSpec* find(const std::string& id) const;
     int32_t vertex_index(const std::string& id) const;  // -1 when absent
+    // A source has a watermark strategy: tasks then carry watermarks (and checkpoint them).
+    bool uses_event_time() const;
 };
 
 const char* to_string(OperatorKind kind);

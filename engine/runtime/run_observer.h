@@ -66,6 +66,10 @@ public:
     // "upsert sink-1": a batch written).
     virtual void connector_event(sim::Time /*begin*/, sim::Time /*end*/, const std::string& /*lane*/,
                                  const std::string& /*what*/, const std::string& /*detail*/) {}
+    // Event time: the watermark a subtask holds advanced (a source's output watermark; any other
+    // task's input watermark, also when restored). Only in jobs with a watermark strategy.
+    virtual void watermark_advanced(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
+                                    int64_t /*watermark*/) {}
     virtual void job_finished(sim::Time) {}
     virtual void job_failed(sim::Time, const std::string& /*reason*/) {}
 };

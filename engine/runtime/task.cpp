@@ -22,6 +22,8 @@ constexpr sim::EventKind kChannelBuffer{"channel.buffer"};
 constexpr sim::EventKind kChannelBarrier{"channel.barrier"};
 constexpr sim::EventKind kChannelEndOfData{"channel.end_of_data"};
 constexpr sim::EventKind kChannelCancellation{"channel.cancellation_marker"};
+constexpr sim::EventKind kChannelWatermark{"channel.watermark"};
+constexpr sim::EventKind kChannelWatermarkStatus{"channel.watermark_status"};
 constexpr sim::EventKind kAlignmentTimer{"task.alignment_timer"};
 constexpr sim::EventKind kTaskProcessed{"task.processed"};
 constexpr sim::EventKind kTaskFlush{"task.flush"};
@@ -97,6 +99,7 @@ Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& depl
                                             : AlignmentMode::unaligned;
         barriers_ = make_barrier_handler(c.mode, alignment, c.aligned_checkpoint_timeout,
                                          static_cast<int32_t>(inputs_.size()), *this);
+        if (job.uses_event_time()) valve_.emplace(inputs_.size());
     }
 }
 
@@ -169,6 +172,7 @@ void Task::restore_read(size_t index, sim::StorageStatus status, std::string val
         fail("cannot read checkpoint state from storage");
         return;
     }
+    if (carries_watermark()) take_restored_watermark(value);
     restored_blobs_[index] = std::move(value);
     if (--restore_reads_outstanding_ == 0) fetch_shared_state();
 }
@@ -245,6 +249,7 @@ void Task::apply_restored_state() {
     if (sink_ && !restored_blobs_.empty()) restored_sink_state_ = restored_blobs_.front();
     restored_blobs_.clear();
     if (checkpoint_id > 0) queue_recovered_channel_state();
+    restore_watermark();
     state_ = State::ready;
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_ready(key); });
@@ -393,6 +398,8 @@ void Task::pump() {
             case ChannelElement::Type::cancellation_marker:
                 barriers_->cancellation_marker_received(chosen_index, element.checkpoint_id);
                 break;
+            case ChannelElement::Type::watermark:
+            case ChannelElement::Type::watermark_status: handle_watermark_element(chosen_index, element); break;
             case ChannelElement::Type::end_of_data:
                 chosen->end_of_data = true;
                 if (std::all_of(inputs_.begin(), inputs_.end(), [](const InputChannel& in) { return in.end_of_data; })) {
@@ -441,6 +448,7 @@ void Task::process_buffer(int32_t channel, RecordBatch records, bool recovered) 
     } else {
         const int32_t edge = inputs_[static_cast<size_t>(channel)].edge;
         for (const Record& record : records) operator_->process(edge, record, operator_output_);
+        schedule_processing_timer();
     }
     busy_ = true;
     engine_.schedule_for_task(node_, key_, record_cost() * static_cast<int64_t>(records.size()), kTaskProcessed,
@@ -479,6 +487,7 @@ void Task::poll_source() {
     }
     engine_.stats().records_read += static_cast<int64_t>(batch.size());
     for (const Record& record : batch) emit(record);
+    send_source_watermark();
     if (source_->reached_end()) {
         reach_end_of_data();
         return;
@@ -495,6 +504,17 @@ void Task::reach_end_of_data() {
     end_of_data_ = true;
     busy_ = false;
     engine_.world().announce(points::kTaskEndOfData, node_, last_barrier_forwarded_);
+    if (source_ && source_->watermark(engine_.world().now())) {  // a bounded source's input is complete
+        if (source_idle_) {  // active again, so that downstream valves take the final watermark
+            source_idle_ = false;
+            ChannelElement status{ChannelElement::Type::watermark_status, 0, {}};
+            broadcast(std::move(status));
+        }
+        ChannelElement element{ChannelElement::Type::watermark, 0, {}};
+        element.watermark = kMaxWatermark;
+        broadcast(std::move(element));
+        engine_.observer().watermark_advanced(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, kMaxWatermark);
+    }
     broadcast(ChannelElement{ChannelElement::Type::end_of_data, 0, {}});
 }
 
@@ -583,11 +603,17 @@ void Task::send_ready(OutputChannel& out, int32_t index) {
         const bool is_buffer = front.type == ChannelElement::Type::records;
         const bool is_barrier = front.type == ChannelElement::Type::barrier;
         if (is_buffer && out.credits == 0) break;
+        const bool is_watermark = front.type == ChannelElement::Type::watermark || front.type == ChannelElement::Type::watermark_status;
         const sim::EventKind& kind = is_buffer                                              ? kChannelBuffer
                                      : front.type == ChannelElement::Type::barrier            ? kChannelBarrier
                                      : front.type == ChannelElement::Type::cancellation_marker ? kChannelCancellation
+                                     : front.type == ChannelElement::Type::watermark          ? kChannelWatermark
+                                     : front.type == ChannelElement::Type::watermark_status   ? kChannelWatermarkStatus
                                                                                               : kChannelEndOfData;
-        const uint64_t digest = sim::digest_mix(key_digest(consumer), is_buffer ? front.records.size() : static_cast<uint64_t>(front.checkpoint_id));
+        const uint64_t payload = is_buffer      ? front.records.size()
+                                 : is_watermark ? static_cast<uint64_t>(front.watermark) ^ static_cast<uint64_t>(front.idle)
+                                                : static_cast<uint64_t>(front.checkpoint_id);
+        const uint64_t digest = sim::digest_mix(key_digest(consumer), payload);
         if (is_buffer) {
             --out.credits;
             --out.queued_buffers;
@@ -696,7 +722,7 @@ void Task::upload_when_barrier_sent() {
     }
     const ChannelState channels = barrier_send_.take();
     operator_state_size_ = barrier_send_state_.size();
-    upload_snapshot(checkpoint_id, encode_task_state(barrier_send_state_, channels), barrier_send_offsets_, true);
+    upload_snapshot(checkpoint_id, encode_task_state(barrier_send_state_, channels, engine_.job().uses_event_time()), barrier_send_offsets_, true);
 }
 
 void Task::overtake_queued_barriers(int64_t checkpoint_id) {
@@ -772,6 +798,7 @@ bool Task::snapshot(int64_t checkpoint_id, bool unaligned) {
         state = snapshot_type(checkpoint_id).is_savepoint() ? operator_->keyed_state()->canonical_snapshot()
                                                             : operator_->keyed_state()->snapshot();
     }
+    if (carries_watermark()) snapshot_watermarks_[checkpoint_id] = valve_->current();
     engine_.world().announce(points::kTaskSnapshotted, node_, checkpoint_id);
     if (end_of_data_ && end_of_data_checkpoint_ == 0) {
         end_of_data_checkpoint_ = checkpoint_id;
@@ -831,7 +858,7 @@ void Task::finish_unaligned_snapshot(int64_t checkpoint_id) {
     last_barrier_at_ = engine_.world().now();
     const ChannelState channels = channel_state_.take();
     operator_state_size_ = snapshot_operator_state_.size();
-    upload_snapshot(checkpoint_id, encode_task_state(snapshot_operator_state_, channels), snapshot_offsets_, true);
+    upload_snapshot(checkpoint_id, encode_task_state(snapshot_operator_state_, channels, engine_.job().uses_event_time()), snapshot_offsets_, true);
 }
 
 void Task::discard_unaligned_snapshot(int64_t checkpoint_id) {
@@ -857,7 +884,7 @@ void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const Source
     stats.alignment = inputs_.empty() ? sim::Duration::zero() : last_barrier_at_ - first_barrier_at_;
     stats.unaligned = unaligned;
     stats.operator_state_bytes = static_cast<int64_t>(unaligned ? operator_state_size_ : blob.size());
-    if (!unaligned && channel_state_possible()) blob = encode_task_state(blob, ChannelState{});
+    if (!unaligned && channel_state_possible()) blob = encode_task_state(blob, ChannelState{}, engine_.job().uses_event_time());
     if (unaligned) stats.channel_state_bytes = static_cast<int64_t>(blob.size()) - stats.operator_state_bytes;
     auto shared = shared_uploads_.find(checkpoint_id);
     if (shared != shared_uploads_.end()) {
@@ -930,6 +957,7 @@ void Task::shared_file_uploaded(int64_t checkpoint_id, const std::string& key, b
 
 void Task::upload_private_state(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned,
                                 const SharedStateReport& shared) {
+    if (carries_watermark()) blob = with_watermark(checkpoint_id, std::move(blob));
     const std::string storage_key = snapshot_type(checkpoint_id).is_savepoint() ? savepoint_state_key(engine_.job(), checkpoint_id, key_)
                                                                                 : state_key(engine_.job(), checkpoint_id, key_);
     const int64_t state_bytes = static_cast<int64_t>(blob.size());

@@ -38,6 +38,7 @@
 #include "engine/connectors/source_reader.h"
 #include "engine/runtime/operators.h"
 #include "engine/runtime/record.h"
+#include "engine/runtime/watermark_valve.h"
 #include "engine/connectors/sink.h"
 #include "sim/network.h"
 #include "sim/storage.h"
@@ -48,13 +49,15 @@ class Engine;
 
 // What travels on a data channel.
 struct ChannelElement {
-    enum class Type : uint8_t { records, barrier, end_of_data, cancellation_marker };
+    enum class Type : uint8_t { records, barrier, end_of_data, cancellation_marker, watermark, watermark_status };
     Type type = Type::records;
     int64_t checkpoint_id = 0;
     RecordBatch records;
     bool unaligned_barrier = false;  // barrier: sent as a priority event (CheckpointBarrier::unaligned)
     SnapshotType snapshot{};         // barrier: a checkpoint or a savepoint (Flink's CheckpointOptions)
     bool recovered = false;          // records: replayed from channel state (took no credit)
+    int64_t watermark = 0;           // watermark: its value
+    bool idle = false;               // watermark_status: idle (true) or active again (false)
 };
 
 class Task final : public BarrierHandlerController, public SinkContext {
@@ -157,6 +160,16 @@ private:
     void deliver_queued_barriers();
     void poll_source();
     void reach_end_of_data();
+    // Event time (task_event_time.cpp).
+    void send_source_watermark();  // a source: its splits' watermark and idleness, when they changed
+    void handle_watermark_element(int32_t channel, const ChannelElement& element);
+    void forward_watermark(const WatermarkValve::Output& change);
+    void schedule_processing_timer();
+    bool carries_watermark() const { return valve_.has_value() && !sink_; }
+    // A checkpointed task state with its input watermark in front ("WMK1" | watermark | state).
+    std::string with_watermark(int64_t checkpoint_id, std::string blob);
+    void take_restored_watermark(std::string& blob);
+    void restore_watermark();
     // Output side. emit: the main output; emit_late: the late-data side output (edges reading "late").
     void emit(const Record& record);
     void emit_late(const Record& record);
@@ -247,6 +260,13 @@ private:
     ChannelStateWriter barrier_send_;
     std::string barrier_send_state_;
     SourceOffsets barrier_send_offsets_;  // the channel whose priority barrier is being handled
+    // Event time: only in jobs with a watermark strategy (JobSpec::uses_event_time).
+    std::optional<WatermarkValve> valve_;               // tasks with inputs: the input watermark
+    int64_t source_watermark_ = kMinWatermark;          // sources: the last watermark sent
+    bool source_idle_ = false;                          // sources: the output is idle
+    std::map<int64_t, int64_t> snapshot_watermarks_;    // checkpoint id -> input watermark at the snapshot
+    std::optional<int64_t> restored_watermark_;         // the minimum over the restored subtasks' states
+    std::optional<int64_t> processing_timer_at_;        // the operator's wake-up scheduled (ms)
 };
 
 }  // namespace eosim::engine

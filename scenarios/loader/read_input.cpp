@@ -6,9 +6,22 @@ namespace eosim::scenarios::loading {
 
 // --- input ---
 
+// "event_time": {"out_of_orderness": "150ms", "late_percent": 2, "late_by": "3s"}
+sim::external::EventTimeSpec read_event_time(const Value& v) {
+    const Object o(v, {"out_of_orderness", "late_percent", "late_by"}, "an object (the records' event time)");
+    sim::external::EventTimeSpec e;
+    if (auto x = o.get("out_of_orderness")) e.out_of_orderness = read_duration(*x, true);
+    if (auto x = o.get("late_percent")) e.late_percent = read_int32(*x, IntRange{0, 100, "a percentage from 0 to 100"});
+    if (auto x = o.get("late_by")) e.late_by = read_duration(*x, true);
+    if (e.late_percent > 0 && e.late_by == sim::Duration::zero()) {
+        o.get("late_percent")->fail("expected late_by above 0 with a late_percent (how far behind the late records are)");
+    }
+    return e;
+}
+
 void Loader::read_input(const Value& v) {
     for_each_element(v, "an array of inputs", [&](const Value& element) {
-        const Object o(element, {"topic", "records", "keys", "rate_per_second", "value_min", "value_max", "hot_key_percent"},
+        const Object o(element, {"topic", "records", "keys", "rate_per_second", "value_min", "value_max", "hot_key_percent", "event_time"},
                        "an object (an input)");
         InputSpec in;
         const Value topic = o.require("topic", "the name of a topic in /world/topics");
@@ -39,6 +52,7 @@ void Loader::read_input(const Value& v) {
         if (auto x = o.get("hot_key_percent")) {
             in.hot_key_percent = read_int32(*x, IntRange{0, 100, "a percentage from 0 to 100"});
         }
+        if (auto x = o.get("event_time")) in.event_time = read_event_time(*x);
         if (in.value_max < in.value_min) {
             const Value where = o.has("value_max") ? *o.get("value_max") : *o.get("value_min");
             where.fail("expected value_max >= value_min, found value_min " + std::to_string(in.value_min) +

@@ -73,7 +73,7 @@ std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
     std::vector<std::string> keys{"id", "kind", "parallelism"};
     if (!is_source(kind)) keys.push_back("inputs");
     switch (kind) {
-        case engine::OperatorKind::kafka_source: keys.push_back("topic"); break;
+        case engine::OperatorKind::kafka_source: keys.insert(keys.end(), {"topic", "watermarks"}); break;
         case engine::OperatorKind::map: keys.push_back("map"); break;
         case engine::OperatorKind::filter: keys.push_back("filter"); break;
         case engine::OperatorKind::sink: keys.insert(keys.end(), {"sink", "options"}); break;
@@ -105,6 +105,15 @@ engine::FilterSpec read_filter(const Value& v) {
         o.get("modulus")->fail("expected a modulus above drop_remainder (" + std::to_string(f.drop_remainder) + ")");
     }
     return f;
+}
+
+// "watermarks": {"out_of_orderness": "200ms", "idle_timeout": "2s"}
+engine::WatermarkSpec read_watermarks(const Value& v) {
+    const Object o(v, {"out_of_orderness", "idle_timeout"}, "an object (the source's watermark strategy)");
+    engine::WatermarkSpec w;
+    w.out_of_orderness = read_duration(o.require("out_of_orderness", "a duration (the bound of out-of-orderness)"), true);
+    if (auto x = o.get("idle_timeout")) w.idle_timeout = read_duration(*x, false);
+    return w;
 }
 
 void Loader::read_vertex(const Value& v) {
@@ -145,6 +154,7 @@ void Loader::read_vertex(const Value& v) {
             topic.expected("a topic listed in /world/topics (" + join(topic_names()) + ")");
         }
         source_topics_.emplace(vertex.topic, v.path());
+        if (auto x = o.get("watermarks")) vertex.watermarks = read_watermarks(*x);
     }
     if (kind == engine::OperatorKind::cdc_source) {
         const Value table = o.require("table", "the name of a table in /database/tables");

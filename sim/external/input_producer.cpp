@@ -25,7 +25,12 @@ InputProducer::Arrival InputProducer::draw(Prng& prng, uint64_t index) const {
     const int64_t value = prng.between(spec_.value_min, spec_.value_max);
     const auto partition = static_cast<int32_t>(key % partition_count_);
     const Time at{static_cast<int64_t>(static_cast<__int128>(index) * 1'000'000'000 / spec_.rate_per_second)};
-    return Arrival{at, partition, KafkaRecord{key, value}};
+    int64_t timestamp = at.millis_count();
+    if (const auto& e = spec_.event_time) {
+        timestamp -= prng.between(0, e->out_of_orderness.millis_count());
+        if (e->late_percent > 0 && prng.below(100) < static_cast<uint64_t>(e->late_percent)) timestamp -= e->late_by.millis_count();
+    }
+    return Arrival{at, partition, KafkaRecord{key, value, timestamp}};
 }
 
 void InputProducer::start() { append_due(); }

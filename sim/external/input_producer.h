@@ -1,7 +1,8 @@
 #pragma once
 // An outside producer that writes a job's input into a Kafka topic: `records` records with keys
 // uniform in [0, keys) and values uniform in [value_min, value_max], drawn from its own PRNG
-// stream, arriving at `rate_per_second`. A key always goes to partition key mod partitions, so
+// stream, arriving at `rate_per_second`, each with its event timestamp (EventTimeSpec; the
+// append time in ms without one, drawing nothing, so the stream is what it was before timestamps). A key always goes to partition key mod partitions, so
 // per-key order is the partition's order. The whole input is drawn up front and kept per partition
 // in compact form (the reference model reads it from here, a few bytes a record); appends happen in
 // batches every `batch_interval` as records come due, drawn a second time from a copy of the stream
@@ -19,6 +20,14 @@
 
 namespace eosim::sim::external {
 
+// Event time of the generated records (ms): timestamp = append time - uniform[0, out_of_orderness];
+// `late_percent` of the records are further `late_by` behind. Absent: timestamp = append time.
+struct EventTimeSpec {
+    Duration out_of_orderness = Duration::zero();
+    int32_t late_percent = 0;
+    Duration late_by = Duration::zero();
+};
+
 struct InputProducerSpec {
     std::string topic;
     int64_t records = 1000;
@@ -28,6 +37,7 @@ struct InputProducerSpec {
     int64_t value_max = 100;
     int32_t hot_key_percent = 0;  // key skew: this share of the records (in percent) carries key 0
     Duration batch_interval = Duration::millis(10);
+    std::optional<EventTimeSpec> event_time = std::nullopt;
 };
 
 class InputProducer {

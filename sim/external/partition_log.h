@@ -1,5 +1,5 @@
 #pragma once
-// The log of one Kafka partition in compact form: per offset a record (key, value) and the
+// The log of one Kafka partition in compact form: per offset a record (key, value, timestamp) and the
 // transaction it was written in (-1 for a plain append), each kept as a column of packed integers
 // (sim/packed_ints.h), so an entry costs a few bytes instead of 24. Append only, random access by
 // offset; entries come back by value.
@@ -25,14 +25,15 @@ public:
     void push_back(const Entry& entry) {
         keys_.push_back(entry.record.key);
         values_.push_back(entry.record.value);
+        timestamps_.push_back(entry.record.timestamp);
         transactions_.push_back(entry.transaction);
     }
     Entry operator[](size_t offset) const {
-        return Entry{KafkaRecord{keys_[offset], values_[offset]}, transactions_[offset]};
+        return Entry{KafkaRecord{keys_[offset], values_[offset], timestamps_[offset]}, transactions_[offset]};
     }
     size_t size() const { return keys_.size(); }
     bool empty() const { return keys_.empty(); }
-    size_t bytes() const { return keys_.bytes() + values_.bytes() + transactions_.bytes(); }
+    size_t bytes() const { return keys_.bytes() + values_.bytes() + timestamps_.bytes() + transactions_.bytes(); }
 
     class Iterator {
     public:
@@ -59,6 +60,7 @@ public:
 private:
     PackedInts keys_;
     PackedInts values_;
+    PackedInts timestamps_;
     PackedInts transactions_;
 };
 

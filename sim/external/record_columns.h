@@ -1,6 +1,6 @@
 #pragma once
-// A sequence of Kafka records (key, value) in compact form: two columns of packed integers
-// (sim/packed_ints.h), a few bytes a record. Append only, random access; records come back by
+// A sequence of Kafka records (key, value, timestamp) in compact form: three columns of packed
+// integers (sim/packed_ints.h), a few bytes a record (timestamps, nearly in order, take about two). Append only, random access; records come back by
 // value. What the input producer keeps of a job's input, and what the reference model reads it from.
 #include <cstddef>
 #include <initializer_list>
@@ -19,15 +19,17 @@ public:
     void push_back(const KafkaRecord& record) {
         keys_.push_back(record.key);
         values_.push_back(record.value);
+        timestamps_.push_back(record.timestamp);
     }
-    KafkaRecord operator[](size_t index) const { return KafkaRecord{keys_[index], values_[index]}; }
+    KafkaRecord operator[](size_t index) const { return KafkaRecord{keys_[index], values_[index], timestamps_[index]}; }
     size_t size() const { return keys_.size(); }
     bool empty() const { return keys_.empty(); }
-    size_t bytes() const { return keys_.bytes() + values_.bytes(); }
+    size_t bytes() const { return keys_.bytes() + values_.bytes() + timestamps_.bytes(); }
 
 private:
     PackedInts keys_;
     PackedInts values_;
+    PackedInts timestamps_;
 };
 
 }  // namespace eosim::sim::external
