@@ -55,6 +55,72 @@ TEST_CASE("upgrade HA: the standby restores the savepoint after v2's leader cras
     CHECK(result.figures.leaderships == 2);  // v2's first leader, then the standby
     // Both of v2's restores were from the savepoint (nothing was stored yet), each checked.
     CHECK(std::stoi(verdict(result, OracleKind::state_after_restore).message) >= 2);
+    // v2's checkpoint ids continue above the savepoint's, though its counter in the coordination
+    // service started empty (Flink's restoreSavepoint sets the counter).
+    int64_t savepoint_id = 0;
+    int64_t first_after = 0;
+    const int64_t v2_attempts = 1'000'000;
+    for (const scenarios::TimelineEvent& e : result.timeline) {
+        const auto restores = e.detail.find(" restores checkpoint ");
+        if (e.what == "restore" && restores != std::string::npos && std::stoll(e.detail.substr(8)) >= v2_attempts) {
+            savepoint_id = std::stoll(e.detail.substr(restores + 21));
+        } else if (e.what == "checkpoint.completed" && savepoint_id > 0 && first_after == 0) {
+            first_after = checkpoint_id_of(e);
+        }
+    }
+    CHECK(savepoint_id > 0);
+    CHECK(first_after == savepoint_id + 1);
+}
+
+// A scenario's text with one deployment (`deployment`, JSON) after a source -> sink job writing `sink`.
+std::string with_deployment(const std::string& deployment, const std::string& sink = R"({"topic": "out"})") {
+    return R"({"world": {"topics": [{"name": "in"}, {"name": "out"}]},
+               "job": {"vertices": [{"id": "src", "kind": "kafka_source", "topic": "in"},
+                                    {"id": "out", "kind": "sink", "sink": ")" +
+           std::string(sink.find("topic") != std::string::npos ? "kafka" : "append") + R"(", "options": )" + sink +
+           R"(, "inputs": [{"from": "src"}]}]},
+               "deployments": [)" + deployment + R"(], "oracles": ["exactly_once_output"]})";
+}
+
+std::string load_error(const std::string& text) {
+    try {
+        scenarios::load_scenario_text(text, "upgrade.json");
+    } catch (const scenarios::ScenarioError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST_CASE("upgrade loader: job_vertices are read as job.vertices, and not together with per-vertex changes", "[upgrade][loader]") {
+    const auto s = scenarios::load_scenario_text(
+        with_deployment(R"({"at": "2s", "job_vertices": [{"id": "src", "kind": "kafka_source", "topic": "in"},
+            {"id": "c", "kind": "keyed_count", "uid": "added", "inputs": [{"from": "src", "edge": "hash"}]},
+            {"id": "out", "kind": "sink", "sink": "kafka", "options": {"topic": "out"}, "inputs": [{"from": "c"}]}]})"),
+        "upgrade.json");
+    REQUIRE(s.deployment_job(1).vertices.size() == 3);
+    CHECK(s.deployment_job(1).vertices[1].uid == "added");
+    CHECK(s.job.vertices.size() == 2);  // the first job is untouched
+    CHECK(load_error(with_deployment(R"({"at": "2s", "parallelism": 1, "job_vertices": [{"id": "src", "kind": "kafka_source", "topic": "in"}]})"))
+              .find("not both") != std::string::npos);
+    CHECK(load_error(with_deployment(R"({"at": "2s", "job_vertices": [{"id": "src", "kind": "kafka_source", "topic": "in"}]})"))
+              .find("end in a sink") != std::string::npos);
+    CHECK(load_error(with_deployment(R"({"at": "2s", "job_vertices": [{"id": "src", "kind": "kafka_source", "topic": "in"},
+            {"id": "out", "kind": "sink", "sink": "kafka", "options": {"topic": "out"}, "inputs": [{"from": "nope"}]}]})"))
+              .find("/deployments/0/job_vertices/1/inputs/0/from") != std::string::npos);
+}
+
+TEST_CASE("upgrade loader: a verification job needs Kafka sinks, and gets its own topics and transactional ids", "[upgrade][loader]") {
+    const auto s = scenarios::load_scenario_text(with_deployment(R"({"at": "2s", "verification": true})"), "upgrade.json");
+    CHECK(s.deployments[0].verification);
+    CHECK(s.world.topics.back().name == "out.verification-v2");
+    const JobSpec verifying = s.verification_job(1);
+    CHECK(verifying.name == s.job.name + "-v2-verification");
+    const auto* kafka = dynamic_cast<const KafkaSinkConfig*>(verifying.vertices.back().sink.get());
+    REQUIRE(kafka != nullptr);
+    CHECK(kafka->options().topic == "out.verification-v2");
+    CHECK(kafka->options().transactional_id_prefix == "out-verification");
+    CHECK(load_error(with_deployment(R"({"at": "2s", "verification": true})", "{}")).find("Kafka sinks") != std::string::npos);
+    CHECK(load_error(with_deployment(R"({"at": "2s", "verification_for": "1s"})")).find("without") != std::string::npos);
 }
 
 }  // namespace
