@@ -70,6 +70,11 @@ public:
     // the end), its state continuing the history before it: what a verification job of that
     // deployment writes when it stops with a savepoint at `to`.
     RecordMultiset segment_output(size_t segment, const std::string& sink_uid, const engine::SourceOffsets* to) const;
+    // Output of the sink with uid `sink_uid` of program `job` run over the input from `from` to `to`
+    // (nullptr: the end), its keyed operators continuing the history's state at `from` by uid: what
+    // a job started from a savepoint at `from` (a verification job) writes up to `to`.
+    RecordMultiset output_between(const engine::JobSpec& job, const engine::SourceOffsets& from, const engine::SourceOffsets* to,
+                                  const std::string& sink_uid) const;
     size_t segments() const { return segments_.size() + 1; }
     // Memory the model holds for its expected outputs and input (for the scaling benchmark).
     size_t bytes() const;
@@ -99,6 +104,9 @@ private:
     // none) and returns the keyed states at the end, by uid.
     UidStates run_segment(size_t k, const UidStates& base, const engine::SourceOffsets* to, const std::string& sink_uid,
                           const Visit& visit) const;
+    UidStates run_program(const engine::JobSpec& job, const engine::SourceOffsets* from, const engine::SourceOffsets* to,
+                          const UidStates& base, const std::string& sink_uid, const Visit& visit) const;
+    size_t segment_at(const engine::SourceOffsets& prefix) const;
     const UidStates& states_before_segment(size_t k) const;
     std::map<int64_t, int64_t> segmented_keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const;
     void evaluate_segmented_outputs() const;

@@ -52,10 +52,15 @@ const engine::JobSpec& ReferenceModel::segment_job(size_t segment) const {
 
 ReferenceModel::UidStates ReferenceModel::run_segment(size_t k, const UidStates& base, const engine::SourceOffsets* to,
                                                       const std::string& sink_uid, const Visit& visit) const {
-    const engine::JobSpec& job = segment_job(k);
-    const EvaluatingProgram scope(evaluating_, job);
     const engine::SourceOffsets* from = k == 0 ? nullptr : &segments_[k - 1].from;
     if (to == nullptr && k < segments_.size()) to = &segments_[k].from;
+    return run_program(segment_job(k), from, to, base, sink_uid, visit);
+}
+
+ReferenceModel::UidStates ReferenceModel::run_program(const engine::JobSpec& job, const engine::SourceOffsets* from,
+                                                      const engine::SourceOffsets* to, const UidStates& base,
+                                                      const std::string& sink_uid, const Visit& visit) const {
+    const EvaluatingProgram scope(evaluating_, job);
     Evaluation start;  // the base states under this program's vertex ids
     for (const engine::VertexSpec& v : job.vertices) {
         if (auto it = base.find(v.uid_or_id()); it != base.end()) start.state[v.id] = it->second;
@@ -76,6 +81,15 @@ ReferenceModel::UidStates ReferenceModel::run_segment(size_t k, const UidStates&
     return states;
 }
 
+// The last segment that starts at or before `prefix`.
+size_t ReferenceModel::segment_at(const engine::SourceOffsets& prefix) const {
+    size_t k = 0;
+    for (size_t s = 0; s < segments_.size(); ++s) {
+        if (at_or_past(prefix, segments_[s].from)) k = s + 1;
+    }
+    return k;
+}
+
 const ReferenceModel::UidStates& ReferenceModel::states_before_segment(size_t k) const {
     if (states_before_.empty()) states_before_.emplace_back();  // segment 0 starts empty
     while (states_before_.size() <= k) {
@@ -87,10 +101,7 @@ const ReferenceModel::UidStates& ReferenceModel::states_before_segment(size_t k)
 
 std::map<int64_t, int64_t> ReferenceModel::segmented_keyed_state(const std::string& vertex_id,
                                                                  const engine::SourceOffsets& prefix) const {
-    size_t k = 0;  // the last segment that starts at or before the prefix
-    for (size_t s = 0; s < segments_.size(); ++s) {
-        if (at_or_past(prefix, segments_[s].from)) k = s + 1;
-    }
+    const size_t k = segment_at(prefix);
     const UidStates states = run_segment(k, states_before_segment(k), &prefix, "", [](const engine::Record&) {});
     for (const engine::VertexSpec& v : segment_job(k).vertices) {
         if (v.id != vertex_id) continue;
@@ -103,6 +114,13 @@ std::map<int64_t, int64_t> ReferenceModel::segmented_keyed_state(const std::stri
 RecordMultiset ReferenceModel::segment_output(size_t segment, const std::string& sink_uid, const engine::SourceOffsets* to) const {
     const UidStates& base = states_before_segment(segment);
     return RecordMultiset::from_stream([&](const Visit& visit) { run_segment(segment, base, to, sink_uid, visit); });
+}
+
+RecordMultiset ReferenceModel::output_between(const engine::JobSpec& job, const engine::SourceOffsets& from,
+                                              const engine::SourceOffsets* to, const std::string& sink_uid) const {
+    const size_t k = segment_at(from);
+    const UidStates base = run_segment(k, states_before_segment(k), &from, "", [](const engine::Record&) {});
+    return RecordMultiset::from_stream([&](const Visit& visit) { run_program(job, &from, to, base, sink_uid, visit); });
 }
 
 // Each sink of the first program: the concatenation of every segment's output of the sink with its

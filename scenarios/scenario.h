@@ -53,7 +53,7 @@ struct InputSpec {
 
 enum class OracleKind : uint8_t {
     exactly_once_output, at_least_once_output, state_after_restore, visibility, liveness, no_key_backwards, mirror,
-    freshness, storage
+    freshness, storage, verification_output
 };
 const char* to_string(OracleKind kind);
 std::optional<OracleKind> oracle_from_string(const std::string& name);
@@ -115,6 +115,12 @@ struct DeploymentSpec {
     bool allow_non_restored_state = false;
     // The whole vertex list of this deployment's program ("job_vertices"), replacing the previous one's.
     std::optional<std::vector<engine::VertexSpec>> job_vertices;
+    // A verification job first ("verification"): this deployment's program, started from the same
+    // savepoint on a cluster of its own (nodes "jobmanager.v<k>-verify", ...), its Kafka sinks writing
+    // to throw-away topics (Scenario::verification_topic) under their own transactional ids, stopped
+    // with a savepoint of its own after `verification_for`; then the live deployment starts.
+    bool verification = false;
+    sim::Duration verification_for = sim::Duration::seconds(2);
 };
 
 struct Scenario {
@@ -160,6 +166,14 @@ struct Scenario {
     engine::JobSpec deployment_job(size_t index) const;
     // The node name suffix of deployment `index` ("" for the first, ".v2" for the second, ...).
     static std::string deployment_suffix(size_t index) { return index == 0 ? "" : ".v" + std::to_string(index + 1); }
+    // Deployment `index`'s verification job: its nodes' suffix and its sinks' throw-away topics.
+    static std::string verification_suffix(size_t index) { return deployment_suffix(index) + "-verify"; }
+    static std::string verification_topic(const std::string& topic, size_t index) {
+        return topic + ".verification-v" + std::to_string(index + 1);
+    }
+    // The job deployment `index`'s verification job runs: its program, named "<job>-v<k>-verification",
+    // its Kafka sinks writing to their verification_topic with transactional ids "<prefix>-verification".
+    engine::JobSpec verification_job(size_t index) const;
 
     bool has_cdc_source() const {
         for (const engine::VertexSpec& v : job.vertices) {

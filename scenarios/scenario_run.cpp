@@ -23,6 +23,7 @@
 #include "oracles/reference_model.h"
 #include "oracles/state_after_restore_oracle.h"
 #include "oracles/storage_oracle.h"
+#include "oracles/verification_output_oracle.h"
 #include "oracles/visibility_oracle.h"
 #include "scenarios/coverage.h"
 #include "scenarios/outside_system_registry.h"
@@ -218,15 +219,30 @@ engine::HighAvailability high_availability(const Scenario& s, RunWorld& run) {
 
 constexpr sim::EventKind kUserSavepoint{"user.savepoint"};
 constexpr sim::EventKind kUserStop{"user.stop_with_savepoint"};
+constexpr sim::EventKind kStopVerification{"user.stop_verification_job"};
 constexpr int64_t kAttemptsPerDeployment = 1'000'000;
 
 // The job's deployments over the run ("deployments"): the first is the scenario's job; each later
 // one gets a cluster of its own, built up front (so node names resolve for faults from the start)
-// and started when the previous one stopped with a savepoint, restoring from it.
+// and started when the previous one stopped with a savepoint, restoring from it. A deployment with
+// "verification" first runs its verification job from that savepoint (on a cluster of its own,
+// built after every deployment's, writing throw-away topics), stops it with a savepoint of its own
+// after `verification_for`, and only then starts from the same savepoint.
 class Deployments {
 public:
+    // What a finished verification job leaves for the oracles.
+    struct Verified {
+        const engine::JobSpec* job;
+        engine::SourceOffsets from;
+        std::optional<engine::SourceOffsets> to;  // its own final savepoint's offsets (none: it read to the end)
+    };
+    // `job`: the program that starts now (a verification job's or the deployment's), from `from`;
+    // `first`: the deployment's program did not run before (false for the live job after its verification).
+    using Starting = std::function<void(const engine::JobSpec& job, const engine::SourceOffsets& from, bool first)>;
+
     Deployments(const Scenario& scenario, sim::World& world, const engine::EngineServices& services, engine::RunObserver& observer,
-                engine::HighAvailability high_availability) {
+                engine::HighAvailability high_availability)
+        : world_(world) {
         for (size_t d = 0; d <= scenario.deployments.size(); ++d) jobs_.push_back(scenario.deployment_job(d));
         for (size_t d = 0; d < jobs_.size(); ++d) {
             engines_.push_back(std::make_unique<engine::Engine>(
@@ -236,43 +252,90 @@ public:
                 services, observer, high_availability));
             if (d > 0) engines_.back()->set_deployment(static_cast<int64_t>(d) * kAttemptsPerDeployment, std::nullopt);
         }
+        verifications_.resize(jobs_.size());
+        for (size_t d = 1; d < jobs_.size(); ++d) {
+            if (!scenario.deployments[d - 1].verification) continue;
+            auto v = std::make_unique<Verification>();
+            v->job = scenario.verification_job(d);
+            v->run_for = scenario.deployments[d - 1].verification_for;
+            v->engine = std::make_unique<engine::Engine>(
+                world, v->job,
+                engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
+                                     scenario.world.spare_task_managers, Scenario::verification_suffix(d)},
+                services, observer, high_availability);
+            verifications_[d] = std::move(v);
+        }
     }
     engine::Engine& live() { return *engines_[live_]; }
-    const engine::JobSpec& live_job() const { return jobs_[live_]; }
+    // The engine running now: the live deployment's, or a verification job's while it runs.
+    engine::Engine& current() { return verifying_ ? *verifications_[live_ + 1]->engine : *engines_[live_]; }
     size_t live_index() const { return live_; }
     engine::Engine& at(size_t d) { return *engines_[d]; }
     size_t size() const { return engines_.size(); }
     const std::vector<engine::JobSpec>& jobs() const { return jobs_; }
-    // The live deployment finished after a stop-with-savepoint and a later one waits for it.
+    // Every job the run may have started: the deployments', then the verification jobs'.
+    std::vector<const engine::JobSpec*> all_jobs() const {
+        std::vector<const engine::JobSpec*> all;
+        for (const engine::JobSpec& job : jobs_) all.push_back(&job);
+        for (const auto& v : verifications_) {
+            if (v) all.push_back(&v->job);
+        }
+        return all;
+    }
+    // The running job finished and another one follows: a verification job is always followed by its
+    // live deployment; a live deployment after its stop-with-savepoint by the next one.
     bool hands_over() const {
+        if (verifying_) return true;
         if (live_ + 1 >= engines_.size()) return false;
         for (const engine::SavepointRequest& r : engines_[live_]->savepoint_requests()) {
             if (r.type.terminates() && r.done) return true;
         }
         return false;
     }
-    // Starts the next deployment from the live one's final savepoint; `starting` hears of it first
-    // (its job and the savepoint's source offsets).
-    void hand_over(const Scenario& scenario,
-                   const std::function<void(const engine::JobSpec&, const engine::SourceOffsets&)>& starting) {
-        std::string path;
-        engine::SourceOffsets offsets;
+    // Starts what follows the finished job: the next deployment's verification job, or the next
+    // deployment, from the live one's final savepoint; `starting` hears of it first.
+    void hand_over(const Scenario& scenario, const Starting& starting, const std::function<void(const Verified&)>& verified) {
+        if (verifying_) {
+            Verification& v = *verifications_[live_ + 1];
+            std::optional<engine::SourceOffsets> to;
+            for (const engine::SavepointRequest& r : v.engine->savepoint_requests()) {
+                if (r.type.terminates() && r.done) to = r.offsets;
+            }
+            v.engine->shut_down();
+            verifying_ = false;
+            verified(Verified{&v.job, savepoint_offsets_, to});
+            start_next(scenario, starting, false);
+            return;
+        }
         for (const engine::SavepointRequest& r : engines_[live_]->savepoint_requests()) {
             if (r.type.terminates() && r.done) {
-                path = r.path;
-                offsets = r.offsets;
+                savepoint_path_ = r.path;
+                savepoint_offsets_ = r.offsets;
             }
         }
         engines_[live_]->shut_down();
-        ++live_;
-        starting(jobs_[live_], offsets);
-        engines_[live_]->set_deployment(static_cast<int64_t>(live_) * kAttemptsPerDeployment,
-                                        engine::SavepointRestoreSettings{path, scenario.deployments[live_ - 1].allow_non_restored_state});
-        engines_[live_]->start();
+        if (Verification* v = verifications_[live_ + 1].get()) {
+            verifying_ = true;
+            starting(v->job, savepoint_offsets_, true);
+            v->engine->set_deployment(static_cast<int64_t>(live_ + 1) * kAttemptsPerDeployment + kAttemptsPerDeployment / 2,
+                                      engine::SavepointRestoreSettings{savepoint_path_, scenario.deployments[live_].allow_non_restored_state});
+            v->engine->start();
+            engine::Engine* verifier = v->engine.get();
+            world_.scheduler().schedule(v->run_for, sim::kNoNode, kStopVerification, live_ + 1, [verifier] {
+                verifier->request_savepoint(engine::SnapshotType{engine::SnapshotKind::terminate_savepoint, false});
+            });
+            return;
+        }
+        start_next(scenario, starting, true);
     }
     engine::EngineStats total_stats() {
         engine::EngineStats total;
-        for (const auto& e : engines_) {
+        std::vector<engine::Engine*> all;
+        for (const auto& e : engines_) all.push_back(e.get());
+        for (const auto& v : verifications_) {
+            if (v) all.push_back(v->engine.get());
+        }
+        for (engine::Engine* e : all) {
             const engine::EngineStats& s = e->stats();
             total.checkpoints_triggered += s.checkpoints_triggered;
             total.checkpoints_completed += s.checkpoints_completed;
@@ -292,9 +355,27 @@ public:
     }
 
 private:
+    struct Verification {
+        engine::JobSpec job;  // before the engine, which refers to it
+        sim::Duration run_for;
+        std::unique_ptr<engine::Engine> engine;
+    };
+    void start_next(const Scenario& scenario, const Starting& starting, bool first) {
+        ++live_;
+        starting(jobs_[live_], savepoint_offsets_, first);
+        engines_[live_]->set_deployment(static_cast<int64_t>(live_) * kAttemptsPerDeployment,
+                                        engine::SavepointRestoreSettings{savepoint_path_, scenario.deployments[live_ - 1].allow_non_restored_state});
+        engines_[live_]->start();
+    }
+
+    sim::World& world_;
     std::vector<engine::JobSpec> jobs_;  // filled before any engine refers to one
     std::vector<std::unique_ptr<engine::Engine>> engines_;
+    std::vector<std::unique_ptr<Verification>> verifications_;  // by deployment; null: none
     size_t live_ = 0;
+    bool verifying_ = false;
+    std::string savepoint_path_;               // the last stop-with-savepoint's
+    engine::SourceOffsets savepoint_offsets_;  // and its source offsets
 };
 
 // The user's side of savepoints: "savepoints" at times or protocol points go to the live
@@ -424,6 +505,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     oracles::FreshnessOracle* freshness = nullptr;
     oracles::StateAfterRestoreOracle* state_oracle = nullptr;
     oracles::StorageOracle* storage_checker = nullptr;
+    oracles::VerificationOutputOracle* verification = nullptr;
     for (OracleKind kind : scenario.oracles) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
@@ -479,6 +561,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                 oracle = std::make_unique<oracles::LivenessOracle>(scenario.liveness_bound,
                                                                    [&injector] { return injector.quiet_since(); });
                 break;
+            case OracleKind::verification_output: {
+                auto o = std::make_unique<oracles::VerificationOutputOracle>(model);
+                verification = o.get();
+                oracle = std::move(o);
+                break;
+            }
             case OracleKind::storage: {
                 auto s = std::make_unique<oracles::StorageOracle>(world.scheduler(), world.storage(), scenario.job);
                 storage_checker = s.get();
@@ -516,19 +604,33 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     };
     for (;;) {
         world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&] {
-            if (deployments.live().finished() || deployments.live().failed()) return true;
+            if (deployments.current().finished() || deployments.current().failed()) return true;
             if (max_events != 0 && world.scheduler().processed() >= max_events) return true;
             hung = is_hung();
             return hung;
         });
-        if (!deployments.live().finished() || !deployments.hands_over()) break;
-        deployments.hand_over(scenario, [&](const engine::JobSpec& next, const engine::SourceOffsets& from) {
-            // A deployment with a program of its own: the model runs it from the savepoint's offsets on.
-            if (scenario.deployments[deployments.live_index() - 1].job_vertices) model.add_deployment(next, from);
-            if (state_oracle != nullptr) state_oracle->set_job(next);
-        });
+        if (!deployments.current().finished() || !deployments.hands_over()) break;
+        const size_t next_deployment = deployments.live_index() + 1;
+        deployments.hand_over(
+            scenario,
+            [&](const engine::JobSpec& next, const engine::SourceOffsets& from, bool first) {
+                // A deployment with a program of its own: the model runs it from the savepoint's offsets on.
+                if (first && scenario.deployments[next_deployment - 1].job_vertices) model.add_deployment(next, from);
+                if (state_oracle != nullptr) state_oracle->set_job(next);
+            },
+            [&](const Deployments::Verified& ran) {
+                if (verification == nullptr) return;
+                for (const engine::VertexSpec& v : ran.job->vertices) {
+                    const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(v.sink.get());
+                    if (kafka == nullptr || v.uid_or_id() != sink.uid_or_id()) continue;
+                    verification->verification_ran(*ran.job, ran.from, ran.to, v.uid_or_id(), [&services, kafka] {
+                        return oracles::RecordMultiset::from_stream(
+                            [&](const oracles::RecordMultiset::Visit& visit) { kafka->for_each_output(services.systems, visit); });
+                    });
+                }
+            });
     }
-    engine::Engine& engine = deployments.live();
+    engine::Engine& engine = deployments.current();
     std::string cut;
     if (!engine.finished() && !engine.failed()) {
         if (hung) {
@@ -568,17 +670,17 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     f.checkpoint_files_discarded = stats.checkpoint_files_discarded;
     f.checkpoint_bytes_discarded = stats.checkpoint_bytes_discarded;
     const sim::DurableStorage& storage = world.storage();
-    for (const engine::JobSpec& deployed : deployments.jobs()) {
+    for (const engine::JobSpec* deployed : deployments.all_jobs()) {
         const engine::CheckpointStorageUse use = engine::checkpoint_storage_use(
-            deployed, storage.contents(), [&storage](const std::string& key) { return storage.removal_in_flight(key); });
+            *deployed, storage.contents(), [&storage](const std::string& key) { return storage.removal_in_flight(key); });
         f.checkpoint_files_retained += use.retained.files;
         f.checkpoint_bytes_retained += use.retained.bytes;
         f.checkpoint_files_unretained += use.unretained.files;
         f.checkpoint_bytes_unretained += use.unretained.bytes;
     }
     f.savepoints_completed = stats.savepoints_completed;
-    for (const engine::JobSpec& deployed : deployments.jobs()) {
-        const engine::SavepointFiles kept = engine::savepoint_files(deployed, storage.contents());
+    for (const engine::JobSpec* deployed : deployments.all_jobs()) {
+        const engine::SavepointFiles kept = engine::savepoint_files(*deployed, storage.contents());
         f.savepoints_stored += kept.savepoints;
         f.savepoint_files += kept.files;
         f.savepoint_files_missing += kept.missing;

@@ -20,7 +20,8 @@ namespace eosim::scenarios::loading {
 inline constexpr std::array kAllOracles = {OracleKind::exactly_once_output, OracleKind::at_least_once_output,
                                     OracleKind::state_after_restore, OracleKind::visibility, OracleKind::liveness,
                                     OracleKind::no_key_backwards,    OracleKind::mirror,
-                                    OracleKind::freshness,           OracleKind::storage};
+                                    OracleKind::freshness,           OracleKind::storage,
+                                    OracleKind::verification_output};
 inline constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
                                       engine::OperatorKind::filter,       engine::OperatorKind::union_all,
                                       engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
@@ -66,6 +67,7 @@ private:
     void read_sink(const Object& o, engine::VertexSpec& vertex);
     void check_vertices(const Value& v);
     std::vector<engine::VertexSpec> read_deployment_vertices(const Value& v);
+    void add_verification_topics(const Value& v);
     void check_version_source(const Object& o, const engine::VertexSpec& sink);
     void read_checkpointing(const Value& v);
     void read_restart(const Value& v);

@@ -1,5 +1,6 @@
 // The loader's "savepoints" and "deployments" sections (scenarios/loader/loader.h), and
 // Scenario::deployment_job, which applies a deployment's changes.
+#include "engine/connectors/kafka_sink.h"
 #include "engine/runtime/protocol_points.h"
 #include "scenarios/loader/loader.h"
 
@@ -20,6 +21,20 @@ engine::JobSpec Scenario::deployment_job(size_t index) const {
     }
     if (index > 0) deployed.name = job.name + "-v" + std::to_string(index + 1);
     return deployed;
+}
+
+engine::JobSpec Scenario::verification_job(size_t index) const {
+    engine::JobSpec verifying = deployment_job(index);
+    verifying.name += "-verification";
+    for (engine::VertexSpec& v : verifying.vertices) {
+        const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(v.sink.get());
+        if (kafka == nullptr) continue;  // the loader allows Kafka sinks only
+        engine::KafkaSinkOptions options = kafka->options();
+        options.topic = verification_topic(options.topic, index);
+        options.transactional_id_prefix += "-verification";
+        v.sink = std::make_shared<engine::KafkaSinkConfig>(std::move(options));
+    }
+    return verifying;
 }
 
 namespace loading {
@@ -66,7 +81,7 @@ void Loader::read_deployments(const Value& v) {
     Duration last = Duration::zero();
     for_each_element(v, "an array of deployments", [&](const Value& element) {
         const Object o(element, {"at", "drain", "parallelism", "vertices", "job_vertices", "max_parallelism", "state_backend",
-                                  "incremental", "allow_non_restored_state"},
+                                  "incremental", "allow_non_restored_state", "verification", "verification_for"},
                        "an object (a deployment: {\"at\": time of the previous one's stop-with-savepoint, ...})");
         DeploymentSpec d;
         const Value at = o.require("at", "a time (when the previous deployment is stopped with a savepoint)");
@@ -106,7 +121,14 @@ void Loader::read_deployments(const Value& v) {
         if (auto x = o.get("max_parallelism")) d.max_parallelism = read_int32(*x, kPositive32);
         d.state_backend = read_state_backend(o);
         if (auto x = o.get("allow_non_restored_state")) d.allow_non_restored_state = read_bool(*x);
+        if (auto x = o.get("verification")) d.verification = read_bool(*x);
+        if (auto x = o.get("verification_for")) {
+            if (!d.verification) x->fail("expected no verification_for without \"verification\": true");
+            d.verification_for = read_duration(*x, false);
+        }
+        const bool verification = d.verification;
         s_.deployments.push_back(std::move(d));
+        if (verification) add_verification_topics(element);
         // The changed job must still fit: parallelism within max parallelism.
         const engine::JobSpec deployed = s_.deployment_job(s_.deployments.size());
         for (const engine::VertexSpec& vertex : deployed.vertices) {
@@ -116,6 +138,29 @@ void Loader::read_deployments(const Value& v) {
             }
         }
     });
+}
+
+// A verification job's sinks write to throw-away topics next to their real ones (same partitions),
+// so its sinks must be Kafka sinks.
+void Loader::add_verification_topics(const Value& v) {
+    const size_t index = s_.deployments.size();
+    for (const engine::VertexSpec& vertex : s_.deployment_job(index).vertices) {
+        if (vertex.kind != engine::OperatorKind::sink) continue;
+        const std::string topic = vertex.sink->kafka_topic();
+        if (topic.empty() || dynamic_cast<const engine::KafkaSinkConfig*>(vertex.sink.get()) == nullptr) {
+            v.child("verification").fail("expected a job whose sinks are Kafka sinks for a verification job (it writes to "
+                                         "throw-away topics), found sink " + in_quotes(vertex.id) + " of kind " + in_quotes(vertex.sink_kind));
+        }
+        const std::string shadow = Scenario::verification_topic(topic, index);
+        if (topic_exists(shadow)) {
+            v.child("verification").fail("expected no topic " + in_quotes(shadow) + " in /world/topics (the verification job's own)");
+        }
+        int32_t partitions = 1;
+        for (const TopicSpec& t : s_.world.topics) {
+            if (t.name == topic) partitions = t.partitions;
+        }
+        s_.world.topics.push_back(TopicSpec{shadow, partitions});
+    }
 }
 
 // A deployment's own vertex list: read and checked as /job/vertices is (each vertex's keys, inputs

@@ -34,6 +34,9 @@ void Loader::read_oracles(const Value& v) {
             unsupported = "a job without a cdc_source (its model of a restored prefix covers Kafka offsets only)";
         } else if (oracle == OracleKind::visibility && s_.has_cdc_source()) {
             unsupported = "a job reading or writing Kafka";
+        } else if (oracle == OracleKind::verification_output &&
+                   std::none_of(s_.deployments.begin(), s_.deployments.end(), [](const DeploymentSpec& d) { return d.verification; })) {
+            unsupported = "a deployment with \"verification\": true";
         } else if (oracle == OracleKind::freshness && !has_exactly_once_kafka_sink(s_.job)) {
             unsupported = "a Kafka sink with guarantee exactly_once (it judges how long transactions block read_committed readers)";
         }

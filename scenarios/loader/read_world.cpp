@@ -124,6 +124,17 @@ std::vector<std::string> Loader::node_names() const {
             names.push_back("tm" + std::to_string(i) + suffix);
         }
     }
+    for (size_t d = 1; d <= s_.deployments.size(); ++d) {  // a verification job's cluster
+        if (!s_.deployments[d - 1].verification) continue;
+        const std::string suffix = Scenario::verification_suffix(d);
+        names.push_back("jobmanager" + suffix);
+        for (int32_t i = 1; s_.high_availability && i < s_.high_availability->job_managers; ++i) {
+            names.push_back("jobmanager-" + std::to_string(i) + suffix);
+        }
+        for (int32_t i = 0; i < s_.world.task_managers + s_.world.spare_task_managers; ++i) {
+            names.push_back("tm" + std::to_string(i) + suffix);
+        }
+    }
     names.push_back("kafka");
     names.push_back("append-store");
     if (s_.database) names.push_back("mysql-source");

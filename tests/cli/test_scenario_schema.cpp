@@ -61,7 +61,7 @@ std::vector<fs::path> shipped_scenarios() {
 }
 
 const std::vector<std::string> kFullFixtures = {"schema-full-a.json", "schema-full-b.json", "schema-full-c.json",
-                                               "schema-full-d.json"};
+                                               "schema-full-d.json", "schema-full-e.json"};
 
 // Loads `document` as a scenario file; the error's JSON path, or "" when the loader accepts it.
 std::string loader_error_path(const json& document, const fs::path& scratch, std::string* message = nullptr) {
@@ -109,7 +109,7 @@ TEST_CASE("schema: every shipped scenario and test fixture validates", "[schema]
     std::vector<fs::path> files = shipped_scenarios();
     REQUIRE_FALSE(files.empty());
     for (const char* name : {"quick-eos.json", "quick-dup.json", "schema-full-a.json", "schema-full-b.json", "schema-full-c.json",
-                             "schema-full-d.json"}) {
+                             "schema-full-d.json", "schema-full-e.json"}) {
         files.push_back(kFixtures / name);
     }
     for (const fs::path& file : files) {
@@ -246,7 +246,7 @@ TEST_CASE("schema: its enumerations are the names the code knows", "[schema]") {
                       scenarios::OracleKind::state_after_restore, scenarios::OracleKind::visibility,
                       scenarios::OracleKind::liveness, scenarios::OracleKind::no_key_backwards,
                       scenarios::OracleKind::mirror, scenarios::OracleKind::freshness,
-                      scenarios::OracleKind::storage}) {
+                      scenarios::OracleKind::storage, scenarios::OracleKind::verification_output}) {
         oracles.insert(scenarios::to_string(kind));
     }
     CHECK(enum_of(schema, "oracle") == oracles);

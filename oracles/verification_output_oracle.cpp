@@ -1,0 +1,38 @@
+#include "oracles/verification_output_oracle.h"
+
+#include "oracles/output_comparison.h"
+
+namespace eosim::oracles {
+
+void VerificationOutputOracle::verification_ran(const engine::JobSpec& job, engine::SourceOffsets from,
+                                                std::optional<engine::SourceOffsets> to, std::string sink_uid, SinkReader reader) {
+    ran_.push_back(Ran{&job, std::move(from), std::move(to), std::move(sink_uid), std::move(reader)});
+}
+
+Verdict VerificationOutputOracle::verdict() const {
+    Verdict v;
+    if (ran_.empty()) {
+        v.message = "no verification job ran";
+        return v;
+    }
+    int64_t records = 0;
+    for (const Ran& ran : ran_) {
+        const RecordMultiset expected =
+            model_.output_between(*ran.job, ran.from, ran.to ? &*ran.to : nullptr, ran.sink_uid);
+        const auto c = OutputComparison::of(expected, ran.reader());
+        records += c.actual_records;
+        if (c.missing_records == 0 && c.duplicate_records == 0) continue;
+        v.passed = false;
+        v.message = "verification job '" + ran.job->name + "': " + std::to_string(c.actual_records) + " committed records, " +
+                    std::to_string(c.expected_records) + " expected; " + std::to_string(c.missing_records) + " missing, " +
+                    std::to_string(c.duplicate_records) + " duplicated";
+        if (c.first_missing) v.message += "; first missing " + OutputComparison::describe(*c.first_missing);
+        if (c.first_duplicate) v.message += "; first duplicated " + OutputComparison::describe(*c.first_duplicate);
+        return v;
+    }
+    v.message = std::to_string(ran_.size()) + " verification job(s): " + std::to_string(records) +
+                " committed records on their throw-away sinks, each as the model expects";
+    return v;
+}
+
+}  // namespace eosim::oracles
