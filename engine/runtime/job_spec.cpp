@@ -29,6 +29,24 @@ const char* to_string(OperatorKind kind) {
         case OperatorKind::keyed_sum: return "keyed_sum";
         case OperatorKind::sink: return "sink";
         case OperatorKind::cdc_source: return "cdc_source";
+        case OperatorKind::window: return "window";
+    }
+    return "unknown";
+}
+
+const char* to_string(WindowSpec::Kind kind) {
+    switch (kind) {
+        case WindowSpec::Kind::tumbling: return "tumbling";
+        case WindowSpec::Kind::sliding: return "sliding";
+        case WindowSpec::Kind::count: return "count";
+    }
+    return "unknown";
+}
+
+const char* to_string(WindowSpec::Aggregate aggregate) {
+    switch (aggregate) {
+        case WindowSpec::Aggregate::count: return "count";
+        case WindowSpec::Aggregate::sum: return "sum";
     }
     return "unknown";
 }

@@ -20,6 +20,7 @@ const char* to_string(OracleKind kind) {
         case OracleKind::mirror: return "mirror";
         case OracleKind::freshness: return "freshness";
         case OracleKind::storage: return "storage";
+        case OracleKind::window_output: return "window_output";
     }
     return "unknown";
 }

@@ -60,7 +60,7 @@ std::vector<fs::path> shipped_scenarios() {
     return files;
 }
 
-const std::vector<std::string> kFullFixtures = {"schema-full-a.json", "schema-full-b.json", "schema-full-c.json",
+const std::vector<std::string> kFullFixtures = {"schema-full-a.json", "schema-full-b.json", "schema-full-c.json", "schema-full-e.json", "schema-full-f.json",
                                                "schema-full-d.json"};
 
 // Loads `document` as a scenario file; the error's JSON path, or "" when the loader accepts it.
@@ -246,7 +246,7 @@ TEST_CASE("schema: its enumerations are the names the code knows", "[schema]") {
                       scenarios::OracleKind::state_after_restore, scenarios::OracleKind::visibility,
                       scenarios::OracleKind::liveness, scenarios::OracleKind::no_key_backwards,
                       scenarios::OracleKind::mirror, scenarios::OracleKind::freshness,
-                      scenarios::OracleKind::storage}) {
+                      scenarios::OracleKind::storage, scenarios::OracleKind::window_output}) {
         oracles.insert(scenarios::to_string(kind));
     }
     CHECK(enum_of(schema, "oracle") == oracles);
@@ -259,7 +259,7 @@ TEST_CASE("schema: its enumerations are the names the code knows", "[schema]") {
     std::set<std::string> vertices;
     for (auto kind : {engine::OperatorKind::kafka_source, engine::OperatorKind::map, engine::OperatorKind::filter,
                       engine::OperatorKind::union_all, engine::OperatorKind::keyed_count, engine::OperatorKind::keyed_sum,
-                      engine::OperatorKind::sink, engine::OperatorKind::cdc_source}) {
+                      engine::OperatorKind::sink, engine::OperatorKind::cdc_source, engine::OperatorKind::window}) {
         vertices.insert(engine::to_string(kind));
     }
     CHECK(enum_of(schema, "vertex_kind") == vertices);
