@@ -72,6 +72,7 @@ public:
     const VertexSpec& vertex() const { return vertex_; }
 
     // Lifecycle, driven by the TaskManager.
+    void announce_window_firings();  // window.fired for a window operator's firings
     void restore();  // reads the restored state (if any), then reports ready to the JobManager
     void start();
     void cancel();   // about to be dropped, its process alive (not a crash): the sink closes

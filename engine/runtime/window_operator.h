@@ -25,7 +25,10 @@
 #include <vector>
 
 #include "engine/runtime/job_spec.h"
+#include "engine/runtime/operators.h"
 #include "engine/runtime/record.h"
+#include "engine/state/state_backend.h"
+#include "engine/state/timer_service.h"
 
 namespace eosim::engine {
 
@@ -65,5 +68,37 @@ struct CountWindowContents {
 // Adds `in` to its key's count window; when that completes the window (spec.size_records records),
 // returns the result and empties `contents` (purging trigger).
 std::optional<Record> add_to_count_window(const WindowSpec& spec, CountWindowContents& contents, const Record& in);
+
+// The operator. `fired` (optional) hears of every firing, after its result was emitted, with the
+// window's maxTimestamp (count windows: the result's timestamp): the task announces window.fired.
+class WindowOperator final : public Operator {
+public:
+    // Keyed state ids (StateKey::state) of the window's cells.
+    static constexpr int32_t kWindowContentsState = 1;  // {key, 1, ns = window end, 0} -> aggregate
+    static constexpr int32_t kCountRecordsState = 2;    // count windows: {key, 2, 0, 0} -> records so far
+    static constexpr int32_t kCountAggregateState = 3;  // count windows: {key, 3, 0, 0} -> aggregate so far
+
+    WindowOperator(WindowSpec spec, std::unique_ptr<KeyedStateBackend> state);
+    void process(int32_t input, const Record& in, const Emit& out) override;
+    void advance_watermark(int64_t watermark, const Emit& out) override;
+    KeyedStateBackend* keyed_state() override { return state_.get(); }
+    void set_fired_listener(std::function<void(int64_t max_timestamp)> fired) { fired_ = std::move(fired); }
+    int64_t current_watermark() const { return timers_.current_watermark(); }
+
+private:
+    void process_time_window(const Record& in, const Emit& out);
+    void process_count_window(const Record& in, const Emit& out);
+    void on_event_time(int64_t key, int64_t window_end, int64_t time, const Emit& out);
+    void fire(int64_t key, const TimeWindow& window, int64_t aggregate, const Emit& out);
+    // The timer index is rebuilt from the backend once, before the first record or watermark (a
+    // restore fills the backend after the operator is built, before either).
+    void ensure_timers_indexed();
+
+    WindowSpec spec_;
+    std::unique_ptr<KeyedStateBackend> state_;
+    TimerService timers_;
+    bool timers_indexed_ = false;
+    std::function<void(int64_t)> fired_;
+};
 
 }  // namespace eosim::engine
