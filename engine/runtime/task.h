@@ -72,7 +72,6 @@ public:
     const VertexSpec& vertex() const { return vertex_; }
 
     // Lifecycle, driven by the TaskManager.
-    void announce_window_firings();  // window.fired for a window operator's firings
     void restore();  // reads the restored state (if any), then reports ready to the JobManager
     void start();
     void cancel();   // about to be dropped, its process alive (not a crash): the sink closes
@@ -106,6 +105,7 @@ public:
     void fail(const std::string& reason) override;
 
 private:
+    void announce_window_firings();  // window.fired for a window operator's firings
     enum class State : uint8_t { created, restoring, ready, running, failed };
     struct InputChannel {
         ChannelEnd producer;
