@@ -72,8 +72,9 @@ bool extends(const engine::SourceOffsets& later, const engine::SourceOffsets& ea
 }
 
 // A source's bounded out-of-orderness in ms (its watermark strategy); nullopt: no watermarks.
-std::optional<int64_t> source_out_of_orderness_ms(const engine::VertexSpec& /*source*/) {
-    return std::nullopt;  // INTERIM until branch eventtime lands: VertexSpec::watermarks
+std::optional<int64_t> source_out_of_orderness_ms(const engine::VertexSpec& source) {
+    if (!source.watermarks) return std::nullopt;
+    return source.watermarks->out_of_orderness.millis_count();
 }
 
 // A record's event time as the input producer stamped it.

@@ -177,9 +177,7 @@ std::map<std::string, sim::OutsideFaultTarget*> fault_targets(const RunWorld& ru
 }
 
 // Whether a source marks idle splits (an idle_timeout in its watermark strategy).
-bool source_marks_idle_splits(const engine::VertexSpec& /*v*/) {
-    return false;  // INTERIM until branch eventtime lands: VertexSpec::watermarks->idle_timeout
-}
+bool source_marks_idle_splits(const engine::VertexSpec& v) { return v.watermarks && v.watermarks->idle_timeout; }
 
 // Whether the effect of a fault that fired overlaps [from, to]: from its firing to its end (a
 // crash's restart, the end of a duration); a skipped fault had no effect.

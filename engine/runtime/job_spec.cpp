@@ -17,7 +17,7 @@ int32_t JobSpec::vertex_index(const std::string& id) const {
 // The names below are the ones scenario files use (scenarios/README.md).
 bool is_source_kind(OperatorKind kind) { return kind == OperatorKind::kafka_source || kind == OperatorKind::cdc_source; }
 
-bool has_late_output(OperatorKind /*kind*/) { return false; }
+bool has_late_output(OperatorKind kind) { return kind == OperatorKind::window; }
 
 const char* to_string(OperatorKind kind) {
     switch (kind) {
