@@ -75,6 +75,13 @@ bool extends(const engine::SourceOffsets& later, const engine::SourceOffsets& ea
     return true;
 }
 
+// A source's bounded out-of-orderness in ms (its watermark strategy); nullopt: no watermarks.
+std::optional<int64_t> source_out_of_orderness_ms(const engine::VertexSpec& source) {
+    if (!source.watermarks) return std::nullopt;
+    return source.watermarks->out_of_orderness.millis_count();
+}
+
+
 }  // namespace
 
 const engine::VertexSpec& ReferenceModel::vertex(const std::string& id) const {
@@ -86,7 +93,7 @@ const engine::VertexSpec& ReferenceModel::vertex(const std::string& id) const {
 
 void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOffsets* from,
                              const engine::SourceOffsets* to, const Evaluation* base, Evaluation& out,
-                             const Visit& visit) const {
+                             const Visit& visit, bool late_output) const {
     // v's input: its source records, or each input edge's upstream output in edge order.
     auto each_input = [&](const Visit& take) {
         if (v.kind == OperatorKind::kafka_source) {
@@ -94,11 +101,14 @@ void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOf
             if (topic == input_.end()) return;  // a topic no input writes to: no records
             const auto& partitions = topic->second;
             for (size_t p = 0; p < partitions.size(); ++p) {
+                SplitWatermark split(source_out_of_orderness_ms(v));
                 const size_t size = partitions[p].size();
                 const size_t end = to == nullptr ? size : offset_in(*to, v.topic, p, size, 0);
                 const size_t begin = from == nullptr ? 0 : std::min(end, offset_in(*from, v.topic, p, size, 0));
+                for (size_t i = 0; i < begin; ++i) split.next(partitions[p][i].timestamp);
                 for (size_t i = begin; i < end; ++i) {
                     const sim::external::KafkaRecord r = partitions[p][i];
+                    current_in_bound_ = split.next(r.timestamp);
                     take(Record{r.key, r.value, 0, engine::RowKind::insert, r.timestamp});
                 }
             }
@@ -106,7 +116,7 @@ void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOf
             if (to != nullptr) throw std::logic_error("the model has no prefix states of a cdc_source job");
             for (const Record& r : tables_.at(v.table)) take(r);
         } else {
-            for (const engine::InputEdge& edge : v.inputs) produce(vertex(edge.from), from, to, base, out, take);
+            for (const engine::InputEdge& edge : v.inputs) produce(vertex(edge.from), from, to, base, out, take, edge.output == "late");
         }
     };
     switch (v.kind) {
@@ -138,7 +148,21 @@ void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOf
             out.state[v.id] = std::map<int64_t, int64_t>(state.begin(), state.end());
             break;
         }
+        case OperatorKind::window: {
+            WindowModel model(v.window);
+            each_input([&](const Record& r) { model.add(r, current_in_bound_); });
+            if (!late_output) model.emit_results(visit);  // late: nothing, for in-bound inputs (see the header)
+            if (from == nullptr && to == nullptr) window_models_.insert_or_assign(v.id, std::move(model));
+            break;
+        }
     }
+}
+
+const WindowModel& ReferenceModel::window_model(const std::string& id) const {
+    if (auto it = window_models_.find(id); it != window_models_.end()) return it->second;
+    Evaluation states;
+    produce(vertex(id), nullptr, nullptr, nullptr, states, [](const Record&) {});
+    return window_models_.at(id);
 }
 
 const RecordMultiset& ReferenceModel::expected_output(const std::string& sink_vertex) const {

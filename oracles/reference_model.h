@@ -10,6 +10,11 @@
 // interleavings the engine may legitimately choose: the multiset of sink records (for running
 // counts; for running sums when a key's records come from one partition), and final keyed state.
 //
+// Windows (oracles/window_model.h): a window vertex's output is its results when every record is
+// in-bound (one firing per window with its total; count windows always exact) and its late output
+// is empty; with out-of-bound records (a late share in the input) only the window oracle's
+// projection is exact, not the multiset the output oracles compare.
+//
 // Changelogs (a CDC source): the model does not replay the binlog. Its input is the source table's
 // final content, each row one insert; a keyed-table sink's projection is its final table (the last
 // value per key). For a CDC -> [map/filter] -> [keyed aggregate] -> upsert job that is exact
@@ -28,6 +33,7 @@
 #include "engine/runtime/record.h"
 #include "engine/runtime/run_observer.h"
 #include "oracles/record_multiset.h"
+#include "oracles/window_model.h"
 #include "sim/external/record_columns.h"
 
 namespace eosim::oracles {
@@ -76,6 +82,9 @@ public:
     RecordMultiset output_between(const engine::JobSpec& job, const engine::SourceOffsets& from, const engine::SourceOffsets* to,
                                   const std::string& sink_uid) const;
     size_t segments() const { return segments_.size() + 1; }
+    // The model of a window vertex over the whole input (oracles/window_model.h): what the window
+    // oracle compares the engine's firings with.
+    const WindowModel& window_model(const std::string& vertex) const;
     // Memory the model holds for its expected outputs and input (for the scaling benchmark).
     size_t bytes() const;
 
@@ -89,8 +98,9 @@ private:
     // over the input records from `from` (nullptr: the start) to `to` (nullptr: the end); keyed
     // states continue those of `base` (nullptr: empty) and end up in `out`. Keyed count and sum fold
     // commutatively, so their states after a prefix do not depend on how it was split.
+    // `late_output`: hand the late side output of `v` (a window's) instead of its main output.
     void produce(const engine::VertexSpec& v, const engine::SourceOffsets* from, const engine::SourceOffsets* to,
-                 const Evaluation* base, Evaluation& out, const Visit& visit) const;
+                 const Evaluation* base, Evaluation& out, const Visit& visit, bool late_output = false) const;
     const engine::VertexSpec& vertex(const std::string& id) const;
     // Keyed states by uid (a deployment's operators continue those with the same uid).
     using UidStates = std::map<std::string, std::map<int64_t, int64_t>>;
@@ -130,6 +140,10 @@ private:
     mutable std::map<std::string, std::vector<engine::Record>> unpacked_outputs_;  // sink_output's
     mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>> prefix_states_;  // memo
     mutable std::map<std::string, LatestPrefix> latest_prefix_;  // per vertex, where keyed_state last evaluated to
+    mutable std::map<std::string, WindowModel> window_models_;   // window vertex -> its model over the whole input
+    // Whether the source record being streamed through the vertices is in-bound (window_model.h):
+    // set by the source before it hands the record on, read by a window downstream.
+    mutable bool current_in_bound_ = true;
 };
 
 }  // namespace eosim::oracles

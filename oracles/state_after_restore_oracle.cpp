@@ -1,6 +1,7 @@
 #include "oracles/state_after_restore_oracle.h"
 
 #include <cstdio>
+#include <stdexcept>
 
 #include "engine/runtime/operators.h"
 
@@ -117,6 +118,8 @@ std::map<int64_t, int64_t> StateAfterRestoreOracle::replay(const Restore& restor
                 if (v.id == vertex) result = std::move(state);
                 break;
             }
+            case OperatorKind::window:
+                throw std::logic_error("state_after_restore has no model of a window's state (the loader refuses it)");
         }
         if (v.id == vertex) break;
     }

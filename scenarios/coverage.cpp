@@ -90,7 +90,10 @@ void CoverageTracker::point(sim::Time at, std::string_view point, const std::str
     } else if (point == points::kJobFinished) {
         stopping_ = false;
         ending_ = false;
+    } else if (point == points::kWindowFired) {
+        fired_since_checkpoint_.insert(node);
     } else if (point == points::kCheckpointCompleted) {
+        fired_since_checkpoint_.clear();
         checkpoints_in_progress_.erase(detail);
         last_completed_ = detail;
         awaiting_notification_ = job_nodes_;
@@ -112,6 +115,7 @@ void CoverageTracker::point(sim::Time at, std::string_view point, const std::str
         stopping_ = false;
         precommitted_.clear();
         aligning_.clear();
+        fired_since_checkpoint_.clear();
         job_nodes_.clear();
         awaiting_notification_.clear();
         checkpoints_in_progress_.clear();
@@ -163,7 +167,10 @@ void CoverageTracker::fault(const sim::FiredFault& fired, const sim::FaultSpec& 
     const bool in_alignment = global ? std::any_of(aligning_.begin(), aligning_.end(),
                                                    [](const auto& entry) { return !entry.second.empty(); })
                                      : any_target([&](const std::string& n) { return aligning(n); });
+    const bool window_fired = global ? !fired_since_checkpoint_.empty()
+                                     : any_target([&](const std::string& n) { return fired_since_checkpoint_.contains(n); });
     if (precommitted) hit(kind, phases::kSinkPrecommitted);
+    if (window_fired) hit(kind, phases::kWindowFired);
     if (in_flight) hit(kind, phases::kNotificationInFlight);
     if (restoring_) hit(kind, phases::kRestore);
     if (ending_) hit(kind, phases::kEndOfJob);
@@ -183,6 +190,7 @@ void CoverageTracker::fault(const sim::FiredFault& fired, const sim::FaultSpec& 
 void CoverageTracker::forget_node(const std::string& node) {
     precommitted_.erase(node);
     aligning_.erase(node);
+    fired_since_checkpoint_.erase(node);
     awaiting_notification_.erase(node);
     job_nodes_.erase(node);
 }

@@ -31,6 +31,10 @@
 //     the broker fenced a transactional write of a superseded producer in the run: the cut-off
 //     TaskManager kept writing while its successor ran (told by `fenced_writes` before `finish`).
 //     Approximate: the fenced writes are counted per run, not per partition.
+//   - window-fired: on a target node, a window operator fired a window (window.fired) and no
+//     checkpoint has completed since (checkpoint.completed): the firing's effects (result emitted,
+//     timer deleted, window maybe purged) are in no checkpoint yet, so a restore fires it again from
+//     the last one. Closed by a crash of that node or a failover.
 //   - any: every fault that fired and did something, whatever the phase.
 //   A fault without target nodes (storage, broker, transactions, message loss) hits a per-node
 //   phase when it is open on any node.
@@ -62,9 +66,11 @@ inline constexpr std::string_view kZombieResumed = "zombie-resumed";
 inline constexpr std::string_view kZombieWrites = "zombie-writes";
 inline constexpr std::string_view kEndOfJob = "end-of-job";
 inline constexpr std::string_view kStopWithSavepoint = "stop-with-savepoint";
+inline constexpr std::string_view kWindowFired = "window-fired";
 inline constexpr std::string_view kAny = "any";
 inline constexpr std::string_view kAll[] = {kSinkPrecommitted, kNotificationInFlight, kRestore,  kAlignment,          kCheckpointing,
-                                            kZombieResumed,    kZombieWrites,         kEndOfJob, kStopWithSavepoint, kAny};
+                                            kZombieResumed,    kZombieWrites,         kEndOfJob, kStopWithSavepoint, kWindowFired,
+                                            kAny};
 }  // namespace phases
 
 // "" when `name` is a valid combination name; otherwise what was expected (for a loader message).
@@ -100,6 +106,7 @@ private:
 
     std::map<std::string, std::map<int64_t, int64_t>> precommitted_;  // node -> checkpoint -> transactions
     std::map<std::string, std::map<int64_t, int64_t>> aligning_;      // node -> checkpoint -> tasks aligning
+    std::set<std::string> fired_since_checkpoint_;  // nodes that fired a window since the last completed checkpoint
     std::set<std::string> job_nodes_;          // TaskManagers with tasks in the current attempt
     std::set<std::string> awaiting_notification_;  // TaskManagers that have not heard of the last completion
     int64_t last_completed_ = 0;

@@ -53,7 +53,7 @@ struct InputSpec {
 
 enum class OracleKind : uint8_t {
     exactly_once_output, at_least_once_output, state_after_restore, visibility, liveness, no_key_backwards, mirror,
-    freshness, storage, verification_output
+    freshness, storage, verification_output, window_output
 };
 const char* to_string(OracleKind kind);
 std::optional<OracleKind> oracle_from_string(const std::string& name);

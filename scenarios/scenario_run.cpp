@@ -25,6 +25,7 @@
 #include "oracles/storage_oracle.h"
 #include "oracles/verification_output_oracle.h"
 #include "oracles/visibility_oracle.h"
+#include "oracles/window_oracle.h"
 #include "scenarios/coverage.h"
 #include "scenarios/outside_system_registry.h"
 #include "scenarios/random_faults.h"
@@ -179,6 +180,9 @@ std::map<std::string, sim::OutsideFaultTarget*> fault_targets(const RunWorld& ru
     if (run.coordination) targets.emplace("coordination", run.coordination.get());
     return targets;
 }
+
+// Whether a source marks idle splits (an idle_timeout in its watermark strategy).
+bool source_marks_idle_splits(const engine::VertexSpec& v) { return v.watermarks && v.watermarks->idle_timeout; }
 
 // Whether the effect of a fault that fired overlaps [from, to]: from its firing to its end (a
 // crash's restart, the end of a duration); a skipped fault had no effect.
@@ -408,6 +412,30 @@ void schedule_user_requests(const Scenario& scenario, sim::World& world, Deploym
     }
 }
 
+// What a committed reader of `sink` sees, records with their event timestamps, read when asked.
+oracles::WindowOutputOracle::TimedReader timed_reader(const engine::VertexSpec* sink, const engine::OutsideSystems& systems) {
+    if (sink == nullptr) return {};
+    return [sink, &systems] {
+        if (const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(sink->sink.get())) {
+            std::vector<engine::Record> records;
+            kafka->for_each_output(systems, [&records](const engine::Record& r) { records.push_back(r); });
+            return records;
+        }
+        return sink->sink->read_output(systems);
+    };
+}
+
+// The window oracle of the job's window vertex (the loader checked its shape).
+std::unique_ptr<oracles::WindowOutputOracle> make_window_oracle(const engine::JobSpec& job, const oracles::ReferenceModel& model,
+                                                                const engine::OutsideSystems& systems) {
+    const oracles::WindowOutputSinks sinks = oracles::find_window_output_sinks(job).value();
+    bool idleness = false;
+    for (const engine::VertexSpec& v : job.vertices) idleness = idleness || source_marks_idle_splits(v);
+    return std::make_unique<oracles::WindowOutputOracle>(model.window_model(sinks.window->id), sinks.window->id,
+                                                         timed_reader(sinks.results, systems), timed_reader(sinks.late, systems),
+                                                         idleness);
+}
+
 std::string seconds_text(sim::Time t) {
     char text[32];
     std::snprintf(text, sizeof text, "%.3fs", t.seconds());
@@ -506,6 +534,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     oracles::StateAfterRestoreOracle* state_oracle = nullptr;
     oracles::StorageOracle* storage_checker = nullptr;
     oracles::VerificationOutputOracle* verification = nullptr;
+    oracles::WindowOutputOracle* window_oracle = nullptr;
     for (OracleKind kind : scenario.oracles) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
@@ -571,6 +600,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                 auto s = std::make_unique<oracles::StorageOracle>(world.scheduler(), world.storage(), scenario.job);
                 storage_checker = s.get();
                 oracle = std::move(s);
+                break;
+            }
+            case OracleKind::window_output: {
+                auto w = make_window_oracle(scenario.job, model, services.systems);
+                window_oracle = w.get();
+                oracle = std::move(w);
                 break;
             }
         }
@@ -645,6 +680,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
             cut = "cut at the time_limit (" + seconds_text(sim::Time::zero() + scenario.time_limit) + ") before the job finished";
         }
         if (exactly_once != nullptr) exactly_once->set_run_cut(cut);
+        if (window_oracle != nullptr) window_oracle->set_run_cut(cut);
     }
 
     RunResult result;

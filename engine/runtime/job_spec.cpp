@@ -24,7 +24,7 @@ bool JobSpec::uses_event_time() const {
 // The names below are the ones scenario files use (scenarios/README.md).
 bool is_source_kind(OperatorKind kind) { return kind == OperatorKind::kafka_source || kind == OperatorKind::cdc_source; }
 
-bool has_late_output(OperatorKind /*kind*/) { return false; }
+bool has_late_output(OperatorKind kind) { return kind == OperatorKind::window; }
 
 const char* to_string(OperatorKind kind) {
     switch (kind) {
@@ -36,6 +36,24 @@ const char* to_string(OperatorKind kind) {
         case OperatorKind::keyed_sum: return "keyed_sum";
         case OperatorKind::sink: return "sink";
         case OperatorKind::cdc_source: return "cdc_source";
+        case OperatorKind::window: return "window";
+    }
+    return "unknown";
+}
+
+const char* to_string(WindowSpec::Kind kind) {
+    switch (kind) {
+        case WindowSpec::Kind::tumbling: return "tumbling";
+        case WindowSpec::Kind::sliding: return "sliding";
+        case WindowSpec::Kind::count: return "count";
+    }
+    return "unknown";
+}
+
+const char* to_string(WindowSpec::Aggregate aggregate) {
+    switch (aggregate) {
+        case WindowSpec::Aggregate::count: return "count";
+        case WindowSpec::Aggregate::sum: return "sum";
     }
     return "unknown";
 }

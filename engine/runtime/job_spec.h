@@ -15,7 +15,7 @@ namespace eosim::engine {
 class SinkConfig;
 
 // A sink is any registered sink kind (engine/connectors/sink_registry.h), named by VertexSpec::sink_kind.
-enum class OperatorKind : uint8_t { kafka_source, map, filter, union_all, keyed_count, keyed_sum, sink, cdc_source };
+enum class OperatorKind : uint8_t { kafka_source, map, filter, union_all, keyed_count, keyed_sum, sink, cdc_source, window };
 enum class EdgeKind : uint8_t { forward, hash, rebalance };
 enum class DeliveryGuarantee : uint8_t { none, at_least_once, exactly_once };
 enum class CheckpointingMode : uint8_t { exactly_once, at_least_once };
@@ -35,6 +35,25 @@ struct FilterSpec {
     int64_t modulus = 2;
     int64_t drop_remainder = 0;
 };
+
+// A keyed window (engine/runtime/window_operator.h), Flink's keyBy(..).window(..).aggregate(..):
+// event-time tumbling windows of `size`, sliding windows of `size` every `slide`, or count windows
+// of `size_records` records per key (countWindow(n): fires and purges every n-th record of a key).
+// Time windows accept records up to `allowed_lateness` behind the watermark; later ones go to the
+// late side output (an input edge with "output": "late" reads it).
+struct WindowSpec {
+    enum class Kind : uint8_t { tumbling, sliding, count };
+    enum class Aggregate : uint8_t { count, sum };
+    Kind kind = Kind::tumbling;
+    sim::Duration size = sim::Duration::seconds(1);   // tumbling, sliding (event time: milliseconds)
+    sim::Duration slide = sim::Duration::seconds(1);  // sliding
+    int64_t size_records = 0;                         // count
+    Aggregate aggregate = Aggregate::count;
+    sim::Duration allowed_lateness = sim::Duration::zero();  // tumbling, sliding
+    bool is_time_window() const { return kind != Kind::count; }
+};
+const char* to_string(WindowSpec::Kind kind);
+const char* to_string(WindowSpec::Aggregate aggregate);
 
 struct InputEdge {
     std::string from;  // vertex id
@@ -63,6 +82,7 @@ struct VertexSpec {
     std::string topic;  // kafka_source: topic read
     MapSpec map;
     FilterSpec filter;
+    WindowSpec window;  // window
     std::string sink_kind;                   // sink: the registered kind's name
     std::shared_ptr<const SinkConfig> sink;  // sink: its configuration, read from "options"
     std::optional<sim::Duration> record_cost;  // overrides runtime.record_cost (a slow operator or sink)

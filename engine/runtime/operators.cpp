@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "engine/runtime/window_operator.h"
+
 namespace eosim::engine {
 
 Record apply_map(const MapSpec& spec, const Record& in) {
@@ -37,7 +39,9 @@ const char* to_string(RowKind kind) {
     return "unknown";
 }
 
-bool is_keyed(OperatorKind kind) { return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum; }
+bool is_keyed(OperatorKind kind) {
+    return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum || kind == OperatorKind::window;
+}
 
 namespace {
 
@@ -120,6 +124,7 @@ std::unique_ptr<Operator> make_operator(const VertexSpec& vertex, std::unique_pt
         case OperatorKind::union_all: return std::make_unique<UnionOperator>();
         case OperatorKind::keyed_count:
         case OperatorKind::keyed_sum: return std::make_unique<KeyedAggregateOperator>(vertex.kind, vertex.changelog_input, std::move(state));
+        case OperatorKind::window: return std::make_unique<WindowOperator>(vertex.window, std::move(state));
         default: throw std::logic_error(std::string("no record operator for vertex kind ") + to_string(vertex.kind));
     }
 }

@@ -7,7 +7,8 @@
 // Also read by scenarios/: random schedules place faults at these points (a crash "at the
 // announcer" needs to know who announces: kJobManagerPoints), and coverage (scenarios/coverage.h)
 // derives its phases from them -- sink.precommitted..sink.committed, checkpoint.completed..
-// checkpoint.notified, failover.started..job.running, barrier.alignment_started..task.snapshotted.
+// checkpoint.notified, failover.started..job.running, barrier.alignment_started..task.snapshotted,
+// window.fired..checkpoint.completed.
 #include <string_view>
 
 namespace eosim::engine::points {
@@ -44,6 +45,10 @@ inline constexpr std::string_view kChannelStatePersisted = "task.channel_state_p
 inline constexpr std::string_view kChannelStateReplaying = "task.replaying_channel_state";  // a restored task holds recovered in-flight data, not yet replayed; detail: restored checkpoint
 inline constexpr std::string_view kTaskEndOfData = "task.end_of_data";  // a task read the end of all its input, end_of_data not yet sent on; detail: the latest checkpoint it took part in
 inline constexpr std::string_view kTaskFinalSnapshot = "task.final_snapshot";  // a task snapshotted its final checkpoint (the first after its end of data), barrier not yet forwarded
+// A window operator (engine/runtime/window_operator.h) fired a window: its result emitted to the
+// task's output (after the fact; not yet in any checkpoint or sink). Detail: the window's
+// maxTimestamp (count windows: the result's timestamp).
+inline constexpr std::string_view kWindowFired = "window.fired";
 inline constexpr std::string_view kSinkFlushed = "sink.flushed";            // an upsert sink's batch committed in the database (after the fact); detail: rows
 // The CDC source (engine/connectors/cdc_source.h); detail: the chunk index unless noted.
 inline constexpr std::string_view kCdcChunkStarted = "cdc.chunk_started";    // low watermark taken, no row read yet
@@ -60,7 +65,7 @@ inline constexpr std::string_view kAll[] = {
     kSinkFlushed, kCdcChunkStarted, kCdcChunkFinished, kCdcSnapshotFinished, kCdcBinlogCheckpointed,
     kTaskEndOfData, kTaskFinalSnapshot, kSavepointCompleted, kStopWithSavepointTriggered, kTaskRestoringRescaled,
     kSourceStoppedForSavepoint, kSharedStateRegistered,
-    kSharedStateDiscarded,
+    kSharedStateDiscarded, kWindowFired,
 };
 
 // The points the JobManager announces; every other point is announced by a TaskManager.

@@ -12,6 +12,7 @@
 #include "engine/state/key_groups.h"
 #include "engine/runtime/protocol_points.h"
 #include "engine/runtime/task_manager.h"
+#include "engine/runtime/window_operator.h"
 
 namespace eosim::engine {
 
@@ -90,6 +91,7 @@ Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& depl
         }
         operator_ = make_operator(vertex_, std::move(state));
         operator_output_ = make_operator_output();
+        announce_window_firings();
     }
     if (!inputs_.empty()) {
         const CheckpointConfig& c = job.checkpointing;
@@ -104,6 +106,13 @@ Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& depl
 }
 
 Task::~Task() = default;
+
+// A window operator's firings are protocol points (window.fired), so a fault can follow one.
+void Task::announce_window_firings() {
+    auto* window = dynamic_cast<WindowOperator*>(operator_.get());
+    if (window == nullptr) return;
+    window->set_fired_listener([this](int64_t max_timestamp) { engine_.world().announce(points::kWindowFired, node_, max_timestamp); });
+}
 
 sim::World& Task::world() { return engine_.world(); }
 RunObserver& Task::observer() { return engine_.observer(); }

@@ -108,6 +108,7 @@ public:
     void fail(const std::string& reason) override;
 
 private:
+    void announce_window_firings();  // window.fired for a window operator's firings
     enum class State : uint8_t { created, restoring, ready, running, failed };
     struct InputChannel {
         ChannelEnd producer;

@@ -21,6 +21,7 @@ const char* to_string(OracleKind kind) {
         case OracleKind::freshness: return "freshness";
         case OracleKind::storage: return "storage";
         case OracleKind::verification_output: return "verification_output";
+        case OracleKind::window_output: return "window_output";
     }
     return "unknown";
 }

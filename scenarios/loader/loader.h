@@ -21,11 +21,13 @@ inline constexpr std::array kAllOracles = {OracleKind::exactly_once_output, Orac
                                     OracleKind::state_after_restore, OracleKind::visibility, OracleKind::liveness,
                                     OracleKind::no_key_backwards,    OracleKind::mirror,
                                     OracleKind::freshness,           OracleKind::storage,
-                                    OracleKind::verification_output};
+                                    OracleKind::verification_output,
+                                    OracleKind::window_output};
 inline constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
                                       engine::OperatorKind::filter,       engine::OperatorKind::union_all,
                                       engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
-                                      engine::OperatorKind::sink,         engine::OperatorKind::cdc_source};
+                                      engine::OperatorKind::sink,         engine::OperatorKind::cdc_source,
+                                      engine::OperatorKind::window};
 inline constexpr std::array kAllEdges = {engine::EdgeKind::forward, engine::EdgeKind::hash, engine::EdgeKind::rebalance};
 inline constexpr std::array kAllModes = {engine::CheckpointingMode::exactly_once, engine::CheckpointingMode::at_least_once};
 inline constexpr std::array kAllFaults = {sim::FaultKind::crash,
@@ -43,6 +45,9 @@ inline constexpr std::array kAllFaults = {sim::FaultKind::crash,
                                    sim::FaultKind::bulk_partial_failure,
                                    sim::FaultKind::kafka_commit_errors,
                                    sim::FaultKind::kafka_commit_outcome_unknown};
+
+// A window vertex's "window" (scenarios/loader/read_window.cpp).
+engine::WindowSpec read_window(const Value& v);
 
 // "state_backend" ("heap" or "rocksdb") and "incremental" of `o` (a job or a deployment), if either is there.
 std::optional<engine::StateBackendOptions> read_state_backend(const Object& o);
@@ -69,6 +74,7 @@ private:
     std::vector<engine::VertexSpec> read_deployment_vertices(const Value& v);
     void add_verification_topics(const Value& v);
     void check_version_source(const Object& o, const engine::VertexSpec& sink);
+    void check_window_upstream(const Object& o, const engine::VertexSpec& window);
     void read_checkpointing(const Value& v);
     void read_restart(const Value& v);
     void read_runtime(const Value& v);

@@ -1,5 +1,6 @@
 // The loader's oracles and expectation sections (scenarios/loader/loader.h).
 #include "engine/connectors/kafka_sink.h"
+#include "oracles/window_oracle.h"
 #include "scenarios/coverage.h"
 #include "scenarios/loader/loader.h"
 
@@ -17,6 +18,11 @@ bool has_exactly_once_kafka_sink(const engine::JobSpec& job) {
     return false;
 }
 
+bool has_window(const engine::JobSpec& job) {
+    return std::any_of(job.vertices.begin(), job.vertices.end(),
+                       [](const engine::VertexSpec& v) { return v.kind == engine::OperatorKind::window; });
+}
+
 }  // namespace
 
 void Loader::read_oracles(const Value& v) {
@@ -32,6 +38,12 @@ void Loader::read_oracles(const Value& v) {
             unsupported = "a job with an upsert_sink";
         } else if (oracle == OracleKind::state_after_restore && s_.has_cdc_source()) {
             unsupported = "a job without a cdc_source (its model of a restored prefix covers Kafka offsets only)";
+        } else if (oracle == OracleKind::state_after_restore && has_window(s_.job)) {
+            unsupported = "a job without a window (its model of a restored prefix covers keyed count and sum; "
+                          "window_output checks windows through their firings)";
+        } else if (oracle == OracleKind::window_output && !oracles::find_window_output_sinks(s_.job)) {
+            unsupported = "a job with one window vertex whose results go straight into a sink (and its late output, "
+                          "if read, straight into another)";
         } else if (oracle == OracleKind::visibility && s_.has_cdc_source()) {
             unsupported = "a job reading or writing Kafka";
         } else if (oracle == OracleKind::verification_output &&

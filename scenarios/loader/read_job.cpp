@@ -66,7 +66,8 @@ void Loader::read_job(const Value& v) {
 bool is_source(engine::OperatorKind kind) { return engine::is_source_kind(kind); }
 bool is_sink(engine::OperatorKind kind) { return kind == engine::OperatorKind::sink; }
 bool is_keyed(engine::OperatorKind kind) {
-    return kind == engine::OperatorKind::keyed_count || kind == engine::OperatorKind::keyed_sum;
+    return kind == engine::OperatorKind::keyed_count || kind == engine::OperatorKind::keyed_sum ||
+           kind == engine::OperatorKind::window;
 }
 
 std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
@@ -76,6 +77,7 @@ std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
         case engine::OperatorKind::kafka_source: keys.insert(keys.end(), {"topic", "watermarks"}); break;
         case engine::OperatorKind::map: keys.push_back("map"); break;
         case engine::OperatorKind::filter: keys.push_back("filter"); break;
+        case engine::OperatorKind::window: keys.push_back("window"); break;
         case engine::OperatorKind::sink: keys.insert(keys.end(), {"sink", "options"}); break;
         case engine::OperatorKind::cdc_source: keys.insert(keys.end(), {"table", "chunk_size", "fetch_size"}); break;
         default: break;
@@ -177,6 +179,10 @@ void Loader::read_vertex(const Value& v) {
     if (auto x = o.get("map")) vertex.map = read_map(*x);
     if (auto x = o.get("filter")) vertex.filter = read_filter(*x);
     if (!is_source(kind)) read_vertex_inputs(o, vertex);
+    if (kind == engine::OperatorKind::window) {
+        vertex.window = read_window(o.require("window", "a window ({\"kind\": \"tumbling\", \"size\": \"1s\", ...})"));
+        check_window_upstream(o, vertex);
+    }
     if (const auto* upsert = engine::upsert_sink_options(vertex); upsert != nullptr && upsert->version_guard) {
         check_version_source(o, vertex);
     }
