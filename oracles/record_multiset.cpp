@@ -49,7 +49,7 @@ RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
     bool packable = true;
     bool first = true;
     int64_t key_max = 0, value_max = 0;
-    stream([&](const Record& r) {
+    stream([&](const Record& r) {  // timestamps are ignored (see the header)
         ++content->size;
         packable = packable && is_plain(r);
         if (first) {
@@ -66,7 +66,10 @@ RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
     if (key_span == 0 || value_span == 0 || key_span > UINT64_MAX / value_span) packable = false;  // 0: all 2^64
     if (!packable) {
         content->whole.reserve(content->size);
-        stream([&content](const Record& r) { content->whole.push_back(r); });
+        stream([&content](const Record& r) {
+            content->whole.push_back(r);
+            content->whole.back().timestamp = 0;
+        });
         std::sort(content->whole.begin(), content->whole.end());
         RecordMultiset set;
         set.content_ = std::move(content);

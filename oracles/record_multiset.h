@@ -4,7 +4,10 @@
 // (version 0) with keys and values spanning small ranges (every scenario's) are packed into one
 // number each, 4 bytes when the spans allow and 8 otherwise, and radix-sorted; any other records
 // are kept whole and sorted with std::sort. Either way the multiset hands back exactly the records
-// it was given, in (key, value, version, kind) order: the packing is lossless.
+// it was given, in (key, value, version, kind) order: the packing is lossless, except that event
+// timestamps are dropped (every record comes back with timestamp 0): the output oracles compare
+// rows, and an oracle that needs timestamps (the window oracle's window of a result) reads them
+// from the sink's records itself.
 //
 // Immutable once built and cheap to copy (the content is shared), so a reader can hand it out by
 // value.

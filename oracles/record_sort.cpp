@@ -33,9 +33,17 @@ void sort_records(std::vector<Record>& records) {
     }
     int64_t key_min = records.front().key, key_max = key_min;
     int64_t value_min = records.front().value, value_max = value_min;
+    // The packed path orders by (key, value) only: it needs every other field equal in all records.
+    const Record& first = records.front();
+    bool same_rest = true;
     for (const Record& r : records) {
         key_min = std::min(key_min, r.key), key_max = std::max(key_max, r.key);
         value_min = std::min(value_min, r.value), value_max = std::max(value_max, r.value);
+        same_rest = same_rest && r.version == first.version && r.kind == first.kind && r.timestamp == first.timestamp;
+    }
+    if (!same_rest) {
+        std::sort(records.begin(), records.end());
+        return;
     }
     // Spans as unsigned differences (no signed overflow); a code is key_offset * value_span +
     // value_offset, which orders like (key, value) and must fit in 64 bits.

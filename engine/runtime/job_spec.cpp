@@ -17,6 +17,8 @@ int32_t JobSpec::vertex_index(const std::string& id) const {
 // The names below are the ones scenario files use (scenarios/README.md).
 bool is_source_kind(OperatorKind kind) { return kind == OperatorKind::kafka_source || kind == OperatorKind::cdc_source; }
 
+bool has_late_output(OperatorKind /*kind*/) { return false; }
+
 const char* to_string(OperatorKind kind) {
     switch (kind) {
         case OperatorKind::kafka_source: return "kafka_source";

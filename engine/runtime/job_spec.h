@@ -39,6 +39,20 @@ struct FilterSpec {
 struct InputEdge {
     std::string from;  // vertex id
     EdgeKind kind = EdgeKind::forward;
+    // Which output of `from` the edge reads: empty for the main output, "late" for the late-data
+    // side output (only a vertex kind with has_late_output() has one).
+    std::string output = {};
+    bool reads_late_output() const { return output == kLateOutput; }
+    static constexpr const char* kLateOutput = "late";
+};
+
+// A source's watermark strategy: bounded out-of-orderness (Flink's
+// WatermarkStrategy.forBoundedOutOfOrderness), per split W = max timestamp seen - bound - 1, with an
+// optional idleness (WatermarksWithIdleness): a split with no record for `idle_timeout` of virtual
+// time is left out of the minimum; all idle marks the source's output idle.
+struct WatermarkSpec {
+    sim::Duration out_of_orderness = sim::Duration::zero();
+    std::optional<sim::Duration> idle_timeout;
 };
 
 struct VertexSpec {
@@ -58,6 +72,8 @@ struct VertexSpec {
     int64_t chunk_size = 16;
     int64_t chunk_key_end = 0;
     int64_t fetch_size = 8;
+    // kafka_source: the watermark strategy; none: the source sends no watermark at all.
+    std::optional<WatermarkSpec> watermarks;
     // The input is a changelog (a CDC source upstream): keyed operators retract.
     bool changelog_input = false;
     // The operator's stable id across job versions (Flink's uid): a savepoint's state is matched to
@@ -123,6 +139,8 @@ struct JobSpec {
 
 const char* to_string(OperatorKind kind);
 bool is_source_kind(OperatorKind kind);  // reads an outside system: kafka_source, cdc_source
+// The kind has a late-data side output that an edge may read ("output": "late"): event-time windows.
+bool has_late_output(OperatorKind kind);
 const char* to_string(EdgeKind kind);
 const char* to_string(DeliveryGuarantee guarantee);
 const char* to_string(CheckpointingMode mode);

@@ -40,6 +40,20 @@ std::vector<ChannelEnd> JobTopology::input_channels(int32_t vertex, int32_t subt
     return channels;
 }
 
+std::vector<int32_t> JobTopology::input_edges(int32_t vertex, int32_t subtask) const {
+    std::vector<int32_t> edges;
+    const VertexSpec& v = job_.vertices[static_cast<size_t>(vertex)];
+    for (int32_t e = 0; e < static_cast<int32_t>(v.inputs.size()); ++e) {
+        const InputEdge& in = v.inputs[static_cast<size_t>(e)];
+        const int32_t producer_parallelism = job_.find(in.from)->parallelism;
+        for (int32_t p = 0; p < producer_parallelism; ++p) {
+            if (in.kind == EdgeKind::forward && p != subtask) continue;
+            edges.push_back(e);
+        }
+    }
+    return edges;
+}
+
 std::vector<ChannelEnd> JobTopology::output_channels(int32_t vertex, int32_t subtask) const {
     std::vector<ChannelEnd> channels;
     const std::string& id = job_.vertices[static_cast<size_t>(vertex)].id;
@@ -65,7 +79,7 @@ std::vector<OutputGroup> JobTopology::output_groups(int32_t vertex) const {
         const VertexSpec& consumer = job_.vertices[static_cast<size_t>(w)];
         for (const InputEdge& in : consumer.inputs) {
             if (in.from != id) continue;
-            OutputGroup group{in.kind, w, {}};
+            OutputGroup group{in.kind, w, {}, in.reads_late_output()};
             if (in.kind == EdgeKind::forward) {
                 group.channel_of_subtask.push_back(next_channel++);
             } else {

@@ -7,7 +7,7 @@ namespace eosim::engine {
 Record apply_map(const MapSpec& spec, const Record& in) {
     int64_t key = in.key * spec.key_multiplier + spec.key_offset;
     if (spec.key_modulus > 0) key = ((key % spec.key_modulus) + spec.key_modulus) % spec.key_modulus;
-    return Record{key, in.value * spec.value_multiplier + spec.value_offset, in.version, in.kind};
+    return Record{key, in.value * spec.value_multiplier + spec.value_offset, in.version, in.kind, in.timestamp};
 }
 
 bool passes_filter(const FilterSpec& spec, const Record& in) {
@@ -44,7 +44,7 @@ namespace {
 class MapOperator final : public Operator {
 public:
     explicit MapOperator(MapSpec spec) : spec_(spec) {}
-    void process(const Record& in, const Emit& out) override { out(apply_map(spec_, in)); }
+    void process(int32_t /*input*/, const Record& in, const Emit& out) override { out(apply_map(spec_, in)); }
 
 private:
     MapSpec spec_;
@@ -53,7 +53,7 @@ private:
 class FilterOperator final : public Operator {
 public:
     explicit FilterOperator(FilterSpec spec) : spec_(spec) {}
-    void process(const Record& in, const Emit& out) override {
+    void process(int32_t /*input*/, const Record& in, const Emit& out) override {
         if (passes_filter(spec_, in)) out(in);
     }
 
@@ -63,7 +63,7 @@ private:
 
 class UnionOperator final : public Operator {
 public:
-    void process(const Record& in, const Emit& out) override { out(in); }
+    void process(int32_t /*input*/, const Record& in, const Emit& out) override { out(in); }
 };
 
 // Keyed running aggregate: updates the key's value and emits (key, new value). Over an append
@@ -80,11 +80,11 @@ class KeyedAggregateOperator final : public Operator {
 public:
     KeyedAggregateOperator(OperatorKind kind, bool changelog, std::unique_ptr<KeyedStateBackend> state)
         : kind_(kind), changelog_(changelog), state_(std::move(state)) {}
-    void process(const Record& in, const Emit& out) override {
+    void process(int32_t /*input*/, const Record& in, const Emit& out) override {
         if (!changelog_) {
             const int64_t updated = fold_keyed(kind_, state_->get(in.key), in);
             state_->put(in.key, updated);
-            out(Record{in.key, updated});
+            out(Record{in.key, updated, 0, RowKind::insert, in.timestamp});
             return;
         }
         const std::optional<int64_t> current = state_->get(in.key);
@@ -92,16 +92,16 @@ public:
             const int64_t updated = retract_keyed(kind_, current.value_or(0), in);
             if (updated == 0) {
                 state_->remove(in.key);
-                out(Record{in.key, current.value_or(0), 0, RowKind::delete_row});
+                out(Record{in.key, current.value_or(0), 0, RowKind::delete_row, in.timestamp});
             } else {
                 state_->put(in.key, updated);
-                out(Record{in.key, updated, 0, RowKind::update_after});
+                out(Record{in.key, updated, 0, RowKind::update_after, in.timestamp});
             }
             return;
         }
         const int64_t updated = fold_keyed(kind_, current, in);
         state_->put(in.key, updated);
-        out(Record{in.key, updated, 0, current ? RowKind::update_after : RowKind::insert});
+        out(Record{in.key, updated, 0, current ? RowKind::update_after : RowKind::insert, in.timestamp});
     }
     KeyedStateBackend* keyed_state() override { return state_.get(); }
 

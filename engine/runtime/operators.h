@@ -4,8 +4,11 @@
 // over a changelog, retract on update_before and delete).
 // The reference model (oracles/) evaluates the same `apply_*` functions, so there is exactly one
 // definition of what each operator computes.
+#include <concepts>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <type_traits>
 
 #include "engine/runtime/job_spec.h"
 #include "engine/runtime/record.h"
@@ -13,7 +16,20 @@
 
 namespace eosim::engine {
 
-using Emit = std::function<void(const Record&)>;
+// Where an operator emits: its main output, and the late-data side output of an event-time window
+// (Flink's sideOutputLateData). An input edge with "output": "late" reads the side output.
+struct Emit {
+    std::function<void(const Record&)> main;
+    std::function<void(const Record&)> late;  // may be empty for vertices without a late edge
+    template <class F>
+        requires(!std::same_as<std::remove_cvref_t<F>, Emit> && std::invocable<F&, const Record&>)
+    Emit(F f) : main(std::move(f)) {}  // NOLINT(google-explicit-constructor): a lambda is the main output
+    Emit(std::function<void(const Record&)> m, std::function<void(const Record&)> l) : main(std::move(m)), late(std::move(l)) {}
+    void operator()(const Record& r) const { main(r); }
+    void to_late(const Record& r) const {
+        if (late) late(r);
+    }
+};
 
 Record apply_map(const MapSpec& spec, const Record& in);
 bool passes_filter(const FilterSpec& spec, const Record& in);
@@ -25,7 +41,15 @@ int64_t retract_keyed(OperatorKind kind, int64_t current, const Record& in);
 class Operator {
 public:
     virtual ~Operator() = default;
-    virtual void process(const Record& in, const Emit& out) = 0;
+    // `input`: the index of the vertex's input edge the record came through (0 for one input).
+    virtual void process(int32_t input, const Record& in, const Emit& out) = 0;
+    // The task's input watermark advanced to `watermark` (also once after a restore, to the
+    // restored one, before any record): fire event-time timers up to it, emitting to `out`.
+    // The task forwards the watermark downstream after this returns.
+    virtual void advance_watermark(int64_t /*watermark*/, const Emit& /*out*/) {}
+    // Processing-time timers: the task calls this when virtual time reaches next_processing_timer().
+    virtual void advance_processing_time(int64_t /*now_ms*/, const Emit& /*out*/) {}
+    virtual std::optional<int64_t> next_processing_timer() const { return std::nullopt; }
     // The keyed state, for keyed operators; nullptr otherwise.
     virtual KeyedStateBackend* keyed_state() { return nullptr; }
 };

@@ -57,8 +57,10 @@ Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& depl
       deployment_(deployment) {
     const JobSpec& job = engine.job();
     const JobTopology& topology = engine.topology();
+    const std::vector<int32_t> input_edges = topology.input_edges(key.vertex, key.subtask);
     for (const ChannelEnd& producer : topology.input_channels(key.vertex, key.subtask)) {
         InputChannel channel;
+        channel.edge = input_edges[inputs_.size()];
         channel.producer = producer;
         channel.producer_node = deployment.placement[static_cast<size_t>(producer.vertex)][static_cast<size_t>(producer.subtask)];
         inputs_.push_back(std::move(channel));
@@ -85,6 +87,7 @@ Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& depl
                                        vertex_.id + "-" + std::to_string(key.subtask) + "-a" + std::to_string(key.attempt));
         }
         operator_ = make_operator(vertex_, std::move(state));
+        operator_output_ = make_operator_output();
     }
     if (!inputs_.empty()) {
         const CheckpointConfig& c = job.checkpointing;
@@ -436,8 +439,8 @@ void Task::process_buffer(int32_t channel, RecordBatch records, bool recovered) 
     if (sink_) {
         sink_->write(records);
     } else {
-        const Emit out = [this](const Record& record) { emit(record); };
-        for (const Record& record : records) operator_->process(record, out);
+        const int32_t edge = inputs_[static_cast<size_t>(channel)].edge;
+        for (const Record& record : records) operator_->process(edge, record, operator_output_);
     }
     busy_ = true;
     engine_.schedule_for_task(node_, key_, record_cost() * static_cast<int64_t>(records.size()), kTaskProcessed,
@@ -497,29 +500,52 @@ void Task::reach_end_of_data() {
 
 // ---- output -----------------------------------------------------------------------------------
 
+Emit Task::make_operator_output() {
+    const bool late_edge = std::any_of(output_groups_.begin(), output_groups_.end(), [](const OutputGroup& g) { return g.late; });
+    if (!late_edge) return Emit([this](const Record& record) { emit(record); });
+    return Emit([this](const Record& record) { emit(record); }, [this](const Record& record) { emit_late(record); });
+}
+
 void Task::emit(const Record& record) {
     for (size_t g = 0; g < output_groups_.size(); ++g) {
-        const OutputGroup& group = output_groups_[g];
-        int32_t channel = 0;
-        switch (group.kind) {
-            case EdgeKind::forward: channel = group.channel_of_subtask[0]; break;
-            case EdgeKind::hash: {
-                const int32_t parallelism = static_cast<int32_t>(group.channel_of_subtask.size());
-                channel = group.channel_of_subtask[static_cast<size_t>(
-                    subtask_for_key(record.key, engine_.job().max_parallelism, parallelism))];
-                break;
-            }
-            case EdgeKind::rebalance:
-                channel = group.channel_of_subtask[rebalance_next_[g]++ % group.channel_of_subtask.size()];
-                break;
-        }
-        OutputChannel& out = outputs_[static_cast<size_t>(channel)];
-        out.open_buffer.push_back(record);
-        if (static_cast<int32_t>(out.open_buffer.size()) >= runtime_.buffer_records) {
-            out.seal_buffer();
-            send_ready(out, channel);
-        }
+        if (output_groups_[g].late) continue;
+        append_to_channel(channel_for(g, record), record);
     }
+    schedule_flush();
+}
+
+// The late-data side output goes to the edges that read it, partitioned as each edge says.
+void Task::emit_late(const Record& record) {
+    for (size_t g = 0; g < output_groups_.size(); ++g) {
+        if (!output_groups_[g].late) continue;
+        append_to_channel(channel_for(g, record), record);
+    }
+    schedule_flush();
+}
+
+int32_t Task::channel_for(size_t g, const Record& record) {
+    const OutputGroup& group = output_groups_[g];
+    switch (group.kind) {
+        case EdgeKind::forward: return group.channel_of_subtask[0];
+        case EdgeKind::hash: {
+            const int32_t parallelism = static_cast<int32_t>(group.channel_of_subtask.size());
+            return group.channel_of_subtask[static_cast<size_t>(subtask_for_key(record.key, engine_.job().max_parallelism, parallelism))];
+        }
+        case EdgeKind::rebalance: return group.channel_of_subtask[rebalance_next_[g]++ % group.channel_of_subtask.size()];
+    }
+    return group.channel_of_subtask[0];
+}
+
+void Task::append_to_channel(int32_t channel, const Record& record) {
+    OutputChannel& out = outputs_[static_cast<size_t>(channel)];
+    out.open_buffer.push_back(record);
+    if (static_cast<int32_t>(out.open_buffer.size()) >= runtime_.buffer_records) {
+        out.seal_buffer();
+        send_ready(out, channel);
+    }
+}
+
+void Task::schedule_flush() {
     if (!flush_scheduled_) {
         flush_scheduled_ = true;
         engine_.schedule_for_task(node_, key_, runtime_.buffer_timeout, kTaskFlush, [](Task& task) {

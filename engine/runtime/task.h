@@ -113,6 +113,7 @@ private:
         std::deque<ChannelElement> queue;
         bool blocked = false;
         bool end_of_data = false;
+        int32_t edge = 0;  // the vertex's input edge this channel serves (Operator::process's `input`)
     };
     struct OutputChannel {
         ChannelEnd consumer;
@@ -156,8 +157,14 @@ private:
     void deliver_queued_barriers();
     void poll_source();
     void reach_end_of_data();
-    // Output side.
+    // Output side. emit: the main output; emit_late: the late-data side output (edges reading "late").
     void emit(const Record& record);
+    void emit_late(const Record& record);
+    int32_t channel_for(size_t group, const Record& record);  // the group's channel for the record
+    void append_to_channel(int32_t channel, const Record& record);
+    void schedule_flush();
+    // What the operator emits to: the main output, and the side output when an edge reads it.
+    Emit make_operator_output();
     void flush_outputs();
     void broadcast(ChannelElement element);
     void send_ready(OutputChannel& channel, int32_t index);
@@ -188,6 +195,7 @@ private:
     State state_ = State::created;
     std::string failure_;
     std::unique_ptr<Operator> operator_;
+    Emit operator_output_{[](const Record&) {}};
     std::unique_ptr<SourceReader> source_;
     std::unique_ptr<Sink> sink_;
     std::string restored_sink_state_;

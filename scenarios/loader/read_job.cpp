@@ -264,6 +264,18 @@ void Loader::check_version_source(const Object& o, const engine::VertexSpec& sin
     }
 }
 
+// An input edge's "output": "late" reads the upstream vertex's late-data side output, which only
+// some kinds have (engine::has_late_output).
+std::string read_edge_output(const Value& v, const engine::VertexSpec& upstream) {
+    const std::string output = read_string(v);
+    if (output != engine::InputEdge::kLateOutput) v.expected("\"late\" (the late-data side output)");
+    if (!engine::has_late_output(upstream.kind)) {
+        v.fail("expected an upstream vertex with a late-data side output (an event-time window), found " +
+               in_quotes(upstream.id) + " (" + to_string(upstream.kind) + "), which has none");
+    }
+    return output;
+}
+
 void Loader::read_vertex_inputs(const Object& o, engine::VertexSpec& vertex) {
     const Value inputs = o.require("inputs", "an array of inputs ({\"from\": vertex id, \"edge\": kind})");
     std::vector<std::string> earlier;
@@ -271,7 +283,7 @@ void Loader::read_vertex_inputs(const Object& o, engine::VertexSpec& vertex) {
         if (!is_sink(e.kind)) earlier.push_back(e.id);
     }
     for_each_element(inputs, "an array of inputs", [&](const Value& element) {
-        const Object in(element, {"from", "edge"}, "an object ({\"from\": vertex id, \"edge\": kind})");
+        const Object in(element, {"from", "edge", "output"}, "an object ({\"from\": vertex id, \"edge\": kind})");
         const Value from = in.require("from", "the id of an earlier vertex");
         engine::InputEdge edge;
         edge.from = read_string(from);
@@ -288,8 +300,11 @@ void Loader::read_vertex_inputs(const Object& o, engine::VertexSpec& vertex) {
             from.fail("expected the id of an earlier, non-sink vertex (" + join(earlier) + "), found " +
                       in_quotes(edge.from) + why);
         }
+        if (auto x = in.get("output")) edge.output = read_edge_output(*x, s_.job.vertices[static_cast<size_t>(index)]);
         for (const engine::InputEdge& other : vertex.inputs) {
-            if (other.from == edge.from) from.fail("vertex " + in_quotes(edge.from) + " is already an input");
+            if (other.from == edge.from && other.output == edge.output) {
+                from.fail("vertex " + in_quotes(edge.from) + " is already an input");
+            }
         }
         if (auto x = in.get("edge")) edge.kind = read_enum(*x, kAllEdges, "an edge kind");
         const Value edge_at = in.has("edge") ? *in.get("edge") : Value(element.get(), element.path() + "/edge", file_);

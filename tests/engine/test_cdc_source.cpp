@@ -201,12 +201,12 @@ TEST_CASE("keyed aggregate over a changelog retracts, and deletes a key with no 
     auto op = make_operator(v, make_heap_state_backend(KeyGroupRange{0, 127}, 128));
     RecordBatch out;
     const Emit emit = [&out](const Record& r) { out.push_back(r); };
-    op->process(Record{1, 10, 1, RowKind::insert}, emit);
-    op->process(Record{1, 20, 1, RowKind::insert}, emit);
-    op->process(Record{1, 10, 1, RowKind::update_before}, emit);
-    op->process(Record{1, 11, 2, RowKind::update_after}, emit);
-    op->process(Record{1, 11, 3, RowKind::delete_row}, emit);
-    op->process(Record{1, 20, 2, RowKind::delete_row}, emit);
+    op->process(0, Record{1, 10, 1, RowKind::insert}, emit);
+    op->process(0, Record{1, 20, 1, RowKind::insert}, emit);
+    op->process(0, Record{1, 10, 1, RowKind::update_before}, emit);
+    op->process(0, Record{1, 11, 2, RowKind::update_after}, emit);
+    op->process(0, Record{1, 11, 3, RowKind::delete_row}, emit);
+    op->process(0, Record{1, 20, 2, RowKind::delete_row}, emit);
     const RecordBatch expected{Record{1, 1, 0, RowKind::insert},       Record{1, 2, 0, RowKind::update_after},
                                Record{1, 1, 0, RowKind::update_after}, Record{1, 2, 0, RowKind::update_after},
                                Record{1, 1, 0, RowKind::update_after}, Record{1, 1, 0, RowKind::delete_row}};
@@ -217,8 +217,8 @@ TEST_CASE("keyed aggregate over a changelog retracts, and deletes a key with no 
     plain.kind = OperatorKind::keyed_sum;
     auto sum = make_operator(plain, make_heap_state_backend(KeyGroupRange{0, 127}, 128));
     out.clear();
-    sum->process(Record{4, 5}, emit);
-    sum->process(Record{4, 7}, emit);
+    sum->process(0, Record{4, 5}, emit);
+    sum->process(0, Record{4, 7}, emit);
     CHECK(out == RecordBatch{Record{4, 5}, Record{4, 12}});
 }
 

@@ -150,6 +150,26 @@ TEST_CASE("topology: a union of two sources with different parallelism and edge 
     }
 }
 
+TEST_CASE("topology: each input channel knows its input edge, and an edge reading \"late\" makes a late output group", "[topology]") {
+    JobSpec job;
+    job.vertices = {
+        vertex("left", OperatorKind::kafka_source, 2),
+        vertex("right", OperatorKind::kafka_source, 3),
+        vertex("union", OperatorKind::union_all, 2, {{"left", EdgeKind::forward}, {"right", EdgeKind::hash}}),
+        vertex("sink", OperatorKind::sink, 2, {{"union", EdgeKind::forward}}),
+        vertex("late_sink", OperatorKind::sink, 1, {{"union", EdgeKind::rebalance}}),
+    };
+    job.vertices[4].inputs[0].output = InputEdge::kLateOutput;
+    const JobTopology topology(job);
+    CHECK(topology.input_edges(2, 1) == std::vector<int32_t>{0, 1, 1, 1});
+    CHECK(topology.input_edges(3, 0) == std::vector<int32_t>{0});
+    const auto groups = topology.output_groups(2);
+    REQUIRE(groups.size() == 2);
+    CHECK_FALSE(groups[0].late);
+    CHECK(groups[1].late);
+    CHECK(groups[1].consumer_vertex == 4);
+}
+
 TEST_CASE("topology: one producer feeding two consumers, and a union of the same source twice", "[topology]") {
     JobSpec job;
     job.vertices = {

@@ -350,6 +350,15 @@ TEST_CASE("loader: bad references between vertices are errors", "[loader]") {
     check_error(no_sink, "/job/vertices", "expected the job to end in a sink");
 }
 
+TEST_CASE("loader: an edge reads the late side output only of a vertex that has one", "[loader]") {
+    check_error(with(example(), "/job/vertices/2/inputs/0/output", "late"), "/job/vertices/2/inputs/0/output",
+                "expected an upstream vertex with a late-data side output (an event-time window), found \"count\" "
+                "(keyed_count), which has none");
+    check_error(with(example(), "/job/vertices/2/inputs/0/output", "main"), "/job/vertices/2/inputs/0/output",
+                "expected \"late\" (the late-data side output), found \"main\"");
+    CHECK(load_json(example()).job.vertices[2].inputs[0].output.empty());
+}
+
 TEST_CASE("loader: a bad node name in a fault is an error", "[loader]") {
     check_error(with(example(), "/faults/schedule/0/nodes/0", "tm7"), "/faults/schedule/0/nodes/0",
                 "expected a node name, one of: jobmanager, tm0, tm1, tm2, kafka, append-store, documents, key_values, objects; found \"tm7\"");
