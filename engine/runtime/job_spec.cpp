@@ -29,6 +29,8 @@ const char* to_string(OperatorKind kind) {
         case OperatorKind::keyed_sum: return "keyed_sum";
         case OperatorKind::sink: return "sink";
         case OperatorKind::cdc_source: return "cdc_source";
+        case OperatorKind::join: return "join";
+        case OperatorKind::dedup: return "dedup";
     }
     return "unknown";
 }

@@ -24,7 +24,8 @@ inline constexpr std::array kAllOracles = {OracleKind::exactly_once_output, Orac
 inline constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
                                       engine::OperatorKind::filter,       engine::OperatorKind::union_all,
                                       engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
-                                      engine::OperatorKind::sink,         engine::OperatorKind::cdc_source};
+                                      engine::OperatorKind::sink,         engine::OperatorKind::cdc_source,
+                                      engine::OperatorKind::join,         engine::OperatorKind::dedup};
 inline constexpr std::array kAllEdges = {engine::EdgeKind::forward, engine::EdgeKind::hash, engine::EdgeKind::rebalance};
 inline constexpr std::array kAllModes = {engine::CheckpointingMode::exactly_once, engine::CheckpointingMode::at_least_once};
 inline constexpr std::array kAllFaults = {sim::FaultKind::crash,
@@ -67,6 +68,7 @@ private:
     void check_vertices(const Value& v);
     std::vector<engine::VertexSpec> read_deployment_vertices(const Value& v);
     void check_version_source(const Object& o, const engine::VertexSpec& sink);
+    void check_dedup_key_order(const Object& o, const engine::VertexSpec& dedup);
     void read_checkpointing(const Value& v);
     void read_restart(const Value& v);
     void read_runtime(const Value& v);
