@@ -16,11 +16,12 @@
 // ts0 + bound fired has timestamp > watermark >= ts0 + bound (it is in-bound), so it starts a new
 // period whether or not the old one was still in state. Out-of-bound (late) records are the one case
 // where expiry would decide the outcome (kept after the expiry, dropped before it: it depends on the
-// interleaving), so the loader refuses a dedup downstream of a topic whose input has late records
-// (`event_time.late_percent` > 0) or a source with idle splits (`watermarks.idle_timeout`), whose
-// records may be behind the combined watermark too. Late input is therefore not handled here: the
-// operator keeps whatever the rule says given its state, and documents that this is exact only for
-// in-bound input.
+// interleaving). The decision: late input is not handled specially here (no side output, no
+// drop): the operator applies the rule to whatever state it holds, and a dedup is exact only for
+// in-bound input. The loader is to refuse a dedup downstream of an input with late records
+// (`event_time.late_percent` > 0) or of a source with idle splits (`watermarks.idle_timeout`),
+// whose records may be behind the combined watermark too; that check waits for those keys
+// (helper A's input event time) and is not there yet.
 #include <cstdint>
 #include <memory>
 #include <optional>

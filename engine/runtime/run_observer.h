@@ -9,10 +9,11 @@
 
 #include "engine/checkpointing/checkpoint_failure_reason.h"
 #include "engine/runtime/record.h"
-#include "engine/state/state_backend.h"
 #include "sim/time.h"
 
 namespace eosim::engine {
+
+struct StateKey;  // engine/state/state_backend.h (not a public header: a cell is named here, never looked into)
 
 // (topic, partition) -> the next offset to read: the input prefix a checkpoint covers.
 using SourceOffsets = std::map<std::pair<std::string, int32_t>, int64_t>;
