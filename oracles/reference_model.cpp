@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "engine/runtime/dedup_operator.h"
+#include "engine/runtime/join_operator.h"
 #include "engine/runtime/operators.h"
 #include "oracles/record_sort.h"
 
@@ -64,6 +66,16 @@ namespace {
 size_t offset_in(const engine::SourceOffsets& offsets, const std::string& topic, size_t p, size_t size, size_t unnamed) {
     auto it = offsets.find({topic, static_cast<int32_t>(p)});
     return it == offsets.end() ? unnamed : std::min(size, static_cast<size_t>(std::max<int64_t>(0, it->second)));
+}
+
+// A stored input record's event time (0 until the input carries one).
+template <class StoredRecord>
+int64_t event_time_of(const StoredRecord& r) {
+    if constexpr (requires { r.timestamp; }) {
+        return r.timestamp;
+    } else {
+        return 0;
+    }
 }
 
 // True when `later` is at or past `earlier` on every partition `earlier` names.
@@ -155,6 +167,25 @@ void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOf
             if (from == nullptr && to == nullptr) window_models_.insert_or_assign(v.id, std::move(model));
             break;
         }
+        case OperatorKind::join: produce_join(v, from, to, base, out, visit); break;
+        case OperatorKind::dedup: {
+            // Each key's period start; the model never expires a period (the engine's expiry by
+            // watermark changes no outcome for in-bound input: engine/runtime/dedup_operator.h).
+            std::map<int64_t, int64_t> period_starts;
+            if (base != nullptr) {
+                if (auto it = base->state.find(v.id); it != base->state.end()) period_starts = it->second;
+            }
+            const int64_t bound_ms = v.dedup.bound.millis_count();
+            each_input([&](const Record& r) {
+                auto it = period_starts.find(r.key);
+                const std::optional<int64_t> current = it == period_starts.end() ? std::nullopt : std::optional(it->second);
+                if (!engine::dedup_keeps(current, r.timestamp, bound_ms)) return;
+                period_starts[r.key] = r.timestamp;
+                visit(r);
+            });
+            out.state[v.id] = std::move(period_starts);
+            break;
+        }
     }
 }
 
@@ -163,6 +194,39 @@ const WindowModel& ReferenceModel::window_model(const std::string& id) const {
     Evaluation states;
     produce(vertex(id), nullptr, nullptr, nullptr, states, [](const Record&) {});
     return window_models_.at(id);
+}
+
+// The join over the input from `from` to `to`, continuing `base`'s rows: the new left rows joined
+// with the rows of the right side held so far, then the new right rows with every left row. Every
+// pair with at least one new row is emitted exactly once, whatever the split into prefixes.
+void ReferenceModel::produce_join(const engine::VertexSpec& v, const engine::SourceOffsets* from,
+                                  const engine::SourceOffsets* to, const Evaluation* base, Evaluation& out,
+                                  const Visit& visit) const {
+    std::map<engine::StateKey, int64_t> cells;
+    if (base != nullptr) {
+        if (auto it = base->cells.find(v.id); it != base->cells.end()) cells = it->second;
+    }
+    // Each side's rows by key (a hash map for speed; its order never reaches the result: a key's
+    // rows are visited in the order they were added).
+    std::unordered_map<int64_t, std::vector<Record>> rows[2];
+    for (const auto& [cell, multiplicity] : cells) {
+        auto& held = rows[cell.state][cell.key];
+        held.insert(held.end(), static_cast<size_t>(multiplicity), engine::join_row(cell));
+    }
+    for (int32_t side = 0; side < 2; ++side) {
+        const int32_t other = 1 - side;
+        produce(vertex(v.inputs[static_cast<size_t>(side)].from), from, to, base, out, [&](const Record& r) {
+            if (auto it = rows[other].find(r.key); it != rows[other].end()) {
+                for (const Record& row : it->second) visit(side == 0 ? engine::join_result(r, row) : engine::join_result(row, r));
+            }
+            Record row = r;
+            row.version = 0;
+            row.kind = engine::RowKind::insert;
+            rows[side][r.key].push_back(row);
+            ++cells[engine::join_row_cell(side, row)];
+        });
+    }
+    out.cells[v.id] = std::move(cells);
 }
 
 const RecordMultiset& ReferenceModel::expected_output(const std::string& sink_vertex) const {
@@ -191,22 +255,62 @@ const std::vector<Record>& ReferenceModel::final_table(const std::string& sink_v
     return final_tables_.at(sink_vertex);
 }
 
+int64_t ReferenceModel::watermark_upper_bound(const std::string& id, const engine::SourceOffsets& prefix) const {
+    std::set<std::string> upstream{id};
+    int64_t max_timestamp = kNoWatermark;
+    bool complete = true;
+    for (auto v = job_.vertices.rbegin(); v != job_.vertices.rend(); ++v) {
+        if (!upstream.contains(v->id)) continue;
+        for (const engine::InputEdge& edge : v->inputs) upstream.insert(edge.from);
+        if (v->kind == OperatorKind::cdc_source) complete = false;  // (CDC jobs have no prefix states)
+        if (v->kind != OperatorKind::kafka_source) continue;
+        const auto topic = input_.find(v->topic);
+        if (topic == input_.end()) continue;
+        for (size_t p = 0; p < topic->second.size(); ++p) {
+            const auto& records = topic->second[p];
+            const size_t end = offset_in(prefix, v->topic, p, records.size(), 0);
+            if (end < records.size()) complete = false;
+            for (size_t i = 0; i < end; ++i) max_timestamp = std::max(max_timestamp, event_time_of(records[i]));
+        }
+    }
+    if (complete) return kNoWatermarkLimit;
+    return max_timestamp == kNoWatermark ? kNoWatermark : max_timestamp - 1;
+}
+
+const ReferenceModel::Evaluation& ReferenceModel::prefix_evaluation(const std::string& vertex,
+                                                                   const engine::SourceOffsets& prefix) const {
+    auto latest = latest_prefix_.find(vertex);
+    if (latest != latest_prefix_.end() && latest->second.prefix == prefix) return latest->second.states;
+    // Restores mostly come in checkpoint order: continue from the latest prefix evaluated for this
+    // vertex when the new one extends it, over only the records in between.
+    const LatestPrefix* base = nullptr;
+    if (latest != latest_prefix_.end() && extends(prefix, latest->second.prefix)) base = &latest->second;
+    Evaluation eval;
+    produce(this->vertex(vertex), base == nullptr ? nullptr : &base->prefix, &prefix,
+            base == nullptr ? nullptr : &base->states, eval, [](const Record&) {});
+    LatestPrefix& slot = latest_prefix_[vertex];
+    slot = LatestPrefix{prefix, std::move(eval)};
+    return slot.states;
+}
+
 std::map<int64_t, int64_t> ReferenceModel::keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const {
     auto memo = prefix_states_.find({vertex, prefix});
     if (memo != prefix_states_.end()) return memo->second;
     if (!segments_.empty()) return prefix_states_[{vertex, prefix}] = segmented_keyed_state(vertex, prefix);
-    // Restores mostly come in checkpoint order: continue from the latest prefix evaluated for this
-    // vertex when the new one extends it, over only the records in between.
-    const LatestPrefix* base = nullptr;
-    if (auto it = latest_prefix_.find(vertex); it != latest_prefix_.end() && extends(prefix, it->second.prefix)) {
-        base = &it->second;
-    }
-    Evaluation eval;
-    produce(this->vertex(vertex), base == nullptr ? nullptr : &base->prefix, &prefix,
-            base == nullptr ? nullptr : &base->states, eval, [](const Record&) {});
-    std::map<int64_t, int64_t> state = eval.state[vertex];
-    latest_prefix_[vertex] = LatestPrefix{prefix, std::move(eval)};
+    const Evaluation& eval = prefix_evaluation(vertex, prefix);
+    auto it = eval.state.find(vertex);
+    std::map<int64_t, int64_t> state = it == eval.state.end() ? std::map<int64_t, int64_t>{} : it->second;
     return prefix_states_[{vertex, prefix}] = std::move(state);
+}
+
+std::map<engine::StateKey, int64_t> ReferenceModel::keyed_cells(const std::string& vertex,
+                                                                const engine::SourceOffsets& prefix) const {
+    if (!segments_.empty()) {
+        throw std::logic_error("the model has no join cells across deployments that change the program (not modelled yet)");
+    }
+    const Evaluation& eval = prefix_evaluation(vertex, prefix);
+    auto it = eval.cells.find(vertex);
+    return it == eval.cells.end() ? std::map<engine::StateKey, int64_t>{} : it->second;
 }
 
 }  // namespace eosim::oracles

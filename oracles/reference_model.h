@@ -32,6 +32,7 @@
 #include "engine/runtime/job_spec.h"
 #include "engine/runtime/record.h"
 #include "engine/runtime/run_observer.h"
+#include "engine/state/state_backend.h"
 #include "oracles/record_multiset.h"
 #include "oracles/window_model.h"
 #include "sim/external/record_columns.h"
@@ -61,6 +62,17 @@ public:
     // The keyed state of a keyed vertex after the sources consumed exactly `prefix` (records
     // below each partition's offset; a partition not named counts as not consumed).
     std::map<int64_t, int64_t> keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const;
+    // The same for a vertex whose state is not one value per key (a join: both sides' rows, as the
+    // engine's cells {key, side, timestamp, value} -> multiplicity): every cell, after `prefix`.
+    std::map<engine::StateKey, int64_t> keyed_cells(const std::string& vertex, const engine::SourceOffsets& prefix) const;
+    // An upper bound of the event-time watermark any task of `vertex` can hold at a checkpoint whose
+    // sources were at `prefix`: the watermark a source emits before the barrier is at most the
+    // largest timestamp it read minus 1 (bounded out-of-orderness B >= 0: max - B - 1), and a task's
+    // is the minimum over its inputs. kNoWatermarkLimit once every upstream partition is read to
+    // its end (the sources then emit the end-of-input watermark); kNoWatermark before any record.
+    static constexpr int64_t kNoWatermark = INT64_MIN;
+    static constexpr int64_t kNoWatermarkLimit = INT64_MAX;
+    int64_t watermark_upper_bound(const std::string& vertex, const engine::SourceOffsets& prefix) const;
     int64_t input_records() const;
 
     // Deployments that run another program (a scenario deployment's own vertex list): from the
@@ -92,6 +104,7 @@ private:
     using Visit = RecordMultiset::Visit;
     struct Evaluation {
         std::map<std::string, std::map<int64_t, int64_t>> state;  // keyed vertex -> key -> value
+        std::map<std::string, std::map<engine::StateKey, int64_t>> cells;  // join vertex -> its rows' cells
     };
     // Hands every output record of `v`, in evaluation order, to `visit`: v's inputs are its input
     // edges in order, each the whole output of its upstream vertex (produced anew, recursively),
@@ -101,6 +114,8 @@ private:
     // `late_output`: hand the late side output of `v` (a window's) instead of its main output.
     void produce(const engine::VertexSpec& v, const engine::SourceOffsets* from, const engine::SourceOffsets* to,
                  const Evaluation* base, Evaluation& out, const Visit& visit, bool late_output = false) const;
+    void produce_join(const engine::VertexSpec& v, const engine::SourceOffsets* from, const engine::SourceOffsets* to,
+                      const Evaluation* base, Evaluation& out, const Visit& visit) const;
     const engine::VertexSpec& vertex(const std::string& id) const;
     // Keyed states by uid (a deployment's operators continue those with the same uid).
     using UidStates = std::map<std::string, std::map<int64_t, int64_t>>;
@@ -139,6 +154,8 @@ private:
     std::map<std::string, std::vector<engine::Record>> final_tables_;  // sink vertex -> its final table
     mutable std::map<std::string, std::vector<engine::Record>> unpacked_outputs_;  // sink_output's
     mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>> prefix_states_;  // memo
+    // The evaluation of `vertex` after `prefix`, continuing the latest one when `prefix` extends it.
+    const Evaluation& prefix_evaluation(const std::string& vertex, const engine::SourceOffsets& prefix) const;
     mutable std::map<std::string, LatestPrefix> latest_prefix_;  // per vertex, where keyed_state last evaluated to
     mutable std::map<std::string, WindowModel> window_models_;   // window vertex -> its model over the whole input
     // Whether the source record being streamed through the vertices is in-bound (window_model.h):

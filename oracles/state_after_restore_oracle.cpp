@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "engine/runtime/dedup_operator.h"
+#include "engine/runtime/join_operator.h"
 #include "engine/runtime/operators.h"
 
 namespace eosim::oracles {
@@ -38,7 +40,21 @@ void StateAfterRestoreOracle::channel_state_restored(sim::Time at, int64_t attem
     for (const engine::InFlightRecords& edge : in_flight) {
         auto& pending = restore.in_flight[edge.to_vertex];
         pending.insert(pending.end(), edge.records.begin(), edge.records.end());
+        auto& on_edge = restore.in_flight_edges[{edge.from_vertex, edge.to_vertex}];
+        on_edge.insert(on_edge.end(), edge.records.begin(), edge.records.end());
     }
+    check_ready(at, restore);
+}
+
+void StateAfterRestoreOracle::keyed_cells_restored(sim::Time at, int64_t attempt, const std::string& vertex,
+                                                   int32_t subtask, const std::map<engine::StateKey, int64_t>& cells) {
+    const engine::VertexSpec* v = job_->find(vertex);
+    if (v == nullptr || v->kind != OperatorKind::join) return;  // the others compare key -> value
+    auto it = restores_.find(attempt);
+    if (it == restores_.end() || it->second.checkpoint_id == 0) return;
+    Restore& restore = it->second;
+    if (!restore.cell_subtasks[vertex].insert(subtask).second) return;
+    restore.loaded_cells[vertex].insert(cells.begin(), cells.end());
     check_ready(at, restore);
 }
 
@@ -65,6 +81,12 @@ bool StateAfterRestoreOracle::ready(const Restore& restore, const std::set<std::
                 return false;
             }
         }
+        if (v.kind == OperatorKind::join) {
+            auto loaded = restore.cell_subtasks.find(id);
+            if (loaded == restore.cell_subtasks.end() || static_cast<int32_t>(loaded->second.size()) != v.parallelism) {
+                return false;
+            }
+        }
     }
     return true;
 }
@@ -75,12 +97,19 @@ void StateAfterRestoreOracle::check_ready(sim::Time at, Restore& restore) {
         const std::set<std::string> closure = upstream_closure(v.id);
         if (!ready(restore, closure)) continue;
         restore.checked.insert(v.id);
-        check(at, restore, v.id, replay(restore, closure, v.id));
+        std::map<engine::StateKey, int64_t> cells;
+        const std::map<int64_t, int64_t> state = replay(restore, closure, v.id, cells);
+        if (v.kind == OperatorKind::join) {
+            check_join(at, restore, v.id, cells);
+        } else {
+            check(at, restore, v.id, state);
+        }
     }
 }
 
 std::map<int64_t, int64_t> StateAfterRestoreOracle::replay(const Restore& restore, const std::set<std::string>& closure,
-                                                           const std::string& vertex) {
+                                                           const std::string& vertex,
+                                                           std::map<engine::StateKey, int64_t>& joined_cells) {
     std::map<std::string, std::vector<Record>> produced;
     std::map<int64_t, int64_t> result;
     for (const engine::VertexSpec& v : job_->vertices) {
@@ -120,16 +149,132 @@ std::map<int64_t, int64_t> StateAfterRestoreOracle::replay(const Restore& restor
             }
             case OperatorKind::window:
                 throw std::logic_error("state_after_restore has no model of a window's state (the loader refuses it)");
+            case OperatorKind::dedup: {
+                std::map<int64_t, int64_t> period_starts;
+                if (auto it = restore.loaded.find(v.id); it != restore.loaded.end()) period_starts = it->second;
+                for (const Record& r : in) {
+                    auto at = period_starts.find(r.key);
+                    const auto current = at == period_starts.end() ? std::nullopt : std::optional<int64_t>(at->second);
+                    if (!engine::dedup_keeps(current, r.timestamp, v.dedup.bound.millis_count())) continue;
+                    period_starts[r.key] = r.timestamp;
+                    out.push_back(r);
+                }
+                if (v.id == vertex) result = std::move(period_starts);
+                break;
+            }
+            case OperatorKind::join: {
+                std::map<engine::StateKey, int64_t> cells;
+                if (auto it = restore.loaded_cells.find(v.id); it != restore.loaded_cells.end()) cells = it->second;
+                replay_join(restore, v, produced, cells, out);
+                if (v.id == vertex) joined_cells = std::move(cells);
+                break;
+            }
         }
         if (v.id == vertex) break;
     }
     return result;
 }
 
+// The join's side inputs (each edge's in-flight records, then what its upstream produced in this
+// replay) joined as the model joins them: the left rows with the right rows held, then the right
+// rows with every left row.
+void StateAfterRestoreOracle::replay_join(const Restore& restore, const engine::VertexSpec& v,
+                                          std::map<std::string, std::vector<Record>>& produced,
+                                          std::map<engine::StateKey, int64_t>& cells, std::vector<Record>& out) {
+    std::map<int64_t, std::vector<Record>> rows[2];
+    for (const auto& [cell, multiplicity] : cells) {
+        rows[cell.state][cell.key].insert(rows[cell.state][cell.key].end(), static_cast<size_t>(multiplicity),
+                                          engine::join_row(cell));
+    }
+    for (int32_t side = 0; side < 2; ++side) {
+        const std::string& from = v.inputs[static_cast<size_t>(side)].from;
+        std::vector<Record> in;
+        if (auto it = restore.in_flight_edges.find({from, v.id}); it != restore.in_flight_edges.end()) in = it->second;
+        const auto& upstream = produced[from];
+        in.insert(in.end(), upstream.begin(), upstream.end());
+        for (const Record& r : in) {
+            for (const Record& row : rows[1 - side][r.key]) {
+                out.push_back(side == 0 ? engine::join_result(r, row) : engine::join_result(row, r));
+            }
+            rows[side][r.key].push_back(r);
+            ++cells[engine::join_row_cell(side, r)];
+        }
+    }
+}
+
+void StateAfterRestoreOracle::check_join(sim::Time at, const Restore& restore, const std::string& vertex,
+                                         const std::map<engine::StateKey, int64_t>& actual) {
+    ++restores_checked_;
+    if (violation_) return;
+    const auto expected = model_.keyed_cells(vertex, restore.offsets);
+    joined_rows_checked_ += static_cast<int64_t>(expected.size());
+    if (expected == actual) return;
+    auto describe = [](const engine::StateKey& cell) {
+        return "key " + std::to_string(cell.key) + ", " + (cell.state == engine::kJoinLeftState ? "left" : "right") +
+               " row (timestamp " + std::to_string(cell.ns) + ", value " + std::to_string(cell.item) + ")";
+    };
+    auto e = expected.begin();
+    auto a = actual.begin();
+    std::string detail;
+    while (e != expected.end() || a != actual.end()) {
+        if (a == actual.end() || (e != expected.end() && e->first < a->first)) {
+            detail = describe(e->first) + ": expected " + std::to_string(e->second) + " of it, restored none";
+            break;
+        }
+        if (e == expected.end() || a->first < e->first) {
+            detail = describe(a->first) + ": expected none, restored " + std::to_string(a->second);
+            break;
+        }
+        if (e->second != a->second) {
+            detail = describe(e->first) + ": expected " + std::to_string(e->second) + " of it, restored " +
+                     std::to_string(a->second);
+            break;
+        }
+        ++e;
+        ++a;
+    }
+    report(at, restore, vertex, detail);
+}
+
+// A dedup's state is the model's, less the periods the watermark expired before the cut, which
+// depend on the interleaving (see the header): every period restored must be the model's, and a
+// period the model holds may be missing only if it can have expired by the cut.
+std::optional<std::string> StateAfterRestoreOracle::dedup_difference(const Restore& restore, const engine::VertexSpec& v,
+                                                                     const std::map<int64_t, int64_t>& actual) {
+    const auto expected = model_.keyed_state(v.id, restore.offsets);
+    for (const auto& [key, start] : actual) {
+        auto it = expected.find(key);
+        if (it == expected.end()) return "key " + std::to_string(key) + ": expected no period, restored one from " + std::to_string(start);
+        if (it->second != start) {
+            return "key " + std::to_string(key) + ": expected the period from " + std::to_string(it->second) +
+                   ", restored one from " + std::to_string(start);
+        }
+    }
+    const int64_t watermark_max = model_.watermark_upper_bound(v.id, restore.offsets);
+    const int64_t bound_ms = v.dedup.bound.millis_count();
+    for (const auto& [key, start] : expected) {
+        if (actual.contains(key)) {
+            ++dedup_periods_checked_;
+        } else if (start + bound_ms > watermark_max) {
+            return "key " + std::to_string(key) + ": the period from " + std::to_string(start) + " ends at " +
+                   std::to_string(start + bound_ms) + ", after any watermark the cut allows (" +
+                   std::to_string(watermark_max) + "), but was not restored";
+        } else {
+            ++dedup_periods_expired_;
+        }
+    }
+    return std::nullopt;
+}
+
 void StateAfterRestoreOracle::check(sim::Time at, const Restore& restore, const std::string& vertex,
                                      const std::map<int64_t, int64_t>& actual) {
     ++restores_checked_;
     if (violation_) return;
+    const engine::VertexSpec& spec = *job_->find(vertex);
+    if (spec.kind == OperatorKind::dedup) {
+        if (auto detail = dedup_difference(restore, spec, actual)) report(at, restore, vertex, *detail);
+        return;
+    }
     const auto expected = model_.keyed_state(vertex, restore.offsets);
     if (expected == actual) return;
     // The first key (in key order) whose value differs or is present on one side only.
@@ -153,6 +298,11 @@ void StateAfterRestoreOracle::check(sim::Time at, const Restore& restore, const 
         ++e;
         ++a;
     }
+    report(at, restore, vertex, detail);
+}
+
+void StateAfterRestoreOracle::report(sim::Time at, const Restore& restore, const std::string& vertex,
+                                      const std::string& detail) {
     char when[32];
     std::snprintf(when, sizeof when, "%.3f", at.seconds());
     violation_ = "restore of checkpoint " + std::to_string(restore.checkpoint_id) + " at t=" + when + "s, vertex '" +
@@ -163,6 +313,11 @@ Verdict StateAfterRestoreOracle::verdict() const {
     if (violation_) return Verdict{false, *violation_};
     std::string message = std::to_string(restores_checked_) + " restored keyed states matched the model";
     if (in_flight_checked_ > 0) message += " (with " + std::to_string(in_flight_checked_) + " restored in-flight records replayed)";
+    if (joined_rows_checked_ > 0) message += "; " + std::to_string(joined_rows_checked_) + " join rows restored as the model's";
+    if (dedup_periods_checked_ + dedup_periods_expired_ > 0) {
+        message += "; dedup periods: " + std::to_string(dedup_periods_checked_) + " restored as the model's, " +
+                   std::to_string(dedup_periods_expired_) + " expired by the watermark before the cut (not checked)";
+    }
     return Verdict{true, message};
 }
 

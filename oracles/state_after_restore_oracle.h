@@ -20,6 +20,22 @@
 // checked against the model at the savepoint's offsets and the new deployment's parallelism; with
 // a new program, an added keyed operator must load nothing and a kept one (same uid) the model's.
 //
+// Joins (engine/runtime/join_operator.h): the state is both sides' rows, cells {key, side,
+// timestamp, value} -> multiplicity, never expired; every subtask reports its restored cells
+// (keyed_cells_restored) and the merged cells, after replaying in-flight rows side by side (an
+// in-flight record's side is its edge's), must equal the model's cells at the cut exactly. A side
+// restored at another cut than the other (rows missing, or rows past the cut kept) breaks it.
+//
+// Deduplication (engine/runtime/dedup_operator.h): the state is each key's period start, cleared by
+// an event-time timer when the watermark reaches the period's end. Which periods the watermark had
+// expired at a cut depends on how the inputs interleaved (the watermark at the barrier is the
+// minimum over channels of watermarks emitted at moments the cut does not fix), so the projection
+// compared is: every restored period equals the model's period of that key at the cut (never
+// expiring), and every model period that ends after the largest watermark the cut allows
+// (ReferenceModel::watermark_upper_bound: the largest timestamp read minus 1) was restored. Periods
+// that may have expired are counted, not checked. A restore that forgets the state breaks the
+// second part whenever a period is still open at the cut; a stale or duplicated period the first.
+//
 // Checks: every keyed vertex, every restore from a checkpoint whose subtasks all got as far as
 // loading their state. Does not check: operator state of sources and sinks (the output oracles
 // see its effects), restores from scratch (nothing to load), the order of the replay (keyed count
@@ -50,6 +66,8 @@ public:
     void restore_started(sim::Time at, int64_t attempt, int64_t checkpoint_id, const engine::SourceOffsets& offsets) override;
     void keyed_state_restored(sim::Time at, int64_t attempt, const std::string& vertex, int32_t subtask,
                               const std::map<int64_t, int64_t>& state) override;
+    void keyed_cells_restored(sim::Time at, int64_t attempt, const std::string& vertex, int32_t subtask,
+                              const std::map<engine::StateKey, int64_t>& cells) override;
     void channel_state_restored(sim::Time at, int64_t attempt, const std::string& vertex, int32_t subtask,
                                 const std::vector<engine::InFlightRecords>& in_flight) override;
 
@@ -64,20 +82,35 @@ private:
         std::map<std::string, std::set<int32_t>> keyed_subtasks;          // keyed vertex -> subtasks loaded
         std::map<std::string, std::set<int32_t>> channel_subtasks;        // vertex -> subtasks that reported channel state
         std::map<std::string, std::vector<engine::Record>> in_flight;     // vertex -> records it will replay
+        std::map<std::pair<std::string, std::string>, std::vector<engine::Record>> in_flight_edges;  // (from, to) -> records
+        std::map<std::string, std::map<engine::StateKey, int64_t>> loaded_cells;  // join vertex -> merged cells
+        std::map<std::string, std::set<int32_t>> cell_subtasks;                   // join vertex -> subtasks loaded
         std::set<std::string> checked;
     };
     void check_ready(sim::Time at, Restore& restore);
     bool ready(const Restore& restore, const std::set<std::string>& closure) const;
     std::set<std::string> upstream_closure(const std::string& vertex) const;
+    // `vertex`'s state after the replay; a join's in `joined_cells`.
     std::map<int64_t, int64_t> replay(const Restore& restore, const std::set<std::string>& closure,
-                                      const std::string& vertex);
+                                      const std::string& vertex, std::map<engine::StateKey, int64_t>& joined_cells);
+    void replay_join(const Restore& restore, const engine::VertexSpec& v,
+                     std::map<std::string, std::vector<engine::Record>>& produced,
+                     std::map<engine::StateKey, int64_t>& cells, std::vector<engine::Record>& out);
+    void check_join(sim::Time at, const Restore& restore, const std::string& vertex,
+                    const std::map<engine::StateKey, int64_t>& actual);
     void check(sim::Time at, const Restore& restore, const std::string& vertex, const std::map<int64_t, int64_t>& actual);
+    std::optional<std::string> dedup_difference(const Restore& restore, const engine::VertexSpec& v,
+                                                const std::map<int64_t, int64_t>& actual);
+    void report(sim::Time at, const Restore& restore, const std::string& vertex, const std::string& detail);
 
     const ReferenceModel& model_;
     const engine::JobSpec* job_;
     std::map<int64_t, Restore> restores_;  // by attempt
     int64_t restores_checked_ = 0;
     int64_t in_flight_checked_ = 0;
+    int64_t joined_rows_checked_ = 0;    // join cells compared with the model's
+    int64_t dedup_periods_checked_ = 0;  // restored periods compared with the model's
+    int64_t dedup_periods_expired_ = 0;  // periods the model holds that may have expired before the cut
     std::optional<std::string> violation_;
 };
 

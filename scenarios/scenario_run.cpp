@@ -60,6 +60,10 @@ public:
                               const std::map<int64_t, int64_t>& state) override {
         each([&](auto* o) { o->keyed_state_restored(t, attempt, vertex, subtask, state); });
     }
+    void keyed_cells_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                              const std::map<engine::StateKey, int64_t>& cells) override {
+        each([&](auto* o) { o->keyed_cells_restored(t, attempt, vertex, subtask, cells); });
+    }
     void channel_state_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
                                 const std::vector<engine::InFlightRecords>& in_flight) override {
         each([&](auto* o) { o->channel_state_restored(t, attempt, vertex, subtask, in_flight); });

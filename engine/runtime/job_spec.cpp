@@ -37,6 +37,8 @@ const char* to_string(OperatorKind kind) {
         case OperatorKind::sink: return "sink";
         case OperatorKind::cdc_source: return "cdc_source";
         case OperatorKind::window: return "window";
+        case OperatorKind::join: return "join";
+        case OperatorKind::dedup: return "dedup";
     }
     return "unknown";
 }

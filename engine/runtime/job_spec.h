@@ -15,7 +15,8 @@ namespace eosim::engine {
 class SinkConfig;
 
 // A sink is any registered sink kind (engine/connectors/sink_registry.h), named by VertexSpec::sink_kind.
-enum class OperatorKind : uint8_t { kafka_source, map, filter, union_all, keyed_count, keyed_sum, sink, cdc_source, window };
+// New kinds go at the end (the value may reach a hash).
+enum class OperatorKind : uint8_t { kafka_source, map, filter, union_all, keyed_count, keyed_sum, sink, cdc_source, window, join, dedup };
 enum class EdgeKind : uint8_t { forward, hash, rebalance };
 enum class DeliveryGuarantee : uint8_t { none, at_least_once, exactly_once };
 enum class CheckpointingMode : uint8_t { exactly_once, at_least_once };
@@ -54,6 +55,10 @@ struct WindowSpec {
 };
 const char* to_string(WindowSpec::Kind kind);
 const char* to_string(WindowSpec::Aggregate aggregate);
+// A dedup keeps the first record per key within `bound` of event time (engine/runtime/dedup_operator.h).
+struct DedupSpec {
+    sim::Duration bound = sim::Duration::seconds(1);
+};
 
 struct InputEdge {
     std::string from;  // vertex id
@@ -83,6 +88,7 @@ struct VertexSpec {
     MapSpec map;
     FilterSpec filter;
     WindowSpec window;  // window
+    DedupSpec dedup;  // dedup only
     std::string sink_kind;                   // sink: the registered kind's name
     std::shared_ptr<const SinkConfig> sink;  // sink: its configuration, read from "options"
     std::optional<sim::Duration> record_cost;  // overrides runtime.record_cost (a slow operator or sink)

@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 
+#include "engine/runtime/dedup_operator.h"
+#include "engine/runtime/join_operator.h"
+#include "engine/runtime/operator_replacement.h"
 #include "engine/runtime/window_operator.h"
 
 namespace eosim::engine {
@@ -40,7 +43,8 @@ const char* to_string(RowKind kind) {
 }
 
 bool is_keyed(OperatorKind kind) {
-    return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum || kind == OperatorKind::window;
+    return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum || kind == OperatorKind::window ||
+           kind == OperatorKind::join || kind == OperatorKind::dedup;
 }
 
 namespace {
@@ -118,6 +122,7 @@ private:
 }  // namespace
 
 std::unique_ptr<Operator> make_operator(const VertexSpec& vertex, std::unique_ptr<KeyedStateBackend> state) {
+    if (const OperatorFactory* replacement = operator_replacement(vertex.kind)) return (*replacement)(vertex, std::move(state));
     switch (vertex.kind) {
         case OperatorKind::map: return std::make_unique<MapOperator>(vertex.map);
         case OperatorKind::filter: return std::make_unique<FilterOperator>(vertex.filter);
@@ -125,6 +130,8 @@ std::unique_ptr<Operator> make_operator(const VertexSpec& vertex, std::unique_pt
         case OperatorKind::keyed_count:
         case OperatorKind::keyed_sum: return std::make_unique<KeyedAggregateOperator>(vertex.kind, vertex.changelog_input, std::move(state));
         case OperatorKind::window: return std::make_unique<WindowOperator>(vertex.window, std::move(state));
+        case OperatorKind::join: return std::make_unique<JoinOperator>(std::move(state));
+        case OperatorKind::dedup: return std::make_unique<DedupOperator>(vertex.dedup.bound.millis_count(), std::move(state));
         default: throw std::logic_error(std::string("no record operator for vertex kind ") + to_string(vertex.kind));
     }
 }

@@ -13,6 +13,8 @@
 
 namespace eosim::engine {
 
+struct StateKey;  // engine/state/state_backend.h (not a public header: a cell is named here, never looked into)
+
 // (topic, partition) -> the next offset to read: the input prefix a checkpoint covers.
 using SourceOffsets = std::map<std::pair<std::string, int32_t>, int64_t>;
 
@@ -51,6 +53,10 @@ public:
     // One subtask of a keyed vertex applied its restored keyed state.
     virtual void keyed_state_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/,
                                       int32_t /*subtask*/, const std::map<int64_t, int64_t>& /*state*/) {}
+    // One subtask of a join restored its keyed state: every cell (both sides' rows), after
+    // keyed_state_restored (whose key -> value view holds none of them).
+    virtual void keyed_cells_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/,
+                                      int32_t /*subtask*/, const std::map<StateKey, int64_t>& /*cells*/) {}
     // One subtask of any vertex restored from a checkpoint (id > 0): the in-flight records it will
     // replay before any new data, by edge (input channel state: into its own vertex; output
     // channel state: toward the consumer). Empty when the checkpoint was aligned.

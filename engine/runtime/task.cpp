@@ -252,6 +252,10 @@ void Task::apply_restored_state() {
         if (checkpoint_id > 0) {
             engine_.observer().keyed_state_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask,
                                                     operator_->keyed_state()->contents());
+            if (vertex_.kind == OperatorKind::join) {
+                engine_.observer().keyed_cells_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask,
+                                                        operator_->keyed_state()->cells());
+            }
         }
     }
     // A sink reads only its own subtask's state.

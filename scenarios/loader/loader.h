@@ -27,7 +27,8 @@ inline constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source,
                                       engine::OperatorKind::filter,       engine::OperatorKind::union_all,
                                       engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
                                       engine::OperatorKind::sink,         engine::OperatorKind::cdc_source,
-                                      engine::OperatorKind::window};
+                                      engine::OperatorKind::window,
+                                      engine::OperatorKind::join,         engine::OperatorKind::dedup};
 inline constexpr std::array kAllEdges = {engine::EdgeKind::forward, engine::EdgeKind::hash, engine::EdgeKind::rebalance};
 inline constexpr std::array kAllModes = {engine::CheckpointingMode::exactly_once, engine::CheckpointingMode::at_least_once};
 inline constexpr std::array kAllFaults = {sim::FaultKind::crash,
@@ -75,6 +76,7 @@ private:
     void add_verification_topics(const Value& v);
     void check_version_source(const Object& o, const engine::VertexSpec& sink);
     void check_window_upstream(const Object& o, const engine::VertexSpec& window);
+    void check_dedup_key_order(const Object& o, const engine::VertexSpec& dedup);
     void read_checkpointing(const Value& v);
     void read_restart(const Value& v);
     void read_runtime(const Value& v);

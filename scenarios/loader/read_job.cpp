@@ -67,7 +67,7 @@ bool is_source(engine::OperatorKind kind) { return engine::is_source_kind(kind);
 bool is_sink(engine::OperatorKind kind) { return kind == engine::OperatorKind::sink; }
 bool is_keyed(engine::OperatorKind kind) {
     return kind == engine::OperatorKind::keyed_count || kind == engine::OperatorKind::keyed_sum ||
-           kind == engine::OperatorKind::window;
+           kind == engine::OperatorKind::window || kind == engine::OperatorKind::join || kind == engine::OperatorKind::dedup;
 }
 
 std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
@@ -78,6 +78,7 @@ std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
         case engine::OperatorKind::map: keys.push_back("map"); break;
         case engine::OperatorKind::filter: keys.push_back("filter"); break;
         case engine::OperatorKind::window: keys.push_back("window"); break;
+        case engine::OperatorKind::dedup: keys.push_back("dedup"); break;
         case engine::OperatorKind::sink: keys.insert(keys.end(), {"sink", "options"}); break;
         case engine::OperatorKind::cdc_source: keys.insert(keys.end(), {"table", "chunk_size", "fetch_size"}); break;
         default: break;
@@ -116,6 +117,14 @@ engine::WatermarkSpec read_watermarks(const Value& v) {
     w.out_of_orderness = read_duration(o.require("out_of_orderness", "a duration (the bound of out-of-orderness)"), true);
     if (auto x = o.get("idle_timeout")) w.idle_timeout = read_duration(*x, false);
     return w;
+}
+
+engine::DedupSpec read_dedup(const Value& v) {
+    const Object o(v, {"bound"}, "an object ({\"bound\": duration})");
+    engine::DedupSpec d;
+    d.bound = read_duration(o.require("bound", "a positive duration (e.g. \"1s\")"), false);
+    if (d.bound.millis_count() <= 0) o.get("bound")->expected("a duration of at least 1ms (event time is in milliseconds)");
+    return d;
 }
 
 void Loader::read_vertex(const Value& v) {
@@ -178,6 +187,7 @@ void Loader::read_vertex(const Value& v) {
     if (auto x = o.get("record_cost")) vertex.record_cost = read_duration(*x, true);
     if (auto x = o.get("map")) vertex.map = read_map(*x);
     if (auto x = o.get("filter")) vertex.filter = read_filter(*x);
+    if (kind == engine::OperatorKind::dedup) vertex.dedup = read_dedup(o.require("dedup", "an object ({\"bound\": duration})"));
     if (!is_source(kind)) read_vertex_inputs(o, vertex);
     if (kind == engine::OperatorKind::window) {
         vertex.window = read_window(o.require("window", "a window ({\"kind\": \"tumbling\", \"size\": \"1s\", ...})"));
@@ -191,6 +201,11 @@ void Loader::read_vertex(const Value& v) {
     for (const engine::InputEdge& edge : vertex.inputs) {
         if (s_.job.find(edge.from)->changelog_input) vertex.changelog_input = true;
     }
+    if (vertex.changelog_input && (kind == engine::OperatorKind::join || kind == engine::OperatorKind::dedup)) {
+        o.require("inputs", "").fail(std::string("expected append-only input for a ") + to_string(kind) +
+                                     " (it does not retract), found a changelog from a cdc_source upstream");
+    }
+    if (kind == engine::OperatorKind::dedup) check_dedup_key_order(o, vertex);
     if (auto x = o.get("uid")) {
         vertex.uid = read_string(*x);
         for (size_t i = 0; i < s_.job.vertices.size(); ++i) {
@@ -292,6 +307,27 @@ std::string read_edge_output(const Value& v, const engine::VertexSpec& upstream)
     return output;
 }
 
+// A dedup keeps the first record of a key: which one is first must not depend on the interleaving,
+// so each key's records must reach it in their partition's order (a key lives in one partition): a
+// kafka_source reaching it through forward filters and key-preserving maps only.
+void Loader::check_dedup_key_order(const Object& o, const engine::VertexSpec& dedup) {
+    const engine::VertexSpec* v = s_.job.find(dedup.inputs.front().from);
+    while (v->kind != engine::OperatorKind::kafka_source) {
+        const engine::MapSpec& m = v->map;
+        const bool key_preserving_map = v->kind == engine::OperatorKind::map && m.key_multiplier == 1 &&
+                                        m.key_offset == 0 && m.key_modulus == 0;
+        const bool order_kept = (v->kind == engine::OperatorKind::filter || key_preserving_map) &&
+                                v->inputs.size() == 1 && v->inputs.front().kind == engine::EdgeKind::forward;
+        if (!order_kept) {
+            throw ScenarioError(file_, o.value().path() + "/inputs",
+                                "expected a kafka_source reaching the dedup through forward filters and key-preserving "
+                                "maps only (each key's records in their partition's order), found " +
+                                    in_quotes(v->id) + " (" + to_string(v->kind) + ") in between");
+        }
+        v = s_.job.find(v->inputs.front().from);
+    }
+}
+
 void Loader::read_vertex_inputs(const Object& o, engine::VertexSpec& vertex) {
     const Value inputs = o.require("inputs", "an array of inputs ({\"from\": vertex id, \"edge\": kind})");
     std::vector<std::string> earlier;
@@ -342,8 +378,12 @@ void Loader::read_vertex_inputs(const Object& o, engine::VertexSpec& vertex) {
     if (vertex.kind == engine::OperatorKind::union_all && vertex.inputs.size() < 2) {
         inputs.fail("expected at least two inputs for a union, found " + std::to_string(vertex.inputs.size()));
     }
-    if (vertex.kind != engine::OperatorKind::union_all && vertex.inputs.size() > 1) {
-        inputs.fail("expected one input (only a union merges several), found " + std::to_string(vertex.inputs.size()));
+    if (vertex.kind == engine::OperatorKind::join && vertex.inputs.size() != 2) {
+        inputs.fail("expected exactly two inputs for a join (the left side first, then the right), found " +
+                    std::to_string(vertex.inputs.size()));
+    }
+    if (vertex.kind != engine::OperatorKind::union_all && vertex.kind != engine::OperatorKind::join && vertex.inputs.size() > 1) {
+        inputs.fail("expected one input (only a union or a join reads several), found " + std::to_string(vertex.inputs.size()));
     }
 }
 

@@ -62,7 +62,7 @@ std::vector<fs::path> shipped_scenarios() {
 
 const std::vector<std::string> kFullFixtures = {"schema-full-a.json", "schema-full-b.json", "schema-full-c.json",
                                                "schema-full-d.json", "schema-full-e.json", "schema-full-f.json",
-                                               "schema-full-g.json"};
+                                               "schema-full-g.json", "schema-full-joins.json"};
 
 // Loads `document` as a scenario file; the error's JSON path, or "" when the loader accepts it.
 std::string loader_error_path(const json& document, const fs::path& scratch, std::string* message = nullptr) {
@@ -261,7 +261,8 @@ TEST_CASE("schema: its enumerations are the names the code knows", "[schema]") {
     std::set<std::string> vertices;
     for (auto kind : {engine::OperatorKind::kafka_source, engine::OperatorKind::map, engine::OperatorKind::filter,
                       engine::OperatorKind::union_all, engine::OperatorKind::keyed_count, engine::OperatorKind::keyed_sum,
-                      engine::OperatorKind::sink, engine::OperatorKind::cdc_source, engine::OperatorKind::window}) {
+                      engine::OperatorKind::sink, engine::OperatorKind::cdc_source, engine::OperatorKind::window,
+                      engine::OperatorKind::join, engine::OperatorKind::dedup}) {
         vertices.insert(engine::to_string(kind));
     }
     CHECK(enum_of(schema, "vertex_kind") == vertices);
