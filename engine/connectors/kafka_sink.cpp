@@ -174,7 +174,9 @@ std::vector<Record> KafkaSinkConfig::read_output(const OutsideSystems& systems) 
 
 void KafkaSinkConfig::for_each_output(const OutsideSystems& systems, const std::function<void(const Record&)>& visit) const {
     systems.kafka->for_each_committed(options_.topic,
-                                      [&visit](const sim::external::KafkaRecord& r) { visit(Record{r.key, r.value}); });
+                                      [&visit](const sim::external::KafkaRecord& r) {
+                                          visit(Record{r.key, r.value, 0, RowKind::insert, r.timestamp});
+                                      });
 }
 
 std::vector<std::string> KafkaSinkConfig::claims() const {

@@ -21,6 +21,14 @@ bool JobSpec::uses_event_time() const {
     return false;
 }
 
+bool JobSpec::reads_timestamps() const {
+    if (uses_event_time()) return true;
+    for (const VertexSpec& v : vertices) {
+        if (v.kind == OperatorKind::window || v.kind == OperatorKind::join || v.kind == OperatorKind::dedup) return true;
+    }
+    return false;
+}
+
 // The names below are the ones scenario files use (scenarios/README.md).
 bool is_source_kind(OperatorKind kind) { return kind == OperatorKind::kafka_source || kind == OperatorKind::cdc_source; }
 

@@ -163,6 +163,10 @@ struct JobSpec {
     int32_t vertex_index(const std::string& id) const;  // -1 when absent
     // A source has a watermark strategy: tasks then carry watermarks (and checkpoint them).
     bool uses_event_time() const;
+    // Whether a record's timestamp can reach a result: event time, or an operator that reads
+    // timestamps (window, join, dedup). Unaligned channel state keeps timestamps only then, so the
+    // state bytes (and trace hashes) of other jobs stay as they were.
+    bool reads_timestamps() const;
 };
 
 const char* to_string(OperatorKind kind);

@@ -735,7 +735,7 @@ void Task::upload_when_barrier_sent() {
     }
     const ChannelState channels = barrier_send_.take();
     operator_state_size_ = barrier_send_state_.size();
-    upload_snapshot(checkpoint_id, encode_task_state(barrier_send_state_, channels, engine_.job().uses_event_time()), barrier_send_offsets_, true);
+    upload_snapshot(checkpoint_id, encode_task_state(barrier_send_state_, channels, engine_.job().reads_timestamps()), barrier_send_offsets_, true);
 }
 
 void Task::overtake_queued_barriers(int64_t checkpoint_id) {
@@ -871,7 +871,7 @@ void Task::finish_unaligned_snapshot(int64_t checkpoint_id) {
     last_barrier_at_ = engine_.world().now();
     const ChannelState channels = channel_state_.take();
     operator_state_size_ = snapshot_operator_state_.size();
-    upload_snapshot(checkpoint_id, encode_task_state(snapshot_operator_state_, channels, engine_.job().uses_event_time()), snapshot_offsets_, true);
+    upload_snapshot(checkpoint_id, encode_task_state(snapshot_operator_state_, channels, engine_.job().reads_timestamps()), snapshot_offsets_, true);
 }
 
 void Task::discard_unaligned_snapshot(int64_t checkpoint_id) {
@@ -897,7 +897,7 @@ void Task::upload_snapshot(int64_t checkpoint_id, std::string blob, const Source
     stats.alignment = inputs_.empty() ? sim::Duration::zero() : last_barrier_at_ - first_barrier_at_;
     stats.unaligned = unaligned;
     stats.operator_state_bytes = static_cast<int64_t>(unaligned ? operator_state_size_ : blob.size());
-    if (!unaligned && channel_state_possible()) blob = encode_task_state(blob, ChannelState{}, engine_.job().uses_event_time());
+    if (!unaligned && channel_state_possible()) blob = encode_task_state(blob, ChannelState{}, engine_.job().reads_timestamps());
     if (unaligned) stats.channel_state_bytes = static_cast<int64_t>(blob.size()) - stats.operator_state_bytes;
     auto shared = shared_uploads_.find(checkpoint_id);
     if (shared != shared_uploads_.end()) {

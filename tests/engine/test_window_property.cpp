@@ -20,8 +20,16 @@ namespace {
 constexpr int kDefaultCases = 6;
 
 // Kafka (`partitions`) -> keyBy -> window -> exactly-once Kafka sink, parallelism 2.
-scenarios::Scenario window_scenario(const WindowSpec& window, int64_t records, int64_t keys, int64_t rate) {
+// Time windows: the input's timestamps are out of order by at most `disorder_ms` (no late share) and
+// the source's watermark strategy allows `bound_ms` >= that, so every record is in-bound and the
+// firings are determined.
+scenarios::Scenario window_scenario(const WindowSpec& window, int64_t records, int64_t keys, int64_t rate, int64_t disorder_ms,
+                                    int64_t bound_ms) {
     scenarios::Scenario s = test::count_scenario(records, 2);
+    if (window.is_time_window()) {
+        s.job.vertices[0].watermarks = WatermarkSpec{sim::Duration::millis(bound_ms), std::nullopt};
+        s.inputs[0].event_time = sim::external::EventTimeSpec{sim::Duration::millis(disorder_ms), 0, sim::Duration::zero()};
+    }
     s.name = "test-window";
     VertexSpec& w = s.job.vertices[1];
     w.id = "window";
@@ -37,7 +45,7 @@ scenarios::Scenario window_scenario(const WindowSpec& window, int64_t records, i
 
 WindowSpec random_window() {
     WindowSpec w;
-    w.kind = WindowSpec::Kind::count;  // time windows join once the task carries watermarks (branch eventtime)
+    w.kind = *rc::gen::element(WindowSpec::Kind::tumbling, WindowSpec::Kind::sliding, WindowSpec::Kind::count);
     w.aggregate = *rc::gen::element(WindowSpec::Aggregate::count, WindowSpec::Aggregate::sum);
     w.size = sim::Duration::millis(*rc::gen::inRange<int64_t>(50, 1001));
     w.slide = w.kind == WindowSpec::Kind::sliding ? sim::Duration::millis(std::max<int64_t>(1, w.size.millis_count() / *rc::gen::inRange<int64_t>(1, 5)))
@@ -79,8 +87,11 @@ TEST_CASE("window property: fault-free, in-bound input, the engine's windows equ
         const int64_t keys = *rc::gen::inRange<int64_t>(1, 12);
         const int64_t rate = *rc::gen::inRange<int64_t>(200, 3000);
         const uint64_t seed = *rc::gen::inRange<uint64_t>(1, 1'000'000);
-        scenarios::Scenario s = window_scenario(window, records, keys, rate);
-        RC_LOG() << "seed " << seed << "; " << describe(window) << "; " << records << " records, " << keys << " keys, " << rate << "/s\n";
+        const int64_t disorder_ms = *rc::gen::inRange<int64_t>(0, 300);
+        const int64_t bound_ms = disorder_ms + *rc::gen::inRange<int64_t>(0, 200);
+        scenarios::Scenario s = window_scenario(window, records, keys, rate, disorder_ms, bound_ms);
+        RC_LOG() << "seed " << seed << "; " << describe(window) << "; " << records << " records, " << keys << " keys, " << rate
+                 << "/s; disorder " << disorder_ms << "ms, watermark bound " << bound_ms << "ms\n";
         const auto result = scenarios::run_scenario(s, scenarios::RunOptions{seed, nullptr});
         RC_LOG() << test::describe(result);
         RC_ASSERT(result.job_finished);
