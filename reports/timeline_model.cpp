@@ -12,7 +12,7 @@ namespace eosim::reports {
 namespace {
 
 // Lane groups, top to bottom.
-constexpr const char* kGroupOrder[] = {"faults", "checkpoints", "job", "transactions", "other", "oracles"};
+constexpr const char* kGroupOrder[] = {"faults", "checkpoints", "job", "watermarks", "transactions", "other", "oracles"};
 
 int group_rank(const std::string& group) {
     for (size_t i = 0; i < std::size(kGroupOrder); ++i) {
@@ -191,6 +191,10 @@ private:
             if (style == "job.finished") style = "job-finished";
             if (style == "job.failed") style = "job-failed";
             return mark({"job", "job"}, e.at_ns, style, label);
+        }
+        if (e.what == "watermark") {  // a vertex's watermark line: one span per value shown
+            if (e.end_ns >= 0) return bar({"watermarks", e.lane}, e.at_ns, e.end_ns, false, "watermark", label);
+            return bar({"watermarks", e.lane}, e.at_ns, end_ns_, true, "watermark", label);
         }
         if (e.end_ns >= 0) return bar({"other", e.lane}, e.at_ns, e.end_ns, false, "other", label);
         mark({"other", e.lane}, e.at_ns, "other", label);

@@ -56,6 +56,7 @@ constexpr Style kStyles[] = {
     {"oracle-failed", "#d62728", Shape::line, "oracle violated"},
     {"oracle-expected", "#e6a000", Shape::line, "expected violation"},
     {"run-error", "#d62728", Shape::line, "run error"},
+    {"watermark", "#9467bd", Shape::line, "watermark (a vertex's lowest subtask)"},
     {"other", "#555555", Shape::circle, "other"},
 };
 

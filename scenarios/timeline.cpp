@@ -1,5 +1,9 @@
 #include "scenarios/timeline.h"
 
+#include <algorithm>
+
+#include "engine/runtime/record.h"
+
 namespace eosim::scenarios {
 
 void TimelineRecorder::record(sim::Time t, const char* lane, std::string what, std::string detail) {
@@ -42,6 +46,38 @@ void TimelineRecorder::job_finished(sim::Time t) { record(t, "job", "job.finishe
 void TimelineRecorder::connector_event(sim::Time begin, sim::Time end, const std::string& lane, const std::string& what,
                                        const std::string& detail) {
     events_.push_back(TimelineEvent{begin.ns, end == begin ? -1 : end.ns, lane, what, detail});
+}
+
+void TimelineRecorder::watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                                          int64_t watermark) {
+    VertexWatermark& w = watermarks_[vertex];
+    if (attempt != w.attempt) {  // a new attempt starts from its restored watermarks
+        w.attempt = attempt;
+        w.subtasks.clear();
+    }
+    w.subtasks[subtask] = watermark;
+    int64_t lowest = watermark;
+    for (const auto& [s, value] : w.subtasks) lowest = std::min(lowest, value);
+    if (w.since_ns >= 0 && lowest == w.shown) return;
+    if (w.since_ns >= 0 && t.ns - w.since_ns < kWatermarkStep.ns && lowest != engine::kMaxWatermark) return;
+    close_watermark_span(vertex, w, t.ns);
+    w.shown = lowest;
+    w.since_ns = t.ns;
+}
+
+void TimelineRecorder::close_watermark_span(const std::string& vertex, VertexWatermark& w, int64_t until_ns) {
+    if (w.since_ns < 0) return;
+    std::string value = "event time " + std::to_string(w.shown) + " ms";
+    if (w.shown == engine::kMaxWatermark) value = "end of input";
+    if (w.shown == engine::kMinWatermark) value = "none yet";
+    events_.push_back(TimelineEvent{w.since_ns, until_ns > w.since_ns ? until_ns : -1, "watermark " + vertex, "watermark",
+                                    "watermark of " + vertex + " (the lowest of its subtasks): " + value});
+    w.since_ns = -1;
+}
+
+std::vector<TimelineEvent> TimelineRecorder::take() {
+    for (auto& [vertex, w] : watermarks_) close_watermark_span(vertex, w, -1);
+    return std::move(events_);
 }
 
 void TimelineRecorder::job_failed(sim::Time t, const std::string& reason) { record(t, "job", "job.failed", reason); }

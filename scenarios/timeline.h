@@ -2,6 +2,7 @@
 // The run's timeline: what happened when, for reports (HTML timeline, Chrome trace) and for people
 // reading a failing run. Recorded from the engine's observer calls and the fault injector.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,13 +31,28 @@ public:
                          const std::string& detail) override;
     void job_finished(sim::Time t) override;
     void job_failed(sim::Time t, const std::string& reason) override;
+    // A line per vertex in lane "watermark <vertex>": spans of the vertex's watermark (the minimum
+    // over its subtasks of the current attempt), a new span when it advanced and at least
+    // kWatermarkStep of virtual time passed (or it reached the end of input), so a user sees why a
+    // window fired when it did without one event per watermark.
+    void watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                            int64_t watermark) override;
+    static constexpr sim::Duration kWatermarkStep = sim::Duration::millis(100);
 
     void add(TimelineEvent event) { events_.push_back(std::move(event)); }
-    std::vector<TimelineEvent> take() { return std::move(events_); }
+    std::vector<TimelineEvent> take();
 
 private:
     void record(sim::Time t, const char* lane, std::string what, std::string detail);
+    struct VertexWatermark {
+        int64_t attempt = -1;
+        std::map<int32_t, int64_t> subtasks;  // each subtask's watermark in this attempt
+        int64_t shown = 0;                    // the open span's watermark
+        int64_t since_ns = -1;                // the open span's start; -1: none open
+    };
+    void close_watermark_span(const std::string& vertex, VertexWatermark& w, int64_t until_ns);
     std::vector<TimelineEvent> events_;
+    std::map<std::string, VertexWatermark> watermarks_;  // by vertex
 };
 
 }  // namespace eosim::scenarios
