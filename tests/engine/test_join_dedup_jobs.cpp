@@ -53,6 +53,31 @@ TEST_CASE("join job: fault-free output equals the model's for random inputs", "[
     });
 }
 
+TEST_CASE("dedup job: fault-free output equals the model's for random inputs and watermark strategies", "[dedup][dedup_property]") {
+    const scenarios::Scenario base = shipped("dedup-restore");
+    rc::prop("random sizes, keys, rates, disorder within the watermark bound, and dedup bounds", [&base] {
+        scenarios::Scenario s = base;
+        s.faults.clear();
+        const int64_t disorder_ms = *rc::gen::inRange<int64_t>(0, 300);
+        const int64_t bound_ms = disorder_ms + *rc::gen::inRange<int64_t>(0, 200);
+        for (VertexSpec& v : s.job.vertices) {
+            if (v.kind == OperatorKind::kafka_source) v.watermarks = WatermarkSpec{sim::Duration::millis(bound_ms), std::nullopt};
+            if (v.kind == OperatorKind::dedup) v.dedup.bound = sim::Duration::millis(*rc::gen::inRange<int64_t>(1, 1000));
+        }
+        for (scenarios::InputSpec& in : s.inputs) {
+            in.records = *rc::gen::inRange<int64_t>(0, 400);
+            in.keys = *rc::gen::inRange<int64_t>(1, 40);
+            in.rate_per_second = *rc::gen::inRange<int64_t>(50, 3000);
+            in.event_time = sim::external::EventTimeSpec{sim::Duration::millis(disorder_ms), 0, sim::Duration::zero()};
+        }
+        const uint64_t seed = *rc::gen::inRange<uint64_t>(1, 1000);
+        const auto result = run_scenario(s, RunOptions{seed, nullptr});
+        RC_LOG() << "disorder " << disorder_ms << "ms, watermark bound " << bound_ms << "ms\n" << test::describe(result);
+        RC_ASSERT(result.job_finished);
+        RC_ASSERT(result.expectation_met);
+    });
+}
+
 TEST_CASE("join job: unaligned checkpoints through the two-input task, with crashes, stay exactly-once", "[join]") {
     scenarios::Scenario s = shipped("join-fast-slow");
     s.job.checkpointing.unaligned = true;
