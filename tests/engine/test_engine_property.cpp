@@ -19,6 +19,7 @@
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "tests/engine/scenario_fixtures.h"
+#include "tests/prop_with_cases.h"
 
 namespace eosim::engine {
 namespace {
@@ -32,26 +33,6 @@ constexpr int64_t kInputRecords = 2000;  // at 1000 per second: 2 s of input
 
 std::filesystem::path scenario_file() {
     return std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "kafka-count-eos.json";
-}
-
-// rc::prop with a modest default number of cases, unless RC_PARAMS names max_success.
-template <typename Testable>
-void prop_with_cases(const std::string& description, int cases, Testable&& testable) {
-    SECTION(description) {
-        rc::detail::TestParams params = rc::detail::configuration().testParams;
-        const char* env = std::getenv("RC_PARAMS");
-        if (env == nullptr || std::string(env).find("max_success") == std::string::npos) params.maxSuccess = cases;
-        rc::detail::TestMetadata metadata;
-        metadata.id = description;
-        metadata.description = description;
-        const auto result = rc::detail::checkTestable(std::forward<Testable>(testable), metadata, params);
-        if (!result.template is<rc::detail::SuccessResult>()) {
-            std::ostringstream message;
-            rc::detail::printResultMessage(result, message);
-            INFO(message.str());
-            FAIL();
-        }
-    }
 }
 
 struct Crash {
@@ -110,7 +91,7 @@ TEST_CASE("engine property: a TaskManager crash in the first 50 ms, restarted af
 
 TEST_CASE("engine property: random TaskManager crashes never break exactly-once, and runs are deterministic", "[engine_property]") {
     const scenarios::Scenario shipped = scenarios::load_scenario(scenario_file());
-    prop_with_cases("1-3 crashes of tm0/tm1 within the input, restart delays 0.1-3s", kDefaultCases, [&shipped] {
+    testing::prop_with_cases("1-3 crashes of tm0/tm1 within the input, restart delays 0.1-3s", kDefaultCases, [&shipped] {
         const uint64_t seed = *rc::gen::inRange<uint64_t>(1, 1'000'000);
         const int crash_count = *rc::gen::inRange(1, 4);
         std::vector<Crash> crashes;

@@ -20,6 +20,7 @@
 #include "engine/state/blob_codec.h"
 #include "engine/state/key_groups.h"
 #include "engine/state/state_backend.h"
+#include "tests/prop_with_cases.h"
 
 namespace eosim::engine {
 namespace {
@@ -309,28 +310,9 @@ TEST_CASE("keyed state cells: RocksDB incremental checkpoints of namespaced cell
     }
 }
 
-// rc::prop with fewer cases than rapidcheck's 100 (each opens a few RocksDB instances), unless
-// RC_PARAMS names max_success.
-template <typename Testable>
-void prop_with_cases(const std::string& description, int cases, Testable&& testable) {
-    rc::detail::TestParams params = rc::detail::configuration().testParams;
-    const char* env = std::getenv("RC_PARAMS");
-    if (env == nullptr || std::string(env).find("max_success") == std::string::npos) params.maxSuccess = cases;
-    rc::detail::TestMetadata metadata;
-    metadata.id = description;
-    metadata.description = description;
-    const auto result = rc::detail::checkTestable(std::forward<Testable>(testable), metadata, params);
-    if (!result.template is<rc::detail::SuccessResult>()) {
-        std::ostringstream message;
-        rc::detail::printResultMessage(result, message);
-        INFO(message.str());
-        FAIL();
-    }
-}
-
 TEST_CASE("keyed state cells: the canonical form of each backend restores into the others at another parallelism",
           "[state_backend][cells]") {
-    prop_with_cases("same cells() whichever backend wrote the canonical form", 40, [] {
+    testing::prop_with_cases("same cells() whichever backend wrote the canonical form", 40, [] {
         const auto keys = rc::gen::inRange<int64_t>(-40, 40);
         const auto cells = *rc::gen::container<std::map<StateKey, int64_t>>(
             rc::gen::build<StateKey>(rc::gen::set(&StateKey::key, keys), rc::gen::set(&StateKey::state, rc::gen::inRange(-2, 3)),

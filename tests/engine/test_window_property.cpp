@@ -13,6 +13,7 @@
 #include <string>
 
 #include "tests/engine/scenario_fixtures.h"
+#include "tests/prop_with_cases.h"
 
 namespace eosim::engine {
 namespace {
@@ -61,26 +62,9 @@ std::string describe(const WindowSpec& w) {
            "ms records " + std::to_string(w.size_records);
 }
 
-template <typename Testable>
-void prop_with_cases(const std::string& description, int cases, Testable&& testable) {
-    rc::detail::TestParams params = rc::detail::configuration().testParams;
-    const char* env = std::getenv("RC_PARAMS");
-    if (env == nullptr || std::string(env).find("max_success") == std::string::npos) params.maxSuccess = cases;
-    rc::detail::TestMetadata metadata;
-    metadata.id = description;
-    metadata.description = description;
-    const auto result = rc::detail::checkTestable(std::forward<Testable>(testable), metadata, params);
-    if (!result.template is<rc::detail::SuccessResult>()) {
-        std::ostringstream message;
-        rc::detail::printResultMessage(result, message);
-        INFO(message.str());
-        FAIL();
-    }
-}
-
 TEST_CASE("window property: fault-free, in-bound input, the engine's windows equal the model's exactly", "[window][window_property]") {
     int runs = 0;
-    prop_with_cases("random inputs, watermark strategies and window specs", kDefaultCases, [&runs] {
+    testing::prop_with_cases("random inputs, watermark strategies and window specs", kDefaultCases, [&runs] {
         ++runs;
         const WindowSpec window = random_window();
         const int64_t records = *rc::gen::inRange<int64_t>(100, 500);
