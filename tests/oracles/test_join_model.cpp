@@ -9,49 +9,21 @@
 #include <string>
 #include <vector>
 
-#include "engine/connectors/kafka_sink.h"
 #include "engine/runtime/join_operator.h"
 #include "oracles/reference_model.h"
 #include "oracles/state_after_restore_oracle.h"
+#include "tests/oracles/model_fixture.h"
 
 namespace eosim::oracles {
 namespace {
 
-using engine::EdgeKind;
-using engine::OperatorKind;
-using engine::Record;
-using engine::SourceOffsets;
+using namespace model_fixture;
 using engine::StateKey;
-using engine::VertexSpec;
 using sim::Duration;
 using sim::Time;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-VertexSpec vertex(std::string id, OperatorKind kind, std::vector<engine::InputEdge> inputs, std::string topic = {}) {
-    VertexSpec v;
-    v.id = std::move(id);
-    v.kind = kind;
-    v.parallelism = 1;
-    v.inputs = std::move(inputs);
-    if (kind == OperatorKind::sink) {
-        v.sink_kind = "kafka";
-        v.sink = std::make_shared<engine::KafkaSinkConfig>(
-            engine::KafkaSinkOptions{topic, engine::DeliveryGuarantee::exactly_once, v.id});
-    } else {
-        v.topic = std::move(topic);
-    }
-    return v;
-}
-
 // (The input carries no event time yet: every row's timestamp is 0.)
 sim::external::KafkaRecord input(int64_t key, int64_t value) { return sim::external::KafkaRecord{key, value}; }
-
-Record record(int64_t key, int64_t value, int64_t timestamp) {
-    Record r{key, value};
-    r.timestamp = timestamp;
-    return r;
-}
 
 // left (1 partition), right (1 partition) -> join -> sink.
 engine::JobSpec join_job() {
@@ -59,7 +31,7 @@ engine::JobSpec join_job() {
     job.vertices = {vertex("left", OperatorKind::kafka_source, {}, "l"), vertex("right", OperatorKind::kafka_source, {}, "r"),
                     vertex("join", OperatorKind::join, {{"left", EdgeKind::hash}, {"right", EdgeKind::hash}}),
                     vertex("sink", OperatorKind::sink, {{"join", EdgeKind::forward}}, "out")};
-    return job;
+    return with_parallelism(job, 1);
 }
 
 // Left: (1, 10) (2, 20) (1, 11); right: (1, 3) (3, 4) (1, 5).

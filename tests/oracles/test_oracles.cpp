@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/connectors/kafka_sink.h"
 #include "oracles/at_least_once_output_oracle.h"
 #include "oracles/exactly_once_output_oracle.h"
 #include "oracles/liveness_oracle.h"
@@ -25,44 +24,14 @@
 #include "oracles/visibility_oracle.h"
 #include "sim/external/kafka.h"
 #include "sim/world.h"
+#include "tests/oracles/model_fixture.h"
 
 namespace eosim::oracles {
 namespace {
 
-using engine::EdgeKind;
-using engine::OperatorKind;
-using engine::Record;
-using engine::SourceOffsets;
-using engine::VertexSpec;
+using namespace model_fixture;
 using sim::Duration;
 using sim::Time;
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-VertexSpec vertex(std::string id, OperatorKind kind, std::vector<engine::InputEdge> inputs, std::string topic = {}) {
-    VertexSpec v;
-    v.id = std::move(id);
-    v.kind = kind;
-    v.parallelism = 2;
-    v.inputs = std::move(inputs);
-    if (kind == OperatorKind::sink) {
-        v.sink_kind = "kafka";
-        v.sink = std::make_shared<engine::KafkaSinkConfig>(
-            engine::KafkaSinkOptions{topic, engine::DeliveryGuarantee::exactly_once, v.id});
-    } else {
-        v.topic = std::move(topic);
-    }
-    return v;
-}
-
-// source (2 partitions) -> keyed_count (parallelism 2) -> sink.
-engine::JobSpec count_job() {
-    engine::JobSpec job;
-    job.vertices = {vertex("source", OperatorKind::kafka_source, {}, "in"),
-                    vertex("count", OperatorKind::keyed_count, {{"source", EdgeKind::hash}}),
-                    vertex("sink", OperatorKind::sink, {{"count", EdgeKind::forward}}, "out")};
-    return job;
-}
 
 // Partition 0: keys 1 1 2; partition 1: keys 3 1. Sink output: (1,1) (1,2) (1,3) (2,1) (3,1).
 ModelInput count_input() { return ModelInput{{"in", {{{1, 0}, {1, 0}, {2, 0}}, {{3, 0}, {1, 0}}}}}; }

@@ -11,50 +11,27 @@
 #include <vector>
 
 #include "oracles/reference_model.h"
+#include "tests/oracles/model_fixture.h"
 
 namespace eosim::oracles {
 namespace {
 
-using engine::EdgeKind;
-using engine::OperatorKind;
-using engine::Record;
-using engine::SourceOffsets;
-using engine::VertexSpec;
+using namespace model_fixture;
 using State = std::map<int64_t, int64_t>;
 
-VertexSpec vertex(const std::string& id, OperatorKind kind, const std::string& from, EdgeKind edge, const std::string& uid = "") {
-    VertexSpec v;
-    v.id = id;
-    v.kind = kind;
-    v.uid = uid;
-    v.parallelism = 2;
-    if (kind == OperatorKind::kafka_source) {
-        v.topic = "in";
-    } else {
-        v.inputs = {{from, edge}};
-    }
-    return v;
-}
-
-// v1: source -> count (uid "c") -> sink.
-engine::JobSpec v1() {
-    engine::JobSpec job;
-    job.vertices = {vertex("source", OperatorKind::kafka_source, "", EdgeKind::forward),
-                    vertex("count", OperatorKind::keyed_count, "source", EdgeKind::hash, "c"),
-                    vertex("sink", OperatorKind::sink, "count", EdgeKind::forward, "out")};
-    return job;
-}
+// v1: source -> count (uid "c") -> sink (uid "out").
+engine::JobSpec v1() { return count_job("c", "out"); }
 
 // v2: source -> filter (drops odd values) -> count (uid `count_uid`) -> total (keyed_sum, new) -> sink.
 engine::JobSpec v2(const std::string& count_uid) {
     engine::JobSpec job;
-    VertexSpec filter = vertex("filter", OperatorKind::filter, "source", EdgeKind::forward);
+    VertexSpec filter = vertex("filter", OperatorKind::filter, {{"source", EdgeKind::forward}});
     filter.filter.modulus = 2;
     filter.filter.drop_remainder = 1;
-    job.vertices = {vertex("source", OperatorKind::kafka_source, "", EdgeKind::forward), filter,
-                    vertex("count", OperatorKind::keyed_count, "filter", EdgeKind::hash, count_uid),
-                    vertex("total", OperatorKind::keyed_sum, "count", EdgeKind::hash, "t"),
-                    vertex("sink", OperatorKind::sink, "total", EdgeKind::forward, "out")};
+    job.vertices = {vertex("source", OperatorKind::kafka_source, {}, "in"), filter,
+                    vertex("count", OperatorKind::keyed_count, {{"filter", EdgeKind::hash}}, {}, count_uid),
+                    vertex("total", OperatorKind::keyed_sum, {{"count", EdgeKind::hash}}, {}, "t"),
+                    vertex("sink", OperatorKind::sink, {{"total", EdgeKind::forward}}, "out", "out")};
     return job;
 }
 
@@ -100,8 +77,8 @@ TEST_CASE("reference model deployments: a renamed uid starts afresh and a remove
     }
     SECTION("count removed: source -> sink") {
         engine::JobSpec second;
-        second.vertices = {vertex("source", OperatorKind::kafka_source, "", EdgeKind::forward),
-                           vertex("sink", OperatorKind::sink, "source", EdgeKind::forward, "out")};
+        second.vertices = {vertex("source", OperatorKind::kafka_source, {}, "in"),
+                           vertex("sink", OperatorKind::sink, {{"source", EdgeKind::forward}}, "out", "out")};
         ReferenceModel model(first, tiny_input());
         model.add_deployment(second, kSavepoint);
         CHECK(records(model.expected_output("sink")) == std::vector<Record>{{1, 1}, {1, 5}, {1, 7}, {2, 1}, {2, 8}, {3, 1}});

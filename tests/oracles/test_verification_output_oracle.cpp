@@ -8,35 +8,17 @@
 #include <vector>
 
 #include "oracles/verification_output_oracle.h"
+#include "tests/oracles/model_fixture.h"
 
 namespace eosim::oracles {
 namespace {
 
-using engine::EdgeKind;
-using engine::OperatorKind;
-using engine::Record;
-using engine::SourceOffsets;
-using engine::VertexSpec;
+using namespace model_fixture;
 
-// source -> count (uid "c") -> sink (uid "out").
-engine::JobSpec count_job() {
-    VertexSpec source;
-    source.id = "source";
-    source.kind = OperatorKind::kafka_source;
-    source.topic = "in";
-    VertexSpec count;
-    count.id = "count";
-    count.uid = "c";
-    count.kind = OperatorKind::keyed_count;
-    count.inputs = {{"source", EdgeKind::hash}};
-    VertexSpec sink;
-    sink.id = "sink";
-    sink.uid = "out";
-    sink.kind = OperatorKind::sink;
-    sink.inputs = {{"count", EdgeKind::forward}};
-    engine::JobSpec job;
+// source -> count (uid "c") -> sink (uid "out"), parallelism 1.
+engine::JobSpec verification_job() {
+    engine::JobSpec job = with_parallelism(count_job("c", "out"), 1);
     job.name = "count-v2-verification";
-    job.vertices = {source, count, sink};
     return job;
 }
 
@@ -47,7 +29,7 @@ const SourceOffsets kFrom{{{"in", 0}, 2}};
 const SourceOffsets kTo{{{"in", 0}, 3}};
 
 Verdict judge(const std::vector<Record>& topic) {
-    const engine::JobSpec job = count_job();
+    const engine::JobSpec job = verification_job();
     const ReferenceModel model(job, input());
     VerificationOutputOracle oracle(model);
     oracle.verification_ran(job, kFrom, kTo, "out", [topic] { return RecordMultiset(topic); });
@@ -69,7 +51,7 @@ TEST_CASE("verification output: a duplicated, a lost or a late record fires (neg
 }
 
 TEST_CASE("verification output: no verification job ran is no violation", "[oracle][upgrade]") {
-    const engine::JobSpec job = count_job();
+    const engine::JobSpec job = verification_job();
     const ReferenceModel model(job, input());
     const VerificationOutputOracle oracle(model);
     CHECK(oracle.verdict().passed);
