@@ -27,6 +27,7 @@
 #include "oracles/visibility_oracle.h"
 #include "oracles/window_oracle.h"
 #include "scenarios/coverage.h"
+#include "scenarios/deployment_run.h"
 #include "scenarios/outside_system_registry.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/append_store.h"
@@ -225,197 +226,6 @@ engine::HighAvailability high_availability(const Scenario& s, RunWorld& run) {
     return ha;
 }
 
-constexpr sim::EventKind kUserSavepoint{"user.savepoint"};
-constexpr sim::EventKind kUserStop{"user.stop_with_savepoint"};
-constexpr sim::EventKind kStopVerification{"user.stop_verification_job"};
-constexpr int64_t kAttemptsPerDeployment = 1'000'000;
-
-// The job's deployments over the run ("deployments"): the first is the scenario's job; each later
-// one gets a cluster of its own, built up front (so node names resolve for faults from the start)
-// and started when the previous one stopped with a savepoint, restoring from it. A deployment with
-// "verification" first runs its verification job from that savepoint (on a cluster of its own,
-// built after every deployment's, writing throw-away topics), stops it with a savepoint of its own
-// after `verification_for`, and only then starts from the same savepoint.
-class Deployments {
-public:
-    // What a finished verification job leaves for the oracles.
-    struct Verified {
-        const engine::JobSpec* job;
-        engine::SourceOffsets from;
-        std::optional<engine::SourceOffsets> to;  // its own final savepoint's offsets (none: it read to the end)
-    };
-    // `job`: the program that starts now (a verification job's or the deployment's), from `from`;
-    // `first`: the deployment's program did not run before (false for the live job after its verification).
-    using Starting = std::function<void(const engine::JobSpec& job, const engine::SourceOffsets& from, bool first)>;
-
-    Deployments(const Scenario& scenario, sim::World& world, const engine::EngineServices& services, engine::RunObserver& observer,
-                engine::HighAvailability high_availability)
-        : world_(world) {
-        for (size_t d = 0; d <= scenario.deployments.size(); ++d) jobs_.push_back(scenario.deployment_job(d));
-        for (size_t d = 0; d < jobs_.size(); ++d) {
-            engines_.push_back(std::make_unique<engine::Engine>(
-                world, jobs_[d],
-                engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
-                                     scenario.world.spare_task_managers, Scenario::deployment_suffix(d)},
-                services, observer, high_availability));
-            if (d > 0) engines_.back()->set_deployment(static_cast<int64_t>(d) * kAttemptsPerDeployment, std::nullopt);
-        }
-        verifications_.resize(jobs_.size());
-        for (size_t d = 1; d < jobs_.size(); ++d) {
-            if (!scenario.deployments[d - 1].verification) continue;
-            auto v = std::make_unique<Verification>();
-            v->job = scenario.verification_job(d);
-            v->run_for = scenario.deployments[d - 1].verification_for;
-            v->engine = std::make_unique<engine::Engine>(
-                world, v->job,
-                engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
-                                     scenario.world.spare_task_managers, Scenario::verification_suffix(d)},
-                services, observer, high_availability);
-            verifications_[d] = std::move(v);
-        }
-    }
-    engine::Engine& live() { return *engines_[live_]; }
-    // The engine running now: the live deployment's, or a verification job's while it runs.
-    engine::Engine& current() { return verifying_ ? *verifications_[live_ + 1]->engine : *engines_[live_]; }
-    size_t live_index() const { return live_; }
-    engine::Engine& at(size_t d) { return *engines_[d]; }
-    size_t size() const { return engines_.size(); }
-    const std::vector<engine::JobSpec>& jobs() const { return jobs_; }
-    // Every job the run may have started: the deployments', then the verification jobs'.
-    std::vector<const engine::JobSpec*> all_jobs() const {
-        std::vector<const engine::JobSpec*> all;
-        for (const engine::JobSpec& job : jobs_) all.push_back(&job);
-        for (const auto& v : verifications_) {
-            if (v) all.push_back(&v->job);
-        }
-        return all;
-    }
-    // The running job finished and another one follows: a verification job is always followed by its
-    // live deployment; a live deployment after its stop-with-savepoint by the next one.
-    bool hands_over() const {
-        if (verifying_) return true;
-        if (live_ + 1 >= engines_.size()) return false;
-        for (const engine::SavepointRequest& r : engines_[live_]->savepoint_requests()) {
-            if (r.type.terminates() && r.done) return true;
-        }
-        return false;
-    }
-    // Starts what follows the finished job: the next deployment's verification job, or the next
-    // deployment, from the live one's final savepoint; `starting` hears of it first.
-    void hand_over(const Scenario& scenario, const Starting& starting, const std::function<void(const Verified&)>& verified) {
-        if (verifying_) {
-            Verification& v = *verifications_[live_ + 1];
-            std::optional<engine::SourceOffsets> to;
-            for (const engine::SavepointRequest& r : v.engine->savepoint_requests()) {
-                if (r.type.terminates() && r.done) to = r.offsets;
-            }
-            v.engine->shut_down();
-            verifying_ = false;
-            verified(Verified{&v.job, savepoint_offsets_, to});
-            start_next(scenario, starting, false);
-            return;
-        }
-        for (const engine::SavepointRequest& r : engines_[live_]->savepoint_requests()) {
-            if (r.type.terminates() && r.done) {
-                savepoint_path_ = r.path;
-                savepoint_offsets_ = r.offsets;
-            }
-        }
-        engines_[live_]->shut_down();
-        if (Verification* v = verifications_[live_ + 1].get()) {
-            verifying_ = true;
-            starting(v->job, savepoint_offsets_, true);
-            v->engine->set_deployment(static_cast<int64_t>(live_ + 1) * kAttemptsPerDeployment + kAttemptsPerDeployment / 2,
-                                      engine::SavepointRestoreSettings{savepoint_path_, scenario.deployments[live_].allow_non_restored_state});
-            v->engine->start();
-            engine::Engine* verifier = v->engine.get();
-            world_.scheduler().schedule(v->run_for, sim::kNoNode, kStopVerification, live_ + 1, [verifier] {
-                verifier->request_savepoint(engine::SnapshotType{engine::SnapshotKind::terminate_savepoint, false});
-            });
-            return;
-        }
-        start_next(scenario, starting, true);
-    }
-    engine::EngineStats total_stats() {
-        engine::EngineStats total;
-        std::vector<engine::Engine*> all;
-        for (const auto& e : engines_) all.push_back(e.get());
-        for (const auto& v : verifications_) {
-            if (v) all.push_back(v->engine.get());
-        }
-        for (engine::Engine* e : all) {
-            const engine::EngineStats& s = e->stats();
-            total.checkpoints_triggered += s.checkpoints_triggered;
-            total.checkpoints_completed += s.checkpoints_completed;
-            total.checkpoints_aborted += s.checkpoints_aborted;
-            for (const auto& [reason, n] : s.checkpoints_aborted_by_reason) total.checkpoints_aborted_by_reason[reason] += n;
-            total.checkpoint_trigger_failures += s.checkpoint_trigger_failures;
-            total.checkpoint_files_discarded += s.checkpoint_files_discarded;
-            total.checkpoint_bytes_discarded += s.checkpoint_bytes_discarded;
-            total.failovers += s.failovers;
-            total.records_read += s.records_read;
-            total.savepoints_completed += s.savepoints_completed;
-            total.shared_bytes_uploaded += s.shared_bytes_uploaded;
-            total.shared_bytes_referenced += s.shared_bytes_referenced;
-            total.shared_files_discarded += s.shared_files_discarded;
-        }
-        return total;
-    }
-
-private:
-    struct Verification {
-        engine::JobSpec job;  // before the engine, which refers to it
-        sim::Duration run_for;
-        std::unique_ptr<engine::Engine> engine;
-    };
-    void start_next(const Scenario& scenario, const Starting& starting, bool first) {
-        ++live_;
-        starting(jobs_[live_], savepoint_offsets_, first);
-        engines_[live_]->set_deployment(static_cast<int64_t>(live_) * kAttemptsPerDeployment,
-                                        engine::SavepointRestoreSettings{savepoint_path_, scenario.deployments[live_ - 1].allow_non_restored_state});
-        engines_[live_]->start();
-    }
-
-    sim::World& world_;
-    std::vector<engine::JobSpec> jobs_;  // filled before any engine refers to one
-    std::vector<std::unique_ptr<engine::Engine>> engines_;
-    std::vector<std::unique_ptr<Verification>> verifications_;  // by deployment; null: none
-    size_t live_ = 0;
-    bool verifying_ = false;
-    std::string savepoint_path_;               // the last stop-with-savepoint's
-    engine::SourceOffsets savepoint_offsets_;  // and its source offsets
-};
-
-// The user's side of savepoints: "savepoints" at times or protocol points go to the live
-// deployment; each later deployment's "at" stops the one before it with a savepoint.
-void schedule_user_requests(const Scenario& scenario, sim::World& world, Deployments& deployments) {
-    Deployments* all = &deployments;
-    for (const SavepointSpec& savepoint : scenario.savepoints) {
-        if (savepoint.at) {
-            world.scheduler().schedule(*savepoint.at, sim::kNoNode, kUserSavepoint, 0, [all] {
-                all->live().request_savepoint(engine::SnapshotType{engine::SnapshotKind::savepoint, false});
-            });
-            continue;
-        }
-        auto seen = std::make_shared<int32_t>(0);
-        const std::string point = savepoint.at_point;
-        const int32_t occurrence = savepoint.occurrence;
-        sim::World* w = &world;
-        world.on_point([all, w, seen, point, occurrence](const sim::ProtocolPointEvent& event) {
-            if (event.point != point || ++*seen != occurrence) return;
-            w->scheduler().schedule(sim::Duration::zero(), sim::kNoNode, kUserSavepoint, 1, [all] {
-                all->live().request_savepoint(engine::SnapshotType{engine::SnapshotKind::savepoint, false});
-            });
-        });
-    }
-    for (size_t d = 0; d < scenario.deployments.size(); ++d) {
-        const bool drain = scenario.deployments[d].drain;
-        world.scheduler().schedule(scenario.deployments[d].at, sim::kNoNode, kUserStop, d, [all, d, drain] {
-            all->at(d).request_savepoint(engine::SnapshotType{engine::SnapshotKind::terminate_savepoint, drain});
-        });
-    }
-}
-
 // What a committed reader of `sink` sees, records with their event timestamps, read when asked.
 oracles::WindowOutputOracle::TimedReader timed_reader(const engine::VertexSpec* sink, const engine::OutsideSystems& systems) {
     if (sink == nullptr) return {};
@@ -500,7 +310,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     if (options.observer != nullptr) fanout.add(options.observer);
     ProgressWatch progress;
     fanout.add(&progress);
-    Deployments deployments(scenario, world, services, fanout, high_availability(scenario, run));
+    DeploymentRun deployments(scenario, world, services, fanout, high_availability(scenario, run));
     fanout.set_hand_over([&deployments] { return deployments.hands_over(); }, &timeline);
     sim::OutsideFaults hooks{
         [&run](sim::Time until) { run.kafka.set_unavailable_until(until); },
@@ -628,7 +438,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     if (visibility != nullptr) visibility->start();
     if (table_reader != nullptr) table_reader->start();
     if (storage_checker != nullptr) storage_checker->start();
-    schedule_user_requests(scenario, world, deployments);
+    deployments.schedule_user_requests();
     deployments.live().start();
     const uint64_t max_events = options.max_events;
     // A hung run ends early, as a liveness failure, once every fault has fired, their effects are
@@ -651,13 +461,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         if (!deployments.current().finished() || !deployments.hands_over()) break;
         const size_t next_deployment = deployments.live_index() + 1;
         deployments.hand_over(
-            scenario,
             [&](const engine::JobSpec& next, const engine::SourceOffsets& from, bool first) {
                 // A deployment with a program of its own: the model runs it from the savepoint's offsets on.
                 if (first && scenario.deployments[next_deployment - 1].job_vertices) model.add_deployment(next, from);
                 if (state_oracle != nullptr) state_oracle->set_job(next);
             },
-            [&](const Deployments::Verified& ran) {
+            [&](const DeploymentRun::Verified& ran) {
                 if (verification == nullptr) return;
                 for (const engine::VertexSpec& v : ran.job->vertices) {
                     const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(v.sink.get());

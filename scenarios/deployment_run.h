@@ -1,0 +1,85 @@
+#pragma once
+// The job's deployments over one run (a scenario's "deployments"): the first is the scenario's job;
+// each later one gets a cluster of its own, built up front (so node names resolve for faults from
+// the start) and started when the previous one stopped with a savepoint, restoring from it. A
+// deployment with "verification" first runs its verification job from that savepoint (on a cluster
+// of its own, built after every deployment's, writing throw-away topics), stops it with a savepoint
+// of its own after `verification_for`, and only then starts from the same savepoint. The user's
+// side (scheduled "savepoints" and each deployment's stop-with-savepoint) is scheduled here too.
+//
+// The runner (scenarios/scenario_run.h) drives it: it runs the scheduler until current() finished,
+// asks hands_over() and then hand_over(), which tells it what starts (for the reference model and
+// the state oracle) and what a verification job left (for the verification oracle).
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/runtime/engine.h"
+#include "scenarios/scenario.h"
+#include "sim/world.h"
+
+namespace eosim::scenarios {
+
+class DeploymentRun {
+public:
+    // What a finished verification job leaves for the oracles.
+    struct Verified {
+        const engine::JobSpec* job;
+        engine::SourceOffsets from;
+        std::optional<engine::SourceOffsets> to;  // its own final savepoint's offsets (none: it read to the end)
+    };
+    // `job`: the program that starts now (a verification job's or the deployment's), from `from`;
+    // `first`: the deployment's program did not run before (false for the live job after its verification).
+    using Starting = std::function<void(const engine::JobSpec& job, const engine::SourceOffsets& from, bool first)>;
+    using VerificationDone = std::function<void(const Verified&)>;
+
+    // Builds every deployment's and verification job's engine (none started). `scenario` and
+    // `world` must outlive this.
+    DeploymentRun(const Scenario& scenario, sim::World& world, const engine::EngineServices& services, engine::RunObserver& observer,
+                  engine::HighAvailability high_availability);
+    ~DeploymentRun();
+    DeploymentRun(const DeploymentRun&) = delete;
+    DeploymentRun& operator=(const DeploymentRun&) = delete;
+
+    // The user's side of savepoints: "savepoints" at times or protocol points go to the live
+    // deployment; each later deployment's "at" stops the one before it with a savepoint.
+    void schedule_user_requests();
+
+    engine::Engine& live() { return *engines_[live_]; }
+    // The engine running now: the live deployment's, or a verification job's while it runs.
+    engine::Engine& current();
+    size_t live_index() const { return live_; }
+    // Every deployment's program, in order (the first is the scenario's job).
+    const std::vector<engine::JobSpec>& jobs() const { return jobs_; }
+    // Every job the run may have started: the deployments', then the verification jobs'.
+    std::vector<const engine::JobSpec*> all_jobs() const;
+    // The running job finished and another one follows: a verification job is always followed by its
+    // live deployment; a live deployment after its stop-with-savepoint by the next one.
+    bool hands_over() const;
+    // Starts what follows the finished job: the next deployment's verification job, or the next
+    // deployment, from the live one's final savepoint; `starting` hears of it first, `verified` of a
+    // verification job that finished.
+    void hand_over(const Starting& starting, const VerificationDone& verified);
+    // The statistics of every engine (deployments and verification jobs) added up.
+    engine::EngineStats total_stats() const;
+
+private:
+    struct Verification;
+    void start_verification(Verification& v, const Starting& starting);
+    void start_next(const Starting& starting, bool first);
+
+    const Scenario& scenario_;
+    sim::World& world_;
+    std::vector<engine::JobSpec> jobs_;  // filled before any engine refers to one
+    std::vector<std::unique_ptr<engine::Engine>> engines_;
+    std::vector<std::unique_ptr<Verification>> verifications_;  // by deployment; null: none
+    size_t live_ = 0;
+    bool verifying_ = false;
+    std::string savepoint_path_;               // the last stop-with-savepoint's
+    engine::SourceOffsets savepoint_offsets_;  // and its source offsets
+};
+
+}  // namespace eosim::scenarios
