@@ -230,11 +230,14 @@ void ReferenceModel::produce_join(const engine::VertexSpec& v, const engine::Sou
 }
 
 const RecordMultiset& ReferenceModel::expected_output(const std::string& sink_vertex) const {
+    static const RecordMultiset kNothing;
+    const std::map<std::string, RecordMultiset>* expected = &expected_;
     if (!segments_.empty()) {
         evaluate_segmented_outputs();
-        return segmented_expected_.at(sink_vertex);
+        expected = &segmented_expected_;
     }
-    return expected_.at(sink_vertex);
+    const auto it = expected->find(sink_vertex);
+    return it == expected->end() ? kNothing : it->second;
 }
 
 const std::vector<Record>& ReferenceModel::sink_output(const std::string& id) const {
@@ -248,11 +251,14 @@ const std::vector<Record>& ReferenceModel::sink_output(const std::string& id) co
 }
 
 const std::vector<Record>& ReferenceModel::final_table(const std::string& sink_vertex) const {
+    static const std::vector<Record> kNothing;
+    const std::map<std::string, std::vector<Record>>* tables = &final_tables_;
     if (!segments_.empty()) {
         evaluate_segmented_outputs();
-        return segmented_tables_.at(sink_vertex);
+        tables = &segmented_tables_;
     }
-    return final_tables_.at(sink_vertex);
+    const auto it = tables->find(sink_vertex);
+    return it == tables->end() ? kNothing : it->second;
 }
 
 int64_t ReferenceModel::watermark_upper_bound(const std::string& id, const engine::SourceOffsets& prefix) const {

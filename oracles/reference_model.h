@@ -50,14 +50,17 @@ public:
 
     // Every record the sink vertex must hold, over the whole input, as a compact sorted multiset:
     // the order means nothing. Built once, at construction, by streaming the input through the
-    // job's vertices (no vertex's output is materialised).
+    // job's vertices (no vertex's output is materialised). With deployments (add_deployment) any
+    // program's sink, named by the id of the first program that has its uid; a sink no program the
+    // model ran has (a later deployment's that the run never reached) expects nothing.
     const RecordMultiset& expected_output(const std::string& sink_vertex) const;
     // The output of any vertex over the whole input, unpacked and sorted by (key, value): for tests
     // and small jobs (evaluated anew on first request, then kept).
     const std::vector<engine::Record>& sink_output(const std::string& vertex) const;
     // The sink vertex's output as a keyed table: each key's last record, in the order the model
     // produced them (each key's own order, which the engine keeps as long as one subtask owns a key
-    // from its keyed operator to the sink), one record per key, sorted by key.
+    // from its keyed operator to the sink), one record per key, sorted by key. Sinks as for
+    // expected_output.
     const std::vector<engine::Record>& final_table(const std::string& sink_vertex) const;
     // The keyed state of a keyed vertex after the sources consumed exactly `prefix` (records
     // below each partition's offset; a partition not named counts as not consumed).

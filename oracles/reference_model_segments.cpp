@@ -2,6 +2,7 @@
 // the history is cut at each such deployment's savepoint offsets into segments, each evaluated with
 // its own program over its own range of the input, its keyed state continuing the previous
 // segment's by uid. Evaluation reuses ReferenceModel::produce over an input range [from, to).
+#include <set>
 #include <stdexcept>
 
 #include "oracles/reference_model.h"
@@ -123,27 +124,33 @@ RecordMultiset ReferenceModel::output_between(const engine::JobSpec& job, const 
     return RecordMultiset::from_stream([&](const Visit& visit) { run_program(job, &from, to, base, sink_uid, visit); });
 }
 
-// Each sink of the first program: the concatenation of every segment's output of the sink with its
-// uid (a segment whose program lacks it contributes nothing), and its keyed table.
+// Each sink of every program, by the vertex id of the first program that has its uid (a sink
+// whose id an earlier program's sink with another uid holds is left out): the concatenation of
+// every segment's output of the sink with its uid (a segment whose program lacks it contributes
+// nothing), and its keyed table.
 void ReferenceModel::evaluate_segmented_outputs() const {
     if (segmented_outputs_ready_) return;
     segmented_expected_.clear();
     segmented_tables_.clear();
-    for (const engine::VertexSpec& sink : job_.vertices) {
-        if (sink.kind != engine::OperatorKind::sink) continue;
-        std::map<int64_t, int64_t> latest;
-        int passes = 0;
-        segmented_expected_[sink.id] = RecordMultiset::from_stream([&](const Visit& visit) {
-            const bool first = passes++ == 0;
-            for (size_t k = 0; k < segments(); ++k) {
-                run_segment(k, states_before_segment(k), nullptr, sink.uid_or_id(), [&](const engine::Record& r) {
-                    if (first) latest[r.key] = r.value;
-                    visit(r);
-                });
-            }
-        });
-        std::vector<engine::Record>& table = segmented_tables_[sink.id];
-        for (const auto& [key, value] : latest) table.push_back(engine::Record{key, value});
+    std::set<std::string> uids;
+    for (size_t program = 0; program < segments(); ++program) {
+        for (const engine::VertexSpec& sink : segment_job(program).vertices) {
+            if (sink.kind != engine::OperatorKind::sink || segmented_expected_.contains(sink.id)) continue;
+            if (!uids.insert(sink.uid_or_id()).second) continue;
+            std::map<int64_t, int64_t> latest;
+            int passes = 0;
+            segmented_expected_[sink.id] = RecordMultiset::from_stream([&](const Visit& visit) {
+                const bool first = passes++ == 0;
+                for (size_t k = 0; k < segments(); ++k) {
+                    run_segment(k, states_before_segment(k), nullptr, sink.uid_or_id(), [&](const engine::Record& r) {
+                        if (first) latest[r.key] = r.value;
+                        visit(r);
+                    });
+                }
+            });
+            std::vector<engine::Record>& table = segmented_tables_[sink.id];
+            for (const auto& [key, value] : latest) table.push_back(engine::Record{key, value});
+        }
     }
     segmented_outputs_ready_ = true;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string_view>
 
 #include "engine/checkpointing/checkpoint_storage.h"
@@ -15,6 +16,7 @@
 #include "engine/runtime/engine.h"
 #include "engine/runtime/protocol_points.h"
 #include "oracles/at_least_once_output_oracle.h"
+#include "oracles/every_sink_oracle.h"
 #include "oracles/exactly_once_output_oracle.h"
 #include "oracles/freshness_oracle.h"
 #include "oracles/liveness_oracle.h"
@@ -226,6 +228,43 @@ engine::HighAvailability high_availability(const Scenario& s, RunWorld& run) {
     return ha;
 }
 
+// What a committed reader of `sink`'s outside system sees, read once after the run (oracles ask
+// only then) into a compact sorted multiset that every oracle of the sink shares. A Kafka sink's
+// content is streamed from the topic (no unpacked copy of it exists at any time).
+oracles::SinkReader committed_reader(const engine::VertexSpec& sink, const engine::OutsideSystems& systems) {
+    auto content = std::make_shared<std::optional<oracles::RecordMultiset>>();
+    return [&sink, &systems, content]() -> oracles::RecordMultiset {
+        if (!*content) {
+            if (const auto* kafka_sink = dynamic_cast<const engine::KafkaSinkConfig*>(sink.sink.get())) {
+                *content = oracles::RecordMultiset::from_stream(
+                    [&](const oracles::RecordMultiset::Visit& visit) { kafka_sink->for_each_output(systems, visit); });
+            } else {
+                *content = oracles::RecordMultiset(sink.sink->read_output(systems));
+            }
+        }
+        return **content;
+    };
+}
+
+// The sinks the output oracles judge: every sink of every deployment's program, in program order
+// (the job's own first). A sink counts once, by uid, as the first program that has it names it; a
+// later sink whose id an earlier sink with another uid holds is left out (the reference model keys
+// expected outputs by that id: oracles/reference_model.h).
+std::vector<const engine::VertexSpec*> output_sinks(const std::vector<engine::JobSpec>& programs) {
+    std::vector<const engine::VertexSpec*> sinks;
+    std::set<std::string> ids;
+    std::set<std::string> uids;
+    for (const engine::JobSpec& program : programs) {
+        for (const engine::VertexSpec& v : program.vertices) {
+            if (v.kind != engine::OperatorKind::sink || ids.contains(v.id)) continue;
+            if (!uids.insert(v.uid_or_id()).second) continue;
+            ids.insert(v.id);
+            sinks.push_back(&v);
+        }
+    }
+    return sinks;
+}
+
 // What a committed reader of `sink` sees, records with their event timestamps, read when asked.
 oracles::WindowOutputOracle::TimedReader timed_reader(const engine::VertexSpec* sink, const engine::OutsideSystems& systems) {
     if (sink == nullptr) return {};
@@ -285,22 +324,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     }
     oracles::ReferenceModel model(scenario.job, std::move(model_input), std::move(model_tables));
     const engine::VertexSpec& sink = sink_vertex(scenario.job);
-    // The sink's committed content, read once after the run (oracles ask only then) into a compact
-    // sorted multiset that every oracle shares. A Kafka sink's content is streamed from the topic
-    // (no unpacked copy of it exists at any time).
-    std::optional<oracles::RecordMultiset> sink_content;
-    const oracles::SinkReader reader = [&services, &sink, &sink_content]() -> oracles::RecordMultiset {
-        if (!sink_content) {
-            if (const auto* kafka_sink = dynamic_cast<const engine::KafkaSinkConfig*>(sink.sink.get())) {
-                sink_content = oracles::RecordMultiset::from_stream(
-                    [&](const oracles::RecordMultiset::Visit& visit) { kafka_sink->for_each_output(services.systems, visit); });
-            } else {
-                sink_content = oracles::RecordMultiset(sink.sink->read_output(services.systems));
-            }
-        }
-        return *sink_content;
-    };
-    const engine::SinkOutputShape shape = sink.sink->output_shape();
+    const oracles::SinkReader reader = committed_reader(sink, services.systems);
 
     ObserverFanout fanout;
     TimelineRecorder timeline;
@@ -341,7 +365,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
 
     std::vector<std::unique_ptr<oracles::Oracle>> checks;
     std::vector<OracleKind> kinds;
-    oracles::ExactlyOnceOutputOracle* exactly_once = nullptr;
+    std::vector<oracles::ExactlyOnceOutputOracle*> exactly_once;  // one per judged sink
     oracles::VisibilityOracle* visibility = nullptr;
     oracles::NoKeyBackwardsOracle* table_reader = nullptr;
     oracles::FreshnessOracle* freshness = nullptr;
@@ -352,16 +376,28 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     for (OracleKind kind : scenario.oracles) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
-            case OracleKind::exactly_once_output:
-            {
-                auto e = std::make_unique<oracles::ExactlyOnceOutputOracle>(model, sink.id, shape, reader);
-                exactly_once = e.get();
-                oracle = std::move(e);
+            case OracleKind::exactly_once_output: {
+                // Every sink of every deployment's program (the job's first one's reader is `reader`).
+                auto every = std::make_unique<oracles::EverySinkOracle>("exactly_once_output");
+                for (const engine::VertexSpec* judged : output_sinks(deployments.jobs())) {
+                    auto e = std::make_unique<oracles::ExactlyOnceOutputOracle>(
+                        model, judged->id, judged->sink->output_shape(),
+                        judged->id == sink.id ? reader : committed_reader(*judged, services.systems));
+                    exactly_once.push_back(e.get());
+                    every->add(std::move(e));
+                }
+                oracle = std::move(every);
                 break;
             }
-            case OracleKind::at_least_once_output:
-                oracle = std::make_unique<oracles::AtLeastOnceOutputOracle>(model, sink.id, reader);
+            case OracleKind::at_least_once_output: {
+                auto every = std::make_unique<oracles::EverySinkOracle>("at_least_once_output");
+                for (const engine::VertexSpec* judged : output_sinks(deployments.jobs())) {
+                    every->add(std::make_unique<oracles::AtLeastOnceOutputOracle>(
+                        model, judged->id, judged->id == sink.id ? reader : committed_reader(*judged, services.systems)));
+                }
+                oracle = std::move(every);
                 break;
+            }
             case OracleKind::state_after_restore: {
                 auto o = std::make_unique<oracles::StateAfterRestoreOracle>(model, scenario.job);
                 state_oracle = o.get();
@@ -470,7 +506,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                 if (verification == nullptr) return;
                 for (const engine::VertexSpec& v : ran.job->vertices) {
                     const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(v.sink.get());
-                    if (kafka == nullptr || v.uid_or_id() != sink.uid_or_id()) continue;
+                    if (kafka == nullptr) continue;  // every Kafka sink of the job: each writes a throw-away topic
                     verification->verification_ran(*ran.job, ran.from, ran.to, v.uid_or_id(), [&services, kafka] {
                         return oracles::RecordMultiset::from_stream(
                             [&](const oracles::RecordMultiset::Visit& visit) { kafka->for_each_output(services.systems, visit); });
@@ -492,7 +528,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         } else {
             cut = "cut at the time_limit (" + seconds_text(sim::Time::zero() + scenario.time_limit) + ") before the job finished";
         }
-        if (exactly_once != nullptr) exactly_once->set_run_cut(cut);
+        for (oracles::ExactlyOnceOutputOracle* e : exactly_once) e->set_run_cut(cut);
         if (window_oracle != nullptr) window_oracle->set_run_cut(cut);
     }
 

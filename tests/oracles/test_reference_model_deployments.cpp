@@ -2,14 +2,18 @@
 // program from a savepoint's offsets on. Hand-computed over a tiny input: the expected output is
 // v1's output up to the offsets followed by v2's from them; operators that kept their uid continue
 // their state, an added one starts empty, a removed one's state is gone, and a renamed uid starts
-// afresh.
+// afresh. A sink a later program adds expects that program's output over its own range only, and
+// EverySinkOracle judges it next to the kept sink (negative controls: a duplicate, a record of v1's range).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "oracles/every_sink_oracle.h"
+#include "oracles/exactly_once_output_oracle.h"
 #include "oracles/reference_model.h"
 #include "tests/oracles/model_fixture.h"
 
@@ -87,6 +91,57 @@ TEST_CASE("reference model deployments: a renamed uid starts afresh and a remove
         model.add_deployment(third, kEnd);
         CHECK(model.keyed_state("count", kEnd) == State{});
     }
+}
+
+// v2 of v1 plus a sink v1 did not have: source -> filter (drops odd values) -> audit (uid "a").
+engine::JobSpec v2_with_audit() {
+    engine::JobSpec job = v1();
+    VertexSpec filter = vertex("filter", OperatorKind::filter, {{"source", EdgeKind::forward}});
+    filter.filter.modulus = 2;
+    filter.filter.drop_remainder = 1;
+    job.vertices.insert(job.vertices.begin() + 2, filter);
+    job.vertices.push_back(vertex("audit", OperatorKind::sink, {{"filter", EdgeKind::forward}}, "audit", "a"));
+    return job;
+}
+
+TEST_CASE("reference model deployments: a sink added by a later program expects its output over that program's range only", "[reference_model][upgrade]") {
+    const engine::JobSpec first = v1();
+    const engine::JobSpec second = v2_with_audit();
+    ReferenceModel model(first, tiny_input());
+    // Before the deployment the model has no such sink: nothing is expected of it.
+    CHECK(records(model.expected_output("audit")).empty());
+    model.add_deployment(second, kSavepoint);
+    // After the savepoint: (1,5) | (1,7) (2,8): only (2,8) has an even value. The kept sink continues.
+    CHECK(records(model.expected_output("audit")) == std::vector<Record>{{2, 8}});
+    CHECK(model.final_table("audit") == std::vector<Record>{{2, 8}});
+    CHECK(records(model.expected_output("sink")) == std::vector<Record>{{1, 1}, {1, 2}, {1, 3}, {2, 1}, {2, 2}, {3, 1}});
+}
+
+TEST_CASE("every-sink oracle: passes when each sink's oracle passes, fires naming the sink whose oracle fired", "[oracles][upgrade]") {
+    const engine::JobSpec first = v1();
+    const engine::JobSpec second = v2_with_audit();
+    ReferenceModel model(first, tiny_input());
+    model.add_deployment(second, kSavepoint);
+    const std::vector<Record> sink = records(model.expected_output("sink"));
+    auto judge = [&](const std::vector<Record>& audit) {
+        EverySinkOracle every("exactly_once_output");
+        every.add(std::make_unique<ExactlyOnceOutputOracle>(model, "sink", engine::SinkOutputShape::appended,
+                                                            [&] { return RecordMultiset(sink); }));
+        every.add(std::make_unique<ExactlyOnceOutputOracle>(model, "audit", engine::SinkOutputShape::appended,
+                                                            [audit] { return RecordMultiset(audit); }));
+        return every.verdict();
+    };
+    const Verdict good = judge({{2, 8}});
+    INFO(good.message);
+    CHECK(good.passed);
+    CHECK(contains(good.message, "sink 'sink'"));
+    CHECK(contains(good.message, "sink 'audit'"));
+    // Negative controls: the added sink's record duplicated, or one of v1's range written into it.
+    const Verdict duplicated = judge({{2, 8}, {2, 8}});
+    CHECK_FALSE(duplicated.passed);
+    CHECK(contains(duplicated.message, "sink 'audit'"));
+    CHECK_FALSE(contains(duplicated.message, "sink 'sink'"));
+    CHECK_FALSE(judge({{2, 8}, {2, 3}}).passed);
 }
 
 }  // namespace
