@@ -18,10 +18,10 @@
 // where expiry would decide the outcome (kept after the expiry, dropped before it: it depends on the
 // interleaving). The decision: late input is not handled specially here (no side output, no
 // drop): the operator applies the rule to whatever state it holds, and a dedup is exact only for
-// in-bound input. The loader is to refuse a dedup downstream of an input with late records
-// (`event_time.late_percent` > 0) or of a source with idle splits (`watermarks.idle_timeout`),
-// whose records may be behind the combined watermark too; that check waits for those keys
-// (helper A's input event time) and is not there yet.
+// in-bound input. The loader refuses a dedup downstream of an input with late records
+// (`event_time.late_percent` > 0, scenarios/loader/read_input.cpp); a source with idle splits
+// (`watermarks.idle_timeout`), whose records may be behind the combined watermark too, is not
+// refused yet.
 #include <cstdint>
 #include <memory>
 #include <optional>

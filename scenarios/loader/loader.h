@@ -81,6 +81,7 @@ private:
     void read_restart(const Value& v);
     void read_runtime(const Value& v);
     void read_input(const Value& v);
+    void check_no_late_records_into_dedup(const Value& late_percent, const InputSpec& in) const;
     void read_faults(const Value& v);
     void read_fault(const Value& v);
     void read_trigger(const Object& o, sim::FaultSpec& fault);

@@ -19,6 +19,51 @@ sim::external::EventTimeSpec read_event_time(const Value& v) {
     return e;
 }
 
+namespace {
+
+// The first dedup vertex of `vertices` (a program, in topological order) that records of `topic`
+// reach, through any path; nullptr when none does.
+const engine::VertexSpec* dedup_reached_from(const std::vector<engine::VertexSpec>& vertices, const std::string& topic,
+                                             size_t& index) {
+    std::set<std::string> reached;
+    for (size_t i = 0; i < vertices.size(); ++i) {
+        const engine::VertexSpec& v = vertices[i];
+        bool reaches = v.kind == engine::OperatorKind::kafka_source && v.topic == topic;
+        for (const engine::InputEdge& edge : v.inputs) reaches = reaches || reached.contains(edge.from);
+        if (!reaches) continue;
+        if (v.kind == engine::OperatorKind::dedup) {
+            index = i;
+            return &v;
+        }
+        reached.insert(v.id);
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+// The dedup's model is exact only for in-bound input (engine/runtime/dedup_operator.h): refuse
+// late records in an input that any program's dedup reads.
+void Loader::check_no_late_records_into_dedup(const Value& late_percent, const InputSpec& in) const {
+    if (!in.event_time || in.event_time->late_percent == 0) return;
+    std::vector<std::pair<std::string, const std::vector<engine::VertexSpec>*>> programs{{"/job/vertices", &s_.job.vertices}};
+    for (size_t d = 0; d < s_.deployments.size(); ++d) {
+        if (s_.deployments[d].job_vertices) {
+            programs.emplace_back("/deployments/" + std::to_string(d) + "/job_vertices", &*s_.deployments[d].job_vertices);
+        }
+    }
+    for (const auto& [path, vertices] : programs) {
+        size_t index = 0;
+        const engine::VertexSpec* dedup = dedup_reached_from(*vertices, in.topic, index);
+        if (dedup == nullptr) continue;
+        late_percent.fail("expected no late records (late_percent 0) in an input that reaches a dedup, found " +
+                          std::to_string(in.event_time->late_percent) + ": topic " + in_quotes(in.topic) + " reaches dedup " +
+                          in_quotes(dedup->id) + " (" + path + "/" + std::to_string(index) +
+                          "), whose model is exact only for in-bound input (a late record is kept or dropped depending "
+                          "on whether its key's period has expired yet: engine/runtime/dedup_operator.h)");
+    }
+}
+
 void Loader::read_input(const Value& v) {
     for_each_element(v, "an array of inputs", [&](const Value& element) {
         const Object o(element, {"topic", "records", "keys", "rate_per_second", "value_min", "value_max", "hot_key_percent", "event_time"},
@@ -52,7 +97,10 @@ void Loader::read_input(const Value& v) {
         if (auto x = o.get("hot_key_percent")) {
             in.hot_key_percent = read_int32(*x, IntRange{0, 100, "a percentage from 0 to 100"});
         }
-        if (auto x = o.get("event_time")) in.event_time = read_event_time(*x);
+        if (auto x = o.get("event_time")) {
+            in.event_time = read_event_time(*x);
+            if (in.event_time->late_percent > 0) check_no_late_records_into_dedup(x->child("late_percent"), in);
+        }
         if (in.value_max < in.value_min) {
             const Value where = o.has("value_max") ? *o.get("value_max") : *o.get("value_min");
             where.fail("expected value_max >= value_min, found value_min " + std::to_string(in.value_min) +

@@ -1,12 +1,14 @@
 // The loader's join and dedup vertices (scenarios/loader/read_job.cpp): the shipped scenarios load
 // with their values, and every shape the two operators cannot run exactly is a ScenarioError that
-// names the JSON path and what was expected.
+// names the JSON path and what was expected: late records in an input a dedup reads (in any
+// deployment's program) too, also through `eosim run` on the fixture tests/cli/fixtures/dedup-late-input.json.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <string>
 
 #include "scenarios/scenario.h"
+#include "tests/cli/test_support.h"
 #include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
@@ -72,6 +74,41 @@ TEST_CASE("loader: join and dedup shapes that cannot run exactly are errors", "[
     json two_dedup_inputs = job();
     two_dedup_inputs["job"]["vertices"][2]["inputs"].push_back(json::parse(R"({"from": "r", "edge": "hash"})"));
     check_error(two_dedup_inputs, "/job/vertices/2/inputs", "expected one input (only a union or a join reads several)");
+}
+
+// An input of `topic` with 5% late records.
+json late_input(const std::string& topic) {
+    return json::parse(R"([{"topic": ")" + topic + R"(", "records": 100, "event_time": {"late_percent": 5, "late_by": "2s"}}])");
+}
+
+TEST_CASE("loader: late records into a dedup are refused, in the job's program and in a later one's", "[loader][dedup]") {
+    json late = job();
+    late["input"] = late_input("l");
+    check_error(late, "/input/0/event_time/late_percent",
+                "expected no late records (late_percent 0) in an input that reaches a dedup, found 5: topic \"l\" reaches "
+                "dedup \"first\" (/job/vertices/2), whose model is exact only for in-bound input");
+    // Late records the dedup does not read (the join's other side) load.
+    json elsewhere = job();
+    elsewhere["input"] = late_input("r");
+    TempDir dir;
+    CHECK_NOTHROW(load_scenario(dir.write("ok.json", elsewhere.dump(2))));
+    // v1 without the dedup, v2's program with it: refused, naming v2's dedup.
+    json upgraded = job();
+    upgraded["deployments"] = json::array({{{"at", "1s"}, {"job_vertices", upgraded["job"]["vertices"]}}});
+    upgraded["job"]["vertices"].erase(2);
+    upgraded["job"]["vertices"][2]["inputs"][0]["from"] = "l";
+    upgraded["input"] = late_input("l");
+    check_error(upgraded, "/input/0/event_time/late_percent", "reaches dedup \"first\" (/deployments/0/job_vertices/2)");
+}
+
+TEST_CASE("cli: `eosim run` refuses late records into a dedup with exit 2, the file, the JSON path and why", "[loader][dedup][cli]") {
+    const std::string fixture = (testing::kCliFixtures / "dedup-late-input.json").string();
+    const testing::Finished f = testing::run_to_end({testing::kEosim.string(), "run", fixture, "--seed", "1"});
+    INFO(f.err);
+    CHECK(f.exit_code == 2);
+    CHECK_THAT(f.err, Catch::Contains(fixture + ": at /input/0/event_time/late_percent: expected no late records"));
+    CHECK_THAT(f.err, Catch::Contains("topic \"events\" reaches dedup \"dedup\" (/job/vertices/2)"));
+    CHECK_THAT(f.err, Catch::Contains("exact only for in-bound input"));
 }
 
 }  // namespace
