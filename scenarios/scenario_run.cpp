@@ -363,6 +363,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         coverage.fault(fired, injector.plan()[fired.plan_index]);
     });
 
+    // The output oracles judge every sink of every deployment's program, each through one reader
+    // (the job's first sink's is `reader`, which the figures use too).
+    std::vector<std::pair<const engine::VertexSpec*, oracles::SinkReader>> judged_sinks;
+    for (const engine::VertexSpec* judged : output_sinks(deployments.jobs())) {
+        judged_sinks.emplace_back(judged, judged->id == sink.id ? reader : committed_reader(*judged, services.systems));
+    }
     std::vector<std::unique_ptr<oracles::Oracle>> checks;
     std::vector<OracleKind> kinds;
     std::vector<oracles::ExactlyOnceOutputOracle*> exactly_once;  // one per judged sink
@@ -377,12 +383,10 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         std::unique_ptr<oracles::Oracle> oracle;
         switch (kind) {
             case OracleKind::exactly_once_output: {
-                // Every sink of every deployment's program (the job's first one's reader is `reader`).
                 auto every = std::make_unique<oracles::EverySinkOracle>("exactly_once_output");
-                for (const engine::VertexSpec* judged : output_sinks(deployments.jobs())) {
-                    auto e = std::make_unique<oracles::ExactlyOnceOutputOracle>(
-                        model, judged->id, judged->sink->output_shape(),
-                        judged->id == sink.id ? reader : committed_reader(*judged, services.systems));
+                for (const auto& [judged, judged_reader] : judged_sinks) {
+                    auto e = std::make_unique<oracles::ExactlyOnceOutputOracle>(model, judged->id, judged->sink->output_shape(),
+                                                                                judged_reader);
                     exactly_once.push_back(e.get());
                     every->add(std::move(e));
                 }
@@ -391,9 +395,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
             }
             case OracleKind::at_least_once_output: {
                 auto every = std::make_unique<oracles::EverySinkOracle>("at_least_once_output");
-                for (const engine::VertexSpec* judged : output_sinks(deployments.jobs())) {
-                    every->add(std::make_unique<oracles::AtLeastOnceOutputOracle>(
-                        model, judged->id, judged->id == sink.id ? reader : committed_reader(*judged, services.systems)));
+                for (const auto& [judged, judged_reader] : judged_sinks) {
+                    every->add(std::make_unique<oracles::AtLeastOnceOutputOracle>(model, judged->id, judged_reader));
                 }
                 oracle = std::move(every);
                 break;
