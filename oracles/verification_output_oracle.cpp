@@ -1,5 +1,7 @@
 #include "oracles/verification_output_oracle.h"
 
+#include <set>
+
 #include "oracles/output_comparison.h"
 
 namespace eosim::oracles {
@@ -23,15 +25,17 @@ Verdict VerificationOutputOracle::verdict() const {
         records += c.actual_records;
         if (c.missing_records == 0 && c.duplicate_records == 0) continue;
         v.passed = false;
-        v.message = "verification job '" + ran.job->name + "': " + std::to_string(c.actual_records) + " committed records, " +
+        v.message = "verification job '" + ran.job->name + "', sink '" + ran.sink_uid + "': " + std::to_string(c.actual_records) + " committed records, " +
                     std::to_string(c.expected_records) + " expected; " + std::to_string(c.missing_records) + " missing, " +
                     std::to_string(c.duplicate_records) + " duplicated";
         if (c.first_missing) v.message += "; first missing " + OutputComparison::describe(*c.first_missing);
         if (c.first_duplicate) v.message += "; first duplicated " + OutputComparison::describe(*c.first_duplicate);
         return v;
     }
-    v.message = std::to_string(ran_.size()) + " verification job(s): " + std::to_string(records) +
-                " committed records on their throw-away sinks, each as the model expects";
+    std::set<const engine::JobSpec*> jobs;
+    for (const Ran& ran : ran_) jobs.insert(ran.job);
+    v.message = std::to_string(jobs.size()) + " verification job(s), " + std::to_string(ran_.size()) + " throw-away sink(s): " +
+                std::to_string(records) + " committed records, each sink's as the model expects";
     return v;
 }
 

@@ -3,7 +3,8 @@
 // starts from the previous one's final savepoint, the same program is started from that savepoint
 // next to the stopped job, writing to a throw-away Kafka topic of its own, and after a while is
 // stopped with a savepoint of its own (the blue/green check of an upgrade). This oracle checks,
-// per verification job, that the throw-away topic's committed content (read_committed) equals the
+// per verification job and per sink of it (each Kafka sink writes a throw-away topic of its own),
+// that the throw-away topic's committed content (read_committed) equals the
 // reference model's output of that program over the input it consumed: from the savepoint's
 // source offsets to those of its own final savepoint, its keyed state continuing the history at
 // the savepoint (ReferenceModel::output_between): nothing lost, nothing duplicated, and state that
