@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "sim/packed_ints.h"
+
 namespace eosim::oracles {
 
 using engine::Record;
@@ -45,51 +47,63 @@ RecordMultiset::RecordMultiset(std::vector<Record> records) {
 }
 
 RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
+    // One pass over the stream (a pass can be a whole evaluation of the reference model): plain
+    // records wait in two packed columns (a few bytes a record) while their ranges are measured,
+    // then become codes. The stream is read a second time only when a record cannot be packed.
     auto content = std::make_shared<Content>();
     bool packable = true;
-    bool first = true;
     int64_t key_max = 0, value_max = 0;
+    sim::PackedInts keys, values;
     stream([&](const Record& r) {  // timestamps are ignored (see the header)
-        ++content->size;
-        packable = packable && is_plain(r);
-        if (first) {
+        if (!packable) return;
+        if (!is_plain(r)) {
+            packable = false;
+            return;
+        }
+        if (keys.empty()) {
             content->key_min = key_max = r.key;
             content->value_min = value_max = r.value;
-            first = false;
         }
         content->key_min = std::min(content->key_min, r.key), key_max = std::max(key_max, r.key);
         content->value_min = std::min(content->value_min, r.value), value_max = std::max(value_max, r.value);
+        keys.push_back(r.key);
+        values.push_back(r.value);
     });
     // Spans as unsigned differences (no signed overflow); the largest code must fit in 64 bits.
     const uint64_t key_span = static_cast<uint64_t>(key_max) - static_cast<uint64_t>(content->key_min) + 1;
     const uint64_t value_span = static_cast<uint64_t>(value_max) - static_cast<uint64_t>(content->value_min) + 1;
     if (key_span == 0 || value_span == 0 || key_span > UINT64_MAX / value_span) packable = false;  // 0: all 2^64
     if (!packable) {
-        content->whole.reserve(content->size);
+        keys = {}, values = {};
         stream([&content](const Record& r) {
             content->whole.push_back(r);
             content->whole.back().timestamp = 0;
         });
+        content->size = content->whole.size();
         std::sort(content->whole.begin(), content->whole.end());
         RecordMultiset set;
         set.content_ = std::move(content);
         return set;
     }
+    content->size = keys.size();
     content->value_span = value_span;
     const uint64_t max_code = content->size == 0 ? 0 : key_span * value_span - 1;
     int bytes = 0;
     while (bytes < 8 && (max_code >> (8 * bytes)) != 0) ++bytes;
-    auto code_of = [&content](const Record& r) {
-        return (static_cast<uint64_t>(r.key) - static_cast<uint64_t>(content->key_min)) * content->value_span +
-               (static_cast<uint64_t>(r.value) - static_cast<uint64_t>(content->value_min));
+    auto code_at = [&](size_t i) {
+        return (static_cast<uint64_t>(keys[i]) - static_cast<uint64_t>(content->key_min)) * value_span +
+               (static_cast<uint64_t>(values[i]) - static_cast<uint64_t>(content->value_min));
     };
+    // The columns go before the sort's scratch comes: they and the codes are the peak, not all three.
     if (max_code <= UINT32_MAX) {
-        content->narrow.reserve(content->size);
-        stream([&](const Record& r) { content->narrow.push_back(static_cast<uint32_t>(code_of(r))); });
+        content->narrow.resize(content->size);
+        for (size_t i = 0; i < content->size; ++i) content->narrow[i] = static_cast<uint32_t>(code_at(i));
+        keys = {}, values = {};
         radix_sort(content->narrow, bytes);
     } else {
-        content->wide.reserve(content->size);
-        stream([&](const Record& r) { content->wide.push_back(code_of(r)); });
+        content->wide.resize(content->size);
+        for (size_t i = 0; i < content->size; ++i) content->wide[i] = code_at(i);
+        keys = {}, values = {};
         radix_sort(content->wide, bytes);
     }
     RecordMultiset set;

@@ -30,8 +30,8 @@ public:
     RecordMultiset() = default;
     // Implicit: a sink reader or a test hands a plain vector.
     RecordMultiset(std::vector<engine::Record> records);  // NOLINT(google-explicit-constructor)
-    // Built from a stream read twice (once to measure the ranges, once to pack), so the records
-    // never exist unpacked all at once.
+    // Built from a stream read once (twice when a record cannot be packed), so the records never
+    // exist unpacked all at once: while the ranges are measured they wait in packed columns.
     static RecordMultiset from_stream(const Stream& stream);
 
     size_t size() const;
