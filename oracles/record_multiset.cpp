@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "sim/packed_ints.h"
+
 namespace eosim::oracles {
 
 using engine::Record;
@@ -38,40 +40,43 @@ bool is_plain(const Record& r) { return r.version == 0 && r.kind == engine::RowK
 
 }  // namespace
 
-RecordMultiset::RecordMultiset(std::vector<Record> records) {
-    *this = from_stream([&records](const Visit& visit) {
-        for (const Record& r : records) visit(r);
-    });
-}
-
-RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
-    auto content = std::make_shared<Content>();
+// What a pass over the records tells: how many, whether all are plain, and the ranges of their keys
+// and values.
+struct RecordMultiset::Ranges {
+    size_t size = 0;
     bool packable = true;
-    bool first = true;
-    int64_t key_max = 0, value_max = 0;
-    stream([&](const Record& r) {  // timestamps are ignored (see the header)
-        ++content->size;
+    int64_t key_min = 0, key_max = 0, value_min = 0, value_max = 0;
+
+    void add(const Record& r) {  // timestamps are ignored (see the header)
         packable = packable && is_plain(r);
-        if (first) {
-            content->key_min = key_max = r.key;
-            content->value_min = value_max = r.value;
-            first = false;
-        }
-        content->key_min = std::min(content->key_min, r.key), key_max = std::max(key_max, r.key);
-        content->value_min = std::min(content->value_min, r.value), value_max = std::max(value_max, r.value);
-    });
+        if (size++ == 0) key_min = key_max = r.key, value_min = value_max = r.value;
+        key_min = std::min(key_min, r.key), key_max = std::max(key_max, r.key);
+        value_min = std::min(value_min, r.value), value_max = std::max(value_max, r.value);
+    }
+};
+
+// The packed or whole form of records whose ranges are known. `each` hands them over again, in any
+// order, as often as it is called: `each(visit)`; `release` frees what `each` reads, once the codes
+// are made and before the sort's scratch is taken.
+template <typename Each, typename Release>
+RecordMultiset RecordMultiset::build(const Ranges& ranges, const Each& each, const Release& release) {
+    auto content = std::make_shared<Content>();
+    content->size = ranges.size;
+    content->key_min = ranges.key_min;
+    content->value_min = ranges.value_min;
     // Spans as unsigned differences (no signed overflow); the largest code must fit in 64 bits.
-    const uint64_t key_span = static_cast<uint64_t>(key_max) - static_cast<uint64_t>(content->key_min) + 1;
-    const uint64_t value_span = static_cast<uint64_t>(value_max) - static_cast<uint64_t>(content->value_min) + 1;
-    if (key_span == 0 || value_span == 0 || key_span > UINT64_MAX / value_span) packable = false;  // 0: all 2^64
+    const uint64_t key_span = static_cast<uint64_t>(ranges.key_max) - static_cast<uint64_t>(ranges.key_min) + 1;
+    const uint64_t value_span = static_cast<uint64_t>(ranges.value_max) - static_cast<uint64_t>(ranges.value_min) + 1;
+    const bool packable = ranges.packable && key_span != 0 && value_span != 0 && key_span <= UINT64_MAX / value_span;  // 0: all 2^64
+    RecordMultiset set;
     if (!packable) {
         content->whole.reserve(content->size);
-        stream([&content](const Record& r) {
+        each([&content](const Record& r) {
             content->whole.push_back(r);
             content->whole.back().timestamp = 0;
         });
+        release();
         std::sort(content->whole.begin(), content->whole.end());
-        RecordMultiset set;
         set.content_ = std::move(content);
         return set;
     }
@@ -85,16 +90,47 @@ RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
     };
     if (max_code <= UINT32_MAX) {
         content->narrow.reserve(content->size);
-        stream([&](const Record& r) { content->narrow.push_back(static_cast<uint32_t>(code_of(r))); });
+        each([&](const Record& r) { content->narrow.push_back(static_cast<uint32_t>(code_of(r))); });
+        release();
         radix_sort(content->narrow, bytes);
     } else {
         content->wide.reserve(content->size);
-        stream([&](const Record& r) { content->wide.push_back(code_of(r)); });
+        each([&](const Record& r) { content->wide.push_back(code_of(r)); });
+        release();
         radix_sort(content->wide, bytes);
     }
-    RecordMultiset set;
     set.content_ = std::move(content);
     return set;
+}
+
+RecordMultiset::RecordMultiset(std::vector<Record> records) {
+    *this = from_stream([&records](const Visit& visit) {
+        for (const Record& r : records) visit(r);
+    });
+}
+
+RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
+    Ranges ranges;
+    stream([&ranges](const Record& r) { ranges.add(r); });
+    return build(ranges, stream, [] {});
+}
+
+RecordMultiset RecordMultiset::from_stream_once(const Stream& stream) {
+    Ranges ranges;
+    sim::PackedInts keys, values;
+    stream([&](const Record& r) {
+        ranges.add(r);
+        if (!ranges.packable) return;
+        keys.push_back(r.key);
+        values.push_back(r.value);
+    });
+    if (!ranges.packable) return build(ranges, stream, [] {});  // whole records: the stream again
+    return build(
+        ranges,
+        [&](const Visit& visit) {
+            for (size_t i = 0; i < keys.size(); ++i) visit(Record{keys[i], values[i]});
+        },
+        [&] { keys = {}, values = {}; });
 }
 
 size_t RecordMultiset::size() const { return content_ == nullptr ? 0 : content_->size; }

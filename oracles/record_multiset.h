@@ -31,8 +31,12 @@ public:
     // Implicit: a sink reader or a test hands a plain vector.
     RecordMultiset(std::vector<engine::Record> records);  // NOLINT(google-explicit-constructor)
     // Built from a stream read twice (once to measure the ranges, once to pack), so the records
-    // never exist unpacked all at once.
+    // never exist unpacked all at once, and nothing but the result is held.
     static RecordMultiset from_stream(const Stream& stream);
+    // The same from a stream read once (twice when a record cannot be packed), for a stream that is
+    // costly to produce (the reference model's evaluation): while the ranges are measured the records
+    // wait in packed columns, a few bytes each.
+    static RecordMultiset from_stream_once(const Stream& stream);
 
     size_t size() const;
     bool empty() const { return size() == 0; }
@@ -42,6 +46,9 @@ public:
 
 private:
     struct Content;
+    struct Ranges;
+    template <typename Each, typename Release>
+    static RecordMultiset build(const Ranges& ranges, const Each& each, const Release& release);
     std::shared_ptr<const Content> content_;
 };
 

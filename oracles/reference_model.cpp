@@ -24,7 +24,7 @@ ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input,
         // sorted by key below.
         std::unordered_map<int64_t, int64_t> latest;
         int passes = 0;
-        expected_[v.id] = RecordMultiset::from_stream([&](const Visit& visit) {
+        expected_[v.id] = RecordMultiset::from_stream_once([&](const Visit& visit) {
             Evaluation states;
             if (passes++ == 0) {
                 produce(v, nullptr, nullptr, nullptr, states, [&](const Record& r) {

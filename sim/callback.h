@@ -48,6 +48,10 @@ public:
     ~Callback() { reset(); }
 
     explicit operator bool() const { return ops_ != nullptr; }
+    // Whether a callable is kept inline (no allocation): for a hot path to assert that it stays so.
+    template <typename Fn>
+    static constexpr bool kFitsInline = sizeof(Fn) <= kInlineBytes && alignof(Fn) <= alignof(std::max_align_t) &&
+                                        std::is_nothrow_move_constructible_v<Fn>;
     // Calling an empty Callback is a programmer error.
     void operator()() { ops_->call(storage_); }
 
@@ -57,9 +61,6 @@ private:
         void (*move)(void* from, void* to) noexcept;  // leaves `from` destroyed
         void (*destroy)(void* storage) noexcept;
     };
-    template <typename Fn>
-    static constexpr bool kFitsInline = sizeof(Fn) <= kInlineBytes && alignof(Fn) <= alignof(std::max_align_t) &&
-                                        std::is_nothrow_move_constructible_v<Fn>;
     template <typename Fn>
     static constexpr Ops kInlineOps = {
         [](void* storage) { (*static_cast<Fn*>(storage))(); },

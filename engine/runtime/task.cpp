@@ -631,12 +631,12 @@ void Task::send_ready(OutputChannel& out, int32_t index) {
             --out.credits;
             --out.queued_buffers;
         }
-        engine_.world().network().send(out.connection, node_, kind, digest,
-                                       [engine, consumer_node, consumer, input_channel, element = std::move(front)]() mutable {
-                                           if (Task* t = engine->find_task(consumer_node, consumer)) {
-                                               t->element_arrived(input_channel, std::move(element));
-                                           }
-                                       });
+        auto deliver = [engine, consumer_node, input_channel, consumer, element = std::move(front)]() mutable {
+            if (Task* t = engine->find_task(consumer_node, consumer)) t->element_arrived(input_channel, std::move(element));
+        };
+        // One of these per buffer: kept inline, it costs no allocation.
+        static_assert(sim::Callback::kFitsInline<decltype(deliver)>);
+        engine_.world().network().send(out.connection, node_, kind, digest, std::move(deliver));
         out.queue.pop_front();
         if (is_barrier && barrier_send_.active()) upload_when_barrier_sent();
     }

@@ -47,16 +47,17 @@ namespace eosim::engine {
 
 class Engine;
 
-// What travels on a data channel.
+// What travels on a data channel. The small members come last, together: an element in flight is
+// captured by the delivery event, which must fit sim::Callback's inline storage (Task::send_ready).
 struct ChannelElement {
     enum class Type : uint8_t { records, barrier, end_of_data, cancellation_marker, watermark, watermark_status };
     Type type = Type::records;
     int64_t checkpoint_id = 0;
     RecordBatch records;
+    int64_t watermark = 0;           // watermark: its value
     bool unaligned_barrier = false;  // barrier: sent as a priority event (CheckpointBarrier::unaligned)
     SnapshotType snapshot{};         // barrier: a checkpoint or a savepoint (Flink's CheckpointOptions)
     bool recovered = false;          // records: replayed from channel state (took no credit)
-    int64_t watermark = 0;           // watermark: its value
     bool idle = false;               // watermark_status: idle (true) or active again (false)
 };
 

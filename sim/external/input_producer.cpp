@@ -9,41 +9,52 @@ constexpr EventKind kInputAppend{"input.append"};
 }
 
 InputProducer::InputProducer(Scheduler& scheduler, KafkaCluster& kafka, InputProducerSpec spec, Prng prng)
-    : scheduler_(scheduler), kafka_(kafka), spec_(std::move(spec)), arrivals_prng_(prng) {
+    : scheduler_(scheduler), kafka_(kafka), spec_(std::move(spec)) {
     partition_count_ = kafka_.partitions(spec_.topic);
     if (partition_count_ <= 0) throw std::invalid_argument("input topic '" + spec_.topic + "' does not exist");
     partitions_.resize(static_cast<size_t>(partition_count_));
+    appended_.resize(static_cast<size_t>(partition_count_));
     for (uint64_t i = 0; i < static_cast<uint64_t>(spec_.records); ++i) {
-        const Arrival a = draw(prng, i);
-        partitions_[static_cast<size_t>(a.partition)].push_back(a.record);
+        const auto [partition, record] = draw(prng);
+        partitions_[static_cast<size_t>(partition)].push_back(record);
+        arrival_partitions_.push_back(partition);
     }
 }
 
-InputProducer::Arrival InputProducer::draw(Prng& prng, uint64_t index) const {
+Time InputProducer::arrival_time(uint64_t index) const {
+    return Time{static_cast<int64_t>(static_cast<__int128>(index) * 1'000'000'000 / spec_.rate_per_second)};
+}
+
+std::pair<int32_t, KafkaRecord> InputProducer::draw(Prng& prng) const {
+    const uint64_t index = arrival_partitions_.size();
     const bool hot = spec_.hot_key_percent > 0 && prng.below(100) < static_cast<uint64_t>(spec_.hot_key_percent);
     const int64_t key = hot ? 0 : static_cast<int64_t>(prng.below(static_cast<uint64_t>(spec_.keys)));
     const int64_t value = prng.between(spec_.value_min, spec_.value_max);
     const auto partition = static_cast<int32_t>(key % partition_count_);
-    const Time at{static_cast<int64_t>(static_cast<__int128>(index) * 1'000'000'000 / spec_.rate_per_second)};
-    int64_t timestamp = at.millis_count();
+    int64_t timestamp = arrival_time(index).millis_count();
     if (const auto& e = spec_.event_time) {
         timestamp -= prng.between(0, e->out_of_orderness.millis_count());
         if (e->late_percent > 0 && prng.below(100) < static_cast<uint64_t>(e->late_percent)) timestamp -= e->late_by.millis_count();
     }
-    return Arrival{at, partition, KafkaRecord{key, value, timestamp}};
+    return {partition, KafkaRecord{key, value, timestamp}};
 }
 
 void InputProducer::start() { append_due(); }
 
+// The records due by now, in arrival order, in one request: the broker takes all or none (then they
+// are retried at the next round).
 void InputProducer::append_due() {
     const Time now = scheduler_.now();
-    while (!done()) {
-        if (!next_arrival_) next_arrival_ = draw(arrivals_prng_, next_);
-        const Arrival& a = *next_arrival_;
-        if (a.at > now) break;
-        if (kafka_.append(kafka_.broker(), spec_.topic, a.partition, a.record) != KafkaError::none) break;  // retried
-        next_arrival_.reset();
-        ++next_;
+    due_.clear();
+    uint64_t end = next_;
+    for (; end < static_cast<uint64_t>(spec_.records) && arrival_time(end) <= now; ++end) {
+        const auto partition = static_cast<size_t>(arrival_partitions_[end]);
+        due_.emplace_back(static_cast<int32_t>(partition), partitions_[partition][appended_[partition]++]);
+    }
+    if (!due_.empty() && kafka_.append_all(kafka_.broker(), spec_.topic, due_) != KafkaError::none) {
+        for (const auto& [partition, record] : due_) --appended_[static_cast<size_t>(partition)];
+    } else {
+        next_ = end;
     }
     if (done()) return;
     scheduler_.schedule(spec_.batch_interval, kNoNode, kInputAppend, next_, [this] { append_due(); });

@@ -4,17 +4,19 @@
 // stream, arriving at `rate_per_second`, each with its event timestamp (EventTimeSpec; the
 // append time in ms without one, drawing nothing, so the stream is what it was before timestamps). A key always goes to partition key mod partitions, so
 // per-key order is the partition's order. The whole input is drawn up front and kept per partition
-// in compact form (the reference model reads it from here, a few bytes a record); appends happen in
-// batches every `batch_interval` as records come due, drawn a second time from a copy of the stream
-// as they come due (so nothing per record is kept for them), and are retried while the broker
-// refuses them.
+// in compact form (the reference model reads it from here, a few bytes a record), with each
+// record's partition in arrival order (a byte at most); appends happen in batches every
+// `batch_interval`: the records come due by then, taken from there, in one request that is retried
+// while the broker refuses it.
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/external/kafka.h"
 #include "sim/external/record_columns.h"
+#include "sim/packed_ints.h"
 #include "sim/prng.h"
 #include "sim/scheduler.h"
 
@@ -51,23 +53,21 @@ public:
     bool done() const { return next_ == static_cast<uint64_t>(spec_.records); }
 
 private:
-    struct Arrival {
-        Time at;
-        int32_t partition;
-        KafkaRecord record;
-    };
     void append_due();
-    // Draws record `index` from `prng` (records are drawn in index order).
-    Arrival draw(Prng& prng, uint64_t index) const;
+    // Record `index` arrives at index / rate.
+    Time arrival_time(uint64_t index) const;
+    // Draws the next record (records are drawn in arrival order) and its partition.
+    std::pair<int32_t, KafkaRecord> draw(Prng& prng) const;
 
     Scheduler& scheduler_;
     KafkaCluster& kafka_;
     InputProducerSpec spec_;
     int32_t partition_count_ = 0;
-    Prng arrivals_prng_;                // the stream as it was before the first record: drawn again
-    std::optional<Arrival> next_arrival_;  // drawn, not yet appended (the broker refused it)
     std::vector<RecordColumns> partitions_;
-    uint64_t next_ = 0;
+    PackedInts arrival_partitions_;   // the partition of each record, in arrival order
+    std::vector<size_t> appended_;    // per partition: how many of its records are appended
+    uint64_t next_ = 0;               // the first record (arrival order) not appended yet
+    std::vector<std::pair<int32_t, KafkaRecord>> due_;  // append_due's scratch (kept for its capacity)
 };
 
 }  // namespace eosim::sim::external

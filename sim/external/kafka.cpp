@@ -89,13 +89,27 @@ KafkaError KafkaCluster::append(NodeId caller, const std::string& topic, int32_t
     return KafkaError::none;
 }
 
+KafkaError KafkaCluster::append_all(NodeId caller, const std::string& topic,
+                                    const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    auto topic_it = topics_.find(topic);
+    if (topic_it == topics_.end()) return KafkaError::unknown_topic;
+    std::vector<Partition>& partitions = topic_it->second;
+    for (const auto& [partition, record] : records) {
+        if (partition < 0 || static_cast<size_t>(partition) >= partitions.size()) return KafkaError::unknown_topic;
+    }
+    if (scheduler_.now() < write_failures_until_) return KafkaError::write_failed;
+    for (const auto& [partition, record] : records) partitions[static_cast<size_t>(partition)].log.push_back(Entry{record, -1});
+    return KafkaError::none;
+}
+
 KafkaError KafkaCluster::init_transactions(NodeId caller, const std::string& transactional_id,
                                            ProducerHandle* handle) {
     assert(handle != nullptr);
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     auto it = producers_.find(transactional_id);
     if (it == producers_.end()) {
-        it = producers_.emplace(transactional_id, Producer{next_producer_id_++, 0, std::nullopt}).first;
+        it = producers_.emplace(transactional_id, Producer{next_producer_id_++, 0, std::nullopt, {}}).first;
     } else {
         Producer& producer = it->second;
         // With fencing on, the broker aborts the previous incarnation's open transaction. With
@@ -115,9 +129,10 @@ KafkaError KafkaCluster::list_transactions(NodeId caller, const std::string& pre
     assert(ongoing != nullptr);
     ongoing->clear();
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
-    for (auto it = producers_.lower_bound(prefix); it != producers_.end() && it->first.starts_with(prefix); ++it) {
-        if (it->second.open_transaction) ongoing->push_back(it->first);
+    for (const auto& [id, producer] : producers_) {
+        if (producer.open_transaction && id.starts_with(prefix)) ongoing->push_back(id);
     }
+    std::sort(ongoing->begin(), ongoing->end());  // the hash map's order means nothing
     return KafkaError::none;
 }
 
@@ -144,8 +159,10 @@ int64_t KafkaCluster::transaction_of(const ProducerHandle& producer) const {
 }
 
 int64_t KafkaCluster::find_transaction(const std::string& transactional_id, int32_t epoch) const {
-    auto it = latest_transaction_.find({transactional_id, epoch});
-    return it == latest_transaction_.end() ? -1 : it->second;
+    auto producer = producers_.find(transactional_id);
+    if (producer == producers_.end()) return -1;
+    auto it = producer->second.latest_transaction.find(epoch);
+    return it == producer->second.latest_transaction.end() ? -1 : it->second;
 }
 
 KafkaError KafkaCluster::begin(NodeId caller, const ProducerHandle& producer) {
@@ -169,7 +186,7 @@ KafkaError KafkaCluster::begin(NodeId caller, const ProducerHandle& producer) {
         options_.transaction_timeout, kNoNode, kTransactionTimeout,
         digest_mix(digest_of(producer.transactional_id), static_cast<uint64_t>(index)),
         [this, index] { on_transaction_timeout(index); });
-    latest_transaction_[{producer.transactional_id, producer.epoch}] = index;
+    state->latest_transaction[producer.epoch] = index;
     if (producer.epoch == state->epoch) state->open_transaction = index;
     ++stats_.transactions_begun;
     return KafkaError::none;

@@ -43,7 +43,7 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/external/kafka_record.h"
@@ -134,6 +134,9 @@ public:
     // Plain produce: visible to every reader at once. Returns the offset or an error.
     KafkaError append(NodeId caller, const std::string& topic, int32_t partition, KafkaRecord record,
                       int64_t* offset = nullptr);
+    // Plain produce of records (partition, record) in one request, in order: all are appended, or
+    // none and the error says why.
+    KafkaError append_all(NodeId caller, const std::string& topic, const std::vector<std::pair<int32_t, KafkaRecord>>& records);
 
     // Fences older producers of the id, aborts their open transaction, returns the new handle.
     // `handle->epoch == 0` tells the id was never used before (how lingering transactions are probed).
@@ -232,6 +235,18 @@ private:
         int64_t producer_id;
         int32_t epoch;
         std::optional<int64_t> open_transaction;
+        std::map<int32_t, int64_t> latest_transaction;  // epoch -> its latest transaction
+    };
+    struct SequenceKey {
+        int64_t producer_id;
+        std::string topic;
+        int32_t partition;
+        bool operator==(const SequenceKey&) const = default;
+    };
+    struct SequenceKeyHash {
+        size_t operator()(const SequenceKey& k) const {
+            return std::hash<std::string>{}(k.topic) ^ (std::hash<int64_t>{}(k.producer_id) * 31 + static_cast<size_t>(k.partition));
+        }
     };
 
     KafkaError reachable(NodeId caller) const;
@@ -268,10 +283,11 @@ private:
     NodeId broker_;
     KafkaOptions options_;
     std::map<std::string, std::vector<Partition>> topics_;
-    std::map<std::string, Producer> producers_;   // by transactional.id
+    // Hash maps: looked up on every send (by ids with long common prefixes, thousands of them), never
+    // iterated where the order could reach behaviour (list_transactions sorts what it finds).
+    std::unordered_map<std::string, Producer> producers_;  // by transactional.id
     std::vector<Transaction> transactions_;
-    std::map<std::pair<std::string, int32_t>, int64_t> latest_transaction_;  // (id, epoch) -> transaction
-    std::map<std::tuple<int64_t, std::string, int32_t>, SequenceState> sequences_;  // (producer id, topic, partition)
+    std::unordered_map<SequenceKey, SequenceState, SequenceKeyHash> sequences_;
     int64_t next_producer_id_ = 1000;
     Time unavailable_until_ = Time::zero();
     Time write_failures_until_ = Time::zero();

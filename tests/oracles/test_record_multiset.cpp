@@ -31,9 +31,24 @@ TEST_CASE("record multiset: hands back exactly the records given, sorted", "[rec
                                       : rc::gen::arbitrary<int64_t>();
         auto records = *rc::gen::container<std::vector<Record>>(rc::gen::construct<Record>(key, value));
         if (shape == 3 && !records.empty()) records.front().version = 7;  // not plain: kept whole
-        const RecordMultiset set(records);
-        RC_ASSERT(set.size() == records.size());
-        RC_ASSERT(set.records() == sorted(records));
+        // Built from a vector, from a stream read twice, and from a stream read once (twice only
+        // when the records are kept whole).
+        int reads = 0;
+        const RecordMultiset::Stream stream = [&](const RecordMultiset::Visit& visit) {
+            ++reads;
+            for (const Record& r : records) visit(r);
+        };
+        for (const RecordMultiset& set : {RecordMultiset(records), RecordMultiset::from_stream(stream)}) {
+            RC_ASSERT(set.size() == records.size());
+            RC_ASSERT(set.records() == sorted(records));
+        }
+        RC_ASSERT(reads == 2);
+        reads = 0;
+        const RecordMultiset once = RecordMultiset::from_stream_once(stream);
+        RC_ASSERT(once.size() == records.size());
+        RC_ASSERT(once.records() == sorted(records));
+        if (shape == 0) RC_ASSERT(reads == 1);  // plain records, small spans: packed in one read
+        RC_ASSERT(reads <= 2);
     });
 }
 
