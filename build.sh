@@ -51,10 +51,12 @@ release_build() {
     configure_and_build build -DCMAKE_BUILD_TYPE=Release -DEOSIM_SANITIZE=OFF
 }
 
-# Sanitizers at -O1 with assertions on (no NDEBUG): slower code, more checks.
+# Sanitizers at -O1 with assertions on (no NDEBUG): slower code, more checks. Without the benchmarks
+# (no test runs them; the Release build compiles them).
 sanitizer_build() {
     install_missing_packages
-    configure_and_build build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DEOSIM_SANITIZE=ON
+    configure_and_build build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DEOSIM_SANITIZE=ON \
+                        -DEOSIM_BENCHMARKS=OFF
 }
 
 # clang: only what the hash comparison and the fuzzer need (the eosim binary, the fuzz target).
