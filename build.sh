@@ -167,8 +167,18 @@ case "$command" in
     clang)
         (($# == 0)) || usage
         clang_build
-        build-clang/cli/eosim golden
-        run_fuzzer
+        # The golden check and the fuzzer are single-threaded: side by side, each on a core. The
+        # golden check's output comes after the fuzzer's; either failing fails the step.
+        build-clang/cli/eosim golden > build-clang/golden.out 2>&1 &
+        golden_pid=$!
+        fuzz_status=0
+        run_fuzzer || fuzz_status=$?
+        golden_status=0
+        wait "$golden_pid" || golden_status=$?
+        cat build-clang/golden.out
+        ((golden_status == 0)) || echo "build.sh: clang: the golden trace hashes differ (exit $golden_status)" >&2
+        ((fuzz_status == 0)) || echo "build.sh: clang: the fuzzer failed (exit $fuzz_status)" >&2
+        ((golden_status == 0 && fuzz_status == 0))
         ;;
     *) usage ;;
 esac
