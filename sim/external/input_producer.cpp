@@ -22,7 +22,12 @@ InputProducer::InputProducer(Scheduler& scheduler, KafkaCluster& kafka, InputPro
 }
 
 Time InputProducer::arrival_time(uint64_t index) const {
-    return Time{static_cast<int64_t>(static_cast<__int128>(index) * 1'000'000'000 / spec_.rate_per_second)};
+    constexpr uint64_t kNanos = 1'000'000'000;
+    const auto rate = static_cast<uint64_t>(spec_.rate_per_second);
+    // 64-bit arithmetic while index * 1e9 fits (inputs of up to 1.8e10 records): a 128-bit division
+    // is a library call, and this runs twice a record.
+    if (index <= UINT64_MAX / kNanos) return Time{static_cast<int64_t>(index * kNanos / rate)};
+    return Time{static_cast<int64_t>(static_cast<unsigned __int128>(index) * kNanos / rate)};
 }
 
 std::pair<int32_t, KafkaRecord> InputProducer::draw(Prng& prng) const {
