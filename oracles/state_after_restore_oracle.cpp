@@ -22,40 +22,42 @@ void StateAfterRestoreOracle::restore_started(sim::Time, int64_t attempt, int64_
 
 void StateAfterRestoreOracle::keyed_state_restored(sim::Time at, int64_t attempt, const std::string& vertex,
                                                    int32_t subtask, const std::map<int64_t, int64_t>& state) {
+    Restore* restore = first_report(attempt, &Restore::keyed_subtasks, vertex, subtask);
+    if (restore == nullptr) return;
+    restore->loaded[vertex].insert(state.begin(), state.end());
+    check_ready(at, *restore);
+}
+
+StateAfterRestoreOracle::Restore* StateAfterRestoreOracle::first_report(int64_t attempt, SubtaskReports kind,
+                                                                        const std::string& vertex, int32_t subtask) {
     auto it = restores_.find(attempt);
-    if (it == restores_.end() || it->second.checkpoint_id == 0) return;
+    if (it == restores_.end() || it->second.checkpoint_id == 0) return nullptr;
     Restore& restore = it->second;
-    if (!restore.keyed_subtasks[vertex].insert(subtask).second) return;
-    restore.loaded[vertex].insert(state.begin(), state.end());
-    check_ready(at, restore);
+    return (restore.*kind)[vertex].insert(subtask).second ? &restore : nullptr;
 }
 
 void StateAfterRestoreOracle::channel_state_restored(sim::Time at, int64_t attempt, const std::string& vertex,
                                                      int32_t subtask,
                                                      const std::vector<engine::InFlightRecords>& in_flight) {
-    auto it = restores_.find(attempt);
-    if (it == restores_.end() || it->second.checkpoint_id == 0) return;
-    Restore& restore = it->second;
-    if (!restore.channel_subtasks[vertex].insert(subtask).second) return;
+    Restore* restore = first_report(attempt, &Restore::channel_subtasks, vertex, subtask);
+    if (restore == nullptr) return;
     for (const engine::InFlightRecords& edge : in_flight) {
-        auto& pending = restore.in_flight[edge.to_vertex];
+        auto& pending = restore->in_flight[edge.to_vertex];
         pending.insert(pending.end(), edge.records.begin(), edge.records.end());
-        auto& on_edge = restore.in_flight_edges[{edge.from_vertex, edge.to_vertex}];
+        auto& on_edge = restore->in_flight_edges[{edge.from_vertex, edge.to_vertex}];
         on_edge.insert(on_edge.end(), edge.records.begin(), edge.records.end());
     }
-    check_ready(at, restore);
+    check_ready(at, *restore);
 }
 
 void StateAfterRestoreOracle::keyed_cells_restored(sim::Time at, int64_t attempt, const std::string& vertex,
                                                    int32_t subtask, const std::map<engine::StateKey, int64_t>& cells) {
     const engine::VertexSpec* v = job_->find(vertex);
     if (v == nullptr || v->kind != OperatorKind::join) return;  // the others compare key -> value
-    auto it = restores_.find(attempt);
-    if (it == restores_.end() || it->second.checkpoint_id == 0) return;
-    Restore& restore = it->second;
-    if (!restore.cell_subtasks[vertex].insert(subtask).second) return;
-    restore.loaded_cells[vertex].insert(cells.begin(), cells.end());
-    check_ready(at, restore);
+    Restore* restore = first_report(attempt, &Restore::cell_subtasks, vertex, subtask);
+    if (restore == nullptr) return;
+    restore->loaded_cells[vertex].insert(cells.begin(), cells.end());
+    check_ready(at, *restore);
 }
 
 std::set<std::string> StateAfterRestoreOracle::upstream_closure(const std::string& vertex) const {

@@ -87,6 +87,10 @@ private:
         std::map<std::string, std::set<int32_t>> cell_subtasks;                   // join vertex -> subtasks loaded
         std::set<std::string> checked;
     };
+    using SubtaskReports = std::map<std::string, std::set<int32_t>> Restore::*;  // keyed, channel or cell reports
+    // The restore of `attempt` when it restored a checkpoint and this is the first report of `kind`
+    // from `subtask` of `vertex` (noted now); nullptr otherwise.
+    Restore* first_report(int64_t attempt, SubtaskReports kind, const std::string& vertex, int32_t subtask);
     void check_ready(sim::Time at, Restore& restore);
     bool ready(const Restore& restore, const std::set<std::string>& closure) const;
     std::set<std::string> upstream_closure(const std::string& vertex) const;
