@@ -92,15 +92,21 @@ KafkaError KafkaCluster::append(NodeId caller, const std::string& topic, int32_t
 KafkaError KafkaCluster::append_all(NodeId caller, const std::string& topic,
                                     const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
-    auto topic_it = topics_.find(topic);
-    if (topic_it == topics_.end()) return KafkaError::unknown_topic;
-    std::vector<Partition>& partitions = topic_it->second;
-    for (const auto& [partition, record] : records) {
-        if (partition < 0 || static_cast<size_t>(partition) >= partitions.size()) return KafkaError::unknown_topic;
-    }
+    std::vector<Partition>* partitions = partitions_for(topic, records);
+    if (partitions == nullptr) return KafkaError::unknown_topic;
     if (scheduler_.now() < write_failures_until_) return KafkaError::write_failed;
-    for (const auto& [partition, record] : records) partitions[static_cast<size_t>(partition)].log.push_back(Entry{record, -1});
+    for (const auto& [partition, record] : records) (*partitions)[static_cast<size_t>(partition)].log.push_back(Entry{record, -1});
     return KafkaError::none;
+}
+
+std::vector<KafkaCluster::Partition>* KafkaCluster::partitions_for(const std::string& topic,
+                                                                   const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) return nullptr;
+    for (const auto& [partition, record] : records) {
+        if (partition < 0 || static_cast<size_t>(partition) >= it->second.size()) return nullptr;
+    }
+    return &it->second;
 }
 
 KafkaError KafkaCluster::init_transactions(NodeId caller, const std::string& transactional_id,
@@ -266,12 +272,7 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
         if (e == KafkaError::fenced) ++stats_.fenced_writes;
         return e;
     }
-    auto topic_it = topics_.find(topic);
-    if (topic_it == topics_.end()) return KafkaError::unknown_topic;
-    const std::vector<Partition>& partitions = topic_it->second;
-    for (const auto& [partition, record] : records) {
-        if (partition < 0 || static_cast<size_t>(partition) >= partitions.size()) return KafkaError::unknown_topic;
-    }
+    if (partitions_for(topic, records) == nullptr) return KafkaError::unknown_topic;
     if (scheduler_.now() < write_failures_until_) {
         // A failed produce (a batch that expired) leaves the transaction abortable, as in Kafka's
         // client, with an epoch bump due on abort (KIP-360).

@@ -253,6 +253,8 @@ private:
     KafkaError check_producer(const ProducerHandle& producer, Producer** out);
     void finish(int64_t transaction, TxnState state);
     Partition* find_partition(const std::string& topic, int32_t partition);
+    // The partitions of `topic` when it exists and has every partition `records` names; nullptr otherwise.
+    std::vector<Partition>* partitions_for(const std::string& topic, const std::vector<std::pair<int32_t, KafkaRecord>>& records);
     const Partition* find_partition(const std::string& topic, int32_t partition) const;
     int64_t last_stable_offset(const std::string& topic, int32_t partition) const;
     // The same for a partition already found (a read looks its partition up once, not three times).
