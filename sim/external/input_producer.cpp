@@ -15,7 +15,7 @@ InputProducer::InputProducer(Scheduler& scheduler, KafkaCluster& kafka, InputPro
     partitions_.resize(static_cast<size_t>(partition_count_));
     appended_.resize(static_cast<size_t>(partition_count_));
     for (uint64_t i = 0; i < static_cast<uint64_t>(spec_.records); ++i) {
-        const auto [partition, record] = draw(prng);
+        const auto [partition, record] = draw(prng, i);
         partitions_[static_cast<size_t>(partition)].push_back(record);
         arrival_partitions_.push_back(partition);
     }
@@ -30,8 +30,7 @@ Time InputProducer::arrival_time(uint64_t index) const {
     return Time{static_cast<int64_t>(static_cast<unsigned __int128>(index) * kNanos / rate)};
 }
 
-std::pair<int32_t, KafkaRecord> InputProducer::draw(Prng& prng) const {
-    const uint64_t index = arrival_partitions_.size();
+std::pair<int32_t, KafkaRecord> InputProducer::draw(Prng& prng, uint64_t index) const {
     const bool hot = spec_.hot_key_percent > 0 && prng.below(100) < static_cast<uint64_t>(spec_.hot_key_percent);
     const int64_t key = hot ? 0 : static_cast<int64_t>(prng.below(static_cast<uint64_t>(spec_.keys)));
     const int64_t value = prng.between(spec_.value_min, spec_.value_max);

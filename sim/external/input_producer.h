@@ -56,8 +56,8 @@ private:
     void append_due();
     // Record `index` arrives at index / rate.
     Time arrival_time(uint64_t index) const;
-    // Draws the next record (records are drawn in arrival order) and its partition.
-    std::pair<int32_t, KafkaRecord> draw(Prng& prng) const;
+    // Draws record `index` and its partition from `prng` (records are drawn in arrival order).
+    std::pair<int32_t, KafkaRecord> draw(Prng& prng, uint64_t index) const;
 
     Scheduler& scheduler_;
     KafkaCluster& kafka_;
