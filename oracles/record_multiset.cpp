@@ -124,13 +124,17 @@ RecordMultiset RecordMultiset::from_stream_once(const Stream& stream) {
         keys.push_back(r.key);
         values.push_back(r.value);
     });
-    if (!ranges.packable) return build(ranges, stream, [] {});  // whole records: the stream again
+    auto release = [&] { keys = {}, values = {}; };
+    if (!ranges.packable) {  // whole records: the stream again, without the columns
+        release();
+        return build(ranges, stream, [] {});
+    }
     return build(
         ranges,
         [&](const Visit& visit) {
             for (size_t i = 0; i < keys.size(); ++i) visit(Record{keys[i], values[i]});
         },
-        [&] { keys = {}, values = {}; });
+        release);
 }
 
 size_t RecordMultiset::size() const { return content_ == nullptr ? 0 : content_->size; }
