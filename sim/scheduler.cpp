@@ -7,6 +7,8 @@ namespace eosim::sim {
 
 namespace {
 constexpr EventKind kDropped{"sim.dropped"};
+// Below this many cancels a sweep is not worth a pass over the heap.
+constexpr size_t kSweepMinimum = 32;
 }
 
 TimerId Scheduler::schedule(Duration delay, NodeId owner, const EventKind& kind, uint64_t digest,
@@ -92,9 +94,35 @@ bool Scheduler::cancel(TimerId id) {
     if (!id.valid() || id.slot >= slots_.size()) return false;
     Slot& s = slots_[id.slot];
     if (s.generation != id.generation || !s.pending) return false;
-    s.pending = false;  // the heap key stays; the slot is released when it comes due
+    s.pending = false;  // the heap key stays; the slot is released when it comes due or is swept
     s.callback = nullptr;
+    if (++cancels_since_sweep_ > kSweepMinimum && cancels_since_sweep_ * 2 > heap_.size()) sweep_cancelled();
     return true;
+}
+
+// Drops the keys of cancelled timers and restores the heap property bottom-up (Floyd's heapify).
+// A cancelled timer parked on a paused node is not in the heap; it is released on resume, as before.
+void Scheduler::sweep_cancelled() {
+    cancels_since_sweep_ = 0;
+    const auto kept_end = std::remove_if(heap_.begin(), heap_.end(), [this](const Key& key) {
+        if (slots_[key.slot].pending) return false;
+        release(key.slot);
+        return true;
+    });
+    heap_.erase(kept_end, heap_.end());
+    const size_t size = heap_.size();
+    Key* heap = heap_.data();
+    for (size_t start = size / 2; start-- > 0;) {
+        const Key key = heap[start];
+        size_t hole = start;
+        for (size_t child = 2 * hole + 1; child < size; child = 2 * hole + 1) {
+            child += (child + 1 < size && before(heap[child + 1], heap[child])) ? 1 : 0;
+            if (!before(heap[child], key)) break;
+            heap[hole] = heap[child];
+            hole = child;
+        }
+        heap[hole] = key;
+    }
 }
 
 bool Scheduler::step() {

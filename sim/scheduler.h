@@ -6,6 +6,12 @@
 //
 // The heap holds only 24-byte keys; callbacks (sim::Callback, captures kept inline) live in a slot
 // table with a free list, so a push or a pop moves no callback.
+//
+// A cancelled timer's key stays in the heap until it comes due, unless cancelled keys pile up: once
+// the cancels since the last sweep outnumber half the heap, the heap is swept of them and rebuilt.
+// Long timeouts that are nearly always cancelled (a transaction's timeout, a checkpoint's) would
+// otherwise make up most of the heap -- 95% of it on the standard run -- and every push and pop
+// would walk through them. Keys are unique, so the sweep changes no event's order.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -48,6 +54,7 @@ public:
     bool step();
     // Runs events until the queue is empty, `limit` is passed, or `stop()` returns true.
     void run_until(Time limit, const std::function<bool()>& stop = {});
+    // Keys in the heap, cancelled ones not yet swept out included.
     size_t pending() const { return heap_.size(); }
     uint64_t processed() const { return processed_; }
     uint64_t dropped() const { return dropped_; }
@@ -83,6 +90,7 @@ private:
     void push(int64_t at_ns, uint32_t slot);
     Key pop();
     void release(uint32_t slot);
+    void sweep_cancelled();
 
     NodeTable& nodes_;
     Trace& trace_;
@@ -90,6 +98,7 @@ private:
     uint64_t next_seq_ = 0;
     uint64_t processed_ = 0;
     uint64_t dropped_ = 0;
+    size_t cancels_since_sweep_ = 0;
     std::vector<Key> heap_;
     std::vector<Slot> slots_;
     std::vector<uint32_t> free_slots_;

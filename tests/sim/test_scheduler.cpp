@@ -118,6 +118,45 @@ TEST_CASE("scheduler: cancel", "[sim][scheduler]") {
     }
 }
 
+TEST_CASE("scheduler: sweeping cancelled timers out of the queue keeps every other event's order", "[sim][scheduler]") {
+    rc::prop("the events not cancelled run in (time, sequence) order; the queue sheds cancelled keys", [] {
+        Fixture f(2);
+        std::vector<uint64_t> ran;
+        std::vector<std::pair<int64_t, uint64_t>> expected;  // (due, sequence) of the events kept
+        std::vector<TimerId> ids;
+        const auto delays = *rc::gen::container<std::vector<int64_t>>(rc::gen::inRange<int64_t>(0, 50));
+        for (uint64_t sequence = 0; sequence < delays.size(); ++sequence) {
+            ids.push_back(f.scheduler.schedule(Duration::micros(delays[sequence]), static_cast<NodeId>(sequence % 2),
+                                               kTick, sequence, [&ran, sequence] { ran.push_back(sequence); }));
+        }
+        // Cancel most of them (enough to trigger sweeps), in a random order.
+        const auto cancel_order = *rc::gen::unique<std::vector<size_t>>(rc::gen::inRange<size_t>(0, delays.size() + 1));
+        std::vector<bool> cancelled(delays.size(), false);
+        for (size_t index : cancel_order) {
+            if (index >= delays.size() || index % 5 == 0) continue;  // every fifth event is kept
+            RC_ASSERT(f.scheduler.cancel(ids[index]));
+            cancelled[index] = true;
+        }
+        size_t cancelled_count = 0;
+        for (uint64_t sequence = 0; sequence < delays.size(); ++sequence) {
+            if (cancelled[sequence]) {
+                ++cancelled_count;
+                continue;
+            }
+            expected.emplace_back(delays[sequence], sequence);
+        }
+        const size_t kept = delays.size() - cancelled_count;
+        // A sweep leaves at most half the queue cancelled (or a few keys, below the sweep's minimum).
+        RC_ASSERT(f.scheduler.pending() - kept <= std::max<size_t>(32, f.scheduler.pending() / 2));
+        std::sort(expected.begin(), expected.end());
+        f.run();
+        RC_ASSERT(ran.size() == expected.size());
+        for (size_t i = 0; i < ran.size(); ++i) RC_ASSERT(ran[i] == expected[i].second);
+        RC_ASSERT(f.scheduler.processed() == expected.size());
+        for (size_t i = 0; i < ids.size(); ++i) RC_ASSERT(!f.scheduler.is_pending(ids[i]));
+    });
+}
+
 TEST_CASE("scheduler: a crash drops the old incarnation's timers and none of the new one", "[sim][scheduler]") {
     rc::prop("random timers around a crash and a restart", [] {
         const int node_count = *rc::gen::inRange(2, 5);
