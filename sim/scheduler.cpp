@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cassert>
+#include <stdexcept>
 
 namespace eosim::sim {
 
 namespace {
 constexpr EventKind kDropped{"sim.dropped"};
 // Below this many cancels a sweep is not worth a pass over the heap.
-constexpr size_t kSweepMinimum = 32;
+constexpr size_t kSweepMinimum = 8;
 }
 
 TimerId Scheduler::schedule(Duration delay, NodeId owner, const EventKind& kind, uint64_t digest,
@@ -23,6 +24,7 @@ TimerId Scheduler::schedule_at(Time at, NodeId owner, const EventKind& kind, uin
     if (owner != kNoNode && !nodes_.is_up(owner)) return TimerId{};
     uint32_t slot;
     if (free_slots_.empty()) {
+        if (slots_.size() > kSlotMask) throw std::length_error("scheduler: more than 2^24 events pending at once");
         slot = static_cast<uint32_t>(slots_.size());
         slots_.emplace_back();
     } else {
@@ -43,7 +45,8 @@ TimerId Scheduler::schedule_at(Time at, NodeId owner, const EventKind& kind, uin
 // A binary min-heap written out rather than std::push_heap/pop_heap, so that the comparison is
 // inlined and branch-free; keys are unique, so the order of events is the same either way.
 void Scheduler::push(int64_t at_ns, uint32_t slot) {
-    const Key key{at_ns, next_seq_++, slot};
+    if (next_seq_ > (UINT64_MAX >> kSlotBits)) throw std::length_error("scheduler: more than 2^40 events scheduled in one run");
+    const Key key{static_cast<uint64_t>(at_ns), next_seq_++ << kSlotBits | slot};
     size_t hole = heap_.size();
     heap_.emplace_back();
     Key* heap = heap_.data();
@@ -105,8 +108,8 @@ bool Scheduler::cancel(TimerId id) {
 void Scheduler::sweep_cancelled() {
     cancels_since_sweep_ = 0;
     const auto kept_end = std::remove_if(heap_.begin(), heap_.end(), [this](const Key& key) {
-        if (slots_[key.slot].pending) return false;
-        release(key.slot);
+        if (slots_[key.slot()].pending) return false;
+        release(key.slot());
         return true;
     });
     heap_.erase(kept_end, heap_.end());
@@ -128,35 +131,35 @@ void Scheduler::sweep_cancelled() {
 bool Scheduler::step() {
     if (heap_.empty()) return false;
     const Key key = pop();
-    Slot& s = slots_[key.slot];
+    Slot& s = slots_[key.slot()];
     if (!s.pending) {  // cancelled
-        release(key.slot);
+        release(key.slot());
         return true;
     }
-    now_ = Time{key.at_ns};
+    now_ = Time{static_cast<int64_t>(key.at_ns)};
     if (s.owner != kNoNode) {
         if (!nodes_.is_current(s.owner, s.incarnation)) {
             ++dropped_;
             trace_.record(kDropped, now_, s.owner, s.kind->id);
-            release(key.slot);
+            release(key.slot());
             return true;
         }
         if (nodes_.state(s.owner) == NodeState::paused) {
             if (parked_.size() <= s.owner) parked_.resize(s.owner + 1);
-            parked_[s.owner].push_back(key.slot);
+            parked_[s.owner].push_back(key.slot());
             return true;
         }
     }
     ++processed_;
     trace_.record(*s.kind, now_, s.owner, s.digest);
     Callback callback = std::move(s.callback);
-    release(key.slot);
+    release(key.slot());
     callback();
     return true;
 }
 
 void Scheduler::run_until(Time limit, const std::function<bool()>& stop) {
-    while (!heap_.empty() && heap_.front().at_ns <= limit.ns) {
+    while (!heap_.empty() && static_cast<int64_t>(heap_.front().at_ns) <= limit.ns) {
         if (stop && stop()) return;
         step();
     }

@@ -4,7 +4,7 @@
 // incarnation (or to the world, kNoNode): when it comes due, an event of a crashed incarnation is
 // dropped and one of a paused node is parked until the node resumes. Timers are cancellable.
 //
-// The heap holds only 24-byte keys; callbacks (sim::Callback, captures kept inline) live in a slot
+// The heap holds only 16-byte keys; callbacks (sim::Callback, captures kept inline) live in a slot
 // table with a free list, so a push or a pop moves no callback.
 //
 // A cancelled timer's key stays in the heap until it comes due, unless cancelled keys pile up: once
@@ -66,10 +66,14 @@ public:
     void resume(NodeId id);
 
 private:
+    // 16 bytes: the due time, and the insertion sequence with the slot in its low bits. Sequences
+    // are unique, so (time, order) sorts exactly as (time, sequence) does.
+    static constexpr int kSlotBits = 24;  // up to 16.7 M events pending at once
+    static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
     struct Key {
-        int64_t at_ns;
-        uint64_t seq;
-        uint32_t slot;
+        uint64_t at_ns;  // times are never negative
+        uint64_t order;  // sequence << kSlotBits | slot
+        uint32_t slot() const { return static_cast<uint32_t>(order & kSlotMask); }
     };
     struct Slot {
         Callback callback;
@@ -80,12 +84,10 @@ private:
         uint32_t generation = 0;
         bool pending = false;
     };
-    // (time, sequence) as one 128-bit number: a branch-free comparison (times are never negative).
+    // (time, order) as one 128-bit number: a branch-free comparison.
     static bool before(const Key& a, const Key& b) {
         using Order = unsigned __int128;
-        const Order order_a = static_cast<Order>(static_cast<uint64_t>(a.at_ns)) << 64 | a.seq;
-        const Order order_b = static_cast<Order>(static_cast<uint64_t>(b.at_ns)) << 64 | b.seq;
-        return order_a < order_b;
+        return (static_cast<Order>(a.at_ns) << 64 | a.order) < (static_cast<Order>(b.at_ns) << 64 | b.order);
     }
     void push(int64_t at_ns, uint32_t slot);
     Key pop();
