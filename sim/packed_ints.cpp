@@ -22,9 +22,15 @@ void encode_differences(const std::vector<int64_t>& values, int64_t base, uint8_
 
 void PackedInts::seal() {
     Sealed s;
-    const auto [min, max] = std::minmax_element(open_.begin(), open_.end());
-    s.base = *min;
-    const uint64_t range = static_cast<uint64_t>(*max) - static_cast<uint64_t>(s.base);
+    // A plain min/max loop (conditional moves) rather than std::minmax_element, whose branches
+    // mispredict on the random keys and values most columns hold.
+    int64_t min = open_.front(), max = open_.front();
+    for (const int64_t value : open_) {
+        min = std::min(min, value);
+        max = std::max(max, value);
+    }
+    s.base = min;
+    const uint64_t range = static_cast<uint64_t>(max) - static_cast<uint64_t>(s.base);
     s.width = range == 0 ? 0 : range <= UINT8_MAX ? 1 : range <= UINT16_MAX ? 2 : range <= UINT32_MAX ? 4 : 8;
     s.bytes.resize(open_.size() * s.width);
     switch (s.width) {
