@@ -1,5 +1,6 @@
 #include "sim/external/input_producer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace eosim::sim::external {
@@ -30,6 +31,15 @@ Time InputProducer::arrival_time(uint64_t index) const {
     return Time{static_cast<int64_t>(static_cast<unsigned __int128>(index) * kNanos / rate)};
 }
 
+uint64_t InputProducer::arrived_by(Time now) const {
+    // Record i has arrived when floor(i * 1e9 / rate) <= now, that is when i * 1e9 < (now + 1) * rate:
+    // ceil((now + 1) * rate / 1e9) records in all. One division a batch instead of one a record.
+    constexpr unsigned __int128 kNanos = 1'000'000'000;
+    const auto rate = static_cast<unsigned __int128>(spec_.rate_per_second);
+    const auto arrived = ((static_cast<unsigned __int128>(now.ns) + 1) * rate + kNanos - 1) / kNanos;
+    return static_cast<uint64_t>(std::min<unsigned __int128>(arrived, static_cast<uint64_t>(spec_.records)));
+}
+
 std::pair<int32_t, KafkaRecord> InputProducer::draw(Prng& prng, uint64_t index) const {
     const bool hot = spec_.hot_key_percent > 0 && prng.below(100) < static_cast<uint64_t>(spec_.hot_key_percent);
     const int64_t key = hot ? 0 : static_cast<int64_t>(prng.below(static_cast<uint64_t>(spec_.keys)));
@@ -48,11 +58,10 @@ void InputProducer::start() { append_due(); }
 // The records due by now, in arrival order, in one request: the broker takes all or none (then they
 // are retried at the next round).
 void InputProducer::append_due() {
-    const Time now = scheduler_.now();
     due_.clear();
-    uint64_t end = next_;
-    for (; end < static_cast<uint64_t>(spec_.records) && arrival_time(end) <= now; ++end) {
-        const auto partition = static_cast<size_t>(arrival_partitions_[end]);
+    const uint64_t end = std::max(next_, arrived_by(scheduler_.now()));
+    for (uint64_t index = next_; index < end; ++index) {
+        const auto partition = static_cast<size_t>(arrival_partitions_[index]);
         due_.emplace_back(static_cast<int32_t>(partition), partitions_[partition][appended_[partition]++]);
     }
     if (!due_.empty() && kafka_.append_all(kafka_.broker(), spec_.topic, due_) != KafkaError::none) {

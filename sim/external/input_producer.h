@@ -56,6 +56,8 @@ private:
     void append_due();
     // Record `index` arrives at index / rate.
     Time arrival_time(uint64_t index) const;
+    // How many records have arrived by `now` (those with arrival_time <= now).
+    uint64_t arrived_by(Time now) const;
     // Draws record `index` and its partition from `prng` (records are drawn in arrival order).
     std::pair<int32_t, KafkaRecord> draw(Prng& prng, uint64_t index) const;
 
