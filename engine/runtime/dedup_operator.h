@@ -19,9 +19,9 @@
 // interleaving). The decision: late input is not handled specially here (no side output, no
 // drop): the operator applies the rule to whatever state it holds, and a dedup is exact only for
 // in-bound input. The loader refuses a dedup downstream of an input with late records
-// (`event_time.late_percent` > 0, scenarios/loader/read_input.cpp); a source with idle splits
-// (`watermarks.idle_timeout`), whose records may be behind the combined watermark too, is not
-// refused yet.
+// (`event_time.late_percent` > 0, scenarios/loader/read_input.cpp) and a dedup whose source has
+// idle splits (`watermarks.idle_timeout`: a split active again after idling may be behind the
+// combined watermark; scenarios/loader/read_job.cpp).
 #include <cstdint>
 #include <memory>
 #include <optional>

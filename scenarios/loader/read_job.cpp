@@ -309,7 +309,8 @@ std::string read_edge_output(const Value& v, const engine::VertexSpec& upstream)
 
 // A dedup keeps the first record of a key: which one is first must not depend on the interleaving,
 // so each key's records must reach it in their partition's order (a key lives in one partition): a
-// kafka_source reaching it through forward filters and key-preserving maps only.
+// kafka_source reaching it through forward filters and key-preserving maps only. That source has no
+// idle splits either (see below).
 void Loader::check_dedup_key_order(const Object& o, const engine::VertexSpec& dedup) {
     const engine::VertexSpec* v = s_.job.find(dedup.inputs.front().from);
     while (v->kind != engine::OperatorKind::kafka_source) {
@@ -325,6 +326,17 @@ void Loader::check_dedup_key_order(const Object& o, const engine::VertexSpec& de
                                     in_quotes(v->id) + " (" + to_string(v->kind) + ") in between");
         }
         v = s_.job.find(v->inputs.front().from);
+    }
+    // Idle splits: while a split is idle the combined watermark moves on without it, so its records
+    // may arrive behind the watermark once it turns active again -- late input, which the dedup's
+    // model cannot judge (engine/runtime/dedup_operator.h). Refused at the source's idle_timeout.
+    if (v->watermarks && v->watermarks->idle_timeout) {
+        const std::string program = o.value().path().substr(0, o.value().path().rfind('/'));
+        throw ScenarioError(file_, program + "/" + std::to_string(s_.job.vertex_index(v->id)) + "/watermarks/idle_timeout",
+                            "expected no idle_timeout on a source that reaches a dedup: source " + in_quotes(v->id) +
+                                " reaches dedup " + in_quotes(dedup.id) + " (" + o.value().path() +
+                                "), whose model is exact only for in-bound input, and a split that turns active "
+                                "again after idling may be behind the watermark (engine/runtime/dedup_operator.h)");
     }
 }
 

@@ -1,7 +1,7 @@
 // The loader's join and dedup vertices (scenarios/loader/read_job.cpp): the shipped scenarios load
 // with their values, and every shape the two operators cannot run exactly is a ScenarioError that
 // names the JSON path and what was expected: late records in an input a dedup reads (in any
-// deployment's program) too, also through `eosim run` on the fixture tests/cli/fixtures/dedup-late-input.json.
+// deployment's program) and idle splits in a dedup's source too, also through `eosim run` on the fixture tests/cli/fixtures/dedup-late-input.json.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -99,6 +99,26 @@ TEST_CASE("loader: late records into a dedup are refused, in the job's program a
     upgraded["job"]["vertices"][2]["inputs"][0]["from"] = "l";
     upgraded["input"] = late_input("l");
     check_error(upgraded, "/input/0/event_time/late_percent", "reaches dedup \"first\" (/deployments/0/job_vertices/2)");
+}
+
+TEST_CASE("loader: a dedup whose source has idle splits is refused, at the source's idle_timeout", "[loader][dedup]") {
+    json idle = job();
+    idle["job"]["vertices"][0]["watermarks"] = json::parse(R"({"out_of_orderness": "100ms", "idle_timeout": "2s"})");
+    check_error(idle, "/job/vertices/0/watermarks/idle_timeout",
+                "expected no idle_timeout on a source that reaches a dedup: source \"l\" reaches dedup \"first\" "
+                "(/job/vertices/2), whose model is exact only for in-bound input");
+    // Watermarks without idleness load; so do idle splits on the join's other source.
+    json no_idleness = job();
+    no_idleness["job"]["vertices"][0]["watermarks"] = json::parse(R"({"out_of_orderness": "100ms"})");
+    json other_side = job();
+    other_side["job"]["vertices"][1]["watermarks"] = json::parse(R"({"out_of_orderness": "100ms", "idle_timeout": "2s"})");
+    TempDir dir;
+    CHECK_NOTHROW(load_scenario(dir.write("ok1.json", no_idleness.dump(2))));
+    CHECK_NOTHROW(load_scenario(dir.write("ok2.json", other_side.dump(2))));
+    // In a later deployment's program: the path names that program.
+    json upgraded = job();
+    upgraded["deployments"] = json::array({{{"at", "1s"}, {"job_vertices", idle["job"]["vertices"]}}});
+    check_error(upgraded, "/deployments/0/job_vertices/0/watermarks/idle_timeout", "reaches dedup \"first\" (/deployments/0/job_vertices/2)");
 }
 
 TEST_CASE("cli: `eosim run` refuses late records into a dedup with exit 2, the file, the JSON path and why", "[loader][dedup][cli]") {
