@@ -115,6 +115,21 @@ RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
     return build(ranges, stream, [] {});
 }
 
+RecordMultiset RecordMultiset::from_columns(const ColumnStream& stream) {
+    Ranges ranges;
+    stream([&ranges](std::span<const int64_t> keys, std::span<const int64_t> values) {
+        for (size_t i = 0; i < keys.size(); ++i) ranges.add(Record{keys[i], values[i]});
+    });
+    return build(
+        ranges,
+        [&stream](const auto& visit) {
+            stream([&visit](std::span<const int64_t> keys, std::span<const int64_t> values) {
+                for (size_t i = 0; i < keys.size(); ++i) visit(Record{keys[i], values[i]});
+            });
+        },
+        [] {});
+}
+
 RecordMultiset RecordMultiset::from_stream_once(const Stream& stream) {
     Ranges ranges;
     sim::PackedInts keys, values;
@@ -142,9 +157,22 @@ size_t RecordMultiset::size() const { return content_ == nullptr ? 0 : content_-
 Record RecordMultiset::operator[](size_t index) const {
     const Content& c = *content_;
     if (!c.whole.empty()) return c.whole[index];
-    const uint64_t code = c.narrow.empty() ? c.wide[index] : c.narrow[index];
-    return Record{static_cast<int64_t>(code / c.value_span + static_cast<uint64_t>(c.key_min)),
-                  static_cast<int64_t>(code % c.value_span + static_cast<uint64_t>(c.value_min))};
+    return packing().decode(c.narrow.empty() ? c.wide[index] : c.narrow[index]);
+}
+
+bool RecordMultiset::packed() const { return size() > 0 && content_->whole.empty(); }
+
+RecordMultiset::Packing RecordMultiset::packing() const {
+    if (content_ == nullptr) return Packing{};
+    return Packing{content_->key_min, content_->value_min, content_->value_span};
+}
+
+std::span<const uint32_t> RecordMultiset::narrow_codes() const {
+    return content_ == nullptr ? std::span<const uint32_t>() : std::span<const uint32_t>(content_->narrow);
+}
+
+std::span<const uint64_t> RecordMultiset::wide_codes() const {
+    return content_ == nullptr ? std::span<const uint64_t>() : std::span<const uint64_t>(content_->wide);
 }
 
 std::vector<Record> RecordMultiset::records() const {
