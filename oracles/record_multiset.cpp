@@ -161,8 +161,15 @@ RecordMultiset RecordMultiset::from_stream_once(const Stream& stream) {
     }
     return build(
         ranges,
-        [&](const Visit& visit) {
-            for (size_t i = 0; i < keys.size(); ++i) visit(Record{keys[i], values[i]});
+        [&](const auto& visit) {  // the columns decoded a range at a time
+            constexpr size_t kBatch = sim::PackedInts::kChunk;
+            std::vector<int64_t> key_batch(kBatch), value_batch(kBatch);
+            for (size_t at = 0; at < keys.size(); at += kBatch) {
+                const size_t n = std::min(kBatch, keys.size() - at);
+                keys.copy(at, n, key_batch.data());
+                values.copy(at, n, value_batch.data());
+                for (size_t i = 0; i < n; ++i) visit(Record{key_batch[i], value_batch[i]});
+            }
         },
         release);
 }
