@@ -1,5 +1,6 @@
 #include "oracles/output_comparison.h"
 
+#include <span>
 
 namespace eosim::oracles {
 
@@ -32,12 +33,48 @@ private:
     engine::Record current_{};
 };
 
+// Adds one record's counts (however found) to the result.
+void tally(OutputComparison& result, const RecordCount& count) {
+    if (count.actual < count.expected) {
+        result.missing_records += count.expected - count.actual;
+        if (!result.first_missing) result.first_missing = count;
+    } else if (count.actual > count.expected) {
+        result.duplicate_records += count.actual - count.expected;
+        if (!result.first_duplicate) result.first_duplicate = count;
+    }
+}
+
+// The merge below over two code sequences of one packing (codes order as records do): equal codes
+// are equal records, so only the records reported are decoded.
+template <typename Code>
+void merge_codes(std::span<const Code> e, std::span<const Code> a, const RecordMultiset::Packing& packing,
+                 OutputComparison& result) {
+    size_t i = 0, j = 0;
+    while (i < e.size() || j < a.size()) {
+        const Code code = (j == a.size() || (i < e.size() && e[i] < a[j])) ? e[i] : a[j];
+        int64_t expected = 0, actual = 0;
+        while (i < e.size() && e[i] == code) ++expected, ++i;
+        while (j < a.size() && a[j] == code) ++actual, ++j;
+        if (expected != actual) tally(result, RecordCount{packing.decode(code), expected, actual});
+    }
+}
+
 }  // namespace
 
 OutputComparison OutputComparison::of(const RecordMultiset& expected, const RecordMultiset& actual) {
     OutputComparison result;
     result.expected_records = static_cast<int64_t>(expected.size());
     result.actual_records = static_cast<int64_t>(actual.size());
+    if (expected.packed() && actual.packed() && expected.packing() == actual.packing()) {
+        if (!expected.narrow_codes().empty() && !actual.narrow_codes().empty()) {
+            merge_codes(expected.narrow_codes(), actual.narrow_codes(), expected.packing(), result);
+            return result;
+        }
+        if (!expected.wide_codes().empty() && !actual.wide_codes().empty()) {
+            merge_codes(expected.wide_codes(), actual.wide_codes(), expected.packing(), result);
+            return result;
+        }
+    }
     SortedCursor e(expected);
     SortedCursor a(actual);
     while (!e.done() || !a.done()) {
@@ -46,13 +83,7 @@ OutputComparison OutputComparison::of(const RecordMultiset& expected, const Reco
         RecordCount count{record, 0, 0};
         while (!e.done() && e.current() == record) ++count.expected, e.advance();
         while (!a.done() && a.current() == record) ++count.actual, a.advance();
-        if (count.actual < count.expected) {
-            result.missing_records += count.expected - count.actual;
-            if (!result.first_missing) result.first_missing = count;
-        } else if (count.actual > count.expected) {
-            result.duplicate_records += count.actual - count.expected;
-            if (!result.first_duplicate) result.first_duplicate = count;
-        }
+        tally(result, count);
     }
     return result;
 }

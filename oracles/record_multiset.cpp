@@ -1,7 +1,6 @@
 #include "oracles/record_multiset.h"
 
 #include <algorithm>
-#include <array>
 
 #include "sim/packed_ints.h"
 
@@ -22,16 +21,32 @@ struct RecordMultiset::Content {
 
 namespace {
 
-// Least-significant-digit radix sort of `codes` over its low `bytes` bytes.
+// Least-significant-digit radix sort of `codes` over its low `bits` bits, in as few passes of at
+// most 11-bit digits as the bits need (a 17-bit code: two passes of 9 bits). Every pass's digit
+// counts are taken in one read of the codes up front, and a pass whose digit is the same in every
+// code moves nothing and is skipped.
 template <typename Code>
-void radix_sort(std::vector<Code>& codes, int bytes) {
-    std::vector<Code> scratch(codes.size());
-    for (int byte = 0; byte < bytes; ++byte) {
-        const int shift = 8 * byte;
-        std::array<size_t, 257> start{};
-        for (Code code : codes) ++start[((code >> shift) & 0xff) + 1];
-        for (size_t digit = 1; digit < start.size(); ++digit) start[digit] += start[digit - 1];
-        for (Code code : codes) scratch[start[(code >> shift) & 0xff]++] = code;
+void radix_sort(std::vector<Code>& codes, int bits) {
+    constexpr int kMaxDigitBits = 11;
+    const int passes = (bits + kMaxDigitBits - 1) / kMaxDigitBits;
+    if (passes == 0 || codes.size() < 2) return;
+    const int digit_bits = (bits + passes - 1) / passes;
+    const size_t buckets = size_t{1} << digit_bits;
+    const Code mask = static_cast<Code>(buckets - 1);
+    // start[pass * (buckets + 1) + d + 1]: how many codes have digit d in that pass, then (summed)
+    // where the codes with digit d go.
+    std::vector<size_t> start(static_cast<size_t>(passes) * (buckets + 1), 0);
+    for (Code code : codes) {
+        for (int pass = 0; pass < passes; ++pass) ++start[static_cast<size_t>(pass) * (buckets + 1) + ((code >> (pass * digit_bits)) & mask) + 1];
+    }
+    std::vector<Code> scratch;
+    for (int pass = 0; pass < passes; ++pass) {
+        size_t* const count = start.data() + static_cast<size_t>(pass) * (buckets + 1);
+        const int shift = pass * digit_bits;
+        if (count[((codes.front() >> shift) & mask) + 1] == codes.size()) continue;  // one digit: already in order
+        for (size_t digit = 1; digit <= buckets; ++digit) count[digit] += count[digit - 1];
+        if (scratch.empty()) scratch.resize(codes.size());
+        for (Code code : codes) scratch[count[(code >> shift) & mask]++] = code;
         codes.swap(scratch);
     }
 }
@@ -82,8 +97,8 @@ RecordMultiset RecordMultiset::build(const Ranges& ranges, const Each& each, con
     }
     content->value_span = value_span;
     const uint64_t max_code = content->size == 0 ? 0 : key_span * value_span - 1;
-    int bytes = 0;
-    while (bytes < 8 && (max_code >> (8 * bytes)) != 0) ++bytes;
+    int bits = 0;
+    while (bits < 64 && (max_code >> bits) != 0) ++bits;
     auto code_of = [&content](const Record& r) {
         return (static_cast<uint64_t>(r.key) - static_cast<uint64_t>(content->key_min)) * content->value_span +
                (static_cast<uint64_t>(r.value) - static_cast<uint64_t>(content->value_min));
@@ -92,12 +107,12 @@ RecordMultiset RecordMultiset::build(const Ranges& ranges, const Each& each, con
         content->narrow.reserve(content->size);
         each([&](const Record& r) { content->narrow.push_back(static_cast<uint32_t>(code_of(r))); });
         release();
-        radix_sort(content->narrow, bytes);
+        radix_sort(content->narrow, bits);
     } else {
         content->wide.reserve(content->size);
         each([&](const Record& r) { content->wide.push_back(code_of(r)); });
         release();
-        radix_sort(content->wide, bytes);
+        radix_sort(content->wide, bits);
     }
     set.content_ = std::move(content);
     return set;
@@ -113,6 +128,21 @@ RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
     Ranges ranges;
     stream([&ranges](const Record& r) { ranges.add(r); });
     return build(ranges, stream, [] {});
+}
+
+RecordMultiset RecordMultiset::from_columns(const ColumnStream& stream) {
+    Ranges ranges;
+    stream([&ranges](std::span<const int64_t> keys, std::span<const int64_t> values) {
+        for (size_t i = 0; i < keys.size(); ++i) ranges.add(Record{keys[i], values[i]});
+    });
+    return build(
+        ranges,
+        [&stream](const auto& visit) {
+            stream([&visit](std::span<const int64_t> keys, std::span<const int64_t> values) {
+                for (size_t i = 0; i < keys.size(); ++i) visit(Record{keys[i], values[i]});
+            });
+        },
+        [] {});
 }
 
 RecordMultiset RecordMultiset::from_stream_once(const Stream& stream) {
@@ -131,8 +161,15 @@ RecordMultiset RecordMultiset::from_stream_once(const Stream& stream) {
     }
     return build(
         ranges,
-        [&](const Visit& visit) {
-            for (size_t i = 0; i < keys.size(); ++i) visit(Record{keys[i], values[i]});
+        [&](const auto& visit) {  // the columns decoded a range at a time
+            constexpr size_t kBatch = sim::PackedInts::kChunk;
+            std::vector<int64_t> key_batch(kBatch), value_batch(kBatch);
+            for (size_t at = 0; at < keys.size(); at += kBatch) {
+                const size_t n = std::min(kBatch, keys.size() - at);
+                keys.copy(at, n, key_batch.data());
+                values.copy(at, n, value_batch.data());
+                for (size_t i = 0; i < n; ++i) visit(Record{key_batch[i], value_batch[i]});
+            }
         },
         release);
 }
@@ -142,9 +179,22 @@ size_t RecordMultiset::size() const { return content_ == nullptr ? 0 : content_-
 Record RecordMultiset::operator[](size_t index) const {
     const Content& c = *content_;
     if (!c.whole.empty()) return c.whole[index];
-    const uint64_t code = c.narrow.empty() ? c.wide[index] : c.narrow[index];
-    return Record{static_cast<int64_t>(code / c.value_span + static_cast<uint64_t>(c.key_min)),
-                  static_cast<int64_t>(code % c.value_span + static_cast<uint64_t>(c.value_min))};
+    return packing().decode(c.narrow.empty() ? c.wide[index] : c.narrow[index]);
+}
+
+bool RecordMultiset::packed() const { return size() > 0 && content_->whole.empty(); }
+
+RecordMultiset::Packing RecordMultiset::packing() const {
+    if (content_ == nullptr) return Packing{};
+    return Packing{content_->key_min, content_->value_min, content_->value_span};
+}
+
+std::span<const uint32_t> RecordMultiset::narrow_codes() const {
+    return content_ == nullptr ? std::span<const uint32_t>() : std::span<const uint32_t>(content_->narrow);
+}
+
+std::span<const uint64_t> RecordMultiset::wide_codes() const {
+    return content_ == nullptr ? std::span<const uint64_t>() : std::span<const uint64_t>(content_->wide);
 }
 
 std::vector<Record> RecordMultiset::records() const {

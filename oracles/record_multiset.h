@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "engine/runtime/record.h"
@@ -37,12 +38,37 @@ public:
     // costly to produce (the reference model's evaluation): while the ranges are measured the records
     // wait in packed columns, a few bytes each.
     static RecordMultiset from_stream_once(const Stream& stream);
+    // Plain inserts (version 0) handed as key and value columns of equal length, a batch per call
+    // (a Kafka topic's committed content: sim/external/kafka.h, for_each_committed_batch). Read
+    // twice, as from_stream.
+    using ColumnVisit = std::function<void(std::span<const int64_t> keys, std::span<const int64_t> values)>;
+    using ColumnStream = std::function<void(const ColumnVisit&)>;
+    static RecordMultiset from_columns(const ColumnStream& stream);
 
     size_t size() const;
     bool empty() const { return size() == 0; }
     engine::Record operator[](size_t index) const;  // the index-th smallest
     std::vector<engine::Record> records() const;    // unpacked, sorted (for tests and small sets)
     size_t bytes() const;                           // memory held
+
+    // The packed form, when the records have one (see above): codes in ascending order, each
+    // (key - key_min) * value_span + (value - value_min), in 32 bits when the largest fits and 64
+    // otherwise. For a comparison that merges two multisets packed alike code by code
+    // (OutputComparison), decoding only the records it reports.
+    struct Packing {
+        int64_t key_min = 0;
+        int64_t value_min = 0;
+        uint64_t value_span = 1;
+        bool operator==(const Packing&) const = default;
+        engine::Record decode(uint64_t code) const {
+            return engine::Record{static_cast<int64_t>(code / value_span + static_cast<uint64_t>(key_min)),
+                                  static_cast<int64_t>(code % value_span + static_cast<uint64_t>(value_min))};
+        }
+    };
+    bool packed() const;  // false when empty or when the records are kept whole
+    Packing packing() const;
+    std::span<const uint32_t> narrow_codes() const;  // empty unless packed in 32 bits
+    std::span<const uint64_t> wide_codes() const;    // empty unless packed in 64 bits
 
 private:
     struct Content;

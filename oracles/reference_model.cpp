@@ -19,26 +19,10 @@ ReferenceModel::ReferenceModel(const engine::JobSpec& job, ModelInput input,
     : job_(job), input_(std::move(input)), tables_(std::move(tables)) {
     for (const engine::VertexSpec& v : job_.vertices) {
         if (v.kind != OperatorKind::sink) continue;
-        // Each key's last record in evaluation order (each key's own order). A hash map for speed
-        // (this is one lookup per output record); its order never reaches the result, which is
-        // sorted by key below.
-        std::unordered_map<int64_t, int64_t> latest;
-        int passes = 0;
         expected_[v.id] = RecordMultiset::from_stream_once([&](const Visit& visit) {
             Evaluation states;
-            if (passes++ == 0) {
-                produce(v, nullptr, nullptr, nullptr, states, [&](const Record& r) {
-                    latest[r.key] = r.value;
-                    visit(r);
-                });
-            } else {
-                produce(v, nullptr, nullptr, nullptr, states, visit);
-            }
+            produce(v, nullptr, nullptr, nullptr, states, visit);
         });
-        std::vector<Record>& table = final_tables_[v.id];
-        table.reserve(latest.size());
-        for (const auto& [key, value] : latest) table.push_back(Record{key, value});
-        std::sort(table.begin(), table.end());  // keys are unique: by key
     }
 }
 
@@ -66,6 +50,21 @@ namespace {
 size_t offset_in(const engine::SourceOffsets& offsets, const std::string& topic, size_t p, size_t size, size_t unnamed) {
     auto it = offsets.find({topic, static_cast<int32_t>(p)});
     return it == offsets.end() ? unnamed : std::min(size, static_cast<size_t>(std::max<int64_t>(0, it->second)));
+}
+
+// Hands `each(i, record)` every record of `records` below `end`, in order, the columns decoded a
+// range at a time (sim/packed_ints.h, PackedInts::copy) rather than a record at a time.
+template <typename Each>
+void for_each_stored(const sim::external::RecordColumns& records, size_t end, const Each& each) {
+    constexpr size_t kBatch = sim::PackedInts::kChunk;
+    std::vector<int64_t> keys(kBatch), values(kBatch), timestamps(kBatch);
+    for (size_t at = 0; at < end; at += kBatch) {
+        const size_t n = std::min(kBatch, end - at);
+        records.keys().copy(at, n, keys.data());
+        records.values().copy(at, n, values.data());
+        records.timestamps().copy(at, n, timestamps.data());
+        for (size_t i = 0; i < n; ++i) each(at + i, sim::external::KafkaRecord{keys[i], values[i], timestamps[i]});
+    }
 }
 
 // A stored input record's event time (0 until the input carries one).
@@ -117,12 +116,12 @@ void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOf
                 const size_t size = partitions[p].size();
                 const size_t end = to == nullptr ? size : offset_in(*to, v.topic, p, size, 0);
                 const size_t begin = from == nullptr ? 0 : std::min(end, offset_in(*from, v.topic, p, size, 0));
-                for (size_t i = 0; i < begin; ++i) split.next(partitions[p][i].timestamp);
-                for (size_t i = begin; i < end; ++i) {
-                    const sim::external::KafkaRecord r = partitions[p][i];
-                    current_in_bound_ = split.next(r.timestamp);
+                for_each_stored(partitions[p], end, [&](size_t i, const sim::external::KafkaRecord& r) {
+                    const bool in_bound = split.next(r.timestamp);  // records before `begin` too: the watermark so far
+                    if (i < begin) return;
+                    current_in_bound_ = in_bound;
                     take(Record{r.key, r.value, 0, engine::RowKind::insert, r.timestamp});
-                }
+                });
             }
         } else if (v.kind == OperatorKind::cdc_source) {
             if (to != nullptr) throw std::logic_error("the model has no prefix states of a cdc_source job");
@@ -252,13 +251,24 @@ const std::vector<Record>& ReferenceModel::sink_output(const std::string& id) co
 
 const std::vector<Record>& ReferenceModel::final_table(const std::string& sink_vertex) const {
     static const std::vector<Record> kNothing;
-    const std::map<std::string, std::vector<Record>>* tables = &final_tables_;
     if (!segments_.empty()) {
         evaluate_segmented_outputs();
-        tables = &segmented_tables_;
+        const auto it = segmented_tables_.find(sink_vertex);
+        return it == segmented_tables_.end() ? kNothing : it->second;
     }
-    const auto it = tables->find(sink_vertex);
-    return it == tables->end() ? kNothing : it->second;
+    if (const auto it = final_tables_.find(sink_vertex); it != final_tables_.end()) return it->second;
+    if (!expected_.contains(sink_vertex)) return kNothing;
+    // Evaluated on first request (only keyed-table sinks ask): each key's last record in evaluation
+    // order (each key's own order). A hash map for speed (one lookup per output record); its order
+    // never reaches the result, which is sorted by key below.
+    std::unordered_map<int64_t, int64_t> latest;
+    Evaluation states;
+    produce(vertex(sink_vertex), nullptr, nullptr, nullptr, states, [&latest](const Record& r) { latest[r.key] = r.value; });
+    std::vector<Record> table;
+    table.reserve(latest.size());
+    for (const auto& [key, value] : latest) table.push_back(Record{key, value});
+    std::sort(table.begin(), table.end());  // keys are unique: by key
+    return final_tables_[sink_vertex] = std::move(table);
 }
 
 int64_t ReferenceModel::watermark_upper_bound(const std::string& id, const engine::SourceOffsets& prefix) const {

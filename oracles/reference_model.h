@@ -60,7 +60,7 @@ public:
     // The sink vertex's output as a keyed table: each key's last record, in the order the model
     // produced them (each key's own order, which the engine keeps as long as one subtask owns a key
     // from its keyed operator to the sink), one record per key, sorted by key. Sinks as for
-    // expected_output.
+    // expected_output (evaluated anew on first request, then kept).
     const std::vector<engine::Record>& final_table(const std::string& sink_vertex) const;
     // The keyed state of a keyed vertex after the sources consumed exactly `prefix` (records
     // below each partition's offset; a partition not named counts as not consumed).
@@ -154,7 +154,7 @@ private:
     ModelInput input_;
     std::map<std::string, std::vector<engine::Record>> tables_;
     std::map<std::string, RecordMultiset> expected_;                   // sink vertex -> its output
-    std::map<std::string, std::vector<engine::Record>> final_tables_;  // sink vertex -> its final table
+    mutable std::map<std::string, std::vector<engine::Record>> final_tables_;  // sink vertex -> its final table (final_table's)
     mutable std::map<std::string, std::vector<engine::Record>> unpacked_outputs_;  // sink_output's
     mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>> prefix_states_;  // memo
     // The evaluation of `vertex` after `prefix`, continuing the latest one when `prefix` extends it.

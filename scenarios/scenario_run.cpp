@@ -228,16 +228,23 @@ engine::HighAvailability high_availability(const Scenario& s, RunWorld& run) {
     return ha;
 }
 
+// What a read_committed reader of a Kafka sink's topic sees, as a compact sorted multiset: streamed
+// from the topic's columns in batches (no unpacked copy of it exists at any time). The same records
+// as the sink's for_each_output (plain inserts; the multiset drops timestamps anyway).
+oracles::RecordMultiset committed_kafka_content(const engine::KafkaSinkConfig& sink, const engine::OutsideSystems& systems) {
+    return oracles::RecordMultiset::from_columns([&](const oracles::RecordMultiset::ColumnVisit& visit) {
+        systems.kafka->for_each_committed_batch(sink.options().topic, visit);
+    });
+}
+
 // What a committed reader of `sink`'s outside system sees, read once after the run (oracles ask
-// only then) into a compact sorted multiset that every oracle of the sink shares. A Kafka sink's
-// content is streamed from the topic (no unpacked copy of it exists at any time).
+// only then) into a compact sorted multiset that every oracle of the sink shares.
 oracles::SinkReader committed_reader(const engine::VertexSpec& sink, const engine::OutsideSystems& systems) {
     auto content = std::make_shared<std::optional<oracles::RecordMultiset>>();
     return [&sink, &systems, content]() -> oracles::RecordMultiset {
         if (!*content) {
             if (const auto* kafka_sink = dynamic_cast<const engine::KafkaSinkConfig*>(sink.sink.get())) {
-                *content = oracles::RecordMultiset::from_stream(
-                    [&](const oracles::RecordMultiset::Visit& visit) { kafka_sink->for_each_output(systems, visit); });
+                *content = committed_kafka_content(*kafka_sink, systems);
             } else {
                 *content = oracles::RecordMultiset(sink.sink->read_output(systems));
             }
@@ -511,8 +518,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                     const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(v.sink.get());
                     if (kafka == nullptr) continue;  // every Kafka sink of the job: each writes a throw-away topic
                     verification->verification_ran(*ran.job, ran.from, ran.to, v.uid_or_id(), [&services, kafka] {
-                        return oracles::RecordMultiset::from_stream(
-                            [&](const oracles::RecordMultiset::Visit& visit) { kafka->for_each_output(services.systems, visit); });
+                        return committed_kafka_content(*kafka, services.systems);
                     });
                 }
             });

@@ -18,7 +18,39 @@ void encode_differences(const std::vector<int64_t>& values, int64_t base, uint8_
     }
 }
 
+// Decodes `count` differences of `Width` bytes from `in` and adds `base` to each.
+template <typename Width>
+void decode_differences(const uint8_t* in, size_t count, int64_t base, int64_t* out) {
+    for (size_t i = 0; i < count; ++i) {
+        Width diff;
+        std::memcpy(&diff, in + i * sizeof(Width), sizeof(Width));
+        out[i] = static_cast<int64_t>(static_cast<uint64_t>(base) + diff);
+    }
+}
+
 }  // namespace
+
+void PackedInts::copy(size_t begin, size_t count, int64_t* out) const {
+    while (count > 0) {
+        const size_t chunk = begin >> kChunkBits;
+        const size_t at = begin & (kChunk - 1);
+        const size_t n = std::min(count, kChunk - at);
+        if (chunk == sealed_.size()) {
+            std::copy_n(open_.data() + at, n, out);
+        } else {
+            const Sealed& s = sealed_[chunk];
+            const uint8_t* in = s.bytes.data() + at * s.width;
+            switch (s.width) {
+                case 0: std::fill_n(out, n, s.base); break;
+                case 1: decode_differences<uint8_t>(in, n, s.base, out); break;
+                case 2: decode_differences<uint16_t>(in, n, s.base, out); break;
+                case 4: decode_differences<uint32_t>(in, n, s.base, out); break;
+                default: decode_differences<uint64_t>(in, n, s.base, out); break;
+            }
+        }
+        begin += n, count -= n, out += n;
+    }
+}
 
 void PackedInts::seal() {
     Sealed s;

@@ -41,6 +41,9 @@ public:
         return static_cast<int64_t>(static_cast<uint64_t>(s.base) + diff);
     }
     size_t size() const { return sealed_.size() * kChunk + open_.size(); }
+    // Copies values [begin, begin + count) to `out`, decoding a chunk at a time (one switch on the
+    // width per chunk, not per value): for readers that walk a whole column.
+    void copy(size_t begin, size_t count, int64_t* out) const;
     bool empty() const { return size() == 0; }
     // Bytes per value of the widest sealed chunk (8 while nothing is sealed: the open chunk).
     int widest_sealed_width() const;

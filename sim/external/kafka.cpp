@@ -491,6 +491,82 @@ void KafkaCluster::for_each_committed(const std::string& topic,
     }
 }
 
+KafkaCluster::CommittedReadSummary KafkaCluster::read_committed_summary(NodeId caller, const std::string& topic,
+                                                                      int32_t partition, int64_t from_offset) const {
+    CommittedReadSummary summary;
+    summary.next_offset = from_offset;
+    if (KafkaError e = reachable(caller); e != KafkaError::none) {
+        summary.error = e;
+        return summary;
+    }
+    const Partition* p = find_partition(topic, partition);
+    if (p == nullptr) {
+        summary.error = KafkaError::unknown_topic;
+        return summary;
+    }
+    const int64_t bound = end_offset(*p, Isolation::read_committed);
+    const int64_t begin = std::max<int64_t>(from_offset, 0);
+    constexpr size_t kBatch = PackedInts::kChunk;
+    std::vector<int64_t> transactions;
+    // Entries of one transaction come in runs: its state is looked up once a run.
+    int64_t last_transaction = -1;
+    TxnState last_state = TxnState::committed;  // a plain append's
+    for (int64_t offset = begin; offset < bound;) {
+        const size_t n = std::min(kBatch, static_cast<size_t>(bound - offset));
+        transactions.resize(n);
+        p->log.transactions().copy(static_cast<size_t>(offset), n, transactions.data());
+        for (size_t i = 0; i < n; ++i) {
+            const int64_t transaction = transactions[i];
+            if (transaction != last_transaction) {
+                last_transaction = transaction;
+                last_state = transaction < 0 ? TxnState::committed : transactions_[static_cast<size_t>(transaction)].state;
+            }
+            if (last_state == TxnState::aborted) continue;  // a read_committed reader skips it
+            ++summary.entries;
+            if (last_state != TxnState::committed && !summary.first_uncommitted) {
+                const int64_t at = offset + static_cast<int64_t>(i);
+                const Entry entry = p->log[static_cast<size_t>(at)];
+                summary.first_uncommitted = ReadResult::Entry{at, entry.record, entry.transaction};
+            }
+        }
+        offset += static_cast<int64_t>(n);
+    }
+    summary.next_offset = std::max(from_offset, std::max(begin, bound));
+    return summary;
+}
+
+void KafkaCluster::for_each_committed_batch(const std::string& topic, const CommittedColumns& visit) const {
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) return;
+    constexpr size_t kBatch = PackedInts::kChunk;
+    std::vector<int64_t> keys(kBatch), values(kBatch), transactions(kBatch);
+    // Entries of one transaction come in runs: its state is looked up once a run.
+    int64_t last_transaction = -1;
+    bool last_committed = true;
+    for (const Partition& p : it->second) {
+        for (size_t begin = 0; begin < p.log.size(); begin += kBatch) {
+            const size_t n = std::min(kBatch, p.log.size() - begin);
+            p.log.keys().copy(begin, n, keys.data());
+            p.log.values().copy(begin, n, values.data());
+            p.log.transactions().copy(begin, n, transactions.data());
+            size_t kept = 0;  // the committed entries, moved to the front of the columns
+            for (size_t i = 0; i < n; ++i) {
+                const int64_t transaction = transactions[i];
+                if (transaction != last_transaction) {
+                    last_transaction = transaction;
+                    last_committed =
+                        transaction < 0 || transactions_[static_cast<size_t>(transaction)].state == TxnState::committed;
+                }
+                if (!last_committed) continue;
+                keys[kept] = keys[i];
+                values[kept] = values[i];
+                ++kept;
+            }
+            if (kept > 0) visit(std::span<const int64_t>(keys.data(), kept), std::span<const int64_t>(values.data(), kept));
+        }
+    }
+}
+
 size_t KafkaCluster::committed_count(const std::string& topic) const {
     size_t count = 0;
     for_each_committed(topic, [&count](const KafkaRecord&) { ++count; });

@@ -42,6 +42,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -173,6 +174,18 @@ public:
 
     ReadResult read(NodeId caller, const std::string& topic, int32_t partition, int64_t from_offset,
                     size_t max_records, Isolation isolation) const;
+    // What read(caller, topic, partition, from_offset, SIZE_MAX, read_committed) hands a reader,
+    // without building its entries: the same error and next offset, how many entries, and the first
+    // of them whose transaction is not committed (a plain append counts as committed), if any. For
+    // an oracle that polls a topic throughout a run (the visibility oracle).
+    struct CommittedReadSummary {
+        KafkaError error = KafkaError::none;
+        int64_t next_offset = 0;
+        int64_t entries = 0;
+        std::optional<ReadResult::Entry> first_uncommitted;
+    };
+    CommittedReadSummary read_committed_summary(NodeId caller, const std::string& topic, int32_t partition,
+                                                int64_t from_offset) const;
     // The high watermark (read_uncommitted) or the last stable offset (read_committed).
     int64_t end_offset(const std::string& topic, int32_t partition, Isolation isolation) const;
 
@@ -195,6 +208,12 @@ public:
     // The same records handed one by one (no copy of the whole topic), and how many there are.
     void for_each_committed(const std::string& topic, const std::function<void(const KafkaRecord&)>& visit) const;
     size_t committed_count(const std::string& topic) const;
+    // The same records' keys and values in batches (timestamps are not handed), for readers that
+    // walk a whole topic: partition by partition in offset order, each call the keys and values of
+    // up to a few thousand consecutive committed records, as two columns of equal length. One call
+    // per batch instead of one per record, the log's columns decoded a range at a time.
+    using CommittedColumns = std::function<void(std::span<const int64_t> keys, std::span<const int64_t> values)>;
+    void for_each_committed_batch(const std::string& topic, const CommittedColumns& visit) const;
     const KafkaStats& stats() const { return stats_; }
     TransactionView transaction_view(int64_t transaction) const;
     // The open transaction of the id's current producer, or -1.

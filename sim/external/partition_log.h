@@ -34,6 +34,11 @@ public:
     size_t size() const { return keys_.size(); }
     bool empty() const { return keys_.empty(); }
     size_t bytes() const { return keys_.bytes() + values_.bytes() + timestamps_.bytes() + transactions_.bytes(); }
+    // The columns themselves, for readers that walk many entries (PackedInts::copy decodes a range
+    // at a time).
+    const PackedInts& keys() const { return keys_; }
+    const PackedInts& values() const { return values_; }
+    const PackedInts& transactions() const { return transactions_; }
 
     class Iterator {
     public:

@@ -25,6 +25,11 @@ public:
     size_t size() const { return keys_.size(); }
     bool empty() const { return keys_.empty(); }
     size_t bytes() const { return keys_.bytes() + values_.bytes() + timestamps_.bytes(); }
+    // The columns themselves, for readers that walk many records (PackedInts::copy decodes a range
+    // at a time).
+    const PackedInts& keys() const { return keys_; }
+    const PackedInts& values() const { return values_; }
+    const PackedInts& timestamps() const { return timestamps_; }
 
 private:
     PackedInts keys_;

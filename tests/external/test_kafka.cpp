@@ -4,8 +4,12 @@
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
+#include <climits>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -477,6 +481,64 @@ TEST_CASE("negative control: with fencing off a zombie producer writes and commi
     }
 }
 
+// read_committed_summary from every offset hands what a full read_committed read from there hands:
+// the same error and next offset, as many entries, the first entry not committed.
+// (Every `step`-th offset, and the end and past it.)
+bool summary_agrees_with_read(const KafkaCluster& kafka, NodeId reader, int32_t partition, int64_t step = 1) {
+    const int64_t end = kafka.end_offset(kTopic, partition, Isolation::read_uncommitted);
+    for (int64_t from = 0; from <= end + 1; from = from + step > end && from < end ? end : from + step) {
+        const ReadResult r = kafka.read(reader, kTopic, partition, from, SIZE_MAX, Isolation::read_committed);
+        const auto s = kafka.read_committed_summary(reader, kTopic, partition, from);
+        if (s.error != r.error || s.next_offset != r.next_offset) return false;
+        if (s.entries != static_cast<int64_t>(r.entries.size())) return false;
+        std::optional<ReadResult::Entry> first;
+        for (const auto& e : r.entries) {
+            if (e.transaction >= 0 && kafka.transaction_state(e.transaction) != TxnState::committed) {
+                first = e;
+                break;
+            }
+        }
+        if (first.has_value() != s.first_uncommitted.has_value()) return false;
+        if (first && (first->offset != s.first_uncommitted->offset || first->transaction != s.first_uncommitted->transaction ||
+                      first->record.key != s.first_uncommitted->record.key ||
+                      first->record.value != s.first_uncommitted->record.value)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// for_each_committed_batch hands the keys and values of for_each_committed's records, in order.
+bool batches_agree_with_committed(const KafkaCluster& kafka) {
+    std::vector<std::pair<int64_t, int64_t>> one_by_one, batched;
+    kafka.for_each_committed(kTopic, [&](const KafkaRecord& r) { one_by_one.emplace_back(r.key, r.value); });
+    kafka.for_each_committed_batch(kTopic, [&](std::span<const int64_t> keys, std::span<const int64_t> values) {
+        if (keys.empty() || keys.size() != values.size()) batched.emplace_back(INT64_MIN, INT64_MIN);  // a malformed batch
+        for (size_t i = 0; i < keys.size(); ++i) batched.emplace_back(keys[i], values[i]);
+    });
+    return one_by_one == batched;
+}
+
+TEST_CASE("committed batches and read summaries agree with the record-by-record views over many chunks", "[kafka]") {
+    Fixture f;
+    ProducerHandle a = f.init("a");
+    int64_t value = 0;
+    // Thousands of entries a partition (several of the log's 4,096-entry chunks): plain appends and
+    // transactions committed, aborted and, at the end, one left open.
+    for (int round = 0; round < 30; ++round) {
+        REQUIRE(err(f.kafka.begin(f.producer, a)) == "none");
+        for (int i = 0; i < 300; ++i) REQUIRE(err(f.kafka.send(f.producer, a, kTopic, i % 2, {i % 7, ++value})) == "none");
+        REQUIRE(err(round % 3 == 1 ? f.kafka.abort(f.producer, a) : f.kafka.commit(f.producer, a)) == "none");
+        for (int i = 0; i < 50; ++i) REQUIRE(err(f.kafka.append(f.other, kTopic, i % 2, {-1, ++value})) == "none");
+    }
+    REQUIRE(err(f.kafka.begin(f.producer, a)) == "none");
+    REQUIRE(err(f.kafka.send(f.producer, a, kTopic, 0, {1, ++value})) == "none");
+    CHECK(batches_agree_with_committed(f.kafka));
+    for (int32_t partition = 0; partition < 2; ++partition) CHECK(summary_agrees_with_read(f.kafka, f.reader, partition, 97));
+    f.world.scheduler().crash(f.broker);  // unreachable: the same error, nothing read
+    CHECK(summary_agrees_with_read(f.kafka, f.reader, 0, 97));
+}
+
 TEST_CASE("negative control: read_committed ignoring the LSO leaks open records, still skips aborted",
           "[kafka]") {
     KafkaOptions options;
@@ -496,6 +558,10 @@ TEST_CASE("negative control: read_committed ignoring the LSO leaks open records,
     REQUIRE(r.entries.size() == 1);
     CHECK(f.kafka.transaction_state(r.entries[0].transaction) == TxnState::open);
     CHECK(f.kafka.committed_records(kTopic).empty());  // the oracle's view is not fooled
+    const auto summary = f.kafka.read_committed_summary(f.reader, kTopic, 0, 0);  // nor the visibility oracle's
+    REQUIRE(summary.first_uncommitted.has_value());
+    CHECK(summary.first_uncommitted->record.value == 10);
+    CHECK(summary_agrees_with_read(f.kafka, f.reader, 0));
 }
 
 // --- property: random interleavings of several producers -----------------------------------------
@@ -648,6 +714,7 @@ TEST_CASE("property: read_committed shows exactly the committed transactions, in
             }
             RC_ASSERT(seen == expected);
             RC_ASSERT(f.values(partition, Isolation::read_uncommitted) == everything);
+            RC_ASSERT(summary_agrees_with_read(f.kafka, f.reader, partition));
         }
 
         // Once the broker aborts the rest, everything committed is visible, nothing else.
@@ -668,5 +735,6 @@ TEST_CASE("property: read_committed shows exactly the committed transactions, in
         std::vector<KafkaRecord> actual = f.kafka.committed_records(kTopic);
         RC_ASSERT(actual.size() == committed.size());
         for (size_t i = 0; i < actual.size(); ++i) RC_ASSERT(actual[i].value == committed[i].value);
+        RC_ASSERT(batches_agree_with_committed(f.kafka));
     });
 }

@@ -3,6 +3,7 @@
 // chunk was sealed with, and a chunk of values in a small range stays narrow.
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -32,6 +33,9 @@ TEST_CASE("packed ints: each sealed chunk takes the width its range needs", "[pa
     for (size_t i = 0; i < 3 * chunk; ++i) equal.push_back(-7);
     CHECK(equal.widest_sealed_width() == 0);
     CHECK(equal[2 * chunk + 5] == -7);
+    std::vector<int64_t> copied(chunk + 2);
+    equal.copy(chunk - 1, chunk + 2, copied.data());
+    CHECK(copied == std::vector<int64_t>(chunk + 2, -7));
     PackedInts slow;  // a slowly rising count far from zero: one byte a value
     for (size_t i = 0; i < 3 * chunk; ++i) slow.push_back(1'000'000'000'000 + static_cast<int64_t>(i / 32));
     CHECK(slow.widest_sealed_width() == 1);
@@ -43,6 +47,9 @@ TEST_CASE("packed ints: each sealed chunk takes the width its range needs", "[pa
     for (size_t i = 0; i < extremes.size(); ++i) {
         CHECK(extremes[i] == (i % 2 == 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max()));
     }
+    copied.assign(extremes.size(), 0);
+    extremes.copy(0, extremes.size(), copied.data());
+    for (size_t i = 0; i < extremes.size(); ++i) CHECK(copied[i] == extremes[i]);
 }
 
 TEST_CASE("packed ints: a column across many chunks hands back every value", "[packed]") {
@@ -55,6 +62,14 @@ TEST_CASE("packed ints: a column across many chunks hands back every value", "[p
     }
     REQUIRE(column.size() == expected.size());
     for (size_t i = 0; i < expected.size(); ++i) REQUIRE(column[i] == expected[i]);
+    // copy: any range, across sealed chunks and into the open one, as the values one by one.
+    for (const auto& [begin, count] : std::vector<std::pair<size_t, size_t>>{
+             {0, expected.size()}, {5, 3}, {PackedInts::kChunk - 2, 5}, {3 * PackedInts::kChunk + 1, 2 * PackedInts::kChunk + 10}, {expected.size(), 0}}) {
+        std::vector<int64_t> out(count, 42);
+        column.copy(begin, count, out.data());
+        REQUIRE(out == std::vector<int64_t>(expected.begin() + static_cast<ptrdiff_t>(begin),
+                                            expected.begin() + static_cast<ptrdiff_t>(begin + count)));
+    }
 }
 
 TEST_CASE("partition log and record columns hand back every entry as appended", "[packed]") {
