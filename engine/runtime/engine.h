@@ -196,7 +196,8 @@ private:
     std::vector<sim::NodeId> task_manager_nodes_;
     std::map<sim::NodeId, std::unique_ptr<JobManager>> job_managers_;
     uint64_t job_manager_instances_ = 0;
-    std::map<sim::NodeId, std::unique_ptr<TaskManager>> task_managers_;
+    // By node id (a few dozen nodes at most): every message to a task looks its TaskManager up here.
+    std::vector<std::unique_ptr<TaskManager>> task_managers_;
     // Processes of crashed incarnations: their code may still be on the stack when the crash
     // happens (a crash placed at a protocol point), so they are destroyed at the next event.
     std::vector<std::unique_ptr<JobManager>> retired_job_managers_;
