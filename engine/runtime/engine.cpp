@@ -98,6 +98,7 @@ void Engine::replace_job_manager(sim::NodeId node) {
 
 void Engine::boot_task_manager(sim::NodeId node) {
     if (shut_down_) return;
+    if (node >= task_managers_.size()) task_managers_.resize(static_cast<size_t>(node) + 1);
     auto& slot = task_managers_[node];
     slot = std::make_unique<TaskManager>(*this, node);
     slot->boot();
@@ -109,9 +110,8 @@ void Engine::retire(sim::NodeId node) {
         if (it == job_managers_.end() || !it->second) return;
         retired_job_managers_.push_back(std::move(it->second));
     } else {
-        auto it = task_managers_.find(node);
-        if (it == task_managers_.end() || !it->second) return;
-        retired_task_managers_.push_back(std::move(it->second));
+        if (node >= task_managers_.size() || !task_managers_[node]) return;
+        retired_task_managers_.push_back(std::move(task_managers_[node]));
     }
     world_.scheduler().schedule(sim::Duration::zero(), sim::kNoNode, kRetire, node, [this] {
         retired_job_managers_.clear();
@@ -120,8 +120,7 @@ void Engine::retire(sim::NodeId node) {
 }
 
 TaskManager* Engine::task_manager(sim::NodeId node) {
-    auto it = task_managers_.find(node);
-    return it == task_managers_.end() ? nullptr : it->second.get();
+    return node < task_managers_.size() ? task_managers_[node].get() : nullptr;
 }
 
 Task* Engine::find_task(sim::NodeId node, const TaskKey& key) {

@@ -19,6 +19,7 @@
 #include "engine/runtime/deployment.h"
 #include "engine/runtime/job_spec.h"
 #include "engine/runtime/job_topology.h"
+#include "engine/runtime/record_batch_pool.h"
 #include "engine/runtime/run_observer.h"
 #include "sim/external/coordination_service.h"
 #include "sim/world.h"
@@ -143,6 +144,8 @@ public:
     EngineServices& services() { return services_; }
     RunObserver& observer() { return observer_; }
     EngineStats& stats() { return stats_; }
+    // Spare record buffers shared by this engine's tasks (engine/runtime/record_batch_pool.h).
+    RecordBatchPool& record_batches() { return record_batches_; }
     sim::NodeId job_manager_node() const { return job_manager_node_; }
     const std::vector<sim::NodeId>& job_manager_nodes() const { return job_manager_nodes_; }
     const HighAvailability& high_availability() const { return high_availability_; }
@@ -190,13 +193,15 @@ private:
     EngineServices services_;
     RunObserver& observer_;
     EngineStats stats_;
+    RecordBatchPool record_batches_;
     HighAvailability high_availability_;
     sim::NodeId job_manager_node_;
     std::vector<sim::NodeId> job_manager_nodes_;
     std::vector<sim::NodeId> task_manager_nodes_;
     std::map<sim::NodeId, std::unique_ptr<JobManager>> job_managers_;
     uint64_t job_manager_instances_ = 0;
-    std::map<sim::NodeId, std::unique_ptr<TaskManager>> task_managers_;
+    // By node id (a few dozen nodes at most): every message to a task looks its TaskManager up here.
+    std::vector<std::unique_ptr<TaskManager>> task_managers_;
     // Processes of crashed incarnations: their code may still be on the stack when the crash
     // happens (a crash placed at a protocol point), so they are destroyed at the next event.
     std::vector<std::unique_ptr<JobManager>> retired_job_managers_;

@@ -466,6 +466,7 @@ void Task::process_buffer(int32_t channel, RecordBatch records, bool recovered) 
     busy_ = true;
     engine_.schedule_for_task(node_, key_, record_cost() * static_cast<int64_t>(records.size()), kTaskProcessed,
                               [channel, recovered](Task& task) { task.finish_processing(channel, !recovered); });
+    engine_.record_batches().give_back(std::move(records));
 }
 
 void Task::finish_processing(int32_t channel, bool return_credit) {
@@ -492,7 +493,7 @@ void Task::poll_source() {
         after(runtime_.source_poll_interval, [this] { poll_source(); });
         return;
     }
-    RecordBatch batch;
+    RecordBatch batch = engine_.record_batches().take();
     const auto error = source_->poll(static_cast<size_t>(runtime_.buffer_records), &batch);
     if (error) {
         fail("source cannot read: " + *error);
@@ -500,13 +501,15 @@ void Task::poll_source() {
     }
     engine_.stats().records_read += static_cast<int64_t>(batch.size());
     for (const Record& record : batch) emit(record);
+    const size_t records_polled = batch.size();
+    engine_.record_batches().give_back(std::move(batch));
     send_source_watermark();
     if (source_->reached_end()) {
         reach_end_of_data();
         return;
     }
-    const sim::Duration cost = record_cost() * static_cast<int64_t>(batch.size());
-    busy_ = !batch.empty();
+    const sim::Duration cost = record_cost() * static_cast<int64_t>(records_polled);
+    busy_ = records_polled != 0;
     engine_.schedule_for_task(node_, key_, std::max(cost, runtime_.source_poll_interval), kSourcePoll, [](Task& task) {
         task.busy_ = false;
         task.poll_source();
@@ -573,7 +576,7 @@ void Task::append_to_channel(int32_t channel, const Record& record) {
     OutputChannel& out = outputs_[static_cast<size_t>(channel)];
     out.open_buffer.push_back(record);
     if (static_cast<int32_t>(out.open_buffer.size()) >= runtime_.buffer_records) {
-        out.seal_buffer();
+        out.seal_buffer(engine_.record_batches());
         send_ready(out, channel);
     }
 }
@@ -592,7 +595,7 @@ void Task::flush_outputs() {
     for (size_t c = 0; c < outputs_.size(); ++c) {
         OutputChannel& out = outputs_[c];
         if (out.open_buffer.empty()) continue;
-        out.seal_buffer();
+        out.seal_buffer(engine_.record_batches());
         send_ready(out, static_cast<int32_t>(c));
     }
 }

@@ -38,6 +38,7 @@
 #include "engine/connectors/source_reader.h"
 #include "engine/runtime/operators.h"
 #include "engine/runtime/record.h"
+#include "engine/runtime/record_batch_pool.h"
 #include "engine/runtime/watermark_valve.h"
 #include "engine/connectors/sink.h"
 #include "sim/network.h"
@@ -129,11 +130,12 @@ private:
         std::deque<ChannelElement> queue;
         RecordBatch open_buffer;
 
-        // Queues the open buffer for sending and opens the next one, sized like the last.
-        void seal_buffer() {
+        // Queues the open buffer for sending and opens the next one (a spare from `pool`), with room
+        // for at least as many records as the last.
+        void seal_buffer(RecordBatchPool& pool) {
             const size_t size = open_buffer.size();
             queue.push_back(ChannelElement{ChannelElement::Type::records, 0, std::move(open_buffer)});
-            open_buffer = RecordBatch();
+            open_buffer = pool.take();
             open_buffer.reserve(size);
             ++queued_buffers;
         }

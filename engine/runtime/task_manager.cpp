@@ -1,5 +1,7 @@
 #include "engine/runtime/task_manager.h"
 
+#include <algorithm>
+
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
@@ -14,7 +16,15 @@ constexpr sim::EventKind kWatchJobManager{"tm.watch_job_manager"};
 
 TaskManager::TaskManager(Engine& engine, sim::NodeId node)
     : engine_(engine), node_(node),
-      leader_node_(engine.high_availability().enabled() ? sim::kNoNode : engine.job_manager_node()) {}
+      leader_node_(engine.high_availability().enabled() ? sim::kNoNode : engine.job_manager_node()) {
+    size_t slots = 0;
+    for (const VertexSpec& vertex : engine.job().vertices) {
+        first_slot_of_vertex_.push_back(slots);
+        slots += static_cast<size_t>(std::max(vertex.parallelism, 0));
+    }
+    first_slot_of_vertex_.push_back(slots);  // the end of the last vertex's slots
+    by_subtask_.assign(slots, nullptr);
+}
 
 bool TaskManager::admit_leader(sim::NodeId from, int64_t token) {
     if (token == 0 || token < leader_token_) return false;
@@ -60,6 +70,7 @@ void TaskManager::watch_job_manager() {
 void TaskManager::drop_tasks_and_register() {
     for (auto& [key, task] : tasks_) task->cancel();
     tasks_.clear();
+    std::fill(by_subtask_.begin(), by_subtask_.end(), nullptr);
     registered_ = false;
     send_registration();
 }
@@ -120,7 +131,7 @@ void TaskManager::deploy(const Deployment& deployment, const std::vector<std::pa
         if (tasks_.count(key) != 0) continue;  // a repeated deploy message
         auto task = std::make_unique<Task>(engine_, node_, key, deployment);
         created.push_back(task.get());
-        tasks_.emplace(key, std::move(task));
+        add_task(std::move(task));
     }
     for (Task* task : created) task->restore();
 }
@@ -133,6 +144,7 @@ void TaskManager::cancel_attempts_before(int64_t attempt) {
     for (auto it = tasks_.begin(); it != tasks_.end();) {
         if (it->first.attempt < attempt) {
             it->second->cancel();
+            forget_slot(*it->second);
             it = tasks_.erase(it);
         } else {
             ++it;
@@ -155,7 +167,30 @@ void TaskManager::checkpoint_aborted(int64_t attempt, int64_t checkpoint_id) {
     for_each_task_of(attempt, [checkpoint_id](Task& task) { task.checkpoint_aborted(checkpoint_id); });
 }
 
+size_t TaskManager::subtask_slot(const TaskKey& key) const {
+    if (key.vertex < 0 || static_cast<size_t>(key.vertex) + 1 >= first_slot_of_vertex_.size() || key.subtask < 0) return SIZE_MAX;
+    const size_t slot = first_slot_of_vertex_[static_cast<size_t>(key.vertex)] + static_cast<size_t>(key.subtask);
+    return slot < first_slot_of_vertex_[static_cast<size_t>(key.vertex) + 1] ? slot : SIZE_MAX;
+}
+
+void TaskManager::add_task(std::unique_ptr<Task> task) {
+    const size_t slot = subtask_slot(task->key());
+    if (slot != SIZE_MAX) by_subtask_[slot] = task.get();
+    const TaskKey key = task->key();
+    tasks_.emplace(key, std::move(task));
+}
+
+void TaskManager::forget_slot(const Task& task) {
+    const size_t slot = subtask_slot(task.key());
+    if (slot != SIZE_MAX && by_subtask_[slot] == &task) by_subtask_[slot] = nullptr;
+}
+
 Task* TaskManager::find(const TaskKey& key) {
+    const size_t slot = subtask_slot(key);
+    if (slot != SIZE_MAX) {
+        Task* task = by_subtask_[slot];
+        if (task != nullptr && task->key() == key) return task;
+    }
     auto it = tasks_.find(key);
     return it == tasks_.end() ? nullptr : it->second.get();
 }

@@ -232,31 +232,38 @@ KafkaError KafkaCluster::writable_transaction(const ProducerHandle& producer, in
     return KafkaError::none;
 }
 
-KafkaCluster::SequenceState& KafkaCluster::sequence_state(const ProducerHandle& producer, const std::string& topic,
-                                                          int32_t partition) {
-    SequenceState& state = sequences_[{producer.producer_id, topic, partition}];
+KafkaCluster::SequenceState& KafkaCluster::sequence_state(Partition& p, const ProducerHandle& producer) {
+    SequenceState& state = p.sequences[producer.producer_id];
     // A new epoch starts the sequence over (an older one only reaches here with fencing off).
     if (producer.epoch > state.epoch) state = SequenceState{producer.epoch, 0, {}};
     return state;
 }
 
 int32_t KafkaCluster::next_sequence(const ProducerHandle& producer, const std::string& topic, int32_t partition) const {
-    auto it = sequences_.find({producer.producer_id, topic, partition});
-    if (it == sequences_.end() || producer.epoch > it->second.epoch) return 0;
+    const Partition* p = find_partition(topic, partition);
+    if (p == nullptr) return 0;
+    auto it = p->sequences.find(producer.producer_id);
+    if (it == p->sequences.end() || producer.epoch > it->second.epoch) return 0;
     return it->second.next;
 }
 
 int64_t KafkaCluster::append_batch(int64_t transaction, const ProducerHandle& producer, const std::string& topic,
-                                   int32_t partition, const std::vector<KafkaRecord>& records) {
-    Partition& p = *find_partition(topic, partition);
+                                   int32_t partition, Partition& p, const std::vector<KafkaRecord>& records) {
     Transaction& txn = transactions_[static_cast<size_t>(transaction)];
     if (!records.empty() && txn.first_record == Time::never()) txn.first_record = scheduler_.now();
     const auto base_offset = static_cast<int64_t>(p.log.size());
     for (const KafkaRecord& record : records) p.log.push_back(Entry{record, transaction});
-    if (!records.empty() && txn.first_offsets.emplace(std::pair{topic, partition}, base_offset).second) {
-        p.open_first_offsets.emplace(base_offset, transaction);
+    if (!records.empty()) {
+        // Looked up before inserting: emplace would allocate a node on every batch and free it
+        // again for all but the transaction's first batch on the partition.
+        std::pair<std::string, int32_t> where{topic, partition};
+        auto at = txn.first_offsets.lower_bound(where);
+        if (at == txn.first_offsets.end() || at->first != where) {
+            txn.first_offsets.emplace_hint(at, std::move(where), base_offset);
+            p.open_first_offsets.emplace(base_offset, transaction);
+        }
     }
-    SequenceState& state = sequence_state(producer, topic, partition);
+    SequenceState& state = sequence_state(p, producer);
     const auto count = static_cast<int32_t>(records.size());
     state.recent.push_back(WrittenBatch{state.next, count, base_offset});
     if (state.recent.size() > 5) state.recent.erase(state.recent.begin());  // Kafka keeps five
@@ -272,7 +279,8 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
         if (e == KafkaError::fenced) ++stats_.fenced_writes;
         return e;
     }
-    if (partitions_for(topic, records) == nullptr) return KafkaError::unknown_topic;
+    std::vector<Partition>* partitions = partitions_for(topic, records);
+    if (partitions == nullptr) return KafkaError::unknown_topic;
     if (scheduler_.now() < write_failures_until_) {
         // A failed produce (a batch that expired) leaves the transaction abortable, as in Kafka's
         // client, with an epoch bump due on abort (KIP-360).
@@ -293,7 +301,7 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
         for (const auto& [p, record] : records) {
             if (p == partition) batch_records_.push_back(record);
         }
-        append_batch(index, producer, topic, partition, batch_records_);
+        append_batch(index, producer, topic, partition, (*partitions)[static_cast<size_t>(partition)], batch_records_);
     }
     return KafkaError::none;
 }
@@ -302,13 +310,14 @@ KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer, 
                                  int32_t partition, int32_t base_sequence, const std::vector<KafkaRecord>& records,
                                  int64_t* base_offset) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
-    if (find_partition(topic, partition) == nullptr) return KafkaError::unknown_topic;
+    Partition* p = find_partition(topic, partition);
+    if (p == nullptr) return KafkaError::unknown_topic;
     if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) {
         if (e == KafkaError::fenced) ++stats_.fenced_writes;
         return e;
     }
     // A duplicate is recognised before anything else: its transaction may be abortable by now.
-    SequenceState& state = sequence_state(producer, topic, partition);
+    SequenceState& state = sequence_state(*p, producer);
     const auto count = static_cast<int32_t>(records.size());
     for (const WrittenBatch& written : state.recent) {
         if (written.base_sequence == base_sequence && written.count == count) {
@@ -328,7 +337,7 @@ KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer, 
         transactions_[static_cast<size_t>(index)].abortable = true;
         return KafkaError::write_failed;
     }
-    const int64_t at = append_batch(index, producer, topic, partition, records);
+    const int64_t at = append_batch(index, producer, topic, partition, *p, records);
     if (base_offset != nullptr) *base_offset = at;
     return KafkaError::none;
 }

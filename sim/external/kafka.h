@@ -224,9 +224,22 @@ public:
 
 private:
     using Entry = PartitionLog::Entry;
+    struct WrittenBatch {
+        int32_t base_sequence;
+        int32_t count;
+        int64_t base_offset;
+    };
+    struct SequenceState {  // the broker's producer state for one (producer id, partition)
+        int32_t epoch = 0;
+        int32_t next = 0;
+        std::vector<WrittenBatch> recent;  // the last five batches written, oldest first
+    };
     struct Partition {
         PartitionLog log;  // compact: a few bytes an entry
         std::map<int64_t, int64_t> open_first_offsets;  // first offset of each open transaction -> transaction
+        // The sequence states of the producers that wrote here, by producer id: looked up on every
+        // batch written (thousands of producer ids), never iterated.
+        std::unordered_map<int64_t, SequenceState> sequences;
     };
     struct Transaction {
         std::string transactional_id;
@@ -240,32 +253,11 @@ private:
         TimerId timeout_timer;  // the broker's timeout check, cancelled when the transaction ends
         bool abortable = false;  // a send failed: only abort is allowed, and it bumps the epoch
     };
-    struct WrittenBatch {
-        int32_t base_sequence;
-        int32_t count;
-        int64_t base_offset;
-    };
-    struct SequenceState {  // the broker's producer state for one (producer id, partition)
-        int32_t epoch = 0;
-        int32_t next = 0;
-        std::vector<WrittenBatch> recent;  // the last five batches written, oldest first
-    };
     struct Producer {
         int64_t producer_id;
         int32_t epoch;
         std::optional<int64_t> open_transaction;
         std::map<int32_t, int64_t> latest_transaction;  // epoch -> its latest transaction
-    };
-    struct SequenceKey {
-        int64_t producer_id;
-        std::string topic;
-        int32_t partition;
-        bool operator==(const SequenceKey&) const = default;
-    };
-    struct SequenceKeyHash {
-        size_t operator()(const SequenceKey& k) const {
-            return std::hash<std::string>{}(k.topic) ^ (std::hash<int64_t>{}(k.producer_id) * 31 + static_cast<size_t>(k.partition));
-        }
     };
 
     KafkaError reachable(NodeId caller) const;
@@ -292,10 +284,11 @@ private:
     void on_transaction_timeout(int64_t transaction);
     // Aborts an open transaction as the broker does on timeout: the producer's epoch is bumped.
     void abort_and_fence(int64_t transaction);
-    SequenceState& sequence_state(const ProducerHandle& producer, const std::string& topic, int32_t partition);
-    // Appends a checked batch to the transaction and records it in the producer's sequence state.
+    static SequenceState& sequence_state(Partition& p, const ProducerHandle& producer);
+    // Appends a checked batch to the transaction and records it in the producer's sequence state;
+    // `p` is partition `partition` of `topic`.
     int64_t append_batch(int64_t transaction, const ProducerHandle& producer, const std::string& topic,
-                         int32_t partition, const std::vector<KafkaRecord>& records);
+                         int32_t partition, Partition& p, const std::vector<KafkaRecord>& records);
     // The open transaction a send of `producer` writes into, or an error.
     KafkaError writable_transaction(const ProducerHandle& producer, int64_t* transaction);
 
@@ -304,11 +297,10 @@ private:
     NodeId broker_;
     KafkaOptions options_;
     std::map<std::string, std::vector<Partition>> topics_;
-    // Hash maps: looked up on every send (by ids with long common prefixes, thousands of them), never
+    // A hash map: looked up on every send (by ids with long common prefixes, thousands of them), never
     // iterated where the order could reach behaviour (list_transactions sorts what it finds).
     std::unordered_map<std::string, Producer> producers_;  // by transactional.id
     std::vector<Transaction> transactions_;
-    std::unordered_map<SequenceKey, SequenceState, SequenceKeyHash> sequences_;
     int64_t next_producer_id_ = 1000;
     Time unavailable_until_ = Time::zero();
     Time write_failures_until_ = Time::zero();
