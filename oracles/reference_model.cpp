@@ -117,7 +117,9 @@ void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOf
                 const size_t end = to == nullptr ? size : offset_in(*to, v.topic, p, size, 0);
                 const size_t begin = from == nullptr ? 0 : std::min(end, offset_in(*from, v.topic, p, size, 0));
                 for_each_stored(partitions[p], end, [&](size_t i, const sim::external::KafkaRecord& r) {
-                    const bool in_bound = split.next(r.timestamp);  // records before `begin` too: the watermark so far
+                    // Records before `begin` too: the watermark so far. A source without watermarks
+                    // has every record in-bound (SplitWatermark::next says so): not asked.
+                    const bool in_bound = !v.watermarks || split.next(r.timestamp);
                     if (i < begin) return;
                     current_in_bound_ = in_bound;
                     take(Record{r.key, r.value, 0, engine::RowKind::insert, r.timestamp});
