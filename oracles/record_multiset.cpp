@@ -68,6 +68,14 @@ struct RecordMultiset::Ranges {
         key_min = std::min(key_min, r.key), key_max = std::max(key_max, r.key);
         value_min = std::min(value_min, r.value), value_max = std::max(value_max, r.value);
     }
+    // Plain inserts given as key and value columns of equal length: the same as `add` of each.
+    void add_plain(std::span<const int64_t> keys, std::span<const int64_t> values) {
+        if (keys.empty()) return;
+        if (size == 0) key_min = key_max = keys[0], value_min = value_max = values[0];
+        size += keys.size();
+        for (const int64_t key : keys) key_min = std::min(key_min, key), key_max = std::max(key_max, key);
+        for (const int64_t value : values) value_min = std::min(value_min, value), value_max = std::max(value_max, value);
+    }
 };
 
 // The packed or whole form of records whose ranges are known. `each` hands them over again, in any
@@ -132,9 +140,7 @@ RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
 
 RecordMultiset RecordMultiset::from_columns(const ColumnStream& stream) {
     Ranges ranges;
-    stream([&ranges](std::span<const int64_t> keys, std::span<const int64_t> values) {
-        for (size_t i = 0; i < keys.size(); ++i) ranges.add(Record{keys[i], values[i]});
-    });
+    stream([&ranges](std::span<const int64_t> keys, std::span<const int64_t> values) { ranges.add_plain(keys, values); });
     return build(
         ranges,
         [&stream](const auto& visit) {
