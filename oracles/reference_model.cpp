@@ -1,6 +1,7 @@
 #include "oracles/reference_model.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -57,8 +58,8 @@ size_t offset_in(const engine::SourceOffsets& offsets, const std::string& topic,
 // time.
 template <typename Each>
 void for_each_stored(const sim::external::RecordColumns& records, size_t first, size_t end, const Each& each) {
-    constexpr size_t kBatch = sim::PackedInts::kChunk;
-    std::vector<int64_t> keys(kBatch), values(kBatch), timestamps(kBatch);
+    constexpr size_t kBatch = 256;  // on the stack: no allocation
+    std::array<int64_t, kBatch> keys{}, values{}, timestamps{};
     for (size_t at = first; at < end; at += kBatch) {
         const size_t n = std::min(kBatch, end - at);
         records.keys().copy(at, n, keys.data());

@@ -539,8 +539,9 @@ KafkaCluster::CommittedReadSummary KafkaCluster::read_committed_summary(NodeId c
 void KafkaCluster::for_each_committed_batch(const std::string& topic, const CommittedColumns& visit) const {
     auto it = topics_.find(topic);
     if (it == topics_.end()) return;
-    constexpr size_t kBatch = PackedInts::kChunk;
-    std::vector<int64_t> keys(kBatch), values(kBatch), transactions(kBatch);
+    // Small batches on the stack: no allocation, nothing held beyond a few kilobytes.
+    constexpr size_t kBatch = 256;
+    std::array<int64_t, kBatch> keys{}, values{}, transactions{};
     // Entries of one transaction come in runs: its state is looked up once a run.
     int64_t last_transaction = -1;
     bool last_committed = true;
