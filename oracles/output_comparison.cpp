@@ -1,5 +1,6 @@
 #include "oracles/output_comparison.h"
 
+#include <algorithm>
 #include <span>
 
 namespace eosim::oracles {
@@ -49,6 +50,7 @@ void tally(OutputComparison& result, const RecordCount& count) {
 template <typename Code>
 void merge_codes(std::span<const Code> e, std::span<const Code> a, const RecordMultiset::Packing& packing,
                  OutputComparison& result) {
+    if (std::ranges::equal(e, a)) return;  // the same records, as many times each: nothing missing or duplicated
     size_t i = 0, j = 0;
     while (i < e.size() || j < a.size()) {
         const Code code = (j == a.size() || (i < e.size() && e[i] < a[j])) ? e[i] : a[j];

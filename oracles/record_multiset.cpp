@@ -1,6 +1,7 @@
 #include "oracles/record_multiset.h"
 
 #include <algorithm>
+#include <array>
 
 #include "sim/packed_ints.h"
 
@@ -22,9 +23,9 @@ struct RecordMultiset::Content {
 namespace {
 
 // Least-significant-digit radix sort of `codes` over its low `bits` bits, in as few passes of at
-// most 11-bit digits as the bits need (a 17-bit code: two passes of 9 bits). Every pass's digit
-// counts are taken in one read of the codes up front, and a pass whose digit is the same in every
-// code moves nothing and is skipped.
+// most 11-bit digits as the bits need (a 17-bit code: two passes of 9 bits). A pass whose digit is
+// the same in every code moves nothing and is skipped. Nothing but the scratch copy is allocated
+// (the digit counts are on the stack).
 template <typename Code>
 void radix_sort(std::vector<Code>& codes, int bits) {
     constexpr int kMaxDigitBits = 11;
@@ -33,20 +34,16 @@ void radix_sort(std::vector<Code>& codes, int bits) {
     const int digit_bits = (bits + passes - 1) / passes;
     const size_t buckets = size_t{1} << digit_bits;
     const Code mask = static_cast<Code>(buckets - 1);
-    // start[pass * (buckets + 1) + d + 1]: how many codes have digit d in that pass, then (summed)
-    // where the codes with digit d go.
-    std::vector<size_t> start(static_cast<size_t>(passes) * (buckets + 1), 0);
-    for (Code code : codes) {
-        for (int pass = 0; pass < passes; ++pass) ++start[static_cast<size_t>(pass) * (buckets + 1) + ((code >> (pass * digit_bits)) & mask) + 1];
-    }
+    std::array<size_t, (size_t{1} << kMaxDigitBits) + 1> start{};  // start[d + 1]: codes with digit d, then where they go
     std::vector<Code> scratch;
     for (int pass = 0; pass < passes; ++pass) {
-        size_t* const count = start.data() + static_cast<size_t>(pass) * (buckets + 1);
         const int shift = pass * digit_bits;
-        if (count[((codes.front() >> shift) & mask) + 1] == codes.size()) continue;  // one digit: already in order
-        for (size_t digit = 1; digit <= buckets; ++digit) count[digit] += count[digit - 1];
+        std::fill(start.begin(), start.end(), 0);
+        for (Code code : codes) ++start[((code >> shift) & mask) + 1];
+        if (start[((codes.front() >> shift) & mask) + 1] == codes.size()) continue;  // one digit: already in order
+        for (size_t digit = 1; digit <= buckets; ++digit) start[digit] += start[digit - 1];
         if (scratch.empty()) scratch.resize(codes.size());
-        for (Code code : codes) scratch[count[(code >> shift) & mask]++] = code;
+        for (Code code : codes) scratch[start[(code >> shift) & mask]++] = code;
         codes.swap(scratch);
     }
 }
@@ -67,6 +64,14 @@ struct RecordMultiset::Ranges {
         if (size++ == 0) key_min = key_max = r.key, value_min = value_max = r.value;
         key_min = std::min(key_min, r.key), key_max = std::max(key_max, r.key);
         value_min = std::min(value_min, r.value), value_max = std::max(value_max, r.value);
+    }
+    // Plain inserts given as key and value columns of equal length: the same as `add` of each.
+    void add_plain(std::span<const int64_t> keys, std::span<const int64_t> values) {
+        if (keys.empty()) return;
+        if (size == 0) key_min = key_max = keys[0], value_min = value_max = values[0];
+        size += keys.size();
+        for (const int64_t key : keys) key_min = std::min(key_min, key), key_max = std::max(key_max, key);
+        for (const int64_t value : values) value_min = std::min(value_min, value), value_max = std::max(value_max, value);
     }
 };
 
@@ -132,9 +137,7 @@ RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
 
 RecordMultiset RecordMultiset::from_columns(const ColumnStream& stream) {
     Ranges ranges;
-    stream([&ranges](std::span<const int64_t> keys, std::span<const int64_t> values) {
-        for (size_t i = 0; i < keys.size(); ++i) ranges.add(Record{keys[i], values[i]});
-    });
+    stream([&ranges](std::span<const int64_t> keys, std::span<const int64_t> values) { ranges.add_plain(keys, values); });
     return build(
         ranges,
         [&stream](const auto& visit) {
@@ -162,8 +165,8 @@ RecordMultiset RecordMultiset::from_stream_once(const Stream& stream) {
     return build(
         ranges,
         [&](const auto& visit) {  // the columns decoded a range at a time
-            constexpr size_t kBatch = sim::PackedInts::kChunk;
-            std::vector<int64_t> key_batch(kBatch), value_batch(kBatch);
+            constexpr size_t kBatch = 256;  // on the stack: no allocation
+            std::array<int64_t, kBatch> key_batch{}, value_batch{};
             for (size_t at = 0; at < keys.size(); at += kBatch) {
                 const size_t n = std::min(kBatch, keys.size() - at);
                 keys.copy(at, n, key_batch.data());

@@ -1,6 +1,7 @@
 #include "oracles/reference_model.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -52,13 +53,14 @@ size_t offset_in(const engine::SourceOffsets& offsets, const std::string& topic,
     return it == offsets.end() ? unnamed : std::min(size, static_cast<size_t>(std::max<int64_t>(0, it->second)));
 }
 
-// Hands `each(i, record)` every record of `records` below `end`, in order, the columns decoded a
-// range at a time (sim/packed_ints.h, PackedInts::copy) rather than a record at a time.
+// Hands `each(i, record)` every record of `records` from `first` to below `end`, in order, the
+// columns decoded a range at a time (sim/packed_ints.h, PackedInts::copy) rather than a record at a
+// time.
 template <typename Each>
-void for_each_stored(const sim::external::RecordColumns& records, size_t end, const Each& each) {
-    constexpr size_t kBatch = sim::PackedInts::kChunk;
-    std::vector<int64_t> keys(kBatch), values(kBatch), timestamps(kBatch);
-    for (size_t at = 0; at < end; at += kBatch) {
+void for_each_stored(const sim::external::RecordColumns& records, size_t first, size_t end, const Each& each) {
+    constexpr size_t kBatch = 256;  // on the stack: no allocation
+    std::array<int64_t, kBatch> keys{}, values{}, timestamps{};
+    for (size_t at = first; at < end; at += kBatch) {
         const size_t n = std::min(kBatch, end - at);
         records.keys().copy(at, n, keys.data());
         records.values().copy(at, n, values.data());
@@ -116,8 +118,12 @@ void ReferenceModel::produce(const engine::VertexSpec& v, const engine::SourceOf
                 const size_t size = partitions[p].size();
                 const size_t end = to == nullptr ? size : offset_in(*to, v.topic, p, size, 0);
                 const size_t begin = from == nullptr ? 0 : std::min(end, offset_in(*from, v.topic, p, size, 0));
-                for_each_stored(partitions[p], end, [&](size_t i, const sim::external::KafkaRecord& r) {
-                    const bool in_bound = split.next(r.timestamp);  // records before `begin` too: the watermark so far
+                // With watermarks the records before `begin` are read too (the watermark so far). A
+                // source without watermarks has every record in-bound (SplitWatermark::next says
+                // so): not asked.
+                const size_t first = v.watermarks ? 0 : begin;
+                for_each_stored(partitions[p], first, end, [&](size_t i, const sim::external::KafkaRecord& r) {
+                    const bool in_bound = !v.watermarks || split.next(r.timestamp);
                     if (i < begin) return;
                     current_in_bound_ = in_bound;
                     take(Record{r.key, r.value, 0, engine::RowKind::insert, r.timestamp});

@@ -1,6 +1,7 @@
 #include "sim/external/kafka.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <iterator>
 #include <stdexcept>
@@ -515,14 +516,14 @@ KafkaCluster::CommittedReadSummary KafkaCluster::read_committed_summary(NodeId c
     }
     const int64_t bound = end_offset(*p, Isolation::read_committed);
     const int64_t begin = std::max<int64_t>(from_offset, 0);
-    constexpr size_t kBatch = PackedInts::kChunk;
-    std::vector<int64_t> transactions;
+    // A poll reads a dozen entries a partition: a small buffer on the stack (no allocation, little
+    // to clear, a call).
+    std::array<int64_t, 32> transactions{};
     // Entries of one transaction come in runs: its state is looked up once a run.
     int64_t last_transaction = -1;
     TxnState last_state = TxnState::committed;  // a plain append's
     for (int64_t offset = begin; offset < bound;) {
-        const size_t n = std::min(kBatch, static_cast<size_t>(bound - offset));
-        transactions.resize(n);
+        const size_t n = std::min(transactions.size(), static_cast<size_t>(bound - offset));
         p->log.transactions().copy(static_cast<size_t>(offset), n, transactions.data());
         for (size_t i = 0; i < n; ++i) {
             const int64_t transaction = transactions[i];
@@ -547,8 +548,9 @@ KafkaCluster::CommittedReadSummary KafkaCluster::read_committed_summary(NodeId c
 void KafkaCluster::for_each_committed_batch(const std::string& topic, const CommittedColumns& visit) const {
     auto it = topics_.find(topic);
     if (it == topics_.end()) return;
-    constexpr size_t kBatch = PackedInts::kChunk;
-    std::vector<int64_t> keys(kBatch), values(kBatch), transactions(kBatch);
+    // Small batches on the stack: no allocation, nothing held beyond a few kilobytes.
+    constexpr size_t kBatch = 256;
+    std::array<int64_t, kBatch> keys{}, values{}, transactions{};
     // Entries of one transaction come in runs: its state is looked up once a run.
     int64_t last_transaction = -1;
     bool last_committed = true;
