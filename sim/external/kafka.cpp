@@ -435,34 +435,28 @@ int64_t KafkaCluster::last_stable_offset(const Partition& p) {
     return p.open_first_offsets.begin()->first;
 }
 
+KafkaError KafkaCluster::readable(NodeId caller, const std::string& topic, int32_t partition, Isolation isolation,
+                                  const Partition** p, int64_t* bound) const {
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    *p = find_partition(topic, partition);
+    if (*p == nullptr) return KafkaError::unknown_topic;
+    *bound = end_offset(**p, isolation);
+    return KafkaError::none;
+}
+
 ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t partition, int64_t from_offset,
                               size_t max_records, Isolation isolation) const {
     ReadResult result;
     result.next_offset = from_offset;
-    if (KafkaError e = reachable(caller); e != KafkaError::none) {
-        result.error = e;
-        return result;
-    }
-    const Partition* p = find_partition(topic, partition);
-    if (p == nullptr) {
-        result.error = KafkaError::unknown_topic;
-        return result;
-    }
-    const int64_t bound = end_offset(*p, isolation);
-    int64_t offset = std::max<int64_t>(from_offset, 0);
-    // At most this many entries come back: one allocation per read (reads run once per source
-    // poll, and a growing vector reallocated several times a poll).
-    if (offset < bound) result.entries.reserve(std::min(max_records, static_cast<size_t>(bound - offset)));
-    while (offset < bound && result.entries.size() < max_records) {
-        const Entry& entry = p->log[static_cast<size_t>(offset)];
-        const bool aborted = entry.transaction >= 0 &&
-                             transactions_[static_cast<size_t>(entry.transaction)].state == TxnState::aborted;
-        if (isolation == Isolation::read_uncommitted || !aborted) {
-            result.entries.push_back(ReadResult::Entry{offset, entry.record, entry.transaction});
-        }
-        ++offset;
-    }
-    result.next_offset = std::max(from_offset, offset);
+    const Partition* p = nullptr;
+    int64_t bound = 0;
+    result.error = readable(caller, topic, partition, isolation, &p, &bound);
+    if (result.error != KafkaError::none) return result;
+    // At most this many entries come back: one allocation per read.
+    const int64_t first = std::max<int64_t>(from_offset, 0);
+    if (first < bound) result.entries.reserve(std::min(max_records, static_cast<size_t>(bound - first)));
+    auto collect = [&result](const ReadResult::Entry& entry) { result.entries.push_back(entry); };
+    result.next_offset = visit_entries(*p, bound, from_offset, max_records, isolation, collect);
     return result;
 }
 
