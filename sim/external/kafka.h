@@ -228,6 +228,8 @@ private:
         int32_t epoch = 0;
         int32_t next = 0;
         std::vector<WrittenBatch> recent;  // the last five batches written, oldest first
+        // The transaction of the last non-empty batch written (its first offset here is known), or -1.
+        int64_t last_transaction = -1;
     };
     struct Partition {
         PartitionLog log;  // compact: a few bytes an entry
@@ -324,9 +326,10 @@ private:
     Time commit_errors_until_ = Time::zero();
     Time commit_outcome_unknown_until_ = Time::zero();
     KafkaStats stats_;
-    // send_batch's scratch (kept only for their capacity; empty between calls in meaning).
+    // send_batch's scratch (kept only for their capacity; empty between calls in meaning): the
+    // partitions written in order of first appearance, and a batch per partition of the topic.
     std::vector<int32_t> batch_partitions_;
-    std::vector<KafkaRecord> batch_records_;
+    std::vector<std::vector<KafkaRecord>> batch_records_;
 };
 
 }  // namespace eosim::sim::external
