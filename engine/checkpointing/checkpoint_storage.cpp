@@ -18,8 +18,18 @@ std::string checkpoint_dir(const JobSpec& job, int64_t checkpoint_id) {
 }  // namespace
 
 std::string state_key(const JobSpec& job, int64_t checkpoint_id, const TaskKey& task) {
-    return checkpoint_dir(job, checkpoint_id) + job.vertices[static_cast<size_t>(task.vertex)].id + "-" +
-           std::to_string(task.subtask) + "-a" + std::to_string(task.attempt);
+    // Appended to one string with room for it all (a key per task snapshot; the chain of + grew it
+    // piece by piece).
+    const std::string& vertex = job.vertices[static_cast<size_t>(task.vertex)].id;
+    std::string key;
+    key.reserve(job.name.size() + vertex.size() + 64);
+    key += checkpoint_dir(job, checkpoint_id);
+    key += vertex;
+    key += '-';
+    key += std::to_string(task.subtask);
+    key += "-a";
+    key += std::to_string(task.attempt);
+    return key;
 }
 
 namespace {
