@@ -1,7 +1,7 @@
-// Tests of the Kafka-like log (sim/external/kafka.h): visibility per isolation level, read_each against
-// read, send_batch's per-partition batches, the last
-// stable offset, epoch fencing, idempotent commit, the broker-side transaction timeout, faults, the
-// two negative controls, and a property over random interleavings of several producers.
+// Tests of the Kafka-like log (sim/external/kafka.h): visibility per isolation level, read_each
+// against read, send_batch's per-partition batches, the last stable offset, epoch fencing,
+// idempotent commit, the broker-side transaction timeout, faults, the two negative controls, and a
+// property over random interleavings of several producers.
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
