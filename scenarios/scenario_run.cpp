@@ -498,8 +498,11 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         return world.now() > std::max(injector.quiet_since(), progress.last()) + scenario.liveness_bound;
     };
     for (;;) {
+        // Asked before every event: the engine is looked up once here (the current deployment only
+        // changes at a hand-over, between two run_until calls).
+        const engine::Engine& running = deployments.current();
         world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&] {
-            if (deployments.current().finished() || deployments.current().failed()) return true;
+            if (running.finished() || running.failed()) return true;
             if (max_events != 0 && world.scheduler().processed() >= max_events) return true;
             hung = is_hung();
             return hung;

@@ -18,8 +18,18 @@ std::string checkpoint_dir(const JobSpec& job, int64_t checkpoint_id) {
 }  // namespace
 
 std::string state_key(const JobSpec& job, int64_t checkpoint_id, const TaskKey& task) {
-    return checkpoint_dir(job, checkpoint_id) + job.vertices[static_cast<size_t>(task.vertex)].id + "-" +
-           std::to_string(task.subtask) + "-a" + std::to_string(task.attempt);
+    // Appended to one string with room for it all (a key per task snapshot; the chain of + grew it
+    // piece by piece).
+    const std::string& vertex = job.vertices[static_cast<size_t>(task.vertex)].id;
+    std::string key;
+    key.reserve(job.name.size() + vertex.size() + 64);
+    key += checkpoint_dir(job, checkpoint_id);
+    key += vertex;
+    key += '-';
+    key += std::to_string(task.subtask);
+    key += "-a";
+    key += std::to_string(task.attempt);
+    return key;
 }
 
 namespace {
@@ -159,26 +169,36 @@ private:
     // JSON's escapes, as nlohmann writes them (UTF-8 passes through: the names come from JSON input).
     void string_value(const std::string& value) {
         text_ += '"';
-        for (const char c : value) {
-            switch (c) {
-                case '"': text_ += "\\\""; break;
-                case '\\': text_ += "\\\\"; break;
-                case '\b': text_ += "\\b"; break;
-                case '\f': text_ += "\\f"; break;
-                case '\n': text_ += "\\n"; break;
-                case '\r': text_ += "\\r"; break;
-                case '\t': text_ += "\\t"; break;
-                default:
-                    if (static_cast<unsigned char>(c) < 0x20) {
-                        char escaped[8];
-                        std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-                        text_ += escaped;
-                    } else {
-                        text_ += c;
-                    }
+        // Runs of characters that need no escape are appended whole (the metadata is mostly storage
+        // keys, with nothing to escape; appending character by character was most of its cost).
+        size_t run = 0;
+        for (size_t i = 0; i < value.size(); ++i) {
+            const char c = value[i];
+            if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) continue;
+            text_.append(value, run, i - run);
+            escape(c);
+            run = i + 1;
+        }
+        text_.append(value, run, std::string::npos);
+        text_ += '"';
+    }
+
+    // A character JSON strings escape: '"', '\\' and the control characters (nlohmann's escapes).
+    void escape(char c) {
+        switch (c) {
+            case '"': text_ += "\\\""; break;
+            case '\\': text_ += "\\\\"; break;
+            case '\b': text_ += "\\b"; break;
+            case '\f': text_ += "\\f"; break;
+            case '\n': text_ += "\\n"; break;
+            case '\r': text_ += "\\r"; break;
+            case '\t': text_ += "\\t"; break;
+            default: {
+                char escaped[8];
+                std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+                text_ += escaped;
             }
         }
-        text_ += '"';
     }
 
     std::string text_;

@@ -46,16 +46,19 @@ std::optional<std::string> KafkaSourceReader::poll(size_t max_records, RecordBat
         Split& split = splits_[(next_split_ + n) % splits_.size()];
         if (split.next_offset >= split.end_offset) continue;
         const auto limit = std::min<size_t>(max_records - out->size(), static_cast<size_t>(split.end_offset - split.next_offset));
-        const auto result = kafka_.read(caller_, topic_, split.partition, split.next_offset, limit,
-                                       sim::external::Isolation::read_committed);
-        if (result.error != sim::external::KafkaError::none) return std::string(to_string(result.error));
-        out->reserve(out->size() + result.entries.size());
-        for (const auto& entry : result.entries) out->push_back(Record{entry.record.key, entry.record.value, 0, RowKind::insert, entry.record.timestamp});
-        split.next_offset = result.next_offset;
-        if (watermarks_) {
-            for (const auto& entry : result.entries) watermarks_->record_read(split.partition, entry.record.timestamp, now());
-            if (split.next_offset >= split.end_offset) watermarks_->split_finished(split.partition);
-        }
+        // Each record goes straight into `out` (and its timestamp to the split's watermark).
+        int64_t next_offset = 0;
+        const sim::Time read_at = now();
+        const auto error = kafka_.read_each(caller_, topic_, split.partition, split.next_offset, limit,
+                                            sim::external::Isolation::read_committed, &next_offset,
+                                            [&](const sim::external::ReadResult::Entry& entry) {
+                                                out->push_back(Record{entry.record.key, entry.record.value, 0, RowKind::insert,
+                                                                      entry.record.timestamp});
+                                                if (watermarks_) watermarks_->record_read(split.partition, entry.record.timestamp, read_at);
+                                            });
+        if (error != sim::external::KafkaError::none) return std::string(to_string(error));
+        split.next_offset = next_offset;
+        if (watermarks_ && split.next_offset >= split.end_offset) watermarks_->split_finished(split.partition);
     }
     if (!splits_.empty()) next_split_ = (next_split_ + 1) % splits_.size();
     return std::nullopt;

@@ -33,8 +33,10 @@ struct Emit {
 
 Record apply_map(const MapSpec& spec, const Record& in);
 bool passes_filter(const FilterSpec& spec, const Record& in);
-// The keyed operators: the new state value for `in` given the current one (absent: first record).
+// The keyed operators: the new state value for `in` given the current one (absent: first record),
+// which is the current one (0 when absent) plus keyed_increment(kind, in).
 int64_t fold_keyed(OperatorKind kind, std::optional<int64_t> current, const Record& in);
+int64_t keyed_increment(OperatorKind kind, const Record& in);
 // The new state value when `in` (an update_before or delete) withdraws an earlier row.
 int64_t retract_keyed(OperatorKind kind, int64_t current, const Record& in);
 

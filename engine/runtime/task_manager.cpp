@@ -167,12 +167,6 @@ void TaskManager::checkpoint_aborted(int64_t attempt, int64_t checkpoint_id) {
     for_each_task_of(attempt, [checkpoint_id](Task& task) { task.checkpoint_aborted(checkpoint_id); });
 }
 
-size_t TaskManager::subtask_slot(const TaskKey& key) const {
-    if (key.vertex < 0 || static_cast<size_t>(key.vertex) + 1 >= first_slot_of_vertex_.size() || key.subtask < 0) return SIZE_MAX;
-    const size_t slot = first_slot_of_vertex_[static_cast<size_t>(key.vertex)] + static_cast<size_t>(key.subtask);
-    return slot < first_slot_of_vertex_[static_cast<size_t>(key.vertex) + 1] ? slot : SIZE_MAX;
-}
-
 void TaskManager::add_task(std::unique_ptr<Task> task) {
     const size_t slot = subtask_slot(task->key());
     if (slot != SIZE_MAX) by_subtask_[slot] = task.get();
@@ -185,12 +179,7 @@ void TaskManager::forget_slot(const Task& task) {
     if (slot != SIZE_MAX && by_subtask_[slot] == &task) by_subtask_[slot] = nullptr;
 }
 
-Task* TaskManager::find(const TaskKey& key) {
-    const size_t slot = subtask_slot(key);
-    if (slot != SIZE_MAX) {
-        Task* task = by_subtask_[slot];
-        if (task != nullptr && task->key() == key) return task;
-    }
+Task* TaskManager::find_in_map(const TaskKey& key) {
     auto it = tasks_.find(key);
     return it == tasks_.end() ? nullptr : it->second.get();
 }

@@ -4,6 +4,7 @@
 // attempt cancels every task of older attempts still here. A TaskManager that misses the
 // JobManager's heartbeats for heartbeat_timeout (the JobManager crashed, or a partition cut them)
 // fails its tasks and registers again, as Flink's TaskExecutor does when it loses its JobManager.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -40,7 +41,15 @@ public:
     void checkpoint_complete(int64_t attempt, int64_t checkpoint_id);
     void checkpoint_aborted(int64_t attempt, int64_t checkpoint_id);
 
-    Task* find(const TaskKey& key);
+    // Inline: every channel message and timer of a task asks (see `by_subtask_`).
+    Task* find(const TaskKey& key) {
+        const size_t slot = subtask_slot(key);
+        if (slot != SIZE_MAX) {
+            Task* task = by_subtask_[slot];
+            if (task != nullptr && task->key() == key) return task;
+        }
+        return find_in_map(key);
+    }
 
     // HA: the JobManager this TaskManager follows (kNoNode until a leader reached it).
     sim::NodeId leader_node() const { return leader_node_; }
@@ -57,7 +66,13 @@ private:
     template <typename F>
     void for_each_task_of(int64_t attempt, F&& f);
     // The slot of (vertex, subtask) in `by_subtask_`, or SIZE_MAX for a vertex or subtask the job does not have.
-    size_t subtask_slot(const TaskKey& key) const;
+    size_t subtask_slot(const TaskKey& key) const {
+        const auto vertex = static_cast<size_t>(key.vertex);
+        if (key.vertex < 0 || vertex + 1 >= first_slot_of_vertex_.size() || key.subtask < 0) return SIZE_MAX;
+        const size_t slot = first_slot_of_vertex_[vertex] + static_cast<size_t>(key.subtask);
+        return slot < first_slot_of_vertex_[vertex + 1] ? slot : SIZE_MAX;
+    }
+    Task* find_in_map(const TaskKey& key);
     void add_task(std::unique_ptr<Task> task);
     // Drops the task from `by_subtask_` (the caller erases it from `tasks_`).
     void forget_slot(const Task& task);

@@ -69,6 +69,11 @@ public:
     }
 
     void put(int64_t key, int64_t value) override { groups_[index_of(key)].plain[key] = value; }
+    int64_t add(int64_t key, int64_t delta) override {
+        int64_t& value = groups_[index_of(key)].plain.try_emplace(key, 0).first->second;
+        value += delta;
+        return value;
+    }
     void remove(int64_t key) override { groups_[index_of(key)].plain.erase(key); }
 
     std::optional<int64_t> get(const StateKey& at) const override {

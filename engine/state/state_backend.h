@@ -56,6 +56,13 @@ public:
     // The key's state-0/ns-0/item-0 cell: get(key) == get(StateKey{key}), and so on.
     virtual std::optional<int64_t> get(int64_t key) const = 0;
     virtual void put(int64_t key, int64_t value) = 0;
+    // put(key, get(key).value_or(0) + delta), returning the new value; a backend that can overrides it
+    // with one lookup (a keyed count or sum does this for every record).
+    virtual int64_t add(int64_t key, int64_t delta) {
+        const int64_t updated = get(key).value_or(0) + delta;
+        put(key, updated);
+        return updated;
+    }
     // Drops the key (a keyed aggregate over a changelog whose key has no rows left).
     virtual void remove(int64_t key) = 0;
     // ---- cells (the key must belong to a key group this backend owns, as for the int64 API)

@@ -254,17 +254,20 @@ int64_t KafkaCluster::append_batch(int64_t transaction, const ProducerHandle& pr
     if (!records.empty() && txn.first_record == Time::never()) txn.first_record = scheduler_.now();
     const auto base_offset = static_cast<int64_t>(p.log.size());
     for (const KafkaRecord& record : records) p.log.push_back(Entry{record, transaction});
-    if (!records.empty()) {
-        // Looked up before inserting: emplace would allocate a node on every batch and free it
-        // again for all but the transaction's first batch on the partition.
+    SequenceState& state = sequence_state(p, producer);
+    // The transaction's first offset on this partition, when this is its first batch here. A
+    // sequence state whose last batch was written in this transaction knows it is not (this runs
+    // for every batch a sink writes); otherwise the transaction's map says, looked up before
+    // inserting (emplace would build and free a node for every batch that is not the first).
+    if (!records.empty() && state.last_transaction != transaction) {
         std::pair<std::string, int32_t> where{topic, partition};
         auto at = txn.first_offsets.lower_bound(where);
         if (at == txn.first_offsets.end() || at->first != where) {
             txn.first_offsets.emplace_hint(at, std::move(where), base_offset);
             p.open_first_offsets.emplace(base_offset, transaction);
         }
+        state.last_transaction = transaction;
     }
-    SequenceState& state = sequence_state(p, producer);
     const auto count = static_cast<int32_t>(records.size());
     state.recent.push_back(WrittenBatch{state.next, count, base_offset});
     if (state.recent.size() > 5) state.recent.erase(state.recent.begin());  // Kafka keeps five
@@ -289,20 +292,20 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
         return KafkaError::write_failed;
     }
     // One batch per partition, records in their order; partitions in order of first appearance.
-    // The partitions and each batch are gathered in buffers kept across calls: this runs once per
-    // buffer a sink writes, and allocating them anew each time was a visible share of a run.
+    // The records are bucketed by partition in one pass, into buffers kept across calls: this runs
+    // once per buffer a sink writes, and allocating them anew (or scanning the records once per
+    // partition) was a visible share of a run.
+    if (batch_records_.size() < partitions->size()) batch_records_.resize(partitions->size());
     batch_partitions_.clear();
     for (const auto& [partition, record] : records) {
-        if (std::find(batch_partitions_.begin(), batch_partitions_.end(), partition) == batch_partitions_.end()) {
-            batch_partitions_.push_back(partition);
-        }
+        std::vector<KafkaRecord>& bucket = batch_records_[static_cast<size_t>(partition)];
+        if (bucket.empty()) batch_partitions_.push_back(partition);
+        bucket.push_back(record);
     }
     for (const int32_t partition : batch_partitions_) {
-        batch_records_.clear();
-        for (const auto& [p, record] : records) {
-            if (p == partition) batch_records_.push_back(record);
-        }
-        append_batch(index, producer, topic, partition, (*partitions)[static_cast<size_t>(partition)], batch_records_);
+        std::vector<KafkaRecord>& bucket = batch_records_[static_cast<size_t>(partition)];
+        append_batch(index, producer, topic, partition, (*partitions)[static_cast<size_t>(partition)], bucket);
+        bucket.clear();
     }
     return KafkaError::none;
 }
@@ -436,34 +439,28 @@ int64_t KafkaCluster::last_stable_offset(const Partition& p) {
     return p.open_first_offsets.begin()->first;
 }
 
+KafkaError KafkaCluster::readable(NodeId caller, const std::string& topic, int32_t partition, Isolation isolation,
+                                  const Partition** p, int64_t* bound) const {
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    *p = find_partition(topic, partition);
+    if (*p == nullptr) return KafkaError::unknown_topic;
+    *bound = end_offset(**p, isolation);
+    return KafkaError::none;
+}
+
 ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t partition, int64_t from_offset,
                               size_t max_records, Isolation isolation) const {
     ReadResult result;
     result.next_offset = from_offset;
-    if (KafkaError e = reachable(caller); e != KafkaError::none) {
-        result.error = e;
-        return result;
-    }
-    const Partition* p = find_partition(topic, partition);
-    if (p == nullptr) {
-        result.error = KafkaError::unknown_topic;
-        return result;
-    }
-    const int64_t bound = end_offset(*p, isolation);
-    int64_t offset = std::max<int64_t>(from_offset, 0);
-    // At most this many entries come back: one allocation per read (reads run once per source
-    // poll, and a growing vector reallocated several times a poll).
-    if (offset < bound) result.entries.reserve(std::min(max_records, static_cast<size_t>(bound - offset)));
-    while (offset < bound && result.entries.size() < max_records) {
-        const Entry& entry = p->log[static_cast<size_t>(offset)];
-        const bool aborted = entry.transaction >= 0 &&
-                             transactions_[static_cast<size_t>(entry.transaction)].state == TxnState::aborted;
-        if (isolation == Isolation::read_uncommitted || !aborted) {
-            result.entries.push_back(ReadResult::Entry{offset, entry.record, entry.transaction});
-        }
-        ++offset;
-    }
-    result.next_offset = std::max(from_offset, offset);
+    const Partition* p = nullptr;
+    int64_t bound = 0;
+    result.error = readable(caller, topic, partition, isolation, &p, &bound);
+    if (result.error != KafkaError::none) return result;
+    // At most this many entries come back: one allocation per read.
+    const int64_t first = std::max<int64_t>(from_offset, 0);
+    if (first < bound) result.entries.reserve(std::min(max_records, static_cast<size_t>(bound - first)));
+    auto collect = [&result](const ReadResult::Entry& entry) { result.entries.push_back(entry); };
+    result.next_offset = visit_entries(*p, bound, from_offset, max_records, isolation, collect);
     return result;
 }
 
@@ -505,16 +502,10 @@ KafkaCluster::CommittedReadSummary KafkaCluster::read_committed_summary(NodeId c
                                                                       int32_t partition, int64_t from_offset) const {
     CommittedReadSummary summary;
     summary.next_offset = from_offset;
-    if (KafkaError e = reachable(caller); e != KafkaError::none) {
-        summary.error = e;
-        return summary;
-    }
-    const Partition* p = find_partition(topic, partition);
-    if (p == nullptr) {
-        summary.error = KafkaError::unknown_topic;
-        return summary;
-    }
-    const int64_t bound = end_offset(*p, Isolation::read_committed);
+    const Partition* p = nullptr;
+    int64_t bound = 0;
+    summary.error = readable(caller, topic, partition, Isolation::read_committed, &p, &bound);
+    if (summary.error != KafkaError::none) return summary;
     const int64_t begin = std::max<int64_t>(from_offset, 0);
     // A poll reads a dozen entries a partition: a small buffer on the stack (no allocation, little
     // to clear, a call).

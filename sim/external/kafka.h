@@ -38,6 +38,7 @@
 // sendOffsetsToTransaction, transaction markers taking offsets, the prepare states (PrepareCommit:
 // EndTxn is synchronous here), KIP-890's epoch bump on every EndTxn, idempotence of plain appends,
 // and latency of individual calls.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -186,6 +187,19 @@ public:
     };
     CommittedReadSummary read_committed_summary(NodeId caller, const std::string& topic, int32_t partition,
                                                 int64_t from_offset) const;
+    // The same read without collecting: each entry `read` would return goes to `visit(entry)`, in
+    // offset order (a source poll appends them straight to its buffer: no vector a poll). Returns
+    // the error (nothing is visited then); `*next_offset` is where the next read should start.
+    template <typename Visit>
+    KafkaError read_each(NodeId caller, const std::string& topic, int32_t partition, int64_t from_offset,
+                         size_t max_records, Isolation isolation, int64_t* next_offset, Visit&& visit) const {
+        *next_offset = from_offset;
+        const Partition* p = nullptr;
+        int64_t bound = 0;
+        if (KafkaError e = readable(caller, topic, partition, isolation, &p, &bound); e != KafkaError::none) return e;
+        *next_offset = visit_entries(*p, bound, from_offset, max_records, isolation, visit);
+        return KafkaError::none;
+    }
     // The high watermark (read_uncommitted) or the last stable offset (read_committed).
     int64_t end_offset(const std::string& topic, int32_t partition, Isolation isolation) const;
 
@@ -233,6 +247,8 @@ private:
         int32_t epoch = 0;
         int32_t next = 0;
         std::vector<WrittenBatch> recent;  // the last five batches written, oldest first
+        // The transaction of the last non-empty batch written (its first offset here is known), or -1.
+        int64_t last_transaction = -1;
     };
     struct Partition {
         PartitionLog log;  // compact: a few bytes an entry
@@ -271,6 +287,28 @@ private:
     // The same for a partition already found (a read looks its partition up once, not three times).
     static int64_t last_stable_offset(const Partition& p);
     int64_t end_offset(const Partition& p, Isolation isolation) const;
+    // What a read checks first: the caller reaches the broker and the partition exists; then `*p`
+    // is the partition and `*bound` the end offset a reader of `isolation` reads up to.
+    KafkaError readable(NodeId caller, const std::string& topic, int32_t partition, Isolation isolation,
+                        const Partition** p, int64_t* bound) const;
+    // A read's loop over partition `p` up to `bound`: visits what a reader of `isolation` sees from
+    // `from_offset` on, at most `max_records` entries; returns where the next read should start.
+    template <typename Visit>
+    int64_t visit_entries(const Partition& p, int64_t bound, int64_t from_offset, size_t max_records, Isolation isolation,
+                          Visit& visit) const {
+        int64_t offset = std::max<int64_t>(from_offset, 0);
+        size_t visited = 0;
+        for (; offset < bound && visited < max_records; ++offset) {
+            const Entry entry = p.log[static_cast<size_t>(offset)];
+            const bool aborted = entry.transaction >= 0 &&
+                                 transactions_[static_cast<size_t>(entry.transaction)].state == TxnState::aborted;
+            if (isolation == Isolation::read_uncommitted || !aborted) {
+                visit(ReadResult::Entry{offset, entry.record, entry.transaction});
+                ++visited;
+            }
+        }
+        return std::max(from_offset, offset);
+    }
     // The transaction a handle acts on: its (id, epoch)'s latest, or, with fencing off, the id's
     // open transaction whatever its epoch. -1 when none.
     int64_t transaction_of(const ProducerHandle& producer) const;
@@ -307,9 +345,10 @@ private:
     Time commit_errors_until_ = Time::zero();
     Time commit_outcome_unknown_until_ = Time::zero();
     KafkaStats stats_;
-    // send_batch's scratch (kept only for their capacity; empty between calls in meaning).
+    // send_batch's scratch (kept only for their capacity; empty between calls in meaning): the
+    // partitions written in order of first appearance, and a batch per partition of the topic.
     std::vector<int32_t> batch_partitions_;
-    std::vector<KafkaRecord> batch_records_;
+    std::vector<std::vector<KafkaRecord>> batch_records_;
 };
 
 }  // namespace eosim::sim::external

@@ -1,5 +1,5 @@
 // The heap keyed state backend (engine/state_backend.h) and key groups (engine/key_groups.h):
-// get/put, snapshot/restore roundtrips, restore keeping only the key groups a subtask owns,
+// get/put, add (both backends), snapshot/restore roundtrips, restore keeping only the key groups a subtask owns,
 // rescaling (2 -> 3 subtasks loses and duplicates nothing), and key-group ranges partitioning
 // [0, max_parallelism) in agreement with subtask_for_key_group.
 #include <catch2/catch.hpp>
@@ -53,6 +53,20 @@ TEST_CASE("heap backend: get, put and overwrite", "[state_backend]") {
     backend->put(5, 11);
     CHECK(backend->get(5) == 11);
     CHECK(backend->contents() == std::map<int64_t, int64_t>{{-3, 7}, {5, 11}});
+}
+
+// add is get + put in one access: the keyed aggregates' hot path, overridden by the heap backend.
+TEST_CASE("state backends: add is put(get or 0 + delta) and returns the new value", "[state_backend]") {
+    for (const StateBackendKind kind : {StateBackendKind::heap, StateBackendKind::rocksdb}) {
+        auto backend = make_state_backend(StateBackendOptions{kind, false}, KeyGroupRange{0, kMaxParallelism - 1},
+                                          kMaxParallelism, "add-0-a1");
+        CHECK(backend->add(5, 3) == 3);  // absent: from 0
+        CHECK(backend->add(5, -10) == -7);
+        backend->put(-3, 40);
+        CHECK(backend->add(-3, 2) == 42);
+        CHECK(backend->add(8, 0) == 0);  // an absent key with nothing added is stored, as put(get or 0) does
+        CHECK(backend->contents() == std::map<int64_t, int64_t>{{-3, 42}, {5, -7}, {8, 0}});
+    }
 }
 
 TEST_CASE("heap backend: snapshot and restore roundtrip", "[state_backend]") {

@@ -1,6 +1,7 @@
-// Tests of the Kafka-like log (sim/external/kafka.h): visibility per isolation level, the last
-// stable offset, epoch fencing, idempotent commit, the broker-side transaction timeout, faults, the
-// two negative controls, and a property over random interleavings of several producers.
+// Tests of the Kafka-like log (sim/external/kafka.h): visibility per isolation level, read_each
+// against read, send_batch's per-partition batches, the last stable offset, epoch fencing,
+// idempotent commit, the broker-side transaction timeout, faults, the two negative controls, and a
+// property over random interleavings of several producers.
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
@@ -229,6 +230,73 @@ TEST_CASE("read: max_records counts returned entries only, next_offset follows t
     r = f.kafka.read(f.reader, kTopic, 0, 0, 0, Isolation::read_uncommitted);
     CHECK(r.entries.empty());
     CHECK(r.next_offset == 0);
+}
+
+// read_each is the read without the vector: what it visits and where it ends are read's answer.
+TEST_CASE("read_each visits exactly the entries read returns and ends where read ends", "[kafka]") {
+    Fixture f;
+    ProducerHandle h = f.init("t");
+    REQUIRE(err(f.kafka.append(f.other, kTopic, 0, {0, 0})) == "none");
+    REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
+    REQUIRE(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 1})) == "none");
+    REQUIRE(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 2})) == "none");
+    REQUIRE(err(f.kafka.abort(f.producer, h)) == "none");
+    for (int64_t v = 3; v < 8; ++v) REQUIRE(err(f.kafka.append(f.other, kTopic, 0, {0, v})) == "none");
+    for (const Isolation isolation : {Isolation::read_committed, Isolation::read_uncommitted}) {
+        for (int64_t from = -1; from <= 9; ++from) {
+            for (size_t max : {size_t{0}, size_t{1}, size_t{3}, SIZE_MAX}) {
+                const ReadResult expected = f.kafka.read(f.reader, kTopic, 0, from, max, isolation);
+                std::vector<std::pair<int64_t, int64_t>> visited;  // (offset, value)
+                int64_t next_offset = -42;
+                const KafkaError error = f.kafka.read_each(f.reader, kTopic, 0, from, max, isolation, &next_offset,
+                                                           [&visited](const ReadResult::Entry& e) {
+                                                               visited.emplace_back(e.offset, e.record.value);
+                                                           });
+                std::vector<std::pair<int64_t, int64_t>> returned;
+                for (const auto& e : expected.entries) returned.emplace_back(e.offset, e.record.value);
+                CHECK(err(error) == err(expected.error));
+                CHECK(visited == returned);
+                CHECK(next_offset == expected.next_offset);
+            }
+        }
+    }
+    int64_t next_offset = -42;
+    bool visited = false;
+    CHECK(err(f.kafka.read_each(f.reader, "nope", 0, 3, 10, Isolation::read_committed, &next_offset,
+                                [&visited](const ReadResult::Entry&) { visited = true; })) == "unknown_topic");
+    CHECK(next_offset == 3);
+    CHECK_FALSE(visited);
+}
+
+// send_batch writes one batch per partition: each partition's records in their order, the
+// transaction's first offset per partition taken at its first batch there, sequence numbers per
+// partition, and nothing at all when a record names a partition the topic lacks.
+TEST_CASE("send_batch: per-partition batches in order, first offsets and sequences per partition, all or none",
+          "[kafka]") {
+    Fixture f;
+    REQUIRE(err(f.kafka.append(f.other, kTopic, 1, {0, 100})) == "none");  // partition 1 starts at offset 1
+    ProducerHandle h = f.init("t");
+    REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
+    REQUIRE(err(f.kafka.send_batch(f.producer, h, kTopic, {{1, {1, 1}}, {0, {2, 2}}, {1, {3, 3}}, {0, {4, 4}}, {1, {5, 5}}})) ==
+            "none");
+    CHECK(f.kafka.next_sequence(h, kTopic, 0) == 2);
+    CHECK(f.kafka.next_sequence(h, kTopic, 1) == 3);
+    REQUIRE(err(f.kafka.send_batch(f.producer, h, kTopic, {{0, {6, 6}}})) == "none");
+    CHECK(f.kafka.next_sequence(h, kTopic, 0) == 3);
+    // Open: read_committed stops at the transaction's first offset on each partition.
+    CHECK(f.kafka.end_offset(kTopic, 0, Isolation::read_committed) == 0);
+    CHECK(f.kafka.end_offset(kTopic, 1, Isolation::read_committed) == 1);
+    const int64_t txn = f.kafka.open_transaction_of("t");
+    REQUIRE(txn >= 0);
+    CHECK(f.kafka.open_transactions(kTopic, 0) == std::vector<int64_t>{txn});
+    CHECK(f.kafka.transaction_view(txn).partitions == std::vector<std::pair<std::string, int32_t>>{{kTopic, 0}, {kTopic, 1}});
+    // A record for a partition the topic lacks: nothing of the batch is written.
+    CHECK(err(f.kafka.send_batch(f.producer, h, kTopic, {{0, {7, 7}}, {2, {8, 8}}})) == "unknown_topic");
+    CHECK(f.kafka.next_sequence(h, kTopic, 0) == 3);
+    REQUIRE(err(f.kafka.commit(f.producer, h)) == "none");
+    CHECK(f.values(0, Isolation::read_committed) == Values{2, 4, 6});
+    CHECK(f.values(1, Isolation::read_committed) == Values{100, 1, 3, 5});
+    CHECK(f.kafka.open_transactions(kTopic, 1).empty());
 }
 
 TEST_CASE("fencing: init_transactions bumps the epoch, aborts the old open transaction, fences the old "
