@@ -234,7 +234,21 @@ void ReferenceModel::produce_join(const engine::VertexSpec& v, const engine::Sou
     out.cells[v.id] = std::move(cells);
 }
 
+void ReferenceModel::expect_sinks(const std::vector<std::string>& sink_vertices) {
+    declared_sinks_.insert(sink_vertices.begin(), sink_vertices.end());
+}
+
+void ReferenceModel::check_known_sink(const std::string& sink_vertex) const {
+    if (declared_sinks_.contains(sink_vertex) || expected_.contains(sink_vertex)) return;
+    for (const Segment& segment : segments_) {
+        const engine::VertexSpec* v = segment.job->find(sink_vertex);
+        if (v != nullptr && v->kind == engine::OperatorKind::sink) return;
+    }
+    throw std::invalid_argument("reference model: no sink '" + sink_vertex + "' in any program it ran or was told of (expect_sinks)");
+}
+
 const RecordMultiset& ReferenceModel::expected_output(const std::string& sink_vertex) const {
+    check_known_sink(sink_vertex);
     static const RecordMultiset kNothing;
     const std::map<std::string, RecordMultiset>* expected = &expected_;
     if (!segments_.empty()) {
@@ -256,6 +270,7 @@ const std::vector<Record>& ReferenceModel::sink_output(const std::string& id) co
 }
 
 const std::vector<Record>& ReferenceModel::final_table(const std::string& sink_vertex) const {
+    check_known_sink(sink_vertex);
     static const std::vector<Record> kNothing;
     if (!segments_.empty()) {
         evaluate_segmented_outputs();

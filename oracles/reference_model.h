@@ -51,9 +51,13 @@ public:
     // Every record the sink vertex must hold, over the whole input, as a compact sorted multiset:
     // the order means nothing. Built once, at construction, by streaming the input through the
     // job's vertices (no vertex's output is materialised). With deployments (add_deployment) any
-    // program's sink, named by the id of the first program that has its uid; a sink no program the
-    // model ran has (a later deployment's that the run never reached) expects nothing.
+    // program's sink, named by the id of the first program that has its uid; a sink declared with
+    // expect_sinks that no program the model ran has (a later deployment's that the run never
+    // reached) expects nothing. Any other id is a caller's mistake: std::invalid_argument.
     const RecordMultiset& expected_output(const std::string& sink_vertex) const;
+    // Sinks the caller may ask about before (or without) the model running a program that has them:
+    // those of every deployment's program a run may reach.
+    void expect_sinks(const std::vector<std::string>& sink_vertices);
     // The output of any vertex over the whole input, unpacked and sorted by (key, value): for tests
     // and small jobs (evaluated anew on first request, then kept).
     const std::vector<engine::Record>& sink_output(const std::string& vertex) const;
@@ -154,6 +158,9 @@ private:
     ModelInput input_;
     std::map<std::string, std::vector<engine::Record>> tables_;
     std::map<std::string, RecordMultiset> expected_;                   // sink vertex -> its output
+    std::set<std::string> declared_sinks_;                             // expect_sinks'
+    // Throws std::invalid_argument unless `sink_vertex` is a sink of a program the model ran or declared.
+    void check_known_sink(const std::string& sink_vertex) const;
     mutable std::map<std::string, std::vector<engine::Record>> final_tables_;  // sink vertex -> its final table (final_table's)
     mutable std::map<std::string, std::vector<engine::Record>> unpacked_outputs_;  // sink_output's
     mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>> prefix_states_;  // memo

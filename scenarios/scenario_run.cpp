@@ -373,9 +373,12 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     // The output oracles judge every sink of every deployment's program, each through one reader
     // (the job's first sink's is `reader`, which the figures use too).
     std::vector<std::pair<const engine::VertexSpec*, oracles::SinkReader>> judged_sinks;
+    std::vector<std::string> judged_ids;
     for (const engine::VertexSpec* judged : output_sinks(deployments.jobs())) {
         judged_sinks.emplace_back(judged, judged->id == sink.id ? reader : committed_reader(*judged, services.systems));
+        judged_ids.push_back(judged->id);
     }
+    model.expect_sinks(judged_ids);  // a later program's sink: nothing expected until the run deploys it
     std::vector<std::unique_ptr<oracles::Oracle>> checks;
     std::vector<OracleKind> kinds;
     std::vector<oracles::ExactlyOnceOutputOracle*> exactly_once;  // one per judged sink

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -108,13 +109,20 @@ TEST_CASE("reference model deployments: a sink added by a later program expects 
     const engine::JobSpec first = v1();
     const engine::JobSpec second = v2_with_audit();
     ReferenceModel model(first, tiny_input());
-    // Before the deployment the model has no such sink: nothing is expected of it.
+    // A sink of no program the model ran, nor declared: the caller's mistake.
+    CHECK_THROWS_AS(model.expected_output("audit"), std::invalid_argument);
+    CHECK_THROWS_AS(model.final_table("audit"), std::invalid_argument);
+    // Declared (a later deployment's), before the deployment: nothing is expected of it.
+    model.expect_sinks({"audit"});
     CHECK(records(model.expected_output("audit")).empty());
     model.add_deployment(second, kSavepoint);
     // After the savepoint: (1,5) | (1,7) (2,8): only (2,8) has an even value. The kept sink continues.
     CHECK(records(model.expected_output("audit")) == std::vector<Record>{{2, 8}});
     CHECK(model.final_table("audit") == std::vector<Record>{{2, 8}});
     CHECK(records(model.expected_output("sink")) == std::vector<Record>{{1, 1}, {1, 2}, {1, 3}, {2, 1}, {2, 2}, {3, 1}});
+    // A vertex that is no sink, and a mistyped id, are errors after the deployment too.
+    CHECK_THROWS_AS(model.expected_output("filter"), std::invalid_argument);
+    CHECK_THROWS_AS(model.expected_output("audti"), std::invalid_argument);
 }
 
 TEST_CASE("every-sink oracle: passes when each sink's oracle passes, fires naming the sink whose oracle fired", "[oracles][upgrade]") {
