@@ -44,7 +44,7 @@ Duration Network::draw_latency(NodeId from, NodeId to) {
     return latency;
 }
 
-bool Network::send(ConnectionId id, NodeId from, const EventKind& kind, uint64_t digest, Callback on_receive) {
+bool Network::send(ConnectionId id, NodeId from, const EventKind& kind, uint64_t digest, Callback&& on_receive) {
     Connection& c = connections_.at(id);
     assert(from == c.ends[0] || from == c.ends[1]);
     if (!c.open || !scheduler_.nodes().is_up(from)) {
@@ -101,7 +101,7 @@ void Network::break_connection(ConnectionId id) {
     }
 }
 
-void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest, Callback on_receive) {
+void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest, Callback&& on_receive) {
     NodeTable& nodes = scheduler_.nodes();
     if (!nodes.is_up(from) || !can_reach(from, to) || prng_.chance(options_.datagram_loss) || lost_by_rule(kind)) {
         ++messages_dropped_;

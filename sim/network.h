@@ -49,12 +49,12 @@ public:
     ConnectionId connect(NodeId a, NodeId b, Callback on_reset_a, Callback on_reset_b);
     // Sends on an open connection from end `from`; `on_receive` runs on the other end's node.
     // Returns false (and drops the message) when the connection is not open.
-    bool send(ConnectionId id, NodeId from, const EventKind& kind, uint64_t digest, Callback on_receive);
+    bool send(ConnectionId id, NodeId from, const EventKind& kind, uint64_t digest, Callback&& on_receive);
     // Closes a connection without telling either end; messages in flight are dropped.
     void close(ConnectionId id);
     bool is_open(ConnectionId id) const { return connections_.at(id).open; }
 
-    void send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest, Callback on_receive);
+    void send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest, Callback&& on_receive);
 
     PartitionId partition(std::vector<NodeId> side_a, std::vector<NodeId> side_b, bool one_way);
     void heal(PartitionId id);

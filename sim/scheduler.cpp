@@ -13,13 +13,13 @@ constexpr size_t kSweepMinimum = 8;
 }
 
 TimerId Scheduler::schedule(Duration delay, NodeId owner, const EventKind& kind, uint64_t digest,
-                            Callback callback) {
+                            Callback&& callback) {
     assert(delay >= Duration::zero());
     return schedule_at(now_ + delay, owner, kind, digest, std::move(callback));
 }
 
 TimerId Scheduler::schedule_at(Time at, NodeId owner, const EventKind& kind, uint64_t digest,
-                               Callback callback) {
+                               Callback&& callback) {
     assert(at >= now_);
     if (owner != kNoNode && !nodes_.is_up(owner)) return TimerId{};
     uint32_t slot;
