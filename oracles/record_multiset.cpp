@@ -165,14 +165,12 @@ RecordMultiset RecordMultiset::from_stream_once(const Stream& stream) {
     return build(
         ranges,
         [&](const auto& visit) {  // the columns decoded a range at a time
-            constexpr size_t kBatch = 256;  // on the stack: no allocation
-            std::array<int64_t, kBatch> key_batch{}, value_batch{};
-            for (size_t at = 0; at < keys.size(); at += kBatch) {
-                const size_t n = std::min(kBatch, keys.size() - at);
-                keys.copy(at, n, key_batch.data());
-                values.copy(at, n, value_batch.data());
-                for (size_t i = 0; i < n; ++i) visit(Record{key_batch[i], value_batch[i]});
-            }
+            sim::for_each_decoded_range(
+                0, keys.size(),
+                [&visit](size_t, std::span<int64_t> key_range, std::span<int64_t> value_range) {
+                    for (size_t i = 0; i < key_range.size(); ++i) visit(Record{key_range[i], value_range[i]});
+                },
+                keys, values);
         },
         release);
 }

@@ -1,7 +1,6 @@
 #include "oracles/reference_model.h"
 
 #include <algorithm>
-#include <array>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -54,19 +53,15 @@ size_t offset_in(const engine::SourceOffsets& offsets, const std::string& topic,
 }
 
 // Hands `each(i, record)` every record of `records` from `first` to below `end`, in order, the
-// columns decoded a range at a time (sim/packed_ints.h, PackedInts::copy) rather than a record at a
-// time.
+// columns decoded a range at a time rather than a record at a time.
 template <typename Each>
 void for_each_stored(const sim::external::RecordColumns& records, size_t first, size_t end, const Each& each) {
-    constexpr size_t kBatch = 256;  // on the stack: no allocation
-    std::array<int64_t, kBatch> keys{}, values{}, timestamps{};
-    for (size_t at = first; at < end; at += kBatch) {
-        const size_t n = std::min(kBatch, end - at);
-        records.keys().copy(at, n, keys.data());
-        records.values().copy(at, n, values.data());
-        records.timestamps().copy(at, n, timestamps.data());
-        for (size_t i = 0; i < n; ++i) each(at + i, sim::external::KafkaRecord{keys[i], values[i], timestamps[i]});
-    }
+    sim::for_each_decoded_range(
+        first, end,
+        [&each](size_t at, std::span<int64_t> keys, std::span<int64_t> values, std::span<int64_t> timestamps) {
+            for (size_t i = 0; i < keys.size(); ++i) each(at + i, sim::external::KafkaRecord{keys[i], values[i], timestamps[i]});
+        },
+        records.keys(), records.values(), records.timestamps());
 }
 
 // A stored input record's event time (0 until the input carries one).

@@ -9,9 +9,13 @@
 //
 // What the outside-system models and the reference model keep per record (keys, values,
 // transaction numbers) is stored this way, so a record costs a few bytes instead of 16-24.
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
+#include <utility>
 #include <vector>
 
 namespace eosim::sim {
@@ -61,5 +65,23 @@ private:
     std::vector<Sealed> sealed_;
     std::vector<int64_t> open_;
 };
+
+// Walks columns of equal length together, a range at a time, decoding each range with `copy` (one
+// chunk lookup and width dispatch a range instead of a value): for each range [at, at + n) of at
+// most `Range` entries from `first` to below `end`, `visit(at, values...)` gets one
+// std::span<int64_t> a column, over a buffer on the stack (no allocation; the visitor may rewrite
+// it in place). A caller that reads a few entries at a time (a poll) takes a smaller Range: less
+// buffer to clear.
+template <size_t Range = 256, typename Visit, typename... Columns>
+void for_each_decoded_range(size_t first, size_t end, const Visit& visit, const Columns&... columns) {
+    std::array<std::array<int64_t, Range>, sizeof...(Columns)> buffers{};
+    for (size_t at = first; at < end; at += Range) {
+        const size_t n = std::min(Range, end - at);
+        [&]<size_t... I>(std::index_sequence<I...>) {
+            (columns.copy(at, n, buffers[I].data()), ...);
+            visit(at, std::span<int64_t>(buffers[I].data(), n)...);
+        }(std::index_sequence_for<Columns...>{});
+    }
+}
 
 }  // namespace eosim::sim

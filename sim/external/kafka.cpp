@@ -1,7 +1,6 @@
 #include "sim/external/kafka.h"
 
 #include <algorithm>
-#include <array>
 #include <cassert>
 #include <iterator>
 #include <stdexcept>
@@ -490,10 +489,7 @@ void KafkaCluster::for_each_committed(const std::string& topic,
     if (it == topics_.end()) return;
     for (const Partition& p : it->second) {
         for (const Entry& entry : p.log) {
-            if (entry.transaction < 0 ||
-                transactions_[static_cast<size_t>(entry.transaction)].state == TxnState::committed) {
-                visit(entry.record);
-            }
+            if (entry_state(entry.transaction) == TxnState::committed) visit(entry.record);
         }
     }
 }
@@ -507,31 +503,27 @@ KafkaCluster::CommittedReadSummary KafkaCluster::read_committed_summary(NodeId c
     summary.error = readable(caller, topic, partition, Isolation::read_committed, &p, &bound);
     if (summary.error != KafkaError::none) return summary;
     const int64_t begin = std::max<int64_t>(from_offset, 0);
-    // A poll reads a dozen entries a partition: a small buffer on the stack (no allocation, little
-    // to clear, a call).
-    std::array<int64_t, 32> transactions{};
     // Entries of one transaction come in runs: its state is looked up once a run.
     int64_t last_transaction = -1;
     TxnState last_state = TxnState::committed;  // a plain append's
-    for (int64_t offset = begin; offset < bound;) {
-        const size_t n = std::min(transactions.size(), static_cast<size_t>(bound - offset));
-        p->log.transactions().copy(static_cast<size_t>(offset), n, transactions.data());
-        for (size_t i = 0; i < n; ++i) {
-            const int64_t transaction = transactions[i];
-            if (transaction != last_transaction) {
-                last_transaction = transaction;
-                last_state = transaction < 0 ? TxnState::committed : transactions_[static_cast<size_t>(transaction)].state;
+    // A poll reads a dozen entries a partition: small ranges.
+    for_each_decoded_range<32>(
+        static_cast<size_t>(begin), static_cast<size_t>(std::max(begin, bound)),
+        [&](size_t at, std::span<int64_t> transactions) {
+            for (size_t i = 0; i < transactions.size(); ++i) {
+                if (transactions[i] != last_transaction) {
+                    last_transaction = transactions[i];
+                    last_state = entry_state(last_transaction);
+                }
+                if (last_state == TxnState::aborted) continue;  // a read_committed reader skips it
+                ++summary.entries;
+                if (last_state != TxnState::committed && !summary.first_uncommitted) {
+                    const Entry entry = p->log[at + i];
+                    summary.first_uncommitted = ReadResult::Entry{static_cast<int64_t>(at + i), entry.record, entry.transaction};
+                }
             }
-            if (last_state == TxnState::aborted) continue;  // a read_committed reader skips it
-            ++summary.entries;
-            if (last_state != TxnState::committed && !summary.first_uncommitted) {
-                const int64_t at = offset + static_cast<int64_t>(i);
-                const Entry entry = p->log[static_cast<size_t>(at)];
-                summary.first_uncommitted = ReadResult::Entry{at, entry.record, entry.transaction};
-            }
-        }
-        offset += static_cast<int64_t>(n);
-    }
+        },
+        p->log.transactions());
     summary.next_offset = std::max(from_offset, std::max(begin, bound));
     return summary;
 }
@@ -539,33 +531,27 @@ KafkaCluster::CommittedReadSummary KafkaCluster::read_committed_summary(NodeId c
 void KafkaCluster::for_each_committed_batch(const std::string& topic, const CommittedColumns& visit) const {
     auto it = topics_.find(topic);
     if (it == topics_.end()) return;
-    // Small batches on the stack: no allocation, nothing held beyond a few kilobytes.
-    constexpr size_t kBatch = 256;
-    std::array<int64_t, kBatch> keys{}, values{}, transactions{};
     // Entries of one transaction come in runs: its state is looked up once a run.
     int64_t last_transaction = -1;
     bool last_committed = true;
     for (const Partition& p : it->second) {
-        for (size_t begin = 0; begin < p.log.size(); begin += kBatch) {
-            const size_t n = std::min(kBatch, p.log.size() - begin);
-            p.log.keys().copy(begin, n, keys.data());
-            p.log.values().copy(begin, n, values.data());
-            p.log.transactions().copy(begin, n, transactions.data());
-            size_t kept = 0;  // the committed entries, moved to the front of the columns
-            for (size_t i = 0; i < n; ++i) {
-                const int64_t transaction = transactions[i];
-                if (transaction != last_transaction) {
-                    last_transaction = transaction;
-                    last_committed =
-                        transaction < 0 || transactions_[static_cast<size_t>(transaction)].state == TxnState::committed;
+        for_each_decoded_range(
+            0, p.log.size(),
+            [&](size_t, std::span<int64_t> keys, std::span<int64_t> values, std::span<int64_t> transactions) {
+                size_t kept = 0;  // the committed entries, moved to the front of the range
+                for (size_t i = 0; i < keys.size(); ++i) {
+                    if (transactions[i] != last_transaction) {
+                        last_transaction = transactions[i];
+                        last_committed = entry_state(last_transaction) == TxnState::committed;
+                    }
+                    if (!last_committed) continue;
+                    keys[kept] = keys[i];
+                    values[kept] = values[i];
+                    ++kept;
                 }
-                if (!last_committed) continue;
-                keys[kept] = keys[i];
-                values[kept] = values[i];
-                ++kept;
-            }
-            if (kept > 0) visit(std::span<const int64_t>(keys.data(), kept), std::span<const int64_t>(values.data(), kept));
-        }
+                if (kept > 0) visit(keys.first(kept), values.first(kept));
+            },
+            p.log.keys(), p.log.values(), p.log.transactions());
     }
 }
 

@@ -291,6 +291,10 @@ private:
     // is the partition and `*bound` the end offset a reader of `isolation` reads up to.
     KafkaError readable(NodeId caller, const std::string& topic, int32_t partition, Isolation isolation,
                         const Partition** p, int64_t* bound) const;
+    // The state of the transaction a log entry was written in; a plain append's (-1) is committed.
+    TxnState entry_state(int64_t transaction) const {
+        return transaction < 0 ? TxnState::committed : transactions_[static_cast<size_t>(transaction)].state;
+    }
     // A read's loop over partition `p` up to `bound`: visits what a reader of `isolation` sees from
     // `from_offset` on, at most `max_records` entries; returns where the next read should start.
     template <typename Visit>
@@ -300,9 +304,7 @@ private:
         size_t visited = 0;
         for (; offset < bound && visited < max_records; ++offset) {
             const Entry entry = p.log[static_cast<size_t>(offset)];
-            const bool aborted = entry.transaction >= 0 &&
-                                 transactions_[static_cast<size_t>(entry.transaction)].state == TxnState::aborted;
-            if (isolation == Isolation::read_uncommitted || !aborted) {
+            if (isolation == Isolation::read_uncommitted || entry_state(entry.transaction) != TxnState::aborted) {
                 visit(ReadResult::Entry{offset, entry.record, entry.transaction});
                 ++visited;
             }

@@ -3,6 +3,7 @@
 // chunk was sealed with, and a chunk of values in a small range stays narrow.
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -69,6 +70,32 @@ TEST_CASE("packed ints: a column across many chunks hands back every value", "[p
         column.copy(begin, count, out.data());
         REQUIRE(out == std::vector<int64_t>(expected.begin() + static_cast<ptrdiff_t>(begin),
                                             expected.begin() + static_cast<ptrdiff_t>(begin + count)));
+    }
+}
+
+TEST_CASE("packed ints: for_each_decoded_range walks columns together, every entry once, in order", "[packed]") {
+    PackedInts a, b;
+    for (int64_t i = 0; i < 2 * static_cast<int64_t>(PackedInts::kChunk) + 300; ++i) {
+        a.push_back(i * 31 % 1000);
+        b.push_back(-i);
+    }
+    for (const auto& [first, end] : std::vector<std::pair<size_t, size_t>>{{0, a.size()}, {7, 7}, {100, 101}, {PackedInts::kChunk - 3, a.size()}}) {
+        size_t next = first;
+        for_each_decoded_range<64>(
+            first, end,
+            [&](size_t at, std::span<int64_t> as, std::span<int64_t> bs) {
+                REQUIRE(at == next);
+                REQUIRE(as.size() == bs.size());
+                REQUIRE(!as.empty());
+                REQUIRE(as.size() <= 64);
+                for (size_t i = 0; i < as.size(); ++i) {
+                    REQUIRE(as[i] == a[at + i]);
+                    REQUIRE(bs[i] == b[at + i]);
+                }
+                next = at + as.size();
+            },
+            a, b);
+        REQUIRE(next == end);
     }
 }
 
