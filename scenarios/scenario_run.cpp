@@ -272,17 +272,11 @@ std::vector<const engine::VertexSpec*> output_sinks(const std::vector<engine::Jo
     return sinks;
 }
 
-// What a committed reader of `sink` sees, records with their event timestamps, read when asked.
+// What a committed reader of `sink` sees, read when asked: its read_output (a Kafka sink's is its
+// topic's committed records, event timestamps included).
 oracles::WindowOutputOracle::TimedReader timed_reader(const engine::VertexSpec* sink, const engine::OutsideSystems& systems) {
     if (sink == nullptr) return {};
-    return [sink, &systems] {
-        if (const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(sink->sink.get())) {
-            std::vector<engine::Record> records;
-            kafka->for_each_output(systems, [&records](const engine::Record& r) { records.push_back(r); });
-            return records;
-        }
-        return sink->sink->read_output(systems);
-    };
+    return [sink, &systems] { return sink->sink->read_output(systems); };
 }
 
 // The window oracle of the job's window vertex (the loader checked its shape).
