@@ -65,13 +65,14 @@ std::string UpsertSink::flush() {
 
 std::unique_ptr<Sink> UpsertSinkConfig::make(SinkContext& context, const OutsideSystems& systems,
                                              const RuntimeConfig&) const {
-    return std::make_unique<UpsertSink>(options_, context, *systems.target_database);
+    return std::make_unique<UpsertSink>(options_, context, *systems.database(kUpsertTargetDatabase));
 }
 
 std::vector<Record> UpsertSinkConfig::read_output(const OutsideSystems& systems) const {
     std::vector<Record> out;
-    if (!systems.target_database->has_table(options_.table)) return out;
-    for (const auto& [key, row] : systems.target_database->table_contents(options_.table)) {
+    const sim::external::Database& database = *systems.database(kUpsertTargetDatabase);
+    if (!database.has_table(options_.table)) return out;
+    for (const auto& [key, row] : database.table_contents(options_.table)) {
         if (!row.deleted) out.push_back(Record{key, row.value});
     }
     return out;
