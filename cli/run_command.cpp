@@ -1,4 +1,3 @@
-#include "oracles/oracle_registry.h"
 #include "cli/run_command.h"
 
 #include <unistd.h>
@@ -16,9 +15,11 @@
 #include "cli/exit_codes.h"
 #include "cli/files.h"
 #include "cli/run_values.h"
+#include "oracles/oracle_registry.h"
 #include "reports/chrome_trace.h"
 #include "reports/run_record.h"
 #include "reports/run_report.h"
+#include "scenarios/sensitivity.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 
@@ -110,12 +111,13 @@ std::string cut_reason(const scenarios::RunResult& result, const RunCommand& com
 int run_command(const RunCommand& command, std::ostream& out, std::ostream& err) {
     std::optional<scenarios::Scenario> scenario;
     try {
-        scenario = scenarios::load_scenario(command.file);
+        scenario = command.twin.empty() ? scenarios::load_scenario(command.file) : scenarios::load_twin(command.file, command.twin);
     } catch (const scenarios::ScenarioError& error) {
         err << "error: " << error.what() << '\n';
         return kExitBadInput;
     }
     std::string reproduce = scenarios::reproduce_command(*scenario, command.seed);
+    if (!command.twin.empty()) reproduce += " --twin " + command.twin;
     try {
         if (!command.expect.empty()) {
             scenario->expect = parse_expect(command.expect, *scenario);

@@ -1,8 +1,8 @@
-#include "oracles/oracle_registry.h"
 #include "reports/run_record.h"
 
 #include <algorithm>
 
+#include "oracles/oracle_registry.h"
 #include "reports/run_report.h"
 #include "reports/xml_text.h"
 #include "scenarios/fault_json.h"

@@ -1,10 +1,10 @@
-#include "oracles/oracle_registry.h"
 #include "scenarios/coverage.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "engine/runtime/protocol_points.h"
+#include "oracles/oracle_registry.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::scenarios {

@@ -140,6 +140,9 @@ struct Scenario {
     Expectation expect;
     // Coverage combinations (scenarios/coverage.h) that must happen in at least one run of a suite.
     std::vector<std::string> sometimes;
+    // Known-bad twins (scenarios/sensitivity.h) this scenario does not target, and why ("sensitivity").
+    std::vector<std::string> sensitivity_skip;
+    std::string sensitivity_why;
 
     // Twice the checkpoint interval plus five commit retries: a transaction holds records for about
     // one interval before its checkpoint is triggered, and a commit refused while the broker is

@@ -95,6 +95,10 @@ void register_upsert_sink(SinkRegistry& registry) {
             o.version_guard = options.boolean("version_guard", true);
             o.batch_size = static_cast<int32_t>(options.integer("batch_size", 64, 1, 1'000'000));
             return std::make_shared<UpsertSinkConfig>(std::move(o));
+        },
+        [](const nlohmann::json& options) {
+            return twin_setting(options, "version_guard", true, false, "no_version_guard",
+                                "no version column guard: a replayed older row overwrites a newer one");
         }});
 }
 

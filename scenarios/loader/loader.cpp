@@ -16,7 +16,7 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     const Object o(
         root,
         {"name", "description", "world", "high_availability", "database", "job", "input", "faults", "oracles",
-         "liveness_bound", "freshness_bound", "time_limit", "expect", "sometimes", "savepoints", "deployments"},
+         "liveness_bound", "freshness_bound", "time_limit", "expect", "sometimes", "savepoints", "deployments", "sensitivity"},
         "an object (a scenario)");
     s_.source = path;
     s_.name = path.stem().string();
@@ -43,6 +43,7 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     if (auto x = o.get("time_limit")) s_.time_limit = read_duration(*x, false);
     if (auto x = o.get("expect")) read_expect(*x);
     if (auto x = o.get("sometimes")) read_sometimes(*x);
+    if (auto x = o.get("sensitivity")) read_sensitivity(*x, document);
     if (!s_.expect.pass && !s_.expect.every_seed) {
         const std::string violation = std::string("oracle:") + s_.expect.violation;
         if (std::find(s_.sometimes.begin(), s_.sometimes.end(), violation) == s_.sometimes.end()) {

@@ -1,6 +1,7 @@
 // The loader's oracles and expectation sections (scenarios/loader/loader.h).
 #include "oracles/oracle_registry.h"
 #include "scenarios/loader/loader.h"
+#include "scenarios/sensitivity.h"
 
 namespace eosim::scenarios::loading {
 
@@ -58,6 +59,25 @@ void Loader::read_expect(const Value& v) {
         violation.expected("an oracle listed in /oracles (" + join(s_.oracles) + ")");
     }
     if (auto x = o.get("every_seed")) s_.expect.every_seed = read_bool(*x);
+}
+
+void Loader::read_sensitivity(const Value& v, const json& document) {
+    const Object o(v, {"skip", "why"}, "an object {\"skip\": [twin names], \"why\": text}");
+    const std::vector<std::string> twins = twin_names(known_bad_twins(document));
+    for_each_element(o.require("skip", "an array of known-bad twin names"), "an array of known-bad twin names", [&](const Value& element) {
+        const std::string name = read_string(element);
+        if (std::find(twins.begin(), twins.end(), name) == twins.end()) {
+            element.fail("expected a known-bad twin of this scenario, one of: " + (twins.empty() ? std::string("(none)") : join(twins)) +
+                         "; found " + in_quotes(name) + suggestion(name, twins));
+        }
+        if (std::find(s_.sensitivity_skip.begin(), s_.sensitivity_skip.end(), name) != s_.sensitivity_skip.end()) {
+            element.fail("duplicate twin " + in_quotes(name));
+        }
+        s_.sensitivity_skip.push_back(name);
+    });
+    const Value why = o.require("why", "a text saying why the scenario does not target these twins");
+    s_.sensitivity_why = read_string(why);
+    if (s_.sensitivity_why.empty()) why.expected("a non-empty text saying why the scenario does not target these twins");
 }
 
 }  // namespace eosim::scenarios::loading

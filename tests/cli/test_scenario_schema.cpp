@@ -21,10 +21,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "oracles/oracle_registry.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/job_spec.h"
 #include "engine/runtime/protocol_points.h"
+#include "oracles/oracle_registry.h"
 #include "scenarios/coverage.h"
 #include "scenarios/scenario.h"
 #include "sim/fault_plan.h"
