@@ -22,6 +22,7 @@
 #include "cli/golden_command.h"
 #include "cli/exit_codes.h"
 #include "cli/run_command.h"
+#include "cli/sensitivity_command.h"
 #include "cli/shrink_command.h"
 #include "cli/suite_command.h"
 #include "engine/connectors/sink_registry.h"
@@ -42,6 +43,8 @@ CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
     run->add_flag("--check-determinism", c.check_determinism, "Run twice and check that both runs give the same trace hash");
     run->add_flag("--json", c.json, "Print the result as one JSON object instead of the text report");
     run->add_option("--expect", c.expect, "Replace the scenario's expectation: pass, or violation:<oracle>");
+    run->add_option("--twin", c.twin,
+                    "Run a known-bad twin of the scenario instead (eosim sensitivity lists them), e.g. checkpointing.at_least_once");
     run->add_option("--savepoint-at", c.savepoint_at,
                     "Take a savepoint at this virtual time (e.g. 12s; repeatable), as the scenario's \"savepoints\" do");
     // Limits a suite gives its workers; hidden from the help, as `eosim suite` sets them.
@@ -121,6 +124,17 @@ CLI::App* add_golden(CLI::App& app, eosim::cli::GoldenCommand& c) {
     return golden;
 }
 
+CLI::App* add_sensitivity(CLI::App& app, eosim::cli::SensitivityCommand& c) {
+    CLI::App* sensitivity = app.add_subcommand(
+        "sensitivity", "Run the known-bad twins of every scenario that expects to pass: which could it have caught?");
+    sensitivity->add_option("PATH", c.path, "A scenario file, a suite file (*.suite.json) or a folder of scenarios")->required();
+    sensitivity->add_option("--seeds", c.seeds, "Seeds for every scenario, e.g. 1..20 (replaces the suite's ranges)");
+    sensitivity->add_option("--jobs,-j", c.jobs, "Worker processes at a time (default: one per CPU)");
+    sensitivity->add_option("--timeout", c.timeout, "Wall-clock limit per run")->capture_default_str();
+    sensitivity->add_option("--json", c.json_path, "Also write the table as JSON to this file");
+    return sensitivity;
+}
+
 CLI::App* add_sinks(CLI::App& app) {
     return app.add_subcommand("sinks", "List the sink kinds this program knows (built-in and registered with EOSIM_REGISTER_SINK)");
 }
@@ -162,6 +176,9 @@ int eosim::eosim_main(int argc, char** argv) {
     eosim::cli::GoldenCommand golden_command;
     CLI::App* golden = add_golden(app, golden_command);
     CLI::App* sinks = add_sinks(app);
+    eosim::cli::SensitivityCommand sensitivity_command;
+    CLI::App* sensitivity = add_sensitivity(app, sensitivity_command);
+    sensitivity_command.self_program = this_program();
     suite_command.self_program = this_program();
 
     try {
@@ -180,6 +197,7 @@ int eosim::eosim_main(int argc, char** argv) {
         if (explore->parsed()) return eosim::cli::explore_command(explore_command, std::cout, std::cerr);
         if (golden->parsed()) return eosim::cli::golden_command(golden_command, std::cout, std::cerr);
         if (sinks->parsed()) return list_sinks(std::cout);
+        if (sensitivity->parsed()) return eosim::cli::sensitivity_command(sensitivity_command, std::cout, std::cerr);
     } catch (const std::bad_alloc&) {
         std::cerr << "internal error: out of memory (std::bad_alloc)\n";
         return kExitInternal;

@@ -73,7 +73,7 @@ private:
             const scenarios::RunResult result = scenarios::run_scenario(scenario_, options);
             SeedOutcome outcome;
             for (const scenarios::OracleVerdict& v : result.verdicts) {
-                if (!v.passed) outcome.fired.push_back(scenarios::to_string(v.oracle));
+                if (!v.passed) outcome.fired.push_back(v.oracle);
             }
             outcome.outcome_met = scenarios::run_outcome_met(result);
             outcome.coverage = result.coverage;
@@ -193,7 +193,7 @@ int explore_command(const ExploreCommand& command, std::ostream& out, std::ostre
     for (const std::string& name : never) out << "sometimes expectation never met: " << name << '\n';
     if (not_met > 0) out << not_met << " seed(s) gave an outcome the scenario does not expect (marked \"not expected\")\n";
     if (!scenario.expect.pass) {
-        const std::string wanted = scenarios::to_string(scenario.expect.violation);
+        const std::string wanted = scenario.expect.violation;
         const bool found = per_oracle.count(wanted) != 0;
         out << "negative control: " << wanted << (found ? " found on " + std::to_string(per_oracle[wanted]) + " seed(s), as expected"
                                                         : " never found: the control did not show its bug")

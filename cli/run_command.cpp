@@ -15,9 +15,11 @@
 #include "cli/exit_codes.h"
 #include "cli/files.h"
 #include "cli/run_values.h"
+#include "oracles/oracle_registry.h"
 #include "reports/chrome_trace.h"
 #include "reports/run_record.h"
 #include "reports/run_report.h"
+#include "scenarios/sensitivity.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 
@@ -76,16 +78,15 @@ scenarios::Expectation parse_expect(const std::string& text, const scenarios::Sc
         name.resize(name.size() - some_seeds.size());
         expect.every_seed = false;
     }
-    const auto oracle = scenarios::oracle_from_string(name);
-    if (!oracle) {
+    if (oracles::OracleRegistry::global().find(name) == nullptr) {
         throw std::invalid_argument("--expect: expected \"pass\", \"violation:<oracle>\" or \"violation:<oracle>:some-seeds\", "
                                     "found \"" + text + "\"");
     }
-    if (std::find(scenario.oracles.begin(), scenario.oracles.end(), *oracle) == scenario.oracles.end()) {
+    if (std::find(scenario.oracles.begin(), scenario.oracles.end(), name) == scenario.oracles.end()) {
         throw std::invalid_argument("--expect: expected an oracle the scenario lists, found \"" + name + "\"");
     }
     expect.pass = false;
-    expect.violation = *oracle;
+    expect.violation = name;
     return expect;
 }
 
@@ -110,12 +111,13 @@ std::string cut_reason(const scenarios::RunResult& result, const RunCommand& com
 int run_command(const RunCommand& command, std::ostream& out, std::ostream& err) {
     std::optional<scenarios::Scenario> scenario;
     try {
-        scenario = scenarios::load_scenario(command.file);
+        scenario = command.twin.empty() ? scenarios::load_scenario(command.file) : scenarios::load_twin(command.file, command.twin);
     } catch (const scenarios::ScenarioError& error) {
         err << "error: " << error.what() << '\n';
         return kExitBadInput;
     }
     std::string reproduce = scenarios::reproduce_command(*scenario, command.seed);
+    if (!command.twin.empty()) reproduce += " --twin " + command.twin;
     try {
         if (!command.expect.empty()) {
             scenario->expect = parse_expect(command.expect, *scenario);

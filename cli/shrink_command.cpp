@@ -62,7 +62,7 @@ int shrink_command(const ShrinkCommand& command, std::ostream& out, std::ostream
     }
 
     out << "shrink      " << command.file << " --seed " << command.seed << '\n';
-    out << "target      " << scenarios::to_string(result->target.oracle) << " fires; "
+    out << "target      " << result->target.oracle << " fires; "
         << outcome_text(result->target.expectation_met) << '\n';
     write_faults(out, "before", result->faults_before);
     write_faults(out, "after", result->faults_after);
@@ -89,7 +89,7 @@ int shrink_command(const ShrinkCommand& command, std::ostream& out, std::ostream
     out << "written     " << output.string() << '\n';
     out << "reproduce   eosim run " << output.string() << " --seed " << command.seed << '\n';
     if (same_failure && same_run) {
-        out << "verified    the written file fires " << scenarios::to_string(result->target.oracle) << " with "
+        out << "verified    the written file fires " << result->target.oracle << " with "
             << outcome_text(result->target.expectation_met) << ", trace hash " << reports::hex64(check.trace_hash) << '\n';
         return kExitMet;
     }

@@ -69,7 +69,7 @@ public:
         planned.seeds = seeds;
         planned.sometimes = scenario.sometimes;
         if (expect && !expect->pass && !expect->every_seed) {
-            const std::string violation = std::string("oracle:") + scenarios::to_string(expect->violation);
+            const std::string violation = std::string("oracle:") + expect->violation;
             if (std::find(planned.sometimes.begin(), planned.sometimes.end(), violation) == planned.sometimes.end()) {
                 planned.sometimes.push_back(violation);
             }
@@ -78,7 +78,7 @@ public:
             std::find(scenario.oracles.begin(), scenario.oracles.end(), expect->violation) == scenario.oracles.end()) {
             throw ScenarioError(where_file, where_path + "/expect",
                                 std::string("expected an oracle the scenario lists, found \"") +
-                                    scenarios::to_string(expect->violation) + "\" (not in " + planned.file + ")");
+                                    expect->violation + "\" (not in " + planned.file + ")");
         }
         auto it = by_name_.find(planned.name);
         if (it == by_name_.end()) {
@@ -224,7 +224,7 @@ SuitePlan load_suite_plan(const std::filesystem::path& path, const std::optional
 
 std::string expect_argument(const scenarios::Expectation& expect) {
     if (expect.pass) return "pass";
-    return std::string("violation:") + scenarios::to_string(expect.violation) + (expect.every_seed ? "" : ":some-seeds");
+    return std::string("violation:") + expect.violation + (expect.every_seed ? "" : ":some-seeds");
 }
 
 std::string reproduce_command(const PlannedScenario& planned, uint64_t seed) {

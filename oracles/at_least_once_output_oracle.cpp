@@ -1,6 +1,8 @@
 #include "oracles/at_least_once_output_oracle.h"
 
 #include "oracles/output_comparison.h"
+#include "oracles/builtin_oracles.h"
+#include "oracles/every_sink_oracle.h"
 
 namespace eosim::oracles {
 
@@ -12,6 +14,18 @@ Verdict AtLeastOnceOutputOracle::verdict() const {
                 std::to_string(c.duplicate_records) + " duplicates (allowed)";
     if (c.first_missing) v.message += "; first missing " + OutputComparison::describe(*c.first_missing);
     return v;
+}
+
+OracleRegistration at_least_once_output_registration() {
+    return {"at_least_once_output", "no record of any sink lost: the committed output holds the reference model's",
+            [](const OracleJobFacts&) { return std::string(); },
+            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+                auto every = std::make_unique<EverySinkOracle>("at_least_once_output");
+                for (const JudgedSink& judged : run.judged_sinks) {
+                    every->add(std::make_unique<AtLeastOnceOutputOracle>(run.model, judged.vertex->id, judged.reader));
+                }
+                return every;
+            }};
 }
 
 }  // namespace eosim::oracles

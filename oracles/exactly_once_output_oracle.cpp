@@ -3,6 +3,9 @@
 #include <map>
 
 #include "oracles/output_comparison.h"
+#include "engine/connectors/sink_registry.h"
+#include "oracles/builtin_oracles.h"
+#include "oracles/every_sink_oracle.h"
 
 namespace eosim::oracles {
 
@@ -71,6 +74,22 @@ Verdict ExactlyOnceOutputOracle::keyed_table_verdict() const {
     v.message += "; " + std::to_string(missing) + " missing, " + std::to_string(wrong) + " with a wrong value, " +
                  std::to_string(extra) + " extra, " + std::to_string(repeated_keys) + " shown twice; first: " + first;
     return v;
+}
+
+OracleRegistration exactly_once_output_registration() {
+    return {"exactly_once_output", "every record of every sink exactly once: the committed output equals the reference model's",
+            [](const OracleJobFacts&) { return std::string(); },
+            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+                auto every = std::make_unique<EverySinkOracle>("exactly_once_output");
+                for (const JudgedSink& judged : run.judged_sinks) {
+                    auto sink = std::make_unique<ExactlyOnceOutputOracle>(run.model, judged.vertex->id,
+                                                                          judged.vertex->sink->output_shape(), judged.reader);
+                    ExactlyOnceOutputOracle* oracle = sink.get();
+                    run.hooks.on_cut([oracle](const std::string& why) { oracle->set_run_cut(why); });
+                    every->add(std::move(sink));
+                }
+                return every;
+            }};
 }
 
 }  // namespace eosim::oracles

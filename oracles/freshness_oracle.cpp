@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include "oracles/builtin_oracles.h"
+#include "engine/connectors/kafka_sink.h"
+#include "engine/runtime/protocol_points.h"
 
 namespace eosim::oracles {
 
@@ -152,6 +155,27 @@ Verdict FreshnessOracle::verdict() const {
     return Verdict{true, std::to_string(precommitted_.size()) + " pre-committed transactions and " +
                              std::to_string(obligations_.size()) + " commit/abort windows within " + seconds(bound_) + " (" +
                              std::to_string(excused) + " windows excused by faults), nothing open at the end"};
+}
+
+OracleRegistration freshness_registration() {
+    return {"freshness", "no transaction blocks read_committed readers longer than the freshness bound without a fault",
+            [](const OracleJobFacts& facts) -> std::string {
+                for (const engine::VertexSpec& v : facts.job.vertices) {
+                    const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(v.sink.get());
+                    if (kafka != nullptr && kafka->options().guarantee == engine::DeliveryGuarantee::exactly_once) return "";
+                }
+                return "a Kafka sink with guarantee exactly_once (it judges how long transactions block read_committed readers)";
+            },
+            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+                sim::World& world = run.world;
+                auto oracle = std::make_unique<FreshnessOracle>(*run.systems.kafka, run.sink().sink->kafka_topic(), run.freshness_bound,
+                                                                run.fault_effect_during, [&world] { return world.now(); });
+                FreshnessOracle* freshness = oracle.get();
+                world.on_point([freshness, &world](const sim::ProtocolPointEvent& event) {
+                    if (event.point == engine::points::kSinkPrecommitted) freshness->precommitted(world.now(), static_cast<int64_t>(event.detail));
+                });
+                return oracle;
+            }};
 }
 
 }  // namespace eosim::oracles

@@ -1,6 +1,7 @@
 #include "oracles/liveness_oracle.h"
 
 #include <cstdio>
+#include "oracles/builtin_oracles.h"
 
 namespace eosim::oracles {
 
@@ -22,6 +23,15 @@ Verdict LivenessOracle::verdict() const {
                                   " (faults quiet since " + seconds(quiet) + " + bound)"};
     }
     return Verdict{true, "the job finished at " + seconds(*finished_at_)};
+}
+
+OracleRegistration liveness_registration() {
+    return {"liveness", "the job finishes within the liveness bound after the last fault's effect is over",
+            [](const OracleJobFacts&) { return std::string(); },
+            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+                return std::make_unique<LivenessOracle>(run.liveness_bound, run.faults_quiet_since);
+            },
+            true};
 }
 
 }  // namespace eosim::oracles

@@ -1,6 +1,9 @@
 #include "oracles/mirror_oracle.h"
 
 #include <map>
+#include "oracles/builtin_oracles.h"
+#include "oracles/job_shape.h"
+#include "engine/connectors/upsert_sink.h"
 
 namespace eosim::oracles {
 
@@ -49,6 +52,23 @@ Verdict MirrorOracle::verdict() const {
     }
     return Verdict{false, first + " (" + std::to_string(missing) + " missing, " + std::to_string(extra) + " extra, " +
                               std::to_string(different) + " different of " + std::to_string(source.size()) + " rows)"};
+}
+
+OracleRegistration mirror_registration() {
+    return {"mirror", "the upsert table mirrors the CDC source table at the end",
+            [](const OracleJobFacts& facts) -> std::string {
+                if (has_operator(facts.job, engine::OperatorKind::cdc_source) && has_sink_kind(facts.job, "upsert")) return "";
+                return "a CDC job writing an upsert sink (cdc_source ... upsert_sink)";
+            },
+            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+                const engine::VertexSpec* source = nullptr;
+                for (const engine::VertexSpec& v : run.job.vertices) {
+                    if (v.kind == engine::OperatorKind::cdc_source) source = &v;
+                }
+                const engine::UpsertSinkOptions& upsert = *engine::upsert_sink_options(run.sink());
+                return std::make_unique<MirrorOracle>(*run.systems.database(engine::kCdcSourceDatabase), source->table,
+                                                      *run.systems.database(engine::kUpsertTargetDatabase), upsert.table);
+            }};
 }
 
 }  // namespace eosim::oracles

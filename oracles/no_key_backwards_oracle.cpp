@@ -1,6 +1,10 @@
 #include "oracles/no_key_backwards_oracle.h"
 
 #include <cstdio>
+#include "oracles/builtin_oracles.h"
+#include "oracles/job_shape.h"
+#include "engine/connectors/upsert_sink.h"
+#include "engine/connectors/sink_registry.h"
 
 namespace eosim::oracles {
 
@@ -48,6 +52,21 @@ Verdict NoKeyBackwardsOracle::verdict() const {
     }
     return Verdict{true, std::to_string(highest_version_.size()) + " keys polled " + std::to_string(polls_) +
                              " times, none went backwards" + absorbed};
+}
+
+OracleRegistration no_key_backwards_registration() {
+    return {"no_key_backwards", "an upsert table's rows never go back to an older version",
+            [](const OracleJobFacts& facts) -> std::string {
+                return has_sink_kind(facts.job, "upsert") ? "" : "a job with an upsert_sink";
+            },
+            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+                const engine::UpsertSinkOptions& upsert = *engine::upsert_sink_options(run.sink());
+                auto oracle = std::make_unique<NoKeyBackwardsOracle>(run.world.scheduler(), *run.systems.database(engine::kUpsertTargetDatabase),
+                                                                     upsert.table);
+                NoKeyBackwardsOracle* table_reader = oracle.get();
+                run.hooks.on_start([table_reader] { table_reader->start(); });
+                return oracle;
+            }};
 }
 
 }  // namespace eosim::oracles

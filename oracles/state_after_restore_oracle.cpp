@@ -6,6 +6,8 @@
 #include "engine/runtime/dedup_operator.h"
 #include "engine/runtime/join_operator.h"
 #include "engine/runtime/operators.h"
+#include "oracles/builtin_oracles.h"
+#include "oracles/job_shape.h"
 
 namespace eosim::oracles {
 
@@ -321,6 +323,26 @@ Verdict StateAfterRestoreOracle::verdict() const {
                    std::to_string(dedup_periods_expired_) + " expired by the watermark before the cut (not checked)";
     }
     return Verdict{true, message};
+}
+
+OracleRegistration state_after_restore_registration() {
+    return {"state_after_restore", "every restored keyed state equals the reference model's over the restored offsets",
+            [](const OracleJobFacts& facts) -> std::string {
+                if (has_operator(facts.job, engine::OperatorKind::cdc_source)) {
+                    return "a job without a cdc_source (its model of a restored prefix covers Kafka offsets only)";
+                }
+                if (has_operator(facts.job, engine::OperatorKind::window)) {
+                    return "a job without a window (its model of a restored prefix covers keyed count and sum; "
+                           "window_output checks windows through their firings)";
+                }
+                return "";
+            },
+            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+                auto oracle = std::make_unique<StateAfterRestoreOracle>(run.model, run.job);
+                StateAfterRestoreOracle* restored = oracle.get();
+                run.hooks.on_program([restored](const engine::JobSpec& program) { restored->set_job(program); });
+                return oracle;
+            }};
 }
 
 }  // namespace eosim::oracles

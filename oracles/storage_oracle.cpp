@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "oracles/builtin_oracles.h"
 
 namespace eosim::oracles {
 
@@ -71,6 +72,17 @@ Verdict StorageOracle::verdict() const {
     if (first_violation_) return Verdict{false, *first_violation_ + figures};
     if (auto problem = check()) return Verdict{false, *problem + " (at the end)" + figures};
     return Verdict{true, "every file the retained checkpoints refer to is in storage" + figures};
+}
+
+OracleRegistration storage_registration() {
+    return {"storage", "no file a retained checkpoint or savepoint needs is ever missing from checkpoint storage",
+            [](const OracleJobFacts&) { return std::string(); },
+            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+                auto oracle = std::make_unique<StorageOracle>(run.world.scheduler(), run.world.storage(), run.job);
+                StorageOracle* storage = oracle.get();
+                run.hooks.on_start([storage] { storage->start(); });
+                return oracle;
+            }};
 }
 
 }  // namespace eosim::oracles

@@ -3,6 +3,8 @@
 #include <set>
 
 #include "oracles/output_comparison.h"
+#include "oracles/builtin_oracles.h"
+#include "engine/connectors/kafka_sink.h"
 
 namespace eosim::oracles {
 
@@ -37,6 +39,26 @@ Verdict VerificationOutputOracle::verdict() const {
     v.message = std::to_string(jobs.size()) + " verification job(s), " + std::to_string(ran_.size()) + " throw-away sink(s): " +
                 std::to_string(records) + " committed records, each sink's as the model expects";
     return v;
+}
+
+OracleRegistration verification_output_registration() {
+    return {"verification_output", "a verification job's throw-away output equals the reference model's over what it read",
+            [](const OracleJobFacts& facts) -> std::string {
+                return facts.has_verification_deployment ? "" : "a deployment with \"verification\": true";
+            },
+            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+                auto oracle = std::make_unique<VerificationOutputOracle>(run.model);
+                VerificationOutputOracle* verification = oracle.get();
+                auto content = run.committed_content;
+                run.hooks.on_verification([verification, content](const VerificationRun& ran) {
+                    for (const engine::VertexSpec& v : ran.job->vertices) {
+                        // every Kafka sink of the job: each writes a throw-away topic
+                        if (dynamic_cast<const engine::KafkaSinkConfig*>(v.sink.get()) == nullptr) continue;
+                        verification->verification_ran(*ran.job, ran.from, ran.to, v.uid_or_id(), [content, &v] { return content(v); });
+                    }
+                });
+                return oracle;
+            }};
 }
 
 }  // namespace eosim::oracles

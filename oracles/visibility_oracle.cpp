@@ -1,6 +1,9 @@
 #include "oracles/visibility_oracle.h"
 
 #include <cstdio>
+#include "oracles/builtin_oracles.h"
+#include "oracles/job_shape.h"
+#include "engine/connectors/sink_registry.h"
 
 namespace eosim::oracles {
 
@@ -41,6 +44,21 @@ void VisibilityOracle::poll() {
 Verdict VisibilityOracle::verdict() const {
     if (violation_) return Verdict{false, *violation_};
     return Verdict{true, std::to_string(records_seen_) + " records read with read_committed, all of committed transactions"};
+}
+
+OracleRegistration visibility_registration() {
+    return {"visibility", "a read_committed reader never sees a record of an open or aborted transaction",
+            [](const OracleJobFacts& facts) -> std::string {
+                return has_operator(facts.job, engine::OperatorKind::cdc_source) ? "a job reading or writing Kafka" : "";
+            },
+            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+                const std::string topic = run.sink().sink->kafka_topic();
+                auto oracle = std::make_unique<VisibilityOracle>(run.world.scheduler(), *run.systems.kafka,
+                                                                 topic.empty() ? run.input_topic : topic);
+                VisibilityOracle* visibility = oracle.get();
+                run.hooks.on_start([visibility] { visibility->start(); });
+                return oracle;
+            }};
 }
 
 }  // namespace eosim::oracles

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include "engine/connectors/sink_registry.h"
+#include "oracles/builtin_oracles.h"
+#include "oracles/reference_model.h"
 
 namespace eosim::oracles {
 
@@ -209,6 +212,39 @@ Verdict WindowOutputOracle::count_window_verdict(const std::vector<Record>& resu
     if (!missing.empty()) v.message += "; first missing " + describe(missing.front());
     if (!extra.empty()) v.message += "; first extra " + describe(extra.front());
     return v;
+}
+
+namespace {
+
+// What a committed reader of `sink` sees, read when asked: its read_output (a Kafka sink's is its
+// topic's committed records, event timestamps included).
+WindowOutputOracle::TimedReader timed_reader(const engine::VertexSpec* sink, const engine::OutsideSystems& systems) {
+    if (sink == nullptr) return {};
+    return [sink, &systems] { return sink->sink->read_output(systems); };
+}
+
+}  // namespace
+
+OracleRegistration window_output_registration() {
+    return {"window_output", "every window fires once with the reference model's result; late records go where the job says",
+            [](const OracleJobFacts& facts) -> std::string {
+                if (find_window_output_sinks(facts.job)) return "";
+                return "a job with one window vertex whose results go straight into a sink (and its late output, "
+                       "if read, straight into another)";
+            },
+            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+                const WindowOutputSinks sinks = find_window_output_sinks(run.job).value();
+                // Whether a source marks idle splits (an idle_timeout in its watermark strategy).
+                const bool idleness = std::any_of(run.job.vertices.begin(), run.job.vertices.end(), [](const engine::VertexSpec& v) {
+                    return v.watermarks && v.watermarks->idle_timeout;
+                });
+                auto oracle = std::make_unique<WindowOutputOracle>(run.model.window_model(sinks.window->id), sinks.window->id,
+                                                                   timed_reader(sinks.results, run.systems),
+                                                                   timed_reader(sinks.late, run.systems), idleness);
+                WindowOutputOracle* window = oracle.get();
+                run.hooks.on_cut([window](const std::string& why) { window->set_run_cut(why); });
+                return oracle;
+            }};
 }
 
 }  // namespace eosim::oracles

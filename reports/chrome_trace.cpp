@@ -62,7 +62,7 @@ json chrome_trace(const RunRecord& record) {
     }
     json verdicts = json::array();
     for (const scenarios::OracleVerdict& v : record.verdicts) {
-        verdicts.push_back({{"oracle", scenarios::to_string(v.oracle)}, {"passed", v.passed},
+        verdicts.push_back({{"oracle", v.oracle}, {"passed", v.passed},
                             {"message", valid_utf8(v.message)}});
     }
     return json{{"traceEvents", std::move(events)},

@@ -200,7 +200,7 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
     if (!r.verdicts.empty()) {
         out << "<table>\n<tr><th>oracle</th><th>verdict</th><th>message</th></tr>\n";
         for (const scenarios::OracleVerdict& v : r.verdicts) {
-            out << "<tr><td>" << scenarios::to_string(v.oracle) << "</td><td>"
+            out << "<tr><td>" << v.oracle << "</td><td>"
                 << (v.passed ? "<span class=\"pass\">pass</span>" : "<span class=\"fail\">violated</span>") << "</td><td>"
                 << h(v.message) << "</td></tr>\n";
         }

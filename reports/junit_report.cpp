@@ -33,7 +33,7 @@ std::string failure_text(const RunRecord& r) {
     if (!r.verdicts.empty()) {
         out << "oracles:\n";
         for (const scenarios::OracleVerdict& v : r.verdicts) {
-            out << "  " << (v.passed ? "PASS " : "FAIL ") << scenarios::to_string(v.oracle) << ": " << v.message << '\n';
+            out << "  " << (v.passed ? "PASS " : "FAIL ") << v.oracle << ": " << v.message << '\n';
         }
     }
     if (!r.faults.empty()) {
@@ -81,7 +81,7 @@ void write_testcase(std::ostream& out, const std::string& class_name, const RunR
     std::string type = r.status == RunStatus::error ? "run-error" : "expectation";
     for (const scenarios::OracleVerdict& v : r.verdicts) {
         if (!v.passed && (r.expect.pass || v.oracle != r.expect.violation)) {
-            type = scenarios::to_string(v.oracle);
+            type = v.oracle;
             break;
         }
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "oracles/oracle_registry.h"
 #include "reports/run_report.h"
 #include "reports/xml_text.h"
 #include "scenarios/fault_json.h"
@@ -113,7 +114,7 @@ int64_t fault_end_ns(const sim::FaultSpec& spec, const sim::FiredFault& fired) {
 json expectation_file_form(const scenarios::Expectation& expect) {
     if (!expect.job_failure.empty()) return json{{"job_failure", expect.job_failure}};
     if (expect.pass) return "pass";
-    json j = {{"violation", scenarios::to_string(expect.violation)}};
+    json j = {{"violation", expect.violation}};
     if (!expect.every_seed) j["every_seed"] = false;
     return j;
 }
@@ -132,10 +133,10 @@ std::optional<scenarios::Expectation> expectation_from_json(const json& j) {
     }
     if (j.contains("pass") && j["pass"].is_boolean() && j["pass"].get<bool>()) return expect;
     if (!j.contains("violation") || !j["violation"].is_string()) return std::nullopt;
-    const auto oracle = scenarios::oracle_from_string(j["violation"].get<std::string>());
-    if (!oracle) return std::nullopt;
+    const std::string oracle = j["violation"].get<std::string>();
+    if (oracles::OracleRegistry::global().find(oracle) == nullptr) return std::nullopt;
     expect.pass = false;
-    expect.violation = *oracle;
+    expect.violation = oracle;
     if (j.contains("every_seed")) {
         if (!j["every_seed"].is_boolean()) return std::nullopt;
         expect.every_seed = j["every_seed"].get<bool>();
@@ -158,7 +159,7 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
         r.reason = r.expectation_message;
         for (const scenarios::OracleVerdict& v : result.verdicts) {
             if (v.passed || (!scenario.expect.pass && v.oracle == scenario.expect.violation)) continue;
-            r.reason = std::string(scenarios::to_string(v.oracle)) + " violated: " + v.message;
+            r.reason = std::string(v.oracle) + " violated: " + v.message;
             break;
         }
     }
@@ -213,7 +214,7 @@ RunRecord make_error_record(std::string scenario, std::string file, uint64_t see
 json to_json(const RunRecord& r) {
     json verdicts = json::array();
     for (const scenarios::OracleVerdict& v : r.verdicts) {
-        verdicts.push_back({{"oracle", scenarios::to_string(v.oracle)}, {"passed", v.passed}, {"message", v.message}});
+        verdicts.push_back({{"oracle", v.oracle}, {"passed", v.passed}, {"message", v.message}});
     }
     json faults = json::array();
     for (const FaultRecord& f : r.faults) {
@@ -330,9 +331,9 @@ RunRecord run_record_from_json(const json& j) {
         if (!verdicts.is_array()) throw RecordError("/verdicts: expected an array");
         for (size_t i = 0; i < verdicts.size(); ++i) {
             const std::string path = "/verdicts/" + std::to_string(i);
-            const auto oracle = scenarios::oracle_from_string(field<std::string>(verdicts[i], "oracle", path));
-            if (!oracle) throw RecordError(path + "/oracle: unknown oracle");
-            r.verdicts.push_back({*oracle, field<bool>(verdicts[i], "passed", path),
+            std::string oracle = field<std::string>(verdicts[i], "oracle", path);
+            if (oracles::OracleRegistry::global().find(oracle) == nullptr) throw RecordError(path + "/oracle: unknown oracle");
+            r.verdicts.push_back({std::move(oracle), field<bool>(verdicts[i], "passed", path),
                                   optional_field<std::string>(verdicts[i], "message", path, "")});
         }
     }

@@ -34,7 +34,7 @@ void write_verdicts(std::ostream& out, const scenarios::RunResult& result) {
     if (result.verdicts.empty()) out << "  (none)\n";
     for (const scenarios::OracleVerdict& verdict : result.verdicts) {
         char text[64];
-        std::snprintf(text, sizeof text, "  %s  %-22s", verdict.passed ? "PASS" : "FAIL", to_string(verdict.oracle));
+        std::snprintf(text, sizeof text, "  %s  %-22s", verdict.passed ? "PASS" : "FAIL", verdict.oracle.c_str());
         out << text << verdict.message << '\n';
     }
 }
@@ -144,7 +144,7 @@ std::string hex64(uint64_t value) {
 std::string describe_expectation(const scenarios::Expectation& expect) {
     if (!expect.job_failure.empty()) return "the job fails with \"" + expect.job_failure + "\"";
     if (expect.pass) return "pass";
-    return std::string("violation of ") + to_string(expect.violation) + (expect.every_seed ? "" : " (on some seeds)");
+    return std::string("violation of ") + expect.violation + (expect.every_seed ? "" : " (on some seeds)");
 }
 
 void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, const scenarios::RunResult& result,
@@ -171,7 +171,7 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
 
 nlohmann::json to_json(const scenarios::Expectation& expect) {
     nlohmann::json j = {{"pass", expect.pass}};
-    if (!expect.pass) j["violation"] = to_string(expect.violation);
+    if (!expect.pass) j["violation"] = expect.violation;
     if (!expect.pass && !expect.every_seed) j["every_seed"] = false;
     if (!expect.job_failure.empty()) j["job_failure"] = expect.job_failure;
     return j;
@@ -255,7 +255,7 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
     using nlohmann::json;
     json verdicts = json::array();
     for (const scenarios::OracleVerdict& v : result.verdicts) {
-        verdicts.push_back({{"oracle", to_string(v.oracle)}, {"passed", v.passed}, {"message", v.message}});
+        verdicts.push_back({{"oracle", v.oracle}, {"passed", v.passed}, {"message", v.message}});
     }
     json faults = json::array();
     for (const sim::FiredFault& fault : result.faults) {

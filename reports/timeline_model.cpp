@@ -282,7 +282,7 @@ private:
             if (v.passed) continue;
             const bool expected = !record_.expect.pass && record_.expect.violation == v.oracle;
             mark({"oracles", "oracles"}, end_ns_, expected ? "oracle-expected" : "oracle-failed",
-                 std::string(scenarios::to_string(v.oracle)) + (expected ? " (expected) " : " ") + "fired: " +
+                 std::string(v.oracle) + (expected ? " (expected) " : " ") + "fired: " +
                      v.message);
         }
         if (record_.status == RunStatus::error) mark({"oracles", "oracles"}, end_ns_, "run-error", record_.reason);

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/runtime/protocol_points.h"
+#include "oracles/oracle_registry.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::scenarios {
@@ -34,7 +35,7 @@ bool has_targets(const sim::FiredFault& fired) { return !fired.nodes.empty(); }
 
 std::string check_combination_name(const std::string& name) {
     if (name.rfind(kOraclePrefix, 0) == 0) {
-        if (oracle_from_string(name.substr(kOraclePrefix.size()))) return "";
+        if (oracles::OracleRegistry::global().find(name.substr(kOraclePrefix.size())) != nullptr) return "";
         return "\"oracle:<oracle name>\" with an oracle name (exactly_once_output, at_least_once_output, "
                "state_after_restore, visibility, liveness)";
     }

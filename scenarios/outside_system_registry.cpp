@@ -2,7 +2,15 @@
 
 #include <algorithm>
 
+#include "engine/connectors/kafka_sink.h"
+#include "engine/connectors/upsert_sink.h"
+#include "sim/external/append_store.h"
+#include "sim/external/coordination_service.h"
+#include "sim/external/database.h"
+#include "sim/external/database_workload.h"
 #include "sim/external/document_store.h"
+#include "sim/external/input_producer.h"
+#include "sim/external/kafka.h"
 #include "sim/external/key_value_store.h"
 #include "sim/external/object_store.h"
 
@@ -10,31 +18,206 @@ namespace eosim::scenarios {
 
 namespace {
 
+using sim::external::Database;
+
+// Kafka, with the scenario's topics and the outside producers that write its input into them.
+class KafkaSystem final : public RunSystem {
+public:
+    KafkaSystem(const Scenario& s, sim::World& world, sim::NodeId node)
+        : kafka_(world.scheduler(), world.network(), node, s.world.kafka) {
+        for (const TopicSpec& topic : s.world.topics) kafka_.create_topic(topic.name, topic.partitions);
+        for (const InputSpec& in : s.inputs) {
+            sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max,
+                                                  in.hot_key_percent};
+            spec.event_time = in.event_time;
+            inputs_.push_back(std::make_unique<sim::external::InputProducer>(world.scheduler(), kafka_, spec,
+                                                                             world.prng("input/" + in.topic)));
+        }
+    }
+    void expose(engine::OutsideSystems& systems) override { systems.kafka = &kafka_; }
+    void add_fault_hooks(sim::OutsideFaults& hooks) override {
+        hooks.broker_unavailable = [this](sim::Time until) { kafka_.set_unavailable_until(until); };
+        hooks.kafka_write_failure = [this](sim::Time until) { kafka_.set_write_failures_until(until); };
+        hooks.transaction_abort = [this] { kafka_.abort_open_transactions(); };
+        hooks.kafka_commit_errors = [this](sim::Time until) { kafka_.set_commit_errors_until(until); };
+        hooks.kafka_commit_outcome_unknown = [this](sim::Time until) { kafka_.set_commit_outcome_unknown_until(until); };
+    }
+    void add_input(RunInput& input) const override {
+        for (const auto& producer : inputs_) {
+            auto& partitions = input.topics[producer->spec().topic];
+            for (size_t p = 0; p < producer->partitions().size(); ++p) {
+                partitions.push_back(producer->partitions()[p]);
+                input.end_offsets[{producer->spec().topic, static_cast<int32_t>(p)}] =
+                    static_cast<int64_t>(producer->partitions()[p].size());
+            }
+        }
+    }
+    void start() override {
+        for (const auto& producer : inputs_) producer->start();
+    }
+    // A read_committed reader of a Kafka sink's topic, streamed from the topic's columns in batches
+    // (no unpacked copy of it exists at any time): the same records as the sink's read_output.
+    std::optional<oracles::RecordMultiset> committed_content(const engine::SinkConfig& sink) const override {
+        const auto* kafka_sink = dynamic_cast<const engine::KafkaSinkConfig*>(&sink);
+        if (kafka_sink == nullptr) return std::nullopt;
+        return oracles::RecordMultiset::from_columns([&](const oracles::RecordMultiset::ColumnVisit& visit) {
+            kafka_.for_each_committed_batch(kafka_sink->options().topic, visit);
+        });
+    }
+    void add_figures(RunFigures& f) const override {
+        const sim::external::KafkaStats& stats = kafka_.stats();
+        f.transactions_committed = static_cast<int64_t>(stats.transactions_committed);
+        f.transactions_aborted = static_cast<int64_t>(stats.transactions_aborted);
+        f.fenced_calls = static_cast<int64_t>(stats.fenced_calls);
+        f.commit_errors = static_cast<int64_t>(stats.commit_errors);
+        f.commit_outcomes_unknown = static_cast<int64_t>(stats.commit_outcomes_unknown);
+        f.fenced_writes = static_cast<int64_t>(stats.fenced_writes);
+    }
+
+private:
+    sim::external::KafkaCluster kafka_;
+    std::vector<std::unique_ptr<sim::external::InputProducer>> inputs_;
+};
+
+class AppendStoreSystem final : public RunSystem {
+public:
+    AppendStoreSystem(const Scenario&, sim::World& world, sim::NodeId node) : store_(world.scheduler(), world.network(), node) {}
+    void expose(engine::OutsideSystems& systems) override { systems.append_store = &store_; }
+    void add_fault_hooks(sim::OutsideFaults&) override {}
+    void add_figures(RunFigures&) const override {}
+
+private:
+    sim::external::AppendStore store_;
+};
+
+// A store a scenario names (documents, key-values, objects): the generic faults under its name,
+// its calls in the outside-system figures.
+template <typename Model, Model* engine::OutsideSystems::*kPointer>
+class NamedStore final : public RunSystem {
+public:
+    NamedStore(std::string name, std::unique_ptr<Model> model) : name_(std::move(name)), model_(std::move(model)) {}
+    void expose(engine::OutsideSystems& systems) override { systems.*kPointer = model_.get(); }
+    void add_fault_hooks(sim::OutsideFaults& hooks) override { hooks.systems.emplace(name_, model_.get()); }
+    void add_figures(RunFigures& f) const override {
+        const sim::external::OutsideSystemStats& stats = model_->stats();
+        f.outside_calls += static_cast<int64_t>(stats.calls);
+        f.outside_calls_failed += static_cast<int64_t>(stats.failed_calls);
+        f.absorbed_duplicates += static_cast<int64_t>(stats.absorbed_duplicates);
+    }
+
+private:
+    std::string name_;
+    std::unique_ptr<Model> model_;
+};
+
+// A database the scenario has through its parts: a CDC source's (with the application workload that
+// writes it) or an upsert sink's. Its commits and failed calls count as outside calls, and the
+// statements that changed nothing as absorbed duplicates.
+class DatabaseSystem final : public RunSystem {
+public:
+    DatabaseSystem(std::string name, std::unique_ptr<Database> database) : name_(std::move(name)), database_(std::move(database)) {}
+    void set_workload(std::unique_ptr<sim::external::DatabaseWorkload> workload) { workload_ = std::move(workload); }
+    Database& database() { return *database_; }
+    void expose(engine::OutsideSystems& systems) override { systems.databases.emplace_back(name_, database_.get()); }
+    void add_fault_hooks(sim::OutsideFaults& hooks) override { hooks.systems.emplace(name_, database_.get()); }
+    // A CDC job's model input: the workload table's final rows, as the application expects them.
+    void add_input(RunInput& input) const override {
+        if (!workload_) return;
+        auto& rows = input.tables[workload_->spec().table];
+        for (const auto& [key, row] : workload_->final_rows()) rows.push_back(engine::Record{key, row.value});
+    }
+    void start() override {
+        if (workload_) workload_->start();
+    }
+    void add_figures(RunFigures& f) const override {
+        const Database::Stats& stats = database_->stats();
+        f.outside_calls += static_cast<int64_t>(stats.commits + stats.failed_calls);
+        f.outside_calls_failed += static_cast<int64_t>(stats.failed_calls);
+        f.absorbed_duplicates += static_cast<int64_t>(stats.unchanged_writes);
+    }
+
+private:
+    std::string name_;
+    std::unique_ptr<Database> database_;
+    std::unique_ptr<sim::external::DatabaseWorkload> workload_;
+};
+
+// JobManager high availability's ZooKeeper-like service: booted with its node.
+class CoordinationSystem final : public RunSystem {
+public:
+    CoordinationSystem(const Scenario& s, sim::World& world, sim::NodeId node)
+        : service_(world.scheduler(), world.network(), node, s.high_availability->request_timeout) {
+        world.nodes().set_process(node, [this] { service_.booted(); }, [] {});
+    }
+    void expose(engine::OutsideSystems& systems) override { systems.coordination = &service_; }
+    void add_fault_hooks(sim::OutsideFaults& hooks) override { hooks.systems.emplace("coordination", &service_); }
+    void add_figures(RunFigures& f) const override { f.sessions_expired = static_cast<int64_t>(service_.stats().sessions_expired); }
+
+private:
+    sim::external::CoordinationService service_;
+};
+
+bool always(const Scenario&) { return true; }
+
 std::vector<OutsideSystemRegistration> make_registrations() {
     return {
-        {"documents", "an Elasticsearch-like document store (sim/external/document_store.h)", true,
-         [](sim::World& world, sim::NodeId node) -> std::unique_ptr<sim::OutsideFaultTarget> {
-             return std::make_unique<sim::external::DocumentStore>(world.scheduler(), world.network(), node,
-                                                                   world.prng("documents"));
-         },
-         [](sim::OutsideFaultTarget& model, engine::OutsideSystems& systems) {
-             systems.documents = &dynamic_cast<sim::external::DocumentStore&>(model);
+        {"kafka", "a Kafka-like transactional log (sim/external/kafka.h): the input topics and Kafka sinks' topics", always,
+         false, false,
+         [](const Scenario& s, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
+             return std::make_unique<KafkaSystem>(s, world, node);
          }},
-        {"key_values", "a Redis-like key-value store (sim/external/key_value_store.h)", false,
-         [](sim::World& world, sim::NodeId node) -> std::unique_ptr<sim::OutsideFaultTarget> {
-             return std::make_unique<sim::external::KeyValueStore>(world.scheduler(), world.network(), node);
-         },
-         [](sim::OutsideFaultTarget& model, engine::OutsideSystems& systems) {
-             systems.key_values = &dynamic_cast<sim::external::KeyValueStore&>(model);
+        {"append-store", "an append-only store (sim/external/append_store.h): the at-least-once append sink's", always, false,
+         false,
+         [](const Scenario& s, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
+             return std::make_unique<AppendStoreSystem>(s, world, node);
          }},
-        {"objects", "an S3/HDFS-like object store (sim/external/object_store.h)", false,
-         [](sim::World& world, sim::NodeId node) -> std::unique_ptr<sim::OutsideFaultTarget> {
-             return std::make_unique<sim::external::ObjectStore>(world.scheduler(), world.network(), node);
-         },
-         [](sim::OutsideFaultTarget& model, engine::OutsideSystems& systems) {
-             systems.objects = &dynamic_cast<sim::external::ObjectStore&>(model);
+        {"documents", "an Elasticsearch-like document store (sim/external/document_store.h)", nullptr, true, true,
+         [](const Scenario&, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
+             return std::make_unique<NamedStore<sim::external::DocumentStore, &engine::OutsideSystems::documents>>(
+                 "documents", std::make_unique<sim::external::DocumentStore>(world.scheduler(), world.network(), node,
+                                                                             world.prng("documents")));
+         }},
+        {"key_values", "a Redis-like key-value store (sim/external/key_value_store.h)", nullptr, true, false,
+         [](const Scenario&, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
+             return std::make_unique<NamedStore<sim::external::KeyValueStore, &engine::OutsideSystems::key_values>>(
+                 "key_values", std::make_unique<sim::external::KeyValueStore>(world.scheduler(), world.network(), node));
+         }},
+        {"objects", "an S3/HDFS-like object store (sim/external/object_store.h)", nullptr, true, false,
+         [](const Scenario&, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
+             return std::make_unique<NamedStore<sim::external::ObjectStore, &engine::OutsideSystems::objects>>(
+                 "objects", std::make_unique<sim::external::ObjectStore>(world.scheduler(), world.network(), node));
+         }},
+        {engine::kCdcSourceDatabase, "a MySQL-like database with a binlog (sim/external/database.h): a CDC source's",
+         [](const Scenario& s) { return s.database.has_value(); }, true, false,
+         [](const Scenario& s, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
+             auto system = std::make_unique<DatabaseSystem>(
+                 std::string(engine::kCdcSourceDatabase),
+                 std::make_unique<Database>(world.scheduler(), world.network(), node, s.database->options));
+             system->set_workload(std::make_unique<sim::external::DatabaseWorkload>(world.scheduler(), system->database(), node,
+                                                                                    s.database->tables, s.database->workload,
+                                                                                    world.prng("database/workload")));
+             return system;
+         }},
+        {engine::kUpsertTargetDatabase, "a MySQL-like database (sim/external/database.h): an upsert sink's",
+         [](const Scenario& s) { return s.has_upsert_sink(); }, true, false,
+         [](const Scenario& s, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
+             auto database = std::make_unique<Database>(world.scheduler(), world.network(), node);
+             for (const engine::VertexSpec& v : s.job.vertices) {
+                 if (const auto* upsert = engine::upsert_sink_options(v)) database->create_table(upsert->table);
+             }
+             return std::make_unique<DatabaseSystem>(std::string(engine::kUpsertTargetDatabase), std::move(database));
+         }},
+        {"coordination", "a ZooKeeper-like coordination service (sim/external/coordination_service.h): JobManager HA's",
+         [](const Scenario& s) { return s.high_availability.has_value(); }, true, false,
+         [](const Scenario& s, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
+             return std::make_unique<CoordinationSystem>(s, world, node);
          }},
     };
+}
+
+bool has_system(const Scenario& s, const OutsideSystemRegistration& r) {
+    if (r.present != nullptr) return r.present(s);
+    return std::find(s.outside_systems.begin(), s.outside_systems.end(), r.name) != s.outside_systems.end();
 }
 
 }  // namespace
@@ -51,41 +234,61 @@ const OutsideSystemRegistration* find_outside_system(std::string_view name) {
     return nullptr;
 }
 
-std::vector<std::string> outside_system_names() {
+std::vector<std::string> optional_outside_system_names() {
     std::vector<std::string> names;
-    for (const OutsideSystemRegistration& r : outside_system_registrations()) names.emplace_back(r.name);
+    for (const OutsideSystemRegistration& r : outside_system_registrations()) {
+        if (r.present == nullptr) names.emplace_back(r.name);
+    }
     return names;
 }
 
-RunOutsideSystems::RunOutsideSystems(sim::World& world, const std::vector<std::string>& used) {
+bool is_optional_outside_system(std::string_view name) {
+    const OutsideSystemRegistration* r = find_outside_system(name);
+    return r != nullptr && r->present == nullptr;
+}
+
+std::vector<std::string> scenario_fault_systems(const Scenario& scenario) {
+    std::vector<std::string> names;
     for (const OutsideSystemRegistration& r : outside_system_registrations()) {
-        if (std::find(used.begin(), used.end(), r.name) == used.end()) continue;
+        if (r.present != nullptr && r.generic_faults && r.present(scenario)) names.emplace_back(r.name);
+    }
+    return names;
+}
+
+RunOutsideSystems::RunOutsideSystems(const Scenario& scenario, sim::World& world) {
+    for (const OutsideSystemRegistration& r : outside_system_registrations()) {
+        if (!has_system(scenario, r)) continue;
         const sim::NodeId node = world.nodes().add(std::string(r.name));
-        systems_.push_back(Entry{std::string(r.name), r.make(world, node)});
+        built_.push_back(r.make(scenario, world, node));
+        built_.back()->expose(systems_);
     }
 }
 
-void RunOutsideSystems::expose(engine::OutsideSystems& systems) const {
-    for (const Entry& entry : systems_) find_outside_system(entry.name)->expose(*entry.model, systems);
+sim::OutsideFaults RunOutsideSystems::fault_hooks() const {
+    sim::OutsideFaults hooks;
+    for (const auto& system : built_) system->add_fault_hooks(hooks);
+    return hooks;
 }
 
-sim::external::OutsideSystemStats RunOutsideSystems::total_stats() const {
-    sim::external::OutsideSystemStats total;
-    for (const Entry& entry : systems_) {
-        const auto* system = dynamic_cast<const sim::external::OutsideSystem*>(entry.model.get());
-        if (system == nullptr) continue;
-        total.calls += system->stats().calls;
-        total.failed_calls += system->stats().failed_calls;
-        total.writes_applied += system->stats().writes_applied;
-        total.absorbed_duplicates += system->stats().absorbed_duplicates;
+RunInput RunOutsideSystems::input() const {
+    RunInput input;
+    for (const auto& system : built_) system->add_input(input);
+    return input;
+}
+
+void RunOutsideSystems::start() {
+    for (const auto& system : built_) system->start();
+}
+
+oracles::RecordMultiset RunOutsideSystems::committed_content(const engine::SinkConfig& sink) const {
+    for (const auto& system : built_) {
+        if (auto content = system->committed_content(sink)) return std::move(*content);
     }
-    return total;
+    return oracles::RecordMultiset(sink.read_output(systems_));
 }
 
-std::map<std::string, sim::OutsideFaultTarget*> RunOutsideSystems::fault_targets() const {
-    std::map<std::string, sim::OutsideFaultTarget*> out;
-    for (const Entry& entry : systems_) out.emplace(entry.name, entry.model.get());
-    return out;
+void RunOutsideSystems::add_figures(RunFigures& figures) const {
+    for (const auto& system : built_) system->add_figures(figures);
 }
 
 }  // namespace eosim::scenarios

@@ -1,76 +1,110 @@
 #pragma once
-// The registry of outside systems a scenario can name (besides Kafka and the append store, which
-// every run has): one registration per system -- its name, what it is, whether it has batch
-// requests with per-item failures, and how to build its model. Adding a system is one entry in
-// `registrations()` (outside_system_registry.cpp); the loader, the fault injector's generic kinds
-// (`system_unavailable`, `system_write_errors`, `bulk_partial_failure`, with "system": name) and
-// the runner all read this table.
+// The registry of outside systems: one registration per system kind -- Kafka, the append store,
+// the document, key-value and object stores, the databases and the coordination service -- with
+// its name (also its node's), when a run has it, which generic faults it takes, and how to build
+// it. What a built system does for the run it does through `RunSystem`: it hands its model to the
+// connectors, wires its fault hooks, feeds its input to the job and the reference model, reads
+// what a committed reader sees of a sink writing into it, and adds its figures. No system is named
+// in the run's code (scenarios/run/); adding one is its model in sim/external/, a RunSystem and one
+// registration in outside_system_registry.cpp.
 //
-// A run builds only the systems its scenario uses (`Scenario::outside_systems`: named by a fault's
-// "system", by a fault's nodes, or by the sink), each on a node of its own named after it, added
-// after Kafka and the append store in registration order. A scenario that uses none adds no node,
-// so its trace hash is what it was before the registry existed.
-//
-// A sink kind asks for a system while it reads its options (engine::SinkWorld::has_system): the
-// loader then builds it for the run, and the runner hands it to the sinks (engine::OutsideSystems).
+// A run builds the systems it has in registration order, each on a node of its own named after
+// it, before the engine's nodes: Kafka and the append store always; a document, key-value or
+// object store when the scenario names it (`Scenario::outside_systems`: a fault's "system" or
+// nodes, or a sink kind asking through engine::SinkWorld::has_system); a database when the scenario
+// has its part (the CDC source's "database", an upsert sink); the coordination service with HA.
+// A scenario that uses none of the optional ones adds no node, so its trace hash is unchanged.
 //
 // Not here: the models themselves (sim/external/), and which sink uses which system (the sink kind
 // says so).
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/connectors/outside_systems.h"
-#include "sim/external/outside_system.h"
-#include "sim/outside_fault_target.h"
+#include "engine/connectors/sink_registry.h"
+#include "engine/runtime/engine.h"
+#include "oracles/record_multiset.h"
+#include "oracles/reference_model.h"
+#include "scenarios/run_result.h"
+#include "scenarios/scenario.h"
+#include "sim/fault_injector.h"
 #include "sim/world.h"
 
 namespace eosim::scenarios {
 
-struct OutsideSystemRegistration {
-    std::string_view name;         // "documents": in faults' "system" and as the node's name
-    std::string_view description;  // for people (schema, README, error messages)
-    bool partial_batch_failures = false;  // accepts bulk_partial_failure
-    // Builds the model on `node`; `world` gives its PRNG stream (world.prng(name)) if it needs one.
-    std::unique_ptr<sim::OutsideFaultTarget> (*make)(sim::World& world, sim::NodeId node) = nullptr;
-    // Hands the model (made by `make`) to the connectors: sets its pointer in `systems`.
-    void (*expose)(sim::OutsideFaultTarget& model, engine::OutsideSystems& systems) = nullptr;
+// The input the outside systems feed a run: the records of Kafka's input topics and the final rows
+// of a source database's tables (what the reference model runs over), and where each source
+// partition ends (the bounded input, for the engine).
+struct RunInput {
+    oracles::ModelInput topics;
+    std::map<std::string, std::vector<engine::Record>> tables;
+    engine::SourceOffsets end_offsets;
 };
 
-// Every registered system, in registration order.
+// One outside system of a run, built.
+class RunSystem {
+public:
+    virtual ~RunSystem() = default;
+    // Hands the model to the connectors and the engine (sets its pointer in `systems`).
+    virtual void expose(engine::OutsideSystems& systems) = 0;
+    // Its fault hooks: the target of the generic kinds under its name, Kafka its own kinds.
+    virtual void add_fault_hooks(sim::OutsideFaults& hooks) = 0;
+    virtual void add_input(RunInput& input) const { (void)input; }
+    // Its own activity, started before the job (input producers, an application's workload).
+    virtual void start() {}
+    // What a committed reader of this system sees of `sink`, when the sink writes here and the system
+    // reads it faster than sink.read_output; nullopt otherwise.
+    virtual std::optional<oracles::RecordMultiset> committed_content(const engine::SinkConfig& sink) const {
+        (void)sink;
+        return std::nullopt;
+    }
+    virtual void add_figures(RunFigures& figures) const = 0;
+};
+
+struct OutsideSystemRegistration {
+    std::string_view name;         // in faults' "system" and as the node's name
+    std::string_view description;  // for people (schema, README, error messages)
+    // When a run has it; nullptr: when the scenario names it (Scenario::outside_systems).
+    bool (*present)(const Scenario& scenario) = nullptr;
+    bool generic_faults = false;          // accepts system_unavailable and system_write_errors
+    bool partial_batch_failures = false;  // accepts bulk_partial_failure
+    // Builds the system on `node`; `world` gives its PRNG streams (world.prng(name)) if it needs them.
+    std::unique_ptr<RunSystem> (*make)(const Scenario& scenario, sim::World& world, sim::NodeId node) = nullptr;
+};
+
+// Every registered system, in registration order (the order a run builds them in).
 const std::vector<OutsideSystemRegistration>& outside_system_registrations();
 // nullptr when no system has that name.
 const OutsideSystemRegistration* find_outside_system(std::string_view name);
-std::vector<std::string> outside_system_names();
+// The systems a scenario may name freely (documents, key_values, objects), in registration order.
+std::vector<std::string> optional_outside_system_names();
+bool is_optional_outside_system(std::string_view name);
+// The systems `scenario` has through its own parts that take the generic faults (its databases, the
+// coordination service), in registration order.
+std::vector<std::string> scenario_fault_systems(const Scenario& scenario);
 
 // The outside systems of one run, built in registration order.
 class RunOutsideSystems {
 public:
-    RunOutsideSystems(sim::World& world, const std::vector<std::string>& used);
+    RunOutsideSystems(const Scenario& scenario, sim::World& world);
 
-    // The model of `name` as a `T`, or nullptr when the run does not have it (or it is not a T).
-    template <typename T>
-    T* find(std::string_view name) const {
-        for (const Entry& entry : systems_) {
-            if (entry.name == name) return dynamic_cast<T*>(entry.model.get());
-        }
-        return nullptr;
-    }
-    // Sets the pointer of every system of the run in `systems` (for the sinks).
-    void expose(engine::OutsideSystems& systems) const;
-    // The statistics of every system of the run that keeps them (sim/external/outside_system.h), added up.
-    sim::external::OutsideSystemStats total_stats() const;
-    // Every system of the run by name, for the fault injector's generic kinds.
-    std::map<std::string, sim::OutsideFaultTarget*> fault_targets() const;
+    // The connectors' and the engine's view of every system.
+    const engine::OutsideSystems& systems() const { return systems_; }
+    // Every system's fault hooks.
+    sim::OutsideFaults fault_hooks() const;
+    RunInput input() const;
+    void start();
+    // What a committed reader sees of `sink` (read by the system that holds it, or read_output).
+    oracles::RecordMultiset committed_content(const engine::SinkConfig& sink) const;
+    void add_figures(RunFigures& figures) const;
 
 private:
-    struct Entry {
-        std::string name;
-        std::unique_ptr<sim::OutsideFaultTarget> model;
-    };
-    std::vector<Entry> systems_;
+    std::vector<std::unique_ptr<RunSystem>> built_;
+    engine::OutsideSystems systems_;
 };
 
 }  // namespace eosim::scenarios

@@ -51,13 +51,6 @@ struct InputSpec {
     std::optional<sim::external::EventTimeSpec> event_time = std::nullopt;
 };
 
-enum class OracleKind : uint8_t {
-    exactly_once_output, at_least_once_output, state_after_restore, visibility, liveness, no_key_backwards, mirror,
-    freshness, storage, verification_output, window_output
-};
-const char* to_string(OracleKind kind);
-std::optional<OracleKind> oracle_from_string(const std::string& name);
-
 // The source database of a CDC job (node "mysql-source"): its binlog options, its tables and the
 // application workload that writes them. An upsert sink writes a second database, "mysql-target".
 struct DatabaseSpec {
@@ -71,7 +64,7 @@ struct Expectation {
     // get wrong, refused with Flink's error), and every oracle must pass on what ran until then.
     std::string job_failure;
     bool pass = true;
-    OracleKind violation = OracleKind::exactly_once_output;  // when !pass: the oracle that must fire
+    std::string violation = "exactly_once_output";  // when !pass: the oracle that must fire (its registered name)
     // When !pass: false for a negative control under random faults, where the violation shows on
     // some seeds only. A run then meets the expectation when no oracle fires or only `violation`
     // does; the loader adds "oracle:<violation>" to `sometimes`, so a suite still requires it.
@@ -137,7 +130,7 @@ struct Scenario {
     // The outside systems the run builds (scenarios/outside_system_registry.h), each named by a fault's
     // "system" or nodes, or used by the sink; in the order the file first names them.
     std::vector<std::string> outside_systems;
-    std::vector<OracleKind> oracles;
+    std::vector<std::string> oracles;  // registered oracle names (oracles/oracle_registry.h), in the file's order
     std::vector<SavepointSpec> savepoints;
     std::vector<DeploymentSpec> deployments;  // after the first (the job above)
     sim::Duration liveness_bound = sim::Duration::seconds(120);  // after the last fault
@@ -147,6 +140,9 @@ struct Scenario {
     Expectation expect;
     // Coverage combinations (scenarios/coverage.h) that must happen in at least one run of a suite.
     std::vector<std::string> sometimes;
+    // Known-bad twins (scenarios/sensitivity.h) this scenario does not target, and why ("sensitivity").
+    std::vector<std::string> sensitivity_skip;
+    std::string sensitivity_why;
 
     // Twice the checkpoint interval plus five commit retries: a transaction holds records for about
     // one interval before its checkpoint is triggered, and a commit refused while the broker is

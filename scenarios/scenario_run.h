@@ -1,121 +1,14 @@
 #pragma once
-// Runs one scenario with one seed, start to finish: builds the world, the outside systems, the
-// input, the engine and the fault injector; runs until the job finishes (or the time limit); asks
-// every oracle for its verdict and compares the verdicts with the scenario's expectation.
+// Runs one scenario with one seed, start to finish, as a short pipeline (scenarios/run/): build the
+// world and its outside systems, deploy the programs, plan the faults, attach the oracles and
+// observers, run, judge, gather the figures.
 #include <cstdint>
-#include <map>
-#include <optional>
-#include <ostream>
 #include <string>
-#include <vector>
 
-#include "engine/runtime/run_observer.h"
-#include "scenarios/checkpoint_stats.h"
-#include "scenarios/random_faults.h"
+#include "scenarios/run_result.h"
 #include "scenarios/scenario.h"
-#include "scenarios/timeline.h"
-#include "sim/fault_injector.h"
 
 namespace eosim::scenarios {
-
-struct OracleVerdict {
-    OracleKind oracle;
-    bool passed = true;
-    std::string message;  // the first offending record/key, counts, virtual time
-};
-
-struct RunFigures {
-    uint64_t events = 0;
-    double virtual_seconds = 0;
-    double wall_seconds = 0;
-    int64_t checkpoints_completed = 0;
-    int64_t checkpoints_aborted = 0;
-    std::map<std::string, int64_t> checkpoints_aborted_by_reason;  // Flink's CheckpointFailureReason name -> count
-    // Checkpoint storage: files (and their bytes) the coordinator discarded -- aborted checkpoints,
-    // late acknowledgements, completed checkpoints past `retained` -- and those still in storage at
-    // the end that no retained checkpoint refers to (and whose deletion is not under way).
-    int64_t checkpoint_files_discarded = 0;
-    int64_t checkpoint_bytes_discarded = 0;
-    int64_t checkpoint_files_unretained = 0;
-    int64_t checkpoint_bytes_unretained = 0;
-    int64_t checkpoint_files_retained = 0;  // of checkpoints whose metadata is in storage at the end
-    int64_t checkpoint_bytes_retained = 0;
-    // Incremental state, over the completed checkpoints: shared-file bytes they uploaded, and the
-    // bytes of the shared files they refer to (what a full snapshot would have uploaded, roughly).
-    int64_t shared_bytes_uploaded = 0;
-    int64_t shared_bytes_referenced = 0;
-    int64_t restarts = 0;
-    int64_t savepoints_completed = 0;  // over every deployment, the final ones of stop-with-savepoint too
-    // Savepoints in storage at the end (their _metadata), their files, and files their metadata
-    // names that are gone (must be 0: a savepoint is the user's, nothing may delete it).
-    int64_t savepoints_stored = 0;
-    int64_t savepoint_files = 0;
-    int64_t savepoint_files_missing = 0;
-    int64_t transactions_committed = 0;
-    int64_t transactions_aborted = 0;
-    int64_t fenced_calls = 0;  // Kafka calls rejected because a newer producer fenced the caller
-    // Kafka commit faults and their cost: EndTxn calls answered with an injected retriable error,
-    // applied but answered with a timeout; transactions a sink gave up committing (likely data loss,
-    // the "txn.lost" timeline events: Flink's committer logs these as an error).
-    int64_t commit_errors = 0;
-    int64_t commit_outcomes_unknown = 0;
-    int64_t transactions_lost = 0;
-    int64_t fenced_writes = 0;  // of fenced_calls: writes (a zombie writing while its successor runs)
-    int64_t faults_injected = 0;
-    // JobManager high availability (zero without): leaderships granted, checkpoint pointers added to
-    // the store, store writes the service refused (a deposed leader's), JobManager messages the
-    // TaskManagers refused (an older fencing token), sessions the service expired.
-    int64_t leaderships = 0;
-    int64_t checkpoints_stored = 0;
-    int64_t store_refusals = 0;
-    int64_t fenced_messages = 0;
-    int64_t deployments_refused = 0;  // deployments a JobManager did not send: its fenced check failed
-    int64_t sessions_expired = 0;
-    int64_t records_in = 0;
-    int64_t records_out = 0;
-    // The outside systems of scenarios/outside_system_registry.h (not Kafka, not the append store), added up:
-    int64_t outside_calls = 0;
-    int64_t outside_calls_failed = 0;
-    int64_t absorbed_duplicates = 0;  // writes that changed nothing: replays an idempotent write made harmless
-    // Checkpoint statistics over the completed checkpoints (scenarios/checkpoint_stats.h).
-    int64_t checkpoints_unaligned = 0;  // completed ones some task took unaligned
-    double checkpoint_duration_median_ms = 0;
-    double checkpoint_duration_p99_ms = 0;
-    double checkpoint_duration_max_ms = 0;
-    double alignment_median_ms = 0;  // per checkpoint: its slowest task's alignment
-    double alignment_max_ms = 0;
-    double checkpoint_bytes_median = 0;  // operator + channel state persisted per checkpoint
-    double channel_state_bytes_median = 0;
-};
-
-struct RunResult {
-    std::string scenario;
-    uint64_t seed = 0;
-    uint64_t trace_hash = 0;
-    bool job_finished = false;
-    // Why the run stopped before the job finished or failed ("" when it did either): the
-    // time_limit, the event limit, or a hung run cut early once the liveness bound had passed with
-    // faults quiet and no progress. Said first in expectation_message.
-    std::string cut;
-    std::vector<OracleVerdict> verdicts;
-    RunFigures figures;
-    bool expectation_met = false;
-    std::string expectation_message;  // why the expectation was or was not met
-    std::vector<TimelineEvent> timeline;
-    std::vector<sim::FiredFault> faults;  // every fault that fired, in order
-    // What faults.random drew for this seed (every drawn parameter); its faults follow the
-    // scenario's own in the plan, so plan_index counts scenario.faults first. Empty without it.
-    std::optional<FaultDraw> fault_draw;
-    std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
-    std::vector<CheckpointStats> checkpoints;  // per checkpoint, in trigger order
-};
-
-struct RunOptions {
-    uint64_t seed = 1;
-    std::ostream* trace_log = nullptr;  // JSON lines of every event, when set
-    uint64_t max_events = 0;            // stop after this many events (0: no limit): a guard against a hang
-    engine::RunObserver* observer = nullptr;  // also told what the engine tells the oracles (tests); never changes the run
-};
 
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
 

@@ -274,7 +274,7 @@ nlohmann::ordered_json shrunk_scenario_document(const nlohmann::ordered_json& or
     nlohmann::ordered_json doc = original;
     const std::string origin = "Shrunk by `eosim shrink " + source + " --seed " + std::to_string(seed) + "`: " +
                                std::to_string(result.faults_after.size()) + " of " +
-                               std::to_string(result.faults_before.size()) + " faults; " + to_string(result.target.oracle) +
+                               std::to_string(result.faults_before.size()) + " faults; " + result.target.oracle +
                                " still fires. Run it with --seed " + std::to_string(seed) + ".";
     const std::string description =
         doc.contains("description") && doc["description"].is_string() ? doc["description"].get<std::string>() : "";

@@ -37,7 +37,7 @@ struct ShrinkOptions {
 
 // What makes a replay "the same failure".
 struct FailureSignature {
-    OracleKind oracle = OracleKind::exactly_once_output;  // the first oracle that fired
+    std::string oracle = "exactly_once_output";  // the first oracle that fired (its registered name)
     bool expectation_met = false;                          // the run's outcome (exit code 0 or 1)
 };
 

@@ -111,7 +111,7 @@ void write_file(const std::filesystem::path& path, const ordered_json& doc) {
 std::string failed_oracles(const scenarios::RunResult& result) {
     std::string out;
     for (const auto& v : result.verdicts) {
-        if (!v.passed) out += "  oracle " + std::string(scenarios::to_string(v.oracle)) + ": " + v.message + "\n";
+        if (!v.passed) out += "  oracle " + std::string(v.oracle) + ": " + v.message + "\n";
     }
     if (!result.job_finished) out += "  the job did not finish\n";
     if (out.empty()) out = "  " + result.expectation_message + "\n";

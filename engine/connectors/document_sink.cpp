@@ -130,7 +130,10 @@ void register_document_sink(SinkRegistry& registry) {
     registry.add(SinkKind{"documents",
                           "Elasticsearch-like document index, bulk writes flushed at the checkpoint; _id from the "
                           "record (idempotent), key-versioned, or generated (the negative control: duplicates)",
-                          configure_document_sink});
+                          configure_document_sink, [](const nlohmann::json& options) {
+                              return twin_setting(options, "id", "record", "generated", "generated_ids",
+                                                  "a new _id per write: a replayed record is a second document");
+                          }});
 }
 
 }  // namespace eosim::engine

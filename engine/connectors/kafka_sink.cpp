@@ -216,7 +216,12 @@ void register_kafka_sink(SinkRegistry& registry) {
     registry.add(SinkKind{"kafka",
                           "Kafka topic; guarantee none, at_least_once or exactly_once (two-phase commit, after "
                           "Flink's KafkaSink)",
-                          configure_kafka_sink});
+                          configure_kafka_sink,
+                          [](const nlohmann::json& options) {
+                              if (options.value("guarantee", "exactly_once") != "exactly_once") return std::vector<SinkTwin>{};
+                              return twin_setting(options, "guarantee", "exactly_once", "at_least_once", "at_least_once",
+                                                  "no transactions: records written as they come, replayed after a restore");
+                          }});
 }
 
 }  // namespace eosim::engine

@@ -108,7 +108,10 @@ void register_key_value_sink(SinkRegistry& registry) {
     registry.add(SinkKind{"key_values",
                           "Redis-like counters per key: an atomic SETNX-on-event-id + INCRBY script (dedup, "
                           "idempotent) or a plain INCRBY (incr, the negative control: over-counts)",
-                          configure_key_value_sink});
+                          configure_key_value_sink, [](const nlohmann::json& options) {
+                              return twin_setting(options, "mode", "dedup", "incr", "plain_incr",
+                                                  "a plain INCRBY without the event-id guard: a replayed record counts twice");
+                          }});
 }
 
 }  // namespace eosim::engine

@@ -40,4 +40,13 @@ std::vector<std::string> SinkRegistry::names() const {
     return out;
 }
 
+std::vector<SinkTwin> twin_setting(const nlohmann::json& options, const std::string& key, const nlohmann::json& fallback,
+                                   const nlohmann::json& bad, std::string name, std::string summary) {
+    const nlohmann::json current = options.is_object() && options.contains(key) ? options[key] : fallback;
+    if (current == bad) return {};
+    nlohmann::json broken = options.is_object() ? options : nlohmann::json::object();
+    broken[key] = bad;
+    return {SinkTwin{std::move(name), std::move(summary), std::move(broken)}};
+}
+
 }  // namespace eosim::engine

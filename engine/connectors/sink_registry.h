@@ -59,6 +59,20 @@ public:
     virtual bool has_system(const std::string& system) const = 0;  // "kafka", "append_store", ...
 };
 
+// A known-bad form of a configured sink: the same vertex with `options` that break its guarantee
+// on purpose (the Kafka sink without transactions, documents with generated ids). The sensitivity
+// check (scenarios/sensitivity.h) runs a passing scenario with each and expects an oracle to fire.
+struct SinkTwin {
+    std::string name;     // e.g. "at_least_once"
+    std::string summary;  // what breaks, for people
+    nlohmann::json options;
+};
+
+// The one known-bad form that sets `key` to `bad` (`fallback`: the key's default), or none when
+// the options already have `bad` there.
+std::vector<SinkTwin> twin_setting(const nlohmann::json& options, const std::string& key, const nlohmann::json& fallback,
+                                   const nlohmann::json& bad, std::string name, std::string summary);
+
 struct SinkKind {
     std::string name;     // what a scenario writes in "sink"
     std::string summary;  // one line for listings and errors
@@ -66,6 +80,9 @@ struct SinkKind {
     std::function<std::shared_ptr<const SinkConfig>(SinkOptions& options, const std::string& vertex_id,
                                                     const SinkWorld& world)>
         configure;
+    // The known-bad forms of a sink with these (valid) options; none when unset or when the options
+    // already ask for the weaker guarantee.
+    std::function<std::vector<SinkTwin>(const nlohmann::json& options)> known_bad_twins = nullptr;
 };
 
 class SinkRegistry {

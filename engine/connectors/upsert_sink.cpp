@@ -65,13 +65,14 @@ std::string UpsertSink::flush() {
 
 std::unique_ptr<Sink> UpsertSinkConfig::make(SinkContext& context, const OutsideSystems& systems,
                                              const RuntimeConfig&) const {
-    return std::make_unique<UpsertSink>(options_, context, *systems.target_database);
+    return std::make_unique<UpsertSink>(options_, context, *systems.database(kUpsertTargetDatabase));
 }
 
 std::vector<Record> UpsertSinkConfig::read_output(const OutsideSystems& systems) const {
     std::vector<Record> out;
-    if (!systems.target_database->has_table(options_.table)) return out;
-    for (const auto& [key, row] : systems.target_database->table_contents(options_.table)) {
+    const sim::external::Database& database = *systems.database(kUpsertTargetDatabase);
+    if (!database.has_table(options_.table)) return out;
+    for (const auto& [key, row] : database.table_contents(options_.table)) {
         if (!row.deleted) out.push_back(Record{key, row.value});
     }
     return out;
@@ -94,6 +95,10 @@ void register_upsert_sink(SinkRegistry& registry) {
             o.version_guard = options.boolean("version_guard", true);
             o.batch_size = static_cast<int32_t>(options.integer("batch_size", 64, 1, 1'000'000));
             return std::make_shared<UpsertSinkConfig>(std::move(o));
+        },
+        [](const nlohmann::json& options) {
+            return twin_setting(options, "version_guard", true, false, "no_version_guard",
+                                "no version column guard: a replayed older row overwrites a newer one");
         }});
 }
 

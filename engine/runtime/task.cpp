@@ -77,7 +77,7 @@ Task::Task(Engine& engine, sim::NodeId node, TaskKey key, const Deployment& depl
     output_groups_ = topology.output_groups(key.vertex);
     rebalance_next_.assign(output_groups_.size(), static_cast<uint32_t>(key.subtask));
     if (is_source()) {
-        const SourceServices services{engine.services().systems.kafka, engine.services().systems.source_database,
+        const SourceServices services{engine.services().systems.kafka, engine.services().systems.database(kCdcSourceDatabase),
                                       &engine.services().input_end_offsets};
         source_ = make_source_reader(vertex_, *this, services, key.subtask);
     } else if (vertex_.kind == OperatorKind::sink) {

@@ -1,5 +1,5 @@
 // Implements scenarios/scenario.h's loading entry points (`load_scenario`, `load_scenario_text`,
-// `oracle_from_string`, the to_string helpers) and Loader::load, which reads the sections in order.
+// the to_string helpers) and Loader::load, which reads the sections in order.
 // The file format is documented in scenarios/README.md.
 #include <fstream>
 #include <sstream>
@@ -9,23 +9,6 @@
 
 namespace eosim::scenarios {
 
-const char* to_string(OracleKind kind) {
-    switch (kind) {
-        case OracleKind::exactly_once_output: return "exactly_once_output";
-        case OracleKind::at_least_once_output: return "at_least_once_output";
-        case OracleKind::state_after_restore: return "state_after_restore";
-        case OracleKind::visibility: return "visibility";
-        case OracleKind::liveness: return "liveness";
-        case OracleKind::no_key_backwards: return "no_key_backwards";
-        case OracleKind::mirror: return "mirror";
-        case OracleKind::freshness: return "freshness";
-        case OracleKind::storage: return "storage";
-        case OracleKind::verification_output: return "verification_output";
-        case OracleKind::window_output: return "window_output";
-    }
-    return "unknown";
-}
-
 namespace loading {
 
 Scenario Loader::load(const json& document, const std::filesystem::path& path) {
@@ -33,7 +16,7 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     const Object o(
         root,
         {"name", "description", "world", "high_availability", "database", "job", "input", "faults", "oracles",
-         "liveness_bound", "freshness_bound", "time_limit", "expect", "sometimes", "savepoints", "deployments"},
+         "liveness_bound", "freshness_bound", "time_limit", "expect", "sometimes", "savepoints", "deployments", "sensitivity"},
         "an object (a scenario)");
     s_.source = path;
     s_.name = path.stem().string();
@@ -60,8 +43,9 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     if (auto x = o.get("time_limit")) s_.time_limit = read_duration(*x, false);
     if (auto x = o.get("expect")) read_expect(*x);
     if (auto x = o.get("sometimes")) read_sometimes(*x);
+    if (auto x = o.get("sensitivity")) read_sensitivity(*x, document);
     if (!s_.expect.pass && !s_.expect.every_seed) {
-        const std::string violation = std::string("oracle:") + to_string(s_.expect.violation);
+        const std::string violation = std::string("oracle:") + s_.expect.violation;
         if (std::find(s_.sometimes.begin(), s_.sometimes.end(), violation) == s_.sometimes.end()) {
             s_.sometimes.push_back(violation);
         }
@@ -187,15 +171,6 @@ json parse_document(const std::string& text, const std::string& file) {
 }  // namespace loading
 
 using loading::json;
-using loading::kAllOracles;
-
-std::optional<OracleKind> oracle_from_string(const std::string& name) {
-    for (OracleKind kind : kAllOracles) {
-        if (name == to_string(kind)) return kind;
-    }
-    return std::nullopt;
-}
-
 Scenario load_scenario(const std::filesystem::path& file) {
     const std::string file_name = file.string();
     std::error_code error;

@@ -17,12 +17,6 @@
 namespace eosim::scenarios::loading {
 
 // Every value of the enums a scenario names, for reading them by name and listing them in errors.
-inline constexpr std::array kAllOracles = {OracleKind::exactly_once_output, OracleKind::at_least_once_output,
-                                    OracleKind::state_after_restore, OracleKind::visibility, OracleKind::liveness,
-                                    OracleKind::no_key_backwards,    OracleKind::mirror,
-                                    OracleKind::freshness,           OracleKind::storage,
-                                    OracleKind::verification_output,
-                                    OracleKind::window_output};
 inline constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
                                       engine::OperatorKind::filter,       engine::OperatorKind::union_all,
                                       engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
@@ -90,12 +84,12 @@ private:
     void read_random_kinds(const Value& v, RandomFaults& r);
     void read_point_triggers(const Value& v, PointTriggers& p);
     void read_sometimes(const Value& v);
+    void read_sensitivity(const Value& v, const json& document);
     std::vector<std::string> read_node_names(const Value& v);
     std::string read_node_name(const Value& v);
     // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the run;
     // `batches`: it must accept bulk_partial_failure.
     std::string read_system_name(const Value& v, bool batches);
-    std::vector<std::string> database_names() const;
     std::vector<std::string> read_system_names(const Value& v, bool batches);
     void use_outside_system(const std::string& name);
     void read_savepoints(const Value& v);

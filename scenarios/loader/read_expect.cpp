@@ -1,8 +1,7 @@
 // The loader's oracles and expectation sections (scenarios/loader/loader.h).
-#include "engine/connectors/kafka_sink.h"
-#include "oracles/window_oracle.h"
-#include "scenarios/coverage.h"
+#include "oracles/oracle_registry.h"
 #include "scenarios/loader/loader.h"
+#include "scenarios/sensitivity.h"
 
 namespace eosim::scenarios::loading {
 
@@ -10,52 +9,31 @@ namespace eosim::scenarios::loading {
 
 namespace {
 
-bool has_exactly_once_kafka_sink(const engine::JobSpec& job) {
-    for (const engine::VertexSpec& v : job.vertices) {
-        const auto* kafka = dynamic_cast<const engine::KafkaSinkConfig*>(v.sink.get());
-        if (kafka != nullptr && kafka->options().guarantee == engine::DeliveryGuarantee::exactly_once) return true;
+// The registered oracle named by `v` (a string), or the error naming every registered one.
+const oracles::OracleRegistration& read_oracle_name(const Value& v) {
+    const oracles::OracleRegistry& registry = oracles::OracleRegistry::global();
+    const std::vector<std::string> names = registry.names();
+    if (v.get().is_string()) {
+        const std::string text = v.get().get<std::string>();
+        if (const oracles::OracleRegistration* kind = registry.find(text)) return *kind;
+        v.fail("expected an oracle name, one of: " + join(names) + "; found " + describe(v.get()) + suggestion(text, names));
     }
-    return false;
-}
-
-bool has_window(const engine::JobSpec& job) {
-    return std::any_of(job.vertices.begin(), job.vertices.end(),
-                       [](const engine::VertexSpec& v) { return v.kind == engine::OperatorKind::window; });
+    v.fail("expected an oracle name, one of: " + join(names) + "; found " + describe(v.get()));
 }
 
 }  // namespace
 
 void Loader::read_oracles(const Value& v) {
+    const bool verification = std::any_of(s_.deployments.begin(), s_.deployments.end(),
+                                          [](const DeploymentSpec& d) { return d.verification; });
     for_each_element(v, "an array of oracle names", [&](const Value& element) {
-        const OracleKind oracle = read_enum(element, kAllOracles, "an oracle name");
-        if (std::find(s_.oracles.begin(), s_.oracles.end(), oracle) != s_.oracles.end()) {
-            element.fail("duplicate oracle " + in_quotes(to_string(oracle)));
+        const oracles::OracleRegistration& oracle = read_oracle_name(element);
+        if (std::find(s_.oracles.begin(), s_.oracles.end(), oracle.name) != s_.oracles.end()) {
+            element.fail("duplicate oracle " + in_quotes(oracle.name));
         }
-        const char* unsupported = nullptr;
-        if (oracle == OracleKind::mirror && !(s_.has_cdc_source() && s_.has_upsert_sink())) {
-            unsupported = "a CDC job writing an upsert sink (cdc_source ... upsert_sink)";
-        } else if (oracle == OracleKind::no_key_backwards && !s_.has_upsert_sink()) {
-            unsupported = "a job with an upsert_sink";
-        } else if (oracle == OracleKind::state_after_restore && s_.has_cdc_source()) {
-            unsupported = "a job without a cdc_source (its model of a restored prefix covers Kafka offsets only)";
-        } else if (oracle == OracleKind::state_after_restore && has_window(s_.job)) {
-            unsupported = "a job without a window (its model of a restored prefix covers keyed count and sum; "
-                          "window_output checks windows through their firings)";
-        } else if (oracle == OracleKind::window_output && !oracles::find_window_output_sinks(s_.job)) {
-            unsupported = "a job with one window vertex whose results go straight into a sink (and its late output, "
-                          "if read, straight into another)";
-        } else if (oracle == OracleKind::visibility && s_.has_cdc_source()) {
-            unsupported = "a job reading or writing Kafka";
-        } else if (oracle == OracleKind::verification_output &&
-                   std::none_of(s_.deployments.begin(), s_.deployments.end(), [](const DeploymentSpec& d) { return d.verification; })) {
-            unsupported = "a deployment with \"verification\": true";
-        } else if (oracle == OracleKind::freshness && !has_exactly_once_kafka_sink(s_.job)) {
-            unsupported = "a Kafka sink with guarantee exactly_once (it judges how long transactions block read_committed readers)";
-        }
-        if (unsupported != nullptr) {
-            element.fail("oracle " + in_quotes(to_string(oracle)) + " needs " + unsupported);
-        }
-        s_.oracles.push_back(oracle);
+        const std::string needs = oracle.needs(oracles::OracleJobFacts{s_.job, verification});
+        if (!needs.empty()) element.fail("oracle " + in_quotes(oracle.name) + " needs " + needs);
+        s_.oracles.push_back(oracle.name);
     });
     if (s_.oracles.empty()) v.fail("expected at least one oracle, found an empty array");
 }
@@ -76,13 +54,30 @@ void Loader::read_expect(const Value& v) {
     }
     const Value violation = o.require("violation", "an oracle listed in /oracles");
     s_.expect.pass = false;
-    s_.expect.violation = read_enum(violation, kAllOracles, "an oracle name");
+    s_.expect.violation = read_oracle_name(violation).name;
     if (std::find(s_.oracles.begin(), s_.oracles.end(), s_.expect.violation) == s_.oracles.end()) {
-        std::vector<std::string> listed;
-        for (OracleKind oracle : s_.oracles) listed.push_back(to_string(oracle));
-        violation.expected("an oracle listed in /oracles (" + join(listed) + ")");
+        violation.expected("an oracle listed in /oracles (" + join(s_.oracles) + ")");
     }
     if (auto x = o.get("every_seed")) s_.expect.every_seed = read_bool(*x);
+}
+
+void Loader::read_sensitivity(const Value& v, const json& document) {
+    const Object o(v, {"skip", "why"}, "an object {\"skip\": [twin names], \"why\": text}");
+    const std::vector<std::string> twins = twin_names(known_bad_twins(document));
+    for_each_element(o.require("skip", "an array of known-bad twin names"), "an array of known-bad twin names", [&](const Value& element) {
+        const std::string name = read_string(element);
+        if (std::find(twins.begin(), twins.end(), name) == twins.end()) {
+            element.fail("expected a known-bad twin of this scenario, one of: " + (twins.empty() ? std::string("(none)") : join(twins)) +
+                         "; found " + in_quotes(name) + suggestion(name, twins));
+        }
+        if (std::find(s_.sensitivity_skip.begin(), s_.sensitivity_skip.end(), name) != s_.sensitivity_skip.end()) {
+            element.fail("duplicate twin " + in_quotes(name));
+        }
+        s_.sensitivity_skip.push_back(name);
+    });
+    const Value why = o.require("why", "a text saying why the scenario does not target these twins");
+    s_.sensitivity_why = read_string(why);
+    if (s_.sensitivity_why.empty()) why.expected("a non-empty text saying why the scenario does not target these twins");
 }
 
 }  // namespace eosim::scenarios::loading

@@ -17,7 +17,7 @@ bool targets_a_system(sim::FaultKind kind) {
 std::string systems_expected(bool batches) {
     std::string names;
     for (const OutsideSystemRegistration& r : outside_system_registrations()) {
-        if (batches && !r.partial_batch_failures) continue;
+        if (r.present != nullptr || (batches && !r.partial_batch_failures)) continue;
         names += (names.empty() ? "" : ", ") + std::string(r.name);
     }
     return std::string(batches ? "an outside system with bulk requests" : "an outside system") + " (" + names + ")";
@@ -406,7 +406,7 @@ std::string Loader::read_node_name(const Value& v) {
         v.fail("expected a node name, one of: " + join(names) + "; found " + describe(v.get()) + hint);
     }
     const std::string name = v.get().get<std::string>();
-    if (find_outside_system(name) != nullptr) use_outside_system(name);  // a fault at its node needs it
+    if (is_optional_outside_system(name)) use_outside_system(name);  // a fault at its node needs it
     return name;
 }
 
@@ -416,23 +416,15 @@ void Loader::use_outside_system(const std::string& name) {
     }
 }
 
-// The scenario's own databases (a CDC source's, an upsert sink's) take the generic outside-system
-// faults too; they have no bulk requests. So does HA's coordination service. The job is read
-// before the faults, so they are known.
-std::vector<std::string> Loader::database_names() const {
-    std::vector<std::string> names;
-    if (s_.database) names.emplace_back("mysql-source");
-    if (s_.has_upsert_sink()) names.emplace_back("mysql-target");
-    if (s_.high_availability) names.emplace_back("coordination");
-    return names;
-}
-
 std::string Loader::read_system_name(const Value& v, bool batches) {
     std::vector<std::string> names;
     for (const OutsideSystemRegistration& r : outside_system_registrations()) {
-        if (!batches || r.partial_batch_failures) names.emplace_back(r.name);
+        if (r.present == nullptr && (!batches || r.partial_batch_failures)) names.emplace_back(r.name);
     }
-    const std::vector<std::string> databases = batches ? std::vector<std::string>{} : database_names();
+    // The scenario's own databases (a CDC source's, an upsert sink's) take the generic faults too, and
+    // so does HA's coordination service; they have no bulk requests. The job is read before the
+    // faults, so they are known.
+    const std::vector<std::string> databases = batches ? std::vector<std::string>{} : scenario_fault_systems(s_);
     names.insert(names.end(), databases.begin(), databases.end());
     if (!v.get().is_string() || std::find(names.begin(), names.end(), v.get().get<std::string>()) == names.end()) {
         const std::string hint = v.get().is_string() ? suggestion(v.get().get<std::string>(), names) : "";
@@ -441,7 +433,7 @@ std::string Loader::read_system_name(const Value& v, bool batches) {
         v.fail("expected " + expected + "; found " + describe(v.get()) + hint);
     }
     const std::string name = v.get().get<std::string>();
-    if (find_outside_system(name) != nullptr) use_outside_system(name);
+    if (is_optional_outside_system(name)) use_outside_system(name);
     return name;
 }
 

@@ -1,4 +1,5 @@
 // The loader's job section: vertices, sinks, checkpointing, restart, runtime (scenarios/loader/loader.h).
+#include "engine/runtime/operators.h"
 #include "engine/connectors/sink_registry.h"
 #include "engine/connectors/upsert_sink.h"
 #include "scenarios/loader/loader.h"
@@ -65,10 +66,6 @@ void Loader::read_job(const Value& v) {
 
 bool is_source(engine::OperatorKind kind) { return engine::is_source_kind(kind); }
 bool is_sink(engine::OperatorKind kind) { return kind == engine::OperatorKind::sink; }
-bool is_keyed(engine::OperatorKind kind) {
-    return kind == engine::OperatorKind::keyed_count || kind == engine::OperatorKind::keyed_sum ||
-           kind == engine::OperatorKind::window || kind == engine::OperatorKind::join || kind == engine::OperatorKind::dedup;
-}
 
 std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
     std::vector<std::string> keys{"id", "kind", "parallelism"};
@@ -236,7 +233,7 @@ public:
     }
     bool has_system(const std::string& system) const override {
         if (system == "kafka" || system == "append_store") return true;
-        if (find_outside_system(system) == nullptr) return false;
+        if (!is_optional_outside_system(system)) return false;
         use_system_(system);
         return true;
     }

@@ -139,7 +139,7 @@ std::vector<std::string> Loader::node_names() const {
     names.push_back("append-store");
     if (s_.database) names.push_back("mysql-source");
     if (s_.has_upsert_sink()) names.push_back("mysql-target");
-    for (const std::string& system : outside_system_names()) names.push_back(system);  // each on its own node
+    for (const std::string& system : optional_outside_system_names()) names.push_back(system);  // each on its own node
     return names;
 }
 

@@ -18,7 +18,6 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::OracleKind;
 using scenarios::RunOptions;
 using scenarios::run_scenario;
 using sim::Duration;
@@ -185,7 +184,7 @@ TEST_CASE("coordinator: checkpoints that cannot finish within the timeout are ab
         }
     }
     // The liveness oracle notices that the job never finished.
-    CHECK_FALSE(verdict(result, OracleKind::liveness).passed);
+    CHECK_FALSE(verdict(result, "liveness").passed);
 }
 
 TEST_CASE("coordinator: a timeout with no tolerable failures fails over until the restart strategy gives up", "[coordinator]") {
@@ -200,7 +199,7 @@ TEST_CASE("coordinator: a timeout with no tolerable failures fails over until th
     CHECK(count_events(result, "failover") == 3);
     CHECK(count_events(result, "job.failed") == 1);
     CHECK_FALSE(result.job_finished);
-    const auto& liveness = verdict(result, OracleKind::liveness);
+    const auto& liveness = verdict(result, "liveness");
     CHECK_FALSE(liveness.passed);
     CHECK(liveness.message.find("failed for good") != std::string::npos);
 }

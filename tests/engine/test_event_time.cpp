@@ -24,7 +24,7 @@ using sim::Time;
 
 void require_passed(const scenarios::RunResult& result) {
     for (const auto& verdict : result.verdicts) {
-        INFO(scenarios::to_string(verdict.oracle) << ": " << verdict.message);
+        INFO(verdict.oracle << ": " << verdict.message);
         REQUIRE(verdict.passed);
     }
     REQUIRE(result.job_finished);

@@ -24,7 +24,6 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::OracleKind;
 using scenarios::RunOptions;
 using scenarios::run_scenario;
 
@@ -88,7 +87,7 @@ TEST_CASE("join job: unaligned checkpoints through the two-input task, with cras
         INFO(test::describe(result));
         CHECK(result.expectation_met);
         CHECK(result.figures.restarts >= 1);
-        if (test::verdict(result, OracleKind::state_after_restore).message.find("in-flight") != std::string::npos) ++in_flight_checked;
+        if (test::verdict(result, "state_after_restore").message.find("in-flight") != std::string::npos) ++in_flight_checked;
     }
     CHECK(in_flight_checked > 0);
 }
@@ -124,8 +123,8 @@ TEST_CASE("join job negative control: a restore that loses one side's rows misse
     INFO(test::describe(result));
     CHECK(result.figures.restarts >= 1);
     CHECK_FALSE(result.expectation_met);
-    CHECK_FALSE(test::verdict(result, OracleKind::exactly_once_output).passed);
-    CHECK(test::verdict(result, OracleKind::exactly_once_output).message.find("missing") != std::string::npos);
+    CHECK_FALSE(test::verdict(result, "exactly_once_output").passed);
+    CHECK(test::verdict(result, "exactly_once_output").message.find("missing") != std::string::npos);
 }
 
 // A dedup that forgets its state on restore: it drops every cell (periods and their timers) it
@@ -162,8 +161,8 @@ TEST_CASE("dedup job negative control: a restore that forgets the periods lets d
     INFO(test::describe(result));
     CHECK(result.figures.restarts >= 1);
     CHECK_FALSE(result.expectation_met);
-    CHECK_FALSE(test::verdict(result, OracleKind::exactly_once_output).passed);
-    CHECK(test::verdict(result, OracleKind::exactly_once_output).message.find("duplicated") != std::string::npos);
+    CHECK_FALSE(test::verdict(result, "exactly_once_output").passed);
+    CHECK(test::verdict(result, "exactly_once_output").message.find("duplicated") != std::string::npos);
 }
 
 }  // namespace

@@ -15,7 +15,6 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::OracleKind;
 using scenarios::RunOptions;
 using scenarios::run_scenario;
 using sim::Duration;
@@ -28,7 +27,7 @@ TEST_CASE("kafka sink: without faults every pre-committed transaction is committ
         INFO("parallelism " << parallelism << "\n" << describe(result));
         CHECK(result.expectation_met);
         CHECK(result.job_finished);
-        CHECK(verdict(result, OracleKind::exactly_once_output).passed);
+        CHECK(verdict(result, "exactly_once_output").passed);
         const int64_t precommitted = count_events(result, "txn.precommitted");
         CHECK(precommitted >= parallelism * 4);
         CHECK(count_events(result, "txn.committed") == precommitted);
@@ -53,7 +52,7 @@ TEST_CASE("kafka sink: a crash right after a pre-commit keeps the output exactly
         REQUIRE(result.faults.size() == 1);
         CHECK_FALSE(result.faults.front().skipped);
         CHECK(result.expectation_met);
-        CHECK(verdict(result, OracleKind::exactly_once_output).passed);
+        CHECK(verdict(result, "exactly_once_output").passed);
         CHECK(result.figures.restarts >= 1);
         CHECK(count_events(result, "failover") >= 1);
         CHECK(count_events(result, "txn.lost") == 0);
@@ -82,11 +81,11 @@ TEST_CASE("kafka sink: a transaction timeout shorter than the recovery loses dat
     s.world.kafka.transaction_timeout = Duration::millis(1500);
     s.faults = {crash_at_point(std::string(points::kCheckpointCompleted), 2, Duration::seconds(4), {"tm1"})};
     s.expect.pass = false;
-    s.expect.violation = OracleKind::exactly_once_output;
+    s.expect.violation = "exactly_once_output";
     const auto result = run_scenario(s, RunOptions{4, nullptr});
     INFO(describe(result));
     CHECK(count_events(result, "txn.lost") >= 1);
-    const auto& exactly_once = verdict(result, OracleKind::exactly_once_output);
+    const auto& exactly_once = verdict(result, "exactly_once_output");
     CHECK_FALSE(exactly_once.passed);
     CHECK(exactly_once.message.find("missing") != std::string::npos);
     CHECK(result.expectation_met);  // exactly-once fires, and only it
@@ -107,21 +106,21 @@ TEST_CASE("kafka sink: a crash at sink.precommitted with a transaction timeout s
 
 TEST_CASE("kafka sink: at-least-once duplicates under a crash but loses nothing", "[kafka_sink]") {
     auto s = count_scenario(3000, 2, DeliveryGuarantee::at_least_once);
-    s.oracles = {OracleKind::exactly_once_output, OracleKind::at_least_once_output, OracleKind::state_after_restore,
-                 OracleKind::liveness};
+    s.oracles = {"exactly_once_output", "at_least_once_output", "state_after_restore",
+                 "liveness"};
     s.faults = {crash_at("tm1", Duration::millis(1300), Duration::millis(500))};
     s.expect.pass = false;
-    s.expect.violation = OracleKind::exactly_once_output;
+    s.expect.violation = "exactly_once_output";
     const auto result = run_scenario(s, RunOptions{8, nullptr});
     INFO(describe(result));
-    const auto& exactly_once = verdict(result, OracleKind::exactly_once_output);
+    const auto& exactly_once = verdict(result, "exactly_once_output");
     CHECK_FALSE(exactly_once.passed);
     CHECK(exactly_once.message.find("duplicated") != std::string::npos);
     CHECK(exactly_once.message.find("0 missing") != std::string::npos);
-    const auto& at_least_once = verdict(result, OracleKind::at_least_once_output);
+    const auto& at_least_once = verdict(result, "at_least_once_output");
     CHECK(at_least_once.passed);
     CHECK(at_least_once.message.find(" 0 missing") != std::string::npos);
-    CHECK(verdict(result, OracleKind::state_after_restore).passed);  // checkpoints are still aligned
+    CHECK(verdict(result, "state_after_restore").passed);  // checkpoints are still aligned
     CHECK(result.figures.records_out > result.figures.records_in);
     CHECK(count_events(result, "txn.begun") == 0);  // no transactions at all
     CHECK(result.expectation_met);
@@ -129,7 +128,7 @@ TEST_CASE("kafka sink: at-least-once duplicates under a crash but loses nothing"
 
 TEST_CASE("kafka sink: at-least-once without faults is exactly-once", "[kafka_sink]") {
     auto s = count_scenario(2000, 2, DeliveryGuarantee::at_least_once);
-    s.oracles = {OracleKind::exactly_once_output, OracleKind::at_least_once_output, OracleKind::liveness};
+    s.oracles = {"exactly_once_output", "at_least_once_output", "liveness"};
     const auto result = run_scenario(s, RunOptions{8, nullptr});
     INFO(describe(result));
     CHECK(result.expectation_met);
@@ -151,7 +150,7 @@ TEST_CASE("kafka sink: a failed write fails the checkpoint instead of being drop
             CHECK((e.at_ns < Duration::millis(1200).ns || e.at_ns > failovers.front().at_ns));
         }
         CHECK(result.figures.restarts >= 1);
-        CHECK(verdict(result, OracleKind::exactly_once_output).passed);
+        CHECK(verdict(result, "exactly_once_output").passed);
         CHECK(result.expectation_met);
         CHECK(count_events(result, "txn.lost") == 0);
     }

@@ -14,7 +14,6 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::OracleKind;
 using scenarios::RunOptions;
 using scenarios::run_scenario;
 using sim::Duration;
@@ -72,7 +71,7 @@ TEST_CASE("kafka sink: commit errors and lost commit answers are retried, exactl
         INFO(describe(result));
         CHECK(result.expectation_met);
         CHECK(result.job_finished);
-        CHECK(verdict(result, OracleKind::exactly_once_output).passed);
+        CHECK(verdict(result, "exactly_once_output").passed);
         CHECK(result.figures.commit_errors > 0);
         CHECK(result.figures.commit_outcomes_unknown > 0);
         CHECK(result.figures.transactions_lost == 0);
@@ -93,14 +92,14 @@ TEST_CASE("kafka sink: a committer that drops a commit after a failure is caught
         CHECK(result.figures.restarts == 0);  // no failover whose commit-on-recovery would hide the drop
         if (kind == FaultKind::kafka_commit_errors) {
             // The dropped transactions stay open: their records never become committed.
-            const auto& exactly_once = verdict(result, OracleKind::exactly_once_output);
+            const auto& exactly_once = verdict(result, "exactly_once_output");
             CHECK_FALSE(exactly_once.passed);
             CHECK(exactly_once.message.find("missing") != std::string::npos);
             CHECK_FALSE(result.expectation_met);
         } else {
             // A commit whose answer was lost had been applied: dropping its retry loses nothing.
             // (This is why the lost-answer fault alone cannot catch a dropping committer.)
-            CHECK(verdict(result, OracleKind::exactly_once_output).passed);
+            CHECK(verdict(result, "exactly_once_output").passed);
         }
     }
 }
@@ -114,14 +113,14 @@ TEST_CASE("kafka sink: a transaction timeout shorter than a commit-fault window 
     s.world.kafka.transaction_timeout = Duration::millis(1500);
     s.faults = {timed_fault(FaultKind::kafka_commit_errors, Duration::millis(1200), Duration::seconds(3))};
     s.expect.pass = false;
-    s.expect.violation = OracleKind::exactly_once_output;
+    s.expect.violation = "exactly_once_output";
     const auto result = run_scenario(s, RunOptions{1, nullptr});
     INFO(describe(result));
     CHECK(result.figures.transactions_lost >= 1);
     bool fenced = false;
     for (const auto& e : events(result, "txn.lost")) fenced = fenced || e.detail.find("(fenced)") != std::string::npos;
     CHECK(fenced);
-    CHECK_FALSE(verdict(result, OracleKind::exactly_once_output).passed);
+    CHECK_FALSE(verdict(result, "exactly_once_output").passed);
     CHECK(result.expectation_met);  // exactly-once fires, and only it
 }
 

@@ -20,7 +20,6 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::OracleKind;
 using scenarios::RunOptions;
 using scenarios::run_scenario;
 using sim::Duration;
@@ -170,8 +169,8 @@ TEST_CASE("upgrade: p=4 -> 6 -> 3 from stop-with-savepoints is one exactly-once 
         CHECK(result.expectation_met);
         CHECK(result.job_finished);
         // Both restores from the final savepoints were checked against the model.
-        CHECK(verdict(result, OracleKind::state_after_restore).message.find("restored keyed states matched") != std::string::npos);
-        CHECK(std::stoi(verdict(result, OracleKind::state_after_restore).message) >= 2);
+        CHECK(verdict(result, "state_after_restore").message.find("restored keyed states matched") != std::string::npos);
+        CHECK(std::stoi(verdict(result, "state_after_restore").message) >= 2);
         CHECK(count_events(result, "job.finished") == 3);
         CHECK(result.figures.records_out == 9000);
         // Two intermediate savepoints and two final ones, each still whole in storage though only
@@ -207,7 +206,7 @@ TEST_CASE("upgrade: a changed uid without allow_non_restored_state fails the run
     auto s = upgrade_scenario();
     s.deployments.resize(1);
     s.deployments[0].uids = {{"count", "count-renamed"}};
-    s.oracles = {OracleKind::state_after_restore, OracleKind::visibility};
+    s.oracles = {"state_after_restore", "visibility"};
     s.expect.job_failure = "Cannot map checkpoint/savepoint state for operator count to the new program";
     const auto result = run_scenario(s, RunOptions{1, nullptr});
     INFO(describe(result));
@@ -223,8 +222,8 @@ TEST_CASE("upgrade: with allow_non_restored_state the dropped state shows in the
     const auto result = run_scenario(s, RunOptions{1, nullptr});
     INFO(describe(result));
     CHECK(result.job_finished);  // the user allowed it: v2 runs, its counts start again from zero
-    CHECK_FALSE(verdict(result, OracleKind::exactly_once_output).passed);
-    CHECK_FALSE(verdict(result, OracleKind::state_after_restore).passed);
+    CHECK_FALSE(verdict(result, "exactly_once_output").passed);
+    CHECK_FALSE(verdict(result, "state_after_restore").passed);
 }
 
 TEST_CASE("upgrade: the same seed gives the same trace hash", "[savepoint][upgrade]") {

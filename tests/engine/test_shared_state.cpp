@@ -20,7 +20,6 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::OracleKind;
 using scenarios::RunOptions;
 using scenarios::run_scenario;
 using sim::Duration;
@@ -33,7 +32,7 @@ scenarios::Scenario incremental_scenario(int64_t records, int64_t keys) {
     s.job.checkpointing.retained = 2;
     s.inputs.front().keys = keys;
     s.inputs.front().rate_per_second = 2000;
-    s.oracles.push_back(OracleKind::storage);
+    s.oracles.push_back("storage");
     return s;
 }
 
@@ -59,7 +58,7 @@ TEST_CASE("incremental checkpoints: with retained 2, storage holds exactly what 
         const auto& f = result.figures;
         CHECK(f.checkpoints_completed >= 10);
         if (with_aborts) CHECK(f.checkpoints_aborted >= 2);
-        CHECK(verdict(result, OracleKind::storage).passed);  // nothing lost
+        CHECK(verdict(result, "storage").passed);  // nothing lost
         CHECK(f.checkpoint_files_unretained == 0);            // nothing leaked
         CHECK(f.checkpoint_bytes_unretained == 0);
         // Incremental: the checkpoints uploaded less than they refer to (much less without aborts:
@@ -89,8 +88,8 @@ TEST_CASE("incremental checkpoints: JobManager crashes between registering and d
         const auto result = run_scenario(s, RunOptions{seed, nullptr});
         INFO(describe(result));
         REQUIRE(result.expectation_met);
-        CHECK(verdict(result, OracleKind::storage).passed);
-        CHECK(verdict(result, OracleKind::state_after_restore).passed);
+        CHECK(verdict(result, "storage").passed);
+        CHECK(verdict(result, "state_after_restore").passed);
     }
 }
 

@@ -13,7 +13,6 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::OracleKind;
 using scenarios::RunOptions;
 using scenarios::run_scenario;
 using namespace eosim::engine::test;
@@ -26,7 +25,7 @@ TEST_CASE("upgrade program: a program that drops the count runs with allow_non_r
           "[upgrade]") {
     auto s = shipped("upgrade-remove-operator-refused");
     s.deployments[0].allow_non_restored_state = true;
-    s.oracles = {OracleKind::exactly_once_output, OracleKind::state_after_restore, OracleKind::visibility};
+    s.oracles = {"exactly_once_output", "state_after_restore", "visibility"};
     s.expect = scenarios::Expectation{};
     const auto result = run_scenario(s, RunOptions{1, nullptr});
     INFO(describe(result));
@@ -40,7 +39,7 @@ TEST_CASE("upgrade verification: the verification job's output is checked, the r
         const auto result = run_scenario(s, RunOptions{seed, nullptr});
         INFO(describe(result));
         CHECK(result.expectation_met);
-        CHECK(verdict(result, OracleKind::verification_output).message.find("1 verification job") == 0);
+        CHECK(verdict(result, "verification_output").message.find("1 verification job") == 0);
         CHECK(count_events(result, "job.finished") == 3);  // v1, the verification job, v2
         CHECK(result.figures.savepoints_stored == 2);      // v1's final one and the verification job's own
     }
@@ -54,7 +53,7 @@ TEST_CASE("upgrade HA: the standby restores the savepoint after v2's leader cras
     CHECK(result.coverage.count("crash@point:task.restoring") == 1);
     CHECK(result.figures.leaderships == 2);  // v2's first leader, then the standby
     // Both of v2's restores were from the savepoint (nothing was stored yet), each checked.
-    CHECK(std::stoi(verdict(result, OracleKind::state_after_restore).message) >= 2);
+    CHECK(std::stoi(verdict(result, "state_after_restore").message) >= 2);
     // v2's checkpoint ids continue above the savepoint's, though its counter in the coordination
     // service started empty (Flink's restoreSavepoint sets the counter).
     int64_t savepoint_id = 0;

@@ -39,8 +39,8 @@ scenarios::Scenario window_scenario(const WindowSpec& window, int64_t records, i
     s.job.vertices[2].inputs = {{"window", EdgeKind::forward}};
     s.inputs[0].keys = keys;
     s.inputs[0].rate_per_second = rate;
-    s.oracles = {scenarios::OracleKind::window_output, scenarios::OracleKind::exactly_once_output,
-                 scenarios::OracleKind::liveness};
+    s.oracles = {"window_output", "exactly_once_output",
+                 "liveness"};
     return s;
 }
 

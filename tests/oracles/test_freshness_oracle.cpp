@@ -15,7 +15,6 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::OracleKind;
 using scenarios::RunOptions;
 using scenarios::run_scenario;
 using sim::Duration;
@@ -116,7 +115,7 @@ private:
 
 scenarios::Scenario fresh_count_scenario() {
     auto s = count_scenario(3000, 2);
-    s.oracles.push_back(OracleKind::freshness);
+    s.oracles.push_back("freshness");
     return s;
 }
 
@@ -125,13 +124,13 @@ TEST_CASE("freshness: the Kafka sink commits within the bound, without faults an
     const auto clean = run_scenario(s, RunOptions{3, nullptr});
     INFO(describe(clean));
     CHECK(clean.expectation_met);
-    CHECK(verdict(clean, OracleKind::freshness).passed);
+    CHECK(verdict(clean, "freshness").passed);
     s.faults = {crash_at_point(std::string(points::kSinkPrecommitted), 3, Duration::millis(700))};
     const auto crashed = run_scenario(s, RunOptions{3, nullptr});
     INFO(describe(crashed));
     CHECK(crashed.figures.restarts >= 1);
     CHECK(crashed.expectation_met);
-    CHECK(verdict(crashed, OracleKind::freshness).passed);
+    CHECK(verdict(crashed, "freshness").passed);
 }
 
 TEST_CASE("freshness: catches a sink that does not abort lingering transactions on restore (FLINK-23854)", "[freshness]") {
@@ -142,19 +141,19 @@ TEST_CASE("freshness: catches a sink that does not abort lingering transactions 
     INFO(describe(result));
     CHECK(result.job_finished);
     CHECK(result.figures.restarts >= 1);
-    const auto& fresh = verdict(result, OracleKind::freshness);
+    const auto& fresh = verdict(result, "freshness");
     CHECK_FALSE(fresh.passed);
     CHECK(fresh.message.find("blocked by") != std::string::npos);
     CHECK(fresh.message.find("broken-") != std::string::npos);
     CHECK(fresh.message.find("output/") != std::string::npos);
     // Nothing a reader is handed is wrong: only the consumer's wait shows the bug.
-    CHECK(verdict(result, OracleKind::exactly_once_output).passed);
-    CHECK(verdict(result, OracleKind::visibility).passed);
+    CHECK(verdict(result, "exactly_once_output").passed);
+    CHECK(verdict(result, "visibility").passed);
     // The same broken sink without a restore leaves nothing lingering: the oracle passes.
     s.faults.clear();
     const auto clean = run_scenario(s, RunOptions{3, nullptr});
     INFO(describe(clean));
-    CHECK(verdict(clean, OracleKind::freshness).passed);
+    CHECK(verdict(clean, "freshness").passed);
 }
 
 TEST_CASE("freshness: a checkpoint interval far above the bound keeps consumers waiting", "[freshness]") {
@@ -163,10 +162,10 @@ TEST_CASE("freshness: a checkpoint interval far above the bound keeps consumers 
     s.freshness_bound = Duration::seconds(1);
     const auto result = run_scenario(s, RunOptions{3, nullptr});
     INFO(describe(result));
-    const auto& fresh = verdict(result, OracleKind::freshness);
+    const auto& fresh = verdict(result, "freshness");
     CHECK_FALSE(fresh.passed);
     CHECK(fresh.message.find("checkpoint interval") != std::string::npos);
-    CHECK(verdict(result, OracleKind::exactly_once_output).passed);
+    CHECK(verdict(result, "exactly_once_output").passed);
 }
 
 }  // namespace

@@ -16,8 +16,8 @@ scenarios::RunResult sample_result() {
     result.seed = 42;
     result.trace_hash = 0xabcdef;
     result.job_finished = true;
-    result.verdicts.push_back({scenarios::OracleKind::exactly_once_output, false, "key 3: count 7 seen twice"});
-    result.verdicts.push_back({scenarios::OracleKind::liveness, true, "finished at 10.000s"});
+    result.verdicts.push_back({"exactly_once_output", false, "key 3: count 7 seen twice"});
+    result.verdicts.push_back({"liveness", true, "finished at 10.000s"});
     result.expectation_met = true;
     result.expectation_message = "exactly_once_output fired, as expected";
     result.figures.events = 1234;
@@ -38,7 +38,7 @@ TEST_CASE("run report: hex64 is 16 lowercase hex digits", "[reports]") {
 TEST_CASE("run report: the text report shows verdicts, expectation, hash, figures and the command", "[reports]") {
     scenarios::Scenario scenario;
     scenario.expect.pass = false;
-    scenario.expect.violation = scenarios::OracleKind::exactly_once_output;
+    scenario.expect.violation = "exactly_once_output";
     std::ostringstream out;
     write_run_report(out, scenario, sample_result(), "eosim run x.json --seed 42");
     const std::string text = out.str();
@@ -67,7 +67,7 @@ TEST_CASE("run report: the JSON form carries the whole result", "[reports]") {
     CHECK(j["expectation_met"] == true);
     scenarios::Expectation expect;
     expect.pass = false;
-    expect.violation = scenarios::OracleKind::visibility;
+    expect.violation = "visibility";
     CHECK(to_json(expect) == nlohmann::json{{"pass", false}, {"violation", "visibility"}});
 }
 

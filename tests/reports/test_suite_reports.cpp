@@ -25,7 +25,6 @@
 namespace eosim::reports {
 namespace {
 
-using scenarios::OracleKind;
 using scenarios::TimelineEvent;
 
 constexpr int64_t kSecond = 1'000'000'000;
@@ -40,7 +39,7 @@ RunRecord sample_record() {
     r.expectation_message = "expected every oracle to pass; violated: exactly_once_output";
     r.trace_hash = "00000000deadbeef";
     r.job_finished = true;
-    r.verdicts = {{OracleKind::exactly_once_output, false, "key 3 <dup> & \"more\""}, {OracleKind::liveness, true, "ok"}};
+    r.verdicts = {{"exactly_once_output", false, "key 3 <dup> & \"more\""}, {"liveness", true, "ok"}};
     r.figures.virtual_seconds = 10;
     r.figures.events = 1234;
     r.figures.fenced_calls = 2;
@@ -79,8 +78,8 @@ RunRecord passed_record(const std::string& scenario, uint64_t seed, bool negativ
     r.wall_seconds = 0.5;
     if (negative_control) {
         r.expect.pass = false;
-        r.expect.violation = OracleKind::exactly_once_output;
-        r.verdicts = {{OracleKind::exactly_once_output, false, "duplicates"}};
+        r.expect.violation = "exactly_once_output";
+        r.verdicts = {{"exactly_once_output", false, "duplicates"}};
     }
     return r;
 }

@@ -109,12 +109,41 @@ TEST_CASE("runner: a run builds the outside systems its scenario names, and thei
     CHECK(!result.faults[0].skipped);
 
     sim::World world{sim::WorldOptions{}};
-    RunOutsideSystems systems(world, {"key_values"});
-    CHECK(systems.find<sim::external::KeyValueStore>("key_values") != nullptr);
-    CHECK(systems.find<sim::external::KeyValueStore>("documents") == nullptr);
+    RunOutsideSystems systems(loaded, world);
+    CHECK(systems.systems().key_values != nullptr);
+    CHECK(systems.systems().documents == nullptr);
+    CHECK(systems.systems().kafka != nullptr);
+    CHECK(systems.systems().databases.empty());
     CHECK(world.nodes().find("key_values") != sim::kNoNode);
     CHECK(world.nodes().find("documents") == sim::kNoNode);
-    CHECK(systems.fault_targets().size() == 1);
+    CHECK(systems.fault_hooks().systems.size() == 1);
+}
+
+TEST_CASE("runner: the systems a scenario has through its parts are built in registration order, each on its node",
+          "[runner]") {
+    // A CDC job writing an upsert sink, with HA: both databases and the coordination service, after
+    // Kafka and the append store (the order every trace hash depends on).
+    const Scenario cdc = load_scenario(std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "mysql-cdc-to-mysql-upsert.json");
+    sim::World world{sim::WorldOptions{}};
+    RunOutsideSystems systems(cdc, world);
+    REQUIRE(systems.systems().databases.size() == 2);
+    CHECK(systems.systems().databases[0].first == "mysql-source");
+    CHECK(systems.systems().databases[1].first == "mysql-target");
+    CHECK(systems.systems().database("mysql-source") != nullptr);
+    CHECK(systems.systems().database("mysql-target") != nullptr);
+    CHECK(systems.systems().database("mysql-elsewhere") == nullptr);
+    CHECK(world.nodes().find("kafka") < world.nodes().find("append-store"));
+    CHECK(world.nodes().find("append-store") < world.nodes().find("mysql-source"));
+    CHECK(world.nodes().find("mysql-source") < world.nodes().find("mysql-target"));
+    // The databases take the generic faults under their names; Kafka brings its own hooks.
+    const sim::OutsideFaults hooks = systems.fault_hooks();
+    CHECK(hooks.systems.count("mysql-source") == 1);
+    CHECK(hooks.systems.count("mysql-target") == 1);
+    CHECK(hooks.broker_unavailable);
+    CHECK(hooks.kafka_commit_errors);
+    // The workload's table is the model's input.
+    CHECK(systems.input().tables.size() == 1);
+    CHECK(scenario_fault_systems(cdc) == std::vector<std::string>{"mysql-source", "mysql-target"});
 }
 
 }  // namespace eosim::scenarios

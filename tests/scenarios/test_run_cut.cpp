@@ -27,11 +27,11 @@ json hung_scenario() {
     return s;
 }
 
-const OracleVerdict& verdict_of(const RunResult& r, OracleKind kind) {
+const OracleVerdict& verdict_of(const RunResult& r, const std::string& kind) {
     for (const OracleVerdict& v : r.verdicts) {
         if (v.oracle == kind) return v;
     }
-    FAIL("no verdict of " << to_string(kind));
+    FAIL("no verdict of " << kind);
     throw;
 }
 
@@ -46,9 +46,9 @@ TEST_CASE("a hung run ends early as a liveness failure and says so", "[scenarios
     CHECK_THAT(r.cut, Catch::Contains("past the liveness bound (120.000s)"));
     // It stopped soon after quiet + bound (2.3 s + 120 s), not at the time_limit (3600 s).
     CHECK(r.figures.virtual_seconds < 130);
-    CHECK_FALSE(verdict_of(r, OracleKind::liveness).passed);
-    CHECK(verdict_of(r, OracleKind::exactly_once_output).passed);
-    CHECK_THAT(verdict_of(r, OracleKind::exactly_once_output).message, Catch::Contains("not judged, the run was cut"));
+    CHECK_FALSE(verdict_of(r, "liveness").passed);
+    CHECK(verdict_of(r, "exactly_once_output").passed);
+    CHECK_THAT(verdict_of(r, "exactly_once_output").message, Catch::Contains("not judged, the run was cut"));
     CHECK_FALSE(r.expectation_met);
     CHECK_THAT(r.expectation_message, Catch::StartsWith("the run was cut early at"));
 }
@@ -63,7 +63,7 @@ TEST_CASE("without the liveness oracle a hung run goes to the time_limit, which 
     const RunResult r = run_scenario(scenario, options);
     CHECK(r.cut == "cut at the time_limit (300.000s) before the job finished");
     CHECK(r.figures.virtual_seconds == Approx(300).epsilon(0.01));
-    CHECK(verdict_of(r, OracleKind::exactly_once_output).passed);
+    CHECK(verdict_of(r, "exactly_once_output").passed);
     CHECK_THAT(r.expectation_message, Catch::StartsWith("the run was cut at the time_limit"));
 }
 

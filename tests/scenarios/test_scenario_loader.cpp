@@ -162,8 +162,8 @@ TEST_CASE("loader: the README example loads with the right values", "[loader]") 
     CHECK(s.faults[2].one_way);
     CHECK(s.faults[2].duration == Duration::millis(750));
 
-    CHECK(s.oracles == std::vector<OracleKind>{OracleKind::exactly_once_output, OracleKind::state_after_restore,
-                                               OracleKind::visibility, OracleKind::liveness});
+    CHECK(s.oracles == std::vector<std::string>{"exactly_once_output", "state_after_restore",
+                                               "visibility", "liveness"});
     CHECK(s.liveness_bound == Duration::seconds(120));
     CHECK(s.time_limit == Duration::seconds(3600));
     CHECK(s.expect.pass);
@@ -227,10 +227,7 @@ TEST_CASE("loader: durations, ratios and expectations in their accepted forms", 
     CHECK(load_json(with(example(), "/liveness_bound", 1500)).liveness_bound == Duration::millis(1500));
     const Scenario s = load_json(with(example(), "/expect", {{"violation", "visibility"}}));
     CHECK_FALSE(s.expect.pass);
-    CHECK(s.expect.violation == OracleKind::visibility);
-    CHECK(oracle_from_string("liveness") == OracleKind::liveness);
-    CHECK_FALSE(oracle_from_string("lively").has_value());
-    CHECK(std::string(to_string(OracleKind::at_least_once_output)) == "at_least_once_output");
+    CHECK(s.expect.violation == "visibility");
 }
 
 TEST_CASE("loader: invalid JSON names the line and column", "[loader]") {

@@ -36,7 +36,7 @@ Scenario small_swarm() {
 std::string describe(const RunResult& r) {
     std::string text = "trace hash " + std::to_string(r.trace_hash) + "; ";
     for (const OracleVerdict& v : r.verdicts) {
-        if (!v.passed) text += std::string(to_string(v.oracle)) + ": " + v.message + "; ";
+        if (!v.passed) text += std::string(v.oracle) + ": " + v.message + "; ";
     }
     if (r.fault_draw) {
         text += describe_draw(*r.fault_draw) + ":";

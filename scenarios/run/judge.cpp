@@ -1,0 +1,46 @@
+#include "scenarios/run/judge.h"
+
+#include <vector>
+
+namespace eosim::scenarios {
+
+void judge(const Scenario& scenario, const engine::Engine& engine, RunResult& result) {
+    std::vector<std::string> fired;
+    for (const OracleVerdict& v : result.verdicts) {
+        if (!v.passed) fired.push_back(v.oracle);
+    }
+    std::string fired_list;
+    for (const std::string& name : fired) fired_list += (fired_list.empty() ? "" : ", ") + name;
+    const Expectation& expect = scenario.expect;
+    if (!expect.job_failure.empty()) {
+        const bool failed_so = engine.failed() && engine.failure().find(expect.job_failure) != std::string::npos;
+        result.expectation_met = failed_so && fired.empty();
+        result.expectation_message =
+            !engine.failed() ? "expected the job to fail with \"" + expect.job_failure + "\"; it did not fail"
+            : !failed_so     ? "expected the job to fail with \"" + expect.job_failure + "\"; it failed with: " + engine.failure()
+            : fired.empty()  ? "expected the job to fail with \"" + expect.job_failure + "\": it did (" + engine.failure() +
+                                  "), and every oracle passed"
+                             : "the job failed as expected, but oracles were violated: " + fired_list;
+    } else if (expect.pass) {
+        result.expectation_met = fired.empty();
+        result.expectation_message = fired.empty() ? "expected every oracle to pass: they did"
+                                                   : "expected every oracle to pass; violated: " + fired_list;
+    } else {
+        const std::string& wanted = expect.violation;
+        result.expectation_met = fired.size() == 1 && fired.front() == wanted;
+        result.expectation_message = result.expectation_met
+                                         ? "expected a violation of " + wanted + ": found it, and only it"
+                                         : "expected a violation of " + wanted + " only; violated: " +
+                                               (fired.empty() ? std::string("none") : fired_list);
+        if (!expect.every_seed && fired.empty()) {
+            // A negative control under random faults: this seed did not reach the bug, which is
+            // allowed; a suite still requires "oracle:<violation>" on some seed.
+            result.expectation_met = true;
+            result.expectation_message = "expected a violation of " + wanted +
+                                         " on some seeds (not every seed): none on this one, which is allowed";
+        }
+    }
+    if (!result.cut.empty()) result.expectation_message = "the run was " + result.cut + "; " + result.expectation_message;
+}
+
+}  // namespace eosim::scenarios

@@ -1,0 +1,83 @@
+#include "scenarios/run/observers.h"
+
+#include <string_view>
+
+namespace eosim::scenarios {
+
+void ObserverFanout::set_hand_over(std::function<bool()> hands_over, engine::RunObserver* timeline) {
+    hands_over_ = std::move(hands_over);
+    timeline_ = timeline;
+}
+
+void ObserverFanout::checkpoint_triggered(sim::Time t, int64_t id) {
+    each([&](auto* o) { o->checkpoint_triggered(t, id); });
+}
+void ObserverFanout::checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets& offsets) {
+    each([&](auto* o) { o->checkpoint_completed(t, id, offsets); });
+}
+void ObserverFanout::checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason, const std::string& detail) {
+    each([&](auto* o) { o->checkpoint_aborted(t, id, reason, detail); });
+}
+void ObserverFanout::restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) {
+    each([&](auto* o) { o->restore_started(t, attempt, id, offsets); });
+}
+void ObserverFanout::keyed_state_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                                          const std::map<int64_t, int64_t>& state) {
+    each([&](auto* o) { o->keyed_state_restored(t, attempt, vertex, subtask, state); });
+}
+void ObserverFanout::keyed_cells_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                                          const std::map<engine::StateKey, int64_t>& cells) {
+    each([&](auto* o) { o->keyed_cells_restored(t, attempt, vertex, subtask, cells); });
+}
+void ObserverFanout::channel_state_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                                            const std::vector<engine::InFlightRecords>& in_flight) {
+    each([&](auto* o) { o->channel_state_restored(t, attempt, vertex, subtask, in_flight); });
+}
+void ObserverFanout::task_checkpoint_stats(sim::Time t, const engine::TaskCheckpointStats& stats) {
+    each([&](auto* o) { o->task_checkpoint_stats(t, stats); });
+}
+void ObserverFanout::failover(sim::Time t, int64_t attempt, const std::string& reason) {
+    each([&](auto* o) { o->failover(t, attempt, reason); });
+}
+void ObserverFanout::transaction_event(sim::Time t, const std::string& id, const char* what) {
+    each([&](auto* o) { o->transaction_event(t, id, what); });
+}
+void ObserverFanout::likely_data_loss(sim::Time t, const std::string& id, const std::string& why) {
+    each([&](auto* o) { o->likely_data_loss(t, id, why); });
+}
+void ObserverFanout::connector_event(sim::Time begin, sim::Time end, const std::string& lane, const std::string& what,
+                                     const std::string& detail) {
+    each([&](auto* o) { o->connector_event(begin, end, lane, what, detail); });
+}
+void ObserverFanout::watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t watermark) {
+    each([&](auto* o) { o->watermark_advanced(t, attempt, vertex, subtask, watermark); });
+}
+void ObserverFanout::job_finished(sim::Time t) {
+    if (hands_over_ && hands_over_()) {
+        if (timeline_ != nullptr) timeline_->job_finished(t);
+        return;
+    }
+    each([&](auto* o) { o->job_finished(t); });
+}
+void ObserverFanout::job_failed(sim::Time t, const std::string& reason) {
+    each([&](auto* o) { o->job_failed(t, reason); });
+}
+
+void ProgressWatch::checkpoint_completed(sim::Time t, int64_t, const engine::SourceOffsets&) { last_ = t; }
+
+void ProgressWatch::transaction_event(sim::Time t, const std::string&, const char* what) {
+    if (std::string_view(what) == "committed") last_ = t;
+}
+
+RunObservers::RunObservers(engine::RunObserver* extra) {
+    fanout.add(&timeline);
+    fanout.add(&checkpoint_stats);
+    if (extra != nullptr) fanout.add(extra);
+    fanout.add(&progress);
+}
+
+void RunObservers::follow(const DeploymentRun& deployments) {
+    fanout.set_hand_over([&deployments] { return deployments.hands_over(); }, &timeline);
+}
+
+}  // namespace eosim::scenarios

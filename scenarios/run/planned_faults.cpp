@@ -1,0 +1,42 @@
+#include "scenarios/run/planned_faults.h"
+
+namespace eosim::scenarios {
+
+namespace {
+
+std::vector<sim::FaultSpec> plan_faults(const Scenario& scenario, sim::World& world, std::optional<FaultDraw>& draw) {
+    std::vector<sim::FaultSpec> plan = scenario.faults;
+    if (scenario.random_faults) {
+        sim::Prng prng = world.prng("faults");
+        draw = draw_random_faults(*scenario.random_faults, prng);
+        plan.insert(plan.end(), draw->faults.begin(), draw->faults.end());
+    }
+    return plan;
+}
+
+}  // namespace
+
+PlannedFaults::PlannedFaults(const Scenario& scenario, RunWorld& run, CoverageTracker& coverage) {
+    sim::World& world = run.world;
+    std::vector<sim::FaultSpec> plan = plan_faults(scenario, world, draw_);
+    world.on_point([&coverage, &world](const sim::ProtocolPointEvent& event) {
+        coverage.point(world.now(), event.point, world.nodes().name(event.node), event.detail);
+    });
+    injector_.emplace(world, std::move(plan), run.outside.fault_hooks());
+    sim::FaultInjector& injector = *injector_;
+    injector.on_fired([&coverage, &injector](const sim::FiredFault& fired) { coverage.fault(fired, injector.plan()[fired.plan_index]); });
+}
+
+bool PlannedFaults::effect_during(sim::Time from, sim::Time to) const {
+    for (const sim::FiredFault& fired : injector_->fired()) {
+        if (fired.skipped || fired.at > to) continue;
+        const sim::FaultSpec& spec = injector_->plan()[fired.plan_index];
+        sim::Time end = fired.at + spec.duration;
+        if (spec.kind == sim::FaultKind::crash) end = spec.restart ? fired.at + spec.restart_delay : sim::Time::never();
+        if (spec.kind == sim::FaultKind::transaction_abort) end = fired.at;
+        if (end >= from) return true;
+    }
+    return false;
+}
+
+}  // namespace eosim::scenarios

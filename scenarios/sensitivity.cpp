@@ -1,0 +1,94 @@
+#include "scenarios/sensitivity.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "engine/connectors/sink_registry.h"
+#include "scenarios/scenario.h"
+
+namespace eosim::scenarios {
+
+namespace {
+
+using nlohmann::json;
+
+bool exactly_once_kafka_sink(const json& vertex) {
+    if (vertex.value("kind", "") != "sink" || vertex.value("sink", "") != "kafka") return false;
+    const json options = vertex.value("options", json::object());
+    return options.value("guarantee", "exactly_once") == "exactly_once";
+}
+
+}  // namespace
+
+std::vector<KnownBadTwin> known_bad_twins(const json& document) {
+    std::vector<KnownBadTwin> twins;
+    const json& job = document.at("job");
+    const json checkpointing = job.value("checkpointing", json::object());
+    if (checkpointing.value("mode", "exactly_once") == "exactly_once") {
+        json twin = document;
+        json& mode = twin["job"]["checkpointing"];
+        mode["mode"] = "at_least_once";
+        // At-least-once barriers never align, so neither unaligned checkpoints nor their switch apply.
+        mode.erase("unaligned");
+        mode.erase("aligned_checkpoint_timeout");
+        twins.push_back({"checkpointing.at_least_once",
+                         "at-least-once checkpointing: barriers not aligned, records after a barrier in the snapshot's future",
+                         std::move(twin)});
+    }
+    const json& vertices = job.at("vertices");
+    const bool kafka_fencing = document.value("world", json::object()).value("kafka", json::object()).value("fencing", true);
+    if (kafka_fencing && std::any_of(vertices.begin(), vertices.end(), exactly_once_kafka_sink)) {
+        json twin = document;
+        twin["world"]["kafka"]["fencing"] = false;
+        twins.push_back({"kafka.no_fencing", "the broker fences no producer: a zombie's transaction stays open to writes",
+                         std::move(twin)});
+    }
+    for (size_t i = 0; i < vertices.size(); ++i) {
+        const json& v = vertices[i];
+        if (v.value("kind", "") != "sink") continue;
+        const engine::SinkKind* kind = engine::SinkRegistry::global().find(v.value("sink", ""));
+        if (kind == nullptr || !kind->known_bad_twins) continue;
+        for (engine::SinkTwin& sink_twin : kind->known_bad_twins(v.value("options", json::object()))) {
+            json twin = document;
+            twin["job"]["vertices"][i]["options"] = std::move(sink_twin.options);
+            twins.push_back({"sink." + v.value("id", "") + "." + sink_twin.name, std::move(sink_twin.summary), std::move(twin)});
+        }
+    }
+    return twins;
+}
+
+Scenario load_twin(const std::filesystem::path& file, const std::string& twin) {
+    const Scenario original = load_scenario(file);  // a bad file fails here, with its own error
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::vector<KnownBadTwin> twins = known_bad_twins(json::parse(text.str()));
+    for (const KnownBadTwin& candidate : twins) {
+        if (candidate.name != twin) continue;
+        json document = candidate.document;
+        document["name"] = original.name + "+" + twin;
+        // An oracle that judges only the exactly-once form (freshness needs an exactly-once Kafka
+        // sink) does not apply to the twin: it is left out, and the other oracles judge it.
+        for (;;) {
+            try {
+                return load_scenario_text(document.dump(), file);
+            } catch (const ScenarioError& error) {
+                const std::string prefix = "/oracles/";
+                if (error.json_path().rfind(prefix, 0) != 0 || document["oracles"].size() < 2) throw;
+                document["oracles"].erase(std::stoul(error.json_path().substr(prefix.size())));
+            }
+        }
+    }
+    std::string names;
+    for (const KnownBadTwin& candidate : twins) names += (names.empty() ? "" : ", ") + candidate.name;
+    throw ScenarioError(file.string(), "", "--twin: expected a known-bad twin of this scenario, one of: " +
+                                               (names.empty() ? std::string("(none)") : names) + "; found \"" + twin + "\"");
+}
+
+std::vector<std::string> twin_names(const std::vector<KnownBadTwin>& twins) {
+    std::vector<std::string> names;
+    for (const KnownBadTwin& twin : twins) names.push_back(twin.name);
+    return names;
+}
+
+}  // namespace eosim::scenarios

@@ -1,0 +1,40 @@
+#pragma once
+// The sensitivity check's known-bad twins. A scenario that expects every oracle to pass proves
+// something only if it could have failed: each twin is the same scenario -- same world, input,
+// faults and seeds -- with one part switched to a form known to break exactly-once, and the check
+// (`eosim sensitivity`, cli/sensitivity_command.h) runs every twin and reports which of them the
+// scenario's oracles catch. A twin no seed catches means the scenario is blind to that class of bug.
+//
+// The twins that apply to a scenario:
+// - "checkpointing.at_least_once": the job's checkpointing mode at_least_once (barriers not aligned);
+// - "kafka.no_fencing": the Kafka model without producer fencing (with an exactly-once Kafka sink);
+// - "sink.<vertex id>.<twin>": each sink's known-bad forms, as its kind declares them
+//   (engine::SinkKind::known_bad_twins: the Kafka sink at_least_once, documents with generated ids,
+//   an upsert without its version guard, key-values with a plain INCRBY).
+// An oracle that applies only to the scenario's own form (freshness: an exactly-once Kafka sink) is
+// left out of a twin it no longer applies to; the others judge it.
+// A scenario may leave twins out on purpose: "sensitivity": {"skip": [names], "why": "..."}.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace eosim::scenarios {
+
+struct KnownBadTwin {
+    std::string name;
+    std::string summary;        // what breaks
+    nlohmann::json document;    // the scenario document with that part switched
+};
+
+// Every twin that applies to the scenario `document` (a valid scenario's JSON), in a fixed order.
+std::vector<KnownBadTwin> known_bad_twins(const nlohmann::json& document);
+std::vector<std::string> twin_names(const std::vector<KnownBadTwin>& twins);
+
+struct Scenario;
+// The scenario of `file` with twin `twin` applied, named "<scenario>+<twin>". Throws ScenarioError
+// for a bad file or a twin that does not apply to it (listing those that do).
+Scenario load_twin(const std::filesystem::path& file, const std::string& twin);
+
+}  // namespace eosim::scenarios

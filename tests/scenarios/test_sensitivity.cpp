@@ -1,0 +1,96 @@
+// The sensitivity check's twins (scenarios/sensitivity.h): which apply to a scenario, what each
+// switches, how a twin loads (named, with the oracles that no longer apply left out), and the
+// scenario's "sensitivity" key (skip, why) checked against the twins that apply.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/scenario.h"
+#include "scenarios/sensitivity.h"
+#include "tests/temp_dir.h"
+
+namespace eosim::scenarios {
+namespace {
+
+using nlohmann::json;
+
+json exactly_once_kafka_job() {
+    return json::parse(R"({
+      "world": {"task_managers": 1, "topics": [{"name": "input", "partitions": 2}, {"name": "out", "partitions": 2}]},
+      "job": {"vertices": [
+        {"id": "source", "kind": "kafka_source", "topic": "input", "parallelism": 2},
+        {"id": "count", "kind": "keyed_count", "parallelism": 2, "inputs": [{"from": "source", "edge": "hash"}]},
+        {"id": "sink", "kind": "sink", "sink": "kafka", "options": {"topic": "out"}, "parallelism": 2,
+         "inputs": [{"from": "count", "edge": "forward"}]}],
+        "checkpointing": {"interval": "200ms", "unaligned": true}},
+      "input": [{"topic": "input", "records": 40, "keys": 4, "rate_per_second": 100}],
+      "oracles": ["exactly_once_output", "freshness"]
+    })");
+}
+
+}  // namespace
+
+TEST_CASE("sensitivity: the twins of an exactly-once Kafka job, each switching one part", "[sensitivity]") {
+    const json document = exactly_once_kafka_job();
+    const std::vector<KnownBadTwin> twins = known_bad_twins(document);
+    REQUIRE(twin_names(twins) == std::vector<std::string>{"checkpointing.at_least_once", "kafka.no_fencing", "sink.sink.at_least_once"});
+    CHECK(twins[0].document["job"]["checkpointing"] == json{{"interval", "200ms"}, {"mode", "at_least_once"}});
+    CHECK(twins[1].document["world"]["kafka"]["fencing"] == false);
+    CHECK(twins[2].document["job"]["vertices"][2]["options"] == json{{"topic", "out"}, {"guarantee", "at_least_once"}});
+    // Everything else stays as it was.
+    json rest = twins[2].document;
+    rest["job"]["vertices"][2]["options"] = document["job"]["vertices"][2]["options"];
+    CHECK(rest == document);
+}
+
+TEST_CASE("sensitivity: a scenario already in the weaker form has no twin of it", "[sensitivity]") {
+    json document = exactly_once_kafka_job();
+    document["job"]["checkpointing"] = {{"interval", "200ms"}, {"mode", "at_least_once"}};
+    document["world"]["kafka"] = {{"fencing", false}};
+    document["job"]["vertices"][2]["options"]["guarantee"] = "at_least_once";
+    CHECK(known_bad_twins(document).empty());
+}
+
+TEST_CASE("sensitivity: a twin loads named after it, without the oracles that judge only the original", "[sensitivity]") {
+    testing::TempDir dir;
+    const auto file = dir.write("eos.json", exactly_once_kafka_job().dump());
+    const Scenario twin = load_twin(file, "sink.sink.at_least_once");
+    CHECK(twin.name == "eos+sink.sink.at_least_once");
+    CHECK(twin.oracles == std::vector<std::string>{"exactly_once_output"});  // freshness needs the exactly-once sink
+    CHECK(load_twin(file, "checkpointing.at_least_once").job.checkpointing.mode == engine::CheckpointingMode::at_least_once);
+    try {
+        load_twin(file, "sink.sink.no_fencing");
+        FAIL("loaded");
+    } catch (const ScenarioError& e) {
+        CHECK(std::string(e.what()).find("expected a known-bad twin of this scenario, one of: checkpointing.at_least_once, "
+                                         "kafka.no_fencing, sink.sink.at_least_once; found \"sink.sink.no_fencing\"") !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("sensitivity: \"skip\" names twins that apply, with a reason", "[sensitivity][loader]") {
+    testing::TempDir dir;
+    json document = exactly_once_kafka_job();
+    document["sensitivity"] = {{"skip", {"kafka.no_fencing"}}, {"why", "no zombie can exist: one attempt, no pause"}};
+    const Scenario s = load_scenario(dir.write("s.json", document.dump()));
+    CHECK(s.sensitivity_skip == std::vector<std::string>{"kafka.no_fencing"});
+    CHECK(s.sensitivity_why == "no zombie can exist: one attempt, no pause");
+
+    document["sensitivity"] = {{"skip", {"kafka.no_fencin"}}, {"why", "typo"}};
+    try {
+        load_scenario(dir.write("bad.json", document.dump()));
+        FAIL("loaded");
+    } catch (const ScenarioError& e) {
+        CHECK(e.json_path() == "/sensitivity/skip/0");
+        CHECK(std::string(e.what()).find("did you mean \"kafka.no_fencing\"") != std::string::npos);
+    }
+    document["sensitivity"] = {{"skip", {"kafka.no_fencing"}}};
+    try {
+        load_scenario(dir.write("no-why.json", document.dump()));
+        FAIL("loaded");
+    } catch (const ScenarioError& e) {
+        CHECK(e.json_path() == "/sensitivity/why");
+    }
+}
+
+}  // namespace eosim::scenarios
