@@ -4,6 +4,7 @@
 
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/connectors/sink_registry.h"
+#include "engine/invariant.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/protocol_points.h"
 #include "engine/runtime/task.h"
@@ -83,6 +84,8 @@ void OperatorChain::checkpoint_aborted(int64_t checkpoint_id) {
 
 void OperatorChain::restore(const std::vector<std::string>& blobs, const std::map<std::string, std::string>& shared, bool savepoint,
                             int64_t checkpoint_id) {
+    EOSIM_INVARIANT(!restored_, "an operator chain takes its restored state once");
+    restored_ = true;
     if (source_) source_->restore(blobs);
     if (KeyedStateBackend* keyed = keyed_state()) {
         const bool incremental = std::any_of(blobs.begin(), blobs.end(), [](const std::string& blob) { return is_incremental_state(blob); });

@@ -66,6 +66,7 @@ private:
     std::unique_ptr<SourceReader> source_;
     std::unique_ptr<Sink> sink_;
     std::string restored_sink_state_;
+    bool restored_ = false;
 };
 
 }  // namespace eosim::engine

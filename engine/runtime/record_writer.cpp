@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/invariant.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/task.h"
 #include "engine/state/key_groups.h"
@@ -125,15 +126,23 @@ void RecordWriter::broadcast(ChannelElement element) {
     }
 }
 
+RecordWriter::OutputChannel& RecordWriter::known(int32_t channel) {
+    EOSIM_INVARIANT(channel >= 0 && static_cast<size_t>(channel) < channels_.size(), "credit for a known output channel");
+    return channels_[static_cast<size_t>(channel)];
+}
+
 void RecordWriter::channel_opened(int32_t channel, sim::ConnectionId connection, int32_t credits) {
-    OutputChannel& out = channels_.at(static_cast<size_t>(channel));
+    OutputChannel& out = known(channel);
+    EOSIM_INVARIANT(credits > 0, "a consumer grants credits when it opens a channel");
+    EOSIM_INVARIANT(out.connection == UINT32_MAX, "an output channel is opened once");
     out.connection = connection;
     out.credits += credits;
     send_ready(out);
 }
 
 void RecordWriter::credit_returned(int32_t channel) {
-    OutputChannel& out = channels_.at(static_cast<size_t>(channel));
+    OutputChannel& out = known(channel);
+    EOSIM_INVARIANT(out.credits < task_.runtime().channel_credits, "a consumer returns no more credits than it granted");
     ++out.credits;
     send_ready(out);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/invariant.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/protocol_points.h"
 #include "engine/runtime/task.h"
@@ -65,6 +66,7 @@ void SubtaskCheckpoint::take_aligned(int64_t checkpoint_id) {
 }
 
 bool SubtaskCheckpoint::snapshot(int64_t checkpoint_id, bool unaligned) {
+    EOSIM_INVARIANT(checkpoint_id > last_barrier_forwarded_, "a task snapshots each checkpoint once, in increasing order");
     last_barrier_at_ = task_.world().now();
     OperatorSnapshot captured;
     std::string error;

@@ -218,6 +218,7 @@ void Task::connection_lost() { fail("a data channel's connection was reset"); }
 
 void Task::element_arrived(int32_t input_channel, ChannelElement element) {
     if (state_ == State::failed) return;
+    inputs_.known(input_channel);
     ChannelStateWriter& channel_state = checkpoint_.channel_state();
     if (element.type == ChannelElement::Type::records && channel_state.recording(input_channel)) {
         channel_state.add_input(input_channel, element.records);  // in flight before this channel's barrier

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/invariant.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/task.h"
 
@@ -65,8 +66,13 @@ void TaskInputs::open() {
     }
 }
 
+int32_t TaskInputs::known(int32_t channel) const {
+    EOSIM_INVARIANT(channel >= 0 && static_cast<size_t>(channel) < channels_.size(), "an input element on a known input channel");
+    return channel;
+}
+
 void TaskInputs::queue(int32_t channel, ChannelElement element) {
-    channels_.at(static_cast<size_t>(channel)).queue.push_back(std::move(element));
+    channels_[static_cast<size_t>(known(channel))].queue.push_back(std::move(element));
 }
 
 bool TaskInputs::take_next(int32_t* channel, ChannelElement* element) {
@@ -89,7 +95,7 @@ bool TaskInputs::end_of_data(int32_t channel) {
 }
 
 void TaskInputs::return_credit(int32_t channel) {
-    const InputChannel& in = channels_[static_cast<size_t>(channel)];
+    const InputChannel& in = channels_[static_cast<size_t>(known(channel))];
     const TaskKey producer{task_.key().attempt, in.producer.vertex, in.producer.subtask};
     const int32_t output_channel = in.producer.channel;
     Engine* engine = &task_.engine();
@@ -100,14 +106,14 @@ void TaskInputs::return_credit(int32_t channel) {
                                    });
 }
 
-void TaskInputs::block(int32_t channel) { channels_.at(static_cast<size_t>(channel)).blocked = true; }
+void TaskInputs::block(int32_t channel) { channels_[static_cast<size_t>(known(channel))].blocked = true; }
 
 void TaskInputs::unblock_all() {
     for (InputChannel& in : channels_) in.blocked = false;
 }
 
 void TaskInputs::hand_over_barrier(int32_t channel, const ChannelElement& element, bool overtook_queue) {
-    overtaking_channel_ = overtook_queue ? channel : -1;
+    overtaking_channel_ = overtook_queue ? known(channel) : -1;
     barriers_->barrier_received(channel, CheckpointBarrier{element.checkpoint_id, element.unaligned_barrier});
     overtaking_channel_ = -1;
 }

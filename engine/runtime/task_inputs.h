@@ -37,6 +37,8 @@ public:
     WatermarkValve* valve() { return valve_ ? &*valve_ : nullptr; }
     const WatermarkValve* valve() const { return valve_ ? &*valve_ : nullptr; }
 
+    // `channel`, checked to be one of this task's (engine/invariant.h).
+    int32_t known(int32_t channel) const;
     // Connects to every producer and grants it the channel's credits.
     void open();
     void queue(int32_t channel, ChannelElement element);
