@@ -4,8 +4,9 @@
 // snapshot was taken or arrived afterwards, until that channel's barrier. Buffers keep their
 // order and their boundaries, so a restore replays them as they were.
 //
-// The task decides what to record (engine/runtime/task.h); the writer only keeps it, says which
-// input channels are still recording, and encodes it with the operator state for storage:
+// The task's checkpoint work decides what to record (engine/runtime/subtask_checkpoint.h; its input
+// side and record writer hand the buffers over); the writer only keeps it, says which input
+// channels are still recording, and encodes it with the operator state for storage:
 //   task state blob = "TSB1" | operator state (string) | #inputs | per input: #buffers, buffers |
 //                     #outputs | per output: #buffers, buffers;   buffer = #records, (key, value)*
 // and in a job with event time (`timestamps`) "TSB2", the records as (key, value, timestamp). A job
