@@ -46,14 +46,6 @@ void OperatorChain::announce_window_firings() {
     window->set_fired_listener([this](int64_t max_timestamp) { task_.world().announce(points::kWindowFired, task_.node(), max_timestamp); });
 }
 
-void OperatorChain::process(int32_t edge, const RecordBatch& records) {
-    if (sink_) {
-        sink_->write(records);
-        return;
-    }
-    for (const Record& record : records) operator_->process(edge, record, output_);
-}
-
 bool OperatorChain::snapshot_state(int64_t checkpoint_id, SnapshotType type, OperatorSnapshot* snapshot, std::string* error) {
     if (source_) {
         snapshot->state = source_->snapshot(checkpoint_id);

@@ -43,7 +43,13 @@ public:
     const Emit& output() const { return output_; }
 
     // A buffer from the input edge `edge`: to the sink, or record by record to the operator.
-    void process(int32_t edge, const RecordBatch& records);
+    void process(int32_t edge, const RecordBatch& records) {
+        if (sink_) {
+            sink_->write(records);
+            return;
+        }
+        for (const Record& record : records) operator_->process(edge, record, output_);
+    }
     // Captures the state of `checkpoint_id` (a savepoint in the canonical form). False with
     // `error` set when the sink cannot pre-commit.
     bool snapshot_state(int64_t checkpoint_id, SnapshotType type, OperatorSnapshot* snapshot, std::string* error);

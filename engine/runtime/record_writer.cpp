@@ -31,15 +31,7 @@ const sim::EventKind& event_kind(ChannelElement::Type type) {
 }
 }  // namespace
 
-void RecordWriter::OutputChannel::seal_buffer(RecordBatchPool& pool) {
-    const size_t size = open_buffer.size();
-    queue.push_back(ChannelElement{ChannelElement::Type::records, 0, std::move(open_buffer)});
-    open_buffer = pool.take();
-    open_buffer.reserve(size);
-    ++queued_buffers;
-}
-
-RecordWriter::RecordWriter(Task& task, const Deployment& deployment) : task_(task) {
+RecordWriter::RecordWriter(Task& task, const Deployment& deployment) : task_(task), channel_credits_(task.runtime().channel_credits) {
     const TaskKey& key = task.key();
     const JobTopology& topology = task.engine().topology();
     for (const ChannelEnd& consumer : topology.output_channels(key.vertex, key.subtask)) {
@@ -142,7 +134,7 @@ void RecordWriter::channel_opened(int32_t channel, sim::ConnectionId connection,
 
 void RecordWriter::credit_returned(int32_t channel) {
     OutputChannel& out = known(channel);
-    EOSIM_INVARIANT(out.credits < task_.runtime().channel_credits, "a consumer returns no more credits than it granted");
+    EOSIM_INVARIANT(out.credits < channel_credits_, "a consumer returns no more credits than it granted");
     ++out.credits;
     send_ready(out);
 }
@@ -181,13 +173,6 @@ void RecordWriter::send_ready(OutputChannel& out) {
         out.queue.pop_front();
         if (is_barrier) task_.barrier_sent();
     }
-}
-
-bool RecordWriter::backpressured() const {
-    for (const OutputChannel& out : channels_) {
-        if (out.queued_buffers > task_.runtime().channel_credits) return true;
-    }
-    return false;
 }
 
 void RecordWriter::send_barrier_ahead(int64_t checkpoint_id, ChannelStateWriter& writer) {

@@ -44,7 +44,12 @@ public:
     // Sends what every channel can (a restored task's recovered buffers).
     void send_all();
     // More buffers queued on a channel than it has credits for: the task reads no input.
-    bool backpressured() const;
+    bool backpressured() const {
+        for (const OutputChannel& out : channels_) {
+            if (out.queued_buffers > channel_credits_) return true;
+        }
+        return false;
+    }
     // The flush timer (buffer_timeout) fired.
     void flush_timer_fired();
 
@@ -71,7 +76,13 @@ private:
 
         // Queues the open buffer for sending and opens the next one (a spare from `pool`), with room
         // for at least as many records as the last.
-        void seal_buffer(RecordBatchPool& pool);
+        void seal_buffer(RecordBatchPool& pool) {
+            const size_t size = open_buffer.size();
+            queue.push_back(ChannelElement{ChannelElement::Type::records, 0, std::move(open_buffer)});
+            open_buffer = pool.take();
+            open_buffer.reserve(size);
+            ++queued_buffers;
+        }
     };
 
     OutputChannel& known(int32_t channel);  // checked to be one of this task's (engine/invariant.h)
@@ -81,6 +92,7 @@ private:
     void send_ready(OutputChannel& channel);
 
     Task& task_;
+    int32_t channel_credits_;  // what a consumer grants
     std::vector<OutputChannel> channels_;
     std::vector<OutputGroup> groups_;
     std::vector<uint32_t> rebalance_next_;  // per output group

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "engine/invariant.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/task.h"
 
@@ -64,29 +63,6 @@ void TaskInputs::open() {
                          }
                      });
     }
-}
-
-int32_t TaskInputs::known(int32_t channel) const {
-    EOSIM_INVARIANT(channel >= 0 && static_cast<size_t>(channel) < channels_.size(), "an input element on a known input channel");
-    return channel;
-}
-
-void TaskInputs::queue(int32_t channel, ChannelElement element) {
-    channels_[static_cast<size_t>(known(channel))].queue.push_back(std::move(element));
-}
-
-bool TaskInputs::take_next(int32_t* channel, ChannelElement* element) {
-    for (size_t n = 0; n < channels_.size(); ++n) {
-        const size_t index = (next_ + n) % channels_.size();
-        InputChannel& in = channels_[index];
-        if (in.blocked || in.queue.empty()) continue;
-        next_ = (index + 1) % channels_.size();
-        *channel = static_cast<int32_t>(index);
-        *element = std::move(in.queue.front());
-        in.queue.pop_front();
-        return true;
-    }
-    return false;
 }
 
 bool TaskInputs::end_of_data(int32_t channel) {

@@ -12,6 +12,7 @@
 
 #include "engine/checkpointing/barrier_handler.h"
 #include "engine/checkpointing/channel_state_writer.h"
+#include "engine/invariant.h"
 #include "engine/runtime/channel_element.h"
 #include "engine/runtime/job_topology.h"
 #include "engine/runtime/run_observer.h"
@@ -38,12 +39,29 @@ public:
     const WatermarkValve* valve() const { return valve_ ? &*valve_ : nullptr; }
 
     // `channel`, checked to be one of this task's (engine/invariant.h).
-    int32_t known(int32_t channel) const;
+    int32_t known(int32_t channel) const {
+        EOSIM_INVARIANT(channel >= 0 && static_cast<size_t>(channel) < channels_.size(), "an input element on a known input channel");
+        return channel;
+    }
     // Connects to every producer and grants it the channel's credits.
     void open();
-    void queue(int32_t channel, ChannelElement element);
+    void queue(int32_t channel, ChannelElement element) {
+        channels_[static_cast<size_t>(known(channel))].queue.push_back(std::move(element));
+    }
     // The next element of the next unblocked channel with one, round-robin; false when none.
-    bool take_next(int32_t* channel, ChannelElement* element);
+    bool take_next(int32_t* channel, ChannelElement* element) {
+        for (size_t n = 0; n < channels_.size(); ++n) {
+            const size_t index = (next_ + n) % channels_.size();
+            InputChannel& in = channels_[index];
+            if (in.blocked || in.queue.empty()) continue;
+            next_ = (index + 1) % channels_.size();
+            *channel = static_cast<int32_t>(index);
+            *element = std::move(in.queue.front());
+            in.queue.pop_front();
+            return true;
+        }
+        return false;
+    }
     // End of data on `channel`; true when every channel has ended.
     bool end_of_data(int32_t channel);
     // A buffer of `channel` was processed: its credit goes back to the producer.
