@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "engine/invariant.h"
 #include "engine/state/blob_codec.h"
 
 namespace eosim::engine {
@@ -76,7 +77,18 @@ TaskStateBlob decode_task_state(const std::string& blob) {
     return decoded;
 }
 
+size_t ChannelStateWriter::index(int32_t channel, size_t channels) {
+    EOSIM_INVARIANT(channel >= 0 && static_cast<size_t>(channel) < channels, "channel state of a channel the checkpoint has");
+    return static_cast<size_t>(channel);
+}
+
+void ChannelStateWriter::check_active() const {
+    EOSIM_INVARIANT(active(), "channel-state writer not used after its hand-over (or before its start)");
+}
+
 void ChannelStateWriter::start(int64_t checkpoint_id, size_t inputs, size_t outputs) {
+    EOSIM_INVARIANT(checkpoint_id > 0, "channel state of a real checkpoint id");
+    EOSIM_INVARIANT(!active(), "channel-state writer started while another checkpoint's recording is active");
     checkpoint_id_ = checkpoint_id;
     recording_.assign(inputs, false);
     state_ = ChannelState{};
@@ -84,15 +96,25 @@ void ChannelStateWriter::start(int64_t checkpoint_id, size_t inputs, size_t outp
     state_.outputs.resize(outputs);
 }
 
+void ChannelStateWriter::set_recording(int32_t input, bool on) {
+    check_active();
+    recording_[index(input, recording_.size())] = on;
+}
+
 void ChannelStateWriter::add_input(int32_t input, const RecordBatch& buffer) {
-    if (!buffer.empty()) state_.inputs[static_cast<size_t>(input)].push_back(buffer);
+    check_active();
+    const size_t channel = index(input, state_.inputs.size());
+    if (!buffer.empty()) state_.inputs[channel].push_back(buffer);
 }
 
 void ChannelStateWriter::add_output(int32_t output, const RecordBatch& buffer) {
-    if (!buffer.empty()) state_.outputs[static_cast<size_t>(output)].push_back(buffer);
+    check_active();
+    const size_t channel = index(output, state_.outputs.size());
+    if (!buffer.empty()) state_.outputs[channel].push_back(buffer);
 }
 
 ChannelState ChannelStateWriter::take() {
+    check_active();
     ChannelState taken = std::move(state_);
     discard();
     return taken;

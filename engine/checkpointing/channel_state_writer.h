@@ -4,8 +4,9 @@
 // snapshot was taken or arrived afterwards, until that channel's barrier. Buffers keep their
 // order and their boundaries, so a restore replays them as they were.
 //
-// The task decides what to record (engine/runtime/task.h); the writer only keeps it, says which
-// input channels are still recording, and encodes it with the operator state for storage:
+// The task's checkpoint work decides what to record (engine/runtime/subtask_checkpoint.h; its input
+// side and record writer hand the buffers over); the writer only keeps it, says which input
+// channels are still recording, and encodes it with the operator state for storage:
 //   task state blob = "TSB1" | operator state (string) | #inputs | per input: #buffers, buffers |
 //                     #outputs | per output: #buffers, buffers;   buffer = #records, (key, value)*
 // and in a job with event time (`timestamps`) "TSB2", the records as (key, value, timestamp). A job
@@ -42,8 +43,10 @@ public:
     void start(int64_t checkpoint_id, size_t inputs, size_t outputs);
     bool active() const { return checkpoint_id_ != 0; }
     int64_t checkpoint_id() const { return checkpoint_id_; }
-    bool recording(int32_t input) const { return active() && recording_[static_cast<size_t>(input)]; }
-    void set_recording(int32_t input, bool on) { recording_[static_cast<size_t>(input)] = on; }
+    bool recording(int32_t input) const { return active() && recording_[index(input, recording_.size())]; }
+    // Invariants (engine/invariant.h): these, add_* and take only between start and the hand-over
+    // (take) or discard, and only for the channels given to start.
+    void set_recording(int32_t input, bool on);
     void add_input(int32_t input, const RecordBatch& buffer);
     void add_output(int32_t output, const RecordBatch& buffer);
     // Ends the checkpoint's recording and hands its channel state over.
@@ -51,6 +54,9 @@ public:
     void discard();
 
 private:
+    static size_t index(int32_t channel, size_t channels);  // `channel` as an index, checked
+    void check_active() const;
+
     int64_t checkpoint_id_ = 0;
     std::vector<bool> recording_;
     ChannelState state_;

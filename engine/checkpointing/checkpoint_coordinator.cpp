@@ -1,39 +1,33 @@
 #include "engine/checkpointing/checkpoint_coordinator.h"
 
 #include <algorithm>
+
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
-#include "engine/runtime/control_messages.h"
-#include "engine/runtime/engine.h"
-#include "engine/runtime/job_manager.h"
-#include "engine/runtime/leader_election.h"
 #include "engine/runtime/protocol_points.h"
-#include "engine/runtime/task_manager.h"
 
 namespace eosim::engine {
 
 namespace {
 constexpr sim::EventKind kPeriodicTrigger{"coordinator.periodic_trigger"};
 constexpr sim::EventKind kTimeout{"coordinator.timeout"};
-constexpr sim::EventKind kDiscardRetry{"coordinator.discard_retry"};
-constexpr int32_t kDiscardTries = 10;  // a failed delete is tried again, a heartbeat interval apart
 
 // A callback that runs `f(coordinator, args...)` on the coordinator of JobManager process
 // `instance` on `node`, if it is still there (a callback of a crashed incarnation never runs: the
 // simulator drops it; an HA JobManager that lost leadership is replaced by a new process).
 template <typename F>
-auto on_coordinator(Engine* engine, sim::NodeId node, uint64_t instance, F f) {
-    return [engine, node, instance, f = std::move(f)](auto&&... args) {
-        if (JobManager* jm = engine->job_manager_on(node, instance)) f(jm->coordinator(), args...);
+auto on_coordinator(ExecutionGateway* gateway, sim::NodeId node, uint64_t instance, F f) {
+    return [gateway, node, instance, f = std::move(f)](auto&&... args) {
+        if (CheckpointCoordinator* coordinator = gateway->coordinator_on(node, instance)) f(*coordinator, args...);
     };
 }
 }  // namespace
 
-CheckpointCoordinator::CheckpointCoordinator(Engine& engine, sim::NodeId node, uint64_t instance, FailJob fail_job,
+CheckpointCoordinator::CheckpointCoordinator(ExecutionGateway& gateway, sim::NodeId node, uint64_t instance, FailJob fail_job,
                                              Settled settled)
-    : engine_(engine), node_(node), instance_(instance), fail_job_(std::move(fail_job)), settled_(std::move(settled)),
-      config_(engine.job().checkpointing),
-      prng_(engine.world().prng("checkpoint-coordinator/" + std::to_string(engine.world().nodes().incarnation(node)))),
+    : gateway_(gateway), node_(node), instance_(instance), cleaner_(gateway, node, instance), fail_job_(std::move(fail_job)), settled_(std::move(settled)),
+      config_(gateway.job().checkpointing),
+      prng_(gateway.world().prng("checkpoint-coordinator/" + std::to_string(gateway.world().nodes().incarnation(node)))),
       decider_(config_.max_concurrent, config_.min_pause), failures_(config_.tolerable_failures) {}
 
 // ---- lifecycle ----------------------------------------------------------------------------------
@@ -80,12 +74,12 @@ void CheckpointCoordinator::restore_completed(int64_t highest_id, std::vector<Co
     for (const std::string& key : older_shared) {
         if (!shared_registry_.contains(key)) unreferenced.push_back(key);
     }
-    discard_shared(unreferenced);
+    cleaner_.discard_shared(unreferenced);
 }
 
-void CheckpointCoordinator::use_high_availability(LeaderElection& election) {
-    store_.emplace(election, engine_.world().storage(), node_);
-    counter_.emplace(election, node_);
+void CheckpointCoordinator::use_high_availability(const LeaderSession& session) {
+    store_.emplace(session, gateway_.world().storage(), node_);
+    counter_.emplace(session, node_);
 }
 
 void CheckpointCoordinator::stop(CheckpointFailureReason reason, const std::string& detail) {
@@ -93,7 +87,7 @@ void CheckpointCoordinator::stop(CheckpointFailureReason reason, const std::stri
     triggering_ = false;  // an id being made durable is simply skipped
     savepoints_requested_.clear();
     ++generation_;
-    engine_.world().scheduler().cancel(periodic_timer_);
+    gateway_.world().scheduler().cancel(periodic_timer_);
     decider_.clear();
     // Pending checkpoints are counted and observed as aborted, like every other abort, and the
     // tasks are told (Flink's abortPendingCheckpoints); checkpoint.aborted is not announced: the
@@ -101,7 +95,7 @@ void CheckpointCoordinator::stop(CheckpointFailureReason reason, const std::stri
     std::map<int64_t, Pending> stopped = std::move(pending_);
     pending_.clear();
     for (auto& [id, pending] : stopped) {
-        engine_.world().scheduler().cancel(pending.timeout);
+        gateway_.world().scheduler().cancel(pending.timeout);
         if (pending.writing_metadata) {
             settling_.emplace(id, std::move(pending.result));  // its metadata write decides
             continue;
@@ -117,11 +111,11 @@ void CheckpointCoordinator::stop(CheckpointFailureReason reason, const std::stri
 sim::Duration CheckpointCoordinator::interval() const { return std::max(config_.interval, config_.min_pause); }
 
 void CheckpointCoordinator::schedule_periodic(sim::Duration delay) {
-    engine_.world().scheduler().cancel(periodic_timer_);
+    gateway_.world().scheduler().cancel(periodic_timer_);
     const uint64_t generation = generation_;
-    periodic_timer_ = engine_.world().scheduler().schedule(
+    periodic_timer_ = gateway_.world().scheduler().schedule(
         delay, node_, kPeriodicTrigger, static_cast<uint64_t>(attempt_),
-        on_coordinator(&engine_, node_, instance_, [generation](CheckpointCoordinator& c) {
+        on_coordinator(&gateway_, node_, instance_, [generation](CheckpointCoordinator& c) {
             if (c.generation_ == generation) c.periodic_fired();
         }));
 }
@@ -151,7 +145,7 @@ void CheckpointCoordinator::run_queued() {
 }
 
 CheckpointRequestDecider::Situation CheckpointCoordinator::situation() const {
-    return {triggering_, static_cast<int32_t>(pending_.size()), engine_.world().now(), last_completion_};
+    return {triggering_, static_cast<int32_t>(pending_.size()), gateway_.world().now(), last_completion_};
 }
 
 void CheckpointCoordinator::apply(const CheckpointRequestDecider::Decision& decision) {
@@ -167,7 +161,7 @@ void CheckpointCoordinator::reserve_id(const CheckpointRequest& request) {
     triggering_ = true;
     if (counter_) {  // HA: the counter in the coordination service hands the id out
         const uint64_t generation = generation_;
-        counter_->increment(on_coordinator(&engine_, node_, instance_, [generation, request](CheckpointCoordinator& c, bool ok, int64_t id) {
+        counter_->increment(on_coordinator(&gateway_, node_, instance_, [generation, request](CheckpointCoordinator& c, bool ok, int64_t id) {
             if (c.generation_ != generation) return;
             if (ok) c.last_id_ = std::max(c.last_id_, id);
             c.id_reserved(ok ? id : c.last_id_ + 1, "", ok, request);
@@ -175,10 +169,10 @@ void CheckpointCoordinator::reserve_id(const CheckpointRequest& request) {
         return;
     }
     const int64_t id = ++last_id_;
-    const std::string key = checkpoint_id_counter_key(engine_.job(), id);
+    const std::string key = checkpoint_id_counter_key(gateway_.job(), id);
     const uint64_t generation = generation_;
-    engine_.world().storage().put(node_, key, std::to_string(id),
-                                  on_coordinator(&engine_, node_, instance_, [generation, id, key, request](CheckpointCoordinator& c, sim::StorageStatus status) {
+    gateway_.world().storage().put(node_, key, std::to_string(id),
+                                  on_coordinator(&gateway_, node_, instance_, [generation, id, key, request](CheckpointCoordinator& c, sim::StorageStatus status) {
                                       if (c.generation_ == generation) c.id_reserved(id, key, status == sim::StorageStatus::ok, request);
                                   }));
 }
@@ -186,14 +180,14 @@ void CheckpointCoordinator::reserve_id(const CheckpointRequest& request) {
 void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_key, bool ok, const CheckpointRequest& request) {
     triggering_ = false;
     if (ok) {
-        if (!counter_key_.empty()) engine_.world().storage().remove(node_, counter_key_, [](sim::StorageStatus) {});
+        if (!counter_key_.empty()) gateway_.world().storage().remove(node_, counter_key_, [](sim::StorageStatus) {});
         if (!counter_key.empty()) counter_key_ = counter_key;
         trigger(id, request.snapshot, request.user_request);
     } else {
         // Flink's trigger fails with the storage's IOException (IO_EXCEPTION, counted) and reports
         // a failed checkpoint; the id is not used again (nothing refers to it).
         const std::string detail = "the checkpoint id could not be made durable; nothing was triggered";
-        ++engine_.stats().checkpoint_trigger_failures;
+        ++gateway_.stats().checkpoint_trigger_failures;
         report_aborted(id, CheckpointFailureReason::io_exception, detail);
         if (request.snapshot.is_savepoint()) {
             savepoints_requested_.erase(request.user_request);  // tried again below
@@ -207,7 +201,7 @@ void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_k
 }
 
 void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t user_request) {
-    ++engine_.stats().checkpoints_triggered;
+    ++gateway_.stats().checkpoints_triggered;
     Pending& pending = pending_[id];
     pending.id = id;
     pending.result.id = id;
@@ -216,24 +210,23 @@ void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t u
     pending.user_request = user_request;
     if (snapshot.terminates()) {
         stopping_ = true;  // Flink stops the checkpoint scheduler for a stop-with-savepoint
-        engine_.world().scheduler().cancel(periodic_timer_);
+        gateway_.world().scheduler().cancel(periodic_timer_);
     }
     for (int32_t v = 0; v < static_cast<int32_t>(placement_.size()); ++v) {
         for (int32_t s = 0; s < static_cast<int32_t>(placement_[static_cast<size_t>(v)].size()); ++s) pending.awaiting.insert({v, s});
     }
     const uint64_t generation = generation_;
-    pending.timeout = engine_.world().scheduler().schedule(
-        config_.timeout, node_, kTimeout, static_cast<uint64_t>(id), on_coordinator(&engine_, node_, instance_, [generation, id](CheckpointCoordinator& c) {
+    pending.timeout = gateway_.world().scheduler().schedule(
+        config_.timeout, node_, kTimeout, static_cast<uint64_t>(id), on_coordinator(&gateway_, node_, instance_, [generation, id](CheckpointCoordinator& c) {
             if (c.generation_ == generation && c.pending_.contains(id)) {
                 c.abort(id, CheckpointFailureReason::checkpoint_expired, "checkpoint expired before completing");
             }
         }));
-    engine_.observer().checkpoint_triggered(engine_.world().now(), id);
-    engine_.world().announce(snapshot.terminates() ? points::kStopWithSavepointTriggered : points::kCheckpointTriggered, node_, id);
+    gateway_.observer().checkpoint_triggered(gateway_.world().now(), id);
+    gateway_.world().announce(snapshot.terminates() ? points::kStopWithSavepointTriggered : points::kCheckpointTriggered, node_, id);
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(true)) {
-        engine_.send_to_task_manager(node_, tm, messages::kTriggerCheckpoint, static_cast<uint64_t>(id),
-                                     [attempt, id, snapshot](TaskManager& t) { t.trigger_checkpoint(attempt, id, snapshot); });
+        gateway_.trigger_checkpoint(node_, tm, attempt, id, snapshot);
     }
 }
 
@@ -248,25 +241,21 @@ void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_
         for (const std::string& key : shared.uploaded) {
             if (!shared_registry_.contains(key)) orphans.push_back(key);
         }
-        discard_shared(orphans);
+        cleaner_.discard_shared(orphans);
     };
     if (it == pending_.end() || !it->second.awaiting.contains({task.vertex, task.subtask})) {
         // Late (aborted, unknown, an older attempt's) or repeated: Flink discards such state.
-        if (!referenced(handle)) {
-            engine_.stats().checkpoint_files_discarded += 1;
-            engine_.stats().checkpoint_bytes_discarded += state_bytes;
-            discard_file(handle, kDiscardTries);
-        }
+        if (!referenced(handle)) cleaner_.discard_state(handle, state_bytes);
         discard_uploads();
         return;
     }
     for (const std::string& key : shared.keys) {
         if (std::binary_search(shared.uploaded.begin(), shared.uploaded.end(), key) || shared_registry_.contains(key)) continue;
         // Refers to a file already discarded: this checkpoint must not complete.
-        if (!referenced(handle)) discard_file(handle, kDiscardTries);
+        if (!referenced(handle)) cleaner_.discard_file(handle);
         discard_uploads();
         abort(checkpoint_id, CheckpointFailureReason::checkpoint_declined,
-              "declined by " + engine_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" + std::to_string(task.subtask) +
+              "declined by " + gateway_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" + std::to_string(task.subtask) +
                   ": its state refers to shared state already discarded (" + key + ")");
         return;
     }
@@ -278,7 +267,7 @@ void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_
         pending.result.shared[{task.vertex, task.subtask}] = shared.keys;
         pending.result.shared_bytes_uploaded += shared.bytes_uploaded;
         pending.result.shared_bytes_referenced += shared.bytes_referenced;
-        engine_.world().announce(points::kSharedStateRegistered, node_, checkpoint_id);
+        gateway_.world().announce(points::kSharedStateRegistered, node_, checkpoint_id);
     }
     pending.result.state_bytes += state_bytes;
     for (const auto& [where, offset] : offsets) pending.result.offsets[where] = offset;
@@ -288,19 +277,19 @@ void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_
 void CheckpointCoordinator::write_metadata(Pending& pending) {
     pending.writing_metadata = true;
     // Fully acknowledged: from here the metadata write alone decides, not the timeout.
-    engine_.world().scheduler().cancel(pending.timeout);
+    gateway_.world().scheduler().cancel(pending.timeout);
     const int64_t id = pending.id;
-    engine_.world().announce(points::kCheckpointAcknowledged, node_, id);
+    gateway_.world().announce(points::kCheckpointAcknowledged, node_, id);
     const uint64_t generation = generation_;
     if (pending.snapshot.is_savepoint()) {
         write_savepoint_metadata(pending);
         return;
     }
-    pending.result.metadata_key = metadata_key(engine_.job(), id);
+    pending.result.metadata_key = metadata_key(gateway_.job(), id);
     std::string metadata = serialize_checkpoint_metadata(pending.result, older_retained_shared());
     pending.result.metadata_bytes = static_cast<int64_t>(metadata.size());
-    engine_.world().storage().put(node_, pending.result.metadata_key, std::move(metadata),
-                                  on_coordinator(&engine_, node_, instance_, [generation, id](CheckpointCoordinator& c, sim::StorageStatus status) {
+    gateway_.world().storage().put(node_, pending.result.metadata_key, std::move(metadata),
+                                  on_coordinator(&gateway_, node_, instance_, [generation, id](CheckpointCoordinator& c, sim::StorageStatus status) {
                                       c.metadata_written(generation, id, status == sim::StorageStatus::ok);
                                   }));
 }
@@ -311,23 +300,23 @@ void CheckpointCoordinator::write_savepoint_metadata(Pending& pending) {
     const int64_t id = pending.id;
     const uint64_t generation = generation_;
     const bool terminates = pending.snapshot.terminates();
-    std::string metadata = serialize_savepoint_metadata(engine_.job(), pending.result);
-    pending.result.metadata_key = terminates ? metadata_key(engine_.job(), id) : savepoint_metadata_key(engine_.job(), id);
+    std::string metadata = serialize_savepoint_metadata(gateway_.job(), pending.result);
+    pending.result.metadata_key = terminates ? metadata_key(gateway_.job(), id) : savepoint_metadata_key(gateway_.job(), id);
     std::string pointer = terminates ? serialize_checkpoint_metadata(pending.result) : std::string();
     pending.result.metadata_bytes = static_cast<int64_t>(metadata.size() + pointer.size());
-    Engine* engine = &engine_;
+    ExecutionGateway* gateway = &gateway_;
     const sim::NodeId node = node_;
     const std::string pointer_key = pending.result.metadata_key;
-    engine_.world().storage().put(
-        node_, savepoint_metadata_key(engine_.job(), id), std::move(metadata),
-        on_coordinator(&engine_, node_, instance_, [engine, node, instance = instance_, generation, id, terminates, pointer_key, pointer = std::move(pointer)](
+    gateway_.world().storage().put(
+        node_, savepoint_metadata_key(gateway_.job(), id), std::move(metadata),
+        on_coordinator(&gateway_, node_, instance_, [gateway, node, instance = instance_, generation, id, terminates, pointer_key, pointer = std::move(pointer)](
                                      CheckpointCoordinator& c, sim::StorageStatus status) {
             if (status != sim::StorageStatus::ok || !terminates) {
                 c.metadata_written(generation, id, status == sim::StorageStatus::ok);
                 return;
             }
-            engine->world().storage().put(node, pointer_key, pointer,
-                                          on_coordinator(engine, node, instance, [generation, id](CheckpointCoordinator& c2, sim::StorageStatus second) {
+            gateway->world().storage().put(node, pointer_key, pointer,
+                                          on_coordinator(gateway, node, instance, [generation, id](CheckpointCoordinator& c2, sim::StorageStatus second) {
                                               c2.metadata_written(generation, id, second == sim::StorageStatus::ok);
                                           }));
         }));
@@ -351,10 +340,10 @@ const CompletedCheckpoint* CheckpointCoordinator::finalising(int64_t checkpoint_
 // Flink's protocol: the pointer is in the store before the checkpoint counts as complete and before
 // any task is notified. Fenced: a deposed leader's add is refused.
 void CheckpointCoordinator::add_to_store(uint64_t generation, int64_t checkpoint_id) {
-    engine_.world().announce(points::kCheckpointMetadataWritten, node_, checkpoint_id);
+    gateway_.world().announce(points::kCheckpointMetadataWritten, node_, checkpoint_id);
     const CompletedCheckpoint* checkpoint = finalising(checkpoint_id);
     if (checkpoint == nullptr) return;  // a crash at the point above
-    store_->add(*checkpoint, on_coordinator(&engine_, node_, instance_,
+    store_->add(*checkpoint, on_coordinator(&gateway_, node_, instance_,
                                             [generation, checkpoint_id](CheckpointCoordinator& c, sim::external::CoordinationStatus status) {
                                                 const bool unknown = status == sim::external::CoordinationStatus::connection_loss;
                                                 if (unknown) {
@@ -362,17 +351,15 @@ void CheckpointCoordinator::add_to_store(uint64_t generation, int64_t checkpoint
                                                     // is safe (an abort restores an older checkpoint and aborts this
                                                     // one's transactions, which a later leader may restore from the
                                                     // store). Give leadership up; the next leader reads the store.
-                                                    JobManager* jm = c.engine_.job_manager_on(c.node_, c.instance_);
-                                                    if (jm != nullptr && jm->election() != nullptr) {
-                                                        jm->election()->resign("checkpoint " + std::to_string(checkpoint_id) +
-                                                                               ": store write outcome unknown");
+                                                    if (c.gateway_.resign_leadership(c.node_, c.instance_, "checkpoint " + std::to_string(checkpoint_id) +
+                                                                                                               ": store write outcome unknown")) {
                                                         return;
                                                     }
                                                 }
                                                 if (status == sim::external::CoordinationStatus::ok) {
-                                                    ++c.engine_.stats().checkpoints_stored;
+                                                    ++c.gateway_.stats().checkpoints_stored;
                                                 } else if (!unknown) {
-                                                    ++c.engine_.stats().checkpoint_store_refusals;
+                                                    ++c.gateway_.stats().checkpoint_store_refusals;
                                                 }
                                                 c.finalised(generation, checkpoint_id, status == sim::external::CoordinationStatus::ok, unknown);
                                             }));
@@ -420,16 +407,16 @@ void CheckpointCoordinator::finalised(uint64_t generation, int64_t checkpoint_id
 
 void CheckpointCoordinator::complete(int64_t checkpoint_id) {
     auto it = pending_.find(checkpoint_id);
-    engine_.world().scheduler().cancel(it->second.timeout);
+    gateway_.world().scheduler().cancel(it->second.timeout);
     CompletedCheckpoint checkpoint = std::move(it->second.result);
     const SnapshotType snapshot = it->second.snapshot;
     const int32_t user_request = it->second.user_request;
     pending_.erase(it);
     if (snapshot.is_savepoint()) {
-        engine_.savepoint_completed(user_request, checkpoint);
-        ++engine_.stats().savepoints_completed;
-        engine_.world().announce(points::kSavepointCompleted, node_, checkpoint_id);
-        if (!engine_.world().nodes().is_up(node_)) return;
+        gateway_.savepoint_completed(user_request, checkpoint);
+        ++gateway_.stats().savepoints_completed;
+        gateway_.world().announce(points::kSavepointCompleted, node_, checkpoint_id);
+        if (!gateway_.world().nodes().is_up(node_)) return;
     }
     if (snapshot.is_savepoint() && !snapshot.terminates()) {
         finish_savepoint(std::move(checkpoint), user_request);
@@ -456,23 +443,22 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
         completed_.pop_front();
     }
     failures_.success(checkpoint_id);
-    engine_.stats().shared_bytes_uploaded += completed_.back().shared_bytes_uploaded;
-    engine_.stats().shared_bytes_referenced += completed_.back().shared_bytes_referenced;
-    last_completion_ = engine_.world().now();
-    ++engine_.stats().checkpoints_completed;
-    engine_.observer().checkpoint_completed(engine_.world().now(), checkpoint_id, completed_.back().offsets);
-    engine_.world().announce(points::kCheckpointCompleted, node_, checkpoint_id);
+    gateway_.stats().shared_bytes_uploaded += completed_.back().shared_bytes_uploaded;
+    gateway_.stats().shared_bytes_referenced += completed_.back().shared_bytes_referenced;
+    last_completion_ = gateway_.world().now();
+    ++gateway_.stats().checkpoints_completed;
+    gateway_.observer().checkpoint_completed(gateway_.world().now(), checkpoint_id, completed_.back().offsets);
+    gateway_.world().announce(points::kCheckpointCompleted, node_, checkpoint_id);
     if (!notify) return;
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(false)) {
-        engine_.send_to_task_manager(node_, tm, messages::kNotifyComplete, static_cast<uint64_t>(checkpoint_id),
-                                     [attempt, checkpoint_id](TaskManager& t) { t.checkpoint_complete(attempt, checkpoint_id); });
+        gateway_.notify_checkpoint_complete(node_, tm, attempt, checkpoint_id);
     }
 }
 
 void CheckpointCoordinator::finish_savepoint(CompletedCheckpoint savepoint, int32_t /*user_request*/) {
     failures_.success(savepoint.id);
-    engine_.observer().checkpoint_completed(engine_.world().now(), savepoint.id, savepoint.offsets);
+    gateway_.observer().checkpoint_completed(gateway_.world().now(), savepoint.id, savepoint.offsets);
 }
 
 void CheckpointCoordinator::savepoint_failed(const Pending& pending, const std::string& detail) {
@@ -491,7 +477,7 @@ void CheckpointCoordinator::decline(const TaskKey& task, int64_t checkpoint_id, 
                                     const std::string& detail) {
     if (!running_ || task.attempt != attempt_) return;
     abort(checkpoint_id, reason,
-          "declined by " + engine_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" + std::to_string(task.subtask) + ": " + detail);
+          "declined by " + gateway_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" + std::to_string(task.subtask) + ": " + detail);
 }
 
 void CheckpointCoordinator::abort(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
@@ -509,7 +495,7 @@ void CheckpointCoordinator::abort(int64_t checkpoint_id, CheckpointFailureReason
 
 void CheckpointCoordinator::abort_pending(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
     auto it = pending_.find(checkpoint_id);
-    engine_.world().scheduler().cancel(it->second.timeout);
+    gateway_.world().scheduler().cancel(it->second.timeout);
     CompletedCheckpoint partial = std::move(it->second.result);
     const bool writing_metadata = it->second.writing_metadata;
     pending_.erase(it);
@@ -521,21 +507,20 @@ void CheckpointCoordinator::abort_pending(int64_t checkpoint_id, CheckpointFailu
         discard(partial);
     }
     report_aborted(checkpoint_id, reason, detail);
-    engine_.world().announce(points::kCheckpointAborted, node_, checkpoint_id);
+    gateway_.world().announce(points::kCheckpointAborted, node_, checkpoint_id);
     notify_aborted(checkpoint_id);
 }
 
 void CheckpointCoordinator::report_aborted(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
-    ++engine_.stats().checkpoints_aborted;
-    ++engine_.stats().checkpoints_aborted_by_reason[reason];
-    engine_.observer().checkpoint_aborted(engine_.world().now(), checkpoint_id, reason, detail);
+    ++gateway_.stats().checkpoints_aborted;
+    ++gateway_.stats().checkpoints_aborted_by_reason[reason];
+    gateway_.observer().checkpoint_aborted(gateway_.world().now(), checkpoint_id, reason, detail);
 }
 
 void CheckpointCoordinator::notify_aborted(int64_t checkpoint_id) {
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(false)) {
-        engine_.send_to_task_manager(node_, tm, messages::kNotifyAborted, static_cast<uint64_t>(checkpoint_id),
-                                     [attempt, checkpoint_id](TaskManager& t) { t.checkpoint_aborted(attempt, checkpoint_id); });
+        gateway_.notify_checkpoint_aborted(node_, tm, attempt, checkpoint_id);
     }
 }
 
@@ -547,30 +532,9 @@ void CheckpointCoordinator::count_failure(int64_t checkpoint_id, CheckpointFailu
 
 // ---- storage ------------------------------------------------------------------------------------
 
-// Deletes every file of `checkpoint` (its metadata, if any, last), asynchronously.
 void CheckpointCoordinator::discard(const CompletedCheckpoint& checkpoint, bool completed) {
-    int64_t files = 0;
-    for (const auto& [where, handle] : checkpoint.handles) {
-        if (completed && checkpoint.savepoint) continue;  // a completed savepoint's files are the user's
-
-        discard_file(handle, kDiscardTries);
-        ++files;
-    }
-    if (!checkpoint.metadata_key.empty()) {
-        discard_file(checkpoint.metadata_key, kDiscardTries);
-        ++files;
-    }
-    engine_.stats().checkpoint_files_discarded += files;
-    engine_.stats().checkpoint_bytes_discarded += checkpoint.state_bytes + checkpoint.metadata_bytes;
-    discard_shared(shared_registry_.release_checkpoint(checkpoint));
-}
-
-void CheckpointCoordinator::discard_shared(const std::vector<std::string>& keys) {
-    if (keys.empty()) return;
-    engine_.world().announce(points::kSharedStateDiscarded, node_, static_cast<int64_t>(keys.size()));
-    if (!engine_.world().nodes().is_up(node_)) return;  // crashed at the point: the files stay (orphans)
-    for (const std::string& key : keys) discard_file(key, kDiscardTries);
-    engine_.stats().shared_files_discarded += static_cast<int64_t>(keys.size());
+    cleaner_.discard_files(checkpoint, completed);
+    cleaner_.discard_shared(shared_registry_.release_checkpoint(checkpoint));
 }
 
 std::vector<std::string> CheckpointCoordinator::older_retained_shared() const {
@@ -591,25 +555,13 @@ void CheckpointCoordinator::discard_completed(const CompletedCheckpoint& checkpo
         discard(checkpoint, true);
         return;
     }
-    store_->remove(checkpoint.id, on_coordinator(&engine_, node_, instance_,
+    store_->remove(checkpoint.id, on_coordinator(&gateway_, node_, instance_,
                                                  [checkpoint](CheckpointCoordinator& c, sim::external::CoordinationStatus status) {
                                                      if (status == sim::external::CoordinationStatus::ok ||
                                                          status == sim::external::CoordinationStatus::no_node) {
                                                          c.discard(checkpoint, true);
                                                      }
                                                  }));
-}
-
-void CheckpointCoordinator::discard_file(const std::string& key, int32_t tries_left) {
-    Engine* engine = &engine_;
-    engine_.world().storage().remove(node_, key, [engine, node = node_, instance = instance_, key, tries_left](sim::StorageStatus status) {
-        JobManager* jm = engine->job_manager_on(node, instance);
-        if (status != sim::StorageStatus::failed || tries_left <= 1 || jm == nullptr) return;
-        engine->world().scheduler().schedule(engine->job().runtime.heartbeat_interval, jm->node(), kDiscardRetry, 0,
-                                             on_coordinator(engine, node, instance, [key, tries_left](CheckpointCoordinator& c) {
-                                                 c.discard_file(key, tries_left - 1);
-                                             }));
-    });
 }
 
 // Whether a checkpoint this coordinator still keeps refers to `key` (a repeated acknowledgement
@@ -627,7 +579,7 @@ bool CheckpointCoordinator::referenced(const std::string& key) const {
 std::set<sim::NodeId> CheckpointCoordinator::nodes_running(bool sources_only) const {
     std::set<sim::NodeId> nodes;
     for (size_t v = 0; v < placement_.size(); ++v) {
-        if (sources_only && !is_source_kind(engine_.job().vertices[v].kind)) continue;
+        if (sources_only && !is_source_kind(gateway_.job().vertices[v].kind)) continue;
         nodes.insert(placement_[v].begin(), placement_[v].end());
     }
     return nodes;

@@ -72,6 +72,9 @@
 #include "engine/checkpointing/checkpoint_failure_reason.h"
 #include "engine/checkpointing/checkpoint_request_decider.h"
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/checkpointing/checkpoints_cleaner.h"
+#include "engine/checkpointing/execution_gateway.h"
+#include "engine/checkpointing/leader_session.h"
 #include "engine/checkpointing/shared_state_registry.h"
 #include "engine/runtime/deployment.h"
 #include "engine/runtime/job_spec.h"
@@ -80,15 +83,14 @@
 
 namespace eosim::engine {
 
-class Engine;
-
 class CheckpointCoordinator {
 public:
     using FailJob = std::function<void(const std::string& reason)>;
     using Settled = std::function<void()>;
 
     // `settled` runs when the last checkpoint that was settling at a stop() is decided.
-    CheckpointCoordinator(Engine& engine, sim::NodeId node, uint64_t instance, FailJob fail_job, Settled settled);
+    // Reaches the job through `gateway`; `instance` numbers its JobManager process on `node`.
+    CheckpointCoordinator(ExecutionGateway& gateway, sim::NodeId node, uint64_t instance, FailJob fail_job, Settled settled);
 
     // Starts periodic checkpoints for a running attempt deployed at `placement`.
     void start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement);
@@ -103,8 +105,8 @@ public:
     // the last one restorable. (A state backend that shares files between checkpoints rebuilds its
     // registry from this list.)
     void restore_completed(int64_t highest_id, std::vector<CompletedCheckpoint> retained);
-    // HA: the counter and store of `election`'s leader session from now on.
-    void use_high_availability(LeaderElection& election);
+    // HA: the counter and store of the leader's `session` from now on.
+    void use_high_availability(const LeaderSession& session);
     // A request besides the periodic ones (tests).
     void request(CheckpointRequestKind kind);
     // The user's savepoint request `index` (Engine::savepoint_requests), once per attempt.
@@ -180,17 +182,15 @@ private:
     // A completed checkpoint leaves: HA removes its pointer from the store first (files kept if
     // that fails); then discard(checkpoint, true).
     void discard_completed(const CompletedCheckpoint& checkpoint);
-    void discard_file(const std::string& key, int32_t tries_left);
     bool referenced(const std::string& key) const;
-    // Deletes shared files no checkpoint refers to any more.
-    void discard_shared(const std::vector<std::string>& keys);
     // The shared files the checkpoints retained besides a completing one refer to (its metadata keeps them).
     std::vector<std::string> older_retained_shared() const;
     std::set<sim::NodeId> nodes_running(bool sources_only) const;
 
-    Engine& engine_;
+    ExecutionGateway& gateway_;
     sim::NodeId node_;
     uint64_t instance_;
+    CheckpointsCleaner cleaner_;
     FailJob fail_job_;
     Settled settled_;
     const CheckpointConfig& config_;

@@ -2,16 +2,15 @@
 
 #include <algorithm>
 
-#include "engine/runtime/leader_election.h"
 
 namespace eosim::engine {
 
 using sim::external::CoordinationNode;
 using sim::external::CoordinationStatus;
 
-CheckpointIdCounter::CheckpointIdCounter(LeaderElection& election, sim::NodeId node)
-    : service_(&election.service()), node_(node), session_(election.session()), fence_(election.fence()),
-      path_(election.path("checkpoint-id-counter")) {}
+CheckpointIdCounter::CheckpointIdCounter(const LeaderSession& session, sim::NodeId node)
+    : service_(session.service), node_(node), session_(session.session), fence_(session.fence),
+      path_(session.path("checkpoint-id-counter")) {}
 
 void CheckpointIdCounter::get(Value done) const {
     service_->get(node_, session_, path_, [done = std::move(done)](CoordinationStatus status, const CoordinationNode& node) {

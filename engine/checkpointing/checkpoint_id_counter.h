@@ -9,17 +9,17 @@
 #include <functional>
 #include <string>
 
+#include "engine/checkpointing/leader_session.h"
 #include "sim/external/coordination_service.h"
 
 namespace eosim::engine {
 
-class LeaderElection;
 
 class CheckpointIdCounter {
 public:
     using Value = std::function<void(bool ok, int64_t value)>;
 
-    CheckpointIdCounter(LeaderElection& election, sim::NodeId node);
+    CheckpointIdCounter(const LeaderSession& session, sim::NodeId node);
 
     // The last id handed out (0: none yet).
     void get(Value done) const;

@@ -3,16 +3,15 @@
 #include <cstdio>
 
 #include "engine/checkpointing/checkpoint_storage.h"
-#include "engine/runtime/leader_election.h"
 
 namespace eosim::engine {
 
 using sim::external::CoordinationNode;
 using sim::external::CoordinationStatus;
 
-CompletedCheckpointStore::CompletedCheckpointStore(LeaderElection& election, sim::DurableStorage& storage, sim::NodeId node)
-    : service_(&election.service()), storage_(&storage), node_(node), session_(election.session()), fence_(election.fence()),
-      dir_(election.path("checkpoints/")) {}
+CompletedCheckpointStore::CompletedCheckpointStore(const LeaderSession& session, sim::DurableStorage& storage, sim::NodeId node)
+    : service_(session.service), storage_(&storage), node_(node), session_(session.session), fence_(session.fence),
+      dir_(session.path("checkpoints/")) {}
 
 std::string CompletedCheckpointStore::entry_path(int64_t checkpoint_id) const {
     char digits[24];

@@ -16,20 +16,20 @@
 #include <string>
 #include <vector>
 
+#include "engine/checkpointing/leader_session.h"
 #include "engine/runtime/deployment.h"
 #include "sim/external/coordination_service.h"
 #include "sim/storage.h"
 
 namespace eosim::engine {
 
-class LeaderElection;
 
 class CompletedCheckpointStore {
 public:
     using Done = std::function<void(sim::external::CoordinationStatus)>;
     using Recovered = std::function<void(bool ok, std::vector<CompletedCheckpoint> retained)>;
 
-    CompletedCheckpointStore(LeaderElection& election, sim::DurableStorage& storage, sim::NodeId node);
+    CompletedCheckpointStore(const LeaderSession& session, sim::DurableStorage& storage, sim::NodeId node);
 
     void add(const CompletedCheckpoint& checkpoint, Done done) const;
     void remove(int64_t checkpoint_id, Done done) const;

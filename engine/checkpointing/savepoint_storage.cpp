@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/runtime/operators.h"
 
 namespace eosim::engine {
 

@@ -3,19 +3,58 @@
 #include <algorithm>
 
 #include "engine/checkpointing/savepoint_storage.h"
+#include "engine/runtime/control_messages.h"
 #include "engine/runtime/job_manager.h"
+#include "engine/runtime/leader_election.h"
 #include "engine/runtime/task_manager.h"
 
 namespace eosim::engine {
 
 namespace {
 constexpr sim::EventKind kRetire{"engine.retire"};
+
+// The checkpoint coordinator's way to the job: JobManager processes by node and instance, the
+// TaskManagers by best-effort messages.
+class EngineExecutionGateway final : public ExecutionGateway {
+public:
+    explicit EngineExecutionGateway(Engine& engine) : engine_(engine) {}
+    sim::World& world() override { return engine_.world(); }
+    const JobSpec& job() const override { return engine_.job(); }
+    RunObserver& observer() override { return engine_.observer(); }
+    EngineStats& stats() override { return engine_.stats(); }
+    CheckpointCoordinator* coordinator_on(sim::NodeId node, uint64_t instance) override {
+        JobManager* jm = engine_.job_manager_on(node, instance);
+        return jm == nullptr ? nullptr : &jm->coordinator();
+    }
+    void trigger_checkpoint(sim::NodeId from, sim::NodeId to, int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot) override {
+        engine_.send_to_task_manager(from, to, messages::kTriggerCheckpoint, static_cast<uint64_t>(checkpoint_id),
+                                     [attempt, checkpoint_id, snapshot](TaskManager& t) { t.trigger_checkpoint(attempt, checkpoint_id, snapshot); });
+    }
+    void notify_checkpoint_complete(sim::NodeId from, sim::NodeId to, int64_t attempt, int64_t checkpoint_id) override {
+        engine_.send_to_task_manager(from, to, messages::kNotifyComplete, static_cast<uint64_t>(checkpoint_id),
+                                     [attempt, checkpoint_id](TaskManager& t) { t.checkpoint_complete(attempt, checkpoint_id); });
+    }
+    void notify_checkpoint_aborted(sim::NodeId from, sim::NodeId to, int64_t attempt, int64_t checkpoint_id) override {
+        engine_.send_to_task_manager(from, to, messages::kNotifyAborted, static_cast<uint64_t>(checkpoint_id),
+                                     [attempt, checkpoint_id](TaskManager& t) { t.checkpoint_aborted(attempt, checkpoint_id); });
+    }
+    void savepoint_completed(int32_t index, const CompletedCheckpoint& savepoint) override { engine_.savepoint_completed(index, savepoint); }
+    bool resign_leadership(sim::NodeId node, uint64_t instance, const std::string& reason) override {
+        JobManager* jm = engine_.job_manager_on(node, instance);
+        if (jm == nullptr || jm->election() == nullptr) return false;
+        jm->election()->resign(reason);
+        return true;
+    }
+
+private:
+    Engine& engine_;
+};
 }  // namespace
 
 Engine::Engine(sim::World& world, const JobSpec& job, ClusterShape shape, EngineServices services, RunObserver& observer,
                HighAvailability high_availability)
     : world_(world), job_(job), topology_(job), shape_(shape), services_(std::move(services)), observer_(observer),
-      high_availability_(high_availability) {
+      high_availability_(high_availability), execution_gateway_(std::make_unique<EngineExecutionGateway>(*this)) {
     sim::NodeTable& nodes = world_.nodes();
     job_manager_node_ = nodes.add("jobmanager" + shape_.node_suffix);
     job_manager_nodes_.push_back(job_manager_node_);

@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "engine/checkpointing/checkpoint_failure_reason.h"
+#include "engine/checkpointing/execution_gateway.h"
 #include "engine/checkpointing/snapshot_type.h"
 #include "engine/connectors/outside_systems.h"
 #include "engine/runtime/deployment.h"
+#include "engine/runtime/engine_stats.h"
 #include "engine/runtime/job_spec.h"
 #include "engine/runtime/job_topology.h"
 #include "engine/runtime/record_batch_pool.h"
@@ -75,31 +77,6 @@ struct HighAvailability {
     bool enabled() const { return service != nullptr; }
 };
 
-// Figures of a run, kept outside the processes so that crashes do not erase them.
-struct EngineStats {
-    int64_t checkpoints_triggered = 0;
-    int64_t checkpoints_completed = 0;
-    int64_t checkpoints_aborted = 0;
-    std::map<CheckpointFailureReason, int64_t> checkpoints_aborted_by_reason;
-    int64_t checkpoint_trigger_failures = 0;  // the id could not be made durable (also counted as aborted)
-    // Checkpoint files the coordinator deleted (or is deleting): aborted checkpoints' state, late
-    // acknowledgements' state, completed checkpoints past `retained`.
-    int64_t checkpoint_files_discarded = 0;
-    int64_t checkpoint_bytes_discarded = 0;
-    int64_t failovers = 0;
-    int64_t records_read = 0;
-    int64_t checkpoints_stored = 0;          // HA: pointers added to the completed-checkpoint store
-    int64_t checkpoint_store_refusals = 0;   // HA: adds the service refused (fenced, expired session, write errors)
-    int64_t fenced_messages = 0;  // JobManager messages a TaskManager refused (a deposed leader's, or a standby's)
-    int64_t leaderships = 0;      // times a JobManager was granted leadership (HA)
-    int64_t deployments_refused = 0;  // HA: deployments not sent because the fenced check before them failed
-    int64_t savepoints_completed = 0;
-    // Incremental state: shared files uploaded by completed checkpoints, and referred to by them.
-    int64_t shared_bytes_uploaded = 0;
-    int64_t shared_bytes_referenced = 0;
-    int64_t shared_files_discarded = 0;
-};
-
 class Engine {
 public:
     Engine(sim::World& world, const JobSpec& job, ClusterShape shape, EngineServices services, RunObserver& observer,
@@ -144,6 +121,8 @@ public:
     EngineServices& services() { return services_; }
     RunObserver& observer() { return observer_; }
     EngineStats& stats() { return stats_; }
+    // What the checkpoint coordinator reaches the job through (engine/checkpointing/execution_gateway.h).
+    ExecutionGateway& execution_gateway() { return *execution_gateway_; }
     // Spare record buffers shared by this engine's tasks (engine/runtime/record_batch_pool.h).
     RecordBatchPool& record_batches() { return record_batches_; }
     sim::NodeId job_manager_node() const { return job_manager_node_; }
@@ -213,6 +192,7 @@ private:
     std::optional<SavepointRestoreSettings> restore_from_;
     std::vector<SavepointRequest> savepoint_requests_;
     std::string failure_;
+    std::unique_ptr<ExecutionGateway> execution_gateway_;
 };
 
 }  // namespace eosim::engine

@@ -30,7 +30,7 @@ auto on_job_manager(Engine* engine, sim::NodeId node, uint64_t instance, F f) {
 
 JobManager::JobManager(Engine& engine, sim::NodeId node, uint64_t instance)
     : engine_(engine), node_(node), instance_(instance), coordinator_(
-          engine, node, instance, [this](const std::string& reason) { failover(reason); },
+          engine.execution_gateway(), node, instance, [this](const std::string& reason) { failover(reason); },
           [this] {
               if (phase_ == Phase::waiting_for_resources) try_deploy();
           }) {}
@@ -63,7 +63,7 @@ bool JobManager::takes_task_manager_messages() const { return !election_ || (ele
 void JobManager::granted_leadership(int64_t token) {
     attempt_ = engine_.attempt_base() + token * 1000 + 1;
     phase_ = Phase::recovering;
-    coordinator_.use_high_availability(*election_);
+    coordinator_.use_high_availability(election_->leader_session());
     engine_.world().announce(points::kLeadershipGranted, node_, token);
     heartbeat_round();
     recover_from_store();
@@ -72,8 +72,8 @@ void JobManager::granted_leadership(int64_t token) {
 // The id counter and the retained completed checkpoints, from the coordination service (and the
 // metadata they point to); tried again, a heartbeat interval apart, until both are read.
 void JobManager::recover_from_store() {
-    const CompletedCheckpointStore store(*election_, engine_.world().storage(), node_);
-    const CheckpointIdCounter counter(*election_, node_);
+    const CompletedCheckpointStore store(election_->leader_session(), engine_.world().storage(), node_);
+    const CheckpointIdCounter counter(election_->leader_session(), node_);
     Engine* engine = &engine_;
     auto retry = [](JobManager& jm) {
         jm.engine_.world().scheduler().schedule(jm.engine_.job().runtime.heartbeat_interval, jm.node_, kRecoverRetry, 0,

@@ -32,6 +32,11 @@ bool JobSpec::reads_timestamps() const {
 // The names below are the ones scenario files use (scenarios/README.md).
 bool is_source_kind(OperatorKind kind) { return kind == OperatorKind::kafka_source || kind == OperatorKind::cdc_source; }
 
+bool is_keyed(OperatorKind kind) {
+    return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum || kind == OperatorKind::window ||
+           kind == OperatorKind::join || kind == OperatorKind::dedup;
+}
+
 bool has_late_output(OperatorKind kind) { return kind == OperatorKind::window; }
 
 const char* to_string(OperatorKind kind) {

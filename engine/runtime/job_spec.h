@@ -171,6 +171,7 @@ struct JobSpec {
 
 const char* to_string(OperatorKind kind);
 bool is_source_kind(OperatorKind kind);  // reads an outside system: kafka_source, cdc_source
+bool is_keyed(OperatorKind kind);        // keeps keyed state: keyed_count, keyed_sum, window, join, dedup
 // The kind has a late-data side output that an edge may read ("output": "late"): event-time windows.
 bool has_late_output(OperatorKind kind);
 const char* to_string(EdgeKind kind);

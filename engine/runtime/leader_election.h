@@ -25,6 +25,7 @@
 #include <functional>
 #include <string>
 
+#include "engine/checkpointing/leader_session.h"
 #include "sim/external/coordination_service.h"
 #include "sim/time.h"
 
@@ -49,6 +50,8 @@ public:
     sim::external::CoordinationService& service();
     // `/eosim/<job>/` + leaf.
     std::string path(const std::string& leaf) const;
+    // What the HA checkpoint stores write with (engine/checkpointing/leader_session.h).
+    LeaderSession leader_session() { return {&service(), session_, fence(), path("")}; }
     std::string leader_path() const { return path("leader"); }
     // A fenced write on the leader node: `done(true)` when this process still led when it applied.
     void confirm(std::function<void(bool)> done);

@@ -46,10 +46,6 @@ const char* to_string(RowKind kind) {
     return "unknown";
 }
 
-bool is_keyed(OperatorKind kind) {
-    return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum || kind == OperatorKind::window ||
-           kind == OperatorKind::join || kind == OperatorKind::dedup;
-}
 
 namespace {
 

@@ -56,7 +56,6 @@ public:
     virtual KeyedStateBackend* keyed_state() { return nullptr; }
 };
 
-bool is_keyed(OperatorKind kind);
 // Builds the operator of a map, filter, union or keyed vertex; `state` only for keyed ones.
 std::unique_ptr<Operator> make_operator(const VertexSpec& vertex, std::unique_ptr<KeyedStateBackend> state);
 

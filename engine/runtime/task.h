@@ -1,6 +1,14 @@
 #pragma once
-// A running subtask: its input channels (with the barrier handler), its operator, source reader
-// or sink, and its output channels with credit-based flow control.
+// A running subtask. It ties four pieces, each with its own state, after Flink's StreamTask:
+//   - the input side (task_inputs.h): input channels, the barrier handler they hand barriers to,
+//     the watermark valve;
+//   - the output side (record_writer.h): output buffers, credits, partitioning, sending;
+//   - the checkpoint work (subtask_checkpoint.h, with its asynchronous part checkpoint_upload.h):
+//     snapshots, channel state, acknowledgements (Flink's SubtaskCheckpointCoordinator);
+//   - the operator chain (operator_chain.h): the source reader, sink or operator and its state.
+// The task itself keeps the lifecycle (restore, start, cancel, failure), the processing loop that
+// takes the next input element and passes it to the piece it concerns, the source's polling and the
+// end of data, and what the barrier handler asks (BarrierHandlerController), which spans pieces.
 //
 // Data path: a consumer opens a connection to each producer and grants it `channel_credits`
 // buffers. A producer sends a buffer only against a credit; the consumer returns the credit when
@@ -22,45 +30,27 @@
 // nothing else. Outputs are flushed when a buffer fills, before a barrier, and at least every
 // buffer_timeout.
 #include <cstdint>
-#include <deque>
 #include <map>
-#include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/checkpointing/barrier_handler.h"
 #include "engine/checkpointing/channel_state_writer.h"
 #include "engine/checkpointing/snapshot_type.h"
-#include "engine/runtime/deployment.h"
-#include "engine/runtime/job_topology.h"
-#include "engine/connectors/source_reader.h"
-#include "engine/runtime/operators.h"
-#include "engine/runtime/record.h"
-#include "engine/runtime/record_batch_pool.h"
-#include "engine/runtime/watermark_valve.h"
 #include "engine/connectors/sink.h"
-#include "sim/network.h"
+#include "engine/runtime/channel_element.h"
+#include "engine/runtime/deployment.h"
+#include "engine/runtime/operator_chain.h"
+#include "engine/runtime/record_writer.h"
+#include "engine/runtime/subtask_checkpoint.h"
+#include "engine/runtime/task_inputs.h"
+#include "engine/runtime/watermark_valve.h"
 #include "sim/storage.h"
 
 namespace eosim::engine {
 
 class Engine;
-
-// What travels on a data channel. The small members come last, together: an element in flight is
-// captured by the delivery event, which must fit sim::Callback's inline storage (Task::send_ready).
-struct ChannelElement {
-    enum class Type : uint8_t { records, barrier, end_of_data, cancellation_marker, watermark, watermark_status };
-    Type type = Type::records;
-    int64_t checkpoint_id = 0;
-    RecordBatch records;
-    int64_t watermark = 0;           // watermark: its value
-    bool unaligned_barrier = false;  // barrier: sent as a priority event (CheckpointBarrier::unaligned)
-    SnapshotType snapshot{};         // barrier: a checkpoint or a savepoint (Flink's CheckpointOptions)
-    bool recovered = false;          // records: replayed from channel state (took no credit)
-    bool idle = false;               // watermark_status: idle (true) or active again (false)
-};
 
 class Task final : public BarrierHandlerController, public SinkContext {
 public:
@@ -71,10 +61,24 @@ public:
     // Failed and waiting to be cancelled; `failure()` says why (its TaskManager reports it again
     // with every heartbeat, in case the first report was lost).
     bool failed() const { return state_ == State::failed; }
+    bool running() const { return state_ == State::running; }
     // Restored and reported ready, waiting for the JobManager's start.
     bool waiting_to_start() const { return state_ == State::ready; }
     const std::string& failure() const { return failure_; }
     const VertexSpec& vertex() const { return vertex_; }
+    const RuntimeConfig& runtime() const { return runtime_; }
+    Engine& engine() { return engine_; }
+    bool end_of_data() const { return end_of_data_; }
+    // Every task's state goes with its channel state (unaligned checkpoints are possible).
+    bool channel_state_possible() const;
+    // The task checkpoints its input watermark (a non-sink task with an input valve).
+    bool carries_watermark() const { return inputs_.valve() != nullptr && !chain_.sink(); }
+
+    // The pieces, for one another and for the task's own timers.
+    TaskInputs& inputs() { return inputs_; }
+    RecordWriter& writer() { return writer_; }
+    SubtaskCheckpoint& checkpoint() { return checkpoint_; }
+    OperatorChain& chain() { return chain_; }
 
     // Lifecycle, driven by the TaskManager.
     void restore();  // reads the restored state (if any), then reports ready to the JobManager
@@ -85,10 +89,18 @@ public:
     void credit_returned(int32_t output_channel);
     void element_arrived(int32_t input_channel, ChannelElement element);
     void connection_lost();
+    // A barrier left an output queue (the record writer says so).
+    void barrier_sent();
     // Checkpoints.
     void trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot = {});  // sources only
     void checkpoint_complete(int64_t checkpoint_id);
     void checkpoint_aborted(int64_t checkpoint_id);
+    // The processing loop: takes input elements while the task is free and not backpressured.
+    void pump();
+    // End of input: the final watermark (bounded event time) and end-of-data go downstream.
+    void reach_end_of_data();
+    // Event time (task_event_time.cpp): the operator's next processing-time wake-up.
+    void schedule_processing_timer();
 
     // BarrierHandlerController
     void block_channel(int32_t channel) override;
@@ -110,98 +122,28 @@ public:
     void fail(const std::string& reason) override;
 
 private:
-    void announce_window_firings();  // window.fired for a window operator's firings
     enum class State : uint8_t { created, restoring, ready, running, failed };
-    struct InputChannel {
-        ChannelEnd producer;
-        sim::NodeId producer_node;
-        sim::ConnectionId connection = UINT32_MAX;
-        std::deque<ChannelElement> queue;
-        bool blocked = false;
-        bool end_of_data = false;
-        int32_t edge = 0;  // the vertex's input edge this channel serves (Operator::process's `input`)
-    };
-    struct OutputChannel {
-        ChannelEnd consumer;
-        sim::NodeId consumer_node;
-        sim::ConnectionId connection = UINT32_MAX;
-        int32_t credits = 0;
-        int32_t queued_buffers = 0;
-        std::deque<ChannelElement> queue;
-        RecordBatch open_buffer;
-
-        // Queues the open buffer for sending and opens the next one (a spare from `pool`), with room
-        // for at least as many records as the last.
-        void seal_buffer(RecordBatchPool& pool) {
-            const size_t size = open_buffer.size();
-            queue.push_back(ChannelElement{ChannelElement::Type::records, 0, std::move(open_buffer)});
-            open_buffer = pool.take();
-            open_buffer.reserve(size);
-            ++queued_buffers;
-        }
-    };
 
     bool is_source() const { return is_source_kind(vertex_.kind); }
-    bool is_sink() const { return sink_ != nullptr; }
     sim::Duration record_cost() const { return vertex_.record_cost.value_or(runtime_.record_cost); }
+    // Restore: every blob read, then (incremental keyed state) the shared files they name.
     void restore_read(size_t index, sim::StorageStatus status, std::string value);
-    // Incremental keyed state: downloads the shared files the restored private blobs name that this
-    // subtask needs, then applies the restore.
     void fetch_shared_state();
     void shared_state_read(const std::string& key, sim::StorageStatus status, std::string value);
     void apply_restored_state();
-    // Incremental keyed state: the snapshot's new shared files go to storage first, then its private blob.
-    void shared_file_uploaded(int64_t checkpoint_id, const std::string& key, bool ok);
-    void upload_private_state(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned,
-                              const SharedStateReport& shared);
+    void announce_restore(int64_t checkpoint_id);
     void queue_recovered_channel_state();
-    void open_input_channels();
-    // The processing loop.
-    void pump();
+    // The processing loop's steps.
     void process_buffer(int32_t channel, RecordBatch records, bool recovered);
     void finish_processing(int32_t channel, bool return_credit);
     void handle_barrier(int32_t channel, const ChannelElement& element, bool overtook_queue);
-    void deliver_queued_barriers();
     void poll_source();
-    void reach_end_of_data();
+    void report_finished_if_done(int64_t completed_checkpoint);
     // Event time (task_event_time.cpp).
     void send_source_watermark();  // a source: its splits' watermark and idleness, when they changed
     void handle_watermark_element(int32_t channel, const ChannelElement& element);
     void forward_watermark(const WatermarkValve::Output& change);
-    void schedule_processing_timer();
-    bool carries_watermark() const { return valve_.has_value() && !sink_; }
-    // A checkpointed task state with its input watermark in front ("WMK1" | watermark | state).
-    std::string with_watermark(int64_t checkpoint_id, std::string blob);
-    void take_restored_watermark(std::string& blob);
     void restore_watermark();
-    // Output side. emit: the main output; emit_late: the late-data side output (edges reading "late").
-    void emit(const Record& record);
-    void emit_late(const Record& record);
-    int32_t channel_for(size_t group, const Record& record);  // the group's channel for the record
-    void append_to_channel(int32_t channel, const Record& record);
-    void schedule_flush();
-    // What the operator emits to: the main output, and the side output when an edge reads it.
-    Emit make_operator_output();
-    void flush_outputs();
-    void broadcast(ChannelElement element);
-    void send_ready(OutputChannel& channel, int32_t index);
-    bool backpressured() const;
-    // Checkpoints.
-    // Captures the operator state and forwards the barrier (aligned: after the queued buffers;
-    // unaligned: ahead of them, which become output channel state). False when the sink failed.
-    bool snapshot(int64_t checkpoint_id, bool unaligned);
-    void send_cancellation_marker(int64_t checkpoint_id);
-    void finish_aligned_snapshot(int64_t checkpoint_id);
-    static bool barrier_queued(const OutputChannel& out, int64_t checkpoint_id);
-    void upload_when_barrier_sent();
-    void overtake_queued_barriers(int64_t checkpoint_id);
-    void upload_snapshot(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned);
-    bool channel_state_possible() const;
-    void report_finished_if_done(int64_t completed_checkpoint);
-    // The snapshot type of checkpoint `id` as its trigger or barrier said (a checkpoint unless noted).
-    SnapshotType snapshot_type(int64_t checkpoint_id) const;
-    void note_snapshot_type(int64_t checkpoint_id, SnapshotType snapshot);
-    void announce_restore(int64_t checkpoint_id);
 
     Engine& engine_;
     sim::NodeId node_;
@@ -211,21 +153,15 @@ private:
     Deployment deployment_;
     State state_ = State::created;
     std::string failure_;
-    std::unique_ptr<Operator> operator_;
-    Emit operator_output_{[](const Record&) {}};
-    std::unique_ptr<SourceReader> source_;
-    std::unique_ptr<Sink> sink_;
-    std::string restored_sink_state_;
-    std::unique_ptr<BarrierHandler> barriers_;
-    std::vector<InputChannel> inputs_;
-    std::vector<OutputChannel> outputs_;
-    std::vector<OutputGroup> output_groups_;
-    std::vector<uint32_t> rebalance_next_;  // per output group
-    size_t next_input_ = 0;                 // inputs are read round-robin
+    // The pieces, in construction order: the chain's operator emits into the writer, the inputs'
+    // barrier handler reaches back through this task.
+    TaskInputs inputs_;
+    RecordWriter writer_;
+    OperatorChain chain_;
+    SubtaskCheckpoint checkpoint_;
     bool busy_ = false;
-    bool flush_scheduled_ = false;
     bool end_of_data_ = false;
-    int64_t end_of_data_checkpoint_ = 0;  // first checkpoint taken after end of data
+    // Restore.
     std::vector<std::string> restored_blobs_;  // the state read for the restore, in handle order
     int32_t restore_reads_outstanding_ = 0;
     size_t own_blob_ = SIZE_MAX;               // this subtask's blob among restored_blobs_
@@ -233,44 +169,11 @@ private:
     int32_t shared_reads_outstanding_ = 0;
     ChannelState recovered_;                   // channel state to replay before any new data
     bool replaying_channel_state_ = false;     // recovered buffers were queued at restore
-    int64_t last_barrier_forwarded_ = 0;       // the newest checkpoint this task snapshotted
-    int64_t last_cancellation_sent_ = 0;       // the newest checkpoint declined downstream in-band
-    std::set<int64_t> aborted_ahead_;          // sources: aborted before their trigger arrived
-    std::map<int64_t, SnapshotType> savepoints_seen_;  // savepoint barriers and triggers, by id
-    int64_t stop_savepoint_ = 0;  // the final savepoint of a stop-with-savepoint this task snapshotted
-    // The snapshot being taken: its operator state (kept until an unaligned one has its channel state).
-    ChannelStateWriter channel_state_;
-    std::string snapshot_operator_state_;
-    // Incremental keyed state of snapshots not yet uploaded, and of those whose shared files are uploading.
-    struct SharedUploads {
-        std::vector<SharedStateUpload> files;
-        SharedStateReport report;
-        int32_t outstanding = 0;
-        bool started = false;  // its uploads are under way
-        bool failed = false;
-        std::vector<std::string> landed;  // uploaded files (deleted again if the snapshot fails)
-        std::string blob;
-        SourceOffsets offsets;
-        bool unaligned = false;
-    };
-    std::map<int64_t, SharedUploads> shared_uploads_;
-    SourceOffsets snapshot_offsets_;
-    int32_t overtaking_channel_ = -1;
-    // Checkpoint statistics of the snapshot in progress.
-    sim::Time first_barrier_at_;
-    sim::Time last_barrier_at_;
-    size_t operator_state_size_ = 0;
-    // Aligned-checkpoint timeout: an aligned snapshot waiting for its barrier to leave the outputs.
-    ChannelStateWriter barrier_send_;
-    std::string barrier_send_state_;
-    SourceOffsets barrier_send_offsets_;  // the channel whose priority barrier is being handled
+    std::optional<int64_t> restored_watermark_;  // the minimum over the restored subtasks' states
     // Event time: only in jobs with a watermark strategy (JobSpec::uses_event_time).
-    std::optional<WatermarkValve> valve_;               // tasks with inputs: the input watermark
-    int64_t source_watermark_ = kMinWatermark;          // sources: the last watermark sent
-    bool source_idle_ = false;                          // sources: the output is idle
-    std::map<int64_t, int64_t> snapshot_watermarks_;    // checkpoint id -> input watermark at the snapshot
-    std::optional<int64_t> restored_watermark_;         // the minimum over the restored subtasks' states
-    std::optional<int64_t> processing_timer_at_;        // the operator's wake-up scheduled (ms)
+    int64_t source_watermark_ = kMinWatermark;    // sources: the last watermark sent
+    bool source_idle_ = false;                    // sources: the output is idle
+    std::optional<int64_t> processing_timer_at_;  // the operator's wake-up scheduled (ms)
 };
 
 }  // namespace eosim::engine

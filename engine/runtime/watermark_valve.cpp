@@ -1,6 +1,8 @@
 #include "engine/runtime/watermark_valve.h"
 
+#include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 namespace eosim::engine {
 
@@ -57,6 +59,27 @@ WatermarkValve::Output WatermarkValve::status_received(size_t channel, bool idle
         out.idle = false;
     }
     return out;
+}
+
+namespace {
+constexpr std::string_view kWatermarkMagic = "WMK1";
+}  // namespace
+
+std::string prepend_watermark(int64_t watermark, std::string blob) {
+    std::string out(kWatermarkMagic);
+    out.resize(kWatermarkMagic.size() + sizeof(int64_t));
+    std::memcpy(out.data() + kWatermarkMagic.size(), &watermark, sizeof(int64_t));
+    out += blob;
+    return out;
+}
+
+int64_t strip_watermark(std::string& blob) {
+    int64_t watermark = kMinWatermark;
+    if (blob.size() >= kWatermarkMagic.size() + sizeof(int64_t) && blob.compare(0, kWatermarkMagic.size(), kWatermarkMagic) == 0) {
+        std::memcpy(&watermark, blob.data() + kWatermarkMagic.size(), sizeof(int64_t));
+        blob.erase(0, kWatermarkMagic.size() + sizeof(int64_t));
+    }
+    return watermark;
 }
 
 }  // namespace eosim::engine

@@ -10,6 +10,7 @@
 // Flink does); an all-idle task holds its watermark (design-14: all idle => forward idle only).
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/runtime/record.h"
@@ -45,5 +46,12 @@ private:
     int64_t current_ = kMinWatermark;
     bool output_idle_ = false;
 };
+
+// A non-source task checkpoints its input watermark in front of its state:
+// "WMK1" | watermark | state.
+std::string prepend_watermark(int64_t watermark, std::string blob);
+// Strips the watermark from a restored state and returns it; a state written without one (e.g. by
+// a job version without watermarks) restores at kMinWatermark.
+int64_t strip_watermark(std::string& blob);
 
 }  // namespace eosim::engine

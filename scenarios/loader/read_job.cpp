@@ -1,5 +1,4 @@
 // The loader's job section: vertices, sinks, checkpointing, restart, runtime (scenarios/loader/loader.h).
-#include "engine/runtime/operators.h"
 #include "engine/connectors/sink_registry.h"
 #include "engine/connectors/upsert_sink.h"
 #include "scenarios/loader/loader.h"

@@ -1,0 +1,33 @@
+#include "engine/invariant.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace eosim::engine {
+
+namespace {
+void print_and_abort(const InvariantFailure& failure) {
+    std::fprintf(stderr, "eosim: %s\n", failure.message().c_str());
+    std::fflush(stderr);
+    std::abort();
+}
+
+InvariantHandler handler = print_and_abort;
+}  // namespace
+
+std::string InvariantFailure::message() const {
+    return std::string("invariant broken: ") + name + " (" + condition + ") at " + file + ":" + std::to_string(line);
+}
+
+InvariantHandler set_invariant_handler(InvariantHandler replacement) {
+    const InvariantHandler previous = handler;
+    handler = replacement != nullptr ? replacement : print_and_abort;
+    return previous;
+}
+
+void invariant_broken(const char* name, const char* condition, const char* file, int line) {
+    handler(InvariantFailure{name, condition, file, line});
+    std::abort();  // a handler that returned
+}
+
+}  // namespace eosim::engine

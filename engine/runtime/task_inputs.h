@@ -1,0 +1,103 @@
+#pragma once
+// A task's input side (Flink's input gate with its CheckpointedInputGate): one channel per
+// producer subtask, read round-robin; the barrier handler (engine/checkpointing/barrier_handler.h)
+// that barriers are handed to and that blocks channels while it aligns; the watermark valve. The
+// input side opens the connections to the producers and returns a credit for every buffer
+// processed. What a barrier starts (a snapshot) is the checkpoint side's; the task ties the two.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/checkpointing/barrier_handler.h"
+#include "engine/checkpointing/channel_state_writer.h"
+#include "engine/invariant.h"
+#include "engine/runtime/channel_element.h"
+#include "engine/runtime/job_topology.h"
+#include "engine/runtime/run_observer.h"
+#include "engine/runtime/watermark_valve.h"
+#include "sim/network.h"
+
+namespace eosim::engine {
+
+class Task;
+
+class TaskInputs {
+public:
+    // The channels of `task`'s subtask, their producers placed as `deployment` says; with inputs, a
+    // barrier handler reporting to `task`, and (event time) a watermark valve.
+    TaskInputs(Task& task, const Deployment& deployment);
+    ~TaskInputs();
+
+    bool empty() const { return channels_.empty(); }
+    size_t size() const { return channels_.size(); }
+    // The vertex's input edge channel `channel` serves (Operator::process's `input`).
+    int32_t edge(int32_t channel) const { return channels_[static_cast<size_t>(channel)].edge; }
+    BarrierHandler& barriers() { return *barriers_; }
+    WatermarkValve* valve() { return valve_ ? &*valve_ : nullptr; }
+    const WatermarkValve* valve() const { return valve_ ? &*valve_ : nullptr; }
+
+    // `channel`, checked to be one of this task's (engine/invariant.h).
+    int32_t known(int32_t channel) const {
+        EOSIM_INVARIANT(channel >= 0 && static_cast<size_t>(channel) < channels_.size(), "an input element on a known input channel");
+        return channel;
+    }
+    // Connects to every producer and grants it the channel's credits.
+    void open();
+    void queue(int32_t channel, ChannelElement element) {
+        channels_[static_cast<size_t>(known(channel))].queue.push_back(std::move(element));
+    }
+    // The next element of the next unblocked channel with one, round-robin; false when none.
+    bool take_next(int32_t* channel, ChannelElement* element) {
+        for (size_t n = 0; n < channels_.size(); ++n) {
+            const size_t index = (next_ + n) % channels_.size();
+            InputChannel& in = channels_[index];
+            if (in.blocked || in.queue.empty()) continue;
+            next_ = (index + 1) % channels_.size();
+            *channel = static_cast<int32_t>(index);
+            *element = std::move(in.queue.front());
+            in.queue.pop_front();
+            return true;
+        }
+        return false;
+    }
+    // End of data on `channel`; true when every channel has ended.
+    bool end_of_data(int32_t channel);
+    // A buffer of `channel` was processed: its credit goes back to the producer.
+    void return_credit(int32_t channel);
+    void block(int32_t channel);
+    void unblock_all();
+
+    // Hands a barrier to the barrier handler; `overtook_queue`: a priority barrier handled on
+    // arrival, ahead of what is queued on its channel.
+    void hand_over_barrier(int32_t channel, const ChannelElement& element, bool overtook_queue);
+    // A checkpoint taken unaligned here takes the barriers already queued on its channels at once.
+    void deliver_queued_barriers();
+    // The channel whose priority barrier is being handed over (-1: none).
+    int32_t overtaking_channel() const { return overtaking_channel_; }
+    // Puts the buffers queued on `channel` before its barrier of `checkpoint_id` into `writer`.
+    void persist_queued(int32_t channel, int64_t checkpoint_id, ChannelStateWriter& writer) const;
+    // A restore: the recovered buffers go to the head of their channels (told to `in_flight`).
+    void queue_recovered(std::vector<std::vector<RecordBatch>>& recovered, std::vector<InFlightRecords>& in_flight);
+
+private:
+    struct InputChannel {
+        ChannelEnd producer;
+        sim::NodeId producer_node;
+        sim::ConnectionId connection = UINT32_MAX;
+        std::deque<ChannelElement> queue;
+        bool blocked = false;
+        bool end_of_data = false;
+        int32_t edge = 0;  // the vertex's input edge this channel serves
+    };
+
+    Task& task_;
+    std::vector<InputChannel> channels_;
+    size_t next_ = 0;  // channels are read round-robin
+    std::unique_ptr<BarrierHandler> barriers_;
+    std::optional<WatermarkValve> valve_;
+    int32_t overtaking_channel_ = -1;
+};
+
+}  // namespace eosim::engine
