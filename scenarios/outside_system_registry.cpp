@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/external/database.h"
 #include "sim/external/document_store.h"
 #include "sim/external/key_value_store.h"
 #include "sim/external/object_store.h"
@@ -33,6 +34,13 @@ std::vector<OutsideSystemRegistration> make_registrations() {
          },
          [](sim::OutsideFaultTarget& model, engine::OutsideSystems& systems) {
              systems.objects = &dynamic_cast<sim::external::ObjectStore&>(model);
+         }},
+        {"database", "a MySQL-like database with a binlog, for a user's database sink (sim/external/database.h)", false,
+         [](sim::World& world, sim::NodeId node) -> std::unique_ptr<sim::OutsideFaultTarget> {
+             return std::make_unique<sim::external::Database>(world.scheduler(), world.network(), node);
+         },
+         [](sim::OutsideFaultTarget& model, engine::OutsideSystems& systems) {
+             systems.database = &dynamic_cast<sim::external::Database&>(model);
          }},
     };
 }

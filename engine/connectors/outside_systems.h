@@ -17,12 +17,15 @@ struct OutsideSystems {
     sim::external::KafkaCluster* kafka = nullptr;
     sim::external::AppendStore* append_store = nullptr;
     // Built only when the scenario uses them (scenarios/outside_system_registry.h); a sink kind
-    // asks for one with SinkWorld::has_system("documents" / "key_values" / "objects").
+    // asks for one with SinkWorld::has_system("documents" / "key_values" / "objects" / "database").
     sim::external::DocumentStore* documents = nullptr;
     sim::external::KeyValueStore* key_values = nullptr;
     sim::external::ObjectStore* objects = nullptr;
     sim::external::Database* source_database = nullptr;  // a CDC source's (node mysql-source)
     sim::external::Database* target_database = nullptr;  // an upsert sink's (node mysql-target)
+    // A user's database sink's (node "database", SinkWorld::has_system("database")): tables are
+    // the sink's to create (Database::create_table, idempotent).
+    sim::external::Database* database = nullptr;
 };
 
 }  // namespace eosim::engine
