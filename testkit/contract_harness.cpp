@@ -167,10 +167,14 @@ std::map<std::string, ContractHarness::CallCounts> ContractHarness::call_counts(
     const auto& db = database_.stats();
     out["database"] = CallCounts{db.commits + db.rollbacks + db.failed_calls, db.failed_calls, db.statements_committed,
                                  db.unchanged_writes};
+    // Kafka: records written to the topic's log (plain or in a transaction), transactions
+    // committed, and calls answered with an error or fenced.
     const auto& k = kafka_.stats();
-    out["kafka"] = CallCounts{k.transactions_begun + k.transactions_committed + k.transactions_aborted + k.fenced_calls +
-                                  k.commit_errors + k.commit_outcomes_unknown,
-                              k.fenced_calls + k.commit_errors + k.commit_outcomes_unknown, k.transactions_committed,
+    uint64_t logged = 0;
+    for (int32_t p = 0; p < options_.kafka_partitions; ++p) {
+        logged += static_cast<uint64_t>(kafka_.end_offset("output", p, sim::external::Isolation::read_uncommitted));
+    }
+    out["kafka"] = CallCounts{logged, k.fenced_calls + k.commit_errors + k.commit_outcomes_unknown, k.transactions_committed,
                               k.duplicate_batches};
     return out;
 }
@@ -185,7 +189,8 @@ void ContractHarness::log_calls() {
         if (c.calls == before.calls && c.applied == before.applied) continue;
         std::string text = "       " + name + ": ";
         if (name == "kafka") {
-            text += std::to_string(c.applied - before.applied) + " transaction(s) committed";
+            text += std::to_string(c.calls - before.calls) + " record(s) written to the log, " +
+                    std::to_string(c.applied - before.applied) + " transaction(s) committed";
             if (c.failed != before.failed) text += ", " + std::to_string(c.failed - before.failed) + " call(s) failed or fenced";
         } else {
             text += std::to_string(c.calls - before.calls) + " call(s)";

@@ -34,7 +34,7 @@ public:
         std::istringstream in(restored_state);
         for (int64_t id = 0; in >> id;) prepared_.push_back(id);
         // The restored checkpoint completed: what it prepared is committed now (the slip: rolled back).
-        if (!options_.recover_prepared) prepared_.clear();
+        if (options_.slip == DbXaSlip::roll_back_restored) prepared_.clear();
         if (!commit_up_to(restored_checkpoint_id) || !roll_back_after(restored_checkpoint_id)) {
             context_.fail("cannot recover the prepared transactions of checkpoint " + std::to_string(restored_checkpoint_id));
             return false;
@@ -107,7 +107,7 @@ private:
         if (e == DatabaseError::none) e = db_.commit(context_.node(), txn);
         if (e != DatabaseError::none) {
             db_.rollback(context_.node(), txn);
-            return false;
+            if (options_.slip != DbXaSlip::ignore_commit_failure) return false;
         }
         prepared_.erase(std::remove_if(prepared_.begin(), prepared_.end(), [id](int64_t p) { return p <= id; }), prepared_.end());
         for (int64_t p : due) eosim::engine::announce_point(context_, eosim::engine::sink_points::kCommitted, p);
@@ -117,7 +117,7 @@ private:
     // Deletes this subtask's staged rows of checkpoints after `id` (an earlier attempt's prepares).
     bool roll_back_after(int64_t id) {
         std::vector<Row> rows;
-        const bool all = !options_.recover_prepared;
+        const bool all = options_.slip == DbXaSlip::roll_back_restored;
         if (!staged_rows([id, all](int64_t c) { return all || c > id; }, &rows)) return false;
         if (rows.empty()) return true;
         Database::TransactionId txn = 0;
@@ -166,14 +166,14 @@ std::vector<Record> DbXaConfig::read_output(const eosim::engine::OutsideSystems&
     return out;
 }
 
-eosim::engine::SinkKind db_xa_kind(const std::string& name, bool recover_prepared) {
+eosim::engine::SinkKind db_xa_kind(const std::string& name, DbXaSlip slip) {
     return eosim::engine::SinkKind{
         name, "rows in a database table, two-phase commit through a staging table (XA-style, example)",
-        [recover_prepared](eosim::engine::SinkOptions& options, const std::string&, const eosim::engine::SinkWorld& world) {
+        [slip](eosim::engine::SinkOptions& options, const std::string&, const eosim::engine::SinkWorld& world) {
             if (!world.has_system("database")) options.fail("table", "a world with the database \"database\"");
             DbXaOptions o;
             o.table = options.string("table", "output");
-            o.recover_prepared = recover_prepared;
+            o.slip = slip;
             return std::make_shared<DbXaConfig>(std::move(o));
         }};
 }

@@ -21,9 +21,10 @@
 //
 // Options: "table" (default "output"). Output shape: appended records (every row of the table; the
 // row's primary key is the event id key << 32 | value).
-// `recover_prepared = false` is the slip of examples/db-xa-sink-buggy: on recovery it rolls back
+// The slips (DbXaSlip): `roll_back_restored` (examples/db-xa-sink-buggy): on recovery it rolls back
 // every staged row, those of the restored checkpoint too -- lost when that checkpoint's
-// notification never arrived before the failure.
+// notification never arrived before the failure; `ignore_commit_failure`: a commit that failed is
+// taken as done (its prepared rows are never committed).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,9 +36,11 @@
 
 namespace db_xa_example {
 
+enum class DbXaSlip { none, roll_back_restored, ignore_commit_failure };
+
 struct DbXaOptions {
     std::string table = "output";
-    bool recover_prepared = true;  // false: the slip (examples/db-xa-sink-buggy)
+    DbXaSlip slip = DbXaSlip::none;  // the buggy variants (examples/db-xa-sink-buggy: roll_back_restored)
 };
 
 class DbXaConfig final : public eosim::engine::SinkConfig {
@@ -53,7 +56,7 @@ private:
     DbXaOptions options_;
 };
 
-// The sink kind `name` (options: "table"); `recover_prepared = false` makes the buggy variant.
-eosim::engine::SinkKind db_xa_kind(const std::string& name, bool recover_prepared);
+// The sink kind `name` (options: "table"); a slip makes a buggy variant.
+eosim::engine::SinkKind db_xa_kind(const std::string& name, DbXaSlip slip);
 
 }  // namespace db_xa_example

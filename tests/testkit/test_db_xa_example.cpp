@@ -14,7 +14,7 @@
 #include "tests/temp_dir.h"
 
 // The buggy variants, registered as examples/*-buggy do (a line each: the macro names its variable after the line).
-EOSIM_REGISTER_SINK(db_xa_example::db_xa_kind("buggy_db_xa", false));
+EOSIM_REGISTER_SINK(db_xa_example::db_xa_kind("buggy_db_xa", db_xa_example::DbXaSlip::roll_back_restored));
 
 namespace eosim::testkit {
 namespace {

@@ -43,6 +43,18 @@ TEST_CASE("kv table example: a keyed table is not judged by committed-only visib
     CHECK(result.report.find("no completed checkpoint covers it") != std::string::npos);
 }
 
+TEST_CASE("kv table example: the report tells which sink points the sink never announced", "[testkit]") {
+    ContractOptions options;
+    options.sink = "kv_table";
+    const auto result = check_sink_contract(options);
+    INFO(result.report);
+    CHECK(result.passed);  // the default points: told, not failed
+    CHECK(result.report.find("the sink never announced sink.committed, sink.recovered") != std::string::npos);
+    CHECK(result.points_announced.at("sink.flushed") > 0);
+    CHECK(result.faults_drawn.at("system_write_errors") > 0);  // the key-value store's faults, as it uses it
+    CHECK_FALSE(result.faults_drawn.contains("kafka_commit_errors"));  // it writes no Kafka topic
+}
+
 TEST_CASE("kv table example: at the job level a keyed table is never read as appended records", "[testkit]") {
     JobOptions options;
     options.sink = "kv_table";
