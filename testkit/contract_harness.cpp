@@ -151,9 +151,10 @@ ContractHarness::Incarnation* ContractHarness::by_node(sim::NodeId node) {
     return nullptr;
 }
 
-void ContractHarness::line(const std::string& text) {
-    log_calls();
+void ContractHarness::line(const std::string& text, bool made_the_calls) {
+    if (!made_the_calls) log_calls();  // the calls since the last line were that line's
     log_ += "  " + std::to_string(++step_) + ". " + text + "\n";
+    if (made_the_calls) log_calls();  // this step's calls were made before its line could be written
 }
 
 std::map<std::string, ContractHarness::CallCounts> ContractHarness::call_counts() const {
@@ -192,6 +193,10 @@ void ContractHarness::log_calls() {
             text += std::to_string(c.calls - before.calls) + " record(s) written to the log, " +
                     std::to_string(c.applied - before.applied) + " transaction(s) committed";
             if (c.failed != before.failed) text += ", " + std::to_string(c.failed - before.failed) + " call(s) failed or fenced";
+        } else if (name == "database") {
+            text += std::to_string(c.calls - before.calls) + " transaction(s) ended or call(s) failed";
+            if (c.failed != before.failed) text += ", " + std::to_string(c.failed - before.failed) + " failed";
+            text += ", " + std::to_string(c.applied - before.applied) + " statement(s) committed";
         } else {
             text += std::to_string(c.calls - before.calls) + " call(s)";
             if (c.failed != before.failed) text += ", " + std::to_string(c.failed - before.failed) + " failed";
@@ -264,18 +269,21 @@ void ContractHarness::pre_commit() {
     const int64_t id = next_checkpoint_id_++;
     std::string state;
     std::string error;
+    log_calls();
     const bool ok = incarnation->sink->pre_commit(id, &state, &error);
     if (ok && incarnation->state == Incarnation::State::live) {
         checkpoints_[id] = Checkpoint{id, incarnation->position, std::move(state), incarnation->number};
         line("checkpoint " + std::to_string(id) + ": " + incarnation->name() + " pre-commits (covers #1..#" +
-             std::to_string(incarnation->position) + ")");
+                 std::to_string(incarnation->position) + ")",
+             true);
     } else {
         if (!ok && incarnation->state == Incarnation::State::live) {
             incarnation->state = Incarnation::State::failed;
             incarnation->failure = "pre-commit refused: " + error;
         }
         line("checkpoint " + std::to_string(id) + ": " + incarnation->name() + " cannot pre-commit (" +
-             incarnation->failure + "); the checkpoint is aborted");
+                 incarnation->failure + "); the checkpoint is aborted",
+             true);
     }
     fail_over_if_failed();
 }
@@ -355,9 +363,11 @@ void ContractHarness::zombie_pre_commit() {
     const int64_t id = next_checkpoint_id_++;  // a barrier that reached the zombie; it never completes
     std::string state;
     std::string error;
+    log_calls();
     const bool ok = zombie->sink->pre_commit(id, &state, &error);
     line("checkpoint " + std::to_string(id) + ": " + zombie->name() + " (ZOMBIE) pre-commits" +
-         (ok ? "" : " (refused: " + error + ")") + "; it never completes");
+             (ok ? "" : " (refused: " + error + ")") + "; it never completes",
+         true);
     fail_over_if_failed();
 }
 
@@ -418,14 +428,16 @@ void ContractHarness::restore(const char* why) {
         incarnation->position = completed_position();
         Incarnation& current = *incarnation;
         incarnations_.push_back(std::move(incarnation));
+        log_calls();
         current.sink = config_->make(*current.context, systems_, options_.runtime);
         const std::string state = last_completed_ == 0 ? std::string() : checkpoints_.at(last_completed_).state;
         const bool opened = current.sink->open(last_completed_, state);
         if (opened && current.state == Incarnation::State::live) {
             line(current.name() + " opens " + why +
-                 (last_completed_ == 0 ? std::string(" from scratch")
-                                       : " from checkpoint " + std::to_string(last_completed_) + " (covers #1..#" +
-                                             std::to_string(completed_position()) + ")"));
+                     (last_completed_ == 0 ? std::string(" from scratch")
+                                           : " from checkpoint " + std::to_string(last_completed_) + " (covers #1..#" +
+                                                 std::to_string(completed_position()) + ")"),
+                 true);
             return;
         }
         if (current.state == Incarnation::State::crashed) continue;  // at a point in open(): logged there
@@ -433,7 +445,7 @@ void ContractHarness::restore(const char* why) {
             current.state = Incarnation::State::failed;
             current.failure = "open returned false";
         }
-        line(current.name() + " cannot open (" + current.failure + "); retried in 1 s");
+        line(current.name() + " cannot open (" + current.failure + "); retried in 1 s", true);
         current.sink->close();
     }
     if (!violation_) {

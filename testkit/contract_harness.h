@@ -115,7 +115,9 @@ private:
     void emit(Incarnation& incarnation, int64_t count, const std::vector<int32_t>* fresh_keys);
     void restore(const char* why);
     void fail_over_if_failed();
-    void line(const std::string& text);
+    // Logs one numbered step; the outside-system calls made since the last step are listed under
+    // that step, or under this one when it `made_the_calls` (its line is written after its call).
+    void line(const std::string& text, bool made_the_calls = false);
     void log_calls();
     std::map<std::string, CallCounts> call_counts() const;
     std::string describe(const engine::Record& record) const;

@@ -74,8 +74,9 @@ struct Complete final : Command {
                {static_cast<size_t>(m.weight("notification_late")), Delivery::late}})) {}
     void run(const ContractModel&, ContractHarness& h) const override { h.complete(pick, delivery); check_now(h); }
     void show(std::ostream& os) const override {
-        os << "complete the " << (pick == 0 ? std::string("latest") : std::to_string(pick) + "-th latest")
-           << " pre-committed checkpoint, notification " << to_string(delivery);
+        os << "complete the latest pre-committed checkpoint"
+           << (pick == 0 ? std::string() : " but " + std::to_string(pick) + " (if there are that many)")
+           << ", notification " << to_string(delivery);
     }
 };
 
@@ -439,8 +440,14 @@ ContractResult check_sink_contract(const ContractOptions& options) {
     } else if (result.template is<rc::detail::FailureResult>()) {
         const auto& failure = result.template get<rc::detail::FailureResult>();
         out.cases = failure.numSuccess;
+        // rapidcheck puts the testkit's own source location first: not the user's business.
+        std::string description = failure.description;
+        const std::string marker = "RC_FAIL(the_sink_broke_the_contract)";
+        if (const size_t at = description.find(marker); at != std::string::npos) {
+            description.erase(0, description.find_first_not_of("\n ", at + marker.size()));
+        }
         report << "sink " << name << " BROKE the contract after " << out.cases << " passing case(s):\n"
-               << failure.description << "\n\nThe commands (shrunk):\n";
+               << description << "\n\nThe commands (shrunk):\n";
         for (size_t i = 1; i < failure.counterExample.size(); ++i) report << failure.counterExample[i].second << "\n";
         report << "\nReplay: run " << (options.program.empty() ? std::string("<your test binary>") : options.program)
                << " again with the same options (ContractOptions::seed = " << options.seed << ", cases = " << options.cases

@@ -229,6 +229,8 @@ TEST_CASE("sink contract: the report names no C++ type and gives the replay line
     REQUIRE_FALSE(result.passed);
     CHECK(result.report.find("std::") == std::string::npos);
     CHECK(result.report.find("shared_ptr") == std::string::npos);
+    CHECK(result.report.find(".cpp") == std::string::npos);  // no source or build-tree paths
+    CHECK(result.report.find("RC_FAIL") == std::string::npos);
     CHECK(result.report.find("Replay: run ./my_sink_tests again") != std::string::npos);
     CHECK(result.report.find("kafka: ") != std::string::npos);  // the sink's own calls, step by step
 }
