@@ -57,9 +57,13 @@ public:
     engine::RunObserver& observer() override { return harness_.observer_; }
     void after(sim::Duration delay, std::function<void()> fn) override {
         Incarnation* incarnation = &incarnation_;
-        harness_.world_.scheduler().schedule(delay, incarnation_.node, kSinkTimer, 0, [incarnation, fn = std::move(fn)] {
+        ContractHarness* harness = &harness_;
+        harness_.world_.scheduler().schedule(delay, incarnation_.node, kSinkTimer, 0, [harness, incarnation, fn = std::move(fn)] {
             // A crashed or failed task is gone; a cancelled one lives on as a zombie whose timers fire.
-            if (incarnation->state == Incarnation::State::live || incarnation->state == Incarnation::State::zombie) fn();
+            if (incarnation->state == Incarnation::State::live || incarnation->state == Incarnation::State::zombie) {
+                if (harness->finished_ && incarnation->state == Incarnation::State::zombie) ++harness->timers_after_close_;
+                fn();
+            }
         });
     }
     void fail(const std::string& reason) override {
@@ -130,6 +134,9 @@ ContractHarness::~ContractHarness() {
     for (const auto& [name, c] : call_counts()) {
         if (name != "kafka" && c.failed != 0) paths_->effects[name + ": calls failed"] += static_cast<int64_t>(c.failed);
     }
+    const auto [uploads, transactions] = leaks();
+    if (uploads != 0) paths_->effects["left open at the end: multipart uploads"] += static_cast<int64_t>(uploads);
+    if (transactions != 0) paths_->effects["left open at the end: Kafka transactions"] += static_cast<int64_t>(transactions);
 }
 
 ContractHarness::Incarnation* ContractHarness::live() {
@@ -481,7 +488,12 @@ void ContractHarness::finish() {
         if (live() != incarnation) continue;
         complete(0, Delivery::now);
         advance(5000);
-        if (live() == incarnation) return;
+        if (live() != incarnation) continue;
+        if (checks_.no_leaks) {  // whatever a closed instance still runs now never stops by itself
+            finished_ = true;
+            advance(10000);
+        }
+        return;
     }
     if (!violation_) violation_ = "the final checkpoint did not complete in 5 rounds without faults";
 }
@@ -529,8 +541,29 @@ std::optional<std::string> ContractHarness::check() {
     return std::nullopt;
 }
 
+std::pair<size_t, size_t> ContractHarness::leaks() const {
+    std::vector<int64_t> open;
+    for (int32_t p = 0; p < options_.kafka_partitions; ++p) {
+        for (int64_t t : kafka_.open_transactions("output", p)) {
+            if (std::find(open.begin(), open.end(), t) == open.end()) open.push_back(t);
+        }
+    }
+    return {objects_.open_uploads().size(), open.size()};
+}
+
 std::optional<std::string> ContractHarness::check_final() {
     if (auto v = check()) return v;
+    if (checks_.no_leaks) {
+        const auto [uploads, transactions] = leaks();
+        if (uploads != 0) return violation("at the end, " + std::to_string(uploads) + " multipart upload(s) are still open (a leak)");
+        if (transactions != 0) {
+            return violation("at the end, " + std::to_string(transactions) + " Kafka transaction(s) are still open (a leak)");
+        }
+        if (timers_after_close_ != 0) {
+            return violation("after the end, timers of closed instances fired " + std::to_string(timers_after_close_) +
+                             " time(s) in 10 s (a retry loop that never stops)");
+        }
+    }
     const std::vector<engine::Record> output = config_->read_output(systems_);
     const int64_t completed = completed_position();
     if (!checks_.exactly_once && !checks_.at_least_once) return std::nullopt;

@@ -60,6 +60,7 @@ struct ContractChecks {
     bool exactly_once = false;   // no duplicates (appended), final equality
     bool at_least_once = false;  // final: nothing lost
     bool no_key_backwards = false;
+    bool no_leaks = false;  // at the end: no open upload, no open Kafka transaction, no timer of a closed instance still firing
 };
 
 class ContractHarness {
@@ -125,6 +126,8 @@ private:
     std::optional<std::string> violation(const std::string& what);
     int64_t completed_position() const;
     sim::OutsideFaultTarget* target(const std::string& system);
+    // What the sinks left open at the end: open multipart uploads, open Kafka transactions on "output".
+    std::pair<size_t, size_t> leaks() const;
 
     std::shared_ptr<const engine::SinkConfig> config_;
     ContractOptions options_;
@@ -154,6 +157,8 @@ private:
     std::vector<std::pair<int32_t, int64_t>> held_notifications_;  // (incarnation, checkpoint)
     std::map<int64_t, int64_t> shown_values_;                      // keyed table: last visible value per key
     std::optional<std::string> armed_point_;                       // crash the live incarnation there
+    bool finished_ = false;                                        // the final checkpoint completed
+    int64_t timers_after_close_ = 0;                               // timers of closed instances fired after that
     std::map<std::string, CallCounts> last_calls_;
     std::string log_;
     int32_t step_ = 0;

@@ -237,6 +237,7 @@ Plan make_plan(const ContractOptions& options) {
         if (c == "exactly_once_output") plan.checks.exactly_once = true;
         if (c == "at_least_once_output") plan.checks.at_least_once = true;
         if (c == "no_key_backwards") plan.checks.no_key_backwards = true;
+        if (c == "no_leaks") plan.checks.no_leaks = true;
     }
 
     // Fault kinds: the applicable ones, then the user's choice.
@@ -368,7 +369,8 @@ const char* to_string(Guarantee guarantee) {
 std::vector<std::string> contract_checks(const ContractOptions& options, engine::SinkOutputShape shape) {
     const bool table = shape == engine::SinkOutputShape::keyed_table;
     if (!options.oracles.empty()) {
-        const std::vector<std::string> known = {"exactly_once_output", "at_least_once_output", "visibility", "no_key_backwards"};
+        const std::vector<std::string> known = {"exactly_once_output", "at_least_once_output", "visibility", "no_key_backwards",
+                                                "no_leaks"};
         for (const std::string& name : options.oracles) {
             if (std::find(known.begin(), known.end(), name) == known.end()) {
                 throw std::invalid_argument("ContractOptions::oracles: \"" + name + "\" is not a contract-level check; known: " +

@@ -38,7 +38,10 @@
 //   - "at_least_once_output": at the end every record of the completed checkpoints is there
 //     (duplicates allowed); keyed table: the final table as above (a table shows no duplicates);
 //   - "no_key_backwards" (keyed table): no key's value goes backwards (values grow with the job's
-//     output order; a replay that rewrites older values over newer ones breaks it).
+//     output order; a replay that rewrites older values over newer ones breaks it);
+//   - "no_leaks" (only when asked for): at the end no multipart upload and no Kafka transaction is
+//     still open, and no timer of a closed (zombie) instance fires in the 10 s after the final
+//     checkpoint (a retry loop that never stops). The report always counts what was left open.
 // Defaults (contract_checks()): an appended exactly-once sink: exactly_once_output + visibility
 // (unless `visibility` is eventually); an appended at-least-once sink: at_least_once_output; a
 // keyed table, exactly-once: exactly_once_output + no_key_backwards; at-least-once:

@@ -55,6 +55,63 @@ TEST_CASE("kv table example: the report tells which sink points the sink never a
     CHECK_FALSE(result.faults_drawn.contains("kafka_commit_errors"));  // it writes no Kafka topic
 }
 
+// The kv-table sink with a heartbeat timer that close() never stops: a cancelled instance (a
+// zombie) keeps firing it forever (the negative control of no_leaks' timer check).
+class HeartbeatSink final : public engine::Sink {
+public:
+    HeartbeatSink(std::unique_ptr<engine::Sink> inner, engine::SinkContext& context) : inner_(std::move(inner)), context_(context) {}
+    bool open(int64_t id, const std::string& state) override {
+        beat();
+        return inner_->open(id, state);
+    }
+    void write(const engine::RecordBatch& records) override { inner_->write(records); }
+    bool pre_commit(int64_t id, std::string* state, std::string* error) override { return inner_->pre_commit(id, state, error); }
+    void checkpoint_complete(int64_t id) override { inner_->checkpoint_complete(id); }
+    bool settled() const override { return inner_->settled(); }
+
+private:
+    void beat() {
+        context_.after(sim::Duration::millis(100), [this] { beat(); });
+    }
+    std::unique_ptr<engine::Sink> inner_;
+    engine::SinkContext& context_;
+};
+
+class HeartbeatConfig final : public engine::SinkConfig {
+public:
+    HeartbeatConfig() : inner_(configure_sink(table_options())) {}
+    std::unique_ptr<engine::Sink> make(engine::SinkContext& context, const engine::OutsideSystems& systems,
+                                       const engine::RuntimeConfig& runtime) const override {
+        return std::make_unique<HeartbeatSink>(inner_->make(context, systems, runtime), context);
+    }
+    engine::SinkOutputShape output_shape() const override { return inner_->output_shape(); }
+    std::vector<engine::Record> read_output(const engine::OutsideSystems& systems) const override {
+        return inner_->read_output(systems);
+    }
+
+private:
+    static ContractOptions table_options() {
+        ContractOptions o;
+        o.sink = "kv_table";
+        return o;
+    }
+    std::shared_ptr<const engine::SinkConfig> inner_;
+};
+
+TEST_CASE("kv table example: no_leaks passes the kv table and catches a timer that outlives close()", "[testkit]") {
+    ContractOptions options;
+    options.sink = "kv_table";
+    options.oracles = {"exactly_once_output", "no_key_backwards", "no_leaks"};
+    const auto clean = check_sink_contract(options);
+    INFO(clean.report);
+    CHECK(clean.passed);
+    options.config = std::make_shared<HeartbeatConfig>();
+    const auto leaking = check_sink_contract(options);
+    INFO(leaking.report);
+    REQUIRE_FALSE(leaking.passed);
+    CHECK(leaking.report.find("timers of closed instances fired") != std::string::npos);
+}
+
 TEST_CASE("kv table example: at the job level a keyed table is never read as appended records", "[testkit]") {
     JobOptions options;
     options.sink = "kv_table";
