@@ -19,7 +19,7 @@ namespace {
 // their weights. Everything that depends on the sink's answers (which checkpoints pre-committed,
 // whether an instance failed) lives in the harness, so every command is valid in every state and
 // a shrunk sequence stays runnable.
-struct ContractModel {
+struct ModelData {
     int keys = 4;
     std::map<std::string, int> weights;  // engine fault kinds -> weight (crash, zombie, ...)
     std::vector<FaultChoice> faults;     // outside-system faults
@@ -29,6 +29,12 @@ struct ContractModel {
         auto it = weights.find(kind);
         return it == weights.end() ? 0 : it->second;
     }
+};
+
+// rapidcheck copies the model at every step of generation and shrinking: it shares its data.
+struct ContractModel {
+    std::shared_ptr<const ModelData> data = std::make_shared<const ModelData>();
+    const ModelData* operator->() const { return data.get(); }
 };
 
 using Command = rc::state::Command<ContractModel, ContractHarness>;
@@ -48,7 +54,7 @@ struct Write final : Command {
     std::vector<int32_t> keys;
     explicit Write(const ContractModel& m)
         : keys(*rc::gen::resize(4, rc::gen::nonEmpty(rc::gen::container<std::vector<int32_t>>(
-              rc::gen::inRange<int32_t>(0, m.keys))))) {}
+              rc::gen::inRange<int32_t>(0, m->keys))))) {}
     void run(const ContractModel&, ContractHarness& h) const override { h.write(keys); check_now(h); }
     void show(std::ostream& os) const override {
         os << "write the job's next " << keys.size() << " record(s) (replayed ones first; new ones get keys";
@@ -70,8 +76,8 @@ struct Complete final : Command {
         : pick(*rc::gen::weightedOneOf<int32_t>({{4, rc::gen::just<int32_t>(0)}, {1, rc::gen::inRange<int32_t>(1, 4)}})),
           delivery(*rc::gen::weightedElement<Delivery>(
               {{5, Delivery::now},
-               {static_cast<size_t>(m.weight("notification_lost")), Delivery::lost},
-               {static_cast<size_t>(m.weight("notification_late")), Delivery::late}})) {}
+               {static_cast<size_t>(m->weight("notification_lost")), Delivery::lost},
+               {static_cast<size_t>(m->weight("notification_late")), Delivery::late}})) {}
     void run(const ContractModel&, ContractHarness& h) const override { h.complete(pick, delivery); check_now(h); }
     void show(std::ostream& os) const override {
         os << "complete the latest pre-committed checkpoint"
@@ -95,7 +101,7 @@ struct Crash final : Command {
 
 struct CrashAtPoint final : Command {
     std::string point;
-    explicit CrashAtPoint(const ContractModel& m) : point(*rc::gen::elementOf(m.points)) {}
+    explicit CrashAtPoint(const ContractModel& m) : point(*rc::gen::elementOf(m->points)) {}
     void run(const ContractModel&, ContractHarness& h) const override { h.crash_at_point(point); check_now(h); }
     void show(std::ostream& os) const override { os << "crash at the sink's next announcement of " << point; }
 };
@@ -124,11 +130,11 @@ struct Fault final : Command {
     int64_t millis;
     explicit Fault(const ContractModel& m) : millis(*rc::gen::element<int64_t>(100, 500, 2000)) {
         int total = 0;
-        for (int w : m.fault_weights) total += w;
+        for (int w : m->fault_weights) total += w;
         int r = *uniform(total);
         size_t i = 0;
-        while (r >= m.fault_weights[i]) r -= m.fault_weights[i++];
-        choice = m.faults[i];
+        while (r >= m->fault_weights[i]) r -= m->fault_weights[i++];
+        choice = m->faults[i];
     }
     void run(const ContractModel&, ContractHarness& h) const override { h.fault(choice, millis); check_now(h); }
     void show(std::ostream& os) const override { os << "fault: " << choice.kind << " of " << choice.system << " for " << millis << " ms"; }
@@ -147,29 +153,36 @@ rc::Gen<std::shared_ptr<const Command>> make_command(const ContractModel& m) {
 }
 
 // The next command: drawn by weight (a command of weight 0 is never drawn).
-rc::Gen<std::shared_ptr<const Command>> next_command(const ContractModel& m) {
-    int fault_weight = 0;
-    for (int w : m.fault_weights) fault_weight += w;
+rc::Gen<std::shared_ptr<const Command>> next_command(const ContractModel& model) {
     using Maker = rc::Gen<std::shared_ptr<const Command>> (*)(const ContractModel&);
-    const std::vector<std::pair<int, Maker>> slots = {
-        {12, make_command<Write>},
-        {8, make_command<PreCommit>},
-        {8, make_command<Complete>},
-        {4, make_command<Advance>},
-        {m.weight("notification_late") > 0 ? 4 : 0, make_command<DeliverLate>},
-        {4 * m.weight("crash"), make_command<Crash>},
-        {m.points.empty() ? 0 : 4 * m.weight("crash_at_point"), make_command<CrashAtPoint>},
-        {4 * m.weight("zombie"), make_command<Cancel>},
-        {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombieWrite>},
-        {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombiePreCommit>},
-        {fault_weight == 0 ? 0 : 4 * static_cast<int>(std::max<size_t>(1, m.faults.size() / 3)), make_command<Fault>},
-    };
+    using Slots = std::vector<std::pair<int, Maker>>;
+    // The slots of the last model (held, so that its address cannot be reused by another one).
+    static thread_local std::pair<std::shared_ptr<const ModelData>, std::shared_ptr<const Slots>> cached;
+    const ModelData& m = *model.data;
+    if (cached.first != model.data) {
+        int fault_weight = 0;
+        for (int w : m.fault_weights) fault_weight += w;
+        cached = {model.data, std::make_shared<const Slots>(Slots{
+                          {12, make_command<Write>},
+                          {8, make_command<PreCommit>},
+                          {8, make_command<Complete>},
+                          {4, make_command<Advance>},
+                          {m.weight("notification_late") > 0 ? 4 : 0, make_command<DeliverLate>},
+                          {4 * m.weight("crash"), make_command<Crash>},
+                          {m.points.empty() ? 0 : 4 * m.weight("crash_at_point"), make_command<CrashAtPoint>},
+                          {4 * m.weight("zombie"), make_command<Cancel>},
+                          {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombieWrite>},
+                          {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombiePreCommit>},
+                          {fault_weight == 0 ? 0 : 4 * static_cast<int>(std::max<size_t>(1, m.faults.size() / 3)), make_command<Fault>},
+                      })};
+    }
+    std::shared_ptr<const Slots> slots = cached.second;
     int total = 0;
-    for (const auto& slot : slots) total += slot.first;
-    return rc::gen::mapcat(uniform(total), [m, slots](int r) {
+    for (const auto& slot : *slots) total += slot.first;
+    return rc::gen::mapcat(uniform(total), [model, slots](int r) {
         size_t i = 0;
-        while (r >= slots[i].first) r -= slots[i++].first;
-        return slots[i].second(m);
+        while (r >= (*slots)[i].first) r -= (*slots)[i++].first;
+        return (*slots)[i].second(model);
     });
 }
 
@@ -273,23 +286,25 @@ Plan make_plan(const ContractOptions& options) {
         }
         weights = chosen;
     }
-    plan.model.keys = std::max(1, options.keys);
+    auto data = std::make_shared<ModelData>();
+    data->keys = std::max(1, options.keys);
     for (const auto& [kind, weight] : weights) {
         auto it = kind_systems.find(kind);
         if (it == kind_systems.end()) {
-            plan.model.weights[kind] = weight;
+            data->weights[kind] = weight;
             continue;
         }
         for (const std::string& system : it->second) {
-            plan.model.faults.push_back(FaultChoice{kind, system});
-            plan.model.fault_weights.push_back(weight * 60 / static_cast<int>(it->second.size()));
+            data->faults.push_back(FaultChoice{kind, system});
+            data->fault_weights.push_back(weight * 60 / static_cast<int>(it->second.size()));
         }
     }
     if (options.points.empty()) {
-        for (std::string_view p : engine::sink_points::kAll) plan.model.points.emplace_back(p);
+        for (std::string_view p : engine::sink_points::kAll) data->points.emplace_back(p);
     } else {
-        plan.model.points = options.points;
+        data->points = options.points;
     }
+    plan.model.data = std::move(data);
     return plan;
 }
 
@@ -332,8 +347,8 @@ std::string fault_path_report(const ContractOptions& options, const Plan& plan, 
     out << "fault paths (over every case run, shrinking included; sink uses " << joined(plan.systems) << "; checks "
         << joined(plan.check_names) << "):\n";
     std::set<std::string> kinds;
-    for (const auto& [kind, w] : plan.model.weights) kinds.insert(kind);
-    for (const FaultChoice& f : plan.model.faults) kinds.insert(f.kind);
+    for (const auto& [kind, w] : plan.model->weights) kinds.insert(kind);
+    for (const FaultChoice& f : plan.model->faults) kinds.insert(f.kind);
     for (const std::string& kind : kinds) {
         auto it = paths.drawn.find(kind);
         const int64_t drawn = it == paths.drawn.end() ? 0 : it->second;
@@ -346,10 +361,10 @@ std::string fault_path_report(const ContractOptions& options, const Plan& plan, 
     for (const auto& [point, count] : paths.announced) out << " " << point << " x" << count;
     out << "\n";
     std::vector<std::string> silent;
-    for (const std::string& p : plan.model.points) {
+    for (const std::string& p : plan.model->points) {
         if (!paths.announced.contains(p)) silent.push_back(p);
     }
-    if (!silent.empty() && plan.model.weight("crash_at_point") > 0) {
+    if (!silent.empty() && plan.model->weight("crash_at_point") > 0) {
         out << "  the sink never announced " << joined(silent)
             << ": crashes aimed there never fired (announce a point with eosim::engine::announce_point, "
                "engine/connectors/sink_points.h)\n";
