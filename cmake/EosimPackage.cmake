@@ -23,6 +23,7 @@ set(EOSIM_PUBLIC_HEADERS
   engine/connectors/outside_systems.h
   engine/connectors/sink.h
   engine/connectors/sink_options.h
+  engine/connectors/sink_points.h
   engine/connectors/sink_registry.h
   engine/runtime/job_spec.h
   engine/runtime/record.h

@@ -187,6 +187,12 @@ std::vector<OutsideSystemRegistration> make_registrations() {
              return std::make_unique<NamedStore<sim::external::ObjectStore, &engine::OutsideSystems::objects>>(
                  "objects", std::make_unique<sim::external::ObjectStore>(world.scheduler(), world.network(), node));
          }},
+        {engine::kSinkDatabase, "a MySQL-like database with a binlog, for a user's database sink (sim/external/database.h)",
+         nullptr, true, false,
+         [](const Scenario&, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
+             return std::make_unique<DatabaseSystem>(std::string(engine::kSinkDatabase),
+                                                     std::make_unique<Database>(world.scheduler(), world.network(), node));
+         }},
         {engine::kCdcSourceDatabase, "a MySQL-like database with a binlog (sim/external/database.h): a CDC source's",
          [](const Scenario& s) { return s.database.has_value(); }, true, false,
          [](const Scenario& s, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {

@@ -12,41 +12,67 @@
 // or, inside a Catch2 test with rapidcheck's own glue:  rc::prop("my sink", sink_contract_property(options));
 //
 // What one case does: the testkit builds a simulated world (sim::World with a seed drawn by
-// rapidcheck) with the outside systems (Kafka with topic "output", the append store, the object
-// store "objects", the document store "documents", the key-value store "key_values"), makes the sink through its SinkConfig, and drives one sink instance and its
-// later incarnations through a random sequence of commands:
+// rapidcheck) with every outside system of the package (Kafka with topic "output", the append
+// store, the object store "objects", the document store "documents", the key-value store
+// "key_values", the database "database"), makes the sink through its SinkConfig, and drives one
+// sink instance and its later incarnations through a random sequence of commands:
 //   write N records (a deterministic job's output: after a restore the records after the restored
 //   checkpoint are written again, in the same order, as a replaying job would), pre-commit (the
 //   next checkpoint id), complete a pre-committed checkpoint with its notification delivered, lost,
 //   or held back and delivered late (possibly after newer ones, possibly to a cancelled instance),
-//   crash (the instance's node dies) and cancel (close(); the instance lives on as a zombie that
-//   keeps writing and pre-committing) each followed by a new incarnation opened with the sink
+//   crash (the instance's node dies), crash at the next announcement of a sink point
+//   (engine/connectors/sink_points.h: the node dies in the middle of the step that announces it),
+//   and cancel (close(); the instance lives on as a zombie that keeps writing, pre-committing, and
+//   whose `after` timers keep firing), each followed by a new incarnation opened with the sink
 //   state of the latest completed checkpoint (as Flink restores; completing a later checkpoint
-//   subsumes -- aborts -- the pre-committed ones before it, and a notification held back may
-//   arrive after newer ones or at a zombie), outside-system faults (unavailable, write errors),
-//   and the passing of virtual time (retries, timeouts). A sink that fails (SinkContext::fail, a
-//   pre-commit that returns false) is failed over the same way, as the engine would.
-// After every step it reads what the outside system shows (SinkConfig::read_output) and checks:
-//   - appended output, Visibility::committed_only (a two-phase-commit sink): every visible record
-//     belongs to a completed checkpoint, and none is visible twice;
-//   - appended output, Visibility::eventually (at-least-once is enough while running): no record
-//     is visible twice, and every visible record was written;
-//   - keyed table: every visible (key, value) was written for that key, and no key's value goes
-//     backwards (values grow with the job's output order).
-// At the end it heals every fault, lets the live instance catch up, completes a final checkpoint
-// and checks equality: the appended output equals, as a multiset, exactly the records of the
-// completed checkpoints; a keyed table equals the last value per key of those records.
+//   subsumes -- aborts -- the pre-committed ones before it), outside-system faults of the systems
+//   the sink uses (see `faults` below), and the passing of virtual time (retries, timeouts). A sink
+//   that fails (SinkContext::fail, a pre-commit that returns false) is failed over the same way.
+// After every step it reads what the outside system shows (SinkConfig::read_output) and checks
+// (by the names of the job level's oracles, `oracles` below):
+//   - always: every visible record (appended) or value (keyed table) was written;
+//   - "visibility": every visible record belongs to a completed checkpoint (a two-phase-commit sink);
+//   - "exactly_once_output": appended: no record is visible twice; at the end the output equals,
+//     as a multiset, exactly the records of the completed checkpoints; keyed table: at the end one
+//     row per key holding the last value of the completed checkpoints' records for that key;
+//   - "at_least_once_output": at the end every record of the completed checkpoints is there
+//     (duplicates allowed); keyed table: the final table as above (a table shows no duplicates);
+//   - "no_key_backwards" (keyed table): no key's value goes backwards (values grow with the job's
+//     output order; a replay that rewrites older values over newer ones breaks it);
+//   - "no_leaks" (only when asked for): at the end no multipart upload and no Kafka transaction is
+//     still open, and no timer of a closed (zombie) instance fires in the 10 s after the final
+//     checkpoint (a retry loop that never stops). The report always counts what was left open.
+// Defaults (contract_checks()): an appended exactly-once sink: exactly_once_output + visibility
+// (unless `visibility` is eventually); an appended at-least-once sink: at_least_once_output; a
+// keyed table, exactly-once: exactly_once_output + no_key_backwards; at-least-once:
+// at_least_once_output. A keyed table is checked for visibility only when `visibility` says so.
+// At the end it heals every fault, lets the live instance catch up and completes a final checkpoint.
 //
-// On a failure rapidcheck prints the shrunk case: `unsigned long: N` is the world's seed, then the
-// commands; the message after it says what broke and replays the run step by step.
+// Faults (`faults`, names as in scenario files): by default every kind that applies to the systems
+// the sink uses (the systems its kind asked for with SinkWorld::has_system, plus Kafka when it
+// writes a Kafka topic; all of them when it names none): Kafka broker_unavailable,
+// kafka_write_failure, kafka_commit_errors, kafka_commit_outcome_unknown; system_unavailable,
+// system_write_errors of every other system, bulk_partial_failure of the document store; plus
+// crash, crash_at_point, zombie (a cancel), notification_lost and notification_late. Set `faults`
+// to choose kinds and weights (weight 0 switches a kind off). After a run the report lists how
+// often each kind was drawn and what it did, and how often the sink announced each point; a kind
+// named in `faults` that was never drawn, or a point named in `points` that the sink never
+// announced, fails the run (with `require_requested`, the default).
+//
+// On a failure the report gives the shrunk command sequence, what happened step by step (with the
+// outside-system calls of each step), the seed, and the line that replays exactly this case.
 //
 // Not checked: latency, how many calls the sink makes, what it writes to places read_output does
 // not read (read_output is the sink author's definition of "what a reader sees"), parallel
-// subtasks of the same sink (the job-level check, sink_jobs.h, covers them).
+// subtasks of the same sink (the job-level check, sink_jobs.h, covers them), calls that race
+// (every outside-system call is synchronous and atomic here).
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -57,31 +83,55 @@ namespace eosim::testkit {
 
 enum class Visibility : uint8_t {
     committed_only,  // only records of completed checkpoints may be visible (exactly-once, 2PC)
-    eventually,      // uncommitted records may be visible, but never twice (idempotent appends)
+    eventually,      // uncommitted records may be visible (idempotent appends, upserts)
 };
+
+// What the sink promises.
+enum class Guarantee : uint8_t {
+    exactly_once,   // nothing lost, nothing twice (a keyed table: and no key goes backwards)
+    at_least_once,  // nothing lost; duplicates allowed (a keyed table may go back during a replay)
+};
+const char* to_string(Guarantee guarantee);
 
 struct ContractOptions {
     // The sink under test: a registered kind and its options, or a config made directly.
     std::string sink = "kafka";
     nlohmann::json options = nlohmann::json::object();
     std::shared_ptr<const engine::SinkConfig> config;  // when set, `sink` and `options` are not read
-    // How appended output may show uncommitted records (keyed tables ignore this).
-    Visibility visibility = Visibility::committed_only;
+    Guarantee guarantee = Guarantee::exactly_once;
+    // Whether uncommitted output may be visible. Unset: committed_only for an appended exactly-once
+    // sink; not checked for an at-least-once sink or a keyed table.
+    std::optional<Visibility> visibility;
+    // The checks, by oracle name (see above); empty: those that fit the output shape and guarantee.
+    std::vector<std::string> oracles;
+    // Fault kinds (names above) and their weights; empty: every kind that applies, weight 1.
+    std::map<std::string, int> faults;
+    // The sink points a crash_at_point aims at (engine/connectors/sink_points.h, or the sink's own
+    // names); empty: every public sink point.
+    std::vector<std::string> points;
+    // The outside systems whose faults are drawn; empty: the ones the sink uses (see above).
+    std::vector<std::string> systems;
+    bool require_requested = true;  // a requested fault kind never drawn, a point never announced: failed
 
     int cases = 100;            // rapidcheck test cases
     uint64_t seed = 1;          // rapidcheck's seed: the same seed finds the same counterexample
     int max_size = 100;         // rapidcheck's maximum size (about the longest command sequence)
     int keys = 4;               // distinct record keys
-    bool outside_faults = true; // unavailable periods and write errors of the outside systems
+    bool outside_faults = true; // faults of the outside systems (false: none of them is drawn)
     bool zombies = true;        // cancelled instances that keep calling
     int32_t kafka_partitions = 2;
     engine::RuntimeConfig runtime;  // commit_retry_delay etc., as the sink sees them
+    // How the report names the test binary in its replay line (e.g. argv[0]); empty: "<your test binary>".
+    std::string program;
 };
 
 struct ContractResult {
     bool passed = false;
     int cases = 0;       // cases that passed before the verdict
-    std::string report;  // rapidcheck's verdict: on a failure the shrunk command sequence and what broke
+    std::string report;  // the verdict: on a failure the shrunk command sequence and what broke; then the fault paths
+    std::string fault_paths;  // which fault kinds were drawn how often, and which sink points were announced
+    std::map<std::string, int64_t> faults_drawn;       // fault kind -> commands drawn (over every case run)
+    std::map<std::string, int64_t> points_announced;   // point -> announcements by the sink
     explicit operator bool() const { return passed; }
 };
 
@@ -94,7 +144,12 @@ ContractResult check_sink_contract(const ContractOptions& options);
 std::function<void()> sink_contract_property(const ContractOptions& options);
 
 // The SinkConfig `options` names (the kind configured against the testkit's world: Kafka topic
-// "output", systems kafka, append_store, objects, documents, key_values).
+// "output", systems kafka, append_store, objects, documents, key_values, database).
 std::shared_ptr<const engine::SinkConfig> configure_sink(const ContractOptions& options);
+
+// The checks a run makes (by oracle name): `options.oracles`, or the defaults for the shape and
+// guarantee. Throws std::invalid_argument for a name the contract level does not know, or one that
+// does not fit the shape (no_key_backwards on appended output).
+std::vector<std::string> contract_checks(const ContractOptions& options, engine::SinkOutputShape shape);
 
 }  // namespace eosim::testkit

@@ -1,12 +1,16 @@
 #include "testkit/sink_jobs.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/shrinker.h"
+#include "engine/connectors/sink_points.h"
+#include "sim/fault_plan.h"
 #include "sim/prng.h"
 #include "testkit/contract_harness.h"
 #include "testkit/sink_contract.h"
@@ -25,19 +29,9 @@ struct DrawnJob {
     bool at_least_once = false;
 };
 
-DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, const std::vector<std::string>& systems,
-                  sim::Prng& prng, int case_number) {
-    const int64_t parallelism = prng.between(1, 4);
-    const int64_t interval = prng.between(200, 1000);
-    const bool at_least_once = options.modes_at_least_once && prng.chance(sim::Ratio{1, 4});
-    const int64_t records = prng.between(2000, 8000);
-    const int64_t keys = prng.between(1, 64);
-    // Faults fire while the input still flows (1000 records a second): a bounded job ends soon after.
-    const int64_t window_to = records * 9 / 10;
-
-    ordered_json sink_options = options.options.is_null() ? ordered_json::object() : ordered_json(options.options);
-    if (options.sink == "kafka" && !sink_options.contains("topic")) sink_options["topic"] = "output";
-
+// Every fault kind the job level may draw, with its parameters; `systems` the outside systems the
+// sink asked for, `batch_systems` those of them with bulk requests.
+ordered_json applicable_kinds(const engine::SinkConfig& config, const std::vector<std::string>& systems) {
     ordered_json kinds = {
         {"crash", {{"weight", 8}, {"restart_delay", {{"min", "200ms"}, {"max", "3s"}}}, {"nodes", {"jobmanager", "tm0", "tm1"}}}},
         {"pause", {{"duration", {{"min", "200ms"}, {"max", "3s"}}}, {"nodes", {"jobmanager", "tm0", "tm1"}}}},
@@ -51,13 +45,57 @@ DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, c
          {{"messages", {"checkpoint.notify_complete", "checkpoint.notify_aborted", "checkpoint.acknowledge", "checkpoint.trigger"}},
           {"ratio", {{"min", "1/2"}, {"max", "1/1"}}}}},
     };
+    if (!config.kafka_topic().empty()) {
+        kinds["kafka_commit_errors"] = {{"duration", {{"min", "100ms"}, {"max", "2s"}}}};
+        kinds["kafka_commit_outcome_unknown"] = {{"duration", {{"min", "100ms"}, {"max", "1s"}}}};
+    }
     if (!systems.empty()) {
         kinds["system_unavailable"] = {{"systems", systems}, {"duration", {{"min", "100ms"}, {"max", "2s"}}}};
         kinds["system_write_errors"] = {{"systems", systems}, {"duration", {{"min", "100ms"}, {"max", "2s"}}}};
     }
-    ordered_json oracles = at_least_once ? ordered_json{"at_least_once_output", "liveness"}
-                                         : ordered_json{"exactly_once_output", "at_least_once_output", "state_after_restore", "liveness"};
-    if (!at_least_once && !config.kafka_topic().empty()) oracles.push_back("visibility");
+    std::vector<std::string> batch_systems;
+    for (const std::string& system : systems) {
+        if (system == "documents") batch_systems.push_back(system);
+    }
+    if (!batch_systems.empty()) {
+        kinds["bulk_partial_failure"] = {{"systems", batch_systems}, {"duration", {{"min", "100ms"}, {"max", "2s"}}},
+                                         {"ratio", {{"min", "1/10"}, {"max", "1/1"}}}};
+    }
+    return kinds;
+}
+
+std::vector<std::string> default_points() {
+    std::vector<std::string> points;
+    for (std::string_view p : engine::sink_points::kAll) points.emplace_back(p);
+    for (const char* p : {"checkpoint.completed", "failover.started", "task.restoring", "barrier.alignment_started"}) points.emplace_back(p);
+    return points;
+}
+
+DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, const ordered_json& kinds,
+                  const std::vector<std::string>& points, sim::Prng& prng, int case_number) {
+    const int64_t parallelism = prng.between(1, 4);
+    const int64_t interval = prng.between(200, 1000);
+    const bool at_least_once = options.modes_at_least_once && prng.chance(sim::Ratio{1, 4});
+    const int64_t records = prng.between(2000, 8000);
+    const int64_t keys = prng.between(1, 64);
+    // Faults fire while the input still flows (1000 records a second): a bounded job ends soon after.
+    const int64_t window_to = records * 9 / 10;
+
+    ordered_json sink_options = options.options.is_null() ? ordered_json::object() : ordered_json(options.options);
+    if (options.sink == "kafka" && !sink_options.contains("topic")) sink_options["topic"] = "output";
+
+    ordered_json oracles = ordered_json::array();
+    const bool table = config.output_shape() == engine::SinkOutputShape::keyed_table;
+    for (const std::string& name : job_oracles(options, config)) {
+        // A job with at-least-once checkpointing may count a record twice in its keyed state: only
+        // "nothing lost" of appended output and liveness still hold.
+        if (at_least_once && name != "liveness" && (table || name != "at_least_once_output")) continue;
+        oracles.push_back(name);
+    }
+    if (at_least_once && !table && std::find(oracles.begin(), oracles.end(), "at_least_once_output") == oracles.end()) {
+        oracles.push_back("at_least_once_output");
+    }
+    if (oracles.empty()) oracles.push_back("liveness");
 
     ordered_json doc;
     doc["description"] = "eosim testkit: sink \"" + options.sink + "\" in a drawn job (case " + std::to_string(case_number) +
@@ -87,11 +125,7 @@ DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, c
                        {"window", {{"from", "200ms"}, {"to", millis(window_to)}}},
                        {"quiet_after", millis(window_to + 6000)},
                        {"kinds", kinds},
-                       {"point_triggers",
-                        {{"ratio", "1/2"},
-                         {"points", {"sink.precommitted", "sink.committed", "checkpoint.completed", "failover.started",
-                                     "task.restoring", "barrier.alignment_started"}},
-                         {"max_occurrence", 12}}}}}};
+                       {"point_triggers", {{"ratio", "1/2"}, {"points", points}, {"max_occurrence", 12}}}}}};
     doc["oracles"] = oracles;
     doc["liveness_bound"] = "120s";
     doc["expect"] = "pass";
@@ -120,20 +154,132 @@ std::string failed_oracles(const scenarios::RunResult& result) {
 
 }  // namespace
 
+std::vector<std::string> job_oracles(const JobOptions& options, const engine::SinkConfig& config) {
+    const bool table = config.output_shape() == engine::SinkOutputShape::keyed_table;
+    if (!options.oracles.empty()) {
+        for (const std::string& name : options.oracles) {
+            if (table && name == "at_least_once_output") {
+                throw std::invalid_argument(
+                    "JobOptions::oracles: at_least_once_output reads the sink's output as appended records; a keyed "
+                    "table is judged by exactly_once_output (its final table, which duplicates cannot change)");
+            }
+        }
+        return options.oracles;
+    }
+    if (table) return {"exactly_once_output", "state_after_restore", "liveness"};
+    if (options.guarantee == Guarantee::at_least_once) return {"at_least_once_output", "state_after_restore", "liveness"};
+    std::vector<std::string> out = {"exactly_once_output", "state_after_restore", "liveness"};
+    if (!config.kafka_topic().empty()) out.emplace_back("visibility");
+    return out;
+}
+
+namespace {
+
+// The fault kinds to draw: the applicable ones, or the user's choice with its weights.
+ordered_json chosen_kinds(const JobOptions& options, const engine::SinkConfig& config, const std::vector<std::string>& systems) {
+    ordered_json kinds = applicable_kinds(config, systems);
+    if (options.faults.empty()) return kinds;
+    ordered_json chosen = ordered_json::object();
+    for (const auto& [kind, weight] : options.faults) {
+        if (!kinds.contains(kind)) {
+            std::string known;
+            for (const auto& [name, spec] : kinds.items()) known += " " + name;
+            throw std::invalid_argument("JobOptions::faults: \"" + kind + "\" is not a fault kind that applies to sink \"" +
+                                        options.sink + "\"; those that do:" + known);
+        }
+        if (weight < 0 || weight > 1000) throw std::invalid_argument("JobOptions::faults[\"" + kind + "\"]: a weight in 0..1000");
+        if (weight == 0) continue;
+        chosen[kind] = kinds[kind];
+        chosen[kind]["weight"] = weight;
+    }
+    if (chosen.empty()) throw std::invalid_argument("JobOptions::faults: every weight is 0");
+    return chosen;
+}
+
+struct PathCounts {
+    std::map<std::string, int64_t> fired;
+    std::map<std::string, int64_t> points_placed;
+    std::map<std::string, int64_t> points_hit;
+    int64_t commit_errors = 0;
+    int64_t commit_outcomes_unknown = 0;
+    int64_t outside_calls_failed = 0;
+    int64_t fenced_calls = 0;
+
+    void add(const scenarios::RunResult& result) {
+        std::vector<bool> fired_at(result.fault_draw ? result.fault_draw->faults.size() : 0, false);
+        for (const sim::FiredFault& f : result.faults) {
+            if (f.skipped) continue;
+            ++fired[sim::to_string(f.kind)];
+            if (f.plan_index < fired_at.size()) fired_at[f.plan_index] = true;
+        }
+        if (result.fault_draw) {
+            for (size_t i = 0; i < result.fault_draw->faults.size(); ++i) {
+                const std::string& point = result.fault_draw->faults[i].trigger.point;
+                if (point.empty()) continue;
+                ++points_placed[point];
+                if (fired_at[i]) ++points_hit[point];
+            }
+        }
+        commit_errors += result.figures.commit_errors;
+        commit_outcomes_unknown += result.figures.commit_outcomes_unknown;
+        outside_calls_failed += result.figures.outside_calls_failed;
+        fenced_calls += result.figures.fenced_calls;
+    }
+
+    std::string report(const ordered_json& kinds, const std::vector<std::string>& points) const {
+        std::ostringstream out;
+        out << "fault paths (faults that fired, by kind):\n";
+        for (const auto& [kind, spec] : kinds.items()) {
+            auto it = fired.find(kind);
+            out << "  " << kind << ": " << (it == fired.end() ? 0 : it->second) << "\n";
+        }
+        out << "  their answers: " << commit_errors << " Kafka commits answered with an error, " << commit_outcomes_unknown
+            << " applied with the answer lost, " << outside_calls_failed << " outside-system calls failed, " << fenced_calls
+            << " Kafka calls fenced\n";
+        out << "protocol points (point faults placed / fired):";
+        std::vector<std::string> silent;
+        for (const std::string& point : points) {
+            auto placed = points_placed.find(point);
+            auto hit = points_hit.find(point);
+            const int64_t p = placed == points_placed.end() ? 0 : placed->second;
+            const int64_t h = hit == points_hit.end() ? 0 : hit->second;
+            out << " " << point << " " << p << "/" << h;
+            if (p > 0 && h == 0 && point.rfind("sink.", 0) == 0) silent.push_back(point);
+        }
+        out << "\n";
+        for (const std::string& point : silent) {
+            out << "  the sink never announced " << point
+                << ": faults placed there never fired (eosim::engine::announce_point, engine/connectors/sink_points.h)\n";
+        }
+        return out.str();
+    }
+};
+
+}  // namespace
+
 JobResult check_sink_in_jobs(const JobOptions& options) {
     ContractOptions contract;
     contract.sink = options.sink;
     contract.options = options.options;
     std::vector<std::string> systems;  // the registered outside systems the sink asked for: their faults are drawn too
     const auto config = configure_sink_recording(contract, &systems);  // unknown kinds and bad options fail here
+    (void)job_oracles(options, *config);  // a misfit oracle fails here, before any run
+    const ordered_json kinds = chosen_kinds(options, *config, systems);
+    const std::vector<std::string> points = options.points.empty() ? default_points() : options.points;
 
     const std::filesystem::path dir = std::filesystem::absolute(options.output_dir);
     std::filesystem::create_directories(dir);
     JobResult out;
+    PathCounts paths;
+    auto finish_paths = [&] {
+        out.faults_fired = paths.fired;
+        out.points_hit = paths.points_hit;
+        out.fault_paths = paths.report(kinds, points);
+    };
     const sim::Prng root(options.seed);
     for (int c = 1; c <= options.cases; ++c) {
         sim::Prng prng = root.fork(static_cast<uint64_t>(c));
-        const DrawnJob job = draw_job(options, *config, systems, prng, c);
+        const DrawnJob job = draw_job(options, *config, kinds, points, prng, c);
         const std::filesystem::path file = dir / (options.sink + "-case-" + std::to_string(c) + ".json");
         write_file(file, job.document);
         if (job.at_least_once) ++out.jobs_at_least_once;
@@ -148,6 +294,7 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
             out.faults_injected += result.figures.faults_injected;
             out.restarts += result.figures.restarts;
             out.checkpoints_completed += result.figures.checkpoints_completed;
+            paths.add(result);
             if (scenarios::run_outcome_met(result)) {
                 ++out.runs;
                 continue;
@@ -171,7 +318,8 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
                    << "replay it:     " << options.eosim_command << " run " << replay.string() << " --seed " << seed << "\n"
                    << "HTML timeline: " << options.eosim_command << " suite " << replay.string() << " --seeds " << seed
                    << " --report " << (dir / "report").string() << "   (open report/index.html)\n";
-            out.report = report.str();
+            finish_paths();
+            out.report = report.str() + out.fault_paths;
             out.scenario_file = replay.string();
             out.failing_seed = seed;
             return out;
@@ -182,12 +330,23 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
     }
     std::error_code ignored;
     std::filesystem::remove(dir, ignored);  // when empty
-    out.passed = true;
+    finish_paths();
+    std::string missing;
+    if (options.require_requested) {
+        for (const auto& [kind, weight] : options.faults) {
+            if (weight > 0 && !paths.fired.contains(kind)) missing += " fault kind " + kind + " never fired;";
+        }
+        for (const std::string& point : options.points) {
+            if (!paths.points_hit.contains(point)) missing += " no fault fired at point " + point + ";";
+        }
+    }
+    out.passed = missing.empty();
     out.report = "sink \"" + options.sink + "\" passed " + std::to_string(out.runs) + " job runs (" +
                  std::to_string(options.cases) + " drawn jobs x " + std::to_string(options.runs_per_case) + " seeds; " +
                  std::to_string(out.records_in) + " records in, " + std::to_string(out.faults_injected) + " faults injected, " +
                  std::to_string(out.restarts) + " restarts, " + std::to_string(out.checkpoints_completed) +
-                 " checkpoints completed)";
+                 " checkpoints completed)\n" +
+                 (missing.empty() ? std::string() : "FAILED: what was asked for was not exercised:" + missing + "\n") + out.fault_paths;
     return out;
 }
 

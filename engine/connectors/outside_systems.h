@@ -24,12 +24,16 @@ namespace eosim::engine {
 // (node "mysql-source"); an upsert sink writes its own (node "mysql-target").
 inline constexpr std::string_view kCdcSourceDatabase = "mysql-source";
 inline constexpr std::string_view kUpsertTargetDatabase = "mysql-target";
+// A user's database sink asks for its own database (node "database") with
+// SinkWorld::has_system("database"); its tables are the sink's to create (Database::create_table,
+// idempotent).
+inline constexpr std::string_view kSinkDatabase = "database";
 
 struct OutsideSystems {
     sim::external::KafkaCluster* kafka = nullptr;
     sim::external::AppendStore* append_store = nullptr;
-    // Built only when the scenario uses them; a sink kind asks for one with
-    // SinkWorld::has_system("documents" / "key_values" / "objects").
+    // Built only when the scenario uses them (scenarios/outside_system_registry.h); a sink kind
+    // asks for one with SinkWorld::has_system("documents" / "key_values" / "objects" / "database").
     sim::external::DocumentStore* documents = nullptr;
     sim::external::KeyValueStore* key_values = nullptr;
     sim::external::ObjectStore* objects = nullptr;
@@ -37,7 +41,8 @@ struct OutsideSystems {
     // Databases by name, in the order the run built them.
     std::vector<std::pair<std::string, sim::external::Database*>> databases;
 
-    // The database named `name` (kCdcSourceDatabase, kUpsertTargetDatabase), nullptr when the run has none.
+    // The database named `name` (kCdcSourceDatabase, kUpsertTargetDatabase, kSinkDatabase), nullptr
+    // when the run has none.
     sim::external::Database* database(std::string_view name) const {
         for (const auto& [database_name, database] : databases) {
             if (database_name == name) return database;

@@ -28,6 +28,11 @@ public:
     virtual sim::World& world() = 0;
     virtual sim::NodeId node() const = 0;
     virtual int32_t subtask() const = 0;
+    // The job's attempt this task belongs to (1, 2, ... : a failover starts the next one).
+    virtual int64_t attempt() const = 0;
+    // A name unique to this subtask and attempt, stable from run to run of the same seed (e.g. a
+    // transactional id or an upload prefix that a later attempt must not reuse).
+    std::string attempt_id() const { return "attempt-" + std::to_string(attempt()) + "-subtask-" + std::to_string(subtask()); }
     virtual RunObserver& observer() = 0;
     // Runs `fn` after `delay`, if the task still exists then.
     virtual void after(sim::Duration delay, std::function<void()> fn) = 0;

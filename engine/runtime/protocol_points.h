@@ -11,6 +11,8 @@
 // window.fired..checkpoint.completed.
 #include <string_view>
 
+#include "engine/connectors/sink_points.h"
+
 namespace eosim::engine::points {
 
 // JobManager
@@ -38,9 +40,10 @@ inline constexpr std::string_view kSourceStoppedForSavepoint = "stop_with_savepo
 inline constexpr std::string_view kAlignmentStarted = "barrier.alignment_started";  // first barrier of a checkpoint at a task with several inputs
 inline constexpr std::string_view kTaskSnapshotted = "task.snapshotted";    // state captured, barrier not yet forwarded
 inline constexpr std::string_view kCheckpointNotified = "checkpoint.notified";  // notifyCheckpointComplete reached the TaskManager, tasks not yet told
-inline constexpr std::string_view kSinkPrecommitted = "sink.precommitted";  // transaction flushed and in the snapshot, not committed
-inline constexpr std::string_view kSinkCommitted = "sink.committed";        // a transaction of this checkpoint committed (after the fact)
-inline constexpr std::string_view kSinkRecovered = "sink.recovered";        // restored transactions committed, lingering ones aborted (after the fact)
+// The sink points are public (engine/connectors/sink_points.h): a user's sink announces them too.
+inline constexpr std::string_view kSinkPrecommitted = sink_points::kPrecommitted;  // transaction flushed and in the snapshot, not committed
+inline constexpr std::string_view kSinkCommitted = sink_points::kCommitted;        // a transaction of this checkpoint committed (after the fact)
+inline constexpr std::string_view kSinkRecovered = sink_points::kRecovered;        // restored transactions committed, lingering ones aborted (after the fact)
 inline constexpr std::string_view kChannelStatePersisted = "task.channel_state_persisted";  // unaligned: operator and channel state durable, ack not yet sent
 inline constexpr std::string_view kChannelStateReplaying = "task.replaying_channel_state";  // a restored task holds recovered in-flight data, not yet replayed; detail: restored checkpoint
 inline constexpr std::string_view kTaskEndOfData = "task.end_of_data";  // a task read the end of all its input, end_of_data not yet sent on; detail: the latest checkpoint it took part in
@@ -49,7 +52,7 @@ inline constexpr std::string_view kTaskFinalSnapshot = "task.final_snapshot";  /
 // task's output (after the fact; not yet in any checkpoint or sink). Detail: the window's
 // maxTimestamp (count windows: the result's timestamp).
 inline constexpr std::string_view kWindowFired = "window.fired";
-inline constexpr std::string_view kSinkFlushed = "sink.flushed";            // an upsert sink's batch committed in the database (after the fact); detail: rows
+inline constexpr std::string_view kSinkFlushed = sink_points::kFlushed;     // an upsert sink's batch committed in the database (after the fact); detail: rows
 // The CDC source (engine/connectors/cdc_source.h); detail: the chunk index unless noted.
 inline constexpr std::string_view kCdcChunkStarted = "cdc.chunk_started";    // low watermark taken, no row read yet
 inline constexpr std::string_view kCdcChunkFinished = "cdc.chunk_finished";  // rows corrected to the high watermark and emitted (after the fact)

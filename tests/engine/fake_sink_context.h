@@ -18,6 +18,7 @@ public:
     sim::World& world() override { return world_; }
     sim::NodeId node() const override { return node_; }
     int32_t subtask() const override { return subtask_; }
+    int64_t attempt() const override { return 1; }
     RunObserver& observer() override { return observer_; }
     void after(sim::Duration, std::function<void()>) override {}
     void fail(const std::string& reason) override { failures.push_back(reason); }

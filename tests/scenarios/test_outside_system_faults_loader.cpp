@@ -67,7 +67,7 @@ TEST_CASE("loader: generic outside-system faults name a registered system", "[lo
     s["faults"]["schedule"] = json::parse(R"([{"kind": "system_write_errors", "at": "1s", "system": "key_value"}])");
     std::string message = error_of(s, &path);
     CHECK(path == "/faults/schedule/0/system");
-    CHECK_THAT(message, Catch::Contains("an outside system (documents, key_values, objects)"));
+    CHECK_THAT(message, Catch::Contains("an outside system (documents, key_values, objects, database)"));
     CHECK_THAT(message, Catch::Contains("key_values"));
     s["faults"]["schedule"] = json::parse(R"([{"kind": "bulk_partial_failure", "at": "1s", "system": "objects"}])");
     message = error_of(s, &path);
@@ -175,7 +175,7 @@ TEST_CASE("loader and runner: a scenario's databases take the generic outside-sy
     std::string path;
     json no_database = base();
     no_database["faults"]["schedule"] = json::parse(R"([{"kind": "system_unavailable", "at": "1s", "system": "mysql-source"}])");
-    CHECK_THAT(error_of(no_database, &path), Catch::Contains("an outside system (documents, key_values, objects)"));
+    CHECK_THAT(error_of(no_database, &path), Catch::Contains("an outside system (documents, key_values, objects, database)"));
     CHECK(path == "/faults/schedule/0/system");
 
     std::ifstream in(std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios/mysql-cdc-to-mysql-upsert.json");

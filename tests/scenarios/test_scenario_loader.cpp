@@ -358,7 +358,7 @@ TEST_CASE("loader: an edge reads the late side output only of a vertex that has 
 
 TEST_CASE("loader: a bad node name in a fault is an error", "[loader]") {
     check_error(with(example(), "/faults/schedule/0/nodes/0", "tm7"), "/faults/schedule/0/nodes/0",
-                "expected a node name, one of: jobmanager, tm0, tm1, tm2, kafka, append-store, documents, key_values, objects; found \"tm7\"");
+                "expected a node name, one of: jobmanager, tm0, tm1, tm2, kafka, append-store, documents, key_values, objects, database; found \"tm7\"");
     check_error(with(example(), "/faults/schedule/1/at_point/node", "taskmanager0"), "/faults/schedule/1/at_point/node",
                 "expected a node name");
     check_error(with(example(), "/faults/schedule/1/at_point/point", "sink.precomitted"),

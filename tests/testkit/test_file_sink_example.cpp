@@ -53,6 +53,21 @@ TEST_CASE("file sink example: without faults and zombies the correct sink passes
     CHECK_FALSE(check_sink_contract(options).passed);
 }
 
+TEST_CASE("file sink example: no_leaks reports the in-progress uploads a dead incarnation leaves open", "[testkit]") {
+    // The example leaves them to the store's lifecycle (file_sink.h): the check, when asked for, says so.
+    ContractOptions options;
+    options.sink = "file";
+    options.oracles = {"exactly_once_output", "visibility", "no_leaks"};
+    const auto result = check_sink_contract(options);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("multipart upload(s) are still open (a leak)") != std::string::npos);
+    options.oracles.clear();  // by default not judged, but counted in the fault paths
+    const auto counted = check_sink_contract(options);
+    CHECK(counted.passed);
+    CHECK(counted.report.find("left open at the end: multipart uploads") != std::string::npos);
+}
+
 TEST_CASE("file sink example: the buggy variant is caught inside jobs too (duplicates after a failover)", "[testkit]") {
     testing::TempDir dir;
     JobOptions options;

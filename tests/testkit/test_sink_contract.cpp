@@ -153,6 +153,88 @@ TEST_CASE("sink contract: the same seed finds the same counterexample", "[testki
     CHECK(a.report == b.report);
 }
 
+TEST_CASE("sink contract: an at-least-once sink is testable: Kafka at-least-once keeps its guarantee", "[testkit]") {
+    auto options = kafka("at_least_once", 1000);
+    options.guarantee = Guarantee::at_least_once;  // nothing lost; duplicates and early visibility allowed
+    CHECK(contract_checks(options, engine::SinkOutputShape::appended) == std::vector<std::string>{"at_least_once_output"});
+    const auto result = check_sink_contract(options);
+    INFO(result.report);
+    CHECK(result.passed);
+}
+
+TEST_CASE("sink contract: the forgetful sink loses data under the at-least-once checks too", "[testkit]") {
+    ContractOptions o;
+    o.config = std::make_shared<ForgetfulKafkaConfig>();
+    o.guarantee = Guarantee::at_least_once;
+    o.cases = 1000;
+    const auto result = check_sink_contract(o);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("MISSING") != std::string::npos);
+}
+
+TEST_CASE("sink contract: the Kafka sink's commit-error paths are drawn and reported", "[testkit]") {
+    auto options = kafka("exactly_once", 300);
+    options.faults = {{"kafka_commit_errors", 2}, {"kafka_commit_outcome_unknown", 2}, {"crash", 1}, {"notification_lost", 1}};
+    const auto result = check_sink_contract(options);
+    INFO(result.report);
+    CHECK(result.passed);
+    CHECK(result.faults_drawn.at("kafka_commit_errors") > 0);
+    CHECK(result.faults_drawn.at("kafka_commit_outcome_unknown") > 0);
+    CHECK_FALSE(result.faults_drawn.contains("zombie"));  // not chosen: never drawn
+    CHECK(result.report.find("kafka: commits/aborts answered with a retriable error") != std::string::npos);
+    CHECK(result.points_announced.at("sink.precommitted") > 0);
+}
+
+TEST_CASE("sink contract: a requested fault kind that is never drawn fails the check", "[testkit]") {
+    auto options = kafka("exactly_once", 1);
+    options.max_size = 0;  // one case without commands: nothing is drawn
+    options.faults = {{"crash", 1}};
+    const auto result = check_sink_contract(options);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("fault kind crash was never drawn") != std::string::npos);
+    options.require_requested = false;
+    CHECK(check_sink_contract(options).passed);
+}
+
+TEST_CASE("sink contract: a point the sink never announces is reported, and fails when asked for", "[testkit]") {
+    auto options = kafka("exactly_once", 100);
+    options.points = {"sink.committed", "sink.flushed"};  // the Kafka sink announces the first, never the second
+    const auto result = check_sink_contract(options);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("the sink never announced sink.flushed") != std::string::npos);
+    CHECK(result.report.find("point sink.flushed was never announced") != std::string::npos);
+    CHECK(result.faults_drawn.at("crash_at_point") > 0);
+}
+
+TEST_CASE("sink contract: fault kinds that do not apply, unknown checks and kinds are refused", "[testkit]") {
+    auto options = kafka("exactly_once", 1);
+    options.faults = {{"bulk_partial_failure", 1}};  // the Kafka sink uses no document store
+    CHECK_THROWS_WITH(check_sink_contract(options), Catch::Contains("does not apply"));
+    options.faults = {{"meteor", 1}};
+    CHECK_THROWS_WITH(check_sink_contract(options), Catch::Contains("unknown fault kind"));
+    options.faults.clear();
+    options.oracles = {"no_key_backwards"};
+    CHECK_THROWS_WITH(check_sink_contract(options), Catch::Contains("keyed table"));
+    options.oracles = {"freshness"};
+    CHECK_THROWS_WITH(check_sink_contract(options), Catch::Contains("not a contract-level check"));
+}
+
+TEST_CASE("sink contract: the report names no C++ type and gives the replay line with the user's program", "[testkit]") {
+    auto options = kafka("at_least_once", 300);
+    options.program = "./my_sink_tests";
+    const auto result = check_sink_contract(options);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("std::") == std::string::npos);
+    CHECK(result.report.find("shared_ptr") == std::string::npos);
+    CHECK(result.report.find(".cpp") == std::string::npos);  // no source or build-tree paths
+    CHECK(result.report.find("RC_FAIL") == std::string::npos);
+    CHECK(result.report.find("Replay: run ./my_sink_tests again") != std::string::npos);
+    CHECK(result.report.find("kafka: ") != std::string::npos);  // the sink's own calls, step by step
+}
+
 TEST_CASE("sink contract: an unknown kind or a bad option is refused", "[testkit]") {
     ContractOptions unknown;
     unknown.sink = "no_such_sink";

@@ -66,6 +66,43 @@ TEST_CASE("sink jobs: with at-least-once checkpointing drawn too, exactly-once K
     CHECK(result.jobs_at_least_once >= 1);
 }
 
+TEST_CASE("sink jobs: an at-least-once sink is testable: Kafka at-least-once loses nothing", "[testkit]") {
+    testing::TempDir dir;
+    auto options = kafka_jobs("at_least_once", dir / "failures");
+    options.guarantee = Guarantee::at_least_once;
+    options.cases = 8;
+    const auto result = check_sink_in_jobs(options);
+    INFO(result.report);
+    CHECK(result.passed);
+}
+
+TEST_CASE("sink jobs: chosen fault kinds fire and are reported, and a point never hit fails", "[testkit]") {
+    testing::TempDir dir;
+    auto options = kafka_jobs("exactly_once", dir / "failures");
+    options.cases = 6;
+    options.faults = {{"kafka_commit_errors", 3}, {"kafka_commit_outcome_unknown", 3}, {"crash", 1}};
+    const auto result = check_sink_in_jobs(options);
+    INFO(result.report);
+    CHECK(result.passed);
+    CHECK(result.faults_fired.at("kafka_commit_errors") > 0);
+    CHECK(result.faults_fired.at("kafka_commit_outcome_unknown") > 0);
+    CHECK_FALSE(result.faults_fired.contains("partition"));
+    CHECK(result.report.find("Kafka commits answered with an error") != std::string::npos);
+
+    options.points = {"sink.precommitted", "sink.flushed"};  // the Kafka sink never announces sink.flushed
+    const auto silent = check_sink_in_jobs(options);
+    INFO(silent.report);
+    REQUIRE_FALSE(silent.passed);
+    CHECK(silent.report.find("no fault fired at point sink.flushed") != std::string::npos);
+    CHECK(silent.report.find("the sink never announced sink.flushed") != std::string::npos);
+}
+
+TEST_CASE("sink jobs: a fault kind that does not apply to the sink is refused", "[testkit]") {
+    JobOptions options;
+    options.faults = {{"system_unavailable", 1}};  // the Kafka sink asked for no outside system
+    CHECK_THROWS_WITH(check_sink_in_jobs(options), Catch::Contains("not a fault kind that applies"));
+}
+
 TEST_CASE("sink jobs: an unknown sink kind is refused before any run", "[testkit]") {
     JobOptions options;
     options.sink = "no_such_sink";

@@ -1,0 +1,46 @@
+#pragma once
+// The protocol points a sink may announce, and the helper that announces one. A fault can be placed
+// exactly at an announced point: a scenario's `"at_point"`, the job-level testkit's point faults,
+// and the contract-level testkit's crashes at a point (testkit/sink_contract.h) all aim at these
+// names. A sink that never announces a point is never hit there; the testkit says so after a run.
+//
+//     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override {
+//         ... flush, prepare ...
+//         eosim::engine::announce_point(context_, eosim::engine::sink_points::kPrecommitted, checkpoint_id);
+//         return true;
+//     }
+//
+// Announce a point where a crash is the most interesting: after the outside system holds what the
+// step wrote, before the sink's own bookkeeping of it (a crash there must lose nothing and
+// duplicate nothing). A crash at the point takes the announcing node down on the spot: every later
+// call of the same step fails as `unavailable`, as a real process would not make it.
+#include <cstdint>
+#include <string_view>
+
+#include "engine/connectors/sink.h"
+
+namespace eosim::engine {
+
+namespace sink_points {
+// detail: the checkpoint id. The transaction (or batch, or staged files) of the checkpoint is
+// flushed and in the snapshot, not yet committed.
+inline constexpr std::string_view kPrecommitted = "sink.precommitted";
+// detail: the checkpoint id. Announced after a commit of that checkpoint's data took effect.
+inline constexpr std::string_view kCommitted = "sink.committed";
+// detail: the restored checkpoint id. After open() committed what the restored state holds and
+// cleaned up what an earlier attempt left (lingering transactions, uploads, staged rows).
+inline constexpr std::string_view kRecovered = "sink.recovered";
+// detail: how many rows or records. Announced after a batch written outside a checkpoint (an
+// at-least-once or idempotent sink's flush) took effect.
+inline constexpr std::string_view kFlushed = "sink.flushed";
+
+inline constexpr std::string_view kAll[] = {kPrecommitted, kCommitted, kRecovered, kFlushed};
+}  // namespace sink_points
+
+// Announces `point` on behalf of the sink's task (its node). Listeners (a fault placed at the
+// point) run before this returns and may crash the node.
+inline void announce_point(SinkContext& context, std::string_view point, int64_t detail) {
+    context.world().announce(point, context.node(), detail);
+}
+
+}  // namespace eosim::engine

@@ -1,0 +1,52 @@
+#pragma once
+// A keyed-table sink over the key-value store (sim/external/key_value_store.h), idempotent: after
+// Flink's Redis / JDBC upsert sinks, written with public headers only.
+//
+// - Each record (key, value) sets "<prefix><key>" to `value`; the value is the row's version (it
+//   grows with the job's output for a key: a running count), so a write is guarded: GET, then
+//   compare-and-set only when the stored version is older (a replayed or a zombie's older write
+//   changes nothing, and no reader sees a key go backwards).
+// - Writes are sent at once; a write that fails (unavailable, write errors) stays pending and is
+//   sent again at the next write and at pre-commit. Pre-commit fails the checkpoint while anything
+//   is pending, so a completed checkpoint means every record before its barrier is in the store.
+// - Nothing is kept in the checkpoint: after a restore the job replays from the checkpoint and the
+//   guard absorbs what the store already holds.
+// Announces sink.flushed after a batch reached the store and sink.precommitted at pre-commit.
+//
+// Options: "prefix" (default "table:"). Output shape: keyed_table (every key under the prefix).
+// `version_guard = false` is the slip of examples/kv-table-sink-buggy: a plain SET, so the replay
+// after a restore writes older versions over newer ones until it catches up.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/connectors/sink.h"
+#include "engine/connectors/sink_registry.h"
+#include "sim/external/key_value_store.h"
+
+namespace kv_table_example {
+
+struct KvTableOptions {
+    std::string prefix = "table:";
+    bool version_guard = true;  // false: the slip (examples/kv-table-sink-buggy)
+};
+
+class KvTableConfig final : public eosim::engine::SinkConfig {
+public:
+    explicit KvTableConfig(KvTableOptions options) : options_(std::move(options)) {}
+    std::unique_ptr<eosim::engine::Sink> make(eosim::engine::SinkContext& context,
+                                              const eosim::engine::OutsideSystems& systems,
+                                              const eosim::engine::RuntimeConfig& runtime) const override;
+    eosim::engine::SinkOutputShape output_shape() const override { return eosim::engine::SinkOutputShape::keyed_table; }
+    std::vector<eosim::engine::Record> read_output(const eosim::engine::OutsideSystems& systems) const override;
+    std::vector<std::string> claims() const override { return {"key-value prefix \"" + options_.prefix + "\""}; }
+
+private:
+    KvTableOptions options_;
+};
+
+// The sink kind `name` (options: "prefix"); `version_guard = false` makes the buggy variant.
+eosim::engine::SinkKind kv_table_kind(const std::string& name, bool version_guard);
+
+}  // namespace kv_table_example
