@@ -2,13 +2,13 @@
 # Build, test and run eosim on Debian 12. Installs the Debian packages it needs (apt-get, with sudo
 # only when not root), configures with CMake + Ninja and builds.
 #
-#   ./build.sh suite            build into build/ (Release) and run the main job
-#   ./build.sh test             build into build/ (Release) and run every test (ctest)
+#   ./build.sh suite            build the eosim command into build/ (Release) and run the main job
+#   ./build.sh test             build everything into build/ (Release) and run every test (ctest)
 #   ./build.sh test --sanitize  the same into build-asan/ with AddressSanitizer + UBSan
 #   ./build.sh examples         build into build/, install into a temporary prefix, then configure,
 #                               build and test every examples/<name>/ against that prefix; one with
 #                               an EXPECT_FAILURE file must fail its tests (a caught bug)
-#   ./build.sh golden           build into build/ and check the golden trace hashes
+#   ./build.sh golden           build the eosim command into build/ and check the golden trace hashes
 #                               (tests/golden/trace-hashes.json); `./build.sh golden --write`
 #                               regenerates them: only with the reason in the commit message
 #   ./build.sh clang            build eosim and the loader fuzzer with clang++ into build-clang/,
@@ -50,9 +50,12 @@ configure_and_build() {
     cmake --build "$dir" --parallel "$(nproc)"
 }
 
+# release_build [TARGET...]: the Release build in build/, of everything, or only of the named
+# targets and what they link.
 release_build() {
     install_missing_packages
-    configure_and_build build -DCMAKE_BUILD_TYPE=Release -DEOSIM_SANITIZE=OFF -DCMAKE_EXE_LINKER_FLAGS="$LINKER"
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEOSIM_SANITIZE=OFF -DCMAKE_EXE_LINKER_FLAGS="$LINKER"
+    cmake --build build --parallel "$(nproc)" ${1:+--target "$@"}
 }
 
 # Sanitizers at -O1 with assertions on (no NDEBUG): slower code, more checks. Debug information -g1:
@@ -135,7 +138,9 @@ shift || true
 case "$command" in
     suite)
         (($# == 0)) || usage
-        release_build
+        # Only the command the main job runs (and the libraries it links): not the test executable,
+        # the benchmarks or the public-header units, which `./build.sh test` builds.
+        release_build eosim
         # The main job: every scenario in scenarios/ over its seeds (1..100), summary table and HTML report.
         build/cli/eosim suite scenarios/default.suite.json --junit build/report/junit.xml --report build/report
         ;;
@@ -162,8 +167,8 @@ case "$command" in
         ;;
     golden)
         case "${1:-}" in
-            "") release_build; build/cli/eosim golden ;;
-            --write) (($# == 1)) || usage; release_build; build/cli/eosim golden --write ;;
+            "") release_build eosim; build/cli/eosim golden ;;
+            --write) (($# == 1)) || usage; release_build eosim; build/cli/eosim golden --write ;;
             *) usage ;;
         esac
         ;;

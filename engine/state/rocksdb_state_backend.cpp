@@ -6,23 +6,24 @@
 #include <optional>
 #include <stdexcept>
 
-#include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
-#include <rocksdb/env.h>
-#include <rocksdb/options.h>
-#include <rocksdb/system_clock.h>
-#include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
 #include "engine/state/blob_codec.h"
 #include "engine/state/canonical_state_codec.h"
 #include "engine/state/key_groups.h"
+#include "engine/state/rocksdb_instance.h"
 #include "engine/state/state_backend.h"
 #include "sim/trace.h"
 
 namespace eosim::engine {
 
 namespace {
+
+using rocksdb_state::check;
+using rocksdb_state::Instance;
+using rocksdb_state::read_options;
+using rocksdb_state::write_options;
 
 constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v1";
 // Deterministic triggers instead of RocksDB's own: the memtable is flushed after this many writes
@@ -33,74 +34,6 @@ constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v1";
 constexpr int64_t kWritesPerFlush = 65536;
 constexpr int64_t kLevel0FilesPerCompaction = 4;
 constexpr int64_t kLevel0FilesLimit = 32;
-
-void check(const rocksdb::Status& status, const char* what) {
-    if (!status.ok()) throw std::runtime_error(std::string("rocksdb state backend: ") + what + ": " + status.ToString());
-}
-
-// Time stands still for RocksDB: creation times in SST properties and the MANIFEST are zero.
-class FrozenClock final : public rocksdb::SystemClockWrapper {
-public:
-    using rocksdb::SystemClockWrapper::SystemClockWrapper;
-    const char* Name() const override { return "EosimFrozenClock"; }
-    uint64_t NowMicros() override { return 0; }
-    uint64_t NowNanos() override { return 0; }
-    rocksdb::Status GetCurrentTime(int64_t* unix_time) override {
-        *unix_time = 0;
-        return rocksdb::Status::OK();
-    }
-};
-
-// The subtask's local disk: in-memory files (dropped with the backend, as a crash drops the
-// TaskManager's working directory), a frozen clock and a fixed unique id (the DB's IDENTITY, which
-// SST properties carry as db_id).
-class LocalDiskEnv final : public rocksdb::EnvWrapper {
-public:
-    explicit LocalDiskEnv(std::unique_ptr<rocksdb::Env> memory)
-        : rocksdb::EnvWrapper(memory.get()), memory_(std::move(memory)) {
-        system_clock_ = std::make_shared<FrozenClock>(memory_->GetSystemClock());
-    }
-    const char* Name() const override { return "EosimLocalDiskEnv"; }
-    std::string GenerateUniqueId() override { return "eosim-rocksdb-state-backend"; }
-    uint64_t NowMicros() override { return 0; }
-    uint64_t NowNanos() override { return 0; }
-    rocksdb::Status GetCurrentTime(int64_t* unix_time) override {
-        *unix_time = 0;
-        return rocksdb::Status::OK();
-    }
-
-private:
-    std::unique_ptr<rocksdb::Env> memory_;
-};
-
-// RocksDB's info log goes nowhere (it would hold thread ids and is never read).
-class NoLogger final : public rocksdb::Logger {
-public:
-    using rocksdb::Logger::Logv;
-    void Logv(const char* /*format*/, va_list /*ap*/) override {}
-};
-
-rocksdb::Options db_options(rocksdb::Env* env, const std::shared_ptr<rocksdb::Logger>& logger) {
-    rocksdb::Options o;
-    o.env = env;
-    o.info_log = logger;
-    o.create_if_missing = true;
-    o.disable_auto_compactions = true;  // compactions only where a snapshot asks for them
-    o.write_buffer_size = 512 << 20;    // never full before kWritesPerFlush writes: no automatic flush
-    o.max_background_jobs = 1;
-    o.stats_dump_period_sec = 0;
-    o.stats_persist_period_sec = 0;
-    o.db_host_id = "eosim";
-    o.compression = rocksdb::kNoCompression;
-    // The uploaded files carry a deterministic session id in place of RocksDB's random one (see
-    // normalise_session_id): no checksums over it, no check of unique ids derived from it.
-    o.verify_sst_unique_id_in_manifest = false;
-    rocksdb::BlockBasedTableOptions table;
-    table.checksum = rocksdb::kNoChecksum;
-    table.no_block_cache = true;  // the files are in memory already
-    o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-    return o;
-}
 
 // RocksDB keys, big-endian with the sign bits flipped so that bytes sort as the numbers do:
 //   plain cell (state 0, ns 0, item 0):  key group (4) | key (8)                                12 bytes
@@ -221,85 +154,47 @@ IncrementalManifest decode_manifest(const std::string& blob) {
 
 bool overlaps(KeyGroupRange a, KeyGroupRange b) { return a.first <= b.last && b.first <= a.last; }
 
-// An open RocksDB instance in a directory of the local disk; closed (and its files deleted, if
-// `temporary`) when it goes.
-class Instance {
-public:
-    Instance(rocksdb::Env* env, std::shared_ptr<rocksdb::Logger> logger, std::string dir, bool repair)
-        : options_(db_options(env, std::move(logger))), dir_(std::move(dir)) {
-        if (repair) check(rocksdb::RepairDB(dir_, options_), "repair from checkpoint files");
-        rocksdb::DB* db = nullptr;
-        check(rocksdb::DB::Open(options_, dir_, &db), "open");
-        db_.reset(db);
-    }
-    ~Instance() {
-        if (db_) {
-            rocksdb::CancelAllBackgroundWork(db_.get(), true);
-            db_->Close().PermitUncheckedError();
-            db_.reset();
-        }
-        rocksdb::DestroyDB(dir_, options_).PermitUncheckedError();
-    }
-    Instance(const Instance&) = delete;
-    Instance& operator=(const Instance&) = delete;
-    rocksdb::DB& db() { return *db_; }
-    const std::string& dir() const { return dir_; }
-
-private:
-    rocksdb::Options options_;
-    std::string dir_;
-    std::unique_ptr<rocksdb::DB> db_;
-};
-
 class RocksDbStateBackend final : public KeyedStateBackend {
 public:
     RocksDbStateBackend(KeyGroupRange range, int32_t max_parallelism, bool incremental, const std::string& identity)
         : range_(range),
           max_parallelism_(max_parallelism),
           incremental_(incremental),
-          identity_digest_(digest_of(identity)),
-          env_(std::make_unique<LocalDiskEnv>(std::unique_ptr<rocksdb::Env>(rocksdb::NewMemEnv(rocksdb::Env::Default())))),
-          logger_(std::make_shared<NoLogger>()) {
-        open_fresh();
-    }
-
-    ~RocksDbStateBackend() override {
-        db_.reset();  // before the env it lives in
-    }
+          identity_digest_(digest_of(identity)) {}
 
     std::optional<int64_t> get(int64_t key) const override {
         std::string value;
-        const rocksdb::Status status = db_->db().Get(rocksdb::ReadOptions(), encode_key(owned_group(key), key), &value);
+        const rocksdb::Status status = db().Get(read_options(), encode_key(owned_group(key), key), &value);
         if (status.IsNotFound()) return std::nullopt;
         check(status, "get");
         return decode_value(value);
     }
 
     void put(int64_t key, int64_t value) override {
-        check(db_->db().Put(write_options(), encode_key(owned_group(key), key), encode_value(value)), "put");
+        check(db().Put(write_options(), encode_key(owned_group(key), key), encode_value(value)), "put");
         wrote();
     }
 
     void remove(int64_t key) override {
-        check(db_->db().Delete(write_options(), encode_key(owned_group(key), key)), "delete");
+        check(db().Delete(write_options(), encode_key(owned_group(key), key)), "delete");
         wrote();
     }
 
     std::optional<int64_t> get(const StateKey& at) const override {
         std::string value;
-        const rocksdb::Status status = db_->db().Get(rocksdb::ReadOptions(), encode_cell_key(owned_group(at.key), at), &value);
+        const rocksdb::Status status = db().Get(read_options(), encode_cell_key(owned_group(at.key), at), &value);
         if (status.IsNotFound()) return std::nullopt;
         check(status, "get");
         return decode_value(value);
     }
 
     void put(const StateKey& at, int64_t value) override {
-        check(db_->db().Put(write_options(), encode_cell_key(owned_group(at.key), at), encode_value(value)), "put");
+        check(db().Put(write_options(), encode_cell_key(owned_group(at.key), at), encode_value(value)), "put");
         wrote();
     }
 
     void remove(const StateKey& at) override {
-        check(db_->db().Delete(write_options(), encode_cell_key(owned_group(at.key), at)), "delete");
+        check(db().Delete(write_options(), encode_cell_key(owned_group(at.key), at)), "delete");
         wrote();
     }
 
@@ -317,7 +212,7 @@ public:
         }
         const StateKey plain_at{key, 0, 0, 0};
         const std::string prefix = encode_scan_prefix(key_group, key, state);
-        std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
+        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
         for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
             const StateKey at = decode_cell_key(it->key()).second;
             if (plain_pending && plain_at < at) {
@@ -333,7 +228,7 @@ public:
     // One pass in key order; a key's plain cell waits for its place among the key's state-0 cells.
     void scan_state(int32_t state, const std::function<void(const StateKey&, int64_t)>& visit) const override {
         std::optional<std::pair<StateKey, int64_t>> plain;
-        std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
+        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
         for (it->SeekToFirst(); it->Valid(); it->Next()) {
             if (state != 0 && it->key().size() == kPlainKeySize) continue;
             const StateKey at = decode_cell_key(it->key()).second;
@@ -354,7 +249,7 @@ public:
 
     std::map<StateKey, int64_t> cells() const override {
         std::map<StateKey, int64_t> all;
-        std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
+        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
         for (it->SeekToFirst(); it->Valid(); it->Next()) all.emplace(decode_cell_key(it->key()).second, decode_value(it->value()));
         check(it->status(), "iterate");
         return all;
@@ -372,7 +267,7 @@ public:
 
     std::string canonical_snapshot() const override {
         BlobWriter out;
-        std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
+        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
         int32_t group = -1;
         std::vector<std::pair<int64_t, int64_t>> plain;
         std::vector<std::pair<StateKey, int64_t>> namespaced;  // in StateKey order: the key order within a key group
@@ -404,13 +299,13 @@ public:
                 if (range_.contains(key_group)) check(batch.Put(encode_cell_key(key_group, at), encode_value(value)), "batch");
             });
         }
-        check(db_->db().Write(write_options(), &batch), "restore write");
+        check(db().Write(write_options(), &batch), "restore write");
         flush();
     }
 
     std::map<int64_t, int64_t> contents() const override {
         std::map<int64_t, int64_t> all;
-        std::unique_ptr<rocksdb::Iterator> it(db_->db().NewIterator(rocksdb::ReadOptions()));
+        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
         for (it->SeekToFirst(); it->Valid(); it->Next()) {
             if (it->key().size() == kPlainKeySize) all[decode_cell_key(it->key()).second.key] = decode_value(it->value());
         }
@@ -423,7 +318,7 @@ public:
     IncrementalSnapshot snapshot_incremental(int64_t checkpoint_id, const std::string& shared_key_prefix) override {
         flush();
         std::vector<rocksdb::LiveFileMetaData> live;
-        db_->db().GetLiveFilesMetaData(&live);
+        db().GetLiveFilesMetaData(&live);
         int64_t level0_files = 0, level0_bytes = 0, deeper_bytes = 0;
         for (const rocksdb::LiveFileMetaData& file : live) {
             if (file.level == 0) {
@@ -437,9 +332,9 @@ public:
             rocksdb::CompactRangeOptions compact;
             compact.exclusive_manual_compaction = true;
             compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-            check(db_->db().CompactRange(compact, nullptr, nullptr), "compact");
+            check(db().CompactRange(compact, nullptr, nullptr), "compact");
             live.clear();
-            db_->db().GetLiveFilesMetaData(&live);
+            db().GetLiveFilesMetaData(&live);
         }
         std::sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
         IncrementalSnapshot snapshot;
@@ -453,7 +348,7 @@ public:
             } else {
                 file.key = shared_key_prefix + name;
                 std::string bytes;
-                check(rocksdb::ReadFileToString(env_.get(), db_->dir() + "/" + name, &bytes), "read SST");
+                check(rocksdb::ReadFileToString(disk_->env(), db_->dir() + "/" + name, &bytes), "read SST");
                 normalise_session_id(&bytes);
                 snapshot.uploads.push_back(SharedStateUpload{file.key, std::move(bytes)});
             }
@@ -496,7 +391,7 @@ public:
             const std::string dir = next_dir();
             write_files(dir, sources.front(), shared);
             db_.reset();
-            db_ = std::make_unique<Instance>(env_.get(), logger_, dir, true);
+            db_ = std::make_unique<Instance>(*disk_, dir, true);
             for (const SnapshotFile& file : sources.front().files) confirmed_[file.name] = file.key;
             return;
         }
@@ -506,8 +401,8 @@ public:
         for (const IncrementalManifest& source : sources) {
             const std::string dir = next_dir();
             write_files(dir, source, shared);
-            Instance temporary(env_.get(), logger_, dir, true);
-            std::unique_ptr<rocksdb::Iterator> it(temporary.db().NewIterator(rocksdb::ReadOptions()));
+            Instance temporary(*disk_, dir, true);
+            std::unique_ptr<rocksdb::Iterator> it(temporary.db().NewIterator(read_options()));
             const std::string from = encode_key(std::max(range_.first, source.range.first), INT64_MIN);
             rocksdb::WriteBatch batch;
             for (it->Seek(from); it->Valid(); it->Next()) {
@@ -515,7 +410,7 @@ public:
                 check(batch.Put(it->key(), it->value()), "batch");
             }
             check(it->status(), "iterate temporary instance");
-            check(db_->db().Write(write_options(), &batch), "restore write");
+            check(db().Write(write_options(), &batch), "restore write");
         }
         flush();
     }
@@ -527,12 +422,6 @@ private:
         return h;
     }
 
-    static rocksdb::WriteOptions write_options() {
-        rocksdb::WriteOptions o;
-        o.disableWAL = true;  // the whole local disk goes with a crash anyway
-        return o;
-    }
-
     int32_t owned_group(int64_t key) const {
         const int32_t key_group = key_group_of(key, max_parallelism_);
         if (!range_.contains(key_group)) throw std::logic_error("key routed to a subtask that does not own its key group");
@@ -541,9 +430,15 @@ private:
 
     std::string next_dir() { return "/db-" + std::to_string(++instances_); }
 
+    // The open instance; a backend that is restored before any access never opens its first one.
+    rocksdb::DB& db() const {
+        if (!db_) db_ = std::make_unique<Instance>(*disk_, "/db-" + std::to_string(instances_), false);
+        return db_->db();
+    }
+
     void open_fresh() {
         db_.reset();
-        db_ = std::make_unique<Instance>(env_.get(), logger_, next_dir(), false);
+        db_ = std::make_unique<Instance>(*disk_, next_dir(), false);
         writes_since_flush_ = 0;
     }
 
@@ -552,18 +447,17 @@ private:
     }
 
     void flush() {
-        rocksdb::FlushOptions options;
-        options.wait = true;
-        check(db_->db().Flush(options), "flush");
+        db();
+        db_->flush();
         writes_since_flush_ = 0;
     }
 
     void write_files(const std::string& dir, const IncrementalManifest& manifest, const std::map<std::string, std::string>& shared) {
-        check(env_->CreateDirIfMissing(dir), "create directory");
+        check(disk_->env()->CreateDirIfMissing(dir), "create directory");
         for (const SnapshotFile& file : manifest.files) {
             auto bytes = shared.find(file.key);
             if (bytes == shared.end()) throw std::runtime_error("shared state file missing for restore: " + file.key);
-            check(rocksdb::WriteStringToFile(env_.get(), bytes->second, dir + "/" + file.name, false), "write SST");
+            check(rocksdb::WriteStringToFile(disk_->env(), bytes->second, dir + "/" + file.name, false), "write SST");
         }
     }
 
@@ -573,7 +467,7 @@ private:
     // length, valid base 36, and no checksum covers it (kNoChecksum).
     void normalise_session_id(std::string* bytes) const {
         std::string session;
-        check(db_->db().GetDbSessionId(session), "session id");
+        check(db().GetDbSessionId(session), "session id");
         if (session.empty()) return;
         std::string replacement(session.size(), '0');
         uint64_t h = sim::digest_mix(identity_digest_, static_cast<uint64_t>(instances_));
@@ -591,10 +485,9 @@ private:
     int32_t max_parallelism_;
     bool incremental_;
     uint64_t identity_digest_;
-    std::unique_ptr<LocalDiskEnv> env_;
-    std::shared_ptr<rocksdb::Logger> logger_;
-    std::unique_ptr<Instance> db_;
-    int64_t instances_ = 0;
+    std::unique_ptr<rocksdb_state::LocalDisk> disk_ = std::make_unique<rocksdb_state::LocalDisk>();
+    mutable std::unique_ptr<Instance> db_;  // opened by db(); declared after the disk it lives on
+    int64_t instances_ = 1;                 // the instance the first access opens is /db-1
     int64_t writes_since_flush_ = 0;
     std::map<int64_t, std::map<std::string, std::string>> pending_;  // checkpoint -> its files (name -> key)
     std::map<std::string, std::string> confirmed_;                   // name -> key, of the newest confirmed snapshot

@@ -1,0 +1,159 @@
+#include "engine/state/rocksdb_instance.h"
+
+#include <stdexcept>
+
+#include <rocksdb/cache.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/perf_level.h>
+#include <rocksdb/system_clock.h>
+#include <rocksdb/table.h>
+
+namespace eosim::engine::rocksdb_state {
+
+namespace {
+
+// Time stands still for RocksDB: creation times in SST properties and the MANIFEST are zero.
+class FrozenClock final : public rocksdb::SystemClockWrapper {
+public:
+    using rocksdb::SystemClockWrapper::SystemClockWrapper;
+    const char* Name() const override { return "EosimFrozenClock"; }
+    uint64_t NowMicros() override { return 0; }
+    uint64_t NowNanos() override { return 0; }
+    rocksdb::Status GetCurrentTime(int64_t* unix_time) override {
+        *unix_time = 0;
+        return rocksdb::Status::OK();
+    }
+};
+
+// In-memory files, the frozen clock and a fixed unique id (the DB's IDENTITY, which SST properties
+// carry as db_id). It declines RocksDB's OPTIONS file (the options written out as text, then read
+// back and parsed to verify them: 2.6 M instructions an open, most of an open's cost): nothing
+// reads it, since an instance is never reopened from its directory, and with
+// fail_if_options_file_error off (the default) RocksDB goes on without it.
+class LocalDiskEnv final : public rocksdb::EnvWrapper {
+public:
+    explicit LocalDiskEnv(std::unique_ptr<rocksdb::Env> memory)
+        : rocksdb::EnvWrapper(memory.get()), memory_(std::move(memory)) {
+        system_clock_ = std::make_shared<FrozenClock>(memory_->GetSystemClock());
+    }
+    const char* Name() const override { return "EosimLocalDiskEnv"; }
+    rocksdb::Status NewWritableFile(const std::string& name, std::unique_ptr<rocksdb::WritableFile>* result,
+                                    const rocksdb::EnvOptions& options) override {
+        if (name.find("/OPTIONS-") != std::string::npos) return rocksdb::Status::NotSupported("no OPTIONS file on this disk");
+        return rocksdb::EnvWrapper::NewWritableFile(name, result, options);
+    }
+    std::string GenerateUniqueId() override { return "eosim-rocksdb-state-backend"; }
+    uint64_t NowMicros() override { return 0; }
+    uint64_t NowNanos() override { return 0; }
+    rocksdb::Status GetCurrentTime(int64_t* unix_time) override {
+        *unix_time = 0;
+        return rocksdb::Status::OK();
+    }
+
+private:
+    std::unique_ptr<rocksdb::Env> memory_;
+};
+
+// RocksDB's info log goes nowhere (it would hold thread ids and is never read).
+class NoLogger final : public rocksdb::Logger {
+public:
+    using rocksdb::Logger::Logv;
+    void Logv(const char* /*format*/, va_list /*ap*/) override {}
+};
+
+// Everything here that reaches an SST file's bytes (the table format, no compression, no
+// checksums) must stay as it is: the uploaded files are hashed into the trace. The rest decides
+// only what a lookup or a write costs.
+rocksdb::Options db_options(rocksdb::Env* env) {
+    rocksdb::Options o;
+    o.env = env;
+    o.info_log = std::make_shared<NoLogger>();
+    o.create_if_missing = true;
+    o.disable_auto_compactions = true;  // compactions only where a snapshot asks for them
+    o.write_buffer_size = 512 << 20;    // never full before the backend's flush trigger: no automatic flush
+    o.max_background_jobs = 1;
+    o.stats_dump_period_sec = 0;
+    o.stats_persist_period_sec = 0;
+    o.db_host_id = "eosim";
+    o.compression = rocksdb::kNoCompression;
+    // The uploaded files carry a deterministic session id in place of RocksDB's random one (see
+    // the backend's normalise_session_id): no checksums over it, no check of unique ids derived from it.
+    o.verify_sst_unique_id_in_manifest = false;
+    // One writer (the task's thread): no concurrent memtable inserts, no spinning for a write group.
+    o.allow_concurrent_memtable_write = false;
+    o.enable_write_thread_adaptive_yield = false;
+    // A whole-key Bloom filter over the memtable (64 KB for the 512 MB budget; the memtable holds
+    // at most one flush interval's writes): most lookups miss it and go on to the SST files.
+    o.memtable_whole_key_filtering = true;
+    o.memtable_prefix_bloom_size_ratio = 1.0 / 8192;
+    o.skip_stats_update_on_db_open = true;  // no table properties read at open for statistics
+    rocksdb::BlockBasedTableOptions table;
+    table.checksum = rocksdb::kNoChecksum;
+    // A block cache of Flink's default size per subtask: a lookup finds the parsed block there
+    // instead of copying it out of the in-memory file and parsing it again.
+    table.block_cache = rocksdb::NewLRUCache(8 << 20);
+    // A whole-key Bloom filter in every SST file (10 bits a key, Flink's
+    // state.backend.rocksdb.bloom-filter.bits-per-key): a lookup skips the files that cannot hold
+    // its key instead of searching each one's index and data block. Most lookups are of keys a file
+    // does not hold (new keys, and every level-0 file newer than the key's last write).
+    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+    o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+    return o;
+}
+
+}  // namespace
+
+void check(const rocksdb::Status& status, const char* what) {
+    if (!status.ok()) throw std::runtime_error(std::string("rocksdb state backend: ") + what + ": " + status.ToString());
+}
+
+LocalDisk::LocalDisk()
+    : env_(std::make_unique<LocalDiskEnv>(std::unique_ptr<rocksdb::Env>(rocksdb::NewMemEnv(rocksdb::Env::Default())))),
+      options_(db_options(env_.get())) {
+    // RocksDB's per-operation counters (thread-local, never read) off on the simulation's thread.
+    rocksdb::SetPerfLevel(rocksdb::kDisable);
+}
+
+LocalDisk::~LocalDisk() = default;
+
+const rocksdb::ReadOptions& read_options() {
+    static const rocksdb::ReadOptions options = [] {
+        rocksdb::ReadOptions o;
+        o.verify_checksums = false;
+        o.ignore_range_deletions = true;
+        return o;
+    }();
+    return options;
+}
+
+const rocksdb::WriteOptions& write_options() {
+    static const rocksdb::WriteOptions options = [] {
+        rocksdb::WriteOptions o;
+        o.disableWAL = true;
+        return o;
+    }();
+    return options;
+}
+
+Instance::Instance(LocalDisk& disk, std::string dir, bool repair) : disk_(disk), dir_(std::move(dir)) {
+    if (repair) check(rocksdb::RepairDB(dir_, disk_.options()), "repair from checkpoint files");
+    rocksdb::DB* db = nullptr;
+    check(rocksdb::DB::Open(disk_.options(), dir_, &db), "open");
+    db_.reset(db);
+}
+
+Instance::~Instance() {
+    rocksdb::CancelAllBackgroundWork(db_.get(), true);
+    db_->Close().PermitUncheckedError();
+    db_.reset();
+    rocksdb::DestroyDB(dir_, disk_.options()).PermitUncheckedError();
+}
+
+void Instance::flush() {
+    rocksdb::FlushOptions options;
+    options.wait = true;
+    check(db_->Flush(options), "flush");
+}
+
+}  // namespace eosim::engine::rocksdb_state

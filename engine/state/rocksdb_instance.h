@@ -1,0 +1,63 @@
+// One open RocksDB instance on a keyed subtask's local disk, and that disk: how the RocksDB state
+// backend (rocksdb_state_backend.cpp) configures and opens RocksDB so that it stays deterministic
+// and cheap. What the backend stores in it, and how it snapshots and restores, is the backend's
+// business; engine/state/README.md has both.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/options.h>
+
+namespace eosim::engine::rocksdb_state {
+
+// The subtask's local disk: an in-memory file system (dropped with it, as a crash drops the
+// TaskManager's working directory) with a frozen clock and a fixed unique id, plus what every
+// instance on it shares (the options, among them the block cache).
+class LocalDisk {
+public:
+    LocalDisk();
+    ~LocalDisk();
+    LocalDisk(const LocalDisk&) = delete;
+    LocalDisk& operator=(const LocalDisk&) = delete;
+
+    rocksdb::Env* env() { return env_.get(); }
+    const rocksdb::Options& options() const { return options_; }
+
+private:
+    std::unique_ptr<rocksdb::Env> env_;
+    rocksdb::Options options_;
+};
+
+// Throws std::runtime_error naming `what` unless `status` is OK.
+void check(const rocksdb::Status& status, const char* what);
+
+// Options of every read and write: no WAL (the whole local disk goes with a crash anyway), no
+// checksums to verify (the files have none), no range deletions to look for (none is written).
+const rocksdb::ReadOptions& read_options();
+const rocksdb::WriteOptions& write_options();
+
+// An open instance in a directory of a local disk; closed and its files deleted when it goes.
+// `repair`: the directory holds SST files without a MANIFEST (downloaded from checkpoint storage),
+// which RepairDB turns into a database first.
+class Instance {
+public:
+    Instance(LocalDisk& disk, std::string dir, bool repair);
+    ~Instance();
+    Instance(const Instance&) = delete;
+    Instance& operator=(const Instance&) = delete;
+
+    rocksdb::DB& db() { return *db_; }
+    const std::string& dir() const { return dir_; }
+    // Flush the memtable into a level-0 SST file and wait for it.
+    void flush();
+
+private:
+    LocalDisk& disk_;
+    std::string dir_;
+    std::unique_ptr<rocksdb::DB> db_;
+};
+
+}  // namespace eosim::engine::rocksdb_state
