@@ -21,6 +21,7 @@
 #include "cli/explore_command.h"
 #include "cli/golden_command.h"
 #include "cli/exit_codes.h"
+#include "cli/points_command.h"
 #include "cli/run_command.h"
 #include "cli/shrink_command.h"
 #include "cli/suite_command.h"
@@ -42,6 +43,8 @@ CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
     run->add_flag("--check-determinism", c.check_determinism, "Run twice and check that both runs give the same trace hash");
     run->add_flag("--json", c.json, "Print the result as one JSON object instead of the text report");
     run->add_option("--expect", c.expect, "Replace the scenario's expectation: pass, or violation:<oracle>");
+    run->add_flag("--strict-faults", c.strict_faults,
+                  "Fail the run when a scheduled fault never fired or fired without effect (as \"faults\": {\"strict\": true})");
     run->add_option("--savepoint-at", c.savepoint_at,
                     "Take a savepoint at this virtual time (e.g. 12s; repeatable), as the scenario's \"savepoints\" do");
     // Limits a suite gives its workers; hidden from the help, as `eosim suite` sets them.
@@ -74,6 +77,8 @@ CLI::App* add_suite(CLI::App& app, eosim::cli::SuiteCommand& c) {
                       "scenario) or all")->capture_default_str();
     suite->add_option("--progress", c.progress, "auto (a bar on a terminal, lines otherwise), bar, lines or none")->capture_default_str();
     suite->add_flag("--coverage", c.coverage, "Print the coverage table: every fault x phase combination the runs hit");
+    suite->add_flag("--strict-faults", c.strict_faults,
+                    "Fail a run when a scheduled fault never fired or fired without effect (eosim run --strict-faults)");
     suite->add_option("--worker-command", c.worker_command, "Program to run instead of this eosim (test fixtures)")
         ->group("");
     return suite;
@@ -121,6 +126,13 @@ CLI::App* add_golden(CLI::App& app, eosim::cli::GoldenCommand& c) {
     return golden;
 }
 
+CLI::App* add_points(CLI::App& app, eosim::cli::PointsCommand& c) {
+    CLI::App* points = app.add_subcommand(
+        "points", "List every protocol point and who announces it; given a scenario, which of them its job can reach");
+    points->add_option("FILE", c.file, "Scenario file (JSON): also say which points its job announces");
+    return points;
+}
+
 CLI::App* add_sinks(CLI::App& app) {
     return app.add_subcommand("sinks", "List the sink kinds this program knows (built-in and registered with EOSIM_REGISTER_SINK)");
 }
@@ -162,6 +174,8 @@ int eosim::eosim_main(int argc, char** argv) {
     eosim::cli::GoldenCommand golden_command;
     CLI::App* golden = add_golden(app, golden_command);
     CLI::App* sinks = add_sinks(app);
+    eosim::cli::PointsCommand points_command;
+    CLI::App* points = add_points(app, points_command);
     suite_command.self_program = this_program();
 
     try {
@@ -180,6 +194,7 @@ int eosim::eosim_main(int argc, char** argv) {
         if (explore->parsed()) return eosim::cli::explore_command(explore_command, std::cout, std::cerr);
         if (golden->parsed()) return eosim::cli::golden_command(golden_command, std::cout, std::cerr);
         if (sinks->parsed()) return list_sinks(std::cout);
+        if (points->parsed()) return eosim::cli::points_command(points_command, std::cout, std::cerr);
     } catch (const std::bad_alloc&) {
         std::cerr << "internal error: out of memory (std::bad_alloc)\n";
         return kExitInternal;

@@ -19,6 +19,7 @@ struct RunCommand {
     uint64_t max_events = 0;        // cut the run after this many events (0: no limit)
     std::string max_virtual_time;   // cut the run at this virtual time if it comes before the scenario's limit
     std::vector<std::string> savepoint_at;  // extra savepoints the user takes, at these virtual times
+    bool strict_faults = false;     // as the scenario's faults.strict: a scheduled fault that did not fire with an effect fails the run
 };
 
 // Returns the exit code: 0 expectation met, 1 not met, 2 bad input. Throws on internal errors.

@@ -31,6 +31,7 @@
 #include "scenarios/coverage.h"
 #include "scenarios/deployment_run.h"
 #include "scenarios/outside_system_registry.h"
+#include "scenarios/point_reach.h"
 #include "scenarios/random_faults.h"
 #include "sim/external/append_store.h"
 #include "sim/external/coordination_service.h"
@@ -205,6 +206,52 @@ bool fault_effect_during(const sim::FaultInjector& injector, sim::Time from, sim
     return false;
 }
 
+// --- fault accounting (scenarios/fault_accounting.h) ---
+EffectProbes effect_probes(RunWorld& run, DeploymentRun& deployments) {
+    EffectProbes p;
+    p.load_of = [&deployments](sim::NodeId node) { return deployments.load_of(node); };
+    p.kafka_refused_calls = [&run] { return run.kafka.calls_refused_by_fault(); };
+    p.kafka_commit_errors = [&run] { return run.kafka.stats().commit_errors; };
+    p.kafka_commit_outcomes_unknown = [&run] { return run.kafka.stats().commit_outcomes_unknown; };
+    p.kafka_transactions_aborted = [&run] { return run.kafka.stats().transactions_aborted; };
+    p.system_failed_calls = [&run](const std::string& system) -> uint64_t {
+        if (system == "mysql-source" && run.source_database) return run.source_database->stats().failed_calls;
+        if (system == "mysql-target" && run.target_database) return run.target_database->stats().failed_calls;
+        if (system == "coordination" && run.coordination) return run.coordination->stats().refused_by_fault;
+        const auto* model = run.outside.find<sim::external::OutsideSystem>(system);
+        return model == nullptr ? 0 : model->stats().failed_calls;
+    };
+    return p;
+}
+
+std::string announcer_name(const std::string& point) {
+    const PointAnnouncer* a = point_announcer(point);
+    return a == nullptr ? "no component" : std::string(a->component);
+}
+
+std::string run_end_text(const engine::Engine& engine, const std::string& cut) {
+    if (engine.finished()) return "the job finished";
+    if (engine.failed()) return "the job failed";
+    return "the run was " + cut;
+}
+
+// The accounts into the result and its figures; strict: a scheduled fault that did not fire with
+// an effect fails the run, with the reason.
+void account_faults(RunResult& result, std::vector<FaultAccount> accounts, bool strict) {
+    const FaultTally t = tally(accounts);
+    result.figures.faults_planned = t.planned;
+    result.figures.faults_fired = t.fired;
+    result.figures.faults_without_effect = t.without_effect;
+    result.figures.faults_not_fired = t.not_fired;
+    result.fault_accounts = std::move(accounts);
+    if (!strict) return;
+    const std::string failure = strict_fault_failure(result.fault_accounts, false);
+    if (failure.empty()) return;
+    result.expectation_met = false;
+    result.expectation_message = failure + "; " + result.expectation_message;
+}
+// --- end fault accounting ---
+
 // Progress for cutting a hung run: when a checkpoint last completed or a transaction committed.
 class ProgressWatch final : public engine::RunObserver {
 public:
@@ -363,6 +410,10 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     injector.on_fired([&coverage, &injector](const sim::FiredFault& fired) {
         coverage.fault(fired, injector.plan()[fired.plan_index]);
     });
+    // --- fault accounting (scenarios/fault_accounting.h): watches the run, never changes it ---
+    FaultAccounting accounting(world, injector, scenario.faults.size(), effect_probes(run, deployments), announcer_name);
+    injector.set_attempt([&deployments] { return deployments.current().stats().failovers + 1; });  // at_point.attempt
+    // --- end fault accounting ---
 
     // The output oracles judge every sink of every deployment's program, each through one reader
     // (the job's first sink's is `reader`, which the figures use too).
@@ -499,6 +550,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         // changes at a hand-over, between two run_until calls).
         const engine::Engine& running = deployments.current();
         world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&] {
+            accounting.tick();  // fault accounting: the counters of faults whose effect just ended
             if (running.finished() || running.failed()) return true;
             if (max_events != 0 && world.scheduler().processed() >= max_events) return true;
             hung = is_hung();
@@ -581,7 +633,8 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     }
     f.shared_bytes_uploaded = stats.shared_bytes_uploaded;
     f.shared_bytes_referenced = stats.shared_bytes_referenced;
-    f.restarts = stats.failovers;
+    f.restarts = stats.restarts;
+    f.failovers = stats.failovers;
     f.transactions_committed = static_cast<int64_t>(run.kafka.stats().transactions_committed);
     f.transactions_aborted = static_cast<int64_t>(run.kafka.stats().transactions_aborted);
     f.fenced_calls = static_cast<int64_t>(run.kafka.stats().fenced_calls);
@@ -670,6 +723,9 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
         }
     }
     if (!cut.empty()) result.expectation_message = "the run was " + cut + "; " + result.expectation_message;
+    // --- fault accounting (scenarios/fault_accounting.h) ---
+    account_faults(result, accounting.finish(run_end_text(engine, cut)), scenario.strict_faults || options.strict_faults);
+    // --- end fault accounting ---
     return result;
 }
 

@@ -68,6 +68,8 @@ std::unique_ptr<Sink> UpsertSinkConfig::make(SinkContext& context, const Outside
     return std::make_unique<UpsertSink>(options_, context, *systems.target_database);
 }
 
+std::vector<std::string_view> UpsertSinkConfig::announced_points() const { return {points::kSinkFlushed}; }
+
 std::vector<Record> UpsertSinkConfig::read_output(const OutsideSystems& systems) const {
     std::vector<Record> out;
     if (!systems.target_database->has_table(options_.table)) return out;
