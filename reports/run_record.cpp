@@ -299,6 +299,18 @@ bool essential_timeline_event(const scenarios::TimelineEvent& e) {
 
 namespace {
 
+// Keeps the events whose index `keep(i)` accepts, asked once each, front to back, in order.
+template <typename Keep>
+void keep_where(std::vector<scenarios::TimelineEvent>& timeline, Keep keep) {
+    size_t out = 0;
+    for (size_t i = 0; i < timeline.size(); ++i) {
+        if (!keep(i)) continue;
+        if (out != i) timeline[out] = std::move(timeline[i]);  // never a self-move: it would empty the strings
+        ++out;
+    }
+    timeline.resize(out);
+}
+
 // Merges each watermark lane's spans in runs of `stride` into one span (from the first's start to
 // the last's end, the first's value), so the line stays whole with fewer events. Returns how many
 // events it removed.
@@ -320,11 +332,7 @@ int64_t merge_watermark_spans(std::vector<scenarios::TimelineEvent>& timeline, s
             dropped += static_cast<int64_t>(last - first);
         }
     }
-    size_t out = 0;
-    for (size_t i = 0; i < timeline.size(); ++i) {
-        if (!drop[i]) timeline[out++] = std::move(timeline[i]);
-    }
-    timeline.resize(out);
+    keep_where(timeline, [&](size_t i) { return !drop[i]; });
     return dropped;
 }
 
@@ -354,13 +362,11 @@ ThinnedTimeline thin_timeline(std::vector<scenarios::TimelineEvent>& timeline, s
         const size_t keep_optional = max_events > essential + merged ? max_events - essential - merged : 0;
         size_t optional_kept = 0;
         size_t essential_kept = 0;
-        size_t out = 0;
-        for (size_t i = 0; i < timeline.size(); ++i) {
-            const bool must = essential_timeline_event(timeline[i]);
-            const bool keep = must ? essential_kept++ < essential_max : (timeline[i].what == "watermark" || optional_kept++ < keep_optional);
-            if (keep) timeline[out++] = std::move(timeline[i]);
-        }
-        timeline.resize(out);
+        keep_where(timeline, [&](size_t i) {  // front to back: the earliest are kept
+            const scenarios::TimelineEvent& e = timeline[i];
+            if (essential_timeline_event(e)) return essential_kept++ < essential_max;
+            return e.what == "watermark" || optional_kept++ < keep_optional;
+        });
     }
     timeline.shrink_to_fit();
     return ThinnedTimeline{static_cast<int64_t>(before - timeline.size()),
