@@ -195,8 +195,11 @@ std::string describe_fault_account(const scenarios::FaultAccount& a) {
     const char* outcome = a.outcome == scenarios::FaultOutcome::fired       ? "fired         "
                           : a.outcome == scenarios::FaultOutcome::no_effect ? "WITHOUT EFFECT"
                                                                             : "NEVER FIRED   ";
-    return "#" + std::to_string(a.plan_index) + (a.drawn ? " (drawn)" : "") + "  " + outcome + "  " + a.kind + " " + a.trigger +
-           ": " + a.detail;
+    std::string text = std::to_string(a.plan_index);
+    text.insert(text.begin(), '#');
+    if (a.drawn) text += " (drawn)";
+    text.append("  ").append(outcome).append("  ").append(a.kind).append(" ").append(a.trigger).append(": ").append(a.detail);
+    return text;
 }
 
 nlohmann::json fault_accounts_to_json(const std::vector<scenarios::FaultAccount>& accounts) {

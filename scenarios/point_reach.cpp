@@ -130,7 +130,7 @@ const PointAnnouncer* point_announcer(std::string_view point) {
 
 std::optional<std::string> unreachable_reason(const Scenario& s, std::string_view point) {
     auto it = std::find_if(entries().begin(), entries().end(), [&](const Entry& e) { return e.announcer.point == point; });
-    if (it == entries().end()) return "\"" + std::string(point) + "\" is not a protocol point";
+    if (it == entries().end()) return std::string(point) + ": not a protocol point";
     const std::vector<engine::JobSpec> jobs = programs(s);
     const bool savepoints = !s.savepoints.empty() || !s.deployments.empty();
     switch (it->needs) {
