@@ -1,6 +1,6 @@
 // The `eosim` command (cli/eosim_main.h). A thin shell over the libraries: parse the command line
 // with CLI11 and hand over to the subcommand (run_command.h, suite_command.h, shrink_command.h,
-// explore_command.h, golden_command.h); `sinks` lists the registered sink kinds.
+// explore_command.h, golden_command.h, points_command.h); `sinks` lists the registered sink kinds.
 //
 // Exit codes: 0 every expectation met; 1 an expectation not met (or a determinism check failed);
 // 2 bad input (command line, scenario file, output file); 3 an internal error (a bug in eosim);
