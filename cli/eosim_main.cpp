@@ -1,6 +1,6 @@
 // The `eosim` command (cli/eosim_main.h). A thin shell over the libraries: parse the command line
 // with CLI11 and hand over to the subcommand (run_command.h, suite_command.h, shrink_command.h,
-// explore_command.h, golden_command.h); `sinks` lists the registered sink kinds.
+// explore_command.h, golden_command.h, points_command.h); `sinks` lists the registered sink kinds.
 //
 // Exit codes: 0 every expectation met; 1 an expectation not met (or a determinism check failed);
 // 2 bad input (command line, scenario file, output file); 3 an internal error (a bug in eosim);
@@ -21,6 +21,7 @@
 #include "cli/explore_command.h"
 #include "cli/golden_command.h"
 #include "cli/exit_codes.h"
+#include "cli/points_command.h"
 #include "cli/run_command.h"
 #include "cli/sensitivity_command.h"
 #include "cli/shrink_command.h"
@@ -45,6 +46,8 @@ CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
     run->add_option("--expect", c.expect, "Replace the scenario's expectation: pass, or violation:<oracle>");
     run->add_option("--twin", c.twin,
                     "Run a known-bad twin of the scenario instead (eosim sensitivity lists them), e.g. checkpointing.at_least_once");
+    run->add_flag("--strict-faults", c.strict_faults,
+                  "Fail the run when a scheduled fault never fired or fired without effect (as \"faults\": {\"strict\": true})");
     run->add_option("--savepoint-at", c.savepoint_at,
                     "Take a savepoint at this virtual time (e.g. 12s; repeatable), as the scenario's \"savepoints\" do");
     // Limits a suite gives its workers; hidden from the help, as `eosim suite` sets them.
@@ -77,6 +80,8 @@ CLI::App* add_suite(CLI::App& app, eosim::cli::SuiteCommand& c) {
                       "scenario) or all")->capture_default_str();
     suite->add_option("--progress", c.progress, "auto (a bar on a terminal, lines otherwise), bar, lines or none")->capture_default_str();
     suite->add_flag("--coverage", c.coverage, "Print the coverage table: every fault x phase combination the runs hit");
+    suite->add_flag("--strict-faults", c.strict_faults,
+                    "Fail a run when a scheduled fault never fired or fired without effect (eosim run --strict-faults)");
     suite->add_option("--worker-command", c.worker_command, "Program to run instead of this eosim (test fixtures)")
         ->group("");
     return suite;
@@ -135,6 +140,13 @@ CLI::App* add_sensitivity(CLI::App& app, eosim::cli::SensitivityCommand& c) {
     return sensitivity;
 }
 
+CLI::App* add_points(CLI::App& app, eosim::cli::PointsCommand& c) {
+    CLI::App* points = app.add_subcommand(
+        "points", "List every protocol point and who announces it; given a scenario, which of them its job can reach");
+    points->add_option("FILE", c.file, "Scenario file (JSON): also say which points its job announces");
+    return points;
+}
+
 CLI::App* add_sinks(CLI::App& app) {
     return app.add_subcommand("sinks", "List the sink kinds this program knows (built-in and registered with EOSIM_REGISTER_SINK)");
 }
@@ -179,6 +191,8 @@ int eosim::eosim_main(int argc, char** argv) {
     eosim::cli::SensitivityCommand sensitivity_command;
     CLI::App* sensitivity = add_sensitivity(app, sensitivity_command);
     sensitivity_command.self_program = this_program();
+    eosim::cli::PointsCommand points_command;
+    CLI::App* points = add_points(app, points_command);
     suite_command.self_program = this_program();
 
     try {
@@ -198,6 +212,7 @@ int eosim::eosim_main(int argc, char** argv) {
         if (golden->parsed()) return eosim::cli::golden_command(golden_command, std::cout, std::cerr);
         if (sinks->parsed()) return list_sinks(std::cout);
         if (sensitivity->parsed()) return eosim::cli::sensitivity_command(sensitivity_command, std::cout, std::cerr);
+        if (points->parsed()) return eosim::cli::points_command(points_command, std::cout, std::cerr);
     } catch (const std::bad_alloc&) {
         std::cerr << "internal error: out of memory (std::bad_alloc)\n";
         return kExitInternal;

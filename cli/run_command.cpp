@@ -156,6 +156,8 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
     options.seed = command.seed;
     options.trace_log = trace ? &trace->stream() : nullptr;
     options.max_events = command.max_events;
+    options.strict_faults = command.strict_faults;
+    if (command.strict_faults) reproduce += " --strict-faults";
     scenarios::RunResult result = scenarios::run_scenario(*scenario, options);
     if (trace) {
         const std::string error = trace->commit();
@@ -185,6 +187,7 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
         scenarios::RunOptions again;
         again.seed = command.seed;
         again.max_events = command.max_events;
+        again.strict_faults = command.strict_faults;
         second = scenarios::run_scenario(*scenario, again);
     }
     const bool deterministic = !second || second->trace_hash == result.trace_hash;

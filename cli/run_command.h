@@ -20,6 +20,7 @@ struct RunCommand {
     std::string max_virtual_time;   // cut the run at this virtual time if it comes before the scenario's limit
     std::vector<std::string> savepoint_at;  // extra savepoints the user takes, at these virtual times
     std::string twin;               // run this known-bad twin of the scenario (scenarios/sensitivity.h) instead
+    bool strict_faults = false;     // as the scenario's faults.strict: a scheduled fault that did not fire with an effect fails the run
 };
 
 // Returns the exit code: 0 expectation met, 1 not met, 2 bad input. Throws on internal errors.

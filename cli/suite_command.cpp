@@ -176,6 +176,7 @@ std::vector<std::string> worker_argv(const std::string& program, const PlannedSc
     if (command.max_events != 0) argv.insert(argv.end(), {"--max-events", std::to_string(command.max_events)});
     if (!command.max_virtual_time.empty()) argv.insert(argv.end(), {"--max-virtual-time", command.max_virtual_time});
     if (s.expect_overridden) argv.insert(argv.end(), {"--expect", expect_argument(s.expect)});
+    if (command.strict_faults) argv.emplace_back("--strict-faults");
     return argv;
 }
 

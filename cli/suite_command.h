@@ -36,6 +36,7 @@ struct SuiteCommand {
     std::string timelines = "first";   // which runs keep their timeline: failing, first (of each scenario) or all
     std::string progress = "auto";
     bool coverage = false;             // print the coverage table of every combination hit
+    bool strict_faults = false;        // every run as `eosim run --strict-faults`
     std::string worker_command;        // hidden: a program to run instead of this binary (test fixtures)
     std::string command_line;          // as typed, for the report
     std::string self_program;          // this program, resolved by eosim_main at start (else /proc/self/exe now)

@@ -103,7 +103,8 @@ std::string FreshnessOracle::describe_blocking(int64_t transaction, const std::s
 Verdict FreshnessOracle::verdict() const {
     const sim::Time end = now_();
     std::vector<std::string> violations;
-    int64_t excused = 0;
+    int64_t excused_by_faults = 0;
+    int64_t excused_by_aborts = 0;  // (d) windows in which a checkpoint was aborted (and no fault acted)
     // (a) the end of the run.
     if (finished_ || !fault_during_(end, end)) {
         std::set<int64_t> reported;
@@ -127,7 +128,7 @@ Verdict FreshnessOracle::verdict() const {
         if (view.ended <= deadline) continue;
         if (deadline > end) continue;  // the run ended first: (a) judges it
         if (fault_during_(o.from, deadline)) {
-            ++excused;
+            ++excused_by_faults;
             continue;
         }
         violations.push_back(describe_blocking(o.transaction, o.why, o.from, view.ended));
@@ -138,8 +139,12 @@ Verdict FreshnessOracle::verdict() const {
         auto trig = triggered_.find(p.checkpoint_id);
         if (view.first_record == sim::Time::never() || trig == triggered_.end()) continue;
         if (trig->second <= view.first_record || trig->second - view.first_record <= bound_) continue;
-        if (fault_during_(view.first_record, trig->second) || checkpoint_aborted_during(view.first_record, trig->second)) {
-            ++excused;
+        if (fault_during_(view.first_record, trig->second)) {
+            ++excused_by_faults;
+            continue;
+        }
+        if (checkpoint_aborted_during(view.first_record, trig->second)) {
+            ++excused_by_aborts;
             continue;
         }
         violations.push_back("partition " + partitions_of(view) + " blocked by transaction \"" + view.transactional_id +
@@ -152,9 +157,11 @@ Verdict FreshnessOracle::verdict() const {
         std::string text = std::to_string(violations.size()) + " freshness violation(s); first: " + violations.front();
         return Verdict{false, text};
     }
+    std::string excused = std::to_string(excused_by_faults) + " windows excused by faults";
+    if (excused_by_aborts > 0) excused += ", " + std::to_string(excused_by_aborts) + " by aborted checkpoints";
     return Verdict{true, std::to_string(precommitted_.size()) + " pre-committed transactions and " +
                              std::to_string(obligations_.size()) + " commit/abort windows within " + seconds(bound_) + " (" +
-                             std::to_string(excused) + " windows excused by faults), nothing open at the end"};
+                             excused + "), nothing open at the end"};
 }
 
 OracleRegistration freshness_registration() {

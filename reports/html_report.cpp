@@ -41,6 +41,7 @@ section.run h4 { margin: 4px 0 8px; font-size: 15px; }
 .columns { display: flex; gap: 18px; flex-wrap: wrap; align-items: flex-start; margin-bottom: 8px; }
 .svgbox { overflow-x: auto; border: 1px solid #eee; }
 .links { font-size: 13px; color: #555; }
+.cut { font-size: 13px; background: #fff4d6; padding: 4px; }
 )css";
 
 std::string h(const std::string& text) { return xml_escape(text); }
@@ -66,22 +67,26 @@ std::string status_badge(RunStatus status) {
 
 void write_summary(std::ostream& out, const SuiteSummary& summary) {
     out << "<table class=\"summary\">\n<tr><th>scenario</th><th>expect</th><th>seeds</th><th>runs</th><th>passed</th>"
-           "<th>failed</th><th>errors</th><th>expected violations found</th><th>wall time</th></tr>\n";
+           "<th>failed</th><th>errors</th><th>expected violations found</th><th>faults planned / fired / without effect</th>"
+           "<th>wall time</th></tr>\n";
     for (const ScenarioSummary& s : summary.scenarios) {
         out << "<tr" << (s.failed > 0 ? " class=\"bad\"" : "") << "><td>" << h(s.scenario) << "</td><td>"
             << h(s.expectation) << "</td><td>" << h(seed_ranges(s.seeds)) << "</td><td class=\"n\">" << s.runs
             << "</td><td class=\"n\">" << s.passed << "</td><td class=\"n\">" << s.failed << "</td><td class=\"n\">"
             << s.errors << "</td><td class=\"n\">" << (s.expects_violation ? std::to_string(s.violations_found) : "-")
-            << "</td><td class=\"n\">" << fixed(s.wall_seconds, 1) << "s</td></tr>\n";
+            << "</td><td class=\"n\">" << faults_text(s.faults) << "</td><td class=\"n\">" << fixed(s.wall_seconds, 1)
+            << "s</td></tr>\n";
     }
     const ScenarioSummary& t = summary.total;
     out << "<tr class=\"total\"><td>total</td><td></td><td></td><td class=\"n\">" << t.runs << "</td><td class=\"n\">"
         << t.passed << "</td><td class=\"n\">" << t.failed << "</td><td class=\"n\">" << t.errors
-        << "</td><td class=\"n\">" << t.violations_found << "</td><td class=\"n\">" << fixed(t.wall_seconds, 1)
+        << "</td><td class=\"n\">" << t.violations_found << "</td><td class=\"n\">" << faults_text(t.faults)
+        << "</td><td class=\"n\">" << fixed(t.wall_seconds, 1)
         << "s</td></tr>\n</table>\n";
     out << "<p class=\"links\">passed: the run met its scenario's expectation (for a negative control: the expected "
-           "oracle fired, and no other); errors: runs that crashed, hung or ran out of memory; wall time: the runs' "
-           "own wall time, added up.</p>\n";
+           "oracle fired, and no other); errors: runs that crashed, hung or ran out of memory; faults: the planned "
+           "faults of the runs, those that fired and hit something, and those that fired without effect (the rest "
+           "never fired; each run's table says why); wall time: the runs' own wall time, added up.</p>\n";
 }
 
 // Per scenario: the coverage combinations its runs hit (scenarios/coverage.h), with those it
@@ -206,6 +211,25 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
         }
         out << "</table>\n";
     }
+    if (!r.fault_accounts.empty()) {  // every planned fault accounted for (scenarios/fault_accounting.h)
+        const scenarios::FaultTally t{f.faults_planned, f.faults_fired, f.faults_without_effect, f.faults_not_fired};
+        out << "<table>\n<tr><th>#</th><th>planned fault</th><th>outcome</th><th>" << h(describe_fault_tally(t))
+            << "</th></tr>\n";
+        for (const scenarios::FaultAccount& a : r.fault_accounts) {
+            const bool good = a.outcome == scenarios::FaultOutcome::fired;
+            out << "<tr" << (good ? "" : " class=\"bad\"") << "><td class=\"n\">" << a.plan_index << (a.drawn ? " (drawn)" : "")
+                << "</td><td>" << h(a.kind + " " + a.trigger) << "</td><td>"
+                << (good ? "<span class=\"pass\">fired</span>"
+                         : a.outcome == scenarios::FaultOutcome::no_effect ? "<span class=\"fail\">without effect</span>"
+                                                                          : "<span class=\"fail\">never fired</span>")
+                << "</td><td>" << h(a.detail) << "</td></tr>\n";
+        }
+        if (static_cast<int64_t>(r.fault_accounts.size()) < f.faults_planned) {
+            out << "<tr><td colspan=\"4\">(" << f.faults_planned - static_cast<int64_t>(r.fault_accounts.size())
+                << " more not kept in the record; `reproduce` lists them all)</td></tr>\n";
+        }
+        out << "</table>\n";
+    }
     if (!r.faults.empty()) {
         out << "<table>\n<tr><th>at</th><th>fault</th><th>what it did</th></tr>\n";
         for (const FaultRecord& fault : r.faults) {
@@ -226,6 +250,15 @@ void write_run_section(std::ostream& out, const RunRecord& r, bool run_files) {
     out << "</h4>\n";
     write_run_tables(out, r);
     if (r.has_timeline) {
+        if (r.timeline_events_cut > 0) {
+            out << "<p class=\"cut\">This timeline was thinned: " << r.timeline_events_cut << " of "
+                << r.timeline_events_cut + static_cast<int64_t>(r.timeline.size())
+                << " events left out (watermark spans merged first, then pre-commit marks and connector events). "
+                << (r.timeline_essential_cut > 0 ? "It was still too long: its latest faults, failovers, checkpoints and "
+                                                "transaction ends are cut too, and what they would close is drawn as unknown. "
+                                              : "Every fault, failover, checkpoint and transaction begin and end is drawn. ")
+                << "The whole timeline: <code>" << h(r.reproduce) << " --json</code>.</p>\n";
+        }
         out << "<div class=\"svgbox\">\n" << timeline_svg(build_timeline_model(r)) << "</div>\n";
         if (!r.checkpoints.empty()) out << "<div class=\"svgbox\">\n" << checkpoint_panel_svg(r.checkpoints) << "</div>\n";
     } else if (r.status == RunStatus::error && !r.stderr_tail.empty()) {

@@ -72,11 +72,22 @@ Counts count(const std::vector<const RunRecord*>& runs) {
 void write_testcase(std::ostream& out, const std::string& class_name, const RunRecord& r) {
     out << "    <testcase name=\"seed " << r.seed << "\" classname=\"" << xml_escape(class_name) << "\" time=\""
         << seconds(r.wall_seconds) << "\"";
-    if (r.status == RunStatus::passed) {
+    const bool has_faults = r.figures.faults_planned > 0;
+    if (r.status == RunStatus::passed && !has_faults) {
         out << "/>\n";
         return;
     }
     out << ">\n";
+    if (has_faults) {  // every planned fault accounted for (scenarios/fault_accounting.h)
+        const scenarios::FaultTally t{r.figures.faults_planned, r.figures.faults_fired, r.figures.faults_without_effect,
+                                      r.figures.faults_not_fired};
+        out << "      <properties><property name=\"faults\" value=\"" << xml_escape(describe_fault_tally(t))
+            << "\"/></properties>\n";
+    }
+    if (r.status == RunStatus::passed) {
+        out << "    </testcase>\n";
+        return;
+    }
     const char* element = r.status == RunStatus::error ? "error" : "failure";
     std::string type = r.status == RunStatus::error ? "run-error" : "expectation";
     for (const scenarios::OracleVerdict& v : r.verdicts) {

@@ -1,6 +1,8 @@
 #include "reports/run_record.h"
 
 #include <algorithm>
+#include <map>
+#include <stdexcept>
 
 #include "oracles/oracle_registry.h"
 #include "reports/run_report.h"
@@ -49,6 +51,7 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.shared_bytes_uploaded = optional_field<int64_t>(j, "shared_bytes_uploaded", path, 0);
     f.shared_bytes_referenced = optional_field<int64_t>(j, "shared_bytes_referenced", path, 0);
     f.restarts = optional_field<int64_t>(j, "restarts", path, 0);
+    f.failovers = optional_field<int64_t>(j, "failovers", path, f.restarts);
     f.savepoints_completed = optional_field<int64_t>(j, "savepoints_completed", path, 0);
     f.savepoints_stored = optional_field<int64_t>(j, "savepoints_stored", path, 0);
     f.savepoint_files = optional_field<int64_t>(j, "savepoint_files", path, 0);
@@ -61,6 +64,10 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.transactions_lost = optional_field<int64_t>(j, "transactions_lost", path, 0);
     f.fenced_writes = optional_field<int64_t>(j, "fenced_writes", path, 0);
     f.faults_injected = optional_field<int64_t>(j, "faults_injected", path, 0);
+    f.faults_planned = optional_field<int64_t>(j, "faults_planned", path, 0);
+    f.faults_fired = optional_field<int64_t>(j, "faults_fired", path, 0);
+    f.faults_without_effect = optional_field<int64_t>(j, "faults_without_effect", path, 0);
+    f.faults_not_fired = optional_field<int64_t>(j, "faults_not_fired", path, 0);
     f.leaderships = optional_field<int64_t>(j, "leaderships", path, 0);
     f.checkpoints_stored = optional_field<int64_t>(j, "checkpoints_stored", path, 0);
     f.store_refusals = optional_field<int64_t>(j, "store_refusals", path, 0);
@@ -186,6 +193,7 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
         r.faults.push_back(std::move(f));
     }
     for (const sim::FaultSpec& planned : plan) r.fault_schedule.push_back(json(scenarios::fault_to_json(planned)));
+    r.fault_accounts = result.fault_accounts;
     r.coverage = result.coverage;
     r.has_timeline = true;
     r.timeline = result.timeline;
@@ -241,6 +249,7 @@ json to_json(const RunRecord& r) {
         {"figures", to_json(r.figures)},
         {"faults", std::move(faults)},
         {"fault_schedule", r.fault_schedule},
+        {"fault_accounts", fault_accounts_to_json(r.fault_accounts)},
         {"coverage", r.coverage},
         {"reproduce", r.reproduce},
         {"wall_seconds", r.wall_seconds},
@@ -268,6 +277,7 @@ json to_json(const RunRecord& r) {
         j["checkpoints"] = std::move(checkpoints);
     }
     if (r.timeline_events_cut != 0) j["timeline_events_cut"] = r.timeline_events_cut;
+    if (r.timeline_essential_cut != 0) j["timeline_essential_cut"] = r.timeline_essential_cut;
     if (r.faults_cut != 0) j["faults_cut"] = r.faults_cut;
     if (!r.fault_draw.empty()) j["fault_draw"] = r.fault_draw;
     if (!r.stderr_tail.empty()) j["stderr"] = r.stderr_tail;
@@ -282,6 +292,88 @@ void cut_text(std::string& text) {
 }
 }  // namespace
 
+bool essential_timeline_event(const scenarios::TimelineEvent& e) {
+    if (e.lane == "faults" || e.lane == "job") return true;  // faults, failovers, restores, the job's end
+    if (e.what.rfind("checkpoint.", 0) == 0) return true;
+    return e.what == "txn.begun" || e.what == "txn.committed" || e.what == "txn.aborted" || e.what == "txn.lost";
+}
+
+namespace {
+
+// Keeps the events whose index `keep(i)` accepts, asked once each, front to back, in order.
+template <typename Keep>
+void keep_where(std::vector<scenarios::TimelineEvent>& timeline, Keep keep) {
+    size_t out = 0;
+    for (size_t i = 0; i < timeline.size(); ++i) {
+        if (!keep(i)) continue;
+        if (out != i) timeline[out] = std::move(timeline[i]);  // never a self-move: it would empty the strings
+        ++out;
+    }
+    timeline.resize(out);
+}
+
+// Merges each watermark lane's spans in runs of `stride` into one span (from the first's start to
+// the last's end, the first's value), so the line stays whole with fewer events. Returns how many
+// events it removed.
+int64_t merge_watermark_spans(std::vector<scenarios::TimelineEvent>& timeline, size_t stride) {
+    std::map<std::string, std::vector<size_t>> by_lane;
+    for (size_t i = 0; i < timeline.size(); ++i) {
+        if (timeline[i].what == "watermark") by_lane[timeline[i].lane].push_back(i);
+    }
+    std::vector<bool> drop(timeline.size(), false);
+    int64_t dropped = 0;
+    for (auto& [lane, spans] : by_lane) {
+        for (size_t first = 0; first < spans.size(); first += stride) {
+            const size_t last = std::min(first + stride, spans.size()) - 1;
+            if (last == first) continue;
+            scenarios::TimelineEvent& kept = timeline[spans[first]];
+            kept.end_ns = timeline[spans[last]].end_ns;
+            kept.detail += " (and " + std::to_string(last - first) + " later values, merged: the timeline was thinned)";
+            for (size_t k = first + 1; k <= last; ++k) drop[spans[k]] = true;
+            dropped += static_cast<int64_t>(last - first);
+        }
+    }
+    keep_where(timeline, [&](size_t i) { return !drop[i]; });
+    return dropped;
+}
+
+}  // namespace
+
+ThinnedTimeline thin_timeline(std::vector<scenarios::TimelineEvent>& timeline, size_t max_events, size_t essential_max) {
+    if (timeline.size() <= max_events) return {};
+    const size_t before = timeline.size();
+    size_t essential = 0;
+    size_t watermarks = 0;
+    for (const scenarios::TimelineEvent& e : timeline) {
+        if (essential_timeline_event(e)) ++essential;
+        if (e.what == "watermark") ++watermarks;
+    }
+    // 1. Watermark spans: merged until what is left fits (at most one span per lane is kept).
+    const size_t others = timeline.size() - watermarks;
+    const size_t watermark_room = max_events > others ? max_events - others : 0;
+    if (watermarks > watermark_room) {
+        const size_t stride = watermark_room == 0 ? watermarks : (watermarks + watermark_room - 1) / watermark_room;
+        merge_watermark_spans(timeline, std::max<size_t>(stride, 2));
+    }
+    // 2. The rest that is not essential (pre-commit marks, connector events), from the end; then
+    // essential events only beyond `essential_max` (from the end: the record says so).
+    if (timeline.size() > max_events) {
+        const size_t merged = static_cast<size_t>(std::count_if(timeline.begin(), timeline.end(),
+                                                                [](const scenarios::TimelineEvent& e) { return e.what == "watermark"; }));
+        const size_t keep_optional = max_events > essential + merged ? max_events - essential - merged : 0;
+        size_t optional_kept = 0;
+        size_t essential_kept = 0;
+        keep_where(timeline, [&](size_t i) {  // front to back: the earliest are kept
+            const scenarios::TimelineEvent& e = timeline[i];
+            if (essential_timeline_event(e)) return essential_kept++ < essential_max;
+            return e.what == "watermark" || optional_kept++ < keep_optional;
+        });
+    }
+    timeline.shrink_to_fit();
+    return ThinnedTimeline{static_cast<int64_t>(before - timeline.size()),
+                           essential > essential_max ? static_cast<int64_t>(essential - essential_max) : 0};
+}
+
 void bound_record(RunRecord& r) {
     cut_text(r.reason);
     cut_text(r.expectation_message);
@@ -289,16 +381,19 @@ void bound_record(RunRecord& r) {
     cut_text(r.stderr_tail);
     for (scenarios::OracleVerdict& v : r.verdicts) cut_text(v.message);
     for (FaultRecord& f : r.faults) cut_text(f.action);
+    for (scenarios::FaultAccount& a : r.fault_accounts) cut_text(a.detail);
+    if (r.fault_accounts.size() > kRecordFaultsMax) {  // the counts stay whole in the figures
+        r.fault_accounts.resize(kRecordFaultsMax);
+        r.fault_accounts.shrink_to_fit();
+    }
     if (r.faults.size() > kRecordFaultsMax) {
         r.faults_cut += static_cast<int64_t>(r.faults.size() - kRecordFaultsMax);
         r.faults.resize(kRecordFaultsMax);
         r.faults.shrink_to_fit();
     }
-    if (r.timeline.size() > kTimelineEventsMax) {
-        r.timeline_events_cut += static_cast<int64_t>(r.timeline.size() - kTimelineEventsMax);
-        r.timeline.resize(kTimelineEventsMax);
-        r.timeline.shrink_to_fit();
-    }
+    const ThinnedTimeline thinned = thin_timeline(r.timeline, kTimelineEventsMax, kTimelineEssentialMax);
+    r.timeline_events_cut += thinned.left_out;
+    r.timeline_essential_cut += thinned.essential_left_out;
     for (scenarios::TimelineEvent& e : r.timeline) cut_text(e.detail);
 }
 
@@ -355,6 +450,13 @@ RunRecord run_record_from_json(const json& j) {
         }
     }
     if (j.contains("fault_schedule")) r.fault_schedule = j["fault_schedule"];
+    if (j.contains("fault_accounts")) {
+        try {
+            r.fault_accounts = fault_accounts_from_json(j["fault_accounts"]);
+        } catch (const std::invalid_argument& error) {
+            throw RecordError(error.what());
+        }
+    }
     r.fault_draw = optional_field<std::string>(j, "fault_draw", "", "");
     r.coverage = optional_field<std::map<std::string, int64_t>>(j, "coverage", "", {});
     if (j.contains("checkpoints") && j["checkpoints"].is_array()) {
@@ -395,6 +497,7 @@ RunRecord run_record_from_json(const json& j) {
     r.wall_seconds = optional_field<double>(j, "wall_seconds", "", r.figures.wall_seconds);
     r.stderr_tail = optional_field<std::string>(j, "stderr", "", "");
     r.timeline_events_cut = optional_field<int64_t>(j, "timeline_events_cut", "", 0);
+    r.timeline_essential_cut = optional_field<int64_t>(j, "timeline_essential_cut", "", 0);
     r.faults_cut = optional_field<int64_t>(j, "faults_cut", "", 0);
     return r;
 }

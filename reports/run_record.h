@@ -59,13 +59,17 @@ struct RunRecord {
     std::vector<scenarios::OracleVerdict> verdicts;
     scenarios::RunFigures figures;
     std::vector<FaultRecord> faults;
+    // Every planned fault accounted for (scenarios/fault_accounting.h); the counts are in `figures`
+    // (faults_planned, ...), which stay whole when bound_record cuts this list.
+    std::vector<scenarios::FaultAccount> fault_accounts;
     nlohmann::json fault_schedule = nlohmann::json::array();  // the run's fault plan, in scenario-file form
     std::string fault_draw;   // faults.random: what was drawn for this seed ("" without random faults)
     std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
     bool has_timeline = false;                                // suites keep timelines of some runs only
     std::vector<scenarios::TimelineEvent> timeline;
     std::vector<scenarios::CheckpointStats> checkpoints;        // with the timeline (without per-task figures)
-    int64_t timeline_events_cut = 0;  // events bound_record dropped from the end of the timeline
+    int64_t timeline_events_cut = 0;  // events bound_record left out of the timeline (thin_timeline)
+    int64_t timeline_essential_cut = 0;  // of them, essential ones: what they would close is unknown
     int64_t faults_cut = 0;           // fired faults bound_record dropped from the end of `faults`
     std::string reproduce;       // the command that reproduces the run
     double wall_seconds = 0;     // the worker process from start to exit (suites), else the run's own
@@ -74,14 +78,29 @@ struct RunRecord {
 
 // What a suite keeps of a run, whatever the run did (a hung run may print megabytes): text fields
 // (verdict and expectation messages, the fault draw, the reason) cut at kRecordTextMax bytes, the
-// fired faults at kRecordFaultsMax, a kept timeline at kTimelineEventsMax events (the rest of it
-// comes back by replaying the seed: `reproduce`). A record without a timeline then stays under
-// kRecordBytesMax of JSON for any scenario within the loader's limits (scenarios/run_limits.h).
+// fired faults and fault accounts at kRecordFaultsMax, a kept timeline thinned to about
+// kTimelineEventsMax events (thin_timeline; the whole of it comes back by replaying the seed:
+// `reproduce`). A record without a timeline then stays under kRecordBytesMax of JSON for any
+// scenario within the loader's limits (scenarios/run_limits.h).
 inline constexpr size_t kRecordTextMax = 1024;
 inline constexpr size_t kRecordFaultsMax = 48;
 inline constexpr size_t kTimelineEventsMax = 1000;
+inline constexpr size_t kTimelineEssentialMax = 20'000;
 inline constexpr size_t kRecordBytesMax = 16 * 1024;
 void bound_record(RunRecord& record);
+
+// A timeline event a thinned timeline never leaves out: faults, the job's events (failover,
+// restore, finished, failed), checkpoints' trigger and end, transactions' begin and end.
+bool essential_timeline_event(const scenarios::TimelineEvent& event);
+// Thins `timeline` to about `max_events`: watermark spans first (merged, so each vertex's line stays
+// whole), then other non-essential events (pre-commit marks, connector events) from the end;
+// essential events are kept, up to `essential_max` (past that, the latest are left out: a run that
+// long is replayed for its whole timeline). Returns how many events it left out.
+struct ThinnedTimeline {
+    int64_t left_out = 0;            // events left out
+    int64_t essential_left_out = 0;  // of them, essential ones (past `essential_max`)
+};
+ThinnedTimeline thin_timeline(std::vector<scenarios::TimelineEvent>& timeline, size_t max_events, size_t essential_max);
 
 // The record of a run that completed (passed or failed, as `result.expectation_met` says).
 RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::RunResult& result,

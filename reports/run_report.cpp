@@ -1,9 +1,10 @@
 #include "reports/run_report.h"
 
+#include <cstdio>
+#include <stdexcept>
+
 #include "scenarios/fault_json.h"
 #include "scenarios/random_faults.h"
-
-#include <cstdio>
 
 namespace eosim::reports {
 
@@ -75,7 +76,11 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
         write_row(out, "persisted", "median " + fixed(f.checkpoint_bytes_median, 0) + " bytes per checkpoint, of which " +
                                         fixed(f.channel_state_bytes_median, 0) + " channel state");
     }
-    write_row(out, "restarts", std::to_string(f.restarts));
+    write_row(out, "restarts", std::to_string(f.restarts) +
+                                   (f.failovers > f.restarts ? " (" + std::to_string(f.failovers) + " failovers: " +
+                                                                   std::to_string(f.failovers - f.restarts) +
+                                                                   " retried a restart whose deployment never ran)"
+                                                             : ""));
     if (f.savepoints_completed > 0 || f.savepoints_stored > 0) {
         write_row(out, "savepoints", std::to_string(f.savepoints_completed) + " completed; " + std::to_string(f.savepoints_stored) +
                                          " in storage at the end (" + std::to_string(f.savepoint_files) + " files, " +
@@ -98,6 +103,10 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                                          std::to_string(f.deployments_refused) + " deployments refused");
     }
     write_row(out, "faults injected", std::to_string(f.faults_injected));
+    if (f.faults_planned > 0) {
+        write_row(out, "faults planned",
+                  describe_fault_tally({f.faults_planned, f.faults_fired, f.faults_without_effect, f.faults_not_fired}));
+    }
     write_row(out, "records", std::to_string(f.records_in) + " in, " + std::to_string(f.records_out) + " out");
     if (f.outside_calls > 0) {
         write_row(out, "outside systems",
@@ -114,6 +123,13 @@ void write_fault_draw(std::ostream& out, const scenarios::Scenario& scenario, co
     for (const sim::FaultSpec& fault : result.fault_draw->faults) {
         out << "  #" << index++ << "  " << scenarios::describe_fault(fault) << '\n';
     }
+}
+
+// Every planned fault: fired (what it hit), without effect, never fired (why).
+void write_fault_accounts(std::ostream& out, const scenarios::RunResult& result) {
+    if (result.fault_accounts.empty()) return;
+    out << "faults accounted for\n";
+    for (const scenarios::FaultAccount& a : result.fault_accounts) out << "  " << describe_fault_account(a) << '\n';
 }
 
 void write_coverage(std::ostream& out, const scenarios::RunResult& result) {
@@ -165,8 +181,73 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     write_figures(out, result.figures);
     write_fault_draw(out, scenario, result);
     write_faults(out, result);
+    write_fault_accounts(out, result);
     write_coverage(out, result);
     out << "reproduce   " << reproduce << '\n';
+}
+
+std::string describe_fault_tally(const scenarios::FaultTally& t) {
+    return std::to_string(t.planned) + " planned: " + std::to_string(t.fired) + " fired, " + std::to_string(t.without_effect) +
+           " without effect, " + std::to_string(t.not_fired) + " never fired";
+}
+
+std::string describe_fault_account(const scenarios::FaultAccount& a) {
+    const char* outcome = a.outcome == scenarios::FaultOutcome::fired       ? "fired         "
+                          : a.outcome == scenarios::FaultOutcome::no_effect ? "WITHOUT EFFECT"
+                                                                            : "NEVER FIRED   ";
+    std::string text = std::to_string(a.plan_index);
+    text.insert(text.begin(), '#');
+    if (a.drawn) text += " (drawn)";
+    text.append("  ").append(outcome).append("  ").append(a.kind).append(" ").append(a.trigger).append(": ").append(a.detail);
+    return text;
+}
+
+nlohmann::json fault_accounts_to_json(const std::vector<scenarios::FaultAccount>& accounts) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const scenarios::FaultAccount& a : accounts) {
+        nlohmann::json j = {{"plan_index", a.plan_index}, {"drawn", a.drawn},   {"kind", a.kind},
+                            {"trigger", a.trigger},       {"outcome", to_string(a.outcome)}, {"hits", a.hits},
+                            {"detail", a.detail}};
+        if (a.at_ns >= 0) {
+            j["at_ns"] = a.at_ns;
+            j["nodes"] = a.nodes;
+        }
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+std::vector<scenarios::FaultAccount> fault_accounts_from_json(const nlohmann::json& j) {
+    std::vector<scenarios::FaultAccount> out;
+    if (!j.is_array()) throw std::invalid_argument("/fault_accounts: expected an array");
+    for (size_t i = 0; i < j.size(); ++i) {
+        const nlohmann::json& e = j[i];
+        const std::string path = "/fault_accounts/" + std::to_string(i);
+        try {
+            scenarios::FaultAccount a;
+            a.plan_index = e.at("plan_index").get<size_t>();
+            a.drawn = e.value("drawn", false);
+            a.kind = e.at("kind").get<std::string>();
+            a.trigger = e.value("trigger", std::string());
+            const std::string outcome = e.at("outcome").get<std::string>();
+            bool known = false;
+            for (auto o : {scenarios::FaultOutcome::fired, scenarios::FaultOutcome::no_effect, scenarios::FaultOutcome::not_fired}) {
+                if (outcome == to_string(o)) {
+                    a.outcome = o;
+                    known = true;
+                }
+            }
+            if (!known) throw std::invalid_argument(path + "/outcome: expected fired, no_effect or not_fired, found \"" + outcome + "\"");
+            a.hits = e.value("hits", int64_t{0});
+            a.detail = e.value("detail", std::string());
+            a.at_ns = e.value("at_ns", int64_t{-1});
+            a.nodes = e.value("nodes", std::vector<std::string>{});
+            out.push_back(std::move(a));
+        } catch (const nlohmann::json::exception& error) {
+            throw std::invalid_argument(path + ": " + error.what());
+        }
+    }
+    return out;
 }
 
 nlohmann::json to_json(const scenarios::Expectation& expect) {
@@ -194,6 +275,7 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"shared_bytes_uploaded", f.shared_bytes_uploaded},
         {"shared_bytes_referenced", f.shared_bytes_referenced},
         {"restarts", f.restarts},
+        {"failovers", f.failovers},
         {"savepoints_completed", f.savepoints_completed},
         {"savepoints_stored", f.savepoints_stored},
         {"savepoint_files", f.savepoint_files},
@@ -206,6 +288,10 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"transactions_lost", f.transactions_lost},
         {"fenced_writes", f.fenced_writes},
         {"faults_injected", f.faults_injected},
+        {"faults_planned", f.faults_planned},
+        {"faults_fired", f.faults_fired},
+        {"faults_without_effect", f.faults_without_effect},
+        {"faults_not_fired", f.faults_not_fired},
         {"leaderships", f.leaderships},
         {"checkpoints_stored", f.checkpoints_stored},
         {"store_refusals", f.store_refusals},
@@ -283,6 +369,7 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
         {"figures", to_json(result.figures)},
         {"checkpoints", checkpoints_to_json(result.checkpoints)},
         {"faults", std::move(faults)},
+        {"fault_accounts", fault_accounts_to_json(result.fault_accounts)},
         {"timeline", std::move(timeline)},
     };
 }

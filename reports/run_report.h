@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,13 @@ nlohmann::json to_json(const scenarios::RunResult& result);
 nlohmann::json to_json(const scenarios::RunFigures& figures);
 // Per-checkpoint statistics (trigger, duration, outcome, bytes, per task start delay and alignment).
 nlohmann::json checkpoints_to_json(const std::vector<scenarios::CheckpointStats>& checkpoints);
+// Every planned fault's account (scenarios/fault_accounting.h), and back (a record's path in errors).
+nlohmann::json fault_accounts_to_json(const std::vector<scenarios::FaultAccount>& accounts);
+std::vector<scenarios::FaultAccount> fault_accounts_from_json(const nlohmann::json& j);
+// "6 planned: 4 fired, 1 without effect, 1 never fired".
+std::string describe_fault_tally(const scenarios::FaultTally& tally);
+// One account for people: "#5  NEVER FIRED     crash at the 40th sink.precommitted: never fired: ...".
+std::string describe_fault_account(const scenarios::FaultAccount& account);
 // {"pass": true} or {"pass": false, "violation": "<oracle>"}.
 nlohmann::json to_json(const scenarios::Expectation& expect);
 

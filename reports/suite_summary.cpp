@@ -25,7 +25,12 @@ void add(ScenarioSummary& s, const RunRecord& r) {
     if (r.status == RunStatus::error) ++s.errors;
     if (expected_violation_found(r)) ++s.violations_found;
     s.wall_seconds += r.wall_seconds;
+    s.faults.planned += r.figures.faults_planned;
+    s.faults.fired += r.figures.faults_fired;
+    s.faults.without_effect += r.figures.faults_without_effect;
+    s.faults.not_fired += r.figures.faults_not_fired;
 }
+
 
 std::string wall_text(double seconds) {
     char text[32];
@@ -38,6 +43,11 @@ std::string wall_text(double seconds) {
 }
 
 }  // namespace
+
+std::string faults_text(const scenarios::FaultTally& t) {
+    if (t.planned == 0) return "-";
+    return std::to_string(t.planned) + "/" + std::to_string(t.fired) + "/" + std::to_string(t.without_effect);
+}
 
 bool SuiteSummary::all_met() const {
     if (total.failed != 0) return false;
@@ -116,24 +126,26 @@ void write_summary_table(std::ostream& out, const SuiteSummary& summary) {
     char line[512];
     auto row = [&](const std::string& name, const std::string& expect, const std::string& seeds,
                    const std::string& runs, const std::string& passed, const std::string& failed,
-                   const std::string& errors, const std::string& found, const std::string& wall) {
-        std::snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %6s  %6s  %6s  %6s  %10s  %8s\n",
+                   const std::string& errors, const std::string& found, const std::string& faults, const std::string& wall) {
+        std::snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %6s  %6s  %6s  %6s  %10s  %16s  %8s\n",
                       static_cast<int>(name_width), name.c_str(), static_cast<int>(expect_width), expect.c_str(),
                       static_cast<int>(seeds_width), seeds.c_str(), runs.c_str(), passed.c_str(), failed.c_str(),
-                      errors.c_str(), found.c_str(), wall.c_str());
+                      errors.c_str(), found.c_str(), faults.c_str(), wall.c_str());
         out << line;
     };
-    row("scenario", "expect", "seeds", "runs", "passed", "failed", "errors", "violations", "wall");
+    row("scenario", "expect", "seeds", "runs", "passed", "failed", "errors", "violations", "faults p/f/noeff", "wall");
     for (const ScenarioSummary& s : summary.scenarios) {
         row(s.scenario, s.expectation, seed_ranges(s.seeds), std::to_string(s.runs), std::to_string(s.passed),
             std::to_string(s.failed), std::to_string(s.errors),
-            s.expects_violation ? std::to_string(s.violations_found) : "-", wall_text(s.wall_seconds));
+            s.expects_violation ? std::to_string(s.violations_found) : "-", faults_text(s.faults), wall_text(s.wall_seconds));
     }
     const ScenarioSummary& t = summary.total;
     row("total", "", "", std::to_string(t.runs), std::to_string(t.passed), std::to_string(t.failed),
-        std::to_string(t.errors), std::to_string(t.violations_found), wall_text(t.wall_seconds));
+        std::to_string(t.errors), std::to_string(t.violations_found), faults_text(t.faults), wall_text(t.wall_seconds));
     out << "(passed: the run met its scenario's expectation; violations: runs of a negative control in which the\n"
-           " expected oracle fired; errors: runs that crashed, hung or ran out of memory; wall: the runs' own wall time)\n";
+           " expected oracle fired; errors: runs that crashed, hung or ran out of memory; faults: planned faults over\n"
+           " the runs / fired with an effect / fired without effect (the rest never fired: `eosim run` says why);\n"
+           " wall: the runs' own wall time)\n";
     bool any_sometimes = false;
     for (const ScenarioSummary& s : summary.scenarios) {
         if (s.sometimes_runs.empty()) continue;
@@ -161,6 +173,10 @@ nlohmann::json to_json(const SuiteSummary& summary) {
                             {"failed", s.failed},         {"errors", s.errors},
                             {"wall_seconds", s.wall_seconds}};
         if (!s.expectation.empty()) j["expect"] = s.expectation;
+        j["faults"] = {{"planned", s.faults.planned},
+                       {"fired", s.faults.fired},
+                       {"without_effect", s.faults.without_effect},
+                       {"not_fired", s.faults.not_fired}};
         if (s.expects_violation) j["violations_found"] = s.violations_found;
         if (!s.sometimes_runs.empty()) {
             j["sometimes"] = s.sometimes_runs;

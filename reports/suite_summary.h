@@ -27,6 +27,9 @@ struct ScenarioSummary {
     int64_t violations_found = 0;    // negative controls: runs in which the expected oracle fired
     bool expects_violation = false;
     double wall_seconds = 0;         // the runs' wall time, added up
+    // Planned faults over the runs (scenarios/fault_accounting.h): planned, fired with an effect,
+    // fired without effect, never fired.
+    scenarios::FaultTally faults;
     // Coverage combinations the scenario expects "sometimes" (scenarios/coverage.h): in how many
     // runs each happened; those that happened in none fail the suite. Not checked for a shard
     // (another shard's seeds may reach them): the merge checks.
@@ -49,6 +52,9 @@ SuiteSummary summarize(const std::vector<RunRecord>& records,
 
 // "1..50", "1..3, 7, 9..12"; more than `max_ranges` ranges read "40 seeds in 1..120".
 std::string seed_ranges(const std::vector<uint64_t>& sorted_seeds, size_t max_ranges = 4);
+
+// The faults column: "planned/fired/without effect" over the runs, e.g. "60/52/5" ("-" for none).
+std::string faults_text(const scenarios::FaultTally& tally);
 
 // The table printed at the end of a suite.
 void write_summary_table(std::ostream& out, const SuiteSummary& summary);

@@ -269,10 +269,15 @@ private:
                     ", neither completed nor aborted");
         }
         checkpoints_.clear();
+        // Open at the end, as the run knows it; when the record's timeline lost its latest
+        // transaction ends (timeline_essential_cut), its end is unknown, not "open".
+        const bool cut = record_.timeline_essential_cut > 0;
         for (const auto& [id, t] : transactions_) {
             std::string label = "transaction " + id + ": begun " + seconds_text(t.begun_ns);
             if (t.precommitted_ns >= 0) label += ", pre-committed " + seconds_text(t.precommitted_ns);
-            bar(t.lane, t.begun_ns, end_ns_, true, "txn-open", label + ", still open at the end of the run");
+            bar(t.lane, t.begun_ns, end_ns_, true, cut ? "txn-unknown" : "txn-open",
+                label + (cut ? ": its end is among the events the record left out (replay the seed to see it)"
+                             : ", still open at the end of the run"));
         }
         transactions_.clear();
     }

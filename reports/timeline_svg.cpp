@@ -53,6 +53,7 @@ constexpr Style kStyles[] = {
     {"txn-lost", "#67000d", Shape::cross, "transaction lost"},
     {"txn-open", "#bbbbbb", Shape::circle, "transaction open at the end"},
     {"txn-abandoned", "#dddddd", Shape::circle, "transaction abandoned"},
+    {"txn-unknown", "#eeeeee", Shape::circle, "transaction end left out of the record"},
     {"oracle-failed", "#d62728", Shape::line, "oracle violated"},
     {"oracle-expected", "#e6a000", Shape::line, "expected violation"},
     {"run-error", "#d62728", Shape::line, "run error"},

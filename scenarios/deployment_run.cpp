@@ -1,7 +1,10 @@
 #include "scenarios/deployment_run.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
+
+#include "engine/runtime/task_manager.h"
 
 namespace eosim::scenarios {
 
@@ -147,14 +150,33 @@ void DeploymentRun::start_next(const Starting& starting, bool first) {
     engines_[live_]->start();
 }
 
-engine::EngineStats DeploymentRun::total_stats() const {
-    engine::EngineStats total;
+std::vector<engine::Engine*> DeploymentRun::all_engines() const {
     std::vector<engine::Engine*> all;
     for (const auto& e : engines_) all.push_back(e.get());
     for (const auto& v : verifications_) {
         if (v) all.push_back(v->engine.get());
     }
-    for (engine::Engine* e : all) {
+    return all;
+}
+
+EffectProbes::NodeLoad DeploymentRun::load_of(sim::NodeId node) {
+    EffectProbes::NodeLoad load;
+    for (engine::Engine* e : all_engines()) {
+        if (e->is_job_manager_node(node)) {
+            load.engine_node = true;
+            load.job_manager = load.job_manager || e->job_manager_on(node) != nullptr;
+        }
+        const auto& tms = e->task_manager_nodes();
+        if (std::find(tms.begin(), tms.end(), node) == tms.end()) continue;
+        load.engine_node = true;
+        if (const engine::TaskManager* tm = e->task_manager(node)) load.tasks += static_cast<int64_t>(tm->task_count());
+    }
+    return load;
+}
+
+engine::EngineStats DeploymentRun::total_stats() const {
+    engine::EngineStats total;
+    for (engine::Engine* e : all_engines()) {
         const engine::EngineStats& s = e->stats();
         total.checkpoints_triggered += s.checkpoints_triggered;
         total.checkpoints_completed += s.checkpoints_completed;
@@ -164,6 +186,7 @@ engine::EngineStats DeploymentRun::total_stats() const {
         total.checkpoint_files_discarded += s.checkpoint_files_discarded;
         total.checkpoint_bytes_discarded += s.checkpoint_bytes_discarded;
         total.failovers += s.failovers;
+        total.restarts += s.restarts;
         total.records_read += s.records_read;
         total.savepoints_completed += s.savepoints_completed;
         total.shared_bytes_uploaded += s.shared_bytes_uploaded;

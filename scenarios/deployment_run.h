@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/runtime/engine.h"
+#include "scenarios/fault_accounting.h"
 #include "scenarios/scenario.h"
 #include "sim/world.h"
 
@@ -65,11 +66,14 @@ public:
     void hand_over(const Starting& starting, const VerificationDone& verified);
     // The statistics of every engine (deployments and verification jobs) added up.
     engine::EngineStats total_stats() const;
+    // What runs on `node` now, over every engine: for the fault accounting (what a crash hits).
+    EffectProbes::NodeLoad load_of(sim::NodeId node);
 
 private:
     struct Verification;
     void start_verification(Verification& v, const Starting& starting);
     void start_next(const Starting& starting, bool first);
+    std::vector<engine::Engine*> all_engines() const;  // deployments', then verification jobs'
 
     const Scenario& scenario_;
     sim::World& world_;

@@ -1,5 +1,6 @@
 #include "scenarios/fault_json.h"
 
+#include <climits>
 #include <cstdint>
 
 namespace eosim::scenarios {
@@ -36,6 +37,12 @@ nlohmann::ordered_json fault_to_json(const sim::FaultSpec& fault) {
     } else {
         nlohmann::ordered_json at_point = {{"point", trigger.point}, {"occurrence", trigger.occurrence}};
         if (!trigger.point_node.empty()) at_point["node"] = trigger.point_node;
+        if (trigger.delay != sim::Duration::zero()) at_point["delay"] = format_duration_exact(trigger.delay);
+        if (trigger.filters_attempt()) {
+            nlohmann::ordered_json attempt = {{"min", trigger.attempt_min}};
+            if (trigger.attempt_max != INT32_MAX) attempt["max"] = trigger.attempt_max;
+            at_point["attempt"] = std::move(attempt);
+        }
         if (trigger.not_after != sim::Time::never()) {
             at_point["not_after"] = format_duration_exact(trigger.not_after - sim::Time::zero());
         }

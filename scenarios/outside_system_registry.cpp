@@ -73,6 +73,12 @@ public:
         f.commit_outcomes_unknown = static_cast<int64_t>(stats.commit_outcomes_unknown);
         f.fenced_writes = static_cast<int64_t>(stats.fenced_writes);
     }
+    void add_effect_probes(EffectProbes& p, std::map<std::string, std::function<uint64_t()>>&) const override {
+        p.kafka_refused_calls = [this] { return kafka_.calls_refused_by_fault(); };
+        p.kafka_commit_errors = [this] { return kafka_.stats().commit_errors; };
+        p.kafka_commit_outcomes_unknown = [this] { return kafka_.stats().commit_outcomes_unknown; };
+        p.kafka_transactions_aborted = [this] { return kafka_.stats().transactions_aborted; };
+    }
 
 private:
     sim::external::KafkaCluster kafka_;
@@ -85,6 +91,7 @@ public:
     void expose(engine::OutsideSystems& systems) override { systems.append_store = &store_; }
     void add_fault_hooks(sim::OutsideFaults&) override {}
     void add_figures(RunFigures&) const override {}
+    void add_effect_probes(EffectProbes&, std::map<std::string, std::function<uint64_t()>>&) const override {}
 
 private:
     sim::external::AppendStore store_;
@@ -103,6 +110,9 @@ public:
         f.outside_calls += static_cast<int64_t>(stats.calls);
         f.outside_calls_failed += static_cast<int64_t>(stats.failed_calls);
         f.absorbed_duplicates += static_cast<int64_t>(stats.absorbed_duplicates);
+    }
+    void add_effect_probes(EffectProbes&, std::map<std::string, std::function<uint64_t()>>& failed_calls) const override {
+        failed_calls[name_] = [this] { return model_->stats().failed_calls; };
     }
 
 private:
@@ -135,6 +145,9 @@ public:
         f.outside_calls_failed += static_cast<int64_t>(stats.failed_calls);
         f.absorbed_duplicates += static_cast<int64_t>(stats.unchanged_writes);
     }
+    void add_effect_probes(EffectProbes&, std::map<std::string, std::function<uint64_t()>>& failed_calls) const override {
+        failed_calls[name_] = [this] { return database_->stats().failed_calls; };
+    }
 
 private:
     std::string name_;
@@ -152,6 +165,9 @@ public:
     void expose(engine::OutsideSystems& systems) override { systems.coordination = &service_; }
     void add_fault_hooks(sim::OutsideFaults& hooks) override { hooks.systems.emplace("coordination", &service_); }
     void add_figures(RunFigures& f) const override { f.sessions_expired = static_cast<int64_t>(service_.stats().sessions_expired); }
+    void add_effect_probes(EffectProbes&, std::map<std::string, std::function<uint64_t()>>& failed_calls) const override {
+        failed_calls["coordination"] = [this] { return service_.stats().refused_by_fault; };
+    }
 
 private:
     sim::external::CoordinationService service_;
@@ -295,6 +311,17 @@ oracles::RecordMultiset RunOutsideSystems::committed_content(const engine::SinkC
 
 void RunOutsideSystems::add_figures(RunFigures& figures) const {
     for (const auto& system : built_) system->add_figures(figures);
+}
+
+EffectProbes RunOutsideSystems::effect_probes() const {
+    EffectProbes probes;
+    std::map<std::string, std::function<uint64_t()>> failed_calls;
+    for (const auto& system : built_) system->add_effect_probes(probes, failed_calls);
+    probes.system_failed_calls = [failed_calls](const std::string& system) -> uint64_t {
+        const auto it = failed_calls.find(system);
+        return it == failed_calls.end() ? 0 : it->second();
+    };
+    return probes;
 }
 
 }  // namespace eosim::scenarios

@@ -63,6 +63,10 @@ public:
         return std::nullopt;
     }
     virtual void add_figures(RunFigures& figures) const = 0;
+    // For the fault accounting (scenarios/fault_accounting.h): the counters that tell whether a
+    // fault aimed at this system hit a call -- Kafka's own probes, or its calls failed by a fault
+    // under its name in `failed_calls`.
+    virtual void add_effect_probes(EffectProbes& probes, std::map<std::string, std::function<uint64_t()>>& failed_calls) const = 0;
 };
 
 struct OutsideSystemRegistration {
@@ -101,6 +105,8 @@ public:
     // What a committed reader sees of `sink` (read by the system that holds it, or read_output).
     oracles::RecordMultiset committed_content(const engine::SinkConfig& sink) const;
     void add_figures(RunFigures& figures) const;
+    // Every system's effect probes; `probes.load_of` is the caller's to set.
+    EffectProbes effect_probes() const;
 
 private:
     std::vector<std::unique_ptr<RunSystem>> built_;

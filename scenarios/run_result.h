@@ -10,6 +10,7 @@
 
 #include "engine/runtime/run_observer.h"
 #include "scenarios/checkpoint_stats.h"
+#include "scenarios/fault_accounting.h"
 #include "scenarios/random_faults.h"
 #include "scenarios/timeline.h"
 #include "sim/fault_injector.h"
@@ -42,7 +43,8 @@ struct RunFigures {
     // bytes of the shared files they refer to (what a full snapshot would have uploaded, roughly).
     int64_t shared_bytes_uploaded = 0;
     int64_t shared_bytes_referenced = 0;
-    int64_t restarts = 0;
+    int64_t restarts = 0;   // as Flink counts them: one TaskManager loss is one restart (EngineStats::restarts)
+    int64_t failovers = 0;  // every failover, retries of a restart still deploying included
     int64_t savepoints_completed = 0;  // over every deployment, the final ones of stop-with-savepoint too
     // Savepoints in storage at the end (their _metadata), their files, and files their metadata
     // names that are gone (must be 0: a savepoint is the user's, nothing may delete it).
@@ -60,6 +62,12 @@ struct RunFigures {
     int64_t transactions_lost = 0;
     int64_t fenced_writes = 0;  // of fenced_calls: writes (a zombie writing while its successor runs)
     int64_t faults_injected = 0;
+    // Every planned fault accounted for (scenarios/fault_accounting.h): planned = fired (with an
+    // effect) + without effect + not fired.
+    int64_t faults_planned = 0;
+    int64_t faults_fired = 0;
+    int64_t faults_without_effect = 0;
+    int64_t faults_not_fired = 0;
     // JobManager high availability (zero without): leaderships granted, checkpoint pointers added to
     // the store, store writes the service refused (a deposed leader's), JobManager messages the
     // TaskManagers refused (an older fencing token), sessions the service expired.
@@ -101,6 +109,7 @@ struct RunResult {
     std::string expectation_message;  // why the expectation was or was not met
     std::vector<TimelineEvent> timeline;
     std::vector<sim::FiredFault> faults;  // every fault that fired, in order
+    std::vector<FaultAccount> fault_accounts;  // every planned fault, in plan order: fired, without effect, not fired
     // What faults.random drew for this seed (every drawn parameter); its faults follow the
     // scenario's own in the plan, so plan_index counts scenario.faults first. Empty without it.
     std::optional<FaultDraw> fault_draw;
@@ -113,6 +122,7 @@ struct RunOptions {
     std::ostream* trace_log = nullptr;  // JSON lines of every event, when set
     uint64_t max_events = 0;            // stop after this many events (0: no limit): a guard against a hang
     engine::RunObserver* observer = nullptr;  // also told what the engine tells the oracles (tests); never changes the run
+    bool strict_faults = false;  // as the scenario's faults.strict (`--strict-faults`)
 };
 
 }  // namespace eosim::scenarios

@@ -127,6 +127,9 @@ struct Scenario {
     std::optional<HighAvailabilitySpec> high_availability;
     std::vector<sim::FaultSpec> faults;                // faults.schedule
     std::optional<RandomFaults> random_faults;         // faults.random: drawn per seed, run after `faults`
+    // faults.strict: a scheduled fault that does not fire with an effect fails the run
+    // (scenarios/fault_accounting.h); drawn faults are accounted for but not held to it.
+    bool strict_faults = false;
     // The outside systems the run builds (scenarios/outside_system_registry.h), each named by a fault's
     // "system" or nodes, or used by the sink; in the order the file first names them.
     std::vector<std::string> outside_systems;

@@ -23,7 +23,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
                               high_availability(scenario, run.services.systems));
     observers.follow(deployments);
     // 3. The faults: the scenario's and this seed's drawn ones, at their times and points.
-    PlannedFaults faults(scenario, run, observers.coverage);
+    PlannedFaults faults(scenario, run, deployments, observers.coverage);
     // 4. The oracles, by their registered names.
     const RunOracles oracles(scenario, run, deployments, faults, observers.fanout);
     // 5. Run: inputs, oracles' readers, the job; deployments handed over until the end or a cut.
@@ -36,6 +36,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     // 6. Judge the verdicts against the expectation; 7. the figures.
     result.verdicts = oracles.verdicts();
     judge(scenario, deployments.current(), result);
+    account_faults(scenario, options, faults.accounts(run_end_text(deployments.current(), result.cut)), result);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     gather_figures(FigureSources{run, deployments, faults, observers, oracles, wall}, result);
     return result;

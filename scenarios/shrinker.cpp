@@ -1,6 +1,7 @@
 #include "scenarios/shrinker.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 
 #include "scenarios/fault_json.h"
@@ -148,6 +149,19 @@ public:
             if (faults[i].trigger.point.empty() && faults[i].trigger.at.ns % kMs == 0) {
                 shrink_field(0, faults[i].trigger.at.ns / kMs,
                              [](sim::FaultSpec& x, int64_t ms) { x.trigger.at = sim::Time::zero() + Duration::millis(ms); });
+            }
+            if (faults[i].trigger.filters_attempt()) {  // no attempt filter, if the failure stays
+                std::vector<sim::FaultSpec> candidate = faults;
+                candidate[i].trigger.attempt_min = 1;
+                candidate[i].trigger.attempt_max = INT32_MAX;
+                if (fails(candidate, records)) {
+                    faults = std::move(candidate);
+                    changed = true;
+                }
+            }
+            if (!faults[i].trigger.point.empty() && faults[i].trigger.delay.ns % kMs == 0) {
+                shrink_field(0, faults[i].trigger.delay.ns / kMs,
+                             [](sim::FaultSpec& x, int64_t ms) { x.trigger.delay = Duration::millis(ms); });
             }
             if (!faults[i].trigger.point.empty()) {
                 shrink_field(1, faults[i].trigger.occurrence,

@@ -4,8 +4,8 @@
 // for the seed -- into one explicit list, and minimises it while the same oracle keeps firing and
 // the run keeps its outcome (expectation met or not, i.e. `eosim run`'s exit code):
 //   1. drop the faults that never fired (one replay), then delta debugging (ddmin) over the rest;
-//   2. per fault, binary searches: shorter durations and restart delays, earlier times, earlier
-//      point occurrences, no not_after;
+//   2. per fault, binary searches: shorter durations and restart delays, earlier times, shorter
+//      delays after a point, earlier point occurrences, no not_after, no attempt filter;
 //   3. per input, fewer records (binary search);
 // repeated while a round changes something, within a replay budget.
 //

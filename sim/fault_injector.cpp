@@ -98,6 +98,10 @@ void FaultInjector::validate_and_resolve(size_t index) {
     const bool at_point = !spec.trigger.point.empty();
     if (!at_point && spec.trigger.at == Time::never()) throw std::invalid_argument(what + "no trigger (time or point)");
     if (at_point && spec.trigger.occurrence < 1) throw std::invalid_argument(what + "occurrence must be at least 1");
+    if (spec.trigger.delay < Duration::zero()) throw std::invalid_argument(what + "negative delay");
+    if (spec.trigger.attempt_min < 1 || spec.trigger.attempt_max < spec.trigger.attempt_min) {
+        throw std::invalid_argument(what + "attempt range must be within [1, max] and not empty");
+    }
     const bool announcer_allowed =
         at_point && (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause || spec.kind == FaultKind::partition);
     if (needs_targets(spec.kind) && armed.nodes.empty() && !announcer_allowed) {
@@ -137,11 +141,22 @@ void FaultInjector::on_point(const ProtocolPointEvent& event) {
     for (size_t i = 0; i < plan_.size(); ++i) {
         Armed& armed = armed_[i];
         const FaultTrigger& trigger = plan_[i].trigger;
-        if (armed.fired || trigger.point.empty() || trigger.point != event.point) continue;
+        if (armed.triggered || trigger.point.empty() || trigger.point != event.point) continue;
         if (armed.point_node != kNoNode && armed.point_node != event.node) continue;
+        if (trigger.filters_attempt()) {
+            const int64_t attempt = attempt_ ? attempt_() : 1;
+            if (attempt < trigger.attempt_min || attempt > trigger.attempt_max) continue;
+        }
         if (++armed.seen != trigger.occurrence) continue;
-        if (world_.now() > trigger.not_after) {
+        armed.triggered = true;
+        armed.triggered_at = world_.now();
+        if (world_.now() + trigger.delay > trigger.not_after) {
             armed.fired = true;  // too late: dropped, never fires (it stays pending)
+            continue;
+        }
+        if (trigger.delay > Duration::zero()) {
+            const NodeId announcer = event.node;
+            world_.scheduler().schedule(trigger.delay, kNoNode, kFaultTrigger, i, [this, i, announcer] { fire(i, announcer); });
             continue;
         }
         fire(i, event.node);
@@ -162,7 +177,7 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
     armed.fired = true;
     const FaultSpec& spec = plan_[index];
     const Time now = world_.now();
-    FiredFault record{now, spec.kind, index, {}, {}, false};
+    FiredFault record{now, spec.kind, index, {}, {}, false, 0};
     extend_quiet(now);
 
     std::vector<NodeId> targets = armed.nodes;
@@ -170,6 +185,7 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
         (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause || spec.kind == FaultKind::partition)) {
         targets.push_back(announcer);
     }
+    for (const FiringObserver& observer : firing_observers_) observer(index, targets);
     const std::string until = format_time(now + spec.duration);
     switch (spec.kind) {
         case FaultKind::crash: fire_crash(spec, targets, record); break;
@@ -225,7 +241,7 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
                 kinds.push_back(stable_hash(message));
                 names += (names.empty() ? "" : ", ") + message;
             }
-            world_.network().lose_datagrams(std::move(kinds), spec.ratio, now + spec.duration);
+            record.handle = world_.network().lose_datagrams(std::move(kinds), spec.ratio, now + spec.duration);
             record.action = "lose " + std::to_string(spec.ratio.numerator) + "/" + std::to_string(spec.ratio.denominator) +
                             " of " + names + " until " + until;
             extend_quiet(now + spec.duration);
@@ -343,6 +359,7 @@ void FaultInjector::fire_partition(const FaultSpec& spec, const std::vector<Node
     record.nodes.insert(record.nodes.end(), other.begin(), other.end());
     const Time heal_at = world_.now() + spec.duration;
     const PartitionId partition = world_.network().partition(side_a, side_b, spec.one_way);
+    record.handle = partition;
     record.action = "partitioned {" + join(names(side_a)) + "} " + (spec.one_way ? "-/->" : "<-/->") + " {" +
                     join(other) + "} until " + format_time(heal_at);
     extend_quiet(heal_at);

@@ -6,9 +6,11 @@
 // - at a virtual time: a world-owned scheduler event (owner kNoNode), so no crash can drop it;
 // - at the k-th announcement of a protocol point (optionally counting only announcements by
 //   `point_node`): a `World::on_point` listener. A crash or pause there with no target nodes hits
-//   the announcing node, on the spot (the rest of the announcing step is then lost). When the k-th
-//   announcement comes after `trigger.not_after`, the fault is dropped (it stays pending), so that
-//   a random schedule can promise that every effect ends before its quiet period.
+//   the announcing node, on the spot (the rest of the announcing step is then lost); with
+//   `trigger.delay`, a world-owned event fires it that long after the announcement (a crash then
+//   still hits the announcer, whatever it does by then). When the fault would fire after
+//   `trigger.not_after`, it is dropped (it stays pending), so that a random schedule can promise
+//   that every effect ends before its quiet period.
 //
 // Actions (and their undo, scheduled as world-owned events):
 // - crash: `Scheduler::crash`; when `restart`, `Scheduler::restart` after restart_delay if the node
@@ -67,6 +69,8 @@ struct FiredFault {
     std::vector<std::string> nodes;  // target node names (both sides of a partition: nodes, then other_nodes)
     std::string action;              // what it did, for people ("crashed tm1; restart at 5.000s")
     bool skipped = false;            // it fired but had nothing to do (e.g. the node was already down)
+    // partition: its PartitionId; message_loss: its loss rule (sim::Network's hit counters).
+    uint64_t handle = 0;
 };
 
 class FaultInjector {
@@ -80,6 +84,22 @@ public:
     // Called with each record right after its fault fired (e.g. coverage tracking). Observers must
     // not change the world.
     void on_fired(std::function<void(const FiredFault&)> observer) { fired_observers_.push_back(std::move(observer)); }
+    // Called right before fault `index` acts on `targets` (its resolved target nodes; the
+    // announcer for a crash, pause or partition at a point without nodes), e.g. to see what a
+    // crash is about to hit. Observers must not change the world.
+    using FiringObserver = std::function<void(size_t index, const std::vector<NodeId>& targets)>;
+    void on_firing(FiringObserver observer) { firing_observers_.push_back(std::move(observer)); }
+
+    // Where the job's attempt comes from for `FaultTrigger::attempt_min/max` (the runner's: 1 +
+    // the running deployment's failovers); unset, every announcement is of attempt 1.
+    void set_attempt(std::function<int64_t()> attempt) { attempt_ = std::move(attempt); }
+    // A point fault's progress: announcements that matched its filters so far, and when the k-th
+    // came (Time::never() before).
+    struct PointProgress {
+        int32_t seen = 0;
+        Time triggered_at = Time::never();
+    };
+    PointProgress progress(size_t index) const { return {armed_[index].seen, armed_[index].triggered_at}; }
 
     // Faults that fired (skipped ones included) / that fired and did something / skipped.
     uint64_t fired_count() const { return fired_.size(); }
@@ -99,6 +119,8 @@ private:
         std::vector<NodeId> other_nodes;  // resolved FaultSpec::other_nodes
         NodeId point_node = kNoNode;      // resolved FaultTrigger::point_node
         int32_t seen = 0;                 // announcements of the point counted so far
+        bool triggered = false;           // its point's k-th announcement came (it fires now, or after `delay`)
+        Time triggered_at = Time::never();
         bool fired = false;
     };
 
@@ -121,6 +143,8 @@ private:
     std::vector<Armed> armed_;
     std::vector<FiredFault> fired_;
     std::vector<std::function<void(const FiredFault&)>> fired_observers_;
+    std::vector<FiringObserver> firing_observers_;
+    std::function<int64_t()> attempt_;
     std::array<uint64_t, kFaultKindCount> counts_{};
     uint64_t skipped_count_ = 0;
     Time quiet_since_ = Time::zero();

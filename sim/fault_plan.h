@@ -1,7 +1,9 @@
 #pragma once
 // A fault schedule: what goes wrong, where, and when. Plain data; `FaultInjector` carries it out.
 // A fault fires at a virtual time, or at the k-th announcement of a protocol point (optionally
-// only counting announcements by one node), so that narrow protocol windows are hit on purpose.
+// only counting announcements by one node, optionally `delay` after it), so that narrow protocol
+// windows are hit on purpose.
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,7 +39,13 @@ struct FaultTrigger {
     std::string point;        // protocol point name
     int32_t occurrence = 1;   // fire at the k-th announcement
     std::string point_node;   // count only announcements by this node (empty: any)
-    Time not_after = Time::never();  // a point fault whose k-th announcement comes later does not fire
+    Time not_after = Time::never();  // a point fault that would fire later does not fire
+    Duration delay = Duration::zero();  // a point fault fires this long after its k-th announcement
+    // Count only announcements while the job's attempt (1: as deployed, 2: after its first
+    // failover, ...; FaultInjector::set_attempt) is in [attempt_min, attempt_max].
+    int32_t attempt_min = 1;
+    int32_t attempt_max = INT32_MAX;
+    bool filters_attempt() const { return attempt_min > 1 || attempt_max < INT32_MAX; }
 };
 
 struct FaultSpec {

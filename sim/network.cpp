@@ -26,7 +26,10 @@ ConnectionId Network::connect(NodeId a, NodeId b, Callback on_reset_a, Callback 
     c.on_reset[1] = std::move(on_reset_b);
     for (Direction& d : c.direction) d.in_flight.reserve(8);  // trims then happen once per 8 sends
     const NodeTable& nodes = scheduler_.nodes();
-    if (!nodes.is_up(a) || !nodes.is_up(b) || !can_reach(a, b) || !can_reach(b, a)) break_connection(id);
+    if (!nodes.is_up(a) || !nodes.is_up(b) || !can_reach(a, b) || !can_reach(b, a)) {
+        if (nodes.is_up(a) && nodes.is_up(b)) count_blocked(a, b, true);
+        break_connection(id);
+    }
     return id;
 }
 
@@ -39,7 +42,10 @@ Duration Network::draw_latency(NodeId from, NodeId to) {
     Duration latency = prng_.duration_between(range->min, range->max);
     if (!slow_links_.empty()) {
         auto slow = slow_links_.find(link_key(from, to));
-        if (slow != slow_links_.end() && scheduler_.now() < slow->second.until) latency = latency * slow->second.multiplier;
+        if (slow != slow_links_.end() && scheduler_.now() < slow->second.until) {
+            latency = latency * slow->second.multiplier;
+            ++slow->second.hits;
+        }
     }
     return latency;
 }
@@ -104,6 +110,7 @@ void Network::break_connection(ConnectionId id) {
 void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest, Callback&& on_receive) {
     NodeTable& nodes = scheduler_.nodes();
     if (!nodes.is_up(from) || !can_reach(from, to) || prng_.chance(options_.datagram_loss) || lost_by_rule(kind)) {
+        if (nodes.is_up(from) && !can_reach(from, to)) count_blocked(from, to, false);
         ++messages_dropped_;
         return;
     }
@@ -115,6 +122,12 @@ void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint6
                             NodeTable& table = scheduler_.nodes();
                             if (table.incarnation(from) != sender_incarnation ||
                                 partitioned_since(partitions_at_send, from, to)) {
+                                if (table.incarnation(from) == sender_incarnation) {
+                                    for (PartitionId id = 0; id < partitions_.size(); ++id) {
+                                        Partition& p = partitions_[id];
+                                        if ((p.active || id >= partitions_at_send) && blocks(p, from, to)) ++p.hits;
+                                    }
+                                }
                                 ++messages_dropped_;
                                 return;
                             }
@@ -145,9 +158,33 @@ bool Network::can_reach(NodeId from, NodeId to) const {
 }
 
 PartitionId Network::partition(std::vector<NodeId> side_a, std::vector<NodeId> side_b, bool one_way) {
-    partitions_.push_back(Partition{std::move(side_a), std::move(side_b), one_way, true});
+    partitions_.push_back(Partition{std::move(side_a), std::move(side_b), one_way, true, 0});
+    const auto id = static_cast<PartitionId>(partitions_.size() - 1);
+    // The connections it breaks now are its hits (earlier partitions broke what they cut already).
+    for (const Connection& c : connections_) {
+        if (c.open && (blocks(partitions_[id], c.ends[0], c.ends[1]) || blocks(partitions_[id], c.ends[1], c.ends[0]))) {
+            ++partitions_[id].hits;
+        }
+    }
     break_crossing_connections();
-    return static_cast<PartitionId>(partitions_.size() - 1);
+    return id;
+}
+
+void Network::count_blocked(NodeId from, NodeId to, bool both) {
+    for (Partition& p : partitions_) {
+        if (p.active && (blocks(p, from, to) || (both && blocks(p, to, from)))) ++p.hits;
+    }
+}
+
+bool Network::call_reaches(NodeId caller, NodeId system) {
+    if (can_reach(caller, system) && can_reach(system, caller)) return true;
+    count_blocked(caller, system, true);
+    return false;
+}
+
+uint64_t Network::slow_link_hits(NodeId a, NodeId b) const {
+    auto it = slow_links_.find(link_key(a, b));
+    return it == slow_links_.end() ? 0 : it->second.hits;
 }
 
 void Network::break_crossing_connections() {
@@ -164,15 +201,19 @@ void Network::heal_all() {
     for (Partition& p : partitions_) p.active = false;
 }
 
-void Network::lose_datagrams(std::vector<uint64_t> kind_ids, Ratio ratio, Time until) {
-    loss_rules_.push_back(LossRule{std::move(kind_ids), ratio, until});
+size_t Network::lose_datagrams(std::vector<uint64_t> kind_ids, Ratio ratio, Time until) {
+    loss_rules_.push_back(LossRule{std::move(kind_ids), ratio, until, 0});
+    return loss_rules_.size() - 1;
 }
 
 bool Network::lost_by_rule(const EventKind& kind) {
-    for (const LossRule& rule : loss_rules_) {
+    for (LossRule& rule : loss_rules_) {
         if (scheduler_.now() >= rule.until) continue;
         if (std::find(rule.kind_ids.begin(), rule.kind_ids.end(), kind.id) == rule.kind_ids.end()) continue;
-        if (prng_.chance(rule.ratio)) return true;
+        if (prng_.chance(rule.ratio)) {
+            ++rule.hits;
+            return true;
+        }
     }
     return false;
 }
@@ -180,7 +221,7 @@ bool Network::lost_by_rule(const EventKind& kind) {
 void Network::set_latency(NodeId a, NodeId b, LinkLatency latency) { latencies_[link_key(a, b)] = latency; }
 
 void Network::slow_link(NodeId a, NodeId b, uint32_t multiplier, Duration period) {
-    slow_links_[link_key(a, b)] = SlowLink{multiplier, scheduler_.now() + period};
+    slow_links_[link_key(a, b)] = SlowLink{multiplier, scheduler_.now() + period, 0};
 }
 
 void Network::on_node_crash(NodeId node) {

@@ -61,12 +61,24 @@ public:
     void heal_all();
     // True when a message from `from` to `to` is not blocked by a partition.
     bool can_reach(NodeId from, NodeId to) const;
+    // A synchronous call's check (the outside systems' models): `caller` and `system` reach each
+    // other both ways; when a partition blocks them, it counts as one of its hits.
+    bool call_reaches(NodeId caller, NodeId system);
 
     void set_latency(NodeId a, NodeId b, LinkLatency latency);
     void slow_link(NodeId a, NodeId b, uint32_t multiplier, Duration period);
     void set_datagram_loss(Ratio loss) { options_.datagram_loss = loss; }
     // Until `until`, loses `ratio` of the datagrams whose event kind is one of `kind_ids`.
-    void lose_datagrams(std::vector<uint64_t> kind_ids, Ratio ratio, Time until);
+    // Returns the rule's index (for loss_rule_hits).
+    size_t lose_datagrams(std::vector<uint64_t> kind_ids, Ratio ratio, Time until);
+
+    // What the faults hit (scenarios/fault_accounting.h): messages and connections partition `id`
+    // cut (datagrams refused or dropped in flight, connections broken or refused), datagrams loss
+    // rule `rule` lost, messages that travelled a slow link while it was slow (the link's latest
+    // slow_link; a new one on the same link starts from zero).
+    uint64_t partition_hits(PartitionId id) const { return partitions_.at(id).hits; }
+    uint64_t loss_rule_hits(size_t rule) const { return loss_rules_.at(rule).hits; }
+    uint64_t slow_link_hits(NodeId a, NodeId b) const;
 
     uint64_t messages_sent() const { return messages_sent_; }
     uint64_t messages_dropped() const { return messages_dropped_; }
@@ -91,15 +103,18 @@ private:
         std::vector<NodeId> side_b;
         bool one_way = false;
         bool active = true;
+        uint64_t hits = 0;
     };
     struct LossRule {
         std::vector<uint64_t> kind_ids;
         Ratio ratio;
         Time until;
+        uint64_t hits = 0;
     };
     struct SlowLink {
         uint32_t multiplier = 1;
         Time until = Time::zero();
+        uint64_t hits = 0;
     };
     static std::pair<NodeId, NodeId> link_key(NodeId a, NodeId b) { return a < b ? std::pair{a, b} : std::pair{b, a}; }
 
@@ -112,6 +127,8 @@ private:
     // Whether a partition blocks from -> to now, or blocked it at any moment since partition
     // `first` was created (for datagrams in flight).
     bool partitioned_since(PartitionId first, NodeId from, NodeId to) const;
+    // Counts one hit on every active partition that blocks from -> to (or to -> from, `both`).
+    void count_blocked(NodeId from, NodeId to, bool both);
     static bool blocks(const Partition& p, NodeId from, NodeId to);
 
     Scheduler& scheduler_;

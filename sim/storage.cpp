@@ -18,12 +18,16 @@ void DurableStorage::slow_until(Time until, uint32_t multiplier) {
 void DurableStorage::submit(NodeId caller, uint64_t digest, std::function<std::function<void()>(bool)> apply) {
     if (!scheduler_.nodes().is_up(caller)) return;
     Duration latency = prng_.duration_between(options_.latency.min, options_.latency.max);
-    if (scheduler_.now() < slow_until_) latency = latency * slow_multiplier_;
+    if (scheduler_.now() < slow_until_) {
+        latency = latency * slow_multiplier_;
+        ++slowed_by_fault_;
+    }
     const bool random_failure = prng_.chance(options_.failure);
     const uint32_t incarnation = scheduler_.nodes().incarnation(caller);
     scheduler_.schedule(latency, kNoNode, kStorageApply, digest,
                         [this, caller, incarnation, digest, random_failure, apply = std::move(apply)] {
                             const bool failed = random_failure || scheduler_.now() < failing_until_;
+                            if (!random_failure && failed) ++failed_by_fault_;
                             std::function<void()> reply = apply(failed);
                             if (scheduler_.nodes().incarnation(caller) != incarnation) return;
                             scheduler_.schedule(Duration::zero(), caller, kStorageDone, digest, std::move(reply));

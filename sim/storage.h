@@ -44,6 +44,10 @@ public:
     // Faults: every operation that completes before `until` fails / takes `multiplier` times longer.
     void fail_until(Time until) { failing_until_ = until; }
     void slow_until(Time until, uint32_t multiplier);
+    // What the faults hit (scenarios/fault_accounting.h): operations that failed because of
+    // fail_until, operations slowed by slow_until.
+    uint64_t operations_failed_by_fault() const { return failed_by_fault_; }
+    uint64_t operations_slowed_by_fault() const { return slowed_by_fault_; }
 
     // Direct, synchronous view for oracles and tests (not for the engine).
     const std::map<std::string, std::string>& contents() const { return blobs_; }
@@ -64,6 +68,8 @@ private:
     Time failing_until_ = Time::zero();
     Time slow_until_ = Time::zero();
     uint32_t slow_multiplier_ = 1;
+    uint64_t failed_by_fault_ = 0;
+    uint64_t slowed_by_fault_ = 0;
 };
 
 }  // namespace eosim::sim

@@ -179,6 +179,11 @@ void KafkaSinkConfig::for_each_output(const OutsideSystems& systems, const std::
                                       });
 }
 
+std::vector<std::string_view> KafkaSinkConfig::announced_points() const {
+    if (options_.guarantee != DeliveryGuarantee::exactly_once) return {};
+    return {points::kSinkPrecommitted, points::kSinkCommitted, points::kSinkRecovered};
+}
+
 std::vector<std::string> KafkaSinkConfig::claims() const {
     return {"Kafka topic \"" + options_.topic + "\"",
             "transactional_id_prefix \"" + options_.transactional_id_prefix + "\" (it defaults to the vertex id)"};

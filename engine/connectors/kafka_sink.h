@@ -54,6 +54,8 @@ public:
     void for_each_output(const OutsideSystems& systems, const std::function<void(const Record&)>& visit) const;
     std::string kafka_topic() const override { return options_.topic; }
     std::vector<std::string> claims() const override;
+    // sink.precommitted, sink.committed, sink.recovered: with guarantee exactly_once only.
+    std::vector<std::string_view> announced_points() const override;
 
 private:
     KafkaSinkOptions options_;

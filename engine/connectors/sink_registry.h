@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/connectors/outside_systems.h"
@@ -48,6 +49,10 @@ public:
     // Resources the sink needs for itself within a job (e.g. "Kafka topic \"out\""): the loader
     // refuses two sinks that claim the same one.
     virtual std::vector<std::string> claims() const { return {}; }
+    // The protocol points (engine/runtime/protocol_points.h) this sink's instances announce through
+    // `SinkContext::world()`: the loader refuses a fault placed at a point no component of the job
+    // announces (scenarios/point_reach.h), so a sink that announces one must list it here.
+    virtual std::vector<std::string_view> announced_points() const { return {}; }
 };
 
 // What a sink kind may ask of the scenario's world while it reads its options.

@@ -68,6 +68,8 @@ std::unique_ptr<Sink> UpsertSinkConfig::make(SinkContext& context, const Outside
     return std::make_unique<UpsertSink>(options_, context, *systems.database(kUpsertTargetDatabase));
 }
 
+std::vector<std::string_view> UpsertSinkConfig::announced_points() const { return {points::kSinkFlushed}; }
+
 std::vector<Record> UpsertSinkConfig::read_output(const OutsideSystems& systems) const {
     std::vector<Record> out;
     const sim::external::Database& database = *systems.database(kUpsertTargetDatabase);

@@ -56,6 +56,7 @@ public:
     SinkOutputShape output_shape() const override { return SinkOutputShape::keyed_table; }
     std::vector<Record> read_output(const OutsideSystems& systems) const override;
     std::vector<std::string> claims() const override { return {"target table \"" + options_.table + "\""}; }
+    std::vector<std::string_view> announced_points() const override;  // sink.flushed
 
 private:
     UpsertSinkOptions options_;

@@ -19,7 +19,10 @@ struct EngineStats {
     // acknowledgements' state, completed checkpoints past `retained`.
     int64_t checkpoint_files_discarded = 0;
     int64_t checkpoint_bytes_discarded = 0;
-    int64_t failovers = 0;
+    int64_t failovers = 0;  // every failover (what the restart strategy's max_attempts counts)
+    // Restarts as Flink's numRestarts reads to a user: failovers, less those of a restarted attempt
+    // that never got every task running (engine/runtime/job_manager.cpp: one TaskManager loss is one restart).
+    int64_t restarts = 0;
     int64_t records_read = 0;
     int64_t checkpoints_stored = 0;          // HA: pointers added to the completed-checkpoint store
     int64_t checkpoint_store_refusals = 0;   // HA: adds the service refused (fenced, expired session, write errors)

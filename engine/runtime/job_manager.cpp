@@ -394,6 +394,10 @@ void JobManager::failover(const std::string& reason) {
     if (phase_ == Phase::finished || phase_ == Phase::failed || phase_ == Phase::restarting) return;
     coordinator_.stop(CheckpointFailureReason::checkpoint_coordinator_suspend, "the attempt failed: " + reason);
     const RestartStrategy& strategy = engine_.job().restart;
+    // As Flink counts restarts: a failover of a restarted attempt that never got all its tasks
+    // running (it was deployed onto a TaskManager whose loss caused the restart, and that
+    // TaskManager came back empty) retries the same restart: one TaskManager loss, one restart.
+    if (!attempt_is_restart_ || phase_ == Phase::running) ++engine_.stats().restarts;
     if (++engine_.stats().failovers > strategy.max_attempts) {
         phase_ = Phase::failed;
         engine_.set_failure("restart strategy exhausted; last failure: " + reason);
@@ -402,6 +406,7 @@ void JobManager::failover(const std::string& reason) {
         return;
     }
     ++attempt_;
+    attempt_is_restart_ = true;
     phase_ = Phase::restarting;
     engine_.observer().failover(engine_.world().now(), attempt_, reason);
     engine_.world().announce(points::kFailoverStarted, node_, attempt_);

@@ -114,6 +114,7 @@ private:
     CheckpointCoordinator coordinator_;
     Phase phase_ = Phase::recovering;
     int64_t attempt_ = 0;
+    bool attempt_is_restart_ = false;  // the current attempt was started by failover() (for EngineStats::restarts)
     std::map<sim::NodeId, Registered> task_managers_;
     Deployment deployment_;
     std::optional<CompletedCheckpoint> savepoint_restore_;  // restore_from, mapped to this job

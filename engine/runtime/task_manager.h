@@ -51,6 +51,9 @@ public:
         return find_in_map(key);
     }
 
+    // Tasks deployed here now, of any attempt (what a crash of this node loses).
+    size_t task_count() const { return tasks_.size(); }
+
     // HA: the JobManager this TaskManager follows (kNoNode until a leader reached it).
     sim::NodeId leader_node() const { return leader_node_; }
     // HA: whether a message from the JobManager on `from` carrying fencing token `token` is taken.

@@ -4,6 +4,7 @@
 #include "scenarios/coverage.h"
 #include "scenarios/loader/loader.h"
 #include "scenarios/outside_system_registry.h"
+#include "scenarios/point_reach.h"
 #include "scenarios/run_limits.h"
 
 namespace eosim::scenarios::loading {
@@ -63,7 +64,9 @@ std::vector<std::string> fault_kind_keys(sim::FaultKind kind, FaultUse use) {
 }
 
 void Loader::read_faults(const Value& v) {
-    const Object o(v, {"schedule", "random"}, "an object ({\"schedule\": [...], \"random\": {...}})");
+    const Object o(v, {"schedule", "random", "strict"},
+                   "an object ({\"schedule\": [...], \"random\": {...}, \"strict\": false})");
+    if (auto x = o.get("strict")) s_.strict_faults = read_bool(*x);
     if (auto x = o.get("schedule")) {
         if (x->get().is_array() && x->get().size() > static_cast<size_t>(kMaxScheduledFaults)) {
             x->fail("expected " + within_limit(kMaxScheduledFaults, "scheduled faults", "kMaxScheduledFaults") + ", found " +
@@ -147,8 +150,8 @@ void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
     if (!o.has("at_point")) {
         o.value().fail("expected a trigger: \"at\" (a time) or \"at_point\" ({\"point\": name, \"occurrence\": k})");
     }
-    const Object p(*o.get("at_point"), {"point", "occurrence", "node", "not_after"},
-                   "an object ({\"point\": name, \"occurrence\": k, \"node\": name})");
+    const Object p(*o.get("at_point"), {"point", "occurrence", "node", "not_after", "delay", "attempt"},
+                   "an object ({\"point\": name, \"occurrence\": k, \"node\": name, \"delay\": duration})");
     std::vector<std::string> points;
     for (std::string_view point : engine::points::kAll) points.emplace_back(point);
     const Value point = p.require("point", "a protocol point name");
@@ -158,9 +161,27 @@ void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
         point.fail("expected a protocol point, one of: " + join(points) + "; found " + describe(point.get()) + hint);
     }
     fault.trigger.point = point.get().get<std::string>();
+    // A fault at a point nothing of this job announces could never fire: refused, naming who does.
+    if (const auto why = unreachable_reason(s_, fault.trigger.point)) {
+        point.fail("expected a protocol point this job announces; \"" + fault.trigger.point + "\" is announced by " +
+                   std::string(point_announcer(fault.trigger.point)->component) + ", and " + *why +
+                   " (`eosim points FILE` lists the points this job announces)");
+    }
     if (auto x = p.get("occurrence")) fault.trigger.occurrence = read_int32(*x, kPositive32);
     if (auto x = p.get("node")) fault.trigger.point_node = read_node_name(*x);
     if (auto x = p.get("not_after")) fault.trigger.not_after = sim::Time::zero() + read_duration(*x, true);
+    if (auto x = p.get("delay")) fault.trigger.delay = read_duration(*x, true);
+    if (auto x = p.get("attempt")) {
+        const Object a(*x, {"min", "max"}, "an object ({\"min\": k, \"max\": k}: the job's attempt, 1 as deployed, 2 after its first failover)");
+        if (auto m = a.get("min")) fault.trigger.attempt_min = read_int32(*m, kPositive32);
+        if (auto m = a.get("max")) {
+            fault.trigger.attempt_max = read_int32(*m, kPositive32);
+            if (fault.trigger.attempt_max < fault.trigger.attempt_min) {
+                m->fail("expected at least \"min\" (" + std::to_string(fault.trigger.attempt_min) + "), found " +
+                        std::to_string(fault.trigger.attempt_max));
+            }
+        }
+    }
 }
 
 // --- random faults (faults.random; the generator is scenarios/random_faults.h) ---

@@ -43,4 +43,24 @@ void judge(const Scenario& scenario, const engine::Engine& engine, RunResult& re
     if (!result.cut.empty()) result.expectation_message = "the run was " + result.cut + "; " + result.expectation_message;
 }
 
+std::string run_end_text(const engine::Engine& engine, const std::string& cut) {
+    if (engine.finished()) return "the job finished";
+    if (engine.failed()) return "the job failed";
+    return "the run was " + cut;
+}
+
+void account_faults(const Scenario& scenario, const RunOptions& options, std::vector<FaultAccount> accounts, RunResult& result) {
+    const FaultTally t = tally(accounts);
+    result.figures.faults_planned = t.planned;
+    result.figures.faults_fired = t.fired;
+    result.figures.faults_without_effect = t.without_effect;
+    result.figures.faults_not_fired = t.not_fired;
+    result.fault_accounts = std::move(accounts);
+    if (!scenario.strict_faults && !options.strict_faults) return;
+    const std::string failure = strict_fault_failure(result.fault_accounts, false);
+    if (failure.empty()) return;
+    result.expectation_met = false;
+    result.expectation_message = failure + "; " + result.expectation_message;
+}
+
 }  // namespace eosim::scenarios

@@ -1,5 +1,7 @@
 #include "scenarios/run/planned_faults.h"
 
+#include "scenarios/point_reach.h"
+
 namespace eosim::scenarios {
 
 namespace {
@@ -16,7 +18,7 @@ std::vector<sim::FaultSpec> plan_faults(const Scenario& scenario, sim::World& wo
 
 }  // namespace
 
-PlannedFaults::PlannedFaults(const Scenario& scenario, RunWorld& run, CoverageTracker& coverage) {
+PlannedFaults::PlannedFaults(const Scenario& scenario, RunWorld& run, DeploymentRun& deployments, CoverageTracker& coverage) {
     sim::World& world = run.world;
     std::vector<sim::FaultSpec> plan = plan_faults(scenario, world, draw_);
     world.on_point([&coverage, &world](const sim::ProtocolPointEvent& event) {
@@ -25,6 +27,14 @@ PlannedFaults::PlannedFaults(const Scenario& scenario, RunWorld& run, CoverageTr
     injector_.emplace(world, std::move(plan), run.outside.fault_hooks());
     sim::FaultInjector& injector = *injector_;
     injector.on_fired([&coverage, &injector](const sim::FiredFault& fired) { coverage.fault(fired, injector.plan()[fired.plan_index]); });
+    EffectProbes probes = run.outside.effect_probes();
+    probes.load_of = [&deployments](sim::NodeId node) { return deployments.load_of(node); };
+    accounting_.emplace(world, injector, scenario.faults.size(), std::move(probes), [](const std::string& point) {
+        const PointAnnouncer* announcer = point_announcer(point);
+        return announcer == nullptr ? std::string("no component") : std::string(announcer->component);
+    });
+    // at_point's "attempt": 1 + the running deployment's failovers.
+    injector.set_attempt([&deployments] { return deployments.current().stats().failovers + 1; });
 }
 
 bool PlannedFaults::effect_during(sim::Time from, sim::Time to) const {

@@ -19,7 +19,8 @@ void engine_figures(DeploymentRun& deployments, RunFigures& f) {
     f.savepoints_completed = stats.savepoints_completed;
     f.shared_bytes_uploaded = stats.shared_bytes_uploaded;
     f.shared_bytes_referenced = stats.shared_bytes_referenced;
-    f.restarts = stats.failovers;
+    f.restarts = stats.restarts;
+    f.failovers = stats.failovers;
     // The engine running at the end (a later deployment's, if any).
     const engine::EngineStats& current = deployments.current().stats();
     f.leaderships = current.leaderships;

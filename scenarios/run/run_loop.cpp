@@ -35,7 +35,7 @@ std::string seconds_text(sim::Time t) {
 }
 
 std::string run_to_end(const Scenario& scenario, const RunOptions& options, RunWorld& run, DeploymentRun& deployments,
-                       const PlannedFaults& faults, const RunObservers& observers, const RunOracles& oracles) {
+                       PlannedFaults& faults, const RunObservers& observers, const RunOracles& oracles) {
     sim::World& world = run.world;
     const sim::FaultInjector& injector = faults.injector();
     start(run, deployments, oracles);
@@ -53,6 +53,7 @@ std::string run_to_end(const Scenario& scenario, const RunOptions& options, RunW
         // changes at a hand-over, between two run_until calls).
         const engine::Engine& running = deployments.current();
         world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&] {
+            faults.tick();
             if (running.finished() || running.failed()) return true;
             if (max_events != 0 && world.scheduler().processed() >= max_events) return true;
             hung = is_hung();

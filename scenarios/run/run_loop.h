@@ -16,7 +16,7 @@ namespace eosim::scenarios {
 // Returns why the run was cut before the job finished or failed ("" when it did either); the
 // oracles heard it (OracleRunHooks::cut).
 std::string run_to_end(const Scenario& scenario, const RunOptions& options, RunWorld& run, DeploymentRun& deployments,
-                       const PlannedFaults& faults, const RunObservers& observers, const RunOracles& oracles);
+                       PlannedFaults& faults, const RunObservers& observers, const RunOracles& oracles);
 
 // "12.345s"
 std::string seconds_text(sim::Time t);

@@ -22,7 +22,7 @@ AppendStoreError AppendStore::reachable(NodeId caller) const {
     if (caller >= nodes.size() || !nodes.is_up(caller) || !nodes.is_up(store_node_)) {
         return AppendStoreError::unavailable;
     }
-    if (!network_.can_reach(caller, store_node_) || !network_.can_reach(store_node_, caller)) {
+    if (!network_.call_reaches(caller, store_node_)) {
         return AppendStoreError::unavailable;
     }
     if (scheduler_.now() < unavailable_until_) return AppendStoreError::unavailable;

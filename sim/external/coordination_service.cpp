@@ -41,7 +41,10 @@ void CoordinationService::call(NodeId caller, std::function<std::function<void()
     auto answered = std::make_shared<bool>(false);
     const uint64_t digest = digest_mix(caller, stats_.requests);
     network_.send_datagram(caller, node_, kRequest, digest, [this, caller, digest, answered, apply = std::move(apply)] {
-        if (scheduler_.now() < unavailable_until_) return;  // answers nothing
+        if (scheduler_.now() < unavailable_until_) {  // answers nothing
+            ++stats_.refused_by_fault;
+            return;
+        }
         ++stats_.requests;
         std::function<void()> answer = apply();
         network_.send_datagram(node_, caller, kAnswer, digest, [answered, answer = std::move(answer)] {
@@ -102,7 +105,10 @@ bool CoordinationService::fence_holds(const std::optional<Fence>& fence) const {
 
 CoordinationStatus CoordinationService::admit_write(SessionId session, const std::optional<Fence>& fence) {
     if (!renew(session)) return CoordinationStatus::session_expired;
-    if (scheduler_.now() < write_errors_until_) return CoordinationStatus::write_failed;
+    if (scheduler_.now() < write_errors_until_) {
+        ++stats_.refused_by_fault;
+        return CoordinationStatus::write_failed;
+    }
     if (!fence_holds(fence)) {
         ++stats_.fenced_writes;
         return CoordinationStatus::fenced;

@@ -77,6 +77,7 @@ struct CoordinationStats {
     uint64_t fenced_writes = 0;     // writes refused because their fence did not hold
     uint64_t sessions_expired = 0;
     uint64_t watches_fired = 0;
+    uint64_t refused_by_fault = 0;  // requests left unanswered (unavailable) or writes failed (write errors) by a fault
 };
 
 class CoordinationService final : public OutsideFaultTarget {

@@ -48,7 +48,7 @@ DatabaseError Database::create_table(const std::string& table) {
 DatabaseError Database::reachable(NodeId caller) const {
     const NodeTable& nodes = scheduler_.nodes();
     if (caller >= nodes.size() || !nodes.is_up(caller) || !nodes.is_up(node_)) return DatabaseError::unavailable;
-    if (!network_.can_reach(caller, node_) || !network_.can_reach(node_, caller)) return DatabaseError::unavailable;
+    if (!network_.call_reaches(caller, node_)) return DatabaseError::unavailable;
     if (scheduler_.now() < unavailable_until_) return DatabaseError::unavailable;
     return DatabaseError::none;
 }

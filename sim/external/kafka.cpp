@@ -72,8 +72,11 @@ const KafkaCluster::Partition* KafkaCluster::find_partition(const std::string& t
 KafkaError KafkaCluster::reachable(NodeId caller) const {
     const NodeTable& nodes = scheduler_.nodes();
     if (caller >= nodes.size() || !nodes.is_up(caller) || !nodes.is_up(broker_)) return KafkaError::unavailable;
-    if (!network_.can_reach(caller, broker_) || !network_.can_reach(broker_, caller)) return KafkaError::unavailable;
-    if (scheduler_.now() < unavailable_until_) return KafkaError::unavailable;
+    if (!network_.call_reaches(caller, broker_)) return KafkaError::unavailable;
+    if (scheduler_.now() < unavailable_until_) {
+        ++refused_by_fault_;
+        return KafkaError::unavailable;
+    }
     return KafkaError::none;
 }
 
@@ -82,7 +85,10 @@ KafkaError KafkaCluster::append(NodeId caller, const std::string& topic, int32_t
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     Partition* p = find_partition(topic, partition);
     if (p == nullptr) return KafkaError::unknown_topic;
-    if (scheduler_.now() < write_failures_until_) return KafkaError::write_failed;
+    if (scheduler_.now() < write_failures_until_) {
+        ++refused_by_fault_;
+        return KafkaError::write_failed;
+    }
     const auto at = static_cast<int64_t>(p->log.size());
     p->log.push_back(Entry{record, -1});
     if (offset != nullptr) *offset = at;
@@ -94,7 +100,10 @@ KafkaError KafkaCluster::append_all(NodeId caller, const std::string& topic,
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     std::vector<Partition>* partitions = partitions_for(topic, records);
     if (partitions == nullptr) return KafkaError::unknown_topic;
-    if (scheduler_.now() < write_failures_until_) return KafkaError::write_failed;
+    if (scheduler_.now() < write_failures_until_) {
+        ++refused_by_fault_;
+        return KafkaError::write_failed;
+    }
     for (const auto& [partition, record] : records) (*partitions)[static_cast<size_t>(partition)].log.push_back(Entry{record, -1});
     return KafkaError::none;
 }
@@ -285,6 +294,7 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
     std::vector<Partition>* partitions = partitions_for(topic, records);
     if (partitions == nullptr) return KafkaError::unknown_topic;
     if (scheduler_.now() < write_failures_until_) {
+        ++refused_by_fault_;
         // A failed produce (a batch that expired) leaves the transaction abortable, as in Kafka's
         // client, with an epoch bump due on abort (KIP-360).
         transactions_[static_cast<size_t>(index)].abortable = true;
@@ -337,6 +347,7 @@ KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer, 
         return KafkaError::out_of_order_sequence;
     }
     if (scheduler_.now() < write_failures_until_) {
+        ++refused_by_fault_;
         transactions_[static_cast<size_t>(index)].abortable = true;
         return KafkaError::write_failed;
     }

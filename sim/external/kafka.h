@@ -206,6 +206,8 @@ public:
     // Faults.
     void set_unavailable_until(Time until) { unavailable_until_ = until; }
     void set_write_failures_until(Time until) { write_failures_until_ = until; }
+    // Calls refused because of set_unavailable_until / set_write_failures_until (what those faults hit).
+    uint64_t calls_refused_by_fault() const { return refused_by_fault_; }
     void set_fencing(bool on) { options_.fencing = on; }
     // EndTxn (commit, abort) answers a retriable coordinator error and does nothing until `until`
     // (not_coordinator, concurrent_transactions, request_timeout in turn); produce and reads work.
@@ -344,6 +346,7 @@ private:
     int64_t next_producer_id_ = 1000;
     Time unavailable_until_ = Time::zero();
     Time write_failures_until_ = Time::zero();
+    mutable uint64_t refused_by_fault_ = 0;  // counted in reachable(), a const check
     Time commit_errors_until_ = Time::zero();
     Time commit_outcome_unknown_until_ = Time::zero();
     KafkaStats stats_;

@@ -12,7 +12,7 @@ OutsideSystem::OutsideSystem(Scheduler& scheduler, Network& network, NodeId node
 bool OutsideSystem::reachable(NodeId caller) const {
     const NodeTable& nodes = scheduler_.nodes();
     if (caller >= nodes.size() || !nodes.is_up(caller) || !nodes.is_up(node_)) return false;
-    if (!network_.can_reach(caller, node_) || !network_.can_reach(node_, caller)) return false;
+    if (!network_.call_reaches(caller, node_)) return false;
     return scheduler_.now() >= unavailable_until_;
 }
 

@@ -36,7 +36,8 @@ std::string huge_record() {
     }
     r.has_timeline = true;
     for (int i = 0; i < 2'000; ++i) {
-        r.timeline.push_back(scenarios::TimelineEvent{int64_t{i} * 1000, -1, "tm0", "checkpoint.trigger",
+        // Connector events: what a thinned timeline leaves out (essential ones it keeps: test_timeline_thinning.cpp).
+        r.timeline.push_back(scenarios::TimelineEvent{int64_t{i} * 1000, -1, "upsert sink-0", "sink.batch",
                                                       "a detail long enough to weigh what a real event weighs " +
                                                           std::to_string(i)});
     }

@@ -203,6 +203,8 @@ TEST_CASE("loader: map, filter, union and the sink options", "[loader]") {
        "parallelism": 3, "inputs": [{"from": "s"}]}
     ])");
     doc["world"]["topics"].push_back({{"name", "other"}});
+    // An at-least-once Kafka sink announces no sink.precommitted (the loader refuses a fault there).
+    doc["faults"]["schedule"][1]["at_point"]["point"] = "checkpoint.completed";
     const Scenario s = load_json(doc);
     const engine::VertexSpec& m = *s.job.find("m");
     CHECK(m.map.key_multiplier == 3);

@@ -1,0 +1,309 @@
+#include "scenarios/fault_accounting.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+
+namespace eosim::scenarios {
+
+namespace {
+
+std::string seconds(sim::Time t) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3fs", t.seconds());
+    return text;
+}
+
+std::string ordinal(int64_t n) {
+    const int64_t tens = n % 100;
+    const char* suffix = (tens >= 11 && tens <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+    return std::to_string(n) + suffix;
+}
+
+std::string times(int64_t n) { return n == 1 ? "once" : std::to_string(n) + " times"; }
+
+std::string trigger_text(const sim::FaultTrigger& t) {
+    if (t.point.empty()) return "at " + seconds(t.at);
+    std::string text = "at the " + ordinal(t.occurrence) + " " + t.point;
+    if (!t.point_node.empty()) text += " on " + t.point_node;
+    if (t.filters_attempt()) {
+        text += " in attempt " + std::to_string(t.attempt_min) + ".." + (t.attempt_max == INT32_MAX ? "" : std::to_string(t.attempt_max));
+    }
+    if (t.delay > sim::Duration::zero()) text += " + " + seconds(sim::Time::zero() + t.delay);
+    return text;
+}
+
+// When the effect of a fault that fired at `at` ends (an instant one's: at once).
+sim::Time effect_end(const sim::FaultSpec& spec, sim::Time at) {
+    switch (spec.kind) {
+        case sim::FaultKind::crash:
+        case sim::FaultKind::transaction_abort: return at;  // what they hit is known when they fire
+        case sim::FaultKind::pause: return at;
+        default: return at + spec.duration;
+    }
+}
+
+// What a fault of this kind hits, for "hit: 3 <unit>".
+const char* hit_unit(sim::FaultKind kind) {
+    switch (kind) {
+        case sim::FaultKind::crash:
+        case sim::FaultKind::pause: return "tasks or processes";
+        case sim::FaultKind::partition: return "messages or connections cut";
+        case sim::FaultKind::slow_link: return "messages slowed";
+        case sim::FaultKind::message_loss: return "datagrams lost";
+        case sim::FaultKind::storage_failure: return "storage operations failed";
+        case sim::FaultKind::storage_slow: return "storage operations slowed";
+        case sim::FaultKind::broker_unavailable:
+        case sim::FaultKind::kafka_write_failure: return "Kafka calls refused";
+        case sim::FaultKind::transaction_abort: return "transactions aborted";
+        case sim::FaultKind::kafka_commit_errors: return "commits or aborts failed";
+        case sim::FaultKind::kafka_commit_outcome_unknown: return "commits or aborts answered with a timeout";
+        case sim::FaultKind::system_unavailable:
+        case sim::FaultKind::system_write_errors:
+        case sim::FaultKind::bulk_partial_failure: return "calls failed";
+    }
+    return "hits";
+}
+
+// Why a fault that fired hit nothing.
+std::string nothing_hit(const sim::FaultSpec& spec) {
+    switch (spec.kind) {
+        case sim::FaultKind::partition: return "nothing crossed it: the nodes exchanged no message while it lasted";
+        case sim::FaultKind::slow_link: return "no message travelled the link while it was slow";
+        case sim::FaultKind::message_loss: return "no datagram of those kinds was sent while it lasted";
+        case sim::FaultKind::storage_failure: return "no storage operation completed while storage was failing";
+        case sim::FaultKind::storage_slow: return "no storage operation started while storage was slow";
+        case sim::FaultKind::broker_unavailable:
+        case sim::FaultKind::kafka_write_failure: return "nobody called Kafka while it lasted";
+        case sim::FaultKind::transaction_abort: return "no transaction was open";
+        case sim::FaultKind::kafka_commit_errors:
+        case sim::FaultKind::kafka_commit_outcome_unknown: return "no transaction was committed or aborted while it lasted";
+        case sim::FaultKind::system_unavailable:
+        case sim::FaultKind::system_write_errors:
+        case sim::FaultKind::bulk_partial_failure: return "no call to " + spec.system + " failed: nobody called it while it lasted";
+        case sim::FaultKind::crash:
+        case sim::FaultKind::pause: return "no task and no JobManager on the node";
+    }
+    return "nothing hit";
+}
+
+}  // namespace
+
+const char* to_string(FaultOutcome outcome) {
+    switch (outcome) {
+        case FaultOutcome::fired: return "fired";
+        case FaultOutcome::no_effect: return "no_effect";
+        case FaultOutcome::not_fired: return "not_fired";
+    }
+    return "not_fired";
+}
+
+FaultTally tally(const std::vector<FaultAccount>& accounts) {
+    FaultTally t;
+    for (const FaultAccount& a : accounts) {
+        ++t.planned;
+        if (a.outcome == FaultOutcome::fired) ++t.fired;
+        if (a.outcome == FaultOutcome::no_effect) ++t.without_effect;
+        if (a.outcome == FaultOutcome::not_fired) ++t.not_fired;
+    }
+    return t;
+}
+
+FaultAccounting::FaultAccounting(sim::World& world, sim::FaultInjector& injector, size_t scheduled, EffectProbes probes,
+                                 std::function<std::string(const std::string&)> announcer_of)
+    : world_(world),
+      injector_(injector),
+      scheduled_(scheduled),
+      probes_(std::move(probes)),
+      announcer_of_(std::move(announcer_of)),
+      tracked_(injector.plan().size()) {
+    world_.on_point([this](const sim::ProtocolPointEvent& event) { on_point(event); });
+    injector_.on_firing([this](size_t index, const std::vector<sim::NodeId>& targets) { firing(index, targets); });
+    injector_.on_fired([this](const sim::FiredFault& record) { fired(record); });
+}
+
+void FaultAccounting::on_point(const sim::ProtocolPointEvent& event) {
+    auto it = announced_.find(event.point);
+    if (it == announced_.end()) it = announced_.emplace(std::string(event.point), 0).first;
+    ++it->second;
+    ++announced_by_[{it->first, event.node}];
+}
+
+int64_t FaultAccounting::counter(size_t index) const {
+    const sim::FaultSpec& spec = injector_.plan()[index];
+    const Tracked& tr = tracked_[index];
+    auto value = [](const std::function<uint64_t()>& probe) { return probe ? static_cast<int64_t>(probe()) : 0; };
+    switch (spec.kind) {
+        case sim::FaultKind::crash:
+        case sim::FaultKind::pause: return 0;
+        case sim::FaultKind::partition: return tr.fired && !tr.record.skipped ? static_cast<int64_t>(world_.network().partition_hits(tr.record.handle)) : 0;
+        case sim::FaultKind::message_loss: return tr.fired ? static_cast<int64_t>(world_.network().loss_rule_hits(tr.record.handle)) : 0;
+        case sim::FaultKind::slow_link: {
+            if (!tr.fired) return 0;
+            const sim::NodeId a = world_.nodes().find(spec.nodes[0]);
+            const sim::NodeId b = world_.nodes().find(spec.nodes[1]);
+            return static_cast<int64_t>(world_.network().slow_link_hits(a, b));
+        }
+        case sim::FaultKind::storage_failure: return static_cast<int64_t>(world_.storage().operations_failed_by_fault());
+        case sim::FaultKind::storage_slow: return static_cast<int64_t>(world_.storage().operations_slowed_by_fault());
+        case sim::FaultKind::broker_unavailable:
+        case sim::FaultKind::kafka_write_failure: return value(probes_.kafka_refused_calls);
+        case sim::FaultKind::transaction_abort: return value(probes_.kafka_transactions_aborted);
+        case sim::FaultKind::kafka_commit_errors: return value(probes_.kafka_commit_errors);
+        case sim::FaultKind::kafka_commit_outcome_unknown: return value(probes_.kafka_commit_outcomes_unknown);
+        case sim::FaultKind::system_unavailable:
+        case sim::FaultKind::system_write_errors:
+        case sim::FaultKind::bulk_partial_failure:
+            return probes_.system_failed_calls ? static_cast<int64_t>(probes_.system_failed_calls(spec.system)) : 0;
+    }
+    return 0;
+}
+
+void FaultAccounting::firing(size_t index, const std::vector<sim::NodeId>& targets) {
+    const sim::FaultSpec& spec = injector_.plan()[index];
+    Tracked& tr = tracked_[index];
+    // Per-fault counters (a partition's, a loss rule's, a slow link's) start at zero when it acts.
+    const bool own_counter = spec.kind == sim::FaultKind::partition || spec.kind == sim::FaultKind::message_loss ||
+                             spec.kind == sim::FaultKind::slow_link;
+    tr.baseline = own_counter ? 0 : counter(index);
+    if (spec.kind != sim::FaultKind::crash && spec.kind != sim::FaultKind::pause) return;
+    for (sim::NodeId node : targets) {
+        const std::string& name = world_.nodes().name(node);
+        if (!world_.nodes().is_up(node)) continue;
+        const EffectProbes::NodeLoad load = probes_.load_of ? probes_.load_of(node) : EffectProbes::NodeLoad{};
+        std::string what;
+        if (!load.engine_node) {
+            what = name + " (an outside system's node)";
+            ++tr.hits;
+        } else {
+            if (load.job_manager) {
+                what = "the JobManager on " + name;
+                ++tr.hits;
+            }
+            if (load.tasks > 0) {
+                what += (what.empty() ? "" : ", ") + std::to_string(load.tasks) + " task" + (load.tasks == 1 ? "" : "s") + " on " + name;
+                tr.hits += load.tasks;
+            }
+            if (what.empty()) what = name + " held no task and no JobManager";
+        }
+        tr.hit_text += (tr.hit_text.empty() ? "" : "; ") + what;
+    }
+}
+
+void FaultAccounting::fired(const sim::FiredFault& record) {
+    Tracked& tr = tracked_[record.plan_index];
+    tr.fired = true;
+    tr.record = record;
+    tr.closes_at = effect_end(injector_.plan()[record.plan_index], record.at);
+    next_close_ = std::min(next_close_, tr.closes_at);
+}
+
+void FaultAccounting::close_due(sim::Time now) {
+    next_close_ = sim::Time::never();
+    const std::vector<sim::FaultSpec>& plan = injector_.plan();
+    for (size_t i = 0; i < plan.size(); ++i) {
+        Tracked& tr = tracked_[i];
+        if (!tr.fired || tr.closed) continue;
+        if (tr.closes_at > now) {
+            next_close_ = std::min(next_close_, tr.closes_at);
+            continue;
+        }
+        tr.closed = true;
+        if (plan[i].kind != sim::FaultKind::crash && plan[i].kind != sim::FaultKind::pause) tr.hits = counter(i) - tr.baseline;
+    }
+}
+
+std::string FaultAccounting::describe_unfired(size_t index, const std::string& run_end) const {
+    const sim::FaultSpec& spec = injector_.plan()[index];
+    const sim::FaultTrigger& t = spec.trigger;
+    const sim::FaultInjector::PointProgress progress = injector_.progress(index);
+    const std::string end = " the run ended at " + seconds(world_.now()) + " (" + run_end + ")";
+    if (t.point.empty()) return "due at " + seconds(t.at) + ", after" + end;
+    auto count = announced_.find(t.point);
+    const int64_t all = count == announced_.end() ? 0 : count->second;
+    if (all == 0) {
+        return "its point " + t.point + " was never announced in this run (announced by " + announcer_of_(t.point) + ")";
+    }
+    if (progress.triggered_at == sim::Time::never()) {
+        std::string why = "occurrence " + std::to_string(t.occurrence) + " of " + t.point + " never reached: ";
+        if (t.filters_attempt()) {
+            return why + std::to_string(progress.seen) + " of its " + times(all) + " came in attempts " +
+                   std::to_string(t.attempt_min) + ".." + (t.attempt_max == INT32_MAX ? "" : std::to_string(t.attempt_max)) +
+                   (t.point_node.empty() ? "" : " on " + t.point_node);
+        }
+        if (t.point_node.empty()) return why + "the point came " + times(all) + " in this run";
+        const sim::NodeId node = world_.nodes().find(t.point_node);
+        auto by = announced_by_.find({t.point, node});
+        const int64_t on_node = by == announced_by_.end() ? 0 : by->second;
+        return why + t.point_node + " announced it " + (on_node == 0 ? std::string("never") : times(on_node)) + " (all nodes: " +
+               times(all) + ")";
+    }
+    const sim::Time due = progress.triggered_at + t.delay;
+    if (due > t.not_after) {
+        return "the " + ordinal(t.occurrence) + " " + t.point + " came at " + seconds(progress.triggered_at) + ", so it was due at " +
+               seconds(due) + ", after its not_after (" + seconds(t.not_after) + "): dropped";
+    }
+    return "the " + ordinal(t.occurrence) + " " + t.point + " came at " + seconds(progress.triggered_at) + "; due at " +
+           seconds(due) + ", after" + end;
+}
+
+FaultAccount FaultAccounting::account(size_t index, const std::string& run_end) const {
+    const sim::FaultSpec& spec = injector_.plan()[index];
+    const Tracked& tr = tracked_[index];
+    FaultAccount a;
+    a.plan_index = index;
+    a.drawn = index >= scheduled_;
+    a.kind = sim::to_string(spec.kind);
+    a.trigger = trigger_text(spec.trigger);
+    if (!tr.fired) {
+        a.outcome = FaultOutcome::not_fired;
+        a.detail = "never fired: " + describe_unfired(index, run_end);
+        return a;
+    }
+    a.at_ns = tr.record.at.ns;
+    a.nodes = tr.record.nodes;
+    const bool by_counter = spec.kind != sim::FaultKind::crash && spec.kind != sim::FaultKind::pause;
+    a.hits = tr.record.skipped ? 0 : (by_counter && !tr.closed ? counter(index) - tr.baseline : tr.hits);
+    const std::string when = "fired at " + seconds(tr.record.at) + (a.nodes.empty() ? "" : " on " + [&] {
+        std::string names;
+        for (const std::string& n : a.nodes) names += (names.empty() ? "" : ",") + n;
+        return names;
+    }());
+    if (tr.record.skipped) {
+        a.outcome = FaultOutcome::no_effect;
+        a.detail = when + " without effect: " + tr.record.action;
+        return a;
+    }
+    if (a.hits == 0) {
+        a.outcome = FaultOutcome::no_effect;
+        a.detail = when + " without effect: " + (by_counter ? nothing_hit(spec) : tr.hit_text.empty() ? nothing_hit(spec) : tr.hit_text);
+        return a;
+    }
+    a.outcome = FaultOutcome::fired;
+    a.detail = when + ": " + tr.record.action + "; hit: " +
+               (by_counter ? std::to_string(a.hits) + " " + hit_unit(spec.kind) : tr.hit_text);
+    return a;
+}
+
+std::vector<FaultAccount> FaultAccounting::finish(const std::string& run_end) const {
+    std::vector<FaultAccount> out;
+    for (size_t i = 0; i < tracked_.size(); ++i) out.push_back(account(i, run_end));
+    return out;
+}
+
+std::string strict_fault_failure(const std::vector<FaultAccount>& accounts, bool drawn) {
+    std::string text;
+    int64_t count = 0;
+    for (const FaultAccount& a : accounts) {
+        if (a.outcome == FaultOutcome::fired || (a.drawn && !drawn)) continue;
+        if (++count <= 3) {
+            text += std::string(text.empty() ? "" : "; ") + (a.drawn ? "drawn fault " : "fault ") + std::to_string(a.plan_index) +
+                    " (" + a.kind + " " + a.trigger + ") " + a.detail;
+        }
+    }
+    if (count == 0) return "";
+    return "strict faults: " + std::to_string(count) + " planned fault" + (count == 1 ? "" : "s") +
+           " did not fire with an effect: " + text + (count > 3 ? "; ..." : "");
+}
+
+}  // namespace eosim::scenarios
