@@ -1,8 +1,8 @@
 #include "oracles/at_least_once_output_oracle.h"
 
-#include "oracles/output_comparison.h"
-#include "oracles/builtin_oracles.h"
 #include "oracles/every_sink_oracle.h"
+#include "oracles/oracle_registry.h"
+#include "oracles/output_comparison.h"
 
 namespace eosim::oracles {
 

@@ -2,10 +2,10 @@
 
 #include <map>
 
-#include "oracles/output_comparison.h"
 #include "engine/connectors/sink_registry.h"
-#include "oracles/builtin_oracles.h"
 #include "oracles/every_sink_oracle.h"
+#include "oracles/oracle_registry.h"
+#include "oracles/output_comparison.h"
 
 namespace eosim::oracles {
 

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
-#include "oracles/builtin_oracles.h"
+
 #include "engine/connectors/kafka_sink.h"
 #include "engine/runtime/protocol_points.h"
+#include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
 

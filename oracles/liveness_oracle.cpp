@@ -1,7 +1,8 @@
 #include "oracles/liveness_oracle.h"
 
 #include <cstdio>
-#include "oracles/builtin_oracles.h"
+
+#include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
 

@@ -1,9 +1,10 @@
 #include "oracles/mirror_oracle.h"
 
 #include <map>
-#include "oracles/builtin_oracles.h"
-#include "oracles/job_shape.h"
+
 #include "engine/connectors/upsert_sink.h"
+#include "oracles/job_shape.h"
+#include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
 

@@ -1,10 +1,11 @@
 #include "oracles/no_key_backwards_oracle.h"
 
 #include <cstdio>
-#include "oracles/builtin_oracles.h"
-#include "oracles/job_shape.h"
-#include "engine/connectors/upsert_sink.h"
+
 #include "engine/connectors/sink_registry.h"
+#include "engine/connectors/upsert_sink.h"
+#include "oracles/job_shape.h"
+#include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
 

@@ -5,8 +5,9 @@
 // which jobs it applies to (the loader refuses it elsewhere, at its JSON path, with `needs`), and
 // how to make it from a run's context. Built-in kinds register in builtin_oracles.cpp, one line
 // each; an oracle's registration function lives in its own file. Adding an oracle is its files and
-// that one line: no enum, no switch, no loader or schema change (tests/cli/test_scenario_schema.cpp
-// holds the schema's oracle list against this registry).
+// that one line (with the function's declaration beside it): no enum, no switch, no loader change;
+// scenarios/schema.json lists its name for editors (tests/cli/test_scenario_schema.cpp holds the
+// schema's oracle list against this registry).
 //
 // The run (scenarios/run/) makes every listed oracle through `make`, in the scenario's order, tells
 // it what the engine tells the harness (an Oracle is a RunObserver), calls the hooks it subscribed

@@ -6,8 +6,8 @@
 #include "engine/runtime/dedup_operator.h"
 #include "engine/runtime/join_operator.h"
 #include "engine/runtime/operators.h"
-#include "oracles/builtin_oracles.h"
 #include "oracles/job_shape.h"
+#include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "engine/checkpointing/checkpoint_storage.h"
-#include "oracles/builtin_oracles.h"
+#include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
 

@@ -2,9 +2,9 @@
 
 #include <set>
 
-#include "oracles/output_comparison.h"
-#include "oracles/builtin_oracles.h"
 #include "engine/connectors/kafka_sink.h"
+#include "oracles/oracle_registry.h"
+#include "oracles/output_comparison.h"
 
 namespace eosim::oracles {
 

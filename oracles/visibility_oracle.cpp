@@ -1,9 +1,10 @@
 #include "oracles/visibility_oracle.h"
 
 #include <cstdio>
-#include "oracles/builtin_oracles.h"
-#include "oracles/job_shape.h"
+
 #include "engine/connectors/sink_registry.h"
+#include "oracles/job_shape.h"
+#include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
 

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <map>
+
 #include "engine/connectors/sink_registry.h"
-#include "oracles/builtin_oracles.h"
+#include "oracles/oracle_registry.h"
 #include "oracles/reference_model.h"
 
 namespace eosim::oracles {
