@@ -14,17 +14,7 @@ using sim::external::TxnState;
 
 namespace {
 
-std::string seconds(sim::Time t) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3fs", t.seconds());
-    return text;
-}
-
-std::string seconds(sim::Duration d) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3fs", static_cast<double>(d.ns) / 1e9);
-    return text;
-}
+using sim::seconds_text;
 
 }  // namespace
 
@@ -95,10 +85,10 @@ std::string FreshnessOracle::describe_blocking(int64_t transaction, const std::s
                                                sim::Time until) const {
     const sim::external::TransactionView view = kafka_.transaction_view(transaction);
     return "partition " + partitions_of(view) + " blocked by transaction \"" + view.transactional_id + "\" (holding records since " +
-           seconds(view.first_record) + "): " + what + " at " + seconds(from) + ", " +
-           (until == sim::Time::never() ? "still open at the end (" + seconds(now_()) + ")"
-                                        : std::string(view.state == TxnState::committed ? "committed" : "aborted") + " only at " + seconds(until)) +
-           ": blocked " + seconds((until == sim::Time::never() ? now_() : until) - from) + " after it, bound " + seconds(bound_);
+           seconds_text(view.first_record) + "): " + what + " at " + seconds_text(from) + ", " +
+           (until == sim::Time::never() ? "still open at the end (" + seconds_text(now_()) + ")"
+                                        : std::string(view.state == TxnState::committed ? "committed" : "aborted") + " only at " + seconds_text(until)) +
+           ": blocked " + seconds_text((until == sim::Time::never() ? now_() : until) - from) + " after it, bound " + seconds_text(bound_);
 }
 
 Verdict FreshnessOracle::verdict() const {
@@ -113,10 +103,10 @@ Verdict FreshnessOracle::verdict() const {
             for (int64_t txn : kafka_.open_transactions(topic_, p)) {
                 if (!reported.insert(txn).second) continue;
                 const auto view = kafka_.transaction_view(txn);
-                violations.push_back("at the end of the run (" + seconds(end) + ") partition " + topic_ + "/" + std::to_string(p) +
+                violations.push_back("at the end of the run (" + seconds_text(end) + ") partition " + topic_ + "/" + std::to_string(p) +
                                      " is blocked by the open transaction \"" + view.transactional_id +
-                                     "\" holding records since " + seconds(view.first_record) + " (for " +
-                                     seconds(end - view.first_record) + "): read_committed consumers wait for the broker's transaction timeout");
+                                     "\" holding records since " + seconds_text(view.first_record) + " (for " +
+                                     seconds_text(end - view.first_record) + "): read_committed consumers wait for the broker's transaction timeout");
             }
         }
     }
@@ -149,9 +139,9 @@ Verdict FreshnessOracle::verdict() const {
             continue;
         }
         violations.push_back("partition " + partitions_of(view) + " blocked by transaction \"" + view.transactional_id +
-                             "\" from its first record at " + seconds(view.first_record) + " to the trigger of checkpoint " +
-                             std::to_string(p.checkpoint_id) + " at " + seconds(trig->second) + ": " +
-                             seconds(trig->second - view.first_record) + " before a commit could even start, bound " + seconds(bound_) +
+                             "\" from its first record at " + seconds_text(view.first_record) + " to the trigger of checkpoint " +
+                             std::to_string(p.checkpoint_id) + " at " + seconds_text(trig->second) + ": " +
+                             seconds_text(trig->second - view.first_record) + " before a commit could even start, bound " + seconds_text(bound_) +
                              " (is the checkpoint interval above the freshness bound?)");
     }
     if (!violations.empty()) {
@@ -161,7 +151,7 @@ Verdict FreshnessOracle::verdict() const {
     std::string excused = std::to_string(excused_by_faults) + " windows excused by faults";
     if (excused_by_aborts > 0) excused += ", " + std::to_string(excused_by_aborts) + " by aborted checkpoints";
     return Verdict{true, std::to_string(precommitted_.size()) + " pre-committed transactions and " +
-                             std::to_string(obligations_.size()) + " commit/abort windows within " + seconds(bound_) + " (" +
+                             std::to_string(obligations_.size()) + " commit/abort windows within " + seconds_text(bound_) + " (" +
                              excused + "), nothing open at the end"};
 }
 

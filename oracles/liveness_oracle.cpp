@@ -6,24 +6,18 @@
 
 namespace eosim::oracles {
 
-namespace {
-std::string seconds(sim::Time t) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3fs", t.seconds());
-    return text;
-}
-}  // namespace
+using sim::seconds_text;
 
 Verdict LivenessOracle::verdict() const {
     const sim::Time quiet = quiet_since_();
     if (failure_) return Verdict{false, "the job failed for good: " + *failure_};
-    if (!finished_at_) return Verdict{false, "the job did not finish (faults quiet since " + seconds(quiet) + ")"};
+    if (!finished_at_) return Verdict{false, "the job did not finish (faults quiet since " + seconds_text(quiet) + ")"};
     const sim::Time deadline = quiet + bound_;
     if (*finished_at_ > deadline) {
-        return Verdict{false, "the job finished at " + seconds(*finished_at_) + ", later than " + seconds(deadline) +
-                                  " (faults quiet since " + seconds(quiet) + " + bound)"};
+        return Verdict{false, "the job finished at " + seconds_text(*finished_at_) + ", later than " + seconds_text(deadline) +
+                                  " (faults quiet since " + seconds_text(quiet) + " + bound)"};
     }
-    return Verdict{true, "the job finished at " + seconds(*finished_at_)};
+    return Verdict{true, "the job finished at " + seconds_text(*finished_at_)};
 }
 
 OracleRegistration liveness_registration() {

@@ -90,11 +90,7 @@ std::string transaction_lane(const std::string& id) {
     return id.substr(0, dash);
 }
 
-std::string seconds_text(int64_t ns) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3fs", static_cast<double>(ns) / 1e9);
-    return text;
-}
+using sim::seconds_text;
 
 class ModelBuilder {
 public:

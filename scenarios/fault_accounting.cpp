@@ -8,11 +8,7 @@ namespace eosim::scenarios {
 
 namespace {
 
-std::string seconds(sim::Time t) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3fs", t.seconds());
-    return text;
-}
+using sim::seconds_text;
 
 std::string ordinal(int64_t n) {
     const int64_t tens = n % 100;
@@ -23,13 +19,13 @@ std::string ordinal(int64_t n) {
 std::string times(int64_t n) { return n == 1 ? "once" : std::to_string(n) + " times"; }
 
 std::string trigger_text(const sim::FaultTrigger& t) {
-    if (t.point.empty()) return "at " + seconds(t.at);
+    if (t.point.empty()) return "at " + seconds_text(t.at);
     std::string text = "at the " + ordinal(t.occurrence) + " " + t.point;
     if (!t.point_node.empty()) text += " on " + t.point_node;
     if (t.filters_attempt()) {
         text += " in attempt " + std::to_string(t.attempt_min) + ".." + (t.attempt_max == INT32_MAX ? "" : std::to_string(t.attempt_max));
     }
-    if (t.delay > sim::Duration::zero()) text += " + " + seconds(sim::Time::zero() + t.delay);
+    if (t.delay > sim::Duration::zero()) text += " + " + seconds_text(sim::Time::zero() + t.delay);
     return text;
 }
 
@@ -217,8 +213,8 @@ std::string FaultAccounting::describe_unfired(size_t index, const std::string& r
     const sim::FaultSpec& spec = injector_.plan()[index];
     const sim::FaultTrigger& t = spec.trigger;
     const sim::FaultInjector::PointProgress progress = injector_.progress(index);
-    const std::string end = " the run ended at " + seconds(world_.now()) + " (" + run_end + ")";
-    if (t.point.empty()) return "due at " + seconds(t.at) + ", after" + end;
+    const std::string end = " the run ended at " + seconds_text(world_.now()) + " (" + run_end + ")";
+    if (t.point.empty()) return "due at " + seconds_text(t.at) + ", after" + end;
     auto count = announced_.find(t.point);
     const int64_t all = count == announced_.end() ? 0 : count->second;
     if (all == 0) {
@@ -240,11 +236,11 @@ std::string FaultAccounting::describe_unfired(size_t index, const std::string& r
     }
     const sim::Time due = progress.triggered_at + t.delay;
     if (due > t.not_after) {
-        return "the " + ordinal(t.occurrence) + " " + t.point + " came at " + seconds(progress.triggered_at) + ", so it was due at " +
-               seconds(due) + ", after its not_after (" + seconds(t.not_after) + "): dropped";
+        return "the " + ordinal(t.occurrence) + " " + t.point + " came at " + seconds_text(progress.triggered_at) + ", so it was due at " +
+               seconds_text(due) + ", after its not_after (" + seconds_text(t.not_after) + "): dropped";
     }
-    return "the " + ordinal(t.occurrence) + " " + t.point + " came at " + seconds(progress.triggered_at) + "; due at " +
-           seconds(due) + ", after" + end;
+    return "the " + ordinal(t.occurrence) + " " + t.point + " came at " + seconds_text(progress.triggered_at) + "; due at " +
+           seconds_text(due) + ", after" + end;
 }
 
 FaultAccount FaultAccounting::account(size_t index, const std::string& run_end) const {
@@ -264,7 +260,7 @@ FaultAccount FaultAccounting::account(size_t index, const std::string& run_end) 
     a.nodes = tr.record.nodes;
     const bool by_counter = spec.kind != sim::FaultKind::crash && spec.kind != sim::FaultKind::pause;
     a.hits = tr.record.skipped ? 0 : (by_counter && !tr.closed ? counter(index) - tr.baseline : tr.hits);
-    const std::string when = "fired at " + seconds(tr.record.at) + (a.nodes.empty() ? "" : " on " + [&] {
+    const std::string when = "fired at " + seconds_text(tr.record.at) + (a.nodes.empty() ? "" : " on " + [&] {
         std::string names;
         for (const std::string& n : a.nodes) names += (names.empty() ? "" : ",") + n;
         return names;

@@ -3,7 +3,9 @@
 // and a span cannot be mixed up and a bare integer never passes for either.
 #include <compare>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
+#include <string>
 
 namespace eosim::sim {
 
@@ -41,5 +43,14 @@ struct Time {
     constexpr Duration operator-(Time o) const { return Duration{ns - o.ns}; }
     constexpr Time& operator+=(Duration d) { ns += d.ns; return *this; }
 };
+
+// "12.345s": seconds with millisecond digits, as messages and reports print a time or a span.
+inline std::string seconds_text(int64_t ns) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3fs", static_cast<double>(ns) / 1e9);
+    return text;
+}
+inline std::string seconds_text(Time t) { return seconds_text(t.ns); }
+inline std::string seconds_text(Duration d) { return seconds_text(d.ns); }
 
 }  // namespace eosim::sim

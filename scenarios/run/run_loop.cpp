@@ -5,6 +5,8 @@
 
 namespace eosim::scenarios {
 
+using sim::seconds_text;
+
 namespace {
 
 void start(RunWorld& run, DeploymentRun& deployments, const RunOracles& oracles) {
@@ -27,12 +29,6 @@ void hand_over(const Scenario& scenario, RunWorld& run, DeploymentRun& deploymen
 }
 
 }  // namespace
-
-std::string seconds_text(sim::Time t) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3fs", t.seconds());
-    return text;
-}
 
 std::string run_to_end(const Scenario& scenario, const RunOptions& options, RunWorld& run, DeploymentRun& deployments,
                        PlannedFaults& faults, const RunObservers& observers, const RunOracles& oracles) {

@@ -18,7 +18,4 @@ namespace eosim::scenarios {
 std::string run_to_end(const Scenario& scenario, const RunOptions& options, RunWorld& run, DeploymentRun& deployments,
                        PlannedFaults& faults, const RunObservers& observers, const RunOracles& oracles);
 
-// "12.345s"
-std::string seconds_text(sim::Time t);
-
 }  // namespace eosim::scenarios
