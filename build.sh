@@ -92,7 +92,7 @@ run_fuzzer() {
     trap 'rm -rf "$corpus"' RETURN
     mkdir -p build-clang/fuzz-findings
     build-clang/fuzz/scenario_loader_fuzzer -runs="$runs" -max_len=16384 -rss_limit_mb=1024 -timeout=10 \
-        -print_final_stats=1 -artifact_prefix=build-clang/fuzz-findings/ "$corpus" scenarios tests/cli/fixtures
+        -print_final_stats=1 -artifact_prefix=build-clang/fuzz-findings/ "$corpus" scenarios/catalogue tests/cli/fixtures
 }
 
 run_tests() {
@@ -141,7 +141,7 @@ case "$command" in
         # Only the command the main job runs (and the libraries it links): not the test executable,
         # the benchmarks or the public-header units, which `./build.sh test` builds.
         release_build eosim
-        # The main job: every scenario in scenarios/ over its seeds (1..100), summary table and HTML report.
+        # The main job: every scenario of scenarios/catalogue/ over its seeds (1..100), summary table and HTML report.
         build/cli/eosim suite scenarios/default.suite.json --junit build/report/junit.xml --report build/report
         ;;
     test)

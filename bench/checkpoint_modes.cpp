@@ -1,5 +1,5 @@
 // The trade-off the articles describe, measured: the backpressured job of
-// scenarios/backpressure-unaligned.json (a hot key, a slow keyed count and a slow sink; no faults)
+// backpressure-unaligned.json of the catalogue (a hot key, a slow keyed count and a slow sink; no faults)
 // with aligned checkpoints, with unaligned checkpoints, and aligned with a 200 ms aligned-checkpoint
 // timeout, on the same seeds. Prints side by side, over the completed checkpoints of every run:
 // end-to-end checkpoint duration (median, p99), alignment (per checkpoint, its slowest task), bytes
@@ -16,6 +16,7 @@
 
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 
 namespace {
 
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
     app.add_option("--seeds", seeds, "Seeds 1..N per mode");
     CLI11_PARSE(app, argc, argv);
     using eosim::sim::Duration;
-    const std::filesystem::path base = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "backpressure-unaligned.json";
+    const std::filesystem::path base = eosim::testing::catalogue_scenario("backpressure-unaligned");
     const Mode modes[] = {{"aligned", false, 0}, {"unaligned", true, 0}, {"aligned, 200ms timeout", true, 200}};
     std::printf("%-24s %6s %6s %10s %10s %10s %10s %12s %12s %12s\n", "mode", "done", "failed", "dur p50", "dur p99",
                 "align p50", "align max", "bytes p50", "channel p50", "records/s");

@@ -1,4 +1,4 @@
-// What RocksDB costs a run: every scenario in scenarios/ whose job (or a later deployment) keeps
+// What RocksDB costs a run: every scenario of the catalogue (scenarios/catalogue/) whose job (or a later deployment) keeps
 // its keyed state in RocksDB, run over the same seeds next to its heap twin (the same scenario with
 // every "state_backend": "heap", "incremental": false). Prints per scenario the CPU time of both
 // (the process's CPU clock, so RocksDB's background flushes and compactions count) summed over the
@@ -19,7 +19,9 @@
 #include <CLI/CLI.hpp>
 
 #include "scenarios/scenario.h"
+#include "scenarios/scenario_files.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 
 namespace {
 
@@ -81,13 +83,7 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios")) {
-        const std::string name = entry.path().filename().string();
-        if (entry.path().extension() != ".json" || name == "schema.json" || name.ends_with(".suite.json")) continue;
-        files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end());
+    const std::vector<std::filesystem::path> files = eosim::scenarios::scenario_files_in(eosim::testing::kCatalogue);
 
     const auto seeds = last_seed - first_seed + 1;
     std::printf("seeds %llu..%llu; CPU and wall time summed over the seeds\n", static_cast<unsigned long long>(first_seed),

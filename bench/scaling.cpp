@@ -24,6 +24,7 @@
 #include "bench/bare_heap.h"
 #include "bench/standard_scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 
 namespace {
 
@@ -83,7 +84,7 @@ double median(std::vector<double> values) {
 
 int main(int argc, char** argv) {
     CLI::App app{"Scaling of the standard run: 10k, 100k, 1M, 10M records"};
-    std::string base = EOSIM_SOURCE_DIR "/scenarios/kafka-count-eos.json";
+    std::string base = eosim::testing::catalogue_scenario("kafka-count-eos").string();
     std::vector<int64_t> sizes = {10'000, 100'000, 1'000'000, 10'000'000};
     int runs = 3;
     int big_runs = 1;

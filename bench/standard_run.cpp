@@ -18,10 +18,11 @@
 #include "bench/standard_scenario.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"Wall time of the standard scenario run"};
-    std::string base = EOSIM_SOURCE_DIR "/scenarios/kafka-count-eos.json";
+    std::string base = eosim::testing::catalogue_scenario("kafka-count-eos").string();
     int64_t records = 100'000;
     int runs = 5;
     uint64_t seed = 1;

@@ -1,6 +1,6 @@
 // The same job with three keyed state backends, side by side: the heap (full snapshots), RocksDB
 // with full snapshots, RocksDB with incremental checkpoints. The job is the keyed count of
-// scenarios/rocksdb-incremental-crashes.json without faults, over a large key space (default 1M
+// rocksdb-incremental-crashes.json of the catalogue without faults, over a large key space (default 1M
 // keys, 1.2M records at 40,000 per virtual second, a checkpoint every second, retained 2). Each
 // backend runs in its own child process, so that its peak RSS is its own. Prints wall time, bytes
 // uploaded per completed checkpoint (task state blobs plus, for incremental, the new shared
@@ -20,6 +20,7 @@
 
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 
 namespace {
 
@@ -41,7 +42,7 @@ struct Figures {
 
 Figures run(const Backend& backend, long long keys, long long records, long long rate, unsigned long long seed) {
     using eosim::sim::Duration;
-    const std::filesystem::path base = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "rocksdb-incremental-crashes.json";
+    const std::filesystem::path base = eosim::testing::catalogue_scenario("rocksdb-incremental-crashes");
     eosim::scenarios::Scenario s = eosim::scenarios::load_scenario(base);
     s.faults.clear();
     s.job.state_backend = eosim::engine::StateBackendOptions{backend.kind, backend.incremental};

@@ -9,6 +9,7 @@
 #include "cli/run_values.h"
 #include "reports/run_record.h"
 #include "reports/suite_summary.h"
+#include "scenarios/scenario_files.h"
 #include "scenarios/scenario_run.h"
 
 namespace eosim::cli {
@@ -24,25 +25,13 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 bool is_suite_file(const std::filesystem::path& path) { return ends_with(path.filename().string(), ".suite.json"); }
 
-// A scenario file in a folder: *.json, but not a suite or a schema.
-bool is_scenario_file(const std::filesystem::path& path) {
-    const std::string name = path.filename().string();
-    return ends_with(name, ".json") && !ends_with(name, ".suite.json") && !ends_with(name, "schema.json") &&
-           name[0] != '.';
-}
-
 std::string display(const std::filesystem::path& path) { return path.lexically_normal().string(); }
 
 std::vector<std::filesystem::path> scenarios_in_folder(const std::filesystem::path& folder) {
-    std::vector<std::filesystem::path> files;
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
-        if (entry.is_regular_file() && is_scenario_file(entry.path())) files.push_back(entry.path());
+    std::vector<std::filesystem::path> files = scenarios::scenario_files_in(folder);
+    if (files.empty()) {
+        throw ScenarioError(display(folder), "/", "expected a folder with scenario files (*.json, in it or its subfolders), found none");
     }
-    if (error) throw ScenarioError(display(folder), "/", "cannot list the folder: " + error.message());
-    std::sort(files.begin(), files.end(),
-              [](const auto& a, const auto& b) { return a.filename().string() < b.filename().string(); });
-    if (files.empty()) throw ScenarioError(display(folder), "/", "expected a folder with scenario files (*.json), found none");
     return files;
 }
 

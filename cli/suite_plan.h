@@ -5,8 +5,9 @@
 // - A suite file (`*.suite.json`): {"name", "description", "seeds", "runs": [{"scenario": file or
 //   folder, "seeds": "1..100", "expect": "pass" | {"violation": oracle}}]}, paths relative to the
 //   suite file; an entry's seeds default to the suite's, `expect` to the scenario's own.
-// - A folder: every scenario file in it (`*.json`, not `*.suite.json` or `*schema.json`), sorted
-//   by file name, over the seeds given (default 1..100).
+// - A folder (given as PATH or as a suite entry's "scenario"): every scenario file in it and in its
+//   subfolders, recursively (`*.json`, not `*.suite.json` or `*schema.json`; hidden files and
+//   folders skipped), sorted by the path below the folder, over the seeds given (default 1..100).
 // `--seeds` replaces every range. Every scenario is loaded (so a bad file is reported before
 // anything runs), names must be unique, and the runs are sorted by scenario name then seed: the
 // order sharding, summaries and reports use, whatever order runs finish in.

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/golden_command.h"
+#include "tests/catalogue.h"
 #include "tests/cli/test_support.h"
 #include "tests/temp_dir.h"
 
@@ -40,7 +41,7 @@ TEST_CASE("a golden check names the scenario and seed that differ and how to reg
     j["hashes"]["no-such-scenario"]["1"] = "1111111111111111";
     const std::filesystem::path suite = dir.path() / "one.suite.json";
     std::ofstream(suite) << nlohmann::json{
-        {"name", "one"}, {"runs", {{{"scenario", (kProjectDir / "scenarios" / (scenario + ".json")).string()}}}}}.dump();
+        {"name", "one"}, {"runs", {{{"scenario", eosim::testing::catalogue_scenario(scenario).string()}}}}}.dump();
     j["suite"] = suite.string();
     const std::filesystem::path broken = dir.path() / "golden.json";
     std::ofstream(broken) << j.dump();

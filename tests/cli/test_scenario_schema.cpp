@@ -1,5 +1,5 @@
 // scenarios/schema.json agrees with the loader (scenarios/loader/):
-// - every scenario file shipped in scenarios/ and in the test fixtures validates against it;
+// - every scenario file of the catalogue (scenarios/catalogue/) and of the test fixtures validates against it;
 // - every key the schema allows is used by a fixture that the loader accepts (so the schema allows
 //   nothing the loader rejects as unknown), and the fixtures validate;
 // - a key the loader does not know, anywhere in those files, is rejected by both (the schema's
@@ -10,7 +10,6 @@
 //   messages, ...) are exactly the names the C++ code knows.
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -27,7 +26,9 @@
 #include "oracles/oracle_registry.h"
 #include "scenarios/coverage.h"
 #include "scenarios/scenario.h"
+#include "scenarios/scenario_files.h"
 #include "sim/fault_plan.h"
+#include "tests/catalogue.h"
 #include "tests/cli/json_schema_check.h"
 
 namespace eosim::testing {
@@ -47,19 +48,7 @@ json read_json(const fs::path& file) {
 
 JsonSchemaCheck schema_check() { return JsonSchemaCheck(read_json(kProject / "scenarios/schema.json")); }
 
-std::vector<fs::path> shipped_scenarios() {
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(kProject / "scenarios")) {
-        const std::string name = entry.path().filename().string();
-        if (entry.path().extension() != ".json" || name.find("schema") != std::string::npos ||
-            name.find(".suite.") != std::string::npos) {
-            continue;
-        }
-        files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end());
-    return files;
-}
+std::vector<fs::path> shipped_scenarios() { return scenarios::scenario_files_in(kCatalogue); }
 
 const std::vector<std::string> kFullFixtures = {"schema-full-a.json", "schema-full-b.json", "schema-full-c.json",
                                                "schema-full-d.json", "schema-full-e.json", "schema-full-f.json",

@@ -1,4 +1,4 @@
-// `eosim explore` and `eosim shrink` on the negative control scenarios/alo-sink-swarm.json (the
+// `eosim explore` and `eosim shrink` on the negative control alo-sink-swarm.json of the catalogue (the
 // at-least-once sink under swarm faults): explore finds seeds where exactly_once_output fires and
 // prints them with a reproduce command; shrink turns one into a scenario of at most 3 faults whose
 // written file fires the same oracle with the same outcome and the same trace hash.
@@ -18,6 +18,7 @@
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/shrinker.h"
+#include "tests/catalogue.h"
 #include "tests/temp_dir.h"
 
 namespace eosim::cli {
@@ -25,7 +26,7 @@ namespace {
 
 using eosim::testing::TempDir;
 
-const std::filesystem::path kAloSwarm = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "alo-sink-swarm.json";
+const std::filesystem::path kAloSwarm = testing::catalogue_scenario("alo-sink-swarm");
 
 // The first seed in 1..20 where the negative control shows its violation.
 uint64_t first_failing_seed(const scenarios::Scenario& s) {
@@ -109,7 +110,7 @@ TEST_CASE("shrink: the at-least-once control shrinks to at most 3 faults and the
 
 TEST_CASE("shrink: a seed where nothing fires is bad input", "[cli][shrink]") {
     ShrinkCommand command;
-    command.file = (std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "kafka-count-eos.json").string();
+    command.file = testing::catalogue_scenario("kafka-count-eos").string();
     command.seed = 1;
     TempDir dir;
     command.out = (dir.path() / "min.json").string();

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "cli/suite_plan.h"
+#include "scenarios/scenario_files.h"
+#include "tests/catalogue.h"
 #include "tests/cli/test_support.h"
 
 namespace eosim::cli {
@@ -48,6 +50,46 @@ TEST_CASE("suite plan: a folder means its scenario files, not suites or schemas"
     CHECK(plan.scenarios[0].name == "a");
     CHECK(plan.scenarios[1].name == "b");
     CHECK(plan.runs.size() == 6);
+}
+
+TEST_CASE("suite plan: a folder means every scenario in it and its subfolders", "[cli]") {
+    TempDir dir;
+    std::filesystem::create_directories(dir / "catalogue/theme-b/deeper");
+    std::filesystem::create_directories(dir / "catalogue/theme-a");
+    for (const char* name : {"catalogue/theme-b/deeper/c.json", "catalogue/theme-b/b.json", "catalogue/theme-a/a.json"}) {
+        std::filesystem::copy_file(kCliFixtures / "quick-eos.json", dir / name);
+    }
+    write_text(dir / "catalogue/theme-a/schema.json", "{}");
+    SECTION("given as PATH") {
+        const SuitePlan plan = load_suite_plan(dir / "catalogue", std::string("1..2"));
+        REQUIRE(plan.scenarios.size() == 3);
+        CHECK(plan.scenarios[0].name == "a");
+        CHECK(plan.scenarios[2].name == "c");
+        CHECK(plan.scenarios[2].file == (dir / "catalogue/theme-b/deeper/c.json").lexically_normal().string());
+        CHECK(plan.runs.size() == 6);
+    }
+    SECTION("as a suite entry, relative to the suite file") {
+        write_text(dir / "all.suite.json", R"({"runs": [{"scenario": "catalogue", "seeds": "1"}]})");
+        const SuitePlan plan = load_suite_plan(dir / "all.suite.json", std::nullopt);
+        CHECK(plan.scenarios.size() == 3);
+        CHECK(plan.runs.size() == 3);
+    }
+    SECTION("one name in two themes is refused") {
+        std::filesystem::copy_file(kCliFixtures / "quick-eos.json", dir / "catalogue/theme-a/c.json");
+        CHECK_THROWS_WITH(load_suite_plan(dir / "catalogue", std::nullopt), Catch::Contains("unique"));
+    }
+    SECTION("a folder with no scenario file at any depth is refused") {
+        std::filesystem::create_directories(dir / "empty/sub");
+        CHECK_THROWS_WITH(load_suite_plan(dir / "empty", std::nullopt), Catch::Contains("found none"));
+    }
+}
+
+TEST_CASE("suite plan: the default suite runs every scenario of the catalogue", "[cli]") {
+    const SuitePlan plan = load_suite_plan(testing::kProjectDir / "scenarios/default.suite.json", std::string("1"));
+    const std::vector<std::filesystem::path> catalogue = scenarios::scenario_files_in(testing::kCatalogue);
+    REQUIRE_FALSE(catalogue.empty());
+    CHECK(plan.scenarios.size() == catalogue.size());
+    CHECK(plan.runs.size() == catalogue.size());
 }
 
 TEST_CASE("suite plan: a single scenario file, default seeds 1..100", "[cli]") {

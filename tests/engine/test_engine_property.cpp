@@ -1,4 +1,4 @@
-// The engine property: scenarios/kafka-count-eos.json (Kafka -> keyBy -> count -> 2PC Kafka,
+// The engine property: kafka-count-eos.json of the catalogue (Kafka -> keyBy -> count -> 2PC Kafka,
 // parallelism 4), with its input cut to 2000 records and its faults replaced by 1-3 crashes of
 // random TaskManagers at random virtual times within the input's duration and random restart
 // delays of 0.1-3 s, meets its expectation (every oracle passes) for every such schedule and seed,
@@ -18,6 +18,7 @@
 
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 #include "tests/engine/scenario_fixtures.h"
 #include "tests/prop_with_cases.h"
 
@@ -31,9 +32,7 @@ using sim::Duration;
 constexpr int kDefaultCases = 30;
 constexpr int64_t kInputRecords = 2000;  // at 1000 per second: 2 s of input
 
-std::filesystem::path scenario_file() {
-    return std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "kafka-count-eos.json";
-}
+std::filesystem::path scenario_file() { return testing::catalogue_scenario("kafka-count-eos"); }
 
 struct Crash {
     std::string node;

@@ -1,4 +1,4 @@
-// Whole runs of the join and dedup jobs (scenarios/join-fast-slow.json, dedup-restore.json):
+// Whole runs of the join and dedup jobs (join-fast-slow.json, dedup-restore.json of the catalogue):
 // - property: for random inputs (keys, rates, sizes, values; for the dedup also the disorder within
 //   the watermark bound and the dedup bound) the engine's fault-free output equals the reference
 //   model's exactly (the exactly-once output oracle compares the multisets);
@@ -19,6 +19,7 @@
 #include "engine/runtime/operator_replacement.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 #include "tests/engine/scenario_fixtures.h"
 
 namespace eosim::engine {
@@ -28,7 +29,7 @@ using scenarios::RunOptions;
 using scenarios::run_scenario;
 
 scenarios::Scenario shipped(const std::string& name) {
-    return scenarios::load_scenario(std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / (name + ".json"));
+    return scenarios::load_scenario(testing::catalogue_scenario(name));
 }
 
 TEST_CASE("join job: fault-free output equals the model's for random inputs", "[join][join_property]") {

@@ -8,6 +8,7 @@
 
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 #include "tests/engine/scenario_fixtures.h"
 
 namespace eosim::engine {
@@ -18,7 +19,7 @@ using scenarios::run_scenario;
 using namespace eosim::engine::test;
 
 scenarios::Scenario shipped(const std::string& name) {
-    return scenarios::load_scenario(std::string(EOSIM_SOURCE_DIR) + "/scenarios/" + name + ".json");
+    return scenarios::load_scenario(testing::catalogue_scenario(name));
 }
 
 TEST_CASE("upgrade program: a program that drops the count runs with allow_non_restored_state, and the model drops it too",

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scenarios/scenario.h"
+#include "tests/catalogue.h"
 #include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
@@ -56,9 +57,9 @@ TEST_CASE("loader: the Kafka commit-fault kinds", "[scenarios][commit_faults]") 
 }
 
 TEST_CASE("loader: the shipped commit-fault scenarios load", "[scenarios][commit_faults]") {
-    for (const char* file : {"kafka-commit-faults.json", "kafka-commit-faults-short-txn-timeout.json"}) {
-        INFO(file);
-        const Scenario s = load_scenario(std::string(EOSIM_SOURCE_DIR) + "/scenarios/" + file);
+    for (const char* name : {"kafka-commit-faults", "kafka-commit-faults-short-txn-timeout"}) {
+        INFO(name);
+        const Scenario s = load_scenario(testing::catalogue_scenario(name));
         CHECK(s.faults.size() >= 1);
     }
 }

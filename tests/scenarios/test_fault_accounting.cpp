@@ -13,6 +13,7 @@
 #include "scenarios/fault_accounting.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 #include "tests/cli/test_support.h"
 
 namespace eosim::scenarios {
@@ -22,7 +23,7 @@ using nlohmann::json;
 
 // kafka-count-eos with a spare TaskManager (tm2, idle) and the faults given.
 json story(const json& schedule) {
-    std::ifstream in(testing::kProjectDir / "scenarios/kafka-count-eos.json");
+    std::ifstream in(testing::catalogue_scenario("kafka-count-eos"));
     std::stringstream text;
     text << in.rdbuf();
     json s = json::parse(text.str());

@@ -12,14 +12,13 @@
 
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 #include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
 namespace {
 
 using nlohmann::json;
-
-const std::filesystem::path kScenarios = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios";
 
 json base() {
     return json::parse(R"({
@@ -43,8 +42,8 @@ std::string error_path(const json& document) {
     return "";
 }
 
-RunResult run(const std::string& file, uint64_t seed) {
-    const Scenario scenario = load_scenario(kScenarios / file);
+RunResult run(const std::string& name, uint64_t seed) {
+    const Scenario scenario = load_scenario(testing::catalogue_scenario(name));
     RunOptions options;
     options.seed = seed;
     return run_scenario(scenario, options);
@@ -90,10 +89,10 @@ TEST_CASE("loader: high_availability and the names it brings", "[loader][ha]") {
 TEST_CASE("HA: the late metadata write of a dead JobManager loses records without HA, not with it", "[ha]") {
     // The same fault schedule in both files (the HA one adds crashes at finalisation points).
     for (uint64_t seed = 1; seed <= 2; ++seed) {
-        const RunResult listing = run("jobmanager-no-ha-late-metadata.json", seed);
+        const RunResult listing = run("jobmanager-no-ha-late-metadata", seed);
         CHECK(listing.expectation_met);
         CHECK_FALSE(listing.verdicts.front().passed);  // exactly_once_output: records lost
-        const RunResult store = run("leader-change-during-finalisation.json", seed);
+        const RunResult store = run("leader-change-during-finalisation", seed);
         CHECK(store.expectation_met);
         CHECK(store.figures.leaderships >= 3);
         CHECK(store.figures.checkpoints_stored > 0);
@@ -106,13 +105,13 @@ TEST_CASE("HA: a deposed leader's store adds and messages are refused, and exact
     int64_t deployments_refused = 0;
     for (uint64_t seed = 1; seed <= 3; ++seed) {
         // A frozen leader wakes up after its session expired and still believes it leads.
-        const RunResult zombie = run("ha-session-expiry.json", seed);
+        const RunResult zombie = run("ha-session-expiry", seed);
         CHECK(zombie.expectation_met);
         CHECK(zombie.figures.sessions_expired >= 1);
         store_refusals += zombie.figures.store_refusals;
         fenced_messages += zombie.figures.fenced_messages;
         // A leader cut off from the service but not from the TaskManagers.
-        const RunResult split = run("jobmanager-split-brain.json", seed);
+        const RunResult split = run("jobmanager-split-brain", seed);
         CHECK(split.expectation_met);
         CHECK(split.figures.leaderships >= 2);
         fenced_messages += split.figures.fenced_messages;

@@ -13,6 +13,7 @@
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "sim/external/key_value_store.h"
+#include "tests/catalogue.h"
 #include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
@@ -123,7 +124,7 @@ TEST_CASE("runner: the systems a scenario has through its parts are built in reg
           "[runner]") {
     // A CDC job writing an upsert sink, with HA: both databases and the coordination service, after
     // Kafka and the append store (the order every trace hash depends on).
-    const Scenario cdc = load_scenario(std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "mysql-cdc-to-mysql-upsert.json");
+    const Scenario cdc = load_scenario(testing::catalogue_scenario("mysql-cdc-to-mysql-upsert"));
     sim::World world{sim::WorldOptions{}};
     RunOutsideSystems systems(cdc, world);
     REQUIRE(systems.systems().databases.size() == 2);
@@ -151,9 +152,8 @@ TEST_CASE("runner: the systems a scenario has through its parts are built in reg
 namespace eosim::scenarios {
 
 TEST_CASE("loader: a sink kind that asks for an outside system makes the run build it", "[loader]") {
-    const std::filesystem::path dir = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios";
-    CHECK(load_scenario(dir / "kafka-to-es-auto-id.json").outside_systems == std::vector<std::string>{"documents"});
-    CHECK(load_scenario(dir / "kafka-to-redis-incr.json").outside_systems == std::vector<std::string>{"key_values"});
+    CHECK(load_scenario(testing::catalogue_scenario("kafka-to-es-auto-id")).outside_systems == std::vector<std::string>{"documents"});
+    CHECK(load_scenario(testing::catalogue_scenario("kafka-to-redis-incr")).outside_systems == std::vector<std::string>{"key_values"});
 
     json s = base();
     s["job"]["vertices"][1] = json::parse(R"({"id": "sink", "kind": "sink", "sink": "documents",
@@ -178,7 +178,7 @@ TEST_CASE("loader and runner: a scenario's databases take the generic outside-sy
     CHECK_THAT(error_of(no_database, &path), Catch::Contains("an outside system (documents, key_values, objects, database)"));
     CHECK(path == "/faults/schedule/0/system");
 
-    std::ifstream in(std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios/mysql-cdc-to-mysql-upsert.json");
+    std::ifstream in(testing::catalogue_scenario("mysql-cdc-to-mysql-upsert"));
     json cdc = json::parse(in);
     cdc["faults"]["schedule"].push_back(json::parse(R"({"kind": "system_write_errors", "at": "3s", "system": "mysql-target", "duration": "2s"})"));
     cdc["faults"]["schedule"].push_back(json::parse(R"({"kind": "system_unavailable", "at": "6s", "system": "mysql-source", "duration": "1s"})"));

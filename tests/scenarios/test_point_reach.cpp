@@ -14,6 +14,8 @@
 #include "engine/runtime/protocol_points.h"
 #include "scenarios/point_reach.h"
 #include "scenarios/scenario.h"
+#include "scenarios/scenario_files.h"
+#include "tests/catalogue.h"
 #include "tests/cli/test_support.h"
 
 namespace eosim::scenarios {
@@ -81,7 +83,7 @@ TEST_CASE("points: every point has one announcer, whose process is the code's", 
     CHECK(point_announcer("sink.precommited") == nullptr);
 }
 
-json count_eos() { return json::parse(read_text(testing::kProjectDir / "scenarios/kafka-count-eos.json")); }
+json count_eos() { return json::parse(read_text(testing::catalogue_scenario("kafka-count-eos"))); }
 
 json with_point_fault(json s, const std::string& point) {
     s["faults"] = {{"schedule", {{{"kind", "crash"}, {"at_point", {{"point", point}, {"occurrence", 2}}}}}}};
@@ -133,7 +135,7 @@ TEST_CASE("points: the loader refuses a fault at a point no component of the job
         CHECK_NOTHROW(load_scenario_text(with_point_fault(savepoint, "savepoint.completed").dump(), "story.json"));
     }
     SECTION("the deployments count: an upgrade stops with a savepoint, a job without one does not") {
-        const Scenario upgrade = load_scenario(testing::kProjectDir / "scenarios/savepoint-upgrade-rescale.json");
+        const Scenario upgrade = load_scenario(testing::catalogue_scenario("savepoint-upgrade-rescale"));
         CHECK_FALSE(unreachable_reason(upgrade, "stop_with_savepoint.triggered").has_value());
         CHECK_FALSE(unreachable_reason(upgrade, "task.restoring_rescaled").has_value());
         const Scenario plain = load_scenario_text(count_eos().dump(), "story.json");
@@ -142,11 +144,11 @@ TEST_CASE("points: the loader refuses a fault at a point no component of the job
 }
 
 TEST_CASE("points: every scenario of the catalogue loads (none places a fault where it cannot fire)", "[points][loader]") {
-    for (const auto& entry : std::filesystem::directory_iterator(testing::kProjectDir / "scenarios")) {
-        const std::string name = entry.path().filename().string();
-        if (entry.path().extension() != ".json" || name.find(".suite.") != std::string::npos || name == "schema.json") continue;
-        INFO(name);
-        CHECK_NOTHROW(load_scenario(entry.path()));
+    const std::vector<std::filesystem::path> files = scenario_files_in(testing::kCatalogue);
+    REQUIRE_FALSE(files.empty());
+    for (const std::filesystem::path& file : files) {
+        INFO(file.string());
+        CHECK_NOTHROW(load_scenario(file));
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 #include "tests/cli/test_support.h"
 
 namespace eosim::scenarios {
@@ -19,7 +20,7 @@ using nlohmann::json;
 
 // kafka-count-eos with tm1 crashed for good at 2.3 s and no spare: the job can never redeploy.
 json hung_scenario() {
-    std::ifstream in(testing::kProjectDir / "scenarios/kafka-count-eos.json");
+    std::ifstream in(testing::catalogue_scenario("kafka-count-eos"));
     std::stringstream text;
     text << in.rdbuf();
     json s = json::parse(text.str());
@@ -68,7 +69,7 @@ TEST_CASE("without the liveness oracle a hung run goes to the time_limit, which 
 }
 
 TEST_CASE("a run that finishes is not cut", "[scenarios][cut]") {
-    const Scenario scenario = load_scenario(testing::kProjectDir / "scenarios/kafka-count-eos.json");
+    const Scenario scenario = load_scenario(testing::catalogue_scenario("kafka-count-eos"));
     RunOptions options;
     options.seed = 1;
     const RunResult r = run_scenario(scenario, options);

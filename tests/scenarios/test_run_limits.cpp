@@ -10,6 +10,7 @@
 
 #include "scenarios/run_limits.h"
 #include "scenarios/scenario.h"
+#include "tests/catalogue.h"
 #include "tests/cli/test_support.h"
 
 namespace eosim::scenarios {
@@ -18,7 +19,7 @@ namespace {
 using nlohmann::json;
 
 json base() {
-    std::ifstream in(testing::kProjectDir / "scenarios/kafka-count-eos.json");
+    std::ifstream in(testing::catalogue_scenario("kafka-count-eos"));
     std::stringstream text;
     text << in.rdbuf();
     return json::parse(text.str());

@@ -1,4 +1,4 @@
-// The property of the acceptance: for random fault schedules (scenarios/kafka-count-eos-swarm.json,
+// The property of the acceptance: for random fault schedules (kafka-count-eos-swarm.json of the catalogue,
 // its faults drawn per seed in swarm mode, with rapidcheck choosing the count and the share of
 // point-triggered faults, and the input cut to 1500 records so the whole thing stays quick, also
 // under ASan), the same seed gives the same trace hash twice, and the exactly-once scenario never
@@ -14,6 +14,7 @@
 #include "scenarios/fault_json.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 
 namespace eosim::scenarios {
 namespace {
@@ -23,7 +24,7 @@ using sim::Duration;
 constexpr int kDefaultCases = 20;
 
 Scenario small_swarm() {
-    Scenario s = load_scenario(std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "kafka-count-eos-swarm.json");
+    Scenario s = load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm"));
     REQUIRE(s.random_faults);
     REQUIRE(s.expect.pass);
     s.inputs.at(0).records = 1500;  // 1.5 s of input at 1000 per second

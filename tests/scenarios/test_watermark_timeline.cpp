@@ -9,14 +9,14 @@
 
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "tests/catalogue.h"
 
 namespace eosim::scenarios {
 namespace {
 
-const std::filesystem::path kScenarios = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios";
 
 TEST_CASE("timeline: a watermark line per vertex, ending at the end of input", "[timeline][event_time]") {
-    Scenario s = load_scenario(kScenarios / "window-count-eos.json");
+    Scenario s = load_scenario(testing::catalogue_scenario("window-count-eos"));
     s.faults = {};
     const RunResult result = run_scenario(s, RunOptions{1, nullptr});
     REQUIRE(result.job_finished);
@@ -39,7 +39,7 @@ TEST_CASE("timeline: a watermark line per vertex, ending at the end of input", "
     }
     CHECK(spans["watermark source"] > 5);  // what the sources emit
 
-    const RunResult plain = run_scenario(load_scenario(kScenarios / "kafka-count-eos.json"), RunOptions{1, nullptr});
+    const RunResult plain = run_scenario(load_scenario(testing::catalogue_scenario("kafka-count-eos")), RunOptions{1, nullptr});
     for (const TimelineEvent& e : plain.timeline) CHECK(e.what != "watermark");
 }
 
