@@ -5,7 +5,8 @@
 // as worker processes (`eosim run FILE --twin NAME --seed N --json`), and the table says per
 // scenario x twin on how many seeds an oracle caught it, and which. A twin caught on no seed is
 // NOT CAUGHT: the scenario is blind to that class of bug, unless it says why it does not target it
-// ("sensitivity": {"skip", "why"}).
+// ("sensitivity": {"skip", "why"}). A twin the loader refuses (a fault at a point only the original
+// announces) is "n/a", with the loader's reason.
 #include <optional>
 #include <ostream>
 #include <string>

@@ -75,6 +75,19 @@ TEST_CASE("sensitivity: twins caught with a crash, NOT CAUGHT without one, unles
     CHECK(text.find("skipped     the scenario says: a run without faults") != std::string::npos);
 }
 
+TEST_CASE("sensitivity: a twin whose faults aim at a point only the original announces is not applicable", "[sensitivity_cli]") {
+    testing::TempDir dir;
+    json aimed = counted(false);
+    aimed["faults"] = json::parse(R"({"schedule": [{"kind": "crash", "at_point": {"point": "sink.precommitted", "occurrence": 2}}]})");
+    std::string text;
+    const int code = check(dir.write("aimed.json", aimed.dump()).string(), text);
+    INFO(text);
+    // The at-least-once sink announces no sink.precommitted: that twin cannot run with the same fault.
+    CHECK(text.find("aimed     sink.sink.at_least_once      n/a         the twin cannot run with the same faults") != std::string::npos);
+    CHECK(text.find("sink.precommitted") != std::string::npos);
+    CHECK((code == 0 || code == 1));
+}
+
 TEST_CASE("sensitivity: a path that is no scenario is bad input", "[sensitivity_cli]") {
     std::string text;
     CHECK(check("no-such-file.json", text) == 2);
