@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <map>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -55,10 +53,7 @@ std::vector<TwinCheck> plan_checks(const SuitePlan& plan) {
     for (const PlannedScenario& s : plan.scenarios) {
         if (!s.expect.pass || !s.expect.job_failure.empty()) continue;  // only scenarios that expect every oracle to pass
         const scenarios::Scenario loaded = scenarios::load_scenario(s.file);
-        std::ifstream in(s.file);
-        std::stringstream text;
-        text << in.rdbuf();
-        for (const scenarios::KnownBadTwin& twin : scenarios::known_bad_twins(json::parse(text.str()))) {
+        for (const scenarios::KnownBadTwin& twin : scenarios::known_bad_twins_of(s.file)) {
             TwinCheck check;
             check.scenario = s.name;
             check.file = s.file;
@@ -71,7 +66,7 @@ std::vector<TwinCheck> plan_checks(const SuitePlan& plan) {
             // A twin whose scenario the loader refuses cannot run with the same faults, e.g. a fault
             // at sink.precommitted, which only the exactly-once sink announces.
             try {
-                scenarios::load_twin(s.file, twin.name);
+                scenarios::load_twin(s.file, loaded.name, twin);
             } catch (const scenarios::ScenarioError& error) {
                 check.not_applicable = error.what();
             }
@@ -84,12 +79,8 @@ std::vector<TwinCheck> plan_checks(const SuitePlan& plan) {
 // The JSON object a worker printed last, or nullopt.
 std::optional<reports::RunRecord> record_of(const WorkerOutcome& o) {
     if (o.timed_out || o.term_signal != 0 || (o.exit_code != 0 && o.exit_code != 1)) return std::nullopt;
-    const size_t end = o.out.find_last_not_of("\r\n \t");
-    if (end == std::string::npos) return std::nullopt;
-    const size_t newline = o.out.rfind('\n', end);
-    const size_t start = newline == std::string::npos ? 0 : newline + 1;
     try {
-        return reports::run_record_from_json(json::parse(o.out.substr(start, end - start + 1)));
+        return reports::run_record_from_json(json::parse(final_line(o.out)));
     } catch (const std::exception&) {
         return std::nullopt;
     }
@@ -98,13 +89,7 @@ std::optional<reports::RunRecord> record_of(const WorkerOutcome& o) {
 std::string failure_of(const WorkerOutcome& o) {
     if (o.timed_out) return "timed out";
     if (o.term_signal != 0) return "killed by " + signal_name(o.term_signal);
-    const size_t end = o.err_tail.find_last_not_of("\r\n \t");
-    std::string line;
-    if (end != std::string::npos) {
-        const size_t newline = o.err_tail.rfind('\n', end);
-        const size_t start = newline == std::string::npos ? 0 : newline + 1;
-        line = o.err_tail.substr(start, end - start + 1);
-    }
+    const std::string line = last_line(o.err_tail);
     return "exit code " + std::to_string(o.exit_code) + (line.empty() ? "" : ": " + line);
 }
 

@@ -66,15 +66,6 @@ std::string own_executable() {
     return std::string(path, static_cast<size_t>(n));
 }
 
-std::string last_line(const std::string& text) {
-    size_t end = text.find_last_not_of("\r\n \t");
-    if (end == std::string::npos) return "";
-    const size_t start = text.rfind('\n', end);
-    std::string line = text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
-    if (line.size() > 240) line = line.substr(0, 237) + "...";
-    return reports::valid_utf8(line);
-}
-
 std::string tail(const std::string& text) {
     return text.size() <= kStderrKept ? text : "..." + text.substr(text.size() - kStderrKept);
 }
@@ -138,13 +129,7 @@ reports::RunRecord record_from_outcome(const WorkerOutcome& o, const RunContext&
     if (o.exit_code != 0 && o.exit_code != 1) {
         return error_record(c, "exited with code " + std::to_string(o.exit_code) + because, o.err_tail, o.wall_seconds);
     }
-    const size_t end = o.out.find_last_not_of("\r\n \t");
-    std::string json_text;
-    if (end != std::string::npos) {
-        const size_t newline = o.out.rfind('\n', end);
-        const size_t start = newline == std::string::npos ? 0 : newline + 1;
-        json_text = o.out.substr(start, end - start + 1);
-    }
+    const std::string json_text = final_line(o.out);
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(json_text);

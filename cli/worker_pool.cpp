@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "reports/xml_text.h"
+
 namespace eosim::cli {
 
 namespace {
@@ -159,6 +161,20 @@ void finish(Child& child) {
 }
 
 }  // namespace
+
+std::string final_line(const std::string& text) {
+    const size_t end = text.find_last_not_of("\r\n \t");
+    if (end == std::string::npos) return "";
+    const size_t newline = text.rfind('\n', end);
+    const size_t start = newline == std::string::npos ? 0 : newline + 1;
+    return text.substr(start, end - start + 1);
+}
+
+std::string last_line(const std::string& text) {
+    std::string line = final_line(text);
+    if (line.size() > 240) line = line.substr(0, 237) + "...";
+    return reports::valid_utf8(line);
+}
 
 std::string signal_name(int signal) {
     if (const char* abbreviation = ::sigabbrev_np(signal)) return std::string("SIG") + abbreviation;

@@ -43,6 +43,11 @@ struct WorkerOutcome {
 // "SIGABRT", "SIGSEGV", ... ("signal 42" for one without a name).
 std::string signal_name(int signal);
 
+// The last line of `text` that is not blank, whole: a worker answers with its last line of stdout.
+std::string final_line(const std::string& text);
+// The same for a message (a worker's last line of stderr): cut at 240 characters, valid UTF-8.
+std::string last_line(const std::string& text);
+
 // Whether memory limits are enforced in this build (not under AddressSanitizer).
 bool memory_limit_supported();
 

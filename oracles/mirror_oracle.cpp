@@ -3,7 +3,6 @@
 #include <map>
 
 #include "engine/connectors/upsert_sink.h"
-#include "oracles/job_shape.h"
 #include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
@@ -58,7 +57,7 @@ Verdict MirrorOracle::verdict() const {
 OracleRegistration mirror_registration() {
     return {"mirror", "the upsert table mirrors the CDC source table at the end",
             [](const OracleJobFacts& facts) -> std::string {
-                if (has_operator(facts.job, engine::OperatorKind::cdc_source) && has_sink_kind(facts.job, "upsert")) return "";
+                if (engine::has_operator(facts.job, engine::OperatorKind::cdc_source) && engine::has_sink_kind(facts.job, "upsert")) return "";
                 return "a CDC job writing an upsert sink (cdc_source ... upsert_sink)";
             },
             [](OracleRunContext& run) -> std::unique_ptr<Oracle> {

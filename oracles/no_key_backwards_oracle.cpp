@@ -4,7 +4,6 @@
 
 #include "engine/connectors/sink_registry.h"
 #include "engine/connectors/upsert_sink.h"
-#include "oracles/job_shape.h"
 #include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
@@ -58,7 +57,7 @@ Verdict NoKeyBackwardsOracle::verdict() const {
 OracleRegistration no_key_backwards_registration() {
     return {"no_key_backwards", "an upsert table's rows never go back to an older version",
             [](const OracleJobFacts& facts) -> std::string {
-                return has_sink_kind(facts.job, "upsert") ? "" : "a job with an upsert_sink";
+                return engine::has_sink_kind(facts.job, "upsert") ? "" : "a job with an upsert_sink";
             },
             [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
                 const engine::UpsertSinkOptions& upsert = *engine::upsert_sink_options(run.sink());

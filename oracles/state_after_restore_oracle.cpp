@@ -6,7 +6,6 @@
 #include "engine/runtime/dedup_operator.h"
 #include "engine/runtime/join_operator.h"
 #include "engine/runtime/operators.h"
-#include "oracles/job_shape.h"
 #include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
@@ -328,10 +327,10 @@ Verdict StateAfterRestoreOracle::verdict() const {
 OracleRegistration state_after_restore_registration() {
     return {"state_after_restore", "every restored keyed state equals the reference model's over the restored offsets",
             [](const OracleJobFacts& facts) -> std::string {
-                if (has_operator(facts.job, engine::OperatorKind::cdc_source)) {
+                if (engine::has_operator(facts.job, engine::OperatorKind::cdc_source)) {
                     return "a job without a cdc_source (its model of a restored prefix covers Kafka offsets only)";
                 }
-                if (has_operator(facts.job, engine::OperatorKind::window)) {
+                if (engine::has_operator(facts.job, engine::OperatorKind::window)) {
                     return "a job without a window (its model of a restored prefix covers keyed count and sum; "
                            "window_output checks windows through their firings)";
                 }

@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "engine/connectors/sink_registry.h"
-#include "oracles/job_shape.h"
 #include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
@@ -50,7 +49,7 @@ Verdict VisibilityOracle::verdict() const {
 OracleRegistration visibility_registration() {
     return {"visibility", "a read_committed reader never sees a record of an open or aborted transaction",
             [](const OracleJobFacts& facts) -> std::string {
-                return has_operator(facts.job, engine::OperatorKind::cdc_source) ? "a job reading or writing Kafka" : "";
+                return engine::has_operator(facts.job, engine::OperatorKind::cdc_source) ? "a job reading or writing Kafka" : "";
             },
             [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
                 const std::string topic = run.sink().sink->kafka_topic();

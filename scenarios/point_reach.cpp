@@ -94,7 +94,7 @@ bool any_program(const std::vector<engine::JobSpec>& jobs, const std::function<b
 
 bool any_vertex(const std::vector<engine::JobSpec>& jobs, engine::OperatorKind kind) {
     return any_program(jobs, [kind](const engine::JobSpec& job) {
-        return std::any_of(job.vertices.begin(), job.vertices.end(), [kind](const engine::VertexSpec& v) { return v.kind == kind; });
+        return engine::has_operator(job, kind);
     });
 }
 

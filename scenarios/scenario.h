@@ -154,12 +154,7 @@ struct Scenario {
         if (freshness_bound) return *freshness_bound;
         return sim::Duration{2 * job.checkpointing.interval.ns + 5 * job.runtime.commit_retry_delay.ns};
     }
-    bool has_upsert_sink() const {
-        for (const engine::VertexSpec& v : job.vertices) {
-            if (v.kind == engine::OperatorKind::sink && v.sink_kind == "upsert") return true;
-        }
-        return false;
-    }
+    bool has_upsert_sink() const { return engine::has_sink_kind(job, "upsert"); }
     // The job of deployment `index` (0: `job`; later ones apply their changes in turn, and are
     // named "<job>-v<index+1>", so each keeps its checkpoints and savepoints apart).
     engine::JobSpec deployment_job(size_t index) const;
@@ -174,12 +169,7 @@ struct Scenario {
     // its Kafka sinks writing to their verification_topic with transactional ids "<prefix>-verification".
     engine::JobSpec verification_job(size_t index) const;
 
-    bool has_cdc_source() const {
-        for (const engine::VertexSpec& v : job.vertices) {
-            if (v.kind == engine::OperatorKind::cdc_source) return true;
-        }
-        return false;
-    }
+    bool has_cdc_source() const { return engine::has_operator(job, engine::OperatorKind::cdc_source); }
 };
 
 // A user error in a scenario file: names the file, the JSON path and what was expected.

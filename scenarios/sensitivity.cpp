@@ -57,27 +57,34 @@ std::vector<KnownBadTwin> known_bad_twins(const json& document) {
     return twins;
 }
 
-Scenario load_twin(const std::filesystem::path& file, const std::string& twin) {
-    const Scenario original = load_scenario(file);  // a bad file fails here, with its own error
+std::vector<KnownBadTwin> known_bad_twins_of(const std::filesystem::path& file) {
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
-    const std::vector<KnownBadTwin> twins = known_bad_twins(json::parse(text.str()));
-    for (const KnownBadTwin& candidate : twins) {
-        if (candidate.name != twin) continue;
-        json document = candidate.document;
-        document["name"] = original.name + "+" + twin;
-        // An oracle that judges only the exactly-once form (freshness needs an exactly-once Kafka
-        // sink) does not apply to the twin: it is left out, and the other oracles judge it.
-        for (;;) {
-            try {
-                return load_scenario_text(document.dump(), file);
-            } catch (const ScenarioError& error) {
-                const std::string prefix = "/oracles/";
-                if (error.json_path().rfind(prefix, 0) != 0 || document["oracles"].size() < 2) throw;
-                document["oracles"].erase(std::stoul(error.json_path().substr(prefix.size())));
-            }
+    return known_bad_twins(json::parse(text.str()));
+}
+
+Scenario load_twin(const std::filesystem::path& file, const std::string& scenario_name, const KnownBadTwin& twin) {
+    json document = twin.document;
+    document["name"] = scenario_name + "+" + twin.name;
+    // An oracle that judges only the exactly-once form (freshness needs an exactly-once Kafka
+    // sink) does not apply to the twin: it is left out, and the other oracles judge it.
+    for (;;) {
+        try {
+            return load_scenario_text(document.dump(), file);
+        } catch (const ScenarioError& error) {
+            const std::string prefix = "/oracles/";
+            if (error.json_path().rfind(prefix, 0) != 0 || document["oracles"].size() < 2) throw;
+            document["oracles"].erase(std::stoul(error.json_path().substr(prefix.size())));
         }
+    }
+}
+
+Scenario load_twin(const std::filesystem::path& file, const std::string& twin) {
+    const Scenario original = load_scenario(file);  // a bad file fails here, with its own error
+    const std::vector<KnownBadTwin> twins = known_bad_twins_of(file);
+    for (const KnownBadTwin& candidate : twins) {
+        if (candidate.name == twin) return load_twin(file, original.name, candidate);
     }
     std::string names;
     for (const KnownBadTwin& candidate : twins) names += (names.empty() ? "" : ", ") + candidate.name;

@@ -32,9 +32,15 @@ struct KnownBadTwin {
 std::vector<KnownBadTwin> known_bad_twins(const nlohmann::json& document);
 std::vector<std::string> twin_names(const std::vector<KnownBadTwin>& twins);
 
+// The twins of the scenario file `file` (a valid one).
+std::vector<KnownBadTwin> known_bad_twins_of(const std::filesystem::path& file);
+
 struct Scenario;
 // The scenario of `file` with twin `twin` applied, named "<scenario>+<twin>". Throws ScenarioError
 // for a bad file or a twin that does not apply to it (listing those that do).
 Scenario load_twin(const std::filesystem::path& file, const std::string& twin);
+// The same for a twin already derived from `file`, whose scenario is named `scenario_name`; throws
+// ScenarioError when the loader refuses the twin (a fault at a point only the original announces).
+Scenario load_twin(const std::filesystem::path& file, const std::string& scenario_name, const KnownBadTwin& twin);
 
 }  // namespace eosim::scenarios

@@ -1,5 +1,7 @@
 #include "engine/runtime/job_spec.h"
 
+#include <algorithm>
+
 namespace eosim::engine {
 
 const VertexSpec* JobSpec::find(const std::string& id) const {
@@ -31,6 +33,15 @@ bool JobSpec::reads_timestamps() const {
 
 // The names below are the ones scenario files use (scenarios/README.md).
 bool is_source_kind(OperatorKind kind) { return kind == OperatorKind::kafka_source || kind == OperatorKind::cdc_source; }
+
+bool has_operator(const JobSpec& job, OperatorKind kind) {
+    return std::any_of(job.vertices.begin(), job.vertices.end(), [kind](const VertexSpec& v) { return v.kind == kind; });
+}
+
+bool has_sink_kind(const JobSpec& job, const std::string& sink_kind) {
+    return std::any_of(job.vertices.begin(), job.vertices.end(),
+                       [&sink_kind](const VertexSpec& v) { return v.kind == OperatorKind::sink && v.sink_kind == sink_kind; });
+}
 
 bool is_keyed(OperatorKind kind) {
     return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum || kind == OperatorKind::window ||

@@ -172,6 +172,8 @@ struct JobSpec {
 const char* to_string(OperatorKind kind);
 bool is_source_kind(OperatorKind kind);  // reads an outside system: kafka_source, cdc_source
 bool is_keyed(OperatorKind kind);        // keeps keyed state: keyed_count, keyed_sum, window, join, dedup
+bool has_operator(const JobSpec& job, OperatorKind kind);            // some vertex of the job is of that kind
+bool has_sink_kind(const JobSpec& job, const std::string& sink_kind);  // some sink vertex is of that registered kind
 // The kind has a late-data side output that an edge may read ("output": "late"): event-time windows.
 bool has_late_output(OperatorKind kind);
 const char* to_string(EdgeKind kind);
