@@ -82,6 +82,9 @@ CLI::App* add_suite(CLI::App& app, eosim::cli::SuiteCommand& c) {
     suite->add_flag("--coverage", c.coverage, "Print the coverage table: every fault x phase combination the runs hit");
     suite->add_flag("--strict-faults", c.strict_faults,
                     "Fail a run when a scheduled fault never fired or fired without effect (eosim run --strict-faults)");
+    suite->add_flag("--sensitivity", c.sensitivity,
+                    "Then run the known-bad twins of every scenario that expects to pass over the same seeds (eosim "
+                    "sensitivity); a twin no seed catches fails the suite");
     suite->add_option("--worker-command", c.worker_command, "Program to run instead of this eosim (test fixtures)")
         ->group("");
     return suite;

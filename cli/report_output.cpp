@@ -47,12 +47,19 @@ std::string write_report_dir(const ReportOutputs& outputs, const std::vector<rep
     if (std::string error = write_file_atomically(dir / "summary.json", dump(reports::to_json(summary))); !error.empty()) {
         return error;
     }
+    if (outputs.sensitivity) {
+        if (std::string error = write_file_atomically(dir / "sensitivity.json", dump(reports::to_json(*outputs.sensitivity)));
+            !error.empty()) {
+            return error;
+        }
+    }
     reports::HtmlReport html;
     html.title = "eosim suite " + outputs.suite_name;
     html.facts = outputs.facts;
     html.warnings = outputs.warnings;
     html.summary = summary;
     html.records = records;
+    if (outputs.sensitivity) html.sensitivity = &*outputs.sensitivity;
     std::ostringstream page;
     reports::write_html_report(page, html);
     return write_file_atomically(dir / "index.html", page.str());
@@ -88,6 +95,11 @@ std::string write_outputs(const ReportOutputs& outputs, const std::vector<report
     }
     if (listed > kFailuresListed) out << "  ... and " << listed - kFailuresListed << " more (see the report)\n";
     for (const std::string& warning : outputs.warnings) out << "warning: " << warning << '\n';
+    if (outputs.sensitivity) {
+        out << '\n';
+        reports::write_sensitivity_text(out, *outputs.sensitivity);
+        if (outputs.sensitivity->blind() > 0) all_met = false;
+    }
 
     if (!outputs.junit_path.empty()) {
         std::ostringstream xml;

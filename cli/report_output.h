@@ -4,11 +4,13 @@
 // .trace.json for every run the report shows).
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "reports/run_record.h"
+#include "reports/sensitivity_table.h"
 #include "reports/suite_summary.h"
 
 namespace eosim::cli {
@@ -23,6 +25,9 @@ struct ReportOutputs {
     std::map<std::string, std::vector<std::string>> sometimes;
     bool check_sometimes = true;
     bool print_coverage = false;  // print the table of every coverage combination the runs hit
+    // The sensitivity check's table (suite --sensitivity): printed, in the HTML report and in
+    // sensitivity.json; a twin NOT CAUGHT makes the outputs not met.
+    std::optional<reports::SensitivityTable> sensitivity;
 };
 
 // Writes what `outputs` asks for and prints the summary, the failing runs and where every file

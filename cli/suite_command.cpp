@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "cli/report_output.h"
 #include "cli/results_file.h"
 #include "cli/run_values.h"
+#include "cli/sensitivity_check.h"
 #include "cli/suite_plan.h"
 #include "cli/worker_pool.h"
 #include "reports/run_record.h"
@@ -156,12 +158,12 @@ reports::RunRecord record_from_outcome(const WorkerOutcome& o, const RunContext&
 }
 
 std::vector<std::string> worker_argv(const std::string& program, const PlannedScenario& s, uint64_t seed,
-                                     const SuiteCommand& command) {
+                                     const SuiteCommand& command, bool strict) {
     std::vector<std::string> argv = {program, "run", s.file, "--seed", std::to_string(seed), "--json"};
     if (command.max_events != 0) argv.insert(argv.end(), {"--max-events", std::to_string(command.max_events)});
     if (!command.max_virtual_time.empty()) argv.insert(argv.end(), {"--max-virtual-time", command.max_virtual_time});
     if (s.expect_overridden) argv.insert(argv.end(), {"--expect", expect_argument(s.expect)});
-    if (command.strict_faults) argv.emplace_back("--strict-faults");
+    if (command.strict_faults || strict) argv.emplace_back("--strict-faults");
     return argv;
 }
 
@@ -212,6 +214,11 @@ public:
             err_ << "\ninterrupted: " << records.size() << " of " << shard_runs_.size() << " runs are in "
                  << results_path_ << "; run the same command with --resume to run only the rest\n";
             return kExitInterrupted;
+        }
+        if (command_.sensitivity) {
+            err_ << "sensitivity: running the known-bad twins of every scenario that expects to pass\n" << std::flush;
+            sensitivity_ = plan_sensitivity(plan_);
+            run_sensitivity(*sensitivity_, plan_, worker_program(), static_cast<unsigned>(jobs_), timeout_seconds_);
         }
         return report(records);
     }
@@ -268,16 +275,21 @@ private:
         return command_.timelines == "first" && !s.seeds.empty() && r.seed == s.seeds.front();
     }
 
-    bool execute(const std::vector<PlannedRun>& todo, ResultsWriter& writer, std::vector<reports::RunRecord>& records) {
+    std::string worker_program() const {
         std::string program = command_.worker_command;
         if (program.empty()) {
             if (const char* env = std::getenv("EOSIM_WORKER_COMMAND"); env != nullptr && *env != '\0') program = env;
         }
         if (program.empty()) program = command_.self_program;
         if (program.empty()) program = own_executable();
+        return program;
+    }
+
+    bool execute(const std::vector<PlannedRun>& todo, ResultsWriter& writer, std::vector<reports::RunRecord>& records) {
+        const std::string program = worker_program();
         std::vector<WorkerTask> tasks;
         for (size_t i = 0; i < todo.size(); ++i) {
-            tasks.push_back({i, worker_argv(program, plan_.scenarios[todo[i].scenario], todo[i].seed, command_)});
+            tasks.push_back({i, worker_argv(program, plan_.scenarios[todo[i].scenario], todo[i].seed, command_, plan_.strict_faults)});
         }
         WorkerLimits limits;
         limits.wall_seconds = timeout_seconds_;
@@ -346,6 +358,7 @@ private:
         outputs.facts.push_back("results: " + results_path_);
         for (const PlannedScenario& s : plan_.scenarios) outputs.sometimes[s.name] = s.sometimes;
         outputs.check_sometimes = shard_.total == 1;  // a shard's seeds may miss what another's reach
+        outputs.sensitivity = sensitivity_;
         bool all_met = false;
         const std::string error = write_outputs(outputs, records, out_, all_met);
         out_ << timing << '\n';
@@ -367,6 +380,7 @@ private:
     double timeout_seconds_ = 60;
     double wall_seconds_ = 0;
     size_t ran_ = 0;
+    std::optional<reports::SensitivityTable> sensitivity_;
     static constexpr size_t kTimelinesKept = 32;  // per suite: what the report draws, at most
     size_t timelines_kept_ = 0;
 };
@@ -429,6 +443,10 @@ int suite_command(const SuiteCommand& command, std::ostream& out, std::ostream& 
         plan = load_suite_plan(command.path, command.seeds);
     } catch (const scenarios::ScenarioError& error) {
         err << "error: " << error.what() << '\n';
+        return kExitBadInput;
+    }
+    if (command.sensitivity && shard.total > 1) {
+        err << "error: --sensitivity checks the whole plan's scenarios; run it without --shard\n";
         return kExitBadInput;
     }
     // Bazel asks test runners that shard to say so by touching this file.

@@ -37,6 +37,7 @@ struct SuiteCommand {
     std::string progress = "auto";
     bool coverage = false;             // print the coverage table of every combination hit
     bool strict_faults = false;        // every run as `eosim run --strict-faults`
+    bool sensitivity = false;          // then the sensitivity check of every pass scenario (cli/sensitivity_check.h)
     std::string worker_command;        // hidden: a program to run instead of this binary (test fixtures)
     std::string command_line;          // as typed, for the report
     std::string self_program;          // this program, resolved by eosim_main at start (else /proc/self/exe now)

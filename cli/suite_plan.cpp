@@ -135,7 +135,7 @@ void load_suite_file(const std::filesystem::path& path, const std::optional<std:
     const std::string file = display(path);
     const json suite = read_json_file(path);
     if (!suite.is_object()) throw ScenarioError(file, "/", "expected an object (a suite)");
-    expected_keys(suite, {"name", "description", "seeds", "runs"}, file, "");
+    expected_keys(suite, {"name", "description", "seeds", "strict_faults", "runs"}, file, "");
     plan.name = path.filename().string().substr(0, path.filename().string().size() - std::string(".suite.json").size());
     if (suite.contains("name")) {
         if (!suite["name"].is_string() || suite["name"].get<std::string>().empty()) {
@@ -145,6 +145,10 @@ void load_suite_file(const std::filesystem::path& path, const std::optional<std:
     }
     if (suite.contains("description") && !suite["description"].is_string()) {
         throw ScenarioError(file, "/description", "expected a string");
+    }
+    if (suite.contains("strict_faults")) {
+        if (!suite["strict_faults"].is_boolean()) throw ScenarioError(file, "/strict_faults", "expected true or false");
+        plan.strict_faults = suite["strict_faults"].get<bool>();
     }
     std::string default_seeds = kDefaultSeeds;
     if (suite.contains("seeds")) {

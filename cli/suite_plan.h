@@ -42,6 +42,7 @@ struct SuitePlan {
     std::string source;  // the path the suite was given as
     std::vector<PlannedScenario> scenarios;  // sorted by name
     std::vector<PlannedRun> runs;            // sorted by scenario name, then seed
+    bool strict_faults = false;  // "strict_faults": every run as `eosim run --strict-faults`
 };
 
 inline constexpr const char* kDefaultSeeds = "1..100";

@@ -312,6 +312,7 @@ void write_html_report(std::ostream& out, const HtmlReport& report) {
     }
     out << "<h2>Summary</h2>\n";
     write_summary(out, report.summary);
+    if (report.sensitivity != nullptr) write_sensitivity_html(out, *report.sensitivity);
 
     // Which runs get drawn: per scenario, failing runs first, then the others that carry a timeline.
     std::map<std::string, std::vector<const RunRecord*>> drawn_by_scenario;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "reports/run_record.h"
+#include "reports/sensitivity_table.h"
 #include "reports/suite_summary.h"
 
 namespace eosim::reports {
@@ -25,6 +26,7 @@ struct HtmlReport {
     std::vector<RunRecord> records;       // sorted by scenario, then seed
     bool run_files = true;                // shown runs have <run_file_stem>.json and .trace.json next to the page
     size_t max_drawn_per_scenario = 10;
+    const SensitivityTable* sensitivity = nullptr;  // suite --sensitivity: its section after the summary
 };
 
 // Whether a run gets its own section, files and timeline in a report: it did not pass, or its

@@ -18,13 +18,23 @@ std::string ordinal(int64_t n) {
 
 std::string times(int64_t n) { return n == 1 ? "once" : std::to_string(n) + " times"; }
 
-std::string trigger_text(const sim::FaultTrigger& t) {
-    if (t.point.empty()) return "at " + seconds_text(t.at);
-    std::string text = "at the " + ordinal(t.occurrence) + " " + t.point;
+// Which announcements a point fault counts: " by count subtask 1 on tm0 in attempt 2..".
+std::string filter_text(const sim::FaultTrigger& t) {
+    std::string text;
+    if (t.filters_task()) {
+        text += " by " + (t.point_vertex.empty() ? std::string("any vertex's") : t.point_vertex);
+        if (t.point_subtask >= 0) text += " subtask " + std::to_string(t.point_subtask);
+    }
     if (!t.point_node.empty()) text += " on " + t.point_node;
     if (t.filters_attempt()) {
         text += " in attempt " + std::to_string(t.attempt_min) + ".." + (t.attempt_max == INT32_MAX ? "" : std::to_string(t.attempt_max));
     }
+    return text;
+}
+
+std::string trigger_text(const sim::FaultTrigger& t) {
+    if (t.point.empty()) return "at " + seconds_text(t.at);
+    std::string text = "at the " + ordinal(t.occurrence) + " " + t.point + filter_text(t);
     if (t.delay > sim::Duration::zero()) text += " + " + seconds_text(sim::Time::zero() + t.delay);
     return text;
 }
@@ -222,10 +232,8 @@ std::string FaultAccounting::describe_unfired(size_t index, const std::string& r
     }
     if (progress.triggered_at == sim::Time::never()) {
         std::string why = "occurrence " + std::to_string(t.occurrence) + " of " + t.point + " never reached: ";
-        if (t.filters_attempt()) {
-            return why + std::to_string(progress.seen) + " of its " + times(all) + " came in attempts " +
-                   std::to_string(t.attempt_min) + ".." + (t.attempt_max == INT32_MAX ? "" : std::to_string(t.attempt_max)) +
-                   (t.point_node.empty() ? "" : " on " + t.point_node);
+        if (t.filters_attempt() || t.filters_task()) {
+            return why + std::to_string(progress.seen) + " of its " + times(all) + " came" + filter_text(t);
         }
         if (t.point_node.empty()) return why + "the point came " + times(all) + " in this run";
         const sim::NodeId node = world_.nodes().find(t.point_node);
@@ -288,10 +296,15 @@ std::vector<FaultAccount> FaultAccounting::finish(const std::string& run_end) co
 }
 
 std::string strict_fault_failure(const std::vector<FaultAccount>& accounts, bool drawn) {
+    int64_t first_drawn = -1;  // when the first drawn fault fired
+    for (const FaultAccount& a : accounts) {
+        if (a.drawn && a.at_ns >= 0 && (first_drawn < 0 || a.at_ns < first_drawn)) first_drawn = a.at_ns;
+    }
     std::string text;
     int64_t count = 0;
     for (const FaultAccount& a : accounts) {
         if (a.outcome == FaultOutcome::fired || (a.drawn && !drawn)) continue;
+        if (!drawn && first_drawn >= 0 && (a.at_ns < 0 || first_drawn <= a.at_ns)) continue;  // the dice came first
         if (++count <= 3) {
             text += std::string(text.empty() ? "" : "; ") + (a.drawn ? "drawn fault " : "fault ") + std::to_string(a.plan_index) +
                     " (" + a.kind + " " + a.trigger + ") " + a.detail;

@@ -37,6 +37,8 @@ nlohmann::ordered_json fault_to_json(const sim::FaultSpec& fault) {
     } else {
         nlohmann::ordered_json at_point = {{"point", trigger.point}, {"occurrence", trigger.occurrence}};
         if (!trigger.point_node.empty()) at_point["node"] = trigger.point_node;
+        if (!trigger.point_vertex.empty()) at_point["vertex"] = trigger.point_vertex;
+        if (trigger.point_subtask >= 0) at_point["subtask"] = trigger.point_subtask;
         if (trigger.delay != sim::Duration::zero()) at_point["delay"] = format_duration_exact(trigger.delay);
         if (trigger.filters_attempt()) {
             nlohmann::ordered_json attempt = {{"min", trigger.attempt_min}};

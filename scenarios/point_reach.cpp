@@ -110,7 +110,62 @@ std::string sink_kinds(const std::vector<engine::JobSpec>& jobs) {
     return kinds;
 }
 
+// Whether a task of vertex `v` can announce the point of entry `e` (the point is reachable).
+bool vertex_announces(const Entry& e, const engine::VertexSpec& v) {
+    switch (e.needs) {
+        case Needs::window: return v.kind == engine::OperatorKind::window;
+        case Needs::cdc_source: return v.kind == engine::OperatorKind::cdc_source;
+        case Needs::sink_point: {
+            if (v.kind != engine::OperatorKind::sink || !v.sink) return false;
+            const std::vector<std::string_view> announced = v.sink->announced_points();
+            return std::find(announced.begin(), announced.end(), e.announcer.point) != announced.end();
+        }
+        default: break;
+    }
+    if (e.announcer.point == points::kAlignmentStarted) return !v.inputs.empty();
+    if (e.announcer.point == points::kSourceStoppedForSavepoint) return engine::is_source_kind(v.kind);
+    return true;
+}
+
 }  // namespace
+
+bool announced_by_task(std::string_view point) {
+    return point != points::kCheckpointNotified && point_announcer(point) != nullptr && point_announcer(point)->process == kTaskManager;
+}
+
+std::optional<std::string> unmatched_task_reason(const Scenario& s, std::string_view point, const std::string& vertex,
+                                                 int32_t subtask) {
+    auto it = std::find_if(entries().begin(), entries().end(), [&](const Entry& e) { return e.announcer.point == point; });
+    if (it == entries().end()) return std::string(point) + ": not a protocol point";
+    if (!announced_by_task(point)) {
+        return std::string(point) + " is announced by the " + std::string(it->announcer.process) +
+               " as a whole, not by a task: \"vertex\" and \"subtask\" do not apply";
+    }
+    std::string ids;  // the vertices that announce the point, for the message
+    int32_t parallelism = 0;  // the most subtasks a matching vertex runs in any program
+    bool named = false;
+    for (const engine::JobSpec& job : programs(s)) {
+        for (const engine::VertexSpec& v : job.vertices) {
+            if (!vertex.empty() && v.id != vertex) continue;
+            named = true;
+            if (!vertex_announces(*it, v)) continue;
+            parallelism = std::max(parallelism, v.parallelism);
+            const std::string one = "\"" + v.id + "\"";
+            if (ids.find(one) == std::string::npos) ids += (ids.empty() ? "" : ", ") + one;
+        }
+    }
+    if (!named) return "no deployment of the job has a vertex \"" + vertex + "\" (/job/vertices)";
+    if (parallelism == 0) {
+        return "vertex \"" + vertex + "\" never announces " + std::string(point) + ": it is announced by " +
+               std::string(it->announcer.component);
+    }
+    if (subtask >= parallelism) {
+        const std::string who = vertex.empty() ? "the vertices that announce it (" + ids + ") run" : "vertex \"" + vertex + "\" runs";
+        return "subtask " + std::to_string(subtask) + " never exists: " + who + " at most " + std::to_string(parallelism) +
+               " subtasks (0.." + std::to_string(parallelism - 1) + ") in every deployment";
+    }
+    return std::nullopt;
+}
 
 const std::vector<PointAnnouncer>& point_announcers() {
     static const std::vector<PointAnnouncer> all = [] {

@@ -37,4 +37,15 @@ const PointAnnouncer* point_announcer(std::string_view point);
 // availability, savepoints and the sinks' announced points; needs a loaded (or being loaded) job.
 std::optional<std::string> unreachable_reason(const Scenario& scenario, std::string_view point);
 
+// Whether a task announces `point` (its vertex and subtask go with it, for a fault's `vertex` and
+// `subtask` filters), rather than a process (the JobManager, or a TaskManager as a whole).
+bool announced_by_task(std::string_view point);
+
+// Why announcements of `point` (reachable) can never come from a task of `vertex` (empty: any)
+// with index `subtask` (-1: any) in any program of `scenario`, or nullopt when they can: the point
+// is a process's, no program has the vertex, the vertex is not of the kind that announces the
+// point, or the subtask is past the vertex's parallelism in every program.
+std::optional<std::string> unmatched_task_reason(const Scenario& scenario, std::string_view point, const std::string& vertex,
+                                                 int32_t subtask);
+
 }  // namespace eosim::scenarios

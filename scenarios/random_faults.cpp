@@ -146,6 +146,11 @@ sim::FaultSpec draw_fault(const RandomFaults& spec, const RandomFaultKind& kind,
     if (!points.points.empty() && prng.chance(points.ratio)) {
         fault.trigger.point = pick(points.points, prng);
         fault.trigger.occurrence = static_cast<int32_t>(prng.between(1, points.max_occurrence));
+        if (auto it = points.vertices.find(fault.trigger.point); it != points.vertices.end() && prng.chance(sim::Ratio{1, 2})) {
+            fault.trigger.point_vertex = pick(it->second, prng);
+        }
+        if (!points.after_failover.is_zero() && prng.chance(points.after_failover)) fault.trigger.attempt_min = 2;
+        if (points.delay) fault.trigger.delay = draw_duration(*points.delay, prng);
         fault.trigger.not_after = sim::Time::zero() + (spec.quiet_after - effect);
         const bool hits_a_node = fault.kind == FaultKind::crash || fault.kind == FaultKind::pause;
         // Half of the crashes and pauses at a point hit whichever node announced it.

@@ -27,6 +27,8 @@
 // Not done here: running anything, or checking the section against the world (the loader resolves
 // node names and defaults, so a `RandomFaults` that reaches the generator is valid).
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,12 @@ struct PointTriggers {
     sim::Ratio ratio = sim::Ratio::never();  // chance that a drawn fault is placed at a point
     std::vector<std::string> points;         // candidate points (engine/protocol_points.h)
     int32_t max_occurrence = 20;             // k uniform in [1, max_occurrence]
+    // Aim, as a scheduled at_point's (each drawn only when configured, so other draws stay as they were):
+    // per point, the vertices of "vertices" whose tasks announce it: with chance 1/2 a drawn fault
+    // at that point counts only one of them (its `vertex` filter);
+    std::map<std::string, std::vector<std::string>> vertices;
+    sim::Ratio after_failover = sim::Ratio::never();  // chance of attempt {"min": 2}: only after a failover
+    std::optional<DurationRange> delay;               // a delay after the point, drawn in [min, max]
 };
 
 struct RandomFaults {

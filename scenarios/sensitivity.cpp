@@ -1,5 +1,6 @@
 #include "scenarios/sensitivity.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -43,15 +44,40 @@ std::vector<KnownBadTwin> known_bad_twins(const json& document) {
         twins.push_back({"kafka.no_fencing", "the broker fences no producer: a zombie's transaction stays open to writes",
                          std::move(twin)});
     }
-    for (size_t i = 0; i < vertices.size(); ++i) {
-        const json& v = vertices[i];
-        if (v.value("kind", "") != "sink") continue;
+    // Each sink's twins, over every program: a sink vertex of /job/vertices, or one a later
+    // deployment's program adds, is broken the same way wherever an id names it (else a twin of
+    // an upgrade would break v1's sink and leave v2's as it was).
+    std::vector<json::json_pointer> sink_places;  // every sink vertex of every program, in file order
+    auto collect = [&](const json& list, const json::json_pointer& at) {
+        for (size_t i = 0; i < list.size(); ++i) {
+            if (list[i].value("kind", "") == "sink") sink_places.push_back(at / i);
+        }
+    };
+    collect(vertices, json::json_pointer("/job/vertices"));
+    const json deployments = document.value("deployments", json::array());
+    for (size_t d = 0; d < deployments.size(); ++d) {
+        if (deployments[d].contains("job_vertices")) {
+            collect(deployments[d]["job_vertices"], json::json_pointer("/deployments") / d / "job_vertices");
+        }
+    }
+    std::vector<std::string> done;  // sink ids whose twins are made
+    for (const json::json_pointer& first : sink_places) {
+        const json& v = document.at(first);
+        const std::string id = v.value("id", "");
+        if (std::find(done.begin(), done.end(), id) != done.end()) continue;
+        done.push_back(id);
         const engine::SinkKind* kind = engine::SinkRegistry::global().find(v.value("sink", ""));
         if (kind == nullptr || !kind->known_bad_twins) continue;
         for (engine::SinkTwin& sink_twin : kind->known_bad_twins(v.value("options", json::object()))) {
             json twin = document;
-            twin["job"]["vertices"][i]["options"] = std::move(sink_twin.options);
-            twins.push_back({"sink." + v.value("id", "") + "." + sink_twin.name, std::move(sink_twin.summary), std::move(twin)});
+            for (const json::json_pointer& place : sink_places) {
+                const json& other = document.at(place);
+                if (other.value("id", "") != id || other.value("sink", "") != v.value("sink", "")) continue;
+                for (engine::SinkTwin& same : kind->known_bad_twins(other.value("options", json::object()))) {
+                    if (same.name == sink_twin.name) twin[place]["options"] = std::move(same.options);
+                }
+            }
+            twins.push_back({"sink." + id + "." + sink_twin.name, std::move(sink_twin.summary), std::move(twin)});
         }
     }
     return twins;

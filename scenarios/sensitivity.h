@@ -10,7 +10,9 @@
 // - "kafka.no_fencing": the Kafka model without producer fencing (with an exactly-once Kafka sink);
 // - "sink.<vertex id>.<twin>": each sink's known-bad forms, as its kind declares them
 //   (engine::SinkKind::known_bad_twins: the Kafka sink at_least_once, documents with generated ids,
-//   an upsert without its version guard, key-values with a plain INCRBY).
+//   an upsert without its version guard, key-values with a plain INCRBY), in every program: the
+//   sink of that id in /job/vertices and in each later deployment's job_vertices (a sink only a
+//   later program has gets its twins too).
 // An oracle that applies only to the scenario's own form (freshness: an exactly-once Kafka sink) is
 // left out of a twin it no longer applies to; the others judge it.
 // A scenario may leave twins out on purpose: "sensitivity": {"skip": [names], "why": "..."}.

@@ -159,6 +159,15 @@ public:
                     changed = true;
                 }
             }
+            if (faults[i].trigger.filters_task()) {  // no vertex or subtask filter, if the failure stays
+                std::vector<sim::FaultSpec> candidate = faults;
+                candidate[i].trigger.point_vertex.clear();
+                candidate[i].trigger.point_subtask = -1;
+                if (fails(candidate, records)) {
+                    faults = std::move(candidate);
+                    changed = true;
+                }
+            }
             if (!faults[i].trigger.point.empty() && faults[i].trigger.delay.ns % kMs == 0) {
                 shrink_field(0, faults[i].trigger.delay.ns / kMs,
                              [](sim::FaultSpec& x, int64_t ms) { x.trigger.delay = Duration::millis(ms); });

@@ -143,6 +143,8 @@ void FaultInjector::on_point(const ProtocolPointEvent& event) {
         const FaultTrigger& trigger = plan_[i].trigger;
         if (armed.triggered || trigger.point.empty() || trigger.point != event.point) continue;
         if (armed.point_node != kNoNode && armed.point_node != event.node) continue;
+        if (!trigger.point_vertex.empty() && trigger.point_vertex != event.task.vertex) continue;
+        if (trigger.point_subtask >= 0 && trigger.point_subtask != event.task.subtask) continue;
         if (trigger.filters_attempt()) {
             const int64_t attempt = attempt_ ? attempt_() : 1;
             if (attempt < trigger.attempt_min || attempt > trigger.attempt_max) continue;

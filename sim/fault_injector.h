@@ -5,7 +5,8 @@
 // Triggers:
 // - at a virtual time: a world-owned scheduler event (owner kNoNode), so no crash can drop it;
 // - at the k-th announcement of a protocol point (optionally counting only announcements by
-//   `point_node`): a `World::on_point` listener. A crash or pause there with no target nodes hits
+//   `point_node`, by a task of `point_vertex`, by subtask `point_subtask`, in the job's attempts
+//   `attempt_min..attempt_max`): a `World::on_point` listener. A crash or pause there with no target nodes hits
 //   the announcing node, on the spot (the rest of the announcing step is then lost); with
 //   `trigger.delay`, a world-owned event fires it that long after the announcement (a crash then
 //   still hits the announcer, whatever it does by then). When the fault would fire after
@@ -38,7 +39,6 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 

@@ -39,6 +39,8 @@ struct FaultTrigger {
     std::string point;        // protocol point name
     int32_t occurrence = 1;   // fire at the k-th announcement
     std::string point_node;   // count only announcements by this node (empty: any)
+    std::string point_vertex;  // count only announcements by a task of this vertex (empty: any)
+    int32_t point_subtask = -1;  // count only announcements by this subtask (-1: any)
     Time not_after = Time::never();  // a point fault that would fire later does not fire
     Duration delay = Duration::zero();  // a point fault fires this long after its k-th announcement
     // Count only announcements while the job's attempt (1: as deployed, 2: after its first
@@ -46,6 +48,7 @@ struct FaultTrigger {
     int32_t attempt_min = 1;
     int32_t attempt_max = INT32_MAX;
     bool filters_attempt() const { return attempt_min > 1 || attempt_max < INT32_MAX; }
+    bool filters_task() const { return !point_vertex.empty() || point_subtask >= 0; }
 };
 
 struct FaultSpec {

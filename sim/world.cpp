@@ -12,9 +12,9 @@ World::World(WorldOptions options)
       network_(scheduler_, root_prng_.fork("network"), options.network),
       storage_(scheduler_, root_prng_.fork("storage"), options.storage) {}
 
-void World::announce(std::string_view point, NodeId node, int64_t detail) {
+void World::announce(std::string_view point, NodeId node, int64_t detail, PointTask task) {
     trace_.record(kProtocolPoint, now(), node, digest_mix(digest_of(point), static_cast<uint64_t>(detail)));
-    const ProtocolPointEvent event{point, node, detail};
+    const ProtocolPointEvent event{point, node, detail, task};
     for (auto& listener : point_listeners_) listener(event);
 }
 

@@ -25,10 +25,18 @@ struct WorldOptions {
 
 // A named moment of a protocol that the engine announces (e.g. "sink.precommitted") so that faults
 // can be placed exactly there. `detail` is point-specific (usually a checkpoint id).
+// The task that announced it, when a task did (a fault's `vertex`/`subtask` filters match it);
+// not part of the trace.
+struct PointTask {
+    std::string_view vertex;  // empty: announced by a process (JobManager, TaskManager), not a task
+    int32_t subtask = -1;
+};
+
 struct ProtocolPointEvent {
     std::string_view point;
     NodeId node;
     int64_t detail;
+    PointTask task;
 };
 
 class World {
@@ -51,7 +59,7 @@ public:
 
     // Announces a protocol point: folded into the trace, then handed to every listener (which may
     // crash the announcing node on the spot; its later effects are then dropped).
-    void announce(std::string_view point, NodeId node, int64_t detail);
+    void announce(std::string_view point, NodeId node, int64_t detail, PointTask task = {});
     void on_point(PointListener listener) { point_listeners_.push_back(std::move(listener)); }
 
 private:

@@ -114,7 +114,7 @@ void CdcSourceReader::checkpoint_complete(int64_t checkpoint_id) {
     auto covered = binlog_snapshots_.upper_bound(checkpoint_id);
     if (covered == binlog_snapshots_.begin()) return;
     binlog_snapshots_.erase(binlog_snapshots_.begin(), covered);
-    context_.world().announce(points::kCdcBinlogCheckpointed, context_.node(), checkpoint_id);
+    context_.announce(points::kCdcBinlogCheckpointed, checkpoint_id);
 }
 
 // ---- reading ------------------------------------------------------------------------------------
@@ -144,9 +144,9 @@ void CdcSourceReader::emit_chunk(Chunk& chunk, RecordBatch* out) {
                                             chunk.position.describe() + ", read then emitted");
     chunk.status = ChunkStatus::emitted;
     chunk.rows.reset();
-    context_.world().announce(points::kCdcChunkFinished, context_.node(), chunk.index);
+    context_.announce(points::kCdcChunkFinished, chunk.index);
     if (crashed()) return;
-    if (snapshot_done()) context_.world().announce(points::kCdcSnapshotFinished, context_.node(), context_.subtask());
+    if (snapshot_done()) context_.announce(points::kCdcSnapshotFinished, context_.subtask());
 }
 
 std::optional<std::string> CdcSourceReader::read_chunk_page(RecordBatch* out) {
@@ -162,7 +162,7 @@ std::optional<std::string> CdcSourceReader::read_chunk_page(RecordBatch* out) {
         if (DatabaseError e = database_.current_position(context_.node(), &low); e != DatabaseError::none) {
             return describe(e, low);
         }
-        context_.world().announce(points::kCdcChunkStarted, context_.node(), chunks_[next].index);
+        context_.announce(points::kCdcChunkStarted, chunks_[next].index);
         if (crashed()) return std::nullopt;
         std::optional<BinlogPosition> as_of;
         if (chunks_[next].status == ChunkStatus::read) as_of = chunks_[next].position;

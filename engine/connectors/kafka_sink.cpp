@@ -34,7 +34,7 @@ bool KafkaSink::open(int64_t restored_checkpoint_id, const std::string& restored
     commit_target_ = restored_checkpoint_id;
     if (!commit_up_to(restored_checkpoint_id)) schedule_commit_retry();
     if (!abort_lingering()) return false;
-    context_.world().announce(points::kSinkRecovered, context_.node(), restored_checkpoint_id);
+    context_.announce(points::kSinkRecovered, restored_checkpoint_id);
     return begin_transaction(restored_checkpoint_id + 1);
 }
 
@@ -124,7 +124,7 @@ bool KafkaSink::pre_commit(int64_t checkpoint_id, std::string* state, std::strin
     }
     *state = out.take();
     context_.observer().transaction_event(context_.world().now(), current_.transactional_id, "precommitted");
-    context_.world().announce(points::kSinkPrecommitted, context_.node(), checkpoint_id);
+    context_.announce(points::kSinkPrecommitted, checkpoint_id);
     return begin_transaction(checkpoint_id + 1);
 }
 
@@ -142,7 +142,7 @@ bool KafkaSink::commit_up_to(int64_t checkpoint_id) {
         if (error != KafkaError::none && retry_commit(error)) return false;  // retried after the delay
         if (error == KafkaError::none) {
             context_.observer().transaction_event(now, p.producer.transactional_id, "committed");
-            context_.world().announce(points::kSinkCommitted, context_.node(), p.checkpoint_id);
+            context_.announce(points::kSinkCommitted, p.checkpoint_id);
         } else {
             context_.observer().likely_data_loss(now, p.producer.transactional_id, to_string(error));
         }

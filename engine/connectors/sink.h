@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "engine/runtime/record.h"
 #include "engine/runtime/run_observer.h"
@@ -28,12 +29,17 @@ public:
     virtual sim::World& world() = 0;
     virtual sim::NodeId node() const = 0;
     virtual int32_t subtask() const = 0;
+    // The vertex this task runs (empty where no job runs it, as in the contract-level testkit).
+    virtual std::string_view vertex_id() const { return {}; }
     // The job's attempt this task belongs to (1, 2, ... : a failover starts the next one).
     virtual int64_t attempt() const = 0;
     // A name unique to this subtask and attempt, stable from run to run of the same seed (e.g. a
     // transactional id or an upload prefix that a later attempt must not reuse).
     std::string attempt_id() const { return "attempt-" + std::to_string(attempt()) + "-subtask-" + std::to_string(subtask()); }
     virtual RunObserver& observer() = 0;
+    // Announces a protocol point on behalf of this task: its node, vertex and subtask (a fault's
+    // `vertex`/`subtask` filters match them). Listeners may crash the node before this returns.
+    void announce(std::string_view point, int64_t detail) { world().announce(point, node(), detail, {vertex_id(), subtask()}); }
     // Runs `fn` after `delay`, if the task still exists then.
     virtual void after(sim::Duration delay, std::function<void()> fn) = 0;
     // Fails the task (and with it the job's current attempt).

@@ -40,7 +40,7 @@ inline constexpr std::string_view kAll[] = {kPrecommitted, kCommitted, kRecovere
 // Announces `point` on behalf of the sink's task (its node). Listeners (a fault placed at the
 // point) run before this returns and may crash the node.
 inline void announce_point(SinkContext& context, std::string_view point, int64_t detail) {
-    context.world().announce(point, context.node(), detail);
+    context.announce(point, detail);
 }
 
 }  // namespace eosim::engine

@@ -59,7 +59,7 @@ std::string UpsertSink::flush() {
     const sim::Time now = context_.world().now();
     context_.observer().connector_event(now, now, "upsert sink-" + std::to_string(context_.subtask()), "sink.batch",
                                         std::to_string(rows) + " rows into '" + table_ + "'");
-    context_.world().announce(points::kSinkFlushed, node, rows);
+    context_.announce(points::kSinkFlushed, rows);
     return {};
 }
 

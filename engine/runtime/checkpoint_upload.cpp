@@ -144,7 +144,8 @@ void CheckpointUpload::upload_private_state(int64_t checkpoint_id, std::string b
                                           }
                                       }
                                       if (unaligned && status == sim::StorageStatus::ok) {
-                                          engine->world().announce(points::kChannelStatePersisted, node, checkpoint_id);
+                                          engine->world().announce(points::kChannelStatePersisted, node, checkpoint_id,
+                                                                  {engine->job().vertices[static_cast<size_t>(key.vertex)].id, key.subtask});
                                           if (!engine->world().nodes().is_up(node)) return;
                                       }
                                       if (status != sim::StorageStatus::ok) {

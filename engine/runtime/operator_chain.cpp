@@ -43,7 +43,7 @@ OperatorChain::~OperatorChain() = default;
 void OperatorChain::announce_window_firings() {
     auto* window = dynamic_cast<WindowOperator*>(operator_.get());
     if (window == nullptr) return;
-    window->set_fired_listener([this](int64_t max_timestamp) { task_.world().announce(points::kWindowFired, task_.node(), max_timestamp); });
+    window->set_fired_listener([this](int64_t max_timestamp) { task_.announce(points::kWindowFired, max_timestamp); });
 }
 
 bool OperatorChain::snapshot_state(int64_t checkpoint_id, SnapshotType type, OperatorSnapshot* snapshot, std::string* error) {

@@ -77,11 +77,10 @@ bool SubtaskCheckpoint::snapshot(int64_t checkpoint_id, bool unaligned) {
     }
     if (captured.incremental) upload_.prepare(checkpoint_id, std::move(*captured.incremental));
     if (task_.carries_watermark()) snapshot_watermarks_[checkpoint_id] = task_.inputs().valve()->current();
-    sim::World& world = task_.world();
-    world.announce(points::kTaskSnapshotted, task_.node(), checkpoint_id);
+    task_.announce(points::kTaskSnapshotted, checkpoint_id);
     if (task_.end_of_data() && end_of_data_checkpoint_ == 0) {
         end_of_data_checkpoint_ = checkpoint_id;
-        world.announce(points::kTaskFinalSnapshot, task_.node(), checkpoint_id);
+        task_.announce(points::kTaskFinalSnapshot, checkpoint_id);
     }
     last_barrier_forwarded_ = std::max(last_barrier_forwarded_, checkpoint_id);
     barrier_send_.discard();  // an older snapshot still waiting for its barrier to leave was aborted

@@ -171,10 +171,10 @@ void Task::apply_restored_state() {
 
 // task.restoring, and task.restoring_rescaled when the snapshot had another parallelism here.
 void Task::announce_restore(int64_t checkpoint_id) {
-    engine_.world().announce(points::kTaskRestoring, node_, checkpoint_id);
+    announce(points::kTaskRestoring, checkpoint_id);
     auto rescaled = deployment_.restore.rescaled_from.find(key_.vertex);
     if (rescaled == deployment_.restore.rescaled_from.end() || !engine_.world().nodes().is_up(node_)) return;
-    engine_.world().announce(points::kTaskRestoringRescaled, node_, rescaled->second);
+    announce(points::kTaskRestoringRescaled, rescaled->second);
 }
 
 // Puts the recovered buffers at the head of their channels (nothing was emitted yet) and tells the
@@ -197,7 +197,7 @@ void Task::start() {
     state_ = State::running;
     if (!chain_.open(deployment_.restore.id)) return;
     if (replaying_channel_state_) {
-        engine_.world().announce(points::kChannelStateReplaying, node_, deployment_.restore.id);
+        announce(points::kChannelStateReplaying, deployment_.restore.id);
         if (!engine_.world().nodes().is_up(node_)) return;
         writer_.send_all();
     }
@@ -268,7 +268,7 @@ void Task::handle_barrier(int32_t channel, const ChannelElement& element, bool o
     checkpoint_.note_snapshot_type(element.checkpoint_id, element.snapshot);
     inputs_.hand_over_barrier(channel, element, overtook_queue);
     if (was_idle && barriers.pending_checkpoint() != 0) {
-        engine_.world().announce(points::kAlignmentStarted, node_, element.checkpoint_id);
+        announce(points::kAlignmentStarted, element.checkpoint_id);
     }
     inputs_.deliver_queued_barriers();
 }
@@ -321,7 +321,7 @@ void Task::poll_source() {
 void Task::reach_end_of_data() {
     end_of_data_ = true;
     busy_ = false;
-    engine_.world().announce(points::kTaskEndOfData, node_, checkpoint_.last_barrier_forwarded());
+    announce(points::kTaskEndOfData, checkpoint_.last_barrier_forwarded());
     SourceReader* source = chain_.source();
     if (source != nullptr && source->watermark(engine_.world().now())) {  // a bounded source's input is complete
         if (source_idle_) {  // active again, so that downstream valves take the final watermark
@@ -342,7 +342,7 @@ void Task::reach_end_of_data() {
 void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type) {
     if (!checkpoint_.trigger(checkpoint_id, snapshot_type) || !snapshot_type.terminates()) return;
     // Stop-with-savepoint: read nothing more; with drain, end of input follows the barrier.
-    engine_.world().announce(points::kSourceStoppedForSavepoint, node_, checkpoint_id);
+    announce(points::kSourceStoppedForSavepoint, checkpoint_id);
     if (!engine_.world().nodes().is_up(node_)) return;
     if (snapshot_type.drain && !end_of_data_) reach_end_of_data();
 }

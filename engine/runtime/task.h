@@ -117,6 +117,7 @@ public:
     sim::World& world() override;
     sim::NodeId node() const override { return node_; }
     int32_t subtask() const override { return key_.subtask; }
+    std::string_view vertex_id() const override { return vertex_.id; }
     int64_t attempt() const override { return key_.attempt; }
     RunObserver& observer() override;
     void after(sim::Duration delay, std::function<void()> fn) override;

@@ -138,6 +138,15 @@ void Loader::read_fault(const Value& v) {
     s_.faults.push_back(std::move(fault));
 }
 
+// A fault at a point nothing of this job announces could never fire: refused at `where`, naming who does.
+void refuse_unreachable_point(const Scenario& s, const Value& where, const std::string& point) {
+    if (const auto why = unreachable_reason(s, point)) {
+        where.fail("expected a protocol point this job announces; \"" + point + "\" is announced by " +
+                   std::string(point_announcer(point)->component) + ", and " + *why +
+                   " (`eosim points FILE` lists the points this job announces)");
+    }
+}
+
 void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
     if (o.has("at") && o.has("at_point")) {
         o.get("at_point")->fail("expected either \"at\" or \"at_point\", found both");
@@ -150,8 +159,8 @@ void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
     if (!o.has("at_point")) {
         o.value().fail("expected a trigger: \"at\" (a time) or \"at_point\" ({\"point\": name, \"occurrence\": k})");
     }
-    const Object p(*o.get("at_point"), {"point", "occurrence", "node", "not_after", "delay", "attempt"},
-                   "an object ({\"point\": name, \"occurrence\": k, \"node\": name, \"delay\": duration})");
+    const Object p(*o.get("at_point"), {"point", "occurrence", "node", "vertex", "subtask", "not_after", "delay", "attempt"},
+                   "an object ({\"point\": name, \"occurrence\": k, \"node\": name, \"vertex\": id, \"subtask\": i, \"delay\": duration})");
     std::vector<std::string> points;
     for (std::string_view point : engine::points::kAll) points.emplace_back(point);
     const Value point = p.require("point", "a protocol point name");
@@ -162,13 +171,24 @@ void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
     }
     fault.trigger.point = point.get().get<std::string>();
     // A fault at a point nothing of this job announces could never fire: refused, naming who does.
-    if (const auto why = unreachable_reason(s_, fault.trigger.point)) {
-        point.fail("expected a protocol point this job announces; \"" + fault.trigger.point + "\" is announced by " +
-                   std::string(point_announcer(fault.trigger.point)->component) + ", and " + *why +
-                   " (`eosim points FILE` lists the points this job announces)");
-    }
+    refuse_unreachable_point(s_, point, fault.trigger.point);
     if (auto x = p.get("occurrence")) fault.trigger.occurrence = read_int32(*x, kPositive32);
     if (auto x = p.get("node")) fault.trigger.point_node = read_node_name(*x);
+    // Only announcements by a task of this vertex and/or with this subtask index count; refused
+    // when no task of any program could ever announce the point so.
+    const std::optional<Value> vertex = p.get("vertex");
+    const std::optional<Value> subtask = p.get("subtask");
+    if (vertex) fault.trigger.point_vertex = read_string(*vertex, "a vertex id of the job");
+    if (subtask) fault.trigger.point_subtask = read_int32(*subtask, kNonNegative32);
+    if (vertex || subtask) {
+        const std::string& id = fault.trigger.point_vertex;
+        if (const auto why = unmatched_task_reason(s_, fault.trigger.point, id, -1)) {
+            (vertex ? *vertex : *subtask).fail("expected a filter some task of the job can match; " + *why);
+        }
+        if (const auto why = unmatched_task_reason(s_, fault.trigger.point, id, fault.trigger.point_subtask)) {
+            subtask->fail("expected a subtask some task of the job can match; " + *why);
+        }
+    }
     if (auto x = p.get("not_after")) fault.trigger.not_after = sim::Time::zero() + read_duration(*x, true);
     if (auto x = p.get("delay")) fault.trigger.delay = read_duration(*x, true);
     if (auto x = p.get("attempt")) {
@@ -384,12 +404,18 @@ void Loader::read_random_kinds(const Value& v, RandomFaults& r) {
 }
 
 void Loader::read_point_triggers(const Value& v, PointTriggers& p) {
-    const Object o(v, {"ratio", "points", "max_occurrence"},
-                   "an object ({\"ratio\": ratio, \"points\": [...], \"max_occurrence\": k})");
+    const Object o(v, {"ratio", "points", "max_occurrence", "vertices", "after_failover", "delay"},
+                   "an object ({\"ratio\": ratio, \"points\": [...], \"max_occurrence\": k, \"vertices\": [ids], "
+                   "\"after_failover\": ratio, \"delay\": {\"min\", \"max\"}})");
     if (auto x = o.get("ratio")) p.ratio = read_ratio(*x);
     std::vector<std::string> known;
     for (std::string_view point : engine::points::kAll) known.emplace_back(point);
-    p.points = known;
+    // By default every point this job announces; a listed one it never announces is refused, as
+    // in "at_point": a drawn fault there could never fire.
+    p.points.clear();
+    for (const std::string& point : known) {
+        if (!unreachable_reason(s_, point)) p.points.push_back(point);
+    }
     if (auto x = o.get("points")) {
         p.points.clear();
         for_each_element(*x, "an array of protocol points", [&](const Value& element) {
@@ -401,11 +427,33 @@ void Loader::read_point_triggers(const Value& v, PointTriggers& p) {
             if (std::find(p.points.begin(), p.points.end(), name) != p.points.end()) {
                 element.fail("duplicate point " + in_quotes(name));
             }
+            refuse_unreachable_point(s_, element, name);
             p.points.push_back(name);
         });
         if (p.points.empty()) x->fail("expected at least one protocol point, found an empty array");
     }
     if (auto x = o.get("max_occurrence")) p.max_occurrence = read_int32(*x, IntRange{1, 100'000, "a positive integer"});
+    if (auto x = o.get("vertices")) {
+        // Per drawn point, the listed vertices whose tasks announce it; a vertex that announces
+        // none of the points could never be aimed at.
+        for_each_element(*x, "an array of vertex ids", [&](const Value& element) {
+            const std::string id = read_string(element, "a vertex id of the job");
+            bool announces = false;
+            for (const std::string& point : p.points) {
+                if (!announced_by_task(point) || unmatched_task_reason(s_, point, id, -1)) continue;
+                std::vector<std::string>& list = p.vertices[point];
+                if (std::find(list.begin(), list.end(), id) == list.end()) list.push_back(id);
+                announces = true;
+            }
+            if (!announces) {
+                const auto why = unmatched_task_reason(s_, "task.snapshotted", id, -1);
+                element.fail("expected a vertex whose tasks announce one of the drawn points; " +
+                             (why ? *why : "vertex \"" + id + "\" announces none of them"));
+            }
+        });
+    }
+    if (auto x = o.get("after_failover")) p.after_failover = read_ratio(*x);
+    if (auto x = o.get("delay")) p.delay = read_min_max(*x, DurationRange{Duration::zero(), Duration::millis(500)}, true);
 }
 
 void Loader::read_sometimes(const Value& v) {

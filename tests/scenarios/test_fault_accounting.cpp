@@ -145,6 +145,52 @@ TEST_CASE("restarts: one TaskManager loss is one restart, though its redeploymen
 namespace eosim::scenarios {
 namespace {
 
+TEST_CASE("aim: vertex and subtask count only that task's announcements", "[fault_accounting][aim]") {
+    // Every task announces task.snapshotted at each checkpoint; the sink's come after the source's.
+    const json any = {{"point", "task.snapshotted"}, {"occurrence", 1}};
+    json sink = any;
+    sink["vertex"] = "sink";
+    json sink_3 = sink;
+    sink_3["subtask"] = 3;
+    const RunResult first = run(story({{{"kind", "pause"}, {"at_point", any}, {"duration", "100ms"}}}));
+    const RunResult by_sink = run(story({{{"kind", "pause"}, {"at_point", sink}, {"duration", "100ms"}}}));
+    const RunResult by_sink_3 = run(story({{{"kind", "pause"}, {"at_point", sink_3}, {"duration", "100ms"}}}));
+    REQUIRE(first.fault_accounts.size() == 1);
+    REQUIRE(by_sink.fault_accounts.size() == 1);
+    REQUIRE(by_sink_3.fault_accounts.size() == 1);
+    CHECK(first.fault_accounts[0].at_ns < by_sink.fault_accounts[0].at_ns);
+    CHECK(by_sink.fault_accounts[0].at_ns <= by_sink_3.fault_accounts[0].at_ns);
+    CHECK(by_sink_3.fault_accounts[0].trigger == "at the 1st task.snapshotted by sink subtask 3");
+    CHECK(by_sink_3.fault_accounts[0].outcome == FaultOutcome::fired);
+    // The pause hits the announcer: the TaskManager that runs sink subtask 3 (slots fill tm0 first:
+    // subtasks 0 and 1 on tm0, 2 and 3 on tm1).
+    CHECK(by_sink_3.fault_accounts[0].nodes == std::vector<std::string>{"tm1"});
+}
+
+TEST_CASE("strict: a scheduled fault that missed after drawn faults fired is excused, before them it is not", "[fault_accounting]") {
+    FaultAccount drawn;
+    drawn.drawn = true;
+    drawn.kind = "crash";
+    drawn.outcome = FaultOutcome::fired;
+    drawn.at_ns = 2'000'000'000;
+    FaultAccount missed;
+    missed.plan_index = 0;
+    missed.kind = "crash";
+    missed.trigger = "at 3.000s";
+    missed.outcome = FaultOutcome::no_effect;
+    missed.at_ns = 3'000'000'000;
+    missed.detail = "fired at 3.000s on tm1 without effect: tm1 held no task and no JobManager";
+    CHECK(strict_fault_failure({missed}, false).find("strict faults: 1 planned fault") == 0);
+    CHECK(strict_fault_failure({missed, drawn}, false).empty());  // the dice came first
+    FaultAccount never = missed;
+    never.outcome = FaultOutcome::not_fired;
+    never.at_ns = -1;
+    CHECK(strict_fault_failure({never, drawn}, false).empty());
+    drawn.at_ns = 4'000'000'000;  // after the scheduled fault: no excuse
+    CHECK(strict_fault_failure({missed, drawn}, false).find("fault 0 (crash at 3.000s)") != std::string::npos);
+    CHECK(strict_fault_failure({drawn}, true).empty());
+}
+
 TEST_CASE("aim: attempt {min: 2} counts a point only after a failover", "[fault_accounting][aim]") {
     // task.restoring comes at the first deployment too; with attempt min 2 the crash waits for
     // the restore after tm1's crash at 2.3 s.

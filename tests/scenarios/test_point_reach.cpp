@@ -143,6 +143,59 @@ TEST_CASE("points: the loader refuses a fault at a point no component of the job
     }
 }
 
+// The loader's error for kafka-count-eos with one crash at `at_point`, or "" when it loads.
+std::string aim_error(const json& at_point, std::string* path = nullptr) {
+    json s = count_eos();
+    s["faults"] = {{"schedule", {{{"kind", "crash"}, {"at_point", at_point}}}}};
+    try {
+        (void)load_scenario_text(s.dump(), "story.json");
+    } catch (const ScenarioError& error) {
+        if (path != nullptr) *path = error.json_path();
+        return error.what();
+    }
+    return "";
+}
+
+TEST_CASE("aim: vertex and subtask filters are refused where no task of the job can match them", "[points][loader][aim]") {
+    std::string path;
+    CHECK(aim_error({{"point", "checkpoint.completed"}, {"vertex", "count"}}, &path).find("announced by the JobManager as a whole") !=
+          std::string::npos);
+    CHECK(path == "/faults/schedule/0/at_point/vertex");
+    CHECK(aim_error({{"point", "checkpoint.notified"}, {"subtask", 0}}, &path).find("TaskManager as a whole") != std::string::npos);
+    CHECK(path == "/faults/schedule/0/at_point/subtask");
+    CHECK(aim_error({{"point", "task.snapshotted"}, {"vertex", "cuont"}}).find("no deployment of the job has a vertex \"cuont\"") !=
+          std::string::npos);
+    CHECK(aim_error({{"point", "sink.precommitted"}, {"vertex", "count"}}).find("vertex \"count\" never announces sink.precommitted") !=
+          std::string::npos);
+    CHECK(aim_error({{"point", "task.alignment_started"}, {"vertex", "source"}}).find("never announces") != std::string::npos);
+    CHECK(aim_error({{"point", "task.snapshotted"}, {"vertex", "sink"}, {"subtask", 4}}, &path)
+              .find("subtask 4 never exists: vertex \"sink\" runs at most 4 subtasks (0..3)") != std::string::npos);
+    CHECK(path == "/faults/schedule/0/at_point/subtask");
+    // The positive twins load.
+    CHECK(aim_error({{"point", "sink.precommitted"}, {"vertex", "sink"}, {"subtask", 3}}).empty());
+    CHECK(aim_error({{"point", "task.snapshotted"}, {"subtask", 2}}).empty());
+    CHECK(aim_error({{"point", "task.alignment_started"}, {"vertex", "count"}}).empty());
+}
+
+TEST_CASE("points: drawn point faults draw only points the job announces, a listed one it never announces is refused",
+          "[points][loader]") {
+    json s = count_eos();
+    s["faults"] = {{"random", {{"kinds", {{"crash", json::object()}}}, {"point_triggers", {{"ratio", "1/2"}}}}}};
+    const Scenario drawn = load_scenario_text(s.dump(), "story.json");
+    const std::vector<std::string>& points = drawn.random_faults->point_triggers.points;
+    CHECK(std::find(points.begin(), points.end(), "sink.precommitted") != points.end());
+    CHECK(std::find(points.begin(), points.end(), "window.fired") == points.end());
+    CHECK(std::find(points.begin(), points.end(), "leadership.granted") == points.end());
+    s["faults"]["random"]["point_triggers"]["points"] = {"task.snapshotted", "window.fired"};
+    try {
+        (void)load_scenario_text(s.dump(), "story.json");
+        FAIL("the loader took a drawn point the job never announces");
+    } catch (const ScenarioError& error) {
+        CHECK(error.json_path() == "/faults/random/point_triggers/points/1");
+        CHECK(std::string(error.what()).find("no window vertex") != std::string::npos);
+    }
+}
+
 TEST_CASE("points: every scenario of the catalogue loads (none places a fault where it cannot fire)", "[points][loader]") {
     const std::vector<std::filesystem::path> files = scenario_files_in(testing::kCatalogue);
     REQUIRE_FALSE(files.empty());

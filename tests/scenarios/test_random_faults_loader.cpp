@@ -3,12 +3,14 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "scenarios/random_faults.h"
 #include "scenarios/scenario.h"
 #include "tests/temp_dir.h"
 
@@ -103,6 +105,47 @@ TEST_CASE("random faults loader: every field", "[loader][random_faults]") {
     CHECK(r.point_triggers.points == std::vector<std::string>{"sink.precommitted"});
     CHECK(r.point_triggers.max_occurrence == 4);
     CHECK(s.sometimes == std::vector<std::string>{"crash@restore", "partition@point:sink.precommitted"});
+}
+
+TEST_CASE("random faults: drawn point faults aim at vertices, after a failover and with a delay when asked", "[loader][random_faults][aim]") {
+    json doc = base();
+    doc["faults"]["random"]["point_triggers"] = json::parse(R"({"ratio": "1/1", "points": ["task.snapshotted", "sink.precommitted",
+      "checkpoint.completed"], "vertices": ["sink"], "after_failover": "1/2", "delay": {"min": "10ms", "max": "20ms"}})");
+    const Scenario s = load(doc);
+    const PointTriggers& p = s.random_faults->point_triggers;
+    CHECK(p.vertices == std::map<std::string, std::vector<std::string>>{{"sink.precommitted", {"sink"}}, {"task.snapshotted", {"sink"}}});
+    int aimed = 0;
+    int after_failover = 0;
+    for (uint64_t seed = 1; seed <= 40; ++seed) {
+        sim::Prng prng(seed);
+        for (const sim::FaultSpec& f : draw_random_faults(*s.random_faults, prng).faults) {
+            REQUIRE_FALSE(f.trigger.point.empty());
+            CHECK(f.trigger.delay >= Duration::millis(10));
+            CHECK(f.trigger.delay <= Duration::millis(20));
+            if (!f.trigger.point_vertex.empty()) {
+                ++aimed;
+                CHECK(f.trigger.point_vertex == "sink");
+                CHECK(f.trigger.point != "checkpoint.completed");  // the JobManager's: no vertex
+            }
+            after_failover += f.trigger.attempt_min == 2 ? 1 : 0;
+        }
+    }
+    CHECK(aimed > 0);
+    CHECK(after_failover > 0);
+    // Without the keys nothing of it is drawn.
+    json plain = base();
+    plain["faults"]["random"]["point_triggers"] = {{"ratio", "1/1"}};
+    const Scenario q = load(plain);
+    sim::Prng prng(7);
+    for (const sim::FaultSpec& f : draw_random_faults(*q.random_faults, prng).faults) {
+        CHECK(f.trigger.point_vertex.empty());
+        CHECK(f.trigger.attempt_min == 1);
+        CHECK(f.trigger.delay == Duration::zero());
+    }
+    // A vertex none of whose tasks announces a drawn point is refused at its path.
+    doc["faults"]["random"]["point_triggers"]["vertices"] = {"sink", "nope"};
+    CHECK(error_of(doc).find("/faults/random/point_triggers/vertices/1") != std::string::npos);
+    CHECK(error_of(doc).find("no deployment of the job has a vertex \"nope\"") != std::string::npos);
 }
 
 TEST_CASE("random faults loader: a negative control on some seeds expects its violation sometimes", "[loader][random_faults]") {

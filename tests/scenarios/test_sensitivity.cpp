@@ -43,6 +43,23 @@ TEST_CASE("sensitivity: the twins of an exactly-once Kafka job, each switching o
     CHECK(rest == document);
 }
 
+TEST_CASE("sensitivity: a sink's twin breaks it in every program, a sink only a later deployment adds has twins too", "[sensitivity]") {
+    json document = exactly_once_kafka_job();
+    json v2 = document["job"]["vertices"];
+    v2.push_back({{"id", "audit"}, {"kind", "sink"}, {"sink", "kafka"}, {"options", {{"topic", "out"}}}, {"parallelism", 1},
+                  {"inputs", {{{"from", "count"}, {"edge", "forward"}}}}});
+    document["deployments"] = {{{"at", "1s"}, {"job_vertices", v2}}};
+    const std::vector<KnownBadTwin> twins = known_bad_twins(document);
+    REQUIRE(twin_names(twins) ==
+            std::vector<std::string>{"checkpointing.at_least_once", "kafka.no_fencing", "sink.sink.at_least_once", "sink.audit.at_least_once"});
+    const json at_least_once = {{"topic", "out"}, {"guarantee", "at_least_once"}};
+    CHECK(twins[2].document["job"]["vertices"][2]["options"] == at_least_once);
+    CHECK(twins[2].document["deployments"][0]["job_vertices"][2]["options"] == at_least_once);  // v2's sink too
+    CHECK(twins[2].document["deployments"][0]["job_vertices"][3]["options"] == json{{"topic", "out"}});  // not audit
+    CHECK(twins[3].document["deployments"][0]["job_vertices"][3]["options"] == at_least_once);
+    CHECK(twins[3].document["job"] == document["job"]);
+}
+
 TEST_CASE("sensitivity: a scenario already in the weaker form has no twin of it", "[sensitivity]") {
     json document = exactly_once_kafka_job();
     document["job"]["checkpointing"] = {{"interval", "200ms"}, {"mode", "at_least_once"}};
