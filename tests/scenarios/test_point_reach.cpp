@@ -167,20 +167,20 @@ TEST_CASE("aim: vertex and subtask filters are refused where no task of the job 
           std::string::npos);
     CHECK(aim_error({{"point", "sink.precommitted"}, {"vertex", "count"}}).find("vertex \"count\" never announces sink.precommitted") !=
           std::string::npos);
-    CHECK(aim_error({{"point", "task.alignment_started"}, {"vertex", "source"}}).find("never announces") != std::string::npos);
+    CHECK(aim_error({{"point", "barrier.alignment_started"}, {"vertex", "source"}}).find("never announces") != std::string::npos);
     CHECK(aim_error({{"point", "task.snapshotted"}, {"vertex", "sink"}, {"subtask", 4}}, &path)
               .find("subtask 4 never exists: vertex \"sink\" runs at most 4 subtasks (0..3)") != std::string::npos);
     CHECK(path == "/faults/schedule/0/at_point/subtask");
     // The positive twins load.
     CHECK(aim_error({{"point", "sink.precommitted"}, {"vertex", "sink"}, {"subtask", 3}}).empty());
     CHECK(aim_error({{"point", "task.snapshotted"}, {"subtask", 2}}).empty());
-    CHECK(aim_error({{"point", "task.alignment_started"}, {"vertex", "count"}}).empty());
+    CHECK(aim_error({{"point", "barrier.alignment_started"}, {"vertex", "count"}}).empty());
 }
 
 TEST_CASE("points: drawn point faults draw only points the job announces, a listed one it never announces is refused",
           "[points][loader]") {
     json s = count_eos();
-    s["faults"] = {{"random", {{"kinds", {{"crash", json::object()}}}, {"point_triggers", {{"ratio", "1/2"}}}}}};
+    s["faults"] = {{"random", {{"quiet_after", "20s"}, {"kinds", {{"crash", json::object()}}}, {"point_triggers", {{"ratio", "1/2"}}}}}};
     const Scenario drawn = load_scenario_text(s.dump(), "story.json");
     const std::vector<std::string>& points = drawn.random_faults->point_triggers.points;
     CHECK(std::find(points.begin(), points.end(), "sink.precommitted") != points.end());
