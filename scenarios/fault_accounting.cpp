@@ -64,6 +64,7 @@ const char* hit_unit(sim::FaultKind kind) {
         case sim::FaultKind::transaction_abort: return "transactions aborted";
         case sim::FaultKind::kafka_commit_errors: return "commits or aborts failed";
         case sim::FaultKind::kafka_commit_outcome_unknown: return "commits or aborts answered with a timeout";
+        case sim::FaultKind::kafka_produce_ack_lost: return "produce answers lost";
         case sim::FaultKind::system_unavailable:
         case sim::FaultKind::system_write_errors:
         case sim::FaultKind::bulk_partial_failure: return "calls failed";
@@ -84,6 +85,7 @@ std::string nothing_hit(const sim::FaultSpec& spec) {
         case sim::FaultKind::transaction_abort: return "no transaction was open";
         case sim::FaultKind::kafka_commit_errors:
         case sim::FaultKind::kafka_commit_outcome_unknown: return "no transaction was committed or aborted while it lasted";
+        case sim::FaultKind::kafka_produce_ack_lost: return "nobody wrote to Kafka while it lasted";
         case sim::FaultKind::system_unavailable:
         case sim::FaultKind::system_write_errors:
         case sim::FaultKind::bulk_partial_failure: return "no call to " + spec.system + " failed: nobody called it while it lasted";
@@ -157,6 +159,7 @@ int64_t FaultAccounting::counter(size_t index) const {
         case sim::FaultKind::transaction_abort: return value(probes_.kafka_transactions_aborted);
         case sim::FaultKind::kafka_commit_errors: return value(probes_.kafka_commit_errors);
         case sim::FaultKind::kafka_commit_outcome_unknown: return value(probes_.kafka_commit_outcomes_unknown);
+        case sim::FaultKind::kafka_produce_ack_lost: return value(probes_.kafka_produce_acks_lost);
         case sim::FaultKind::system_unavailable:
         case sim::FaultKind::system_write_errors:
         case sim::FaultKind::bulk_partial_failure:

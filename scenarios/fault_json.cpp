@@ -80,7 +80,8 @@ nlohmann::ordered_json fault_to_json(const sim::FaultSpec& fault) {
         case FaultKind::broker_unavailable:
         case FaultKind::kafka_write_failure:
         case FaultKind::kafka_commit_errors:
-        case FaultKind::kafka_commit_outcome_unknown: j["duration"] = duration; break;
+        case FaultKind::kafka_commit_outcome_unknown:
+        case FaultKind::kafka_produce_ack_lost: j["duration"] = duration; break;
         case FaultKind::transaction_abort: break;
         case FaultKind::system_unavailable:
         case FaultKind::system_write_errors:

@@ -41,6 +41,7 @@ public:
         hooks.transaction_abort = [this] { kafka_.abort_open_transactions(); };
         hooks.kafka_commit_errors = [this](sim::Time until) { kafka_.set_commit_errors_until(until); };
         hooks.kafka_commit_outcome_unknown = [this](sim::Time until) { kafka_.set_commit_outcome_unknown_until(until); };
+        hooks.kafka_produce_ack_lost = [this](sim::Time until) { kafka_.set_produce_acks_lost_until(until); };
     }
     void add_input(RunInput& input) const override {
         for (const auto& producer : inputs_) {
@@ -77,6 +78,7 @@ public:
         p.kafka_refused_calls = [this] { return kafka_.calls_refused_by_fault(); };
         p.kafka_commit_errors = [this] { return kafka_.stats().commit_errors; };
         p.kafka_commit_outcomes_unknown = [this] { return kafka_.stats().commit_outcomes_unknown; };
+        p.kafka_produce_acks_lost = [this] { return kafka_.stats().produce_acks_lost; };
         p.kafka_transactions_aborted = [this] { return kafka_.stats().transactions_aborted; };
     }
 

@@ -104,7 +104,8 @@ Duration draw_parameters(const RandomFaultKind& kind, sim::FaultSpec& fault, sim
         case FaultKind::broker_unavailable:
         case FaultKind::kafka_write_failure:
         case FaultKind::kafka_commit_errors:
-        case FaultKind::kafka_commit_outcome_unknown: break;
+        case FaultKind::kafka_commit_outcome_unknown:
+        case FaultKind::kafka_produce_ack_lost: break;
         case FaultKind::transaction_abort: return Duration::zero();
         case FaultKind::system_unavailable:
         case FaultKind::system_write_errors: fault.system = pick(kind.systems, prng); break;

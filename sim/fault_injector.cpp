@@ -9,7 +9,7 @@ namespace eosim::sim {
 
 namespace {
 
-static_assert(static_cast<size_t>(FaultKind::kafka_commit_outcome_unknown) + 1 == kFaultKindCount);
+static_assert(static_cast<size_t>(FaultKind::kafka_produce_ack_lost) + 1 == kFaultKindCount);
 
 constexpr EventKind kFaultTrigger{"fault.trigger"};
 constexpr EventKind kFaultRestart{"fault.restart"};
@@ -33,6 +33,7 @@ constexpr EventKind kFaultFired[kFaultKindCount] = {
     EventKind{"fault.bulk_partial_failure"},
     EventKind{"fault.kafka_commit_errors"},
     EventKind{"fault.kafka_commit_outcome_unknown"},
+    EventKind{"fault.kafka_produce_ack_lost"},
 };
 
 // "12.345s": integer arithmetic, so a report reads the same everywhere.
@@ -121,7 +122,8 @@ void FaultInjector::validate_and_resolve(size_t index) {
                               (spec.kind == FaultKind::transaction_abort && !hooks_.transaction_abort) ||
                               (spec.kind == FaultKind::kafka_commit_errors && !hooks_.kafka_commit_errors) ||
                               (spec.kind == FaultKind::kafka_commit_outcome_unknown &&
-                               !hooks_.kafka_commit_outcome_unknown);
+                               !hooks_.kafka_commit_outcome_unknown) ||
+                              (spec.kind == FaultKind::kafka_produce_ack_lost && !hooks_.kafka_produce_ack_lost);
     if (hook_missing) throw std::invalid_argument(what + "no outside-system hook wired for this kind");
     if (targets_a_system(spec.kind)) {
         auto target = hooks_.systems.find(spec.system);
@@ -231,6 +233,11 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
         case FaultKind::kafka_commit_outcome_unknown:
             hooks_.kafka_commit_outcome_unknown(now + spec.duration);
             record.action = "Kafka commits and aborts applied but answered with a timeout until " + until;
+            extend_quiet(now + spec.duration);
+            break;
+        case FaultKind::kafka_produce_ack_lost:
+            hooks_.kafka_produce_ack_lost(now + spec.duration);
+            record.action = "Kafka produce requests written, every other answer lost until " + until;
             extend_quiet(now + spec.duration);
             break;
         case FaultKind::system_unavailable:

@@ -23,7 +23,7 @@
 // - slow_link: `Network::slow_link(nodes[0], nodes[1], multiplier, duration)`.
 // - storage_failure / storage_slow: `DurableStorage::fail_until` / `slow_until` (now + duration).
 // - broker_unavailable / kafka_write_failure / transaction_abort / kafka_commit_errors /
-//   kafka_commit_outcome_unknown: the `OutsideFaults` hooks, so
+//   kafka_commit_outcome_unknown / kafka_produce_ack_lost: the `OutsideFaults` hooks, so
 //   that sim/ does not depend on the models in sim/external/.
 // - system_unavailable / system_write_errors / bulk_partial_failure: the `OutsideFaultTarget`
 //   registered under the fault's `system` name (`OutsideFaults::systems`).
@@ -48,7 +48,7 @@
 
 namespace eosim::sim {
 
-inline constexpr size_t kFaultKindCount = 15;  // FaultKind::crash .. FaultKind::kafka_commit_outcome_unknown
+inline constexpr size_t kFaultKindCount = 16;  // FaultKind::crash .. FaultKind::kafka_produce_ack_lost
 
 // Hooks into the outside systems, wired by the runner (e.g. to `external::KafkaCluster`).
 // A plan that uses a kind whose hook is empty is rejected at construction.
@@ -60,6 +60,7 @@ struct OutsideFaults {
     std::map<std::string, OutsideFaultTarget*> systems;
     std::function<void(Time until)> kafka_commit_errors;           // EndTxn fails retriably until `until`
     std::function<void(Time until)> kafka_commit_outcome_unknown;  // EndTxn applied, answer lost until `until`
+    std::function<void(Time until)> kafka_produce_ack_lost;        // produce written, every other answer lost until `until`
 };
 
 struct FiredFault {

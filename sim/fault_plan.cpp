@@ -15,6 +15,7 @@ const char* to_string(FaultKind kind) {
         case FaultKind::transaction_abort: return "transaction_abort";
         case FaultKind::kafka_commit_errors: return "kafka_commit_errors";
         case FaultKind::kafka_commit_outcome_unknown: return "kafka_commit_outcome_unknown";
+        case FaultKind::kafka_produce_ack_lost: return "kafka_produce_ack_lost";
         case FaultKind::message_loss: return "message_loss";
         case FaultKind::system_unavailable: return "system_unavailable";
         case FaultKind::system_write_errors: return "system_write_errors";

@@ -32,6 +32,7 @@ enum class FaultKind : uint8_t {
     // Kafka commit faults (produce and reads keep working):
     kafka_commit_errors,           // EndTxn (commit, abort) fails with a retriable coordinator error for duration
     kafka_commit_outcome_unknown,  // EndTxn is applied but answered with a request timeout for duration
+    kafka_produce_ack_lost,        // produce requests are written but every other answer is lost for duration
 };
 
 struct FaultTrigger {

@@ -30,18 +30,23 @@ struct CheckpointBarrier {
     // unaligned (Flink: CheckpointOptions' alignment type UNALIGNED, or an aligned barrier that
     // timed out upstream and was sent on as unaligned).
     bool unaligned = false;
+    // When the coordinator triggered the checkpoint (Flink's CheckpointBarrier timestamp): the
+    // aligned-checkpoint timeout counts from here, not from the barrier's arrival.
+    sim::Time started = sim::Time::zero();
 };
 
 // How the exactly-once handler aligns (from the job's checkpointing configuration).
 enum class AlignmentMode : uint8_t {
     aligned,                   // block channels until every barrier arrived
     unaligned,                 // snapshot on the first barrier, persist in-flight data
-    aligned_then_unaligned,    // aligned, switched to unaligned once alignment lasted `alignment_timeout`
+    aligned_then_unaligned,    // aligned, switched to unaligned `alignment_timeout` after the checkpoint started
 };
 
 class BarrierHandlerController {
 public:
     virtual ~BarrierHandlerController() = default;
+    // The task's clock (virtual time): how long ago a barrier's checkpoint started.
+    virtual sim::Time now() const = 0;
     virtual void block_channel(int32_t channel) = 0;
     virtual void unblock_all_channels() = 0;
     // Every live channel delivered barrier `checkpoint_id` (aligned): snapshot and forward the barrier.
@@ -69,7 +74,7 @@ class BarrierHandler {
 public:
     virtual ~BarrierHandler() = default;
     virtual void barrier_received(int32_t channel, const CheckpointBarrier& barrier) = 0;
-    void barrier_received(int32_t channel, int64_t checkpoint_id) { barrier_received(channel, CheckpointBarrier{checkpoint_id, false}); }
+    void barrier_received(int32_t channel, int64_t checkpoint_id) { barrier_received(channel, CheckpointBarrier{checkpoint_id}); }
     // An upstream task declined `checkpoint_id` and said so in-band (Flink's CancelCheckpointMarker).
     virtual void cancellation_marker_received(int32_t channel, int64_t checkpoint_id) = 0;
     // notifyCheckpointAborted from the coordinator.

@@ -103,10 +103,12 @@ std::unique_ptr<BarrierHandlerState> CollectingBarriersUnaligned::waiting() cons
 
 std::unique_ptr<BarrierHandlerState> AlternatingWaitingForFirstBarrier::barrier_received(
     const BarrierHandlerContext& context, int32_t channel, const CheckpointBarrier& barrier) {
-    if (barrier.unaligned) return begin_unaligned(context, true);  // an upstream task already switched
+    // An upstream task already switched, or the timeout (from the checkpoint's start) is over:
+    // unaligned at once (Flink's AlternatingCheckpointsTest.testTimeoutAlignmentBeforeFirstBarrier).
+    if (barrier.unaligned || context.alignment_time_left <= sim::Duration::zero()) return begin_unaligned(context, true);
     if (context.all_barriers_in) return all_barriers_in(context);
     context.controller.block_channel(channel);
-    context.controller.start_alignment_timer(context.checkpoint_id, context.alignment_timeout);
+    context.controller.start_alignment_timer(context.checkpoint_id, context.alignment_time_left);
     return std::make_unique<AlternatingCollectingBarriers>();
 }
 

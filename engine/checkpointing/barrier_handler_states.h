@@ -9,7 +9,8 @@
 //   unaligned:               WaitingForFirstBarrierUnaligned --barrier--> snapshot now, persist in-flight
 //                            data --> CollectingBarriersUnaligned --last barrier--> channel state complete
 //   aligned with a timeout:  AlternatingWaitingForFirstBarrier --aligned barrier--> AlternatingCollectingBarriers
-//                            (timer started); --unaligned barrier or timer--> CollectingBarriersUnaligned
+//                            (timer set for the rest of the timeout, counted from the checkpoint's start);
+//                            --unaligned barrier, a barrier after the timeout, or the timer--> CollectingBarriersUnaligned
 //                            (which returns to AlternatingWaitingForFirstBarrier at the end)
 // `abort` (the pending checkpoint ends without completing here) releases what the state holds and
 // returns the waiting state of its mode.
@@ -27,7 +28,9 @@ struct BarrierHandlerContext {
     int64_t checkpoint_id;
     const std::vector<bool>& barrier_in;  // per channel: its barrier of the pending checkpoint arrived
     bool all_barriers_in;                 // every open channel delivered it
-    sim::Duration alignment_timeout;
+    // aligned_then_unaligned: what is left of the aligned-checkpoint timeout, counted from the
+    // checkpoint's start (zero or less: a barrier that comes now starts unaligned at once).
+    sim::Duration alignment_time_left;
 };
 
 class BarrierHandlerState {

@@ -226,7 +226,7 @@ void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t u
     gateway_.world().announce(snapshot.terminates() ? points::kStopWithSavepointTriggered : points::kCheckpointTriggered, node_, id);
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(true)) {
-        gateway_.trigger_checkpoint(node_, tm, attempt, id, snapshot);
+        gateway_.trigger_checkpoint(node_, tm, attempt, id, snapshot, gateway_.world().now());
     }
 }
 

@@ -19,7 +19,8 @@ SingleCheckpointBarrierHandler::SingleCheckpointBarrierHandler(int32_t channels,
       closed_(static_cast<size_t>(channels), false) {}
 
 BarrierHandlerContext SingleCheckpointBarrierHandler::context() const {
-    return BarrierHandlerContext{controller_, current_, barrier_in_, all_barriers_in(), alignment_timeout_};
+    const sim::Duration left = alignment_timeout_ - (controller_.now() - current_started_);
+    return BarrierHandlerContext{controller_, current_, barrier_in_, all_barriers_in(), left};
 }
 
 bool SingleCheckpointBarrierHandler::all_barriers_in() const {
@@ -38,7 +39,7 @@ void SingleCheckpointBarrierHandler::release_pending() {
     pending_ = false;
 }
 
-bool SingleCheckpointBarrierHandler::advance_to(int64_t checkpoint_id, const char* why_older_fails) {
+bool SingleCheckpointBarrierHandler::advance_to(int64_t checkpoint_id, const char* why_older_fails, sim::Time started) {
     if (checkpoint_id < current_ || (checkpoint_id == current_ && !pending_)) return false;  // late, done or cancelled
     if (checkpoint_id == current_) return true;
     if (pending_) {
@@ -46,6 +47,7 @@ bool SingleCheckpointBarrierHandler::advance_to(int64_t checkpoint_id, const cha
         release_pending();
     }
     current_ = checkpoint_id;
+    current_started_ = started;
     barrier_in_.assign(barrier_in_.size(), false);
     const bool aborted = aborted_ahead_.contains(checkpoint_id);
     aborted_ahead_.erase(aborted_ahead_.begin(), aborted_ahead_.upper_bound(checkpoint_id));
@@ -54,7 +56,7 @@ bool SingleCheckpointBarrierHandler::advance_to(int64_t checkpoint_id, const cha
 }
 
 void SingleCheckpointBarrierHandler::barrier_received(int32_t channel, const CheckpointBarrier& barrier) {
-    if (!advance_to(barrier.checkpoint_id, "barrier of a newer checkpoint arrived during alignment")) return;
+    if (!advance_to(barrier.checkpoint_id, "barrier of a newer checkpoint arrived during alignment", barrier.started)) return;
     if (barrier_in_[static_cast<size_t>(channel)]) {
         throw std::logic_error("second barrier of checkpoint " + std::to_string(barrier.checkpoint_id) + " on channel " +
                                std::to_string(channel) + ": a blocked channel cannot be read");

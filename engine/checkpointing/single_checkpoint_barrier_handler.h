@@ -46,7 +46,7 @@ public:
 
 private:
     // Makes `checkpoint_id` the current checkpoint when it is newer; true when it is pending.
-    bool advance_to(int64_t checkpoint_id, const char* why_older_fails);
+    bool advance_to(int64_t checkpoint_id, const char* why_older_fails, sim::Time started = sim::Time::zero());
     void apply(std::unique_ptr<BarrierHandlerState> next);
     void release_pending();  // the pending checkpoint ends without completing here
     void finish_if_all_in();
@@ -60,6 +60,7 @@ private:
     std::vector<bool> barrier_in_;
     std::vector<bool> closed_;
     int64_t current_ = 0;   // the pending checkpoint, or the last one seen
+    sim::Time current_started_ = sim::Time::zero();  // when the coordinator triggered it
     bool pending_ = false;
     std::set<int64_t> aborted_ahead_;  // aborted by the coordinator before their first barrier came
 };

@@ -13,7 +13,12 @@ using sim::external::ProducerHandle;
 
 KafkaSink::KafkaSink(const KafkaSinkOptions& options, SinkContext& context, sim::external::KafkaCluster& kafka,
                      const RuntimeConfig& runtime)
-    : options_(options), context_(context), kafka_(kafka), runtime_(runtime), partitions_(kafka.partitions(options.topic)) {}
+    : options_(options),
+      context_(context),
+      kafka_(kafka),
+      runtime_(runtime),
+      partitions_(kafka.partitions(options.topic)),
+      client_(kafka, options.topic, options.idempotence) {}
 
 std::string KafkaSink::transactional_id(int64_t checkpoint_id) const {
     return options_.transactional_id_prefix + "-" + std::to_string(context_.subtask()) + "-" + std::to_string(checkpoint_id);
@@ -85,6 +90,7 @@ bool KafkaSink::begin_transaction(int64_t checkpoint_id) {
         context_.fail(std::string("cannot begin transaction ") + transactional_id(checkpoint_id) + ": " + to_string(error));
         return false;
     }
+    client_.use(current_);
     context_.observer().transaction_event(context_.world().now(), current_.transactional_id, "begun");
     return true;
 }
@@ -96,14 +102,11 @@ void KafkaSink::write(const RecordBatch& records) {
         outgoing_.emplace_back(partition, sim::external::KafkaRecord{record.key, record.value, record.timestamp});
     }
     KafkaError error = KafkaError::none;
-    if (options_.guarantee == DeliveryGuarantee::exactly_once) {
-        error = kafka_.send_batch(context_.node(), current_, options_.topic, outgoing_);
-    } else {
-        for (const auto& [partition, record] : outgoing_) {
-            error = kafka_.append(context_.node(), options_.topic, partition, record);
-            if (error != KafkaError::none) break;
-        }
+    if (options_.guarantee != DeliveryGuarantee::exactly_once && !client_ready_) {
+        error = client_.init(context_.node());  // the producer id, taken at the first write
+        client_ready_ = error == KafkaError::none;
     }
+    if (error == KafkaError::none) error = client_.send(context_.node(), outgoing_);
     if (error != KafkaError::none && write_error_ == KafkaError::none) write_error_ = error;
 }
 
@@ -212,6 +215,10 @@ std::shared_ptr<const SinkConfig> configure_kafka_sink(SinkOptions& options, con
     o.guarantee = static_cast<DeliveryGuarantee>(
         options.choice("guarantee", {"none", "at_least_once", "exactly_once"}, 2));
     o.transactional_id_prefix = options.string("transactional_id_prefix", vertex_id);
+    o.idempotence = options.boolean("idempotence", true);
+    if (!o.idempotence && o.guarantee == DeliveryGuarantee::exactly_once) {
+        options.fail("idempotence", "expected true with guarantee exactly_once (Kafka transactions need enable.idempotence), found false");
+    }
     return std::make_shared<KafkaSinkConfig>(std::move(o));
 }
 
@@ -223,7 +230,12 @@ void register_kafka_sink(SinkRegistry& registry) {
                           "Flink's KafkaSink)",
                           configure_kafka_sink,
                           [](const nlohmann::json& options) {
-                              if (options.value("guarantee", "exactly_once") != "exactly_once") return std::vector<SinkTwin>{};
+                              if (options.value("guarantee", "exactly_once") != "exactly_once") {
+                                  // Transactions need idempotence; without them it is the one protection left.
+                                  return twin_setting(options, "idempotence", true, false, "idempotence_off",
+                                                      "enable.idempotence=false: a request sent again after a lost answer "
+                                                      "is written again");
+                              }
                               return twin_setting(options, "guarantee", "exactly_once", "at_least_once", "at_least_once",
                                                   "no transactions: records written as they come, replayed after a restore");
                           }});

@@ -18,13 +18,16 @@
 // an unused one (Flink's FlinkKafkaProducer / TransactionAborter) could stop before a lingering
 // transaction; listing cannot. A failed listing fails the task (the restart retries).
 //
-// At-least-once and none: plain appends at once; at-least-once fails the checkpoint when a write
-// failed, none ignores failed writes.
+// At-least-once and none: appends at once, by an idempotent producer unless "idempotence" is false;
+// at-least-once fails the checkpoint when a write failed, none ignores failed writes. Every write
+// goes through a producer client (sim/external/kafka_producer_client.h) that numbers its batches and
+// sends a request again when its answer was lost.
 //
 // Registered as sink kind "kafka"; options: "topic" (required, a topic of the world that no source
 // reads), "guarantee" ("none" | "at_least_once" | "exactly_once", default exactly_once),
 // "transactional_id_prefix" (default: the vertex id; unique among every job writing to the cluster:
-// the restore aborts every ongoing transaction of `prefix-subtask-N`).
+// the restore aborts every ongoing transaction of `prefix-subtask-N`), "idempotence" (default true;
+// false only with at_least_once or none, as Kafka refuses transactions without it).
 #include <functional>
 #include <string>
 #include <vector>
@@ -33,6 +36,7 @@
 #include "engine/connectors/sink_registry.h"
 #include "engine/runtime/job_spec.h"
 #include "sim/external/kafka.h"
+#include "sim/external/kafka_producer_client.h"
 
 namespace eosim::engine {
 
@@ -40,6 +44,10 @@ struct KafkaSinkOptions {
     std::string topic;
     DeliveryGuarantee guarantee = DeliveryGuarantee::exactly_once;
     std::string transactional_id_prefix;  // never empty once configured
+    // enable.idempotence: sequence numbers on every batch, so that a request sent again after its
+    // answer was lost is not written twice. Only at_least_once and none may turn it off (a
+    // negative control: duplicates without any failover).
+    bool idempotence = true;
 };
 
 // The configured sink kind (what a scenario's "options" become); tests make one directly.
@@ -97,6 +105,8 @@ private:
     const RuntimeConfig& runtime_;
     int32_t partitions_;
     std::vector<std::pair<int32_t, sim::external::KafkaRecord>> outgoing_;  // reused buffer for a write
+    sim::external::KafkaProducerClient client_;  // sequence numbers and retries of every write
+    bool client_ready_ = false;                  // at_least_once / none: the producer id taken
     sim::external::KafkaError write_error_ = sim::external::KafkaError::none;
     sim::external::ProducerHandle current_;  // exactly-once: the open transaction
     std::vector<Pending> pending_;           // pre-committed, not yet committed; ascending ids

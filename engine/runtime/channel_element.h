@@ -6,6 +6,7 @@
 #include "engine/checkpointing/snapshot_type.h"
 #include "engine/runtime/deployment.h"
 #include "engine/runtime/record.h"
+#include "sim/time.h"
 #include "sim/trace.h"
 
 namespace eosim::engine {
@@ -18,6 +19,7 @@ struct ChannelElement {
     int64_t checkpoint_id = 0;
     RecordBatch records;
     int64_t watermark = 0;           // watermark: its value
+    sim::Time checkpoint_started{};  // barrier: when the coordinator triggered its checkpoint (CheckpointBarrier::started)
     bool unaligned_barrier = false;  // barrier: sent as a priority event (CheckpointBarrier::unaligned)
     SnapshotType snapshot{};         // barrier: a checkpoint or a savepoint (Flink's CheckpointOptions)
     bool recovered = false;          // records: replayed from channel state (took no credit)

@@ -26,9 +26,12 @@ public:
         JobManager* jm = engine_.job_manager_on(node, instance);
         return jm == nullptr ? nullptr : &jm->coordinator();
     }
-    void trigger_checkpoint(sim::NodeId from, sim::NodeId to, int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot) override {
+    void trigger_checkpoint(sim::NodeId from, sim::NodeId to, int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot,
+                            sim::Time started) override {
         engine_.send_to_task_manager(from, to, messages::kTriggerCheckpoint, static_cast<uint64_t>(checkpoint_id),
-                                     [attempt, checkpoint_id, snapshot](TaskManager& t) { t.trigger_checkpoint(attempt, checkpoint_id, snapshot); });
+                                     [attempt, checkpoint_id, snapshot, started](TaskManager& t) {
+                                         t.trigger_checkpoint(attempt, checkpoint_id, snapshot, started);
+                                     });
     }
     void notify_checkpoint_complete(sim::NodeId from, sim::NodeId to, int64_t attempt, int64_t checkpoint_id) override {
         engine_.send_to_task_manager(from, to, messages::kNotifyComplete, static_cast<uint64_t>(checkpoint_id),

@@ -122,8 +122,8 @@ struct CheckpointConfig {
     // exactly_once only. Unaligned: a task snapshots on the first barrier, the barrier overtakes
     // the queued output buffers, and the in-flight data it overtook is persisted as channel state.
     bool unaligned = false;
-    // With `unaligned`: checkpoints start aligned and a task switches to unaligned once its
-    // alignment lasted longer than this (zero: unaligned from the start). Flink's
+    // With `unaligned`: checkpoints start aligned and a task switches to unaligned once this long
+    // has passed since the checkpoint started (zero: unaligned from the start). Flink's
     // execution.checkpointing.aligned-checkpoint-timeout.
     sim::Duration aligned_checkpoint_timeout = sim::Duration::zero();
 

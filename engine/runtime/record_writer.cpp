@@ -175,14 +175,14 @@ void RecordWriter::send_ready(OutputChannel& out) {
     }
 }
 
-void RecordWriter::send_barrier_ahead(int64_t checkpoint_id, ChannelStateWriter& writer) {
+void RecordWriter::send_barrier_ahead(const ChannelElement& barrier_element, ChannelStateWriter& writer) {
     flush();
     for (size_t c = 0; c < channels_.size(); ++c) {
         OutputChannel& out = channels_[c];
         for (const ChannelElement& queued : out.queue) {
             if (queued.type == ChannelElement::Type::records) writer.add_output(static_cast<int32_t>(c), queued.records);
         }
-        ChannelElement barrier{ChannelElement::Type::barrier, checkpoint_id, {}};
+        ChannelElement barrier = barrier_element;
         barrier.unaligned_barrier = true;
         out.queue.push_front(std::move(barrier));
         send_ready(out);
@@ -207,8 +207,8 @@ void RecordWriter::overtake_queued_barrier(int64_t checkpoint_id, ChannelStateWr
         for (auto q = out.queue.begin(); q != it; ++q) {
             if (q->type == ChannelElement::Type::records) writer.add_output(static_cast<int32_t>(c), q->records);
         }
+        ChannelElement barrier = std::move(*it);  // its snapshot type and start go with it
         out.queue.erase(it);
-        ChannelElement barrier{ChannelElement::Type::barrier, checkpoint_id, {}};
         barrier.unaligned_barrier = true;
         out.queue.push_front(std::move(barrier));
         send_ready(out);

@@ -53,9 +53,9 @@ public:
     // The flush timer (buffer_timeout) fired.
     void flush_timer_fired();
 
-    // Unaligned checkpoint: flushes, then puts the barrier ahead of every queued buffer, which
-    // goes to `writer` as output channel state.
-    void send_barrier_ahead(int64_t checkpoint_id, ChannelStateWriter& writer);
+    // Unaligned checkpoint: flushes, then puts `barrier` (sent as unaligned) ahead of every queued
+    // buffer, which goes to `writer` as output channel state.
+    void send_barrier_ahead(const ChannelElement& barrier, ChannelStateWriter& writer);
     // True while a barrier of `checkpoint_id` waits in some channel's queue.
     bool barrier_queued(int64_t checkpoint_id) const;
     // Aligned-checkpoint timeout on the output side: a queued barrier of `checkpoint_id` jumps

@@ -13,8 +13,8 @@ namespace {
 constexpr sim::EventKind kAlignmentTimer{"task.alignment_timer"};
 }  // namespace
 
-bool SubtaskCheckpoint::trigger(int64_t checkpoint_id, SnapshotType snapshot_type) {
-    note_snapshot_type(checkpoint_id, snapshot_type);
+bool SubtaskCheckpoint::trigger(int64_t checkpoint_id, SnapshotType snapshot_type, sim::Time started) {
+    note_checkpoint(checkpoint_id, snapshot_type, started);
     if (!task_.running()) {
         decline(checkpoint_id, CheckpointFailureReason::checkpoint_declined_task_not_ready, "source task not running");
         return false;
@@ -46,13 +46,19 @@ void SubtaskCheckpoint::aborted(int64_t checkpoint_id) {
 
 void SubtaskCheckpoint::first_barrier_arrived() { first_barrier_at_ = task_.world().now(); }
 
+sim::Time SubtaskCheckpoint::started(int64_t checkpoint_id) const {
+    auto it = started_.find(checkpoint_id);
+    return it == started_.end() ? task_.world().now() : it->second;
+}
+
 SnapshotType SubtaskCheckpoint::snapshot_type(int64_t checkpoint_id) const {
     auto it = savepoints_seen_.find(checkpoint_id);
     return it == savepoints_seen_.end() ? SnapshotType{} : it->second;
 }
 
-void SubtaskCheckpoint::note_snapshot_type(int64_t checkpoint_id, SnapshotType snapshot) {
+void SubtaskCheckpoint::note_checkpoint(int64_t checkpoint_id, SnapshotType snapshot, sim::Time started) {
     if (snapshot.is_savepoint()) savepoints_seen_[checkpoint_id] = snapshot;
+    if (checkpoint_id > last_barrier_forwarded_) started_.emplace(checkpoint_id, started);
 }
 
 bool SubtaskCheckpoint::done_after(int64_t completed_checkpoint) const {
@@ -87,16 +93,19 @@ bool SubtaskCheckpoint::snapshot(int64_t checkpoint_id, bool unaligned) {
     snapshot_operator_state_ = std::move(captured.state);
     snapshot_offsets_ = std::move(captured.offsets);
     if (snapshot_type(checkpoint_id).terminates()) stop_savepoint_ = checkpoint_id;
+    ChannelElement barrier{ChannelElement::Type::barrier, checkpoint_id, {}};
+    barrier.snapshot = snapshot_type(checkpoint_id);
+    barrier.checkpoint_started = started(checkpoint_id);
+    started_.erase(started_.begin(), started_.upper_bound(checkpoint_id));
+    snapshot_started_ = barrier.checkpoint_started;
     if (!unaligned) {
-        ChannelElement barrier{ChannelElement::Type::barrier, checkpoint_id, {}};
-        barrier.snapshot = snapshot_type(checkpoint_id);
         task_.writer().broadcast(std::move(barrier));
         return true;
     }
     // The barrier overtakes every queued output buffer (the open one sealed first); they become the
     // output channel state, and are still sent, after the barrier.
     channel_state_.start(checkpoint_id, task_.inputs().size(), task_.writer().size());
-    task_.writer().send_barrier_ahead(checkpoint_id, channel_state_);
+    task_.writer().send_barrier_ahead(barrier, channel_state_);
     return true;
 }
 
@@ -143,7 +152,10 @@ void SubtaskCheckpoint::finish_aligned(int64_t checkpoint_id) {
     barrier_send_.start(checkpoint_id, 0, task_.writer().size());
     barrier_send_state_ = std::move(snapshot_operator_state_);
     barrier_send_offsets_ = snapshot_offsets_;
-    task_.engine().schedule_for_task(task_.node(), task_.key(), timeout, kAlignmentTimer, [checkpoint_id](Task& task) {
+    // As on the input side, the timeout counts from the checkpoint's start (Flink's
+    // BarrierAlignmentUtil.getTimerDelay): a barrier already past it overtakes the queue at once.
+    const sim::Duration left = std::max(timeout - (task_.world().now() - snapshot_started_), sim::Duration::zero());
+    task_.engine().schedule_for_task(task_.node(), task_.key(), left, kAlignmentTimer, [checkpoint_id](Task& task) {
         if (task.running()) task.checkpoint().overtake_queued_barriers(checkpoint_id);
     });
     upload_when_barrier_sent();

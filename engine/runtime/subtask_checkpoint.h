@@ -33,7 +33,7 @@ public:
 
     // A source's trigger: snapshot and send the barrier on. False when nothing was snapshotted
     // (declined, or aborted before the trigger came).
-    bool trigger(int64_t checkpoint_id, SnapshotType snapshot);
+    bool trigger(int64_t checkpoint_id, SnapshotType snapshot, sim::Time started);
     // Every barrier arrived (aligned): snapshot and send the barrier on.
     void take_aligned(int64_t checkpoint_id);
     // The first barrier of an unaligned checkpoint: snapshot, send the barrier ahead, and persist
@@ -42,7 +42,8 @@ public:
     void channel_barrier_received(int32_t channel);
     void finish_unaligned(int64_t checkpoint_id);
     void discard_unaligned(int64_t checkpoint_id);
-    // The output-side alignment timer of `checkpoint_id` fired.
+    // The output-side alignment timer of `checkpoint_id` fired (set for what is left of the
+    // aligned-checkpoint timeout, counted from the checkpoint's start).
     void overtake_queued_barriers(int64_t checkpoint_id);
     // A barrier left an output queue.
     void barrier_sent();
@@ -55,7 +56,8 @@ public:
     void first_barrier_arrived();
     // The snapshot type of checkpoint `id` as its trigger or barrier said (a checkpoint unless noted).
     SnapshotType snapshot_type(int64_t checkpoint_id) const;
-    void note_snapshot_type(int64_t checkpoint_id, SnapshotType snapshot);
+    // What a trigger or a barrier tells of checkpoint `id`: its type and when it started.
+    void note_checkpoint(int64_t checkpoint_id, SnapshotType snapshot, sim::Time started);
     // The input channel state being recorded (unaligned checkpoints).
     ChannelStateWriter& channel_state() { return channel_state_; }
     CheckpointUpload& upload() { return upload_; }
@@ -75,6 +77,8 @@ private:
     void finish_aligned(int64_t checkpoint_id);
     void upload_when_barrier_sent();
     void send_cancellation_marker(int64_t checkpoint_id);
+    // When checkpoint `id` started, as its trigger or first barrier said (now when neither did).
+    sim::Time started(int64_t checkpoint_id) const;
     // The synchronous part's end: statistics, then the upload.
     void upload_snapshot(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned);
 
@@ -84,6 +88,9 @@ private:
     int64_t last_cancellation_sent_ = 0;       // the newest checkpoint declined downstream in-band
     std::set<int64_t> aborted_ahead_;          // sources: aborted before their trigger arrived
     std::map<int64_t, SnapshotType> savepoints_seen_;  // savepoint barriers and triggers, by id
+    // When each checkpoint seen and not yet snapshotted started (the coordinator's trigger time):
+    // the barriers this task sends carry it, and the aligned-checkpoint timeout counts from it.
+    std::map<int64_t, sim::Time> started_;
     int64_t stop_savepoint_ = 0;  // the final savepoint of a stop-with-savepoint this task snapshotted
     int64_t end_of_data_checkpoint_ = 0;  // first checkpoint taken after end of data
     // The snapshot being taken: its operator state (kept until an unaligned one has its channel state).
@@ -93,6 +100,7 @@ private:
     // Checkpoint statistics of the snapshot in progress.
     sim::Time first_barrier_at_;
     sim::Time last_barrier_at_;
+    sim::Time snapshot_started_;  // when the checkpoint of the snapshot in progress started
     size_t operator_state_size_ = 0;
     // Aligned-checkpoint timeout: an aligned snapshot waiting for its barrier to leave the outputs.
     ChannelStateWriter barrier_send_;

@@ -265,7 +265,7 @@ void Task::handle_barrier(int32_t channel, const ChannelElement& element, bool o
     BarrierHandler& barriers = inputs_.barriers();
     const bool was_idle = barriers.pending_checkpoint() == 0;
     if (was_idle) checkpoint_.first_barrier_arrived();
-    checkpoint_.note_snapshot_type(element.checkpoint_id, element.snapshot);
+    checkpoint_.note_checkpoint(element.checkpoint_id, element.snapshot, element.checkpoint_started);
     inputs_.hand_over_barrier(channel, element, overtook_queue);
     if (was_idle && barriers.pending_checkpoint() != 0) {
         announce(points::kAlignmentStarted, element.checkpoint_id);
@@ -339,8 +339,8 @@ void Task::reach_end_of_data() {
 
 // ---- checkpoints: what the trigger, the notifications and the barrier handler ask ---------------
 
-void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type) {
-    if (!checkpoint_.trigger(checkpoint_id, snapshot_type) || !snapshot_type.terminates()) return;
+void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type, sim::Time started) {
+    if (!checkpoint_.trigger(checkpoint_id, snapshot_type, started) || !snapshot_type.terminates()) return;
     // Stop-with-savepoint: read nothing more; with drain, end of input follows the barrier.
     announce(points::kSourceStoppedForSavepoint, checkpoint_id);
     if (!engine_.world().nodes().is_up(node_)) return;
@@ -370,6 +370,7 @@ void Task::report_finished_if_done(int64_t completed_checkpoint) {
     engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_finished(key); });
 }
 
+sim::Time Task::now() const { return engine_.world().now(); }
 void Task::block_channel(int32_t channel) { inputs_.block(channel); }
 void Task::unblock_all_channels() { inputs_.unblock_all(); }
 void Task::trigger_snapshot(int64_t checkpoint_id) { checkpoint_.take_aligned(checkpoint_id); }

@@ -92,7 +92,8 @@ public:
     // A barrier left an output queue (the record writer says so).
     void barrier_sent();
     // Checkpoints.
-    void trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot = {});  // sources only
+    // Sources only; `started`: when the coordinator triggered it.
+    void trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot, sim::Time started);
     void checkpoint_complete(int64_t checkpoint_id);
     void checkpoint_aborted(int64_t checkpoint_id);
     // The processing loop: takes input elements while the task is free and not backpressured.
@@ -103,6 +104,7 @@ public:
     void schedule_processing_timer();
 
     // BarrierHandlerController
+    sim::Time now() const override;
     void block_channel(int32_t channel) override;
     void unblock_all_channels() override;
     void trigger_snapshot(int64_t checkpoint_id) override;

@@ -90,7 +90,7 @@ void TaskInputs::unblock_all() {
 
 void TaskInputs::hand_over_barrier(int32_t channel, const ChannelElement& element, bool overtook_queue) {
     overtaking_channel_ = overtook_queue ? known(channel) : -1;
-    barriers_->barrier_received(channel, CheckpointBarrier{element.checkpoint_id, element.unaligned_barrier});
+    barriers_->barrier_received(channel, CheckpointBarrier{element.checkpoint_id, element.unaligned_barrier, element.checkpoint_started});
     overtaking_channel_ = -1;
 }
 
@@ -107,7 +107,8 @@ void TaskInputs::deliver_queued_barriers() {
         if (it == queue.end()) continue;
         const ChannelElement barrier = *it;
         queue.erase(it);
-        barriers_->barrier_received(static_cast<int32_t>(c), CheckpointBarrier{barrier.checkpoint_id, barrier.unaligned_barrier});
+        barriers_->barrier_received(static_cast<int32_t>(c),
+                                    CheckpointBarrier{barrier.checkpoint_id, barrier.unaligned_barrier, barrier.checkpoint_started});
         if (!barriers_->collecting_unaligned(pending)) return;
     }
 }

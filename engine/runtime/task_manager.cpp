@@ -152,9 +152,9 @@ void TaskManager::cancel_attempts_before(int64_t attempt) {
     }
 }
 
-void TaskManager::trigger_checkpoint(int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot) {
-    for_each_task_of(attempt, [checkpoint_id, snapshot](Task& task) {
-        if (is_source_kind(task.vertex().kind)) task.trigger_checkpoint(checkpoint_id, snapshot);
+void TaskManager::trigger_checkpoint(int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot, sim::Time started) {
+    for_each_task_of(attempt, [checkpoint_id, snapshot, started](Task& task) {
+        if (is_source_kind(task.vertex().kind)) task.trigger_checkpoint(checkpoint_id, snapshot, started);
     });
 }
 

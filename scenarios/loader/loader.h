@@ -39,7 +39,8 @@ inline constexpr std::array kAllFaults = {sim::FaultKind::crash,
                                    sim::FaultKind::system_write_errors,
                                    sim::FaultKind::bulk_partial_failure,
                                    sim::FaultKind::kafka_commit_errors,
-                                   sim::FaultKind::kafka_commit_outcome_unknown};
+                                   sim::FaultKind::kafka_commit_outcome_unknown,
+                                   sim::FaultKind::kafka_produce_ack_lost};
 
 // A window vertex's "window" (scenarios/loader/read_window.cpp).
 engine::WindowSpec read_window(const Value& v);

@@ -53,7 +53,8 @@ std::vector<std::string> fault_kind_keys(sim::FaultKind kind, FaultUse use) {
         case sim::FaultKind::broker_unavailable:
         case sim::FaultKind::kafka_write_failure:
         case sim::FaultKind::kafka_commit_errors:
-        case sim::FaultKind::kafka_commit_outcome_unknown: keys.push_back("duration"); break;
+        case sim::FaultKind::kafka_commit_outcome_unknown:
+        case sim::FaultKind::kafka_produce_ack_lost: keys.push_back("duration"); break;
         case sim::FaultKind::transaction_abort: break;
         case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
         case sim::FaultKind::system_unavailable:
@@ -221,7 +222,8 @@ DurationRange default_random_duration(sim::FaultKind kind) {
         case sim::FaultKind::system_write_errors:
         case sim::FaultKind::bulk_partial_failure:
         case sim::FaultKind::kafka_commit_errors:
-        case sim::FaultKind::kafka_commit_outcome_unknown: return {Duration::millis(100), Duration::seconds(2)};
+        case sim::FaultKind::kafka_commit_outcome_unknown:
+        case sim::FaultKind::kafka_produce_ack_lost: return {Duration::millis(100), Duration::seconds(2)};
         default: return {Duration::millis(500), Duration::seconds(5)};
     }
 }

@@ -10,7 +10,7 @@ constexpr EventKind kInputAppend{"input.append"};
 }
 
 InputProducer::InputProducer(Scheduler& scheduler, KafkaCluster& kafka, InputProducerSpec spec, Prng prng)
-    : scheduler_(scheduler), kafka_(kafka), spec_(std::move(spec)) {
+    : scheduler_(scheduler), kafka_(kafka), spec_(std::move(spec)), client_(kafka, spec_.topic, true) {
     partition_count_ = kafka_.partitions(spec_.topic);
     if (partition_count_ <= 0) throw std::invalid_argument("input topic '" + spec_.topic + "' does not exist");
     partitions_.resize(static_cast<size_t>(partition_count_));
@@ -55,6 +55,14 @@ std::pair<int32_t, KafkaRecord> InputProducer::draw(Prng& prng, uint64_t index) 
 
 void InputProducer::start() { append_due(); }
 
+KafkaError InputProducer::send_due() {
+    if (!client_ready_) {  // the producer id, taken at the first request
+        if (KafkaError e = client_.init(kafka_.broker()); e != KafkaError::none) return e;
+        client_ready_ = true;
+    }
+    return client_.send(kafka_.broker(), due_);
+}
+
 // The records due by now, in arrival order, in one request: the broker takes all or none (then they
 // are retried at the next round).
 void InputProducer::append_due() {
@@ -64,7 +72,7 @@ void InputProducer::append_due() {
         const auto partition = static_cast<size_t>(arrival_partitions_[index]);
         due_.emplace_back(static_cast<int32_t>(partition), partitions_[partition][appended_[partition]++]);
     }
-    if (!due_.empty() && kafka_.append_all(kafka_.broker(), spec_.topic, due_) != KafkaError::none) {
+    if (!due_.empty() && send_due() != KafkaError::none) {
         for (const auto& [partition, record] : due_) --appended_[static_cast<size_t>(partition)];
     } else {
         next_ = end;

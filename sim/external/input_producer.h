@@ -6,8 +6,8 @@
 // per-key order is the partition's order. The whole input is drawn up front and kept per partition
 // in compact form (the reference model reads it from here, a few bytes a record), with each
 // record's partition in arrival order (a byte at most); appends happen in batches every
-// `batch_interval`: the records come due by then, taken from there, in one request that is retried
-// while the broker refuses it.
+// `batch_interval`: the records come due by then, taken from there, in one request of an idempotent
+// producer (sim/external/kafka_producer_client.h) that is retried while the broker refuses it.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/external/kafka.h"
+#include "sim/external/kafka_producer_client.h"
 #include "sim/external/record_columns.h"
 #include "sim/packed_ints.h"
 #include "sim/prng.h"
@@ -54,6 +55,8 @@ public:
 
 private:
     void append_due();
+    // due_ in one request of the idempotent producer (taking its producer id first).
+    KafkaError send_due();
     // Record `index` arrives at index / rate.
     Time arrival_time(uint64_t index) const;
     // How many records have arrived by `now` (those with arrival_time <= now).
@@ -70,6 +73,8 @@ private:
     std::vector<size_t> appended_;    // per partition: how many of its records are appended
     uint64_t next_ = 0;               // the first record (arrival order) not appended yet
     std::vector<std::pair<int32_t, KafkaRecord>> due_;  // append_due's scratch (kept for its capacity)
+    KafkaProducerClient client_;  // idempotent (Kafka's default): a request sent again is not written twice
+    bool client_ready_ = false;
 };
 
 }  // namespace eosim::sim::external

@@ -92,7 +92,7 @@ KafkaError KafkaCluster::append(NodeId caller, const std::string& topic, int32_t
     const auto at = static_cast<int64_t>(p->log.size());
     p->log.push_back(Entry{record, -1});
     if (offset != nullptr) *offset = at;
-    return KafkaError::none;
+    return answer_lost() ? KafkaError::request_timeout : KafkaError::none;
 }
 
 KafkaError KafkaCluster::append_all(NodeId caller, const std::string& topic,
@@ -105,7 +105,7 @@ KafkaError KafkaCluster::append_all(NodeId caller, const std::string& topic,
         return KafkaError::write_failed;
     }
     for (const auto& [partition, record] : records) (*partitions)[static_cast<size_t>(partition)].log.push_back(Entry{record, -1});
-    return KafkaError::none;
+    return answer_lost() ? KafkaError::request_timeout : KafkaError::none;
 }
 
 std::vector<KafkaCluster::Partition>* KafkaCluster::partitions_for(const std::string& topic,
@@ -165,6 +165,11 @@ KafkaError KafkaCluster::check_producer(const ProducerHandle& producer, Producer
     return KafkaError::none;
 }
 
+int32_t KafkaCluster::current_epoch(const ProducerHandle& producer) const {
+    auto it = producers_.find(producer.transactional_id);
+    return it == producers_.end() ? -1 : it->second.epoch;
+}
+
 int64_t KafkaCluster::transaction_of(const ProducerHandle& producer) const {
     if (!options_.fencing) {  // epochs unchecked: every handle of the id shares its open transaction
         auto it = producers_.find(producer.transactional_id);
@@ -195,16 +200,22 @@ KafkaError KafkaCluster::begin(NodeId caller, const ProducerHandle& producer) {
     txn.epoch = producer.epoch;
     txn.state = TxnState::open;
     txn.started = scheduler_.now();
-    // Owned by the world, not the broker node: the coordinator's transaction log is durable, so
-    // a broker crash must not lose the timeout (it would leave the transaction open forever).
-    txn.timeout_timer = scheduler_.schedule(
-        options_.transaction_timeout, kNoNode, kTransactionTimeout,
-        digest_mix(digest_of(producer.transactional_id), static_cast<uint64_t>(index)),
-        [this, index] { on_transaction_timeout(index); });
+    // No timer yet: beginTransaction is client-side in Kafka; the coordinator's timer starts with
+    // the first partition added (append_batch), and an empty transaction never expires.
     state->latest_transaction[producer.epoch] = index;
     if (producer.epoch == state->epoch) state->open_transaction = index;
     ++stats_.transactions_begun;
     return KafkaError::none;
+}
+
+void KafkaCluster::start_timeout(int64_t transaction) {
+    Transaction& txn = transactions_[static_cast<size_t>(transaction)];
+    // Owned by the world, not the broker node: the coordinator's transaction log is durable, so
+    // a broker crash must not lose the timeout (it would leave the transaction open forever).
+    txn.timeout_timer = scheduler_.schedule(
+        options_.transaction_timeout, kNoNode, kTransactionTimeout,
+        digest_mix(digest_of(txn.transactional_id), static_cast<uint64_t>(transaction)),
+        [this, transaction] { on_transaction_timeout(transaction); });
 }
 
 void KafkaCluster::on_transaction_timeout(int64_t transaction) {
@@ -258,11 +269,21 @@ int32_t KafkaCluster::next_sequence(const ProducerHandle& producer, const std::s
 
 int64_t KafkaCluster::append_batch(int64_t transaction, const ProducerHandle& producer, const std::string& topic,
                                    int32_t partition, Partition& p, const std::vector<KafkaRecord>& records) {
-    Transaction& txn = transactions_[static_cast<size_t>(transaction)];
-    if (!records.empty() && txn.first_record == Time::never()) txn.first_record = scheduler_.now();
     const auto base_offset = static_cast<int64_t>(p.log.size());
-    for (const KafkaRecord& record : records) p.log.push_back(Entry{record, transaction});
     SequenceState& state = sequence_state(p, producer);
+    if (transaction < 0) {  // an idempotent producer's plain appends
+        for (const KafkaRecord& record : records) p.log.push_back(Entry{record, -1});
+        record_written(state, static_cast<int32_t>(records.size()), base_offset);
+        return base_offset;
+    }
+    Transaction& txn = transactions_[static_cast<size_t>(transaction)];
+    if (!records.empty() && txn.first_record == Time::never()) {
+        // Kafka's AddPartitionsToTxn: Empty -> Ongoing, and the transaction's timeout starts now
+        // (TransactionStateManager.timedOutTransactions looks at Ongoing transactions only).
+        txn.first_record = scheduler_.now();
+        start_timeout(transaction);
+    }
+    for (const KafkaRecord& record : records) p.log.push_back(Entry{record, transaction});
     // The transaction's first offset on this partition, when this is its first batch here. A
     // sequence state whose last batch was written in this transaction knows it is not (this runs
     // for every batch a sink writes); otherwise the transaction's map says, looked up before
@@ -276,28 +297,69 @@ int64_t KafkaCluster::append_batch(int64_t transaction, const ProducerHandle& pr
         }
         state.last_transaction = transaction;
     }
-    const auto count = static_cast<int32_t>(records.size());
+    record_written(state, static_cast<int32_t>(records.size()), base_offset);
+    return base_offset;
+}
+
+void KafkaCluster::record_written(SequenceState& state, int32_t count, int64_t base_offset) {
     state.recent.push_back(WrittenBatch{state.next, count, base_offset});
     if (state.recent.size() > 5) state.recent.erase(state.recent.begin());  // Kafka keeps five
     state.next += count;
-    return base_offset;
 }
 
 KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& producer, const std::string& topic,
                                     const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
+    // A client that always knows its next sequence numbers: the ones the broker expects.
+    std::vector<int32_t> sequences(static_cast<size_t>(partitions(topic)), 0);
+    for (size_t p = 0; p < sequences.size(); ++p) sequences[p] = next_sequence(producer, topic, static_cast<int32_t>(p));
+    return produce_request(caller, producer, topic, records, sequences);
+}
+
+KafkaError KafkaCluster::init_producer_id(NodeId caller, ProducerHandle* handle) {
+    assert(handle != nullptr);
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
-    int64_t index = -1;
-    if (KafkaError e = writable_transaction(producer, &index); e != KafkaError::none) {
-        if (e == KafkaError::fenced) ++stats_.fenced_writes;
-        return e;
+    const int64_t producer_id = next_producer_id_++;
+    idempotent_producers_.insert(producer_id);
+    *handle = ProducerHandle{std::string(), producer_id, 0};
+    return KafkaError::none;
+}
+
+const KafkaCluster::WrittenBatch* KafkaCluster::find_written(const SequenceState& state, int32_t base_sequence, int32_t count) {
+    for (const WrittenBatch& written : state.recent) {
+        if (written.base_sequence == base_sequence && written.count == count) return &written;
+    }
+    return nullptr;
+}
+
+bool KafkaCluster::answer_lost() {
+    if (scheduler_.now() >= produce_acks_lost_until_) return false;
+    if (produce_answers_in_window_++ % 2 != 0) return false;  // every other answer gets through
+    ++stats_.produce_acks_lost;
+    return true;
+}
+
+KafkaError KafkaCluster::produce_request(NodeId caller, const ProducerHandle& producer, const std::string& topic,
+                                         const std::vector<std::pair<int32_t, KafkaRecord>>& records,
+                                         std::span<const int32_t> sequences) {
+    if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    const bool transactional = !producer.transactional_id.empty();
+    int64_t index = -1;  // the transaction written into; -1: an idempotent producer's plain appends
+    if (transactional) {
+        if (KafkaError e = writable_transaction(producer, &index); e != KafkaError::none) {
+            if (e == KafkaError::fenced) ++stats_.fenced_writes;
+            return e;
+        }
+    } else if (!idempotent_producers_.contains(producer.producer_id)) {
+        return KafkaError::invalid_producer_id_mapping;  // Kafka: UNKNOWN_PRODUCER_ID
     }
     std::vector<Partition>* partitions = partitions_for(topic, records);
     if (partitions == nullptr) return KafkaError::unknown_topic;
+    assert(sequences.size() >= partitions->size());
     if (scheduler_.now() < write_failures_until_) {
         ++refused_by_fault_;
         // A failed produce (a batch that expired) leaves the transaction abortable, as in Kafka's
         // client, with an epoch bump due on abort (KIP-360).
-        transactions_[static_cast<size_t>(index)].abortable = true;
+        if (transactional) transactions_[static_cast<size_t>(index)].abortable = true;
         return KafkaError::write_failed;
     }
     // One batch per partition, records in their order; partitions in order of first appearance.
@@ -311,12 +373,30 @@ KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& produce
         if (bucket.empty()) batch_partitions_.push_back(partition);
         bucket.push_back(record);
     }
+    // Every batch is checked before any is written: the request is written whole or not at all. A
+    // batch written before (a retry after a lost answer) is acknowledged and not written again.
     for (const int32_t partition : batch_partitions_) {
-        std::vector<KafkaRecord>& bucket = batch_records_[static_cast<size_t>(partition)];
-        append_batch(index, producer, topic, partition, (*partitions)[static_cast<size_t>(partition)], bucket);
+        const auto p = static_cast<size_t>(partition);
+        const SequenceState& state = sequence_state((*partitions)[p], producer);
+        const auto count = static_cast<int32_t>(batch_records_[p].size());
+        if (find_written(state, sequences[p], count) != nullptr || sequences[p] == state.next) continue;
+        for (const int32_t q : batch_partitions_) batch_records_[static_cast<size_t>(q)].clear();
+        ++stats_.out_of_order_batches;
+        if (transactional) transactions_[static_cast<size_t>(index)].abortable = true;
+        return KafkaError::out_of_order_sequence;
+    }
+    for (const int32_t partition : batch_partitions_) {
+        const auto p = static_cast<size_t>(partition);
+        std::vector<KafkaRecord>& bucket = batch_records_[p];
+        Partition& part = (*partitions)[p];
+        if (find_written(sequence_state(part, producer), sequences[p], static_cast<int32_t>(bucket.size())) != nullptr) {
+            ++stats_.duplicate_batches;
+        } else {
+            append_batch(index, producer, topic, partition, part, bucket);
+        }
         bucket.clear();
     }
-    return KafkaError::none;
+    return answer_lost() ? KafkaError::request_timeout : KafkaError::none;
 }
 
 KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer, const std::string& topic,
@@ -326,18 +406,23 @@ KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer, 
     Partition* p = find_partition(topic, partition);
     if (p == nullptr) return KafkaError::unknown_topic;
     if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) {
+        // The partition leader checks the sequence before the epoch's owner: an epoch it never saw
+        // must start at sequence 0 (Kafka's ProducerAppendInfo: "Invalid sequence number for new
+        // epoch"), so a never-issued higher epoch with a later sequence is out of order, not fenced.
+        if (e == KafkaError::fenced && producer.epoch > current_epoch(producer) && base_sequence != 0) {
+            ++stats_.out_of_order_batches;
+            return KafkaError::out_of_order_sequence;
+        }
         if (e == KafkaError::fenced) ++stats_.fenced_writes;
         return e;
     }
     // A duplicate is recognised before anything else: its transaction may be abortable by now.
     SequenceState& state = sequence_state(*p, producer);
     const auto count = static_cast<int32_t>(records.size());
-    for (const WrittenBatch& written : state.recent) {
-        if (written.base_sequence == base_sequence && written.count == count) {
-            ++stats_.duplicate_batches;
-            if (base_offset != nullptr) *base_offset = written.base_offset;
-            return KafkaError::none;
-        }
+    if (const WrittenBatch* written = find_written(state, base_sequence, count)) {
+        ++stats_.duplicate_batches;
+        if (base_offset != nullptr) *base_offset = written->base_offset;
+        return answer_lost() ? KafkaError::request_timeout : KafkaError::none;
     }
     int64_t index = -1;
     if (KafkaError e = writable_transaction(producer, &index); e != KafkaError::none) return e;
@@ -353,7 +438,7 @@ KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer, 
     }
     const int64_t at = append_batch(index, producer, topic, partition, *p, records);
     if (base_offset != nullptr) *base_offset = at;
-    return KafkaError::none;
+    return answer_lost() ? KafkaError::request_timeout : KafkaError::none;
 }
 
 void KafkaCluster::finish(int64_t transaction, TxnState state) {

@@ -10,20 +10,27 @@
 //   for the producer epoch that owns it. As in Kafka's TransactionCoordinator (EndTxn, before
 //   KIP-890's transaction version 2), any other epoch answers `fenced` (PRODUCER_FENCED): an older
 //   one (a newer producer exists, even if the transaction was committed) or a larger one;
-// - the broker aborts a transaction that stays open longer than the transaction timeout, and
-//   bumps the epoch as it does so (Kafka's "fence producer epoch"): the old producer is fenced,
-//   the next init_transactions of the id gives epoch + 2;
+// - the broker aborts a transaction that stays *ongoing* longer than the transaction timeout,
+//   counted from its first partition added (AddPartitionsToTxn; begin is client-side, so an empty
+//   transaction never expires), and bumps the epoch as it does so (Kafka's "fence producer
+//   epoch"): the old producer is fenced, the next init_transactions of the id gives epoch + 2;
 // - idempotent-producer sequence numbers per (producer id, partition): a batch already written
 //   (one of the last five) is acknowledged again without being appended (a retried send), a batch
-//   with a gap answers out_of_order_sequence. A failed send (an injected write failure, a sequence
-//   gap) makes the transaction abortable: it can no longer be committed, and aborting it bumps the
-//   epoch (KIP-360: the client re-initialises with its own producer id and epoch);
+//   with a gap answers out_of_order_sequence, and so does a batch of an epoch never issued that
+//   does not start at sequence 0 (the leader's check for a new epoch). A failed send (an injected
+//   write failure, a sequence gap) makes the transaction abortable: it can no longer be committed,
+//   and aborting it bumps the epoch (KIP-360: the client re-initialises with its own producer id
+//   and epoch);
 // - commit faults on their own: EndTxn (commit and abort) answering a retriable coordinator error
 //   while produce and reads work (coordinator moving, CONCURRENT_TRANSACTIONS, a request timeout),
 //   and EndTxn applied but answered with a request timeout (the outcome unknown to the caller);
 // - read_committed readers read up to the last stable offset (the first offset of an open
 //   transaction) and skip records of aborted transactions; read_uncommitted readers see everything.
-// - faults: the broker unavailable for a period; writes failing for a period; a switch that turns
+// - idempotent producers without a transaction (init_producer_id: Kafka's default since 3.0) use
+//   the same sequence numbers; plain appends (append, append_all) are a producer with
+//   enable.idempotence=false, whose retried request is written again;
+// - faults: the broker unavailable for a period; writes failing for a period; produce answers lost
+//   for a period (written, answered request_timeout: the client retries); a switch that turns
 //   fencing off (a negative control: zombies then write and commit); a switch that makes
 //   read_committed ignore the last stable offset (a negative control for the visibility oracle).
 //   With fencing off, epochs are not checked: every producer of a transactional.id acts on the id's
@@ -36,13 +43,15 @@
 //
 // Not modelled (see sim/external/README.md): replication, leader election, consumer groups and
 // sendOffsetsToTransaction, transaction markers taking offsets, the prepare states (PrepareCommit:
-// EndTxn is synchronous here), KIP-890's epoch bump on every EndTxn, idempotence of plain appends,
-// and latency of individual calls.
+// EndTxn is synchronous here), KIP-890's epoch bump on every EndTxn, the
+// coordinator's timeout check period (a transaction expires exactly at its timeout here), and
+// latency of individual calls.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -122,6 +131,7 @@ struct KafkaStats {
     uint64_t commit_outcomes_unknown = 0;  // EndTxn calls applied but answered with a request timeout
     uint64_t duplicate_batches = 0;        // retried batches acknowledged without being appended again
     uint64_t out_of_order_batches = 0;
+    uint64_t produce_acks_lost = 0;  // produce requests written whose answer was lost (request_timeout)
     uint64_t fenced_writes = 0;  // of fenced_calls: sends of a superseded producer (a zombie writing)
 };
 
@@ -153,8 +163,23 @@ public:
     // Sends records (partition, record) in order within the open transaction: all or, on error, none.
     // The client assigns each partition's part its next sequence numbers, so it is never a duplicate
     // nor out of order. A write failure makes the transaction abortable.
+    // Kept for tests: sends through produce_request with the sequence numbers the broker expects.
     KafkaError send_batch(NodeId caller, const ProducerHandle& producer, const std::string& topic,
                           const std::vector<std::pair<int32_t, KafkaRecord>>& records);
+    // InitProducerId without a transactional.id: an idempotent producer (Kafka's default since 3.0,
+    // enable.idempotence=true), a new producer id at epoch 0; its handle's transactional_id is empty.
+    KafkaError init_producer_id(NodeId caller, ProducerHandle* handle);
+    // One produce request as a client sends it: a batch per partition that `records` names
+    // (partitions in order of first appearance, records in order), the batch of partition p starting
+    // at the client's sequence number `sequences[p]`. A transactional producer writes into its open
+    // transaction, an idempotent one (init_producer_id) appends. Every batch is checked before any is
+    // written, so the request lands whole or not at all: a batch equal to one of the last five
+    // written on its partition (a retry after a lost answer) is acknowledged and not written again;
+    // any other sequence but the next answers out_of_order_sequence (and makes a transaction
+    // abortable). With set_produce_acks_lost_until, a request may be written and answered
+    // request_timeout: the client sends the same request again (KafkaProducerClient).
+    KafkaError produce_request(NodeId caller, const ProducerHandle& producer, const std::string& topic,
+                               const std::vector<std::pair<int32_t, KafkaRecord>>& records, std::span<const int32_t> sequences);
     // One produce request to one partition as the client puts it on the wire, with the batch's first
     // sequence number (per producer id and partition, from 0 for each epoch). A batch equal to one of
     // the last five written is acknowledged with its original offset and not appended (a retried
@@ -214,6 +239,10 @@ public:
     void set_commit_errors_until(Time until) { commit_errors_until_ = until; }
     // EndTxn is applied but answered with request_timeout until `until`.
     void set_commit_outcome_unknown_until(Time until) { commit_outcome_unknown_until_ = until; }
+    // Produce requests (idempotent, transactional and plain appends) are written but every other
+    // answer is lost (request_timeout) until `until`: the client retries, and only idempotence
+    // keeps the retry from writing the records twice.
+    void set_produce_acks_lost_until(Time until) { produce_acks_lost_until_ = until; }
     // Aborts every open transaction now and fences its producer, as the broker would on timeout.
     void abort_open_transactions();
 
@@ -323,10 +352,19 @@ private:
     KafkaError end_transaction(const ProducerHandle& producer, bool commit, ProducerHandle* bumped);
     // EndTxn as the sink sees it: the injected coordinator errors and lost answers around end_transaction.
     KafkaError abort_or_commit(NodeId caller, const ProducerHandle& producer, bool commit, ProducerHandle* bumped);
+    // The broker's timeout check of an ongoing transaction, from its first partition added.
+    void start_timeout(int64_t transaction);
     void on_transaction_timeout(int64_t transaction);
+    // The epoch the id's producer holds now (-1: an unknown id).
+    int32_t current_epoch(const ProducerHandle& producer) const;
     // Aborts an open transaction as the broker does on timeout: the producer's epoch is bumped.
     void abort_and_fence(int64_t transaction);
     static SequenceState& sequence_state(Partition& p, const ProducerHandle& producer);
+    // The batch of the last five written that starts at `base_sequence` with `count` records, or nullptr.
+    static const WrittenBatch* find_written(const SequenceState& state, int32_t base_sequence, int32_t count);
+    static void record_written(SequenceState& state, int32_t count, int64_t base_offset);
+    // With the lost-answer fault on: whether this produce request's answer is lost (every other one).
+    bool answer_lost();
     // Appends a checked batch to the transaction and records it in the producer's sequence state;
     // `p` is partition `partition` of `topic`.
     int64_t append_batch(int64_t transaction, const ProducerHandle& producer, const std::string& topic,
@@ -344,11 +382,14 @@ private:
     std::unordered_map<std::string, Producer> producers_;  // by transactional.id
     std::vector<Transaction> transactions_;
     int64_t next_producer_id_ = 1000;
+    std::set<int64_t> idempotent_producers_;  // producer ids issued by init_producer_id
     Time unavailable_until_ = Time::zero();
     Time write_failures_until_ = Time::zero();
     mutable uint64_t refused_by_fault_ = 0;  // counted in reachable(), a const check
     Time commit_errors_until_ = Time::zero();
     Time commit_outcome_unknown_until_ = Time::zero();
+    Time produce_acks_lost_until_ = Time::zero();
+    uint64_t produce_answers_in_window_ = 0;
     KafkaStats stats_;
     // send_batch's scratch (kept only for their capacity; empty between calls in meaning): the
     // partitions written in order of first appearance, and a batch per partition of the topic.

@@ -20,6 +20,8 @@ namespace {
 // Records every call a handler makes, as "what:value" strings, and the channels it keeps blocked.
 class RecordingController final : public BarrierHandlerController {
 public:
+    sim::Time now() const override { return clock; }
+    sim::Time clock;  // the tests move it by hand
     void block_channel(int32_t channel) override {
         log("block", channel);
         blocked.insert(channel);
@@ -290,6 +292,59 @@ TEST_CASE("flink sequences: a barrier an upstream sent unaligned switches the al
     handler->barrier_received(1, priority(2));
     CHECK(controller.calls.back() == "unaligned:2:01");
     CHECK(handler->collecting_unaligned(2));
+}
+
+TEST_CASE("AlignedCheckpointsTest.testAbortOnCanceledBarriers", "[barrier-sequences][flink]") {
+    // A cancellation marker aborts the checkpoint being aligned (once); its late barrier is ignored
+    // and the next checkpoint aligns and completes as usual.
+    RecordingController controller;
+    auto handler = aligned(3, controller);
+    handler->barrier_received(1, 1);
+    handler->cancellation_marker_received(0, 1);
+    CHECK(controller.declines == std::vector<int64_t>{1});
+    CHECK(controller.blocked.empty());
+    handler->barrier_received(1, 2);
+    handler->barrier_received(2, 1);  // already cancelled here, and 2 started
+    CHECK(controller.blocked == std::set<int32_t>{1});
+    handler->barrier_received(0, 2);
+    handler->barrier_received(2, 2);
+    CHECK(controller.snapshots == std::vector<int64_t>{2});
+    CHECK(controller.declines == std::vector<int64_t>{1});
+    CHECK(controller.blocked.empty());
+}
+
+TEST_CASE("AlternatingCheckpointsTest.testTimeoutAlignmentBeforeFirstBarrier", "[barrier-sequences][flink]") {
+    // The timeout counts from the checkpoint's start: a first barrier that arrives after it starts
+    // the checkpoint unaligned at once, nothing blocks, no timer is set.
+    RecordingController controller;
+    auto handler = alternating(2, controller);
+    controller.clock = sim::Time::zero() + sim::Duration::millis(201);
+    handler->barrier_received(0, CheckpointBarrier{1, false, sim::Time::zero()});
+    CHECK(controller.calls == Calls{"unaligned:1:10"});
+    CHECK(handler->collecting_unaligned(1));
+    handler->barrier_received(1, CheckpointBarrier{1, false, sim::Time::zero()});
+    CHECK(controller.calls.back() == "finish:1");
+    CHECK(controller.ever_blocked.empty());
+}
+
+TEST_CASE("AlternatingCheckpointsTest.testAlignedAfterTimedOut", "[barrier-sequences][flink]") {
+    // One channel: checkpoint 1's barrier comes after its timeout (unaligned), checkpoint 2's within
+    // it (aligned again).
+    RecordingController controller;
+    auto handler = alternating(1, controller);
+    controller.clock = sim::Time::zero() + sim::Duration::millis(201);
+    handler->barrier_received(0, CheckpointBarrier{1, false, sim::Time::zero()});
+    handler->barrier_received(0, CheckpointBarrier{2, false, controller.clock});
+    CHECK(controller.calls == Calls{"unaligned:1:1", "finish:1", "snapshot:2"});
+}
+
+TEST_CASE("flink sequences: the alignment timer runs for what is left of the timeout since the checkpoint started", "[barrier-sequences]") {
+    RecordingController controller;
+    auto handler = alternating(2, controller);
+    controller.clock = sim::Time::zero() + sim::Duration::millis(150);  // the barrier took 150 ms to come
+    handler->barrier_received(0, CheckpointBarrier{1, false, sim::Time::zero()});
+    CHECK(controller.calls == Calls{"block:0", "timer:1"});
+    CHECK(controller.timer_delay == sim::Duration::millis(50));
 }
 
 }  // namespace

@@ -16,6 +16,8 @@ namespace {
 
 class RecordingController final : public BarrierHandlerController {
 public:
+    sim::Time now() const override { return clock; }
+    sim::Time clock;  // the tests move it by hand
     void block_channel(int32_t) override { ++blocks; }
     void unblock_all_channels() override { ++unblocks; }
     void trigger_snapshot(int64_t checkpoint_id) override { snapshots.push_back(checkpoint_id); }

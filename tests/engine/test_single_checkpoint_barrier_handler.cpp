@@ -22,6 +22,8 @@ namespace {
 // Records every call the aligner makes, and the set of channels it keeps blocked.
 class RecordingController final : public BarrierHandlerController {
 public:
+    sim::Time now() const override { return clock; }
+    sim::Time clock;  // the tests move it by hand
     struct Call {
         std::string what;  // "block", "unblock_all", "snapshot", "abort"
         int64_t value;     // the channel or the checkpoint id (-1 for unblock_all)

@@ -1,6 +1,7 @@
-// The Kafka model against the cases of Kafka's own tests (issue 13 part 2) and the commit faults of
-// issue 17: each TEST_CASE names the Kafka test it mirrors (TransactionsTest,
-// TransactionCoordinatorTest, UnifiedLogTest). Written from those tests' behaviour, not their code.
+// The Kafka model against the cases of Kafka's own tests (issue 13 part 2, issue 28) and the commit
+// faults of issue 17: each TEST_CASE names the Kafka test it mirrors (TransactionsTest,
+// TransactionCoordinatorTest, UnifiedLogTest, TransactionStateManagerTest, TransactionMetadataTest,
+// ProducerStateManagerTest). Written from those tests' behaviour, not their code.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -264,4 +265,68 @@ TEST_CASE("kafka fidelity: a commit whose answer is lost was applied and the ret
         CHECK(bumped == h);  // the client did not learn the new epoch
         CHECK(err(f.kafka.begin(f.producer, h)) == "fenced");
     }
+}
+
+// TransactionStateManagerTest.shouldOnlyConsiderTransactionsInTheOngoingStateToAbort: the broker's
+// timeout looks at Ongoing transactions only. begin is client-side: a transaction that never added a
+// partition is Empty at the coordinator and never expires (an idle sink's transaction stays usable).
+TEST_CASE("TransactionStateManagerTest.shouldOnlyConsiderTransactionsInTheOngoingStateToAbort", "[kafka][kafka_fidelity]") {
+    KafkaOptions options;
+    options.transaction_timeout = Duration::millis(300);
+    Fixture f(options);
+    ProducerHandle idle = f.init("idle");
+    ProducerHandle ongoing = f.init("ongoing");
+    REQUIRE(err(f.kafka.begin(f.producer, idle)) == "none");
+    REQUIRE(err(f.kafka.begin(f.producer, ongoing)) == "none");
+    REQUIRE(err(f.kafka.send(f.producer, ongoing, kTopic, 0, {1, 1})) == "none");
+    f.advance_to(at_millis(2000));
+    CHECK(f.kafka.stats().aborted_by_timeout == 1);
+    CHECK(err(f.kafka.commit(f.producer, ongoing)) == "fenced");
+    // The empty one: still open, writable and committable long after the timeout.
+    REQUIRE(err(f.kafka.send(f.producer, idle, kTopic, 1, {2, 2})) == "none");
+    CHECK(err(f.kafka.commit(f.producer, idle)) == "none");
+    CHECK(f.committed_values() == std::vector<int64_t>{2});
+}
+
+// TransactionMetadataTest.testTolerateTimeShiftDuringAddPartitions: the transaction's start time is
+// set when it leaves Empty (its first partition added), not when the client began it, and adding
+// another partition while Ongoing does not move it. The timeout counts from there.
+TEST_CASE("TransactionMetadataTest.testTolerateTimeShiftDuringAddPartitions", "[kafka][kafka_fidelity]") {
+    KafkaOptions options;
+    options.transaction_timeout = Duration::millis(1000);
+    Fixture f(options);
+    ProducerHandle h = f.init("t");
+    REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");  // t = 0, client-side
+    f.advance_to(at_millis(700));
+    REQUIRE(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 1})) == "none");  // first partition: the timer starts
+    f.advance_to(at_millis(1500));
+    REQUIRE(err(f.kafka.send(f.producer, h, kTopic, 1, {1, 2})) == "none");  // a second partition: no restart
+    CHECK(f.kafka.stats().aborted_by_timeout == 0);
+    CHECK(f.kafka.transaction_view(f.kafka.open_transaction_of("t")).first_record == at_millis(700));
+    f.advance_to(at_millis(1699));
+    CHECK(f.kafka.stats().aborted_by_timeout == 0);
+    f.advance_to(at_millis(1701));
+    CHECK(f.kafka.stats().aborted_by_timeout == 1);
+}
+
+// ProducerStateManagerTest.testOutOfSequenceAfterControlRecordEpochBump: a batch of an epoch the
+// partition has not seen must start at sequence 0; a never-issued higher epoch with a later sequence
+// answers OUT_OF_ORDER_SEQUENCE_NUMBER (the leader checks it before anything knows the epoch).
+// The same epoch from sequence 0 is the coordinator's to refuse: PRODUCER_FENCED.
+TEST_CASE("ProducerStateManagerTest.testOutOfSequenceAfterControlRecordEpochBump", "[kafka][kafka_fidelity]") {
+    Fixture f;
+    ProducerHandle h = f.init("t");
+    REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
+    REQUIRE(err(f.kafka.produce(f.producer, h, kTopic, 0, 0, {{1, 1}})) == "none");
+    REQUIRE(err(f.kafka.produce(f.producer, h, kTopic, 0, 1, {{1, 2}})) == "none");
+    ProducerHandle higher = h;
+    higher.epoch += 2;  // never issued
+    CHECK(err(f.kafka.produce(f.producer, higher, kTopic, 0, 2, {{1, 3}})) == "out_of_order_sequence");
+    CHECK(f.kafka.stats().out_of_order_batches == 1);
+    CHECK(err(f.kafka.produce(f.producer, higher, kTopic, 0, 0, {{1, 3}})) == "fenced");
+    CHECK(f.kafka.end_offset(kTopic, 0, Isolation::read_uncommitted) == 2);
+    // The real producer goes on untouched.
+    REQUIRE(err(f.kafka.produce(f.producer, h, kTopic, 0, 2, {{1, 4}})) == "none");
+    REQUIRE(err(f.kafka.commit(f.producer, h)) == "none");
+    CHECK(f.committed_values() == std::vector<int64_t>{1, 2, 4});
 }

@@ -1,0 +1,36 @@
+#include "sim/external/kafka_producer_client.h"
+
+namespace eosim::sim::external {
+
+KafkaError KafkaProducerClient::init(NodeId caller) {
+    if (!idempotent_) return KafkaError::none;
+    if (KafkaError e = kafka_.init_producer_id(caller, &producer_); e != KafkaError::none) return e;
+    sequences_.assign(static_cast<size_t>(kafka_.partitions(topic_)), 0);
+    return KafkaError::none;
+}
+
+void KafkaProducerClient::use(const ProducerHandle& producer) {
+    producer_ = producer;
+    sequences_.assign(static_cast<size_t>(kafka_.partitions(topic_)), 0);
+}
+
+KafkaError KafkaProducerClient::send(NodeId caller, const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
+    KafkaError error = KafkaError::none;
+    for (int32_t attempt = 0; attempt < kAttempts; ++attempt) {
+        error = idempotent_ ? kafka_.produce_request(caller, producer_, topic_, records, sequences_)
+                            : kafka_.append_all(caller, topic_, records);
+        if (error != KafkaError::request_timeout) break;
+    }
+    if (error == KafkaError::none && idempotent_) {
+        for (const auto& [partition, record] : records) ++sequences_[static_cast<size_t>(partition)];
+    }
+    if (error == KafkaError::request_timeout && idempotent_ && producer_.transactional_id.empty()) {
+        // Written or not, nobody knows: the next batch must not reuse these sequence numbers (the
+        // broker would take it for this one). Like Kafka's client, start over with a new producer
+        // id. (A transactional producer's transaction fails instead: its sink declines the checkpoint.)
+        init(caller);
+    }
+    return error;
+}
+
+}  // namespace eosim::sim::external
