@@ -1,5 +1,6 @@
 #pragma once
-// The outputs of a suite or a merge, from its sorted records: the summary table (stdout), the JUnit
+// The outputs of a suite or a merge, from its sorted records: the summary table and the checkpoints
+// per scenario (stdout; with `compare` also side by side, reports/checkpoint_compare.h), the JUnit
 // file, and the report folder (index.html, summary.json, and runs/<scenario>.seed-<N>.json plus
 // .trace.json for every run the report shows).
 #include <filesystem>
@@ -23,6 +24,7 @@ struct ReportOutputs {
     std::map<std::string, std::vector<std::string>> sometimes;
     bool check_sometimes = true;
     bool print_coverage = false;  // print the table of every coverage combination the runs hit
+    bool compare = false;         // also print the checkpoints of the scenarios side by side (--compare)
 };
 
 // Writes what `outputs` asks for and prints the summary, the failing runs and where every file
