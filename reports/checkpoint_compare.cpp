@@ -106,13 +106,16 @@ void write_checkpoint_compare(std::ostream& out, const std::vector<ScenarioCheck
         widths.push_back(width);
     }
     auto pad = [](const std::string& text, size_t width) { return text + std::string(width > text.size() ? width - text.size() : 0, ' '); };
-    out << "compare: checkpoints side by side\n" << pad("", label_width);
-    for (size_t c = 0; c < rows.size(); ++c) out << "  " << pad(rows[c].scenario, widths[c]);
-    out << '\n';
-    for (size_t i = 0; i < columns.front().size(); ++i) {
-        out << pad(columns.front()[i].first, label_width);
-        for (size_t c = 0; c < columns.size(); ++c) out << "  " << pad(columns[c][i].second, widths[c]);
+    // Every column padded but the last (no trailing blanks).
+    auto line = [&](const std::string& label, const std::function<std::string(size_t)>& cell) {
+        out << pad(label, label_width);
+        for (size_t c = 0; c < rows.size(); ++c) out << "  " << (c + 1 == rows.size() ? cell(c) : pad(cell(c), widths[c]));
         out << '\n';
+    };
+    out << "compare: checkpoints side by side\n";
+    line("", [&](size_t c) { return rows[c].scenario; });
+    for (size_t i = 0; i < columns.front().size(); ++i) {
+        line(columns.front()[i].first, [&](size_t c) { return columns[c][i].second; });
     }
 }
 

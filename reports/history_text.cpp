@@ -68,7 +68,7 @@ void write_checkpoint_summary(std::ostream& out, const scenarios::CheckpointStat
     if (summary.completed_summary.count == 0 && summary.failed_summary.count == 0) return;
     out << "checkpoint summary" << column("min", 17) << column("avg", 11) << column("max", 11) << column("p50", 11)
         << column("p99", 11) << "   (start delay, alignment: per checkpoint its slowest subtask)\n";
-    write_group(out, "completed", summary.completed_summary);
+    write_group(out, "completed, savepoints included", summary.completed_summary);
     write_group(out, "failed (expired, declined, subsumed, failed)", summary.failed_summary);
 }
 

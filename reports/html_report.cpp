@@ -48,6 +48,7 @@ h5 { font-size: 14px; margin: 14px 0 6px; }
 span.js { display: inline-block; width: 10px; height: 10px; margin-right: 5px; }
 table.history details summary { cursor: pointer; color: #3b6fc4; }
 table.sub { margin: 4px 0; }
+table.history td.n, table.sub td.n { white-space: nowrap; }
 )css";
 
 std::string h(const std::string& text) { return xml_escape(text); }

@@ -68,7 +68,7 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                       fixed(100.0 * static_cast<double>(f.shared_bytes_uploaded) / static_cast<double>(f.shared_bytes_referenced), 1) + "%)");
     }
     if (f.checkpoints_completed > 0) {
-        write_row(out, "checkpoint time", std::to_string(f.checkpoints_unaligned) + " of the completed unaligned (summary below)");
+        write_row(out, "unaligned", std::to_string(f.checkpoints_unaligned) + " of the completed checkpoints (checkpoint summary below)");
     }
     write_row(out, "restarts", std::to_string(f.restarts) +
                                    (f.failovers > f.restarts ? " (" + std::to_string(f.failovers) + " failovers: " +

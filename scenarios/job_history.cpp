@@ -1,5 +1,7 @@
 #include "scenarios/job_history.h"
 
+#include <utility>
+
 namespace eosim::scenarios {
 
 int64_t deployment_of_attempt(int64_t attempt) { return attempt / kAttemptsPerDeployment; }
@@ -50,12 +52,23 @@ std::string JobHistory::finished_text() const {
     return "bounded input done, final checkpoint committed";
 }
 
-DeploymentSpan* JobHistory::span_of(int64_t attempt) {
+const DeploymentSpan* JobHistory::span_of(int64_t attempt) const {
     const std::string name = deployment_name_of_attempt(attempt);
-    for (DeploymentSpan& span : deployments_) {
+    for (const DeploymentSpan& span : deployments_) {
         if (span.name == name) return &span;
     }
     return nullptr;
+}
+
+DeploymentSpan* JobHistory::span_of(int64_t attempt) {
+    return const_cast<DeploymentSpan*>(std::as_const(*this).span_of(attempt));
+}
+
+std::string JobHistory::restore_text(int64_t attempt, int64_t id) const {
+    if (id == 0) return "from scratch";
+    const DeploymentSpan* span = span_of(attempt);
+    const bool savepoint = span != nullptr && span->restored_from == id && !span->restored_kind.empty();
+    return (savepoint ? "restores savepoint " : "restores checkpoint ") + std::to_string(id);
 }
 
 void JobHistory::status(sim::Time t, const char* status, std::string detail) {
@@ -80,18 +93,18 @@ void JobHistory::restore_started(sim::Time t, int64_t attempt, int64_t id, const
     }
     name_attempt(attempt);
     current_attempt_ = attempt;
-    const std::string from = id == 0 ? "from scratch" : (new_deployment ? "restores savepoint " : "restores checkpoint ") + std::to_string(id);
     if (new_deployment) {
         DeploymentSpan span;
         span.name = deployment_name();
         span.begin_s = t.seconds();
         span.restored_from = id;
-        if (id != 0) span.restored_kind = "savepoint";
+        if (id != 0) span.restored_kind = "savepoint";  // a later deployment starts from its predecessor's
         deployments_.push_back(std::move(span));
         status(t, "CREATED", deployments_.back().name);
-        status(t, "RUNNING", attempt_name(attempt) + " " + from);
+        status(t, "RUNNING", attempt_name(attempt) + " " + restore_text(attempt, id));
     } else {
-        status(t, "RUNNING", attempt_name(attempt) + " " + from + (after_failover ? "" : ": a new JobManager recovered the job"));
+        status(t, "RUNNING", attempt_name(attempt) + " " + restore_text(attempt, id) +
+                                 (after_failover ? "" : ": a new JobManager recovered the job"));
     }
     if (DeploymentSpan* span = span_of(attempt)) ++span->attempts;
 }

@@ -78,6 +78,9 @@ public:
     engine::SnapshotType snapshot_type(int64_t id) const;
     // "savepoint 9", "stop-with-savepoint 9", "checkpoint 9".
     std::string snapshot_name(int64_t id) const;
+    // What attempt `attempt` (seen) restores: "from scratch", "restores savepoint 9" (its
+    // deployment's savepoint), "restores checkpoint 12".
+    std::string restore_text(int64_t attempt, int64_t id) const;
     // How the deployment running now ended when its job finished ("stopped with savepoint 9" after a
     // stop-with-savepoint; "bounded input done, final checkpoint committed" otherwise).
     std::string finished_text() const;
@@ -90,6 +93,7 @@ private:
     void name_attempt(int64_t attempt);
     void status(sim::Time t, const char* status, std::string detail);
     DeploymentSpan* span_of(int64_t attempt);
+    const DeploymentSpan* span_of(int64_t attempt) const;
 
     std::map<int64_t, std::string> attempt_names_;        // raw -> "v1/2"
     std::map<std::string, int64_t> attempts_per_deployment_;

@@ -34,10 +34,9 @@ void TimelineRecorder::checkpoint_aborted(sim::Time t, int64_t id, engine::Check
 }
 
 void TimelineRecorder::restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets&) {
-    const bool new_deployment = attempt_name(attempt).ends_with("/1");  // a later deployment's first: from a savepoint
-    record(t, "job", "restore", "attempt " + attempt_name(attempt) +
-                                    (id == 0 ? " starts from scratch"
-                                             : (new_deployment ? " restores savepoint " : " restores checkpoint ") + std::to_string(id)));
+    const std::string from = history_ != nullptr ? history_->restore_text(attempt, id)
+                                                 : id == 0 ? "from scratch" : "restores checkpoint " + std::to_string(id);
+    record(t, "job", "restore", "attempt " + attempt_name(attempt) + " " + (id == 0 ? "starts " : "") + from);
 }
 
 void TimelineRecorder::failover(sim::Time t, int64_t attempt, const std::string& reason) {
