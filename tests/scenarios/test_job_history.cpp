@@ -120,12 +120,14 @@ TEST_CASE("the upgrade scenario's run tells v1 and v2 apart and names the savepo
     RunOptions options;
     options.seed = 1;
     const RunResult r = run_scenario(scenario, options);
-    REQUIRE(r.deployments.size() == 2);
+    REQUIRE(r.deployments.size() == 3);  // v1, then v2 and v3 each from its predecessor's savepoint
     CHECK(r.deployments[0].name == "v1");
     CHECK_THAT(r.deployments[0].ended, Catch::StartsWith("stopped with savepoint "));
     CHECK(r.deployments[1].name == "v2");
     CHECK(r.deployments[1].restored_kind == "savepoint");
     CHECK(r.deployments[0].ended == "stopped with savepoint " + std::to_string(r.deployments[1].restored_from));
+    CHECK(r.deployments[2].name == "v3");
+    CHECK(r.deployments[2].ended == "finished");
     CHECK(std::any_of(r.checkpoints.begin(), r.checkpoints.end(), [](const CheckpointStats& c) {
         return c.type == "stop-with-savepoint" && c.deployment == "v1" && c.status == "completed";
     }));
@@ -133,7 +135,7 @@ TEST_CASE("the upgrade scenario's run tells v1 and v2 apart and names the savepo
         return e.what == "job.finished" && e.detail.find("v1 stopped with savepoint") == 0;
     }));
     for (const TimelineEvent& e : r.timeline) {
-        if (e.what == "restore") CHECK_THAT(e.detail, Catch::Matches("attempt v[12]/[0-9]+ .*"));
+        if (e.what == "restore") CHECK_THAT(e.detail, Catch::Matches("attempt v[123]/[0-9]+ .*"));
     }
 }
 
