@@ -38,7 +38,8 @@ CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
     CLI::App* run = app.add_subcommand("run", "Run one scenario with one seed and report the oracles' verdicts");
     run->add_option("FILE", c.file, "Scenario file (JSON; see scenarios/README.md)")->required();
     run->add_option("--seed", c.seed, "Root seed of the run (the same seed gives the same run)");
-    run->add_option("--trace", c.trace_path, "Write every event as JSON lines to this file");
+    run->add_option("--trace", c.trace_path, "Write every event as JSON lines to this file (node names, protocol point names)");
+    run->add_option("--grep", c.trace_grep, "With --trace: only the lines that contain this text, e.g. window.fired or tm1");
     run->add_option("--chrome-trace", c.chrome_trace_path,
                     "Write the run's timeline as Chrome trace events (open in ui.perfetto.dev or chrome://tracing)");
     run->add_flag("--check-determinism", c.check_determinism, "Run twice and check that both runs give the same trace hash");
@@ -60,6 +61,8 @@ CLI::App* add_suite(CLI::App& app, eosim::cli::SuiteCommand& c) {
     CLI::App* suite = app.add_subcommand(
         "suite", "Run scenarios x seeds in parallel worker processes; results as JSON lines, JUnit XML, an HTML report");
     suite->add_option("PATH", c.path, "A scenario file, a suite file (*.suite.json) or a folder of scenarios")->required();
+    suite->add_option("MORE", c.more_paths, "More of them, run as one suite (e.g. to --compare them)");
+    suite->add_flag("--compare", c.compare, "Also print the scenarios' checkpoints side by side, a column each");
     suite->add_option("--seeds", c.seeds, "Seeds for every scenario, e.g. 1..50 or 1..10,20 (replaces the suite's ranges)");
     suite->add_option("--jobs,-j", c.jobs, "Worker processes at a time (default: one per CPU)");
     suite->add_option("--junit", c.junit_path, "Write JUnit XML here (one testcase per scenario x seed)");
@@ -94,6 +97,7 @@ CLI::App* add_merge(CLI::App& app, eosim::cli::MergeCommand& c) {
     CLI::App* merge = app.add_subcommand("merge", "Join the results files of a suite's shards into one summary and report");
     merge->add_option("FILES", c.inputs, "Results files (JSON lines) of `eosim suite`")->required();
     merge->add_option("--junit", c.junit_path, "Write JUnit XML here");
+    merge->add_flag("--compare", c.compare, "Also print the scenarios' checkpoints side by side, a column each");
     merge->add_option("--report", c.report_dir, "Write the HTML report into this folder");
     merge->add_option("--results", c.results_path, "Write the merged results file here");
     merge->add_flag("--coverage", c.coverage, "Print the coverage table: every fault x phase combination the runs hit");

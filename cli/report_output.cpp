@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/files.h"
+#include "reports/checkpoint_compare.h"
 #include "reports/chrome_trace.h"
 #include "scenarios/coverage.h"
 #include "reports/html_report.h"
@@ -44,7 +45,9 @@ std::string write_report_dir(const ReportOutputs& outputs, const std::vector<rep
         }
         if (!error.empty()) return error;
     }
-    if (std::string error = write_file_atomically(dir / "summary.json", dump(reports::to_json(summary))); !error.empty()) {
+    nlohmann::json summary_json = reports::to_json(summary);
+    summary_json["checkpoints"] = reports::to_json(reports::checkpoints_per_scenario(records));
+    if (std::string error = write_file_atomically(dir / "summary.json", dump(summary_json)); !error.empty()) {
         return error;
     }
     if (outputs.sensitivity) {
@@ -80,6 +83,13 @@ std::string write_outputs(const ReportOutputs& outputs, const std::vector<report
     all_met = summary.all_met();
     out << '\n';
     reports::write_summary_table(out, summary);
+    const std::vector<reports::ScenarioCheckpoints> checkpoints = reports::checkpoints_per_scenario(records);
+    out << '\n';
+    reports::write_checkpoint_table(out, checkpoints);
+    if (outputs.compare) {
+        out << '\n';
+        reports::write_checkpoint_compare(out, checkpoints);
+    }
     if (outputs.print_coverage) {
         scenarios::CoverageSummary coverage;
         for (const reports::RunRecord& r : records) coverage.add_run(r.coverage);

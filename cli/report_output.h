@@ -1,5 +1,6 @@
 #pragma once
-// The outputs of a suite or a merge, from its sorted records: the summary table (stdout), the JUnit
+// The outputs of a suite or a merge, from its sorted records: the summary table and the checkpoints
+// per scenario (stdout; with `compare` also side by side, reports/checkpoint_compare.h), the JUnit
 // file, and the report folder (index.html, summary.json, and runs/<scenario>.seed-<N>.json plus
 // .trace.json for every run the report shows).
 #include <filesystem>
@@ -28,6 +29,7 @@ struct ReportOutputs {
     // The sensitivity check's table (suite --sensitivity): printed, in the HTML report and in
     // sensitivity.json; a twin NOT CAUGHT makes the outputs not met.
     std::optional<reports::SensitivityTable> sensitivity;
+    bool compare = false;         // also print the checkpoints of the scenarios side by side (--compare)
 };
 
 // Writes what `outputs` asks for and prints the summary, the failing runs and where every file

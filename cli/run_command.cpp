@@ -27,13 +27,39 @@ namespace eosim::cli {
 
 namespace {
 
+// Passes on to `out` the lines that contain `needle` (`--grep`), each whole.
+class GrepBuffer final : public std::streambuf {
+public:
+    GrepBuffer(std::ostream& out, std::string needle) : out_(out), needle_(std::move(needle)) {}
+
+protected:
+    int overflow(int c) override {
+        if (c == traits_type::eof()) return traits_type::not_eof(c);
+        line_ += static_cast<char>(c);
+        if (c == '\n') {
+            if (line_.find(needle_) != std::string::npos) out_ << line_;
+            line_.clear();
+        }
+        return c;
+    }
+
+private:
+    std::ostream& out_;
+    std::string needle_;
+    std::string line_;
+};
+
 // The trace log: written to a temporary file next to the target and renamed over it only when the
-// run completes, so an interrupted or failed run never leaves a half-written trace behind.
+// run completes, so an interrupted or failed run never leaves a half-written trace behind. With
+// `grep`, only the lines that contain it.
 class TraceFile {
 public:
-    explicit TraceFile(std::filesystem::path target)
+    TraceFile(std::filesystem::path target, const std::string& grep)
         : target_(std::move(target)),
-          temporary_(target_.string() + ".tmp-" + std::to_string(static_cast<long long>(::getpid()))) {}
+          temporary_(target_.string() + ".tmp-" + std::to_string(static_cast<long long>(::getpid()))),
+          grep_buffer_(stream_, grep),
+          grep_stream_(&grep_buffer_),
+          grep_(!grep.empty()) {}
     TraceFile(const TraceFile&) = delete;
     TraceFile& operator=(const TraceFile&) = delete;
     ~TraceFile() {
@@ -47,7 +73,7 @@ public:
         stream_.open(temporary_, std::ios::binary | std::ios::trunc);
         return stream_.is_open();
     }
-    std::ostream& stream() { return stream_; }
+    std::ostream& stream() { return grep_ ? grep_stream_ : stream_; }
     // Flushes and renames into place; returns an error message, or "" on success.
     std::string commit() {
         stream_.close();
@@ -63,6 +89,9 @@ private:
     std::filesystem::path target_;
     std::filesystem::path temporary_;
     std::ofstream stream_;
+    GrepBuffer grep_buffer_;
+    std::ostream grep_stream_;
+    bool grep_;
     bool committed_ = false;
 };
 
@@ -144,8 +173,12 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
     }
 
     std::optional<TraceFile> trace;
+    if (!command.trace_grep.empty() && command.trace_path.empty()) {
+        err << "error: --grep filters the trace: give --trace OUT.jsonl too\n";
+        return kExitBadInput;
+    }
     if (!command.trace_path.empty()) {
-        trace.emplace(command.trace_path);
+        trace.emplace(command.trace_path, command.trace_grep);
         if (!trace->open()) {
             err << "error: cannot open the trace file " << command.trace_path << " for writing\n";
             return kExitBadInput;

@@ -12,6 +12,7 @@ struct RunCommand {
     std::string file;
     uint64_t seed = 1;
     std::string trace_path;         // every event as JSON lines
+    std::string trace_grep;         // only the trace lines that contain this (e.g. "window.fired")
     std::string chrome_trace_path;  // the run as Chrome trace events
     bool check_determinism = false;
     bool json = false;

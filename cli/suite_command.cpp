@@ -337,6 +337,7 @@ private:
         outputs.junit_path = command_.junit_path;
         outputs.report_dir = command_.report_dir;
         outputs.print_coverage = command_.coverage;
+        outputs.compare = command_.compare;
         const double rate = wall_seconds_ > 0 ? static_cast<double>(ran_) * 60.0 / wall_seconds_ : 0;
         char timing[160];
         std::snprintf(timing, sizeof timing, "%zu runs in %.1f s of wall time with %zu jobs (%.0f runs per minute)", ran_,
@@ -440,7 +441,9 @@ int suite_command(const SuiteCommand& command, std::ostream& out, std::ostream& 
     }
     SuitePlan plan;
     try {
-        plan = load_suite_plan(command.path, command.seeds);
+        std::vector<std::filesystem::path> paths{command.path};
+        paths.insert(paths.end(), command.more_paths.begin(), command.more_paths.end());
+        plan = load_suite_plan(paths, command.seeds);
     } catch (const scenarios::ScenarioError& error) {
         err << "error: " << error.what() << '\n';
         return kExitBadInput;
@@ -529,6 +532,7 @@ int merge_command(const MergeCommand& command, std::ostream& out, std::ostream& 
     outputs.junit_path = command.junit_path;
     outputs.report_dir = command.report_dir;
     outputs.print_coverage = command.coverage;
+    outputs.compare = command.compare;
     outputs.warnings = warnings;
     std::string inputs;
     for (const std::string& input : command.inputs) inputs += (inputs.empty() ? "" : ", ") + input;

@@ -22,6 +22,7 @@ namespace eosim::cli {
 
 struct SuiteCommand {
     std::string path;                  // scenario file, suite file or folder
+    std::vector<std::string> more_paths;  // more of them, run as one suite (to --compare them)
     std::optional<std::string> seeds;  // replaces every seed range of the plan
     size_t jobs = 0;                   // worker processes at a time (0: one per CPU)
     std::string junit_path;
@@ -38,6 +39,7 @@ struct SuiteCommand {
     bool coverage = false;             // print the coverage table of every combination hit
     bool strict_faults = false;        // every run as `eosim run --strict-faults`
     bool sensitivity = false;          // then the sensitivity check of every pass scenario (cli/sensitivity_check.h)
+    bool compare = false;              // also print the scenarios' checkpoints side by side
     std::string worker_command;        // hidden: a program to run instead of this binary (test fixtures)
     std::string command_line;          // as typed, for the report
     std::string self_program;          // this program, resolved by eosim_main at start (else /proc/self/exe now)
@@ -49,6 +51,7 @@ struct MergeCommand {
     std::string report_dir;
     std::string results_path;          // the merged results file ("" : none)
     bool coverage = false;             // print the coverage table of every combination hit
+    bool compare = false;              // also print the scenarios' checkpoints side by side
 };
 
 int suite_command(const SuiteCommand& command, std::ostream& out, std::ostream& err);

@@ -189,30 +189,51 @@ void load_suite_file(const std::filesystem::path& path, const std::optional<std:
 
 }  // namespace
 
-SuitePlan load_suite_plan(const std::filesystem::path& path, const std::optional<std::string>& seeds_override) {
-    SuitePlan plan;
-    plan.source = path.string();
-    PlanBuilder builder;
+namespace {
+
+// Adds what `path` names to the plan under construction; returns the name it gives a suite.
+std::string add_path(const std::filesystem::path& path, const std::optional<std::string>& seeds_override, SuitePlan& plan,
+                     PlanBuilder& builder) {
     std::error_code error;
     const std::string seeds_where = seeds_override ? "--seeds" : "(default seeds)";
     if (!std::filesystem::exists(path, error)) {
         throw ScenarioError(display(path), "/", "expected a scenario file, a suite file or a folder, found no such file");
     }
     if (std::filesystem::is_directory(path, error)) {
-        std::filesystem::path normal = path.lexically_normal();
-        plan.name = normal.filename().empty() ? normal.parent_path().filename().string() : normal.filename().string();
+        const std::filesystem::path normal = path.lexically_normal();
         const auto seeds = seeds_at(seeds_override.value_or(kDefaultSeeds), display(path), seeds_where);
         for (const auto& file : scenarios_in_folder(path)) builder.add(file, seeds, std::nullopt, display(path), "/");
-    } else if (is_suite_file(path)) {
+        return normal.filename().empty() ? normal.parent_path().filename().string() : normal.filename().string();
+    }
+    if (is_suite_file(path)) {
         load_suite_file(path, seeds_override, plan, builder);
-    } else {
-        const auto seeds = seeds_at(seeds_override.value_or(kDefaultSeeds), display(path), seeds_where);
-        builder.add(path, seeds, std::nullopt, display(path), "/");
-        plan.name = path.stem().string();
+        return plan.name;
+    }
+    const auto seeds = seeds_at(seeds_override.value_or(kDefaultSeeds), display(path), seeds_where);
+    builder.add(path, seeds, std::nullopt, display(path), "/");
+    return path.stem().string();
+}
+
+}  // namespace
+
+SuitePlan load_suite_plan(const std::vector<std::filesystem::path>& paths, const std::optional<std::string>& seeds_override) {
+    SuitePlan plan;
+    PlanBuilder builder;
+    std::string name;
+    for (const std::filesystem::path& path : paths) {
+        if (!plan.source.empty()) plan.source += ' ';
+        plan.source += path.string();
+        if (!name.empty()) name += '+';
+        name += add_path(path, seeds_override, plan, builder);
+        plan.name.clear();
     }
     builder.finish(plan);
-    if (plan.name.empty()) plan.name = "suite";
+    plan.name = name.empty() ? "suite" : name;
     return plan;
+}
+
+SuitePlan load_suite_plan(const std::filesystem::path& path, const std::optional<std::string>& seeds_override) {
+    return load_suite_plan(std::vector<std::filesystem::path>{path}, seeds_override);
 }
 
 std::string expect_argument(const scenarios::Expectation& expect) {

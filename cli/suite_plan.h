@@ -49,6 +49,8 @@ inline constexpr const char* kDefaultSeeds = "1..100";
 
 // Throws scenarios::ScenarioError (file, JSON path, what was expected) for any problem.
 SuitePlan load_suite_plan(const std::filesystem::path& path, const std::optional<std::string>& seeds_override);
+// Several of them as one suite (`eosim suite A B C --compare`), named "A+B+C"; a scenario named twice is an error.
+SuitePlan load_suite_plan(const std::vector<std::filesystem::path>& paths, const std::optional<std::string>& seeds_override);
 
 // The command that reproduces one run of the plan.
 std::string reproduce_command(const PlannedScenario& scenario, uint64_t seed);

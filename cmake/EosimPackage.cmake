@@ -20,6 +20,7 @@ set(EOSIM_PUBLIC_HEADERS
   cli/eosim_main.h
   cli/exit_codes.h
   engine/checkpointing/checkpoint_failure_reason.h
+  engine/checkpointing/snapshot_type.h
   engine/connectors/outside_systems.h
   engine/connectors/sink.h
   engine/connectors/sink_options.h

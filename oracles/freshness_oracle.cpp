@@ -22,7 +22,7 @@ FreshnessOracle::FreshnessOracle(const sim::external::KafkaCluster& kafka, std::
                                  FaultDuring fault_during, std::function<sim::Time()> now)
     : kafka_(kafka), topic_(std::move(topic)), bound_(bound), fault_during_(std::move(fault_during)), now_(std::move(now)) {}
 
-void FreshnessOracle::checkpoint_triggered(sim::Time t, int64_t checkpoint_id) { triggered_[checkpoint_id] = t; }
+void FreshnessOracle::checkpoint_triggered(sim::Time t, int64_t checkpoint_id, engine::SnapshotType) { triggered_[checkpoint_id] = t; }
 
 void FreshnessOracle::checkpoint_aborted(sim::Time t, int64_t, engine::CheckpointFailureReason, const std::string&) {
     aborted_at_.push_back(t);

@@ -41,7 +41,7 @@ public:
     const char* name() const override { return "freshness"; }
     Verdict verdict() const override;
 
-    void checkpoint_triggered(sim::Time t, int64_t checkpoint_id) override;
+    void checkpoint_triggered(sim::Time t, int64_t checkpoint_id, engine::SnapshotType) override;
     void checkpoint_completed(sim::Time t, int64_t checkpoint_id, const engine::SourceOffsets&) override;
     void checkpoint_aborted(sim::Time t, int64_t, engine::CheckpointFailureReason, const std::string&) override;
     void restore_started(sim::Time t, int64_t attempt, int64_t checkpoint_id, const engine::SourceOffsets&) override;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "reports/xml_text.h"
+
 namespace eosim::reports {
 
 namespace {
@@ -12,7 +14,7 @@ std::string number(double v) {
     return text;
 }
 const char* colour(const scenarios::CheckpointStats& c) {
-    if (c.status == "failed") return "#c8352e";
+    if (c.failed()) return "#c8352e";
     if (c.status != "completed") return "#999999";
     return c.unaligned ? "#e08a2c" : "#3b6fc4";
 }
@@ -45,18 +47,13 @@ std::string checkpoint_panel_svg(const std::vector<scenarios::CheckpointStats>& 
     for (const auto& c : checkpoints) {
         const double x = kLeft + c.triggered_s / end_s * plot - bar / 2;
         const double d = c.duration_ms < 0 ? kChart * 0.05 : std::max(1.0, c.duration_ms / max_duration * kChart);
-        std::string title = "checkpoint " + std::to_string(c.id) + " at " + number(c.triggered_s) + " s: " + c.status +
-                            (c.unaligned ? ", unaligned" : ", aligned") + ", " + number(c.duration_ms) + " ms, alignment " +
+        std::string title = c.deployment + " " + c.type + " " + std::to_string(c.id) + " at " + number(c.triggered_s) + " s: " + c.status +
+                            ", " + c.alignment + ", " + number(c.duration_ms) + " ms, start delay " + number(c.max_start_delay_ms) +
+                            " ms, alignment " +
                             number(c.max_alignment_ms) + " ms, " + std::to_string(c.operator_state_bytes) +
                             " B operator state, " + std::to_string(c.channel_state_bytes) + " B channel state" +
-                            (c.failure.empty() ? "" : " (" + c.failure + ")");
-        std::string escaped;
-        for (char ch : title) {
-            if (ch == '<') escaped += "&lt;";
-            else if (ch == '>') escaped += "&gt;";
-            else if (ch == '&') escaped += "&amp;";
-            else escaped += ch;
-        }
+                            (c.failure.empty() ? "" : " (" + c.failure_reason + ": " + c.failure + ")");
+        const std::string escaped = xml_escape(title);
         svg += "<rect x=\"" + number(x) + "\" y=\"" + number(top1 + kChart - d) + "\" width=\"" + number(bar) +
                "\" height=\"" + number(d) + "\" fill=\"" + colour(c) + "\"><title>" + escaped + "</title></rect>\n";
         const double op = static_cast<double>(c.operator_state_bytes) / max_bytes * kChart;
@@ -70,7 +67,7 @@ std::string checkpoint_panel_svg(const std::vector<scenarios::CheckpointStats>& 
     }
     const double legend = top2 + kChart + 20;
     const struct { const char* fill; const char* text; } keys[] = {
-        {"#3b6fc4", "aligned"}, {"#e08a2c", "unaligned / channel state"}, {"#c8352e", "failed"}, {"#7a7a7a", "operator state"}};
+        {"#3b6fc4", "aligned"}, {"#e08a2c", "unaligned / channel state"}, {"#c8352e", "failed (expired, declined, subsumed)"}, {"#7a7a7a", "operator state"}};
     double lx = kLeft;
     for (const auto& k : keys) {
         svg += "<rect x=\"" + number(lx) + "\" y=\"" + number(legend - 9) + "\" width=\"10\" height=\"10\" fill=\"" + k.fill + "\"/>";

@@ -6,7 +6,9 @@
 
 #include "reports/run_report.h"
 #include "reports/timeline_model.h"
+#include "reports/checkpoint_compare.h"
 #include "reports/checkpoint_panel_svg.h"
+#include "reports/history_html.h"
 #include "reports/timeline_svg.h"
 #include "reports/xml_text.h"
 
@@ -42,6 +44,11 @@ section.run h4 { margin: 4px 0 8px; font-size: 15px; }
 .svgbox { overflow-x: auto; border: 1px solid #eee; }
 .links { font-size: 13px; color: #555; }
 .cut { font-size: 13px; background: #fff4d6; padding: 4px; }
+h5 { font-size: 14px; margin: 14px 0 6px; }
+span.js { display: inline-block; width: 10px; height: 10px; margin-right: 5px; }
+table.history details summary { cursor: pointer; color: #3b6fc4; }
+table.sub { margin: 4px 0; }
+table.history td.n, table.sub td.n { white-space: nowrap; }
 )css";
 
 std::string h(const std::string& text) { return xml_escape(text); }
@@ -195,7 +202,8 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
         << " bytes retained</td></tr>\n";
     out << "<tr><th>transactions</th><td>" << f.transactions_committed << " committed, " << f.transactions_aborted
         << " aborted</td></tr>\n";
-    out << "<tr><th>records</th><td>" << f.records_in << " in, " << f.records_out << " out</td></tr>\n";
+    out << "<tr><th>records</th><td>" << f.records_in << (f.source_table_rows > 0 ? " change events in, " : " in, ") << f.records_out
+        << " out</td></tr>\n";
     if (f.outside_calls > 0) {
         out << "<tr><th>outside systems</th><td>" << f.outside_calls << " calls, " << f.outside_calls_failed
             << " failed, " << f.absorbed_duplicates << " duplicates absorbed (writes that changed nothing)</td></tr>\n";
@@ -260,7 +268,10 @@ void write_run_section(std::ostream& out, const RunRecord& r, bool run_files) {
                 << "The whole timeline: <code>" << h(r.reproduce) << " --json</code>.</p>\n";
         }
         out << "<div class=\"svgbox\">\n" << timeline_svg(build_timeline_model(r)) << "</div>\n";
+        write_job_history_html(out, r);
         if (!r.checkpoints.empty()) out << "<div class=\"svgbox\">\n" << checkpoint_panel_svg(r.checkpoints) << "</div>\n";
+        write_checkpoint_history_html(out, r);
+        write_back_pressure_html(out, r);
     } else if (r.status == RunStatus::error && !r.stderr_tail.empty()) {
         out << "<p>The run did not complete; the end of its standard error:</p>\n<pre>" << h(r.stderr_tail) << "</pre>\n";
     }
@@ -312,6 +323,7 @@ void write_html_report(std::ostream& out, const HtmlReport& report) {
     }
     out << "<h2>Summary</h2>\n";
     write_summary(out, report.summary);
+    write_checkpoint_table_html(out, checkpoints_per_scenario(report.records));
     if (report.sensitivity != nullptr) write_sensitivity_html(out, *report.sensitivity);
 
     // Which runs get drawn: per scenario, failing runs first, then the others that carry a timeline.

@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "oracles/oracle_registry.h"
+#include "reports/history_json.h"
+#include "reports/json_fields.h"
 #include "reports/run_report.h"
 #include "reports/xml_text.h"
 #include "scenarios/fault_json.h"
@@ -15,23 +17,6 @@ namespace eosim::reports {
 namespace {
 
 using nlohmann::json;
-
-// Typed access to a record's JSON with the path in every error.
-template <typename T>
-T field(const json& j, const char* key, const std::string& path) {
-    if (!j.is_object() || !j.contains(key)) throw RecordError(path + "/" + key + ": missing");
-    try {
-        return j.at(key).get<T>();
-    } catch (const json::exception&) {
-        throw RecordError(path + "/" + key + ": unexpected type " + std::string(j.at(key).type_name()));
-    }
-}
-
-template <typename T>
-T optional_field(const json& j, const char* key, const std::string& path, T fallback) {
-    if (!j.is_object() || !j.contains(key)) return fallback;
-    return field<T>(j, key, path);
-}
 
 scenarios::RunFigures figures_from_json(const json& j, const std::string& path) {
     scenarios::RunFigures f;
@@ -76,6 +61,8 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.sessions_expired = optional_field<int64_t>(j, "sessions_expired", path, 0);
     f.records_in = optional_field<int64_t>(j, "records_in", path, 0);
     f.records_out = optional_field<int64_t>(j, "records_out", path, 0);
+    f.records_read = optional_field<int64_t>(j, "records_read", path, 0);
+    f.source_table_rows = optional_field<int64_t>(j, "source_table_rows", path, 0);
     f.outside_calls = optional_field<int64_t>(j, "outside_calls", path, 0);
     f.outside_calls_failed = optional_field<int64_t>(j, "outside_calls_failed", path, 0);
     f.absorbed_duplicates = optional_field<int64_t>(j, "absorbed_duplicates", path, 0);
@@ -87,6 +74,11 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.alignment_max_ms = optional_field<double>(j, "alignment_max_ms", path, 0);
     f.checkpoint_bytes_median = optional_field<double>(j, "checkpoint_bytes_median", path, 0);
     f.channel_state_bytes_median = optional_field<double>(j, "channel_state_bytes_median", path, 0);
+    f.checkpoints_failed = optional_field<int64_t>(j, "checkpoints_failed", path, 0);
+    f.failed_alignment_max_ms = optional_field<double>(j, "failed_alignment_max_ms", path, 0);
+    f.failed_start_delay_max_ms = optional_field<double>(j, "failed_start_delay_max_ms", path, 0);
+    f.start_delay_max_ms = optional_field<double>(j, "start_delay_max_ms", path, 0);
+    f.persisted_bytes_max = optional_field<int64_t>(j, "persisted_bytes_max", path, 0);
     return f;
 }
 
@@ -198,7 +190,11 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
     r.has_timeline = true;
     r.timeline = result.timeline;
     r.checkpoints = result.checkpoints;
-    for (scenarios::CheckpointStats& c : r.checkpoints) c.tasks.clear();
+    r.checkpoint_summary = result.checkpoint_summary;
+    r.status_history = result.status_history;
+    r.exceptions = result.exceptions;
+    r.deployments = result.deployments;
+    r.back_pressure = result.back_pressure;
     r.reproduce = reproduce;
     r.wall_seconds = result.figures.wall_seconds;
     return r;
@@ -251,6 +247,9 @@ json to_json(const RunRecord& r) {
         {"fault_schedule", r.fault_schedule},
         {"fault_accounts", fault_accounts_to_json(r.fault_accounts)},
         {"coverage", r.coverage},
+        {"checkpoint_summary", to_json(r.checkpoint_summary)},
+        {"deployments", deployments_to_json(r.deployments)},
+        {"back_pressure", back_pressure_to_json(r.back_pressure)},
         {"reproduce", r.reproduce},
         {"wall_seconds", r.wall_seconds},
     };
@@ -262,19 +261,9 @@ json to_json(const RunRecord& r) {
             timeline.push_back(std::move(event));
         }
         j["timeline"] = std::move(timeline);
-        json checkpoints = json::array();
-        for (const scenarios::CheckpointStats& c : r.checkpoints) {
-            json cp = {{"id", c.id}, {"triggered_s", c.triggered_s}, {"duration_ms", c.duration_ms}, {"status", c.status},
-                       {"unaligned", c.unaligned}, {"operator_state_bytes", c.operator_state_bytes},
-                       {"channel_state_bytes", c.channel_state_bytes}, {"max_alignment_ms", c.max_alignment_ms}};
-            if (!c.failure.empty()) cp["failure"] = c.failure;
-            if (c.shared_bytes_referenced > 0) {
-                cp["shared_bytes_uploaded"] = c.shared_bytes_uploaded;
-                cp["shared_bytes_referenced"] = c.shared_bytes_referenced;
-            }
-            checkpoints.push_back(std::move(cp));
-        }
-        j["checkpoints"] = std::move(checkpoints);
+        j["checkpoints"] = checkpoints_to_json(r.checkpoints);
+        j["status_history"] = status_history_to_json(r.status_history);
+        j["exceptions"] = exceptions_to_json(r.exceptions);
     }
     if (r.timeline_events_cut != 0) j["timeline_events_cut"] = r.timeline_events_cut;
     if (r.timeline_essential_cut != 0) j["timeline_essential_cut"] = r.timeline_essential_cut;
@@ -391,6 +380,13 @@ void bound_record(RunRecord& r) {
         r.faults.resize(kRecordFaultsMax);
         r.faults.shrink_to_fit();
     }
+    if (!r.has_timeline) {  // the history goes with the timeline; the summaries stay
+        std::vector<scenarios::CheckpointStats>().swap(r.checkpoints);
+        std::vector<scenarios::JobStatusChange>().swap(r.status_history);
+        std::vector<scenarios::JobException>().swap(r.exceptions);
+    }
+    for (scenarios::JobException& e : r.exceptions) cut_text(e.reason);
+    for (scenarios::JobStatusChange& c : r.status_history) cut_text(c.detail);
     const ThinnedTimeline thinned = thin_timeline(r.timeline, kTimelineEventsMax, kTimelineEssentialMax);
     r.timeline_events_cut += thinned.left_out;
     r.timeline_essential_cut += thinned.essential_left_out;
@@ -459,25 +455,12 @@ RunRecord run_record_from_json(const json& j) {
     }
     r.fault_draw = optional_field<std::string>(j, "fault_draw", "", "");
     r.coverage = optional_field<std::map<std::string, int64_t>>(j, "coverage", "", {});
-    if (j.contains("checkpoints") && j["checkpoints"].is_array()) {
-        const json& checkpoints = j["checkpoints"];
-        for (size_t i = 0; i < checkpoints.size(); ++i) {
-            const std::string path = "/checkpoints/" + std::to_string(i);
-            scenarios::CheckpointStats c;
-            c.id = field<int64_t>(checkpoints[i], "id", path);
-            c.triggered_s = optional_field<double>(checkpoints[i], "triggered_s", path, 0);
-            c.duration_ms = optional_field<double>(checkpoints[i], "duration_ms", path, -1);
-            c.status = optional_field<std::string>(checkpoints[i], "status", path, "in_progress");
-            c.unaligned = optional_field<bool>(checkpoints[i], "unaligned", path, false);
-            c.operator_state_bytes = optional_field<int64_t>(checkpoints[i], "operator_state_bytes", path, 0);
-            c.channel_state_bytes = optional_field<int64_t>(checkpoints[i], "channel_state_bytes", path, 0);
-            c.shared_bytes_uploaded = optional_field<int64_t>(checkpoints[i], "shared_bytes_uploaded", path, 0);
-            c.shared_bytes_referenced = optional_field<int64_t>(checkpoints[i], "shared_bytes_referenced", path, 0);
-            c.max_alignment_ms = optional_field<double>(checkpoints[i], "max_alignment_ms", path, 0);
-            c.failure = optional_field<std::string>(checkpoints[i], "failure", path, "");
-            r.checkpoints.push_back(std::move(c));
-        }
-    }
+    if (j.contains("checkpoints")) r.checkpoints = checkpoints_from_json(j["checkpoints"], "/checkpoints");
+    if (j.contains("checkpoint_summary")) r.checkpoint_summary = checkpoint_summary_from_json(j["checkpoint_summary"], "/checkpoint_summary");
+    if (j.contains("status_history")) r.status_history = status_history_from_json(j["status_history"], "/status_history");
+    if (j.contains("exceptions")) r.exceptions = exceptions_from_json(j["exceptions"], "/exceptions");
+    if (j.contains("deployments")) r.deployments = deployments_from_json(j["deployments"], "/deployments");
+    if (j.contains("back_pressure")) r.back_pressure = back_pressure_from_json(j["back_pressure"], "/back_pressure");
     if (j.contains("timeline")) {
         const json& timeline = j["timeline"];
         if (!timeline.is_array()) throw RecordError("/timeline: expected an array");

@@ -67,7 +67,12 @@ struct RunRecord {
     std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
     bool has_timeline = false;                                // suites keep timelines of some runs only
     std::vector<scenarios::TimelineEvent> timeline;
-    std::vector<scenarios::CheckpointStats> checkpoints;        // with the timeline (without per-task figures)
+    std::vector<scenarios::CheckpointStats> checkpoints;        // with the timeline, per subtask figures included
+    scenarios::CheckpointStatsSummary checkpoint_summary;       // over the completed and over the failed ones
+    std::vector<scenarios::JobStatusChange> status_history;     // with the timeline
+    std::vector<scenarios::JobException> exceptions;            // with the timeline
+    std::vector<scenarios::DeploymentSpan> deployments;
+    std::vector<scenarios::VertexBackPressure> back_pressure;  // per vertex
     int64_t timeline_events_cut = 0;  // events bound_record left out of the timeline (thin_timeline)
     int64_t timeline_essential_cut = 0;  // of them, essential ones: what they would close is unknown
     int64_t faults_cut = 0;           // fired faults bound_record dropped from the end of `faults`

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "reports/history_text.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/random_faults.h"
 
@@ -67,14 +68,7 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                       fixed(100.0 * static_cast<double>(f.shared_bytes_uploaded) / static_cast<double>(f.shared_bytes_referenced), 1) + "%)");
     }
     if (f.checkpoints_completed > 0) {
-        write_row(out, "checkpoint time", "median " + fixed(f.checkpoint_duration_median_ms, 1) + " ms, p99 " +
-                                              fixed(f.checkpoint_duration_p99_ms, 1) + " ms, max " +
-                                              fixed(f.checkpoint_duration_max_ms, 1) + " ms; " +
-                                              std::to_string(f.checkpoints_unaligned) + " unaligned");
-        write_row(out, "alignment", "median " + fixed(f.alignment_median_ms, 1) + " ms, max " + fixed(f.alignment_max_ms, 1) +
-                                        " ms (per checkpoint, its slowest task)");
-        write_row(out, "persisted", "median " + fixed(f.checkpoint_bytes_median, 0) + " bytes per checkpoint, of which " +
-                                        fixed(f.channel_state_bytes_median, 0) + " channel state");
+        write_row(out, "unaligned", std::to_string(f.checkpoints_unaligned) + " of the completed checkpoints (checkpoint summary below)");
     }
     write_row(out, "restarts", std::to_string(f.restarts) +
                                    (f.failovers > f.restarts ? " (" + std::to_string(f.failovers) + " failovers: " +
@@ -107,7 +101,13 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
         write_row(out, "faults planned",
                   describe_fault_tally({f.faults_planned, f.faults_fired, f.faults_without_effect, f.faults_not_fired}));
     }
-    write_row(out, "records", std::to_string(f.records_in) + " in, " + std::to_string(f.records_out) + " out");
+    std::string records = std::to_string(f.records_in) + (f.source_table_rows > 0 ? " change events in" : " in") + ", " +
+                          std::to_string(f.records_out) + " out";
+    if (f.source_table_rows > 0) records += "; the source table holds " + std::to_string(f.source_table_rows) + " rows at the end";
+    if (f.source_table_rows == 0 && f.records_read != f.records_in) {
+        records += "; sources read " + std::to_string(f.records_read) + " (replays after restores included)";
+    }
+    write_row(out, "records", records);
     if (f.outside_calls > 0) {
         write_row(out, "outside systems",
                   std::to_string(f.outside_calls) + " calls, " + std::to_string(f.outside_calls_failed) + " failed, " +
@@ -179,6 +179,12 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     out << '\n';
     out << "trace hash  " << hex64(result.trace_hash) << '\n';
     write_figures(out, result.figures);
+    write_checkpoint_summary(out, result.checkpoint_summary);
+    write_savepoints(out, result.checkpoints);
+    write_deployments(out, result.deployments);
+    write_status_history(out, result.status_history);
+    write_exceptions(out, result.exceptions);
+    write_back_pressure(out, result.back_pressure);
     write_fault_draw(out, scenario, result);
     write_faults(out, result);
     write_fault_accounts(out, result);
@@ -300,6 +306,8 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"sessions_expired", f.sessions_expired},
         {"records_in", f.records_in},
         {"records_out", f.records_out},
+        {"records_read", f.records_read},
+        {"source_table_rows", f.source_table_rows},
         {"outside_calls", f.outside_calls},
         {"outside_calls_failed", f.outside_calls_failed},
         {"absorbed_duplicates", f.absorbed_duplicates},
@@ -311,30 +319,12 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"alignment_max_ms", f.alignment_max_ms},
         {"checkpoint_bytes_median", f.checkpoint_bytes_median},
         {"channel_state_bytes_median", f.channel_state_bytes_median},
+        {"checkpoints_failed", f.checkpoints_failed},
+        {"failed_alignment_max_ms", f.failed_alignment_max_ms},
+        {"failed_start_delay_max_ms", f.failed_start_delay_max_ms},
+        {"start_delay_max_ms", f.start_delay_max_ms},
+        {"persisted_bytes_max", f.persisted_bytes_max},
     };
-}
-
-nlohmann::json checkpoints_to_json(const std::vector<scenarios::CheckpointStats>& checkpoints) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const scenarios::CheckpointStats& c : checkpoints) {
-        nlohmann::json tasks = nlohmann::json::array();
-        for (const scenarios::CheckpointTaskStats& t : c.tasks) {
-            tasks.push_back({{"vertex", t.vertex}, {"subtask", t.subtask}, {"start_delay_ms", t.start_delay_ms},
-                             {"alignment_ms", t.alignment_ms}, {"operator_state_bytes", t.operator_state_bytes},
-                             {"channel_state_bytes", t.channel_state_bytes}, {"unaligned", t.unaligned}});
-        }
-        nlohmann::json j = {{"id", c.id}, {"triggered_s", c.triggered_s}, {"duration_ms", c.duration_ms}, {"status", c.status},
-                            {"unaligned", c.unaligned}, {"operator_state_bytes", c.operator_state_bytes},
-                            {"channel_state_bytes", c.channel_state_bytes}, {"max_alignment_ms", c.max_alignment_ms},
-                            {"max_start_delay_ms", c.max_start_delay_ms}, {"tasks", std::move(tasks)}};
-        if (!c.failure.empty()) j["failure"] = c.failure;
-        if (c.shared_bytes_referenced > 0) {
-            j["shared_bytes_uploaded"] = c.shared_bytes_uploaded;
-            j["shared_bytes_referenced"] = c.shared_bytes_referenced;
-        }
-        out.push_back(std::move(j));
-    }
-    return out;
 }
 
 nlohmann::json to_json(const scenarios::RunResult& result) {
@@ -368,6 +358,11 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
         {"expectation_message", result.expectation_message},
         {"figures", to_json(result.figures)},
         {"checkpoints", checkpoints_to_json(result.checkpoints)},
+        {"checkpoint_summary", to_json(result.checkpoint_summary)},
+        {"status_history", status_history_to_json(result.status_history)},
+        {"exceptions", exceptions_to_json(result.exceptions)},
+        {"deployments", deployments_to_json(result.deployments)},
+        {"back_pressure", back_pressure_to_json(result.back_pressure)},
         {"faults", std::move(faults)},
         {"fault_accounts", fault_accounts_to_json(result.fault_accounts)},
         {"timeline", std::move(timeline)},

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/history_json.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 
@@ -29,8 +30,6 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
 nlohmann::json to_json(const scenarios::RunResult& result);
 // The run's figures, one key each (records and run reports share this form).
 nlohmann::json to_json(const scenarios::RunFigures& figures);
-// Per-checkpoint statistics (trigger, duration, outcome, bytes, per task start delay and alignment).
-nlohmann::json checkpoints_to_json(const std::vector<scenarios::CheckpointStats>& checkpoints);
 // Every planned fault's account (scenarios/fault_accounting.h), and back (a record's path in errors).
 nlohmann::json fault_accounts_to_json(const std::vector<scenarios::FaultAccount>& accounts);
 std::vector<scenarios::FaultAccount> fault_accounts_from_json(const nlohmann::json& j);

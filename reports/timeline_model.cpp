@@ -69,16 +69,20 @@ struct LaneKey {
     }
 };
 
-// The number in "checkpoint 12" / "checkpoint 12: reason"; -1 if there is none.
+// The number in "checkpoint 12", "savepoint 12", "stop-with-savepoint 12: reason"; -1 if there is none.
 int64_t checkpoint_id(const std::string& detail) {
-    const std::string prefix = "checkpoint ";
-    if (detail.rfind(prefix, 0) != 0) return -1;
+    size_t i = std::string::npos;
+    for (const char* prefix : {"checkpoint ", "savepoint ", "stop-with-savepoint "}) {
+        if (detail.rfind(prefix, 0) == 0) i = std::string(prefix).size();
+    }
+    if (i == std::string::npos || i == detail.size() || !std::isdigit(static_cast<unsigned char>(detail[i]))) return -1;
     int64_t id = 0;
-    size_t i = prefix.size();
-    if (i == detail.size() || !std::isdigit(static_cast<unsigned char>(detail[i]))) return -1;
     for (; i < detail.size() && std::isdigit(static_cast<unsigned char>(detail[i])); ++i) id = id * 10 + (detail[i] - '0');
     return id;
 }
+
+// "savepoint 12" of "savepoint 12: reason": what the snapshot is called.
+std::string snapshot_name(const std::string& detail) { return detail.substr(0, detail.find(':')); }
 
 // "sink-0-7" -> "sink-0": a transactional id without its checkpoint number names the subtask.
 std::string transaction_lane(const std::string& id) {
@@ -181,10 +185,14 @@ private:
         const std::string label = seconds_text(e.at_ns) + " " + e.what + (e.detail.empty() ? "" : ": " + e.detail);
         if (e.what.rfind("checkpoint.", 0) == 0) return add_checkpoint(e, label);
         if (e.what.rfind("txn.", 0) == 0) return add_transaction(e, label);
+        if (e.what == "deployment") {  // a deployment's span, v1, v2, ... (scenarios/job_history.h)
+            return bar({"job", "deployments"}, e.at_ns, e.end_ns >= 0 ? e.end_ns : end_ns_, e.end_ns < 0, "deployment", label);
+        }
         if (e.lane == "job") {
             if (e.what == "failover") abandon_checkpoints(e.at_ns);
             std::string style = e.what;
             if (style == "job.finished") style = "job-finished";
+            if (style == "job.suspended") style = "job-suspended";
             if (style == "job.failed") style = "job-failed";
             return mark({"job", "job"}, e.at_ns, style, label);
         }
@@ -208,7 +216,7 @@ private:
         auto it = checkpoints_.find(id);
         if (it != checkpoints_.end()) {
             bar(lane, it->second, e.at_ns, false, style,
-                "checkpoint " + std::to_string(id) + " triggered at " + seconds_text(it->second) + ", " +
+                snapshot_name(e.detail) + " triggered at " + seconds_text(it->second) + ", " +
                     (completed ? "completed" : "aborted") + " at " + label);
             checkpoints_.erase(it);
         }

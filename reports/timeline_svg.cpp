@@ -47,6 +47,8 @@ constexpr Style kStyles[] = {
     {"failover", "#ff7f0e", Shape::triangle, "failover"},
     {"restore", "#1f77b4", Shape::diamond, "restore"},
     {"job-finished", "#2ca02c", Shape::square, "job finished"},
+    {"job-suspended", "#8e6bbf", Shape::square, "job suspended (JobManager lost leadership)"},
+    {"deployment", "#3b6fc4", Shape::line, "deployment (v1, v2, ...)"},
     {"job-failed", "#d62728", Shape::square, "job failed"},
     {"txn-committed", "#74c476", Shape::circle, "transaction committed"},
     {"txn-precommitted", "#08519c", Shape::tick, "pre-commit"},

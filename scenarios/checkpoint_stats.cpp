@@ -2,20 +2,72 @@
 
 #include <algorithm>
 
+#include "scenarios/job_history.h"
+
 namespace eosim::scenarios {
 
 namespace {
 double ms(sim::Duration d) { return static_cast<double>(d.ns) / 1e6; }
 
 // The value at quantile q (0..1) of sorted values, nearest rank.
-double quantile(std::vector<double> values, double q) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    size_t rank = static_cast<size_t>(q * static_cast<double>(values.size()));
-    if (rank >= values.size()) rank = values.size() - 1;
-    return values[rank];
+double quantile(const std::vector<double>& sorted, double q) {
+    if (sorted.empty()) return 0;
+    size_t rank = static_cast<size_t>(q * static_cast<double>(sorted.size()));
+    if (rank >= sorted.size()) rank = sorted.size() - 1;
+    return sorted[rank];
+}
+
+CheckpointGroupSummary group_summary(const std::vector<CheckpointStats>& checkpoints, bool failed) {
+    CheckpointGroupSummary g;
+    std::vector<double> durations, checkpointed, persisted, start_delays, alignments;
+    for (const CheckpointStats& c : checkpoints) {
+        if (failed ? !c.failed() : c.status != "completed") continue;
+        ++g.count;
+        durations.push_back(c.duration_ms);
+        checkpointed.push_back(static_cast<double>(c.checkpointed_bytes()));
+        persisted.push_back(static_cast<double>(c.channel_state_bytes));
+        start_delays.push_back(c.max_start_delay_ms);
+        alignments.push_back(c.max_alignment_ms);
+    }
+    g.duration_ms = spread(std::move(durations));
+    g.checkpointed_bytes = spread(std::move(checkpointed));
+    g.persisted_bytes = spread(std::move(persisted));
+    g.start_delay_ms = spread(std::move(start_delays));
+    g.alignment_ms = spread(std::move(alignments));
+    return g;
 }
 }  // namespace
+
+std::string checkpoint_status_of(engine::CheckpointFailureReason reason) {
+    using R = engine::CheckpointFailureReason;
+    switch (reason) {
+        case R::checkpoint_expired: return "expired";
+        case R::checkpoint_subsumed:
+        case R::checkpoint_declined_subsumed: return "subsumed";
+        case R::checkpoint_declined:
+        case R::checkpoint_declined_task_not_ready:
+        case R::checkpoint_declined_task_closing:
+        case R::checkpoint_declined_task_not_checkpointing:
+        case R::checkpoint_declined_alignment_limit_exceeded:
+        case R::checkpoint_declined_on_cancellation_barrier:
+        case R::checkpoint_declined_input_end_of_stream: return "declined";
+        default: return "failed";
+    }
+}
+
+StatsSpread spread(std::vector<double> values) {
+    StatsSpread s;
+    if (values.empty()) return s;
+    std::sort(values.begin(), values.end());
+    double sum = 0;
+    for (double v : values) sum += v;
+    s.min = values.front();
+    s.max = values.back();
+    s.avg = sum / static_cast<double>(values.size());
+    s.p50 = quantile(values, 0.5);
+    s.p99 = quantile(values, 0.99);
+    return s;
+}
 
 CheckpointStats* CheckpointStatsTracker::find(int64_t checkpoint_id) {
     for (auto it = checkpoints_.rbegin(); it != checkpoints_.rend(); ++it) {
@@ -24,9 +76,11 @@ CheckpointStats* CheckpointStatsTracker::find(int64_t checkpoint_id) {
     return nullptr;
 }
 
-void CheckpointStatsTracker::checkpoint_triggered(sim::Time at, int64_t checkpoint_id) {
+void CheckpointStatsTracker::checkpoint_triggered(sim::Time at, int64_t checkpoint_id, engine::SnapshotType type) {
     CheckpointStats stats;
     stats.id = checkpoint_id;
+    if (history_ != nullptr) stats.deployment = history_->deployment_name();
+    stats.type = snapshot_kind_name(type);
     stats.triggered_s = at.seconds();
     checkpoints_.push_back(std::move(stats));
 }
@@ -42,12 +96,13 @@ void CheckpointStatsTracker::checkpoint_aborted(sim::Time at, int64_t checkpoint
                                                 const std::string& detail) {
     CheckpointStats* stats = find(checkpoint_id);
     if (stats == nullptr || stats->status != "in_progress") return;
-    stats->status = "failed";
-    stats->failure = std::string(engine::to_string(reason)) + " (" + detail + ")";
+    stats->status = checkpoint_status_of(reason);
+    stats->failure_reason = engine::to_string(reason);
+    stats->failure = detail;
     stats->duration_ms = (at.seconds() - stats->triggered_s) * 1e3;
 }
 
-void CheckpointStatsTracker::task_checkpoint_stats(sim::Time, const engine::TaskCheckpointStats& task) {
+void CheckpointStatsTracker::task_checkpoint_stats(sim::Time at, const engine::TaskCheckpointStats& task) {
     CheckpointStats* stats = find(task.checkpoint_id);
     if (stats == nullptr) return;
     CheckpointTaskStats t;
@@ -55,10 +110,17 @@ void CheckpointStatsTracker::task_checkpoint_stats(sim::Time, const engine::Task
     t.subtask = task.subtask;
     t.start_delay_ms = std::max(0.0, (task.first_barrier_at.seconds() - stats->triggered_s) * 1e3);
     t.alignment_ms = ms(task.alignment);
+    t.sync_ms = std::max(0.0, ms(at - (task.first_barrier_at + task.alignment)));
+    t.uploaded_s = at.seconds();
     t.operator_state_bytes = task.operator_state_bytes;
     t.channel_state_bytes = task.channel_state_bytes;
     t.unaligned = task.unaligned;
     stats->unaligned = stats->unaligned || task.unaligned;
+    if (task.after_alignment_timeout) {
+        stats->alignment = "switched";
+    } else if (task.unaligned && stats->alignment == "aligned") {
+        stats->alignment = "unaligned";
+    }
     stats->operator_state_bytes += task.operator_state_bytes;
     stats->channel_state_bytes += task.channel_state_bytes;
     stats->shared_bytes_uploaded += task.shared_bytes_uploaded;
@@ -66,6 +128,19 @@ void CheckpointStatsTracker::task_checkpoint_stats(sim::Time, const engine::Task
     stats->max_alignment_ms = std::max(stats->max_alignment_ms, t.alignment_ms);
     stats->max_start_delay_ms = std::max(stats->max_start_delay_ms, t.start_delay_ms);
     stats->tasks.push_back(std::move(t));
+}
+
+void CheckpointStatsTracker::task_checkpoint_acknowledged(sim::Time at, int64_t checkpoint_id, const std::string& vertex,
+                                                          int32_t subtask) {
+    CheckpointStats* stats = find(checkpoint_id);
+    if (stats == nullptr) return;
+    for (CheckpointTaskStats& t : stats->tasks) {
+        if (t.vertex == vertex && t.subtask == subtask && t.async_ms < 0) {
+            t.async_ms = (at.seconds() - t.uploaded_s) * 1e3;
+            ++stats->acknowledged;
+            return;
+        }
+    }
 }
 
 CheckpointStatsSummary summarize(const std::vector<CheckpointStats>& checkpoints) {
@@ -80,13 +155,16 @@ CheckpointStatsSummary summarize(const std::vector<CheckpointStats>& checkpoints
         bytes.push_back(static_cast<double>(c.operator_state_bytes + c.channel_state_bytes));
         channel_bytes.push_back(static_cast<double>(c.channel_state_bytes));
     }
-    s.duration_median_ms = quantile(durations, 0.5);
-    s.duration_p99_ms = quantile(durations, 0.99);
-    s.duration_max_ms = quantile(durations, 1.0);
-    s.alignment_median_ms = quantile(alignments, 0.5);
-    s.alignment_max_ms = quantile(alignments, 1.0);
-    s.bytes_median = quantile(bytes, 0.5);
-    s.channel_bytes_median = quantile(channel_bytes, 0.5);
+    const StatsSpread duration = spread(durations);
+    s.duration_median_ms = duration.p50;
+    s.duration_p99_ms = duration.p99;
+    s.duration_max_ms = duration.max;
+    s.alignment_median_ms = spread(alignments).p50;
+    s.alignment_max_ms = spread(alignments).max;
+    s.bytes_median = spread(bytes).p50;
+    s.channel_bytes_median = spread(channel_bytes).p50;
+    s.completed_summary = group_summary(checkpoints, false);
+    s.failed_summary = group_summary(checkpoints, true);
     return s;
 }
 

@@ -1,9 +1,18 @@
 #pragma once
-// Checkpoint statistics as Flink's web UI shows them, gathered from what the engine tells its
-// observers: per checkpoint its trigger time, end-to-end duration, outcome (and why a failed one
-// failed: Flink's failure reason and what happened), whether any task took it unaligned, the bytes of
-// operator state and of channel state (in-flight data) its tasks persisted, and per task the start
-// delay (trigger to first barrier) and alignment duration (first to last barrier).
+// Checkpoint statistics as Flink's web UI shows them (the Checkpoints tab: History, Summary and
+// per-subtask details), gathered from what the engine tells its observers. Per checkpoint or
+// savepoint: its id, the deployment that took it, its type (checkpoint, savepoint,
+// stop-with-savepoint) and alignment (aligned, unaligned, or aligned switched to unaligned by the
+// aligned-checkpoint timeout), its status (completed; failed, expired, declined or subsumed with
+// Flink's CheckpointFailureReason and what happened), trigger time, end-to-end duration, the bytes
+// its tasks checkpointed (operator state and shared files uploaded) and persisted (channel state:
+// in-flight data), and per subtask: start delay (trigger to first barrier), alignment (first to last
+// barrier), the synchronous part (the snapshot to the start of its upload: for an unaligned
+// snapshot, until its barrier left the output queue) and the asynchronous part (the upload to the
+// acknowledgement; -1 when it never acknowledged).
+//
+// Not here: Flink's "processed in-flight data" (bytes read during alignment) -- the engine does not
+// count it.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,33 +21,69 @@
 
 namespace eosim::scenarios {
 
+class JobHistory;
+
 struct CheckpointTaskStats {
     std::string vertex;
     int32_t subtask = 0;
     double start_delay_ms = 0;
     double alignment_ms = 0;
+    double sync_ms = 0;
+    double async_ms = -1;  // -1: not acknowledged
     int64_t operator_state_bytes = 0;
     int64_t channel_state_bytes = 0;
     bool unaligned = false;
+    double uploaded_s = 0;  // when its upload started (the async part's start)
 };
 
 struct CheckpointStats {
     int64_t id = 0;
+    std::string deployment = "v1";
+    std::string type = "checkpoint";   // checkpoint | savepoint | stop-with-savepoint[, drain]
+    std::string alignment = "aligned";  // aligned | unaligned | switched (aligned, then unaligned by the timeout)
     double triggered_s = 0;
     double duration_ms = -1;  // until completed or aborted; -1 while neither
-    std::string status = "in_progress";  // completed | failed | in_progress
-    std::string failure;                 // why it failed
-    bool unaligned = false;              // some task took it unaligned
+    // completed | failed | expired | declined | subsumed | in_progress (failed() says whether it failed)
+    std::string status = "in_progress";
+    std::string failure_reason;  // Flink's CheckpointFailureReason name
+    std::string failure;         // what happened
+    bool unaligned = false;      // some task took it unaligned
     int64_t operator_state_bytes = 0;
-    int64_t channel_state_bytes = 0;
+    int64_t channel_state_bytes = 0;      // persisted in-flight data
     int64_t shared_bytes_uploaded = 0;    // incremental state: shared files uploaded
     int64_t shared_bytes_referenced = 0;  // incremental state: shared files referred to (uploads included)
     double max_alignment_ms = 0;
     double max_start_delay_ms = 0;
+    int64_t acknowledged = 0;  // subtasks that acknowledged
     std::vector<CheckpointTaskStats> tasks;
+
+    bool failed() const { return status != "completed" && status != "in_progress"; }
+    bool savepoint() const { return type != "checkpoint"; }
+    // What its tasks uploaded: operator and channel state, and new shared files.
+    int64_t checkpointed_bytes() const { return operator_state_bytes + channel_state_bytes + shared_bytes_uploaded; }
 };
 
-// Medians and maxima over the completed checkpoints.
+// The status a failure reason gives a checkpoint in the history: expired, declined, subsumed, failed.
+std::string checkpoint_status_of(engine::CheckpointFailureReason reason);
+
+// min / avg / max / p50 / p99 of one figure (all zero over no values).
+struct StatsSpread {
+    double min = 0, avg = 0, max = 0, p50 = 0, p99 = 0;
+};
+StatsSpread spread(std::vector<double> values);
+
+// Flink's Summary tab over one group of checkpoints (the completed ones, or the failed ones).
+struct CheckpointGroupSummary {
+    int64_t count = 0;
+    StatsSpread duration_ms;     // end to end
+    StatsSpread checkpointed_bytes;
+    StatsSpread persisted_bytes;  // channel state
+    StatsSpread start_delay_ms;   // per checkpoint: its latest task
+    StatsSpread alignment_ms;     // per checkpoint: its slowest task
+};
+
+// Medians and maxima over the completed checkpoints (and savepoints), and Flink's summary over the
+// completed ones and over the failed ones, apart.
 struct CheckpointStatsSummary {
     int64_t completed = 0;
     int64_t unaligned = 0;  // completed ones some task took unaligned
@@ -49,20 +94,26 @@ struct CheckpointStatsSummary {
     double alignment_max_ms = 0;
     double bytes_median = 0;           // operator + channel state per checkpoint
     double channel_bytes_median = 0;
+    CheckpointGroupSummary completed_summary;
+    CheckpointGroupSummary failed_summary;
 };
 
 class CheckpointStatsTracker final : public engine::RunObserver {
 public:
-    void checkpoint_triggered(sim::Time at, int64_t checkpoint_id) override;
+    // `history` (may be null) names the deployment and knows which snapshots are savepoints.
+    explicit CheckpointStatsTracker(const JobHistory* history = nullptr) : history_(history) {}
+    void checkpoint_triggered(sim::Time at, int64_t checkpoint_id, engine::SnapshotType type) override;
     void checkpoint_completed(sim::Time at, int64_t checkpoint_id, const engine::SourceOffsets&) override;
     void checkpoint_aborted(sim::Time at, int64_t checkpoint_id, engine::CheckpointFailureReason reason,
                             const std::string& detail) override;
     void task_checkpoint_stats(sim::Time at, const engine::TaskCheckpointStats& stats) override;
+    void task_checkpoint_acknowledged(sim::Time at, int64_t checkpoint_id, const std::string& vertex, int32_t subtask) override;
 
     const std::vector<CheckpointStats>& checkpoints() const { return checkpoints_; }
 
 private:
     CheckpointStats* find(int64_t checkpoint_id);
+    const JobHistory* history_;
     std::vector<CheckpointStats> checkpoints_;  // in trigger order
 };
 

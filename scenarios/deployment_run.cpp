@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "engine/runtime/task.h"
 #include "engine/runtime/task_manager.h"
 
 namespace eosim::scenarios {
@@ -148,6 +149,22 @@ void DeploymentRun::start_next(const Starting& starting, bool first) {
     engines_[live_]->set_deployment(static_cast<int64_t>(live_) * kAttemptsPerDeployment,
                                     engine::SavepointRestoreSettings{savepoint_path_, scenario_.deployments[live_ - 1].allow_non_restored_state});
     engines_[live_]->start();
+}
+
+std::string DeploymentRun::task_of_event(sim::NodeId node, uint64_t digest, int64_t& attempt) const {
+    std::string found;
+    for (engine::Engine* engine : all_engines()) {
+        const engine::TaskManager* tm = engine->task_manager(node);
+        if (tm == nullptr) continue;
+        tm->for_each_task([&](const engine::Task& task) {
+            if (found.empty() && engine::Engine::task_digest(task.key()) == digest) {
+                found = task.vertex().id + "-" + std::to_string(task.key().subtask);
+                attempt = task.key().attempt;
+            }
+        });
+        if (!found.empty()) break;
+    }
+    return found;
 }
 
 std::vector<engine::Engine*> DeploymentRun::all_engines() const {

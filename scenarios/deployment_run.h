@@ -66,6 +66,9 @@ public:
     void hand_over(const Starting& starting, const VerificationDone& verified);
     // The statistics of every engine (deployments and verification jobs) added up.
     engine::EngineStats total_stats() const;
+    // The task on `node` whose own events (timers) carry `digest`: "count-1" and its raw attempt,
+    // or "" (for a readable trace log).
+    std::string task_of_event(sim::NodeId node, uint64_t digest, int64_t& attempt) const;
     // What runs on `node` now, over every engine: for the fault accounting (what a crash hits).
     EffectProbes::NodeLoad load_of(sim::NodeId node);
 

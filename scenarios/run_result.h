@@ -11,6 +11,7 @@
 #include "engine/runtime/run_observer.h"
 #include "scenarios/checkpoint_stats.h"
 #include "scenarios/fault_accounting.h"
+#include "scenarios/job_history.h"
 #include "scenarios/random_faults.h"
 #include "scenarios/timeline.h"
 #include "sim/fault_injector.h"
@@ -77,8 +78,10 @@ struct RunFigures {
     int64_t fenced_messages = 0;
     int64_t deployments_refused = 0;  // deployments a JobManager did not send: its fenced check failed
     int64_t sessions_expired = 0;
-    int64_t records_in = 0;
+    int64_t records_in = 0;     // input records; for a CDC source, the change events it read
     int64_t records_out = 0;
+    int64_t records_read = 0;   // what the sources read, replays after restores included
+    int64_t source_table_rows = 0;  // CDC: the source table's rows at the end (the model's input)
     // The outside systems of scenarios/outside_system_registry.h (not Kafka, not the append store), added up:
     int64_t outside_calls = 0;
     int64_t outside_calls_failed = 0;
@@ -92,6 +95,26 @@ struct RunFigures {
     double alignment_max_ms = 0;
     double checkpoint_bytes_median = 0;  // operator + channel state persisted per checkpoint
     double channel_state_bytes_median = 0;
+    // Over the failed (expired, declined, subsumed, failed) checkpoints too: how many, their
+    // slowest alignment and start delay; the start delay over the completed ones; the most channel
+    // state any checkpoint persisted.
+    int64_t checkpoints_failed = 0;
+    double failed_alignment_max_ms = 0;
+    double failed_start_delay_max_ms = 0;
+    double start_delay_max_ms = 0;
+    int64_t persisted_bytes_max = 0;
+};
+
+// Back pressure of a vertex over the run (scenarios/run/back_pressure.h): the share of time its
+// running subtasks were busy, backpressured or idle (they add up to 1), over `samples` samples.
+struct VertexBackPressure {
+    std::string vertex;
+    double busy = 0;
+    double backpressured = 0;
+    double idle = 0;
+    int64_t samples = 0;
+    // Flink's level: OK (backpressured at most 10% of the time), LOW (at most 50%), HIGH.
+    const char* level() const { return backpressured <= 0.10 ? "OK" : backpressured <= 0.50 ? "LOW" : "HIGH"; }
 };
 
 struct RunResult {
@@ -115,6 +138,13 @@ struct RunResult {
     std::optional<FaultDraw> fault_draw;
     std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
     std::vector<CheckpointStats> checkpoints;  // per checkpoint, in trigger order
+    CheckpointStatsSummary checkpoint_summary;  // over the completed ones and over the failed ones
+    // The job's history (scenarios/job_history.h): status changes, the exceptions of its failovers
+    // (with the fault that probably caused each), its deployments.
+    std::vector<JobStatusChange> status_history;
+    std::vector<JobException> exceptions;
+    std::vector<DeploymentSpan> deployments;
+    std::vector<VertexBackPressure> back_pressure;  // per vertex, in the order first seen running
 };
 
 struct RunOptions {

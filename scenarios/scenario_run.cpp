@@ -22,6 +22,15 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     DeploymentRun deployments(scenario, run.world, run.services, observers.fanout,
                               high_availability(scenario, run.services.systems));
     observers.follow(deployments);
+    if (options.trace_log != nullptr) {  // a readable trace: node names, the task an event is about
+        run.world.trace().set_log(
+            options.trace_log, [&run](sim::NodeId node) { return run.world.nodes().name(node); },
+            [&deployments, &observers](sim::NodeId node, uint64_t digest) {
+                int64_t attempt = 0;
+                const std::string task = deployments.task_of_event(node, digest, attempt);
+                return task.empty() ? task : task + " " + observers.history.attempt_name(attempt);
+            });
+    }
     // 3. The faults: the scenario's and this seed's drawn ones, at their times and points.
     PlannedFaults faults(scenario, run, deployments, observers.coverage);
     // 4. The oracles, by their registered names.

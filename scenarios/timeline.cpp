@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/runtime/record.h"
+#include "scenarios/job_history.h"
 
 namespace eosim::scenarios {
 
@@ -10,27 +11,36 @@ void TimelineRecorder::record(sim::Time t, const char* lane, std::string what, s
     events_.push_back(TimelineEvent{t.ns, -1, lane, std::move(what), std::move(detail)});
 }
 
-void TimelineRecorder::checkpoint_triggered(sim::Time t, int64_t id) {
-    record(t, "checkpoints", "checkpoint.triggered", "checkpoint " + std::to_string(id));
+std::string TimelineRecorder::snapshot_name(int64_t id) const {
+    return history_ != nullptr ? history_->snapshot_name(id) : "checkpoint " + std::to_string(id);
+}
+
+std::string TimelineRecorder::attempt_name(int64_t attempt) const {
+    return history_ != nullptr ? history_->attempt_name(attempt) : std::to_string(attempt);
+}
+
+void TimelineRecorder::checkpoint_triggered(sim::Time t, int64_t id, engine::SnapshotType) {
+    record(t, "checkpoints", "checkpoint.triggered", snapshot_name(id));
 }
 
 void TimelineRecorder::checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets&) {
-    record(t, "checkpoints", "checkpoint.completed", "checkpoint " + std::to_string(id));
+    record(t, "checkpoints", "checkpoint.completed", snapshot_name(id));
 }
 
 void TimelineRecorder::checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason,
                                           const std::string& detail) {
     record(t, "checkpoints", "checkpoint.aborted",
-           "checkpoint " + std::to_string(id) + ": " + engine::to_string(reason) + " (" + detail + ")");
+           snapshot_name(id) + ": " + engine::to_string(reason) + " (" + detail + ")");
 }
 
 void TimelineRecorder::restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets&) {
-    record(t, "job", "restore", "attempt " + std::to_string(attempt) +
-                                    (id == 0 ? " starts from scratch" : " restores checkpoint " + std::to_string(id)));
+    const std::string from = history_ != nullptr ? history_->restore_text(attempt, id)
+                                                 : id == 0 ? "from scratch" : "restores checkpoint " + std::to_string(id);
+    record(t, "job", "restore", "attempt " + attempt_name(attempt) + " " + (id == 0 ? "starts " : "") + from);
 }
 
 void TimelineRecorder::failover(sim::Time t, int64_t attempt, const std::string& reason) {
-    record(t, "job", "failover", "attempt " + std::to_string(attempt) + " after: " + reason);
+    record(t, "job", "failover", "attempt " + attempt_name(attempt) + " after: " + reason);
 }
 
 void TimelineRecorder::transaction_event(sim::Time t, const std::string& id, const char* what) {
@@ -41,7 +51,13 @@ void TimelineRecorder::likely_data_loss(sim::Time t, const std::string& id, cons
     record(t, "transactions", "txn.lost", id + ": commit failed (" + why + "), likely data loss");
 }
 
-void TimelineRecorder::job_finished(sim::Time t) { record(t, "job", "job.finished", "bounded input done, final checkpoint committed"); }
+void TimelineRecorder::job_suspended(sim::Time t, const std::string& why) { record(t, "job", "job.suspended", why); }
+
+void TimelineRecorder::job_finished(sim::Time t) {
+    std::string detail = history_ != nullptr ? history_->finished_text() : "bounded input done, final checkpoint committed";
+    if (history_ != nullptr) detail = history_->deployment_name() + " " + detail;
+    record(t, "job", "job.finished", detail);
+}
 
 void TimelineRecorder::connector_event(sim::Time begin, sim::Time end, const std::string& lane, const std::string& what,
                                        const std::string& detail) {

@@ -18,9 +18,13 @@ struct TimelineEvent {
     std::string detail;
 };
 
+class JobHistory;
+
 class TimelineRecorder final : public engine::RunObserver {
 public:
-    void checkpoint_triggered(sim::Time t, int64_t id) override;
+    // `history` (may be null) names attempts ("v1/2"), savepoints and how a deployment stopped.
+    explicit TimelineRecorder(const JobHistory* history = nullptr) : history_(history) {}
+    void checkpoint_triggered(sim::Time t, int64_t id, engine::SnapshotType type) override;
     void checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets& offsets) override;
     void checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason, const std::string& detail) override;
     void restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) override;
@@ -29,6 +33,7 @@ public:
     void likely_data_loss(sim::Time t, const std::string& id, const std::string& why) override;
     void connector_event(sim::Time begin, sim::Time end, const std::string& lane, const std::string& what,
                          const std::string& detail) override;
+    void job_suspended(sim::Time t, const std::string& why) override;
     void job_finished(sim::Time t) override;
     void job_failed(sim::Time t, const std::string& reason) override;
     // A line per vertex in lane "watermark <vertex>": spans of the vertex's watermark (the minimum
@@ -44,6 +49,9 @@ public:
 
 private:
     void record(sim::Time t, const char* lane, std::string what, std::string detail);
+    std::string snapshot_name(int64_t id) const;
+    std::string attempt_name(int64_t attempt) const;
+    const JobHistory* history_;
     struct VertexWatermark {
         int64_t attempt = -1;
         std::map<int32_t, int64_t> subtasks;  // each subtask's watermark in this attempt

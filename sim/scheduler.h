@@ -58,6 +58,8 @@ public:
     void run_until(Time limit, const std::function<bool()>& stop = {});
     // Keys in the heap, cancelled ones not yet swept out included.
     size_t pending() const { return heap_.size(); }
+    // When the next event is due (now when none is): the state seen now lasts until then.
+    Time next_due() const { return heap_.empty() ? now_ : Time{static_cast<int64_t>(heap_.front().at_ns)}; }
     uint64_t processed() const { return processed_; }
     uint64_t dropped() const { return dropped_; }
 

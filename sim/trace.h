@@ -1,9 +1,12 @@
 #pragma once
 // The trace: every processed event is folded into a running 64-bit hash of (kind, time, node,
 // payload digest). Two runs with the same scenario and seed must end with the same hash; that is
-// the determinism check. Optionally every event is also written as a JSON line.
+// the determinism check. Optionally every event is also written as a JSON line, with the names a
+// reader needs (the node's name, what a protocol point is): names only, never part of the hash.
 #include <cstdint>
+#include <functional>
 #include <ostream>
+#include <string>
 #include <string_view>
 
 #include "sim/prng.h"
@@ -32,26 +35,38 @@ uint64_t digest_of(std::string_view text);
 
 class Trace {
 public:
-    void record(const EventKind& kind, Time at, NodeId node, uint64_t digest) {
+    // `note`: for the log only (e.g. the protocol point's name), never hashed.
+    void record(const EventKind& kind, Time at, NodeId node, uint64_t digest, std::string_view note = {}) {
         uint64_t h = digest_mix(hash_, kind.id);
         h = digest_mix(h, static_cast<uint64_t>(at.ns));
         h = digest_mix(h, node);
         hash_ = digest_mix(h, digest);
         ++events_;
-        if (log_ != nullptr) write_line(kind, at, node, digest);
+        if (log_ != nullptr) write_line(kind, at, node, digest, note);
     }
+    bool logging() const { return log_ != nullptr; }
 
     uint64_t hash() const { return hash_; }
     uint64_t events() const { return events_; }
-    // Writes every later event as one JSON object per line; nullptr stops logging.
-    void set_log(std::ostream* log) { log_ = log; }
+    // Writes every later event as one JSON object per line; nullptr stops logging. `node_name`
+    // (optional) names a line's node; `subject` (optional) what an event of (node, digest) is about
+    // (e.g. the task whose timer it is), "" when it cannot tell.
+    using NodeNamer = std::function<std::string(NodeId)>;
+    using SubjectNamer = std::function<std::string(NodeId, uint64_t)>;
+    void set_log(std::ostream* log, NodeNamer node_name = {}, SubjectNamer subject = {}) {
+        log_ = log;
+        node_name_ = std::move(node_name);
+        subject_ = std::move(subject);
+    }
 
 private:
-    void write_line(const EventKind& kind, Time at, NodeId node, uint64_t digest);
+    void write_line(const EventKind& kind, Time at, NodeId node, uint64_t digest, std::string_view note);
 
     uint64_t hash_ = 0x243f6a8885a308d3ULL;
     uint64_t events_ = 0;
     std::ostream* log_ = nullptr;
+    NodeNamer node_name_;
+    SubjectNamer subject_;
 };
 
 }  // namespace eosim::sim

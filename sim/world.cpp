@@ -13,7 +13,8 @@ World::World(WorldOptions options)
       storage_(scheduler_, root_prng_.fork("storage"), options.storage) {}
 
 void World::announce(std::string_view point, NodeId node, int64_t detail, PointTask task) {
-    trace_.record(kProtocolPoint, now(), node, digest_mix(digest_of(point), static_cast<uint64_t>(detail)));
+    const std::string note = trace_.logging() ? std::string(point) + " " + std::to_string(detail) : std::string();
+    trace_.record(kProtocolPoint, now(), node, digest_mix(digest_of(point), static_cast<uint64_t>(detail)), note);
     const ProtocolPointEvent event{point, node, detail, task};
     for (auto& listener : point_listeners_) listener(event);
 }

@@ -222,7 +222,7 @@ void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t u
                 c.abort(id, CheckpointFailureReason::checkpoint_expired, "checkpoint expired before completing");
             }
         }));
-    gateway_.observer().checkpoint_triggered(gateway_.world().now(), id);
+    gateway_.observer().checkpoint_triggered(gateway_.world().now(), id, snapshot);
     gateway_.world().announce(snapshot.terminates() ? points::kStopWithSavepointTriggered : points::kCheckpointTriggered, node_, id);
     const int64_t attempt = attempt_;
     for (sim::NodeId tm : nodes_running(true)) {

@@ -153,6 +153,9 @@ void CheckpointUpload::upload_private_state(int64_t checkpoint_id, std::string b
                                                        "state upload failed");
                                           return;
                                       }
+                                      engine->observer().task_checkpoint_acknowledged(
+                                          engine->world().now(), checkpoint_id, engine->job().vertices[static_cast<size_t>(key.vertex)].id,
+                                          key.subtask);
                                       engine->send_to_job_manager(
                                           node, messages::kAcknowledge, key_digest(key) ^ static_cast<uint64_t>(checkpoint_id),
                                           [key, checkpoint_id, storage_key, state_bytes, offsets, shared](JobManager& jm) {

@@ -159,8 +159,10 @@ public:
         });
     }
 
-private:
+    // The digest of task `key`'s own events (its timers): what a readable trace names it by.
     static uint64_t task_digest(const TaskKey& key);
+
+private:
     void boot_job_manager(sim::NodeId node);
     void boot_task_manager(sim::NodeId node);
     void retire(sim::NodeId node);

@@ -44,7 +44,9 @@ void JobManager::boot() {
             engine_, node_, instance_,
             LeaderElection::Callbacks{[this](int64_t token) { granted_leadership(token); },
                                       [this](const std::string& why) {
-                                          (void)why;
+                                          engine_.observer().job_suspended(engine_.world().now(), "the JobManager on " +
+                                                                               engine_.world().nodes().name(node_) +
+                                                                               " lost its leadership: " + why);
                                           engine_.world().announce(points::kLeadershipLost, node_, election_->token());
                                           engine_.replace_job_manager(node_);
                                       }});

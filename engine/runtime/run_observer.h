@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/checkpointing/checkpoint_failure_reason.h"
+#include "engine/checkpointing/snapshot_type.h"
 #include "engine/runtime/record.h"
 #include "sim/time.h"
 
@@ -35,6 +36,7 @@ struct TaskCheckpointStats {
     int64_t operator_state_bytes = 0;
     int64_t channel_state_bytes = 0;
     bool unaligned = false;
+    bool after_alignment_timeout = false;  // unaligned because its aligned-checkpoint timeout passed
     // Incremental keyed state: shared-file bytes this snapshot uploads, and those it refers to.
     int64_t shared_bytes_uploaded = 0;
     int64_t shared_bytes_referenced = 0;
@@ -43,7 +45,8 @@ struct TaskCheckpointStats {
 class RunObserver {
 public:
     virtual ~RunObserver() = default;
-    virtual void checkpoint_triggered(sim::Time, int64_t /*checkpoint_id*/) {}
+    // `type`: a periodic checkpoint, a savepoint or the final savepoint of a stop-with-savepoint.
+    virtual void checkpoint_triggered(sim::Time, int64_t /*checkpoint_id*/, SnapshotType /*type*/) {}
     virtual void checkpoint_completed(sim::Time, int64_t /*checkpoint_id*/, const SourceOffsets&) {}
     // `detail` says what happened (which task declined, and why).
     virtual void checkpoint_aborted(sim::Time, int64_t /*checkpoint_id*/, CheckpointFailureReason /*reason*/,
@@ -63,6 +66,10 @@ public:
     virtual void channel_state_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
                                         const std::vector<InFlightRecords>& /*in_flight*/) {}
     virtual void task_checkpoint_stats(sim::Time, const TaskCheckpointStats&) {}
+    // The subtask's state of `checkpoint_id` is in storage and its acknowledgement on the way: the
+    // end of the checkpoint's asynchronous part (Flink's AsyncCheckpointRunnable) for that subtask.
+    virtual void task_checkpoint_acknowledged(sim::Time, int64_t /*checkpoint_id*/, const std::string& /*vertex*/,
+                                              int32_t /*subtask*/) {}
     virtual void failover(sim::Time, int64_t /*new_attempt*/, const std::string& /*reason*/) {}
     virtual void transaction_event(sim::Time, const std::string& /*transactional_id*/, const char* /*what*/) {}
     // A sink could not commit a transaction it had pre-committed: its records are lost.
@@ -76,6 +83,9 @@ public:
     // task's input watermark, also when restored). Only in jobs with a watermark strategy.
     virtual void watermark_advanced(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
                                     int64_t /*watermark*/) {}
+    // The JobManager lost its leadership (high availability): the job is suspended until a new
+    // leader recovers it (Flink's JobStatus.SUSPENDED).
+    virtual void job_suspended(sim::Time, const std::string& /*why*/) {}
     virtual void job_finished(sim::Time) {}
     virtual void job_failed(sim::Time, const std::string& /*reason*/) {}
 };

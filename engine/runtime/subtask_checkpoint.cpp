@@ -204,6 +204,7 @@ void SubtaskCheckpoint::upload_snapshot(int64_t checkpoint_id, std::string blob,
     stats.first_barrier_at = first_barrier_at_;
     stats.alignment = task_.inputs().empty() ? sim::Duration::zero() : last_barrier_at_ - first_barrier_at_;
     stats.unaligned = unaligned;
+    stats.after_alignment_timeout = unaligned && task_.engine().job().checkpointing.aligned_checkpoint_timeout > sim::Duration::zero();
     stats.operator_state_bytes = static_cast<int64_t>(unaligned ? operator_state_size_ : blob.size());
     if (!unaligned && task_.channel_state_possible()) {
         blob = encode_task_state(blob, ChannelState{}, task_.engine().job().reads_timestamps());

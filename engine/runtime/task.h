@@ -62,6 +62,9 @@ public:
     // with every heartbeat, in case the first report was lost).
     bool failed() const { return state_ == State::failed; }
     bool running() const { return state_ == State::running; }
+    // Processing a buffer (or a source's poll) now; its output full (more buffers queued than credits).
+    bool busy() const { return busy_; }
+    bool backpressured() const { return writer_.backpressured(); }
     // Restored and reported ready, waiting for the JobManager's start.
     bool waiting_to_start() const { return state_ == State::ready; }
     const std::string& failure() const { return failure_; }

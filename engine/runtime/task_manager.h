@@ -53,6 +53,11 @@ public:
 
     // Tasks deployed here now, of any attempt (what a crash of this node loses).
     size_t task_count() const { return tasks_.size(); }
+    // Each task deployed here now, in key order (for observers that read, e.g. back pressure).
+    template <typename F>
+    void for_each_task(F&& f) const {
+        for (const auto& [key, task] : tasks_) f(static_cast<const Task&>(*task));
+    }
 
     // HA: the JobManager this TaskManager follows (kNoNode until a leader reached it).
     sim::NodeId leader_node() const { return leader_node_; }

@@ -4,13 +4,13 @@
 
 namespace eosim::scenarios {
 
-void ObserverFanout::set_hand_over(std::function<bool()> hands_over, engine::RunObserver* timeline) {
+void ObserverFanout::set_hand_over(std::function<bool()> hands_over, std::vector<engine::RunObserver*> history) {
     hands_over_ = std::move(hands_over);
-    timeline_ = timeline;
+    history_ = std::move(history);
 }
 
-void ObserverFanout::checkpoint_triggered(sim::Time t, int64_t id) {
-    each([&](auto* o) { o->checkpoint_triggered(t, id); });
+void ObserverFanout::checkpoint_triggered(sim::Time t, int64_t id, engine::SnapshotType type) {
+    each([&](auto* o) { o->checkpoint_triggered(t, id, type); });
 }
 void ObserverFanout::checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets& offsets) {
     each([&](auto* o) { o->checkpoint_completed(t, id, offsets); });
@@ -36,6 +36,9 @@ void ObserverFanout::channel_state_restored(sim::Time t, int64_t attempt, const 
 void ObserverFanout::task_checkpoint_stats(sim::Time t, const engine::TaskCheckpointStats& stats) {
     each([&](auto* o) { o->task_checkpoint_stats(t, stats); });
 }
+void ObserverFanout::task_checkpoint_acknowledged(sim::Time t, int64_t id, const std::string& vertex, int32_t subtask) {
+    each([&](auto* o) { o->task_checkpoint_acknowledged(t, id, vertex, subtask); });
+}
 void ObserverFanout::failover(sim::Time t, int64_t attempt, const std::string& reason) {
     each([&](auto* o) { o->failover(t, attempt, reason); });
 }
@@ -52,9 +55,12 @@ void ObserverFanout::connector_event(sim::Time begin, sim::Time end, const std::
 void ObserverFanout::watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t watermark) {
     each([&](auto* o) { o->watermark_advanced(t, attempt, vertex, subtask, watermark); });
 }
+void ObserverFanout::job_suspended(sim::Time t, const std::string& why) {
+    each([&](auto* o) { o->job_suspended(t, why); });
+}
 void ObserverFanout::job_finished(sim::Time t) {
     if (hands_over_ && hands_over_()) {
-        if (timeline_ != nullptr) timeline_->job_finished(t);
+        for (engine::RunObserver* o : history_) o->job_finished(t);
         return;
     }
     each([&](auto* o) { o->job_finished(t); });
@@ -70,6 +76,7 @@ void ProgressWatch::transaction_event(sim::Time t, const std::string&, const cha
 }
 
 RunObservers::RunObservers(engine::RunObserver* extra) {
+    fanout.add(&history);
     fanout.add(&timeline);
     fanout.add(&checkpoint_stats);
     if (extra != nullptr) fanout.add(extra);
@@ -77,7 +84,7 @@ RunObservers::RunObservers(engine::RunObserver* extra) {
 }
 
 void RunObservers::follow(const DeploymentRun& deployments) {
-    fanout.set_hand_over([&deployments] { return deployments.hands_over(); }, &timeline);
+    fanout.set_hand_over([&deployments] { return deployments.hands_over(); }, {&history, &timeline});
 }
 
 }  // namespace eosim::scenarios

@@ -1,6 +1,6 @@
 #pragma once
 // Step 2 of a run, beside the deployments: the observers that record what the engine tells the
-// harness -- the timeline, the checkpoint statistics, the progress watch (for cutting a hung run)
+// harness -- the job's history, the timeline, the checkpoint statistics, the progress watch (for cutting a hung run)
 // and the coverage of fault x phase combinations -- and the fan-out that hands every notification
 // to them and to the oracles.
 #include <functional>
@@ -10,6 +10,8 @@
 #include "scenarios/checkpoint_stats.h"
 #include "scenarios/coverage.h"
 #include "scenarios/deployment_run.h"
+#include "scenarios/job_history.h"
+#include "scenarios/run/back_pressure.h"
 #include "scenarios/timeline.h"
 
 namespace eosim::scenarios {
@@ -19,10 +21,10 @@ class ObserverFanout final : public engine::RunObserver {
 public:
     void add(engine::RunObserver* observer) { observers_.push_back(observer); }
     // A job that finishes while `hands_over` says another deployment follows (stopped with a
-    // savepoint for it): only `timeline` hears that this cluster finished; the run goes on.
-    void set_hand_over(std::function<bool()> hands_over, engine::RunObserver* timeline);
+    // savepoint for it): only `history` and `timeline` hear that this cluster finished; the run goes on.
+    void set_hand_over(std::function<bool()> hands_over, std::vector<engine::RunObserver*> history);
 
-    void checkpoint_triggered(sim::Time t, int64_t id) override;
+    void checkpoint_triggered(sim::Time t, int64_t id, engine::SnapshotType type) override;
     void checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets& offsets) override;
     void checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason, const std::string& detail) override;
     void restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) override;
@@ -33,12 +35,14 @@ public:
     void channel_state_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
                                 const std::vector<engine::InFlightRecords>& in_flight) override;
     void task_checkpoint_stats(sim::Time t, const engine::TaskCheckpointStats& stats) override;
+    void task_checkpoint_acknowledged(sim::Time t, int64_t id, const std::string& vertex, int32_t subtask) override;
     void failover(sim::Time t, int64_t attempt, const std::string& reason) override;
     void transaction_event(sim::Time t, const std::string& id, const char* what) override;
     void likely_data_loss(sim::Time t, const std::string& id, const std::string& why) override;
     void connector_event(sim::Time begin, sim::Time end, const std::string& lane, const std::string& what,
                          const std::string& detail) override;
     void watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t watermark) override;
+    void job_suspended(sim::Time t, const std::string& why) override;
     void job_finished(sim::Time t) override;
     void job_failed(sim::Time t, const std::string& reason) override;
 
@@ -49,7 +53,7 @@ private:
     }
     std::vector<engine::RunObserver*> observers_;
     std::function<bool()> hands_over_;
-    engine::RunObserver* timeline_ = nullptr;
+    std::vector<engine::RunObserver*> history_;
 };
 
 // Progress for cutting a hung run: when a checkpoint last completed or a transaction committed.
@@ -67,10 +71,12 @@ private:
 // the oracles.
 struct RunObservers {
     ObserverFanout fanout;
-    TimelineRecorder timeline;
-    CheckpointStatsTracker checkpoint_stats;
+    JobHistory history;  // first: the others ask it for names
+    TimelineRecorder timeline{&history};
+    CheckpointStatsTracker checkpoint_stats{&history};
     ProgressWatch progress;
     CoverageTracker coverage;  // hears protocol points and fired faults (PlannedFaults wires it)
+    BackPressureSampler back_pressure;  // the run loop has it sample between events
 
     explicit RunObservers(engine::RunObserver* extra);
     RunObservers(const RunObservers&) = delete;

@@ -1,6 +1,7 @@
 #include "scenarios/run/run_figures.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
@@ -49,8 +50,8 @@ void storage_figures(const DeploymentRun& deployments, const sim::DurableStorage
     }
 }
 
-void checkpoint_figures(const std::vector<CheckpointStats>& checkpoints, RunFigures& f) {
-    const CheckpointStatsSummary summary = summarize(checkpoints);
+void checkpoint_figures(const std::vector<CheckpointStats>& checkpoints, CheckpointStatsSummary& summary, RunFigures& f) {
+    summary = summarize(checkpoints);
     f.checkpoints_unaligned = summary.unaligned;
     f.checkpoint_duration_median_ms = summary.duration_median_ms;
     f.checkpoint_duration_p99_ms = summary.duration_p99_ms;
@@ -59,6 +60,44 @@ void checkpoint_figures(const std::vector<CheckpointStats>& checkpoints, RunFigu
     f.alignment_max_ms = summary.alignment_max_ms;
     f.checkpoint_bytes_median = summary.bytes_median;
     f.channel_state_bytes_median = summary.channel_bytes_median;
+    f.checkpoints_failed = summary.failed_summary.count;
+    f.failed_alignment_max_ms = summary.failed_summary.alignment_ms.max;
+    f.failed_start_delay_max_ms = summary.failed_summary.start_delay_ms.max;
+    f.start_delay_max_ms = summary.completed_summary.start_delay_ms.max;
+    f.persisted_bytes_max = static_cast<int64_t>(std::max(summary.completed_summary.persisted_bytes.max, summary.failed_summary.persisted_bytes.max));
+}
+
+// The fault that probably caused a failure at `at_s`: the latest that fired (and did something)
+// before it, one that hit a node the failure names if any did.
+std::string probable_cause(const std::vector<sim::FiredFault>& faults, double at_s, const std::string& reason) {
+    const sim::FiredFault* latest = nullptr;
+    const sim::FiredFault* named = nullptr;
+    for (const sim::FiredFault& fault : faults) {
+        if (fault.skipped || fault.at.seconds() > at_s) continue;
+        latest = &fault;
+        for (const std::string& node : fault.nodes) {
+            if (reason.find(node) != std::string::npos) named = &fault;
+        }
+    }
+    const sim::FiredFault* cause = named != nullptr ? named : latest;
+    if (cause == nullptr) return "";
+    return "fault #" + std::to_string(cause->plan_index) + " " + sim::to_string(cause->kind) + " at " + sim::seconds_text(cause->at) +
+           ": " + cause->action;
+}
+
+void job_history(const JobHistory& history, RunResult& result) {
+    result.status_history = history.status_history();
+    result.exceptions = history.exceptions();
+    for (JobException& e : result.exceptions) e.root_cause = probable_cause(result.faults, e.at_s, e.reason);
+    result.deployments = history.deployments();
+    if (result.deployments.size() < 2) return;  // one deployment: nothing to tell apart on the timeline
+    for (const DeploymentSpan& d : result.deployments) {
+        const auto ns = [](double s) { return static_cast<int64_t>(std::llround(s * 1e9)); };
+        result.timeline.push_back(TimelineEvent{
+            ns(d.begin_s), d.end_s < 0 ? -1 : ns(d.end_s), "job", "deployment",
+            d.name + ": " + (d.restored_from == 0 ? "from scratch" : "restored " + d.restored_kind + " " + std::to_string(d.restored_from)) +
+                "; " + (d.ended.empty() ? "running at the end" : d.ended)});
+    }
 }
 
 }  // namespace
@@ -73,10 +112,16 @@ void gather_figures(const FigureSources& from, RunResult& result) {
     storage_figures(from.deployments, world.storage(), f);
     from.run.outside.add_figures(f);
     f.faults_injected = static_cast<int64_t>(from.faults.injector().injected_count());
-    f.records_in = from.run.model.input_records();
+    // Change events a CDC source read (its snapshot rows and binlog events, replays included);
+    // input records otherwise. The final rows of a CDC source table are figures of their own.
+    const bool cdc = std::any_of(from.deployments.jobs().begin(), from.deployments.jobs().end(),
+                                 [](const engine::JobSpec& job) { return engine::has_operator(job, engine::OperatorKind::cdc_source); });
+    f.records_read = from.deployments.total_stats().records_read;
+    f.records_in = cdc ? f.records_read : from.run.model.input_records();
+    if (cdc) f.source_table_rows = from.run.model.input_records();
     f.records_out = static_cast<int64_t>(from.oracles.first_sink_content().size());
     result.checkpoints = from.observers.checkpoint_stats.checkpoints();
-    checkpoint_figures(result.checkpoints, f);
+    checkpoint_figures(result.checkpoints, result.checkpoint_summary, f);
 
     TimelineRecorder& timeline = from.observers.timeline;
     result.faults = from.faults.injector().fired();
@@ -84,6 +129,8 @@ void gather_figures(const FigureSources& from, RunResult& result) {
         timeline.add(TimelineEvent{fault.at.ns, -1, "faults", std::string("fault.") + sim::to_string(fault.kind), fault.action});
     }
     result.timeline = timeline.take();
+    job_history(from.observers.history, result);
+    result.back_pressure = from.observers.back_pressure.shares();
     f.transactions_lost = std::count_if(result.timeline.begin(), result.timeline.end(),
                                         [](const TimelineEvent& e) { return e.what == "txn.lost"; });
     CoverageTracker& coverage = from.observers.coverage;

@@ -31,7 +31,7 @@ void hand_over(const Scenario& scenario, RunWorld& run, DeploymentRun& deploymen
 }  // namespace
 
 std::string run_to_end(const Scenario& scenario, const RunOptions& options, RunWorld& run, DeploymentRun& deployments,
-                       PlannedFaults& faults, const RunObservers& observers, const RunOracles& oracles) {
+                       PlannedFaults& faults, RunObservers& observers, const RunOracles& oracles) {
     sim::World& world = run.world;
     const sim::FaultInjector& injector = faults.injector();
     start(run, deployments, oracles);
@@ -47,9 +47,10 @@ std::string run_to_end(const Scenario& scenario, const RunOptions& options, RunW
     for (;;) {
         // Asked before every event: the engine is looked up once here (the current deployment only
         // changes at a hand-over, between two run_until calls).
-        const engine::Engine& running = deployments.current();
+        engine::Engine& running = deployments.current();
         world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&] {
             faults.tick();
+            observers.back_pressure.sample_before(world.scheduler().next_due(), running);
             if (running.finished() || running.failed()) return true;
             if (max_events != 0 && world.scheduler().processed() >= max_events) return true;
             hung = is_hung();

@@ -108,9 +108,11 @@ inline int64_t count_events(const scenarios::RunResult& result, const std::strin
 
 // "checkpoint 12" or "checkpoint 12: reason" -> 12.
 inline int64_t checkpoint_id_of(const scenarios::TimelineEvent& event) {
-    const std::string prefix = "checkpoint ";
-    REQUIRE(event.detail.rfind(prefix, 0) == 0);
-    return std::stoll(event.detail.substr(prefix.size()));
+    for (const std::string prefix : {"checkpoint ", "savepoint ", "stop-with-savepoint "}) {
+        if (event.detail.rfind(prefix, 0) == 0) return std::stoll(event.detail.substr(prefix.size()));
+    }
+    FAIL("not a checkpoint's or savepoint's event: " << event.detail);
+    return -1;
 }
 
 // Everything a failing run should print to be understood.

@@ -59,11 +59,10 @@ TEST_CASE("upgrade HA: the standby restores the savepoint after v2's leader cras
     // service started empty (Flink's restoreSavepoint sets the counter).
     int64_t savepoint_id = 0;
     int64_t first_after = 0;
-    const int64_t v2_attempts = 1'000'000;
     for (const scenarios::TimelineEvent& e : result.timeline) {
-        const auto restores = e.detail.find(" restores checkpoint ");
-        if (e.what == "restore" && restores != std::string::npos && std::stoll(e.detail.substr(8)) >= v2_attempts) {
-            savepoint_id = std::stoll(e.detail.substr(restores + 21));
+        const auto restores = e.detail.find(" restores savepoint ");  // a later deployment's first attempt ("v2/1")
+        if (e.what == "restore" && restores != std::string::npos && e.detail.rfind("attempt v2/", 0) == 0) {
+            savepoint_id = std::stoll(e.detail.substr(restores + 20));
         } else if (e.what == "checkpoint.completed" && savepoint_id > 0 && first_after == 0) {
             first_after = checkpoint_id_of(e);
         }
