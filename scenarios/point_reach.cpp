@@ -219,12 +219,10 @@ std::optional<std::string> unreachable_reason(const Scenario& s, std::string_vie
             if (any_vertex(jobs, engine::OperatorKind::cdc_source)) return std::nullopt;
             return std::string("the job has no cdc_source vertex (/job/vertices)");
         case Needs::sink_point: {
-            const bool announced = any_program(jobs, [point](const engine::JobSpec& j) {
-                return std::any_of(j.vertices.begin(), j.vertices.end(), [point](const engine::VertexSpec& v) {
-                    if (v.kind != engine::OperatorKind::sink || !v.sink) return false;
-                    const std::vector<std::string_view> announced = v.sink->announced_points();
-                    return std::find(announced.begin(), announced.end(), point) != announced.end();
-                });
+            const Entry& entry = *it;
+            const bool announced = any_program(jobs, [&entry](const engine::JobSpec& j) {
+                return std::any_of(j.vertices.begin(), j.vertices.end(),
+                                   [&entry](const engine::VertexSpec& v) { return vertex_announces(entry, v); });
             });
             if (announced) return std::nullopt;
             return "no sink of the job announces it (its sinks: " + sink_kinds(jobs) + ")";
