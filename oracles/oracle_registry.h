@@ -33,6 +33,7 @@ class ReferenceModel;
 struct OracleJobFacts {
     const engine::JobSpec& job;
     bool has_verification_deployment = false;  // a later deployment with "verification": true
+    bool has_deployments = false;              // any later deployment
 };
 
 // A sink the output oracles judge (every sink of every deployment's program, the job's own first),

@@ -4,20 +4,27 @@
 // checkpoints refer to exists in checkpoint storage: their task state handles and the shared files
 // of incremental state (engine/checkpointing/shared_state_registry.h). The retained checkpoints
 // are those a recovering JobManager keeps: the newest `retained` whose _metadata is stored and not
-// being deleted. Savepoints are self-contained (canonical blobs, no shared files), so nothing of
-// theirs can be lost this way; when they come, their files count as retained too.
+// being deleted.
+//
+// Savepoints: every savepoint of every job of the run (every deployment's, every verification
+// job's) stays, whatever retention did, since a later deployment may name any of them ("from":
+// "savepoint after v1", a named one, a rollback to an older one): once a savepoint's _metadata is
+// in storage, it and every file it refers to must stay there to the end of the run.
 //
 // Also reports, as figures, the orphans at the end: checkpoint files nothing retained refers to
 // (uploads of aborted or late snapshots whose cleanup was lost, shared files of a JobManager that
 // crashed before deleting them), with their bytes.
 //
 // Does not check: a file's bytes (only that it exists), files lost and written again between two
-// polls, or whether the retained checkpoints restore (the state-after-restore oracle does).
+// polls, a savepoint deleted before any poll saw its _metadata, retained checkpoints of later
+// deployments' jobs (the first job's only), or whether what is retained restores (the
+// state-after-restore oracle does).
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/runtime/job_spec.h"
 #include "oracles/oracle.h"
@@ -25,6 +32,18 @@
 #include "sim/storage.h"
 
 namespace eosim::oracles {
+
+// Savepoints seen in storage so far, each with the files its _metadata names.
+class SavepointWatch {
+public:
+    // Notes the savepoints in `blobs` not seen before; returns the first seen savepoint whose
+    // _metadata or a file it names `blobs` lacks, if any.
+    std::optional<std::string> check(const std::map<std::string, std::string>& blobs);
+    size_t seen() const { return files_.size(); }
+
+private:
+    std::map<std::string, std::vector<std::string>> files_;  // _metadata key -> the state files it names
+};
 
 // The first file a retained checkpoint refers to that `blobs` lacks ("chk-7 refers to <key>"), if any.
 std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
@@ -48,6 +67,7 @@ private:
     sim::Duration poll_interval_;
     int64_t polls_ = 0;
     std::optional<std::string> first_violation_;
+    mutable SavepointWatch savepoints_;
 };
 
 }  // namespace eosim::oracles

@@ -180,6 +180,7 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     out << "trace hash  " << hex64(result.trace_hash) << '\n';
     write_figures(out, result.figures);
     write_fault_draw(out, scenario, result);
+    for (const std::string& line : result.deployments_drawn) out << "deployment drawn  " << line << '\n';
     write_faults(out, result);
     write_fault_accounts(out, result);
     write_coverage(out, result);

@@ -85,6 +85,13 @@ void Engine::shut_down() {
     for (sim::NodeId node : task_manager_nodes_) retire(node);
 }
 
+void Engine::cancel() {
+    if (finished_ || failed_) return;
+    cancelled_ = true;
+    finished_ = true;
+    shut_down();
+}
+
 int32_t Engine::request_savepoint(SnapshotType type) {
     const auto index = static_cast<int32_t>(savepoint_requests_.size());
     savepoint_requests_.push_back(SavepointRequest{type});

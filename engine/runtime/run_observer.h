@@ -76,6 +76,17 @@ public:
     // task's input watermark, also when restored). Only in jobs with a watermark strategy.
     virtual void watermark_advanced(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
                                     int64_t /*watermark*/) {}
+    // A source subtask read `records` (> 0) records, which it emits now.
+    virtual void source_read(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/, int64_t /*records*/) {}
+    // A source subtask took the trigger of a stop-with-savepoint's final savepoint at `position` (the
+    // next offset of each split it reads): from here on it reads and emits nothing (Flink suspends
+    // the sources with that barrier).
+    virtual void source_stopped_for_savepoint(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
+                                              int64_t /*savepoint_id*/, const SourceOffsets& /*position*/) {}
+    // A source subtask restored from checkpoint or savepoint `checkpoint_id` (> 0): where it resumes
+    // reading, per split it owns.
+    virtual void source_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
+                                 int64_t /*checkpoint_id*/, const SourceOffsets& /*position*/) {}
     virtual void job_finished(sim::Time) {}
     virtual void job_failed(sim::Time, const std::string& /*reason*/) {}
 };

@@ -52,6 +52,17 @@ void ObserverFanout::connector_event(sim::Time begin, sim::Time end, const std::
 void ObserverFanout::watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t watermark) {
     each([&](auto* o) { o->watermark_advanced(t, attempt, vertex, subtask, watermark); });
 }
+void ObserverFanout::source_read(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t records) {
+    each([&](auto* o) { o->source_read(t, attempt, vertex, subtask, records); });
+}
+void ObserverFanout::source_stopped_for_savepoint(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                                                  int64_t savepoint_id, const engine::SourceOffsets& position) {
+    each([&](auto* o) { o->source_stopped_for_savepoint(t, attempt, vertex, subtask, savepoint_id, position); });
+}
+void ObserverFanout::source_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t checkpoint_id,
+                                     const engine::SourceOffsets& position) {
+    each([&](auto* o) { o->source_restored(t, attempt, vertex, subtask, checkpoint_id, position); });
+}
 void ObserverFanout::job_finished(sim::Time t) {
     if (hands_over_ && hands_over_()) {
         if (timeline_ != nullptr) timeline_->job_finished(t);
