@@ -31,9 +31,9 @@ void StopWithSavepointOracle::violate(sim::Time at, const std::string& what) {
     if (!violation_) violation_ = what + " (at " + sim::seconds_text(at) + ")";
 }
 
-void StopWithSavepointOracle::program_started(const engine::JobSpec& job) {
+void StopWithSavepointOracle::program_started(const engine::JobSpec& job, bool from_previous_stop) {
     job_ = &job;
-    deployment_starting_ = true;
+    deployment_starting_ = from_previous_stop;
 }
 
 int32_t StopWithSavepointOracle::source_subtasks() const {
@@ -55,10 +55,9 @@ void StopWithSavepointOracle::source_read(sim::Time at, int64_t attempt, const s
 void StopWithSavepointOracle::source_stopped_for_savepoint(sim::Time, int64_t attempt, const std::string& vertex, int32_t subtask,
                                                            int64_t savepoint_id, const engine::SourceOffsets& position) {
     stopped_[{attempt, vertex, subtask}] = savepoint_id;
-    Stop& stop = stops_[attempt];
-    stop.savepoint_id = savepoint_id;
+    Stop& stop = stops_[savepoint_id];
+    if (stop.attempt != attempt) stop = Stop{attempt, {}};
     stop.positions.insert(position.begin(), position.end());
-    last_stop_ = stop;
     ++stops_checked_;
 }
 
@@ -67,9 +66,10 @@ void StopWithSavepointOracle::restore_started(sim::Time at, int64_t attempt, int
     deployment_starting_ = false;
     if (checkpoint_id == 0) return;
     restores_[attempt] = Restore{checkpoint_id, offsets, {}, {}};
-    if (!handover || !last_stop_ || last_stop_->savepoint_id != checkpoint_id) return;
+    auto stop = stops_.find(checkpoint_id);
+    if (!handover || stop == stops_.end()) return;
     ++handovers_checked_;
-    if (auto difference = first_difference(last_stop_->positions, offsets)) {
+    if (auto difference = first_difference(stop->second.positions, offsets)) {
         violate(at, "the next deployment starts from stop-with-savepoint " + std::to_string(checkpoint_id) +
                         " elsewhere than where the stopped sources took its barrier: " + *difference);
     }
@@ -114,7 +114,9 @@ OracleRegistration stop_with_savepoint_registration() {
             [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
                 auto oracle = std::make_unique<StopWithSavepointOracle>(run.job);
                 StopWithSavepointOracle* stops = oracle.get();
-                run.hooks.on_program([stops](const engine::JobSpec& job) { stops->program_started(job); });
+                auto from_stop = std::make_shared<bool>(false);
+                run.hooks.on_hand_over([from_stop](bool from_previous_stop) { *from_stop = from_previous_stop; });
+                run.hooks.on_program([stops, from_stop](const engine::JobSpec& job) { stops->program_started(job, *from_stop); });
                 return oracle;
             }};
 }

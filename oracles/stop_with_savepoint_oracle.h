@@ -33,8 +33,9 @@ public:
     explicit StopWithSavepointOracle(const engine::JobSpec& job) : job_(&job) {}
     const char* name() const override { return "stop_with_savepoint"; }
     Verdict verdict() const override;
-    // A later deployment's program starts: its first restore is the hand-over.
-    void program_started(const engine::JobSpec& job);
+    // A later deployment's program starts: its first restore is the hand-over, from the savepoint
+    // that stopped the previous deployment when `from_previous_stop`.
+    void program_started(const engine::JobSpec& job, bool from_previous_stop);
 
     void source_read(sim::Time at, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t records) override;
     void source_stopped_for_savepoint(sim::Time at, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t savepoint_id,
@@ -45,7 +46,7 @@ public:
 
 private:
     struct Stop {
-        int64_t savepoint_id = 0;
+        int64_t attempt = 0;
         engine::SourceOffsets positions;  // every stopped subtask's, together
     };
     struct Restore {
@@ -59,9 +60,11 @@ private:
 
     const engine::JobSpec* job_;
     std::map<std::tuple<int64_t, std::string, int32_t>, int64_t> stopped_;  // (attempt, vertex, subtask) -> savepoint id
-    std::map<int64_t, Stop> stops_;                                         // by attempt
-    std::optional<Stop> last_stop_;     // of the attempt that stopped last, kept for the next deployment
-    bool deployment_starting_ = false;  // a program started; its first restore is not seen yet
+    // By savepoint id, the newest stop with that id (deployments restored from an older snapshot
+    // continue its ids, so two branches of the history may share one; a hand-over from the previous
+    // deployment's stop names the newest).
+    std::map<int64_t, Stop> stops_;
+    bool deployment_starting_ = false;  // a program started from the previous stop's savepoint; its first restore is not seen yet
     std::map<int64_t, Restore> restores_;  // by attempt
     int64_t stops_checked_ = 0;
     int64_t handovers_checked_ = 0;

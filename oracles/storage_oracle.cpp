@@ -41,18 +41,17 @@ std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job,
 }
 
 std::optional<std::string> SavepointWatch::check(const std::map<std::string, std::string>& blobs) {
-    const std::string prefix = "savepoints/";
-    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
-        if (!it->first.ends_with("/_metadata") || files_.contains(it->first)) continue;
-        std::vector<std::string>& files = files_[it->first];
-        for (const engine::SavepointOperator& op : engine::parse_savepoint_metadata(it->second).operators) {
-            for (const auto& [subtask, key] : op.subtask_state) files.push_back(key);
-        }
-    }
-    for (const auto& [metadata, files] : files_) {
+    for (auto& [metadata, files] : files_) {
         const std::string savepoint = metadata.substr(0, metadata.size() - std::string("/_metadata").size());
-        if (!blobs.contains(metadata)) return "savepoint " + savepoint + " is gone from storage (its _metadata was deleted)";
-        for (const std::string& key : files) {
+        auto stored = blobs.find(metadata);
+        if (stored == blobs.end()) return "savepoint " + savepoint + " is gone from storage (its _metadata was deleted)";
+        if (!files) {
+            files.emplace();
+            for (const engine::SavepointOperator& op : engine::parse_savepoint_metadata(stored->second).operators) {
+                for (const auto& [subtask, key] : op.subtask_state) files->push_back(key);
+            }
+        }
+        for (const std::string& key : *files) {
             if (!blobs.contains(key)) return "savepoint " + savepoint + " refers to " + key + ", which is not in storage";
         }
     }

@@ -8,15 +8,16 @@
 //
 // Savepoints: every savepoint of every job of the run (every deployment's, every verification
 // job's) stays, whatever retention did, since a later deployment may name any of them ("from":
-// "savepoint after v1", a named one, a rollback to an older one): once a savepoint's _metadata is
-// in storage, it and every file it refers to must stay there to the end of the run.
+// "savepoint after v1", a named one, a rollback to an older one): once a savepoint completed, its
+// _metadata and every file it refers to must stay in storage to the end of the run. (A savepoint
+// that failed is not the user's: its files go.)
 //
 // Also reports, as figures, the orphans at the end: checkpoint files nothing retained refers to
 // (uploads of aborted or late snapshots whose cleanup was lost, shared files of a JobManager that
 // crashed before deleting them), with their bytes.
 //
 // Does not check: a file's bytes (only that it exists), files lost and written again between two
-// polls, a savepoint deleted before any poll saw its _metadata, retained checkpoints of later
+// polls, retained checkpoints of later
 // deployments' jobs (the first job's only), or whether what is retained restores (the
 // state-after-restore oracle does).
 #include <cstdint>
@@ -33,16 +34,18 @@
 
 namespace eosim::oracles {
 
-// Savepoints seen in storage so far, each with the files its _metadata names.
+// The savepoints completed so far, each with the files its _metadata names.
 class SavepointWatch {
 public:
-    // Notes the savepoints in `blobs` not seen before; returns the first seen savepoint whose
-    // _metadata or a file it names `blobs` lacks, if any.
+    // Savepoint `path` (its _metadata) completed.
+    void completed(const std::string& path) { files_.try_emplace(path); }
+    // The first completed savepoint whose _metadata or a file it names `blobs` lacks, if any (a
+    // savepoint's files are read from its _metadata the first time it is checked).
     std::optional<std::string> check(const std::map<std::string, std::string>& blobs);
     size_t seen() const { return files_.size(); }
 
 private:
-    std::map<std::string, std::vector<std::string>> files_;  // _metadata key -> the state files it names
+    std::map<std::string, std::optional<std::vector<std::string>>> files_;  // _metadata key -> the state files it names
 };
 
 // The first file a retained checkpoint refers to that `blobs` lacks ("chk-7 refers to <key>"), if any.
@@ -55,6 +58,7 @@ public:
                   sim::Duration poll_interval = sim::Duration::millis(100));
     const char* name() const override { return "storage"; }
     Verdict verdict() const override;
+    void savepoint_completed(sim::Time, const std::string& path) override { savepoints_.completed(path); }
     void start();
 
 private:

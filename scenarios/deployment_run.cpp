@@ -144,7 +144,7 @@ void DeploymentRun::hand_over(const Starting& starting, const VerificationDone& 
 // savepoint of its own after its `run_for`.
 void DeploymentRun::start_verification(Verification& v, const Starting& starting) {
     verifying_ = true;
-    starting(Start{v.job, restore_.offsets, true, restore_.deployment, previous_end_});
+    starting(Start{v.job, restore_.offsets, true, restore_.deployment, previous_end_, from_previous_stop()});
     v.engine->set_deployment(static_cast<int64_t>(live_ + 1) * kAttemptsPerDeployment + kAttemptsPerDeployment / 2,
                              restore_settings(live_ + 1));
     v.engine->start();
@@ -156,11 +156,16 @@ void DeploymentRun::start_verification(Verification& v, const Starting& starting
 
 void DeploymentRun::start_next(const Starting& starting, bool first) {
     ++live_;
-    starting(Start{jobs_[live_], restore_.offsets, first, restore_.deployment, previous_end_});
+    starting(Start{jobs_[live_], restore_.offsets, first, restore_.deployment, previous_end_, from_previous_stop()});
     std::optional<engine::SavepointRestoreSettings> settings;
     if (!restore_.path.empty()) settings = restore_settings(live_);
     engines_[live_]->set_deployment(static_cast<int64_t>(live_) * kAttemptsPerDeployment, settings);
     engines_[live_]->start();
+}
+
+bool DeploymentRun::from_previous_stop() const {
+    const std::optional<Snapshot>& stop = stop_savepoints_[verifying_ ? live_ : live_ - 1];
+    return stop && stop->path == restore_.path;
 }
 
 engine::SavepointRestoreSettings DeploymentRun::restore_settings(size_t next) const {

@@ -43,6 +43,7 @@ public:
         bool first;
         size_t origin;
         const engine::SourceOffsets& previous_end;
+        bool from_previous_stop;  // the snapshot is the final savepoint that stopped the previous deployment
     };
     using Starting = std::function<void(const Start&)>;
     using VerificationDone = std::function<void(const Verified&)>;
@@ -104,6 +105,7 @@ private:
     // started from (it completed no checkpoint, so committed nothing past it); none: from scratch.
     std::optional<Snapshot> latest_checkpoint(size_t d) const;
     engine::SavepointRestoreSettings restore_settings(size_t next) const;
+    bool from_previous_stop() const;  // restore_ is the final savepoint of the deployment before the one starting
     std::vector<engine::Engine*> all_engines() const;  // deployments', then verification jobs'
 
     const Scenario& scenario_;

@@ -195,6 +195,7 @@ private:
     std::vector<std::unique_ptr<TaskManager>> retired_task_managers_;
     bool finished_ = false;
     bool failed_ = false;
+    bool started_ = false;  // start() ran: before it, a node's restart boots nothing (a later deployment's cluster)
     bool shut_down_ = false;
     bool cancelled_ = false;
     int64_t attempt_base_ = 0;

@@ -87,6 +87,8 @@ public:
     // reading, per split it owns.
     virtual void source_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
                                  int64_t /*checkpoint_id*/, const SourceOffsets& /*position*/) {}
+    // A savepoint completed: its _metadata, the path a user restores from (`flink run -s`).
+    virtual void savepoint_completed(sim::Time, const std::string& /*path*/) {}
     virtual void job_finished(sim::Time) {}
     virtual void job_failed(sim::Time, const std::string& /*reason*/) {}
 };

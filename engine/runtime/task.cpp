@@ -378,7 +378,19 @@ void Task::checkpoint_aborted(int64_t checkpoint_id) {
 
 void Task::report_finished_if_done(int64_t completed_checkpoint) {
     if (!checkpoint_.done_after(completed_checkpoint)) return;
-    if (chain_.sink() && !chain_.sink()->settled()) return;
+    if (chain_.sink() && !chain_.sink()->settled()) {
+        // A commit is being retried (the broker refused it for now): look again once it may have
+        // gone through. After a stop-with-savepoint's final savepoint no later checkpoint would
+        // bring this task here again, and the job would never finish.
+        if (!finish_recheck_scheduled_) {
+            finish_recheck_scheduled_ = true;
+            engine_.schedule_for_task(node_, key_, runtime_.commit_retry_delay, kTaskTimer, [completed_checkpoint](Task& task) {
+                task.finish_recheck_scheduled_ = false;
+                if (task.state_ == State::running) task.report_finished_if_done(completed_checkpoint);
+            });
+        }
+        return;
+    }
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_finished(key); });
 }

@@ -63,6 +63,9 @@ void ObserverFanout::source_restored(sim::Time t, int64_t attempt, const std::st
                                      const engine::SourceOffsets& position) {
     each([&](auto* o) { o->source_restored(t, attempt, vertex, subtask, checkpoint_id, position); });
 }
+void ObserverFanout::savepoint_completed(sim::Time t, const std::string& path) {
+    each([&](auto* o) { o->savepoint_completed(t, path); });
+}
 void ObserverFanout::job_finished(sim::Time t) {
     if (hands_over_ && hands_over_()) {
         if (timeline_ != nullptr) timeline_->job_finished(t);

@@ -33,7 +33,7 @@ void hand_over(const Scenario& scenario, RunWorld& run, DeploymentRun& deploymen
             } else if (next.first) {
                 segments.push_back(segments.back());
             }
-            oracles.hooks().program_started(next.job);
+            oracles.hooks().program_started(next.job, next.from_previous_stop);
         },
         [&](const DeploymentRun::Verified& ran) { oracles.hooks().verification_ran({ran.job, ran.from, ran.to}); });
 }

@@ -37,7 +37,7 @@ StopWithSavepointOracle stop_and_hand_over(const engine::JobSpec& job, bool read
     oracle.source_stopped_for_savepoint(kAt, 1, "source", 1, 9, kStopped1);
     if (read_after_stop) oracle.source_read(kAt, 1, "source", 1, 3);
     oracle.source_read(kAt, 2, "source", 1, 50);  // another attempt (after a failover) reads on: allowed
-    oracle.program_started(job);
+    oracle.program_started(job, true);
     oracle.restore_started(kAt, 1'000'001, 9, restored);
     oracle.source_restored(kAt, 1'000'001, "source", 0, 9, resumed0);
     oracle.source_restored(kAt, 1'000'001, "source", 1, 9, resumed1);
@@ -93,6 +93,9 @@ std::map<std::string, std::string> savepoint_blobs() {
 TEST_CASE("storage oracle's savepoint watch: a savepoint must stay, whatever retention did", "[oracles][upgrade]") {
     SavepointWatch watch;
     std::map<std::string, std::string> blobs = savepoint_blobs();
+    CHECK_FALSE(watch.check(blobs));
+    CHECK(watch.seen() == 0);  // not completed yet: a savepoint that fails may go
+    watch.completed("savepoints/count/savepoint-4/_metadata");
     CHECK_FALSE(watch.check(blobs));
     CHECK(watch.seen() == 1);
     SECTION("kept: passes") { CHECK_FALSE(watch.check(blobs)); }
