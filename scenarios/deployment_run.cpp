@@ -175,11 +175,12 @@ engine::SavepointRestoreSettings DeploymentRun::restore_settings(size_t next) co
 DeploymentRun::Snapshot DeploymentRun::restore_source(size_t next) const {
     const RestoreSource& from = scenario_.deployments[next - 1].from;
     switch (from.kind) {
-        case RestoreSource::Kind::stop_savepoint:
+        case RestoreSource::Kind::stop_savepoint: {
             // The loader allows only deployments that were stopped with a savepoint, and the run got
-            // here only after the previous one's completed.
-            return stop_savepoints_.at(from.deployment).value_or(
-                Snapshot{"(no savepoint stopped v" + std::to_string(from.deployment + 1) + ")", {}, from.deployment, nullptr});
+            // here only after the previous one's completed. Unnamed (a spec built in code too): the previous one's.
+            const size_t which = from.text.empty() ? next - 1 : from.deployment;
+            return stop_savepoints_.at(which).value_or(Snapshot{"(no savepoint stopped v" + std::to_string(which + 1) + ")", {}, which, nullptr});
+        }
         case RestoreSource::Kind::named_savepoint:
             for (const auto& named : named_) {
                 if (named->name != from.name || named->request < 0) continue;

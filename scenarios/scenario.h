@@ -104,7 +104,7 @@ struct SavepointSpec {
 struct RestoreSource {
     enum class Kind : uint8_t { stop_savepoint, named_savepoint, latest_checkpoint };
     Kind kind = Kind::stop_savepoint;
-    size_t deployment = 0;  // stop_savepoint: the deployment (0: the first job) whose final savepoint
+    size_t deployment = 0;  // stop_savepoint named in `text`: the deployment (0: the first job) whose final savepoint
     std::string name;       // named_savepoint: the savepoint's name
     std::string text;       // as the file wrote it ("" for the default)
 };
