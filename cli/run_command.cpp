@@ -164,7 +164,7 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
             if (when.ns < 0 || when >= scenario->time_limit) {
                 throw std::invalid_argument("--savepoint-at: expected a time within the time_limit, found \"" + at + "\"");
             }
-            scenario->savepoints.push_back(scenarios::SavepointSpec{when, "", 1});
+            scenario->savepoints.push_back(scenarios::SavepointSpec{when, "", 1, ""});
             reproduce += " --savepoint-at " + at;
         }
     } catch (const std::invalid_argument& error) {

@@ -8,7 +8,8 @@ void OracleRunHooks::started() const {
     for (const auto& f : start_) f();
 }
 
-void OracleRunHooks::program_started(const engine::JobSpec& program) const {
+void OracleRunHooks::program_started(const engine::JobSpec& program, bool from_previous_stop) const {
+    for (const auto& f : hand_over_) f(from_previous_stop);
     for (const auto& f : program_) f(program);
 }
 

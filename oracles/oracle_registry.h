@@ -33,6 +33,7 @@ class ReferenceModel;
 struct OracleJobFacts {
     const engine::JobSpec& job;
     bool has_verification_deployment = false;  // a later deployment with "verification": true
+    bool has_deployments = false;              // any later deployment
 };
 
 // A sink the output oracles judge (every sink of every deployment's program, the job's own first),
@@ -58,18 +59,22 @@ public:
     void on_start(std::function<void()> f) { start_.push_back(std::move(f)); }
     // A later deployment's (or verification job's) program starts.
     void on_program(std::function<void(const engine::JobSpec&)> f) { program_.push_back(std::move(f)); }
+    // The same moment, first: whether what starts restores the savepoint that stopped the
+    // deployment before it (false: a rollback, a named savepoint, a cancelled one's checkpoint).
+    void on_hand_over(std::function<void(bool from_previous_stop)> f) { hand_over_.push_back(std::move(f)); }
     void on_verification(std::function<void(const VerificationRun&)> f) { verification_.push_back(std::move(f)); }
     // The run was cut before the job finished or failed (time limit, event limit, a hang): why.
     void on_cut(std::function<void(const std::string&)> f) { cut_.push_back(std::move(f)); }
 
     void started() const;
-    void program_started(const engine::JobSpec& program) const;
+    void program_started(const engine::JobSpec& program, bool from_previous_stop) const;
     void verification_ran(const VerificationRun& run) const;
     void cut(const std::string& why) const;
 
 private:
     std::vector<std::function<void()>> start_;
     std::vector<std::function<void(const engine::JobSpec&)>> program_;
+    std::vector<std::function<void(bool)>> hand_over_;
     std::vector<std::function<void(const VerificationRun&)>> verification_;
     std::vector<std::function<void(const std::string&)>> cut_;
 };

@@ -90,6 +90,14 @@ public:
     // of a prefix past `from` is `job`'s (vertex ids of `job`). `job` must outlive the model.
     // Segments come in order (each `from` at or past the previous one's).
     void add_deployment(const engine::JobSpec& job, const engine::SourceOffsets& from);
+    // The general form, for a deployment restored from any retained snapshot (a rollback to an older
+    // savepoint, a savepoint taken before the previous deployment stopped): the running segment ends
+    // at `previous_end` (where the previous deployment stopped: what it committed), and the new one
+    // runs `job` from `from`, its keyed state that of segment `origin` (the one running when the
+    // snapshot was taken) at `from`. `from` may lie before `previous_end`: the records between
+    // are processed again, and the expected output holds both segments' output of them.
+    void add_deployment(const engine::JobSpec& job, const engine::SourceOffsets& from, size_t origin,
+                        const engine::SourceOffsets& previous_end);
     // Output of the sink with uid `sink_uid` of the program of deployment `segment` (0: the model's
     // job) over its input from the start of that segment up to `to` (nullptr: to the next segment, or
     // the end), its state continuing the history before it: what a verification job of that
@@ -129,6 +137,7 @@ private:
     struct Segment {
         const engine::JobSpec* job = nullptr;
         engine::SourceOffsets from;
+        size_t origin = 0;  // the segment whose state at `from` this one continues
     };
     const engine::JobSpec& segment_job(size_t segment) const;
     // Runs segment `k`'s program from its start to `to` (nullptr: the next segment's start, or the
@@ -151,6 +160,8 @@ private:
     // The program vertex() looks ids up in: job_, or a later segment's while run_segment evaluates it.
     mutable const engine::JobSpec* evaluating_ = &job_;
     std::vector<Segment> segments_;                    // the deployments after the first that change the program
+    // Where segment k ends when not where segment k+1 starts (a deployment restored from an older snapshot).
+    std::map<size_t, engine::SourceOffsets> segment_ends_;
     mutable std::vector<UidStates> states_before_;     // memo: keyed states at each segment's start
     mutable bool segmented_outputs_ready_ = false;
     mutable std::map<std::string, RecordMultiset> segmented_expected_;

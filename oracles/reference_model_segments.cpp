@@ -4,6 +4,7 @@
 // segment's by uid. Evaluation reuses ReferenceModel::produce over an input range [from, to).
 #include <set>
 #include <stdexcept>
+#include <string>
 
 #include "oracles/reference_model.h"
 
@@ -39,7 +40,14 @@ void ReferenceModel::add_deployment(const engine::JobSpec& job, const engine::So
     if (!segments_.empty() && !at_or_past(from, segments_.back().from)) {
         throw std::logic_error("ReferenceModel::add_deployment: a deployment starts before the previous one");
     }
-    segments_.push_back(Segment{&job, from});
+    add_deployment(job, from, segments_.size(), from);
+}
+
+void ReferenceModel::add_deployment(const engine::JobSpec& job, const engine::SourceOffsets& from, size_t origin,
+                                    const engine::SourceOffsets& previous_end) {
+    if (origin > segments_.size()) throw std::logic_error("ReferenceModel::add_deployment: no segment " + std::to_string(origin));
+    if (from != previous_end) segment_ends_[segments_.size()] = previous_end;
+    segments_.push_back(Segment{&job, from, origin});
     // Earlier answers stay true for their prefixes, but a prefix at the new start now means the new
     // program's vertices: forget the memos.
     prefix_states_.clear();
@@ -54,7 +62,13 @@ const engine::JobSpec& ReferenceModel::segment_job(size_t segment) const {
 ReferenceModel::UidStates ReferenceModel::run_segment(size_t k, const UidStates& base, const engine::SourceOffsets* to,
                                                       const std::string& sink_uid, const Visit& visit) const {
     const engine::SourceOffsets* from = k == 0 ? nullptr : &segments_[k - 1].from;
-    if (to == nullptr && k < segments_.size()) to = &segments_[k].from;
+    if (to == nullptr) {
+        if (auto end = segment_ends_.find(k); end != segment_ends_.end()) {
+            to = &end->second;
+        } else if (k < segments_.size()) {
+            to = &segments_[k].from;
+        }
+    }
     return run_program(segment_job(k), from, to, base, sink_uid, visit);
 }
 
@@ -91,11 +105,13 @@ size_t ReferenceModel::segment_at(const engine::SourceOffsets& prefix) const {
     return k;
 }
 
+// Segment k > 0 starts from the state its origin segment held at k's `from`.
 const ReferenceModel::UidStates& ReferenceModel::states_before_segment(size_t k) const {
     if (states_before_.empty()) states_before_.emplace_back();  // segment 0 starts empty
     while (states_before_.size() <= k) {
-        const size_t previous = states_before_.size() - 1;
-        states_before_.push_back(run_segment(previous, states_before_[previous], nullptr, "", [](const engine::Record&) {}));
+        const Segment& next = segments_[states_before_.size() - 1];
+        const UidStates& base = states_before_segment(next.origin);
+        states_before_.push_back(run_segment(next.origin, base, &next.from, "", [](const engine::Record&) {}));
     }
     return states_before_[k];
 }

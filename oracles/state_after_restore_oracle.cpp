@@ -6,6 +6,7 @@
 #include "engine/runtime/dedup_operator.h"
 #include "engine/runtime/join_operator.h"
 #include "engine/runtime/operators.h"
+#include "engine/state/key_groups.h"
 #include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
@@ -25,8 +26,31 @@ void StateAfterRestoreOracle::keyed_state_restored(sim::Time at, int64_t attempt
                                                    int32_t subtask, const std::map<int64_t, int64_t>& state) {
     Restore* restore = first_report(attempt, &Restore::keyed_subtasks, vertex, subtask);
     if (restore == nullptr) return;
+    if (!violation_) check_key_groups(at, *restore, vertex, subtask, state);
     restore->loaded[vertex].insert(state.begin(), state.end());
     check_ready(at, *restore);
+}
+
+// Each subtask holds only keys of the key groups it owns at the job's parallelism: a key restored
+// elsewhere too (a rescaled restore that did not clip what it copied) is a stale copy beside the
+// owner's, which the merged comparison alone cannot see.
+void StateAfterRestoreOracle::check_key_groups(sim::Time at, const Restore& restore, const std::string& vertex, int32_t subtask,
+                                               const std::map<int64_t, int64_t>& state) {
+    const engine::VertexSpec* v = nullptr;
+    for (const engine::VertexSpec& candidate : job_->vertices) {
+        if (candidate.id == vertex) v = &candidate;
+    }
+    if (v == nullptr) return;
+    for (const auto& [key, value] : state) {
+        const int32_t owner = engine::subtask_for_key(key, job_->max_parallelism, v->parallelism);
+        if (owner == subtask) continue;
+        report(at, restore, vertex,
+               "subtask " + std::to_string(subtask) + " restored key " + std::to_string(key) + " (value " + std::to_string(value) +
+                   ") of key group " + std::to_string(engine::key_group_of(key, job_->max_parallelism)) + ", which subtask " +
+                   std::to_string(owner) + " of " + std::to_string(v->parallelism) + " owns");
+        return;
+    }
+    ++subtasks_checked_;
 }
 
 StateAfterRestoreOracle::Restore* StateAfterRestoreOracle::first_report(int64_t attempt, SubtaskReports kind,
@@ -314,7 +338,8 @@ void StateAfterRestoreOracle::report(sim::Time at, const Restore& restore, const
 
 Verdict StateAfterRestoreOracle::verdict() const {
     if (violation_) return Verdict{false, *violation_};
-    std::string message = std::to_string(restores_checked_) + " restored keyed states matched the model";
+    std::string message = std::to_string(restores_checked_) + " restored keyed states matched the model (" +
+                          std::to_string(subtasks_checked_) + " subtasks held only their own key groups)";
     if (in_flight_checked_ > 0) message += " (with " + std::to_string(in_flight_checked_) + " restored in-flight records replayed)";
     if (joined_rows_checked_ > 0) message += "; " + std::to_string(joined_rows_checked_) + " join rows restored as the model's";
     if (dedup_periods_checked_ + dedup_periods_expired_ > 0) {

@@ -36,6 +36,12 @@
 // that may have expired are counted, not checked. A restore that forgets the state breaks the
 // second part whenever a period is still open at the cut; a stale or duplicated period the first.
 //
+// Every subtask's keys: each restored subtask holds only keys of the key groups it owns at the
+// restoring job's parallelism (a key also restored by a subtask that does not own it -- a rescaled
+// restore that copied an old subtask's whole files without clipping them -- is a stale copy that
+// the merged comparison cannot see). With the merged comparison this checks every subtask's keys
+// against the model.
+//
 // Checks: every keyed vertex, every restore from a checkpoint whose subtasks all got as far as
 // loading their state. Does not check: operator state of sources and sinks (the output oracles
 // see its effects), restores from scratch (nothing to load), the order of the replay (keyed count
@@ -103,6 +109,8 @@ private:
     void check_join(sim::Time at, const Restore& restore, const std::string& vertex,
                     const std::map<engine::StateKey, int64_t>& actual);
     void check(sim::Time at, const Restore& restore, const std::string& vertex, const std::map<int64_t, int64_t>& actual);
+    void check_key_groups(sim::Time at, const Restore& restore, const std::string& vertex, int32_t subtask,
+                          const std::map<int64_t, int64_t>& state);
     std::optional<std::string> dedup_difference(const Restore& restore, const engine::VertexSpec& v,
                                                 const std::map<int64_t, int64_t>& actual);
     void report(sim::Time at, const Restore& restore, const std::string& vertex, const std::string& detail);
@@ -111,6 +119,7 @@ private:
     const engine::JobSpec* job_;
     std::map<int64_t, Restore> restores_;  // by attempt
     int64_t restores_checked_ = 0;
+    int64_t subtasks_checked_ = 0;  // restored subtasks whose keys were all of their own key groups
     int64_t in_flight_checked_ = 0;
     int64_t joined_rows_checked_ = 0;    // join cells compared with the model's
     int64_t dedup_periods_checked_ = 0;  // restored periods compared with the model's

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/checkpointing/checkpoint_storage.h"
+#include "engine/checkpointing/savepoint_storage.h"
 #include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {
@@ -39,6 +40,24 @@ std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job,
     return std::nullopt;
 }
 
+std::optional<std::string> SavepointWatch::check(const std::map<std::string, std::string>& blobs) {
+    for (auto& [metadata, files] : files_) {
+        const std::string savepoint = metadata.substr(0, metadata.size() - std::string("/_metadata").size());
+        auto stored = blobs.find(metadata);
+        if (stored == blobs.end()) return "savepoint " + savepoint + " is gone from storage (its _metadata was deleted)";
+        if (!files) {
+            files.emplace();
+            for (const engine::SavepointOperator& op : engine::parse_savepoint_metadata(stored->second).operators) {
+                for (const auto& [subtask, key] : op.subtask_state) files->push_back(key);
+            }
+        }
+        for (const std::string& key : *files) {
+            if (!blobs.contains(key)) return "savepoint " + savepoint + " refers to " + key + ", which is not in storage";
+        }
+    }
+    return std::nullopt;
+}
+
 StorageOracle::StorageOracle(sim::Scheduler& scheduler, const sim::DurableStorage& storage, const engine::JobSpec& job,
                              sim::Duration poll_interval)
     : scheduler_(scheduler), storage_(storage), job_(job), poll_interval_(poll_interval) {}
@@ -48,7 +67,10 @@ void StorageOracle::start() {
 }
 
 std::optional<std::string> StorageOracle::check() const {
-    return find_lost_checkpoint_file(job_, storage_.contents(), [this](const std::string& key) { return storage_.removal_in_flight(key); });
+    if (auto lost = find_lost_checkpoint_file(job_, storage_.contents(), [this](const std::string& key) { return storage_.removal_in_flight(key); })) {
+        return lost;
+    }
+    return savepoints_.check(storage_.contents());
 }
 
 void StorageOracle::poll() {
@@ -71,7 +93,8 @@ Verdict StorageOracle::verdict() const {
                                 std::to_string(use.unretained.bytes) + " bytes); " + std::to_string(polls_) + " polls";
     if (first_violation_) return Verdict{false, *first_violation_ + figures};
     if (auto problem = check()) return Verdict{false, *problem + " (at the end)" + figures};
-    return Verdict{true, "every file the retained checkpoints refer to is in storage" + figures};
+    return Verdict{true, "every file the retained checkpoints and the " + std::to_string(savepoints_.seen()) +
+                             " savepoints refer to is in storage" + figures};
 }
 
 OracleRegistration storage_registration() {

@@ -4,20 +4,28 @@
 // checkpoints refer to exists in checkpoint storage: their task state handles and the shared files
 // of incremental state (engine/checkpointing/shared_state_registry.h). The retained checkpoints
 // are those a recovering JobManager keeps: the newest `retained` whose _metadata is stored and not
-// being deleted. Savepoints are self-contained (canonical blobs, no shared files), so nothing of
-// theirs can be lost this way; when they come, their files count as retained too.
+// being deleted.
+//
+// Savepoints: every savepoint of every job of the run (every deployment's, every verification
+// job's) stays, whatever retention did, since a later deployment may name any of them ("from":
+// "savepoint after v1", a named one, a rollback to an older one): once a savepoint completed, its
+// _metadata and every file it refers to must stay in storage to the end of the run. (A savepoint
+// that failed is not the user's: its files go.)
 //
 // Also reports, as figures, the orphans at the end: checkpoint files nothing retained refers to
 // (uploads of aborted or late snapshots whose cleanup was lost, shared files of a JobManager that
 // crashed before deleting them), with their bytes.
 //
 // Does not check: a file's bytes (only that it exists), files lost and written again between two
-// polls, or whether the retained checkpoints restore (the state-after-restore oracle does).
+// polls, retained checkpoints of later
+// deployments' jobs (the first job's only), or whether what is retained restores (the
+// state-after-restore oracle does).
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/runtime/job_spec.h"
 #include "oracles/oracle.h"
@@ -25,6 +33,20 @@
 #include "sim/storage.h"
 
 namespace eosim::oracles {
+
+// The savepoints completed so far, each with the files its _metadata names.
+class SavepointWatch {
+public:
+    // Savepoint `path` (its _metadata) completed.
+    void completed(const std::string& path) { files_.try_emplace(path); }
+    // The first completed savepoint whose _metadata or a file it names `blobs` lacks, if any (a
+    // savepoint's files are read from its _metadata the first time it is checked).
+    std::optional<std::string> check(const std::map<std::string, std::string>& blobs);
+    size_t seen() const { return files_.size(); }
+
+private:
+    std::map<std::string, std::optional<std::vector<std::string>>> files_;  // _metadata key -> the state files it names
+};
 
 // The first file a retained checkpoint refers to that `blobs` lacks ("chk-7 refers to <key>"), if any.
 std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
@@ -36,6 +58,7 @@ public:
                   sim::Duration poll_interval = sim::Duration::millis(100));
     const char* name() const override { return "storage"; }
     Verdict verdict() const override;
+    void savepoint_completed(sim::Time, const std::string& path) override { savepoints_.completed(path); }
     void start();
 
 private:
@@ -48,6 +71,7 @@ private:
     sim::Duration poll_interval_;
     int64_t polls_ = 0;
     std::optional<std::string> first_violation_;
+    mutable SavepointWatch savepoints_;
 };
 
 }  // namespace eosim::oracles

@@ -186,6 +186,7 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     write_exceptions(out, result.exceptions);
     write_back_pressure(out, result.back_pressure);
     write_fault_draw(out, scenario, result);
+    for (const std::string& line : result.deployments_drawn) out << "deployment drawn  " << line << '\n';
     write_faults(out, result);
     write_fault_accounts(out, result);
     write_coverage(out, result);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/runtime/task.h"
 #include "engine/runtime/task_manager.h"
 
@@ -13,6 +14,7 @@ namespace {
 
 constexpr sim::EventKind kUserSavepoint{"user.savepoint"};
 constexpr sim::EventKind kUserStop{"user.stop_with_savepoint"};
+constexpr sim::EventKind kUserCancel{"user.cancel"};
 constexpr sim::EventKind kStopVerification{"user.stop_verification_job"};
 constexpr int64_t kAttemptsPerDeployment = 1'000'000;
 
@@ -37,6 +39,8 @@ DeploymentRun::DeploymentRun(const Scenario& scenario, sim::World& world, const 
         if (d > 0) engines_.back()->set_deployment(static_cast<int64_t>(d) * kAttemptsPerDeployment, std::nullopt);
     }
     verifications_.resize(jobs_.size());
+    stop_savepoints_.resize(jobs_.size());
+    started_from_.resize(jobs_.size());
     for (size_t d = 1; d < jobs_.size(); ++d) {
         if (!scenario.deployments[d - 1].verification) continue;
         auto v = std::make_unique<Verification>();
@@ -57,8 +61,11 @@ void DeploymentRun::schedule_user_requests() {
     DeploymentRun* all = this;
     for (const SavepointSpec& savepoint : scenario_.savepoints) {
         if (savepoint.at) {
-            world_.scheduler().schedule(*savepoint.at, sim::kNoNode, kUserSavepoint, 0, [all] {
-                all->live().request_savepoint(engine::SnapshotType{engine::SnapshotKind::savepoint, false});
+            auto named = std::make_shared<NamedRequest>(NamedRequest{savepoint.name});
+            if (!savepoint.name.empty()) named_.push_back(named);
+            world_.scheduler().schedule(*savepoint.at, sim::kNoNode, kUserSavepoint, 0, [all, named] {
+                named->deployment = all->live_;
+                named->request = all->live().request_savepoint(engine::SnapshotType{engine::SnapshotKind::savepoint, false});
             });
             continue;
         }
@@ -76,6 +83,10 @@ void DeploymentRun::schedule_user_requests() {
     for (size_t d = 0; d < scenario_.deployments.size(); ++d) {
         const bool drain = scenario_.deployments[d].drain;
         engine::Engine* stopping = engines_[d].get();
+        if (scenario_.deployments[d].from.kind == RestoreSource::Kind::latest_checkpoint) {
+            world_.scheduler().schedule(scenario_.deployments[d].at, sim::kNoNode, kUserCancel, d, [stopping] { stopping->cancel(); });
+            continue;
+        }
         world_.scheduler().schedule(scenario_.deployments[d].at, sim::kNoNode, kUserStop, d, [stopping, drain] {
             stopping->request_savepoint(engine::SnapshotType{engine::SnapshotKind::terminate_savepoint, drain});
         });
@@ -96,6 +107,7 @@ std::vector<const engine::JobSpec*> DeploymentRun::all_jobs() const {
 bool DeploymentRun::hands_over() const {
     if (verifying_) return true;
     if (live_ + 1 >= engines_.size()) return false;
+    if (engines_[live_]->cancelled()) return true;
     for (const engine::SavepointRequest& r : engines_[live_]->savepoint_requests()) {
         if (r.type.terminates() && r.done) return true;
     }
@@ -111,17 +123,17 @@ void DeploymentRun::hand_over(const Starting& starting, const VerificationDone& 
         }
         v.engine->shut_down();
         verifying_ = false;
-        verified(Verified{&v.job, savepoint_offsets_, to});
+        verified(Verified{&v.job, restore_.offsets, to});
         start_next(starting, false);
         return;
     }
     for (const engine::SavepointRequest& r : engines_[live_]->savepoint_requests()) {
-        if (r.type.terminates() && r.done) {
-            savepoint_path_ = r.path;
-            savepoint_offsets_ = r.offsets;
-        }
+        if (r.type.terminates() && r.done) stop_savepoints_[live_] = Snapshot{r.path, r.offsets, live_, nullptr};
     }
     engines_[live_]->shut_down();
+    restore_ = restore_source(live_ + 1);
+    previous_end_ = stop_savepoints_[live_] ? stop_savepoints_[live_]->offsets : restore_.offsets;
+    if (!restore_.path.empty()) started_from_[live_ + 1] = restore_;
     if (Verification* v = verifications_[live_ + 1].get()) {
         start_verification(*v, starting);
         return;
@@ -133,9 +145,9 @@ void DeploymentRun::hand_over(const Starting& starting, const VerificationDone& 
 // savepoint of its own after its `run_for`.
 void DeploymentRun::start_verification(Verification& v, const Starting& starting) {
     verifying_ = true;
-    starting(v.job, savepoint_offsets_, true);
+    starting(Start{v.job, restore_.offsets, true, restore_.deployment, previous_end_, from_previous_stop()});
     v.engine->set_deployment(static_cast<int64_t>(live_ + 1) * kAttemptsPerDeployment + kAttemptsPerDeployment / 2,
-                             engine::SavepointRestoreSettings{savepoint_path_, scenario_.deployments[live_].allow_non_restored_state});
+                             restore_settings(live_ + 1));
     v.engine->start();
     engine::Engine* verifier = v.engine.get();
     world_.scheduler().schedule(v.run_for, sim::kNoNode, kStopVerification, live_ + 1, [verifier] {
@@ -145,9 +157,10 @@ void DeploymentRun::start_verification(Verification& v, const Starting& starting
 
 void DeploymentRun::start_next(const Starting& starting, bool first) {
     ++live_;
-    starting(jobs_[live_], savepoint_offsets_, first);
-    engines_[live_]->set_deployment(static_cast<int64_t>(live_) * kAttemptsPerDeployment,
-                                    engine::SavepointRestoreSettings{savepoint_path_, scenario_.deployments[live_ - 1].allow_non_restored_state});
+    starting(Start{jobs_[live_], restore_.offsets, first, restore_.deployment, previous_end_, from_previous_stop()});
+    std::optional<engine::SavepointRestoreSettings> settings;
+    if (!restore_.path.empty()) settings = restore_settings(live_);
+    engines_[live_]->set_deployment(static_cast<int64_t>(live_) * kAttemptsPerDeployment, settings);
     engines_[live_]->start();
 }
 
@@ -165,6 +178,55 @@ std::string DeploymentRun::task_of_event(sim::NodeId node, uint64_t digest, int6
         if (!found.empty()) break;
     }
     return found;
+}
+
+bool DeploymentRun::from_previous_stop() const {
+    const std::optional<Snapshot>& stop = stop_savepoints_[verifying_ ? live_ : live_ - 1];
+    return stop && stop->path == restore_.path;
+}
+
+engine::SavepointRestoreSettings DeploymentRun::restore_settings(size_t next) const {
+    return engine::SavepointRestoreSettings{restore_.path, scenario_.deployments[next - 1].allow_non_restored_state, restore_.checkpoint_of};
+}
+
+DeploymentRun::Snapshot DeploymentRun::restore_source(size_t next) const {
+    const RestoreSource& from = scenario_.deployments[next - 1].from;
+    switch (from.kind) {
+        case RestoreSource::Kind::stop_savepoint: {
+            // The loader allows only deployments that were stopped with a savepoint, and the run got
+            // here only after the previous one's completed. Unnamed (a spec built in code too): the previous one's.
+            const size_t which = from.text.empty() ? next - 1 : from.deployment;
+            return stop_savepoints_.at(which).value_or(Snapshot{"(no savepoint stopped v" + std::to_string(which + 1) + ")", {}, which, nullptr});
+        }
+        case RestoreSource::Kind::named_savepoint:
+            for (const auto& named : named_) {
+                if (named->name != from.name || named->request < 0) continue;
+                const engine::SavepointRequest& r = engines_[named->deployment]->savepoint_requests()[static_cast<size_t>(named->request)];
+                if (r.done) return Snapshot{r.path, r.offsets, named->deployment, nullptr};
+            }
+            // Never completed: the deployment fails to start from it, with Flink's error.
+            return Snapshot{"savepoint '" + from.name + "' (requested, never completed)", {}, next - 1, nullptr};
+        case RestoreSource::Kind::latest_checkpoint:
+            if (auto latest = latest_checkpoint(next - 1)) return *latest;
+            return Snapshot{"", {}, next - 1, nullptr};  // no checkpoint retained: from scratch
+    }
+    return {};
+}
+
+// What the user finds listing the cancelled job's checkpoint folder: the newest _metadata.
+std::optional<DeploymentRun::Snapshot> DeploymentRun::latest_checkpoint(size_t d) const {
+    const std::map<std::string, std::string>& blobs = world_.storage().contents();
+    const std::string prefix = engine::checkpoint_prefix(jobs_[d]);
+    std::optional<Snapshot> latest = started_from_[d];
+    int64_t newest = 0;
+    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
+        if (!it->first.ends_with("/_metadata") || world_.storage().removal_in_flight(it->first)) continue;
+        const int64_t id = engine::checkpoint_id_of(it->first);
+        if (id <= newest) continue;
+        newest = id;
+        latest = Snapshot{it->first, engine::parse_checkpoint_metadata(it->second).offsets, d, &jobs_[d]};
+    }
+    return latest;
 }
 
 std::vector<engine::Engine*> DeploymentRun::all_engines() const {

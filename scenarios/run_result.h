@@ -136,6 +136,8 @@ struct RunResult {
     // What faults.random drew for this seed (every drawn parameter); its faults follow the
     // scenario's own in the plan, so plan_index counts scenario.faults first. Empty without it.
     std::optional<FaultDraw> fault_draw;
+    // What upgrade_swarm drew for this seed: one line per later deployment. Empty without it.
+    std::vector<std::string> deployments_drawn;
     std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
     std::vector<CheckpointStats> checkpoints;  // per checkpoint, in trigger order
     CheckpointStatsSummary checkpoint_summary;  // over the completed ones and over the failed ones

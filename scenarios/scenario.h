@@ -11,6 +11,7 @@
 
 #include "engine/runtime/job_spec.h"
 #include "scenarios/random_faults.h"
+#include "scenarios/upgrade_swarm.h"
 #include "sim/external/database.h"
 #include "sim/external/input_producer.h"
 #include "sim/external/database_workload.h"
@@ -89,6 +90,23 @@ struct SavepointSpec {
     std::optional<sim::Duration> at;
     std::string at_point;
     int32_t occurrence = 1;
+    std::string name;  // "name": what a later deployment's "from": "savepoint <name>" names (at a time only)
+};
+
+// What a later deployment starts from ("from"), as a user names it to `flink run -s`:
+// - "savepoint after v<k>": the savepoint that stopped deployment k (1: the first job); the
+//   default is the previous deployment's, an older one is a rollback;
+// - "savepoint <name>": a named savepoint of "savepoints" (taken in whichever deployment ran then);
+// - "latest checkpoint": the previous deployment is cancelled at "at" (Flink's cancel, its
+//   retained checkpoints kept) and this one starts from its newest retained checkpoint, in the
+//   checkpoint's own format (RocksDB incremental files restored by key-group range, at any parallelism).
+// With the first two the previous deployment is stopped with a savepoint at "at" (kept, and nameable).
+struct RestoreSource {
+    enum class Kind : uint8_t { stop_savepoint, named_savepoint, latest_checkpoint };
+    Kind kind = Kind::stop_savepoint;
+    size_t deployment = 0;  // stop_savepoint named in `text`: the deployment (0: the first job) whose final savepoint
+    std::string name;       // named_savepoint: the savepoint's name
+    std::string text;       // as the file wrote it ("" for the default)
 };
 
 // A later deployment of the job ("deployments"): at `at` the running deployment is stopped with a
@@ -100,6 +118,7 @@ struct SavepointSpec {
 struct DeploymentSpec {
     sim::Duration at;
     bool drain = false;
+    RestoreSource from;  // default: the savepoint that stopped the previous deployment
     std::optional<int32_t> parallelism;          // every vertex
     std::map<std::string, int32_t> vertex_parallelism;  // vertex id -> parallelism (after `parallelism`)
     std::optional<int32_t> max_parallelism;
@@ -136,6 +155,9 @@ struct Scenario {
     std::vector<std::string> oracles;  // registered oracle names (oracles/oracle_registry.h), in the file's order
     std::vector<SavepointSpec> savepoints;
     std::vector<DeploymentSpec> deployments;  // after the first (the job above)
+    // "upgrade_swarm": the deployments are drawn per seed (draw_upgrades); `deployments` then holds
+    // the loader's placeholders, one per window.
+    std::optional<UpgradeSwarm> upgrade_swarm;
     sim::Duration liveness_bound = sim::Duration::seconds(120);  // after the last fault
     // The freshness oracle's bound (oracles/freshness_oracle.h); unset: freshness_bound_or_default().
     std::optional<sim::Duration> freshness_bound;

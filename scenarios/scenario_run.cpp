@@ -1,6 +1,7 @@
 #include "scenarios/scenario_run.h"
 
 #include <chrono>
+#include <optional>
 
 #include "scenarios/deployment_run.h"
 #include "scenarios/run/judge.h"
@@ -13,8 +14,12 @@
 
 namespace eosim::scenarios {
 
-RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
+RunResult run_scenario(const Scenario& given, const RunOptions& options) {
     const auto wall_start = std::chrono::steady_clock::now();  // for the figures only, never for behaviour
+    // 0. An upgrade swarm's deployments, drawn for this seed.
+    std::optional<Scenario> drawn;
+    if (given.upgrade_swarm) drawn = draw_upgrades(given, options.seed);
+    const Scenario& scenario = drawn ? *drawn : given;
     // 1. The world: the simulator, the outside systems, the input and the reference model over it.
     RunWorld run(scenario, options);
     // 2. The programs: every deployment's engine, built up front, and the observers recording them.
@@ -39,6 +44,7 @@ RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
     RunResult result;
     result.scenario = scenario.name;
     result.seed = options.seed;
+    if (drawn) result.deployments_drawn = describe_deployments(scenario);
     result.cut = run_to_end(scenario, options, run, deployments, faults, observers, oracles);
     result.trace_hash = run.world.trace().hash();
     result.job_finished = deployments.current().finished();

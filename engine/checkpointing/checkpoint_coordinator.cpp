@@ -317,6 +317,8 @@ void CheckpointCoordinator::write_savepoint_metadata(Pending& pending) {
             }
             gateway->world().storage().put(node, pointer_key, pointer,
                                           on_coordinator(gateway, node, instance, [generation, id](CheckpointCoordinator& c2, sim::StorageStatus second) {
+                                              // A savepoint that failed leaves no _metadata naming files its discard deletes.
+                                              if (second != sim::StorageStatus::ok) c2.cleaner_.discard_file(savepoint_metadata_key(c2.gateway_.job(), id));
                                               c2.metadata_written(generation, id, second == sim::StorageStatus::ok);
                                           }));
         }));
@@ -442,6 +444,7 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
         discard_completed(completed_.front());
         completed_.pop_front();
     }
+    if (config_.retention_discards_savepoints) discard_subsumed_savepoints();
     failures_.success(checkpoint_id);
     gateway_.stats().shared_bytes_uploaded += completed_.back().shared_bytes_uploaded;
     gateway_.stats().shared_bytes_referenced += completed_.back().shared_bytes_referenced;
@@ -459,6 +462,15 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
 void CheckpointCoordinator::finish_savepoint(CompletedCheckpoint savepoint, int32_t /*user_request*/) {
     failures_.success(savepoint.id);
     gateway_.observer().checkpoint_completed(gateway_.world().now(), savepoint.id, savepoint.offsets);
+    if (config_.retention_discards_savepoints) subsumable_savepoints_.push_back(std::move(savepoint));
+}
+
+void CheckpointCoordinator::discard_subsumed_savepoints() {
+    if (completed_.empty()) return;
+    while (!subsumable_savepoints_.empty() && subsumable_savepoints_.front().id < completed_.front().id) {
+        cleaner_.discard_files(subsumable_savepoints_.front(), false);
+        subsumable_savepoints_.pop_front();
+    }
 }
 
 void CheckpointCoordinator::savepoint_failed(const Pending& pending, const std::string& detail) {

@@ -167,6 +167,9 @@ private:
     void finish_completion(CompletedCheckpoint checkpoint, bool notify);
     // An intermediate savepoint: the user's, nothing else refers to it.
     void finish_savepoint(CompletedCheckpoint savepoint, int32_t user_request);
+    // The negative control checkpointing.retention_discards_savepoints: savepoints older than every
+    // retained checkpoint are discarded as if they were checkpoints.
+    void discard_subsumed_savepoints();
     void savepoint_failed(const Pending& pending, const std::string& detail);
     // -- failure
     // Aborts a pending checkpoint, counts the failure and runs a queued request.
@@ -211,6 +214,9 @@ private:
     std::map<int64_t, CompletedCheckpoint> settling_;  // stopped while their metadata was being written
     std::map<int64_t, CompletedCheckpoint> aborted_while_writing_;  // subsumed mid metadata write: discarded once it is decided
     std::deque<CompletedCheckpoint> completed_;
+    // checkpointing.retention_discards_savepoints only (a negative control): intermediate savepoints
+    // that retention discards once a checkpoint newer than them leaves the retained window.
+    std::deque<CompletedCheckpoint> subsumable_savepoints_;
     SharedStateRegistry shared_registry_;
     uint64_t generation_ = 0;  // bumped by start/stop: stale timers and callbacks see it changed
     std::optional<CompletedCheckpointStore> store_;  // HA only

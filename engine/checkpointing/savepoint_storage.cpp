@@ -118,4 +118,28 @@ SavepointRestore restore_from_savepoint(const SavepointMetadata& savepoint, cons
     return result;
 }
 
+SavepointRestore restore_from_retained_checkpoint(const CompletedCheckpoint& checkpoint, const JobSpec& writer, const std::string& path,
+                                                  const JobSpec& job, bool allow_non_restored_state) {
+    // The checkpoint as the operators (by uid) of the writer's program, then matched as a savepoint is.
+    SavepointMetadata as_operators;
+    as_operators.id = checkpoint.id;
+    as_operators.job = writer.name;
+    as_operators.offsets = checkpoint.offsets;
+    for (size_t v = 0; v < writer.vertices.size(); ++v) {
+        const VertexSpec& vertex = writer.vertices[v];
+        if (!holds_state(vertex)) continue;
+        SavepointOperator op{vertex.uid_or_id(), vertex.parallelism, writer.max_parallelism, {}};
+        for (const auto& [where, handle] : checkpoint.handles) {
+            if (where.first == static_cast<int32_t>(v)) op.subtask_state.emplace_back(where.second, handle);
+        }
+        as_operators.operators.push_back(std::move(op));
+    }
+    SavepointRestore result = restore_from_savepoint(as_operators, path, job, allow_non_restored_state);
+    if (result.restore) {
+        result.restore->savepoint = checkpoint.savepoint;  // a stop-with-savepoint's pointer holds canonical state
+        result.restore->no_claim = true;
+    }
+    return result;
+}
+
 }  // namespace eosim::engine

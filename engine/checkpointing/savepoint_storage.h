@@ -63,5 +63,10 @@ struct SavepointRestore {
 };
 SavepointRestore restore_from_savepoint(const SavepointMetadata& savepoint, const std::string& path, const JobSpec& job,
                                         bool allow_non_restored_state);
+// The same for a retained checkpoint of job `writer` (its handles by the writer's vertex indices),
+// restored by `job`: matched by uid with the same refusals; the state stays in the checkpoint's own
+// format (native, incremental or not), restored at any parallelism by key-group range, NO_CLAIM.
+SavepointRestore restore_from_retained_checkpoint(const CompletedCheckpoint& checkpoint, const JobSpec& writer, const std::string& path,
+                                                  const JobSpec& job, bool allow_non_restored_state);
 
 }  // namespace eosim::engine

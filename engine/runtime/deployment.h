@@ -35,6 +35,10 @@ struct CompletedCheckpoint {
     // Restoring from a snapshot whose vertices had other parallelisms: vertex -> its old
     // parallelism (only those that differ), for the task.restoring_rescaled point.
     std::map<int32_t, int32_t> rescaled_from;
+    // Another job's retained checkpoint, restored by a new deployment (`flink run -s <checkpoint>`):
+    // its shared files stay that job's, so the restored backends refer to none of them and the
+    // first checkpoint uploads everything (Flink's restore mode NO_CLAIM).
+    bool no_claim = false;
     // Incremental state: the shared files (checkpoint_storage.h) each subtask's state refers to,
     // and the bytes this checkpoint uploaded of them vs the bytes it refers to.
     std::map<std::pair<int32_t, int32_t>, std::vector<std::string>> shared;

@@ -78,6 +78,7 @@ Engine::Engine(sim::World& world, const JobSpec& job, ClusterShape shape, Engine
 Engine::~Engine() = default;
 
 void Engine::start() {
+    started_ = true;
     for (sim::NodeId node : job_manager_nodes_) boot_job_manager(node);
     for (sim::NodeId node : task_manager_nodes_) boot_task_manager(node);
 }
@@ -86,6 +87,13 @@ void Engine::shut_down() {
     shut_down_ = true;
     for (sim::NodeId node : job_manager_nodes_) retire(node);
     for (sim::NodeId node : task_manager_nodes_) retire(node);
+}
+
+void Engine::cancel() {
+    if (finished_ || failed_) return;
+    cancelled_ = true;
+    finished_ = true;
+    shut_down();
 }
 
 int32_t Engine::request_savepoint(SnapshotType type) {
@@ -98,6 +106,7 @@ int32_t Engine::request_savepoint(SnapshotType type) {
 }
 
 void Engine::savepoint_completed(int32_t index, const CompletedCheckpoint& savepoint) {
+    observer_.savepoint_completed(world_.now(), savepoint_metadata_key(job_, savepoint.id));
     if (index < 0 || index >= static_cast<int32_t>(savepoint_requests_.size())) return;
     SavepointRequest& request = savepoint_requests_[static_cast<size_t>(index)];
     request.savepoint_id = savepoint.id;
@@ -113,7 +122,7 @@ void Engine::job_finished_after_stop() {
 }
 
 void Engine::boot_job_manager(sim::NodeId node) {
-    if (shut_down_) return;
+    if (shut_down_ || !started_) return;  // a restart of a node whose deployment has not started boots nothing
     auto& slot = job_managers_[node];
     slot = std::make_unique<JobManager>(*this, node, ++job_manager_instances_);
     slot->boot();
@@ -139,7 +148,7 @@ void Engine::replace_job_manager(sim::NodeId node) {
 }
 
 void Engine::boot_task_manager(sim::NodeId node) {
-    if (shut_down_) return;
+    if (shut_down_ || !started_) return;
     if (node >= task_managers_.size()) task_managers_.resize(static_cast<size_t>(node) + 1);
     auto& slot = task_managers_[node];
     slot = std::make_unique<TaskManager>(*this, node);

@@ -59,8 +59,11 @@ struct SavepointRequest {
 // Where a deployment restores from when it has no checkpoint of its own (Flink's
 // SavepointRestoreSettings: `flink run -s PATH [--allowNonRestoredState]`).
 struct SavepointRestoreSettings {
-    std::string path;  // a savepoint's _metadata
+    std::string path;  // a savepoint's _metadata, or a retained checkpoint's (then `checkpoint_of` is set)
     bool allow_non_restored_state = false;
+    // A retained checkpoint's: the job that wrote it. Flink's checkpoint metadata names operators by
+    // id; eosim's by the writer's vertex index, which the writer's program maps to uids.
+    const JobSpec* checkpoint_of = nullptr;
 };
 
 // JobManager high availability (engine/runtime/leader_election.h): `job_managers` JobManager
@@ -90,6 +93,11 @@ public:
     // Retires every process of a finished (or failed) job, so that its cluster goes quiet while
     // a later deployment runs; a restart of one of its nodes boots nothing.
     void shut_down();
+    // Flink's cancel of a running job: every process stops at once, nothing more is written, and the
+    // retained checkpoints stay in storage (externalized checkpoints, RETAIN_ON_CANCELLATION), for a
+    // later deployment to start from. The job counts as ended (finished() is true).
+    void cancel();
+    bool cancelled() const { return cancelled_; }
 
     // A later deployment: attempt numbers start above `attempt_base` (no collision with an
     // earlier deployment's in the oracles), and the first restore is from `restore_from`.
@@ -189,7 +197,9 @@ private:
     std::vector<std::unique_ptr<TaskManager>> retired_task_managers_;
     bool finished_ = false;
     bool failed_ = false;
+    bool started_ = false;  // start() ran: before it, a node's restart boots nothing (a later deployment's cluster)
     bool shut_down_ = false;
+    bool cancelled_ = false;
     int64_t attempt_base_ = 0;
     std::optional<SavepointRestoreSettings> restore_from_;
     std::vector<SavepointRequest> savepoint_requests_;

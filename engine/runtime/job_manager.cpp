@@ -172,8 +172,12 @@ void JobManager::read_savepoint(const StoredCheckpoints& found) {
 }
 
 void JobManager::savepoint_read(const StoredCheckpoints& found, const std::string& path, const std::string& text) {
+    const SavepointRestoreSettings& settings = *engine_.restore_from();
     const SavepointRestore mapped =
-        restore_from_savepoint(parse_savepoint_metadata(text), path, engine_.job(), engine_.restore_from()->allow_non_restored_state);
+        settings.checkpoint_of != nullptr
+            ? restore_from_retained_checkpoint(parse_checkpoint_metadata(text), *settings.checkpoint_of, path, engine_.job(),
+                                               settings.allow_non_restored_state)
+            : restore_from_savepoint(parse_savepoint_metadata(text), path, engine_.job(), settings.allow_non_restored_state);
     if (!mapped.restore) {
         fail_job(mapped.error);
         return;

@@ -126,6 +126,10 @@ struct CheckpointConfig {
     // has passed since the checkpoint started (zero: unaligned from the start). Flink's
     // execution.checkpointing.aligned-checkpoint-timeout.
     sim::Duration aligned_checkpoint_timeout = sim::Duration::zero();
+    // A negative control, never in a passing scenario: retention treats an intermediate savepoint as
+    // a checkpoint and discards its files once `retained` newer checkpoints completed (Flink >= 1.15
+    // never does: savepoints are the user's).
+    bool retention_discards_savepoints = false;
 
     // True when a checkpoint may hold channel state (the task state format carries it).
     bool channel_state_possible() const { return mode == CheckpointingMode::exactly_once && unaligned; }
@@ -146,6 +150,9 @@ struct RuntimeConfig {
     sim::Duration heartbeat_timeout = sim::Duration::seconds(4);
     sim::Duration deploy_timeout = sim::Duration::seconds(10);
     sim::Duration commit_retry_delay = sim::Duration::millis(200);
+    // A negative control, never in a passing scenario: a source keeps reading and emitting records
+    // after the barrier of a stop-with-savepoint (Flink suspends the sources with that barrier).
+    bool sources_read_after_stop = false;
 };
 
 struct JobSpec {

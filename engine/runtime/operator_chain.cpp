@@ -75,7 +75,7 @@ void OperatorChain::checkpoint_aborted(int64_t checkpoint_id) {
 }
 
 void OperatorChain::restore(const std::vector<std::string>& blobs, const std::map<std::string, std::string>& shared, bool savepoint,
-                            int64_t checkpoint_id) {
+                            bool no_claim, int64_t checkpoint_id) {
     EOSIM_INVARIANT(!restored_, "an operator chain takes its restored state once");
     restored_ = true;
     if (source_) source_->restore(blobs);
@@ -85,6 +85,7 @@ void OperatorChain::restore(const std::vector<std::string>& blobs, const std::ma
             keyed->restore_canonical(blobs);
         } else if (incremental) {
             keyed->restore_incremental(blobs, shared);
+            if (no_claim) keyed->disown_restored_files();
         } else {
             keyed->restore(blobs);
         }

@@ -56,9 +56,10 @@ public:
     void checkpoint_complete(int64_t checkpoint_id);
     void checkpoint_aborted(int64_t checkpoint_id);
     // The restored blobs of `checkpoint_id` (0: none), with the shared files incremental keyed
-    // state names; `savepoint`: in the canonical form.
+    // state names; `savepoint`: in the canonical form; `no_claim`: another job's checkpoint, whose
+    // shared files the restored keyed state must not refer to.
     void restore(const std::vector<std::string>& blobs, const std::map<std::string, std::string>& shared, bool savepoint,
-                 int64_t checkpoint_id);
+                 bool no_claim, int64_t checkpoint_id);
     // Opens the sink on its restored state; false when it cannot start (it failed the task).
     bool open(int64_t restored_checkpoint_id);
     void close();

@@ -86,6 +86,19 @@ public:
     // The JobManager lost its leadership (high availability): the job is suspended until a new
     // leader recovers it (Flink's JobStatus.SUSPENDED).
     virtual void job_suspended(sim::Time, const std::string& /*why*/) {}
+    // A source subtask read `records` (> 0) records, which it emits now.
+    virtual void source_read(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/, int64_t /*records*/) {}
+    // A source subtask took the trigger of a stop-with-savepoint's final savepoint at `position` (the
+    // next offset of each split it reads): from here on it reads and emits nothing (Flink suspends
+    // the sources with that barrier).
+    virtual void source_stopped_for_savepoint(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
+                                              int64_t /*savepoint_id*/, const SourceOffsets& /*position*/) {}
+    // A source subtask restored from checkpoint or savepoint `checkpoint_id` (> 0): where it resumes
+    // reading, per split it owns.
+    virtual void source_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
+                                 int64_t /*checkpoint_id*/, const SourceOffsets& /*position*/) {}
+    // A savepoint completed: its _metadata, the path a user restores from (`flink run -s`).
+    virtual void savepoint_completed(sim::Time, const std::string& /*path*/) {}
     virtual void job_finished(sim::Time) {}
     virtual void job_failed(sim::Time, const std::string& /*reason*/) {}
 };

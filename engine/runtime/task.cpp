@@ -159,7 +159,12 @@ void Task::apply_restored_state() {
             restored_blobs_[i] = std::move(blob.operator_state);
         }
     }
-    chain_.restore(restored_blobs_, restored_shared_, deployment_.restore.savepoint, checkpoint_id);
+    chain_.restore(restored_blobs_, restored_shared_, deployment_.restore.savepoint, deployment_.restore.no_claim, checkpoint_id);
+    if (const SourceReader* source = chain_.source(); source != nullptr && checkpoint_id > 0) {
+        SourceOffsets position;
+        source->add_offsets(&position);
+        engine_.observer().source_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, checkpoint_id, position);
+    }
     restored_shared_.clear();
     restored_blobs_.clear();
     if (checkpoint_id > 0) queue_recovered_channel_state();
@@ -289,7 +294,9 @@ void Task::finish_processing(int32_t channel, bool return_credit) {
 }
 
 void Task::poll_source() {
-    if (state_ != State::running || end_of_data_ || checkpoint_.stopped()) return;
+    // After a stop-with-savepoint's barrier nothing more is read (unless the negative control
+    // runtime.sources_read_after_stop reads on).
+    if (state_ != State::running || end_of_data_ || (checkpoint_.stopped() && !runtime_.sources_read_after_stop)) return;
     if (busy_ || writer_.backpressured()) {
         after(runtime_.source_poll_interval, [this] { poll_source(); });
         return;
@@ -302,6 +309,9 @@ void Task::poll_source() {
         return;
     }
     engine_.stats().records_read += static_cast<int64_t>(batch.size());
+    if (!batch.empty()) {
+        engine_.observer().source_read(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, static_cast<int64_t>(batch.size()));
+    }
     for (const Record& record : batch) writer_.emit(record);
     const size_t records_polled = batch.size();
     engine_.record_batches().give_back(std::move(batch));
@@ -342,6 +352,9 @@ void Task::reach_end_of_data() {
 void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type, sim::Time started) {
     if (!checkpoint_.trigger(checkpoint_id, snapshot_type, started) || !snapshot_type.terminates()) return;
     // Stop-with-savepoint: read nothing more; with drain, end of input follows the barrier.
+    SourceOffsets position;
+    chain_.source()->add_offsets(&position);
+    engine_.observer().source_stopped_for_savepoint(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, checkpoint_id, position);
     announce(points::kSourceStoppedForSavepoint, checkpoint_id);
     if (!engine_.world().nodes().is_up(node_)) return;
     if (snapshot_type.drain && !end_of_data_) reach_end_of_data();
@@ -365,7 +378,19 @@ void Task::checkpoint_aborted(int64_t checkpoint_id) {
 
 void Task::report_finished_if_done(int64_t completed_checkpoint) {
     if (!checkpoint_.done_after(completed_checkpoint)) return;
-    if (chain_.sink() && !chain_.sink()->settled()) return;
+    if (chain_.sink() && !chain_.sink()->settled()) {
+        // A commit is being retried (the broker refused it for now): look again once it may have
+        // gone through. After a stop-with-savepoint's final savepoint no later checkpoint would
+        // bring this task here again, and the job would never finish.
+        if (!finish_recheck_scheduled_) {
+            finish_recheck_scheduled_ = true;
+            engine_.schedule_for_task(node_, key_, runtime_.commit_retry_delay, kTaskTimer, [completed_checkpoint](Task& task) {
+                task.finish_recheck_scheduled_ = false;
+                if (task.state_ == State::running) task.report_finished_if_done(completed_checkpoint);
+            });
+        }
+        return;
+    }
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_finished(key); });
 }

@@ -167,6 +167,7 @@ private:
     OperatorChain chain_;
     SubtaskCheckpoint checkpoint_;
     bool busy_ = false;
+    bool finish_recheck_scheduled_ = false;  // report_finished_if_done waits for a retried commit
     bool end_of_data_ = false;
     // Restore.
     std::vector<std::string> restored_blobs_;  // the state read for the restore, in handle order

@@ -156,10 +156,11 @@ bool overlaps(KeyGroupRange a, KeyGroupRange b) { return a.first <= b.last && b.
 
 class RocksDbStateBackend final : public KeyedStateBackend {
 public:
-    RocksDbStateBackend(KeyGroupRange range, int32_t max_parallelism, bool incremental, const std::string& identity)
+    RocksDbStateBackend(KeyGroupRange range, int32_t max_parallelism, const StateBackendOptions& options, const std::string& identity)
         : range_(range),
           max_parallelism_(max_parallelism),
-          incremental_(incremental),
+          incremental_(options.incremental),
+          clip_on_rescale_(options.clip_on_rescale),
           identity_digest_(digest_of(identity)) {}
 
     std::optional<int64_t> get(int64_t key) const override {
@@ -376,6 +377,8 @@ public:
         confirmed_.clear();
     }
 
+    void disown_restored_files() override { confirmed_.clear(); }
+
     void restore_incremental(const std::vector<std::string>& private_states,
                              const std::map<std::string, std::string>& shared) override {
         std::vector<IncrementalManifest> sources;
@@ -396,17 +399,18 @@ public:
             return;
         }
         // Rescaled: one temporary instance per old subtask whose range overlaps, its owned key
-        // groups copied into a fresh instance (Flink's restore via temporary instances).
+        // groups copied into a fresh instance (Flink's restore via temporary instances). Without
+        // the clip (a negative control) every key of the temporary instance is copied.
         open_fresh();
         for (const IncrementalManifest& source : sources) {
             const std::string dir = next_dir();
             write_files(dir, source, shared);
             Instance temporary(*disk_, dir, true);
             std::unique_ptr<rocksdb::Iterator> it(temporary.db().NewIterator(read_options()));
-            const std::string from = encode_key(std::max(range_.first, source.range.first), INT64_MIN);
+            const std::string from = encode_key(clip_on_rescale_ ? std::max(range_.first, source.range.first) : 0, INT64_MIN);
             rocksdb::WriteBatch batch;
             for (it->Seek(from); it->Valid(); it->Next()) {
-                if (key_group_of_encoded(it->key()) > range_.last) break;
+                if (clip_on_rescale_ && key_group_of_encoded(it->key()) > range_.last) break;
                 check(batch.Put(it->key(), it->value()), "batch");
             }
             check(it->status(), "iterate temporary instance");
@@ -484,6 +488,7 @@ private:
     KeyGroupRange range_;
     int32_t max_parallelism_;
     bool incremental_;
+    bool clip_on_rescale_;
     uint64_t identity_digest_;
     std::unique_ptr<rocksdb_state::LocalDisk> disk_ = std::make_unique<rocksdb_state::LocalDisk>();
     mutable std::unique_ptr<Instance> db_;  // opened by db(); declared after the disk it lives on
@@ -517,7 +522,7 @@ std::vector<std::string> shared_keys_to_restore(const std::vector<std::string>& 
 std::unique_ptr<KeyedStateBackend> make_state_backend(const StateBackendOptions& options, KeyGroupRange range,
                                                       int32_t max_parallelism, const std::string& identity) {
     if (options.kind == StateBackendKind::heap) return make_heap_state_backend(range, max_parallelism);
-    return std::make_unique<RocksDbStateBackend>(range, max_parallelism, options.incremental, identity);
+    return std::make_unique<RocksDbStateBackend>(range, max_parallelism, options, identity);
 }
 
 }  // namespace eosim::engine

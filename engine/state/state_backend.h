@@ -109,6 +109,9 @@ public:
     // returned).
     virtual void restore_incremental(const std::vector<std::string>& /*private_states*/,
                                      const std::map<std::string, std::string>& /*shared*/) {}
+    // After restore_incremental from another job's checkpoint (NO_CLAIM): refer to none of the
+    // restored files, so the next snapshot uploads everything under this job's own keys.
+    virtual void disown_restored_files() {}
 };
 
 // Whether `blob` is the private blob of an incremental snapshot (else a full, canonical one).

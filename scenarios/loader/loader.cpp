@@ -16,7 +16,7 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     const Object o(
         root,
         {"name", "description", "world", "high_availability", "database", "job", "input", "faults", "oracles",
-         "liveness_bound", "freshness_bound", "time_limit", "expect", "sometimes", "savepoints", "deployments", "sensitivity"},
+         "liveness_bound", "freshness_bound", "time_limit", "expect", "sometimes", "savepoints", "deployments", "upgrade_swarm", "sensitivity"},
         "an object (a scenario)");
     s_.source = path;
     s_.name = path.stem().string();
@@ -34,7 +34,12 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     // completed checkpoints and id counter under the deployment's own job name (/eosim/<job>-v<k>/),
     // as Flink gives each submitted job its own job id and HA paths.
     if (auto x = o.get("deployments")) read_deployments(*x);
+    if (auto x = o.get("upgrade_swarm")) {
+        if (o.has("deployments")) x->fail("expected either \"deployments\" or \"upgrade_swarm\" (deployments drawn per seed), not both");
+        read_upgrade_swarm(*x);
+    }
     if (auto x = o.get("savepoints")) read_savepoints(*x);
+    check_restore_sources();
     if (auto x = o.get("input")) read_input(*x);
     if (auto x = o.get("faults")) read_faults(*x);
     read_oracles(o.require("oracles", "an array of oracle names"));

@@ -95,6 +95,9 @@ private:
     void use_outside_system(const std::string& name);
     void read_savepoints(const Value& v);
     void read_deployments(const Value& v);
+    void read_upgrade_swarm(const Value& v);
+    RestoreSource read_restore_source(const Value& v, size_t index);
+    void check_restore_sources();
     void read_oracles(const Value& v);
     void read_expect(const Value& v);
 

@@ -46,7 +46,7 @@ void Loader::read_savepoints(const Value& v) {
     }
     for_each_element(v, "an array of savepoints ({\"at\": time} or {\"at_point\": {\"point\": name, \"occurrence\": k}})",
                      [&](const Value& element) {
-                         const Object o(element, {"at", "at_point"}, "an object (a savepoint: \"at\" or \"at_point\")");
+                         const Object o(element, {"at", "at_point", "name"}, "an object (a savepoint: \"at\" or \"at_point\", and a \"name\")");
                          SavepointSpec savepoint;
                          if (o.has("at") == o.has("at_point")) {
                              element.fail("expected either \"at\" (a time) or \"at_point\" ({\"point\": name, \"occurrence\": k})");
@@ -68,8 +68,82 @@ void Loader::read_savepoints(const Value& v) {
                              savepoint.at_point = name;
                              if (auto n = p.get("occurrence")) savepoint.occurrence = read_int32(*n, kPositive32);
                          }
+                         if (auto x = o.get("name")) {
+                             savepoint.name = read_string(*x);
+                             if (savepoint.name.empty()) x->expected("a non-empty name");
+                             if (!savepoint.at) x->fail("expected a named savepoint at a time (\"at\"): a later deployment names it");
+                             for (const SavepointSpec& other : s_.savepoints) {
+                                 if (other.name == savepoint.name) x->fail("duplicate savepoint name " + in_quotes(savepoint.name));
+                             }
+                         }
                          s_.savepoints.push_back(std::move(savepoint));
                      });
+}
+
+// Every deployment's "from" (read with the deployments) names a savepoint that is taken before the
+// deployment starts: a named one at a time before its "at", in a deployment stopped with a savepoint.
+void Loader::check_restore_sources() {
+    for (size_t d = 0; d < s_.deployments.size(); ++d) {
+        const RestoreSource& from = s_.deployments[d].from;
+        if (from.kind != RestoreSource::Kind::named_savepoint) continue;
+        const std::string path = "/deployments/" + std::to_string(d) + "/from";
+        auto named = std::find_if(s_.savepoints.begin(), s_.savepoints.end(), [&](const SavepointSpec& sp) { return sp.name == from.name; });
+        if (named == s_.savepoints.end()) {
+            std::vector<std::string> names;
+            for (const SavepointSpec& sp : s_.savepoints) {
+                if (!sp.name.empty()) names.push_back(sp.name);
+            }
+            throw ScenarioError(file_, path, "expected a savepoint named in /savepoints" + std::string(names.empty() ? " (none is)" : ", one of: " + join(names)) +
+                                                 "; found " + in_quotes(from.name) + suggestion(from.name, names));
+        }
+        if (*named->at >= s_.deployments[d].at) {
+            throw ScenarioError(file_, path, "expected a savepoint taken before this deployment starts (" + format_duration(s_.deployments[d].at) +
+                                                 "), found " + in_quotes(from.name) + " at " + format_duration(*named->at));
+        }
+        // The deployment it is taken in must not be cancelled before the savepoint could complete.
+        for (size_t e = 0; e < s_.deployments.size(); ++e) {
+            if (s_.deployments[e].at > *named->at) break;
+            if (s_.deployments[e].at == *named->at) {
+                throw ScenarioError(file_, "/savepoints", "expected savepoint " + in_quotes(from.name) + " at another time than a deployment's start");
+            }
+        }
+    }
+}
+
+RestoreSource Loader::read_restore_source(const Value& v, size_t index) {
+    RestoreSource from;
+    from.text = read_string(v);
+    const std::string& text = from.text;
+    const std::string after = "savepoint after v";
+    if (text == "latest checkpoint") {
+        from.kind = RestoreSource::Kind::latest_checkpoint;
+        return from;
+    }
+    if (text.starts_with(after)) {
+        const std::string number = text.substr(after.size());
+        const bool digits = !number.empty() && number.size() < 6 && std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const size_t k = digits ? static_cast<size_t>(std::stoul(number)) : 0;
+        // Deployment `index` (0-based among the later ones) is v<index + 2>; it may name v1 .. v<index + 1>.
+        if (k < 1 || k > index + 1) {
+            v.expected("\"savepoint after v<k>\" with k from 1 to " + std::to_string(index + 1) + " (a deployment before this one, v" +
+                       std::to_string(index + 2) + ")");
+        }
+        // v<k> must have been stopped with a savepoint: the deployment after it does not start from "latest checkpoint".
+        if (k - 1 < index && s_.deployments[k - 1].from.kind == RestoreSource::Kind::latest_checkpoint) {
+            v.fail("expected a deployment stopped with a savepoint: v" + number + " was cancelled (the deployment after it starts from " +
+                   "\"latest checkpoint\")");
+        }
+        from.kind = RestoreSource::Kind::stop_savepoint;
+        from.deployment = k - 1;
+        return from;
+    }
+    if (text.starts_with("savepoint ")) {
+        from.kind = RestoreSource::Kind::named_savepoint;
+        from.name = text.substr(std::string("savepoint ").size());
+        return from;  // checked once the savepoints are read (check_restore_sources)
+    }
+    v.expected("\"savepoint after v<k>\", \"savepoint <name>\" (a named savepoint) or \"latest checkpoint\"");
+    return from;
 }
 
 void Loader::read_deployments(const Value& v) {
@@ -80,8 +154,8 @@ void Loader::read_deployments(const Value& v) {
     const int32_t slots = s_.world.task_managers * s_.world.slots_per_task_manager;
     Duration last = Duration::zero();
     for_each_element(v, "an array of deployments", [&](const Value& element) {
-        const Object o(element, {"at", "drain", "parallelism", "vertices", "job_vertices", "max_parallelism", "state_backend",
-                                  "incremental", "allow_non_restored_state", "verification", "verification_for"},
+        const Object o(element, {"at", "drain", "from", "parallelism", "vertices", "job_vertices", "max_parallelism", "state_backend",
+                                  "incremental", "clip_on_rescale", "allow_non_restored_state", "verification", "verification_for"},
                        "an object (a deployment: {\"at\": time of the previous one's stop-with-savepoint, ...})");
         DeploymentSpec d;
         const Value at = o.require("at", "a time (when the previous deployment is stopped with a savepoint)");
@@ -90,6 +164,13 @@ void Loader::read_deployments(const Value& v) {
         last = d.at;
         fault_times_.emplace_back(at.path(), sim::Time::zero() + d.at);
         if (auto x = o.get("drain")) d.drain = read_bool(*x);
+        d.from.deployment = s_.deployments.size();  // the default: the previous deployment's final savepoint
+        if (auto x = o.get("from")) {
+            d.from = read_restore_source(*x, s_.deployments.size());
+            if (d.from.kind == RestoreSource::Kind::latest_checkpoint && o.has("drain")) {
+                x->fail("expected no \"drain\" with \"from\": \"latest checkpoint\" (the previous deployment is cancelled, not stopped)");
+            }
+        }
         auto parallelism = [&](const Value& value) {
             const int32_t p = read_int32(value, kPositive32);
             if (p > slots) value.expected("at most the slots of the task managers (" + std::to_string(slots) + ")");
@@ -121,13 +202,31 @@ void Loader::read_deployments(const Value& v) {
         if (auto x = o.get("max_parallelism")) d.max_parallelism = read_int32(*x, kPositive32);
         d.state_backend = read_state_backend(o);
         if (auto x = o.get("allow_non_restored_state")) d.allow_non_restored_state = read_bool(*x);
-        if (auto x = o.get("verification")) d.verification = read_bool(*x);
+        if (auto x = o.get("verification")) {
+            d.verification = read_bool(*x);
+            if (d.verification && !d.from.text.empty()) {
+                x->fail("expected no verification job for a deployment with \"from\" (a verification job starts from the savepoint that "
+                        "stops the previous deployment)");
+            }
+        }
         if (auto x = o.get("verification_for")) {
             if (!d.verification) x->fail("expected no verification_for without \"verification\": true");
             d.verification_for = read_duration(*x, false);
         }
         const bool verification = d.verification;
+        const bool from_checkpoint = d.from.kind == RestoreSource::Kind::latest_checkpoint;
         s_.deployments.push_back(std::move(d));
+        if (from_checkpoint) {
+            // A retained checkpoint keeps the backend's own format: incremental RocksDB files restore
+            // only into incremental RocksDB (full snapshots are canonical and restore anywhere).
+            const engine::StateBackendOptions before = s_.deployment_job(s_.deployments.size() - 1).state_backend;
+            const engine::StateBackendOptions after = s_.deployment_job(s_.deployments.size()).state_backend;
+            const auto incremental = [](const engine::StateBackendOptions& b) { return b.kind == engine::StateBackendKind::rocksdb && b.incremental; };
+            if (incremental(before) && !incremental(after)) {
+                element.fail("expected \"state_backend\": \"rocksdb\" with \"incremental\": true when starting from the latest checkpoint of a "
+                             "deployment on incremental RocksDB (a retained checkpoint keeps its native files; only savepoints are canonical)");
+            }
+        }
         if (verification) add_verification_topics(element);
         // The changed job must still fit: parallelism within max parallelism.
         const engine::JobSpec deployed = s_.deployment_job(s_.deployments.size());
@@ -138,6 +237,74 @@ void Loader::read_deployments(const Value& v) {
             }
         }
     });
+}
+
+// "upgrade_swarm": the deployments drawn per seed (scenarios/upgrade_swarm.h). Read after the job;
+// one placeholder deployment per window (at its start, nothing changed) stands for the draw, so node
+// names of every deployment resolve and the checks of "deployments" apply.
+void Loader::read_upgrade_swarm(const Value& v) {
+    if (s_.job.checkpointing.unaligned) v.fail("expected no upgrade_swarm in a job with unaligned checkpoints (savepoints are aligned)");
+    const Object o(v, {"at", "parallelism", "backends", "rollback", "latest_checkpoint"},
+                   "an object (an upgrade swarm: \"at\" windows, \"parallelism\", \"backends\", \"rollback\", \"latest_checkpoint\")");
+    UpgradeSwarm swarm;
+    const int32_t slots = s_.world.task_managers * s_.world.slots_per_task_manager;
+    Duration last = Duration::zero();
+    for_each_element(o.require("at", "an array of windows [from, to], one per later deployment"), "an array of windows [from, to]",
+                     [&](const Value& window) {
+                         if (!window.get().is_array() || window.get().size() != 2) window.expected("a window [from, to] (two times)");
+                         DurationRange range{read_duration(window.child(0), false), read_duration(window.child(1), false)};
+                         if (range.max < range.min) window.expected("a window whose end is not before its start");
+                         if (range.min <= last) window.expected("a window after the previous one's end (" + format_duration(last) + ")");
+                         last = range.max;
+                         fault_times_.emplace_back(window.path(), sim::Time::zero() + range.max);
+                         swarm.windows.push_back(range);
+                     });
+    if (swarm.windows.empty()) o.get("at")->expected("at least one window");
+    const Value parallelism = o.require("parallelism", "a range [min, max] of every non-sink vertex's parallelism");
+    if (!parallelism.get().is_array() || parallelism.get().size() != 2) parallelism.expected("a range [min, max]");
+    swarm.parallelism_min = read_int32(parallelism.child(0), kPositive32);
+    swarm.parallelism_max = read_int32(parallelism.child(1), kPositive32);
+    if (swarm.parallelism_max < swarm.parallelism_min) parallelism.expected("a range [min, max] with min <= max");
+    if (swarm.parallelism_max > std::min(slots, s_.job.max_parallelism)) {
+        parallelism.child(1).expected("at most the slots of the task managers (" + std::to_string(slots) + ") and max_parallelism (" +
+                                      std::to_string(s_.job.max_parallelism) + ")");
+    }
+    for (const engine::VertexSpec& vertex : s_.job.vertices) {
+        if (vertex.kind == engine::OperatorKind::sink) continue;
+        if (vertex.uid.empty()) {
+            v.fail("expected a \"uid\" on every stateful vertex of /job/vertices in an upgrade swarm (a rollback restores by uid), found none on " +
+                   in_quotes(vertex.id));
+        }
+    }
+    for (const engine::VertexSpec& vertex : s_.job.vertices) {
+        for (const engine::InputEdge& edge : vertex.inputs) {
+            if (vertex.kind == engine::OperatorKind::sink && edge.kind == engine::EdgeKind::forward) {
+                v.fail("expected no forward edge into a sink in an upgrade swarm (its parallelism stays, the others' are drawn), found one into " +
+                       in_quotes(vertex.id));
+            }
+        }
+    }
+    for_each_element(o.require("backends", "an array of state backends"), "an array of \"heap\", \"rocksdb\" or \"rocksdb_incremental\"",
+                     [&](const Value& backend) {
+                         const std::string name = backend.get().is_string() ? backend.get().get<std::string>() : "";
+                         engine::StateBackendOptions options;
+                         if (name == "rocksdb" || name == "rocksdb_incremental") options.kind = engine::StateBackendKind::rocksdb;
+                         options.incremental = name == "rocksdb_incremental";
+                         if (name != "heap" && name != "rocksdb" && name != "rocksdb_incremental") {
+                             backend.expected("\"heap\", \"rocksdb\" or \"rocksdb_incremental\"");
+                         }
+                         swarm.backends.push_back(options);
+                     });
+    if (swarm.backends.empty()) o.get("backends")->expected("at least one state backend");
+    if (auto x = o.get("rollback")) swarm.rollback = read_ratio(*x);
+    if (auto x = o.get("latest_checkpoint")) swarm.latest_checkpoint = read_ratio(*x);
+    for (const DurationRange& window : swarm.windows) {
+        DeploymentSpec placeholder;
+        placeholder.at = window.min;
+        placeholder.from.deployment = s_.deployments.size();
+        s_.deployments.push_back(std::move(placeholder));
+    }
+    s_.upgrade_swarm = std::move(swarm);
 }
 
 // A verification job's sinks write to throw-away topics next to their real ones (same partitions),

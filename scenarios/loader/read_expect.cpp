@@ -31,7 +31,7 @@ void Loader::read_oracles(const Value& v) {
         if (std::find(s_.oracles.begin(), s_.oracles.end(), oracle.name) != s_.oracles.end()) {
             element.fail("duplicate oracle " + in_quotes(oracle.name));
         }
-        const std::string needs = oracle.needs(oracles::OracleJobFacts{s_.job, verification});
+        const std::string needs = oracle.needs(oracles::OracleJobFacts{s_.job, verification, !s_.deployments.empty()});
         if (!needs.empty()) element.fail("oracle " + in_quotes(oracle.name) + " needs " + needs);
         s_.oracles.push_back(oracle.name);
     });

@@ -14,7 +14,8 @@ constexpr int32_t kMaxParallelismLimit = 32768;  // Flink's upper bound for max 
 std::optional<engine::StateBackendOptions> read_state_backend(const Object& o) {
     const std::optional<Value> backend = o.get("state_backend");
     const std::optional<Value> incremental = o.get("incremental");
-    if (!backend && !incremental) return std::nullopt;
+    const std::optional<Value> clip = o.get("clip_on_rescale");
+    if (!backend && !incremental && !clip) return std::nullopt;
     engine::StateBackendOptions options;
     if (backend) {
         const std::string name = backend->get().is_string() ? backend->get().get<std::string>() : "";
@@ -32,11 +33,16 @@ std::optional<engine::StateBackendOptions> read_state_backend(const Object& o) {
             incremental->expected("false: incremental checkpoints need \"state_backend\": \"rocksdb\"");
         }
     }
+    if (clip) {
+        options.clip_on_rescale = read_bool(*clip);
+        if (!options.incremental) clip->fail("expected clip_on_rescale only with \"state_backend\": \"rocksdb\" and \"incremental\": true");
+    }
     return options;
 }
 
 void Loader::read_job(const Value& v) {
-    const Object o(v, {"name", "max_parallelism", "state_backend", "incremental", "vertices", "checkpointing", "restart", "runtime"});
+    const Object o(v, {"name", "max_parallelism", "state_backend", "incremental", "clip_on_rescale", "vertices", "checkpointing", "restart",
+                       "runtime"});
     engine::JobSpec& job = s_.job;
     if (auto x = o.get("name")) job.name = read_string(*x);
     if (auto x = o.get("max_parallelism")) {
@@ -419,7 +425,7 @@ void Loader::check_vertices(const Value& v) {
 void Loader::read_checkpointing(const Value& v) {
     const Object o(
         v, {"enabled", "mode", "interval", "timeout", "min_pause", "max_concurrent", "tolerable_failures", "retained",
-            "unaligned", "aligned_checkpoint_timeout"});
+            "unaligned", "aligned_checkpoint_timeout", "retention_discards_savepoints"});
     engine::CheckpointConfig& c = s_.job.checkpointing;
     if (auto x = o.get("enabled")) c.enabled = read_bool(*x);
     if (auto x = o.get("mode")) c.mode = read_enum(*x, kAllModes, "a checkpointing mode");
@@ -429,6 +435,7 @@ void Loader::read_checkpointing(const Value& v) {
     if (auto x = o.get("max_concurrent")) c.max_concurrent = read_int32(*x, kPositive32);
     if (auto x = o.get("tolerable_failures")) c.tolerable_failures = read_int32(*x, kNonNegative32);
     if (auto x = o.get("retained")) c.retained = read_int32(*x, kPositive32);
+    if (auto x = o.get("retention_discards_savepoints")) c.retention_discards_savepoints = read_bool(*x);
     if (auto x = o.get("unaligned")) {
         c.unaligned = read_bool(*x);
         if (c.unaligned && c.mode != engine::CheckpointingMode::exactly_once) {
@@ -453,7 +460,7 @@ void Loader::read_restart(const Value& v) {
 
 void Loader::read_runtime(const Value& v) {
     const Object o(v, {"record_cost", "buffer_timeout", "buffer_records", "channel_credits", "source_poll_interval",
-                       "heartbeat_interval", "heartbeat_timeout", "deploy_timeout", "commit_retry_delay"});
+                       "heartbeat_interval", "heartbeat_timeout", "deploy_timeout", "commit_retry_delay", "sources_read_after_stop"});
     engine::RuntimeConfig& r = s_.job.runtime;
     if (auto x = o.get("record_cost")) r.record_cost = read_duration(*x, true);
     if (auto x = o.get("buffer_timeout")) r.buffer_timeout = read_duration(*x, true);
@@ -464,6 +471,7 @@ void Loader::read_runtime(const Value& v) {
     if (auto x = o.get("heartbeat_timeout")) r.heartbeat_timeout = read_duration(*x, false);
     if (auto x = o.get("deploy_timeout")) r.deploy_timeout = read_duration(*x, false);
     if (auto x = o.get("commit_retry_delay")) r.commit_retry_delay = read_duration(*x, false);
+    if (auto x = o.get("sources_read_after_stop")) r.sources_read_after_stop = read_bool(*x);
     if (r.heartbeat_timeout <= r.heartbeat_interval) {
         const Value where = o.has("heartbeat_timeout") ? *o.get("heartbeat_timeout") : *o.get("heartbeat_interval");
         where.fail("expected heartbeat_timeout above heartbeat_interval, found " +

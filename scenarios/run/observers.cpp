@@ -58,6 +58,20 @@ void ObserverFanout::watermark_advanced(sim::Time t, int64_t attempt, const std:
 void ObserverFanout::job_suspended(sim::Time t, const std::string& why) {
     each([&](auto* o) { o->job_suspended(t, why); });
 }
+void ObserverFanout::source_read(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t records) {
+    each([&](auto* o) { o->source_read(t, attempt, vertex, subtask, records); });
+}
+void ObserverFanout::source_stopped_for_savepoint(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                                                  int64_t savepoint_id, const engine::SourceOffsets& position) {
+    each([&](auto* o) { o->source_stopped_for_savepoint(t, attempt, vertex, subtask, savepoint_id, position); });
+}
+void ObserverFanout::source_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t checkpoint_id,
+                                     const engine::SourceOffsets& position) {
+    each([&](auto* o) { o->source_restored(t, attempt, vertex, subtask, checkpoint_id, position); });
+}
+void ObserverFanout::savepoint_completed(sim::Time t, const std::string& path) {
+    each([&](auto* o) { o->savepoint_completed(t, path); });
+}
 void ObserverFanout::job_finished(sim::Time t) {
     if (hands_over_ && hands_over_()) {
         for (engine::RunObserver* o : history_) o->job_finished(t);

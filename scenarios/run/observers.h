@@ -43,6 +43,12 @@ public:
                          const std::string& detail) override;
     void watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t watermark) override;
     void job_suspended(sim::Time t, const std::string& why) override;
+    void source_read(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t records) override;
+    void source_stopped_for_savepoint(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                                      int64_t savepoint_id, const engine::SourceOffsets& position) override;
+    void source_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t checkpoint_id,
+                         const engine::SourceOffsets& position) override;
+    void savepoint_completed(sim::Time t, const std::string& path) override;
     void job_finished(sim::Time t) override;
     void job_failed(sim::Time t, const std::string& reason) override;
 

@@ -16,14 +16,24 @@ void start(RunWorld& run, DeploymentRun& deployments, const RunOracles& oracles)
     deployments.live().start();
 }
 
-// Hands over from the live deployment, stopped with a savepoint, to what follows it.
-void hand_over(const Scenario& scenario, RunWorld& run, DeploymentRun& deployments, const RunOracles& oracles) {
+// Hands over from the live deployment, stopped with a savepoint (or cancelled), to what follows it.
+// `segments`: the reference model's segment each deployment so far ran in.
+void hand_over(const Scenario& scenario, RunWorld& run, DeploymentRun& deployments, const RunOracles& oracles,
+               std::vector<size_t>& segments) {
     const size_t next_deployment = deployments.live_index() + 1;
     deployments.hand_over(
-        [&](const engine::JobSpec& next, const engine::SourceOffsets& from, bool first) {
-            // A deployment with a program of its own: the model runs it from the savepoint's offsets on.
-            if (first && scenario.deployments[next_deployment - 1].job_vertices) run.model.add_deployment(next, from);
-            oracles.hooks().program_started(next);
+        [&](const DeploymentRun::Start& next) {
+            // A deployment with a program of its own runs in a model segment of its own from the
+            // snapshot's offsets on; so does one that does not continue where the previous one
+            // stopped (a rollback to an older savepoint, a savepoint taken before the stop).
+            const bool continues = next.origin == next_deployment - 1 && next.from == next.previous_end;
+            if (next.first && (scenario.deployments[next_deployment - 1].job_vertices || !continues)) {
+                run.model.add_deployment(next.job, next.from, segments.at(next.origin), next.previous_end);
+                segments.push_back(run.model.segments() - 1);
+            } else if (next.first) {
+                segments.push_back(segments.back());
+            }
+            oracles.hooks().program_started(next.job, next.from_previous_stop);
         },
         [&](const DeploymentRun::Verified& ran) { oracles.hooks().verification_ran({ran.job, ran.from, ran.to}); });
 }
@@ -35,6 +45,7 @@ std::string run_to_end(const Scenario& scenario, const RunOptions& options, RunW
     sim::World& world = run.world;
     const sim::FaultInjector& injector = faults.injector();
     start(run, deployments, oracles);
+    std::vector<size_t> segments{0};  // by deployment: the model segment it runs in
     const uint64_t max_events = options.max_events;
     // A hung run ends early, as a liveness failure, once every fault has fired, their effects are
     // over and the liveness bound has passed since then and since the last progress: the liveness
@@ -57,7 +68,7 @@ std::string run_to_end(const Scenario& scenario, const RunOptions& options, RunW
             return hung;
         });
         if (!deployments.current().finished() || !deployments.hands_over()) break;
-        hand_over(scenario, run, deployments, oracles);
+        hand_over(scenario, run, deployments, oracles, segments);
     }
     const engine::Engine& engine = deployments.current();
     if (engine.finished() || engine.failed()) return "";

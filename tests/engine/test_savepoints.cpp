@@ -148,8 +148,8 @@ scenarios::Scenario upgrade_scenario() {
     s.world.task_managers = 3;
     s.world.slots_per_task_manager = 2;
     s.job.checkpointing.retained = 1;
-    s.savepoints = {scenarios::SavepointSpec{Duration::seconds(2), "", 1},
-                    scenarios::SavepointSpec{std::nullopt, std::string(points::kCheckpointCompleted), 6}};
+    s.savepoints = {scenarios::SavepointSpec{Duration::seconds(2), "", 1, ""},
+                    scenarios::SavepointSpec{std::nullopt, std::string(points::kCheckpointCompleted), 6, ""}};
     scenarios::DeploymentSpec v2;
     v2.at = Duration::seconds(4);
     v2.parallelism = 6;

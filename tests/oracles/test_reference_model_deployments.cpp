@@ -154,3 +154,38 @@ TEST_CASE("every-sink oracle: passes when each sink's oracle passes, fires namin
 
 }  // namespace
 }  // namespace eosim::oracles
+
+namespace eosim::oracles {
+namespace {
+
+// A rollback (issue 32): v1 runs to the savepoint, v2 (same program) from it to the end of the
+// input and stops there, then v3 starts again from v1's savepoint: the records after it are
+// processed twice, each deployment continuing the state at the savepoint.
+TEST_CASE("reference model deployments: a rollback to an older savepoint processes its range again", "[reference_model][upgrade]") {
+    const engine::JobSpec first = v1();
+    const engine::JobSpec second = v1();
+    const engine::JobSpec third = v1();
+    ReferenceModel model(first, tiny_input());
+    model.add_deployment(second, kSavepoint, 0, kSavepoint);
+    // v3 from the savepoint v1 took (origin segment 0), after v2 stopped at the end.
+    model.add_deployment(third, kSavepoint, 0, kEnd);
+    // v1: (1,10) (2,3) (3,4) -> (1,1) (2,1) (3,1); v2 and v3 each: (1,5) (1,7) (2,8) -> (1,2) (1,3) (2,2).
+    CHECK(records(model.expected_output("sink")) ==
+          std::vector<Record>{{1, 1}, {1, 2}, {1, 2}, {1, 3}, {1, 3}, {2, 1}, {2, 2}, {2, 2}, {3, 1}});
+    // v3's restores see v1's state at the savepoint, not v2's end state.
+    CHECK(model.keyed_state("count", kSavepoint) == State{{1, 1}, {2, 1}, {3, 1}});
+    CHECK(model.keyed_state("count", kEnd) == State{{1, 3}, {2, 2}, {3, 1}});
+    SECTION("a rollback that starts from the middle segment's state") {
+        ReferenceModel again(first, tiny_input());
+        const SourceOffsets partway{{{"in", 0}, 3}, {{"in", 1}, 2}};
+        again.add_deployment(second, kSavepoint, 0, kSavepoint);
+        // v3 from a savepoint v2 took at `partway`, after v2 ran to the end: (2,8) processed twice,
+        // each time on v2's state at `partway`.
+        again.add_deployment(third, partway, 1, kEnd);
+        CHECK(records(again.expected_output("sink")) == std::vector<Record>{{1, 1}, {1, 2}, {1, 3}, {2, 1}, {2, 2}, {2, 2}, {3, 1}});
+        CHECK(again.keyed_state("count", partway) == State{{1, 3}, {2, 1}, {3, 1}});
+    }
+}
+
+}  // namespace
+}  // namespace eosim::oracles
