@@ -38,6 +38,7 @@ constexpr Style kStyles[] = {
     {"fault-bulk_partial_failure", "#dbdb8d", Shape::line, "bulk items fail"},
     {"fault-kafka_commit_errors", "#6b6ecf", Shape::line, "Kafka commits fail (retriable)"},
     {"fault-kafka_commit_outcome_unknown", "#ce6dbd", Shape::line, "Kafka commit answers lost"},
+    {"fault-system_call_races", "#bcbd22", Shape::line, "writes race"},
     {"fault-skipped", "#aaaaaa", Shape::line, "fault skipped"},
     {"checkpoint-completed", "#2ca02c", Shape::circle, "checkpoint completed"},
     {"checkpoint-aborted", "#d62728", Shape::cross, "checkpoint aborted"},

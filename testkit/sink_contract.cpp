@@ -31,6 +31,8 @@ struct ModelData {
     }
 };
 
+constexpr const char* kCallRaces = "system_call_races";
+
 // rapidcheck copies the model at every step of generation and shrinking: it shares its data.
 struct ContractModel {
     std::shared_ptr<const ModelData> data = std::make_shared<const ModelData>();
@@ -112,6 +114,17 @@ struct Cancel final : Command {
     void show(std::ostream& os) const override { os << "cancel (the old instance becomes a zombie), restore"; }
 };
 
+struct StopWithSavepoint final : Command {
+    Delivery delivery;
+    explicit StopWithSavepoint(const ContractModel& m)
+        : delivery(*rc::gen::weightedElement<Delivery>(
+              {{5, Delivery::now}, {static_cast<size_t>(m->weight("notification_lost")), Delivery::lost}})) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.stop_with_savepoint(delivery); check_now(h); }
+    void show(std::ostream& os) const override {
+        os << "stop with a savepoint (notification " << to_string(delivery) << "), restore from it";
+    }
+};
+
 struct ZombieWrite final : Command {
     int32_t records;
     explicit ZombieWrite(const ContractModel&) : records(*rc::gen::inRange<int32_t>(1, 4)) {}
@@ -125,19 +138,55 @@ struct ZombiePreCommit final : Command {
     void show(std::ostream& os) const override { os << "the zombie pre-commits"; }
 };
 
+using sim::external::CallDelivery;
+using sim::external::RaceStep;
+
+// How one raced write is delivered; shrinks towards "answered".
+rc::Gen<RaceStep> race_step() {
+    return rc::gen::apply([](CallDelivery delivery, int32_t late_by) { return RaceStep{delivery, late_by}; },
+                          rc::gen::weightedElement<CallDelivery>({{1, CallDelivery::now},
+                                                                  {3, CallDelivery::answer_lost},
+                                                                  {3, CallDelivery::late},
+                                                                  {1, CallDelivery::request_lost}}),
+                          rc::gen::inRange<int32_t>(1, 4));
+}
+
 struct Fault final : Command {
     FaultChoice choice;
-    int64_t millis;
-    explicit Fault(const ContractModel& m) : millis(*rc::gen::element<int64_t>(100, 500, 2000)) {
+    int64_t millis = 0;
+    std::vector<RaceStep> races;  // system_call_races: the deliveries of the next writes
+    explicit Fault(const ContractModel& m) {
         int total = 0;
         for (int w : m->fault_weights) total += w;
         int r = *uniform(total);
         size_t i = 0;
         while (r >= m->fault_weights[i]) r -= m->fault_weights[i++];
         choice = m->faults[i];
+        if (choice.kind == kCallRaces) {
+            races = *rc::gen::resize(6, rc::gen::nonEmpty(rc::gen::container<std::vector<RaceStep>>(race_step())));
+        } else {
+            millis = *rc::gen::element<int64_t>(100, 500, 2000);
+        }
     }
-    void run(const ContractModel&, ContractHarness& h) const override { h.fault(choice, millis); check_now(h); }
-    void show(std::ostream& os) const override { os << "fault: " << choice.kind << " of " << choice.system << " for " << millis << " ms"; }
+    void run(const ContractModel&, ContractHarness& h) const override {
+        if (races.empty()) {
+            h.fault(choice, millis);
+        } else {
+            h.race(choice.system, races);
+        }
+        check_now(h);
+    }
+    void show(std::ostream& os) const override {
+        if (races.empty()) {
+            os << "fault: " << choice.kind << " of " << choice.system << " for " << millis << " ms";
+            return;
+        }
+        os << "calls race: the next " << races.size() << " write(s) to " << choice.system << ":";
+        for (const RaceStep& step : races) {
+            os << " " << sim::external::to_string(step.delivery);
+            if (step.delivery == CallDelivery::late) os << "(by " << step.late_by_calls << ")";
+        }
+    }
 };
 
 struct Advance final : Command {
@@ -171,6 +220,7 @@ rc::Gen<std::shared_ptr<const Command>> next_command(const ContractModel& model)
                           {4 * m.weight("crash"), make_command<Crash>},
                           {m.points.empty() ? 0 : 4 * m.weight("crash_at_point"), make_command<CrashAtPoint>},
                           {4 * m.weight("zombie"), make_command<Cancel>},
+                          {2 * m.weight("stop_with_savepoint"), make_command<StopWithSavepoint>},
                           {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombieWrite>},
                           {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombiePreCommit>},
                           {fault_weight == 0 ? 0 : 4 * static_cast<int>(std::max<size_t>(1, m.faults.size() / 3)), make_command<Fault>},
@@ -202,14 +252,15 @@ private:
     std::vector<std::string>* asked_;
 };
 
-const std::vector<std::string> kEngineFaults = {"crash", "crash_at_point", "zombie", "notification_lost", "notification_late"};
+const std::vector<std::string> kEngineFaults = {"crash", "crash_at_point", "zombie", "notification_lost", "notification_late",
+                                                "stop_with_savepoint"};
 
 // The outside-system fault kinds of one system.
 std::vector<std::string> system_fault_kinds(const std::string& system) {
     if (system == "kafka") return {"broker_unavailable", "kafka_write_failure", "kafka_commit_errors", "kafka_commit_outcome_unknown"};
     if (system == "append_store") return {"system_unavailable"};
-    if (system == "documents") return {"system_unavailable", "system_write_errors", "bulk_partial_failure"};
-    return {"system_unavailable", "system_write_errors"};
+    if (system == "documents") return {"system_unavailable", "system_write_errors", "bulk_partial_failure", kCallRaces};
+    return {"system_unavailable", "system_write_errors", kCallRaces};
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -263,7 +314,9 @@ Plan make_plan(const ContractOptions& options) {
         if (k != "zombie" || options.zombies) weights[k] = 1;
     }
     if (options.outside_faults) {
-        for (const auto& [kind, systems] : kind_systems) weights[kind] = 1;
+        for (const auto& [kind, systems] : kind_systems) {
+            if (kind != kCallRaces || options.races) weights[kind] = 1;
+        }
     }
     if (!options.faults.empty()) {
         std::set<std::string> known(kEngineFaults.begin(), kEngineFaults.end());
@@ -280,6 +333,7 @@ Plan make_plan(const ContractOptions& options) {
             if (weight > 0 && !weights.contains(kind)) {
                 throw std::invalid_argument("ContractOptions::faults: \"" + kind + "\" does not apply: the sink uses " +
                                             joined(plan.systems) + (kind == "zombie" ? " and zombies are off" : "") +
+                                            (kind == kCallRaces ? " (and races are off, or none of them races)" : "") +
                                             " (ContractOptions::systems names the systems whose faults are drawn)");
             }
             if (weight > 0) chosen[kind] = weight;
@@ -325,6 +379,7 @@ std::function<void()> property_of(const Plan& plan, const ContractOptions& optio
             if (dynamic_cast<const Crash*>(command.get()) != nullptr) ++paths->drawn["crash"];
             if (dynamic_cast<const CrashAtPoint*>(command.get()) != nullptr) ++paths->drawn["crash_at_point"];
             if (dynamic_cast<const Cancel*>(command.get()) != nullptr) ++paths->drawn["zombie"];
+            if (dynamic_cast<const StopWithSavepoint*>(command.get()) != nullptr) ++paths->drawn["stop_with_savepoint"];
             if (const auto* c = dynamic_cast<const Complete*>(command.get())) {
                 if (c->delivery == Delivery::lost) ++paths->drawn["notification_lost"];
                 if (c->delivery == Delivery::late) ++paths->drawn["notification_late"];

@@ -34,7 +34,8 @@ public:
     // transactional id or an upload prefix that a later attempt must not reuse).
     std::string attempt_id() const { return "attempt-" + std::to_string(attempt()) + "-subtask-" + std::to_string(subtask()); }
     virtual RunObserver& observer() = 0;
-    // Runs `fn` after `delay`, if the task still exists then.
+    // Runs `fn` after `delay`, if the task's process still runs then: also after the task was
+    // cancelled (close()) -- a sink's own executor keeps running until close() stops it.
     virtual void after(sim::Duration delay, std::function<void()> fn) = 0;
     // Fails the task (and with it the job's current attempt).
     virtual void fail(const std::string& reason) = 0;

@@ -159,6 +159,11 @@ public:
         });
     }
 
+    // A sink's own timer (SinkContext::after): runs while the task runs, and after the task was
+    // cancelled while its process lives (RunObserver::closed_sink_timer_fired), not after a crash.
+    void schedule_for_sink(sim::NodeId node, const TaskKey& key, sim::Duration delay, const sim::EventKind& kind,
+                           std::function<void()> fn);
+
 private:
     static uint64_t task_digest(const TaskKey& key);
     void boot_job_manager(sim::NodeId node);

@@ -76,6 +76,9 @@ public:
     // task's input watermark, also when restored). Only in jobs with a watermark strategy.
     virtual void watermark_advanced(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/,
                                     int64_t /*watermark*/) {}
+    // A timer (SinkContext::after) of a sink whose task was cancelled (closed) at `closed_at` fired:
+    // what the sink's close() did not stop.
+    virtual void closed_sink_timer_fired(sim::Time, const std::string& /*vertex*/, int32_t /*subtask*/, sim::Time /*closed_at*/) {}
     virtual void job_finished(sim::Time) {}
     virtual void job_failed(sim::Time, const std::string& /*reason*/) {}
 };

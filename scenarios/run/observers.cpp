@@ -52,6 +52,10 @@ void ObserverFanout::connector_event(sim::Time begin, sim::Time end, const std::
 void ObserverFanout::watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t watermark) {
     each([&](auto* o) { o->watermark_advanced(t, attempt, vertex, subtask, watermark); });
 }
+void ObserverFanout::closed_sink_timer_fired(sim::Time t, const std::string& vertex, int32_t subtask, sim::Time closed_at) {
+    each([&](auto* o) { o->closed_sink_timer_fired(t, vertex, subtask, closed_at); });
+}
+
 void ObserverFanout::job_finished(sim::Time t) {
     if (hands_over_ && hands_over_()) {
         if (timeline_ != nullptr) timeline_->job_finished(t);

@@ -39,6 +39,7 @@ public:
     void connector_event(sim::Time begin, sim::Time end, const std::string& lane, const std::string& what,
                          const std::string& detail) override;
     void watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t watermark) override;
+    void closed_sink_timer_fired(sim::Time t, const std::string& vertex, int32_t subtask, sim::Time closed_at) override;
     void job_finished(sim::Time t) override;
     void job_failed(sim::Time t, const std::string& reason) override;
 
