@@ -94,14 +94,12 @@ OracleRegistration no_key_backwards_registration() {
                     oracle = std::make_unique<NoKeyBackwardsOracle>(run.world.scheduler(),
                                                                     *run.systems.database(engine::kUpsertTargetDatabase), upsert.table);
                 } else {
+                    // What a reader sees now, at every poll (the judged sinks' readers read once, at the end).
                     const engine::VertexSpec* sink = counted_table_sink(run.job);
-                    SinkReader reader;
-                    for (const JudgedSink& judged : run.judged_sinks) {
-                        if (judged.vertex->id == sink->id) reader = judged.reader;
-                    }
-                    oracle = std::make_unique<NoKeyBackwardsOracle>(run.world.scheduler(), [reader] {
+                    auto read_now = run.committed_content;
+                    oracle = std::make_unique<NoKeyBackwardsOracle>(run.world.scheduler(), [sink, read_now] {
                         std::vector<Row> rows;
-                        for (const engine::Record& r : reader().records()) rows.push_back(Row{r.key, r.value, r.value});
+                        for (const engine::Record& r : read_now(*sink).records()) rows.push_back(Row{r.key, r.value, r.value});
                         return rows;
                     }, nullptr);
                 }

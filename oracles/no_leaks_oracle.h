@@ -21,7 +21,7 @@ namespace eosim::oracles {
 
 class NoLeaksOracle final : public Oracle {
 public:
-    static constexpr sim::Duration kTimerBound = sim::Duration::seconds(30);
+    static constexpr sim::Duration kTimerBound = sim::Duration::seconds(5);
 
     // `open_at_end` lists what is still open ("" when nothing is).
     explicit NoLeaksOracle(std::function<std::string()> open_at_end) : open_at_end_(std::move(open_at_end)) {}

@@ -22,8 +22,9 @@ namespace {
 struct ModelData {
     int keys = 4;
     std::map<std::string, int> weights;  // engine fault kinds -> weight (crash, zombie, ...)
-    std::vector<FaultChoice> faults;     // outside-system faults
+    std::vector<FaultChoice> faults;     // outside-system faults (but races)
     std::vector<int> fault_weights;      // per entry of `faults`
+    std::vector<std::string> race_systems;  // systems whose writes race (system_call_races)
     std::vector<std::string> points;     // crash_at_point targets
     int weight(const std::string& kind) const {
         auto it = weights.find(kind);
@@ -145,44 +146,38 @@ using sim::external::RaceStep;
 rc::Gen<RaceStep> race_step() {
     return rc::gen::apply([](CallDelivery delivery, int32_t late_by) { return RaceStep{delivery, late_by}; },
                           rc::gen::weightedElement<CallDelivery>({{1, CallDelivery::now},
-                                                                  {3, CallDelivery::answer_lost},
-                                                                  {3, CallDelivery::late},
-                                                                  {1, CallDelivery::request_lost}}),
-                          rc::gen::inRange<int32_t>(1, 4));
+                                                                  {2, CallDelivery::answer_lost},
+                                                                  {2, CallDelivery::late},
+                                                                  {2, CallDelivery::request_lost}}),
+                          rc::gen::resize(100, rc::gen::inRange<int32_t>(1, 9)));  // uniform at every size
 }
 
 struct Fault final : Command {
     FaultChoice choice;
-    int64_t millis = 0;
-    std::vector<RaceStep> races;  // system_call_races: the deliveries of the next writes
-    explicit Fault(const ContractModel& m) {
+    int64_t millis;
+    explicit Fault(const ContractModel& m) : millis(*rc::gen::element<int64_t>(100, 500, 2000)) {
         int total = 0;
         for (int w : m->fault_weights) total += w;
         int r = *uniform(total);
         size_t i = 0;
         while (r >= m->fault_weights[i]) r -= m->fault_weights[i++];
         choice = m->faults[i];
-        if (choice.kind == kCallRaces) {
-            races = *rc::gen::resize(6, rc::gen::nonEmpty(rc::gen::container<std::vector<RaceStep>>(race_step())));
-        } else {
-            millis = *rc::gen::element<int64_t>(100, 500, 2000);
-        }
     }
-    void run(const ContractModel&, ContractHarness& h) const override {
-        if (races.empty()) {
-            h.fault(choice, millis);
-        } else {
-            h.race(choice.system, races);
-        }
-        check_now(h);
-    }
+    void run(const ContractModel&, ContractHarness& h) const override { h.fault(choice, millis); check_now(h); }
+    void show(std::ostream& os) const override { os << "fault: " << choice.kind << " of " << choice.system << " for " << millis << " ms"; }
+};
+
+// system_call_races: the deliveries of the next writes to one system.
+struct Race final : Command {
+    std::string system;
+    std::vector<RaceStep> steps;
+    explicit Race(const ContractModel& m)
+        : system(*rc::gen::elementOf(m->race_systems)),
+          steps(*rc::gen::resize(6, rc::gen::nonEmpty(rc::gen::container<std::vector<RaceStep>>(race_step())))) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.race(system, steps); check_now(h); }
     void show(std::ostream& os) const override {
-        if (races.empty()) {
-            os << "fault: " << choice.kind << " of " << choice.system << " for " << millis << " ms";
-            return;
-        }
-        os << "calls race: the next " << races.size() << " write(s) to " << choice.system << ":";
-        for (const RaceStep& step : races) {
+        os << "calls race: the next " << steps.size() << " write(s) to " << system << ":";
+        for (const RaceStep& step : steps) {
             os << " " << sim::external::to_string(step.delivery);
             if (step.delivery == CallDelivery::late) os << "(by " << step.late_by_calls << ")";
         }
@@ -224,6 +219,7 @@ rc::Gen<std::shared_ptr<const Command>> next_command(const ContractModel& model)
                           {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombieWrite>},
                           {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombiePreCommit>},
                           {fault_weight == 0 ? 0 : 4 * static_cast<int>(std::max<size_t>(1, m.faults.size() / 3)), make_command<Fault>},
+                          {m.race_systems.empty() ? 0 : 3 * m.weight(kCallRaces), make_command<Race>},
                       })};
     }
     std::shared_ptr<const Slots> slots = cached.second;
@@ -344,8 +340,9 @@ Plan make_plan(const ContractOptions& options) {
     data->keys = std::max(1, options.keys);
     for (const auto& [kind, weight] : weights) {
         auto it = kind_systems.find(kind);
-        if (it == kind_systems.end()) {
+        if (it == kind_systems.end() || kind == kCallRaces) {
             data->weights[kind] = weight;
+            if (kind == kCallRaces) data->race_systems = it->second;
             continue;
         }
         for (const std::string& system : it->second) {
@@ -376,6 +373,7 @@ std::function<void()> property_of(const Plan& plan, const ContractOptions& optio
                 return none;
             }();
             if (!kind.empty()) ++paths->drawn[kind];
+            if (dynamic_cast<const Race*>(command.get()) != nullptr) ++paths->drawn[kCallRaces];
             if (dynamic_cast<const Crash*>(command.get()) != nullptr) ++paths->drawn["crash"];
             if (dynamic_cast<const CrashAtPoint*>(command.get()) != nullptr) ++paths->drawn["crash_at_point"];
             if (dynamic_cast<const Cancel*>(command.get()) != nullptr) ++paths->drawn["zombie"];
@@ -402,7 +400,9 @@ std::string fault_path_report(const ContractOptions& options, const Plan& plan, 
     out << "fault paths (over every case run, shrinking included; sink uses " << joined(plan.systems) << "; checks "
         << joined(plan.check_names) << "):\n";
     std::set<std::string> kinds;
-    for (const auto& [kind, w] : plan.model->weights) kinds.insert(kind);
+    for (const auto& [kind, w] : plan.model->weights) {
+        if (w > 0) kinds.insert(kind);
+    }
     for (const FaultChoice& f : plan.model->faults) kinds.insert(f.kind);
     for (const std::string& kind : kinds) {
         auto it = paths.drawn.find(kind);

@@ -61,8 +61,9 @@
 // Calls that race (`races`, on by default; sim/external/call_races.h): a system_call_races command
 // gives the next 1-6 writes to a system (whoever makes them: the live instance, a zombie) each a
 // delivery: answered; applied with the answer lost (the caller sees `timeout`; its retry lands a
-// second time); late (the caller sees `timeout`; the write lands 1-3 calls later, after other
-// clients' writes or the caller's own retry, or within a second); or lost (`timeout`, never
+// second time); late (the caller sees `timeout`; the write lands 1-8 calls later, after other
+// clients' writes, the caller's own retry, or the reader's read after a step -- the reader is a
+// client too --, or within a second); or lost (`timeout`, never
 // applied). The database's commits race (answer lost, or lost); the other systems' writes. A failing
 // case shrinks to the deliveries that matter (towards "answered"). Kafka's calls do not race
 // (kafka_commit_outcome_unknown is its answer lost). Set `faults`

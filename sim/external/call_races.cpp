@@ -20,7 +20,7 @@ const char* to_string(CallDelivery delivery) {
 
 CallRaces::CallRaces(Scheduler& scheduler) : scheduler_(scheduler) {}
 
-void CallRaces::script(std::vector<RaceStep> steps) { script_.assign(steps.begin(), steps.end()); }
+void CallRaces::script(std::vector<RaceStep> steps) { script_.insert(script_.end(), steps.begin(), steps.end()); }
 
 void CallRaces::set_races(Ratio ratio, Time until, Prng prng) {
     ratio_ = ratio;
@@ -53,7 +53,7 @@ RaceStep CallRaces::next_write() {
     } else if (!ratio_.is_zero() && scheduler_.now() < until_ && prng_.chance(ratio_)) {
         const uint64_t r = prng_.below(5);
         step.delivery = r < 2 ? CallDelivery::answer_lost : r < 4 ? CallDelivery::late : CallDelivery::request_lost;
-        step.late_by_calls = static_cast<int32_t>(prng_.between(1, 3));
+        step.late_by_calls = static_cast<int32_t>(prng_.between(1, 8));
     }
     if (step.delivery == CallDelivery::answer_lost) ++stats_.answers_lost;
     if (step.delivery == CallDelivery::late) ++stats_.late;

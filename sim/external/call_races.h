@@ -15,7 +15,7 @@
 // Where the deliveries come from: a script (the testkit's contract level draws them as a command,
 // so a failing case shrinks to the deliveries that matter) or, in a fault window, a seeded draw per
 // write (`set_races`, the `system_call_races` fault kind: with `ratio` a write races; of those, 2 in
-// 5 lose their answer, 2 in 5 land late by 1-3 calls, 1 in 5 is lost). Deterministic by seed.
+// 5 lose their answer, 2 in 5 land late by 1-8 calls, 1 in 5 is lost). Deterministic by seed.
 //
 // The call log: every call of a system (reads and writes, with their arguments and answers, and
 // late writes when they land) is reported to a log function when one is set (the testkit's
@@ -60,7 +60,8 @@ public:
     CallRaces(const CallRaces&) = delete;
     CallRaces& operator=(const CallRaces&) = delete;
 
-    // The next admitted writes get these deliveries, in order (then `now` again, or the random draw).
+    // The next admitted writes get these deliveries, in order, after those scripted before (then
+    // `now` again, or the random draw).
     void script(std::vector<RaceStep> steps);
     // Before `until`, each admitted write races with `ratio` (drawn from `prng`).
     void set_races(Ratio ratio, Time until, Prng prng);
