@@ -15,6 +15,7 @@ OracleRegistration storage_registration();               // storage_oracle.cpp
 OracleRegistration verification_output_registration();   // verification_output_oracle.cpp
 OracleRegistration window_output_registration();         // window_oracle.cpp
 OracleRegistration stop_with_savepoint_registration();    // stop_with_savepoint_oracle.cpp
+OracleRegistration no_leaks_registration();              // no_leaks_oracle.cpp
 
 // In the order listings and error messages name them. A new oracle: its files, its declaration
 // above and one line here (and its name in scenarios/schema.json's oracle list, which
@@ -32,6 +33,7 @@ void register_builtin_oracles(OracleRegistry& registry) {
     registry.add(verification_output_registration());
     registry.add(window_output_registration());
     registry.add(stop_with_savepoint_registration());
+    registry.add(no_leaks_registration());
 }
 
 }  // namespace eosim::oracles

@@ -39,6 +39,7 @@ constexpr Style kStyles[] = {
     {"fault-kafka_commit_errors", "#6b6ecf", Shape::line, "Kafka commits fail (retriable)"},
     {"fault-kafka_commit_outcome_unknown", "#ce6dbd", Shape::line, "Kafka commit answers lost"},
     {"fault-kafka_produce_ack_lost", "#a55194", Shape::line, "Kafka produce answers lost"},
+    {"fault-system_call_races", "#bcbd22", Shape::line, "writes race"},
     {"fault-skipped", "#aaaaaa", Shape::line, "fault skipped"},
     {"checkpoint-completed", "#2ca02c", Shape::circle, "checkpoint completed"},
     {"checkpoint-aborted", "#d62728", Shape::cross, "checkpoint aborted"},

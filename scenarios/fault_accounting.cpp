@@ -68,6 +68,7 @@ const char* hit_unit(sim::FaultKind kind) {
         case sim::FaultKind::system_unavailable:
         case sim::FaultKind::system_write_errors:
         case sim::FaultKind::bulk_partial_failure: return "calls failed";
+        case sim::FaultKind::system_call_races: return "calls failed or raced";
     }
     return "hits";
 }
@@ -89,6 +90,7 @@ std::string nothing_hit(const sim::FaultSpec& spec) {
         case sim::FaultKind::system_unavailable:
         case sim::FaultKind::system_write_errors:
         case sim::FaultKind::bulk_partial_failure: return "no call to " + spec.system + " failed: nobody called it while it lasted";
+        case sim::FaultKind::system_call_races: return "no write to " + spec.system + " raced: nobody wrote to it while it lasted, or no draw hit";
         case sim::FaultKind::crash:
         case sim::FaultKind::pause: return "no task and no JobManager on the node";
     }
@@ -163,6 +165,7 @@ int64_t FaultAccounting::counter(size_t index) const {
         case sim::FaultKind::system_unavailable:
         case sim::FaultKind::system_write_errors:
         case sim::FaultKind::bulk_partial_failure:
+        case sim::FaultKind::system_call_races:  // a raced write's caller sees a timeout: a failed call
             return probes_.system_failed_calls ? static_cast<int64_t>(probes_.system_failed_calls(spec.system)) : 0;
     }
     return 0;

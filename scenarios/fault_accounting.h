@@ -69,7 +69,7 @@ struct EffectProbes {
     std::function<uint64_t()> kafka_commit_outcomes_unknown;  // kafka_commit_outcome_unknown
     std::function<uint64_t()> kafka_produce_acks_lost;        // kafka_produce_ack_lost
     std::function<uint64_t()> kafka_transactions_aborted;   // transaction_abort
-    std::function<uint64_t(const std::string& system)> system_failed_calls;  // system_*, bulk_partial_failure
+    std::function<uint64_t(const std::string& system)> system_failed_calls;  // system_*, bulk_partial_failure (and timeouts of raced writes)
 };
 
 class FaultAccounting {

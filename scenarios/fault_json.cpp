@@ -89,6 +89,7 @@ nlohmann::ordered_json fault_to_json(const sim::FaultSpec& fault) {
             j["duration"] = duration;
             break;
         case FaultKind::bulk_partial_failure:
+        case FaultKind::system_call_races:
             j["system"] = fault.system;
             j["ratio"] = format_ratio(fault.ratio);
             j["duration"] = duration;

@@ -194,23 +194,23 @@ std::vector<OutsideSystemRegistration> make_registrations() {
              return std::make_unique<NamedStore<sim::external::DocumentStore, &engine::OutsideSystems::documents>>(
                  "documents", std::make_unique<sim::external::DocumentStore>(world.scheduler(), world.network(), node,
                                                                              world.prng("documents")));
-         }},
+         }, true},
         {"key_values", "a Redis-like key-value store (sim/external/key_value_store.h)", nullptr, true, false,
          [](const Scenario&, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
              return std::make_unique<NamedStore<sim::external::KeyValueStore, &engine::OutsideSystems::key_values>>(
                  "key_values", std::make_unique<sim::external::KeyValueStore>(world.scheduler(), world.network(), node));
-         }},
+         }, true},
         {"objects", "an S3/HDFS-like object store (sim/external/object_store.h)", nullptr, true, false,
          [](const Scenario&, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
              return std::make_unique<NamedStore<sim::external::ObjectStore, &engine::OutsideSystems::objects>>(
                  "objects", std::make_unique<sim::external::ObjectStore>(world.scheduler(), world.network(), node));
-         }},
+         }, true},
         {engine::kSinkDatabase, "a MySQL-like database with a binlog, for a user's database sink (sim/external/database.h)",
          nullptr, true, false,
          [](const Scenario&, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
              return std::make_unique<DatabaseSystem>(std::string(engine::kSinkDatabase),
                                                      std::make_unique<Database>(world.scheduler(), world.network(), node));
-         }},
+         }, true},
         {engine::kCdcSourceDatabase, "a MySQL-like database with a binlog (sim/external/database.h): a CDC source's",
          [](const Scenario& s) { return s.database.has_value(); }, true, false,
          [](const Scenario& s, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
@@ -221,7 +221,7 @@ std::vector<OutsideSystemRegistration> make_registrations() {
                                                                                     s.database->tables, s.database->workload,
                                                                                     world.prng("database/workload")));
              return system;
-         }},
+         }, true},
         {engine::kUpsertTargetDatabase, "a MySQL-like database (sim/external/database.h): an upsert sink's",
          [](const Scenario& s) { return s.has_upsert_sink(); }, true, false,
          [](const Scenario& s, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
@@ -230,7 +230,7 @@ std::vector<OutsideSystemRegistration> make_registrations() {
                  if (const auto* upsert = engine::upsert_sink_options(v)) database->create_table(upsert->table);
              }
              return std::make_unique<DatabaseSystem>(std::string(engine::kUpsertTargetDatabase), std::move(database));
-         }},
+         }, true},
         {"coordination", "a ZooKeeper-like coordination service (sim/external/coordination_service.h): JobManager HA's",
          [](const Scenario& s) { return s.high_availability.has_value(); }, true, false,
          [](const Scenario& s, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
@@ -271,10 +271,10 @@ bool is_optional_outside_system(std::string_view name) {
     return r != nullptr && r->present == nullptr;
 }
 
-std::vector<std::string> scenario_fault_systems(const Scenario& scenario) {
+std::vector<std::string> scenario_fault_systems(const Scenario& scenario, bool races) {
     std::vector<std::string> names;
     for (const OutsideSystemRegistration& r : outside_system_registrations()) {
-        if (r.present != nullptr && r.generic_faults && r.present(scenario)) names.emplace_back(r.name);
+        if (r.present != nullptr && r.generic_faults && (!races || r.call_races) && r.present(scenario)) names.emplace_back(r.name);
     }
     return names;
 }

@@ -78,6 +78,7 @@ struct OutsideSystemRegistration {
     bool partial_batch_failures = false;  // accepts bulk_partial_failure
     // Builds the system on `node`; `world` gives its PRNG streams (world.prng(name)) if it needs them.
     std::unique_ptr<RunSystem> (*make)(const Scenario& scenario, sim::World& world, sim::NodeId node) = nullptr;
+    bool call_races = false;  // accepts system_call_races (sim/external/call_races.h)
 };
 
 // Every registered system, in registration order (the order a run builds them in).
@@ -88,8 +89,8 @@ const OutsideSystemRegistration* find_outside_system(std::string_view name);
 std::vector<std::string> optional_outside_system_names();
 bool is_optional_outside_system(std::string_view name);
 // The systems `scenario` has through its own parts that take the generic faults (its databases, the
-// coordination service), in registration order.
-std::vector<std::string> scenario_fault_systems(const Scenario& scenario);
+// coordination service), in registration order; with `races`, those whose calls can race.
+std::vector<std::string> scenario_fault_systems(const Scenario& scenario, bool races = false);
 
 // The outside systems of one run, built in registration order.
 class RunOutsideSystems {

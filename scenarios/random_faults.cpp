@@ -110,6 +110,7 @@ Duration draw_parameters(const RandomFaultKind& kind, sim::FaultSpec& fault, sim
         case FaultKind::system_unavailable:
         case FaultKind::system_write_errors: fault.system = pick(kind.systems, prng); break;
         case FaultKind::bulk_partial_failure:
+        case FaultKind::system_call_races:
             fault.system = pick(kind.systems, prng);
             fault.ratio = draw_ratio(kind.ratio, prng);
             break;

@@ -9,7 +9,7 @@ namespace eosim::sim {
 
 namespace {
 
-static_assert(static_cast<size_t>(FaultKind::kafka_produce_ack_lost) + 1 == kFaultKindCount);
+static_assert(static_cast<size_t>(FaultKind::system_call_races) + 1 == kFaultKindCount);
 
 constexpr EventKind kFaultTrigger{"fault.trigger"};
 constexpr EventKind kFaultRestart{"fault.restart"};
@@ -34,6 +34,7 @@ constexpr EventKind kFaultFired[kFaultKindCount] = {
     EventKind{"fault.kafka_commit_errors"},
     EventKind{"fault.kafka_commit_outcome_unknown"},
     EventKind{"fault.kafka_produce_ack_lost"},
+    EventKind{"fault.system_call_races"},
 };
 
 // "12.345s": integer arithmetic, so a report reads the same everywhere.
@@ -52,7 +53,7 @@ std::string join(const std::vector<std::string>& names) {
 
 bool targets_a_system(FaultKind kind) {
     return kind == FaultKind::system_unavailable || kind == FaultKind::system_write_errors ||
-           kind == FaultKind::bulk_partial_failure;
+           kind == FaultKind::bulk_partial_failure || kind == FaultKind::system_call_races;
 }
 
 bool needs_targets(FaultKind kind) {
@@ -132,6 +133,9 @@ void FaultInjector::validate_and_resolve(size_t index) {
         }
         if (spec.kind == FaultKind::bulk_partial_failure && !target->second->has_partial_batch_failures()) {
             throw std::invalid_argument(what + "system '" + spec.system + "' has no batch requests");
+        }
+        if (spec.kind == FaultKind::system_call_races && !target->second->has_call_races()) {
+            throw std::invalid_argument(what + "system '" + spec.system + "' has no calls that race");
         }
     }
     if (spec.ratio.denominator == 0 || spec.ratio.numerator > spec.ratio.denominator) {
@@ -242,7 +246,8 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
             break;
         case FaultKind::system_unavailable:
         case FaultKind::system_write_errors:
-        case FaultKind::bulk_partial_failure: fire_outside_system(spec, record); break;
+        case FaultKind::bulk_partial_failure:
+        case FaultKind::system_call_races: fire_outside_system(spec, record); break;
         case FaultKind::message_loss: {
             std::vector<uint64_t> kinds;
             std::string names;
@@ -284,6 +289,11 @@ void FaultInjector::fire_outside_system(const FaultSpec& spec, FiredFault& recor
         case FaultKind::bulk_partial_failure:
             target.set_partial_batch_failure(spec.ratio, until);
             record.action = spec.system + " batch items fail with " + std::to_string(spec.ratio.numerator) + "/" +
+                            std::to_string(spec.ratio.denominator) + " until " + format_time(until);
+            break;
+        case FaultKind::system_call_races:
+            target.set_call_races(spec.ratio, until, world_.prng("call_races/" + spec.system + "/" + format_time(world_.now())));
+            record.action = spec.system + " writes race with " + std::to_string(spec.ratio.numerator) + "/" +
                             std::to_string(spec.ratio.denominator) + " until " + format_time(until);
             break;
         default: assert(false && "not an outside-system kind");

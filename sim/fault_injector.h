@@ -48,7 +48,7 @@
 
 namespace eosim::sim {
 
-inline constexpr size_t kFaultKindCount = 16;  // FaultKind::crash .. FaultKind::kafka_produce_ack_lost
+inline constexpr size_t kFaultKindCount = 17;  // FaultKind::crash .. FaultKind::system_call_races
 
 // Hooks into the outside systems, wired by the runner (e.g. to `external::KafkaCluster`).
 // A plan that uses a kind whose hook is empty is rejected at construction.

@@ -20,6 +20,7 @@ const char* to_string(FaultKind kind) {
         case FaultKind::system_unavailable: return "system_unavailable";
         case FaultKind::system_write_errors: return "system_write_errors";
         case FaultKind::bulk_partial_failure: return "bulk_partial_failure";
+        case FaultKind::system_call_races: return "system_call_races";
     }
     return "unknown";
 }

@@ -33,6 +33,9 @@ enum class FaultKind : uint8_t {
     kafka_commit_errors,           // EndTxn (commit, abort) fails with a retriable coordinator error for duration
     kafka_commit_outcome_unknown,  // EndTxn is applied but answered with a request timeout for duration
     kafka_produce_ack_lost,        // produce requests are written but every other answer is lost for duration
+    // Calls that race (sim/external/call_races.h): each write to `system` races with `ratio` for
+    // duration (its answer lost after it applied, it lands late after later calls, or it is lost).
+    system_call_races,
 };
 
 struct FaultTrigger {
@@ -66,7 +69,8 @@ struct FaultSpec {
     uint32_t multiplier = 10;
     std::vector<std::string> messages;  // message_loss: event-kind names (engine/control_messages.h)
     Ratio ratio = Ratio::always();      // message_loss: the share of those messages lost;
-                                        // bulk_partial_failure: the chance each item fails
+                                        // bulk_partial_failure: the chance each item fails;
+                                        // system_call_races: the chance each write races
     std::string system;                 // system_*, bulk_partial_failure: the target system's name
 };
 

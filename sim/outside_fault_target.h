@@ -1,7 +1,8 @@
 #pragma once
 // What the fault injector can do to an outside system (a document store, a key-value store, an
 // object store, a database, ...), named in a fault plan by the system's name: the generic fault
-// kinds `system_unavailable`, `system_write_errors` and `bulk_partial_failure` (sim/fault_plan.h).
+// kinds `system_unavailable`, `system_write_errors`, `bulk_partial_failure` and `system_call_races`
+// (sim/fault_plan.h).
 // The models in sim/external/ implement it; the runner hands the injector one target per system
 // name (`OutsideFaults::systems`), so adding a system needs no new fault kind and no new switch.
 //
@@ -25,6 +26,15 @@ public:
     virtual void set_partial_batch_failure(Ratio ratio, Time until) {
         (void)ratio;
         (void)until;
+    }
+    // Whether the system's writes can race (sim/external/call_races.h: answers lost after the
+    // write applied, writes landing late).
+    virtual bool has_call_races() const { return false; }
+    // Before `until`, each write races with `ratio`, drawn from `prng`. Called only when has_call_races().
+    virtual void set_call_races(Ratio ratio, Time until, Prng prng) {
+        (void)ratio;
+        (void)until;
+        (void)prng;
     }
 };
 

@@ -19,6 +19,16 @@ std::string kind_words(const std::string& kind) {
     return kind;
 }
 
+std::string race_words(const sim::external::RaceStep& step) {
+    switch (step.delivery) {
+        case sim::external::CallDelivery::now: return "answered";
+        case sim::external::CallDelivery::answer_lost: return "applied, answer LOST";
+        case sim::external::CallDelivery::late: return "LATE (lands after " + std::to_string(step.late_by_calls) + " more call(s))";
+        case sim::external::CallDelivery::request_lost: return "request LOST";
+    }
+    return "?";
+}
+
 }  // namespace
 
 const char* to_string(Delivery delivery) {
@@ -36,7 +46,7 @@ const std::vector<std::string>& contract_systems() {
 }
 
 struct ContractHarness::Incarnation {
-    enum class State : uint8_t { live, zombie, crashed, failed };
+    enum class State : uint8_t { live, zombie, stopped, crashed, failed };
     int32_t number = 0;
     sim::NodeId node = sim::kNoNode;
     std::unique_ptr<Context> context;
@@ -59,9 +69,11 @@ public:
         Incarnation* incarnation = &incarnation_;
         ContractHarness* harness = &harness_;
         harness_.world_.scheduler().schedule(delay, incarnation_.node, kSinkTimer, 0, [harness, incarnation, fn = std::move(fn)] {
-            // A crashed or failed task is gone; a cancelled one lives on as a zombie whose timers fire.
-            if (incarnation->state == Incarnation::State::live || incarnation->state == Incarnation::State::zombie) {
-                if (harness->finished_ && incarnation->state == Incarnation::State::zombie) ++harness->timers_after_close_;
+            // A crashed or failed task is gone; a cancelled one lives on as a zombie whose timers fire,
+            // and so do a stopped one's (the sink's own executor runs until close() stops it).
+            const auto state = incarnation->state;
+            if (state == Incarnation::State::live || state == Incarnation::State::zombie || state == Incarnation::State::stopped) {
+                if (harness->finished_ && state != Incarnation::State::live) ++harness->timers_after_close_;
                 fn();
             }
         });
@@ -106,6 +118,13 @@ ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> confi
     systems_.documents = &documents_;
     systems_.key_values = &key_values_;
     systems_.databases.emplace_back(std::string(engine::kSinkDatabase), &database_);
+    for (const std::string& system : contract_systems()) {
+        sim::external::CallRaces* races = races_of(system);
+        if (races == nullptr) continue;
+        races->set_log([this, system](const sim::external::CallNote& note) {
+            calls_.push_back("       " + caller_name(note.caller) + " -> " + system + ": " + note.call + "  => " + note.answer);
+        });
+    }
     world_.on_point([this](const sim::ProtocolPointEvent& event) {
         Incarnation* incarnation = by_node(event.node);
         if (incarnation == nullptr) return;
@@ -133,6 +152,14 @@ ContractHarness::~ContractHarness() {
     if (k.fenced_calls != 0) paths_->effects["kafka: calls fenced (a zombie's)"] += static_cast<int64_t>(k.fenced_calls);
     for (const auto& [name, c] : call_counts()) {
         if (name != "kafka" && c.failed != 0) paths_->effects[name + ": calls failed"] += static_cast<int64_t>(c.failed);
+    }
+    for (const std::string& system : contract_systems()) {
+        const sim::external::CallRaces* races = races_of(system);
+        if (races == nullptr) continue;
+        const auto& r = races->stats();
+        if (r.answers_lost != 0) paths_->effects[system + ": writes applied, answer lost"] += static_cast<int64_t>(r.answers_lost);
+        if (r.landed_late != 0) paths_->effects[system + ": writes landed late"] += static_cast<int64_t>(r.landed_late);
+        if (r.requests_lost != 0) paths_->effects[system + ": write requests lost"] += static_cast<int64_t>(r.requests_lost);
     }
     const auto [uploads, transactions] = leaks();
     if (uploads != 0) paths_->effects["left open at the end: multipart uploads"] += static_cast<int64_t>(uploads);
@@ -187,32 +214,30 @@ std::map<std::string, ContractHarness::CallCounts> ContractHarness::call_counts(
     return out;
 }
 
-// The outside-system calls since the last line, one indented line per system that was called:
-// what the sink did to its systems in that step.
+// The outside-system calls since the last line: each call of the other systems with its arguments
+// and answer, in order; Kafka's counted (records written to the log, transactions committed).
 void ContractHarness::log_calls() {
-    if (step_ == 0) return;
-    const std::map<std::string, CallCounts> now = call_counts();
-    for (const auto& [name, c] : now) {
-        const CallCounts& before = last_calls_[name];
-        if (c.calls == before.calls && c.applied == before.applied) continue;
-        std::string text = "       " + name + ": ";
-        if (name == "kafka") {
-            text += std::to_string(c.calls - before.calls) + " record(s) written to the log, " +
-                    std::to_string(c.applied - before.applied) + " transaction(s) committed";
-            if (c.failed != before.failed) text += ", " + std::to_string(c.failed - before.failed) + " call(s) failed or fenced";
-        } else if (name == "database") {
-            text += std::to_string(c.calls - before.calls) + " transaction(s) ended or call(s) failed";
-            if (c.failed != before.failed) text += ", " + std::to_string(c.failed - before.failed) + " failed";
-            text += ", " + std::to_string(c.applied - before.applied) + " statement(s) committed";
-        } else {
-            text += std::to_string(c.calls - before.calls) + " call(s)";
-            if (c.failed != before.failed) text += ", " + std::to_string(c.failed - before.failed) + " failed";
-            text += ", " + std::to_string(c.applied - before.applied) + " write(s) applied";
-            if (c.absorbed != before.absorbed) text += ", " + std::to_string(c.absorbed - before.absorbed) + " absorbed (changed nothing)";
-        }
+    if (step_ == 0) {
+        calls_.clear();  // the harness's own set-up
+        return;
+    }
+    for (const std::string& call : calls_) log_ += call + "\n";
+    calls_.clear();
+    const CallCounts now = call_counts().at("kafka");
+    const CallCounts& before = last_calls_["kafka"];
+    if (now.calls != before.calls || now.applied != before.applied || now.failed != before.failed) {
+        std::string text = "       kafka: " + std::to_string(now.calls - before.calls) + " record(s) written to the log, " +
+                           std::to_string(now.applied - before.applied) + " transaction(s) committed";
+        if (now.failed != before.failed) text += ", " + std::to_string(now.failed - before.failed) + " call(s) failed or fenced";
         log_ += text + "\n";
     }
-    last_calls_ = now;
+    last_calls_["kafka"] = now;
+}
+
+std::string ContractHarness::caller_name(sim::NodeId node) {
+    const Incarnation* incarnation = by_node(node);
+    if (incarnation == nullptr) return "node " + std::to_string(node);
+    return incarnation->name() + (incarnation->state == Incarnation::State::zombie ? " (ZOMBIE)" : "");
 }
 
 std::string ContractHarness::describe(const engine::Record& record) const {
@@ -357,6 +382,42 @@ void ContractHarness::cancel() {
     restore("after the cancel");
 }
 
+void ContractHarness::stop_with_savepoint(Delivery delivery) {
+    Incarnation* incarnation = live();
+    if (incarnation == nullptr) return;
+    const int64_t id = next_checkpoint_id_++;
+    std::string state;
+    std::string error;
+    log_calls();
+    const bool ok = incarnation->sink->pre_commit(id, &state, &error);
+    if (!ok || incarnation->state != Incarnation::State::live) {
+        if (!ok && incarnation->state == Incarnation::State::live) {
+            incarnation->state = Incarnation::State::failed;
+            incarnation->failure = "pre-commit refused: " + error;
+        }
+        line("savepoint " + std::to_string(id) + ": " + incarnation->name() + " cannot pre-commit (" + incarnation->failure +
+                 "); the savepoint fails",
+             true);
+        fail_over_if_failed();
+        return;
+    }
+    checkpoints_[id] = Checkpoint{id, incarnation->position, std::move(state), incarnation->number};
+    last_completed_ = id;
+    line("STOP WITH SAVEPOINT " + std::to_string(id) + ": " + incarnation->name() + " pre-commits (covers #1..#" +
+             std::to_string(incarnation->position) + "), the savepoint completes; notification " + to_string(delivery),
+         true);
+    if (delivery == Delivery::now) incarnation->sink->checkpoint_complete(id);
+    if (delivery == Delivery::late) held_notifications_.emplace_back(incarnation->number, id);
+    if (incarnation->state == Incarnation::State::live) {
+        incarnation->sink->close();
+        incarnation->state = Incarnation::State::stopped;
+        line(incarnation->name() + " is stopped (close())");
+        restore("from the savepoint");
+    } else {
+        fail_over_if_failed();
+    }
+}
+
 void ContractHarness::zombie_write(int32_t records) {
     Incarnation* zombie = latest_zombie();
     if (zombie == nullptr) return;
@@ -376,6 +437,21 @@ void ContractHarness::zombie_pre_commit() {
              (ok ? "" : " (refused: " + error + ")") + "; it never completes",
          true);
     fail_over_if_failed();
+}
+
+sim::external::CallRaces* ContractHarness::races_of(const std::string& system) {
+    if (system == "objects") return &objects_.races();
+    if (system == "documents") return &documents_.races();
+    if (system == "key_values") return &key_values_.races();
+    if (system == "database") return &database_.races();
+    return nullptr;
+}
+
+void ContractHarness::race(const std::string& system, const std::vector<sim::external::RaceStep>& steps) {
+    races_of(system)->script(steps);
+    std::string text;
+    for (const auto& step : steps) text += (text.empty() ? "" : ", ") + race_words(step);
+    line("calls race: the next " + std::to_string(steps.size()) + " write(s) to " + system + " (after any raced before): " + text);
 }
 
 sim::OutsideFaultTarget* ContractHarness::target(const std::string& system) {
@@ -473,6 +549,7 @@ void ContractHarness::finish() {
         t->set_unavailable_until(now);
         t->set_write_errors_until(now);
         if (t->has_partial_batch_failures()) t->set_partial_batch_failure(sim::Ratio::never(), now);
+        races_of(system)->calm();  // writes already late still land (within a second)
     }
     armed_point_.reset();
     line("FINAL: every fault healed");
@@ -506,6 +583,10 @@ std::optional<std::string> ContractHarness::violation(const std::string& what) {
 
 std::optional<std::string> ContractHarness::check() {
     if (violation_) return violation_;
+    // The reader is a client too: a late write whose turn comes lands before its read.
+    for (const std::string& system : contract_systems()) {
+        if (sim::external::CallRaces* races = races_of(system)) races->before_call();
+    }
     const std::vector<engine::Record> output = config_->read_output(systems_);
     last_output_ = describe_output(output);
     const int64_t written = static_cast<int64_t>(sequence_.size());

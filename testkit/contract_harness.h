@@ -3,7 +3,7 @@
 // every outside system, the sink's incarnations, the job's output sequence, the coordinator's view
 // of checkpoints, and the checks of what the outside system may show. The commands
 // (sink_contract.cpp) call one method each; every method logs one readable line, followed by the
-// outside-system calls the step made (counted per system).
+// outside-system calls the step made: each call with its arguments and answer (Kafka's counted).
 //
 // The job's output is one deterministic sequence S of records (key, value), value = position in S
 // (1, 2, 3, ...). An incarnation writes S from its position on; a restore to checkpoint C sets the
@@ -81,9 +81,14 @@ public:
     // Arms a crash of the live incarnation at its next announcement of `point`.
     void crash_at_point(const std::string& point);
     void cancel();
+    // Stop with a savepoint: the live incarnation pre-commits it, it completes (notification
+    // `delivery`), the incarnation is closed, and a new one restores from the savepoint.
+    void stop_with_savepoint(Delivery delivery);
     void zombie_write(int32_t records);
     void zombie_pre_commit();
     void fault(const FaultChoice& choice, int64_t millis);
+    // Calls that race: the next writes to `system` get these deliveries (sim/external/call_races.h).
+    void race(const std::string& system, const std::vector<sim::external::RaceStep>& steps);
     void advance(int64_t millis);
     // Heals every fault, catches up, completes a final checkpoint, waits for commits.
     void finish();
@@ -126,6 +131,9 @@ private:
     std::optional<std::string> violation(const std::string& what);
     int64_t completed_position() const;
     sim::OutsideFaultTarget* target(const std::string& system);
+    sim::external::CallRaces* races_of(const std::string& system);
+    // The name of a caller in the call log: "incarnation 2", "incarnation 1 (ZOMBIE)".
+    std::string caller_name(sim::NodeId node);
     // What the sinks left open at the end: open multipart uploads, open Kafka transactions on "output".
     std::pair<size_t, size_t> leaks() const;
 
@@ -159,7 +167,8 @@ private:
     std::optional<std::string> armed_point_;                       // crash the live incarnation there
     bool finished_ = false;                                        // the final checkpoint completed
     int64_t timers_after_close_ = 0;                               // timers of closed instances fired after that
-    std::map<std::string, CallCounts> last_calls_;
+    std::map<std::string, CallCounts> last_calls_;  // Kafka's, for its per-step counts
+    std::vector<std::string> calls_;                // the other systems' calls since the last line
     std::string log_;
     int32_t step_ = 0;
     std::optional<std::string> violation_;

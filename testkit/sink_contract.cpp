@@ -22,14 +22,17 @@ namespace {
 struct ModelData {
     int keys = 4;
     std::map<std::string, int> weights;  // engine fault kinds -> weight (crash, zombie, ...)
-    std::vector<FaultChoice> faults;     // outside-system faults
+    std::vector<FaultChoice> faults;     // outside-system faults (but races)
     std::vector<int> fault_weights;      // per entry of `faults`
+    std::vector<std::string> race_systems;  // systems whose writes race (system_call_races)
     std::vector<std::string> points;     // crash_at_point targets
     int weight(const std::string& kind) const {
         auto it = weights.find(kind);
         return it == weights.end() ? 0 : it->second;
     }
 };
+
+constexpr const char* kCallRaces = "system_call_races";
 
 // rapidcheck copies the model at every step of generation and shrinking: it shares its data.
 struct ContractModel {
@@ -112,6 +115,17 @@ struct Cancel final : Command {
     void show(std::ostream& os) const override { os << "cancel (the old instance becomes a zombie), restore"; }
 };
 
+struct StopWithSavepoint final : Command {
+    Delivery delivery;
+    explicit StopWithSavepoint(const ContractModel& m)
+        : delivery(*rc::gen::weightedElement<Delivery>(
+              {{5, Delivery::now}, {static_cast<size_t>(m->weight("notification_lost")), Delivery::lost}})) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.stop_with_savepoint(delivery); check_now(h); }
+    void show(std::ostream& os) const override {
+        os << "stop with a savepoint (notification " << to_string(delivery) << "), restore from it";
+    }
+};
+
 struct ZombieWrite final : Command {
     int32_t records;
     explicit ZombieWrite(const ContractModel&) : records(*rc::gen::inRange<int32_t>(1, 4)) {}
@@ -124,6 +138,19 @@ struct ZombiePreCommit final : Command {
     void run(const ContractModel&, ContractHarness& h) const override { h.zombie_pre_commit(); check_now(h); }
     void show(std::ostream& os) const override { os << "the zombie pre-commits"; }
 };
+
+using sim::external::CallDelivery;
+using sim::external::RaceStep;
+
+// How one raced write is delivered; shrinks towards "answered".
+rc::Gen<RaceStep> race_step() {
+    return rc::gen::apply([](CallDelivery delivery, int32_t late_by) { return RaceStep{delivery, late_by}; },
+                          rc::gen::weightedElement<CallDelivery>({{1, CallDelivery::now},
+                                                                  {2, CallDelivery::answer_lost},
+                                                                  {2, CallDelivery::late},
+                                                                  {2, CallDelivery::request_lost}}),
+                          rc::gen::resize(100, rc::gen::inRange<int32_t>(1, 9)));  // uniform at every size
+}
 
 struct Fault final : Command {
     FaultChoice choice;
@@ -138,6 +165,23 @@ struct Fault final : Command {
     }
     void run(const ContractModel&, ContractHarness& h) const override { h.fault(choice, millis); check_now(h); }
     void show(std::ostream& os) const override { os << "fault: " << choice.kind << " of " << choice.system << " for " << millis << " ms"; }
+};
+
+// system_call_races: the deliveries of the next writes to one system.
+struct Race final : Command {
+    std::string system;
+    std::vector<RaceStep> steps;
+    explicit Race(const ContractModel& m)
+        : system(*rc::gen::elementOf(m->race_systems)),
+          steps(*rc::gen::resize(6, rc::gen::nonEmpty(rc::gen::container<std::vector<RaceStep>>(race_step())))) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.race(system, steps); check_now(h); }
+    void show(std::ostream& os) const override {
+        os << "calls race: the next " << steps.size() << " write(s) to " << system << ":";
+        for (const RaceStep& step : steps) {
+            os << " " << sim::external::to_string(step.delivery);
+            if (step.delivery == CallDelivery::late) os << "(by " << step.late_by_calls << ")";
+        }
+    }
 };
 
 struct Advance final : Command {
@@ -171,9 +215,11 @@ rc::Gen<std::shared_ptr<const Command>> next_command(const ContractModel& model)
                           {4 * m.weight("crash"), make_command<Crash>},
                           {m.points.empty() ? 0 : 4 * m.weight("crash_at_point"), make_command<CrashAtPoint>},
                           {4 * m.weight("zombie"), make_command<Cancel>},
+                          {2 * m.weight("stop_with_savepoint"), make_command<StopWithSavepoint>},
                           {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombieWrite>},
                           {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombiePreCommit>},
                           {fault_weight == 0 ? 0 : 4 * static_cast<int>(std::max<size_t>(1, m.faults.size() / 3)), make_command<Fault>},
+                          {m.race_systems.empty() ? 0 : 3 * m.weight(kCallRaces), make_command<Race>},
                       })};
     }
     std::shared_ptr<const Slots> slots = cached.second;
@@ -202,14 +248,15 @@ private:
     std::vector<std::string>* asked_;
 };
 
-const std::vector<std::string> kEngineFaults = {"crash", "crash_at_point", "zombie", "notification_lost", "notification_late"};
+const std::vector<std::string> kEngineFaults = {"crash", "crash_at_point", "zombie", "notification_lost", "notification_late",
+                                                "stop_with_savepoint"};
 
 // The outside-system fault kinds of one system.
 std::vector<std::string> system_fault_kinds(const std::string& system) {
     if (system == "kafka") return {"broker_unavailable", "kafka_write_failure", "kafka_commit_errors", "kafka_commit_outcome_unknown"};
     if (system == "append_store") return {"system_unavailable"};
-    if (system == "documents") return {"system_unavailable", "system_write_errors", "bulk_partial_failure"};
-    return {"system_unavailable", "system_write_errors"};
+    if (system == "documents") return {"system_unavailable", "system_write_errors", "bulk_partial_failure", kCallRaces};
+    return {"system_unavailable", "system_write_errors", kCallRaces};
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -263,7 +310,9 @@ Plan make_plan(const ContractOptions& options) {
         if (k != "zombie" || options.zombies) weights[k] = 1;
     }
     if (options.outside_faults) {
-        for (const auto& [kind, systems] : kind_systems) weights[kind] = 1;
+        for (const auto& [kind, systems] : kind_systems) {
+            if (kind != kCallRaces || options.races) weights[kind] = 1;
+        }
     }
     if (!options.faults.empty()) {
         std::set<std::string> known(kEngineFaults.begin(), kEngineFaults.end());
@@ -280,6 +329,7 @@ Plan make_plan(const ContractOptions& options) {
             if (weight > 0 && !weights.contains(kind)) {
                 throw std::invalid_argument("ContractOptions::faults: \"" + kind + "\" does not apply: the sink uses " +
                                             joined(plan.systems) + (kind == "zombie" ? " and zombies are off" : "") +
+                                            (kind == kCallRaces ? " (and races are off, or none of them races)" : "") +
                                             " (ContractOptions::systems names the systems whose faults are drawn)");
             }
             if (weight > 0) chosen[kind] = weight;
@@ -290,8 +340,9 @@ Plan make_plan(const ContractOptions& options) {
     data->keys = std::max(1, options.keys);
     for (const auto& [kind, weight] : weights) {
         auto it = kind_systems.find(kind);
-        if (it == kind_systems.end()) {
+        if (it == kind_systems.end() || kind == kCallRaces) {
             data->weights[kind] = weight;
+            if (kind == kCallRaces) data->race_systems = it->second;
             continue;
         }
         for (const std::string& system : it->second) {
@@ -322,9 +373,11 @@ std::function<void()> property_of(const Plan& plan, const ContractOptions& optio
                 return none;
             }();
             if (!kind.empty()) ++paths->drawn[kind];
+            if (dynamic_cast<const Race*>(command.get()) != nullptr) ++paths->drawn[kCallRaces];
             if (dynamic_cast<const Crash*>(command.get()) != nullptr) ++paths->drawn["crash"];
             if (dynamic_cast<const CrashAtPoint*>(command.get()) != nullptr) ++paths->drawn["crash_at_point"];
             if (dynamic_cast<const Cancel*>(command.get()) != nullptr) ++paths->drawn["zombie"];
+            if (dynamic_cast<const StopWithSavepoint*>(command.get()) != nullptr) ++paths->drawn["stop_with_savepoint"];
             if (const auto* c = dynamic_cast<const Complete*>(command.get())) {
                 if (c->delivery == Delivery::lost) ++paths->drawn["notification_lost"];
                 if (c->delivery == Delivery::late) ++paths->drawn["notification_late"];
@@ -347,7 +400,9 @@ std::string fault_path_report(const ContractOptions& options, const Plan& plan, 
     out << "fault paths (over every case run, shrinking included; sink uses " << joined(plan.systems) << "; checks "
         << joined(plan.check_names) << "):\n";
     std::set<std::string> kinds;
-    for (const auto& [kind, w] : plan.model->weights) kinds.insert(kind);
+    for (const auto& [kind, w] : plan.model->weights) {
+        if (w > 0) kinds.insert(kind);
+    }
     for (const FaultChoice& f : plan.model->faults) kinds.insert(f.kind);
     for (const std::string& kind : kinds) {
         auto it = paths.drawn.find(kind);

@@ -52,20 +52,36 @@
 // the sink uses (the systems its kind asked for with SinkWorld::has_system, plus Kafka when it
 // writes a Kafka topic; all of them when it names none): Kafka broker_unavailable,
 // kafka_write_failure, kafka_commit_errors, kafka_commit_outcome_unknown; system_unavailable,
-// system_write_errors of every other system, bulk_partial_failure of the document store; plus
-// crash, crash_at_point, zombie (a cancel), notification_lost and notification_late. Set `faults`
+// system_write_errors of every other system, bulk_partial_failure of the document store,
+// system_call_races of the object store, document store, key-value store and database; plus
+// crash, crash_at_point, zombie (a cancel), notification_lost, notification_late and
+// stop_with_savepoint (the live instance pre-commits a savepoint, it completes, the instance is
+// closed -- its timers, like a zombie's, still fire -- and a new one restores from the savepoint).
+//
+// Calls that race (`races`, on by default; sim/external/call_races.h): a system_call_races command
+// gives the next 1-6 writes to a system (whoever makes them: the live instance, a zombie) each a
+// delivery: answered; applied with the answer lost (the caller sees `timeout`; its retry lands a
+// second time); late (the caller sees `timeout`; the write lands 1-8 calls later, after other
+// clients' writes, the caller's own retry, or the reader's read after a step -- the reader is a
+// client too --, or within a second); or lost (`timeout`, never
+// applied). The database's commits race (answer lost, or lost); the other systems' writes. A failing
+// case shrinks to the deliveries that matter (towards "answered"). Kafka's calls do not race
+// (kafka_commit_outcome_unknown is its answer lost). Set `faults`
 // to choose kinds and weights (weight 0 switches a kind off). After a run the report lists how
 // often each kind was drawn and what it did, and how often the sink announced each point; a kind
 // named in `faults` that was never drawn, or a point named in `points` that the sink never
 // announced, fails the run (with `require_requested`, the default).
 //
-// On a failure the report gives the shrunk command sequence, what happened step by step (with the
-// outside-system calls of each step), the seed, and the line that replays exactly this case.
+// On a failure the report gives the shrunk command sequence, what happened step by step (under each
+// step the sink's calls to its outside systems, in order, with their arguments and answers, e.g.
+// "incarnation 2 -> key_values: SET k3 7  => 7 (changed)"; Kafka's counted per step), the seed,
+// and the line that replays exactly this case.
 //
 // Not checked: latency, how many calls the sink makes, what it writes to places read_output does
 // not read (read_output is the sink author's definition of "what a reader sees"), parallel
-// subtasks of the same sink (the job-level check, sink_jobs.h, covers them), calls that race
-// (every outside-system call is synchronous and atomic here).
+// subtasks of the same sink (the job-level check, sink_jobs.h, covers them). A sink's client is
+// synchronous: its own calls are sent one at a time (races come from late and lost deliveries,
+// not from a client issuing calls in parallel).
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -119,6 +135,7 @@ struct ContractOptions {
     int keys = 4;               // distinct record keys
     bool outside_faults = true; // faults of the outside systems (false: none of them is drawn)
     bool zombies = true;        // cancelled instances that keep calling
+    bool races = true;          // calls that race (fault kind system_call_races; see above)
     int32_t kafka_partitions = 2;
     engine::RuntimeConfig runtime;  // commit_retry_delay etc., as the sink sees them
     // How the report names the test binary in its replay line (e.g. argv[0]); empty: "<your test binary>".

@@ -31,7 +31,7 @@ struct DrawnJob {
 
 // Every fault kind the job level may draw, with its parameters; `systems` the outside systems the
 // sink asked for, `batch_systems` those of them with bulk requests.
-ordered_json applicable_kinds(const engine::SinkConfig& config, const std::vector<std::string>& systems) {
+ordered_json applicable_kinds(const engine::SinkConfig& config, const std::vector<std::string>& systems, bool races) {
     ordered_json kinds = {
         {"crash", {{"weight", 8}, {"restart_delay", {{"min", "200ms"}, {"max", "3s"}}}, {"nodes", {"jobmanager", "tm0", "tm1"}}}},
         {"pause", {{"duration", {{"min", "200ms"}, {"max", "3s"}}}, {"nodes", {"jobmanager", "tm0", "tm1"}}}},
@@ -60,6 +60,10 @@ ordered_json applicable_kinds(const engine::SinkConfig& config, const std::vecto
     if (!batch_systems.empty()) {
         kinds["bulk_partial_failure"] = {{"systems", batch_systems}, {"duration", {{"min", "100ms"}, {"max", "2s"}}},
                                          {"ratio", {{"min", "1/10"}, {"max", "1/1"}}}};
+    }
+    if (races && !systems.empty()) {  // every system a sink may ask for races (sim/external/call_races.h)
+        kinds["system_call_races"] = {{"systems", systems}, {"duration", {{"min", "200ms"}, {"max", "3s"}}},
+                                      {"ratio", {{"min", "1/10"}, {"max", "1/2"}}}};
     }
     return kinds;
 }
@@ -163,9 +167,13 @@ std::vector<std::string> job_oracles(const JobOptions& options, const engine::Si
                     "JobOptions::oracles: at_least_once_output reads the sink's output as appended records; a keyed "
                     "table is judged by exactly_once_output (its final table, which duplicates cannot change)");
             }
+            if (!table && name == "no_key_backwards") {
+                throw std::invalid_argument("JobOptions::oracles: no_key_backwards judges a keyed table; the sink's output is appended");
+            }
         }
         return options.oracles;
     }
+    if (table && options.guarantee == Guarantee::exactly_once) return {"exactly_once_output", "no_key_backwards", "state_after_restore", "liveness"};
     if (table) return {"exactly_once_output", "state_after_restore", "liveness"};
     if (options.guarantee == Guarantee::at_least_once) return {"at_least_once_output", "state_after_restore", "liveness"};
     std::vector<std::string> out = {"exactly_once_output", "state_after_restore", "liveness"};
@@ -177,7 +185,7 @@ namespace {
 
 // The fault kinds to draw: the applicable ones, or the user's choice with its weights.
 ordered_json chosen_kinds(const JobOptions& options, const engine::SinkConfig& config, const std::vector<std::string>& systems) {
-    ordered_json kinds = applicable_kinds(config, systems);
+    ordered_json kinds = applicable_kinds(config, systems, options.races);
     if (options.faults.empty()) return kinds;
     ordered_json chosen = ordered_json::object();
     for (const auto& [kind, weight] : options.faults) {

@@ -20,7 +20,9 @@
 // Kafka broker_unavailable and kafka_write_failure (the source reads Kafka), a Kafka sink's
 // kafka_commit_errors and kafka_commit_outcome_unknown, system_unavailable and system_write_errors
 // of the outside systems the sink asked for (SinkWorld::has_system), bulk_partial_failure of one
-// with bulk requests; half of them placed at protocol points (`points`; by default the public sink
+// with bulk requests, system_call_races of them (`races`, on by default: for 200 ms..3 s each write
+// races with 1/10..1/2: its answer lost after it applied, landing late after later calls, or lost;
+// sim/external/call_races.h); half of them placed at protocol points (`points`; by default the public sink
 // points of engine/connectors/sink_points.h and checkpoint.completed, failover.started,
 // task.restoring, barrier.alignment_started). Not drawn: transaction_abort (the broker aborting a
 // pre-committed transaction loses data whatever the sink does). After the runs, `fault_paths` says
@@ -30,8 +32,9 @@
 // Oracles (`oracles`; empty: job_oracles()): an appended exactly-once sink: exactly_once_output,
 // state_after_restore, liveness, and visibility when it writes Kafka; an appended at-least-once
 // sink: at_least_once_output (nothing lost, duplicates counted), state_after_restore, liveness; a
-// keyed table (either guarantee): exactly_once_output (the final table: one row per key holding
-// its final value), state_after_restore, liveness. Jobs drawn with checkpointing mode
+// keyed table: exactly_once_output (the final table: one row per key holding its final value),
+// no_key_backwards when it promises exactly-once (a reader polling the table every 20 ms never sees
+// a key's value -- its running count -- go back), state_after_restore, liveness. Jobs drawn with checkpointing mode
 // at_least_once keep only at_least_once_output (appended output) and liveness: their keyed state,
 // and with it a keyed table's values, may count a record twice.
 //
@@ -40,9 +43,9 @@
 // eosim binary (one that links eosim::main and registers the sink):  <eosim> run FILE --seed N
 // and the HTML timeline:  <eosim> suite FILE --seeds N --report DIR.
 //
-// Not checked: anything the oracles do not (see oracles/README.md); a keyed table's values going
-// backwards while the job runs (the contract level checks that: sink_contract.h); parallel sinks
-// writing the same outside-system resources are the sink kind's claims() business.
+// Not checked: anything the oracles do not (see oracles/README.md); a key going backwards and
+// forwards again between two polls; parallel sinks writing the same outside-system resources are
+// the sink kind's claims() business.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -67,6 +70,7 @@ struct JobOptions {
     std::map<std::string, int> faults; // fault kind -> weight; empty: every kind that applies
     std::vector<std::string> points;   // protocol points faults are placed at; empty: the defaults above
     bool require_requested = true;     // a requested kind that never fired, a point never hit: failed
+    bool races = true;                 // draw system_call_races too (calls that race; see above)
     bool shrink = true;          // shrink a failing run before reporting it
     std::string output_dir = "eosim-testkit-failures";  // where failing scenario files stay (created; removed when empty)
     std::string eosim_command = "eosim";  // how the report names the user's binary

@@ -40,7 +40,8 @@ public:
     // Announces a protocol point on behalf of this task: its node, vertex and subtask (a fault's
     // `vertex`/`subtask` filters match them). Listeners may crash the node before this returns.
     void announce(std::string_view point, int64_t detail) { world().announce(point, node(), detail, {vertex_id(), subtask()}); }
-    // Runs `fn` after `delay`, if the task still exists then.
+    // Runs `fn` after `delay`, if the task's process still runs then: also after the task was
+    // cancelled (close()) -- a sink's own executor keeps running until close() stops it.
     virtual void after(sim::Duration delay, std::function<void()> fn) = 0;
     // Fails the task (and with it the job's current attempt).
     virtual void fail(const std::string& reason) = 0;

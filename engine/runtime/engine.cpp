@@ -174,6 +174,20 @@ TaskManager* Engine::task_manager(sim::NodeId node) {
     return node < task_managers_.size() ? task_managers_[node].get() : nullptr;
 }
 
+void Engine::schedule_for_sink(sim::NodeId node, const TaskKey& key, sim::Duration delay, const sim::EventKind& kind,
+                               std::function<void()> fn) {
+    world_.scheduler().schedule(delay, node, kind, task_digest(key), [this, node, key, fn = std::move(fn)] {
+        TaskManager* tm = task_manager(node);
+        if (tm == nullptr) return;
+        if (tm->find(key) != nullptr) {
+            fn();
+        } else if (sim::Time closed_at; Task* closed = tm->find_closed(key, &closed_at)) {
+            observer_.closed_sink_timer_fired(world_.now(), closed->vertex().id, key.subtask, closed_at);
+            fn();
+        }
+    });
+}
+
 Task* Engine::find_task(sim::NodeId node, const TaskKey& key) {
     TaskManager* tm = task_manager(node);
     return tm == nullptr ? nullptr : tm->find(key);

@@ -167,6 +167,10 @@ public:
         });
     }
 
+    // A sink's own timer (SinkContext::after): runs while the task runs, and after the task was
+    // cancelled while its process lives (RunObserver::closed_sink_timer_fired), not after a crash.
+    void schedule_for_sink(sim::NodeId node, const TaskKey& key, sim::Duration delay, const sim::EventKind& kind,
+                           std::function<void()> fn);
     // The digest of task `key`'s own events (its timers): what a readable trace names it by.
     static uint64_t task_digest(const TaskKey& key);
 

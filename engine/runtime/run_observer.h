@@ -99,6 +99,9 @@ public:
                                  int64_t /*checkpoint_id*/, const SourceOffsets& /*position*/) {}
     // A savepoint completed: its _metadata, the path a user restores from (`flink run -s`).
     virtual void savepoint_completed(sim::Time, const std::string& /*path*/) {}
+    // A timer (SinkContext::after) of a sink whose task was cancelled (closed) at `closed_at` fired:
+    // what the sink's close() did not stop.
+    virtual void closed_sink_timer_fired(sim::Time, const std::string& /*vertex*/, int32_t /*subtask*/, sim::Time /*closed_at*/) {}
     virtual void job_finished(sim::Time) {}
     virtual void job_failed(sim::Time, const std::string& /*reason*/) {}
 };

@@ -34,8 +34,10 @@ Task::~Task() = default;
 sim::World& Task::world() { return engine_.world(); }
 RunObserver& Task::observer() { return engine_.observer(); }
 
+// The sink's own timer: it fires while the task runs and after the task was cancelled (its sink
+// closed, the process alive: what close() did not stop keeps running), not after a crash.
 void Task::after(sim::Duration delay, std::function<void()> fn) {
-    engine_.schedule_for_task(node_, key_, delay, kTaskTimer, [fn = std::move(fn)](Task&) { fn(); });
+    engine_.schedule_for_sink(node_, key_, delay, kTaskTimer, std::move(fn));
 }
 
 bool Task::channel_state_possible() const { return engine_.job().checkpointing.channel_state_possible(); }

@@ -68,7 +68,7 @@ void TaskManager::watch_job_manager() {
 }
 
 void TaskManager::drop_tasks_and_register() {
-    for (auto& [key, task] : tasks_) task->cancel();
+    for (auto& [key, task] : tasks_) cancel(std::move(task));
     tasks_.clear();
     std::fill(by_subtask_.begin(), by_subtask_.end(), nullptr);
     registered_ = false;
@@ -143,8 +143,8 @@ void TaskManager::start_tasks(int64_t attempt) {
 void TaskManager::cancel_attempts_before(int64_t attempt) {
     for (auto it = tasks_.begin(); it != tasks_.end();) {
         if (it->first.attempt < attempt) {
-            it->second->cancel();
             forget_slot(*it->second);
+            cancel(std::move(it->second));
             it = tasks_.erase(it);
         } else {
             ++it;
@@ -177,6 +177,20 @@ void TaskManager::add_task(std::unique_ptr<Task> task) {
 void TaskManager::forget_slot(const Task& task) {
     const size_t slot = subtask_slot(task.key());
     if (slot != SIZE_MAX && by_subtask_[slot] == &task) by_subtask_[slot] = nullptr;
+}
+
+void TaskManager::cancel(std::unique_ptr<Task> task) {
+    task->cancel();
+    if (task->chain().sink() != nullptr) closed_.push_back(Closed{std::move(task), engine_.world().now()});
+}
+
+Task* TaskManager::find_closed(const TaskKey& key, sim::Time* closed_at) {
+    for (const Closed& closed : closed_) {
+        if (closed.task->key() != key) continue;
+        *closed_at = closed.at;
+        return closed.task.get();
+    }
+    return nullptr;
 }
 
 Task* TaskManager::find_in_map(const TaskKey& key) {

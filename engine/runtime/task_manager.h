@@ -58,6 +58,10 @@ public:
     void for_each_task(F&& f) const {
         for (const auto& [key, task] : tasks_) f(static_cast<const Task&>(*task));
     }
+    // A sink task cancelled here (a failover, the JobManager lost): its sink was closed, but the
+    // process lives on, and so do the sink's own timers (SinkContext::after) until it dies.
+    // `*closed_at` gets when it was cancelled.
+    Task* find_closed(const TaskKey& key, sim::Time* closed_at);
 
     // HA: the JobManager this TaskManager follows (kNoNode until a leader reached it).
     sim::NodeId leader_node() const { return leader_node_; }
@@ -84,6 +88,8 @@ private:
     void add_task(std::unique_ptr<Task> task);
     // Drops the task from `by_subtask_` (the caller erases it from `tasks_`).
     void forget_slot(const Task& task);
+    // Cancels the task and keeps it in `closed_` when it has a sink.
+    void cancel(std::unique_ptr<Task> task);
 
     Engine& engine_;
     sim::NodeId node_;
@@ -101,6 +107,11 @@ private:
     // Invariant: every entry is null or a task in `tasks_`.
     std::vector<size_t> first_slot_of_vertex_;
     std::vector<Task*> by_subtask_;
+    struct Closed {
+        std::unique_ptr<Task> task;
+        sim::Time at;
+    };
+    std::vector<Closed> closed_;  // cancelled sink tasks, in cancel order
 };
 
 }  // namespace eosim::engine

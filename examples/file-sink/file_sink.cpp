@@ -92,7 +92,10 @@ private:
         while (!pending_.empty() && pending_.front().checkpoint_id <= checkpoint_id) {
             const PendingFile& p = pending_.front();
             const auto result = store_.complete_upload(context_.node(), p.upload_id);
+            // Unreachable, write errors, or a timeout (the completion may have applied, may still
+            // land, or may be lost): try again; a retry of one that applied finds no such upload.
             if (result.error == ObjectError::unavailable || result.error == ObjectError::write_failed) return false;
+            if (result.error == ObjectError::timeout && !options_.timeout_as_committed) return false;
             if (result.error == ObjectError::no_such_upload) {
                 // Committed before (by an earlier incarnation), or lost.
                 const auto existing = store_.get(context_.node(), p.path);
@@ -148,16 +151,17 @@ std::vector<Record> FileSinkConfig::read_output(const eosim::engine::OutsideSyst
     return out;
 }
 
-eosim::engine::SinkKind file_sink_kind(const std::string& name, bool commit_at_pre_commit) {
+eosim::engine::SinkKind file_sink_kind(const std::string& name, bool commit_at_pre_commit, bool timeout_as_committed) {
     return eosim::engine::SinkKind{
         name, "Flink-FileSink-style part files in the object store, committed on checkpoint completion (example)",
-        [commit_at_pre_commit](eosim::engine::SinkOptions& options, const std::string&, const eosim::engine::SinkWorld& world) {
+        [commit_at_pre_commit, timeout_as_committed](eosim::engine::SinkOptions& options, const std::string&, const eosim::engine::SinkWorld& world) {
             // Asking for the object store makes the run build it (and the testkit fault it).
             if (!world.has_system("objects")) options.fail("path", "a world with the object store \"objects\"");
             FileSinkOptions o;
             o.path = options.string("path", "out/");
             if (o.path.find(' ') != std::string::npos) options.fail("path", "a prefix without spaces, found \"" + o.path + "\"");
             o.commit_at_pre_commit = commit_at_pre_commit;
+            o.timeout_as_committed = timeout_as_committed;
             return std::make_shared<FileSinkConfig>(std::move(o));
         }};
 }

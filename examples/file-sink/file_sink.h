@@ -9,7 +9,8 @@
 //   checkpoint state, with every older pending file not yet committed. A write that failed since
 //   the last checkpoint fails the checkpoint (never dropped silently).
 // - On checkpoint_complete(N) every pending file up to N is committed by completing its upload,
-//   in order; a call that cannot reach the store is retried later (SinkContext::after).
+//   in order; a call that cannot reach the store, or that times out (calls that race: it may have
+//   applied, may land later, or may be lost), is retried later (SinkContext::after).
 // - On open (restore) the pending files of the restored state are committed (their checkpoint
 //   completed); an upload that is no longer open was committed before when its object exists,
 //   otherwise the data is lost and the sink says so (RunObserver::likely_data_loss). In-progress
@@ -19,7 +20,9 @@
 // line of every object under the prefix).
 //
 // `commit_at_pre_commit` is the classic slip of examples/file-sink-buggy: completing the upload
-// already at pre-commit, before the checkpoint is known to be complete.
+// already at pre-commit, before the checkpoint is known to be complete. `timeout_as_committed`
+// (tests/testkit/test_connector_bugs.cpp) takes a completion that timed out for done: when the
+// request was lost, so is the file (this example did so until calls could race).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,6 +37,7 @@ namespace file_sink_example {
 struct FileSinkOptions {
     std::string path = "out/";
     bool commit_at_pre_commit = false;  // the slip (examples/file-sink-buggy)
+    bool timeout_as_committed = false;  // a slip (tests/testkit/test_connector_bugs.cpp)
 };
 
 class FileSinkConfig final : public eosim::engine::SinkConfig {
@@ -49,7 +53,7 @@ private:
     FileSinkOptions options_;
 };
 
-// The sink kind `name` (options: "path"); `commit_at_pre_commit` makes the buggy variant.
-eosim::engine::SinkKind file_sink_kind(const std::string& name, bool commit_at_pre_commit);
+// The sink kind `name` (options: "path"); a slip makes a buggy variant.
+eosim::engine::SinkKind file_sink_kind(const std::string& name, bool commit_at_pre_commit, bool timeout_as_committed = false);
 
 }  // namespace file_sink_example

@@ -53,11 +53,12 @@ private:
 
     // One guarded upsert; false when the store did not take it.
     bool put(const std::string& key, int64_t version) {
-        if (!options_.version_guard) return store_.set(context_.node(), key, version).error == KeyValueError::none;
+        if (options_.slip == KvTableSlip::no_version_guard) return store_.set(context_.node(), key, version).error == KeyValueError::none;
         for (int attempt = 0; attempt < 3; ++attempt) {
             const auto current = store_.get(context_.node(), key);
             if (current.error != KeyValueError::none) return false;
             if (current.value && *current.value >= version) return true;  // as new or newer there already
+            if (options_.slip == KvTableSlip::check_then_set) return store_.set(context_.node(), key, version).error == KeyValueError::none;
             const auto cas = store_.compare_and_set(context_.node(), key, current.value, version);
             if (cas.error != KeyValueError::none) return false;
             if (cas.applied) return true;
@@ -87,14 +88,14 @@ std::vector<Record> KvTableConfig::read_output(const eosim::engine::OutsideSyste
     return out;
 }
 
-eosim::engine::SinkKind kv_table_kind(const std::string& name, bool version_guard) {
+eosim::engine::SinkKind kv_table_kind(const std::string& name, KvTableSlip slip) {
     return eosim::engine::SinkKind{
         name, "a keyed table in the key-value store, idempotent guarded upserts (example)",
-        [version_guard](eosim::engine::SinkOptions& options, const std::string&, const eosim::engine::SinkWorld& world) {
+        [slip](eosim::engine::SinkOptions& options, const std::string&, const eosim::engine::SinkWorld& world) {
             if (!world.has_system("key_values")) options.fail("prefix", "a world with the key-value store \"key_values\"");
             KvTableOptions o;
             o.prefix = options.string("prefix", "table:");
-            o.version_guard = version_guard;
+            o.slip = slip;
             return std::make_shared<KvTableConfig>(std::move(o));
         }};
 }

@@ -13,9 +13,14 @@
 //   guard absorbs what the store already holds.
 // Announces sink.flushed after a batch reached the store and sink.precommitted at pre-commit.
 //
+// - A write answered `timeout` (calls that race) may have applied or may still land: it stays
+//   pending too; the retry's GET tells, and the compare-and-set makes a late landing harmless.
+//
 // Options: "prefix" (default "table:"). Output shape: keyed_table (every key under the prefix).
-// `version_guard = false` is the slip of examples/kv-table-sink-buggy: a plain SET, so the replay
-// after a restore writes older versions over newer ones until it catches up.
+// The slips (KvTableSlip): `no_version_guard`, the slip of examples/kv-table-sink-buggy: a plain
+// SET, so the replay after a restore writes older versions over newer ones until it catches up;
+// `check_then_set` (tests/testkit/test_connector_bugs.cpp): the guard as two calls, GET then SET
+// when newer, so a SET that timed out and lands late puts an older version back.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -27,9 +32,15 @@
 
 namespace kv_table_example {
 
+enum class KvTableSlip {
+    none,
+    no_version_guard,  // a plain SET (examples/kv-table-sink-buggy)
+    check_then_set,    // GET, then a plain SET when the stored version is older
+};
+
 struct KvTableOptions {
     std::string prefix = "table:";
-    bool version_guard = true;  // false: the slip (examples/kv-table-sink-buggy)
+    KvTableSlip slip = KvTableSlip::none;
 };
 
 class KvTableConfig final : public eosim::engine::SinkConfig {
@@ -46,7 +57,7 @@ private:
     KvTableOptions options_;
 };
 
-// The sink kind `name` (options: "prefix"); `version_guard = false` makes the buggy variant.
-eosim::engine::SinkKind kv_table_kind(const std::string& name, bool version_guard);
+// The sink kind `name` (options: "prefix"); a slip makes a buggy variant.
+eosim::engine::SinkKind kv_table_kind(const std::string& name, KvTableSlip slip = KvTableSlip::none);
 
 }  // namespace kv_table_example

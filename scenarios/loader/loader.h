@@ -40,7 +40,8 @@ inline constexpr std::array kAllFaults = {sim::FaultKind::crash,
                                    sim::FaultKind::bulk_partial_failure,
                                    sim::FaultKind::kafka_commit_errors,
                                    sim::FaultKind::kafka_commit_outcome_unknown,
-                                   sim::FaultKind::kafka_produce_ack_lost};
+                                   sim::FaultKind::kafka_produce_ack_lost,
+                                   sim::FaultKind::system_call_races};
 
 // A window vertex's "window" (scenarios/loader/read_window.cpp).
 engine::WindowSpec read_window(const Value& v);
@@ -88,10 +89,11 @@ private:
     void read_sensitivity(const Value& v, const json& document);
     std::vector<std::string> read_node_names(const Value& v);
     std::string read_node_name(const Value& v);
-    // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the run;
-    // `batches`: it must accept bulk_partial_failure.
-    std::string read_system_name(const Value& v, bool batches);
-    std::vector<std::string> read_system_names(const Value& v, bool batches);
+    // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the run,
+    // one that accepts `kind` (bulk_partial_failure: one with bulk requests; system_call_races: one
+    // whose calls race).
+    std::string read_system_name(const Value& v, sim::FaultKind kind);
+    std::vector<std::string> read_system_names(const Value& v, sim::FaultKind kind);
     void use_outside_system(const std::string& name);
     void read_savepoints(const Value& v);
     void read_deployments(const Value& v);

@@ -11,17 +11,27 @@ namespace eosim::scenarios::loading {
 
 bool targets_a_system(sim::FaultKind kind) {
     return kind == sim::FaultKind::system_unavailable || kind == sim::FaultKind::system_write_errors ||
-           kind == sim::FaultKind::bulk_partial_failure;
+           kind == sim::FaultKind::bulk_partial_failure || kind == sim::FaultKind::system_call_races;
 }
 
-// "an outside system (documents, key_values, objects)"; with `batches`, only those with bulk requests.
-std::string systems_expected(bool batches) {
+// Whether the optional system `r` takes a fault of `kind`.
+bool accepts(const OutsideSystemRegistration& r, sim::FaultKind kind) {
+    if (kind == sim::FaultKind::bulk_partial_failure) return r.partial_batch_failures;
+    if (kind == sim::FaultKind::system_call_races) return r.call_races;
+    return true;
+}
+
+// "an outside system (documents, key_values, objects)": those a fault of `kind` may name.
+std::string systems_expected(sim::FaultKind kind) {
     std::string names;
     for (const OutsideSystemRegistration& r : outside_system_registrations()) {
-        if (r.present != nullptr || (batches && !r.partial_batch_failures)) continue;
+        if (r.present != nullptr || !accepts(r, kind)) continue;
         names += (names.empty() ? "" : ", ") + std::string(r.name);
     }
-    return std::string(batches ? "an outside system with bulk requests" : "an outside system") + " (" + names + ")";
+    const char* what = kind == sim::FaultKind::bulk_partial_failure ? "an outside system with bulk requests"
+                       : kind == sim::FaultKind::system_call_races  ? "an outside system whose calls race"
+                                                                    : "an outside system";
+    return std::string(what) + " (" + names + ")";
 }
 
 // --- faults ---
@@ -59,7 +69,8 @@ std::vector<std::string> fault_kind_keys(sim::FaultKind kind, FaultUse use) {
         case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
         case sim::FaultKind::system_unavailable:
         case sim::FaultKind::system_write_errors: keys.insert(keys.end(), {system, "duration"}); break;
-        case sim::FaultKind::bulk_partial_failure: keys.insert(keys.end(), {system, "ratio", "duration"}); break;
+        case sim::FaultKind::bulk_partial_failure:
+        case sim::FaultKind::system_call_races: keys.insert(keys.end(), {system, "ratio", "duration"}); break;
     }
     return keys;
 }
@@ -132,8 +143,7 @@ void Loader::read_fault(const Value& v) {
         if (auto x = o.get("ratio")) fault.ratio = read_ratio(*x);
     }
     if (targets_a_system(fault.kind)) {
-        const bool batches = fault.kind == sim::FaultKind::bulk_partial_failure;
-        fault.system = read_system_name(o.require("system", systems_expected(batches)), batches);
+        fault.system = read_system_name(o.require("system", systems_expected(fault.kind)), fault.kind);
         if (auto x = o.get("ratio")) fault.ratio = read_ratio(*x);
     }
     s_.faults.push_back(std::move(fault));
@@ -221,6 +231,7 @@ DurationRange default_random_duration(sim::FaultKind kind) {
         case sim::FaultKind::system_unavailable:
         case sim::FaultKind::system_write_errors:
         case sim::FaultKind::bulk_partial_failure:
+        case sim::FaultKind::system_call_races:
         case sim::FaultKind::kafka_commit_errors:
         case sim::FaultKind::kafka_commit_outcome_unknown:
         case sim::FaultKind::kafka_produce_ack_lost: return {Duration::millis(100), Duration::seconds(2)};
@@ -395,8 +406,7 @@ void Loader::read_random_kinds(const Value& v, RandomFaults& r) {
             if (auto x = k.get("ratio")) spec.ratio = read_ratio_range(*x);
         }
         if (targets_a_system(kind)) {
-            const bool batches = kind == sim::FaultKind::bulk_partial_failure;
-            spec.systems = read_system_names(k.require("systems", "an array of " + systems_expected(batches)), batches);
+            spec.systems = read_system_names(k.require("systems", "an array of " + systems_expected(kind)), kind);
             spec.ratio = RatioRange{sim::Ratio{1, 10}, sim::Ratio{1, 2}};
             if (auto x = k.get("ratio")) spec.ratio = read_ratio_range(*x);
         }
@@ -487,19 +497,21 @@ void Loader::use_outside_system(const std::string& name) {
     }
 }
 
-std::string Loader::read_system_name(const Value& v, bool batches) {
+std::string Loader::read_system_name(const Value& v, sim::FaultKind kind) {
+    const bool batches = kind == sim::FaultKind::bulk_partial_failure;
     std::vector<std::string> names;
     for (const OutsideSystemRegistration& r : outside_system_registrations()) {
-        if (r.present == nullptr && (!batches || r.partial_batch_failures)) names.emplace_back(r.name);
+        if (r.present == nullptr && accepts(r, kind)) names.emplace_back(r.name);
     }
     // The scenario's own databases (a CDC source's, an upsert sink's) take the generic faults too, and
     // so does HA's coordination service; they have no bulk requests. The job is read before the
     // faults, so they are known.
-    const std::vector<std::string> databases = batches ? std::vector<std::string>{} : scenario_fault_systems(s_);
+    const std::vector<std::string> databases =
+        batches ? std::vector<std::string>{} : scenario_fault_systems(s_, kind == sim::FaultKind::system_call_races);
     names.insert(names.end(), databases.begin(), databases.end());
     if (!v.get().is_string() || std::find(names.begin(), names.end(), v.get().get<std::string>()) == names.end()) {
         const std::string hint = v.get().is_string() ? suggestion(v.get().get<std::string>(), names) : "";
-        std::string expected = systems_expected(batches);
+        std::string expected = systems_expected(kind);
         if (!databases.empty()) expected += " or one of this scenario's databases (" + join(databases) + ")";
         v.fail("expected " + expected + "; found " + describe(v.get()) + hint);
     }
@@ -508,10 +520,10 @@ std::string Loader::read_system_name(const Value& v, bool batches) {
     return name;
 }
 
-std::vector<std::string> Loader::read_system_names(const Value& v, bool batches) {
+std::vector<std::string> Loader::read_system_names(const Value& v, sim::FaultKind kind) {
     std::vector<std::string> names;
     for_each_element(v, "an array of outside systems", [&](const Value& element) {
-        std::string name = read_system_name(element, batches);
+        std::string name = read_system_name(element, kind);
         if (std::find(names.begin(), names.end(), name) != names.end()) element.fail("duplicate system " + in_quotes(name));
         names.push_back(std::move(name));
     });

@@ -72,6 +72,9 @@ void ObserverFanout::source_restored(sim::Time t, int64_t attempt, const std::st
 void ObserverFanout::savepoint_completed(sim::Time t, const std::string& path) {
     each([&](auto* o) { o->savepoint_completed(t, path); });
 }
+void ObserverFanout::closed_sink_timer_fired(sim::Time t, const std::string& vertex, int32_t subtask, sim::Time closed_at) {
+    each([&](auto* o) { o->closed_sink_timer_fired(t, vertex, subtask, closed_at); });
+}
 void ObserverFanout::job_finished(sim::Time t) {
     if (hands_over_ && hands_over_()) {
         for (engine::RunObserver* o : history_) o->job_finished(t);

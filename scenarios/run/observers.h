@@ -49,6 +49,7 @@ public:
     void source_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t checkpoint_id,
                          const engine::SourceOffsets& position) override;
     void savepoint_completed(sim::Time t, const std::string& path) override;
+    void closed_sink_timer_fired(sim::Time t, const std::string& vertex, int32_t subtask, sim::Time closed_at) override;
     void job_finished(sim::Time t) override;
     void job_failed(sim::Time t, const std::string& reason) override;
 

@@ -15,6 +15,7 @@ const char* to_string(DatabaseError error) {
         case DatabaseError::read_only: return "read_only";
         case DatabaseError::binlog_purged: return "binlog_purged";
         case DatabaseError::no_transaction: return "no_transaction";
+        case DatabaseError::timeout: return "timeout";
     }
     return "unknown";
 }
@@ -35,7 +36,7 @@ std::string BinlogPosition::describe() const {
 }
 
 Database::Database(Scheduler& scheduler, Network& network, NodeId node, DatabaseOptions options)
-    : scheduler_(scheduler), network_(network), node_(node), options_(options) {
+    : scheduler_(scheduler), network_(network), node_(node), options_(options), races_(scheduler) {
     assert(node < scheduler.nodes().size());
     assert(options_.binlog_file_bytes >= kEventBytes);
 }
@@ -58,34 +59,74 @@ DatabaseError Database::fail(DatabaseError error) const {
     return error;
 }
 
+namespace {
+
+std::string row_text(const Row& row) {
+    return "(key " + std::to_string(row.key) + ", value " + std::to_string(row.value) + ", version " +
+           std::to_string(row.version) + (row.deleted ? ", deleted" : "") + ")";
+}
+
+}  // namespace
+
+DatabaseError Database::noted(NodeId caller, const std::function<std::string()>& call, DatabaseError error,
+                              const std::function<std::string()>& answer) const {
+    races_.note(caller, call, [&] {
+        if (error == DatabaseError::timeout) return std::string("timeout (no answer: it may have applied)");
+        if (error != DatabaseError::none) return std::string(to_string(error));
+        return answer ? answer() : std::string("ok");
+    });
+    return error;
+}
+
 // ---- transactions -------------------------------------------------------------------------------
 
 DatabaseError Database::begin(NodeId caller, TransactionId* id) {
-    if (DatabaseError e = reachable(caller); e != DatabaseError::none) return fail(e);
-    *id = next_transaction_++;
-    open_[*id];
-    return DatabaseError::none;
+    DatabaseError e = reachable(caller);
+    if (e == DatabaseError::none) {
+        *id = next_transaction_++;
+        open_[*id];
+    } else {
+        fail(e);
+    }
+    return noted(caller, [] { return std::string("BEGIN"); }, e, [&] { return "transaction " + std::to_string(*id); });
 }
 
 DatabaseError Database::upsert(NodeId caller, TransactionId id, const std::string& table, const Row& row, bool guarded) {
+    return noted(caller, [&] { return "UPSERT INTO " + table + " " + row_text(row) + (guarded ? " IF NEWER VERSION" : "") +
+                                      " in transaction " + std::to_string(id); },
+                 statement(caller, id, table, Statement{table, false, row, guarded}));
+}
+
+DatabaseError Database::statement(NodeId caller, TransactionId id, const std::string& table, Statement statement) {
     if (DatabaseError e = reachable(caller); e != DatabaseError::none) return fail(e);
     auto it = open_.find(id);
     if (it == open_.end()) return fail(DatabaseError::no_transaction);
     if (!has_table(table)) return fail(DatabaseError::no_such_table);
-    it->second.push_back(Statement{table, false, row, guarded});
+    it->second.push_back(std::move(statement));
     return DatabaseError::none;
 }
 
 DatabaseError Database::remove(NodeId caller, TransactionId id, const std::string& table, int64_t key) {
-    if (DatabaseError e = reachable(caller); e != DatabaseError::none) return fail(e);
-    auto it = open_.find(id);
-    if (it == open_.end()) return fail(DatabaseError::no_transaction);
-    if (!has_table(table)) return fail(DatabaseError::no_such_table);
-    it->second.push_back(Statement{table, true, Row{key, 0, 0, false}, false});
-    return DatabaseError::none;
+    return noted(caller, [&] { return "DELETE FROM " + table + " key " + std::to_string(key) + " in transaction " + std::to_string(id); },
+                 statement(caller, id, table, Statement{table, true, Row{key, 0, 0, false}, false}));
 }
 
 DatabaseError Database::commit(NodeId caller, TransactionId id, std::vector<StatementResult>* results) {
+    const size_t before = results != nullptr ? results->size() : 0;
+    // Calls that race: a commit may apply and lose its answer (a late commit counts as one: a
+    // transaction's calls go over one connection, in order), or be lost (the transaction stays
+    // open until the client rolls it back or disconnects).
+    const CallDelivery delivery = reachable(caller) == DatabaseError::none && open_.contains(id) ? races_.next_write().delivery
+                                                                                                 : CallDelivery::now;
+    DatabaseError e = delivery == CallDelivery::request_lost ? fail(DatabaseError::timeout) : apply_commit(caller, id, results);
+    if (e == DatabaseError::none && delivery != CallDelivery::now) {
+        e = fail(DatabaseError::timeout);
+        if (results != nullptr) results->resize(before);
+    }
+    return noted(caller, [&] { return "COMMIT transaction " + std::to_string(id); }, e);
+}
+
+DatabaseError Database::apply_commit(NodeId caller, TransactionId id, std::vector<StatementResult>* results) {
     if (DatabaseError e = reachable(caller); e != DatabaseError::none) return fail(e);
     auto it = open_.find(id);
     if (it == open_.end()) return fail(DatabaseError::no_transaction);
@@ -108,12 +149,15 @@ DatabaseError Database::commit(NodeId caller, TransactionId id, std::vector<Stat
 }
 
 DatabaseError Database::rollback(NodeId caller, TransactionId id) {
-    auto it = open_.find(id);
-    if (it == open_.end()) return fail(DatabaseError::no_transaction);
-    open_.erase(it);  // even an unreachable caller's transaction is gone: the server rolls back on disconnect
-    ++stats_.rollbacks;
-    if (DatabaseError e = reachable(caller); e != DatabaseError::none) return fail(e);
-    return DatabaseError::none;
+    DatabaseError e = DatabaseError::none;
+    if (auto it = open_.find(id); it == open_.end()) {
+        e = fail(DatabaseError::no_transaction);
+    } else {
+        open_.erase(it);  // even an unreachable caller's transaction is gone: the server rolls back on disconnect
+        ++stats_.rollbacks;
+        if (e = reachable(caller); e != DatabaseError::none) fail(e);
+    }
+    return noted(caller, [&] { return "ROLLBACK transaction " + std::to_string(id); }, e);
 }
 
 StatementResult Database::apply(const Statement& statement, int64_t gtid, bool* logged) {
@@ -199,6 +243,11 @@ DatabaseError Database::read_binlog(NodeId caller, BinlogPosition from, size_t m
 // ---- reads ----------------------------------------------------------------------------------------
 
 DatabaseError Database::read(NodeId caller, const std::string& table, int64_t key, std::optional<Row>* row) const {
+    return noted(caller, [&] { return "SELECT FROM " + table + " key " + std::to_string(key); }, read_row(caller, table, key, row),
+                 [&] { return *row ? row_text(**row) : std::string("no row"); });
+}
+
+DatabaseError Database::read_row(NodeId caller, const std::string& table, int64_t key, std::optional<Row>* row) const {
     if (DatabaseError e = reachable(caller); e != DatabaseError::none) return fail(e);
     auto t = tables_.find(table);
     if (t == tables_.end()) return fail(DatabaseError::no_such_table);
@@ -208,7 +257,10 @@ DatabaseError Database::read(NodeId caller, const std::string& table, int64_t ke
 }
 
 DatabaseError Database::scan(NodeId caller, const std::string& table, std::vector<Row>* rows) const {
-    return scan_range(caller, table, std::nullopt, std::nullopt, std::nullopt, SIZE_MAX, rows);
+    const size_t before = rows->size();
+    return noted(caller, [&] { return "SELECT * FROM " + table; },
+                 scan_range(caller, table, std::nullopt, std::nullopt, std::nullopt, SIZE_MAX, rows),
+                 [&] { return std::to_string(rows->size() - before) + " row(s)"; });
 }
 
 DatabaseError Database::scan_range(NodeId caller, const std::string& table, std::optional<int64_t> from,

@@ -30,17 +30,23 @@
 // unavailable, fails with `unavailable` and changes nothing. Write errors (a switch, until a time)
 // fail commits with `write_error`; reads still work.
 //
-// Not modelled: latency, partial commits, a commit that lands but whose acknowledgement is lost,
+// Calls that race (call_races.h): a commit may apply and answer `timeout` (the acknowledgement
+// lost), or be lost (`timeout`, the transaction still open); every call is noted in the call log when one is set (`races().set_log`).
+//
+// Not modelled: latency, partial commits, a commit landing after later calls (a transaction's calls
+// share one connection),
 // isolation anomalies between concurrent transactions (there are none: statements apply at commit),
 // secondary indexes, schemas beyond the fixed columns, the database's own node crashing (the data
 // survives, as every outside system's does; calls fail while its node is down).
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/external/call_races.h"
 #include "sim/network.h"
 #include "sim/outside_fault_target.h"
 #include "sim/scheduler.h"
@@ -55,6 +61,7 @@ enum class DatabaseError : uint8_t {
     read_only,       // a write while the database is read-only
     binlog_purged,   // a binlog read from a position whose file was purged
     no_transaction,  // a statement, commit or rollback for a transaction that is not open
+    timeout,         // a commit without answer (calls that race, call_races.h): it may have applied
 };
 const char* to_string(DatabaseError error);
 
@@ -144,9 +151,14 @@ public:
     // "mysql-target" in a scenario)
     void set_unavailable_until(Time until) override { unavailable_until_ = until; }
     void set_write_errors_until(Time until) override { write_errors_until_ = until; }
+    // Calls that race (call_races.h): a commit may apply and lose its answer, or be lost (`timeout`).
+    bool has_call_races() const override { return true; }
+    void set_call_races(Ratio ratio, Time until, Prng prng) override { races_.set_races(ratio, until, prng); }
+    CallRaces& races() { return races_; }
 
     // ---- narrow views for oracles, the workload and tests (no caller, no faults) ----
     const std::map<int64_t, Row>& table_contents(const std::string& table) const;
+    size_t open_transaction_count() const { return open_.size(); }  // begun, neither committed nor rolled back
     // Every event ever committed, purged or not (the harness's record, not the database's).
     const std::vector<BinlogEvent>& history() const { return history_; }
     struct Stats {
@@ -167,6 +179,12 @@ private:
     };
     DatabaseError reachable(NodeId caller) const;
     DatabaseError fail(DatabaseError error) const;
+    // Notes the call in the call log (`answer` for a success); returns `error`.
+    DatabaseError noted(NodeId caller, const std::function<std::string()>& call, DatabaseError error,
+                        const std::function<std::string()>& answer = {}) const;
+    DatabaseError statement(NodeId caller, TransactionId id, const std::string& table, Statement statement);
+    DatabaseError apply_commit(NodeId caller, TransactionId id, std::vector<StatementResult>* results);
+    DatabaseError read_row(NodeId caller, const std::string& table, int64_t key, std::optional<Row>* row) const;
     StatementResult apply(const Statement& statement, int64_t gtid, bool* logged);
     void append_event(BinlogEvent event);
     void rotate_if_full();
@@ -187,6 +205,7 @@ private:
     Time unavailable_until_ = Time::zero();
     Time write_errors_until_ = Time::zero();
     mutable Stats stats_;
+    CallRaces races_;
 };
 
 }  // namespace eosim::sim::external

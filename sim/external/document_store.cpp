@@ -11,6 +11,7 @@ const char* to_string(DocumentError error) {
         case DocumentError::conflict: return "conflict";
         case DocumentError::not_found: return "not_found";
         case DocumentError::no_such_index: return "no_such_index";
+        case DocumentError::timeout: return "timeout";
     }
     return "unknown";
 }
@@ -93,23 +94,81 @@ DocumentWriteResult DocumentStore::apply(Index& index, const DocumentWrite& writ
     return apply_with_id(index, id, write);
 }
 
-DocumentWriteResult DocumentStore::write(NodeId caller, const std::string& index, const DocumentWrite& write) {
-    bool unreachable = false;
-    if (!admit_write(caller, &unreachable)) {
-        DocumentWriteResult result;
-        result.error = unreachable ? DocumentError::unavailable : DocumentError::write_failed;
-        return result;
+namespace {
+
+const char* op_text(DocumentOp op) {
+    switch (op) {
+        case DocumentOp::create: return "create";
+        case DocumentOp::index: return "index";
+        case DocumentOp::update: return "update";
     }
-    return apply(indices_[index], write);  // indices are created on first write, as by default
+    return "?";
+}
+
+std::string write_text(const DocumentWrite& w) {
+    std::string out = std::string(op_text(w.op)) + " " + (w.id ? "id " + *w.id : std::string("(id generated)"));
+    if (w.version_type == VersionType::external) out += " version " + std::to_string(w.version) + " external";
+    out += " {";
+    bool first = true;
+    for (const auto& [field, value] : w.fields) {
+        out += (first ? "" : ", ") + field + ": " + std::to_string(value);
+        first = false;
+    }
+    return out + "}";
+}
+
+std::string item_answer(const DocumentWriteResult& r) {
+    if (r.error == DocumentError::timeout) return "timeout (no answer: it may have applied, or may still land)";
+    if (r.error != DocumentError::none) return to_string(r.error) + (r.id.empty() ? std::string() : " (id " + r.id + ")");
+    const char* outcome = r.outcome == WriteOutcome::created ? "created" : r.outcome == WriteOutcome::updated ? "updated" : "noop";
+    return std::string(outcome) + " id " + r.id + " version " + std::to_string(r.version);
+}
+
+}  // namespace
+
+DocumentWriteResult DocumentStore::write(NodeId caller, const std::string& index, const DocumentWrite& write) {
+    DocumentWriteResult result;
+    bool unreachable = false;
+    const auto call = [&] { return "write to " + index + ": " + write_text(write); };
+    if (!admit_write(caller, &unreachable)) {
+        result.error = unreachable ? DocumentError::unavailable : DocumentError::write_failed;
+    } else {
+        DocumentWriteResult timed_out;
+        timed_out.error = DocumentError::timeout;
+        // indices are created on first write, as by default
+        result = deliver_write<DocumentWriteResult>(caller, call, [this, index, write] { return apply(indices_[index], write); },
+                                                    timed_out);
+    }
+    races().note(caller, call, [&] { return item_answer(result); });
+    return result;
 }
 
 BulkResponse DocumentStore::bulk(NodeId caller, const std::string& index, const std::vector<DocumentWrite>& writes) {
     BulkResponse response;
     bool unreachable = false;
+    const auto call = [&] {
+        std::string out = "bulk to " + index + ":";
+        for (const DocumentWrite& w : writes) out += " [" + write_text(w) + "]";
+        return out;
+    };
     if (!admit_write(caller, &unreachable)) {
         response.error = unreachable ? DocumentError::unavailable : DocumentError::write_failed;
-        return response;
+    } else {
+        BulkResponse timed_out;
+        timed_out.error = DocumentError::timeout;
+        response = deliver_write<BulkResponse>(caller, call, [this, index, writes] { return apply_bulk(index, writes); }, timed_out);
     }
+    races().note(caller, call, [&] {
+        if (response.error != DocumentError::none) return item_answer(DocumentWriteResult{response.error, {}, 0, WriteOutcome::noop});
+        std::string out;
+        for (const DocumentWriteResult& item : response.items) out += (out.empty() ? "[" : " [") + item_answer(item) + "]";
+        return out;
+    });
+    return response;
+}
+
+BulkResponse DocumentStore::apply_bulk(const std::string& index, const std::vector<DocumentWrite>& writes) {
+    BulkResponse response;
     Index& target = indices_[index];
     const bool partial = now() < partial_failure_until_ && !partial_failure_.is_zero();
     response.items.reserve(writes.size());
@@ -136,14 +195,15 @@ DocumentGetResult DocumentStore::get(NodeId caller, const std::string& index, co
     DocumentGetResult result;
     if (!admit(caller)) {
         result.error = DocumentError::unavailable;
-        return result;
-    }
-    auto it = indices_.find(index);
-    if (it == indices_.end()) {
+    } else if (auto it = indices_.find(index); it == indices_.end()) {
         result.error = DocumentError::no_such_index;
-        return result;
+    } else if (auto doc = it->second.find(id); doc != it->second.end()) {
+        result.document = doc->second;
     }
-    if (auto doc = it->second.find(id); doc != it->second.end()) result.document = doc->second;
+    races().note(caller, [&] { return "get " + index + " id " + id; }, [&] {
+        if (result.error != DocumentError::none) return std::string(to_string(result.error));
+        return result.document ? "version " + std::to_string(result.document->version) : std::string("not found");
+    });
     return result;
 }
 
@@ -151,13 +211,15 @@ DocumentScanResult DocumentStore::scan(NodeId caller, const std::string& index) 
     DocumentScanResult result;
     if (!admit(caller)) {
         result.error = DocumentError::unavailable;
-        return result;
-    }
-    if (!has_index(index)) {
+    } else if (!has_index(index)) {
         result.error = DocumentError::no_such_index;
-        return result;
+    } else {
+        result.documents = documents(index);
     }
-    result.documents = documents(index);
+    races().note(caller, [&] { return "scan " + index; }, [&] {
+        if (result.error != DocumentError::none) return std::string(to_string(result.error));
+        return std::to_string(result.documents.size()) + " document(s)";
+    });
     return result;
 }
 

@@ -45,6 +45,7 @@ enum class DocumentError : uint8_t {
     conflict,       // create of an existing id, or an external version <= the stored one
     not_found,      // update of a missing document
     no_such_index,
+    timeout,        // no answer (calls that race, call_races.h): the request may have applied, or may still land
 };
 const char* to_string(DocumentError error);
 
@@ -119,6 +120,7 @@ public:
 private:
     using Index = std::map<std::string, Document>;
     DocumentWriteResult apply(Index& index, const DocumentWrite& write);
+    BulkResponse apply_bulk(const std::string& index, const std::vector<DocumentWrite>& writes);
     DocumentWriteResult apply_with_id(Index& index, const std::string& id, const DocumentWrite& write);
 
     Prng prng_;

@@ -14,7 +14,8 @@
 //   `compare_and_set(key, expected, value)`: sets `key` to `value` only when its current value is
 //   `expected` (nullopt: absent);
 // - faults: unavailable until T (every call fails, nothing changes), write errors until T (every
-//   write fails, nothing changes; GET still answers).
+//   write fails, nothing changes; GET still answers), calls that race (outside_system.h: a write
+//   answered `timeout` may have applied, or may land later, after other calls).
 //
 // "Absorbed duplicates" (writes that changed nothing): SETNX on an existing key, a script whose
 // dedup key existed, a compare-and-set whose expectation did not hold, a SET of the value already
@@ -24,6 +25,7 @@
 // content survives every crash, like an AOF with fsync always), replication and failover (a
 // failover losing the last writes), eviction under memory pressure, MULTI/EXEC, pub/sub.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +39,7 @@ enum class KeyValueError : uint8_t {
     none,
     unavailable,   // the store or the caller is down, unreachable, or in an unavailable period
     write_failed,  // an injected write error: nothing changed
+    timeout,       // no answer (calls that race, call_races.h): the write may have applied, or may still land
 };
 const char* to_string(KeyValueError error);
 
@@ -78,6 +81,8 @@ private:
     // The live entry of `key`, or nullptr (an expired entry is erased on the way).
     Entry* live(const std::string& key);
     bool admit_write_or(NodeId caller, KeyValueResult* failure);
+    // A write: admitted, delivered as the races say, noted in the call log.
+    KeyValueResult write_call(NodeId caller, const std::function<std::string()>& call, std::function<KeyValueResult()> apply);
 
     std::map<std::string, Entry> entries_;
 };

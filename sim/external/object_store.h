@@ -24,6 +24,7 @@
 // metadata and ETags, lifecycle rules that clean up abandoned uploads, HDFS leases and directories,
 // size limits on parts.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,7 @@ enum class ObjectError : uint8_t {
     already_exists,  // rename onto an existing path
     no_such_upload,  // upload part / complete / abort of an upload that is not open
     invalid_part,    // complete of an upload without parts
+    timeout,         // no answer (calls that race, call_races.h): the write may have applied, or may still land
 };
 const char* to_string(ObjectError error);
 
@@ -84,6 +86,8 @@ private:
         std::map<int32_t, std::string> parts;  // by part number
     };
     bool admit_write_or(NodeId caller, ObjectResult* failure);
+    // A write: admitted, delivered as the races say, noted in the call log.
+    ObjectResult write_call(NodeId caller, const std::function<std::string()>& call, std::function<ObjectResult()> apply);
 
     std::map<std::string, std::string> objects_;
     std::map<int64_t, Upload> uploads_;  // open uploads only

@@ -5,7 +5,7 @@
 namespace eosim::sim::external {
 
 OutsideSystem::OutsideSystem(Scheduler& scheduler, Network& network, NodeId node)
-    : scheduler_(scheduler), network_(network), node_(node) {
+    : scheduler_(scheduler), network_(network), node_(node), races_(scheduler) {
     assert(node < scheduler.nodes().size());
 }
 
@@ -18,7 +18,10 @@ bool OutsideSystem::reachable(NodeId caller) const {
 
 bool OutsideSystem::admit(NodeId caller) {
     ++stats_.calls;
-    if (reachable(caller)) return true;
+    if (reachable(caller)) {
+        races_.before_call();
+        return true;
+    }
     ++stats_.failed_calls;
     return false;
 }

@@ -11,10 +11,17 @@
 // that changed nothing ("absorbed duplicates": a replay an idempotent write made harmless, e.g.
 // SETNX on an existing key, a stale external version, an identical re-index).
 //
-// Not modelled: latency of a call, a write that lands but whose acknowledgement is lost,
-// replication and failover of the system itself.
+// Calls that race (call_races.h): when switched on (a script, or the `system_call_races` fault), an
+// admitted write may apply and lose its answer, land later, or be lost; the caller then sees `timeout`.
+// Every call is noted in the call log when one is set (`races().set_log`).
+//
+// Not modelled: latency of a call (a late write lands after later calls, not after a delay drawn
+// per call), replication and failover of the system itself.
 #include <cstdint>
+#include <functional>
+#include <string>
 
+#include "sim/external/call_races.h"
 #include "sim/network.h"
 #include "sim/outside_fault_target.h"
 #include "sim/scheduler.h"
@@ -23,7 +30,7 @@ namespace eosim::sim::external {
 
 struct OutsideSystemStats {
     uint64_t calls = 0;
-    uint64_t failed_calls = 0;          // unavailable, injected write errors, rejected requests
+    uint64_t failed_calls = 0;          // unavailable, injected write errors, rejected requests, timeouts (races)
     uint64_t writes_applied = 0;        // writes (or bulk items) that changed the content
     uint64_t absorbed_duplicates = 0;   // writes (or bulk items) that changed nothing
 };
@@ -37,6 +44,10 @@ public:
 
     void set_unavailable_until(Time until) override { unavailable_until_ = until; }
     void set_write_errors_until(Time until) override { write_errors_until_ = until; }
+    bool has_call_races() const override { return true; }
+    void set_call_races(Ratio ratio, Time until, Prng prng) override { races_.set_races(ratio, until, prng); }
+    CallRaces& races() { return races_; }
+    const CallRaces& races() const { return races_; }
 
 protected:
     // Counts the call; false (counted as failed) when `caller` cannot reach the system now.
@@ -44,6 +55,22 @@ protected:
     // Counts the call; false (counted as failed) when it cannot reach the system or writes fail
     // now. `*unreachable` tells which.
     bool admit_write(NodeId caller, bool* unreachable);
+    // An admitted write, delivered as the races say: `apply` (which owns copies of what it reads:
+    // a late write applies later) now, or now with `timed_out` as the answer, or later.
+    template <typename Result>
+    Result deliver_write(NodeId caller, const std::function<std::string()>& call, std::function<Result()> apply,
+                         Result timed_out) {
+        const RaceStep step = races_.next_write();
+        if (step.delivery == CallDelivery::now) return apply();
+        count_failed();  // the caller sees a timeout
+        if (step.delivery == CallDelivery::answer_lost) {
+            (void)apply();
+        } else if (step.delivery == CallDelivery::late) {
+            races_.hold(caller, races_.logging() ? call() : std::string(), [apply = std::move(apply)] { (void)apply(); },
+                        step.late_by_calls);
+        }
+        return timed_out;
+    }
     void count_failed() { ++stats_.failed_calls; }
     void count_applied() { ++stats_.writes_applied; }
     void count_absorbed() { ++stats_.absorbed_duplicates; }
@@ -58,6 +85,7 @@ private:
     Time unavailable_until_ = Time::zero();
     Time write_errors_until_ = Time::zero();
     OutsideSystemStats stats_;
+    CallRaces races_;
 };
 
 }  // namespace eosim::sim::external

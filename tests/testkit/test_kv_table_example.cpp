@@ -15,7 +15,7 @@
 #include "tests/temp_dir.h"
 
 // The buggy variants, registered as examples/*-buggy do (a line each: the macro names its variable after the line).
-EOSIM_REGISTER_SINK(kv_table_example::kv_table_kind("buggy_kv_table", false));
+EOSIM_REGISTER_SINK(kv_table_example::kv_table_kind("buggy_kv_table", kv_table_example::KvTableSlip::no_version_guard));
 
 namespace eosim::testkit {
 namespace {
