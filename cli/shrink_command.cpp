@@ -67,6 +67,11 @@ int shrink_command(const ShrinkCommand& command, std::ostream& out, std::ostream
     write_faults(out, "before", result->faults_before);
     write_faults(out, "after", result->faults_after);
     out << "records     " << records_text(result->records_before) << " -> " << records_text(result->records_after) << '\n';
+    for (size_t d = 0; d < result->deployments_at_after.size(); ++d) {
+        if (result->deployments_at_after[d] == result->deployments_at_before[d]) continue;
+        out << "deployment  v" << d + 2 << " at " << scenarios::format_duration_exact(result->deployments_at_before[d]) << " -> "
+            << scenarios::format_duration_exact(result->deployments_at_after[d]) << '\n';
+    }
     out << "replays     " << result->replays << (result->budget_exhausted ? " (replay budget used up: not fully minimal)" : "")
         << '\n';
 

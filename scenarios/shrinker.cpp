@@ -43,7 +43,9 @@ int64_t smallest_failing(int64_t low, int64_t known, Fails fails) {
 class Shrinker {
 public:
     Shrinker(const Scenario& base, uint64_t seed, FailureSignature target, const ShrinkOptions& options)
-        : base_(base), seed_(seed), target_(target), options_(options) {}
+        : base_(base), seed_(seed), target_(target), options_(options) {
+        for (const DeploymentSpec& d : base.deployments) deployment_at_.push_back(d.at);
+    }
 
     // Replays the candidate; true when it shows the target failure.
     bool fails(const std::vector<sim::FaultSpec>& faults, const std::vector<int64_t>& records) {
@@ -51,6 +53,10 @@ public:
         for (int64_t n : records) {
             key += '/';
             key += std::to_string(n);
+        }
+        for (sim::Duration at : deployment_at_) {
+            key += '@';
+            key += std::to_string(at.ns);
         }
         if (auto it = cache_.find(key); it != cache_.end()) return it->second;
         if (replays_ >= options_.max_replays) {
@@ -72,6 +78,7 @@ public:
         s.faults = faults;
         s.random_faults.reset();
         for (size_t i = 0; i < s.inputs.size(); ++i) s.inputs[i].records = records[i];
+        for (size_t d = 0; d < deployment_at_.size(); ++d) s.deployments[d].at = deployment_at_[d];
         return s;
     }
 
@@ -196,6 +203,39 @@ public:
         return changed;
     }
 
+    // Each later deployment as early as the failure allows (in whole milliseconds), still after the
+    // one before it and after every timed savepoint that was taken before it (a named savepoint a
+    // deployment starts from must stay before it). Not for an upgrade swarm: its deployments are
+    // drawn per seed.
+    bool earlier_deployments(const std::vector<sim::FaultSpec>& faults, const std::vector<int64_t>& records) {
+        if (base_.upgrade_swarm) return false;
+        bool changed = false;
+        for (size_t d = 0; d < deployment_at_.size(); ++d) {
+            if (deployment_at_[d].ns % kMs != 0) continue;
+            Duration floor = d == 0 ? Duration{} : deployment_at_[d - 1];
+            for (const SavepointSpec& savepoint : base_.savepoints) {
+                if (savepoint.at && *savepoint.at < deployment_at_[d]) floor = std::max(floor, *savepoint.at);
+            }
+            const int64_t low = floor.ns / kMs + 1;
+            const int64_t current = deployment_at_[d].ns / kMs;
+            if (current <= low) continue;
+            const int64_t best = smallest_failing(low, current, [&](int64_t ms) {
+                const Duration kept = deployment_at_[d];
+                deployment_at_[d] = Duration::millis(ms);
+                const bool same = fails(faults, records);
+                deployment_at_[d] = kept;
+                return same;
+            });
+            if (best != current) {
+                deployment_at_[d] = Duration::millis(best);
+                changed = true;
+            }
+        }
+        return changed;
+    }
+
+    const std::vector<Duration>& deployment_at() const { return deployment_at_; }
+
     void note(const std::string& line) const {
         if (options_.log) options_.log(line);
     }
@@ -220,6 +260,7 @@ private:
     uint64_t seed_;
     FailureSignature target_;
     const ShrinkOptions& options_;
+    std::vector<Duration> deployment_at_;  // each later deployment's "at", as far as shrunk
     std::map<std::string, bool> cache_;
     size_t replays_ = 0;
     bool budget_exhausted_ = false;
@@ -254,6 +295,7 @@ std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_
                                     original.fault_draw->faults.end());
     }
     for (const InputSpec& in : scenario.inputs) result.records_before.push_back(in.records);
+    for (const DeploymentSpec& d : scenario.deployments) result.deployments_at_before.push_back(d.at);
 
     Shrinker shrinker(scenario, seed, *target, options);
     std::vector<sim::FaultSpec> faults = result.faults_before;
@@ -278,6 +320,7 @@ std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_
             bool changed = faults.size() != before;
             changed = shrinker.cut_records(faults, records) || changed;
             changed = shrinker.simplify_faults(faults, records) || changed;
+            changed = shrinker.earlier_deployments(faults, records) || changed;
             if (!changed || shrinker.budget_exhausted()) break;
         }
     } else {
@@ -285,6 +328,7 @@ std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_
     }
     result.faults_after = faults;
     result.records_after = records;
+    result.deployments_at_after = shrinker.deployment_at();
     result.minimal = shrinker.make(faults, records);
     result.last = run_scenario(result.minimal, run_options(seed, options));
     result.replays = shrinker.replays() + 1;
@@ -308,6 +352,13 @@ nlohmann::ordered_json shrunk_scenario_document(const nlohmann::ordered_json& or
     if (doc.contains("input") && doc["input"].is_array()) {
         for (size_t i = 0; i < doc["input"].size() && i < result.records_after.size(); ++i) {
             doc["input"][i]["records"] = result.records_after[i];
+        }
+    }
+    if (doc.contains("deployments") && doc["deployments"].is_array()) {
+        for (size_t d = 0; d < doc["deployments"].size() && d < result.deployments_at_after.size(); ++d) {
+            if (result.deployments_at_after[d] != result.deployments_at_before[d]) {
+                doc["deployments"][d]["at"] = format_duration_exact(result.deployments_at_after[d]);
+            }
         }
     }
     doc["faults"] = nlohmann::ordered_json{{"schedule", faults_to_json(result.faults_after)}};

@@ -7,10 +7,12 @@
 //   2. per fault, binary searches: shorter durations and restart delays, earlier times, shorter
 //      delays after a point, earlier point occurrences, no not_after, no attempt filter;
 //   3. per input, fewer records (binary search);
+//   4. per later deployment, an earlier "at" (binary search; still after the previous deployment and
+//      after the timed savepoints taken before it);
 // repeated while a round changes something, within a replay budget.
 //
 // The result is a standalone scenario: `shrunk_scenario_document` is the original file's JSON with
-// `faults` replaced by {"schedule": [...]} (no random section) and the input counts cut; with the
+// `faults` replaced by {"schedule": [...]} (no random section), the input counts and deployment times cut; with the
 // same seed it reproduces the final replay bit for bit (same trace hash).
 //
 // Not done here: files and printing (cli/shrink_command.cpp does that). Binary searches assume
@@ -47,6 +49,8 @@ struct ShrinkResult {
     std::vector<sim::FaultSpec> faults_after;
     std::vector<int64_t> records_before;  // per input
     std::vector<int64_t> records_after;
+    std::vector<sim::Duration> deployments_at_before;  // per later deployment (scenario.deployments)
+    std::vector<sim::Duration> deployments_at_after;
     Scenario minimal;   // the scenario with faults_after and records_after, no random section
     RunResult last;     // the minimal scenario's run
     size_t replays = 0;

@@ -108,6 +108,46 @@ TEST_CASE("shrink: the at-least-once control shrinks to at most 3 faults and the
     CHECK(scenarios::run_outcome_met(replay) == scenarios::run_outcome_met(original));
 }
 
+// upgrade-add-sink-alo-dup's violation needs only that v2 (the program with the at-least-once audit
+// sink) runs through its faults, which are aimed at points, not times: v2 can start much earlier
+// than the file's 4 s, and the shrunk file says so.
+TEST_CASE("shrink: a later deployment moves earlier when the failure allows, and the file reproduces", "[cli][shrink]") {
+    const std::filesystem::path file = testing::catalogue_scenario("upgrade-add-sink-alo-dup");
+    TempDir dir;
+    ShrinkCommand command;
+    command.file = file.string();
+    command.seed = 1;
+    command.out = (dir.path() / "min.json").string();
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = shrink_command(command, out, err);
+    INFO(out.str() << err.str());
+    REQUIRE(code == 0);
+    CHECK_THAT(out.str(), Catch::Contains("verified"));
+    CHECK_THAT(out.str(), Catch::Contains("deployment  v2 at 4s -> "));
+
+    std::ifstream in(command.out);
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    const scenarios::Scenario minimal = scenarios::load_scenario(command.out);
+    REQUIRE(minimal.deployments.size() == 1);
+    CHECK(minimal.deployments[0].at < sim::Duration::seconds(4));
+    CHECK(doc["deployments"][0]["at"].get<std::string>() != "4s");
+    scenarios::RunOptions options;
+    options.seed = 1;
+    const auto failure = scenarios::failure_of(scenarios::run_scenario(minimal, options));
+    REQUIRE(failure);
+    CHECK(failure->oracle == "exactly_once_output");
+
+    // Unless it reached the first millisecond, one millisecond earlier no longer shows it: the
+    // search settled on an edge.
+    if (minimal.deployments[0].at > sim::Duration::millis(1)) {
+        scenarios::Scenario earlier = minimal;
+        earlier.deployments[0].at = earlier.deployments[0].at - sim::Duration::millis(1);
+        const auto earlier_failure = scenarios::failure_of(scenarios::run_scenario(earlier, options));
+        CHECK_FALSE((earlier_failure && earlier_failure->oracle == "exactly_once_output"));
+    }
+}
+
 TEST_CASE("shrink: a seed where nothing fires is bad input", "[cli][shrink]") {
     ShrinkCommand command;
     command.file = testing::catalogue_scenario("kafka-count-eos").string();
