@@ -3,7 +3,7 @@
 # library, our own) are parsed once a batch instead of once a file, and, what costs most, every
 # inline and template function a batch uses (json's parser and serializer, std::map of our types,
 # Catch2's matchers) is instantiated and compiled once a batch instead of once a file. Measured
-# (CPU seconds, g++ 12, no ccache): the Release build's libraries 615 -> 271 s, its test files
+# (CPU seconds, g++ 12, no ccache): the Release build's libraries 615 -> 281 s, its test files
 # 365 -> 192 s; with the sanitizers a batch of 8 engine files 44 -> 30 s and of 5 test files 33 -> 15 s.
 #
 # For whole builds (CI, a fresh clone): an edit recompiles its whole batch, so EOSIM_UNITY_BUILD
