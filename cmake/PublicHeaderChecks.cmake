@@ -17,6 +17,9 @@ foreach(header IN LISTS EOSIM_PUBLIC_HEADERS)
   list(APPEND EOSIM_HEADER_UNITS "${unit_file}")
 endforeach()
 add_library(eosim_public_headers OBJECT ${EOSIM_HEADER_UNITS})
+# Each header in its own translation unit, never batched (cmake/EosimUnityBuild.cmake): a header
+# that misses an include would compile after another that has it.
+set_target_properties(eosim_public_headers PROPERTIES UNITY_BUILD OFF)
 # Only the staged public headers, not the source tree (the directory's include_directories).
 set_property(TARGET eosim_public_headers PROPERTY INCLUDE_DIRECTORIES
              "${EOSIM_STAGED_INCLUDE}" "${EOSIM_STAGED_INCLUDE}/eosim")

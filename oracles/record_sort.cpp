@@ -11,7 +11,7 @@ namespace {
 using engine::Record;
 
 // Least-significant-digit radix sort of `codes` over its low `bytes` bytes.
-void radix_sort(std::vector<uint64_t>& codes, int bytes) {
+void radix_sort_bytes(std::vector<uint64_t>& codes, int bytes) {
     std::vector<uint64_t> scratch(codes.size());
     for (int byte = 0; byte < bytes; ++byte) {
         const int shift = 8 * byte;
@@ -62,7 +62,7 @@ void sort_records(std::vector<Record>& records) {
     const uint64_t max_code = key_span * value_span - 1;
     int bytes = 0;
     while (bytes < 8 && (max_code >> (8 * bytes)) != 0) ++bytes;
-    radix_sort(codes, bytes);
+    radix_sort_bytes(codes, bytes);
     for (size_t i = 0; i < codes.size(); ++i) {
         records[i].key = static_cast<int64_t>(codes[i] / value_span + static_cast<uint64_t>(key_min));
         records[i].value = static_cast<int64_t>(codes[i] % value_span + static_cast<uint64_t>(value_min));

@@ -4,15 +4,13 @@
 #include <cstdio>
 #include <string>
 
+#include "reports/run_report.h"
+
 namespace eosim::reports {
 
 namespace {
 
-std::string seconds(double s) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3fs", s);
-    return text;
-}
+std::string seconds(double s) { return fixed(s, 3) + "s"; }
 
 std::string column(const std::string& text, int width) {
     char out[96];

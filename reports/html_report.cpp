@@ -11,6 +11,7 @@
 #include "reports/history_html.h"
 #include "reports/timeline_svg.h"
 #include "reports/xml_text.h"
+#include "sim/time.h"
 
 namespace eosim::reports {
 
@@ -53,14 +54,6 @@ table.history td.n, table.sub td.n { white-space: nowrap; }
 
 std::string h(const std::string& text) { return xml_escape(text); }
 
-std::string fixed(double value, int decimals) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
-
-std::string seconds_text(int64_t ns) { return fixed(static_cast<double>(ns) / 1e9, 3) + "s"; }
-
 std::string anchor(const RunRecord& r) { return "run-" + run_file_stem(r).substr(5); }
 
 std::string status_badge(RunStatus status) {
@@ -98,7 +91,7 @@ void write_summary(std::ostream& out, const SuiteSummary& summary) {
 
 // Per scenario: the coverage combinations its runs hit (scenarios/coverage.h), with those it
 // expects "sometimes" marked, and those never hit.
-void write_coverage(std::ostream& out, const SuiteSummary& summary, const std::vector<RunRecord>& records) {
+void write_suite_coverage(std::ostream& out, const SuiteSummary& summary, const std::vector<RunRecord>& records) {
     struct Count {
         int64_t hits = 0;
         int64_t runs = 0;
@@ -241,7 +234,7 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
     if (!r.faults.empty()) {
         out << "<table>\n<tr><th>at</th><th>fault</th><th>what it did</th></tr>\n";
         for (const FaultRecord& fault : r.faults) {
-            out << "<tr><td class=\"n\">" << seconds_text(fault.at_ns) << "</td><td>" << h(fault.kind) << "</td><td>"
+            out << "<tr><td class=\"n\">" << sim::seconds_text(fault.at_ns) << "</td><td>" << h(fault.kind) << "</td><td>"
                 << h(fault.action) << (fault.skipped && fault.action.find("skipped") == std::string::npos ? " (skipped)" : "")
                 << "</td></tr>\n";
         }
@@ -347,7 +340,7 @@ void write_html_report(std::ostream& out, const HtmlReport& report) {
         out << "<h2>Runs that did not meet their expectation</h2>\n";
         write_failing_table(out, failing, drawn, report.run_files);
     }
-    write_coverage(out, report.summary, report.records);
+    write_suite_coverage(out, report.summary, report.records);
     out << "<h2>Timelines</h2>\n<p class=\"links\">x: virtual time. Faults are bands on the lane of the node or "
            "resource they hit, shaded faintly across every lane; checkpoints and transactions are bars from trigger "
            "(begin) to completion (commit) or abort; hover over any shape for details.</p>\n";

@@ -11,12 +11,6 @@ namespace eosim::reports {
 
 namespace {
 
-std::string seconds(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3f", value);
-    return text;
-}
-
 // The first line, at most 300 characters: for the message attribute.
 std::string one_line(const std::string& text) {
     std::string line = text.substr(0, text.find('\n'));
@@ -71,7 +65,7 @@ Counts count(const std::vector<const RunRecord*>& runs) {
 
 void write_testcase(std::ostream& out, const std::string& class_name, const RunRecord& r) {
     out << "    <testcase name=\"seed " << r.seed << "\" classname=\"" << xml_escape(class_name) << "\" time=\""
-        << seconds(r.wall_seconds) << "\"";
+        << fixed(r.wall_seconds, 3) << "\"";
     const bool has_faults = r.figures.faults_planned > 0;
     if (r.status == RunStatus::passed && !has_faults) {
         out << "/>\n";
@@ -146,13 +140,13 @@ void write_junit(std::ostream& out, const std::string& suite_name, const std::ve
     }
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out << "<testsuites name=\"" << xml_escape(suite_name) << "\" tests=\"" << total.tests << "\" failures=\""
-        << total.failures << "\" errors=\"" << total.errors << "\" time=\"" << seconds(total.seconds) << "\">\n";
+        << total.failures << "\" errors=\"" << total.errors << "\" time=\"" << fixed(total.seconds, 3) << "\">\n";
     for (const auto& [scenario, runs] : by_scenario) {
         Counts c = count(runs);
         c.tests += extra_counts[scenario].tests;
         c.failures += extra_counts[scenario].failures;
         out << "  <testsuite name=\"" << xml_escape(scenario) << "\" tests=\"" << c.tests << "\" failures=\""
-            << c.failures << "\" errors=\"" << c.errors << "\" skipped=\"0\" time=\"" << seconds(c.seconds) << "\">\n";
+            << c.failures << "\" errors=\"" << c.errors << "\" skipped=\"0\" time=\"" << fixed(c.seconds, 3) << "\">\n";
         for (const RunRecord* r : runs) write_testcase(out, "eosim." + scenario, *r);
         out << extra[scenario];
         out << "  </testsuite>\n";

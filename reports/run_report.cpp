@@ -19,12 +19,6 @@ std::string format_time_ns(int64_t ns) {
     return text;
 }
 
-std::string fixed(double value, int decimals) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
-
 void write_row(std::ostream& out, const char* label, const std::string& value) {
     char text[32];
     std::snprintf(text, sizeof text, "  %-18s", label);
@@ -150,6 +144,12 @@ void write_faults(std::ostream& out, const scenarios::RunResult& result) {
 }
 
 }  // namespace
+
+std::string fixed(double value, int decimals) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
 
 std::string hex64(uint64_t value) {
     char text[17];

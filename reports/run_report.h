@@ -17,6 +17,9 @@ namespace eosim::reports {
 // A trace hash as 16 lowercase hex digits.
 std::string hex64(uint64_t value);
 
+// `value` with `decimals` digits after the point ("%.*f"), for the text and HTML reports.
+std::string fixed(double value, int decimals);
+
 // "pass" or "violation of <oracle>".
 std::string describe_expectation(const scenarios::Expectation& expect);
 

@@ -7,6 +7,7 @@
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/runtime/task.h"
 #include "engine/runtime/task_manager.h"
+#include "scenarios/job_history.h"
 
 namespace eosim::scenarios {
 
@@ -16,7 +17,6 @@ constexpr sim::EventKind kUserSavepoint{"user.savepoint"};
 constexpr sim::EventKind kUserStop{"user.stop_with_savepoint"};
 constexpr sim::EventKind kUserCancel{"user.cancel"};
 constexpr sim::EventKind kStopVerification{"user.stop_verification_job"};
-constexpr int64_t kAttemptsPerDeployment = 1'000'000;
 
 }  // namespace
 

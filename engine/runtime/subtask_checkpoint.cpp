@@ -9,10 +9,6 @@
 
 namespace eosim::engine {
 
-namespace {
-constexpr sim::EventKind kAlignmentTimer{"task.alignment_timer"};
-}  // namespace
-
 bool SubtaskCheckpoint::trigger(int64_t checkpoint_id, SnapshotType snapshot_type, sim::Time started) {
     note_checkpoint(checkpoint_id, snapshot_type, started);
     if (!task_.running()) {

@@ -22,8 +22,13 @@
 #include "engine/runtime/checkpoint_upload.h"
 #include "engine/runtime/deployment.h"
 #include "sim/time.h"
+#include "sim/trace.h"
 
 namespace eosim::engine {
+
+// The event of both alignment timers: the input side's (Task::start_alignment_timer) and the aligned
+// checkpoint timeout on the output side (SubtaskCheckpoint::finish_aligned).
+inline constexpr sim::EventKind kAlignmentTimer{"task.alignment_timer"};
 
 class Task;
 

@@ -11,7 +11,6 @@
 namespace eosim::engine {
 
 namespace {
-constexpr sim::EventKind kAlignmentTimer{"task.alignment_timer"};
 constexpr sim::EventKind kTaskProcessed{"task.processed"};
 constexpr sim::EventKind kSourcePoll{"source.poll"};
 constexpr sim::EventKind kTaskTimer{"task.timer"};

@@ -14,7 +14,7 @@
 namespace eosim::engine {
 namespace {
 
-class RecordingController final : public BarrierHandlerController {
+class TrackerController final : public BarrierHandlerController {
 public:
     sim::Time now() const override { return clock; }
     sim::Time clock;  // the tests move it by hand
@@ -32,7 +32,7 @@ public:
 };
 
 TEST_CASE("tracker: never blocks a channel and snapshots when the count reaches the channels", "[tracker]") {
-    RecordingController controller;
+    TrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.barrier_received(0, 1);
     tracker.barrier_received(2, 1);
@@ -47,7 +47,7 @@ TEST_CASE("tracker: never blocks a channel and snapshots when the count reaches 
 }
 
 TEST_CASE("tracker: single channel snapshots at once", "[tracker]") {
-    RecordingController controller;
+    TrackerController controller;
     BarrierTracker tracker(1, controller);
     tracker.barrier_received(0, 1);
     tracker.barrier_received(0, 2);
@@ -55,7 +55,7 @@ TEST_CASE("tracker: single channel snapshots at once", "[tracker]") {
 }
 
 TEST_CASE("tracker: several checkpoints are counted at once", "[tracker]") {
-    RecordingController controller;
+    TrackerController controller;
     BarrierTracker tracker(2, controller);
     tracker.barrier_received(0, 1);
     tracker.barrier_received(0, 2);  // channel 0 runs ahead: the tracker does not block it
@@ -70,7 +70,7 @@ TEST_CASE("tracker: several checkpoints are counted at once", "[tracker]") {
 }
 
 TEST_CASE("tracker: a later checkpoint completing drops the earlier ones", "[tracker]") {
-    RecordingController controller;
+    TrackerController controller;
     BarrierTracker tracker(2, controller);
     tracker.barrier_received(0, 1);  // channel 1 skips checkpoint 1
     tracker.barrier_received(0, 2);
@@ -85,7 +85,7 @@ TEST_CASE("tracker: a later checkpoint completing drops the earlier ones", "[tra
 }
 
 TEST_CASE("tracker: at most kMaxTracked checkpoints are tracked, the oldest is dropped", "[tracker]") {
-    RecordingController controller;
+    TrackerController controller;
     BarrierTracker tracker(2, controller);
     const auto max = static_cast<int64_t>(BarrierTracker::kMaxTracked);
     for (int64_t id = 1; id <= max + 1; ++id) tracker.barrier_received(0, id);
@@ -103,7 +103,7 @@ TEST_CASE("tracker: at most kMaxTracked checkpoints are tracked, the oldest is d
 }
 
 TEST_CASE("tracker: an aborted checkpoint is forgotten", "[tracker]") {
-    RecordingController controller;
+    TrackerController controller;
     BarrierTracker tracker(2, controller);
     tracker.barrier_received(0, 1);
     tracker.barrier_received(0, 2);
@@ -126,7 +126,7 @@ TEST_CASE("tracker: an aborted checkpoint is forgotten", "[tracker]") {
 // it). Inserting the old one in the middle of a full deque would evict the oldest tracked
 // checkpoint for it, which can be one that would still complete.
 TEST_CASE("tracker: a late first barrier of an old checkpoint does not evict a completable one", "[tracker]") {
-    RecordingController controller;
+    TrackerController controller;
     BarrierTracker tracker(2, controller);
     const auto max = static_cast<int64_t>(BarrierTracker::kMaxTracked);
     for (int64_t id = 1; id <= max + 1; ++id) tracker.barrier_received(0, id);  // 1 falls out; 2..max+1 tracked
@@ -145,7 +145,7 @@ TEST_CASE("tracker massive random: snapshots only complete checkpoints, strictly
                 if (*rc::gen::inRange(0, 4) != 0) queue.push_back(id);
             }
         }
-        RecordingController controller;
+        TrackerController controller;
         BarrierTracker tracker(channels, controller);
         std::vector<size_t> next(queues.size(), 0);
         std::vector<std::vector<int32_t>> delivered(static_cast<size_t>(checkpoints + 1));

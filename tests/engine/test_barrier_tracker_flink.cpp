@@ -13,7 +13,7 @@ namespace {
 
 using Ids = std::vector<int64_t>;
 
-class TrackerController final : public BarrierHandlerController {
+class FlinkTrackerController final : public BarrierHandlerController {
 public:
     sim::Time now() const override { return clock; }
     sim::Time clock;  // the tests move it by hand
@@ -30,7 +30,7 @@ public:
 };
 
 TEST_CASE("CheckpointBarrierTrackerTest.testDeduplicateChannelsWithBothBarrierAndEndOfPartition", "[tracker][flink]") {
-    TrackerController controller;
+    FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.barrier_received(0, 2);
     tracker.barrier_received(1, 2);
@@ -42,7 +42,7 @@ TEST_CASE("CheckpointBarrierTrackerTest.testDeduplicateChannelsWithBothBarrierAn
 }
 
 TEST_CASE("CheckpointBarrierTrackerTest.testTriggerCheckpointsWithEndOfPartition", "[tracker][flink]") {
-    TrackerController controller;
+    FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.barrier_received(0, 1);
     tracker.barrier_received(0, 2);
@@ -60,7 +60,7 @@ TEST_CASE("CheckpointBarrierTrackerTest.testTriggerCheckpointsWithEndOfPartition
 }
 
 TEST_CASE("CheckpointBarrierTrackerTest.testTriggerCheckpointsAfterReceivedEndOfPartition", "[tracker][flink]") {
-    TrackerController controller;
+    FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.end_of_partition(2);
     tracker.barrier_received(0, 5);
@@ -73,7 +73,7 @@ TEST_CASE("CheckpointBarrierTrackerTest.testTriggerCheckpointsAfterReceivedEndOf
 }
 
 TEST_CASE("CheckpointBarrierTrackerTest.testNoFastPathWithChannelFinishedDuringCheckpoints", "[tracker][flink]") {
-    TrackerController controller;
+    FlinkTrackerController controller;
     BarrierTracker tracker(2, controller);
     tracker.barrier_received(0, 1);
     tracker.end_of_partition(0);
@@ -85,7 +85,7 @@ TEST_CASE("CheckpointBarrierTrackerTest.testNoFastPathWithChannelFinishedDuringC
 }
 
 TEST_CASE("CheckpointBarrierTrackerTest.testNoFastPathWithChannelFinishedDuringCheckpointsCancel", "[tracker][flink]") {
-    TrackerController controller;
+    FlinkTrackerController controller;
     BarrierTracker tracker(2, controller);
     tracker.barrier_received(0, 1);
     tracker.end_of_partition(0);
@@ -96,7 +96,7 @@ TEST_CASE("CheckpointBarrierTrackerTest.testNoFastPathWithChannelFinishedDuringC
 }
 
 TEST_CASE("CheckpointBarrierTrackerTest.testCompleteAndRemoveAbortedCheckpointWithEndOfPartition", "[tracker][flink]") {
-    TrackerController controller;
+    FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.cancellation_marker_received(0, 4);
     tracker.barrier_received(1, 4);
@@ -109,7 +109,7 @@ TEST_CASE("CheckpointBarrierTrackerTest.testCompleteAndRemoveAbortedCheckpointWi
 }
 
 TEST_CASE("CheckpointBarrierTrackerTest.testAbortCheckpointsAfterEndOfPartitionReceived", "[tracker][flink]") {
-    TrackerController controller;
+    FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.end_of_partition(2);
     tracker.barrier_received(0, 5);
@@ -122,7 +122,7 @@ TEST_CASE("CheckpointBarrierTrackerTest.testAbortCheckpointsAfterEndOfPartitionR
 }
 
 TEST_CASE("CheckpointBarrierTrackerTest.testInterleavedCancellationBarriers", "[tracker][flink]") {
-    TrackerController controller;
+    FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.barrier_received(0, 1);
     tracker.cancellation_marker_received(0, 2);
@@ -136,7 +136,7 @@ TEST_CASE("CheckpointBarrierTrackerTest.testInterleavedCancellationBarriers", "[
 }
 
 TEST_CASE("CheckpointBarrierTrackerTest.testMultiChannelAbortCheckpoint", "[tracker][flink]") {
-    TrackerController controller;
+    FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     for (int32_t c : {1, 2, 0}) tracker.barrier_received(c, 1);
     tracker.barrier_received(0, 2);
@@ -156,7 +156,7 @@ TEST_CASE("CheckpointBarrierTrackerTest.testMultiChannelAbortCheckpoint", "[trac
 }
 
 TEST_CASE("CheckpointBarrierTrackerTest.testNextFirstCheckpointBarrierOvertakesCancellationBarrier", "[tracker][flink]") {
-    TrackerController controller;
+    FlinkTrackerController controller;
     BarrierTracker tracker(2, controller);
     tracker.barrier_received(1, 1);
     tracker.barrier_received(1, 2);

@@ -29,7 +29,7 @@ using scenarios::RunOptions;
 using scenarios::run_scenario;
 using sim::Duration;
 
-constexpr int kDefaultCases = 30;
+constexpr int kEngineCases = 30;
 constexpr int64_t kInputRecords = 2000;  // at 1000 per second: 2 s of input
 
 std::filesystem::path scenario_file() { return testing::catalogue_scenario("kafka-count-eos"); }
@@ -40,7 +40,7 @@ struct Crash {
     int64_t restart_delay_ms;
 };
 
-std::string describe(const std::vector<Crash>& crashes) {
+std::string describe_crashes(const std::vector<Crash>& crashes) {
     std::string text;
     for (const Crash& c : crashes) {
         text += "crash " + c.node + " at " + std::to_string(c.at_ms) + "ms, restart after " +
@@ -90,7 +90,7 @@ TEST_CASE("engine property: a TaskManager crash in the first 50 ms, restarted af
 
 TEST_CASE("engine property: random TaskManager crashes never break exactly-once, and runs are deterministic", "[engine_property]") {
     const scenarios::Scenario shipped = scenarios::load_scenario(scenario_file());
-    testing::prop_with_cases("1-3 crashes of tm0/tm1 within the input, restart delays 0.1-3s", kDefaultCases, [&shipped] {
+    testing::prop_with_cases("1-3 crashes of tm0/tm1 within the input, restart delays 0.1-3s", kEngineCases, [&shipped] {
         const uint64_t seed = *rc::gen::inRange<uint64_t>(1, 1'000'000);
         const int crash_count = *rc::gen::inRange(1, 4);
         std::vector<Crash> crashes;
@@ -105,7 +105,7 @@ TEST_CASE("engine property: random TaskManager crashes never break exactly-once,
         for (const Crash& c : crashes) {
             s.faults.push_back(test::crash_at(c.node, Duration::millis(c.at_ms), Duration::millis(c.restart_delay_ms)));
         }
-        RC_LOG() << "seed " << seed << "; " << describe(crashes) << "\n";
+        RC_LOG() << "seed " << seed << "; " << describe_crashes(crashes) << "\n";
 
         const auto first = run_scenario(s, RunOptions{seed, nullptr});
         RC_LOG() << test::describe(first);

@@ -28,12 +28,12 @@ namespace {
 using scenarios::RunOptions;
 using scenarios::run_scenario;
 
-scenarios::Scenario shipped(const std::string& name) {
+scenarios::Scenario shipped_scenario(const std::string& name) {
     return scenarios::load_scenario(testing::catalogue_scenario(name));
 }
 
 TEST_CASE("join job: fault-free output equals the model's for random inputs", "[join][join_property]") {
-    const scenarios::Scenario base = shipped("join-fast-slow");
+    const scenarios::Scenario base = shipped_scenario("join-fast-slow");
     rc::prop("random sizes, keys, rates and values of both sides", [&base] {
         scenarios::Scenario s = base;
         s.faults.clear();
@@ -54,7 +54,7 @@ TEST_CASE("join job: fault-free output equals the model's for random inputs", "[
 }
 
 TEST_CASE("dedup job: fault-free output equals the model's for random inputs and watermark strategies", "[dedup][dedup_property]") {
-    const scenarios::Scenario base = shipped("dedup-restore");
+    const scenarios::Scenario base = shipped_scenario("dedup-restore");
     rc::prop("random sizes, keys, rates, disorder within the watermark bound, and dedup bounds", [&base] {
         scenarios::Scenario s = base;
         s.faults.clear();
@@ -79,7 +79,7 @@ TEST_CASE("dedup job: fault-free output equals the model's for random inputs and
 }
 
 TEST_CASE("join job: unaligned checkpoints through the two-input task, with crashes, stay exactly-once", "[join]") {
-    scenarios::Scenario s = shipped("join-fast-slow");
+    scenarios::Scenario s = shipped_scenario("join-fast-slow");
     s.job.checkpointing.unaligned = true;
     s.job.runtime.channel_credits = 1;  // little room: in-flight data for the barriers to overtake
     int64_t in_flight_checked = 0;
@@ -119,7 +119,7 @@ TEST_CASE("join job negative control: a restore that loses one side's rows misse
     const ScopedOperatorReplacement broken(OperatorKind::join, [](const VertexSpec&, std::unique_ptr<KeyedStateBackend> state) {
         return std::make_unique<RightSideLosingJoin>(std::move(state));
     });
-    const scenarios::Scenario s = shipped("join-fast-slow");
+    const scenarios::Scenario s = shipped_scenario("join-fast-slow");
     const auto result = run_scenario(s, RunOptions{1, nullptr});
     INFO(test::describe(result));
     CHECK(result.figures.restarts >= 1);
@@ -157,7 +157,7 @@ TEST_CASE("dedup job negative control: a restore that forgets the periods lets d
     const ScopedOperatorReplacement broken(OperatorKind::dedup, [](const VertexSpec& v, std::unique_ptr<KeyedStateBackend> state) {
         return std::make_unique<ForgetfulDedup>(v.dedup.bound.millis_count(), std::move(state));
     });
-    const scenarios::Scenario s = shipped("dedup-restore");
+    const scenarios::Scenario s = shipped_scenario("dedup-restore");
     const auto result = run_scenario(s, RunOptions{1, nullptr});
     INFO(test::describe(result));
     CHECK(result.figures.restarts >= 1);

@@ -18,10 +18,10 @@
 namespace eosim::engine {
 namespace {
 
-constexpr int32_t kMaxParallelism = 128;
+constexpr int32_t kJoinMaxParallelism = 128;
 
 std::unique_ptr<KeyedStateBackend> heap_backend() {
-    return make_heap_state_backend(KeyGroupRange{0, kMaxParallelism - 1}, kMaxParallelism);
+    return make_heap_state_backend(KeyGroupRange{0, kJoinMaxParallelism - 1}, kJoinMaxParallelism);
 }
 
 Record row(int64_t key, int64_t value, int64_t timestamp) {
@@ -30,7 +30,7 @@ Record row(int64_t key, int64_t value, int64_t timestamp) {
     return r;
 }
 
-std::vector<Record> sorted(std::vector<Record> records) {
+std::vector<Record> sorted_records(std::vector<Record> records) {
     std::sort(records.begin(), records.end());
     return records;
 }
@@ -56,7 +56,7 @@ std::vector<Record> all_pairs(const std::vector<Record>& left, const std::vector
             if (l.key == r.key) out.push_back(join_result(l, r));
         }
     }
-    return sorted(out);
+    return sorted_records(out);
 }
 
 TEST_CASE("join: every pair once whatever the interleaving, also across a snapshot and restore", "[join]") {
@@ -93,7 +93,7 @@ TEST_CASE("join: every pair once whatever the interleaving, also across a snapsh
             const Record& r = side == 0 ? left[next[0]++] : right[next[1]++];
             op->process(side, r, emit);
         }
-        RC_ASSERT(sorted(out) == all_pairs(left, right));
+        RC_ASSERT(sorted_records(out) == all_pairs(left, right));
         // The state: every row of each side, with its multiplicity.
         std::map<StateKey, int64_t> expected;
         for (const Record& r : left) ++expected[join_row_cell(kJoinLeftState, r)];

@@ -25,7 +25,7 @@
 namespace eosim::engine {
 namespace {
 
-constexpr int32_t kMaxParallelism = 128;
+constexpr int32_t kCellsMaxParallelism = 128;
 
 // A backend and how its checkpoints are taken and restored.
 enum class Flavour { heap, rocksdb_full, rocksdb_incremental };
@@ -43,22 +43,22 @@ const std::vector<Flavour> kFlavours = {Flavour::heap, Flavour::rocksdb_full, Fl
 
 using Backends = std::vector<std::unique_ptr<KeyedStateBackend>>;
 
-Backends subtasks(Flavour flavour, int32_t parallelism) {
+Backends cell_subtasks(Flavour flavour, int32_t parallelism) {
     const StateBackendOptions options{flavour == Flavour::heap ? StateBackendKind::heap : StateBackendKind::rocksdb,
                                       flavour == Flavour::rocksdb_incremental};
     Backends out;
     for (int32_t s = 0; s < parallelism; ++s) {
-        out.push_back(make_state_backend(options, KeyGroupRange::of_subtask(s, parallelism, kMaxParallelism), kMaxParallelism,
+        out.push_back(make_state_backend(options, KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism), kCellsMaxParallelism,
                                          "op-" + std::to_string(s) + "-a1"));
     }
     return out;
 }
 
 KeyedStateBackend& owner(Backends& backends, int64_t key) {
-    return *backends[static_cast<size_t>(subtask_for_key(key, kMaxParallelism, static_cast<int32_t>(backends.size())))];
+    return *backends[static_cast<size_t>(subtask_for_key(key, kCellsMaxParallelism, static_cast<int32_t>(backends.size())))];
 }
 
-void fill(Backends& backends, const std::map<StateKey, int64_t>& cells) {
+void fill_cells(Backends& backends, const std::map<StateKey, int64_t>& cells) {
     for (const auto& [at, value] : cells) owner(backends, at.key).put(at, value);
 }
 
@@ -79,7 +79,7 @@ struct Storage {
 
 // Checkpoints `before` (as its flavour does) and restores it into `parallelism` new subtasks.
 Backends checkpoint_and_restore(Flavour flavour, Backends& before, int32_t parallelism, Storage& storage) {
-    Backends after = subtasks(flavour, parallelism);
+    Backends after = cell_subtasks(flavour, parallelism);
     if (flavour != Flavour::rocksdb_incremental) {
         std::vector<std::string> blobs;
         for (const auto& b : before) blobs.push_back(b->snapshot());
@@ -98,7 +98,7 @@ Backends checkpoint_and_restore(Flavour flavour, Backends& before, int32_t paral
     }
     for (int32_t s = 0; s < parallelism; ++s) {
         std::map<std::string, std::string> files;
-        for (const auto& key : shared_keys_to_restore(private_states, KeyGroupRange::of_subtask(s, parallelism, kMaxParallelism))) {
+        for (const auto& key : shared_keys_to_restore(private_states, KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism))) {
             files[key] = shared.at(key);
         }
         after[static_cast<size_t>(s)]->restore_incremental(private_states, files);
@@ -126,7 +126,7 @@ std::map<StateKey, int64_t> sample_cells(int64_t keys) {
 TEST_CASE("keyed state cells: the int64-key API is the state-0/ns-0/item-0 cell", "[state_backend][cells]") {
     for (Flavour flavour : kFlavours) {
         INFO(name_of(flavour));
-        auto backends = subtasks(flavour, 1);
+        auto backends = cell_subtasks(flavour, 1);
         KeyedStateBackend& b = *backends[0];
         b.put(5, 10);
         CHECK(b.get(StateKey{5}) == 10);
@@ -162,7 +162,7 @@ TEST_CASE("keyed state cells: a state of plain cells encodes exactly as before c
     std::map<int64_t, int64_t> entries;
     for (int64_t k = 0; k < 300; ++k) entries[k * 7919 - 500] = k * k + 1;
     std::map<int32_t, std::map<int64_t, int64_t>> by_group;
-    for (const auto& [key, value] : entries) by_group[key_group_of(key, kMaxParallelism)][key] = value;
+    for (const auto& [key, value] : entries) by_group[key_group_of(key, kCellsMaxParallelism)][key] = value;
     BlobWriter expected;
     for (const auto& [group, pairs] : by_group) {
         expected.put_i64(group);
@@ -175,13 +175,13 @@ TEST_CASE("keyed state cells: a state of plain cells encodes exactly as before c
     const std::string old_bytes = expected.take();
     for (Flavour flavour : kFlavours) {
         INFO(name_of(flavour));
-        auto backends = subtasks(flavour, 1);
+        auto backends = cell_subtasks(flavour, 1);
         for (const auto& [key, value] : entries) backends[0]->put(StateKey{key}, value);
         backends[0]->put(StateKey{1, 3, 4, 5}, 6);  // a namespaced cell, removed again: no trace left
         backends[0]->remove(StateKey{1, 3, 4, 5});
         CHECK(backends[0]->canonical_snapshot() == old_bytes);
         // And old bytes restore.
-        auto restored = subtasks(flavour, 1);
+        auto restored = cell_subtasks(flavour, 1);
         restored[0]->restore_canonical({old_bytes});
         CHECK(restored[0]->contents() == entries);
     }
@@ -191,8 +191,8 @@ TEST_CASE("keyed state cells: scan and scan_state are ordered", "[state_backend]
     const auto cells = sample_cells(60);
     for (Flavour flavour : kFlavours) {
         INFO(name_of(flavour));
-        auto backends = subtasks(flavour, 2);
-        fill(backends, cells);
+        auto backends = cell_subtasks(flavour, 2);
+        fill_cells(backends, cells);
         for (int32_t state : {0, 1, 2, -1, 5}) {
             // scan: one key's cells of one state, ordered by (ns, item).
             for (int64_t k : {0, 1, 2, 3, 14, 30}) {
@@ -211,7 +211,7 @@ TEST_CASE("keyed state cells: scan and scan_state are ordered", "[state_backend]
                 b->scan_state(state, [&seen](const StateKey& at, int64_t value) { seen.emplace_back(at, value); });
                 std::map<std::tuple<int32_t, int64_t, int64_t, int64_t>, std::pair<StateKey, int64_t>> expected;
                 for (const auto& [at, value] : b->cells()) {
-                    if (at.state == state) expected[{key_group_of(at.key, kMaxParallelism), at.key, at.ns, at.item}] = {at, value};
+                    if (at.state == state) expected[{key_group_of(at.key, kCellsMaxParallelism), at.key, at.ns, at.item}] = {at, value};
                 }
                 std::vector<std::pair<StateKey, int64_t>> expected_order;
                 for (const auto& [order, cell] : expected) expected_order.push_back(cell);
@@ -226,8 +226,8 @@ TEST_CASE("keyed state cells: round trip through snapshot and restore, also resc
     const auto cells = sample_cells(400);
     for (Flavour flavour : kFlavours) {
         INFO(name_of(flavour));
-        auto before = subtasks(flavour, 4);
-        fill(before, cells);
+        auto before = cell_subtasks(flavour, 4);
+        fill_cells(before, cells);
         REQUIRE(cells_of(before) == cells);
         Storage storage;
         for (int32_t parallelism : {4, 6, 3}) {
@@ -235,9 +235,9 @@ TEST_CASE("keyed state cells: round trip through snapshot and restore, also resc
             auto after = checkpoint_and_restore(flavour, before, parallelism, storage);
             CHECK(cells_of(after) == cells);
             for (int32_t s = 0; s < parallelism; ++s) {
-                const KeyGroupRange range = KeyGroupRange::of_subtask(s, parallelism, kMaxParallelism);
+                const KeyGroupRange range = KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism);
                 for (const auto& [at, value] : after[static_cast<size_t>(s)]->cells()) {
-                    CHECK(range.contains(key_group_of(at.key, kMaxParallelism)));
+                    CHECK(range.contains(key_group_of(at.key, kCellsMaxParallelism)));
                 }
             }
             // The restored state goes on working: a write and a removal after the restore.
@@ -261,7 +261,7 @@ struct IncrementalRun {
 
 IncrementalRun run_incremental_rounds() {
     IncrementalRun run;
-    auto backends = subtasks(Flavour::rocksdb_incremental, 3);
+    auto backends = cell_subtasks(Flavour::rocksdb_incremental, 3);
     for (int64_t round = 1; round <= 4; ++round) {
         for (int64_t k = 0; k < 300; ++k) {
             const int64_t key = (k * 31 + round) % 200 - 100;
@@ -297,11 +297,11 @@ TEST_CASE("keyed state cells: RocksDB incremental checkpoints of namespaced cell
     CHECK(first.storage.shared == second.storage.shared);  // the same SST names and bytes
     for (int32_t parallelism : {3, 2, 5}) {
         INFO("to parallelism " << parallelism);
-        Backends after = subtasks(Flavour::rocksdb_incremental, parallelism);
+        Backends after = cell_subtasks(Flavour::rocksdb_incremental, parallelism);
         for (int32_t s = 0; s < parallelism; ++s) {
             std::map<std::string, std::string> files;
             for (const auto& key : shared_keys_to_restore(first.private_states.back(),
-                                                          KeyGroupRange::of_subtask(s, parallelism, kMaxParallelism))) {
+                                                          KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism))) {
                 files[key] = first.storage.shared.at(key);
             }
             after[static_cast<size_t>(s)]->restore_incremental(first.private_states.back(), files);
@@ -323,11 +323,11 @@ TEST_CASE("keyed state cells: the canonical form of each backend restores into t
         const Flavour reader = *rc::gen::elementOf(kFlavours);
         const int32_t old_parallelism = *rc::gen::inRange(1, 5);
         const int32_t new_parallelism = *rc::gen::inRange(1, 5);
-        auto before = subtasks(writer, old_parallelism);
-        fill(before, cells);
+        auto before = cell_subtasks(writer, old_parallelism);
+        fill_cells(before, cells);
         std::vector<std::string> savepoint;
         for (const auto& b : before) savepoint.push_back(b->canonical_snapshot());
-        auto after = subtasks(reader, new_parallelism);
+        auto after = cell_subtasks(reader, new_parallelism);
         for (auto& b : after) b->restore_canonical(savepoint);
         std::map<StateKey, int64_t> restored;
         for (const auto& b : after) {
@@ -336,7 +336,7 @@ TEST_CASE("keyed state cells: the canonical form of each backend restores into t
         }
         RC_ASSERT(restored == cells);
         // The canonical form is the same whichever backend writes it.
-        auto heap = subtasks(Flavour::heap, new_parallelism);
+        auto heap = cell_subtasks(Flavour::heap, new_parallelism);
         for (auto& b : heap) b->restore_canonical(savepoint);
         for (size_t s = 0; s < after.size(); ++s) RC_ASSERT(after[s]->canonical_snapshot() == heap[s]->canonical_snapshot());
     });

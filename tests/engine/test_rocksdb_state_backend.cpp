@@ -16,23 +16,23 @@
 namespace eosim::engine {
 namespace {
 
-constexpr int32_t kMaxParallelism = 128;
+constexpr int32_t kRocksMaxParallelism = 128;
 
 std::unique_ptr<KeyedStateBackend> rocksdb_backend(KeyGroupRange range, bool incremental, const std::string& identity = "op-0-a1") {
-    return make_state_backend(StateBackendOptions{StateBackendKind::rocksdb, incremental}, range, kMaxParallelism, identity);
+    return make_state_backend(StateBackendOptions{StateBackendKind::rocksdb, incremental}, range, kRocksMaxParallelism, identity);
 }
 
 std::vector<std::unique_ptr<KeyedStateBackend>> subtasks(int32_t parallelism, StateBackendKind kind, bool incremental) {
     std::vector<std::unique_ptr<KeyedStateBackend>> out;
     for (int32_t s = 0; s < parallelism; ++s) {
-        out.push_back(make_state_backend(StateBackendOptions{kind, incremental}, KeyGroupRange::of_subtask(s, parallelism, kMaxParallelism),
-                                         kMaxParallelism, "op-" + std::to_string(s) + "-a1"));
+        out.push_back(make_state_backend(StateBackendOptions{kind, incremental}, KeyGroupRange::of_subtask(s, parallelism, kRocksMaxParallelism),
+                                         kRocksMaxParallelism, "op-" + std::to_string(s) + "-a1"));
     }
     return out;
 }
 
 void apply(std::vector<std::unique_ptr<KeyedStateBackend>>& backends, int64_t key, std::optional<int64_t> value) {
-    auto& backend = backends[static_cast<size_t>(subtask_for_key(key, kMaxParallelism, static_cast<int32_t>(backends.size())))];
+    auto& backend = backends[static_cast<size_t>(subtask_for_key(key, kRocksMaxParallelism, static_cast<int32_t>(backends.size())))];
     if (value) {
         backend->put(key, *value);
     } else {
@@ -82,7 +82,7 @@ Stored snapshot_all(std::vector<std::unique_ptr<KeyedStateBackend>>& backends, i
 }
 
 std::vector<IncrementalSnapshot> run_once() {
-    auto backend = rocksdb_backend(KeyGroupRange{0, kMaxParallelism - 1}, true);
+    auto backend = rocksdb_backend(KeyGroupRange{0, kRocksMaxParallelism - 1}, true);
     std::vector<IncrementalSnapshot> snapshots;
     for (int64_t c = 1; c <= 6; ++c) {
         for (int64_t k = 0; k < 2000; ++k) {
@@ -119,7 +119,7 @@ TEST_CASE("rocksdb backend: two runs give the same SST file names and bytes", "[
 }
 
 TEST_CASE("rocksdb backend: an incremental snapshot uploads only files not yet confirmed", "[state_backend][rocksdb]") {
-    auto backend = rocksdb_backend(KeyGroupRange{0, kMaxParallelism - 1}, true);
+    auto backend = rocksdb_backend(KeyGroupRange{0, kRocksMaxParallelism - 1}, true);
     for (int64_t k = 0; k < 5000; ++k) backend->put(k, k);
     const IncrementalSnapshot first = backend->snapshot_incremental(1, "shared/c1-");
     CHECK(first.uploads.size() == 1);
@@ -146,7 +146,7 @@ TEST_CASE("rocksdb backend: restore from incremental snapshots, same parallelism
     REQUIRE(contents(before) == model);
     auto after = subtasks(4, StateBackendKind::rocksdb, true);
     for (size_t s = 0; s < after.size(); ++s) {
-        const auto keys = shared_keys_to_restore(stored.private_states, KeyGroupRange::of_subtask(static_cast<int32_t>(s), 4, kMaxParallelism));
+        const auto keys = shared_keys_to_restore(stored.private_states, KeyGroupRange::of_subtask(static_cast<int32_t>(s), 4, kRocksMaxParallelism));
         std::map<std::string, std::string> files;
         for (const auto& key : keys) files[key] = stored.shared.at(key);
         after[s]->restore_incremental(stored.private_states, files);
@@ -169,12 +169,12 @@ TEST_CASE("rocksdb backend: rescaled restore p=4 -> p=6 and p=4 -> p=3 from incr
     for (int32_t parallelism : {6, 3}) {
         auto after = subtasks(parallelism, StateBackendKind::rocksdb, true);
         for (int32_t s = 0; s < parallelism; ++s) {
-            const KeyGroupRange range = KeyGroupRange::of_subtask(s, parallelism, kMaxParallelism);
+            const KeyGroupRange range = KeyGroupRange::of_subtask(s, parallelism, kRocksMaxParallelism);
             std::map<std::string, std::string> files;
             for (const auto& key : shared_keys_to_restore(stored.private_states, range)) files[key] = stored.shared.at(key);
             after[static_cast<size_t>(s)]->restore_incremental(stored.private_states, files);
             for (const auto& [key, value] : after[static_cast<size_t>(s)]->contents()) {
-                CHECK(range.contains(key_group_of(key, kMaxParallelism)));
+                CHECK(range.contains(key_group_of(key, kRocksMaxParallelism)));
             }
         }
         CHECK(contents(after) == model);

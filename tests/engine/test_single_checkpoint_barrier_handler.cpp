@@ -20,7 +20,7 @@ namespace eosim::engine {
 namespace {
 
 // Records every call the aligner makes, and the set of channels it keeps blocked.
-class RecordingController final : public BarrierHandlerController {
+class HandlerController final : public BarrierHandlerController {
 public:
     sim::Time now() const override { return clock; }
     sim::Time clock;  // the tests move it by hand
@@ -59,10 +59,10 @@ public:
     std::vector<CheckpointFailureReason> abort_failure_reasons;
 };
 
-using Call = RecordingController::Call;
+using Call = HandlerController::Call;
 
 TEST_CASE("aligner: a single channel snapshots at once, without blocking", "[aligner]") {
-    RecordingController controller;
+    HandlerController controller;
     SingleCheckpointBarrierHandler aligner(1, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(0, 1);
     CHECK(controller.snapshots == std::vector<int64_t>{1});
@@ -74,7 +74,7 @@ TEST_CASE("aligner: a single channel snapshots at once, without blocking", "[ali
 }
 
 TEST_CASE("aligner: blocks each channel that delivered its barrier, snapshots and unblocks on the last", "[aligner]") {
-    RecordingController controller;
+    HandlerController controller;
     SingleCheckpointBarrierHandler aligner(3, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(1, 7);
     CHECK(controller.blocked == std::set<int32_t>{1});
@@ -99,7 +99,7 @@ TEST_CASE("aligner: blocks each channel that delivered its barrier, snapshots an
 }
 
 TEST_CASE("aligner: a newer barrier during alignment aborts the older checkpoint and aligns the new one", "[aligner]") {
-    RecordingController controller;
+    HandlerController controller;
     SingleCheckpointBarrierHandler aligner(3, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(0, 3);
     aligner.barrier_received(1, 3);
@@ -117,7 +117,7 @@ TEST_CASE("aligner: a newer barrier during alignment aborts the older checkpoint
 }
 
 TEST_CASE("aligner: late barriers of an older checkpoint are ignored", "[aligner]") {
-    RecordingController controller;
+    HandlerController controller;
     SingleCheckpointBarrierHandler aligner(2, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(0, 1);
     aligner.barrier_received(1, 2);  // aborts 1, collects 2
@@ -138,7 +138,7 @@ TEST_CASE("aligner: late barriers of an older checkpoint are ignored", "[aligner
 }
 
 TEST_CASE("aligner: checkpoint_aborted during alignment unblocks and returns to waiting", "[aligner]") {
-    RecordingController controller;
+    HandlerController controller;
     SingleCheckpointBarrierHandler aligner(3, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(0, 5);
     aligner.barrier_received(2, 5);
@@ -164,7 +164,7 @@ TEST_CASE("aligner: checkpoint_aborted during alignment unblocks and returns to 
 }
 
 TEST_CASE("aligner: a second barrier of the same checkpoint on one channel throws", "[aligner]") {
-    RecordingController controller;
+    HandlerController controller;
     SingleCheckpointBarrierHandler aligner(2, AlignmentMode::aligned, sim::Duration::zero(), controller);
     aligner.barrier_received(0, 1);
     CHECK_THROWS_AS(aligner.barrier_received(0, 1), std::logic_error);
@@ -176,7 +176,7 @@ TEST_CASE("aligner: a second barrier of the same checkpoint on one channel throw
 }
 
 TEST_CASE("aligner: make_barrier_handler picks the single-checkpoint handler for exactly-once and the tracker for at-least-once", "[aligner]") {
-    RecordingController controller;
+    HandlerController controller;
     CHECK(std::string(make_barrier_handler(CheckpointingMode::exactly_once, 2, controller)->name()) == "single-checkpoint");
     CHECK(std::string(make_barrier_handler(CheckpointingMode::at_least_once, 2, controller)->name()) == "tracker");
 }
@@ -199,7 +199,7 @@ struct RandomRun {
 // something queued, or (sometimes, and always when nothing can be read) delivers the coordinator's
 // abort of the checkpoint being aligned. Checks the invariants after every step.
 void drive(RandomRun run, bool allow_aborts) {
-    RecordingController controller;
+    HandlerController controller;
     SingleCheckpointBarrierHandler aligner(run.channels, AlignmentMode::aligned, sim::Duration::zero(), controller);
     std::map<int64_t, std::set<int32_t>> delivered;  // checkpoint -> channels whose barrier was handed over
     std::set<int64_t> aborted_by_coordinator;
@@ -282,7 +282,7 @@ TEST_CASE("aligner massive random: with every barrier delivered and no aborts, e
         const RandomRun run = *random_run(true);
         const auto checkpoints = static_cast<int64_t>(
             std::count_if(run.queues[0].begin(), run.queues[0].end(), [](const Element& e) { return e.barrier; }));
-        RecordingController controller;
+        HandlerController controller;
         SingleCheckpointBarrierHandler aligner(run.channels, AlignmentMode::aligned, sim::Duration::zero(), controller);
         RandomRun state = run;
         while (true) {

@@ -17,10 +17,10 @@
 namespace eosim::engine {
 namespace {
 
-constexpr int32_t kMaxParallelism = 128;
+constexpr int32_t kBackendMaxParallelism = 128;
 
 // A backend per subtask of a keyed vertex with `parallelism` subtasks.
-std::vector<std::unique_ptr<KeyedStateBackend>> backends(int32_t parallelism, int32_t max_parallelism = kMaxParallelism) {
+std::vector<std::unique_ptr<KeyedStateBackend>> backends(int32_t parallelism, int32_t max_parallelism = kBackendMaxParallelism) {
     std::vector<std::unique_ptr<KeyedStateBackend>> out;
     for (int32_t s = 0; s < parallelism; ++s) {
         out.push_back(make_heap_state_backend(KeyGroupRange::of_subtask(s, parallelism, max_parallelism), max_parallelism));
@@ -30,7 +30,7 @@ std::vector<std::unique_ptr<KeyedStateBackend>> backends(int32_t parallelism, in
 
 // Puts every (key, value) into the subtask that owns its key group, as a hash edge routes it.
 void fill(std::vector<std::unique_ptr<KeyedStateBackend>>& subtasks, const std::map<int64_t, int64_t>& entries,
-          int32_t max_parallelism = kMaxParallelism) {
+          int32_t max_parallelism = kBackendMaxParallelism) {
     const auto parallelism = static_cast<int32_t>(subtasks.size());
     for (const auto& [key, value] : entries) {
         subtasks[static_cast<size_t>(subtask_for_key(key, max_parallelism, parallelism))]->put(key, value);
@@ -44,7 +44,7 @@ std::map<int64_t, int64_t> sample_entries(int64_t keys) {
 }
 
 TEST_CASE("heap backend: get, put and overwrite", "[state_backend]") {
-    auto backend = make_heap_state_backend(KeyGroupRange{0, kMaxParallelism - 1}, kMaxParallelism);
+    auto backend = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1}, kBackendMaxParallelism);
     CHECK_FALSE(backend->get(5).has_value());
     backend->put(5, 10);
     backend->put(-3, 7);
@@ -58,8 +58,8 @@ TEST_CASE("heap backend: get, put and overwrite", "[state_backend]") {
 // add is get + put in one access: the keyed aggregates' hot path, overridden by the heap backend.
 TEST_CASE("state backends: add is put(get or 0 + delta) and returns the new value", "[state_backend]") {
     for (const StateBackendKind kind : {StateBackendKind::heap, StateBackendKind::rocksdb}) {
-        auto backend = make_state_backend(StateBackendOptions{kind, false}, KeyGroupRange{0, kMaxParallelism - 1},
-                                          kMaxParallelism, "add-0-a1");
+        auto backend = make_state_backend(StateBackendOptions{kind, false}, KeyGroupRange{0, kBackendMaxParallelism - 1},
+                                          kBackendMaxParallelism, "add-0-a1");
         CHECK(backend->add(5, 3) == 3);  // absent: from 0
         CHECK(backend->add(5, -10) == -7);
         backend->put(-3, 40);
@@ -71,11 +71,11 @@ TEST_CASE("state backends: add is put(get or 0 + delta) and returns the new valu
 
 TEST_CASE("heap backend: snapshot and restore roundtrip", "[state_backend]") {
     const auto entries = sample_entries(500);
-    auto original = make_heap_state_backend(KeyGroupRange{0, kMaxParallelism - 1}, kMaxParallelism);
+    auto original = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1}, kBackendMaxParallelism);
     for (const auto& [key, value] : entries) original->put(key, value);
     const std::string snapshot = original->snapshot();
 
-    auto restored = make_heap_state_backend(KeyGroupRange{0, kMaxParallelism - 1}, kMaxParallelism);
+    auto restored = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1}, kBackendMaxParallelism);
     restored->put(424242, 1);  // replaced by the restore
     restored->restore({snapshot});
     CHECK(restored->contents() == entries);
@@ -84,7 +84,7 @@ TEST_CASE("heap backend: snapshot and restore roundtrip", "[state_backend]") {
 
     // A snapshot is self-contained: later puts on the original do not change it.
     original->put(entries.begin()->first, -1);
-    auto again = make_heap_state_backend(KeyGroupRange{0, kMaxParallelism - 1}, kMaxParallelism);
+    auto again = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1}, kBackendMaxParallelism);
     again->restore({snapshot});
     CHECK(again->contents() == entries);
 
@@ -98,13 +98,13 @@ TEST_CASE("heap backend: snapshot and restore roundtrip", "[state_backend]") {
 TEST_CASE("heap backend: a key of a key group the subtask does not own is a programmer error", "[state_backend]") {
     auto subtasks = backends(2);
     int64_t foreign = 0;
-    while (subtask_for_key(foreign, kMaxParallelism, 2) == 0) ++foreign;
+    while (subtask_for_key(foreign, kBackendMaxParallelism, 2) == 0) ++foreign;
     CHECK_THROWS_AS(subtasks[0]->put(foreign, 1), std::logic_error);
 }
 
 TEST_CASE("heap backend: restore keeps only the key groups the subtask owns", "[state_backend]") {
     const auto entries = sample_entries(400);
-    auto whole = make_heap_state_backend(KeyGroupRange{0, kMaxParallelism - 1}, kMaxParallelism);
+    auto whole = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1}, kBackendMaxParallelism);
     for (const auto& [key, value] : entries) whole->put(key, value);
     const std::string snapshot = whole->snapshot();
 
@@ -113,11 +113,11 @@ TEST_CASE("heap backend: restore keeps only the key groups the subtask owns", "[
         std::map<int64_t, int64_t> merged;
         for (int32_t s = 0; s < parallelism; ++s) {
             subtasks[static_cast<size_t>(s)]->restore({snapshot});
-            const KeyGroupRange range = KeyGroupRange::of_subtask(s, parallelism, kMaxParallelism);
+            const KeyGroupRange range = KeyGroupRange::of_subtask(s, parallelism, kBackendMaxParallelism);
             for (const auto& [key, value] : subtasks[static_cast<size_t>(s)]->contents()) {
                 INFO("parallelism " << parallelism << ", subtask " << s << ", key " << key);
-                CHECK(range.contains(key_group_of(key, kMaxParallelism)));
-                CHECK(subtask_for_key(key, kMaxParallelism, parallelism) == s);
+                CHECK(range.contains(key_group_of(key, kBackendMaxParallelism)));
+                CHECK(subtask_for_key(key, kBackendMaxParallelism, parallelism) == s);
                 CHECK(merged.emplace(key, value).second);  // no key restored twice
             }
         }

@@ -19,12 +19,12 @@
 namespace eosim::engine {
 namespace {
 
-constexpr int32_t kMaxParallelism = 128;
+constexpr int32_t kTimerMaxParallelism = 128;
 
 using Fired = std::vector<std::tuple<int64_t, int64_t, int64_t>>;  // (time, key, ns)
 
 std::unique_ptr<KeyedStateBackend> whole_range_backend(StateBackendKind kind = StateBackendKind::heap) {
-    return make_state_backend(StateBackendOptions{kind, false}, KeyGroupRange{0, kMaxParallelism - 1}, kMaxParallelism, "op-0-a1");
+    return make_state_backend(StateBackendOptions{kind, false}, KeyGroupRange{0, kTimerMaxParallelism - 1}, kTimerMaxParallelism, "op-0-a1");
 }
 
 TimerService::Fire record_into(Fired& fired) {
@@ -126,7 +126,7 @@ void check_restore(StateBackendKind kind, bool incremental, int32_t old_parallel
     auto make = [&](int32_t parallelism) {
         std::vector<std::unique_ptr<KeyedStateBackend>> backends;
         for (int32_t s = 0; s < parallelism; ++s) {
-            backends.push_back(make_state_backend(options, KeyGroupRange::of_subtask(s, parallelism, kMaxParallelism), kMaxParallelism,
+            backends.push_back(make_state_backend(options, KeyGroupRange::of_subtask(s, parallelism, kTimerMaxParallelism), kTimerMaxParallelism,
                                                   "op-" + std::to_string(s) + "-a1"));
         }
         return backends;
@@ -136,7 +136,7 @@ void check_restore(StateBackendKind kind, bool incremental, int32_t old_parallel
     for (auto& b : before) before_timers.push_back(std::make_unique<TimerService>(*b));
     Fired expected_event, expected_processing;
     for (int64_t key = -50; key < 150; ++key) {
-        const auto s = static_cast<size_t>(subtask_for_key(key, kMaxParallelism, old_parallelism));
+        const auto s = static_cast<size_t>(subtask_for_key(key, kTimerMaxParallelism, old_parallelism));
         before[s]->put(key, key * 2);  // the operator's own state next to the timers
         before_timers[s]->register_event_time_timer(key, key % 3, 1000 + (key * 37) % 100);
         before_timers[s]->register_processing_time_timer(key, 0, 5000 + key);
@@ -167,13 +167,13 @@ void check_restore(StateBackendKind kind, bool incremental, int32_t old_parallel
         auto& b = after[static_cast<size_t>(s)];
         auto timers = std::make_unique<TimerService>(*b);
         int64_t stale_key = 0;
-        while (subtask_for_key(stale_key, kMaxParallelism, new_parallelism) != s) ++stale_key;
+        while (subtask_for_key(stale_key, kTimerMaxParallelism, new_parallelism) != s) ++stale_key;
         timers->register_event_time_timer(stale_key, 0, 1);  // dropped by the restore and restored()
         if (!incremental) {
             b->restore(blobs);
         } else {
             std::map<std::string, std::string> files;
-            for (const auto& key : shared_keys_to_restore(blobs, KeyGroupRange::of_subtask(s, new_parallelism, kMaxParallelism))) {
+            for (const auto& key : shared_keys_to_restore(blobs, KeyGroupRange::of_subtask(s, new_parallelism, kTimerMaxParallelism))) {
                 files[key] = shared.at(key);
             }
             b->restore_incremental(blobs, files);
@@ -185,7 +185,7 @@ void check_restore(StateBackendKind kind, bool incremental, int32_t old_parallel
         CHECK(subtask_event.empty());
         timers->advance_watermark(INT64_MAX, record_into(subtask_event));
         for (const auto& [time, key, ns] : subtask_event) {
-            CHECK(subtask_for_key(key, kMaxParallelism, new_parallelism) == s);  // with its key group
+            CHECK(subtask_for_key(key, kTimerMaxParallelism, new_parallelism) == s);  // with its key group
         }
         CHECK(std::is_sorted(subtask_event.begin(), subtask_event.end()));
         fired_event.insert(fired_event.end(), subtask_event.begin(), subtask_event.end());

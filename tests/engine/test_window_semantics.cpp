@@ -10,7 +10,7 @@
 namespace eosim::engine {
 namespace {
 
-WindowSpec tumbling(int64_t size_ms, int64_t lateness_ms = 0) {
+WindowSpec tumbling_window(int64_t size_ms, int64_t lateness_ms = 0) {
     WindowSpec s;
     s.kind = WindowSpec::Kind::tumbling;
     s.size = sim::Duration::millis(size_ms);
@@ -19,14 +19,14 @@ WindowSpec tumbling(int64_t size_ms, int64_t lateness_ms = 0) {
 }
 
 WindowSpec sliding(int64_t size_ms, int64_t slide_ms) {
-    WindowSpec s = tumbling(size_ms);
+    WindowSpec s = tumbling_window(size_ms);
     s.kind = WindowSpec::Kind::sliding;
     s.slide = sim::Duration::millis(slide_ms);
     return s;
 }
 
 TEST_CASE("tumbling windows: one window aligned to epoch 0, negative timestamps by floor division", "[window]") {
-    const WindowSpec s = tumbling(1000);
+    const WindowSpec s = tumbling_window(1000);
     CHECK(assign_windows(s, 0) == std::vector<TimeWindow>{{0, 1000}});
     CHECK(assign_windows(s, 999) == std::vector<TimeWindow>{{0, 1000}});
     CHECK(assign_windows(s, 1000) == std::vector<TimeWindow>{{1000, 2000}});
@@ -46,7 +46,7 @@ TEST_CASE("sliding windows: size / slide windows, latest start first (Flink's or
 }
 
 TEST_CASE("lateness: a window is late once the watermark reaches maxTimestamp + allowed lateness", "[window]") {
-    const WindowSpec s = tumbling(1000, 500);
+    const WindowSpec s = tumbling_window(1000, 500);
     const TimeWindow w{0, 1000};
     CHECK(window_cleanup_time(s, w) == 1499);
     CHECK_FALSE(is_window_late(s, w, 1498));
@@ -55,9 +55,9 @@ TEST_CASE("lateness: a window is late once the watermark reaches maxTimestamp + 
     CHECK(is_element_late(s, 999, 1499));
     // Saturation at the watermark extremes (the end-of-input watermark is INT64_MAX).
     constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-    CHECK(is_element_late(tumbling(1000, 10), kMax - 5, kMax));
-    CHECK_FALSE(is_element_late(tumbling(1000, 10), kMax - 5, kMax - 1));
-    CHECK(window_cleanup_time(tumbling(1000, 10), TimeWindow{kMax - 1000, kMax}) == kMax);
+    CHECK(is_element_late(tumbling_window(1000, 10), kMax - 5, kMax));
+    CHECK_FALSE(is_element_late(tumbling_window(1000, 10), kMax - 5, kMax - 1));
+    CHECK(window_cleanup_time(tumbling_window(1000, 10), TimeWindow{kMax - 1000, kMax}) == kMax);
 }
 
 TEST_CASE("the aggregate fold and the result record", "[window]") {

@@ -19,7 +19,7 @@ using eosim::sim::external::KafkaRecord;
 
 std::string err(AppendStoreError e) { return eosim::sim::external::to_string(e); }
 
-struct Fixture : eosim::test::ExternalTestWorld {
+struct AppendStoreFixture : eosim::test::ExternalTestWorld {
     NodeId store_node = add_node("store");
     NodeId writer = add_node("writer");
     NodeId other = add_node("other");
@@ -30,7 +30,7 @@ struct Fixture : eosim::test::ExternalTestWorld {
 }  // namespace
 
 TEST_CASE("appends land in call order and duplicates are kept", "[append_store]") {
-    Fixture f;
+    AppendStoreFixture f;
     CHECK(f.store.node() == f.store_node);
     CHECK(err(f.store.append(f.writer, {1, 10})) == "none");
     CHECK(err(f.store.append(f.other, {2, 20})) == "none");
@@ -41,7 +41,7 @@ TEST_CASE("appends land in call order and duplicates are kept", "[append_store]"
 
 TEST_CASE("appends fail from a down or partitioned caller, or while the store is down or unavailable",
           "[append_store]") {
-    Fixture f;
+    AppendStoreFixture f;
     SECTION("caller down") {
         f.world.scheduler().crash(f.writer);
         CHECK(err(f.store.append(f.writer, {1, 1})) == "unavailable");

@@ -18,13 +18,13 @@ using eosim::sim::Time;
 using namespace eosim::sim::external;
 
 
-struct Fixture : eosim::test::ExternalTestWorld {
+struct CoordinationFixture : eosim::test::ExternalTestWorld {
     NodeId service_node = add_node("coordination");
     NodeId a = add_node("a");
     NodeId b = add_node("b");
     CoordinationService service{world.scheduler(), world.network(), service_node, Duration::millis(200)};
 
-    Fixture() {
+    CoordinationFixture() {
         world.nodes().set_process(service_node, [this] { service.booted(); }, [] {});
     }
     void run_for(Duration d) { advance_to(world.now() + d); }
@@ -59,7 +59,7 @@ struct Fixture : eosim::test::ExternalTestWorld {
 }  // namespace
 
 TEST_CASE("coordination: create, then compare-and-set on the version", "[coordination]") {
-    Fixture f;
+    CoordinationFixture f;
     const SessionId s = f.open(f.a);
     CHECK(f.create(f.a, s, "/counter", false) == CoordinationStatus::ok);
     CHECK(f.create(f.a, s, "/counter", false) == CoordinationStatus::node_exists);
@@ -77,7 +77,7 @@ TEST_CASE("coordination: create, then compare-and-set on the version", "[coordin
 }
 
 TEST_CASE("coordination: a session the service stops hearing from expires with its ephemeral nodes", "[coordination]") {
-    Fixture f;
+    CoordinationFixture f;
     const SessionId s = f.open(f.a, Duration::seconds(1));
     CHECK(f.create(f.a, s, "/leader", true) == CoordinationStatus::ok);
     CHECK(f.create(f.a, s, "/data", false) == CoordinationStatus::ok);
@@ -97,7 +97,7 @@ TEST_CASE("coordination: a session the service stops hearing from expires with i
 }
 
 TEST_CASE("coordination: a fenced write applies only while its owner holds the fence node", "[coordination]") {
-    Fixture f;
+    CoordinationFixture f;
     const SessionId old_leader = f.open(f.a, Duration::seconds(1));
     const SessionId standby = f.open(f.b, Duration::seconds(5));
     REQUIRE(f.create(f.a, old_leader, "/leader", true) == CoordinationStatus::ok);
@@ -118,7 +118,7 @@ TEST_CASE("coordination: a fenced write applies only while its owner holds the f
 }
 
 TEST_CASE("coordination: creation zxids strictly increase, also when a node is created again", "[coordination]") {
-    Fixture f;
+    CoordinationFixture f;
     const SessionId s1 = f.open(f.a);
     const SessionId s2 = f.open(f.b);
     std::vector<int64_t> tokens;
@@ -139,7 +139,7 @@ TEST_CASE("coordination: creation zxids strictly increase, also when a node is c
 }
 
 TEST_CASE("coordination: a watch fires once when its node changes or goes, also on session expiry", "[coordination]") {
-    Fixture f;
+    CoordinationFixture f;
     const SessionId leader = f.open(f.a, Duration::seconds(1));
     const SessionId watcher = f.open(f.b, Duration::seconds(10));
     REQUIRE(f.create(f.a, leader, "/leader", true) == CoordinationStatus::ok);
@@ -164,7 +164,7 @@ TEST_CASE("coordination: a watch fires once when its node changes or goes, also 
 }
 
 TEST_CASE("coordination: no answer means connection loss, and a partitioned client's session expires", "[coordination]") {
-    Fixture f;
+    CoordinationFixture f;
     const SessionId s = f.open(f.a, Duration::seconds(1));
     REQUIRE(f.create(f.a, s, "/leader", true) == CoordinationStatus::ok);
     const auto cut = f.world.network().partition({f.a}, {f.service_node}, false);
@@ -186,7 +186,7 @@ TEST_CASE("coordination: no answer means connection loss, and a partitioned clie
 }
 
 TEST_CASE("coordination: a crash of the service keeps data and sessions, and their timeouts start again", "[coordination]") {
-    Fixture f;
+    CoordinationFixture f;
     const SessionId s = f.open(f.a, Duration::seconds(1));
     REQUIRE(f.create(f.a, s, "/leader", true) == CoordinationStatus::ok);
     f.run_for(Duration::millis(500));  // 0.8 s since the session last renewed

@@ -19,12 +19,12 @@ using eosim::sim::World;
 using eosim::sim::WorldOptions;
 using namespace eosim::sim::external;
 
-struct Fixture : eosim::test::ExternalTestWorld {
+struct DatabaseFixture : eosim::test::ExternalTestWorld {
     NodeId db_node = add_node("mysql");
     NodeId client = add_node("client");
     Database db;
 
-    explicit Fixture(DatabaseOptions options = {}) : db(world.scheduler(), world.network(), db_node, options) {
+    explicit DatabaseFixture(DatabaseOptions options = {}) : db(world.scheduler(), world.network(), db_node, options) {
         db.create_table("t");
     }
     DatabaseError write(const std::vector<Row>& rows, bool guarded = false, std::vector<StatementResult>* results = nullptr) {
@@ -43,7 +43,7 @@ struct Fixture : eosim::test::ExternalTestWorld {
 }  // namespace
 
 TEST_CASE("database: a committed transaction changes rows and writes one binlog transaction with images", "[external][database]") {
-    Fixture f;
+    DatabaseFixture f;
     REQUIRE(f.write({{1, 10, 1}, {2, 20, 1}}) == DatabaseError::none);
     REQUIRE(f.write({{1, 11, 2}}) == DatabaseError::none);
     Database::TransactionId id = 0;
@@ -74,7 +74,7 @@ TEST_CASE("database: a committed transaction changes rows and writes one binlog 
 }
 
 TEST_CASE("database: the binlog of a rolled-back transaction is empty and its rows never appear", "[external][database]") {
-    Fixture f;
+    DatabaseFixture f;
     const BinlogPosition before = f.db.end_position();
     Database::TransactionId id = 0;
     REQUIRE(f.db.begin(f.client, &id) == DatabaseError::none);
@@ -90,7 +90,7 @@ TEST_CASE("database: the binlog of a rolled-back transaction is empty and its ro
 }
 
 TEST_CASE("database: the version guard rejects an older or equal version and accepts a newer one", "[external][database]") {
-    Fixture f;
+    DatabaseFixture f;
     std::vector<StatementResult> results;
     REQUIRE(f.write({{1, 10, 5}}, true, &results) == DatabaseError::none);
     REQUIRE(f.write({{1, 99, 3}}, true, &results) == DatabaseError::none);  // older: nothing changes
@@ -107,7 +107,7 @@ TEST_CASE("database: the version guard rejects an older or equal version and acc
 }
 
 TEST_CASE("database: range scans page through a primary-key range, full scans see every row", "[external][database]") {
-    Fixture f;
+    DatabaseFixture f;
     std::vector<Row> rows;
     for (int64_t k = 0; k < 10; ++k) rows.push_back(Row{k, k * 10, 1});
     REQUIRE(f.write(rows) == DatabaseError::none);
@@ -131,7 +131,7 @@ TEST_CASE("database: range scans page through a primary-key range, full scans se
 }
 
 TEST_CASE("database: binlog files rotate at their size, purge then read fails, retention purges the oldest", "[external][database]") {
-    Fixture f(DatabaseOptions{Database::kEventBytes * 2, 0});
+    DatabaseFixture f(DatabaseOptions{Database::kEventBytes * 2, 0});
     for (int64_t k = 0; k < 5; ++k) REQUIRE(f.write({{k, k, 1}}) == DatabaseError::none);
     const auto events = f.binlog();
     REQUIRE(events.size() == 5);
@@ -148,7 +148,7 @@ TEST_CASE("database: binlog files rotate at their size, purge then read fails, r
     CHECK(out.size() == 1);
     CHECK(f.db.first_retained_file() == 3);
 
-    Fixture g(DatabaseOptions{Database::kEventBytes, 2});
+    DatabaseFixture g(DatabaseOptions{Database::kEventBytes, 2});
     for (int64_t k = 0; k < 6; ++k) REQUIRE(g.write({{k, k, 1}}) == DatabaseError::none);
     CHECK(g.db.first_retained_file() == 6);  // files 6 and 7 (the current, empty) are kept
     CHECK(g.db.read_binlog(g.client, BinlogPosition{5, 0}, 10, &out) == DatabaseError::binlog_purged);
@@ -156,7 +156,7 @@ TEST_CASE("database: binlog files rotate at their size, purge then read fails, r
 }
 
 TEST_CASE("database: calls fail from a down or partitioned node, while unavailable, commits fail under write errors", "[external][database]") {
-    Fixture f;
+    DatabaseFixture f;
     std::vector<Row> rows;
     f.db.set_unavailable_until(Time{1'000'000});
     CHECK(f.write({{1, 1, 1}}) == DatabaseError::unavailable);

@@ -29,14 +29,14 @@ DocumentWrite op(DocumentOp kind, std::optional<std::string> id, int64_t value) 
     return w;
 }
 
-DocumentWrite external(std::string id, int64_t value, int64_t version) {
+DocumentWrite external_write(std::string id, int64_t value, int64_t version) {
     DocumentWrite w = op(DocumentOp::index, std::move(id), value);
     w.version_type = VersionType::external;
     w.version = version;
     return w;
 }
 
-struct Fixture : eosim::test::ExternalTestWorld {
+struct DocumentStoreFixture : eosim::test::ExternalTestWorld {
     NodeId store_node = add_node("documents");
     NodeId writer = add_node("writer");
     DocumentStore store{world.scheduler(), world.network(), store_node, world.prng("documents")};
@@ -51,7 +51,7 @@ struct Fixture : eosim::test::ExternalTestWorld {
 }  // namespace
 
 TEST_CASE("create fails on an existing id and changes nothing, index replaces, update merges", "[document_store]") {
-    Fixture f;
+    DocumentStoreFixture f;
     DocumentWriteResult r = f.store.write(f.writer, "idx", op(DocumentOp::create, "a", 1));
     CHECK(err(r.error) == "none");
     CHECK(r.outcome == WriteOutcome::created);
@@ -80,7 +80,7 @@ TEST_CASE("create fails on an existing id and changes nothing, index replaces, u
 
 TEST_CASE("a re-index with identical fields is absorbed: the content stays, the internal version bumps",
           "[document_store]") {
-    Fixture f;
+    DocumentStoreFixture f;
     f.store.write(f.writer, "idx", op(DocumentOp::index, "k1:5", 5));
     const DocumentWriteResult r = f.store.write(f.writer, "idx", op(DocumentOp::index, "k1:5", 5));
     CHECK(err(r.error) == "none");
@@ -91,15 +91,15 @@ TEST_CASE("a re-index with identical fields is absorbed: the content stays, the 
 }
 
 TEST_CASE("external versioning: a version <= the stored one is a conflict and changes nothing", "[document_store]") {
-    Fixture f;
-    CHECK(f.store.write(f.writer, "idx", external("k", 10, 5)).version == 5);
-    DocumentWriteResult r = f.store.write(f.writer, "idx", external("k", 99, 5));  // the same version
+    DocumentStoreFixture f;
+    CHECK(f.store.write(f.writer, "idx", external_write("k", 10, 5)).version == 5);
+    DocumentWriteResult r = f.store.write(f.writer, "idx", external_write("k", 99, 5));  // the same version
     CHECK(err(r.error) == "conflict");
-    r = f.store.write(f.writer, "idx", external("k", 99, 3));  // an older replay
+    r = f.store.write(f.writer, "idx", external_write("k", 99, 3));  // an older replay
     CHECK(err(r.error) == "conflict");
     CHECK(f.value_of("k") == 10);
     CHECK(f.store.get(f.writer, "idx", "k").document->version == 5);
-    r = f.store.write(f.writer, "idx", external("k", 12, 9));  // newer: stored with the caller's version
+    r = f.store.write(f.writer, "idx", external_write("k", 12, 9));  // newer: stored with the caller's version
     CHECK(err(r.error) == "none");
     CHECK(r.version == 9);
     CHECK(f.value_of("k") == 12);
@@ -107,7 +107,7 @@ TEST_CASE("external versioning: a version <= the stored one is a conflict and ch
 }
 
 TEST_CASE("writes without _id get generated ids, so a replay duplicates", "[document_store]") {
-    Fixture f;
+    DocumentStoreFixture f;
     const DocumentWriteResult a = f.store.write(f.writer, "idx", op(DocumentOp::index, std::nullopt, 1));
     const DocumentWriteResult b = f.store.write(f.writer, "idx", op(DocumentOp::index, std::nullopt, 1));
     CHECK(a.id == "auto-1");
@@ -118,7 +118,7 @@ TEST_CASE("writes without _id get generated ids, so a replay duplicates", "[docu
 }
 
 TEST_CASE("a bulk request with one failing item applies the others", "[document_store]") {
-    Fixture f;
+    DocumentStoreFixture f;
     f.store.write(f.writer, "idx", op(DocumentOp::create, "b", 1));
     const BulkResponse r = f.store.bulk(f.writer, "idx",
                                         {op(DocumentOp::index, "a", 1), op(DocumentOp::create, "b", 2),
@@ -167,7 +167,7 @@ TEST_CASE("partial bulk failure: rejected items change nothing, the others apply
 }
 
 TEST_CASE("partial bulk failure ends at its time, and write errors fail the whole bulk", "[document_store]") {
-    Fixture f;
+    DocumentStoreFixture f;
     f.store.set_partial_batch_failure(Ratio::always(), Time::zero() + Duration::seconds(1));
     CHECK(err(f.store.bulk(f.writer, "idx", {op(DocumentOp::index, "a", 1)}).items[0].error) == "rejected");
     f.advance_to(Time::zero() + Duration::seconds(1));
@@ -184,7 +184,7 @@ TEST_CASE("partial bulk failure ends at its time, and write errors fail the whol
 
 TEST_CASE("document calls fail from a down or partitioned caller, or while unavailable, and write nothing",
           "[document_store]") {
-    Fixture f;
+    DocumentStoreFixture f;
     SECTION("caller down") {
         f.world.scheduler().crash(f.writer);
         CHECK(err(f.store.write(f.writer, "idx", op(DocumentOp::index, "a", 1)).error) == "unavailable");
@@ -208,7 +208,7 @@ TEST_CASE("document calls fail from a down or partitioned caller, or while unava
 }
 
 TEST_CASE("documents survive a crash of the store's node, and a scan is sorted by id", "[document_store]") {
-    Fixture f;
+    DocumentStoreFixture f;
     f.store.write(f.writer, "idx", op(DocumentOp::index, "b", 2));
     f.store.write(f.writer, "idx", op(DocumentOp::index, "a", 1));
     f.world.scheduler().crash(f.store_node);

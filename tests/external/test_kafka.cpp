@@ -34,14 +34,14 @@ std::string err(KafkaError e) { return to_string(e); }
 
 KafkaOptions default_options() { return KafkaOptions{}; }
 
-struct Fixture : eosim::test::ExternalTestWorld {
+struct KafkaFixture : eosim::test::ExternalTestWorld {
     NodeId broker = add_node("broker");
     NodeId producer = add_node("producer");
     NodeId other = add_node("other");
     NodeId reader = add_node("reader");
     KafkaCluster kafka;
 
-    explicit Fixture(KafkaOptions options = default_options())
+    explicit KafkaFixture(KafkaOptions options = default_options())
         : kafka(world.scheduler(), world.network(), broker, options) {
         kafka.create_topic(kTopic, 2);
     }
@@ -66,7 +66,7 @@ using Values = std::vector<int64_t>;
 }  // namespace
 
 TEST_CASE("plain appends are visible at once to both isolation levels", "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     int64_t offset = -1;
     CHECK(err(f.kafka.append(f.producer, kTopic, 0, {1, 10}, &offset)) == "none");
     CHECK(offset == 0);
@@ -89,7 +89,7 @@ TEST_CASE("plain appends are visible at once to both isolation levels", "[kafka]
 }
 
 TEST_CASE("unknown topics and partitions", "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     CHECK(f.kafka.partitions(kTopic) == 2);
     CHECK(f.kafka.partitions("nope") == 0);
     CHECK(err(f.kafka.append(f.producer, "nope", 0, {1, 1})) == "unknown_topic");
@@ -104,7 +104,7 @@ TEST_CASE("unknown topics and partitions", "[kafka]") {
 
 TEST_CASE("init_transactions: new ids start at epoch 0, re-init bumps the epoch, keeps the producer id",
           "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle a0 = f.init("a");
     ProducerHandle b0 = f.init("b");
     CHECK(a0.transactional_id == "a");
@@ -119,7 +119,7 @@ TEST_CASE("init_transactions: new ids start at epoch 0, re-init bumps the epoch,
 
 TEST_CASE("a committed transaction becomes visible to read_committed, before, only to read_uncommitted",
           "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle h = f.init("t");
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
     REQUIRE(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 10})) == "none");
@@ -147,7 +147,7 @@ TEST_CASE("a committed transaction becomes visible to read_committed, before, on
 }
 
 TEST_CASE("an aborted transaction is never visible to read_committed", "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle h = f.init("t");
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
     REQUIRE(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 10})) == "none");
@@ -167,7 +167,7 @@ TEST_CASE("an aborted transaction is never visible to read_committed", "[kafka]"
 }
 
 TEST_CASE("the last stable offset holds read_committed readers behind an open transaction", "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle a = f.init("a");
     ProducerHandle b = f.init("b");
     REQUIRE(err(f.kafka.append(f.other, kTopic, 0, {0, 1})) == "none");  // offset 0
@@ -200,7 +200,7 @@ TEST_CASE("the last stable offset holds read_committed readers behind an open tr
 
 TEST_CASE("read: max_records counts returned entries only, next_offset follows the last examined entry",
           "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle h = f.init("t");
     REQUIRE(err(f.kafka.append(f.other, kTopic, 0, {0, 0})) == "none");  // 0
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
@@ -234,7 +234,7 @@ TEST_CASE("read: max_records counts returned entries only, next_offset follows t
 
 // read_each is the read without the vector: what it visits and where it ends are read's answer.
 TEST_CASE("read_each visits exactly the entries read returns and ends where read ends", "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle h = f.init("t");
     REQUIRE(err(f.kafka.append(f.other, kTopic, 0, {0, 0})) == "none");
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
@@ -273,7 +273,7 @@ TEST_CASE("read_each visits exactly the entries read returns and ends where read
 // partition, and nothing at all when a record names a partition the topic lacks.
 TEST_CASE("send_batch: per-partition batches in order, first offsets and sequences per partition, all or none",
           "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     REQUIRE(err(f.kafka.append(f.other, kTopic, 1, {0, 100})) == "none");  // partition 1 starts at offset 1
     ProducerHandle h = f.init("t");
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
@@ -302,7 +302,7 @@ TEST_CASE("send_batch: per-partition batches in order, first offsets and sequenc
 TEST_CASE("fencing: init_transactions bumps the epoch, aborts the old open transaction, fences the old "
           "handle",
           "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle old_handle = f.init("t");
     REQUIRE(err(f.kafka.begin(f.producer, old_handle)) == "none");
     REQUIRE(err(f.kafka.send(f.producer, old_handle, kTopic, 0, {1, 10})) == "none");
@@ -328,7 +328,7 @@ TEST_CASE("fencing: init_transactions bumps the epoch, aborts the old open trans
 // Mirrors Kafka's TransactionCoordinatorTest shouldReturnOkOnEndTxnWhenStatusIsCompleteCommitAndResultIsCommit
 // and shouldReturnInvalidEpochOnEndTxnWhenEpochIsSmaller (state CompleteCommit, an older epoch: PRODUCER_FENCED).
 TEST_CASE("commit is idempotent for the epoch that owns it, after a newer init it answers fenced", "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle h = f.init("t");
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");  // begin is idempotent too
@@ -349,7 +349,7 @@ TEST_CASE("commit is idempotent for the epoch that owns it, after a newer init i
 }
 
 TEST_CASE("abort is idempotent, commit of an aborted transaction is invalid", "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle h = f.init("t");
     CHECK(err(f.kafka.commit(f.producer, h)) == "invalid_txn_state");  // nothing begun
     CHECK(err(f.kafka.abort(f.producer, h)) == "invalid_txn_state");
@@ -363,7 +363,7 @@ TEST_CASE("abort is idempotent, commit of an aborted transaction is invalid", "[
 // A larger epoch mirrors TransactionCoordinatorTest shouldReturnInvalidEpochOnEndTxnWhenEpochIsLarger
 // (PRODUCER_FENCED); another producer id, the coordinator's INVALID_PRODUCER_ID_MAPPING.
 TEST_CASE("handles the broker never issued are rejected", "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle h = f.init("t");
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
     ProducerHandle unknown{"nobody", 1, 0};
@@ -381,7 +381,7 @@ TEST_CASE("handles the broker never issued are rejected", "[kafka]") {
 TEST_CASE("the broker aborts a transaction that outlives the timeout, through the scheduler", "[kafka]") {
     KafkaOptions options;
     options.transaction_timeout = Duration::seconds(10);
-    Fixture f(options);
+    KafkaFixture f(options);
     ProducerHandle h = f.init("t");
     f.advance_to(Time::zero() + Duration::seconds(1));
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
@@ -414,7 +414,7 @@ TEST_CASE("the broker aborts a transaction that outlives the timeout, through th
 TEST_CASE("the transaction timeout survives a crash of the broker node", "[kafka]") {
     KafkaOptions options;
     options.transaction_timeout = Duration::seconds(10);
-    Fixture f(options);
+    KafkaFixture f(options);
     ProducerHandle h = f.init("t");
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
     REQUIRE(err(f.kafka.send(f.producer, h, kTopic, 0, {1, 10})) == "none");
@@ -427,7 +427,7 @@ TEST_CASE("the transaction timeout survives a crash of the broker node", "[kafka
 }
 
 TEST_CASE("abort_open_transactions aborts every open transaction as on timeout", "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle a = f.init("a");
     ProducerHandle b = f.init("b");
     ProducerHandle c = f.init("c");
@@ -447,7 +447,7 @@ TEST_CASE("abort_open_transactions aborts every open transaction as on timeout",
 TEST_CASE("calls fail with unavailable across a partition, from a down node, or while the broker is "
           "unavailable",
           "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle h = f.init("t");
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
 
@@ -502,7 +502,7 @@ TEST_CASE("calls fail with unavailable across a partition, from a down node, or 
 }
 
 TEST_CASE("injected write failures fail appends and sends for a period", "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle h = f.init("t");
     REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
     f.kafka.set_write_failures_until(Time::zero() + Duration::seconds(2));
@@ -525,7 +525,7 @@ TEST_CASE("injected write failures fail appends and sends for a period", "[kafka
 TEST_CASE("negative control: with fencing off a zombie producer writes and commits", "[kafka]") {
     KafkaOptions options;
     options.fencing = false;
-    Fixture f(options);
+    KafkaFixture f(options);
     ProducerHandle zombie = f.init("t");
     REQUIRE(err(f.kafka.begin(f.producer, zombie)) == "none");
     REQUIRE(err(f.kafka.send(f.producer, zombie, kTopic, 0, {1, 10})) == "none");
@@ -588,7 +588,7 @@ bool batches_agree_with_committed(const KafkaCluster& kafka) {
 }
 
 TEST_CASE("committed batches and read summaries agree with the record-by-record views over many chunks", "[kafka]") {
-    Fixture f;
+    KafkaFixture f;
     ProducerHandle a = f.init("a");
     int64_t value = 0;
     // Thousands of entries a partition (several of the log's 4,096-entry chunks): plain appends and
@@ -611,7 +611,7 @@ TEST_CASE("negative control: read_committed ignoring the LSO leaks open records,
           "[kafka]") {
     KafkaOptions options;
     options.read_committed_ignores_lso = true;
-    Fixture f(options);
+    KafkaFixture f(options);
     ProducerHandle a = f.init("a");
     ProducerHandle b = f.init("b");
     REQUIRE(err(f.kafka.begin(f.producer, a)) == "none");
@@ -669,7 +669,7 @@ TEST_CASE("property: read_committed shows exactly the committed transactions, in
             rc::gen::inRange(0, kProducers), rc::gen::inRange(0, static_cast<int>(OpKind::count)),
             rc::gen::inRange(0, 2)));
 
-        Fixture f;
+        KafkaFixture f;
         Model model;
         std::vector<std::vector<ProducerHandle>> handles(kProducers);  // every epoch's handle
         for (int p = 0; p < kProducers; ++p) handles[p].push_back(f.init(kProducerIds[p]));

@@ -18,7 +18,7 @@ using namespace eosim::sim::external;
 
 std::string err(KeyValueError e) { return to_string(e); }
 
-struct Fixture : eosim::test::ExternalTestWorld {
+struct KeyValueFixture : eosim::test::ExternalTestWorld {
     NodeId store_node = add_node("key_values");
     NodeId writer = add_node("writer");
     KeyValueStore store{world.scheduler(), world.network(), store_node};
@@ -30,7 +30,7 @@ Time at_seconds(int64_t s) { return Time::zero() + Duration::seconds(s); }
 }  // namespace
 
 TEST_CASE("SETNX sets an absent key and on an existing key changes nothing", "[key_value_store]") {
-    Fixture f;
+    KeyValueFixture f;
     KeyValueResult r = f.store.setnx(f.writer, "event:1", 10);
     CHECK(r.applied);
     r = f.store.setnx(f.writer, "event:1", 20);
@@ -43,7 +43,7 @@ TEST_CASE("SETNX sets an absent key and on an existing key changes nothing", "[k
 }
 
 TEST_CASE("GET, SET, INCRBY and DEL", "[key_value_store]") {
-    Fixture f;
+    KeyValueFixture f;
     CHECK(!f.store.get(f.writer, "c").value);
     CHECK(f.store.incrby(f.writer, "c", 5).value == 5);  // an absent key counts as 0
     CHECK(f.store.incrby(f.writer, "c", -2).value == 3);
@@ -57,7 +57,7 @@ TEST_CASE("GET, SET, INCRBY and DEL", "[key_value_store]") {
 }
 
 TEST_CASE("expired keys vanish: GET reads absent, SETNX sets again, INCRBY restarts from 0", "[key_value_store]") {
-    Fixture f;
+    KeyValueFixture f;
     f.store.set(f.writer, "ttl", 1, Duration::seconds(2));
     f.store.setnx(f.writer, "dedup", 1, Duration::seconds(2));
     f.store.set(f.writer, "counter", 40);
@@ -79,7 +79,7 @@ TEST_CASE("expired keys vanish: GET reads absent, SETNX sets again, INCRBY resta
 }
 
 TEST_CASE("the dedup-then-increment script adds once per dedup key, atomically", "[key_value_store]") {
-    Fixture f;
+    KeyValueFixture f;
     KeyValueResult r = f.store.set_if_absent_then_incrby(f.writer, "seen:k1:1", "count:k1", 1);
     CHECK(r.applied);
     CHECK(r.value == 1);
@@ -106,7 +106,7 @@ TEST_CASE("the dedup-then-increment script adds once per dedup key, atomically",
 }
 
 TEST_CASE("compare-and-set sets only when the current value is the expected one", "[key_value_store]") {
-    Fixture f;
+    KeyValueFixture f;
     CHECK(f.store.compare_and_set(f.writer, "v", std::nullopt, 1).applied);
     CHECK(!f.store.compare_and_set(f.writer, "v", std::nullopt, 2).applied);
     KeyValueResult r = f.store.compare_and_set(f.writer, "v", 5, 2);
@@ -119,7 +119,7 @@ TEST_CASE("compare-and-set sets only when the current value is the expected one"
 TEST_CASE("key-value calls fail from a down or partitioned caller, while unavailable or under write errors, "
           "and write nothing",
           "[key_value_store]") {
-    Fixture f;
+    KeyValueFixture f;
     SECTION("caller down") {
         f.world.scheduler().crash(f.writer);
         CHECK(err(f.store.setnx(f.writer, "a", 1).error) == "unavailable");
@@ -149,7 +149,7 @@ TEST_CASE("key-value calls fail from a down or partitioned caller, while unavail
 }
 
 TEST_CASE("key-value content survives a crash of the store's node", "[key_value_store]") {
-    Fixture f;
+    KeyValueFixture f;
     f.store.set(f.writer, "a", 1);
     f.world.scheduler().crash(f.store_node);
     CHECK(err(f.store.get(f.writer, "a").error) == "unavailable");

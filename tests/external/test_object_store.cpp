@@ -18,7 +18,7 @@ using namespace eosim::sim::external;
 
 std::string err(ObjectError e) { return to_string(e); }
 
-struct Fixture : eosim::test::ExternalTestWorld {
+struct ObjectStoreFixture : eosim::test::ExternalTestWorld {
     NodeId store_node = add_node("objects");
     NodeId writer = add_node("writer");
     ObjectStore store{world.scheduler(), world.network(), store_node};
@@ -33,7 +33,7 @@ struct Fixture : eosim::test::ExternalTestWorld {
 }  // namespace
 
 TEST_CASE("put, get, list by prefix (sorted) and delete", "[object_store]") {
-    Fixture f;
+    ObjectStoreFixture f;
     CHECK(err(f.store.put(f.writer, "out/b", "bb").error) == "none");
     f.store.put(f.writer, "out/a", "a");
     f.store.put(f.writer, "other/c", "c");
@@ -49,7 +49,7 @@ TEST_CASE("put, get, list by prefix (sorted) and delete", "[object_store]") {
 }
 
 TEST_CASE("rename is atomic and refuses an existing target, and copy then delete moves", "[object_store]") {
-    Fixture f;
+    ObjectStoreFixture f;
     f.store.put(f.writer, "tmp/part-0", "x");
     f.store.put(f.writer, "out/taken", "y");
     CHECK(err(f.store.rename(f.writer, "tmp/part-0", "out/taken").error) == "already_exists");
@@ -63,7 +63,7 @@ TEST_CASE("rename is atomic and refuses an existing target, and copy then delete
 }
 
 TEST_CASE("a multipart upload is invisible until completed, then appears whole in part order", "[object_store]") {
-    Fixture f;
+    ObjectStoreFixture f;
     const ObjectResult init = f.store.initiate_upload(f.writer, "out/file");
     REQUIRE(err(init.error) == "none");
     const int64_t id = init.upload_id;
@@ -82,7 +82,7 @@ TEST_CASE("a multipart upload is invisible until completed, then appears whole i
 }
 
 TEST_CASE("a multipart upload aborted leaves nothing", "[object_store]") {
-    Fixture f;
+    ObjectStoreFixture f;
     const int64_t id = f.store.initiate_upload(f.writer, "out/file").upload_id;
     f.store.upload_part(f.writer, id, 1, "data");
     CHECK(err(f.store.abort_upload(f.writer, id).error) == "none");
@@ -98,7 +98,7 @@ TEST_CASE("a multipart upload aborted leaves nothing", "[object_store]") {
 TEST_CASE("object calls fail from a down or partitioned caller, while unavailable or under write errors, "
           "and write nothing",
           "[object_store]") {
-    Fixture f;
+    ObjectStoreFixture f;
     const int64_t id = f.store.initiate_upload(f.writer, "out/file").upload_id;
     f.store.upload_part(f.writer, id, 1, "data");
     SECTION("caller down") {

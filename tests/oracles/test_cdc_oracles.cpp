@@ -15,16 +15,16 @@ using sim::external::Database;
 using sim::external::DatabaseError;
 using sim::external::Row;
 
-constexpr sim::EventKind kTick{"test.tick"};
+constexpr sim::EventKind kCdcTick{"test.tick"};
 
-struct Fixture {
+struct CdcOraclesFixture {
     sim::World world{sim::WorldOptions{}};
     sim::NodeId source_node = world.nodes().add("mysql-source");
     sim::NodeId target_node = world.nodes().add("mysql-target");
     Database source{world.scheduler(), world.network(), source_node};
     Database target{world.scheduler(), world.network(), target_node};
 
-    Fixture() {
+    CdcOraclesFixture() {
         source.create_table("t");
         target.create_table("t");
     }
@@ -36,44 +36,44 @@ struct Fixture {
     }
     void advance(sim::Duration by) {
         const sim::Time at = world.now() + by;
-        world.scheduler().schedule_at(at, sim::kNoNode, kTick, 0, [] {});
+        world.scheduler().schedule_at(at, sim::kNoNode, kCdcTick, 0, [] {});
         world.scheduler().run_until(at);
     }
 };
 
 TEST_CASE("mirror oracle: equal tables pass, a missing, extra or different row fires", "[oracles][cdc]") {
-    Fixture f;
+    CdcOraclesFixture f;
     for (int64_t k = 0; k < 5; ++k) {
-        Fixture::write(f.source, f.source_node, Row{k, k, 1});
-        Fixture::write(f.target, f.target_node, Row{k, k, 1});
+        CdcOraclesFixture::write(f.source, f.source_node, Row{k, k, 1});
+        CdcOraclesFixture::write(f.target, f.target_node, Row{k, k, 1});
     }
-    Fixture::write(f.target, f.target_node, Row{9, 0, 3, true});  // a tombstone: absent
+    CdcOraclesFixture::write(f.target, f.target_node, Row{9, 0, 3, true});  // a tombstone: absent
     MirrorOracle mirror(f.source, "t", f.target, "t");
     CHECK(mirror.verdict().passed);
-    Fixture::write(f.target, f.target_node, Row{2, 99, 2});
+    CdcOraclesFixture::write(f.target, f.target_node, Row{2, 99, 2});
     CHECK_FALSE(mirror.verdict().passed);
     CHECK_THAT(mirror.verdict().message, Catch::Contains("key 2 has value 99"));
-    Fixture::write(f.target, f.target_node, Row{2, 2, 3});
-    Fixture::write(f.target, f.target_node, Row{7, 7, 1});
+    CdcOraclesFixture::write(f.target, f.target_node, Row{2, 2, 3});
+    CdcOraclesFixture::write(f.target, f.target_node, Row{7, 7, 1});
     CHECK_THAT(mirror.verdict().message, Catch::Contains("key 7 is in the target"));
-    Fixture::write(f.source, f.source_node, Row{7, 7, 1});
-    Fixture::write(f.source, f.source_node, Row{8, 8, 1});
+    CdcOraclesFixture::write(f.source, f.source_node, Row{7, 7, 1});
+    CdcOraclesFixture::write(f.source, f.source_node, Row{8, 8, 1});
     CHECK_THAT(mirror.verdict().message, Catch::Contains("key 8 is missing"));
 }
 
 TEST_CASE("no_key_backwards oracle: growing versions pass, a lower version after a higher one fires", "[oracles][cdc]") {
-    Fixture f;
+    CdcOraclesFixture f;
     NoKeyBackwardsOracle oracle(f.world.scheduler(), f.target, "t", sim::Duration::millis(10));
     oracle.start();
-    Fixture::write(f.target, f.target_node, Row{1, 10, 1});
+    CdcOraclesFixture::write(f.target, f.target_node, Row{1, 10, 1});
     f.advance(sim::Duration::millis(15));
-    Fixture::write(f.target, f.target_node, Row{1, 11, 2});
+    CdcOraclesFixture::write(f.target, f.target_node, Row{1, 11, 2});
     f.advance(sim::Duration::millis(10));
-    Fixture::write(f.target, f.target_node, Row{1, 9, 1}, true);  // the guard turns it away
+    CdcOraclesFixture::write(f.target, f.target_node, Row{1, 9, 1}, true);  // the guard turns it away
     f.advance(sim::Duration::millis(10));
     CHECK(oracle.verdict().passed);
     CHECK_THAT(oracle.verdict().message, Catch::Contains("duplicates absorbed (writes that changed nothing): 1"));
-    Fixture::write(f.target, f.target_node, Row{1, 9, 1}, false);  // unguarded: goes back
+    CdcOraclesFixture::write(f.target, f.target_node, Row{1, 9, 1}, false);  // unguarded: goes back
     f.advance(sim::Duration::millis(10));
     CHECK_FALSE(oracle.verdict().passed);
     CHECK_THAT(oracle.verdict().message, Catch::Contains("key 1 went back from version 2 to 1"));

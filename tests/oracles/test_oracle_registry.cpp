@@ -27,7 +27,7 @@ json kafka_job(const json& oracles) {
                 {"oracles", oracles}};
 }
 
-scenarios::Scenario load(const json& document) {
+scenarios::Scenario load_document(const json& document) {
     testing::TempDir dir;
     return scenarios::load_scenario(dir.write("s.json", document.dump()));
 }
@@ -96,7 +96,7 @@ TEST_CASE("oracle registry: one registration makes an oracle a scenario can list
     OracleRegistry::global().add(record_count_registration(41, "test_record_count_too_many"));
 
     // Listed and run like a built-in: it passes on the job's 40 records...
-    const scenarios::Scenario passing = load(kafka_job({"at_least_once_output", "test_record_count"}));
+    const scenarios::Scenario passing = load_document(kafka_job({"at_least_once_output", "test_record_count"}));
     CHECK(passing.oracles == std::vector<std::string>{"at_least_once_output", "test_record_count"});
     const scenarios::RunResult passed = scenarios::run_scenario(passing, scenarios::RunOptions{});
     REQUIRE(passed.verdicts.size() == 2);
@@ -107,7 +107,7 @@ TEST_CASE("oracle registry: one registration makes an oracle a scenario can list
     // ...and its negative control fires, named in the expectation a scenario can state.
     json failing = kafka_job({"test_record_count_too_many"});
     failing["expect"] = {{"violation", "test_record_count_too_many"}};
-    const scenarios::RunResult failed = scenarios::run_scenario(load(failing), scenarios::RunOptions{});
+    const scenarios::RunResult failed = scenarios::run_scenario(load_document(failing), scenarios::RunOptions{});
     REQUIRE(failed.verdicts.size() == 1);
     CHECK_FALSE(failed.verdicts[0].passed);
     CHECK(failed.verdicts[0].message == "only 40 records, expected at least 41");
@@ -119,7 +119,7 @@ TEST_CASE("oracle registry: one registration makes an oracle a scenario can list
     kafka_sink["job"]["vertices"][1] = {{"id", "sink"}, {"kind", "sink"}, {"sink", "kafka"}, {"options", {{"topic", "out"}}},
                                         {"inputs", {{{"from", "source"}}}}};
     try {
-        load(kafka_sink);
+        load_document(kafka_sink);
         FAIL("loaded");
     } catch (const scenarios::ScenarioError& e) {
         CHECK(e.json_path() == "/oracles/0");

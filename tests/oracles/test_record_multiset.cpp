@@ -18,7 +18,7 @@ namespace {
 
 using engine::Record;
 
-std::vector<Record> sorted(std::vector<Record> records) {
+std::vector<Record> sorted_copy(std::vector<Record> records) {
     std::sort(records.begin(), records.end());
     return records;
 }
@@ -42,13 +42,13 @@ TEST_CASE("record multiset: hands back exactly the records given, sorted", "[rec
         };
         for (const RecordMultiset& set : {RecordMultiset(records), RecordMultiset::from_stream(stream)}) {
             RC_ASSERT(set.size() == records.size());
-            RC_ASSERT(set.records() == sorted(records));
+            RC_ASSERT(set.records() == sorted_copy(records));
         }
         RC_ASSERT(reads == 2);
         reads = 0;
         const RecordMultiset once = RecordMultiset::from_stream_once(stream);
         RC_ASSERT(once.size() == records.size());
-        RC_ASSERT(once.records() == sorted(records));
+        RC_ASSERT(once.records() == sorted_copy(records));
         if (shape == 0) RC_ASSERT(reads == 1);  // plain records, small spans: packed in one read
         RC_ASSERT(reads <= 2);
         if (shape != 3) {  // plain records as key and value columns, in batches of up to 3
@@ -60,7 +60,7 @@ TEST_CASE("record multiset: hands back exactly the records given, sorted", "[rec
                 }
             });
             RC_ASSERT(columns.size() == records.size());
-            RC_ASSERT(columns.records() == sorted(records));
+            RC_ASSERT(columns.records() == sorted_copy(records));
         }
     });
 }

@@ -41,8 +41,8 @@ engine::JobSpec v2(const std::string& count_uid) {
 }
 
 // Partition 0: (1,10) (2,3) | (1,5); partition 1: (3,4) | (1,7) (2,8); "|" is the savepoint.
-ModelInput tiny_input() { return ModelInput{{"in", {{{1, 10}, {2, 3}, {1, 5}}, {{3, 4}, {1, 7}, {2, 8}}}}}; }
-const SourceOffsets kSavepoint{{{"in", 0}, 2}, {{"in", 1}, 1}};
+ModelInput tiny_two_round_input() { return ModelInput{{"in", {{{1, 10}, {2, 3}, {1, 5}}, {{3, 4}, {1, 7}, {2, 8}}}}}; }
+const SourceOffsets kSavepointOffsets{{{"in", 0}, 2}, {{"in", 1}, 1}};
 const SourceOffsets kEnd{{{"in", 0}, 3}, {{"in", 1}, 3}};
 
 std::vector<Record> records(const RecordMultiset& set) { return set.records(); }
@@ -50,17 +50,17 @@ std::vector<Record> records(const RecordMultiset& set) { return set.records(); }
 TEST_CASE("reference model deployments: an added filter and keyed_sum, the kept uid's state continues", "[reference_model][upgrade]") {
     const engine::JobSpec first = v1();
     const engine::JobSpec second = v2("c");
-    ReferenceModel model(first, tiny_input());
+    ReferenceModel model(first, tiny_two_round_input());
     // Without the deployment: v1 over everything.
     CHECK(records(model.expected_output("sink")).size() == 6);
-    model.add_deployment(second, kSavepoint);
+    model.add_deployment(second, kSavepointOffsets);
     // v1 before the savepoint: (1,10) (2,3) (3,4) counted once each. v2 after: only (2,8) passes
     // the filter; count continues (key 2: 2), total starts empty (key 2: 0 + 2).
     CHECK(records(model.expected_output("sink")) == std::vector<Record>{{1, 1}, {2, 1}, {2, 2}, {3, 1}});
     CHECK(model.final_table("sink") == std::vector<Record>{{1, 1}, {2, 2}, {3, 1}});
     // State at the savepoint, in v2's vertices: count continues, total is new.
-    CHECK(model.keyed_state("count", kSavepoint) == State{{1, 1}, {2, 1}, {3, 1}});
-    CHECK(model.keyed_state("total", kSavepoint) == State{});
+    CHECK(model.keyed_state("count", kSavepointOffsets) == State{{1, 1}, {2, 1}, {3, 1}});
+    CHECK(model.keyed_state("total", kSavepointOffsets) == State{});
     CHECK(model.keyed_state("count", kEnd) == State{{1, 1}, {2, 2}, {3, 1}});
     CHECK(model.keyed_state("total", kEnd) == State{{2, 2}});
     // Before the savepoint the prefix is v1's.
@@ -75,17 +75,17 @@ TEST_CASE("reference model deployments: a renamed uid starts afresh and a remove
     const engine::JobSpec first = v1();
     SECTION("renamed count") {
         const engine::JobSpec second = v2("c-renamed");
-        ReferenceModel model(first, tiny_input());
-        model.add_deployment(second, kSavepoint);
-        CHECK(model.keyed_state("count", kSavepoint) == State{});
+        ReferenceModel model(first, tiny_two_round_input());
+        model.add_deployment(second, kSavepointOffsets);
+        CHECK(model.keyed_state("count", kSavepointOffsets) == State{});
         CHECK(records(model.expected_output("sink")) == std::vector<Record>{{1, 1}, {2, 1}, {2, 1}, {3, 1}});
     }
     SECTION("count removed: source -> sink") {
         engine::JobSpec second;
         second.vertices = {vertex("source", OperatorKind::kafka_source, {}, "in"),
                            vertex("sink", OperatorKind::sink, {{"source", EdgeKind::forward}}, "out", "out")};
-        ReferenceModel model(first, tiny_input());
-        model.add_deployment(second, kSavepoint);
+        ReferenceModel model(first, tiny_two_round_input());
+        model.add_deployment(second, kSavepointOffsets);
         CHECK(records(model.expected_output("sink")) == std::vector<Record>{{1, 1}, {1, 5}, {1, 7}, {2, 1}, {2, 8}, {3, 1}});
         // And back to v1's program: the count's state was dropped with v2, it starts again.
         const engine::JobSpec third = v1();
@@ -108,14 +108,14 @@ engine::JobSpec v2_with_audit() {
 TEST_CASE("reference model deployments: a sink added by a later program expects its output over that program's range only", "[reference_model][upgrade]") {
     const engine::JobSpec first = v1();
     const engine::JobSpec second = v2_with_audit();
-    ReferenceModel model(first, tiny_input());
+    ReferenceModel model(first, tiny_two_round_input());
     // A sink of no program the model ran, nor declared: the caller's mistake.
     CHECK_THROWS_AS(model.expected_output("audit"), std::invalid_argument);
     CHECK_THROWS_AS(model.final_table("audit"), std::invalid_argument);
     // Declared (a later deployment's), before the deployment: nothing is expected of it.
     model.expect_sinks({"audit"});
     CHECK(records(model.expected_output("audit")).empty());
-    model.add_deployment(second, kSavepoint);
+    model.add_deployment(second, kSavepointOffsets);
     // After the savepoint: (1,5) | (1,7) (2,8): only (2,8) has an even value. The kept sink continues.
     CHECK(records(model.expected_output("audit")) == std::vector<Record>{{2, 8}});
     CHECK(model.final_table("audit") == std::vector<Record>{{2, 8}});
@@ -128,8 +128,8 @@ TEST_CASE("reference model deployments: a sink added by a later program expects 
 TEST_CASE("every-sink oracle: passes when each sink's oracle passes, fires naming the sink whose oracle fired", "[oracles][upgrade]") {
     const engine::JobSpec first = v1();
     const engine::JobSpec second = v2_with_audit();
-    ReferenceModel model(first, tiny_input());
-    model.add_deployment(second, kSavepoint);
+    ReferenceModel model(first, tiny_two_round_input());
+    model.add_deployment(second, kSavepointOffsets);
     const std::vector<Record> sink = records(model.expected_output("sink"));
     auto judge = [&](const std::vector<Record>& audit) {
         EverySinkOracle every("exactly_once_output");
@@ -165,20 +165,20 @@ TEST_CASE("reference model deployments: a rollback to an older savepoint process
     const engine::JobSpec first = v1();
     const engine::JobSpec second = v1();
     const engine::JobSpec third = v1();
-    ReferenceModel model(first, tiny_input());
-    model.add_deployment(second, kSavepoint, 0, kSavepoint);
+    ReferenceModel model(first, tiny_two_round_input());
+    model.add_deployment(second, kSavepointOffsets, 0, kSavepointOffsets);
     // v3 from the savepoint v1 took (origin segment 0), after v2 stopped at the end.
-    model.add_deployment(third, kSavepoint, 0, kEnd);
+    model.add_deployment(third, kSavepointOffsets, 0, kEnd);
     // v1: (1,10) (2,3) (3,4) -> (1,1) (2,1) (3,1); v2 and v3 each: (1,5) (1,7) (2,8) -> (1,2) (1,3) (2,2).
     CHECK(records(model.expected_output("sink")) ==
           std::vector<Record>{{1, 1}, {1, 2}, {1, 2}, {1, 3}, {1, 3}, {2, 1}, {2, 2}, {2, 2}, {3, 1}});
     // v3's restores see v1's state at the savepoint, not v2's end state.
-    CHECK(model.keyed_state("count", kSavepoint) == State{{1, 1}, {2, 1}, {3, 1}});
+    CHECK(model.keyed_state("count", kSavepointOffsets) == State{{1, 1}, {2, 1}, {3, 1}});
     CHECK(model.keyed_state("count", kEnd) == State{{1, 3}, {2, 2}, {3, 1}});
     SECTION("a rollback that starts from the middle segment's state") {
-        ReferenceModel again(first, tiny_input());
+        ReferenceModel again(first, tiny_two_round_input());
         const SourceOffsets partway{{{"in", 0}, 3}, {{"in", 1}, 2}};
-        again.add_deployment(second, kSavepoint, 0, kSavepoint);
+        again.add_deployment(second, kSavepointOffsets, 0, kSavepointOffsets);
         // v3 from a savepoint v2 took at `partway`, after v2 ran to the end: (2,8) processed twice,
         // each time on v2's state at `partway`.
         again.add_deployment(third, partway, 1, kEnd);

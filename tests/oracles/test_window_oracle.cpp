@@ -15,8 +15,8 @@ using engine::Record;
 using engine::RowKind;
 using engine::WindowSpec;
 
-Record at(int64_t key, int64_t value, int64_t ts) { return Record{key, value, 0, RowKind::insert, ts}; }
-Record fired(int64_t key, int64_t aggregate, int64_t window_end) { return at(key, aggregate, window_end - 1); }
+Record record_at(int64_t key, int64_t value, int64_t ts) { return Record{key, value, 0, RowKind::insert, ts}; }
+Record fired(int64_t key, int64_t aggregate, int64_t window_end) { return record_at(key, aggregate, window_end - 1); }
 
 WindowSpec tumbling_count(int64_t lateness_ms) {
     WindowSpec s;
@@ -25,7 +25,7 @@ WindowSpec tumbling_count(int64_t lateness_ms) {
     return s;
 }
 
-Verdict judge(const WindowModel& model, std::vector<Record> results, std::vector<Record> late, bool idleness = false) {
+Verdict judge_windows(const WindowModel& model, std::vector<Record> results, std::vector<Record> late, bool idleness = false) {
     const WindowOutputOracle oracle(model, "w", [results] { return results; }, [late] { return late; }, idleness);
     return oracle.verdict();
 }
@@ -46,12 +46,12 @@ TEST_CASE("split watermark: a record is in-bound above max timestamp seen - boun
 // Key 1: window [0, 1000) gets 3 in-bound records and 2 out-of-bound ones (timestamps far behind).
 WindowModel tumbling_model(int64_t lateness_ms) {
     WindowModel model(tumbling_count(lateness_ms));
-    model.add(at(1, 1, 100), true);
-    model.add(at(1, 1, 200), true);
-    model.add(at(1, 1, 900), true);
-    model.add(at(1, 1, 1500), true);
-    model.add(at(1, 1, 50), false);
-    model.add(at(1, 1, 60), false);
+    model.add(record_at(1, 1, 100), true);
+    model.add(record_at(1, 1, 200), true);
+    model.add(record_at(1, 1, 900), true);
+    model.add(record_at(1, 1, 1500), true);
+    model.add(record_at(1, 1, 50), false);
+    model.add(record_at(1, 1, 60), false);
     return model;
 }
 
@@ -71,49 +71,49 @@ TEST_CASE("window model: totals per (key, window), in-bound aggregate, out-of-bo
 TEST_CASE("window oracle passes every legitimate outcome of late records", "[window][oracle]") {
     const WindowModel model = tumbling_model(500);
     // Both late records arrived before the watermark passed the window: one firing of 5.
-    CHECK(judge(model, {fired(1, 5, 1000), fired(1, 1, 2000)}, {}).passed);
+    CHECK(judge_windows(model, {fired(1, 5, 1000), fired(1, 1, 2000)}, {}).passed);
     // Both arrived after the first firing, within the lateness: firings 3, 4, 5.
-    CHECK(judge(model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 5, 1000), fired(1, 1, 2000)}, {}).passed);
+    CHECK(judge_windows(model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 5, 1000), fired(1, 1, 2000)}, {}).passed);
     // One re-fired the window, the other came after its cleanup: firings 3, 4 and one late record.
-    const Verdict v = judge(model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {at(1, 1, 60)});
+    const Verdict v = judge_windows(model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 60)});
     CHECK(v.passed);
     CHECK_THAT(v.message, Catch::Contains("2 windows checked exactly"));
     // Both after the cleanup.
-    CHECK(judge(model, {fired(1, 3, 1000), fired(1, 1, 2000)}, {at(1, 1, 50), at(1, 1, 60)}).passed);
+    CHECK(judge_windows(model, {fired(1, 3, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 50), record_at(1, 1, 60)}).passed);
 }
 
 TEST_CASE("window oracle fires on a duplicated, lost or double-counted firing", "[window][oracle]") {
     const WindowModel model = tumbling_model(500);
     SECTION("a firing duplicated (an at-least-once sink, a re-fire after a restore)") {
-        const Verdict v = judge(model, {fired(1, 3, 1000), fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 5, 1000), fired(1, 1, 2000)}, {});
+        const Verdict v = judge_windows(model, {fired(1, 3, 1000), fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 5, 1000), fired(1, 1, 2000)}, {});
         CHECK_FALSE(v.passed);
         CHECK_THAT(v.message, Catch::Contains("fired twice with 3"));
     }
     SECTION("a purged window fired again from scratch (its watermark lost on restore)") {
-        const Verdict v = judge(model, {fired(1, 3, 1000), fired(1, 1, 1000), fired(1, 1, 2000)}, {at(1, 1, 60)});
+        const Verdict v = judge_windows(model, {fired(1, 3, 1000), fired(1, 1, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 60)});
         CHECK_FALSE(v.passed);
     }
     SECTION("a firing lost") {
-        CHECK_FALSE(judge(model, {fired(1, 1, 2000)}, {}).passed);
-        CHECK_FALSE(judge(model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {}).passed);
+        CHECK_FALSE(judge_windows(model, {fired(1, 1, 2000)}, {}).passed);
+        CHECK_FALSE(judge_windows(model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {}).passed);
     }
     SECTION("a record both counted and side-output") {
-        const Verdict v = judge(model, {fired(1, 5, 1000), fired(1, 1, 2000)}, {at(1, 1, 60)});
+        const Verdict v = judge_windows(model, {fired(1, 5, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 60)});
         CHECK_FALSE(v.passed);
         CHECK_THAT(v.message, Catch::Contains("!= the model's 5"));
     }
     SECTION("an in-bound record in the late output") {
-        const Verdict v = judge(model, {fired(1, 2, 1000), fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {at(1, 1, 900)});
+        const Verdict v = judge_windows(model, {fired(1, 2, 1000), fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 900)});
         CHECK_FALSE(v.passed);
         CHECK_THAT(v.message, Catch::Contains("not an out-of-bound input record"));
         // With idleness an in-bound record may be late: not judged then (the sum still holds).
-        CHECK(judge(model, {fired(1, 2, 1000), fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {at(1, 1, 900)}, true).passed);
+        CHECK(judge_windows(model, {fired(1, 2, 1000), fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 900)}, true).passed);
     }
     SECTION("a firing for a window the model does not have") {
-        CHECK_FALSE(judge(model, {fired(1, 5, 1000), fired(1, 1, 2000), fired(2, 1, 1000)}, {}).passed);
+        CHECK_FALSE(judge_windows(model, {fired(1, 5, 1000), fired(1, 1, 2000), fired(2, 1, 1000)}, {}).passed);
     }
     SECTION("firings skipping a count") {
-        CHECK_FALSE(judge(model, {fired(1, 3, 1000), fired(1, 5, 1000), fired(1, 1, 2000)}, {}).passed);
+        CHECK_FALSE(judge_windows(model, {fired(1, 3, 1000), fired(1, 5, 1000), fired(1, 1, 2000)}, {}).passed);
     }
 }
 
@@ -132,24 +132,24 @@ TEST_CASE("window oracle on sliding windows: exact without out-of-bound records,
     s.kind = WindowSpec::Kind::sliding;
     s.slide = sim::Duration::millis(500);
     WindowModel model(s);
-    model.add(at(1, 1, 600), true);   // windows [500, 1500), [0, 1000)
-    model.add(at(1, 1, 1200), true);  // windows [1000, 2000), [500, 1500)
-    model.add(at(1, 1, 100), false);  // windows [0, 1000), [-500, 500)
+    model.add(record_at(1, 1, 600), true);   // windows [500, 1500), [0, 1000)
+    model.add(record_at(1, 1, 1200), true);  // windows [1000, 2000), [500, 1500)
+    model.add(record_at(1, 1, 100), false);  // windows [0, 1000), [-500, 500)
     // The late record counted in [-500, 500) (not yet fired there) but dropped for [0, 1000).
     const std::vector<Record> good{fired(1, 1, 500), fired(1, 1, 1000), fired(1, 2, 1500), fired(1, 1, 2000)};
-    const Verdict v = judge(model, good, {});
+    const Verdict v = judge_windows(model, good, {});
     CHECK(v.passed);
     CHECK_THAT(v.message, Catch::Contains("2 windows checked exactly, 2 within bounds"));
     // Counted in both: also fine.
-    CHECK(judge(model, {fired(1, 1, 500), fired(1, 2, 1000), fired(1, 2, 1500), fired(1, 1, 2000)}, {}).passed);
+    CHECK(judge_windows(model, {fired(1, 1, 500), fired(1, 2, 1000), fired(1, 2, 1500), fired(1, 1, 2000)}, {}).passed);
     // Late for both: side-output, fine.
-    CHECK(judge(model, {fired(1, 1, 1000), fired(1, 2, 1500), fired(1, 1, 2000)}, {at(1, 1, 100)}).passed);
+    CHECK(judge_windows(model, {fired(1, 1, 1000), fired(1, 2, 1500), fired(1, 1, 2000)}, {record_at(1, 1, 100)}).passed);
     // An in-bound-only window fired twice, or below its total.
-    CHECK_FALSE(judge(model, {fired(1, 1, 500), fired(1, 1, 1000), fired(1, 2, 1500), fired(1, 2, 1500), fired(1, 1, 2000)}, {}).passed);
-    CHECK_FALSE(judge(model, {fired(1, 1, 500), fired(1, 1, 1000), fired(1, 1, 1500), fired(1, 1, 2000)}, {}).passed);
+    CHECK_FALSE(judge_windows(model, {fired(1, 1, 500), fired(1, 1, 1000), fired(1, 2, 1500), fired(1, 2, 1500), fired(1, 1, 2000)}, {}).passed);
+    CHECK_FALSE(judge_windows(model, {fired(1, 1, 500), fired(1, 1, 1000), fired(1, 1, 1500), fired(1, 1, 2000)}, {}).passed);
     // A within-bounds window below its in-bound records, or counted and side-output.
-    CHECK_FALSE(judge(model, {fired(1, 1, 500), fired(1, 2, 1500), fired(1, 1, 2000)}, {}).passed);
-    CHECK_FALSE(judge(model, {fired(1, 1, 500), fired(1, 2, 1000), fired(1, 2, 1500), fired(1, 1, 2000)}, {at(1, 1, 100)}).passed);
+    CHECK_FALSE(judge_windows(model, {fired(1, 1, 500), fired(1, 2, 1500), fired(1, 1, 2000)}, {}).passed);
+    CHECK_FALSE(judge_windows(model, {fired(1, 1, 500), fired(1, 2, 1000), fired(1, 2, 1500), fired(1, 1, 2000)}, {record_at(1, 1, 100)}).passed);
 }
 
 TEST_CASE("window oracle on count windows: exact results, nothing late", "[window][oracle]") {
@@ -158,16 +158,16 @@ TEST_CASE("window oracle on count windows: exact results, nothing late", "[windo
     s.size_records = 2;
     s.aggregate = WindowSpec::Aggregate::sum;
     WindowModel model(s);
-    model.add(at(1, 10, 5), true);
-    model.add(at(2, 7, 6), true);
-    model.add(at(1, 20, 8), false);  // in-boundness means nothing to a count window
-    model.add(at(1, 30, 9), true);   // a rest of one: never fires
-    const std::vector<Record> expected{at(1, 30, 8)};
-    CHECK(judge(model, expected, {}).passed);
-    CHECK_FALSE(judge(model, {at(1, 30, 8), at(1, 30, 8)}, {}).passed);
-    CHECK_FALSE(judge(model, {}, {}).passed);
-    CHECK_FALSE(judge(model, {at(1, 30, 9)}, {}).passed);
-    CHECK_FALSE(judge(model, expected, {at(1, 20, 8)}).passed);
+    model.add(record_at(1, 10, 5), true);
+    model.add(record_at(2, 7, 6), true);
+    model.add(record_at(1, 20, 8), false);  // in-boundness means nothing to a count window
+    model.add(record_at(1, 30, 9), true);   // a rest of one: never fires
+    const std::vector<Record> expected{record_at(1, 30, 8)};
+    CHECK(judge_windows(model, expected, {}).passed);
+    CHECK_FALSE(judge_windows(model, {record_at(1, 30, 8), record_at(1, 30, 8)}, {}).passed);
+    CHECK_FALSE(judge_windows(model, {}, {}).passed);
+    CHECK_FALSE(judge_windows(model, {record_at(1, 30, 9)}, {}).passed);
+    CHECK_FALSE(judge_windows(model, expected, {record_at(1, 20, 8)}).passed);
 }
 
 }  // namespace

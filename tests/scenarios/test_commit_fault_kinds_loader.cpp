@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-json base() {
+json commit_fault_base() {
     return json::parse(R"({
       "world": {"task_managers": 1, "topics": [{"name": "input", "partitions": 1}, {"name": "output", "partitions": 1}]},
       "job": {"vertices": [
@@ -26,7 +26,7 @@ json base() {
     })");
 }
 
-Scenario load(const json& document) {
+Scenario load_commit_faults(const json& document) {
     testing::TempDir dir;
     return load_scenario(dir.write("s.json", document.dump()));
 }
@@ -34,24 +34,24 @@ Scenario load(const json& document) {
 TEST_CASE("loader: the Kafka commit-fault kinds", "[scenarios][commit_faults]") {
     for (const char* kind : {"kafka_commit_errors", "kafka_commit_outcome_unknown"}) {
         INFO(kind);
-        json s = base();
+        json s = commit_fault_base();
         s["faults"]["schedule"] = json::array({{{"kind", kind}, {"at", "1s"}, {"duration", "1500ms"}}});
-        const Scenario loaded = load(s);
+        const Scenario loaded = load_commit_faults(s);
         REQUIRE(loaded.faults.size() == 1);
         CHECK(sim::to_string(loaded.faults[0].kind) == std::string(kind));
         CHECK(loaded.faults[0].duration == sim::Duration::millis(1500));
 
         s["faults"]["schedule"][0]["nodes"] = json::array({"tm0"});
         try {
-            load(s);
+            load_commit_faults(s);
             FAIL("a node list was accepted");
         } catch (const ScenarioError& e) {
             CHECK(e.json_path() == "/faults/schedule/0/nodes");
         }
 
-        json r = base();
+        json r = commit_fault_base();
         r["faults"]["random"] = {{"quiet_after", "3s"}, {"kinds", {{kind, json::object()}}}};
-        const Scenario drawn = load(r);
+        const Scenario drawn = load_commit_faults(r);
         REQUIRE(drawn.random_faults.has_value());
     }
 }

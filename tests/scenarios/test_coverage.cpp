@@ -16,13 +16,13 @@ using sim::Duration;
 using sim::FaultKind;
 using sim::Time;
 
-Time at_ms(int64_t ms) { return Time::zero() + Duration::millis(ms); }
+Time coverage_ms(int64_t ms) { return Time::zero() + Duration::millis(ms); }
 
 // Feeds a tracker points and faults, as the runner does.
 class Feed {
 public:
     Feed& point(int64_t ms, const char* name, const std::string& node, int64_t detail) {
-        tracker.point(at_ms(ms), name, node, detail);
+        tracker.point(coverage_ms(ms), name, node, detail);
         return *this;
     }
     Feed& fault(int64_t ms, FaultKind kind, std::vector<std::string> nodes, const std::string& at_point = "",
@@ -32,7 +32,7 @@ public:
         spec.trigger.point = at_point;
         spec.duration = duration;
         sim::FiredFault fired;
-        fired.at = at_ms(ms);
+        fired.at = coverage_ms(ms);
         fired.kind = kind;
         fired.nodes = std::move(nodes);
         fired.skipped = skipped;
@@ -128,7 +128,7 @@ TEST_CASE("coverage: a paused node that resumes after a failover is a zombie", "
     f.fault(1000, FaultKind::pause, {"tm1"}, "", Duration::seconds(1));  // resumes at 2 s, before the failover
     f.point(5000, "failover.started", "jobmanager", 1);
     f.fault(6000, FaultKind::pause, {"tm1"}, "", Duration::seconds(60));  // resumes after the run
-    f.tracker.finish(at_ms(20'000));
+    f.tracker.finish(coverage_ms(20'000));
     CHECK(f.hits("pause@zombie-resumed") == 1);
     CHECK(f.hits("pause@restore") == 1);
 }
@@ -141,7 +141,7 @@ TEST_CASE("coverage: zombie-writes, a partition that spans a failover in a run w
         f.fault(1000, FaultKind::partition, {"tm1"}, "", Duration::seconds(1));  // healed before the failover
         f.point(5000, "failover.started", "jobmanager", 1);
         f.tracker.fenced_writes(fenced);
-        f.tracker.finish(at_ms(20'000));
+        f.tracker.finish(coverage_ms(20'000));
         CHECK(f.hits("partition@zombie-writes") == (fenced > 0 ? 1 : 0));
     }
     CHECK_THAT(check_combination_name("pause@zombie-writes"), Catch::Contains("partition phase"));

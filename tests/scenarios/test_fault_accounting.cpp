@@ -32,7 +32,7 @@ json story(const json& schedule) {
     return s;
 }
 
-RunResult run(const json& s, bool strict = false) {
+RunResult run_document(const json& s, bool strict = false) {
     const Scenario scenario = load_scenario_text(s.dump(), "story.json");
     RunOptions options;
     options.seed = 3;
@@ -49,7 +49,7 @@ TEST_CASE("fault accounting: fired, without effect, never fired, each with what 
         {{"kind", "partition"}, {"nodes", {"append-store"}}, {"other_nodes", {"kafka"}}, {"at", "4s"}},          // nothing crosses
         {{"kind", "partition"}, {"nodes", {"tm0"}}, {"other_nodes", {"kafka"}}, {"at", "5s"}, {"duration", "500ms"}},  // cuts
     };
-    const RunResult r = run(story(schedule));
+    const RunResult r = run_document(story(schedule));
     CHECK(r.expectation_met);  // not strict: the verdicts are the oracles'
     REQUIRE(r.fault_accounts.size() == 6);
     const auto& a = r.fault_accounts;
@@ -88,9 +88,9 @@ TEST_CASE("fault accounting: fired, without effect, never fired, each with what 
 
 TEST_CASE("fault accounting: strict fails a run whose scheduled fault did not fire with an effect", "[fault_accounting]") {
     const json idle = {{{"kind", "crash"}, {"nodes", {"tm2"}}, {"at", "3s"}}};
-    const RunResult lenient = run(story(idle));
+    const RunResult lenient = run_document(story(idle));
     CHECK(lenient.expectation_met);
-    const RunResult strict = run(story(idle), true);
+    const RunResult strict = run_document(story(idle), true);
     CHECK_FALSE(strict.expectation_met);
     CHECK(strict.expectation_message.find("strict faults: 1 planned fault did not fire with an effect") == 0);
     CHECK(strict.expectation_message.find("tm2 held no task") != std::string::npos);
@@ -98,11 +98,11 @@ TEST_CASE("fault accounting: strict fails a run whose scheduled fault did not fi
 
     json in_file = story(idle);
     in_file["faults"]["strict"] = true;
-    CHECK_FALSE(run(in_file).expectation_met);
+    CHECK_FALSE(run_document(in_file).expectation_met);
 
     // The positive twin: a crash that hits tasks passes strict.
     const json busy = {{{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "3s"}}};
-    const RunResult hit = run(story(busy), true);
+    const RunResult hit = run_document(story(busy), true);
     CHECK(hit.expectation_met);
     CHECK(strict_fault_failure(hit.fault_accounts, false).empty());
 }
@@ -111,8 +111,8 @@ TEST_CASE("fault accounting: a point fault's delay fires it that long after the 
     const json at_point = {{"point", "sink.precommitted"}, {"occurrence", 3}};
     json delayed_point = at_point;
     delayed_point["delay"] = "250ms";
-    const RunResult now = run(story({{{"kind", "crash"}, {"at_point", at_point}}}));
-    const RunResult later = run(story({{{"kind", "crash"}, {"at_point", delayed_point}}}));
+    const RunResult now = run_document(story({{{"kind", "crash"}, {"at_point", at_point}}}));
+    const RunResult later = run_document(story({{{"kind", "crash"}, {"at_point", delayed_point}}}));
     REQUIRE(now.faults.size() == 1);
     REQUIRE(later.faults.size() == 1);
     CHECK(later.faults[0].at.ns == now.faults[0].at.ns + 250'000'000);
@@ -130,11 +130,11 @@ namespace {
 TEST_CASE("restarts: one TaskManager loss is one restart, though its redeployment fails over again", "[fault_accounting][restarts]") {
     // tm1 crashes at 2.3 s and comes back empty at 4.3 s: the restart deployed onto it never ran
     // and fails over when tm1 registers again (2 failovers), which Flink counts as one restart.
-    const RunResult r = run(story({{{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "2s"}}}));
+    const RunResult r = run_document(story({{{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "2s"}}}));
     CHECK(r.figures.failovers == 2);
     CHECK(r.figures.restarts == 1);
     // Two losses a while apart: two restarts.
-    const RunResult two = run(story({{{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "200ms"}},
+    const RunResult two = run_document(story({{{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "200ms"}},
                                       {{"kind", "crash"}, {"nodes", {"tm0"}}, {"at", "6.7s"}, {"restart_delay", "200ms"}}}));
     CHECK(two.figures.restarts == 2);
 }
@@ -152,9 +152,9 @@ TEST_CASE("aim: vertex and subtask count only that task's announcements", "[faul
     sink["vertex"] = "sink";
     json sink_3 = sink;
     sink_3["subtask"] = 3;
-    const RunResult first = run(story({{{"kind", "pause"}, {"at_point", any}, {"duration", "100ms"}}}));
-    const RunResult by_sink = run(story({{{"kind", "pause"}, {"at_point", sink}, {"duration", "100ms"}}}));
-    const RunResult by_sink_3 = run(story({{{"kind", "pause"}, {"at_point", sink_3}, {"duration", "100ms"}}}));
+    const RunResult first = run_document(story({{{"kind", "pause"}, {"at_point", any}, {"duration", "100ms"}}}));
+    const RunResult by_sink = run_document(story({{{"kind", "pause"}, {"at_point", sink}, {"duration", "100ms"}}}));
+    const RunResult by_sink_3 = run_document(story({{{"kind", "pause"}, {"at_point", sink_3}, {"duration", "100ms"}}}));
     REQUIRE(first.fault_accounts.size() == 1);
     REQUIRE(by_sink.fault_accounts.size() == 1);
     REQUIRE(by_sink_3.fault_accounts.size() == 1);
@@ -198,15 +198,15 @@ TEST_CASE("aim: attempt {min: 2} counts a point only after a failover", "[fault_
     json after_failover = first;
     after_failover["attempt"] = {{"min", 2}};
     const json tm1 = {{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "200ms"}};
-    const RunResult plain = run(story({tm1, {{"kind", "pause"}, {"at_point", first}, {"duration", "100ms"}}}));
-    const RunResult aimed = run(story({tm1, {{"kind", "pause"}, {"at_point", after_failover}, {"duration", "100ms"}}}));
+    const RunResult plain = run_document(story({tm1, {{"kind", "pause"}, {"at_point", first}, {"duration", "100ms"}}}));
+    const RunResult aimed = run_document(story({tm1, {{"kind", "pause"}, {"at_point", after_failover}, {"duration", "100ms"}}}));
     REQUIRE(plain.fault_accounts.size() == 2);
     REQUIRE(aimed.fault_accounts.size() == 2);
     CHECK(plain.fault_accounts[1].at_ns < 1'000'000'000);
     CHECK(aimed.fault_accounts[1].at_ns > 2'300'000'000);
     CHECK(aimed.fault_accounts[1].trigger == "at the 1st task.restoring in attempt 2..");
     // Never after a failover in a run without one: never fired, saying so.
-    const RunResult none = run(story({{{"kind", "pause"}, {"at_point", after_failover}, {"duration", "100ms"}}}));
+    const RunResult none = run_document(story({{{"kind", "pause"}, {"at_point", after_failover}, {"duration", "100ms"}}}));
     CHECK(none.fault_accounts[0].outcome == FaultOutcome::not_fired);
     CHECK(none.fault_accounts[0].detail.find("0 of its ") != std::string::npos);
 }

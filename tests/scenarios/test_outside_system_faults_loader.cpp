@@ -21,7 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-json base() {
+json outside_faults_base() {
     return json::parse(R"({
       "world": {"task_managers": 1, "topics": [{"name": "input", "partitions": 1}]},
       "job": {"vertices": [
@@ -33,14 +33,14 @@ json base() {
     })");
 }
 
-Scenario load(const json& document) {
+Scenario load_outside_faults(const json& document) {
     testing::TempDir dir;
     return load_scenario(dir.write("s.json", document.dump()));
 }
 
-std::string error_of(const json& document, std::string* path) {
+std::string outside_faults_error_of(const json& document, std::string* path) {
     try {
-        load(document);
+        load_outside_faults(document);
     } catch (const ScenarioError& e) {
         *path = e.json_path();
         return e.what();
@@ -51,39 +51,39 @@ std::string error_of(const json& document, std::string* path) {
 }  // namespace
 
 TEST_CASE("loader: generic outside-system faults name a registered system", "[loader]") {
-    json s = base();
+    json s = outside_faults_base();
     s["faults"]["schedule"] = json::parse(R"([
       {"kind": "system_unavailable", "at": "1s", "system": "key_values", "duration": "1s"},
       {"kind": "bulk_partial_failure", "at": "2s", "system": "documents", "ratio": "1/4", "duration": "1s"},
       {"kind": "partition", "at": "3s", "nodes": ["tm0"], "other_nodes": ["objects"], "duration": "1s"}])");
-    const Scenario loaded = load(s);
+    const Scenario loaded = load_outside_faults(s);
     REQUIRE(loaded.faults.size() == 3);
     CHECK(loaded.faults[0].system == "key_values");
     CHECK(loaded.faults[1].ratio.numerator == 1);
     CHECK(loaded.faults[1].ratio.denominator == 4);
     CHECK(loaded.outside_systems == std::vector<std::string>{"key_values", "documents", "objects"});
-    CHECK(load(base()).outside_systems.empty());
+    CHECK(load_outside_faults(outside_faults_base()).outside_systems.empty());
 
     std::string path;
     s["faults"]["schedule"] = json::parse(R"([{"kind": "system_write_errors", "at": "1s", "system": "key_value"}])");
-    std::string message = error_of(s, &path);
+    std::string message = outside_faults_error_of(s, &path);
     CHECK(path == "/faults/schedule/0/system");
     CHECK_THAT(message, Catch::Contains("an outside system (documents, key_values, objects, database)"));
     CHECK_THAT(message, Catch::Contains("key_values"));
     s["faults"]["schedule"] = json::parse(R"([{"kind": "bulk_partial_failure", "at": "1s", "system": "objects"}])");
-    message = error_of(s, &path);
+    message = outside_faults_error_of(s, &path);
     CHECK(path == "/faults/schedule/0/system");
     CHECK_THAT(message, Catch::Contains("with bulk requests (documents)"));
     s["faults"]["schedule"] = json::parse(R"([{"kind": "system_unavailable", "at": "1s"}])");
-    message = error_of(s, &path);
+    message = outside_faults_error_of(s, &path);
     CHECK_THAT(message, Catch::Contains("system"));
 }
 
 TEST_CASE("loader: random generic outside-system faults draw one of their systems", "[loader]") {
-    json s = base();
+    json s = outside_faults_base();
     s["faults"]["random"] = json::parse(R"({"mode": "fixed", "count": 20, "quiet_after": "5s",
       "kinds": {"system_write_errors": {"systems": ["documents", "objects"]}}})");
-    const Scenario loaded = load(s);
+    const Scenario loaded = load_outside_faults(s);
     CHECK(loaded.outside_systems == std::vector<std::string>{"documents", "objects"});
     sim::Prng prng(3);
     const FaultDraw draw = draw_random_faults(*loaded.random_faults, prng);
@@ -99,9 +99,9 @@ TEST_CASE("loader: random generic outside-system faults draw one of their system
 }
 
 TEST_CASE("runner: a run builds the outside systems its scenario names, and their faults reach them", "[runner]") {
-    json s = base();
+    json s = outside_faults_base();
     s["faults"]["schedule"] = json::parse(R"([{"kind": "system_unavailable", "at": "100ms", "system": "key_values", "duration": "1s"}])");
-    const Scenario loaded = load(s);
+    const Scenario loaded = load_outside_faults(s);
     RunOptions options;
     options.seed = 1;
     const RunResult result = run_scenario(loaded, options);
@@ -155,16 +155,16 @@ TEST_CASE("loader: a sink kind that asks for an outside system makes the run bui
     CHECK(load_scenario(testing::catalogue_scenario("kafka-to-es-auto-id")).outside_systems == std::vector<std::string>{"documents"});
     CHECK(load_scenario(testing::catalogue_scenario("kafka-to-redis-incr")).outside_systems == std::vector<std::string>{"key_values"});
 
-    json s = base();
+    json s = outside_faults_base();
     s["job"]["vertices"][1] = json::parse(R"({"id": "sink", "kind": "sink", "sink": "documents",
         "options": {"id": "uuid"}, "inputs": [{"from": "source"}]})");
     std::string path;
-    const std::string message = error_of(s, &path);
+    const std::string message = outside_faults_error_of(s, &path);
     CHECK(path == "/job/vertices/1/options/id");
     CHECK_THAT(message, Catch::Contains("key_versioned"));
     s["job"]["vertices"][1]["options"] = json::parse(R"({"mode": "dedup"})");
     s["job"]["vertices"][1]["sink"] = "key_values";
-    CHECK(load(s).outside_systems == std::vector<std::string>{"key_values"});
+    CHECK(load_outside_faults(s).outside_systems == std::vector<std::string>{"key_values"});
 }
 
 }  // namespace eosim::scenarios
@@ -173,16 +173,16 @@ namespace eosim::scenarios {
 
 TEST_CASE("loader and runner: a scenario's databases take the generic outside-system faults", "[loader]") {
     std::string path;
-    json no_database = base();
+    json no_database = outside_faults_base();
     no_database["faults"]["schedule"] = json::parse(R"([{"kind": "system_unavailable", "at": "1s", "system": "mysql-source"}])");
-    CHECK_THAT(error_of(no_database, &path), Catch::Contains("an outside system (documents, key_values, objects, database)"));
+    CHECK_THAT(outside_faults_error_of(no_database, &path), Catch::Contains("an outside system (documents, key_values, objects, database)"));
     CHECK(path == "/faults/schedule/0/system");
 
     std::ifstream in(testing::catalogue_scenario("mysql-cdc-to-mysql-upsert"));
     json cdc = json::parse(in);
     cdc["faults"]["schedule"].push_back(json::parse(R"({"kind": "system_write_errors", "at": "3s", "system": "mysql-target", "duration": "2s"})"));
     cdc["faults"]["schedule"].push_back(json::parse(R"({"kind": "system_unavailable", "at": "6s", "system": "mysql-source", "duration": "1s"})"));
-    const Scenario loaded = load(cdc);
+    const Scenario loaded = load_outside_faults(cdc);
     CHECK(loaded.outside_systems.empty());  // the databases are the scenario's own, not registered systems
     const RunResult result = run_scenario(loaded, RunOptions{1});
     CHECK(result.figures.outside_calls_failed > 0);  // the faults reached the databases
@@ -191,7 +191,7 @@ TEST_CASE("loader and runner: a scenario's databases take the generic outside-sy
 
     json bulk = cdc;
     bulk["faults"]["schedule"] = json::parse(R"([{"kind": "bulk_partial_failure", "at": "1s", "system": "mysql-target", "ratio": "1/2"}])");
-    CHECK_THAT(error_of(bulk, &path), Catch::Contains("with bulk requests (documents)"));
+    CHECK_THAT(outside_faults_error_of(bulk, &path), Catch::Contains("with bulk requests (documents)"));
 }
 
 }  // namespace eosim::scenarios

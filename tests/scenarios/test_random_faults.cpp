@@ -67,7 +67,7 @@ RandomFaults every_kind(RandomMode mode) {
     return r;
 }
 
-FaultDraw draw(const RandomFaults& spec, uint64_t seed) {
+FaultDraw draw_faults(const RandomFaults& spec, uint64_t seed) {
     sim::Prng prng = sim::Prng(seed).fork("faults");
     return draw_random_faults(spec, prng);
 }
@@ -85,8 +85,8 @@ TEST_CASE("random faults: the same seed draws the same schedule, other seeds oth
         const RandomFaults spec = every_kind(mode);
         std::set<std::string> distinct;
         for (uint64_t seed = 1; seed <= 20; ++seed) {
-            const FaultDraw a = draw(spec, seed);
-            const FaultDraw b = draw(spec, seed);
+            const FaultDraw a = draw_faults(spec, seed);
+            const FaultDraw b = draw_faults(spec, seed);
             CHECK(dump(a.faults) == dump(b.faults));
             CHECK(a.kinds_on == b.kinds_on);
             CHECK(a.weights == b.weights);
@@ -113,7 +113,7 @@ TEST_CASE("random faults: every drawn effect ends by quiet_after, time triggers 
         RandomFaults spec = every_kind(*rc::gen::element(RandomMode::swarm, RandomMode::fixed));
         spec.count_min = *rc::gen::inRange(0, 10);
         spec.count_max = spec.count_min + *rc::gen::inRange(0, 10);
-        const FaultDraw d = draw(spec, seed);
+        const FaultDraw d = draw_faults(spec, seed);
         RC_ASSERT(d.count >= spec.count_min);
         RC_ASSERT(d.count <= spec.count_max);
         RC_ASSERT(d.faults.size() == static_cast<size_t>(d.count));
@@ -156,14 +156,14 @@ TEST_CASE("random faults: the end window places time-triggered faults around the
         k.restart_delay = {Duration::zero(), Duration::seconds(2)};
     }
     // Without an end ratio the draw is the one it always was: nothing is drawn for the end window.
-    const FaultDraw plain = draw(spec, 7);
+    const FaultDraw plain = draw_faults(spec, 7);
     RandomFaults unset = spec;
     unset.input_end = Duration::zero();
-    CHECK(dump(draw(unset, 7).faults) == dump(plain.faults));
+    CHECK(dump(draw_faults(unset, 7).faults) == dump(plain.faults));
     spec.end_ratio = sim::Ratio::always();
     int64_t late = 0;
     for (uint64_t seed = 1; seed <= 50; ++seed) {
-        for (const sim::FaultSpec& f : draw(spec, seed).faults) {
+        for (const sim::FaultSpec& f : draw_faults(spec, seed).faults) {
             REQUIRE(f.trigger.point.empty());
             CHECK(f.trigger.at >= Time::zero() + Duration::seconds(7));
             CHECK(f.trigger.at <= Time::zero() + Duration::seconds(12));
@@ -178,7 +178,7 @@ TEST_CASE("random faults: swarm switches on a non-empty subset of the kinds, fix
     const RandomFaults swarm = every_kind(RandomMode::swarm);
     std::set<size_t> subset_sizes;
     for (uint64_t seed = 1; seed <= 200; ++seed) {
-        const FaultDraw d = draw(swarm, seed);
+        const FaultDraw d = draw_faults(swarm, seed);
         REQUIRE(!d.kinds_on.empty());
         REQUIRE(d.kinds_on.size() == d.weights.size());
         subset_sizes.insert(d.kinds_on.size());
@@ -193,7 +193,7 @@ TEST_CASE("random faults: swarm switches on a non-empty subset of the kinds, fix
     CHECK(subset_sizes.size() > 3);  // the subsets really vary
     CHECK(*subset_sizes.rbegin() < swarm.kinds.size() + 1);
 
-    const FaultDraw fixed = draw(every_kind(RandomMode::fixed), 7);
+    const FaultDraw fixed = draw_faults(every_kind(RandomMode::fixed), 7);
     CHECK(fixed.kinds_on.size() == every_kind(RandomMode::fixed).kinds.size());
 }
 
@@ -205,7 +205,7 @@ TEST_CASE("random faults: a crash at a point hits the announcer only when every 
     spec.point_triggers.points = {"checkpoint.completed", "sink.precommitted"};
     bool saw_announcer = false;
     for (uint64_t seed = 1; seed <= 50; ++seed) {
-        for (const sim::FaultSpec& f : draw(spec, seed).faults) {
+        for (const sim::FaultSpec& f : draw_faults(spec, seed).faults) {
             if (f.trigger.point == "checkpoint.completed") CHECK(f.nodes.size() == 1);  // never the JobManager
             if (f.nodes.empty()) saw_announcer = true;
         }
@@ -235,7 +235,7 @@ TEST_CASE("fault JSON: drawn schedules load back as the same faults", "[random_f
     RandomFaults spec = every_kind(RandomMode::fixed);
     spec.count_min = spec.count_max = 40;
     for (uint64_t seed = 1; seed <= 10; ++seed) {
-        std::vector<sim::FaultSpec> faults = draw(spec, seed).faults;
+        std::vector<sim::FaultSpec> faults = draw_faults(spec, seed).faults;
         // What a shrunk schedule may hold besides: a point node, no deadline, no restart, odd units.
         sim::FaultSpec extra;
         extra.kind = FaultKind::crash;

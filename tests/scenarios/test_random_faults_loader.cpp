@@ -22,7 +22,7 @@ using eosim::testing::TempDir;
 using nlohmann::json;
 using sim::Duration;
 
-json base() {
+json random_faults_base() {
     return json::parse(R"({
       "world": {"task_managers": 2, "slots_per_task_manager": 2, "spare_task_managers": 1,
                 "topics": [{"name": "input", "partitions": 2}, {"name": "output", "partitions": 2}]},
@@ -36,7 +36,7 @@ json base() {
 }
 
 // The loader's message for `doc`, or "" when it loads.
-std::string error_of(const json& doc) {
+std::string random_faults_error_of(const json& doc) {
     TempDir dir;
     try {
         load_scenario(dir.write("s.json", doc.dump(2)));
@@ -46,13 +46,13 @@ std::string error_of(const json& doc) {
     return "";
 }
 
-Scenario load(const json& doc) {
+Scenario load_random_faults(const json& doc) {
     TempDir dir;
     return load_scenario(dir.write("s.json", doc.dump(2)));
 }
 
 TEST_CASE("random faults loader: defaults", "[loader][random_faults]") {
-    const Scenario s = load(base());
+    const Scenario s = load_random_faults(random_faults_base());
     REQUIRE(s.random_faults);
     const RandomFaults& r = *s.random_faults;
     CHECK(r.mode == RandomMode::swarm);
@@ -72,7 +72,7 @@ TEST_CASE("random faults loader: defaults", "[loader][random_faults]") {
 }
 
 TEST_CASE("random faults loader: every field", "[loader][random_faults]") {
-    json doc = base();
+    json doc = random_faults_base();
     doc["faults"]["random"] = json::parse(R"({
       "mode": "fixed", "count": 7, "window": {"from": "1s", "to": "5s"}, "quiet_after": "6s",
       "kinds": {
@@ -84,7 +84,7 @@ TEST_CASE("random faults loader: every field", "[loader][random_faults]") {
       "point_triggers": {"ratio": "1/3", "points": ["sink.precommitted"], "max_occurrence": 4}
     })");
     doc["sometimes"] = {"crash@restore", "partition@point:sink.precommitted"};
-    const Scenario s = load(doc);
+    const Scenario s = load_random_faults(doc);
     const RandomFaults& r = *s.random_faults;
     CHECK(r.mode == RandomMode::fixed);
     CHECK(r.count_min == 7);
@@ -108,10 +108,10 @@ TEST_CASE("random faults loader: every field", "[loader][random_faults]") {
 }
 
 TEST_CASE("random faults: drawn point faults aim at vertices, after a failover and with a delay when asked", "[loader][random_faults][aim]") {
-    json doc = base();
+    json doc = random_faults_base();
     doc["faults"]["random"]["point_triggers"] = json::parse(R"({"ratio": "1/1", "points": ["task.snapshotted", "sink.precommitted",
       "checkpoint.completed"], "vertices": ["sink"], "after_failover": "1/2", "delay": {"min": "10ms", "max": "20ms"}})");
-    const Scenario s = load(doc);
+    const Scenario s = load_random_faults(doc);
     const PointTriggers& p = s.random_faults->point_triggers;
     CHECK(p.vertices == std::map<std::string, std::vector<std::string>>{{"sink.precommitted", {"sink"}}, {"task.snapshotted", {"sink"}}});
     int aimed = 0;
@@ -133,9 +133,9 @@ TEST_CASE("random faults: drawn point faults aim at vertices, after a failover a
     CHECK(aimed > 0);
     CHECK(after_failover > 0);
     // Without the keys nothing of it is drawn.
-    json plain = base();
+    json plain = random_faults_base();
     plain["faults"]["random"]["point_triggers"] = {{"ratio", "1/1"}};
-    const Scenario q = load(plain);
+    const Scenario q = load_random_faults(plain);
     sim::Prng prng(7);
     for (const sim::FaultSpec& f : draw_random_faults(*q.random_faults, prng).faults) {
         CHECK(f.trigger.point_vertex.empty());
@@ -144,19 +144,19 @@ TEST_CASE("random faults: drawn point faults aim at vertices, after a failover a
     }
     // A vertex none of whose tasks announces a drawn point is refused at its path.
     doc["faults"]["random"]["point_triggers"]["vertices"] = {"sink", "nope"};
-    CHECK(error_of(doc).find("/faults/random/point_triggers/vertices/1") != std::string::npos);
-    CHECK(error_of(doc).find("no deployment of the job has a vertex \"nope\"") != std::string::npos);
+    CHECK(random_faults_error_of(doc).find("/faults/random/point_triggers/vertices/1") != std::string::npos);
+    CHECK(random_faults_error_of(doc).find("no deployment of the job has a vertex \"nope\"") != std::string::npos);
 }
 
 TEST_CASE("random faults loader: a negative control on some seeds expects its violation sometimes", "[loader][random_faults]") {
-    json doc = base();
+    json doc = random_faults_base();
     doc["expect"] = {{"violation", "exactly_once_output"}, {"every_seed", false}};
-    const Scenario s = load(doc);
+    const Scenario s = load_random_faults(doc);
     CHECK_FALSE(s.expect.pass);
     CHECK_FALSE(s.expect.every_seed);
     CHECK(s.sometimes == std::vector<std::string>{"oracle:exactly_once_output"});
     doc["expect"] = {{"violation", "exactly_once_output"}};
-    CHECK(load(doc).expect.every_seed);
+    CHECK(load_random_faults(doc).expect.every_seed);
 }
 
 TEST_CASE("random faults loader: errors name the path and what was expected", "[loader][random_faults]") {
@@ -189,21 +189,21 @@ TEST_CASE("random faults loader: errors name the path and what was expected", "[
         {"/sometimes", json::parse(R"(["crash@restore", "crash@restore"])"), "at /sometimes/1: duplicate combination"},
     };
     for (const Case& c : cases) {
-        json doc = base();
+        json doc = random_faults_base();
         doc[json::json_pointer(c.pointer)] = c.value;
         INFO(c.pointer << " = " << c.value.dump());
-        CHECK_THAT(error_of(doc), Catch::Contains(c.message));
+        CHECK_THAT(random_faults_error_of(doc), Catch::Contains(c.message));
     }
-    json missing = base();
+    json missing = random_faults_base();
     missing["faults"]["random"].erase("quiet_after");
-    CHECK_THAT(error_of(missing), Catch::Contains("at /faults/random/quiet_after: missing required key \"quiet_after\""));
+    CHECK_THAT(random_faults_error_of(missing), Catch::Contains("at /faults/random/quiet_after: missing required key \"quiet_after\""));
 }
 
 TEST_CASE("random faults loader: at_point.not_after", "[loader][random_faults]") {
-    json doc = base();
+    json doc = random_faults_base();
     doc["faults"] = json::parse(R"({"schedule": [
         {"kind": "crash", "at_point": {"point": "sink.precommitted", "occurrence": 2, "not_after": "1500ms"}}]})");
-    const Scenario s = load(doc);
+    const Scenario s = load_random_faults(doc);
     REQUIRE(s.faults.size() == 1);
     CHECK(s.faults[0].trigger.not_after == sim::Time::zero() + Duration::millis(1500));
     CHECK_FALSE(s.random_faults);

@@ -71,7 +71,7 @@ ScenarioError load_error_text(const std::string& text) {
 }
 
 // Checks that `document` fails at `path` with a message containing `fragment`.
-void check_error(const json& document, const std::string& path, const std::string& fragment) {
+void check_loader_error(const json& document, const std::string& path, const std::string& fragment) {
     const ScenarioError error = load_error_text(document.dump(2));
     INFO(error.what());
     CHECK(error.json_path() == path);
@@ -263,113 +263,113 @@ TEST_CASE("loader: a missing file is a ScenarioError", "[loader]") {
 TEST_CASE("loader: an unknown key is an error that lists the expected keys", "[loader]") {
     json doc = example();
     doc["job"]["vertices"][1]["paralellism"] = 4;
-    check_error(doc, "/job/vertices/1/paralellism", "unknown key \"paralellism\" (did you mean \"parallelism\"?)");
-    check_error(doc, "/job/vertices/1/paralellism", "expected one of: id, kind, parallelism, inputs");
-    check_error(with(example(), "/world/netwrok", json::object()), "/world/netwrok", "unknown key \"netwrok\"");
+    check_loader_error(doc, "/job/vertices/1/paralellism", "unknown key \"paralellism\" (did you mean \"parallelism\"?)");
+    check_loader_error(doc, "/job/vertices/1/paralellism", "expected one of: id, kind, parallelism, inputs");
+    check_loader_error(with(example(), "/world/netwrok", json::object()), "/world/netwrok", "unknown key \"netwrok\"");
     // Options of another kind are unknown keys too.
-    check_error(with(example(), "/job/vertices/1/guarantee", "none"), "/job/vertices/1/guarantee", "unknown key");
-    check_error(with(example(), "/faults/schedule/0/duration", "1s"), "/faults/schedule/0/duration",
+    check_loader_error(with(example(), "/job/vertices/1/guarantee", "none"), "/job/vertices/1/guarantee", "unknown key");
+    check_loader_error(with(example(), "/faults/schedule/0/duration", "1s"), "/faults/schedule/0/duration",
                 "unknown key \"duration\"");
 }
 
 TEST_CASE("loader: a value of the wrong type or range is an error", "[loader]") {
-    check_error(with(example(), "/job/vertices/2/parallelism", "four"), "/job/vertices/2/parallelism",
+    check_loader_error(with(example(), "/job/vertices/2/parallelism", "four"), "/job/vertices/2/parallelism",
                 "expected a positive integer, found \"four\"");
-    check_error(with(example(), "/job/vertices/2/parallelism", 0), "/job/vertices/2/parallelism",
+    check_loader_error(with(example(), "/job/vertices/2/parallelism", 0), "/job/vertices/2/parallelism",
                 "expected a positive integer, found 0");
-    check_error(with(example(), "/job/vertices/2/parallelism", 2.5), "/job/vertices/2/parallelism", "found 2.5");
-    check_error(with(example(), "/world/kafka/fencing", "yes"), "/world/kafka/fencing", "expected true or false");
-    check_error(with(example(), "/world", json::array()), "/world", "expected an object, found an array");
-    check_error(with(example(), "/job/vertices/1/kind", "keyed_cuont"), "/job/vertices/1/kind",
+    check_loader_error(with(example(), "/job/vertices/2/parallelism", 2.5), "/job/vertices/2/parallelism", "found 2.5");
+    check_loader_error(with(example(), "/world/kafka/fencing", "yes"), "/world/kafka/fencing", "expected true or false");
+    check_loader_error(with(example(), "/world", json::array()), "/world", "expected an object, found an array");
+    check_loader_error(with(example(), "/job/vertices/1/kind", "keyed_cuont"), "/job/vertices/1/kind",
                 "(did you mean \"keyed_count\"?)");
-    check_error(with(example(), "/world/network/datagram_loss", "3/2"), "/world/network/datagram_loss",
+    check_loader_error(with(example(), "/world/network/datagram_loss", "3/2"), "/world/network/datagram_loss",
                 "expected a ratio between 0 and 1");
-    check_error(with(example(), "/oracles/1", "exactly_once"), "/oracles/1", "expected an oracle name");
-    check_error(with(example(), "/input/0/value_min", 500), "/input/0/value_max", "expected value_max >= value_min");
+    check_loader_error(with(example(), "/oracles/1", "exactly_once"), "/oracles/1", "expected an oracle name");
+    check_loader_error(with(example(), "/input/0/value_min", 500), "/input/0/value_max", "expected value_max >= value_min");
 }
 
 TEST_CASE("loader: a missing required field is an error at its would-be path", "[loader]") {
-    check_error(without(example(), "/job/vertices/0/topic"), "/job/vertices/0/topic", "missing required key \"topic\"");
-    check_error(without(example(), "/job/vertices/1/id"), "/job/vertices/1/id", "missing required key \"id\"");
-    check_error(without(example(), "/job/vertices/1/inputs"), "/job/vertices/1/inputs",
+    check_loader_error(without(example(), "/job/vertices/0/topic"), "/job/vertices/0/topic", "missing required key \"topic\"");
+    check_loader_error(without(example(), "/job/vertices/1/id"), "/job/vertices/1/id", "missing required key \"id\"");
+    check_loader_error(without(example(), "/job/vertices/1/inputs"), "/job/vertices/1/inputs",
                 "missing required key \"inputs\"");
-    check_error(without(example(), "/oracles"), "/oracles", "missing required key \"oracles\"");
-    check_error(without(example(), "/faults/schedule/0/at"), "/faults/schedule/0", "expected a trigger");
+    check_loader_error(without(example(), "/oracles"), "/oracles", "missing required key \"oracles\"");
+    check_loader_error(without(example(), "/faults/schedule/0/at"), "/faults/schedule/0", "expected a trigger");
 }
 
 TEST_CASE("loader: a bad duration is an error", "[loader]") {
-    check_error(with(example(), "/job/checkpointing/interval", "5 parsecs"), "/job/checkpointing/interval",
+    check_loader_error(with(example(), "/job/checkpointing/interval", "5 parsecs"), "/job/checkpointing/interval",
                 "expected a positive duration");
-    check_error(with(example(), "/job/checkpointing/interval", "5 parsecs"), "/job/checkpointing/interval",
+    check_loader_error(with(example(), "/job/checkpointing/interval", "5 parsecs"), "/job/checkpointing/interval",
                 "found \"5 parsecs\"");
-    check_error(with(example(), "/job/checkpointing/interval", "0ms"), "/job/checkpointing/interval",
+    check_loader_error(with(example(), "/job/checkpointing/interval", "0ms"), "/job/checkpointing/interval",
                 "expected a positive duration");
-    check_error(with(example(), "/time_limit", -5), "/time_limit", "found -5");
-    check_error(with(example(), "/faults/schedule/0/restart_delay", "1.0000000001s"),
+    check_loader_error(with(example(), "/time_limit", -5), "/time_limit", "found -5");
+    check_loader_error(with(example(), "/faults/schedule/0/restart_delay", "1.0000000001s"),
                 "/faults/schedule/0/restart_delay", "expected a duration");
 }
 
 TEST_CASE("loader: bad references between vertices are errors", "[loader]") {
-    check_error(with(example(), "/job/vertices/1/inputs/0/from", "sourc"), "/job/vertices/1/inputs/0/from",
+    check_loader_error(with(example(), "/job/vertices/1/inputs/0/from", "sourc"), "/job/vertices/1/inputs/0/from",
                 "expected the id of an earlier, non-sink vertex (source), found \"sourc\" (did you mean \"source\"?)");
-    check_error(with(example(), "/job/vertices/1/inputs/0/from", "sink"), "/job/vertices/1/inputs/0/from",
+    check_loader_error(with(example(), "/job/vertices/1/inputs/0/from", "sink"), "/job/vertices/1/inputs/0/from",
                 "found \"sink\" (it is listed later; list vertices in topological order)");
-    check_error(with(example(), "/job/vertices/1/inputs/0/from", "count"), "/job/vertices/1/inputs/0/from",
+    check_loader_error(with(example(), "/job/vertices/1/inputs/0/from", "count"), "/job/vertices/1/inputs/0/from",
                 "(a vertex cannot read itself)");
-    check_error(with(example(), "/job/vertices/2/id", "count"), "/job/vertices/2/id", "duplicate vertex id \"count\"");
-    check_error(with(example(), "/job/vertices/1/inputs/0/edge", "forward"), "/job/vertices/1/inputs/0/edge",
+    check_loader_error(with(example(), "/job/vertices/2/id", "count"), "/job/vertices/2/id", "duplicate vertex id \"count\"");
+    check_loader_error(with(example(), "/job/vertices/1/inputs/0/edge", "forward"), "/job/vertices/1/inputs/0/edge",
                 "expected \"hash\" (a keyed_count vertex reads keyed input), found \"forward\"");
-    check_error(with(example(), "/job/vertices/2/parallelism", 2), "/job/vertices/2/inputs/0/edge",
+    check_loader_error(with(example(), "/job/vertices/2/parallelism", 2), "/job/vertices/2/inputs/0/edge",
                 "a forward edge needs equal parallelism");
-    check_error(with(example(), "/job/vertices/0/parallelism", 9), "/job/vertices/0/parallelism",
+    check_loader_error(with(example(), "/job/vertices/0/parallelism", 9), "/job/vertices/0/parallelism",
                 "at most the slots of the task managers (2 x 4 = 8)");
-    check_error(with(example(), "/job/vertices/0/topic", "nowhere"), "/job/vertices/0/topic",
+    check_loader_error(with(example(), "/job/vertices/0/topic", "nowhere"), "/job/vertices/0/topic",
                 "expected a topic listed in /world/topics (input, output)");
-    check_error(with(example(), "/job/vertices/2/options/topic", "input"), "/job/vertices/2/options/topic",
+    check_loader_error(with(example(), "/job/vertices/2/options/topic", "input"), "/job/vertices/2/options/topic",
                 "a topic no source reads");
-    check_error(with(example(), "/job/vertices/2/options/topic", "nowhere"), "/job/vertices/2/options/topic",
+    check_loader_error(with(example(), "/job/vertices/2/options/topic", "nowhere"), "/job/vertices/2/options/topic",
                 "expected a topic listed in /world/topics (\"input\", \"output\"), found \"nowhere\"");
-    check_error(with(example(), "/job/vertices/2/options/guarantee", "twice"), "/job/vertices/2/options/guarantee",
+    check_loader_error(with(example(), "/job/vertices/2/options/guarantee", "twice"), "/job/vertices/2/options/guarantee",
                 "expected one of \"none\", \"at_least_once\", \"exactly_once\", found \"twice\"");
-    check_error(with(example(), "/job/vertices/2/options/topics", "output"), "/job/vertices/2/options/topics",
+    check_loader_error(with(example(), "/job/vertices/2/options/topics", "output"), "/job/vertices/2/options/topics",
                 "unknown key \"topics\"");
-    check_error(with(example(), "/job/vertices/2/sink", "kafak"), "/job/vertices/2/sink",
+    check_loader_error(with(example(), "/job/vertices/2/sink", "kafak"), "/job/vertices/2/sink",
                 "found \"kafak\" (did you mean \"kafka\"?)");
-    check_error(with(example(), "/job/vertices/2/sink", "kafak"), "/job/vertices/2/sink", "a registered sink kind (append,");
-    check_error(with(example(), "/job/vertices/2/options", 3), "/job/vertices/2/options", "expected an object");
-    check_error(with(example(), "/input/0/topic", "output"), "/input/0/topic", "a topic no sink writes");
+    check_loader_error(with(example(), "/job/vertices/2/sink", "kafak"), "/job/vertices/2/sink", "a registered sink kind (append,");
+    check_loader_error(with(example(), "/job/vertices/2/options", 3), "/job/vertices/2/options", "expected an object");
+    check_loader_error(with(example(), "/input/0/topic", "output"), "/input/0/topic", "a topic no sink writes");
 
     json sink_in_middle = example();
     std::swap(sink_in_middle["job"]["vertices"][1], sink_in_middle["job"]["vertices"][2]);
     sink_in_middle["job"]["vertices"][1]["inputs"][0]["from"] = "source";
-    check_error(sink_in_middle, "/job/vertices/2/kind", "sinks come last");
+    check_loader_error(sink_in_middle, "/job/vertices/2/kind", "sinks come last");
 
     json no_sink = example();
     no_sink["job"]["vertices"].erase(2);
-    check_error(no_sink, "/job/vertices", "expected the job to end in a sink");
+    check_loader_error(no_sink, "/job/vertices", "expected the job to end in a sink");
 }
 
 TEST_CASE("loader: an edge reads the late side output only of a vertex that has one", "[loader]") {
-    check_error(with(example(), "/job/vertices/2/inputs/0/output", "late"), "/job/vertices/2/inputs/0/output",
+    check_loader_error(with(example(), "/job/vertices/2/inputs/0/output", "late"), "/job/vertices/2/inputs/0/output",
                 "expected an upstream vertex with a late-data side output (an event-time window), found \"count\" "
                 "(keyed_count), which has none");
-    check_error(with(example(), "/job/vertices/2/inputs/0/output", "main"), "/job/vertices/2/inputs/0/output",
+    check_loader_error(with(example(), "/job/vertices/2/inputs/0/output", "main"), "/job/vertices/2/inputs/0/output",
                 "expected \"late\" (the late-data side output), found \"main\"");
     CHECK(load_json(example()).job.vertices[2].inputs[0].output.empty());
 }
 
 TEST_CASE("loader: a bad node name in a fault is an error", "[loader]") {
-    check_error(with(example(), "/faults/schedule/0/nodes/0", "tm7"), "/faults/schedule/0/nodes/0",
+    check_loader_error(with(example(), "/faults/schedule/0/nodes/0", "tm7"), "/faults/schedule/0/nodes/0",
                 "expected a node name, one of: jobmanager, tm0, tm1, tm2, kafka, append-store, documents, key_values, objects, database; found \"tm7\"");
-    check_error(with(example(), "/faults/schedule/1/at_point/node", "taskmanager0"), "/faults/schedule/1/at_point/node",
+    check_loader_error(with(example(), "/faults/schedule/1/at_point/node", "taskmanager0"), "/faults/schedule/1/at_point/node",
                 "expected a node name");
-    check_error(with(example(), "/faults/schedule/1/at_point/point", "sink.precomitted"),
+    check_loader_error(with(example(), "/faults/schedule/1/at_point/point", "sink.precomitted"),
                 "/faults/schedule/1/at_point/point", "(did you mean \"sink.precommitted\"?)");
-    check_error(with(example(), "/faults/schedule/0/at_point", {{"point", "sink.committed"}}),
+    check_loader_error(with(example(), "/faults/schedule/0/at_point", {{"point", "sink.committed"}}),
                 "/faults/schedule/0/at_point", "expected either \"at\" or \"at_point\", found both");
-    check_error(with(example(), "/faults/schedule/0/nodes", json::array()), "/faults/schedule/0/nodes",
+    check_loader_error(with(example(), "/faults/schedule/0/nodes", json::array()), "/faults/schedule/0/nodes",
                 "expected at least one node");
-    check_error(with(example(), "/faults/schedule/2/other_nodes/0", "tm0"), "/faults/schedule/2/other_nodes/0",
+    check_loader_error(with(example(), "/faults/schedule/2/other_nodes/0", "tm0"), "/faults/schedule/2/other_nodes/0",
                 "expected a node not in \"nodes\"");
     // The spare task manager (tm2, as spare_task_managers is 1) is a valid target.
     CHECK(load_json(with(example(), "/faults/schedule/0/nodes/0", "tm2")).faults[0].nodes[0] == "tm2");
@@ -377,11 +377,11 @@ TEST_CASE("loader: a bad node name in a fault is an error", "[loader]") {
 
 TEST_CASE("loader: an expected violation must name a listed oracle", "[loader]") {
     json doc = with(example(), "/expect", {{"violation", "at_least_once_output"}});
-    check_error(doc, "/expect/violation",
+    check_loader_error(doc, "/expect/violation",
                 "expected an oracle listed in /oracles (exactly_once_output, state_after_restore, visibility, "
                 "liveness), found \"at_least_once_output\"");
-    check_error(with(example(), "/expect", "fail"), "/expect", "expected \"pass\", {\"violation\": oracle name} or {\"job_failure\": text of the error}");
-    check_error(with(example(), "/oracles/1", "exactly_once_output"), "/oracles/1", "duplicate oracle");
+    check_loader_error(with(example(), "/expect", "fail"), "/expect", "expected \"pass\", {\"violation\": oracle name} or {\"job_failure\": text of the error}");
+    check_loader_error(with(example(), "/oracles/1", "exactly_once_output"), "/oracles/1", "duplicate oracle");
 }
 
 json cdc_example() {
@@ -411,11 +411,11 @@ TEST_CASE("loader: a CDC scenario reads its database, chunks over the workload's
 }
 
 TEST_CASE("loader: CDC and upsert errors name the path and what was expected", "[loader]") {
-    check_error(with(cdc_example(), "/job/vertices/0/table", "nope"), "/job/vertices/0/table",
+    check_loader_error(with(cdc_example(), "/job/vertices/0/table", "nope"), "/job/vertices/0/table",
                 "a table listed in /database/tables");
-    check_error(with(cdc_example(), "/database/workload/table", "nope"), "/database/workload/table",
+    check_loader_error(with(cdc_example(), "/database/workload/table", "nope"), "/database/workload/table",
                 "a table listed in /database/tables");
-    check_error(with(cdc_example(), "/database/workload/value_min", 0), "/database/workload/value_min",
+    check_loader_error(with(cdc_example(), "/database/workload/value_min", 0), "/database/workload/value_min",
                 "a positive integer");
     // A guarded upsert behind an aggregate: no per-row version reaches the sink.
     json aggregate = cdc_example();
@@ -425,18 +425,18 @@ TEST_CASE("loader: CDC and upsert errors name the path and what was expected", "
         {"id": "sum", "kind": "keyed_sum", "inputs": [{"from": "group", "edge": "hash"}]},
         {"id": "sink", "kind": "sink", "sink": "upsert", "options": {"table": "t"}, "inputs": [{"from": "sum"}]}])");
     aggregate["oracles"] = {"exactly_once_output"};
-    check_error(aggregate, "/job/vertices/3/options/version_guard", "\"version_guard\": false");
+    check_loader_error(aggregate, "/job/vertices/3/options/version_guard", "\"version_guard\": false");
     aggregate["job"]["vertices"][3]["options"]["version_guard"] = false;
     CHECK_NOTHROW(load_json(aggregate));
     // Oracles that do not fit the job.
-    check_error(with(cdc_example(), "/oracles", json{"state_after_restore"}), "/oracles/0", "needs a job without a cdc_source");
-    check_error(with(cdc_example(), "/oracles", json{"visibility"}), "/oracles/0", "needs a job reading or writing Kafka");
-    check_error(with(example(), "/oracles", json{"mirror"}), "/oracles/0", "needs a CDC job writing an upsert sink");
-    check_error(with(example(), "/oracles", json{"no_key_backwards"}), "/oracles/0", "needs a job with an upsert_sink");
-    check_error(with(cdc_example(), "/job/checkpointing", json{{"enabled", false}}), "/job/checkpointing/enabled",
+    check_loader_error(with(cdc_example(), "/oracles", json{"state_after_restore"}), "/oracles/0", "needs a job without a cdc_source");
+    check_loader_error(with(cdc_example(), "/oracles", json{"visibility"}), "/oracles/0", "needs a job reading or writing Kafka");
+    check_loader_error(with(example(), "/oracles", json{"mirror"}), "/oracles/0", "needs a CDC job writing an upsert sink");
+    check_loader_error(with(example(), "/oracles", json{"no_key_backwards"}), "/oracles/0", "needs a job with an upsert_sink");
+    check_loader_error(with(cdc_example(), "/job/checkpointing", json{{"enabled", false}}), "/job/checkpointing/enabled",
                 "expected checkpointing enabled");
     // Without a database the topics stay required.
-    check_error(without(without(cdc_example(), "/database"), "/job"), "/world/topics", "missing required key");
+    check_loader_error(without(without(cdc_example(), "/database"), "/job"), "/world/topics", "missing required key");
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ namespace {
 
 using sim::Duration;
 
-constexpr int kDefaultCases = 20;
+constexpr int kSwarmCases = 20;
 
 Scenario small_swarm() {
     Scenario s = load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm"));
@@ -34,7 +34,7 @@ Scenario small_swarm() {
     return s;
 }
 
-std::string describe(const RunResult& r) {
+std::string describe_run(const RunResult& r) {
     std::string text = "trace hash " + std::to_string(r.trace_hash) + "; ";
     for (const OracleVerdict& v : r.verdicts) {
         if (!v.passed) text += std::string(v.oracle) + ": " + v.message + "; ";
@@ -50,7 +50,7 @@ TEST_CASE("swarm property: same seed same trace hash, exactly-once never fails",
     const Scenario base = small_swarm();
     rc::detail::TestParams params = rc::detail::configuration().testParams;
     const char* env = std::getenv("RC_PARAMS");
-    if (env == nullptr || std::string(env).find("max_success") == std::string::npos) params.maxSuccess = kDefaultCases;
+    if (env == nullptr || std::string(env).find("max_success") == std::string::npos) params.maxSuccess = kSwarmCases;
     rc::detail::TestMetadata metadata;
     metadata.id = metadata.description = "random schedules of kafka-count-eos-swarm";
     const auto result = rc::detail::checkTestable(
@@ -64,7 +64,7 @@ TEST_CASE("swarm property: same seed same trace hash, exactly-once never fails",
             options.max_events = 5'000'000;
             const RunResult first = run_scenario(s, options);
             const RunResult second = run_scenario(s, options);
-            RC_LOG() << "seed " << seed << ": " << describe(first);
+            RC_LOG() << "seed " << seed << ": " << describe_run(first);
             RC_ASSERT(first.trace_hash == second.trace_hash);
             RC_ASSERT(first.fault_draw.has_value());
             RC_ASSERT(first.expectation_met);

@@ -25,7 +25,7 @@ json catalogue_json(const std::string& name) {
     return json::parse(in);
 }
 
-Scenario load_json(const json& document) {
+Scenario load_upgrade_json(const json& document) {
     testing::TempDir dir;
     return load_scenario(dir.write("upgrade.json", document.dump(2)));
 }
@@ -44,7 +44,7 @@ void check_error(const json& document, const std::string& path, const std::strin
 }
 
 TEST_CASE("loader: a deployment's from names savepoints and checkpoints", "[loader][upgrade]") {
-    const Scenario rollback = load_json(catalogue_json("savepoint-rollback"));
+    const Scenario rollback = load_upgrade_json(catalogue_json("savepoint-rollback"));
     REQUIRE(rollback.deployments.size() == 3);
     CHECK(rollback.deployments[0].from.kind == RestoreSource::Kind::stop_savepoint);
     CHECK(rollback.deployments[0].from.deployment == 0);  // the default: v1's final savepoint
@@ -52,9 +52,9 @@ TEST_CASE("loader: a deployment's from names savepoints and checkpoints", "[load
     CHECK(rollback.deployments[2].from.kind == RestoreSource::Kind::named_savepoint);
     CHECK(rollback.deployments[2].from.name == "nightly");
     CHECK(rollback.savepoints.front().name == "nightly");
-    const Scenario rescale = load_json(catalogue_json("rescale-from-retained-checkpoint"));
+    const Scenario rescale = load_upgrade_json(catalogue_json("rescale-from-retained-checkpoint"));
     CHECK(rescale.deployments[0].from.kind == RestoreSource::Kind::latest_checkpoint);
-    const Scenario no_clip = load_json(catalogue_json("rescale-from-checkpoint-no-clip"));
+    const Scenario no_clip = load_upgrade_json(catalogue_json("rescale-from-checkpoint-no-clip"));
     CHECK_FALSE(no_clip.deployment_job(1).state_backend.clip_on_rescale);
     CHECK(no_clip.job.state_backend.clip_on_rescale);
 }
@@ -94,7 +94,7 @@ TEST_CASE("loader: a bad from is refused with its path", "[loader][upgrade]") {
 }
 
 TEST_CASE("upgrade swarm: placeholders load, each seed draws valid deployments", "[loader][upgrade]") {
-    const Scenario swarm = load_json(catalogue_json("upgrade-swarm"));
+    const Scenario swarm = load_upgrade_json(catalogue_json("upgrade-swarm"));
     REQUIRE(swarm.upgrade_swarm);
     REQUIRE(swarm.deployments.size() == 3);
     std::set<std::string> seen;

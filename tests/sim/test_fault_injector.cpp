@@ -11,10 +11,10 @@
 namespace eosim::sim {
 namespace {
 
-constexpr EventKind kTick{"test.tick"};
+constexpr EventKind kInjectorTick{"test.tick"};
 
 // A world with a job manager and three task managers; boots and halts are counted.
-struct Fixture {
+struct InjectorFixture {
     World world{WorldOptions{}};
     NodeId jobmanager = world.nodes().add("jobmanager");
     NodeId tm0 = world.nodes().add("tm0");
@@ -22,7 +22,7 @@ struct Fixture {
     NodeId tm2 = world.nodes().add("tm2");
     std::vector<std::string> boots;
 
-    Fixture() {
+    InjectorFixture() {
         for (NodeId id : {jobmanager, tm0, tm1, tm2}) {
             world.nodes().set_process(id, [this, id] { boots.push_back(world.nodes().name(id)); }, {});
         }
@@ -30,7 +30,7 @@ struct Fixture {
     void run_until_ms(int64_t ms) { world.scheduler().run_until(Time::zero() + Duration::millis(ms)); }
     // Makes the clock reach `ms` even when no event is due then.
     void advance_to_ms(int64_t ms) {
-        world.scheduler().schedule_at(Time::zero() + Duration::millis(ms), kNoNode, kTick, 0, [] {});
+        world.scheduler().schedule_at(Time::zero() + Duration::millis(ms), kNoNode, kInjectorTick, 0, [] {});
         run_until_ms(ms);
     }
 };
@@ -55,7 +55,7 @@ FaultSpec crash_at_point(std::string point, int32_t occurrence, std::string poin
 }
 
 TEST_CASE("fault injector: a time-triggered crash happens at its time and restarts after the delay", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     FaultInjector injector(f.world, {crash_at({"tm1"}, 3000, 2000)}, {});
 
     f.advance_to_ms(2999);
@@ -86,7 +86,7 @@ TEST_CASE("fault injector: a time-triggered crash happens at its time and restar
 }
 
 TEST_CASE("fault injector: a crash without restart leaves the node down", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     FaultSpec spec = crash_at({"tm0", "tm2"}, 100, 100);
     spec.restart = false;
     FaultInjector injector(f.world, {spec}, {});
@@ -98,7 +98,7 @@ TEST_CASE("fault injector: a crash without restart leaves the node down", "[faul
 }
 
 TEST_CASE("fault injector: the restart is skipped when someone else restarted the node first", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     FaultInjector injector(f.world, {crash_at({"tm0"}, 100, 1000)}, {});
     f.advance_to_ms(200);
     f.world.scheduler().restart(f.tm0);  // e.g. a replacement brought up by the runner
@@ -108,7 +108,7 @@ TEST_CASE("fault injector: the restart is skipped when someone else restarted th
 }
 
 TEST_CASE("fault injector: a point-triggered crash hits the announcing node at the k-th occurrence", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     FaultInjector injector(f.world, {crash_at_point("sink.precommitted", 3)}, {});
     f.world.announce("sink.precommitted", f.tm0, 1);
     f.world.announce("checkpoint.completed", f.jobmanager, 1);  // another point: not counted
@@ -127,7 +127,7 @@ TEST_CASE("fault injector: a point-triggered crash hits the announcing node at t
 }
 
 TEST_CASE("fault injector: a point trigger with a point node counts only that node's announcements", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     FaultSpec spec = crash_at_point("sink.precommitted", 2, "tm1");
     spec.nodes = {"jobmanager"};  // an explicit target: not the announcing node
     FaultInjector injector(f.world, {spec}, {});
@@ -141,7 +141,7 @@ TEST_CASE("fault injector: a point trigger with a point node counts only that no
 }
 
 TEST_CASE("fault injector: crashing a node that is already down is skipped", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     FaultInjector injector(f.world, {crash_at({"tm1"}, 100, 1000)}, {});
     f.world.scheduler().crash(f.tm1);
     f.advance_to_ms(5000);
@@ -154,7 +154,7 @@ TEST_CASE("fault injector: crashing a node that is already down is skipped", "[f
 }
 
 TEST_CASE("fault injector: pause parks a node's events and resume releases them", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     FaultSpec spec;
     spec.kind = FaultKind::pause;
     spec.trigger.at = Time::zero() + Duration::millis(1000);
@@ -163,7 +163,7 @@ TEST_CASE("fault injector: pause parks a node's events and resume releases them"
     FaultInjector injector(f.world, {spec}, {});
 
     std::vector<int64_t> ran_at_ms;
-    f.world.scheduler().schedule(Duration::millis(1200), f.tm0, kTick, 0,
+    f.world.scheduler().schedule(Duration::millis(1200), f.tm0, kInjectorTick, 0,
                                  [&] { ran_at_ms.push_back(f.world.now().millis_count()); });
     f.advance_to_ms(1000);
     CHECK(f.world.nodes().state(f.tm0) == NodeState::paused);
@@ -177,7 +177,7 @@ TEST_CASE("fault injector: pause parks a node's events and resume releases them"
 }
 
 TEST_CASE("fault injector: a partition heals after its duration", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     FaultSpec spec;
     spec.kind = FaultKind::partition;
     spec.trigger.at = Time::zero() + Duration::millis(1000);
@@ -202,7 +202,7 @@ TEST_CASE("fault injector: a partition heals after its duration", "[faults]") {
 }
 
 TEST_CASE("fault injector: a one-way partition against everyone else", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     FaultSpec spec;
     spec.kind = FaultKind::partition;
     spec.trigger.at = Time::zero() + Duration::millis(10);
@@ -217,7 +217,7 @@ TEST_CASE("fault injector: a one-way partition against everyone else", "[faults]
 }
 
 TEST_CASE("fault injector: a fault fires only once", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     FaultSpec pause_at_point;
     pause_at_point.kind = FaultKind::pause;
     pause_at_point.trigger.point = "checkpoint.completed";
@@ -239,7 +239,7 @@ TEST_CASE("fault injector: a fault fires only once", "[faults]") {
 }
 
 TEST_CASE("fault injector: outside-system faults go through the hooks, storage faults hit the store", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     std::vector<std::string> calls;
     OutsideFaults hooks;
     hooks.broker_unavailable = [&](Time until) {
@@ -265,7 +265,7 @@ TEST_CASE("fault injector: outside-system faults go through the hooks, storage f
 
 TEST_CASE("fault injector: firings are folded into the trace", "[faults]") {
     auto run = [](bool with_fault) {
-        Fixture f;
+        InjectorFixture f;
         std::vector<FaultSpec> plan;
         if (with_fault) plan.push_back(crash_at({"tm1"}, 100, 100));
         FaultInjector injector(f.world, plan, {});
@@ -277,7 +277,7 @@ TEST_CASE("fault injector: firings are folded into the trace", "[faults]") {
 }
 
 TEST_CASE("fault injector: a plan naming an unknown node or missing a hook is rejected", "[faults]") {
-    Fixture f;
+    InjectorFixture f;
     CHECK_THROWS_AS(FaultInjector(f.world, {crash_at({"tm9"}, 100, 100)}, {}), std::invalid_argument);
     FaultSpec abort;
     abort.kind = FaultKind::transaction_abort;

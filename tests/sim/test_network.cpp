@@ -16,7 +16,7 @@
 namespace eosim::sim {
 namespace {
 
-constexpr EventKind kMessage{"test.message"};
+constexpr EventKind kNetworkMessage{"test.message"};
 constexpr EventKind kControl{"test.control"};
 
 Time at_ms(int64_t ms) { return Time::zero() + Duration::millis(ms); }
@@ -60,7 +60,7 @@ TEST_CASE("network: connections are FIFO per direction under random latencies", 
             world.scheduler().schedule(Duration::micros(sends[i].first), from, kControl, 0, [&, id, dir, from, connection] {
                 const Time sent_at = world.now();
                 sent[dir].push_back(id);
-                const bool ok = world.network().send(connection, from, kMessage, static_cast<uint64_t>(id), [&, id, dir, sent_at] {
+                const bool ok = world.network().send(connection, from, kNetworkMessage, static_cast<uint64_t>(id), [&, id, dir, sent_at] {
                     RC_ASSERT(world.now() - sent_at >= Duration::micros(min_us));
                     received[dir].push_back(id);
                 });
@@ -128,7 +128,7 @@ TEST_CASE("network: no message crosses a partition", "[sim][network]") {
             messages.push_back(Message{from, to, on_connection, step});
             auto on_receive = [&messages, &step, index] { messages[index].delivered_step = ++step; };
             if (!on_connection) {
-                world.network().send_datagram(from, to, kMessage, index, on_receive);
+                world.network().send_datagram(from, to, kNetworkMessage, index, on_receive);
                 return;
             }
             const auto key = std::minmax(from, to);
@@ -136,7 +136,7 @@ TEST_CASE("network: no message crosses a partition", "[sim][network]") {
             if (it == connections.end() || !world.network().is_open(it->second)) {
                 connections[key] = world.network().connect(key.first, key.second, nullptr, nullptr);
             }
-            world.network().send(connections[key], from, kMessage, index, on_receive);
+            world.network().send(connections[key], from, kNetworkMessage, index, on_receive);
         };
 
         const auto ops = *rc::gen::container<std::vector<std::tuple<int, int, int, int>>>(rc::gen::tuple(
@@ -204,8 +204,8 @@ TEST_CASE("network: a one-way partition", "[sim][network]") {
 
     int a_to_b = 0;
     int b_to_a = 0;
-    world.network().send_datagram(a, b, kMessage, 0, [&] { ++a_to_b; });
-    world.network().send_datagram(b, a, kMessage, 0, [&] { ++b_to_a; });
+    world.network().send_datagram(a, b, kNetworkMessage, 0, [&] { ++a_to_b; });
+    world.network().send_datagram(b, a, kNetworkMessage, 0, [&] { ++b_to_a; });
     run(world);
     CHECK(a_to_b == 0);
     CHECK(b_to_a == 1);
@@ -214,7 +214,7 @@ TEST_CASE("network: a one-way partition", "[sim][network]") {
     CHECK_FALSE(world.network().is_open(ab));
     CHECK(resets_a == 1);
     CHECK(resets_b == 1);
-    CHECK_FALSE(world.network().send(ab, b, kMessage, 0, [] {}));
+    CHECK_FALSE(world.network().send(ab, b, kNetworkMessage, 0, [] {}));
     CHECK(world.network().is_open(ac));
     // A new connection across it starts broken.
     CHECK_FALSE(world.network().is_open(world.network().connect(b, a, nullptr, nullptr)));
@@ -229,8 +229,8 @@ TEST_CASE("network: a crash resets connections and tells the surviving end", "[s
         a, b, [&] { resets.emplace_back('a', world.now()); }, [&] { resets.emplace_back('b', world.now()); });
     int delivered_to_b = 0;
     int delivered_to_a = 0;
-    CHECK(world.network().send(connection, a, kMessage, 1, [&] { ++delivered_to_b; }));
-    CHECK(world.network().send(connection, b, kMessage, 2, [&] { ++delivered_to_a; }));
+    CHECK(world.network().send(connection, a, kNetworkMessage, 1, [&] { ++delivered_to_b; }));
+    CHECK(world.network().send(connection, b, kNetworkMessage, 2, [&] { ++delivered_to_a; }));
     at(world, at_ms(2), [&] { world.scheduler().crash(b); });
     at(world, at_ms(3), [&] { world.scheduler().restart(b); });
     run(world);
@@ -241,21 +241,21 @@ TEST_CASE("network: a crash resets connections and tells the surviving end", "[s
     CHECK(resets[0].first == 'a');
     CHECK(resets[0].second == at_ms(2));
     CHECK_FALSE(world.network().is_open(connection));
-    CHECK_FALSE(world.network().send(connection, a, kMessage, 3, [] {}));
+    CHECK_FALSE(world.network().send(connection, a, kNetworkMessage, 3, [] {}));
     CHECK(world.network().messages_dropped() >= 3);
 
     SECTION("a datagram in flight is dropped when either end crashes, even after a restart") {
         int delivered = 0;
         at(world, at_ms(10), [&] {
-            world.network().send_datagram(a, b, kMessage, 0, [&] { ++delivered; });
-            world.network().send_datagram(b, a, kMessage, 0, [&] { ++delivered; });
+            world.network().send_datagram(a, b, kNetworkMessage, 0, [&] { ++delivered; });
+            world.network().send_datagram(b, a, kNetworkMessage, 0, [&] { ++delivered; });
         });
         at(world, at_ms(11), [&] { world.scheduler().crash(a); });
         at(world, at_ms(12), [&] { world.scheduler().restart(a); });
         run(world);
         CHECK(delivered == 0);
         // And one sent after the restart arrives.
-        world.network().send_datagram(b, a, kMessage, 0, [&] { ++delivered; });
+        world.network().send_datagram(b, a, kNetworkMessage, 0, [&] { ++delivered; });
         run(world);
         CHECK(delivered == 1);
     }
@@ -268,7 +268,7 @@ TEST_CASE("network: close drops messages in flight and tells nobody", "[sim][net
     int resets = 0;
     int delivered = 0;
     const ConnectionId connection = world.network().connect(a, b, [&] { ++resets; }, [&] { ++resets; });
-    world.network().send(connection, a, kMessage, 0, [&] { ++delivered; });
+    world.network().send(connection, a, kNetworkMessage, 0, [&] { ++delivered; });
     world.network().close(connection);
     run(world);
     CHECK(delivered == 0);
@@ -283,7 +283,7 @@ TEST_CASE("network: datagram loss follows its ratio", "[sim][network]") {
     auto delivered_of = [&](Ratio loss, int count) {
         world.network().set_datagram_loss(loss);
         int delivered = 0;
-        for (int i = 0; i < count; ++i) world.network().send_datagram(a, b, kMessage, 0, [&] { ++delivered; });
+        for (int i = 0; i < count; ++i) world.network().send_datagram(a, b, kNetworkMessage, 0, [&] { ++delivered; });
         run(world);
         return delivered;
     };
@@ -306,9 +306,9 @@ TEST_CASE("network: latency ranges, local links and slow links", "[sim][network]
         Time arrival = Time::never();
         if (on_connection) {
             const ConnectionId id = world.network().connect(from, to, nullptr, nullptr);
-            world.network().send(id, from, kMessage, 0, [&] { arrival = world.now(); });
+            world.network().send(id, from, kNetworkMessage, 0, [&] { arrival = world.now(); });
         } else {
-            world.network().send_datagram(from, to, kMessage, 0, [&] { arrival = world.now(); });
+            world.network().send_datagram(from, to, kNetworkMessage, 0, [&] { arrival = world.now(); });
         }
         run(world);
         return arrival - start;
@@ -333,7 +333,7 @@ TEST_CASE("network: latency ranges, local links and slow links", "[sim][network]
         const NodeId x = w.nodes().add("x");
         const NodeId y = w.nodes().add("y");
         for (int i = 0; i < 50; ++i) {
-            w.network().send_datagram(x, y, kMessage, 0, [&w, min_us, max_us] {
+            w.network().send_datagram(x, y, kNetworkMessage, 0, [&w, min_us, max_us] {
                 RC_ASSERT(w.now() >= Time::zero() + Duration::micros(min_us));
                 RC_ASSERT(w.now() <= Time::zero() + Duration::micros(max_us));
             });

@@ -14,7 +14,7 @@
 namespace eosim::sim {
 namespace {
 
-constexpr EventKind kTick{"test.tick"};
+constexpr EventKind kFaultsTick{"test.tick"};
 
 // Records what the injector asked of it.
 class RecordingTarget final : public OutsideFaultTarget {
@@ -45,7 +45,7 @@ FaultSpec system_fault(FaultKind kind, std::string system, int64_t at_ms) {
 }
 
 void advance_to_ms(World& world, int64_t ms) {
-    world.scheduler().schedule_at(Time::zero() + Duration::millis(ms), kNoNode, kTick, 0, [] {});
+    world.scheduler().schedule_at(Time::zero() + Duration::millis(ms), kNoNode, kFaultsTick, 0, [] {});
     world.scheduler().run_until(Time::zero() + Duration::millis(ms));
 }
 

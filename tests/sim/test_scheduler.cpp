@@ -15,16 +15,16 @@
 namespace eosim::sim {
 namespace {
 
-constexpr EventKind kTick{"test.tick"};
-constexpr EventKind kControl{"test.control"};
+constexpr EventKind kSchedulerTick{"test.tick"};
+constexpr EventKind kSchedulerControl{"test.control"};
 
 // A scheduler with `node_count` nodes, owned together.
-struct Fixture {
+struct SchedulerFixture {
     NodeTable nodes;
     Trace trace;
     Scheduler scheduler{nodes, trace};
 
-    explicit Fixture(int node_count) {
+    explicit SchedulerFixture(int node_count) {
         for (int i = 0; i < node_count; ++i) nodes.add(std::string("n").append(std::to_string(i)));
     }
     void run() {
@@ -34,14 +34,14 @@ struct Fixture {
 };
 
 TEST_CASE("scheduler: events at equal times run in insertion order", "[sim][scheduler]") {
-    Fixture f(3);
+    SchedulerFixture f(3);
     std::vector<int> order;
     const NodeId owners[] = {2, kNoNode, 0, 1, 0, 2};
     for (int i = 0; i < 6; ++i) {
-        f.scheduler.schedule(Duration::millis(5), owners[i], kTick, 0, [&order, i] { order.push_back(i); });
+        f.scheduler.schedule(Duration::millis(5), owners[i], kSchedulerTick, 0, [&order, i] { order.push_back(i); });
     }
     // An earlier event scheduled last still runs first.
-    f.scheduler.schedule(Duration::millis(1), 1, kTick, 0, [&order] { order.push_back(-1); });
+    f.scheduler.schedule(Duration::millis(1), 1, kSchedulerTick, 0, [&order] { order.push_back(-1); });
     f.run();
     CHECK(order == std::vector<int>{-1, 0, 1, 2, 3, 4, 5});
     CHECK(f.scheduler.now() == Time::zero() + Duration::millis(5));
@@ -51,7 +51,7 @@ TEST_CASE("scheduler: events at equal times run in insertion order", "[sim][sche
 
 TEST_CASE("scheduler: execution follows (time, insertion sequence) for random schedules", "[sim][scheduler]") {
     rc::prop("every event runs at its time, in (time, sequence) order, also when scheduled from events", [] {
-        Fixture f(3);
+        SchedulerFixture f(3);
         struct Ran {
             int64_t at_ns;
             uint64_t sequence;
@@ -65,7 +65,7 @@ TEST_CASE("scheduler: execution follows (time, insertion sequence) for random sc
             const uint64_t sequence = next_sequence++;
             const Time due = f.scheduler.now() + Duration::micros(delay_us);
             const NodeId owner = static_cast<NodeId>(sequence % 4 == 3 ? kNoNode : sequence % 4);
-            f.scheduler.schedule(Duration::micros(delay_us), owner, kTick, sequence, [&, sequence, due] {
+            f.scheduler.schedule(Duration::micros(delay_us), owner, kSchedulerTick, sequence, [&, sequence, due] {
                 RC_ASSERT(f.scheduler.now() == due);
                 ran.push_back(Ran{due.ns, sequence});
                 if (children_left > 0) {
@@ -86,10 +86,10 @@ TEST_CASE("scheduler: execution follows (time, insertion sequence) for random sc
 }
 
 TEST_CASE("scheduler: cancel", "[sim][scheduler]") {
-    Fixture f(1);
+    SchedulerFixture f(1);
     std::vector<int> ran;
-    const TimerId a = f.scheduler.schedule(Duration::millis(1), 0, kTick, 0, [&] { ran.push_back(1); });
-    const TimerId b = f.scheduler.schedule(Duration::millis(2), 0, kTick, 0, [&] { ran.push_back(2); });
+    const TimerId a = f.scheduler.schedule(Duration::millis(1), 0, kSchedulerTick, 0, [&] { ran.push_back(1); });
+    const TimerId b = f.scheduler.schedule(Duration::millis(2), 0, kSchedulerTick, 0, [&] { ran.push_back(2); });
     REQUIRE(a.valid());
     REQUIRE(b.valid());
 
@@ -102,7 +102,7 @@ TEST_CASE("scheduler: cancel", "[sim][scheduler]") {
     CHECK(f.scheduler.processed() == 1);
 
     SECTION("a stale id does not cancel the timer that reused its slot") {
-        const TimerId c = f.scheduler.schedule(Duration::millis(1), 0, kTick, 0, [&] { ran.push_back(3); });
+        const TimerId c = f.scheduler.schedule(Duration::millis(1), 0, kSchedulerTick, 0, [&] { ran.push_back(3); });
         CHECK_FALSE(f.scheduler.cancel(a));
         CHECK_FALSE(f.scheduler.cancel(b));
         f.run();
@@ -111,8 +111,8 @@ TEST_CASE("scheduler: cancel", "[sim][scheduler]") {
     }
     SECTION("an event may cancel a later one at the same instant") {
         TimerId later;
-        f.scheduler.schedule(Duration::millis(1), 0, kTick, 0, [&] { CHECK(f.scheduler.cancel(later)); });
-        later = f.scheduler.schedule(Duration::millis(1), 0, kTick, 0, [&] { ran.push_back(4); });
+        f.scheduler.schedule(Duration::millis(1), 0, kSchedulerTick, 0, [&] { CHECK(f.scheduler.cancel(later)); });
+        later = f.scheduler.schedule(Duration::millis(1), 0, kSchedulerTick, 0, [&] { ran.push_back(4); });
         f.run();
         CHECK(ran == std::vector<int>{2});
     }
@@ -120,14 +120,14 @@ TEST_CASE("scheduler: cancel", "[sim][scheduler]") {
 
 TEST_CASE("scheduler: sweeping cancelled timers out of the queue keeps every other event's order", "[sim][scheduler]") {
     rc::prop("the events not cancelled run in (time, sequence) order; the queue sheds cancelled keys", [] {
-        Fixture f(2);
+        SchedulerFixture f(2);
         std::vector<uint64_t> ran;
         std::vector<std::pair<int64_t, uint64_t>> expected;  // (due, sequence) of the events kept
         std::vector<TimerId> ids;
         const auto delays = *rc::gen::container<std::vector<int64_t>>(rc::gen::inRange<int64_t>(0, 50));
         for (uint64_t sequence = 0; sequence < delays.size(); ++sequence) {
             ids.push_back(f.scheduler.schedule(Duration::micros(delays[sequence]), static_cast<NodeId>(sequence % 2),
-                                               kTick, sequence, [&ran, sequence] { ran.push_back(sequence); }));
+                                               kSchedulerTick, sequence, [&ran, sequence] { ran.push_back(sequence); }));
         }
         // Cancel most of them (enough to trigger sweeps), in a random order.
         const auto cancel_order = *rc::gen::unique<std::vector<size_t>>(rc::gen::inRange<size_t>(0, delays.size() + 1));
@@ -160,7 +160,7 @@ TEST_CASE("scheduler: sweeping cancelled timers out of the queue keeps every oth
 TEST_CASE("scheduler: a crash drops the old incarnation's timers and none of the new one", "[sim][scheduler]") {
     rc::prop("random timers around a crash and a restart", [] {
         const int node_count = *rc::gen::inRange(2, 5);
-        Fixture f(node_count);
+        SchedulerFixture f(node_count);
         const NodeId victim = *rc::gen::inRange<NodeId>(0, static_cast<NodeId>(node_count));
         const int64_t crash_us = *rc::gen::inRange<int64_t>(0, 100);
         const int64_t restart_us = crash_us + *rc::gen::inRange<int64_t>(0, 100);
@@ -175,7 +175,7 @@ TEST_CASE("scheduler: a crash drops the old incarnation's timers and none of the
         auto add_timer = [&](NodeId owner, int64_t delay_us) {
             const size_t index = timers.size();
             timers.push_back(Timer{owner, f.nodes.incarnation(owner), f.scheduler.now().ns / 1000 + delay_us});
-            f.scheduler.schedule(Duration::micros(delay_us), owner, kTick, index, [&timers, index] { timers[index].ran = true; });
+            f.scheduler.schedule(Duration::micros(delay_us), owner, kSchedulerTick, index, [&timers, index] { timers[index].ran = true; });
         };
 
         const auto initial = *rc::gen::container<std::vector<std::pair<int, int64_t>>>(
@@ -183,8 +183,8 @@ TEST_CASE("scheduler: a crash drops the old incarnation's timers and none of the
         for (const auto& [owner, delay] : initial) add_timer(static_cast<NodeId>(owner), delay);
         const auto after_restart = *rc::gen::container<std::vector<int64_t>>(rc::gen::inRange<int64_t>(0, 200));
 
-        f.scheduler.schedule(Duration::micros(crash_us), kNoNode, kControl, 0, [&] { f.scheduler.crash(victim); });
-        f.scheduler.schedule(Duration::micros(restart_us), kNoNode, kControl, 0, [&] {
+        f.scheduler.schedule(Duration::micros(crash_us), kNoNode, kSchedulerControl, 0, [&] { f.scheduler.crash(victim); });
+        f.scheduler.schedule(Duration::micros(restart_us), kNoNode, kSchedulerControl, 0, [&] {
             f.scheduler.restart(victim);
             for (int64_t delay : after_restart) add_timer(victim, delay);
         });
@@ -209,10 +209,10 @@ TEST_CASE("scheduler: a crash drops the old incarnation's timers and none of the
 }
 
 TEST_CASE("scheduler: scheduling for a node that is down is a no-op", "[sim][scheduler]") {
-    Fixture f(2);
+    SchedulerFixture f(2);
     f.scheduler.crash(1);
     bool ran = false;
-    const TimerId id = f.scheduler.schedule(Duration::millis(1), 1, kTick, 0, [&] { ran = true; });
+    const TimerId id = f.scheduler.schedule(Duration::millis(1), 1, kSchedulerTick, 0, [&] { ran = true; });
     CHECK_FALSE(id.valid());
     CHECK(f.scheduler.pending() == 0);
     f.run();
@@ -220,13 +220,13 @@ TEST_CASE("scheduler: scheduling for a node that is down is a no-op", "[sim][sch
     CHECK(f.scheduler.processed() == 0);
 
     f.scheduler.restart(1);
-    CHECK(f.scheduler.schedule(Duration::millis(1), 1, kTick, 0, [&] { ran = true; }).valid());
+    CHECK(f.scheduler.schedule(Duration::millis(1), 1, kSchedulerTick, 0, [&] { ran = true; }).valid());
     f.run();
     CHECK(ran);
 }
 
 TEST_CASE("scheduler: crash halts the process and restart boots it", "[sim][scheduler]") {
-    Fixture f(1);
+    SchedulerFixture f(1);
     int boots = 0;
     int halts = 0;
     f.nodes.set_process(0, [&] { ++boots; }, [&] { ++halts; });
@@ -244,7 +244,7 @@ TEST_CASE("scheduler: crash halts the process and restart boots it", "[sim][sche
 }
 
 TEST_CASE("scheduler: pause parks due events and resume releases them in order", "[sim][scheduler]") {
-    Fixture f(2);
+    SchedulerFixture f(2);
     struct Ran {
         int id;
         Time at;
@@ -253,17 +253,17 @@ TEST_CASE("scheduler: pause parks due events and resume releases them in order",
     auto record = [&](int id) { return [&ran, &f, id] { ran.push_back(Ran{id, f.scheduler.now()}); }; };
     const Time resume_at = Time::zero() + Duration::millis(10);
 
-    f.scheduler.schedule(Duration::millis(1), kNoNode, kControl, 0, [&] { f.scheduler.pause(0); });
-    f.scheduler.schedule(Duration::millis(4), 0, kTick, 0, record(3));
-    f.scheduler.schedule(Duration::millis(2), 0, kTick, 0, record(1));
-    f.scheduler.schedule(Duration::millis(3), 0, kTick, 0, record(2));
-    f.scheduler.schedule(Duration::millis(3), 1, kTick, 0, record(100));  // another node runs on
-    f.scheduler.schedule(Duration::millis(10), kNoNode, kControl, 0, [&] {
+    f.scheduler.schedule(Duration::millis(1), kNoNode, kSchedulerControl, 0, [&] { f.scheduler.pause(0); });
+    f.scheduler.schedule(Duration::millis(4), 0, kSchedulerTick, 0, record(3));
+    f.scheduler.schedule(Duration::millis(2), 0, kSchedulerTick, 0, record(1));
+    f.scheduler.schedule(Duration::millis(3), 0, kSchedulerTick, 0, record(2));
+    f.scheduler.schedule(Duration::millis(3), 1, kSchedulerTick, 0, record(100));  // another node runs on
+    f.scheduler.schedule(Duration::millis(10), kNoNode, kSchedulerControl, 0, [&] {
         CHECK(f.nodes.state(0) == NodeState::paused);
         CHECK(ran.size() == 1);
         f.scheduler.resume(0);
     });
-    f.scheduler.schedule(Duration::millis(20), 0, kTick, 0, record(4));
+    f.scheduler.schedule(Duration::millis(20), 0, kSchedulerTick, 0, record(4));
     f.run();
 
     REQUIRE(ran.size() == 5);
@@ -277,12 +277,12 @@ TEST_CASE("scheduler: pause parks due events and resume releases them in order",
     CHECK(ran[4].at == Time::zero() + Duration::millis(20));
 
     SECTION("a cancelled parked event stays cancelled") {
-        Fixture g(1);
+        SchedulerFixture g(1);
         bool fired = false;
         TimerId parked;
         g.scheduler.pause(0);
-        parked = g.scheduler.schedule(Duration::millis(1), 0, kTick, 0, [&] { fired = true; });
-        g.scheduler.schedule(Duration::millis(2), kNoNode, kControl, 0, [&] {
+        parked = g.scheduler.schedule(Duration::millis(1), 0, kSchedulerTick, 0, [&] { fired = true; });
+        g.scheduler.schedule(Duration::millis(2), kNoNode, kSchedulerControl, 0, [&] {
             CHECK(g.scheduler.cancel(parked));
             g.scheduler.resume(0);
         });
@@ -290,11 +290,11 @@ TEST_CASE("scheduler: pause parks due events and resume releases them in order",
         CHECK_FALSE(fired);
     }
     SECTION("a crash while paused drops the parked events") {
-        Fixture g(1);
+        SchedulerFixture g(1);
         bool fired = false;
         g.scheduler.pause(0);
-        g.scheduler.schedule(Duration::millis(1), 0, kTick, 0, [&] { fired = true; });
-        g.scheduler.schedule(Duration::millis(2), kNoNode, kControl, 0, [&] {
+        g.scheduler.schedule(Duration::millis(1), 0, kSchedulerTick, 0, [&] { fired = true; });
+        g.scheduler.schedule(Duration::millis(2), kNoNode, kSchedulerControl, 0, [&] {
             g.scheduler.crash(0);
             g.scheduler.restart(0);
             g.scheduler.resume(0);  // not paused any more: no effect
@@ -306,9 +306,9 @@ TEST_CASE("scheduler: pause parks due events and resume releases them in order",
 }
 
 TEST_CASE("scheduler: run_until stops at the limit or when asked", "[sim][scheduler]") {
-    Fixture f(1);
+    SchedulerFixture f(1);
     int ran = 0;
-    for (int ms = 1; ms <= 10; ++ms) f.scheduler.schedule(Duration::millis(ms), 0, kTick, 0, [&] { ++ran; });
+    for (int ms = 1; ms <= 10; ++ms) f.scheduler.schedule(Duration::millis(ms), 0, kSchedulerTick, 0, [&] { ++ran; });
     f.scheduler.run_until(Time::zero() + Duration::millis(4));
     CHECK(ran == 4);
     CHECK(f.scheduler.now() == Time::zero() + Duration::millis(4));

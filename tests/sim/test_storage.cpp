@@ -15,17 +15,17 @@
 namespace eosim::sim {
 namespace {
 
-constexpr EventKind kControl{"test.control"};
+constexpr EventKind kStorageControl{"test.control"};
 
-Time at_ms(int64_t ms) { return Time::zero() + Duration::millis(ms); }
+Time storage_ms(int64_t ms) { return Time::zero() + Duration::millis(ms); }
 
-void run(World& world) {
+void run_storage(World& world) {
     while (world.scheduler().step()) {
     }
 }
 
-void at(World& world, Time when, std::function<void()> action) {
-    world.scheduler().schedule_at(when, kNoNode, kControl, 0, std::move(action));
+void storage_at(World& world, Time when, std::function<void()> action) {
+    world.scheduler().schedule_at(when, kNoNode, kStorageControl, 0, std::move(action));
 }
 
 WorldOptions fixed_latency(Duration latency, Ratio failure = Ratio::never()) {
@@ -95,7 +95,7 @@ TEST_CASE("storage: put, get, list and remove", "[sim][storage]") {
     Outcome* put_b = client.put("chk/1/b", "beta");
     Outcome* put_other = client.put("chk/2/a", "gamma");
     Outcome* put_outside = client.put("chk", "top");
-    run(world);
+    run_storage(world);
     CHECK(put_a->status == StorageStatus::ok);
     CHECK(put_b->status == StorageStatus::ok);
     CHECK(put_other->status == StorageStatus::ok);
@@ -105,7 +105,7 @@ TEST_CASE("storage: put, get, list and remove", "[sim][storage]") {
     Outcome* missing = client.get("chk/9");
     Outcome* listed = client.list("chk/1/");
     Outcome* listed_all = client.list("chk/");
-    run(world);
+    run_storage(world);
     CHECK(got->status == StorageStatus::ok);
     CHECK(got->value == "beta");
     CHECK(missing->status == StorageStatus::not_found);
@@ -115,14 +115,14 @@ TEST_CASE("storage: put, get, list and remove", "[sim][storage]") {
 
     Outcome* overwrite = client.put("chk/1/a", "ALPHA");
     Outcome* removed = client.remove("chk/1/b");
-    run(world);
+    run_storage(world);
     CHECK(overwrite->status == StorageStatus::ok);
     CHECK(removed->status == StorageStatus::ok);
     CHECK(world.storage().contents().at("chk/1/a") == "ALPHA");
     CHECK(world.storage().contents().count("chk/1/b") == 0);
     CHECK(client.list("chk/1/")->keys.empty());  // not completed yet: asynchronous
     Outcome* after = client.list("chk/1/");
-    run(world);
+    run_storage(world);
     CHECK(after->keys == std::vector<std::string>{"chk/1/a"});
     CHECK(world.storage().bytes_stored() == std::string("chk/1/achk/2/achk").size() + 5 + 5 + 3);
 }
@@ -132,19 +132,19 @@ TEST_CASE("storage: operations take their latency", "[sim][storage]") {
     Client client{world, world.nodes().add("tm")};
     Outcome* put = client.put("k", "v");
     CHECK(world.storage().contents().empty());  // nothing lands before the latency
-    run(world);
-    CHECK(put->at == at_ms(3));
+    run_storage(world);
+    CHECK(put->at == storage_ms(3));
 
-    world.storage().slow_until(at_ms(100), 4);
+    world.storage().slow_until(storage_ms(100), 4);
     Outcome* slow = client.put("k", "w");
-    run(world);
-    CHECK(slow->at == at_ms(3 + 12));
+    run_storage(world);
+    CHECK(slow->at == storage_ms(3 + 12));
 
-    at(world, at_ms(100), [] {});
-    run(world);
+    storage_at(world, storage_ms(100), [] {});
+    run_storage(world);
     Outcome* normal = client.get("k");
-    run(world);
-    CHECK(normal->at == at_ms(103));
+    run_storage(world);
+    CHECK(normal->at == storage_ms(103));
 
     rc::prop("latencies stay in the configured range", [](uint64_t seed) {
         const int64_t min_us = *rc::gen::inRange<int64_t>(0, 5'000);
@@ -162,7 +162,7 @@ TEST_CASE("storage: operations take their latency", "[sim][storage]") {
                 ++done;
             });
         }
-        run(w);
+        run_storage(w);
         RC_ASSERT(done == 20);
     });
 }
@@ -175,19 +175,19 @@ TEST_CASE("storage: writes outlive crashes of every node", "[sim][storage]") {
     Client reading{world, reader};
     world.nodes().disk(writer)["local"] = "gone on crash";
     writing.put("chk/7", "snapshot");
-    run(world);
+    run_storage(world);
     world.scheduler().crash(writer);
     world.scheduler().crash(reader);
     world.scheduler().restart(reader);
     CHECK(world.nodes().disk(writer).empty());
     Outcome* got = reading.get("chk/7");
-    run(world);
+    run_storage(world);
     CHECK(got->status == StorageStatus::ok);
     CHECK(got->value == "snapshot");
 
     SECTION("a node that is down cannot issue operations") {
         Outcome* ghost = writing.put("chk/8", "x");
-        run(world);
+        run_storage(world);
         CHECK_FALSE(ghost->status.has_value());
         CHECK(world.storage().contents().count("chk/8") == 0);
     }
@@ -198,14 +198,14 @@ TEST_CASE("storage: a caller's crash drops its callback but the write still land
     const NodeId node = world.nodes().add("sink");
     Client client{world, node};
     Outcome* put = nullptr;
-    at(world, at_ms(0), [&] { put = client.put("txn/1", "committed"); });
-    at(world, at_ms(1), [&] { world.scheduler().crash(node); });
+    storage_at(world, storage_ms(0), [&] { put = client.put("txn/1", "committed"); });
+    storage_at(world, storage_ms(1), [&] { world.scheduler().crash(node); });
     SECTION("crashed and still down") {
-        run(world);
+        run_storage(world);
     }
     SECTION("crashed and restarted before the write completed") {
-        at(world, at_ms(2), [&] { world.scheduler().restart(node); });
-        run(world);
+        storage_at(world, storage_ms(2), [&] { world.scheduler().restart(node); });
+        run_storage(world);
     }
     REQUIRE(put != nullptr);
     CHECK_FALSE(put->status.has_value());
@@ -216,12 +216,12 @@ TEST_CASE("storage: injected failures", "[sim][storage]") {
     SECTION("fail_until fails every operation that completes before the deadline") {
         World world(fixed_latency(Duration::millis(2)));
         Client client{world, world.nodes().add("jm")};
-        world.storage().fail_until(at_ms(10));
+        world.storage().fail_until(storage_ms(10));
         Outcome* early = client.put("a", "1");  // completes at 2 ms
-        at(world, at_ms(7), [&] { client.put("b", "2"); });     // completes at 9 ms: fails
+        storage_at(world, storage_ms(7), [&] { client.put("b", "2"); });     // completes at 9 ms: fails
         Outcome* late = nullptr;
-        at(world, at_ms(8), [&] { late = client.put("c", "3"); });  // completes at 10 ms: succeeds
-        run(world);
+        storage_at(world, storage_ms(8), [&] { late = client.put("c", "3"); });  // completes at 10 ms: succeeds
+        run_storage(world);
         CHECK(early->status == StorageStatus::failed);
         REQUIRE(late != nullptr);
         CHECK(late->status == StorageStatus::ok);
@@ -229,7 +229,7 @@ TEST_CASE("storage: injected failures", "[sim][storage]") {
         CHECK(world.storage().contents().count("b") == 0);
         CHECK(world.storage().contents().at("c") == "3");
         Outcome* get_failed_key = client.get("a");
-        run(world);
+        run_storage(world);
         CHECK(get_failed_key->status == StorageStatus::not_found);
     }
     SECTION("a failure ratio of 1 fails everything, reads and lists included") {
@@ -239,7 +239,7 @@ TEST_CASE("storage: injected failures", "[sim][storage]") {
         Outcome* get = client.get("a");
         Outcome* list = client.list("");
         Outcome* remove = client.remove("a");
-        run(world);
+        run_storage(world);
         CHECK(put->status == StorageStatus::failed);
         CHECK(get->status == StorageStatus::failed);
         CHECK(list->status == StorageStatus::failed);
@@ -252,7 +252,7 @@ TEST_CASE("storage: injected failures", "[sim][storage]") {
         std::vector<Outcome*> puts;
         const int total = 6'000;
         for (int i = 0; i < total; ++i) puts.push_back(client.put(std::string("k").append(std::to_string(i)), "v"));
-        run(world);
+        run_storage(world);
         int failed = 0;
         for (int i = 0; i < total; ++i) {
             REQUIRE(puts[static_cast<size_t>(i)]->status.has_value());
