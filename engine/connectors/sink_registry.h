@@ -111,10 +111,12 @@ void register_builtin_sinks(SinkRegistry& registry);
 
 // Registers a sink kind from a user's translation unit at static initialisation:
 //     EOSIM_REGISTER_SINK(my_sink_kind());   // an expression of type eosim::engine::SinkKind
+// Its flag is named by __COUNTER__, unique within a translation unit: two registrations in files
+// that a unity build batches together (CMake's UNITY_BUILD) do not clash, as __LINE__'s did.
 #define EOSIM_SINK_CONCAT_INNER(a, b) a##b
 #define EOSIM_SINK_CONCAT(a, b) EOSIM_SINK_CONCAT_INNER(a, b)
 #define EOSIM_REGISTER_SINK(kind_expression)                                                        \
-    static const bool EOSIM_SINK_CONCAT(eosim_sink_registered_, __LINE__) [[maybe_unused]] = [] { \
+    static const bool EOSIM_SINK_CONCAT(eosim_sink_registered_, __COUNTER__) [[maybe_unused]] = [] { \
         ::eosim::engine::SinkRegistry::global().add(kind_expression);                              \
         return true;                                                                                \
     }()
