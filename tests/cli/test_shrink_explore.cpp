@@ -40,6 +40,22 @@ uint64_t first_failing_seed(const scenarios::Scenario& s) {
     return 0;
 }
 
+// Runs `eosim shrink FILE --seed SEED` writing into `out_file`; requires success and the
+// written file verified; returns what it printed.
+std::string shrink_verified(const std::filesystem::path& file, uint64_t seed, const std::filesystem::path& out_file) {
+    ShrinkCommand command;
+    command.file = file.string();
+    command.seed = seed;
+    command.out = out_file.string();
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = shrink_command(command, out, err);
+    INFO(out.str() << err.str());
+    REQUIRE(code == 0);
+    CHECK_THAT(out.str(), Catch::Contains("verified"));
+    return out.str();
+}
+
 TEST_CASE("explore: prints the seeds where an oracle fired, with the command that reproduces them", "[cli][explore]") {
     ExploreCommand command;
     command.file = kAloSwarm.string();
@@ -74,26 +90,17 @@ TEST_CASE("shrink: the at-least-once control shrinks to at most 3 faults and the
     const scenarios::Scenario scenario = scenarios::load_scenario(kAloSwarm);
     const uint64_t seed = first_failing_seed(scenario);
     TempDir dir;
-    ShrinkCommand command;
-    command.file = kAloSwarm.string();
-    command.seed = seed;
-    command.out = (dir.path() / "min.json").string();
-    std::ostringstream out;
-    std::ostringstream err;
-    const int code = shrink_command(command, out, err);
-    INFO(out.str() << err.str());
-    REQUIRE(code == 0);
-    CHECK_THAT(out.str(), Catch::Contains("verified"));
-    CHECK_THAT(out.str(), Catch::Contains("replays"));
+    const std::filesystem::path min = dir.path() / "min.json";
+    CHECK_THAT(shrink_verified(kAloSwarm, seed, min), Catch::Contains("replays"));
 
     // The written file stands alone: an explicit schedule of at most 3 faults, no random section,
     // and with the same seed the same oracle fires with the same outcome as the original run.
-    std::ifstream in(command.out);
+    std::ifstream in(min);
     const nlohmann::json doc = nlohmann::json::parse(in);
     REQUIRE(doc["faults"]["schedule"].is_array());
     CHECK(doc["faults"]["schedule"].size() <= 3);
     CHECK_FALSE(doc["faults"].contains("random"));
-    const scenarios::Scenario minimal = scenarios::load_scenario(command.out);
+    const scenarios::Scenario minimal = scenarios::load_scenario(min);
     CHECK_FALSE(minimal.random_faults);
     scenarios::RunOptions options;
     options.seed = seed;
@@ -114,21 +121,12 @@ TEST_CASE("shrink: the at-least-once control shrinks to at most 3 faults and the
 TEST_CASE("shrink: a later deployment moves earlier when the failure allows, and the file reproduces", "[cli][shrink]") {
     const std::filesystem::path file = testing::catalogue_scenario("upgrade-add-sink-alo-dup");
     TempDir dir;
-    ShrinkCommand command;
-    command.file = file.string();
-    command.seed = 1;
-    command.out = (dir.path() / "min.json").string();
-    std::ostringstream out;
-    std::ostringstream err;
-    const int code = shrink_command(command, out, err);
-    INFO(out.str() << err.str());
-    REQUIRE(code == 0);
-    CHECK_THAT(out.str(), Catch::Contains("verified"));
-    CHECK_THAT(out.str(), Catch::Contains("deployment  v2 at 4s -> "));
+    const std::filesystem::path min = dir.path() / "min.json";
+    CHECK_THAT(shrink_verified(file, 1, min), Catch::Contains("deployment  v2 at 4s -> "));
 
-    std::ifstream in(command.out);
+    std::ifstream in(min);
     const nlohmann::json doc = nlohmann::json::parse(in);
-    const scenarios::Scenario minimal = scenarios::load_scenario(command.out);
+    const scenarios::Scenario minimal = scenarios::load_scenario(min);
     REQUIRE(minimal.deployments.size() == 1);
     CHECK(minimal.deployments[0].at < sim::Duration::seconds(4));
     CHECK(doc["deployments"][0]["at"].get<std::string>() != "4s");
