@@ -27,13 +27,21 @@ bugs() { grep -v '^#' "$corpus" | awk 'NF >= 3 {print $1}'; }
 field() { grep -v '^#' "$corpus" | awk -v b="$1" -v f="$2" '$1 == b {print $f}'; }
 
 prepare() {
-    mkdir -p "$src"
-    # Everything but the build folder goes, so that a patch never lands on a patched file.
-    find "$src" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
-    git -C "$root" archive HEAD | tar -x -C "$src"
+    # The patched tree is made apart, then copied over the scratch copy file by file where it
+    # differs: unchanged files keep their times, so a second prepare rebuilds only what changed.
+    local fresh=$scratch/fresh
+    rm -rf "$fresh" && mkdir -p "$fresh" "$src"
+    git -C "$root" archive HEAD | tar -x -C "$fresh"
     for patch in "$root"/bench/bug-corpus/[0-9][0-9]-*.patch; do
-        patch -d "$src" -p1 --quiet --forward < "$patch" || { echo "error: $patch does not apply to HEAD" >&2; exit 1; }
+        patch -d "$fresh" -p1 --quiet --forward < "$patch" || { echo "error: $patch does not apply to HEAD" >&2; exit 1; }
     done
+    (cd "$fresh" && find . -type f) | while read -r file; do
+        if ! cmp -s "$fresh/$file" "$src/$file"; then mkdir -p "$(dirname "$src/$file")" && cp "$fresh/$file" "$src/$file"; fi
+    done
+    (cd "$src" && find . -path ./build -prune -o -type f -print) | while read -r file; do
+        [ -e "$fresh/$file" ] || rm -f "$src/$file"
+    done
+    rm -rf "$fresh"
     # The same flags as the product build of build.sh (ccache and lld when present), so that every
     # unpatched file is a ccache hit: only the patched files compile.
     local extra=()
