@@ -92,7 +92,8 @@ public:
         if (first_generation || entries_.empty() || prng_.below(4) == 0) return ExplorationInput{fresh_seed, std::nullopt, "seed"};
         GuidedCorpusEntry& entry = pick();
         ++entry.picks;
-        ScheduleMutant mutant = mutate_schedule(entry.schedule, scenario_.random_faults, prng_);
+        const GuidedCorpusEntry& donor = entries_[prng_.below(entries_.size())];
+        ScheduleMutant mutant = mutate_schedule(entry.schedule, scenario_.random_faults, prng_, &donor.schedule);
         return ExplorationInput{entry.seed, std::move(mutant.faults),
                                 "mutant of run " + std::to_string(entry.run_index + 1) + ": " + mutant.how};
     }

@@ -66,6 +66,34 @@ bool mutator_add(std::vector<sim::FaultSpec>& faults, const std::optional<Random
     return true;
 }
 
+// Aims a fault at a protocol point of the random section's list: at its k-th announcement (k in
+// 1..3), after a failover half the time when the point is one a restore announces, a short delay
+// after it. The narrow windows (a restore, a pre-commit, the end of input) are where the thin bugs
+// live, and a time drawn uniformly over seconds rarely lands in one.
+bool mutator_aim(std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random, sim::Prng& prng) {
+    if (!random || random->point_triggers.points.empty() || faults.empty()) return false;
+    sim::FaultSpec& f = faults[prng.below(faults.size())];
+    const bool needs_nodes = f.kind == sim::FaultKind::slow_link;
+    if (needs_nodes || ((f.kind == sim::FaultKind::crash || f.kind == sim::FaultKind::pause) && f.nodes.empty())) return false;
+    const std::vector<std::string>& points = random->point_triggers.points;
+    sim::FaultTrigger trigger;
+    trigger.point = points[prng.below(points.size())];
+    trigger.occurrence = static_cast<int32_t>(prng.between(1, 3));
+    trigger.delay = sim::Duration::millis(prng.between(0, 200));
+    if (prng.below(2) == 0) trigger.attempt_min = 2;  // only after a failover
+    trigger.not_after = sim::Time{random->quiet_after.ns - mutator_effect_length(f).ns - trigger.delay.ns};
+    f.trigger = trigger;
+    return true;
+}
+
+// Adds a copy of one of `donor`'s faults (another corpus entry's schedule): what made that entry
+// interesting joins what makes this one interesting.
+bool mutator_splice(std::vector<sim::FaultSpec>& faults, const std::vector<sim::FaultSpec>* donor, sim::Prng& prng) {
+    if (donor == nullptr || donor->empty()) return false;
+    faults.push_back((*donor)[prng.below(donor->size())]);
+    return true;
+}
+
 bool mutator_remove(std::vector<sim::FaultSpec>& faults, sim::Prng& prng) {
     if (faults.empty()) return false;
     faults.erase(faults.begin() + static_cast<std::ptrdiff_t>(prng.below(faults.size())));
@@ -90,21 +118,23 @@ bool mutator_retarget(std::vector<sim::FaultSpec>& faults, const std::optional<R
 }  // namespace
 
 ScheduleMutant mutate_schedule(const std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random,
-                               sim::Prng& prng) {
-    static constexpr const char* kNames[] = {"shift", "swap", "add", "remove", "retarget"};
+                               sim::Prng& prng, const std::vector<sim::FaultSpec>* donor) {
+    static constexpr const char* kNames[] = {"shift", "swap", "add", "remove", "retarget", "aim", "splice"};
     ScheduleMutant mutant{faults, ""};
     // One to three mutations, each a random operator; one that cannot apply (e.g. swap on a single
     // fault) is skipped, and an unchanged mutant gets a shift or an add as a last resort.
     const int64_t count = prng.between(1, 3);
     for (int64_t i = 0; i < count; ++i) {
-        const auto op = static_cast<size_t>(prng.below(5));
+        const auto op = static_cast<size_t>(prng.below(7));
         bool applied = false;
         switch (op) {
             case 0: applied = mutator_shift(mutant.faults, random, prng); break;
             case 1: applied = mutator_swap(mutant.faults, prng); break;
             case 2: applied = mutator_add(mutant.faults, random, prng); break;
             case 3: applied = mutator_remove(mutant.faults, prng); break;
-            default: applied = mutator_retarget(mutant.faults, random, prng); break;
+            case 4: applied = mutator_retarget(mutant.faults, random, prng); break;
+            case 5: applied = mutator_aim(mutant.faults, random, prng); break;
+            default: applied = mutator_splice(mutant.faults, donor, prng); break;
         }
         if (applied) mutant.how += (mutant.how.empty() ? "" : ", ") + std::string(kNames[op]);
     }

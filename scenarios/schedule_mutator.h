@@ -8,7 +8,10 @@
 //   swap    two faults of the same trigger form (two times, two points) exchange their triggers;
 //   add     one fault drawn as the scenario's faults.random draws them (needs that section);
 //   remove  one fault goes;
-//   retarget  a crash, pause or partition hits another of the random section's candidate nodes.
+//   retarget  a crash, pause or partition hits another of the random section's candidate nodes;
+//   aim     a fault moves to the k-th (1..3) announcement of one of the random section's
+//           point_triggers points, half the time only after a failover, up to 200 ms after it;
+//   splice  a copy of one of another corpus entry's faults joins (with a donor schedule).
 // Every draw comes from the PRNG handed in, so a mutant is a function of (schedule, prng seed).
 //
 // What it keeps: every fault valid for the loader (points and node names are only ever taken from
@@ -30,8 +33,9 @@ struct ScheduleMutant {
     std::string how;  // the mutations applied, e.g. "shift 2, remove 0"
 };
 
-// `random` is the scenario's faults.random section (nullopt: no add, no retarget).
+// `random` is the scenario's faults.random section (nullopt: no add, retarget or aim); `donor`
+// another schedule to splice from (null: no splice).
 ScheduleMutant mutate_schedule(const std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random,
-                               sim::Prng& prng);
+                               sim::Prng& prng, const std::vector<sim::FaultSpec>* donor = nullptr);
 
 }  // namespace eosim::scenarios
