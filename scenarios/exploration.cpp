@@ -98,9 +98,14 @@ public:
                                 "mutant of run " + std::to_string(entry.run_index + 1) + ": " + mutant.how};
     }
 
-    void consider(const ExplorationOutcome& outcome, size_t new_keys) {
+    // Energy: a new fault x phase (or point) combination weighs kPhaseKeyWeight run-shape keys --
+    // the fault landing in a protocol window is the coverage the issue asks for; the event order
+    // refines it.
+    void consider(const ExplorationOutcome& outcome, size_t new_keys, size_t new_phase_keys) {
         if (new_keys == 0) return;
-        entries_.push_back(GuidedCorpusEntry{outcome.run.seed, outcome.schedule, outcome.run.index, 1 + new_keys, 0});
+        constexpr uint64_t kPhaseKeyWeight = 8;
+        const uint64_t energy = 1 + (new_keys - new_phase_keys) + kPhaseKeyWeight * new_phase_keys;
+        entries_.push_back(GuidedCorpusEntry{outcome.run.seed, outcome.schedule, outcome.run.index, energy, 0});
     }
 
     size_t size() const { return entries_.size(); }
@@ -197,11 +202,14 @@ ExploreReport explore_scenario(const Scenario& scenario, const std::vector<uint6
         std::vector<ExploreRun> generation;
         for (ExplorationOutcome& outcome : outcomes) {
             outcome.run.index = report.runs.size() + generation.size();
+            size_t new_phase_keys = 0;
             for (const std::string& key : outcome.keys) {
-                if (seen.insert(key).second) ++outcome.run.new_keys;
+                if (!seen.insert(key).second) continue;
+                ++outcome.run.new_keys;
+                if (outcome.run.coverage.count(key) != 0) ++new_phase_keys;  // a fault x phase combination
             }
             outcome.run.coverage_keys_after = seen.size();
-            if (options.strategy == ExploreStrategy::guided) corpus.consider(outcome, outcome.run.new_keys);
+            if (options.strategy == ExploreStrategy::guided) corpus.consider(outcome, outcome.run.new_keys, new_phase_keys);
             generation.push_back(outcome.run);
         }
         report.runs.insert(report.runs.end(), generation.begin(), generation.end());

@@ -11,7 +11,8 @@
 //   schedule mutated (schedule_mutator.h) and run with that entry's seed and the schedule written
 //   explicitly (no random draw). A run whose coverage -- the fault x phase combinations
 //   (coverage.h) plus the shape of its checkpoint and transaction events (run_shape.h) -- holds a
-//   key no earlier run reached joins the corpus with energy 1 + its new keys, and entries are
+//   key no earlier run reached joins the corpus with energy 1 + its new keys (a new fault x phase
+//   combination weighing 8 run-shape keys), and entries are
 //   picked with probability proportional to energy / (1 + times picked) (AFL's favouring of
 //   productive inputs, kept simple). Inputs are made in generations of `guided_batch` runs and
 //   judged in run order, so the runs depend on the seeds and the batch size, never on the thread
