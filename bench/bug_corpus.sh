@@ -81,6 +81,9 @@ case ${1:-help} in
                 measure_one "$bug" "$@"
             else
                 scenario=$(field "$bug" 2); oracle=$(field "$bug" 3)
+                # Each scenario once (with its catch oracle), however many bugs it serves.
+                case " ${controlled:-} " in *" $scenario:$oracle "*) continue ;; esac
+                controlled="${controlled:-} $scenario:$oracle"
                 echo "== control (no bug) on $scenario"
                 args=(--scenario "$root/scenarios/catalogue/$scenario"); [ "$oracle" != "-" ] && args+=(--oracle "$oracle")
                 EOSIM_PLANTED_BUG= "$bench" "${args[@]}" "$@"

@@ -65,7 +65,7 @@ ExplorationOutcome run_exploration_input(const Scenario& base, const Exploration
 }
 
 // Runs a generation on `jobs` threads; the outcomes come back in input order.
-std::vector<ExplorationOutcome> run_generation(const Scenario& scenario, const std::vector<ExplorationInput>& inputs,
+std::vector<ExplorationOutcome> run_exploration_generation(const Scenario& scenario, const std::vector<ExplorationInput>& inputs,
                                                const ExploreOptions& options) {
     std::vector<ExplorationOutcome> outcomes(inputs.size());
     std::atomic<size_t> next{0};
@@ -198,7 +198,7 @@ ExploreReport explore_scenario(const Scenario& scenario, const std::vector<uint6
                 inputs.push_back(ExplorationInput{fresh_seed(), std::nullopt, "seed"});
             }
         }
-        std::vector<ExplorationOutcome> outcomes = run_generation(base, inputs, options);
+        std::vector<ExplorationOutcome> outcomes = run_exploration_generation(base, inputs, options);
         std::vector<ExploreRun> generation;
         for (ExplorationOutcome& outcome : outcomes) {
             outcome.run.index = report.runs.size() + generation.size();

@@ -28,13 +28,13 @@ std::vector<uint64_t> exploration_seeds(uint64_t first, size_t count) {
     return seeds;
 }
 
-std::vector<uint64_t> hashes_of(const ExploreReport& report) {
+std::vector<uint64_t> exploration_hashes(const ExploreReport& report) {
     std::vector<uint64_t> hashes;
     for (const ExploreRun& run : report.runs) hashes.push_back(run.trace_hash);
     return hashes;
 }
 
-ExploreReport explore_with(const Scenario& scenario, ExploreStrategy strategy, size_t runs, size_t jobs) {
+ExploreReport explore_with_strategy(const Scenario& scenario, ExploreStrategy strategy, size_t runs, size_t jobs) {
     ExploreOptions options;
     options.strategy = strategy;
     options.jobs = jobs;
@@ -46,10 +46,10 @@ TEST_CASE("explore: the same seeds and strategy give the same runs, whatever the
     const Scenario scenario = load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm"));
     for (const ExploreStrategy strategy : {ExploreStrategy::swarm, ExploreStrategy::pct, ExploreStrategy::guided}) {
         INFO(to_string(strategy));
-        const ExploreReport one = explore_with(scenario, strategy, 12, 1);
-        const ExploreReport two = explore_with(scenario, strategy, 12, 2);
+        const ExploreReport one = explore_with_strategy(scenario, strategy, 12, 1);
+        const ExploreReport two = explore_with_strategy(scenario, strategy, 12, 2);
         REQUIRE(one.runs.size() == 12);
-        CHECK(hashes_of(one) == hashes_of(two));
+        CHECK(exploration_hashes(one) == exploration_hashes(two));
         CHECK(one.coverage_keys == two.coverage_keys);
         CHECK(one.corpus_size == two.corpus_size);
     }
@@ -57,8 +57,8 @@ TEST_CASE("explore: the same seeds and strategy give the same runs, whatever the
 
 TEST_CASE("explore: swarm runs are the seeds' own runs, pct runs differ and replay from seed and depth", "[scenarios][explore]") {
     const Scenario scenario = load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm"));
-    const ExploreReport swarm = explore_with(scenario, ExploreStrategy::swarm, 4, 2);
-    const ExploreReport pct = explore_with(scenario, ExploreStrategy::pct, 4, 2);
+    const ExploreReport swarm = explore_with_strategy(scenario, ExploreStrategy::swarm, 4, 2);
+    const ExploreReport pct = explore_with_strategy(scenario, ExploreStrategy::pct, 4, 2);
     for (size_t i = 0; i < 4; ++i) {
         RunOptions options;
         options.seed = swarm.runs[i].seed;
@@ -73,7 +73,7 @@ TEST_CASE("explore: swarm runs are the seeds' own runs, pct runs differ and repl
 
 TEST_CASE("explore: guided keeps an input exactly when its coverage grew", "[scenarios][explore]") {
     const Scenario scenario = load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm"));
-    const ExploreReport report = explore_with(scenario, ExploreStrategy::guided, 24, 2);
+    const ExploreReport report = explore_with_strategy(scenario, ExploreStrategy::guided, 24, 2);
     REQUIRE(report.runs.size() == 24);
     size_t grew = 0;
     size_t keys = 0;
@@ -94,7 +94,7 @@ TEST_CASE("explore: guided keeps an input exactly when its coverage grew", "[sce
 TEST_CASE("explore: a guided catch replays bit for bit from its written file and seed", "[scenarios][explore]") {
     const auto path = testing::catalogue_scenario("alo-sink-swarm");
     const Scenario scenario = load_scenario(path);
-    const ExploreReport report = explore_with(scenario, ExploreStrategy::guided, 16, 2);
+    const ExploreReport report = explore_with_strategy(scenario, ExploreStrategy::guided, 16, 2);
     const auto caught = std::find_if(report.runs.begin(), report.runs.end(),
                                      [](const ExploreRun& run) { return run.schedule && !run.fired.empty(); });
     REQUIRE(caught != report.runs.end());
