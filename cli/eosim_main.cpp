@@ -115,6 +115,8 @@ CLI::App* add_shrink(CLI::App& app, eosim::cli::ShrinkCommand& c) {
     shrink->add_option("--out", c.out, "Write the minimal scenario here (default: <name>-seed<N>-min.json here)");
     shrink->add_option("--max-replays", c.max_replays, "Replay budget")->capture_default_str();
     shrink->add_flag("--verbose,-v", c.verbose, "Progress lines on stderr");
+    shrink->add_option("--pct-depth", c.pct_depth, "A pct run (explore --strategy pct): its PCT depth, 1..64, for every replay");
+    shrink->add_option("--pct-steps", c.pct_steps, "With --pct-depth: its change-point steps (default 20000)");
     return shrink;
 }
 

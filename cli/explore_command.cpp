@@ -201,8 +201,8 @@ int explore_command(const ExploreCommand& command, std::ostream& out, std::ostre
         << report.coverage_keys << " coverage keys" << (guided ? "; corpus " + std::to_string(report.corpus_size) : std::string())
         << '\n';
     if (first_catch) out << "first catch: run " << *first_catch << '\n';
-    if (first_failing_seed && setup.options.strategy == scenarios::ExploreStrategy::swarm) {
-        out << "shrink one: eosim shrink " << command.file << " --seed " << *first_failing_seed << '\n';
+    if (first_failing_seed) {  // a guided mutant shrinks from its written file: eosim shrink FILE --seed N
+        out << "shrink one: eosim shrink " << command.file << " --seed " << *first_failing_seed << setup.pct_reproduce << '\n';
     }
 
     bool ok = not_met == 0 && never.empty();

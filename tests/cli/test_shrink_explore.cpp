@@ -137,6 +137,27 @@ TEST_CASE("run: --pct-depth replays a pct run, and bad PCT options are refused",
     CHECK_THAT(ok.str(), Catch::Contains("--pct-depth 2"));  // in the reproduce command
 }
 
+TEST_CASE("shrink: a pct run shrinks with its depth, and the written file reproduces it with the depth", "[cli][shrink]") {
+    TempDir dir;
+    ShrinkCommand command;
+    command.file = kAloSwarm.string();
+    command.out = (dir.path() / "min.json").string();
+    command.pct_depth = 65;
+    std::ostringstream out;
+    std::ostringstream err;
+    CHECK(shrink_command(command, out, err) == 2);
+    CHECK_THAT(err.str(), Catch::Contains("--pct-depth: expected 1..64, found 65"));
+    // The first seed where the control fires under pct at depth 2.
+    scenarios::Scenario scenario = scenarios::load_scenario(kAloSwarm);
+    scenario.world.network.priority_delivery.depth = 2;
+    command.seed = first_failing_seed(scenario);
+    command.pct_depth = 2;
+    std::ostringstream shrunk;
+    CHECK(shrink_command(command, shrunk, err) == 0);  // 0: the written file, run with the depth, reproduces it
+    CHECK_THAT(shrunk.str(), Catch::Contains("--seed " + std::to_string(command.seed) + " --pct-depth 2"));
+    CHECK_THAT(shrunk.str(), Catch::Contains("verified"));
+}
+
 TEST_CASE("shrink: the at-least-once control shrinks to at most 3 faults and the file reproduces", "[cli][shrink]") {
     const scenarios::Scenario scenario = scenarios::load_scenario(kAloSwarm);
     const uint64_t seed = first_failing_seed(scenario);
