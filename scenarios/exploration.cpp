@@ -192,7 +192,7 @@ ExploreReport explore_scenario(const Scenario& scenario, const std::vector<uint6
             if (options.strategy == ExploreStrategy::guided) {
                 const bool first = report.runs.empty();
                 ExplorationInput input = corpus.next_input(0, first);
-                if (!input.schedule) input.seed = fresh_seed();
+                input.seed = fresh_seed();  // mutants too: a fault schedule on another input and other latencies
                 inputs.push_back(std::move(input));
             } else {
                 inputs.push_back(ExplorationInput{fresh_seed(), std::nullopt, "seed"});

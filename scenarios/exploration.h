@@ -8,8 +8,9 @@
 //   depth replay it (`eosim run FILE --seed N --pct-depth D`).
 // - guided: a greybox fuzzer over fault schedules. The first generation runs fresh seeds as
 //   swarm does; every later input is, one time in four, a fresh seed and otherwise a corpus entry's
-//   schedule mutated (schedule_mutator.h) and run with that entry's seed and the schedule written
-//   explicitly (no random draw). A run whose coverage -- the fault x phase combinations
+//   schedule mutated (schedule_mutator.h) and run with the schedule written explicitly (no random
+//   draw) on the next fresh seed (another input and other latency draws: with the parent's own
+//   seed the thin bug 03 of bench/bug-corpus took 3x more runs). A run whose coverage -- the fault x phase combinations
 //   (coverage.h) plus the shape of its checkpoint and transaction events (run_shape.h) -- holds a
 //   key no earlier run reached joins the corpus with energy 1 + its new keys (a new fault x phase
 //   combination weighing 8 run-shape keys), and entries are
