@@ -51,6 +51,9 @@ CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
                   "Fail the run when a scheduled fault never fired or fired without effect (as \"faults\": {\"strict\": true})");
     run->add_option("--savepoint-at", c.savepoint_at,
                     "Take a savepoint at this virtual time (e.g. 12s; repeatable), as the scenario's \"savepoints\" do");
+    run->add_option("--pct-depth", c.pct_depth,
+                    "Deliver messages in PCT priority order with this depth d (1..64), as `explore --strategy pct` ran the seed");
+    run->add_option("--pct-steps", c.pct_steps, "With --pct-depth: change points fall within the first this many messages (default 20000)");
     // Limits a suite gives its workers; hidden from the help, as `eosim suite` sets them.
     run->add_option("--max-events", c.max_events, "Cut the run after this many events (a hang guard)")->group("");
     run->add_option("--max-virtual-time", c.max_virtual_time, "Cut the run at this virtual time")->group("");
@@ -112,6 +115,8 @@ CLI::App* add_shrink(CLI::App& app, eosim::cli::ShrinkCommand& c) {
     shrink->add_option("--out", c.out, "Write the minimal scenario here (default: <name>-seed<N>-min.json here)");
     shrink->add_option("--max-replays", c.max_replays, "Replay budget")->capture_default_str();
     shrink->add_flag("--verbose,-v", c.verbose, "Progress lines on stderr");
+    shrink->add_option("--pct-depth", c.pct_depth, "A pct run (explore --strategy pct): its PCT depth, 1..64, for every replay");
+    shrink->add_option("--pct-steps", c.pct_steps, "With --pct-depth: its change-point steps (default 20000)");
     return shrink;
 }
 
@@ -123,6 +128,16 @@ CLI::App* add_explore(CLI::App& app, eosim::cli::ExploreCommand& c) {
     explore->add_option("--time-budget", c.time_budget, "Stop starting seeds after this much wall time, e.g. 60s");
     explore->add_option("--jobs,-j", c.jobs, "Threads (default: one per CPU)");
     explore->add_option("--max-events", c.max_events, "Event limit per run (a hang guard)")->capture_default_str();
+    explore->add_option("--strategy", c.strategy,
+                        "swarm (random faults per seed), pct (the same with PCT message ordering) or guided "
+                        "(coverage-guided mutation of fault schedules)")
+        ->capture_default_str();
+    explore->add_option("--pct-depth", c.pct_depth, "pct: the depth d, 1..64 (d-1 priority change points; default 3)");
+    explore->add_option("--pct-steps", c.pct_steps, "pct: change points within the first this many messages (default 20000)");
+    explore->add_option("--guided-batch", c.guided_batch, "guided: runs per generation, 1..1024 (the runs depend on it)")
+        ->capture_default_str();
+    explore->add_flag("--until-first", c.until_first, "Stop after the generation of the first run where an oracle fired");
+    explore->add_option("--out", c.out_dir, "guided: the folder for the scenario files of catching mutants")->capture_default_str();
     return explore;
 }
 

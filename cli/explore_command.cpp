@@ -1,201 +1,217 @@
 #include "cli/explore_command.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
-#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/exit_codes.h"
+#include "cli/files.h"
+#include "cli/run_command.h"
 #include "cli/run_values.h"
 #include "scenarios/coverage.h"
+#include "scenarios/exploration.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
-#include "scenarios/shrinker.h"
 
 namespace eosim::cli {
 
 namespace {
 
-struct SeedOutcome {
-    std::vector<std::string> fired;  // oracles that fired
-    bool outcome_met = false;        // what `eosim run` would accept (exit 0)
-    std::map<std::string, int64_t> coverage;
+constexpr size_t kExploreWrittenCatchesMax = 5;  // guided: scenario files written for catching mutants
+constexpr size_t kExploreProgressEvery = 50;     // runs between two progress lines
+
+struct ExploreSetup {
+    scenarios::Scenario scenario;
+    nlohmann::ordered_json document;
+    scenarios::ExploreOptions options;
+    std::vector<uint64_t> seeds;
+    bool unbounded = false;
+    double budget_seconds = 0;
+    std::string pct_reproduce;  // " --pct-depth D ..." for pct runs
 };
 
-// Hands out seeds to the worker threads and prints finished ones in seed order.
-class Exploration {
-public:
-    Exploration(const scenarios::Scenario& scenario, std::vector<uint64_t> seeds, bool unbounded, double budget_seconds,
-                uint64_t max_events, std::ostream& out)
-        : scenario_(scenario),
-          seeds_(std::move(seeds)),
-          unbounded_(unbounded),
-          budget_seconds_(budget_seconds),
-          max_events_(max_events),
-          out_(out),
-          start_(std::chrono::steady_clock::now()) {}
-
-    void run(size_t jobs) {
-        std::vector<std::thread> threads;
-        for (size_t i = 0; i < jobs; ++i) threads.emplace_back([this] { work(); });
-        for (std::thread& t : threads) t.join();
+// Reads and checks everything the command line and the file say; "" or what is wrong.
+std::string explore_setup(const ExploreCommand& command, ExploreSetup& setup) {
+    try {
+        setup.scenario = scenarios::load_scenario(command.file);
+        std::ifstream in(command.file, std::ios::binary);
+        setup.document = nlohmann::ordered_json::parse(in);  // the loader has read and checked it already
+    } catch (const scenarios::ScenarioError& error) {
+        return error.what();
     }
-
-    const std::map<uint64_t, SeedOutcome>& outcomes() const { return outcomes_; }
-    double elapsed_seconds() const {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const std::optional<scenarios::ExploreStrategy> strategy = scenarios::parse_explore_strategy(command.strategy);
+    if (!strategy) return "--strategy: expected swarm, pct or guided, found \"" + command.strategy + "\"";
+    setup.options.strategy = *strategy;
+    if (*strategy != scenarios::ExploreStrategy::pct && (command.pct_depth != 0 || command.pct_steps != 0)) {
+        return "--pct-depth and --pct-steps: only with --strategy pct";
     }
-
-private:
-    bool next_seed(uint64_t& seed) {
-        const size_t index = next_.fetch_add(1);
-        if (budget_seconds_ > 0 && elapsed_seconds() >= budget_seconds_) return false;
-        if (index < seeds_.size()) {
-            seed = seeds_[index];
-            return true;
+    if (*strategy != scenarios::ExploreStrategy::guided && command.guided_batch != 8) {
+        return "--guided-batch: only with --strategy guided";
+    }
+    if (command.guided_batch == 0 || command.guided_batch > 1024) {
+        return "--guided-batch: expected 1..1024 runs per generation, found " + std::to_string(command.guided_batch);
+    }
+    setup.options.guided_batch = command.guided_batch;
+    if (*strategy == scenarios::ExploreStrategy::pct) {
+        scenarios::Scenario probe = setup.scenario;
+        const std::string problem = apply_pct_option(command.pct_depth == 0 ? 3 : command.pct_depth, command.pct_steps, probe,
+                                                     &setup.pct_reproduce);
+        if (!problem.empty()) return problem;
+        setup.options.pct = probe.world.network.priority_delivery;
+    }
+    try {
+        setup.seeds = parse_seed_set(command.seeds.value_or(command.time_budget ? "1" : "1..100"));
+        if (command.time_budget) {
+            setup.budget_seconds = parse_duration_seconds(*command.time_budget);
+            if (setup.budget_seconds <= 0) return "--time-budget: expected a positive duration";
         }
-        if (!unbounded_ || seeds_.empty()) return false;
-        seed = seeds_.back() + (index - seeds_.size() + 1);
-        return true;
+    } catch (const std::invalid_argument& error) {
+        return error.what();
     }
+    setup.unbounded = command.time_budget && !command.seeds;  // a budget alone: seeds 1, 2, 3, ...
+    setup.options.max_events = command.max_events;
+    setup.options.jobs = command.jobs != 0 ? command.jobs : std::max(1u, std::thread::hardware_concurrency());
+    if (!setup.unbounded) setup.options.jobs = std::min(setup.options.jobs, setup.seeds.size());
+    return {};
+}
 
-    void work() {
-        uint64_t seed = 0;
-        while (next_seed(seed)) {
-            scenarios::RunOptions options;
-            options.seed = seed;
-            options.max_events = max_events_;
-            const scenarios::RunResult result = scenarios::run_scenario(scenario_, options);
-            SeedOutcome outcome;
-            for (const scenarios::OracleVerdict& v : result.verdicts) {
-                if (!v.passed) outcome.fired.push_back(v.oracle);
+// The scenario file a guided mutant replays from, written next to nothing else: "" or the error.
+std::string write_guided_catch(const ExploreCommand& command, const ExploreSetup& setup, const scenarios::ExploreRun& run,
+                               std::filesystem::path* written) {
+    *written = std::filesystem::path(command.out_dir) / (std::filesystem::path(command.file).stem().string() + "-guided-run" +
+                                                         std::to_string(run.index + 1) + ".json");
+    const std::string text = scenarios::guided_scenario_document(setup.document, run, command.file).dump(2) + "\n";
+    return write_file_atomically(*written, text);
+}
+
+// Prints a run where an oracle fired (or whose outcome `eosim run` would not accept).
+void print_explore_run(const ExploreCommand& command, const ExploreSetup& setup, const scenarios::ExploreRun& run,
+                       size_t* written_catches, std::ostream& out, std::ostream& err) {
+    if (run.fired.empty() && run.outcome_met) return;
+    std::string oracles;
+    for (const std::string& name : run.fired) oracles += (oracles.empty() ? "" : ",") + name;
+    std::string reproduce = scenarios::reproduce_command(setup.scenario, run.seed) + setup.pct_reproduce;
+    if (run.schedule) {
+        reproduce = "(not written: more than " + std::to_string(kExploreWrittenCatchesMax) + " catches)";
+        if (*written_catches < kExploreWrittenCatchesMax) {
+            std::filesystem::path written;
+            if (const std::string error = write_guided_catch(command, setup, run, &written); !error.empty()) {
+                err << "error: " << error << '\n';
+                reproduce = "(could not write the scenario file)";
+            } else {
+                ++*written_catches;
+                reproduce = "eosim run " + written.string() + " --seed " + std::to_string(run.seed);
             }
-            outcome.outcome_met = scenarios::run_outcome_met(result);
-            outcome.coverage = result.coverage;
-            finished(seed, std::move(outcome));
         }
     }
-
-    // Prints every finished seed whose predecessors have all been printed (ordered output).
-    void finished(uint64_t seed, SeedOutcome outcome) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        outcomes_.emplace(seed, std::move(outcome));
-        pending_.push_back(seed);
-        std::sort(pending_.begin(), pending_.end());
-        while (!pending_.empty() && printable(pending_.front())) {
-            print(pending_.front(), outcomes_.at(pending_.front()));
-            printed_ = pending_.front();
-            any_printed_ = true;
-            pending_.erase(pending_.begin());
-        }
-    }
-
-    // A seed is printable once every seed handed out before it has finished.
-    bool printable(uint64_t seed) const {
-        const uint64_t first = seeds_.empty() ? 0 : seeds_.front();
-        if (!any_printed_) return seed == first;
-        const auto it = std::upper_bound(seeds_.begin(), seeds_.end(), printed_);
-        const uint64_t expected = it != seeds_.end() ? *it : printed_ + 1;
-        return seed == expected;
-    }
-
-    void print(uint64_t seed, const SeedOutcome& outcome) {
-        if (outcome.fired.empty() && outcome.outcome_met) return;
-        std::string oracles;
-        for (const std::string& name : outcome.fired) oracles += (oracles.empty() ? "" : ",") + name;
-        out_ << "seed=" << seed << " oracle=" << (oracles.empty() ? "none" : oracles);
-        if (!outcome.outcome_met) out_ << " (not expected)";
-        out_ << "  reproduce: " << scenarios::reproduce_command(scenario_, seed) << '\n' << std::flush;
-    }
-
-    const scenarios::Scenario& scenario_;
-    const std::vector<uint64_t> seeds_;
-    const bool unbounded_;
-    const double budget_seconds_;
-    const uint64_t max_events_;
-    std::ostream& out_;
-    const std::chrono::steady_clock::time_point start_;
-    std::atomic<size_t> next_{0};
-    std::mutex mutex_;
-    std::map<uint64_t, SeedOutcome> outcomes_;
-    std::vector<uint64_t> pending_;
-    uint64_t printed_ = 0;
-    bool any_printed_ = false;
-};
+    if (setup.options.strategy == scenarios::ExploreStrategy::guided) out << "run=" << run.index + 1 << ' ';
+    out << "seed=" << run.seed << " oracle=" << (oracles.empty() ? "none" : oracles);
+    if (!run.outcome_met) out << " (not expected)";
+    if (run.schedule) out << " [" << run.origin << "]";
+    out << "  reproduce: " << reproduce << '\n' << std::flush;
+}
 
 }  // namespace
 
 int explore_command(const ExploreCommand& command, std::ostream& out, std::ostream& err) {
-    scenarios::Scenario scenario;
-    try {
-        scenario = scenarios::load_scenario(command.file);
-    } catch (const scenarios::ScenarioError& error) {
-        err << "error: " << error.what() << '\n';
+    ExploreSetup setup;
+    if (const std::string problem = explore_setup(command, setup); !problem.empty()) {
+        err << "error: " << problem << '\n';
         return kExitBadInput;
     }
-    std::vector<uint64_t> seeds;
-    double budget_seconds = 0;
-    try {
-        seeds = parse_seed_set(command.seeds.value_or(command.time_budget ? "1" : "1..100"));
-        if (command.time_budget) {
-            budget_seconds = parse_duration_seconds(*command.time_budget);
-            if (budget_seconds <= 0) throw std::invalid_argument("--time-budget: expected a positive duration");
-        }
-    } catch (const std::invalid_argument& error) {
-        err << "error: " << error.what() << '\n';
-        return kExitBadInput;
-    }
-    const bool unbounded = command.time_budget && !command.seeds;  // a budget alone: seeds 1, 2, 3, ...
-    size_t jobs = command.jobs != 0 ? command.jobs : std::max(1u, std::thread::hardware_concurrency());
-    if (!unbounded) jobs = std::min(jobs, seeds.size());
-
-    out << "explore " << command.file << ": "
+    const scenarios::Scenario& scenario = setup.scenario;
+    const size_t jobs = setup.options.jobs;
+    out << "explore " << command.file << ": strategy " << scenarios::to_string(setup.options.strategy)
+        << (setup.options.strategy == scenarios::ExploreStrategy::pct ? " (depth " + std::to_string(setup.options.pct.depth) + ")"
+                                                                       : std::string())
+        << ", "
         << (scenario.random_faults ? std::string(scenarios::to_string(scenario.random_faults->mode)) + " random faults"
                                    : std::string("its explicit faults only (no faults.random)"))
-        << "; " << (unbounded ? "seeds from " + std::to_string(seeds.front()) : std::to_string(seeds.size()) + " seeds")
+        << "; "
+        << (setup.unbounded ? "seeds from " + std::to_string(setup.seeds.front())
+                            : std::to_string(setup.seeds.size()) + (setup.options.strategy == scenarios::ExploreStrategy::guided
+                                                                        ? " runs"
+                                                                        : " seeds"))
         << (command.time_budget ? " within " + *command.time_budget : std::string()) << "; " << jobs << " thread"
         << (jobs == 1 ? "" : "s") << '\n'
         << std::flush;
-    Exploration exploration(scenario, seeds, unbounded, budget_seconds, command.max_events, out);
-    exploration.run(jobs);
 
-    const auto& outcomes = exploration.outcomes();
+    const auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    size_t written_catches = 0;
+    size_t runs_so_far = 0;
+    size_t catches = 0;
+    std::optional<size_t> first_catch;
+    const scenarios::ExploreReport report = scenarios::explore_scenario(
+        scenario, setup.seeds, setup.unbounded, setup.options,
+        [&](const std::vector<scenarios::ExploreRun>& generation, size_t coverage_keys) {
+            for (const scenarios::ExploreRun& run : generation) {
+                print_explore_run(command, setup, run, &written_catches, out, err);
+                if (!run.fired.empty()) {
+                    ++catches;
+                    if (!first_catch) first_catch = run.index + 1;
+                }
+            }
+            const size_t before = runs_so_far;
+            runs_so_far += generation.size();
+            if (runs_so_far / kExploreProgressEvery != before / kExploreProgressEvery) {
+                err << "progress: " << runs_so_far << " runs, " << coverage_keys << " coverage keys, " << catches
+                    << " catch" << (catches == 1 ? "" : "es") << '\n';
+            }
+            if (command.until_first && first_catch) return false;
+            return !(setup.budget_seconds > 0 && elapsed() >= setup.budget_seconds);
+        });
+
     scenarios::CoverageSummary coverage;
-    for (const auto& [seed, outcome] : outcomes) coverage.add_run(outcome.coverage);
+    for (const scenarios::ExploreRun& run : report.runs) coverage.add_run(run.coverage);
     out << scenarios::coverage_table(coverage, scenario.sometimes);
     const std::vector<std::string> never = scenarios::check_sometimes(coverage, scenario.sometimes);
 
     std::map<std::string, int64_t> per_oracle;
-    int64_t seeds_fired = 0;
+    int64_t runs_fired = 0;
     int64_t not_met = 0;
-    uint64_t first_failing = 0;
-    for (const auto& [seed, outcome] : outcomes) {
-        if (!outcome.fired.empty() && seeds_fired++ == 0) first_failing = seed;
-        for (const std::string& name : outcome.fired) ++per_oracle[name];
-        if (!outcome.outcome_met) ++not_met;
+    std::optional<uint64_t> first_failing_seed;
+    for (const scenarios::ExploreRun& run : report.runs) {
+        if (!run.fired.empty() && runs_fired++ == 0 && !run.schedule) first_failing_seed = run.seed;
+        for (const std::string& name : run.fired) ++per_oracle[name];
+        if (!run.outcome_met) ++not_met;
     }
     std::string by_oracle;
     for (const auto& [name, count] : per_oracle) by_oracle += (by_oracle.empty() ? "" : ", ") + name + ": " + std::to_string(count);
     char timing[96];
-    std::snprintf(timing, sizeof timing, "%.1f s", exploration.elapsed_seconds());
-    const uint64_t lowest = outcomes.empty() ? 0 : outcomes.begin()->first;
-    const uint64_t highest = outcomes.empty() ? 0 : outcomes.rbegin()->first;
-    out << "explored " << outcomes.size() << " seeds (" << lowest << ".." << highest << ") in " << timing << ": "
-        << seeds_fired << " fired an oracle" << (by_oracle.empty() ? "" : " (" + by_oracle + ")") << '\n';
-    if (seeds_fired > 0) out << "shrink one: eosim shrink " << command.file << " --seed " << first_failing << '\n';
+    std::snprintf(timing, sizeof timing, "%.1f s", elapsed());
+    uint64_t lowest = UINT64_MAX;
+    uint64_t highest = 0;
+    for (const scenarios::ExploreRun& run : report.runs) {
+        lowest = std::min(lowest, run.seed);
+        highest = std::max(highest, run.seed);
+    }
+    if (report.runs.empty()) lowest = 0;
+    const bool guided = setup.options.strategy == scenarios::ExploreStrategy::guided;
+    out << "explored " << report.runs.size() << (guided ? " runs (seeds " : " seeds (") << lowest << ".." << highest << ") in "
+        << timing << ": " << runs_fired << " fired an oracle" << (by_oracle.empty() ? "" : " (" + by_oracle + ")") << "; "
+        << report.coverage_keys << " coverage keys" << (guided ? "; corpus " + std::to_string(report.corpus_size) : std::string())
+        << '\n';
+    if (first_catch) out << "first catch: run " << *first_catch << '\n';
+    if (first_failing_seed) {  // a guided mutant shrinks from its written file: eosim shrink FILE --seed N
+        out << "shrink one: eosim shrink " << command.file << " --seed " << *first_failing_seed << setup.pct_reproduce << '\n';
+    }
 
     bool ok = not_met == 0 && never.empty();
     for (const std::string& name : never) out << "sometimes expectation never met: " << name << '\n';
-    if (not_met > 0) out << not_met << " seed(s) gave an outcome the scenario does not expect (marked \"not expected\")\n";
+    if (not_met > 0) out << not_met << " run(s) gave an outcome the scenario does not expect (marked \"not expected\")\n";
     if (!scenario.expect.pass) {
         const std::string wanted = scenario.expect.violation;
         const bool found = per_oracle.count(wanted) != 0;
-        out << "negative control: " << wanted << (found ? " found on " + std::to_string(per_oracle[wanted]) + " seed(s), as expected"
+        out << "negative control: " << wanted << (found ? " found on " + std::to_string(per_oracle[wanted]) + " run(s), as expected"
                                                         : " never found: the control did not show its bug")
             << '\n';
         ok = ok && found;

@@ -137,6 +137,20 @@ std::string cut_reason(const scenarios::RunResult& result, const RunCommand& com
 
 }  // namespace
 
+std::string apply_pct_option(uint32_t depth, uint64_t steps, scenarios::Scenario& scenario, std::string* reproduce) {
+    if (depth == 0) return steps == 0 ? std::string() : "--pct-steps: needs --pct-depth (the PCT ordering is off without it)";
+    if (depth > kPctDepthMax) {
+        return "--pct-depth: expected 1.." + std::to_string(kPctDepthMax) + ", found " + std::to_string(depth);
+    }
+    sim::PriorityDeliveryOptions pct;
+    pct.depth = depth;
+    if (steps != 0) pct.change_point_steps = steps;
+    scenario.world.network.priority_delivery = pct;
+    *reproduce += " --pct-depth " + std::to_string(depth);
+    if (steps != 0) *reproduce += " --pct-steps " + std::to_string(steps);
+    return {};
+}
+
 int run_command(const RunCommand& command, std::ostream& out, std::ostream& err) {
     std::optional<scenarios::Scenario> scenario;
     try {
@@ -157,6 +171,10 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
             const auto limit = sim::Duration::nanos(static_cast<int64_t>(std::llround(std::min(seconds, 1e9) * 1e9)));
             if (limit.ns <= 0) throw std::invalid_argument("--max-virtual-time: expected a positive duration");
             scenario->time_limit = std::min(scenario->time_limit, limit);
+        }
+        if (const std::string problem = apply_pct_option(command.pct_depth, command.pct_steps, *scenario, &reproduce);
+            !problem.empty()) {
+            throw std::invalid_argument(problem);
         }
         for (const std::string& at : command.savepoint_at) {
             const double seconds = parse_duration_seconds(at);

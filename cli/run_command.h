@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/scenario.h"
+
 namespace eosim::cli {
 
 struct RunCommand {
@@ -22,7 +24,16 @@ struct RunCommand {
     std::vector<std::string> savepoint_at;  // extra savepoints the user takes, at these virtual times
     std::string twin;               // run this known-bad twin of the scenario (scenarios/sensitivity.h) instead
     bool strict_faults = false;     // as the scenario's faults.strict: a scheduled fault that did not fire with an effect fails the run
+    // PCT message ordering (sim/priority_delivery.h), as `eosim explore --strategy pct` ran it:
+    // 0 off (the default); 1..64 the depth d.
+    uint32_t pct_depth = 0;
+    uint64_t pct_steps = 0;  // change points within the first this many messages (0: the default, 20,000)
 };
+
+// PCT options of `run` and `explore`: sets `scenario`'s priority-ordered delivery and appends the
+// options to `reproduce`; returns what is wrong with them ("" when fine). Depth 0 with steps 0: off.
+inline constexpr uint32_t kPctDepthMax = 64;
+std::string apply_pct_option(uint32_t depth, uint64_t steps, scenarios::Scenario& scenario, std::string* reproduce);
 
 // Returns the exit code: 0 expectation met, 1 not met, 2 bad input. Throws on internal errors.
 int run_command(const RunCommand& command, std::ostream& out, std::ostream& err);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_codes.h"
+#include "cli/run_command.h"
 #include "cli/files.h"
 #include "reports/run_report.h"
 #include "scenarios/fault_json.h"
@@ -50,13 +51,19 @@ int shrink_command(const ShrinkCommand& command, std::ostream& out, std::ostream
                                                     std::to_string(command.seed) + "-min.json")
                             : std::filesystem::path(command.out);
 
+    std::string pct_options;  // " --pct-depth D ..." for the reproduce command
+    if (const std::string problem = apply_pct_option(command.pct_depth, command.pct_steps, *scenario, &pct_options);
+        !problem.empty()) {
+        err << "error: " << problem << '\n';
+        return kExitBadInput;
+    }
     scenarios::ShrinkOptions options;
     options.max_replays = command.max_replays;
     options.max_events = command.max_events;
     if (command.verbose) options.log = [&err](const std::string& line) { err << "shrink: " << line << '\n'; };
     const std::optional<scenarios::ShrinkResult> result = scenarios::shrink_failing_run(*scenario, command.seed, options);
     if (!result) {
-        err << "error: " << command.file << " --seed " << command.seed
+        err << "error: " << command.file << " --seed " << command.seed << pct_options
             << ": no oracle fired in this run, so there is nothing to shrink\n";
         return kExitBadInput;
     }
@@ -85,14 +92,15 @@ int shrink_command(const ShrinkCommand& command, std::ostream& out, std::ostream
     scenarios::RunOptions again;
     again.seed = command.seed;
     again.max_events = command.max_events;
-    const scenarios::Scenario written = scenarios::load_scenario(output);
+    scenarios::Scenario written = scenarios::load_scenario(output);
+    written.world.network.priority_delivery = scenario->world.network.priority_delivery;
     const scenarios::RunResult check = scenarios::run_scenario(written, again);
     const std::optional<scenarios::FailureSignature> failure = scenarios::failure_of(check);
     const bool same_failure = failure && failure->oracle == result->target.oracle &&
                               scenarios::run_outcome_met(check) == result->target.expectation_met;
     const bool same_run = check.trace_hash == result->last.trace_hash;
     out << "written     " << output.string() << '\n';
-    out << "reproduce   eosim run " << output.string() << " --seed " << command.seed << '\n';
+    out << "reproduce   eosim run " << output.string() << " --seed " << command.seed << pct_options << '\n';
     if (same_failure && same_run) {
         out << "verified    the written file fires " << result->target.oracle << " with "
             << outcome_text(result->target.expectation_met) << ", trace hash " << reports::hex64(check.trace_hash) << '\n';

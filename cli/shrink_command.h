@@ -2,7 +2,9 @@
 // `eosim shrink FILE --seed N [--out MIN.json]`: replays a failing run, makes its fault schedule
 // explicit and minimises it (scenarios/shrinker.h) while the same oracle keeps firing with the
 // same outcome; writes a standalone scenario that `eosim run MIN.json --seed N` reproduces, checks
-// that it does, and prints the faults before and after and the number of replays.
+// that it does, and prints the faults before and after and the number of replays. A pct run shrinks
+// with its --pct-depth (and --pct-steps): every replay and the check run with them, and the
+// reproduce command names them (the scenario file has no key for them).
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
@@ -17,6 +19,8 @@ struct ShrinkCommand {
     size_t max_replays = 1000;
     uint64_t max_events = 50'000'000;  // per replay
     bool verbose = false;              // progress lines on stderr
+    uint32_t pct_depth = 0;            // a pct run (`explore --strategy pct`): its PCT depth, also for every replay
+    uint64_t pct_steps = 0;            // and its change-point steps (0: the default)
 };
 
 // Exit code: 0 shrunk and the written file reproduces the failure; 1 it does not reproduce;

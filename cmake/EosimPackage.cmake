@@ -38,6 +38,7 @@ set(EOSIM_PUBLIC_HEADERS
   sim/outside_fault_target.h
   sim/packed_ints.h
   sim/nodes.h
+  sim/priority_delivery.h
   sim/prng.h
   sim/scheduler.h
   sim/storage.h

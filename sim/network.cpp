@@ -15,7 +15,13 @@ bool contains(const std::vector<NodeId>& nodes, NodeId node) {
 Network::Network(Scheduler& scheduler, Prng prng, NetworkOptions options)
     : scheduler_(scheduler), prng_(prng), options_(options) {
     scheduler_.nodes().on_crash([this](NodeId node) { on_node_crash(node); });
+    if (options_.priority_delivery.enabled()) {
+        // Its own stream, forked from the network's seed: the latency draws stay as they were.
+        priority_delivery_ = std::make_unique<PriorityDelivery>(prng_.fork("pct"), options_.priority_delivery);
+    }
 }
+
+Network::~Network() = default;
 
 ConnectionId Network::connect(NodeId a, NodeId b, Callback on_reset_a, Callback on_reset_b) {
     const auto id = static_cast<ConnectionId>(connections_.size());
@@ -40,6 +46,7 @@ Duration Network::draw_latency(NodeId from, NodeId to) {
         if (custom != latencies_.end()) range = &custom->second;
     }
     Duration latency = prng_.duration_between(range->min, range->max);
+    if (priority_delivery_) latency = priority_delivery_->place(from, to, range->min, range->max, latency);
     if (!slow_links_.empty()) {
         auto slow = slow_links_.find(link_key(from, to));
         if (slow != slow_links_.end() && scheduler_.now() < slow->second.until) {

@@ -11,12 +11,17 @@
 // ratio drops them silently.
 //
 // Slow links multiply the latency of a pair of nodes for a period.
+//
+// Priority-ordered delivery (PCT, sim/priority_delivery.h) is off by default; with a depth it
+// places each message's latency inside its link's range by the link's random priority.
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
+#include "sim/priority_delivery.h"
 #include "sim/prng.h"
 #include "sim/scheduler.h"
 
@@ -32,6 +37,7 @@ struct NetworkOptions {
     LinkLatency remote;                                             // between two nodes
     LinkLatency local{Duration::micros(5), Duration::micros(20)};   // a node to itself
     Ratio datagram_loss = Ratio::never();                           // dropped datagrams
+    PriorityDeliveryOptions priority_delivery;                      // PCT ordering: off (depth 0)
 };
 
 using ConnectionId = uint32_t;
@@ -42,6 +48,9 @@ public:
     using Callback = sim::Callback;
 
     Network(Scheduler& scheduler, Prng prng, NetworkOptions options);
+    ~Network();
+    Network(const Network&) = delete;
+    Network& operator=(const Network&) = delete;
 
     // Opens a connection between `a` and `b`. `on_reset_a`/`on_reset_b` run on that end's node when
     // the connection breaks (not when it is closed). A connection across a partition, or to a node
@@ -79,6 +88,9 @@ public:
     uint64_t partition_hits(PartitionId id) const { return partitions_.at(id).hits; }
     uint64_t loss_rule_hits(size_t rule) const { return loss_rules_.at(rule).hits; }
     uint64_t slow_link_hits(NodeId a, NodeId b) const;
+
+    // The PCT ordering (sim/priority_delivery.h), or null when off.
+    const PriorityDelivery* priority_delivery() const { return priority_delivery_.get(); }
 
     uint64_t messages_sent() const { return messages_sent_; }
     uint64_t messages_dropped() const { return messages_dropped_; }
@@ -139,6 +151,7 @@ private:
     std::map<std::pair<NodeId, NodeId>, LinkLatency> latencies_;
     std::map<std::pair<NodeId, NodeId>, SlowLink> slow_links_;
     std::vector<LossRule> loss_rules_;
+    std::unique_ptr<PriorityDelivery> priority_delivery_;  // null unless options_.priority_delivery is enabled
     uint64_t messages_sent_ = 0;
     uint64_t messages_dropped_ = 0;
 };

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/explore_command.h"
+#include "cli/run_command.h"
 #include "cli/shrink_command.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
@@ -84,6 +85,93 @@ TEST_CASE("explore: bad input", "[cli][explore]") {
     command.seeds = std::nullopt;
     command.file = "no-such-file.json";
     CHECK(explore_command(command, out, err) == 2);
+}
+
+TEST_CASE("explore: bad strategy options are refused with what was expected", "[cli][explore]") {
+    auto refused = [](ExploreCommand command, const std::string& expected) {
+        command.file = kAloSwarm.string();
+        command.seeds = "1..2";
+        std::ostringstream out;
+        std::ostringstream err;
+        CHECK(explore_command(command, out, err) == 2);
+        CHECK_THAT(err.str(), Catch::Contains(expected));
+    };
+    ExploreCommand c;
+    c.strategy = "random";
+    refused(c, "--strategy: expected swarm, pct or guided, found \"random\"");
+    c = ExploreCommand{};
+    c.strategy = "pct";
+    c.pct_depth = 65;
+    refused(c, "--pct-depth: expected 1..64, found 65");
+    c = ExploreCommand{};
+    c.pct_depth = 2;  // swarm
+    refused(c, "only with --strategy pct");
+    c = ExploreCommand{};
+    c.strategy = "guided";
+    c.guided_batch = 0;
+    refused(c, "--guided-batch: expected 1..1024");
+    c = ExploreCommand{};
+    c.guided_batch = 4;  // swarm
+    refused(c, "--guided-batch: only with --strategy guided");
+}
+
+TEST_CASE("explore: guided stops after the generation of its first catch", "[cli][explore]") {
+    TempDir dir;
+    ExploreCommand command;
+    command.file = kAloSwarm.string();
+    command.seeds = "1..40";
+    command.jobs = 2;
+    command.strategy = "guided";
+    command.guided_batch = 4;
+    command.until_first = true;
+    command.out_dir = dir.path().string();
+    std::ostringstream out;
+    std::ostringstream err;
+    CHECK(explore_command(command, out, err) == 0);
+    const std::string text = out.str();
+    INFO(text);
+    CHECK_THAT(text, Catch::Contains("first catch: run 1"));  // the control fires on every seed
+    CHECK_THAT(text, Catch::Contains("explored 4 runs"));     // one generation, then stopped
+}
+
+TEST_CASE("run: --pct-depth replays a pct run, and bad PCT options are refused", "[cli][explore]") {
+    RunCommand command;
+    command.file = kAloSwarm.string();
+    command.pct_depth = 65;
+    std::ostringstream out;
+    std::ostringstream err;
+    CHECK(run_command(command, out, err) == 2);
+    CHECK_THAT(err.str(), Catch::Contains("--pct-depth: expected 1..64, found 65"));
+    command.pct_depth = 0;
+    command.pct_steps = 100;
+    CHECK(run_command(command, out, err) == 2);
+    CHECK_THAT(err.str(), Catch::Contains("--pct-steps: needs --pct-depth"));
+    command.pct_depth = 2;
+    command.pct_steps = 0;
+    std::ostringstream ok;
+    run_command(command, ok, err);
+    CHECK_THAT(ok.str(), Catch::Contains("--pct-depth 2"));  // in the reproduce command
+}
+
+TEST_CASE("shrink: a pct run shrinks with its depth, and the written file reproduces it with the depth", "[cli][shrink]") {
+    TempDir dir;
+    ShrinkCommand command;
+    command.file = kAloSwarm.string();
+    command.out = (dir.path() / "min.json").string();
+    command.pct_depth = 65;
+    std::ostringstream out;
+    std::ostringstream err;
+    CHECK(shrink_command(command, out, err) == 2);
+    CHECK_THAT(err.str(), Catch::Contains("--pct-depth: expected 1..64, found 65"));
+    // The first seed where the control fires under pct at depth 2.
+    scenarios::Scenario scenario = scenarios::load_scenario(kAloSwarm);
+    scenario.world.network.priority_delivery.depth = 2;
+    command.seed = first_failing_seed(scenario);
+    command.pct_depth = 2;
+    std::ostringstream shrunk;
+    CHECK(shrink_command(command, shrunk, err) == 0);  // 0: the written file, run with the depth, reproduces it
+    CHECK_THAT(shrunk.str(), Catch::Contains("--seed " + std::to_string(command.seed) + " --pct-depth 2"));
+    CHECK_THAT(shrunk.str(), Catch::Contains("verified"));
 }
 
 TEST_CASE("shrink: the at-least-once control shrinks to at most 3 faults and the file reproduces", "[cli][shrink]") {
