@@ -58,6 +58,7 @@ private:
 // RocksDB's info log goes nowhere (it would hold thread ids and is never read).
 class NoLogger final : public rocksdb::Logger {
 public:
+    NoLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::FATAL_LEVEL) {}  // RocksDB formats no message for it
     using rocksdb::Logger::Logv;
     void Logv(const char* /*format*/, va_list /*ap*/) override {}
 };
@@ -88,6 +89,15 @@ rocksdb::Options db_options(rocksdb::Env* env) {
     o.memtable_whole_key_filtering = true;
     o.memtable_prefix_bloom_size_ratio = 1.0 / 8192;
     o.skip_stats_update_on_db_open = true;  // no table properties read at open for statistics
+    o.skip_checking_sst_file_sizes_on_db_open = true;  // the files are the ones just written or downloaded
+    // An open (after RepairDB) loads its table readers on the calling thread, not on up to 16 new ones.
+    o.max_file_opening_threads = 1;
+    o.table_cache_numshardbits = 0;  // one shard: one thread uses the table cache
+    // No second check of the key order of every entry a flush or compaction writes (RocksDB's own
+    // iterators produce them; the check costs a key comparison an entry).
+    o.check_flush_compaction_key_order = false;
+    // An instance is closed only to be deleted: no flush of its memtable on the way.
+    o.avoid_flush_during_shutdown = true;
     rocksdb::BlockBasedTableOptions table;
     table.checksum = rocksdb::kNoChecksum;
     // A block cache of Flink's default size per subtask: a lookup finds the parsed block there

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
@@ -34,6 +35,9 @@ constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v1";
 constexpr int64_t kWritesPerFlush = 65536;
 constexpr int64_t kLevel0FilesPerCompaction = 4;
 constexpr int64_t kLevel0FilesLimit = 32;
+// The most cells the backend's cache holds (engine/state/README.md: a subtask's whole state in the
+// catalogue's scenarios; bench_state_backends' million keys overflow it).
+constexpr size_t kCachedCellsMax = 1 << 16;
 
 // RocksDB keys, big-endian with the sign bits flipped so that bytes sort as the numbers do:
 //   plain cell (state 0, ns 0, item 0):  key group (4) | key (8)                                12 bytes
@@ -154,6 +158,12 @@ IncrementalManifest decode_manifest(const std::string& blob) {
 
 bool overlaps(KeyGroupRange a, KeyGroupRange b) { return a.first <= b.last && b.first <= a.last; }
 
+struct CachedCell {
+    std::optional<int64_t> value;
+    bool dirty = false;  // written since it was last handed to RocksDB
+};
+using Cache = std::unordered_map<std::string, CachedCell>;
+
 class RocksDbStateBackend final : public KeyedStateBackend {
 public:
     RocksDbStateBackend(KeyGroupRange range, int32_t max_parallelism, const StateBackendOptions& options, const std::string& identity)
@@ -163,41 +173,22 @@ public:
           clip_on_rescale_(options.clip_on_rescale),
           identity_digest_(digest_of(identity)) {}
 
-    std::optional<int64_t> get(int64_t key) const override {
-        std::string value;
-        const rocksdb::Status status = db().Get(read_options(), encode_key(owned_group(key), key), &value);
-        if (status.IsNotFound()) return std::nullopt;
-        check(status, "get");
-        return decode_value(value);
+    std::optional<int64_t> get(int64_t key) const override { return lookup(encode_key(owned_group(key), key)); }
+    void put(int64_t key, int64_t value) override { write(encode_key(owned_group(key), key), value); }
+    void remove(int64_t key) override { write(encode_key(owned_group(key), key), std::nullopt); }
+
+    // One lookup in the cell cache, and in RocksDB only for a cell it does not hold.
+    int64_t add(int64_t key, int64_t delta) override {
+        Cache::value_type& cell = cached(encode_key(owned_group(key), key));
+        const int64_t updated = cell.second.value.value_or(0) + delta;
+        cell.second.value = updated;
+        mark_dirty(cell);
+        return updated;
     }
 
-    void put(int64_t key, int64_t value) override {
-        check(db().Put(write_options(), encode_key(owned_group(key), key), encode_value(value)), "put");
-        wrote();
-    }
-
-    void remove(int64_t key) override {
-        check(db().Delete(write_options(), encode_key(owned_group(key), key)), "delete");
-        wrote();
-    }
-
-    std::optional<int64_t> get(const StateKey& at) const override {
-        std::string value;
-        const rocksdb::Status status = db().Get(read_options(), encode_cell_key(owned_group(at.key), at), &value);
-        if (status.IsNotFound()) return std::nullopt;
-        check(status, "get");
-        return decode_value(value);
-    }
-
-    void put(const StateKey& at, int64_t value) override {
-        check(db().Put(write_options(), encode_cell_key(owned_group(at.key), at), encode_value(value)), "put");
-        wrote();
-    }
-
-    void remove(const StateKey& at) override {
-        check(db().Delete(write_options(), encode_cell_key(owned_group(at.key), at)), "delete");
-        wrote();
-    }
+    std::optional<int64_t> get(const StateKey& at) const override { return lookup(encode_cell_key(owned_group(at.key), at)); }
+    void put(const StateKey& at, int64_t value) override { write(encode_cell_key(owned_group(at.key), at), value); }
+    void remove(const StateKey& at) override { write(encode_cell_key(owned_group(at.key), at), std::nullopt); }
 
     // The key's cells of `state` lie under one prefix; for state 0 the plain cell (stored first,
     // under the shorter key) is handed over at its place in (ns, item) order.
@@ -213,7 +204,7 @@ public:
         }
         const StateKey plain_at{key, 0, 0, 0};
         const std::string prefix = encode_scan_prefix(key_group, key, state);
-        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+        std::unique_ptr<rocksdb::Iterator> it(iterator());
         for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
             const StateKey at = decode_cell_key(it->key()).second;
             if (plain_pending && plain_at < at) {
@@ -229,7 +220,7 @@ public:
     // One pass in key order; a key's plain cell waits for its place among the key's state-0 cells.
     void scan_state(int32_t state, const std::function<void(const StateKey&, int64_t)>& visit) const override {
         std::optional<std::pair<StateKey, int64_t>> plain;
-        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+        std::unique_ptr<rocksdb::Iterator> it(iterator());
         for (it->SeekToFirst(); it->Valid(); it->Next()) {
             if (state != 0 && it->key().size() == kPlainKeySize) continue;
             const StateKey at = decode_cell_key(it->key()).second;
@@ -250,7 +241,7 @@ public:
 
     std::map<StateKey, int64_t> cells() const override {
         std::map<StateKey, int64_t> all;
-        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+        std::unique_ptr<rocksdb::Iterator> it(iterator());
         for (it->SeekToFirst(); it->Valid(); it->Next()) all.emplace(decode_cell_key(it->key()).second, decode_value(it->value()));
         check(it->status(), "iterate");
         return all;
@@ -268,7 +259,7 @@ public:
 
     std::string canonical_snapshot() const override {
         BlobWriter out;
-        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+        std::unique_ptr<rocksdb::Iterator> it(iterator());
         int32_t group = -1;
         std::vector<std::pair<int64_t, int64_t>> plain;
         std::vector<std::pair<StateKey, int64_t>> namespaced;  // in StateKey order: the key order within a key group
@@ -297,7 +288,10 @@ public:
         rocksdb::WriteBatch batch;
         for (const std::string& blob : snapshots) {
             read_canonical_state(blob, [this, &batch](int32_t key_group, const StateKey& at, int64_t value) {
-                if (range_.contains(key_group)) check(batch.Put(encode_cell_key(key_group, at), encode_value(value)), "batch");
+                if (!range_.contains(key_group)) return;
+                std::string encoded = encode_cell_key(key_group, at);
+                check(batch.Put(encoded, encode_value(value)), "batch");
+                remember(std::move(encoded), value);
             });
         }
         check(db().Write(write_options(), &batch), "restore write");
@@ -306,7 +300,7 @@ public:
 
     std::map<int64_t, int64_t> contents() const override {
         std::map<int64_t, int64_t> all;
-        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+        std::unique_ptr<rocksdb::Iterator> it(iterator());
         for (it->SeekToFirst(); it->Valid(); it->Next()) {
             if (it->key().size() == kPlainKeySize) all[decode_cell_key(it->key()).second.key] = decode_value(it->value());
         }
@@ -388,6 +382,7 @@ public:
         }
         pending_.clear();
         confirmed_.clear();
+        drop_cache();
         if (sources.size() == 1 && sources.front().range.first == range_.first && sources.front().range.last == range_.last) {
             // The same key groups: open a fresh instance over the downloaded files themselves, and
             // go on referring to them (the next incremental snapshot uploads only new files).
@@ -396,6 +391,11 @@ public:
             db_.reset();
             db_ = std::make_unique<Instance>(*disk_, dir, true);
             for (const SnapshotFile& file : sources.front().files) confirmed_[file.name] = file.key;
+            std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+            for (it->SeekToFirst(); it->Valid() && cache_.size() < kCachedCellsMax; it->Next()) {
+                remember(it->key().ToString(), decode_value(it->value()));
+            }
+            check(it->status(), "iterate restored instance");
             return;
         }
         // Rescaled: one temporary instance per old subtask whose range overlaps, its owned key
@@ -412,6 +412,7 @@ public:
             for (it->Seek(from); it->Valid(); it->Next()) {
                 if (clip_on_rescale_ && key_group_of_encoded(it->key()) > range_.last) break;
                 check(batch.Put(it->key(), it->value()), "batch");
+                remember(it->key().ToString(), decode_value(it->value()));
             }
             check(it->status(), "iterate temporary instance");
             check(db().Write(write_options(), &batch), "restore write");
@@ -441,16 +442,83 @@ private:
     }
 
     void open_fresh() {
+        drop_cache();
         db_.reset();
         db_ = std::make_unique<Instance>(*disk_, next_dir(), false);
-        writes_since_flush_ = 0;
     }
 
-    void wrote() {
+    std::optional<int64_t> read_db(const std::string& encoded) const {
+        std::string value;
+        const rocksdb::Status status = db().Get(read_options(), encoded, &value);
+        if (status.IsNotFound()) return std::nullopt;
+        check(status, "get");
+        return decode_value(value);
+    }
+
+    // The cell under RocksDB key `encoded`, read from RocksDB if the cache does not hold it.
+    Cache::value_type& cached(std::string encoded) const {
+        if (auto known = cache_.find(encoded); known != cache_.end()) return *known;
+        if (cache_.size() >= kCachedCellsMax) {
+            write_dirty();
+            cache_.clear();
+        }
+        const std::optional<int64_t> value = read_db(encoded);
+        return *cache_.emplace(std::move(encoded), CachedCell{value, false}).first;
+    }
+
+    // A cell as a restore wrote it into RocksDB (or found it there), cached while there is room:
+    // the restored state is read from RocksDB once, in one pass, instead of a lookup a key.
+    void remember(std::string encoded, int64_t value) {
+        if (cache_.size() < kCachedCellsMax) cache_.insert_or_assign(std::move(encoded), CachedCell{value, false});
+    }
+
+    std::optional<int64_t> lookup(std::string encoded) const { return cached(std::move(encoded)).second.value; }
+
+    void write(std::string encoded, std::optional<int64_t> value) {
+        Cache::value_type& cell = cached(std::move(encoded));
+        cell.second.value = value;
+        mark_dirty(cell);
+    }
+
+    void mark_dirty(Cache::value_type& cell) {
+        if (!cell.second.dirty) {
+            cell.second.dirty = true;
+            dirty_.push_back(&cell);  // an unordered_map's element stays where it is until erased
+        }
         if (++writes_since_flush_ >= kWritesPerFlush) flush();
     }
 
+    // The cells written since they were last handed to RocksDB, into its memtable as one batch in
+    // key order (a sorted insert into the memtable's skip list costs a few comparisons instead of a
+    // descent from its top).
+    void write_dirty() const {
+        if (dirty_.empty()) return;
+        std::sort(dirty_.begin(), dirty_.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+        rocksdb::WriteBatch batch;
+        for (Cache::value_type* cell : dirty_) {
+            const std::optional<int64_t>& value = cell->second.value;
+            check(value ? batch.Put(cell->first, encode_value(*value)) : batch.Delete(cell->first), "batch");
+            cell->second.dirty = false;
+        }
+        dirty_.clear();
+        check(db().Write(write_options(), &batch), "write");
+    }
+
+    // Forget every cell (the instance is replaced).
+    void drop_cache() {
+        cache_.clear();
+        dirty_.clear();
+        writes_since_flush_ = 0;
+    }
+
+    // An iterator over everything written, the write buffer included.
+    rocksdb::Iterator* iterator() const {
+        write_dirty();
+        return db().NewIterator(read_options());
+    }
+
     void flush() {
+        write_dirty();
         db();
         db_->flush();
         writes_since_flush_ = 0;
@@ -494,6 +562,14 @@ private:
     mutable std::unique_ptr<Instance> db_;  // opened by db(); declared after the disk it lives on
     int64_t instances_ = 1;                 // the instance the first access opens is /db-1
     int64_t writes_since_flush_ = 0;
+    // Cells by RocksDB key, with their values (nullopt: no such cell), as RocksDB holds them or as
+    // written since: lookups and writes go here first (as Kafka Streams' record cache sits before
+    // RocksDB), and a cell it does not hold is read from RocksDB once. Every write marks its cell
+    // dirty; flushes, iterations and snapshots hand the dirty cells to RocksDB first, so its files
+    // hold exactly the cells written, one version a cell per flush interval. Emptied (after
+    // handing over the dirty cells) when it reaches kCachedCellsMax, and with the instance.
+    mutable Cache cache_;
+    mutable std::vector<Cache::value_type*> dirty_;  // the dirty cells, each once
     std::map<int64_t, std::map<std::string, std::string>> pending_;  // checkpoint -> its files (name -> key)
     std::map<std::string, std::string> confirmed_;                   // name -> key, of the newest confirmed snapshot
 };
