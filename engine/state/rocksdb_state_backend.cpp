@@ -5,7 +5,6 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
-#include <unordered_map>
 
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
@@ -13,6 +12,7 @@
 #include "engine/state/blob_codec.h"
 #include "engine/state/canonical_state_codec.h"
 #include "engine/state/key_groups.h"
+#include "engine/state/rocksdb_cell_cache.h"
 #include "engine/state/rocksdb_instance.h"
 #include "engine/state/state_backend.h"
 #include "sim/trace.h"
@@ -35,9 +35,6 @@ constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v1";
 constexpr int64_t kWritesPerFlush = 65536;
 constexpr int64_t kLevel0FilesPerCompaction = 4;
 constexpr int64_t kLevel0FilesLimit = 32;
-// The most cells the backend's cache holds (engine/state/README.md: a subtask's whole state in the
-// catalogue's scenarios; bench_state_backends' million keys overflow it).
-constexpr size_t kCachedCellsMax = 1 << 16;
 
 // RocksDB keys, big-endian with the sign bits flipped so that bytes sort as the numbers do:
 //   plain cell (state 0, ns 0, item 0):  key group (4) | key (8)                                12 bytes
@@ -158,11 +155,7 @@ IncrementalManifest decode_manifest(const std::string& blob) {
 
 bool overlaps(KeyGroupRange a, KeyGroupRange b) { return a.first <= b.last && b.first <= a.last; }
 
-struct CachedCell {
-    std::optional<int64_t> value;
-    bool dirty = false;  // written since it was last handed to RocksDB
-};
-using Cache = std::unordered_map<std::string, CachedCell>;
+using rocksdb_state::CellCache;
 
 class RocksDbStateBackend final : public KeyedStateBackend {
 public:
@@ -179,10 +172,9 @@ public:
 
     // One lookup in the cell cache, and in RocksDB only for a cell it does not hold.
     int64_t add(int64_t key, int64_t delta) override {
-        Cache::value_type& cell = cached(encode_key(owned_group(key), key));
+        CellCache::Entry& cell = cached(encode_key(owned_group(key), key));
         const int64_t updated = cell.second.value.value_or(0) + delta;
-        cell.second.value = updated;
-        mark_dirty(cell);
+        write(cell, updated);
         return updated;
     }
 
@@ -291,7 +283,7 @@ public:
                 if (!range_.contains(key_group)) return;
                 std::string encoded = encode_cell_key(key_group, at);
                 check(batch.Put(encoded, encode_value(value)), "batch");
-                remember(std::move(encoded), value);
+                cache_.remember(std::move(encoded), value);
             });
         }
         check(db().Write(write_options(), &batch), "restore write");
@@ -392,9 +384,7 @@ public:
             db_ = std::make_unique<Instance>(*disk_, dir, true);
             for (const SnapshotFile& file : sources.front().files) confirmed_[file.name] = file.key;
             std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
-            for (it->SeekToFirst(); it->Valid() && cache_.size() < kCachedCellsMax; it->Next()) {
-                remember(it->key().ToString(), decode_value(it->value()));
-            }
+            for (it->SeekToFirst(); it->Valid() && cache_.complete(); it->Next()) cache_.remember(it->key().ToString(), decode_value(it->value()));
             check(it->status(), "iterate restored instance");
             return;
         }
@@ -412,7 +402,7 @@ public:
             for (it->Seek(from); it->Valid(); it->Next()) {
                 if (clip_on_rescale_ && key_group_of_encoded(it->key()) > range_.last) break;
                 check(batch.Put(it->key(), it->value()), "batch");
-                remember(it->key().ToString(), decode_value(it->value()));
+                cache_.remember(it->key().ToString(), decode_value(it->value()));
             }
             check(it->status(), "iterate temporary instance");
             check(db().Write(write_options(), &batch), "restore write");
@@ -455,59 +445,43 @@ private:
         return decode_value(value);
     }
 
-    // The cell under RocksDB key `encoded`, read from RocksDB if the cache does not hold it.
-    Cache::value_type& cached(std::string encoded) const {
-        if (auto known = cache_.find(encoded); known != cache_.end()) return *known;
-        if (cache_.size() >= kCachedCellsMax) {
+    // The cell under RocksDB key `encoded`, read from RocksDB if the cache does not hold it (and
+    // does not know it to be absent).
+    CellCache::Entry& cached(std::string encoded) const {
+        if (CellCache::Entry* known = cache_.find(encoded)) return *known;
+        if (cache_.full()) {
             write_dirty();
-            cache_.clear();
+            cache_.overflowed();
         }
-        const std::optional<int64_t> value = read_db(encoded);
-        return *cache_.emplace(std::move(encoded), CachedCell{value, false}).first;
-    }
-
-    // A cell as a restore wrote it into RocksDB (or found it there), cached while there is room:
-    // the restored state is read from RocksDB once, in one pass, instead of a lookup a key.
-    void remember(std::string encoded, int64_t value) {
-        if (cache_.size() < kCachedCellsMax) cache_.insert_or_assign(std::move(encoded), CachedCell{value, false});
+        const std::optional<int64_t> value = cache_.complete() ? std::nullopt : read_db(encoded);
+        return cache_.insert(std::move(encoded), value);
     }
 
     std::optional<int64_t> lookup(std::string encoded) const { return cached(std::move(encoded)).second.value; }
 
-    void write(std::string encoded, std::optional<int64_t> value) {
-        Cache::value_type& cell = cached(std::move(encoded));
-        cell.second.value = value;
-        mark_dirty(cell);
-    }
+    void write(std::string encoded, std::optional<int64_t> value) { write(cached(std::move(encoded)), value); }
 
-    void mark_dirty(Cache::value_type& cell) {
-        if (!cell.second.dirty) {
-            cell.second.dirty = true;
-            dirty_.push_back(&cell);  // an unordered_map's element stays where it is until erased
-        }
+    void write(CellCache::Entry& cell, std::optional<int64_t> value) {
+        cache_.write(cell, value);
         if (++writes_since_flush_ >= kWritesPerFlush) flush();
     }
 
-    // The cells written since they were last handed to RocksDB, into its memtable as one batch in
-    // key order (a sorted insert into the memtable's skip list costs a few comparisons instead of a
-    // descent from its top).
+    // The dirty cells into RocksDB's memtable as one batch in key order (a sorted insert into the
+    // memtable's skip list costs a few comparisons instead of a descent from its top).
     void write_dirty() const {
-        if (dirty_.empty()) return;
-        std::sort(dirty_.begin(), dirty_.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+        const std::vector<CellCache::Entry*> dirty = cache_.take_dirty();
+        if (dirty.empty()) return;
         rocksdb::WriteBatch batch;
-        for (Cache::value_type* cell : dirty_) {
+        for (const CellCache::Entry* cell : dirty) {
             const std::optional<int64_t>& value = cell->second.value;
             check(value ? batch.Put(cell->first, encode_value(*value)) : batch.Delete(cell->first), "batch");
-            cell->second.dirty = false;
         }
-        dirty_.clear();
         check(db().Write(write_options(), &batch), "write");
     }
 
     // Forget every cell (the instance is replaced).
     void drop_cache() {
-        cache_.clear();
-        dirty_.clear();
+        cache_.reset();
         writes_since_flush_ = 0;
     }
 
@@ -562,14 +536,9 @@ private:
     mutable std::unique_ptr<Instance> db_;  // opened by db(); declared after the disk it lives on
     int64_t instances_ = 1;                 // the instance the first access opens is /db-1
     int64_t writes_since_flush_ = 0;
-    // Cells by RocksDB key, with their values (nullopt: no such cell), as RocksDB holds them or as
-    // written since: lookups and writes go here first (as Kafka Streams' record cache sits before
-    // RocksDB), and a cell it does not hold is read from RocksDB once. Every write marks its cell
-    // dirty; flushes, iterations and snapshots hand the dirty cells to RocksDB first, so its files
-    // hold exactly the cells written, one version a cell per flush interval. Emptied (after
-    // handing over the dirty cells) when it reaches kCachedCellsMax, and with the instance.
-    mutable Cache cache_;
-    mutable std::vector<Cache::value_type*> dirty_;  // the dirty cells, each once
+    // Lookups and writes go to the cell cache first (as Kafka Streams' record cache sits before
+    // RocksDB); flushes, iterations and snapshots hand its dirty cells to RocksDB first.
+    mutable CellCache cache_{rocksdb_state::kCellCacheCapacity};
     std::map<int64_t, std::map<std::string, std::string>> pending_;  // checkpoint -> its files (name -> key)
     std::map<std::string, std::string> confirmed_;                   // name -> key, of the newest confirmed snapshot
 };
