@@ -84,10 +84,10 @@ rocksdb::Options db_options(rocksdb::Env* env) {
     // One writer (the task's thread): no concurrent memtable inserts, no spinning for a write group.
     o.allow_concurrent_memtable_write = false;
     o.enable_write_thread_adaptive_yield = false;
-    // A whole-key Bloom filter over the memtable (64 KB for the 512 MB budget; the memtable holds
-    // at most one flush interval's writes): most lookups miss it and go on to the SST files.
-    o.memtable_whole_key_filtering = true;
-    o.memtable_prefix_bloom_size_ratio = 1.0 / 8192;
+    // No Bloom filter over the memtable: it holds only the batch the backend's cell cache hands over
+    // right before a flush or an iteration, and lookups of cells written since go to that cache.
+    // Memtable memory in blocks of 64 KB rather than 1 MB (a memtable holds one flush interval's cells).
+    o.arena_block_size = 64 << 10;
     o.skip_stats_update_on_db_open = true;  // no table properties read at open for statistics
     o.skip_checking_sst_file_sizes_on_db_open = true;  // the files are the ones just written or downloaded
     // An open (after RepairDB) loads its table readers on the calling thread, not on up to 16 new ones.

@@ -26,7 +26,7 @@ using rocksdb_state::Instance;
 using rocksdb_state::read_options;
 using rocksdb_state::write_options;
 
-constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v1";
+constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v2";
 // Deterministic triggers instead of RocksDB's own: the memtable is flushed after this many writes
 // (and at every snapshot); a snapshot compacts everything into one sorted run when level 0 holds at
 // least kLevel0FilesPerCompaction files and at least as many bytes as the levels below (so the
@@ -116,6 +116,7 @@ struct SnapshotFile {
     std::string name;  // the local SST file name ("000009.sst")
     std::string key;   // where checkpoint storage holds it
     int64_t bytes = 0;
+    int64_t level = 0;  // its level in the writer's instance (0: flushed since the last compaction)
 };
 struct IncrementalManifest {
     KeyGroupRange range;
@@ -132,6 +133,7 @@ std::string encode_manifest(const IncrementalManifest& manifest) {
         out.put_string(file.name);
         out.put_string(file.key);
         out.put_i64(file.bytes);
+        out.put_i64(file.level);
     }
     return out.take();
 }
@@ -148,6 +150,7 @@ IncrementalManifest decode_manifest(const std::string& blob) {
         file.name = in.get_string();
         file.key = in.get_string();
         file.bytes = in.get_i64();
+        file.level = in.get_i64();
         manifest.files.push_back(std::move(file));
     }
     return manifest;
@@ -304,32 +307,14 @@ public:
 
     IncrementalSnapshot snapshot_incremental(int64_t checkpoint_id, const std::string& shared_key_prefix) override {
         flush();
-        std::vector<rocksdb::LiveFileMetaData> live;
-        db().GetLiveFilesMetaData(&live);
-        int64_t level0_files = 0, level0_bytes = 0, deeper_bytes = 0;
-        for (const rocksdb::LiveFileMetaData& file : live) {
-            if (file.level == 0) {
-                ++level0_files;
-                level0_bytes += static_cast<int64_t>(file.size);
-            } else {
-                deeper_bytes += static_cast<int64_t>(file.size);
-            }
-        }
-        if (level0_files >= kLevel0FilesLimit || (level0_files >= kLevel0FilesPerCompaction && level0_bytes >= deeper_bytes)) {
-            rocksdb::CompactRangeOptions compact;
-            compact.exclusive_manual_compaction = true;
-            compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-            check(db().CompactRange(compact, nullptr, nullptr), "compact");
-            live.clear();
-            db().GetLiveFilesMetaData(&live);
-        }
+        std::vector<rocksdb::LiveFileMetaData> live = compact_if_due();
         std::sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
         IncrementalSnapshot snapshot;
         IncrementalManifest manifest{range_, {}};
         std::map<std::string, std::string> files;  // name -> key
         for (const rocksdb::LiveFileMetaData& meta : live) {
-            const std::string name = meta.name.substr(meta.name.find_first_not_of('/'));
-            SnapshotFile file{name, "", static_cast<int64_t>(meta.size)};
+            const std::string name = file_name(meta);
+            SnapshotFile file{name, "", static_cast<int64_t>(meta.size), level_of(meta)};
             if (auto known = confirmed_.find(name); known != confirmed_.end()) {
                 file.key = known->second;
             } else {
@@ -374,6 +359,7 @@ public:
         }
         pending_.clear();
         confirmed_.clear();
+        restored_levels_.clear();
         drop_cache();
         if (sources.size() == 1 && sources.front().range.first == range_.first && sources.front().range.last == range_.last) {
             // The same key groups: open a fresh instance over the downloaded files themselves, and
@@ -382,7 +368,10 @@ public:
             write_files(dir, sources.front(), shared);
             db_.reset();
             db_ = std::make_unique<Instance>(*disk_, dir, true);
-            for (const SnapshotFile& file : sources.front().files) confirmed_[file.name] = file.key;
+            for (const SnapshotFile& file : sources.front().files) {
+                confirmed_[file.name] = file.key;
+                if (file.level > 0) restored_levels_[file.name] = file.level;
+            }
             std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
             for (it->SeekToFirst(); it->Valid() && cache_.complete(); it->Next()) cache_.remember(it->key().ToString(), decode_value(it->value()));
             check(it->status(), "iterate restored instance");
@@ -423,6 +412,43 @@ private:
         return key_group;
     }
 
+    static std::string file_name(const rocksdb::LiveFileMetaData& meta) { return meta.name.substr(meta.name.find_first_not_of('/')); }
+
+    // A file's level as the snapshot that uploaded it saw it: RepairDB puts every restored file on
+    // level 0, and a restore that counted them all as new would compact (rewrite and upload) the
+    // whole state at its first checkpoint. (Flink restores the MANIFEST, so its levels, too.)
+    int64_t level_of(const rocksdb::LiveFileMetaData& meta) const {
+        if (meta.level > 0) return meta.level;
+        auto restored = restored_levels_.find(file_name(meta));
+        return restored == restored_levels_.end() ? 0 : restored->second;
+    }
+
+    // The live files, after compacting everything into one sorted run when level 0 holds
+    // kLevel0FilesPerCompaction files and at least as many bytes as the levels below, or
+    // kLevel0FilesLimit files.
+    std::vector<rocksdb::LiveFileMetaData> compact_if_due() {
+        std::vector<rocksdb::LiveFileMetaData> live;
+        db().GetLiveFilesMetaData(&live);
+        int64_t level0_files = 0, level0_bytes = 0, deeper_bytes = 0;
+        for (const rocksdb::LiveFileMetaData& file : live) {
+            if (level_of(file) == 0) {
+                ++level0_files;
+                level0_bytes += static_cast<int64_t>(file.size);
+            } else {
+                deeper_bytes += static_cast<int64_t>(file.size);
+            }
+        }
+        if (level0_files < kLevel0FilesLimit && (level0_files < kLevel0FilesPerCompaction || level0_bytes < deeper_bytes)) return live;
+        rocksdb::CompactRangeOptions compact;
+        compact.exclusive_manual_compaction = true;
+        compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+        check(db().CompactRange(compact, nullptr, nullptr), "compact");
+        restored_levels_.clear();
+        live.clear();
+        db().GetLiveFilesMetaData(&live);
+        return live;
+    }
+
     std::string next_dir() { return "/db-" + std::to_string(++instances_); }
 
     // The open instance; a backend that is restored before any access never opens its first one.
@@ -433,6 +459,7 @@ private:
 
     void open_fresh() {
         drop_cache();
+        restored_levels_.clear();
         db_.reset();
         db_ = std::make_unique<Instance>(*disk_, next_dir(), false);
     }
@@ -541,6 +568,7 @@ private:
     mutable CellCache cache_{rocksdb_state::kCellCacheCapacity};
     std::map<int64_t, std::map<std::string, std::string>> pending_;  // checkpoint -> its files (name -> key)
     std::map<std::string, std::string> confirmed_;                   // name -> key, of the newest confirmed snapshot
+    std::map<std::string, int64_t> restored_levels_;                 // name -> level > 0, of files a restore put on level 0
 };
 
 }  // namespace

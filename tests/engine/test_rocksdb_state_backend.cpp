@@ -160,6 +160,32 @@ TEST_CASE("rocksdb backend: restore from incremental snapshots, same parallelism
     CHECK_FALSE(next.shared_keys.empty());
 }
 
+TEST_CASE("rocksdb backend: a same-range restore keeps the files' levels and compacts no sooner", "[state_backend][rocksdb]") {
+    const KeyGroupRange all{0, kMaxParallelism - 1};
+    auto backend = rocksdb_backend(all, true);
+    IncrementalSnapshot last;
+    std::map<std::string, std::string> files;
+    // A large first file; at checkpoint 4 level 0 holds 4 files and everything is compacted into
+    // one deeper file; checkpoints 5-8 leave 4 small files on level 0 (fewer bytes than below).
+    for (int64_t c = 1; c <= 8; ++c) {
+        const int64_t keys = c == 1 ? 5000 : 100;
+        for (int64_t k = 0; k < keys; ++k) backend->put(k * 13 + c, c);
+        last = backend->snapshot_incremental(c, "shared/c" + std::to_string(c) + "-");
+        for (auto& upload : last.uploads) files[upload.key] = std::move(upload.bytes);
+        backend->checkpoint_confirmed(c);
+    }
+    REQUIRE(last.shared_keys.size() == 5);
+    auto restored = rocksdb_backend(all, true, "op-0-a2");
+    restored->restore_incremental({last.private_state}, files);
+    restored->put(1, 1);
+    // RepairDB put all 5 files on level 0; counted so, they would be compacted and the whole
+    // state uploaded again. At their recorded levels only the new small file is uploaded.
+    const IncrementalSnapshot next = restored->snapshot_incremental(9, "shared/c9-");
+    REQUIRE(next.uploads.size() == 1);
+    CHECK(next.shared_keys.size() == 6);
+    CHECK(static_cast<int64_t>(next.uploads.front().bytes.size()) * 10 < next.bytes_referenced);
+}
+
 TEST_CASE("rocksdb backend: rescaled restore p=4 -> p=6 and p=4 -> p=3 from incremental snapshots", "[state_backend][rocksdb]") {
     auto before = subtasks(4, StateBackendKind::rocksdb, true);
     std::map<int64_t, int64_t> model;
