@@ -116,7 +116,8 @@ struct SnapshotFile {
     std::string name;  // the local SST file name ("000009.sst")
     std::string key;   // where checkpoint storage holds it
     int64_t bytes = 0;
-    int64_t level = 0;  // its level in the writer's instance (0: flushed since the last compaction)
+    int64_t level = 0;    // its level in the writer's instance (0: flushed since the last compaction)
+    int64_t entries = 0;  // its entries (cells and deletions)
 };
 struct IncrementalManifest {
     KeyGroupRange range;
@@ -134,6 +135,7 @@ std::string encode_manifest(const IncrementalManifest& manifest) {
         out.put_string(file.key);
         out.put_i64(file.bytes);
         out.put_i64(file.level);
+        out.put_i64(file.entries);
     }
     return out.take();
 }
@@ -151,6 +153,7 @@ IncrementalManifest decode_manifest(const std::string& blob) {
         file.key = in.get_string();
         file.bytes = in.get_i64();
         file.level = in.get_i64();
+        file.entries = in.get_i64();
         manifest.files.push_back(std::move(file));
     }
     return manifest;
@@ -291,6 +294,7 @@ public:
         }
         check(db().Write(write_options(), &batch), "restore write");
         flush();
+        count_restored_file_as_deeper();
     }
 
     std::map<int64_t, int64_t> contents() const override {
@@ -314,7 +318,7 @@ public:
         std::map<std::string, std::string> files;  // name -> key
         for (const rocksdb::LiveFileMetaData& meta : live) {
             const std::string name = file_name(meta);
-            SnapshotFile file{name, "", static_cast<int64_t>(meta.size), level_of(meta)};
+            SnapshotFile file{name, "", static_cast<int64_t>(meta.size), level_of(meta), entries_of(meta)};
             if (auto known = confirmed_.find(name); known != confirmed_.end()) {
                 file.key = known->second;
             } else {
@@ -359,7 +363,7 @@ public:
         }
         pending_.clear();
         confirmed_.clear();
-        restored_levels_.clear();
+        restored_files_.clear();
         drop_cache();
         if (sources.size() == 1 && sources.front().range.first == range_.first && sources.front().range.last == range_.last) {
             // The same key groups: open a fresh instance over the downloaded files themselves, and
@@ -370,7 +374,7 @@ public:
             db_ = std::make_unique<Instance>(*disk_, dir, true);
             for (const SnapshotFile& file : sources.front().files) {
                 confirmed_[file.name] = file.key;
-                if (file.level > 0) restored_levels_[file.name] = file.level;
+                restored_files_[file.name] = RestoredFile{file.level, file.entries};
             }
             std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
             for (it->SeekToFirst(); it->Valid() && cache_.complete(); it->Next()) cache_.remember(it->key().ToString(), decode_value(it->value()));
@@ -397,6 +401,7 @@ public:
             check(db().Write(write_options(), &batch), "restore write");
         }
         flush();
+        count_restored_file_as_deeper();
     }
 
 private:
@@ -419,31 +424,49 @@ private:
     // whole state at its first checkpoint. (Flink restores the MANIFEST, so its levels, too.)
     int64_t level_of(const rocksdb::LiveFileMetaData& meta) const {
         if (meta.level > 0) return meta.level;
-        auto restored = restored_levels_.find(file_name(meta));
-        return restored == restored_levels_.end() ? 0 : restored->second;
+        auto restored = restored_files_.find(file_name(meta));
+        return restored == restored_files_.end() ? 0 : restored->second.level;
+    }
+
+    // A file's entries, as the snapshot that uploaded it counted them for a restored one (RocksDB
+    // counts them at open only for some files: skip_stats_update_on_db_open).
+    int64_t entries_of(const rocksdb::LiveFileMetaData& meta) const {
+        auto restored = restored_files_.find(file_name(meta));
+        return restored == restored_files_.end() ? static_cast<int64_t>(meta.num_entries) : restored->second.entries;
+    }
+
+    // The whole state was just written and flushed into one file (a rescaled or canonical
+    // restore): one sorted run, as a full compaction leaves it, so it counts as a deeper level.
+    void count_restored_file_as_deeper() {
+        std::vector<rocksdb::LiveFileMetaData> live;
+        db().GetLiveFilesMetaData(&live);
+        for (const rocksdb::LiveFileMetaData& meta : live) {
+            restored_files_[file_name(meta)] = RestoredFile{std::max<int64_t>(meta.level, 1), static_cast<int64_t>(meta.num_entries)};
+        }
     }
 
     // The live files, after compacting everything into one sorted run when level 0 holds
-    // kLevel0FilesPerCompaction files and at least as many bytes as the levels below, or
-    // kLevel0FilesLimit files.
+    // kLevel0FilesPerCompaction files and at least as many entries as the levels below, or
+    // kLevel0FilesLimit files. (Entries, not bytes: a small file's bytes are mostly its index,
+    // filter and properties, so with a small state a byte count compacted every few checkpoints.)
     std::vector<rocksdb::LiveFileMetaData> compact_if_due() {
         std::vector<rocksdb::LiveFileMetaData> live;
         db().GetLiveFilesMetaData(&live);
-        int64_t level0_files = 0, level0_bytes = 0, deeper_bytes = 0;
+        int64_t level0_files = 0, level0_entries = 0, deeper_entries = 0;
         for (const rocksdb::LiveFileMetaData& file : live) {
             if (level_of(file) == 0) {
                 ++level0_files;
-                level0_bytes += static_cast<int64_t>(file.size);
+                level0_entries += entries_of(file);
             } else {
-                deeper_bytes += static_cast<int64_t>(file.size);
+                deeper_entries += entries_of(file);
             }
         }
-        if (level0_files < kLevel0FilesLimit && (level0_files < kLevel0FilesPerCompaction || level0_bytes < deeper_bytes)) return live;
+        if (level0_files < kLevel0FilesLimit && (level0_files < kLevel0FilesPerCompaction || level0_entries < deeper_entries)) return live;
         rocksdb::CompactRangeOptions compact;
         compact.exclusive_manual_compaction = true;
         compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
         check(db().CompactRange(compact, nullptr, nullptr), "compact");
-        restored_levels_.clear();
+        restored_files_.clear();
         live.clear();
         db().GetLiveFilesMetaData(&live);
         return live;
@@ -459,7 +482,7 @@ private:
 
     void open_fresh() {
         drop_cache();
-        restored_levels_.clear();
+        restored_files_.clear();
         db_.reset();
         db_ = std::make_unique<Instance>(*disk_, next_dir(), false);
     }
@@ -568,7 +591,11 @@ private:
     mutable CellCache cache_{rocksdb_state::kCellCacheCapacity};
     std::map<int64_t, std::map<std::string, std::string>> pending_;  // checkpoint -> its files (name -> key)
     std::map<std::string, std::string> confirmed_;                   // name -> key, of the newest confirmed snapshot
-    std::map<std::string, int64_t> restored_levels_;                 // name -> level > 0, of files a restore put on level 0
+    struct RestoredFile {
+        int64_t level = 0;
+        int64_t entries = 0;
+    };
+    std::map<std::string, RestoredFile> restored_files_;  // name -> as its snapshot recorded it, for files a restore wrote
 };
 
 }  // namespace

@@ -186,6 +186,31 @@ TEST_CASE("rocksdb backend: a same-range restore keeps the files' levels and com
     CHECK(static_cast<int64_t>(next.uploads.front().bytes.size()) * 10 < next.bytes_referenced);
 }
 
+TEST_CASE("rocksdb backend: the file a rescaled restore writes counts as one sorted run below level 0", "[state_backend][rocksdb]") {
+    auto before = rocksdb_backend(KeyGroupRange{0, kMaxParallelism - 1}, true);
+    for (int64_t k = 0; k < 5000; ++k) before->put(k, k);
+    IncrementalSnapshot old = before->snapshot_incremental(1, "shared/old-");
+    std::map<std::string, std::string> files;
+    for (auto& upload : old.uploads) files[upload.key] = std::move(upload.bytes);
+    const KeyGroupRange half = KeyGroupRange::of_subtask(0, 2, kMaxParallelism);
+    auto after = rocksdb_backend(half, true, "op-0-a2");
+    after->restore_incremental({old.private_state}, files);
+    int64_t key = 0;
+    for (int64_t c = 1; c <= 4; ++c) {
+        for (int64_t written = 0; written < 10; ++key) {
+            if (!half.contains(key_group_of(key, kMaxParallelism))) continue;
+            after->put(key, -key);
+            ++written;
+        }
+        const IncrementalSnapshot next = after->snapshot_incremental(c, "shared/new-c" + std::to_string(c) + "-");
+        after->checkpoint_confirmed(c);
+        // The first uploads the restored state's file too; then only each checkpoint's small file:
+        // 4 small files on level 0 hold fewer entries than the restored run, so no compaction.
+        CHECK(next.uploads.size() == (c == 1 ? 2u : 1u));
+        CHECK(next.shared_keys.size() == static_cast<size_t>(c + 1));
+    }
+}
+
 TEST_CASE("rocksdb backend: rescaled restore p=4 -> p=6 and p=4 -> p=3 from incremental snapshots", "[state_backend][rocksdb]") {
     auto before = subtasks(4, StateBackendKind::rocksdb, true);
     std::map<int64_t, int64_t> model;
