@@ -29,7 +29,7 @@ using rocksdb_state::write_options;
 constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v2";
 // Deterministic triggers instead of RocksDB's own: the memtable is flushed after this many writes
 // (and at every snapshot); a snapshot compacts everything into one sorted run when level 0 holds at
-// least kLevel0FilesPerCompaction files and at least as many bytes as the levels below (so the
+// least kLevel0FilesPerCompaction files and at least as many entries as the levels below (so the
 // rewrite of the whole state, which the next incremental checkpoint uploads, happens once per
 // state-sized amount of new data, not every few checkpoints), or kLevel0FilesLimit files.
 constexpr int64_t kWritesPerFlush = 65536;
@@ -535,7 +535,7 @@ private:
         writes_since_flush_ = 0;
     }
 
-    // An iterator over everything written, the write buffer included.
+    // An iterator over everything written, the dirty cells included.
     rocksdb::Iterator* iterator() const {
         write_dirty();
         return db().NewIterator(read_options());
