@@ -13,31 +13,54 @@ namespace {
 constexpr sim::EventKind kStoragePoll{"oracle.storage_poll"};
 }
 
+const CheckpointReferences::Referenced& CheckpointReferences::of(const std::string& metadata_key, const std::string& text) {
+    auto known = parsed_.find(metadata_key);
+    if (known != parsed_.end() && known->second.text == text) {
+        known->second.used = true;
+        return known->second.referenced;
+    }
+    const engine::CompletedCheckpoint checkpoint = engine::parse_checkpoint_metadata(text);
+    Parsed& entry = parsed_[metadata_key];
+    entry.used = true;
+    entry.text = text;
+    entry.referenced.id = checkpoint.id;
+    entry.referenced.keys.clear();
+    for (const auto& [where, handle] : checkpoint.handles) entry.referenced.keys.push_back(handle);
+    for (const auto& [where, files] : checkpoint.shared) entry.referenced.keys.insert(entry.referenced.keys.end(), files.begin(), files.end());
+    return entry.referenced;
+}
+
+void CheckpointReferences::forget_unused() {
+    std::erase_if(parsed_, [](const auto& entry) { return !entry.second.used; });
+    for (auto& [key, entry] : parsed_) entry.used = false;
+}
+
 std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
-                                                     const std::function<bool(const std::string&)>& being_removed) {
+                                                     const std::function<bool(const std::string&)>& being_removed,
+                                                     CheckpointReferences& references) {
     const std::string prefix = engine::checkpoint_prefix(job);
-    std::vector<const std::string*> metadata;  // oldest first (ids ascending)
     std::map<int64_t, const std::string*> by_id;
     for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
         if (it->first.ends_with("/_metadata") && !being_removed(it->first)) by_id[engine::checkpoint_id_of(it->first)] = &it->first;
     }
+    std::optional<std::string> problem;
     int32_t left = job.checkpointing.retained;
-    for (auto it = by_id.rbegin(); it != by_id.rend() && left > 0; ++it, --left) {
-        const engine::CompletedCheckpoint checkpoint = engine::parse_checkpoint_metadata(blobs.at(*it->second));
-        auto lost = [&blobs, &checkpoint](const std::string& key) -> std::optional<std::string> {
-            if (blobs.contains(key)) return std::nullopt;
-            return "checkpoint " + std::to_string(checkpoint.id) + " refers to " + key + ", which is not in storage";
-        };
-        for (const auto& [where, handle] : checkpoint.handles) {
-            if (auto problem = lost(handle)) return problem;
-        }
-        for (const auto& [where, files] : checkpoint.shared) {
-            for (const std::string& key : files) {
-                if (auto problem = lost(key)) return problem;
-            }
+    for (auto it = by_id.rbegin(); it != by_id.rend() && left > 0 && !problem; ++it, --left) {
+        const CheckpointReferences::Referenced& checkpoint = references.of(*it->second, blobs.at(*it->second));
+        for (const std::string& key : checkpoint.keys) {
+            if (blobs.contains(key)) continue;
+            problem = "checkpoint " + std::to_string(checkpoint.id) + " refers to " + key + ", which is not in storage";
+            break;
         }
     }
-    return std::nullopt;
+    references.forget_unused();
+    return problem;
+}
+
+std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
+                                                     const std::function<bool(const std::string&)>& being_removed) {
+    CheckpointReferences references;
+    return find_lost_checkpoint_file(job, blobs, being_removed, references);
 }
 
 std::optional<std::string> SavepointWatch::check(const std::map<std::string, std::string>& blobs) {
@@ -67,7 +90,8 @@ void StorageOracle::start() {
 }
 
 std::optional<std::string> StorageOracle::check() const {
-    if (auto lost = find_lost_checkpoint_file(job_, storage_.contents(), [this](const std::string& key) { return storage_.removal_in_flight(key); })) {
+    if (auto lost = find_lost_checkpoint_file(
+            job_, storage_.contents(), [this](const std::string& key) { return storage_.removal_in_flight(key); }, references_)) {
         return lost;
     }
     return savepoints_.check(storage_.contents());

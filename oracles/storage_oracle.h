@@ -48,7 +48,35 @@ private:
     std::map<std::string, std::optional<std::vector<std::string>>> files_;  // _metadata key -> the state files it names
 };
 
+// The files each checkpoint's _metadata refers to (its task state handles, then its shared files),
+// parsed once per distinct _metadata text: the oracle polls the same few retained checkpoints every
+// 100 ms, and an incremental checkpoint's metadata names every shared file, so parsing it at every
+// poll cost a RocksDB run more than its state backend's lookups.
+class CheckpointReferences {
+public:
+    struct Referenced {
+        int64_t id = 0;
+        std::vector<std::string> keys;
+    };
+    // What the _metadata stored under `metadata_key` with contents `text` refers to.
+    const Referenced& of(const std::string& metadata_key, const std::string& text);
+    // Forgets every _metadata not asked for since the last call (those no longer retained).
+    void forget_unused();
+
+private:
+    struct Parsed {
+        std::string text;  // the _metadata parsed: a key written again with other bytes is parsed again
+        Referenced referenced;
+        bool used = false;
+    };
+    std::map<std::string, Parsed> parsed_;
+};
+
 // The first file a retained checkpoint refers to that `blobs` lacks ("chk-7 refers to <key>"), if any.
+// `references` keeps the parsed _metadata between calls.
+std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
+                                                     const std::function<bool(const std::string&)>& being_removed,
+                                                     CheckpointReferences& references);
 std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
                                                      const std::function<bool(const std::string&)>& being_removed);
 
@@ -72,6 +100,7 @@ private:
     int64_t polls_ = 0;
     std::optional<std::string> first_violation_;
     mutable SavepointWatch savepoints_;
+    mutable CheckpointReferences references_;
 };
 
 }  // namespace eosim::oracles

@@ -58,6 +58,7 @@ private:
 // RocksDB's info log goes nowhere (it would hold thread ids and is never read).
 class NoLogger final : public rocksdb::Logger {
 public:
+    NoLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::FATAL_LEVEL) {}  // RocksDB formats no message for it
     using rocksdb::Logger::Logv;
     void Logv(const char* /*format*/, va_list /*ap*/) override {}
 };
@@ -83,11 +84,20 @@ rocksdb::Options db_options(rocksdb::Env* env) {
     // One writer (the task's thread): no concurrent memtable inserts, no spinning for a write group.
     o.allow_concurrent_memtable_write = false;
     o.enable_write_thread_adaptive_yield = false;
-    // A whole-key Bloom filter over the memtable (64 KB for the 512 MB budget; the memtable holds
-    // at most one flush interval's writes): most lookups miss it and go on to the SST files.
-    o.memtable_whole_key_filtering = true;
-    o.memtable_prefix_bloom_size_ratio = 1.0 / 8192;
+    // No Bloom filter over the memtable: it holds only the batch the backend's cell cache hands over
+    // right before a flush or an iteration, and lookups of cells written since go to that cache.
+    // Memtable memory in blocks of 64 KB rather than 1 MB (a memtable holds one flush interval's cells).
+    o.arena_block_size = 64 << 10;
     o.skip_stats_update_on_db_open = true;  // no table properties read at open for statistics
+    o.skip_checking_sst_file_sizes_on_db_open = true;  // the files are the ones just written or downloaded
+    // An open (after RepairDB) loads its table readers on the calling thread, not on up to 16 new ones.
+    o.max_file_opening_threads = 1;
+    o.table_cache_numshardbits = 0;  // one shard: one thread uses the table cache
+    // No second check of the key order of every entry a flush or compaction writes (RocksDB's own
+    // iterators produce them; the check costs a key comparison an entry).
+    o.check_flush_compaction_key_order = false;
+    // An instance is closed only to be deleted: no flush of its memtable on the way.
+    o.avoid_flush_during_shutdown = true;
     rocksdb::BlockBasedTableOptions table;
     table.checksum = rocksdb::kNoChecksum;
     // A block cache of Flink's default size per subtask: a lookup finds the parsed block there

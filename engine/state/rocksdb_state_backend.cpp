@@ -12,6 +12,7 @@
 #include "engine/state/blob_codec.h"
 #include "engine/state/canonical_state_codec.h"
 #include "engine/state/key_groups.h"
+#include "engine/state/rocksdb_cell_cache.h"
 #include "engine/state/rocksdb_instance.h"
 #include "engine/state/state_backend.h"
 #include "sim/trace.h"
@@ -25,10 +26,10 @@ using rocksdb_state::Instance;
 using rocksdb_state::read_options;
 using rocksdb_state::write_options;
 
-constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v1";
+constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v2";
 // Deterministic triggers instead of RocksDB's own: the memtable is flushed after this many writes
 // (and at every snapshot); a snapshot compacts everything into one sorted run when level 0 holds at
-// least kLevel0FilesPerCompaction files and at least as many bytes as the levels below (so the
+// least kLevel0FilesPerCompaction files and at least as many entries as the levels below (so the
 // rewrite of the whole state, which the next incremental checkpoint uploads, happens once per
 // state-sized amount of new data, not every few checkpoints), or kLevel0FilesLimit files.
 constexpr int64_t kWritesPerFlush = 65536;
@@ -115,6 +116,8 @@ struct SnapshotFile {
     std::string name;  // the local SST file name ("000009.sst")
     std::string key;   // where checkpoint storage holds it
     int64_t bytes = 0;
+    int64_t level = 0;    // its level in the writer's instance (0: flushed since the last compaction)
+    int64_t entries = 0;  // its entries (cells and deletions)
 };
 struct IncrementalManifest {
     KeyGroupRange range;
@@ -131,6 +134,8 @@ std::string encode_manifest(const IncrementalManifest& manifest) {
         out.put_string(file.name);
         out.put_string(file.key);
         out.put_i64(file.bytes);
+        out.put_i64(file.level);
+        out.put_i64(file.entries);
     }
     return out.take();
 }
@@ -147,12 +152,16 @@ IncrementalManifest decode_manifest(const std::string& blob) {
         file.name = in.get_string();
         file.key = in.get_string();
         file.bytes = in.get_i64();
+        file.level = in.get_i64();
+        file.entries = in.get_i64();
         manifest.files.push_back(std::move(file));
     }
     return manifest;
 }
 
 bool overlaps(KeyGroupRange a, KeyGroupRange b) { return a.first <= b.last && b.first <= a.last; }
+
+using rocksdb_state::CellCache;
 
 class RocksDbStateBackend final : public KeyedStateBackend {
 public:
@@ -163,41 +172,21 @@ public:
           clip_on_rescale_(options.clip_on_rescale),
           identity_digest_(digest_of(identity)) {}
 
-    std::optional<int64_t> get(int64_t key) const override {
-        std::string value;
-        const rocksdb::Status status = db().Get(read_options(), encode_key(owned_group(key), key), &value);
-        if (status.IsNotFound()) return std::nullopt;
-        check(status, "get");
-        return decode_value(value);
+    std::optional<int64_t> get(int64_t key) const override { return lookup(encode_key(owned_group(key), key)); }
+    void put(int64_t key, int64_t value) override { write(encode_key(owned_group(key), key), value); }
+    void remove(int64_t key) override { write(encode_key(owned_group(key), key), std::nullopt); }
+
+    // One lookup in the cell cache, and in RocksDB only for a cell it does not hold.
+    int64_t add(int64_t key, int64_t delta) override {
+        CellCache::Entry& cell = cached(encode_key(owned_group(key), key));
+        const int64_t updated = cell.second.value.value_or(0) + delta;
+        write(cell, updated);
+        return updated;
     }
 
-    void put(int64_t key, int64_t value) override {
-        check(db().Put(write_options(), encode_key(owned_group(key), key), encode_value(value)), "put");
-        wrote();
-    }
-
-    void remove(int64_t key) override {
-        check(db().Delete(write_options(), encode_key(owned_group(key), key)), "delete");
-        wrote();
-    }
-
-    std::optional<int64_t> get(const StateKey& at) const override {
-        std::string value;
-        const rocksdb::Status status = db().Get(read_options(), encode_cell_key(owned_group(at.key), at), &value);
-        if (status.IsNotFound()) return std::nullopt;
-        check(status, "get");
-        return decode_value(value);
-    }
-
-    void put(const StateKey& at, int64_t value) override {
-        check(db().Put(write_options(), encode_cell_key(owned_group(at.key), at), encode_value(value)), "put");
-        wrote();
-    }
-
-    void remove(const StateKey& at) override {
-        check(db().Delete(write_options(), encode_cell_key(owned_group(at.key), at)), "delete");
-        wrote();
-    }
+    std::optional<int64_t> get(const StateKey& at) const override { return lookup(encode_cell_key(owned_group(at.key), at)); }
+    void put(const StateKey& at, int64_t value) override { write(encode_cell_key(owned_group(at.key), at), value); }
+    void remove(const StateKey& at) override { write(encode_cell_key(owned_group(at.key), at), std::nullopt); }
 
     // The key's cells of `state` lie under one prefix; for state 0 the plain cell (stored first,
     // under the shorter key) is handed over at its place in (ns, item) order.
@@ -213,7 +202,7 @@ public:
         }
         const StateKey plain_at{key, 0, 0, 0};
         const std::string prefix = encode_scan_prefix(key_group, key, state);
-        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+        std::unique_ptr<rocksdb::Iterator> it(iterator());
         for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
             const StateKey at = decode_cell_key(it->key()).second;
             if (plain_pending && plain_at < at) {
@@ -229,7 +218,7 @@ public:
     // One pass in key order; a key's plain cell waits for its place among the key's state-0 cells.
     void scan_state(int32_t state, const std::function<void(const StateKey&, int64_t)>& visit) const override {
         std::optional<std::pair<StateKey, int64_t>> plain;
-        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+        std::unique_ptr<rocksdb::Iterator> it(iterator());
         for (it->SeekToFirst(); it->Valid(); it->Next()) {
             if (state != 0 && it->key().size() == kPlainKeySize) continue;
             const StateKey at = decode_cell_key(it->key()).second;
@@ -250,7 +239,7 @@ public:
 
     std::map<StateKey, int64_t> cells() const override {
         std::map<StateKey, int64_t> all;
-        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+        std::unique_ptr<rocksdb::Iterator> it(iterator());
         for (it->SeekToFirst(); it->Valid(); it->Next()) all.emplace(decode_cell_key(it->key()).second, decode_value(it->value()));
         check(it->status(), "iterate");
         return all;
@@ -268,7 +257,7 @@ public:
 
     std::string canonical_snapshot() const override {
         BlobWriter out;
-        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+        std::unique_ptr<rocksdb::Iterator> it(iterator());
         int32_t group = -1;
         std::vector<std::pair<int64_t, int64_t>> plain;
         std::vector<std::pair<StateKey, int64_t>> namespaced;  // in StateKey order: the key order within a key group
@@ -297,16 +286,20 @@ public:
         rocksdb::WriteBatch batch;
         for (const std::string& blob : snapshots) {
             read_canonical_state(blob, [this, &batch](int32_t key_group, const StateKey& at, int64_t value) {
-                if (range_.contains(key_group)) check(batch.Put(encode_cell_key(key_group, at), encode_value(value)), "batch");
+                if (!range_.contains(key_group)) return;
+                std::string encoded = encode_cell_key(key_group, at);
+                check(batch.Put(encoded, encode_value(value)), "batch");
+                cache_.remember(std::move(encoded), value);
             });
         }
         check(db().Write(write_options(), &batch), "restore write");
         flush();
+        count_restored_file_as_deeper();
     }
 
     std::map<int64_t, int64_t> contents() const override {
         std::map<int64_t, int64_t> all;
-        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+        std::unique_ptr<rocksdb::Iterator> it(iterator());
         for (it->SeekToFirst(); it->Valid(); it->Next()) {
             if (it->key().size() == kPlainKeySize) all[decode_cell_key(it->key()).second.key] = decode_value(it->value());
         }
@@ -318,32 +311,14 @@ public:
 
     IncrementalSnapshot snapshot_incremental(int64_t checkpoint_id, const std::string& shared_key_prefix) override {
         flush();
-        std::vector<rocksdb::LiveFileMetaData> live;
-        db().GetLiveFilesMetaData(&live);
-        int64_t level0_files = 0, level0_bytes = 0, deeper_bytes = 0;
-        for (const rocksdb::LiveFileMetaData& file : live) {
-            if (file.level == 0) {
-                ++level0_files;
-                level0_bytes += static_cast<int64_t>(file.size);
-            } else {
-                deeper_bytes += static_cast<int64_t>(file.size);
-            }
-        }
-        if (level0_files >= kLevel0FilesLimit || (level0_files >= kLevel0FilesPerCompaction && level0_bytes >= deeper_bytes)) {
-            rocksdb::CompactRangeOptions compact;
-            compact.exclusive_manual_compaction = true;
-            compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-            check(db().CompactRange(compact, nullptr, nullptr), "compact");
-            live.clear();
-            db().GetLiveFilesMetaData(&live);
-        }
+        std::vector<rocksdb::LiveFileMetaData> live = compact_if_due();
         std::sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
         IncrementalSnapshot snapshot;
         IncrementalManifest manifest{range_, {}};
         std::map<std::string, std::string> files;  // name -> key
         for (const rocksdb::LiveFileMetaData& meta : live) {
-            const std::string name = meta.name.substr(meta.name.find_first_not_of('/'));
-            SnapshotFile file{name, "", static_cast<int64_t>(meta.size)};
+            const std::string name = file_name(meta);
+            SnapshotFile file{name, "", static_cast<int64_t>(meta.size), level_of(meta), entries_of(meta)};
             if (auto known = confirmed_.find(name); known != confirmed_.end()) {
                 file.key = known->second;
             } else {
@@ -388,6 +363,8 @@ public:
         }
         pending_.clear();
         confirmed_.clear();
+        restored_files_.clear();
+        drop_cache();
         if (sources.size() == 1 && sources.front().range.first == range_.first && sources.front().range.last == range_.last) {
             // The same key groups: open a fresh instance over the downloaded files themselves, and
             // go on referring to them (the next incremental snapshot uploads only new files).
@@ -395,7 +372,13 @@ public:
             write_files(dir, sources.front(), shared);
             db_.reset();
             db_ = std::make_unique<Instance>(*disk_, dir, true);
-            for (const SnapshotFile& file : sources.front().files) confirmed_[file.name] = file.key;
+            for (const SnapshotFile& file : sources.front().files) {
+                confirmed_[file.name] = file.key;
+                restored_files_[file.name] = RestoredFile{file.level, file.entries};
+            }
+            std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+            for (it->SeekToFirst(); it->Valid() && cache_.complete(); it->Next()) cache_.remember(it->key().ToString(), decode_value(it->value()));
+            check(it->status(), "iterate restored instance");
             return;
         }
         // Rescaled: one temporary instance per old subtask whose range overlaps, its owned key
@@ -412,11 +395,13 @@ public:
             for (it->Seek(from); it->Valid(); it->Next()) {
                 if (clip_on_rescale_ && key_group_of_encoded(it->key()) > range_.last) break;
                 check(batch.Put(it->key(), it->value()), "batch");
+                cache_.remember(it->key().ToString(), decode_value(it->value()));
             }
             check(it->status(), "iterate temporary instance");
             check(db().Write(write_options(), &batch), "restore write");
         }
         flush();
+        count_restored_file_as_deeper();
     }
 
 private:
@@ -432,6 +417,61 @@ private:
         return key_group;
     }
 
+    static std::string file_name(const rocksdb::LiveFileMetaData& meta) { return meta.name.substr(meta.name.find_first_not_of('/')); }
+
+    // A file's level as the snapshot that uploaded it saw it: RepairDB puts every restored file on
+    // level 0, and a restore that counted them all as new would compact (rewrite and upload) the
+    // whole state at its first checkpoint. (Flink restores the MANIFEST, so its levels, too.)
+    int64_t level_of(const rocksdb::LiveFileMetaData& meta) const {
+        if (meta.level > 0) return meta.level;
+        auto restored = restored_files_.find(file_name(meta));
+        return restored == restored_files_.end() ? 0 : restored->second.level;
+    }
+
+    // A file's entries, as the snapshot that uploaded it counted them for a restored one (RocksDB
+    // counts them at open only for some files: skip_stats_update_on_db_open).
+    int64_t entries_of(const rocksdb::LiveFileMetaData& meta) const {
+        auto restored = restored_files_.find(file_name(meta));
+        return restored == restored_files_.end() ? static_cast<int64_t>(meta.num_entries) : restored->second.entries;
+    }
+
+    // The whole state was just written and flushed into one file (a rescaled or canonical
+    // restore): one sorted run, as a full compaction leaves it, so it counts as a deeper level.
+    void count_restored_file_as_deeper() {
+        std::vector<rocksdb::LiveFileMetaData> live;
+        db().GetLiveFilesMetaData(&live);
+        for (const rocksdb::LiveFileMetaData& meta : live) {
+            restored_files_[file_name(meta)] = RestoredFile{std::max<int64_t>(meta.level, 1), static_cast<int64_t>(meta.num_entries)};
+        }
+    }
+
+    // The live files, after compacting everything into one sorted run when level 0 holds
+    // kLevel0FilesPerCompaction files and at least as many entries as the levels below, or
+    // kLevel0FilesLimit files. (Entries, not bytes: a small file's bytes are mostly its index,
+    // filter and properties, so with a small state a byte count compacted every few checkpoints.)
+    std::vector<rocksdb::LiveFileMetaData> compact_if_due() {
+        std::vector<rocksdb::LiveFileMetaData> live;
+        db().GetLiveFilesMetaData(&live);
+        int64_t level0_files = 0, level0_entries = 0, deeper_entries = 0;
+        for (const rocksdb::LiveFileMetaData& file : live) {
+            if (level_of(file) == 0) {
+                ++level0_files;
+                level0_entries += entries_of(file);
+            } else {
+                deeper_entries += entries_of(file);
+            }
+        }
+        if (level0_files < kLevel0FilesLimit && (level0_files < kLevel0FilesPerCompaction || level0_entries < deeper_entries)) return live;
+        rocksdb::CompactRangeOptions compact;
+        compact.exclusive_manual_compaction = true;
+        compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+        check(db().CompactRange(compact, nullptr, nullptr), "compact");
+        restored_files_.clear();
+        live.clear();
+        db().GetLiveFilesMetaData(&live);
+        return live;
+    }
+
     std::string next_dir() { return "/db-" + std::to_string(++instances_); }
 
     // The open instance; a backend that is restored before any access never opens its first one.
@@ -441,16 +481,68 @@ private:
     }
 
     void open_fresh() {
+        drop_cache();
+        restored_files_.clear();
         db_.reset();
         db_ = std::make_unique<Instance>(*disk_, next_dir(), false);
-        writes_since_flush_ = 0;
     }
 
-    void wrote() {
+    std::optional<int64_t> read_db(const std::string& encoded) const {
+        std::string value;
+        const rocksdb::Status status = db().Get(read_options(), encoded, &value);
+        if (status.IsNotFound()) return std::nullopt;
+        check(status, "get");
+        return decode_value(value);
+    }
+
+    // The cell under RocksDB key `encoded`, read from RocksDB if the cache does not hold it (and
+    // does not know it to be absent).
+    CellCache::Entry& cached(std::string encoded) const {
+        if (CellCache::Entry* known = cache_.find(encoded)) return *known;
+        if (cache_.full()) {
+            write_dirty();
+            cache_.overflowed();
+        }
+        const std::optional<int64_t> value = cache_.complete() ? std::nullopt : read_db(encoded);
+        return cache_.insert(std::move(encoded), value);
+    }
+
+    std::optional<int64_t> lookup(std::string encoded) const { return cached(std::move(encoded)).second.value; }
+
+    void write(std::string encoded, std::optional<int64_t> value) { write(cached(std::move(encoded)), value); }
+
+    void write(CellCache::Entry& cell, std::optional<int64_t> value) {
+        cache_.write(cell, value);
         if (++writes_since_flush_ >= kWritesPerFlush) flush();
     }
 
+    // The dirty cells into RocksDB's memtable as one batch in key order (a sorted insert into the
+    // memtable's skip list costs a few comparisons instead of a descent from its top).
+    void write_dirty() const {
+        const std::vector<CellCache::Entry*> dirty = cache_.take_dirty();
+        if (dirty.empty()) return;
+        rocksdb::WriteBatch batch;
+        for (const CellCache::Entry* cell : dirty) {
+            const std::optional<int64_t>& value = cell->second.value;
+            check(value ? batch.Put(cell->first, encode_value(*value)) : batch.Delete(cell->first), "batch");
+        }
+        check(db().Write(write_options(), &batch), "write");
+    }
+
+    // Forget every cell (the instance is replaced).
+    void drop_cache() {
+        cache_.reset();
+        writes_since_flush_ = 0;
+    }
+
+    // An iterator over everything written, the dirty cells included.
+    rocksdb::Iterator* iterator() const {
+        write_dirty();
+        return db().NewIterator(read_options());
+    }
+
     void flush() {
+        write_dirty();
         db();
         db_->flush();
         writes_since_flush_ = 0;
@@ -494,8 +586,16 @@ private:
     mutable std::unique_ptr<Instance> db_;  // opened by db(); declared after the disk it lives on
     int64_t instances_ = 1;                 // the instance the first access opens is /db-1
     int64_t writes_since_flush_ = 0;
+    // Lookups and writes go to the cell cache first (as Kafka Streams' record cache sits before
+    // RocksDB); flushes, iterations and snapshots hand its dirty cells to RocksDB first.
+    mutable CellCache cache_{rocksdb_state::kCellCacheCapacity};
     std::map<int64_t, std::map<std::string, std::string>> pending_;  // checkpoint -> its files (name -> key)
     std::map<std::string, std::string> confirmed_;                   // name -> key, of the newest confirmed snapshot
+    struct RestoredFile {
+        int64_t level = 0;
+        int64_t entries = 0;
+    };
+    std::map<std::string, RestoredFile> restored_files_;  // name -> as its snapshot recorded it, for files a restore wrote
 };
 
 }  // namespace

@@ -1,8 +1,9 @@
 // The RocksDB keyed state backend (engine/state/rocksdb_state_backend.cpp) at the backend level:
 // deterministic SST names and bytes across runs, incremental snapshots that upload only new files,
 // restore from incremental snapshots (same range, and rescaled p=4 -> p=6 and p=4 -> p=3 via
-// temporary instances), deletions surviving restore, and the canonical form round trip
-// RocksDB -> heap at another parallelism -> RocksDB.
+// temporary instances), deletions surviving restore, the canonical form round trip
+// RocksDB -> heap at another parallelism -> RocksDB, and lookups through the cell cache (beyond its
+// capacity, and after restores that fill it or do not fit in it).
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "engine/state/key_groups.h"
+#include "engine/state/rocksdb_cell_cache.h"
 #include "engine/state/state_backend.h"
 
 namespace eosim::engine {
@@ -158,6 +160,57 @@ TEST_CASE("rocksdb backend: restore from incremental snapshots, same parallelism
     CHECK_FALSE(next.shared_keys.empty());
 }
 
+TEST_CASE("rocksdb backend: a same-range restore keeps the files' levels and compacts no sooner", "[state_backend][rocksdb]") {
+    const KeyGroupRange all{0, kRocksMaxParallelism - 1};
+    auto backend = rocksdb_backend(all, true);
+    IncrementalSnapshot last;
+    std::map<std::string, std::string> files;
+    // A large first file; at checkpoint 4 level 0 holds 4 files and everything is compacted into
+    // one deeper file; checkpoints 5-8 leave 4 small files on level 0 (fewer bytes than below).
+    for (int64_t c = 1; c <= 8; ++c) {
+        const int64_t keys = c == 1 ? 5000 : 100;
+        for (int64_t k = 0; k < keys; ++k) backend->put(k * 13 + c, c);
+        last = backend->snapshot_incremental(c, "shared/c" + std::to_string(c) + "-");
+        for (auto& upload : last.uploads) files[upload.key] = std::move(upload.bytes);
+        backend->checkpoint_confirmed(c);
+    }
+    REQUIRE(last.shared_keys.size() == 5);
+    auto restored = rocksdb_backend(all, true, "op-0-a2");
+    restored->restore_incremental({last.private_state}, files);
+    restored->put(1, 1);
+    // RepairDB put all 5 files on level 0; counted so, they would be compacted and the whole
+    // state uploaded again. At their recorded levels only the new small file is uploaded.
+    const IncrementalSnapshot next = restored->snapshot_incremental(9, "shared/c9-");
+    REQUIRE(next.uploads.size() == 1);
+    CHECK(next.shared_keys.size() == 6);
+    CHECK(static_cast<int64_t>(next.uploads.front().bytes.size()) * 10 < next.bytes_referenced);
+}
+
+TEST_CASE("rocksdb backend: the file a rescaled restore writes counts as one sorted run below level 0", "[state_backend][rocksdb]") {
+    auto before = rocksdb_backend(KeyGroupRange{0, kRocksMaxParallelism - 1}, true);
+    for (int64_t k = 0; k < 5000; ++k) before->put(k, k);
+    IncrementalSnapshot old = before->snapshot_incremental(1, "shared/old-");
+    std::map<std::string, std::string> files;
+    for (auto& upload : old.uploads) files[upload.key] = std::move(upload.bytes);
+    const KeyGroupRange half = KeyGroupRange::of_subtask(0, 2, kRocksMaxParallelism);
+    auto after = rocksdb_backend(half, true, "op-0-a2");
+    after->restore_incremental({old.private_state}, files);
+    int64_t key = 0;
+    for (int64_t c = 1; c <= 4; ++c) {
+        for (int64_t written = 0; written < 10; ++key) {
+            if (!half.contains(key_group_of(key, kRocksMaxParallelism))) continue;
+            after->put(key, -key);
+            ++written;
+        }
+        const IncrementalSnapshot next = after->snapshot_incremental(c, "shared/new-c" + std::to_string(c) + "-");
+        after->checkpoint_confirmed(c);
+        // The first uploads the restored state's file too; then only each checkpoint's small file:
+        // 4 small files on level 0 hold fewer entries than the restored run, so no compaction.
+        CHECK(next.uploads.size() == (c == 1 ? 2u : 1u));
+        CHECK(next.shared_keys.size() == static_cast<size_t>(c + 1));
+    }
+}
+
 TEST_CASE("rocksdb backend: rescaled restore p=4 -> p=6 and p=4 -> p=3 from incremental snapshots", "[state_backend][rocksdb]") {
     auto before = subtasks(4, StateBackendKind::rocksdb, true);
     std::map<int64_t, int64_t> model;
@@ -202,6 +255,59 @@ TEST_CASE("rocksdb backend: canonical round trip RocksDB -> heap at another para
     auto heap3 = subtasks(3, StateBackendKind::heap, false);
     for (auto& b : heap3) b->restore_canonical(heap_savepoint);
     for (size_t s = 0; s < 3; ++s) CHECK(back[s]->snapshot() == heap3[s]->canonical_snapshot());
+}
+
+// How many keys in [first, last) of `range` a lookup reads differently from `model`.
+int64_t lookups_differing(const KeyedStateBackend& backend, KeyGroupRange range, const std::map<int64_t, int64_t>& model, int64_t first,
+                          int64_t last) {
+    int64_t differing = 0;
+    for (int64_t key = first; key < last; ++key) {
+        if (!range.contains(key_group_of(key, kRocksMaxParallelism))) continue;
+        const auto known = model.find(key);
+        const std::optional<int64_t> expected = known == model.end() ? std::nullopt : std::optional<int64_t>(known->second);
+        if (backend.get(key) != expected) ++differing;
+    }
+    return differing;
+}
+
+TEST_CASE("rocksdb backend: lookups through the cell cache beyond its capacity and after restores", "[state_backend][rocksdb]") {
+    const KeyGroupRange all{0, kRocksMaxParallelism - 1};
+    const int64_t keys = static_cast<int64_t>(rocksdb_state::kCellCacheCapacity) + 5000;  // more cells than the cache holds
+    auto backend = rocksdb_backend(all, true);
+    std::map<int64_t, int64_t> model;
+    for (int64_t key = 0; key < keys; ++key) {
+        if (key % 7 == 3) continue;  // never written
+        backend->put(key, key * 3);
+        model[key] = key * 3;
+    }
+    CHECK(lookups_differing(*backend, all, model, -10, keys + 10) == 0);  // read from RocksDB past the overflow
+    IncrementalSnapshot first = backend->snapshot_incremental(1, "shared/c1-");
+    backend->checkpoint_confirmed(1);
+    for (int64_t key = 0; key < keys; key += 11) {  // deletions of cells an older file holds, and increments
+        backend->remove(key);
+        model.erase(key);
+        CHECK(backend->add(key + 1, 5) == model[key + 1] + 5);
+        model[key + 1] += 5;
+    }
+    CHECK(lookups_differing(*backend, all, model, -10, keys + 10) == 0);
+    IncrementalSnapshot second = backend->snapshot_incremental(2, "shared/c2-");
+    std::map<std::string, std::string> files;
+    for (auto* snapshot : {&first, &second}) {
+        for (auto& upload : snapshot->uploads) files[upload.key] = std::move(upload.bytes);
+    }
+    const std::vector<std::string> private_states{second.private_state};
+
+    // The same key groups: more cells than the cache holds, so lookups past them reach RocksDB.
+    auto same = rocksdb_backend(all, true, "op-0-a2");
+    same->restore_incremental(private_states, files);
+    CHECK(lookups_differing(*same, all, model, -10, keys + 10) == 0);
+    // Rescaled to 2: each half fits in the cache, which then knows every absent cell.
+    for (int32_t s = 0; s < 2; ++s) {
+        const KeyGroupRange range = KeyGroupRange::of_subtask(s, 2, kRocksMaxParallelism);
+        auto half = rocksdb_backend(range, true, "op-" + std::to_string(s) + "-a2");
+        half->restore_incremental(private_states, files);
+        CHECK(lookups_differing(*half, range, model, -10, keys + 10) == 0);
+    }
 }
 
 }  // namespace
