@@ -295,25 +295,31 @@ void ContractHarness::write(const std::vector<int32_t>& fresh_keys) {
     fail_over_if_failed();
 }
 
+bool ContractHarness::ask_pre_commit(Incarnation& incarnation, Checkpoint& taken) {
+    taken = Checkpoint{next_checkpoint_id_++, 0, {}, incarnation.number};
+    std::string error;
+    log_calls();
+    const bool ok = incarnation.sink->pre_commit(taken.id, &taken.state, &error);
+    taken.position = incarnation.position;
+    if (!ok && incarnation.state == Incarnation::State::live) {
+        incarnation.state = Incarnation::State::failed;
+        incarnation.failure = "pre-commit refused: " + error;
+    }
+    return ok && incarnation.state == Incarnation::State::live;
+}
+
 void ContractHarness::pre_commit() {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
-    const int64_t id = next_checkpoint_id_++;
-    std::string state;
-    std::string error;
-    log_calls();
-    const bool ok = incarnation->sink->pre_commit(id, &state, &error);
-    if (ok && incarnation->state == Incarnation::State::live) {
-        checkpoints_[id] = Checkpoint{id, incarnation->position, std::move(state), incarnation->number};
+    Checkpoint taken;
+    if (ask_pre_commit(*incarnation, taken)) {
+        const int64_t id = taken.id;
+        checkpoints_[id] = std::move(taken);
         line("checkpoint " + std::to_string(id) + ": " + incarnation->name() + " pre-commits (covers #1..#" +
                  std::to_string(incarnation->position) + ")",
              true);
     } else {
-        if (!ok && incarnation->state == Incarnation::State::live) {
-            incarnation->state = Incarnation::State::failed;
-            incarnation->failure = "pre-commit refused: " + error;
-        }
-        line("checkpoint " + std::to_string(id) + ": " + incarnation->name() + " cannot pre-commit (" +
+        line("checkpoint " + std::to_string(taken.id) + ": " + incarnation->name() + " cannot pre-commit (" +
                  incarnation->failure + "); the checkpoint is aborted",
              true);
     }
@@ -385,23 +391,16 @@ void ContractHarness::cancel() {
 void ContractHarness::stop_with_savepoint(Delivery delivery) {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
-    const int64_t id = next_checkpoint_id_++;
-    std::string state;
-    std::string error;
-    log_calls();
-    const bool ok = incarnation->sink->pre_commit(id, &state, &error);
-    if (!ok || incarnation->state != Incarnation::State::live) {
-        if (!ok && incarnation->state == Incarnation::State::live) {
-            incarnation->state = Incarnation::State::failed;
-            incarnation->failure = "pre-commit refused: " + error;
-        }
-        line("savepoint " + std::to_string(id) + ": " + incarnation->name() + " cannot pre-commit (" + incarnation->failure +
+    Checkpoint taken;
+    if (!ask_pre_commit(*incarnation, taken)) {
+        line("savepoint " + std::to_string(taken.id) + ": " + incarnation->name() + " cannot pre-commit (" + incarnation->failure +
                  "); the savepoint fails",
              true);
         fail_over_if_failed();
         return;
     }
-    checkpoints_[id] = Checkpoint{id, incarnation->position, std::move(state), incarnation->number};
+    const int64_t id = taken.id;
+    checkpoints_[id] = std::move(taken);
     last_completed_ = id;
     line("STOP WITH SAVEPOINT " + std::to_string(id) + ": " + incarnation->name() + " pre-commits (covers #1..#" +
              std::to_string(incarnation->position) + "), the savepoint completes; notification " + to_string(delivery),

@@ -125,6 +125,9 @@ private:
     // that step, or under this one when it `made_the_calls` (its line is written after its call).
     void line(const std::string& text, bool made_the_calls = false);
     void log_calls();
+    // Asks `incarnation` to pre-commit the next checkpoint id into `taken` (its id always, the rest
+    // when it pre-committed); true when it did and is still live. A refusal marks it failed.
+    bool ask_pre_commit(Incarnation& incarnation, Checkpoint& taken);
     std::map<std::string, CallCounts> call_counts() const;
     std::string describe(const engine::Record& record) const;
     std::string describe_output(const std::vector<engine::Record>& output) const;
