@@ -60,7 +60,12 @@ public:
     }
 
 private:
-    void write_line(const EventKind& kind, Time at, NodeId node, uint64_t digest, std::string_view note);
+    // Only with --trace: kept out of line, so that the flattened hot path (Scheduler::step,
+    // schedule_at, Network::send) does not pull json's construction and dump into itself when a
+    // unity batch puts trace.cpp beside them (under the sanitizers that made one batch a
+    // 10-minute compile).
+    [[gnu::cold, gnu::noinline]] void write_line(const EventKind& kind, Time at, NodeId node, uint64_t digest,
+                                                 std::string_view note);
 
     uint64_t hash_ = 0x243f6a8885a308d3ULL;
     uint64_t events_ = 0;
