@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "cli/address_sanitizer.h"
 #include "reports/xml_text.h"
 
 namespace eosim::cli {
@@ -181,19 +182,7 @@ std::string signal_name(int signal) {
     return "signal " + std::to_string(signal);
 }
 
-bool memory_limit_supported() {
-#if defined(__SANITIZE_ADDRESS__)
-    return false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    return false;
-#else
-    return true;
-#endif
-#else
-    return true;
-#endif
-}
+bool memory_limit_supported() { return !kAddressSanitizer; }
 
 WorkerPool::WorkerPool(size_t jobs, WorkerLimits limits) : jobs_(std::max<size_t>(jobs, 1)), limits_(limits) {
     if (!memory_limit_supported()) limits_.memory_bytes = 0;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/address_sanitizer.h"
 #include "reports/run_record.h"
 #include "tests/cli/test_support.h"
 
@@ -92,11 +93,7 @@ TEST_CASE("suite: 200 runs that each print a huge record keep the results file a
     // AddressSanitizer's shadow memory and quarantine inflate every process's RSS several times
     // over (539 MB measured for this suite there), so the bound holds only without it; the file
     // size bound above still holds in every build.
-#if defined(__SANITIZE_ADDRESS__)
-    constexpr long kMaxRssKb = 1024 * 1024;
-#else
-    constexpr long kMaxRssKb = 150 * 1024;
-#endif
+    constexpr long kMaxRssKb = eosim::cli::kAddressSanitizer ? 1024 * 1024 : 150 * 1024;
     CHECK(usage.ru_maxrss < kMaxRssKb);
     std::filesystem::remove_all(dir / "report");
 }

@@ -1,6 +1,6 @@
 // The golden trace hashes (tests/golden/trace-hashes.json): every scenario of the default suite over
-// a few seeds must give the hash the file holds, in every build type this test runs in (Release,
-// the sanitizer build) and, through `eosim golden` in CI, with clang.
+// a few seeds must give the hash the file holds, in every build this test runs in: in CI the Release
+// build (gcc -O3) and the sanitizer build (clang -O1).
 #include <catch2/catch.hpp>
 
 #include <fstream>

@@ -143,7 +143,10 @@ TEST_CASE("network: no message crosses a partition", "[sim][network]") {
             rc::gen::inRange(0, 7), rc::gen::inRange(0, node_count), rc::gen::inRange(1, node_count),
             rc::gen::inRange(0, 1 << node_count)));
         for (size_t i = 0; i < ops.size(); ++i) {
-            const auto [kind, x, offset, mask] = ops[i];
+            // Named copies rather than a structured binding: clang 14 (the sanitizer build's
+            // compiler) cannot capture a binding.
+            const int kind = std::get<0>(ops[i]), x = std::get<1>(ops[i]), offset = std::get<2>(ops[i]),
+                      mask = std::get<3>(ops[i]);
             at(world, Time::zero() + Duration::micros(200 * static_cast<int64_t>(i)), [&, kind, x, offset, mask] {
                 ++step;
                 const auto from = static_cast<NodeId>(x);
