@@ -7,8 +7,7 @@ namespace eosim::engine {
 namespace external = sim::external;
 
 const char* to_string(DocumentIdMode mode) {
-    switch (options.id) {
-        case DocumentIdMode::source_offset: write.id = source_id_text(options.source_topic, record.source_id); break;
+    switch (mode) {
         case DocumentIdMode::record: return "record";
         case DocumentIdMode::key_versioned: return "key_versioned";
         case DocumentIdMode::generated: return "generated";

@@ -43,14 +43,14 @@ SourceOffsets fill_equal_events(SourceIdentityWorld& w, int64_t per_partition) {
     return SourceOffsets{{{"input", 0}, per_partition}, {{"input", 1}, per_partition}};
 }
 
-RecordBatch read_some(KafkaSourceReader& reader, size_t max_records) {
+RecordBatch poll_source_records(KafkaSourceReader& reader, size_t max_records) {
     RecordBatch out;
     REQUIRE_FALSE(reader.poll(max_records, &out).has_value());
     return out;
 }
 
 // The records' names, sorted (a restored reader may visit its splits in another order).
-std::vector<std::string> ids_of(const RecordBatch& records) {
+std::vector<std::string> sorted_source_names(const RecordBatch& records) {
     std::vector<std::string> out;
     for (const Record& r : records) out.push_back(source_id_text("input", r.source_id));
     std::sort(out.begin(), out.end());
@@ -75,18 +75,18 @@ TEST_CASE("source identity: the Kafka source names each record, a re-read after 
     const SourceOffsets end = fill_equal_events(w, 5);
     KafkaSourceReader first(w.kafka, w.task_node, "input", 0, 1, end, std::nullopt, nullptr);
     first.restore({});
-    const RecordBatch before = read_some(first, 4);
+    const RecordBatch before = poll_source_records(first, 4);
     const std::string snapshot = first.snapshot(1);  // the checkpoint's offsets
-    const RecordBatch replayed_later = read_some(first, 100);
-    CHECK(ids_of(before) == std::vector<std::string>{"input-0-0", "input-0-1", "input-0-2", "input-0-3"});
+    const RecordBatch replayed_later = poll_source_records(first, 100);
+    CHECK(sorted_source_names(before) == std::vector<std::string>{"input-0-0", "input-0-1", "input-0-2", "input-0-3"});
     REQUIRE(replayed_later.size() == 6);
 
     // A failover: a new reader restored from the snapshot reads the records after it again.
     KafkaSourceReader second(w.kafka, w.task_node, "input", 0, 1, end, std::nullopt, nullptr);
     second.restore({snapshot});
-    const RecordBatch replay = read_some(second, 100);
-    CHECK(ids_of(replay) == ids_of(replayed_later));
-    CHECK(ids_of(replay).front() == "input-0-4");
+    const RecordBatch replay = poll_source_records(second, 100);
+    CHECK(sorted_source_names(replay) == sorted_source_names(replayed_later));
+    CHECK(sorted_source_names(replay).front() == "input-0-4");
 }
 
 TEST_CASE("source identity: map and filter keep it", "[source_identity]") {
@@ -119,7 +119,7 @@ TEST_CASE("document sink: source_offset ids keep equal events apart and a replay
     const SourceOffsets end = fill_equal_events(w, 6);
     KafkaSourceReader reader(w.kafka, w.task_node, "input", 0, 1, end, std::nullopt, nullptr);
     reader.restore({});
-    const RecordBatch events = read_some(reader, 100);
+    const RecordBatch events = poll_source_records(reader, 100);
     REQUIRE(events.size() == 12);
     for (DocumentIdMode mode : {DocumentIdMode::source_offset, DocumentIdMode::record}) {
         INFO(to_string(mode));
@@ -156,7 +156,7 @@ TEST_CASE("key-value sink: source_offset event ids count equal events once each,
     const SourceOffsets end = fill_equal_events(w, 4);
     KafkaSourceReader reader(w.kafka, w.task_node, "input", 0, 1, end, std::nullopt, nullptr);
     reader.restore({});
-    const RecordBatch events = read_some(reader, 100);
+    const RecordBatch events = poll_source_records(reader, 100);
     REQUIRE(events.size() == 8);
     external::KeyValueStore store(w.world.scheduler(), w.world.network(), w.store_node);
     KeyValueSinkOptions options;
@@ -185,7 +185,7 @@ TEST_CASE("key-value sink: a dedup not atomic with its effect loses a count when
     const SourceOffsets end = fill_equal_events(w, 2);
     KafkaSourceReader reader(w.kafka, w.task_node, "input", 0, 1, end, std::nullopt, nullptr);
     reader.restore({});
-    const RecordBatch events = read_some(reader, 100);
+    const RecordBatch events = poll_source_records(reader, 100);
     REQUIRE(events.size() == 4);
     for (KeyValueSinkMode mode : {KeyValueSinkMode::dedup, KeyValueSinkMode::dedup_non_atomic}) {
         INFO(to_string(mode));
