@@ -58,10 +58,7 @@ void Loader::read_job(const Value& v) {
     }
     for_each_element(vertices, "an array of vertices", [&](const Value& element) { read_vertex(element); });
     check_vertices(vertices);
-    if (auto x = o.get("checkpointing")) {
-        read_checkpointing(*x);
-        check_source_identity_checkpoints(*x);
-    }
+    if (auto x = o.get("checkpointing")) read_checkpointing(*x);
     if (s_.has_cdc_source() && !s_.job.checkpointing.enabled) {
         // A CDC source emits a snapshot chunk only once a completed checkpoint holds its watermark.
         throw ScenarioError(file_, v.path() + "/checkpointing/enabled",
@@ -318,21 +315,6 @@ void Loader::check_source_identity_chain(const Object& o, const engine::VertexSp
                         "each record by its source topic, partition and offset, which a " +
                             std::string(to_string(v->kind)) + " does not pass on), found " + in_quotes(v->id) + " (" +
                             to_string(v->kind) + ") in between");
-}
-
-// Unaligned checkpoints persist in-flight records as channel state, which keeps no source identity
-// (engine/checkpointing/channel_state_writer.h): a replayed in-flight record would lose its name.
-void Loader::check_source_identity_checkpoints(const Value& checkpointing) {
-    if (!s_.job.checkpointing.channel_state_possible()) return;
-    for (size_t i = 0; i < s_.job.vertices.size(); ++i) {
-        const engine::VertexSpec& v = s_.job.vertices[i];
-        if (v.kind != engine::OperatorKind::sink || v.sink->source_identity_option().empty()) continue;
-        throw ScenarioError(file_, checkpointing.path() + "/unaligned",
-                            "expected aligned checkpoints (\"unaligned\": false): sink " + in_quotes(v.id) + " (" +
-                                checkpointing.path().substr(0, checkpointing.path().rfind('/')) + "/vertices/" +
-                                std::to_string(i) + "/options/" + v.sink->source_identity_option() +
-                                ") names records by their source identity, which channel state does not keep");
-    }
 }
 
 // An input edge's "output": "late" reads the upstream vertex's late-data side output, which only

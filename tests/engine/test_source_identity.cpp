@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/checkpointing/channel_state_writer.h"
 #include "engine/connectors/document_sink.h"
 #include "engine/connectors/kafka_source.h"
 #include "engine/connectors/key_value_sink.h"
@@ -111,6 +112,19 @@ TEST_CASE("source identity: map and filter keep it", "[source_identity]") {
     std::vector<Record> through_map;
     make_operator(map, nullptr)->process(0, in, [&through_map](const Record& r) { through_map.push_back(r); });
     CHECK(through_map == std::vector<Record>{mapped});
+}
+
+TEST_CASE("source identity: unaligned channel state keeps it only in the form that names it", "[source_identity]") {
+    ChannelState channels;
+    channels.inputs = {{RecordBatch{Record{1, 2, 0, RowKind::insert, 30, make_source_id(1, 9)}}}};
+    const TaskStateBlob kept =
+        decode_task_state(encode_task_state("op", channels, ChannelRecordFields::with_timestamp_and_source_id));
+    CHECK(kept.operator_state == "op");
+    CHECK(kept.channels.inputs == channels.inputs);
+    const Record without = decode_task_state(encode_task_state("op", channels, ChannelRecordFields::with_timestamp))
+                               .channels.inputs.at(0).at(0).at(0);
+    CHECK(without.timestamp == 30);
+    CHECK(without.source_id == kSourceIdNone);
 }
 
 TEST_CASE("document sink: source_offset ids keep equal events apart and a replay rewrites the same documents",
