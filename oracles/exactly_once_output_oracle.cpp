@@ -10,7 +10,21 @@
 namespace eosim::oracles {
 
 Verdict ExactlyOnceOutputOracle::verdict() const {
-    return shape_ == engine::SinkOutputShape::keyed_table ? keyed_table_verdict() : appended_verdict();
+    switch (shape_) {
+        case engine::SinkOutputShape::appended: break;
+        case engine::SinkOutputShape::keyed_table: return table_verdict(model_.final_table(sink_vertex_), "keyed table");
+        case engine::SinkOutputShape::key_counts: return table_verdict(model_key_counts(), "key counts");
+    }
+    return appended_verdict();
+}
+
+std::vector<engine::Record> ExactlyOnceOutputOracle::model_key_counts() const {
+    std::map<int64_t, int64_t> counts;
+    const RecordMultiset& output = model_.expected_output(sink_vertex_);
+    for (size_t i = 0; i < output.size(); ++i) ++counts[output[i].key];
+    std::vector<engine::Record> table;
+    for (const auto& [key, count] : counts) table.push_back(engine::Record{key, count});
+    return table;
 }
 
 Verdict ExactlyOnceOutputOracle::appended_verdict() const {
@@ -31,8 +45,7 @@ Verdict ExactlyOnceOutputOracle::appended_verdict() const {
     return v;
 }
 
-Verdict ExactlyOnceOutputOracle::keyed_table_verdict() const {
-    const std::vector<engine::Record>& expected = model_.final_table(sink_vertex_);
+Verdict ExactlyOnceOutputOracle::table_verdict(const std::vector<engine::Record>& expected, const char* shape) const {
     std::map<int64_t, int64_t> actual;
     int64_t repeated_keys = 0;  // a table shows a key once; a reader that returns it twice is wrong too
     const RecordMultiset shown = reader_();
@@ -63,7 +76,7 @@ Verdict ExactlyOnceOutputOracle::keyed_table_verdict() const {
     if (extra > 0) note("key " + std::to_string(actual.begin()->first) + " present (value " +
                         std::to_string(actual.begin()->second) + "), the model has no such key");
     Verdict v;
-    v.message = "sink '" + sink_vertex_ + "' (keyed table): " + std::to_string(expected.size()) + " keys expected";
+    v.message = "sink '" + sink_vertex_ + "' (" + shape + "): " + std::to_string(expected.size()) + " keys expected";
     if (missing == 0 && wrong == 0 && extra == 0 && repeated_keys == 0) return v;
     if (!run_cut_.empty() && extra == 0 && repeated_keys == 0) {
         v.message += "; " + std::to_string(missing) + " missing, " + std::to_string(wrong) +

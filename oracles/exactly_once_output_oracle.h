@@ -6,7 +6,10 @@
 //   lost, nothing duplicated; reports the first missing and the first duplicated record;
 // - keyed_table (an upsert table, a keyspace, a document index by key): one row per key equal to
 //   the model's last value for that key: no key missing, no key extra, no stale or over-counted
-//   value; reports the first such key.
+//   value; reports the first such key;
+// - key_counts (a counter per key): one row per key equal to the number of records the model's
+//   output has for that key, judged as a keyed table (an over-count: a replay counted twice; an
+//   under-count: an event lost).
 //
 // When the run was cut before the job finished (time_limit, event limit, a hung run cut early), the
 // output is incomplete by construction: missing records, missing keys and keys whose value has not
@@ -33,7 +36,9 @@ public:
 
 private:
     Verdict appended_verdict() const;
-    Verdict keyed_table_verdict() const;
+    // A table of one (key, value) row per key against `expected`; `shape` names it in the message.
+    Verdict table_verdict(const std::vector<engine::Record>& expected, const char* shape) const;
+    std::vector<engine::Record> model_key_counts() const;
 
     const ReferenceModel& model_;
     std::string sink_vertex_;

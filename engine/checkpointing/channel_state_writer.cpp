@@ -10,8 +10,18 @@ namespace eosim::engine {
 namespace {
 constexpr std::string_view kMagic = "TSB1";            // records as (key, value)
 constexpr std::string_view kMagicTimestamps = "TSB2";  // records as (key, value, timestamp)
+constexpr std::string_view kMagicSourceIds = "TSB3";   // records as (key, value, timestamp, source id)
 
-void put_channels(BlobWriter& out, const std::vector<std::vector<RecordBatch>>& channels, bool timestamps) {
+std::string_view magic_of(ChannelRecordFields fields) {
+    switch (fields) {
+        case ChannelRecordFields::key_value: return kMagic;
+        case ChannelRecordFields::with_timestamp: return kMagicTimestamps;
+        case ChannelRecordFields::with_timestamp_and_source_id: return kMagicSourceIds;
+    }
+    return kMagic;
+}
+
+void put_channels(BlobWriter& out, const std::vector<std::vector<RecordBatch>>& channels, ChannelRecordFields fields) {
     out.put_i64(static_cast<int64_t>(channels.size()));
     for (const auto& buffers : channels) {
         out.put_i64(static_cast<int64_t>(buffers.size()));
@@ -20,13 +30,14 @@ void put_channels(BlobWriter& out, const std::vector<std::vector<RecordBatch>>& 
             for (const Record& r : buffer) {
                 out.put_i64(r.key);
                 out.put_i64(r.value);
-                if (timestamps) out.put_i64(r.timestamp);
+                if (fields != ChannelRecordFields::key_value) out.put_i64(r.timestamp);
+                if (fields == ChannelRecordFields::with_timestamp_and_source_id) out.put_i64(static_cast<int64_t>(r.source_id));
             }
         }
     }
 }
 
-std::vector<std::vector<RecordBatch>> get_channels(BlobReader& in, bool timestamps) {
+std::vector<std::vector<RecordBatch>> get_channels(BlobReader& in, ChannelRecordFields fields) {
     std::vector<std::vector<RecordBatch>> channels(static_cast<size_t>(in.get_i64()));
     for (auto& buffers : channels) {
         buffers.resize(static_cast<size_t>(in.get_i64()));
@@ -35,7 +46,8 @@ std::vector<std::vector<RecordBatch>> get_channels(BlobReader& in, bool timestam
             for (Record& r : buffer) {
                 r.key = in.get_i64();
                 r.value = in.get_i64();
-                if (timestamps) r.timestamp = in.get_i64();
+                if (fields != ChannelRecordFields::key_value) r.timestamp = in.get_i64();
+                if (fields == ChannelRecordFields::with_timestamp_and_source_id) r.source_id = static_cast<uint64_t>(in.get_i64());
             }
         }
     }
@@ -55,24 +67,30 @@ int64_t ChannelState::records() const {
     return total;
 }
 
-std::string encode_task_state(const std::string& operator_state, const ChannelState& channels, bool timestamps) {
+std::string encode_task_state(const std::string& operator_state, const ChannelState& channels, ChannelRecordFields fields) {
     BlobWriter out;
-    out.put_string(timestamps ? kMagicTimestamps : kMagic);
+    out.put_string(magic_of(fields));
     out.put_string(operator_state);
-    put_channels(out, channels.inputs, timestamps);
-    put_channels(out, channels.outputs, timestamps);
+    put_channels(out, channels.inputs, fields);
+    put_channels(out, channels.outputs, fields);
     return out.take();
 }
 
 TaskStateBlob decode_task_state(const std::string& blob) {
     BlobReader in(blob);
     const std::string magic = in.get_string();
-    if (magic != kMagic && magic != kMagicTimestamps) throw std::runtime_error("not a task state blob (with channel state)");
-    const bool timestamps = magic == kMagicTimestamps;
+    ChannelRecordFields fields = ChannelRecordFields::key_value;
+    if (magic == kMagicTimestamps) {
+        fields = ChannelRecordFields::with_timestamp;
+    } else if (magic == kMagicSourceIds) {
+        fields = ChannelRecordFields::with_timestamp_and_source_id;
+    } else if (magic != kMagic) {
+        throw std::runtime_error("not a task state blob (with channel state)");
+    }
     TaskStateBlob decoded;
     decoded.operator_state = in.get_string();
-    decoded.channels.inputs = get_channels(in, timestamps);
-    decoded.channels.outputs = get_channels(in, timestamps);
+    decoded.channels.inputs = get_channels(in, fields);
+    decoded.channels.outputs = get_channels(in, fields);
     if (!in.done()) throw std::runtime_error("task state blob has trailing bytes");
     return decoded;
 }

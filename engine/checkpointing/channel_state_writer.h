@@ -9,9 +9,12 @@
 // channels are still recording, and encodes it with the operator state for storage:
 //   task state blob = "TSB1" | operator state (string) | #inputs | per input: #buffers, buffers |
 //                     #outputs | per output: #buffers, buffers;   buffer = #records, (key, value)*
-// and in a job with event time (`timestamps`) "TSB2", the records as (key, value, timestamp). A job
-// without event time keeps the old form, since the blob's bytes reach the trace hash (the storage
-// digest): its replayed in-flight records come back with timestamp 0, which nothing there reads.
+// and in a job with event time (`with_timestamp`) "TSB2", the records as (key, value, timestamp); in
+// a job whose sink names records by their source identity (`with_timestamp_and_source_id`) "TSB3",
+// as (key, value, timestamp, source id), so a replayed in-flight record keeps its name. A job
+// without either keeps the old form, since the blob's bytes reach the trace hash (the storage
+// digest): its replayed in-flight records come back with timestamp 0 and no source identity, which
+// nothing there reads.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,7 +37,11 @@ struct TaskStateBlob {
     ChannelState channels;
 };
 
-std::string encode_task_state(const std::string& operator_state, const ChannelState& channels, bool timestamps = false);
+// Which fields of its records a task state blob keeps (above).
+enum class ChannelRecordFields : uint8_t { key_value, with_timestamp, with_timestamp_and_source_id };
+
+std::string encode_task_state(const std::string& operator_state, const ChannelState& channels,
+                              ChannelRecordFields fields = ChannelRecordFields::key_value);
 // Throws std::runtime_error on a blob that is not a task state blob.
 TaskStateBlob decode_task_state(const std::string& blob);
 

@@ -11,6 +11,7 @@ const char* to_string(DocumentIdMode mode) {
         case DocumentIdMode::record: return "record";
         case DocumentIdMode::key_versioned: return "key_versioned";
         case DocumentIdMode::generated: return "generated";
+        case DocumentIdMode::source_offset: return "source_offset";
     }
     return "unknown";
 }
@@ -18,11 +19,12 @@ const char* to_string(DocumentIdMode mode) {
 DocumentSink::DocumentSink(DocumentSinkOptions options, SinkContext& context, external::DocumentStore& store)
     : options_(std::move(options)), context_(context), store_(store) {}
 
-external::DocumentWrite DocumentSink::document_for(const Record& record, DocumentIdMode mode) {
+external::DocumentWrite DocumentSink::document_for(const Record& record, const DocumentSinkOptions& options) {
     external::DocumentWrite write;
     write.op = external::DocumentOp::index;
     write.fields = {{"key", record.key}, {"value", record.value}};
-    switch (mode) {
+    switch (options.id) {
+        case DocumentIdMode::source_offset: write.id = source_id_text(options.source_topic, record.source_id); break;
         case DocumentIdMode::record: write.id = std::to_string(record.key) + ":" + std::to_string(record.value); break;
         case DocumentIdMode::key_versioned:
             write.id = std::to_string(record.key);
@@ -48,7 +50,7 @@ bool DocumentSink::open(int64_t, const std::string&) {
 }
 
 void DocumentSink::write(const RecordBatch& records) {
-    for (const Record& record : records) buffer_.push_back(document_for(record, options_.id));
+    for (const Record& record : records) buffer_.push_back(document_for(record, options_));
     if (static_cast<int32_t>(buffer_.size()) >= options_.batch_records) flush(0);  // failures wait for the next flush
 }
 
@@ -107,6 +109,9 @@ public:
         return out;
     }
     std::vector<std::string> claims() const override { return {"document index \"" + options_.index + "\""}; }
+    std::string source_identity_option() const override {
+        return options_.id == DocumentIdMode::source_offset ? "id" : std::string();
+    }
 
 private:
     DocumentSinkOptions options_;
@@ -118,7 +123,8 @@ std::shared_ptr<const SinkConfig> configure_document_sink(SinkOptions& options, 
     DocumentSinkOptions o;
     o.index = options.string("index", vertex_id);
     if (o.index.empty()) options.fail("index", "expected a non-empty index name");
-    o.id = static_cast<DocumentIdMode>(options.choice("id", {"record", "key_versioned", "generated"}, 0));
+    o.id = static_cast<DocumentIdMode>(options.choice("id", {"record", "key_versioned", "generated", "source_offset"}, 0));
+    if (o.id == DocumentIdMode::source_offset) o.source_topic = the_source_topic(options, "id", world);
     o.batch_records = static_cast<int32_t>(options.integer("batch_records", o.batch_records, 1, 1'000'000));
     o.item_retries = static_cast<int32_t>(options.integer("item_retries", o.item_retries, 0, 1000));
     return std::make_shared<DocumentSinkConfig>(std::move(o));
@@ -129,10 +135,19 @@ std::shared_ptr<const SinkConfig> configure_document_sink(SinkOptions& options, 
 void register_document_sink(SinkRegistry& registry) {
     registry.add(SinkKind{"documents",
                           "Elasticsearch-like document index, bulk writes flushed at the checkpoint; _id from the "
-                          "record (idempotent), key-versioned, or generated (the negative control: duplicates)",
+                          "source record's topic-partition-offset or from the record (idempotent), key-versioned, or "
+                          "generated (the negative control: duplicates)",
                           configure_document_sink, [](const nlohmann::json& options) {
-                              return twin_setting(options, "id", "record", "generated", "generated_ids",
-                                                  "a new _id per write: a replayed record is a second document");
+                              std::vector<SinkTwin> twins = twin_setting(options, "id", "record", "generated", "generated_ids",
+                                                                         "a new _id per write: a replayed record is a second document");
+                              if (options.value("id", "record") == "source_offset") {
+                                  for (SinkTwin& twin : twin_setting(options, "id", "record", "record", "record_ids",
+                                                                     "_id \"<key>:<value>\": two events with equal key "
+                                                                     "and value share one document")) {
+                                      twins.push_back(std::move(twin));
+                                  }
+                              }
+                              return twins;
                           }});
 }
 

@@ -11,10 +11,21 @@
 //   after it are written again;
 // - exactly-once effect: each document's `_id` is a function of the output record alone, so a
 //   replayed record addresses the document it wrote before and rewrites the same content (counted
-//   as an absorbed duplicate). Two `_id` modes give this:
+//   as an absorbed duplicate). Three `_id` modes give this:
+//   - `source_offset` (the one to use for events passed on as they are): `_id` =
+//     "<topic>-<partition>-<offset>" of the Kafka record the output record came from (its source
+//     identity, engine/runtime/record.h), the usual exactly-once pattern for an append-only index
+//     (Elasticsearch's advice: an id from the event's own identity, so a retry or a replay
+//     overwrites). Unique per event, equal in a replay. The loader allows it only where every
+//     record reaching the sink has that identity: a job whose sources read one topic, the sink
+//     reached from a kafka_source through maps and filters only (a keyed operator, window, join,
+//     dedup, union or CDC source in between is refused, exit code 2);
 //   - `record` (default): `_id` = "<key>:<value>". For a keyed running count the pair (key, count)
 //     is unique (each count value occurs once per key) and stable (the replay recomputes the same
-//     count from the restored state), so the index holds exactly the model's multiset of records;
+//     count from the restored state), so the index holds exactly the model's multiset of records.
+//     Anywhere else two events with the same key and value share one document: the second
+//     overwrites the first and the index loses it, without any fault (a stateless job of raw
+//     events: use `source_offset`);
 //   - `key_versioned`: `_id` = "<key>", external version = the value. The index holds one document
 //     per key with its highest value; a replay of an older count is rejected as a version conflict
 //     (absorbed), so the document never goes back. Right for monotonic values (counts, sums of
@@ -40,7 +51,7 @@
 
 namespace eosim::engine {
 
-enum class DocumentIdMode : uint8_t { record, key_versioned, generated };
+enum class DocumentIdMode : uint8_t { record, key_versioned, generated, source_offset };
 const char* to_string(DocumentIdMode mode);
 
 struct DocumentSinkOptions {
@@ -48,6 +59,7 @@ struct DocumentSinkOptions {
     DocumentIdMode id = DocumentIdMode::record;
     int32_t batch_records = 50;  // a bulk request once this many records are buffered
     int32_t item_retries = 3;    // immediate re-sends of failed items within one flush
+    std::string source_topic;    // source_offset: the topic the job's source reads (the _id's first part)
 };
 
 class DocumentSink final : public Sink {
@@ -61,7 +73,7 @@ public:
     bool settled() const override { return true; }
 
     // The document a record becomes (its id, fields and version): what a replay rewrites.
-    static sim::external::DocumentWrite document_for(const Record& record, DocumentIdMode mode);
+    static sim::external::DocumentWrite document_for(const Record& record, const DocumentSinkOptions& options);
     // The record a stored document holds (the inverse of document_for's fields).
     static Record record_of(const sim::external::Document& document);
 

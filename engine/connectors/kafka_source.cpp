@@ -53,7 +53,8 @@ std::optional<std::string> KafkaSourceReader::poll(size_t max_records, RecordBat
                                             sim::external::Isolation::read_committed, &next_offset,
                                             [&](const sim::external::ReadResult::Entry& entry) {
                                                 out->push_back(Record{entry.record.key, entry.record.value, 0, RowKind::insert,
-                                                                      entry.record.timestamp});
+                                                                      entry.record.timestamp,
+                                                                      make_source_id(split.partition, entry.offset)});
                                                 if (watermarks_) watermarks_->record_read(split.partition, entry.record.timestamp, read_at);
                                             });
         if (error != sim::external::KafkaError::none) return std::string(to_string(error));

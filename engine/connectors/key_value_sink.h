@@ -9,14 +9,29 @@
 //   error) stays pending and is re-sent at the next write and at pre_commit; pre_commit fails the
 //   checkpoint when anything is still pending, so a completed checkpoint means every record before
 //   its barrier reached the store. After a failover the source rewinds and records are sent again;
-// - exactly-once effect: the increment runs in one atomic script with a SETNX on the record's
-//   event id, "<prefix>seen:<key>:<value>" (`set_if_absent_then_incrby`): a replayed record finds
-//   its event id set and changes nothing (an absorbed duplicate). The event id is stable across
-//   replays because it is derived from the output record alone: for a keyed running count the
-//   pair (key, count) is unique per key and recomputed identically from the restored state. The
-//   dedup and the increment are one step: with two separate calls, a crash between them would
-//   lose or double the increment. Event ids never expire here (a TTL shorter than the longest
-//   replay would let a replay count again).
+// - exactly-once effect (dedup by event id, the Redis pattern of a SETNX on the event id and the
+//   effect in one MULTI/Lua script): the increment runs in one atomic script with a SETNX on the
+//   record's event id, "<prefix>seen:<event id>" (`set_if_absent_then_incrby`): a replayed record
+//   finds its event id set and changes nothing (an absorbed duplicate). Event ids never expire here
+//   (a TTL shorter than the longest replay would let a replay count again). Two event ids
+//   (`event_id`):
+//   - `record` (default): "<key>:<value>", derived from the output record alone: for a keyed running
+//     count the pair (key, count) is unique per key and recomputed identically from the restored
+//     state. Anywhere else two events with the same key and value share one id and the second is
+//     never counted;
+//   - `source_offset`: "<topic>-<partition>-<offset>" of the Kafka record the output record came
+//     from (its source identity, engine/runtime/record.h): unique per event, equal in a replay, for
+//     a job passing events on as they are. Allowed only where every record reaching the sink has
+//     that identity (as the document sink's `source_offset` ids: one topic, the sink reached from a
+//     kafka_source through maps and filters only; refused otherwise, exit code 2). The harness then
+//     reads the counters as key counts (sink_registry.h: each key's number of records), which is
+//     what they are for any job; with `record` ids it reads them as a keyed table (the running
+//     count's last value, which equals it).
+// - `dedup_non_atomic` (a negative control): the same SETNX and INCRBY as two calls, as a client
+//   without MULTI or a script does. A SETNX that applied but whose INCRBY then failed or timed out
+//   (calls that race, sim/external/call_races.h: an answer lost) leaves the event marked and not
+//   counted; its retry finds the mark and skips, so the count is lost for good. Never use it in a
+//   passing scenario.
 // - `incr` (the negative control): a plain INCRBY per record, no event id: every replayed record
 //   is counted again, so the counters over-count after any failover that replays records already
 //   sent. It must violate exactly-once output; never use it in a passing scenario.
@@ -33,12 +48,16 @@
 
 namespace eosim::engine {
 
-enum class KeyValueSinkMode : uint8_t { dedup, incr };
+enum class KeyValueSinkMode : uint8_t { dedup, incr, dedup_non_atomic };
 const char* to_string(KeyValueSinkMode mode);
+enum class KeyValueEventId : uint8_t { record, source_offset };
+const char* to_string(KeyValueEventId event_id);
 
 struct KeyValueSinkOptions {
     std::string prefix;  // put before every key the sink writes
     KeyValueSinkMode mode = KeyValueSinkMode::dedup;
+    KeyValueEventId event_id = KeyValueEventId::record;
+    std::string source_topic;  // event_id source_offset: the topic the job's source reads
 };
 
 class KeyValueSink final : public Sink {
@@ -52,13 +71,15 @@ public:
     bool settled() const override { return true; }
 
     static std::string counter_key(const std::string& prefix, int64_t key);
-    static std::string event_key(const std::string& prefix, const Record& record);
+    static std::string event_key(const KeyValueSinkOptions& options, const Record& record);
     // The counters the store shows, as (key, count) records sorted by key: what the harness reads.
     static std::vector<Record> counters(const sim::external::KeyValueStore& store, const std::string& prefix);
 
 private:
     // Sends the pending records in order; stops at the first failure (order per key is kept).
     std::string send_pending();
+    // The record's effect on the store, as `mode` makes it.
+    sim::external::KeyValueResult send(const Record& record);
 
     KeyValueSinkOptions options_;
     SinkContext& context_;

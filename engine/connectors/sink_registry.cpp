@@ -8,6 +8,7 @@ const char* to_string(SinkOutputShape shape) {
     switch (shape) {
         case SinkOutputShape::appended: return "appended";
         case SinkOutputShape::keyed_table: return "keyed_table";
+        case SinkOutputShape::key_counts: return "key_counts";
     }
     return "?";
 }
@@ -38,6 +39,15 @@ std::vector<std::string> SinkRegistry::names() const {
     std::vector<std::string> out;
     for (const auto& [name, kind] : kinds_) out.push_back(name);
     return out;
+}
+
+std::string the_source_topic(const SinkOptions& options, const std::string& key, const SinkWorld& world) {
+    const std::vector<std::string> topics = world.source_topics();
+    if (topics.size() == 1) return topics.front();
+    std::string found = topics.empty() ? "none" : std::to_string(topics.size()) + " (";
+    for (size_t i = 0; i < topics.size(); ++i) found += (i == 0 ? "" : ", ") + topics[i] + (i + 1 == topics.size() ? ")" : "");
+    options.fail(key, "expected a job whose sources read one Kafka topic (records are named \"<topic>-<partition>-"
+                      "<offset>\" after it), found " + found);
 }
 
 std::vector<SinkTwin> twin_setting(const nlohmann::json& options, const std::string& key, const nlohmann::json& fallback,

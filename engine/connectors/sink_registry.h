@@ -30,6 +30,7 @@ namespace eosim::engine {
 enum class SinkOutputShape : uint8_t {
     appended,     // every record the system shows, as a multiset (Kafka read_committed, an append log)
     keyed_table,  // one row per key holding the latest value (an upsert table, a keyspace, an index by key)
+    key_counts,   // one row per key holding how many records the sink received for it (a counter per key)
 };
 const char* to_string(SinkOutputShape shape);
 
@@ -53,6 +54,11 @@ public:
     // `SinkContext::world()`: the loader refuses a fault placed at a point no component of the job
     // announces (scenarios/point_reach.h), so a sink that announces one must list it here.
     virtual std::vector<std::string_view> announced_points() const { return {}; }
+    // The option (a key of "options") that makes this sink name what it writes after each record's
+    // source identity (engine/runtime/record.h: the source partition and offset), or empty when it
+    // does not. The loader then requires every record reaching the sink to have one: the sink reached
+    // from a kafka_source through maps and filters only (exit code 2 otherwise, at this option).
+    virtual std::string source_identity_option() const { return {}; }
 };
 
 // What a sink kind may ask of the scenario's world while it reads its options.
@@ -63,6 +69,11 @@ public:
     virtual std::vector<std::string> source_topics() const = 0;  // topics the job's sources read
     virtual bool has_system(const std::string& system) const = 0;  // "kafka", "append_store", ...
 };
+
+// The one topic the job's sources read, for a sink whose option `key` names records by their source
+// identity ("<topic>-<partition>-<offset>"); throws SinkOptionsError at `key` when the sources read
+// none or several.
+std::string the_source_topic(const SinkOptions& options, const std::string& key, const SinkWorld& world);
 
 // A known-bad form of a configured sink: the same vertex with `options` that break its guarantee
 // on purpose (the Kafka sink without transactions, documents with generated ids). The sensitivity

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "engine/invariant.h"
 #include "engine/runtime/dedup_operator.h"
 #include "engine/runtime/join_operator.h"
 #include "engine/runtime/operator_replacement.h"
@@ -12,7 +13,10 @@ namespace eosim::engine {
 Record apply_map(const MapSpec& spec, const Record& in) {
     int64_t key = in.key * spec.key_multiplier + spec.key_offset;
     if (spec.key_modulus > 0) key = ((key % spec.key_modulus) + spec.key_modulus) % spec.key_modulus;
-    return Record{key, in.value * spec.value_multiplier + spec.value_offset, in.version, in.kind, in.timestamp};
+    Record out = in;  // a map keeps the record's version, kind, timestamp and source identity
+    out.key = key;
+    out.value = in.value * spec.value_multiplier + spec.value_offset;
+    return out;
 }
 
 bool passes_filter(const FilterSpec& spec, const Record& in) {
@@ -34,6 +38,17 @@ int64_t keyed_increment(OperatorKind kind, const Record& in) {
 
 int64_t fold_keyed(OperatorKind kind, std::optional<int64_t> current, const Record& in) {
     return current.value_or(0) + keyed_increment(kind, in);
+}
+
+uint64_t make_source_id(int32_t partition, int64_t offset) {
+    EOSIM_INVARIANT(partition >= 0 && partition < kSourcePartitionLimit, "a source partition fits a source identity");
+    EOSIM_INVARIANT(offset >= 0 && offset < kSourceOffsetLimit, "a source offset fits a source identity");
+    return (static_cast<uint64_t>(partition) + 1) << 48 | static_cast<uint64_t>(offset);
+}
+
+std::string source_id_text(const std::string& topic, uint64_t source_id) {
+    EOSIM_INVARIANT(source_id != kSourceIdNone, "a record named by its source identity has one");
+    return topic + "-" + std::to_string(source_partition(source_id)) + "-" + std::to_string(source_offset(source_id));
 }
 
 const char* to_string(RowKind kind) {

@@ -2,12 +2,28 @@
 
 #include <algorithm>
 
+#include "engine/connectors/sink_registry.h"
 #include "engine/invariant.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/protocol_points.h"
 #include "engine/runtime/task.h"
 
 namespace eosim::engine {
+
+namespace {
+
+// What a task state blob keeps of the in-flight records (channel_state_writer.h): their timestamps
+// where something reads them, and their source identity where a sink names records by it.
+ChannelRecordFields channel_record_fields_of(const JobSpec& job) {
+    for (const VertexSpec& v : job.vertices) {
+        if (v.kind == OperatorKind::sink && v.sink && !v.sink->source_identity_option().empty()) {
+            return ChannelRecordFields::with_timestamp_and_source_id;
+        }
+    }
+    return job.reads_timestamps() ? ChannelRecordFields::with_timestamp : ChannelRecordFields::key_value;
+}
+
+}  // namespace
 
 bool SubtaskCheckpoint::trigger(int64_t checkpoint_id, SnapshotType snapshot_type, sim::Time started) {
     note_checkpoint(checkpoint_id, snapshot_type, started);
@@ -129,7 +145,7 @@ void SubtaskCheckpoint::finish_unaligned(int64_t checkpoint_id) {
     last_barrier_at_ = task_.world().now();
     const ChannelState channels = channel_state_.take();
     operator_state_size_ = snapshot_operator_state_.size();
-    upload_snapshot(checkpoint_id, encode_task_state(snapshot_operator_state_, channels, task_.engine().job().reads_timestamps()),
+    upload_snapshot(checkpoint_id, encode_task_state(snapshot_operator_state_, channels, channel_record_fields_of(task_.engine().job())),
                     snapshot_offsets_, true);
 }
 
@@ -166,7 +182,7 @@ void SubtaskCheckpoint::upload_when_barrier_sent() {
     if (checkpoint_id == 0 || task_.writer().barrier_queued(checkpoint_id)) return;
     const ChannelState channels = barrier_send_.take();
     operator_state_size_ = barrier_send_state_.size();
-    upload_snapshot(checkpoint_id, encode_task_state(barrier_send_state_, channels, task_.engine().job().reads_timestamps()),
+    upload_snapshot(checkpoint_id, encode_task_state(barrier_send_state_, channels, channel_record_fields_of(task_.engine().job())),
                     barrier_send_offsets_, true);
 }
 
@@ -203,7 +219,7 @@ void SubtaskCheckpoint::upload_snapshot(int64_t checkpoint_id, std::string blob,
     stats.after_alignment_timeout = unaligned && task_.engine().job().checkpointing.aligned_checkpoint_timeout > sim::Duration::zero();
     stats.operator_state_bytes = static_cast<int64_t>(unaligned ? operator_state_size_ : blob.size());
     if (!unaligned && task_.channel_state_possible()) {
-        blob = encode_task_state(blob, ChannelState{}, task_.engine().job().reads_timestamps());
+        blob = encode_task_state(blob, ChannelState{}, channel_record_fields_of(task_.engine().job()));
     }
     if (unaligned) stats.channel_state_bytes = static_cast<int64_t>(blob.size()) - stats.operator_state_bytes;
     if (const SharedStateReport* shared = upload_.shared_report(checkpoint_id)) {

@@ -71,6 +71,7 @@ private:
     std::vector<engine::VertexSpec> read_deployment_vertices(const Value& v);
     void add_verification_topics(const Value& v);
     void check_version_source(const Object& o, const engine::VertexSpec& sink);
+    void check_source_identity_chain(const Object& o, const engine::VertexSpec& sink);
     void check_window_upstream(const Object& o, const engine::VertexSpec& window);
     void check_dedup_key_order(const Object& o, const engine::VertexSpec& dedup);
     void read_checkpointing(const Value& v);

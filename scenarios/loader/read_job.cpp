@@ -198,6 +198,7 @@ void Loader::read_vertex(const Value& v) {
     if (const auto* upsert = engine::upsert_sink_options(vertex); upsert != nullptr && upsert->version_guard) {
         check_version_source(o, vertex);
     }
+    if (kind == engine::OperatorKind::sink) check_source_identity_chain(o, vertex);
     // A changelog flows from a CDC source through every vertex downstream of it.
     vertex.changelog_input = kind == engine::OperatorKind::cdc_source;
     for (const engine::InputEdge& edge : vertex.inputs) {
@@ -295,6 +296,25 @@ void Loader::check_version_source(const Object& o, const engine::VertexSpec& sin
         }
         for (const engine::InputEdge& edge : v->inputs) pending.push_back(s_.job.find(edge.from));
     }
+}
+
+// A sink that names records by their source identity (SinkConfig::source_identity_option) needs
+// every record to have one: a kafka_source reaching the sink through maps and filters only. A keyed
+// operator, window, join or dedup makes records of its own (engine/runtime/record.h), a union mixes
+// sources, and a CDC row has no Kafka offset.
+void Loader::check_source_identity_chain(const Object& o, const engine::VertexSpec& sink) {
+    const std::string option = sink.sink->source_identity_option();
+    if (option.empty()) return;
+    const engine::VertexSpec* v = s_.job.find(sink.inputs.front().from);  // a sink reads one input
+    while (v->kind == engine::OperatorKind::map || v->kind == engine::OperatorKind::filter) {
+        v = s_.job.find(v->inputs.front().from);
+    }
+    if (v->kind == engine::OperatorKind::kafka_source) return;
+    throw ScenarioError(file_, o.value().path() + "/options/" + engine::json_pointer_token(option),
+                        "expected the sink reached from a kafka_source through maps and filters only (it names "
+                        "each record by its source topic, partition and offset, which a " +
+                            std::string(to_string(v->kind)) + " does not pass on), found " + in_quotes(v->id) + " (" +
+                            to_string(v->kind) + ") in between");
 }
 
 // An input edge's "output": "late" reads the upstream vertex's late-data side output, which only

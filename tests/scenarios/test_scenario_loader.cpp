@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/connectors/kafka_sink.h"
+#include "engine/connectors/sink_registry.h"
 #include "scenarios/scenario.h"
+#include "tests/catalogue.h"
 #include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
@@ -437,6 +439,49 @@ TEST_CASE("loader: CDC and upsert errors name the path and what was expected", "
                 "expected checkpointing enabled");
     // Without a database the topics stay required.
     check_loader_error(without(without(cdc_example(), "/database"), "/job"), "/world/topics", "missing required key");
+}
+
+
+// The raw-event job of kafka-to-es-source-offset-ids: source -> map -> filter -> documents with
+// _id from the source identity.
+json source_offset_example() {
+    std::ifstream in(eosim::testing::catalogue_scenario("kafka-to-es-source-offset-ids"));
+    return json::parse(in);
+}
+
+TEST_CASE("loader: sinks naming records by their source offset load on a chain of maps and filters from one topic",
+          "[loader][source_identity]") {
+    const Scenario s = load_json(source_offset_example());
+    CHECK(s.job.vertices.at(3).sink->source_identity_option() == "id");
+    json kv = with(source_offset_example(), "/job/vertices/3/sink", "key_values");
+    kv["job"]["vertices"][3]["options"] = json{{"event_id", "source_offset"}};
+    kv.erase("faults");
+    const Scenario counters = load_json(kv);
+    CHECK(counters.job.vertices.at(3).sink->source_identity_option() == "event_id");
+    CHECK(counters.job.vertices.at(3).sink->output_shape() == engine::SinkOutputShape::key_counts);
+    // Unaligned checkpoints too: channel state keeps the in-flight records' source identity.
+    CHECK_NOTHROW(load_json(with(source_offset_example(), "/job/checkpointing", json{{"mode", "exactly_once"}, {"unaligned", true}})));
+}
+
+TEST_CASE("loader: source-offset ids where records have no source offset are errors at the option",
+          "[loader][source_identity]") {
+    // A keyed count between the source and the sink: its records are counts, not Kafka records.
+    json keyed = source_offset_example();
+    keyed["job"]["vertices"][2] = json::parse(R"({"id": "drop_some", "kind": "keyed_count", "parallelism": 4,
+                                                  "inputs": [{"from": "enrich", "edge": "hash"}]})");
+    check_loader_error(keyed, "/job/vertices/3/options/id", "expected the sink reached from a kafka_source through maps "
+                                                           "and filters only");
+    check_loader_error(keyed, "/job/vertices/3/options/id", "\"drop_some\" (keyed_count) in between");
+    json kv = with(keyed, "/job/vertices/3/sink", "key_values");
+    kv["job"]["vertices"][3]["options"] = json{{"event_id", "source_offset"}};
+    check_loader_error(kv, "/job/vertices/3/options/event_id", "keyed_count");
+    // Two source topics: the name "<topic>-<partition>-<offset>" needs one.
+    json two_topics = source_offset_example();
+    two_topics["world"]["topics"].push_back(json{{"name", "other"}, {"partitions", 1}});
+    two_topics["job"]["vertices"].insert(two_topics["job"]["vertices"].begin() + 1,
+                                         json{{"id", "other"}, {"kind", "kafka_source"}, {"topic", "other"}});
+    check_loader_error(two_topics, "/job/vertices/4/options/id",
+                       "expected a job whose sources read one Kafka topic");
 }
 
 }  // namespace

@@ -162,6 +162,14 @@ TEST_CASE("sink contract: an at-least-once sink is testable: Kafka at-least-once
     CHECK(result.passed);
 }
 
+TEST_CASE("sink contract: a sink read as key counts is refused at the contract level, with the reason", "[testkit]") {
+    ContractOptions o;
+    o.sink = "key_values";
+    o.options = {{"event_id", "source_offset"}};
+    CHECK_THROWS_WITH(contract_checks(o, engine::SinkOutputShape::key_counts),
+                      Catch::Contains("the contract level, whose commands carry no source offsets, does not judge it"));
+}
+
 TEST_CASE("sink contract: the forgetful sink loses data under the at-least-once checks too", "[testkit]") {
     ContractOptions o;
     o.config = std::make_shared<ForgetfulKafkaConfig>();
