@@ -133,6 +133,15 @@ struct ContractOptions {
     uint64_t seed = 1;          // rapidcheck's seed: the same seed finds the same counterexample
     int max_size = 100;         // rapidcheck's maximum size (about the longest command sequence)
     int keys = 4;               // distinct record keys
+    // The most subtasks of the sink: each case starts with 1..parallelism subtasks (drawn, shrinking
+    // towards 1) and a restore from a savepoint draws 1..parallelism again (a rescale when it differs).
+    int32_t parallelism = 3;
+    // Whether a restore from a savepoint may also scale IN (fewer subtasks). Off: it keeps or raises
+    // the parallelism. The engine gives a restored sink subtask only the state of its own subtask
+    // index (engine/runtime/operator_chain.cpp), so scaling in drops the removed subtasks' state --
+    // a two-phase-commit sink's committables among it -- where Flink redistributes it: the built-in
+    // Kafka sink then loses a savepoint's records whose commit failed at the stop. On shows that.
+    bool scale_in = false;
     bool outside_faults = true; // faults of the outside systems (false: none of them is drawn)
     bool zombies = true;        // cancelled instances that keep calling
     bool races = true;          // calls that race (fault kind system_call_races; see above)
