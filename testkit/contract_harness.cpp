@@ -1,6 +1,7 @@
 #include "testkit/contract_harness.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace eosim::testkit {
 
@@ -9,6 +10,7 @@ namespace {
 constexpr sim::EventKind kTick{"testkit.tick"};
 constexpr sim::EventKind kSinkTimer{"testkit.sink_timer"};
 constexpr int kRestoreAttempts = 30;
+constexpr int64_t kEverything = std::numeric_limits<int64_t>::max();  // a count or barrier without a limit
 
 std::string kind_words(const std::string& kind) {
     if (kind == "system_unavailable" || kind == "broker_unavailable") return "unavailable";
@@ -45,30 +47,53 @@ const std::vector<std::string>& contract_systems() {
     return names;
 }
 
-struct ContractHarness::Incarnation {
-    enum class State : uint8_t { live, zombie, stopped, crashed, failed };
-    int32_t number = 0;
+struct ContractHarness::Subtask {
+    Incarnation* incarnation = nullptr;
+    int32_t index = 0;
     sim::NodeId node = sim::kNoNode;
     std::unique_ptr<Context> context;
     std::unique_ptr<engine::Sink> sink;
-    State state = State::live;
-    int64_t position = 0;  // records of S written so far
-    std::string failure;   // why it failed (SinkContext::fail or a refused pre-commit)
-    std::string name() const { return "incarnation " + std::to_string(number); }
+    int64_t position = 0;  // S is written up to here (its own records before it)
+    std::string name() const;
 };
+
+struct ContractHarness::Incarnation {
+    enum class State : uint8_t { live, zombie, stopped, crashed, failed };
+    int32_t number = 0;
+    std::vector<std::unique_ptr<Subtask>> subtasks;
+    State state = State::live;
+    std::string failure;  // why it failed (SinkContext::fail or a refused pre-commit)
+    std::string name() const { return "incarnation " + std::to_string(number); }
+    int32_t parallelism() const { return static_cast<int32_t>(subtasks.size()); }
+    // Where its subtasks are in S: the furthest of their positions.
+    int64_t furthest() const {
+        int64_t out = 0;
+        for (const auto& s : subtasks) out = std::max(out, s->position);
+        return out;
+    }
+};
+
+std::string ContractHarness::Subtask::name() const {
+    return incarnation->name() + (incarnation->state == Incarnation::State::zombie ? " (ZOMBIE)" : "") + ", subtask " +
+           std::to_string(index);
+}
+
+bool ContractHarness::Checkpoint::complete_set() const {
+    return std::all_of(pre_committed.begin(), pre_committed.end(), [](bool done) { return done; });
+}
 
 class ContractHarness::Context final : public engine::SinkContext {
 public:
-    Context(ContractHarness& harness, Incarnation& incarnation) : harness_(harness), incarnation_(incarnation) {}
+    Context(ContractHarness& harness, Subtask& subtask) : harness_(harness), subtask_(subtask) {}
     sim::World& world() override { return harness_.world_; }
-    sim::NodeId node() const override { return incarnation_.node; }
-    int32_t subtask() const override { return 0; }
-    int64_t attempt() const override { return incarnation_.number; }
+    sim::NodeId node() const override { return subtask_.node; }
+    int32_t subtask() const override { return subtask_.index; }
+    int64_t attempt() const override { return subtask_.incarnation->number; }
     engine::RunObserver& observer() override { return harness_.observer_; }
     void after(sim::Duration delay, std::function<void()> fn) override {
-        Incarnation* incarnation = &incarnation_;
+        Incarnation* incarnation = subtask_.incarnation;
         ContractHarness* harness = &harness_;
-        harness_.world_.scheduler().schedule(delay, incarnation_.node, kSinkTimer, 0, [harness, incarnation, fn = std::move(fn)] {
+        harness_.world_.scheduler().schedule(delay, subtask_.node, kSinkTimer, 0, [harness, incarnation, fn = std::move(fn)] {
             // A crashed or failed task is gone; a cancelled one lives on as a zombie whose timers fire,
             // and so do a stopped one's (the sink's own executor runs until close() stops it).
             const auto state = incarnation->state;
@@ -79,14 +104,15 @@ public:
         });
     }
     void fail(const std::string& reason) override {
-        if (incarnation_.state != Incarnation::State::live) return;
-        incarnation_.state = Incarnation::State::failed;
-        incarnation_.failure = reason;
+        Incarnation& incarnation = *subtask_.incarnation;
+        if (incarnation.state != Incarnation::State::live) return;
+        incarnation.state = Incarnation::State::failed;
+        incarnation.failure = "subtask " + std::to_string(subtask_.index) + ": " + reason;
     }
 
 private:
     ContractHarness& harness_;
-    Incarnation& incarnation_;
+    Subtask& subtask_;
 };
 
 ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> config, const ContractOptions& options,
@@ -126,17 +152,15 @@ ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> confi
         });
     }
     world_.on_point([this](const sim::ProtocolPointEvent& event) {
-        Incarnation* incarnation = by_node(event.node);
-        if (incarnation == nullptr) return;
+        Subtask* subtask = by_node(event.node);
+        if (subtask == nullptr) return;
         if (paths_ != nullptr) ++paths_->announced[std::string(event.point)];
-        if (!armed_point_ || *armed_point_ != event.point || incarnation != live()) return;
+        if (!armed_point_ || *armed_point_ != event.point || subtask->incarnation != live()) return;
         armed_point_.reset();
         if (paths_ != nullptr) ++paths_->effects["crash_at_point fired"];
-        line(incarnation->name() + " CRASHES at its announcement of " + std::string(event.point) + " (detail " +
-             std::to_string(event.detail) + ")");
-        incarnation->state = Incarnation::State::crashed;
-        incarnation->failure = "crashed at " + std::string(event.point);
-        world_.scheduler().crash(incarnation->node);
+        line(subtask->name() + " CRASHES at its announcement of " + std::string(event.point) + " (detail " +
+             std::to_string(event.detail) + ")" + (subtask->incarnation->parallelism() > 1 ? "; its TaskManager runs every subtask" : ""));
+        crash_incarnation(*subtask->incarnation, "crashed at " + std::string(event.point));
     });
     last_calls_ = call_counts();
 }
@@ -178,9 +202,11 @@ ContractHarness::Incarnation* ContractHarness::latest_zombie() {
     return nullptr;
 }
 
-ContractHarness::Incarnation* ContractHarness::by_node(sim::NodeId node) {
+ContractHarness::Subtask* ContractHarness::by_node(sim::NodeId node) {
     for (const auto& incarnation : incarnations_) {
-        if (incarnation->node == node) return incarnation.get();
+        for (const auto& subtask : incarnation->subtasks) {
+            if (subtask->node == node) return subtask.get();
+        }
     }
     return nullptr;
 }
@@ -235,9 +261,9 @@ void ContractHarness::log_calls() {
 }
 
 std::string ContractHarness::caller_name(sim::NodeId node) {
-    const Incarnation* incarnation = by_node(node);
-    if (incarnation == nullptr) return "node " + std::to_string(node);
-    return incarnation->name() + (incarnation->state == Incarnation::State::zombie ? " (ZOMBIE)" : "");
+    const Subtask* subtask = by_node(node);
+    if (subtask == nullptr) return "node " + std::to_string(node);
+    return subtask->name();
 }
 
 std::string ContractHarness::describe(const engine::Record& record) const {
@@ -251,7 +277,10 @@ std::string ContractHarness::describe_output(const std::vector<engine::Record>& 
     });
     std::string out = "{";
     const size_t shown = std::min<size_t>(sorted.size(), 40);
-    for (size_t i = 0; i < shown; ++i) out += (i == 0 ? "" : " ") + describe(sorted[i]);
+    for (size_t i = 0; i < shown; ++i) {
+        if (i > 0) out += ' ';
+        out += describe(sorted[i]);
+    }
     if (shown < sorted.size()) out += " ... (" + std::to_string(sorted.size()) + " in all)";
     return out + "}";
 }
@@ -261,69 +290,112 @@ int64_t ContractHarness::completed_position() const {
     return checkpoints_.at(last_completed_).position;
 }
 
-void ContractHarness::start() {
-    restore("at the start");
+void ContractHarness::start(int32_t parallelism) {
+    restore("at the start", std::max(1, parallelism));
 }
 
-void ContractHarness::emit(Incarnation& incarnation, int64_t count, const std::vector<int32_t>* fresh_keys) {
+void ContractHarness::emit(Subtask& subtask, int64_t count, const std::vector<int32_t>* fresh_keys, int64_t barrier) {
+    const int32_t parallelism = subtask.incarnation->parallelism();
+    const auto routed_here = [&](int64_t key) { return key % parallelism == subtask.index; };
     engine::RecordBatch batch;
     int64_t replayed = 0;
-    for (int64_t i = 0; i < count; ++i) {
-        const int64_t position = incarnation.position + i;
+    int64_t fresh = 0;
+    while (static_cast<int64_t>(batch.size()) < count && subtask.position < barrier) {
+        const int64_t position = subtask.position++;
         if (position < static_cast<int64_t>(sequence_.size())) {
+            if (!routed_here(sequence_[static_cast<size_t>(position)].key)) continue;  // another subtask's
             ++replayed;
         } else {
-            const int32_t key = fresh_keys != nullptr && !fresh_keys->empty()
-                                    ? (*fresh_keys)[static_cast<size_t>(i) % fresh_keys->size()]
-                                    : static_cast<int32_t>((position + 1) % std::max(1, options_.keys));
-            sequence_.push_back(engine::Record{key, position + 1});
+            // A new record of S, keyed for this subtask.
+            const int32_t drawn = fresh_keys != nullptr && !fresh_keys->empty()
+                                      ? (*fresh_keys)[static_cast<size_t>(fresh++) % fresh_keys->size()]
+                                      : static_cast<int32_t>((position + 1) % std::max(1, options_.keys));
+            sequence_.push_back(engine::Record{drawn - drawn % parallelism + subtask.index, position + 1});
         }
         batch.push_back(sequence_[static_cast<size_t>(position)]);
     }
-    incarnation.position += count;
+    if (batch.empty()) return;
     std::string text;
-    for (const engine::Record& r : batch) text += " " + describe(r);
-    line(incarnation.name() + (incarnation.state == Incarnation::State::zombie ? " (ZOMBIE)" : "") + " writes" + text +
-         (replayed > 0 ? " (" + std::to_string(replayed) + " replayed)" : ""));
-    incarnation.sink->write(batch);
+    for (const engine::Record& r : batch) {
+        text += ' ';
+        text += describe(r);
+    }
+    line(subtask.name() + " writes" + text + (replayed > 0 ? " (" + std::to_string(replayed) + " replayed)" : "") +
+         (static_cast<int64_t>(batch.size()) < count && count != kEverything ? " (the rest waits behind the barrier)" : ""));
+    subtask.sink->write(batch);
 }
 
-void ContractHarness::write(const std::vector<int32_t>& fresh_keys) {
+void ContractHarness::write(int32_t pick, const std::vector<int32_t>& fresh_keys) {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
-    emit(*incarnation, static_cast<int64_t>(fresh_keys.size()), &fresh_keys);
+    Subtask& subtask = *incarnation->subtasks[static_cast<size_t>(pick % incarnation->parallelism())];
+    const bool behind_barrier = in_flight_ && !in_flight_->pre_committed[static_cast<size_t>(subtask.index)];
+    emit(subtask, static_cast<int64_t>(fresh_keys.size()), &fresh_keys,
+         behind_barrier ? in_flight_->position : kEverything);
     fail_over_if_failed();
 }
 
-bool ContractHarness::ask_pre_commit(Incarnation& incarnation, Checkpoint& taken) {
-    taken = Checkpoint{next_checkpoint_id_++, 0, {}, incarnation.number};
+ContractHarness::Checkpoint ContractHarness::trigger(Incarnation& incarnation) {
+    Checkpoint taken;
+    taken.id = next_checkpoint_id_++;
+    taken.position = incarnation.furthest();
+    taken.states.assign(static_cast<size_t>(incarnation.parallelism()), std::string());
+    taken.pre_committed.assign(static_cast<size_t>(incarnation.parallelism()), false);
+    taken.incarnation = incarnation.number;
+    return taken;
+}
+
+bool ContractHarness::ask_pre_commit(Subtask& subtask, Checkpoint& taken) {
+    emit(subtask, kEverything, nullptr, taken.position);  // the records before the barrier
+    Incarnation& incarnation = *subtask.incarnation;
+    if (incarnation.state != Incarnation::State::live) return false;
+    const auto index = static_cast<size_t>(subtask.index);
     std::string error;
     log_calls();
-    const bool ok = incarnation.sink->pre_commit(taken.id, &taken.state, &error);
-    taken.position = incarnation.position;
+    const bool ok = subtask.sink->pre_commit(taken.id, &taken.states[index], &error);
     if (!ok && incarnation.state == Incarnation::State::live) {
         incarnation.state = Incarnation::State::failed;
-        incarnation.failure = "pre-commit refused: " + error;
+        incarnation.failure = "subtask " + std::to_string(subtask.index) + ": pre-commit refused: " + error;
     }
-    return ok && incarnation.state == Incarnation::State::live;
+    taken.pre_committed[index] = ok && incarnation.state == Incarnation::State::live;
+    return taken.pre_committed[index];
 }
 
-void ContractHarness::pre_commit() {
+void ContractHarness::pre_commit(int32_t pick) {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
-    Checkpoint taken;
-    if (ask_pre_commit(*incarnation, taken)) {
-        const int64_t id = taken.id;
-        checkpoints_[id] = std::move(taken);
-        line("checkpoint " + std::to_string(id) + ": " + incarnation->name() + " pre-commits (covers #1..#" +
-                 std::to_string(incarnation->position) + ")",
-             true);
-    } else {
-        line("checkpoint " + std::to_string(taken.id) + ": " + incarnation->name() + " cannot pre-commit (" +
-                 incarnation->failure + "); the checkpoint is aborted",
-             true);
+    if (!in_flight_) in_flight_ = trigger(*incarnation);
+    Checkpoint& taken = *in_flight_;
+    std::vector<int32_t> waiting;  // the subtasks the barrier has not passed yet
+    for (int32_t i = 0; i < incarnation->parallelism(); ++i) {
+        if (!taken.pre_committed[static_cast<size_t>(i)]) waiting.push_back(i);
+    }
+    Subtask& subtask = *incarnation->subtasks[static_cast<size_t>(waiting[static_cast<size_t>(pick) % waiting.size()])];
+    const std::string checkpoint = "checkpoint " + std::to_string(taken.id);
+    if (!ask_pre_commit(subtask, taken)) {
+        line(checkpoint + ": " + subtask.name() + " cannot pre-commit (" + incarnation->failure + "); the checkpoint is aborted", true);
+        in_flight_.reset();
+        fail_over_if_failed();
+        return;
+    }
+    const bool every = taken.complete_set();
+    line(checkpoint + ": " + subtask.name() + " pre-commits" +
+             (every ? std::string(incarnation->parallelism() > 1 ? ", the last subtask to" : "") + " (covers #1..#" +
+                          std::to_string(taken.position) + ")"
+                    : std::string(" (waiting for ") + std::to_string(waiting.size() - 1) + " more subtask(s))"),
+         true);
+    if (every) {
+        checkpoints_[taken.id] = std::move(taken);
+        in_flight_.reset();
     }
     fail_over_if_failed();
+}
+
+void ContractHarness::notify(Incarnation& incarnation, int64_t id) {
+    for (const auto& subtask : incarnation.subtasks) {
+        if (incarnation.state != Incarnation::State::live && incarnation.state != Incarnation::State::zombie) return;
+        subtask->sink->checkpoint_complete(id);
+    }
 }
 
 void ContractHarness::complete(int32_t pick, Delivery delivery) {
@@ -341,11 +413,11 @@ void ContractHarness::complete(int32_t pick, Delivery delivery) {
     }
     if (!subsumed.empty()) subsumed += ")";
     last_completed_ = id;
-    line("checkpoint " + std::to_string(id) + " completes" + subsumed + "; notification " + to_string(delivery));
-    if (delivery == Delivery::now) {
-        incarnation->sink->checkpoint_complete(id);
-    } else if (delivery == Delivery::late) {
-        held_notifications_.emplace_back(incarnation->number, id);
+    line("checkpoint " + std::to_string(id) + " completes" + subsumed + "; notification " + to_string(delivery) +
+         (incarnation->parallelism() > 1 ? " to every subtask" : ""));
+    if (delivery == Delivery::now) notify(*incarnation, id);
+    if (delivery == Delivery::late) {
+        for (const auto& subtask : incarnation->subtasks) held_notifications_.push_back(Notification{incarnation->number, subtask->index, id});
     }
     fail_over_if_failed();
 }
@@ -353,24 +425,30 @@ void ContractHarness::complete(int32_t pick, Delivery delivery) {
 void ContractHarness::deliver_late(int32_t pick) {
     if (held_notifications_.empty()) return;
     const size_t index = static_cast<size_t>(pick) % held_notifications_.size();
-    const auto [number, id] = held_notifications_[index];
+    const Notification held = held_notifications_[index];
     held_notifications_.erase(held_notifications_.begin() + static_cast<std::ptrdiff_t>(index));
-    Incarnation& incarnation = *incarnations_[static_cast<size_t>(number - 1)];
+    Incarnation& incarnation = *incarnations_[static_cast<size_t>(held.incarnation - 1)];
+    Subtask& subtask = *incarnation.subtasks[static_cast<size_t>(held.subtask)];
     const bool reachable =
         incarnation.state == Incarnation::State::live || incarnation.state == Incarnation::State::zombie;
-    line("late notification of checkpoint " + std::to_string(id) + " to " + incarnation.name() +
-         (reachable ? (incarnation.state == Incarnation::State::zombie ? " (a ZOMBIE)" : "") : std::string(" (gone: dropped)")));
-    if (reachable) incarnation.sink->checkpoint_complete(id);
+    line("late notification of checkpoint " + std::to_string(held.checkpoint) + " to " + subtask.name() +
+         (reachable ? std::string() : std::string(" (gone: dropped)")));
+    if (reachable) subtask.sink->checkpoint_complete(held.checkpoint);
     fail_over_if_failed();
+}
+
+void ContractHarness::crash_incarnation(Incarnation& incarnation, const std::string& why) {
+    incarnation.state = Incarnation::State::crashed;
+    incarnation.failure = why;
+    for (const auto& subtask : incarnation.subtasks) world_.scheduler().crash(subtask->node);
 }
 
 void ContractHarness::crash() {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
-    incarnation->state = Incarnation::State::crashed;
-    world_.scheduler().crash(incarnation->node);
-    line(incarnation->name() + " CRASHES");
-    restore("after the crash");
+    line(incarnation->name() + " CRASHES" + (incarnation->parallelism() > 1 ? " (every subtask: their TaskManager dies)" : ""));
+    crash_incarnation(*incarnation, "crashed");
+    restore("after the crash", parallelism_);
 }
 
 void ContractHarness::crash_at_point(const std::string& point) {
@@ -382,58 +460,67 @@ void ContractHarness::crash_at_point(const std::string& point) {
 void ContractHarness::cancel() {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
-    incarnation->sink->close();
+    for (const auto& subtask : incarnation->subtasks) subtask->sink->close();
     incarnation->state = options_.zombies ? Incarnation::State::zombie : Incarnation::State::failed;
-    line(incarnation->name() + " is CANCELLED (close())" + (options_.zombies ? " and lives on as a zombie" : ""));
-    restore("after the cancel");
+    line(incarnation->name() + " is CANCELLED (close()" + (incarnation->parallelism() > 1 ? " on every subtask" : "") + ")" +
+         (options_.zombies ? " and lives on as a zombie" : ""));
+    restore("after the cancel", parallelism_);
 }
 
-void ContractHarness::stop_with_savepoint(Delivery delivery) {
+void ContractHarness::stop_with_savepoint() {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
-    Checkpoint taken;
-    if (!ask_pre_commit(*incarnation, taken)) {
-        line("savepoint " + std::to_string(taken.id) + ": " + incarnation->name() + " cannot pre-commit (" + incarnation->failure +
-                 "); the savepoint fails",
-             true);
-        fail_over_if_failed();
-        return;
+    in_flight_.reset();  // a checkpoint in flight is aborted; the savepoint subsumes it
+    Checkpoint taken = trigger(*incarnation);
+    const std::string savepoint = "savepoint " + std::to_string(taken.id);
+    for (const auto& subtask : incarnation->subtasks) {
+        if (!ask_pre_commit(*subtask, taken)) {
+            line(savepoint + ": " + subtask->name() + " cannot pre-commit (" + incarnation->failure + "); the savepoint fails", true);
+            fail_over_if_failed();
+            return;
+        }
     }
     const int64_t id = taken.id;
     checkpoints_[id] = std::move(taken);
     last_completed_ = id;
-    line("STOP WITH SAVEPOINT " + std::to_string(id) + ": " + incarnation->name() + " pre-commits (covers #1..#" +
-             std::to_string(incarnation->position) + "), the savepoint completes; notification " + to_string(delivery),
+    line("STOP WITH SAVEPOINT " + std::to_string(id) + ": every subtask of " + incarnation->name() + " pre-commits (covers #1..#" +
+             std::to_string(checkpoints_.at(id).position) + "), the savepoint completes and they are notified",
          true);
-    if (delivery == Delivery::now) incarnation->sink->checkpoint_complete(id);
-    if (delivery == Delivery::late) held_notifications_.emplace_back(incarnation->number, id);
-    if (incarnation->state == Incarnation::State::live) {
-        incarnation->sink->close();
-        incarnation->state = Incarnation::State::stopped;
-        line(incarnation->name() + " is stopped (close())");
-        restore("from the savepoint");
-    } else {
+    notify(*incarnation, id);
+    if (incarnation->state != Incarnation::State::live) {
         fail_over_if_failed();
+        return;
     }
+    for (const auto& subtask : incarnation->subtasks) subtask->sink->close();
+    incarnation->state = Incarnation::State::stopped;
+    stopped_ = true;
+    line(incarnation->name() + " is stopped (close()); the job waits for a restore from savepoint " + std::to_string(id));
 }
 
-void ContractHarness::zombie_write(int32_t records) {
+void ContractHarness::restore_from_savepoint(int32_t parallelism) {
+    if (!stopped_) return;
+    stopped_ = false;
+    restore("from savepoint", std::max(options_.scale_in ? 1 : parallelism_, parallelism));
+}
+
+void ContractHarness::zombie_write(int32_t pick, int32_t records) {
     Incarnation* zombie = latest_zombie();
     if (zombie == nullptr) return;
-    emit(*zombie, records, nullptr);
+    emit(*zombie->subtasks[static_cast<size_t>(pick % zombie->parallelism())], records, nullptr, kEverything);
     fail_over_if_failed();
 }
 
-void ContractHarness::zombie_pre_commit() {
+void ContractHarness::zombie_pre_commit(int32_t pick) {
     Incarnation* zombie = latest_zombie();
     if (zombie == nullptr) return;
+    Subtask& subtask = *zombie->subtasks[static_cast<size_t>(pick % zombie->parallelism())];
     const int64_t id = next_checkpoint_id_++;  // a barrier that reached the zombie; it never completes
     std::string state;
     std::string error;
     log_calls();
-    const bool ok = zombie->sink->pre_commit(id, &state, &error);
-    line("checkpoint " + std::to_string(id) + ": " + zombie->name() + " (ZOMBIE) pre-commits" +
-             (ok ? "" : " (refused: " + error + ")") + "; it never completes",
+    const bool ok = subtask.sink->pre_commit(id, &state, &error);
+    line("checkpoint " + std::to_string(id) + ": " + subtask.name() + " pre-commits" + (ok ? "" : " (refused: " + error + ")") +
+             "; it never completes",
          true);
     fail_over_if_failed();
 }
@@ -485,18 +572,28 @@ void ContractHarness::advance(int64_t millis) {
 
 void ContractHarness::fail_over_if_failed() {
     if (incarnations_.empty() || violation_) return;
-    if (incarnations_.back()->state == Incarnation::State::crashed) {  // a crash at a point, in the step
-        restore("after the crash");
+    Incarnation& last = *incarnations_.back();
+    if (last.state == Incarnation::State::crashed) {  // a crash at a point, in the step
+        restore("after the crash", parallelism_);
         return;
     }
-    if (incarnations_.back()->state != Incarnation::State::failed) return;
-    Incarnation& failed = *incarnations_.back();
-    line(failed.name() + " FAILS (" + failed.failure + "); the job fails over");
-    failed.sink->close();
-    restore("after the failure");
+    if (last.state != Incarnation::State::failed) return;
+    line(last.name() + " FAILS (" + last.failure + "); the job fails over");
+    for (const auto& subtask : last.subtasks) subtask->sink->close();
+    restore("after the failure", parallelism_);
 }
 
-void ContractHarness::restore(const char* why) {
+std::string ContractHarness::restored_state(int32_t subtask) const {
+    if (last_completed_ == 0) return {};
+    const std::vector<std::string>& states = checkpoints_.at(last_completed_).states;
+    return static_cast<size_t>(subtask) < states.size() ? states[static_cast<size_t>(subtask)] : std::string();
+}
+
+void ContractHarness::restore(const char* why, int32_t parallelism) {
+    const int32_t restored_parallelism =
+        last_completed_ == 0 ? parallelism : static_cast<int32_t>(checkpoints_.at(last_completed_).states.size());
+    parallelism_ = parallelism;
+    in_flight_.reset();  // a checkpoint in flight dies with the incarnation that took it
     for (int attempt = 0; attempt < kRestoreAttempts; ++attempt) {
         if (attempt > 0) {
             const sim::Time until = world_.now() + sim::Duration::seconds(1);  // the restart delay
@@ -505,30 +602,46 @@ void ContractHarness::restore(const char* why) {
         }
         auto incarnation = std::make_unique<Incarnation>();
         incarnation->number = static_cast<int32_t>(incarnations_.size()) + 1;
-        incarnation->node = world_.nodes().add("task-" + std::to_string(incarnation->number));
-        incarnation->context = std::make_unique<Context>(*this, *incarnation);
-        incarnation->position = completed_position();
         Incarnation& current = *incarnation;
         incarnations_.push_back(std::move(incarnation));
+        for (int32_t i = 0; i < parallelism; ++i) {
+            auto subtask = std::make_unique<Subtask>();
+            subtask->incarnation = &current;
+            subtask->index = i;
+            subtask->node = world_.nodes().add("task-" + std::to_string(current.number) + "-" + std::to_string(i));
+            subtask->context = std::make_unique<Context>(*this, *subtask);
+            subtask->position = completed_position();
+            current.subtasks.push_back(std::move(subtask));
+        }
         log_calls();
-        current.sink = config_->make(*current.context, systems_, options_.runtime);
-        const std::string state = last_completed_ == 0 ? std::string() : checkpoints_.at(last_completed_).state;
-        const bool opened = current.sink->open(last_completed_, state);
-        if (opened && current.state == Incarnation::State::live) {
-            line(current.name() + " opens " + why +
+        int32_t opened = 0;
+        for (const auto& subtask : current.subtasks) {
+            subtask->sink = config_->make(*subtask->context, systems_, options_.runtime);
+            if (!subtask->sink->open(last_completed_, restored_state(subtask->index)) || current.state != Incarnation::State::live) break;
+            ++opened;
+        }
+        if (opened == parallelism) {
+            if (paths_ != nullptr && restored_parallelism != parallelism) ++paths_->effects["restored at another parallelism"];
+            if (paths_ != nullptr && parallelism > 1) ++paths_->effects["incarnations with parallel subtasks"];
+            const std::string rescaled = restored_parallelism == parallelism
+                                             ? std::string()
+                                             : ", RESCALED from " + std::to_string(restored_parallelism) + " subtask(s)";
+            line(current.name() + " opens " + why + " with " + std::to_string(parallelism) + " subtask(s)" +
                      (last_completed_ == 0 ? std::string(" from scratch")
                                            : " from checkpoint " + std::to_string(last_completed_) + " (covers #1..#" +
-                                                 std::to_string(completed_position()) + ")"),
+                                                 std::to_string(completed_position()) + ")" + rescaled),
                  true);
             return;
         }
         if (current.state == Incarnation::State::crashed) continue;  // at a point in open(): logged there
         if (current.state == Incarnation::State::live) {
             current.state = Incarnation::State::failed;
-            current.failure = "open returned false";
+            current.failure = "subtask " + std::to_string(opened) + ": open returned false";
         }
         line(current.name() + " cannot open (" + current.failure + "); retried in 1 s", true);
-        current.sink->close();
+        for (const auto& subtask : current.subtasks) {
+            if (subtask->sink) subtask->sink->close();
+        }
     }
     if (!violation_) {
         violation_ = "the sink did not start in " + std::to_string(kRestoreAttempts) +
@@ -553,14 +666,17 @@ void ContractHarness::finish() {
     armed_point_.reset();
     line("FINAL: every fault healed");
     advance(2000);
+    restore_from_savepoint(parallelism_);  // a job still stopped starts again
     for (int round = 0; round < 5 && !violation_; ++round) {
         Incarnation* incarnation = live();
         if (incarnation == nullptr) break;
-        const int64_t missing = static_cast<int64_t>(sequence_.size()) - incarnation->position;
-        if (missing > 0) emit(*incarnation, missing, nullptr);
+        in_flight_.reset();
+        const int64_t written = static_cast<int64_t>(sequence_.size());
+        for (const auto& subtask : incarnation->subtasks) {
+            if (live() == incarnation) emit(*subtask, kEverything, nullptr, written);
+        }
         fail_over_if_failed();
-        if (live() != incarnation) continue;
-        pre_commit();
+        for (int32_t i = 0; i < incarnation->parallelism() && live() == incarnation; ++i) pre_commit(0);
         if (live() != incarnation) continue;
         complete(0, Delivery::now);
         advance(5000);

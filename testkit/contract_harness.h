@@ -6,8 +6,18 @@
 // outside-system calls the step made: each call with its arguments and answer (Kafka's counted).
 //
 // The job's output is one deterministic sequence S of records (key, value), value = position in S
-// (1, 2, 3, ...). An incarnation writes S from its position on; a restore to checkpoint C sets the
-// new incarnation's position to C's, so the records after C are written again (a replay).
+// (1, 2, 3, ...). An incarnation runs the sink in `parallelism` subtasks; record r goes to subtask
+// r.key % parallelism (the job keys its stream before the sink, so one key's records keep their
+// order). Each subtask writes its records of S from its position on; a restore to checkpoint C sets
+// every subtask's position to C's, so the records after C are written again (a replay), routed by
+// the new parallelism. A checkpoint's barrier cuts S at one position P: a subtask writes its records
+// before P, then pre-commits; the records after P wait behind the barrier until it has. The
+// checkpoint is pre-committed when every subtask has, and only then may it complete (as Flink's
+// two-phase-commit sink: the committables of every subtask are committed after the checkpoint
+// completes). A restore gives each subtask the sink state of the same subtask index of the restored
+// checkpoint, none to a subtask that did not exist then, and drops the state of a subtask that no
+// longer exists -- the engine's rule (engine/runtime/operator_chain.cpp: "a sink reads only its own
+// subtask's state").
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -72,20 +82,28 @@ public:
     ContractHarness& operator=(const ContractHarness&) = delete;
 
     // Commands. Each logs one line; none throws for a sink's misbehaviour (check() reports it).
-    void start();  // the first incarnation, from scratch
-    void write(const std::vector<int32_t>& fresh_keys);
-    void pre_commit();
+    // The first incarnation, from scratch, with `parallelism` subtasks.
+    void start(int32_t parallelism);
+    // Subtask `pick` % parallelism of the live incarnation writes its next records.
+    void write(int32_t pick, const std::vector<int32_t>& fresh_keys);
+    // Subtask `pick` % (those that have not yet) pre-commits the checkpoint in flight (a new one
+    // when none is); the checkpoint is pre-committed when the last subtask has.
+    void pre_commit(int32_t pick);
     void complete(int32_t pick, Delivery delivery);
     void deliver_late(int32_t pick);
     void crash();
     // Arms a crash of the live incarnation at its next announcement of `point`.
     void crash_at_point(const std::string& point);
     void cancel();
-    // Stop with a savepoint: the live incarnation pre-commits it, it completes (notification
-    // `delivery`), the incarnation is closed, and a new one restores from the savepoint.
-    void stop_with_savepoint(Delivery delivery);
-    void zombie_write(int32_t records);
-    void zombie_pre_commit();
+    // Stop with a savepoint: every subtask of the live incarnation pre-commits it, it completes and
+    // every subtask is notified (Flink's stop-with-savepoint waits for that notification), the
+    // subtasks are closed and the job stays stopped until restore_from_savepoint (or finish()).
+    void stop_with_savepoint();
+    // A stopped job starts again from its savepoint with `parallelism` subtasks (the same or another;
+    // at least as many as it had unless ContractOptions::scale_in).
+    void restore_from_savepoint(int32_t parallelism);
+    void zombie_write(int32_t pick, int32_t records);
+    void zombie_pre_commit(int32_t pick);
     void fault(const FaultChoice& choice, int64_t millis);
     // Calls that race: the next writes to `system` get these deliveries (sim/external/call_races.h).
     void race(const std::string& system, const std::vector<sim::external::RaceStep>& steps);
@@ -102,11 +120,19 @@ public:
 private:
     class Context;
     struct Incarnation;
+    struct Subtask;
     struct Checkpoint {
         int64_t id = 0;
-        int64_t position = 0;  // records of S written before its barrier
-        std::string state;
+        int64_t position = 0;             // records of S before its barrier
+        std::vector<std::string> states;  // per subtask
+        std::vector<bool> pre_committed;  // per subtask
         int32_t incarnation = 0;
+        bool complete_set() const;        // every subtask pre-committed
+    };
+    struct Notification {
+        int32_t incarnation = 0;
+        int32_t subtask = 0;
+        int64_t checkpoint = 0;
     };
     struct CallCounts {
         uint64_t calls = 0;
@@ -117,17 +143,27 @@ private:
 
     Incarnation* live();
     Incarnation* latest_zombie();
-    Incarnation* by_node(sim::NodeId node);
-    void emit(Incarnation& incarnation, int64_t count, const std::vector<int32_t>* fresh_keys);
-    void restore(const char* why);
+    Subtask* by_node(sim::NodeId node);
+    // `subtask` writes up to `count` of its records of S from its position on, none at or after
+    // `barrier`; new records of S (keys from `fresh_keys`, or by position) once S is written.
+    void emit(Subtask& subtask, int64_t count, const std::vector<int32_t>* fresh_keys, int64_t barrier);
+    void restore(const char* why, int32_t parallelism);
+    // The sink state subtask `subtask` restores from the latest completed checkpoint (the rule above).
+    std::string restored_state(int32_t subtask) const;
+    // Every subtask of `incarnation` is notified that checkpoint `id` completed (while it is live or a zombie).
+    void notify(Incarnation& incarnation, int64_t id);
+    void crash_incarnation(Incarnation& incarnation, const std::string& why);
     void fail_over_if_failed();
     // Logs one numbered step; the outside-system calls made since the last step are listed under
     // that step, or under this one when it `made_the_calls` (its line is written after its call).
     void line(const std::string& text, bool made_the_calls = false);
     void log_calls();
-    // Asks `incarnation` to pre-commit the next checkpoint id into `taken` (its id always, the rest
-    // when it pre-committed); true when it did and is still live. A refusal marks it failed.
-    bool ask_pre_commit(Incarnation& incarnation, Checkpoint& taken);
+    // Asks `subtask` to write its records before `taken`'s barrier and pre-commit `taken` (its state
+    // and mark when it did); true when it did and its incarnation is still live. A refusal marks
+    // the incarnation failed.
+    bool ask_pre_commit(Subtask& subtask, Checkpoint& taken);
+    // A new checkpoint of the live incarnation, its barrier after every record a subtask wrote.
+    Checkpoint trigger(Incarnation& incarnation);
     std::map<std::string, CallCounts> call_counts() const;
     std::string describe(const engine::Record& record) const;
     std::string describe_output(const std::vector<engine::Record>& output) const;
@@ -135,7 +171,7 @@ private:
     int64_t completed_position() const;
     sim::OutsideFaultTarget* target(const std::string& system);
     sim::external::CallRaces* races_of(const std::string& system);
-    // The name of a caller in the call log: "incarnation 2", "incarnation 1 (ZOMBIE)".
+    // The name of a caller in the call log: "incarnation 2, subtask 0", "incarnation 1 (ZOMBIE), subtask 1".
     std::string caller_name(sim::NodeId node);
     // What the sinks left open at the end: open multipart uploads, open Kafka transactions on "output".
     std::pair<size_t, size_t> leaks() const;
@@ -162,10 +198,13 @@ private:
 
     std::vector<engine::Record> sequence_;  // S
     std::vector<std::unique_ptr<Incarnation>> incarnations_;
-    std::map<int64_t, Checkpoint> checkpoints_;  // pre-committed by a live incarnation
+    std::map<int64_t, Checkpoint> checkpoints_;  // pre-committed by every subtask of a live incarnation
+    std::optional<Checkpoint> in_flight_;        // pre-committed by some subtasks of the live incarnation
     int64_t next_checkpoint_id_ = 1;
     int64_t last_completed_ = 0;
-    std::vector<std::pair<int32_t, int64_t>> held_notifications_;  // (incarnation, checkpoint)
+    int32_t parallelism_ = 1;                     // of the live (or next) incarnation
+    bool stopped_ = false;                        // stopped with a savepoint, not yet restored
+    std::vector<Notification> held_notifications_;
     std::map<int64_t, int64_t> shown_values_;                      // keyed table: last visible value per key
     std::optional<std::string> armed_point_;                       // crash the live incarnation there
     bool finished_ = false;                                        // the final checkpoint completed

@@ -21,6 +21,7 @@ namespace {
 // a shrunk sequence stays runnable.
 struct ModelData {
     int keys = 4;
+    int32_t parallelism = 1;             // the most subtasks an incarnation runs (ContractOptions::parallelism)
     std::map<std::string, int> weights;  // engine fault kinds -> weight (crash, zombie, ...)
     std::vector<FaultChoice> faults;     // outside-system faults (but races)
     std::vector<int> fault_weights;      // per entry of `faults`
@@ -46,6 +47,14 @@ using Command = rc::state::Command<ContractModel, ContractHarness>;
 // sizes, which would starve the commands and fault choices listed last); shrinks towards 0.
 rc::Gen<int> uniform(int total) { return rc::gen::resize(100, rc::gen::inRange<int>(0, total)); }
 
+// Which subtask a command addresses: drawn in [0, parallelism); the harness takes it modulo the
+// number of subtasks running then, so a shrunk sequence stays runnable.
+rc::Gen<int32_t> subtask_pick(const ContractModel& m) { return rc::gen::resize(100, rc::gen::inRange<int32_t>(0, m->parallelism)); }
+
+void show_subtask(std::ostream& os, const ContractModel& m, int32_t subtask) {
+    if (m->parallelism > 1) os << "subtask " << subtask << " (modulo the subtasks running): ";
+}
+
 void check_now(ContractHarness& harness) {
     if (auto v = harness.check()) {
         const std::string the_sink_broke_the_contract = *v + "\n\nWhat happened (the shrunk run, step by step):\n" + harness.log();
@@ -54,12 +63,17 @@ void check_now(ContractHarness& harness) {
 }
 
 struct Write final : Command {
+    ContractModel model;
+    int32_t subtask;
     std::vector<int32_t> keys;
     explicit Write(const ContractModel& m)
-        : keys(*rc::gen::resize(4, rc::gen::nonEmpty(rc::gen::container<std::vector<int32_t>>(
+        : model(m),
+          subtask(*subtask_pick(m)),
+          keys(*rc::gen::resize(4, rc::gen::nonEmpty(rc::gen::container<std::vector<int32_t>>(
               rc::gen::inRange<int32_t>(0, m->keys))))) {}
-    void run(const ContractModel&, ContractHarness& h) const override { h.write(keys); check_now(h); }
+    void run(const ContractModel&, ContractHarness& h) const override { h.write(subtask, keys); check_now(h); }
     void show(std::ostream& os) const override {
+        show_subtask(os, model, subtask);
         os << "write the job's next " << keys.size() << " record(s) (replayed ones first; new ones get keys";
         for (int32_t k : keys) os << " k" << k;
         os << ")";
@@ -67,9 +81,14 @@ struct Write final : Command {
 };
 
 struct PreCommit final : Command {
-    explicit PreCommit(const ContractModel&) {}
-    void run(const ContractModel&, ContractHarness& h) const override { h.pre_commit(); check_now(h); }
-    void show(std::ostream& os) const override { os << "pre-commit the next checkpoint"; }
+    ContractModel model;
+    int32_t subtask;  // among the subtasks that have not pre-committed the checkpoint in flight
+    explicit PreCommit(const ContractModel& m) : model(m), subtask(*subtask_pick(m)) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.pre_commit(subtask); check_now(h); }
+    void show(std::ostream& os) const override {
+        if (model->parallelism > 1) os << "subtask " << subtask << " (modulo the subtasks still waiting for the barrier): ";
+        os << "pre-commit the checkpoint in flight (or the next one)";
+    }
 };
 
 struct Complete final : Command {
@@ -116,27 +135,43 @@ struct Cancel final : Command {
 };
 
 struct StopWithSavepoint final : Command {
-    Delivery delivery;
-    explicit StopWithSavepoint(const ContractModel& m)
-        : delivery(*rc::gen::weightedElement<Delivery>(
-              {{5, Delivery::now}, {static_cast<size_t>(m->weight("notification_lost")), Delivery::lost}})) {}
-    void run(const ContractModel&, ContractHarness& h) const override { h.stop_with_savepoint(delivery); check_now(h); }
+    explicit StopWithSavepoint(const ContractModel&) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.stop_with_savepoint(); check_now(h); }
+    void show(std::ostream& os) const override { os << "stop with a savepoint"; }
+};
+
+struct RestoreFromSavepoint final : Command {
+    int32_t parallelism;
+    explicit RestoreFromSavepoint(const ContractModel& m)
+        : parallelism(*rc::gen::resize(100, rc::gen::inRange<int32_t>(1, m->parallelism + 1))) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.restore_from_savepoint(parallelism); check_now(h); }
     void show(std::ostream& os) const override {
-        os << "stop with a savepoint (notification " << to_string(delivery) << "), restore from it";
+        os << "restore the stopped job from its savepoint with " << parallelism << " subtask(s) (or as many as it had, if more"
+           << " and scale_in is off)";
     }
 };
 
 struct ZombieWrite final : Command {
+    ContractModel model;
+    int32_t subtask;
     int32_t records;
-    explicit ZombieWrite(const ContractModel&) : records(*rc::gen::inRange<int32_t>(1, 4)) {}
-    void run(const ContractModel&, ContractHarness& h) const override { h.zombie_write(records); check_now(h); }
-    void show(std::ostream& os) const override { os << "the zombie writes " << records << " record(s)"; }
+    explicit ZombieWrite(const ContractModel& m) : model(m), subtask(*subtask_pick(m)), records(*rc::gen::inRange<int32_t>(1, 4)) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.zombie_write(subtask, records); check_now(h); }
+    void show(std::ostream& os) const override {
+        show_subtask(os, model, subtask);
+        os << "the zombie writes " << records << " record(s)";
+    }
 };
 
 struct ZombiePreCommit final : Command {
-    explicit ZombiePreCommit(const ContractModel&) {}
-    void run(const ContractModel&, ContractHarness& h) const override { h.zombie_pre_commit(); check_now(h); }
-    void show(std::ostream& os) const override { os << "the zombie pre-commits"; }
+    ContractModel model;
+    int32_t subtask;
+    explicit ZombiePreCommit(const ContractModel& m) : model(m), subtask(*subtask_pick(m)) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.zombie_pre_commit(subtask); check_now(h); }
+    void show(std::ostream& os) const override {
+        show_subtask(os, model, subtask);
+        os << "the zombie pre-commits";
+    }
 };
 
 using sim::external::CallDelivery;
@@ -208,7 +243,7 @@ rc::Gen<std::shared_ptr<const Command>> next_command(const ContractModel& model)
         for (int w : m.fault_weights) fault_weight += w;
         cached = {model.data, std::make_shared<const Slots>(Slots{
                           {12, make_command<Write>},
-                          {8, make_command<PreCommit>},
+                          {12, make_command<PreCommit>},  // one per subtask before a checkpoint can complete
                           {8, make_command<Complete>},
                           {4, make_command<Advance>},
                           {m.weight("notification_late") > 0 ? 4 : 0, make_command<DeliverLate>},
@@ -216,6 +251,7 @@ rc::Gen<std::shared_ptr<const Command>> next_command(const ContractModel& model)
                           {m.points.empty() ? 0 : 4 * m.weight("crash_at_point"), make_command<CrashAtPoint>},
                           {4 * m.weight("zombie"), make_command<Cancel>},
                           {2 * m.weight("stop_with_savepoint"), make_command<StopWithSavepoint>},
+                          {3 * m.weight("stop_with_savepoint"), make_command<RestoreFromSavepoint>},
                           {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombieWrite>},
                           {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombiePreCommit>},
                           {fault_weight == 0 ? 0 : 4 * static_cast<int>(std::max<size_t>(1, m.faults.size() / 3)), make_command<Fault>},
@@ -338,6 +374,8 @@ Plan make_plan(const ContractOptions& options) {
     }
     auto data = std::make_shared<ModelData>();
     data->keys = std::max(1, options.keys);
+    if (options.parallelism < 1) throw std::invalid_argument("ContractOptions::parallelism: at least 1 subtask");
+    data->parallelism = options.parallelism;
     for (const auto& [kind, weight] : weights) {
         auto it = kind_systems.find(kind);
         if (it == kind_systems.end() || kind == kCallRaces) {
@@ -362,9 +400,14 @@ Plan make_plan(const ContractOptions& options) {
 std::function<void()> property_of(const Plan& plan, const ContractOptions& options, std::shared_ptr<FaultPaths> paths) {
     return [plan, options, paths] {
         const uint64_t seed = *rc::gen::inRange<uint64_t>(1, 1'000'000'000);
+        // Half the cases run one subtask (the single-subtask paths keep their share), half 2..parallelism.
+        const int32_t most = plan.model->parallelism;
+        const auto parallelism = most == 1 ? 1
+                                           : *rc::gen::weightedOneOf<int32_t>(
+                                                 {{1, rc::gen::just<int32_t>(1)}, {1, rc::gen::resize(100, rc::gen::inRange<int32_t>(2, most + 1))}});
         const auto commands = *rc::state::gen::commands(plan.model, next_command);
         ContractHarness harness(plan.config, options, plan.checks, seed, paths.get());
-        harness.start();
+        harness.start(parallelism);
         check_now(harness);
         for (const auto& command : commands) {
             const std::string& kind = [&]() -> const std::string& {

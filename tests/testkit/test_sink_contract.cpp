@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -87,6 +88,99 @@ TEST_CASE("sink contract: a sink that forgets its restored state is caught losin
     const auto result = check_sink_contract(o);
     INFO(result.report);
     REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("MISSING") != std::string::npos);
+}
+
+// The Kafka exactly-once sink told that every subtask is subtask 0, so it names its transactional
+// ids without the subtask index ("sink-0-<checkpoint>" on every subtask): modelled on FLINK-7978
+// (apache/flink#4955, "transactional ids to use and to abort could clash between subtasks"). Two
+// subtasks then take the same id: the later init_transactions fences the earlier producer and
+// aborts its open transaction, and each subtask's lingering-transaction abort at open hits the
+// other's. One subtask never shows it.
+class SubtaskBlindContext final : public engine::SinkContext {
+public:
+    explicit SubtaskBlindContext(engine::SinkContext& inner) : inner_(inner) {}
+    sim::World& world() override { return inner_.world(); }
+    sim::NodeId node() const override { return inner_.node(); }
+    int32_t subtask() const override { return 0; }
+    int64_t attempt() const override { return inner_.attempt(); }
+    engine::RunObserver& observer() override { return inner_.observer(); }
+    void after(sim::Duration delay, std::function<void()> fn) override { inner_.after(delay, std::move(fn)); }
+    void fail(const std::string& reason) override { inner_.fail(reason); }
+
+private:
+    engine::SinkContext& inner_;
+};
+
+class SubtaskBlindSink final : public engine::Sink {
+public:
+    SubtaskBlindSink(engine::SinkContext& context, const engine::SinkConfig& inner, const engine::OutsideSystems& systems,
+                     const engine::RuntimeConfig& runtime)
+        : context_(context), inner_(inner.make(context_, systems, runtime)) {}
+    bool open(int64_t id, const std::string& state) override { return inner_->open(id, state); }
+    void write(const engine::RecordBatch& records) override { inner_->write(records); }
+    bool pre_commit(int64_t id, std::string* state, std::string* error) override { return inner_->pre_commit(id, state, error); }
+    void checkpoint_complete(int64_t id) override { inner_->checkpoint_complete(id); }
+    bool settled() const override { return inner_->settled(); }
+    void close() override { inner_->close(); }
+
+private:
+    SubtaskBlindContext context_;  // outlives inner_ (declared first)
+    std::unique_ptr<engine::Sink> inner_;
+};
+
+class SubtaskBlindKafkaConfig final : public engine::SinkConfig {
+public:
+    std::unique_ptr<engine::Sink> make(engine::SinkContext& context, const engine::OutsideSystems& systems,
+                                       const engine::RuntimeConfig& runtime) const override {
+        return std::make_unique<SubtaskBlindSink>(context, kafka_, systems, runtime);
+    }
+    std::vector<engine::Record> read_output(const engine::OutsideSystems& systems) const override {
+        return kafka_.read_output(systems);
+    }
+    std::string kafka_topic() const override { return kafka_.kafka_topic(); }
+
+private:
+    engine::KafkaSinkConfig kafka_{engine::KafkaSinkOptions{"output", engine::DeliveryGuarantee::exactly_once, "sink"}};
+};
+
+TEST_CASE("sink contract: transactional ids without the subtask index are caught by parallel subtasks only", "[testkit]") {
+    ContractOptions o;
+    o.config = std::make_shared<SubtaskBlindKafkaConfig>();
+    const auto caught = check_sink_contract(o);  // the default cases: 1..3 subtasks
+    INFO(caught.report);
+    REQUIRE_FALSE(caught.passed);
+    CHECK(caught.report.find("with 2 subtask(s)") != std::string::npos);
+    CHECK(caught.report.find("incarnation 1, subtask 0 cannot pre-commit") != std::string::npos);  // in the user's words, by subtask
+    CHECK(caught.report.find("fenced") != std::string::npos);
+    o.parallelism = 1;
+    o.cases = 1000;
+    const auto alone = check_sink_contract(o);
+    INFO(alone.report);
+    CHECK(alone.passed);
+}
+
+TEST_CASE("sink contract: parallel subtasks, savepoint restores and rescales are exercised by default", "[testkit]") {
+    const auto result = check_sink_contract(kafka("exactly_once", 300));
+    INFO(result.report);
+    CHECK(result.passed);
+    CHECK(result.faults_drawn.at("stop_with_savepoint") > 0);
+    CHECK(result.report.find("incarnations with parallel subtasks") != std::string::npos);
+    CHECK(result.report.find("restored at another parallelism") != std::string::npos);
+}
+
+// A known gap of the engine, shown: it gives a restored sink subtask only its own subtask's state,
+// so scaling in drops the removed subtasks' committables (Flink redistributes them). With
+// ContractOptions::scale_in the Kafka sink loses the records of a savepoint whose commit failed at
+// the stop; off by default until the engine redistributes sink state.
+TEST_CASE("sink contract: scale_in shows the engine dropping the removed subtasks' sink state", "[testkit]") {
+    auto o = kafka("exactly_once", 3000);
+    o.scale_in = true;
+    o.faults = {{"kafka_commit_errors", 1}, {"stop_with_savepoint", 1}};
+    const auto result = check_sink_contract(o);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("RESCALED from") != std::string::npos);
     CHECK(result.report.find("MISSING") != std::string::npos);
 }
 
