@@ -50,6 +50,17 @@ RecordBatch poll_source_records(KafkaSourceReader& reader, size_t max_records) {
     return out;
 }
 
+// The equal events of fill_equal_events (per_partition in each of 2 partitions), read from the start
+// by one source reader: what the sink tests below write.
+RecordBatch read_equal_source_events(SourceIdentityWorld& w, int64_t per_partition) {
+    const SourceOffsets end = fill_equal_events(w, per_partition);
+    KafkaSourceReader reader(w.kafka, w.task_node, "input", 0, 1, end, std::nullopt, nullptr);
+    reader.restore({});
+    RecordBatch events = poll_source_records(reader, 100);
+    REQUIRE(events.size() == static_cast<size_t>(2 * per_partition));
+    return events;
+}
+
 // The records' names, sorted (a restored reader may visit its splits in another order).
 std::vector<std::string> sorted_source_names(const RecordBatch& records) {
     std::vector<std::string> out;
@@ -130,11 +141,7 @@ TEST_CASE("source identity: unaligned channel state keeps it only in the form th
 TEST_CASE("document sink: source_offset ids keep equal events apart and a replay rewrites the same documents",
           "[source_identity][idempotent_sinks]") {
     SourceIdentityWorld w;
-    const SourceOffsets end = fill_equal_events(w, 6);
-    KafkaSourceReader reader(w.kafka, w.task_node, "input", 0, 1, end, std::nullopt, nullptr);
-    reader.restore({});
-    const RecordBatch events = poll_source_records(reader, 100);
-    REQUIRE(events.size() == 12);
+    const RecordBatch events = read_equal_source_events(w, 6);
     for (DocumentIdMode mode : {DocumentIdMode::source_offset, DocumentIdMode::record}) {
         INFO(to_string(mode));
         external::DocumentStore store(w.world.scheduler(), w.world.network(), w.store_node, w.world.prng("documents"));
@@ -167,11 +174,7 @@ TEST_CASE("document sink: source_offset ids keep equal events apart and a replay
 TEST_CASE("key-value sink: source_offset event ids count equal events once each, across a replay",
           "[source_identity][idempotent_sinks]") {
     SourceIdentityWorld w;
-    const SourceOffsets end = fill_equal_events(w, 4);
-    KafkaSourceReader reader(w.kafka, w.task_node, "input", 0, 1, end, std::nullopt, nullptr);
-    reader.restore({});
-    const RecordBatch events = poll_source_records(reader, 100);
-    REQUIRE(events.size() == 8);
+    const RecordBatch events = read_equal_source_events(w, 4);
     external::KeyValueStore store(w.world.scheduler(), w.world.network(), w.store_node);
     KeyValueSinkOptions options;
     options.event_id = KeyValueEventId::source_offset;
@@ -196,11 +199,7 @@ TEST_CASE("key-value sink: a dedup not atomic with its effect loses a count when
           "after the SETNX applied, the atomic script does not",
           "[source_identity][idempotent_sinks]") {
     SourceIdentityWorld w;
-    const SourceOffsets end = fill_equal_events(w, 2);
-    KafkaSourceReader reader(w.kafka, w.task_node, "input", 0, 1, end, std::nullopt, nullptr);
-    reader.restore({});
-    const RecordBatch events = poll_source_records(reader, 100);
-    REQUIRE(events.size() == 4);
+    const RecordBatch events = read_equal_source_events(w, 2);
     for (KeyValueSinkMode mode : {KeyValueSinkMode::dedup, KeyValueSinkMode::dedup_non_atomic}) {
         INFO(to_string(mode));
         external::KeyValueStore store(w.world.scheduler(), w.world.network(), w.store_node);
