@@ -30,6 +30,7 @@ public:
             sim::external::InputProducerSpec spec{in.topic, in.records, in.keys, in.rate_per_second, in.value_min, in.value_max,
                                                   in.hot_key_percent};
             spec.event_time = in.event_time;
+            spec.partition_weights = in.partition_weights;
             inputs_.push_back(std::make_unique<sim::external::InputProducer>(world.scheduler(), kafka_, spec,
                                                                              world.prng("input/" + in.topic)));
         }

@@ -63,6 +63,7 @@ const std::vector<Entry>& entries() {
             {{points::kCdcBinlogCheckpointed, kTaskManager, "the cdc_source"}, Needs::cdc_source},
             {{points::kTaskEndOfData, kTaskManager, "every task at the end of its bounded input (every job)"}, Needs::nothing},
             {{points::kTaskFinalSnapshot, kTaskManager, "every task after its end of input (checkpointing enabled, or a savepoint)"}, Needs::checkpointing},
+            {{points::kTaskFinished, kTaskManager, "every task once its final checkpoint completed and its inputs ended (checkpointing enabled, or a savepoint)"}, Needs::checkpointing},
             {{points::kSavepointCompleted, kJobManager, "the checkpoint coordinator taking a savepoint (\"savepoints\" or \"deployments\")"}, Needs::savepoint},
             {{points::kStopWithSavepointTriggered, kJobManager, "the checkpoint coordinator stopping a deployment (\"deployments\")"}, Needs::later_deployment},
             {{points::kTaskRestoringRescaled, kTaskManager, "a task of a later deployment restoring another parallelism's state (\"deployments\")"}, Needs::later_deployment},

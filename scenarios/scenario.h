@@ -48,6 +48,7 @@ struct InputSpec {
     int64_t value_min = 1;
     int64_t value_max = 100;
     int32_t hot_key_percent = 0;  // key skew: this share of the records carries key 0 (one partition, one keyed subtask)
+    std::vector<int64_t> partition_weights = {};  // uneven splits: a weight per partition (sim/external/input_producer.h)
     // The records' event time (sim/external/input_producer.h); none: the append time, in order.
     std::optional<sim::external::EventTimeSpec> event_time = std::nullopt;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/checkpointing/checkpoint_plan.h"
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
 #include "engine/runtime/protocol_points.h"
@@ -32,8 +33,10 @@ CheckpointCoordinator::CheckpointCoordinator(ExecutionGateway& gateway, sim::Nod
 
 // ---- lifecycle ----------------------------------------------------------------------------------
 
-void CheckpointCoordinator::start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement) {
+void CheckpointCoordinator::start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement,
+                                  const std::set<std::pair<int32_t, int32_t>>& finished) {
     running_ = true;
+    finished_ = finished;
     stopping_ = false;
     savepoints_requested_.clear();
     attempt_ = attempt;
@@ -41,6 +44,10 @@ void CheckpointCoordinator::start(int64_t attempt, const std::vector<std::vector
     ++generation_;
     // Flink: the first trigger at a random delay in [min pause, interval], then at a fixed rate.
     if (config_.enabled) schedule_periodic(prng_.duration_between(config_.min_pause, interval()));
+}
+
+void CheckpointCoordinator::task_finished(const TaskKey& task) {
+    if (running_ && task.attempt == attempt_) finished_.insert({task.vertex, task.subtask});
 }
 
 void CheckpointCoordinator::recover(const StoredCheckpoints& found, const CompletedCheckpoint* latest) {
@@ -201,6 +208,11 @@ void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_k
 }
 
 void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t user_request) {
+    const CheckpointPlan plan = plan_checkpoint(gateway_.job(), finished_);
+    if (plan.to_trigger.empty() || (snapshot.is_savepoint() && !plan.finished.empty())) {
+        refuse_with_finished_tasks(id, snapshot, plan.to_trigger.empty());
+        return;
+    }
     ++gateway_.stats().checkpoints_triggered;
     Pending& pending = pending_[id];
     pending.id = id;
@@ -212,9 +224,11 @@ void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t u
         stopping_ = true;  // Flink stops the checkpoint scheduler for a stop-with-savepoint
         gateway_.world().scheduler().cancel(periodic_timer_);
     }
-    for (int32_t v = 0; v < static_cast<int32_t>(placement_.size()); ++v) {
-        for (int32_t s = 0; s < static_cast<int32_t>(placement_[static_cast<size_t>(v)].size()); ++s) pending.awaiting.insert({v, s});
-    }
+    pending.awaiting = plan.to_wait_for;
+    pending.result.finished = plan.finished;
+    // A finished source acknowledges no more: its offsets (the end of its splits) stay those of the
+    // latest completed checkpoint; the running sources' acknowledgements overwrite theirs.
+    if (!plan.finished.empty() && latest() != nullptr) pending.result.offsets = latest()->offsets;
     const uint64_t generation = generation_;
     pending.timeout = gateway_.world().scheduler().schedule(
         config_.timeout, node_, kTimeout, static_cast<uint64_t>(id), on_coordinator(&gateway_, node_, instance_, [generation, id](CheckpointCoordinator& c) {
@@ -224,10 +238,23 @@ void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t u
         }));
     gateway_.observer().checkpoint_triggered(gateway_.world().now(), id, snapshot);
     gateway_.world().announce(snapshot.terminates() ? points::kStopWithSavepointTriggered : points::kCheckpointTriggered, node_, id);
+    // One trigger message per TaskManager, naming its subtasks to trigger.
+    std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>> per_node;
+    for (const auto& [v, s] : plan.to_trigger) per_node[placement_[static_cast<size_t>(v)][static_cast<size_t>(s)]].push_back({v, s});
     const int64_t attempt = attempt_;
-    for (sim::NodeId tm : nodes_running(true)) {
-        gateway_.trigger_checkpoint(node_, tm, attempt, id, snapshot, gateway_.world().now());
+    for (const auto& [tm, tasks] : per_node) {
+        gateway_.trigger_checkpoint(node_, tm, attempt, id, snapshot, gateway_.world().now(), tasks);
     }
+}
+
+// Flink's plan calculator refuses a checkpoint when every task finished; eosim also refuses a
+// savepoint while some have (its savepoint format has no finished marker). Neither counts as a
+// failure, and a refused savepoint is not asked again in this attempt (a stop-with-savepoint fails).
+void CheckpointCoordinator::refuse_with_finished_tasks(int64_t id, SnapshotType snapshot, bool all_finished) {
+    const std::string detail = all_finished ? "every task has finished" : "a savepoint while some tasks have finished";
+    report_aborted(id, CheckpointFailureReason::not_all_required_tasks_running, detail);
+    // A refused savepoint request stays in savepoints_requested_: not asked again in this attempt.
+    if (snapshot.terminates() && running_) fail_job_("stop-with-savepoint failed: " + detail);
 }
 
 // ---- acknowledgements and completion ------------------------------------------------------------
@@ -454,7 +481,7 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
     gateway_.world().announce(points::kCheckpointCompleted, node_, checkpoint_id);
     if (!notify) return;
     const int64_t attempt = attempt_;
-    for (sim::NodeId tm : nodes_running(false)) {
+    for (sim::NodeId tm : nodes_running()) {
         gateway_.notify_checkpoint_complete(node_, tm, attempt, checkpoint_id);
     }
 }
@@ -531,7 +558,7 @@ void CheckpointCoordinator::report_aborted(int64_t checkpoint_id, CheckpointFail
 
 void CheckpointCoordinator::notify_aborted(int64_t checkpoint_id) {
     const int64_t attempt = attempt_;
-    for (sim::NodeId tm : nodes_running(false)) {
+    for (sim::NodeId tm : nodes_running()) {
         gateway_.notify_checkpoint_aborted(node_, tm, attempt, checkpoint_id);
     }
 }
@@ -588,12 +615,9 @@ bool CheckpointCoordinator::referenced(const std::string& key) const {
            std::any_of(aborted_while_writing_.begin(), aborted_while_writing_.end(), [&refers](const auto& a) { return refers(a.second); });
 }
 
-std::set<sim::NodeId> CheckpointCoordinator::nodes_running(bool sources_only) const {
+std::set<sim::NodeId> CheckpointCoordinator::nodes_running() const {
     std::set<sim::NodeId> nodes;
-    for (size_t v = 0; v < placement_.size(); ++v) {
-        if (sources_only && !is_source_kind(gateway_.job().vertices[v].kind)) continue;
-        nodes.insert(placement_[v].begin(), placement_[v].end());
-    }
+    for (const auto& subtasks : placement_) nodes.insert(subtasks.begin(), subtasks.end());
     return nodes;
 }
 

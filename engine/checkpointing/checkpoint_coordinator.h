@@ -57,6 +57,13 @@
 // checkpoints holding it were discarded) declines its checkpoint instead of completing one that
 // refers to a deleted file. A recovering JobManager rebuilds the registry from the retained
 // checkpoints (recover()).
+//
+// Finished tasks (FLIP-147, checkpoints-after-tasks-finish): once a subtask reports finished, the
+// checkpoints that follow trigger and wait for the running subtasks only (checkpoint_plan.h), record
+// the finished ones as finished, and carry the source offsets of the latest completed checkpoint
+// for the partitions no running source acknowledges (a finished source's: its end offsets; the
+// oracles read the input prefix from them). A savepoint while some subtask has finished is refused
+// (NOT_ALL_REQUIRED_TASKS_RUNNING; eosim's canonical savepoint format has no finished marker).
 #include <cstdint>
 #include <algorithm>
 #include <deque>
@@ -92,8 +99,13 @@ public:
     // Reaches the job through `gateway`; `instance` numbers its JobManager process on `node`.
     CheckpointCoordinator(ExecutionGateway& gateway, sim::NodeId node, uint64_t instance, FailJob fail_job, Settled settled);
 
-    // Starts periodic checkpoints for a running attempt deployed at `placement`.
-    void start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement);
+    // Starts periodic checkpoints for a running attempt deployed at `placement`, `finished` its
+    // subtasks deployed finished (the restored checkpoint's).
+    void start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement,
+               const std::set<std::pair<int32_t, int32_t>>& finished = {});
+    // A subtask of the running attempt finished (FLIP-147): from the next checkpoint on it is
+    // neither triggered nor waited for, and recorded as finished (checkpoint_plan.h).
+    void task_finished(const TaskKey& task);
     // Stops triggering; every pending checkpoint ends aborted for `reason` (failover: suspend; end
     // of job: shutdown), and the tasks are told.
     void stop(CheckpointFailureReason reason, const std::string& detail);
@@ -151,6 +163,7 @@ private:
     void reserve_id(const CheckpointRequest& request);
     void id_reserved(int64_t id, const std::string& counter_key, bool ok, const CheckpointRequest& request);
     void trigger(int64_t id, SnapshotType snapshot, int32_t user_request);
+    void refuse_with_finished_tasks(int64_t id, SnapshotType snapshot, bool all_finished);
     // -- completion
     void write_metadata(Pending& pending);
     void write_savepoint_metadata(Pending& pending);
@@ -188,7 +201,8 @@ private:
     bool referenced(const std::string& key) const;
     // The shared files the checkpoints retained besides a completing one refer to (its metadata keeps them).
     std::vector<std::string> older_retained_shared() const;
-    std::set<sim::NodeId> nodes_running(bool sources_only) const;
+    // Every TaskManager of the attempt.
+    std::set<sim::NodeId> nodes_running() const;
 
     ExecutionGateway& gateway_;
     sim::NodeId node_;
@@ -206,6 +220,7 @@ private:
     bool triggering_ = false;  // an id is being made durable; its trigger has not gone out yet
     int64_t attempt_ = 0;
     std::vector<std::vector<sim::NodeId>> placement_;
+    std::set<std::pair<int32_t, int32_t>> finished_;  // subtasks of the attempt known finished
     int64_t last_id_ = 0;
     std::string counter_key_;  // where the highest durable id is (removed once a higher one is durable)
     sim::TimerId periodic_timer_{};

@@ -213,6 +213,16 @@ std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint,
     MetadataWriter w;
     w.open_object();
     w.number("checkpoint", checkpoint.id);
+    if (!checkpoint.finished.empty()) {  // FLIP-147: subtasks that had finished (no state of theirs here)
+        w.open_array("finished");
+        for (const auto& [vertex, subtask] : checkpoint.finished) {
+            w.open_object();
+            w.number("subtask", subtask);
+            w.number("vertex", vertex);
+            w.close_object();
+        }
+        w.close_array();
+    }
     w.open_array("handles");
     for (const auto& [where, handle] : checkpoint.handles) {
         w.open_object();
@@ -263,6 +273,9 @@ CompletedCheckpoint parse_checkpoint_metadata(const std::string& text) {
     }
     for (const auto& o : metadata.at("offsets")) {
         checkpoint.offsets[{o.at("topic").get<std::string>(), o.at("partition").get<int32_t>()}] = o.at("offset").get<int64_t>();
+    }
+    if (metadata.contains("finished")) {
+        for (const auto& f : metadata.at("finished")) checkpoint.finished.insert({f.at("vertex").get<int32_t>(), f.at("subtask").get<int32_t>()});
     }
     if (metadata.contains("shared")) {
         for (const auto& s : metadata.at("shared")) {

@@ -9,6 +9,8 @@
 // `coordinator_on`, since a crashed JobManager process is gone and its callbacks must not run.
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/checkpointing/snapshot_type.h"
 #include "engine/runtime/deployment.h"
@@ -30,9 +32,10 @@ public:
     virtual EngineStats& stats() = 0;
     // The coordinator of JobManager process `instance` on `node`; nullptr once that process is gone.
     virtual CheckpointCoordinator* coordinator_on(sim::NodeId node, uint64_t instance) = 0;
-    // `started`: the checkpoint's trigger time, which its barriers carry (Flink's barrier timestamp).
+    // `started`: the checkpoint's trigger time, which its barriers carry (Flink's barrier timestamp);
+    // `tasks`: the (vertex, subtask) pairs on `to` to trigger (checkpoint_plan.h).
     virtual void trigger_checkpoint(sim::NodeId from, sim::NodeId to, int64_t attempt, int64_t checkpoint_id,
-                                    SnapshotType snapshot, sim::Time started) = 0;
+                                    SnapshotType snapshot, sim::Time started, std::vector<std::pair<int32_t, int32_t>> tasks) = 0;
     virtual void notify_checkpoint_complete(sim::NodeId from, sim::NodeId to, int64_t attempt, int64_t checkpoint_id) = 0;
     virtual void notify_checkpoint_aborted(sim::NodeId from, sim::NodeId to, int64_t attempt, int64_t checkpoint_id) = 0;
     // The user's savepoint request `index` (-1: none) completed with `savepoint`.

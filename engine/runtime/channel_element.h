@@ -14,7 +14,8 @@ namespace eosim::engine {
 // The small members come last, together: an element in flight is captured by the delivery event,
 // which must fit sim::Callback's inline storage (RecordWriter::send_ready).
 struct ChannelElement {
-    enum class Type : uint8_t { records, barrier, end_of_data, cancellation_marker, watermark, watermark_status };
+    // end_of_partition: the producer finished (FLIP-147) and sends nothing more on this channel.
+    enum class Type : uint8_t { records, barrier, end_of_data, cancellation_marker, watermark, watermark_status, end_of_partition };
     Type type = Type::records;
     int64_t checkpoint_id = 0;
     RecordBatch records;

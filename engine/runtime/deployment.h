@@ -4,6 +4,7 @@
 #include <compare>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,9 @@ struct CompletedCheckpoint {
     // After a JobManager restart only: the shared files the checkpoints retained before this one
     // referred to when this one completed (its metadata says); held for them as a group.
     std::vector<std::string> older_shared;
+    // Subtasks that had finished (FLIP-147: end of partition sent, gone): no state of theirs is in
+    // the checkpoint, and a restore deploys them finished (Flink's FinishedOperatorSubtaskState).
+    std::set<std::pair<int32_t, int32_t>> finished;
 };
 
 // What a task's acknowledgement says of the shared files its (incremental) state refers to.

@@ -27,10 +27,10 @@ public:
         return jm == nullptr ? nullptr : &jm->coordinator();
     }
     void trigger_checkpoint(sim::NodeId from, sim::NodeId to, int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot,
-                            sim::Time started) override {
+                            sim::Time started, std::vector<std::pair<int32_t, int32_t>> tasks) override {
         engine_.send_to_task_manager(from, to, messages::kTriggerCheckpoint, static_cast<uint64_t>(checkpoint_id),
-                                     [attempt, checkpoint_id, snapshot, started](TaskManager& t) {
-                                         t.trigger_checkpoint(attempt, checkpoint_id, snapshot, started);
+                                     [attempt, checkpoint_id, snapshot, started, tasks = std::move(tasks)](TaskManager& t) {
+                                         t.trigger_checkpoint(attempt, checkpoint_id, snapshot, started, tasks);
                                      });
     }
     void notify_checkpoint_complete(sim::NodeId from, sim::NodeId to, int64_t attempt, int64_t checkpoint_id) override {

@@ -304,6 +304,11 @@ void JobManager::try_deploy() {
     } else if (savepoint_restore_) {
         deployment_.restore = *savepoint_restore_;
     }
+    if (job.runtime.finished_sources_read_again) {  // the negative control: finished sources deployed to run
+        std::erase_if(deployment_.restore.finished, [&job](const auto& subtask) {
+            return is_source_kind(job.vertices[static_cast<size_t>(subtask.first)].kind);
+        });
+    }
     phase_ = Phase::deploying;
     ready_.clear();
     finished_.clear();
@@ -354,7 +359,7 @@ void JobManager::task_ready(const TaskKey& task) {
     std::set<sim::NodeId> nodes;
     for (const auto& subtasks : deployment_.placement) nodes.insert(subtasks.begin(), subtasks.end());
     for (sim::NodeId tm : nodes) send_start(tm);
-    coordinator_.start(attempt_, deployment_.placement);
+    coordinator_.start(attempt_, deployment_.placement, deployment_.restore.finished);
     engine_.world().announce(points::kJobRunning, node_, attempt_);
     if (phase_ == Phase::running && engine_.job_manager() == this) ask_for_savepoints();
 }
@@ -377,6 +382,7 @@ void JobManager::task_failed(const TaskKey& task, const std::string& reason) {
 void JobManager::task_finished(const TaskKey& task) {
     if (!is_current(task) || phase_ != Phase::running) return;
     finished_.insert({task.vertex, task.subtask});
+    coordinator_.task_finished(task);
     if (static_cast<int32_t>(finished_.size()) < total_subtasks()) return;
     phase_ = Phase::finished;
     coordinator_.stop(CheckpointFailureReason::checkpoint_coordinator_shutdown, "the job finished");

@@ -153,6 +153,9 @@ struct RuntimeConfig {
     // A negative control, never in a passing scenario: a source keeps reading and emitting records
     // after the barrier of a stop-with-savepoint (Flink suspends the sources with that barrier).
     bool sources_read_after_stop = false;
+    // A negative control (FLIP-147): a source subtask that the restored checkpoint records as
+    // finished is deployed running, with no state: it reads its splits again from the start.
+    bool finished_sources_read_again = false;
 };
 
 struct JobSpec {

@@ -48,6 +48,7 @@ inline constexpr std::string_view kChannelStatePersisted = "task.channel_state_p
 inline constexpr std::string_view kChannelStateReplaying = "task.replaying_channel_state";  // a restored task holds recovered in-flight data, not yet replayed; detail: restored checkpoint
 inline constexpr std::string_view kTaskEndOfData = "task.end_of_data";  // a task read the end of all its input, end_of_data not yet sent on; detail: the latest checkpoint it took part in
 inline constexpr std::string_view kTaskFinalSnapshot = "task.final_snapshot";  // a task snapshotted its final checkpoint (the first after its end of data), barrier not yet forwarded
+inline constexpr std::string_view kTaskFinished = "task.finished";  // a task finished (FLIP-147): end of partition sent through every output, the JobManager not yet told; detail: the latest checkpoint it heard completed
 // A window operator (engine/runtime/window_operator.h) fired a window: its result emitted to the
 // task's output (after the fact; not yet in any checkpoint or sink). Detail: the window's
 // maxTimestamp (count windows: the result's timestamp).
@@ -66,7 +67,7 @@ inline constexpr std::string_view kAll[] = {
     kAlignmentStarted, kTaskSnapshotted, kCheckpointNotified,
     kSinkPrecommitted, kSinkCommitted, kSinkRecovered, kChannelStatePersisted, kChannelStateReplaying,
     kSinkFlushed, kCdcChunkStarted, kCdcChunkFinished, kCdcSnapshotFinished, kCdcBinlogCheckpointed,
-    kTaskEndOfData, kTaskFinalSnapshot, kSavepointCompleted, kStopWithSavepointTriggered, kTaskRestoringRescaled,
+    kTaskEndOfData, kTaskFinalSnapshot, kTaskFinished, kSavepointCompleted, kStopWithSavepointTriggered, kTaskRestoringRescaled,
     kSourceStoppedForSavepoint, kSharedStateRegistered,
     kSharedStateDiscarded, kWindowFired,
 };

@@ -13,6 +13,7 @@ namespace {
 constexpr sim::EventKind kChannelBuffer{"channel.buffer"};
 constexpr sim::EventKind kChannelBarrier{"channel.barrier"};
 constexpr sim::EventKind kChannelEndOfData{"channel.end_of_data"};
+constexpr sim::EventKind kChannelEndOfPartition{"channel.end_of_partition"};
 constexpr sim::EventKind kChannelCancellation{"channel.cancellation_marker"};
 constexpr sim::EventKind kChannelWatermark{"channel.watermark"};
 constexpr sim::EventKind kChannelWatermarkStatus{"channel.watermark_status"};
@@ -26,6 +27,7 @@ const sim::EventKind& event_kind(ChannelElement::Type type) {
         case ChannelElement::Type::watermark: return kChannelWatermark;
         case ChannelElement::Type::watermark_status: return kChannelWatermarkStatus;
         case ChannelElement::Type::end_of_data: return kChannelEndOfData;
+        case ChannelElement::Type::end_of_partition: return kChannelEndOfPartition;
     }
     return kChannelEndOfData;
 }

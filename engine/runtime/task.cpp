@@ -55,6 +55,14 @@ void Task::fail(const std::string& reason) {
 void Task::restore() {
     state_ = State::restoring;
     const CompletedCheckpoint& checkpoint = deployment_.restore;
+    deployed_finished_ = checkpoint.finished.contains({key_.vertex, key_.subtask});
+    if (deployed_finished_) {  // no state of its own in the checkpoint: nothing to read, nothing in flight
+        engine_.observer().channel_state_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, {});
+        state_ = State::ready;
+        const TaskKey key = key_;
+        engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_ready(key); });
+        return;
+    }
     // Sources and keyed operators read every subtask's state of their vertex (union of splits,
     // key groups by range); a sink reads its own.
     // With channel state, every task reads its own blob for it; a stateless operator reads only that.
@@ -69,6 +77,9 @@ void Task::restore() {
         if (where.second == key_.subtask) own_blob_ = keys.size();
         keys.push_back(handle);
     }
+    // A finished subtask (FLIP-147) has no state in the checkpoint but counts as one of its subtasks.
+    subtasks_in_checkpoint += static_cast<int32_t>(
+        std::count_if(checkpoint.finished.begin(), checkpoint.finished.end(), [this](const auto& f) { return f.first == key_.vertex; }));
     if (channel_state_possible() && checkpoint.id > 0 && subtasks_in_checkpoint != vertex_.parallelism) {
         // Flink redistributes channel state on rescaling; eosim cannot yet.
         fail("cannot restore checkpoint " + std::to_string(checkpoint.id) + ": vertex '" + vertex_.id + "' has " +
@@ -196,11 +207,17 @@ void Task::queue_recovered_channel_state() {
 
 // ---- start and channels -----------------------------------------------------------------------
 
-void Task::cancel() { chain_.close(); }
+void Task::cancel() {
+    if (!deployed_finished_) chain_.close();  // a task deployed finished never opened its sink
+}
 
 void Task::start() {
     if (state_ != State::ready) return;
     state_ = State::running;
+    if (deployed_finished_) {
+        finish_on_restore();
+        return;
+    }
     if (!chain_.open(deployment_.restore.id)) return;
     if (replaying_channel_state_) {
         announce(points::kChannelStateReplaying, deployment_.restore.id);
@@ -220,10 +237,13 @@ void Task::credit_returned(int32_t output_channel) {
     pump();
 }
 
-void Task::connection_lost() { fail("a data channel's connection was reset"); }
+void Task::connection_lost() {
+    // A finished task sends and reads nothing more: a consumer that lost its end of partition fails itself.
+    if (state_ != State::finished) fail("a data channel's connection was reset");
+}
 
 void Task::element_arrived(int32_t input_channel, ChannelElement element) {
-    if (state_ == State::failed) return;
+    if (state_ == State::failed || state_ == State::finished) return;
     inputs_.known(input_channel);
     ChannelStateWriter& channel_state = checkpoint_.channel_state();
     if (element.type == ChannelElement::Type::records && channel_state.recording(input_channel)) {
@@ -260,6 +280,9 @@ void Task::pump() {
             case ChannelElement::Type::watermark_status: handle_watermark_element(channel, element); break;
             case ChannelElement::Type::end_of_data:
                 if (inputs_.end_of_data(channel)) reach_end_of_data();
+                break;
+            case ChannelElement::Type::end_of_partition:
+                if (inputs_.end_of_partition(channel)) report_finished_if_done(last_completed_);
                 break;
         }
     }
@@ -351,6 +374,7 @@ void Task::reach_end_of_data() {
 // ---- checkpoints: what the trigger, the notifications and the barrier handler ask ---------------
 
 void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type, sim::Time started) {
+    if (state_ == State::finished) report_finished();  // the coordinator has not heard it (a lost report)
     if (!checkpoint_.trigger(checkpoint_id, snapshot_type, started) || !snapshot_type.terminates()) return;
     // Stop-with-savepoint: read nothing more; with drain, end of input follows the barrier.
     SourceOffsets position;
@@ -363,6 +387,7 @@ void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type,
 
 void Task::checkpoint_complete(int64_t checkpoint_id) {
     if (state_ != State::running) return;
+    last_completed_ = std::max(last_completed_, checkpoint_id);
     chain_.checkpoint_complete(checkpoint_id);
     report_finished_if_done(checkpoint_id);
 }
@@ -392,8 +417,32 @@ void Task::report_finished_if_done(int64_t completed_checkpoint) {
         }
         return;
     }
+    if (!inputs_.empty() && !inputs_.all_partitions_ended()) return;  // the last end of partition brings it here again
+    finish();
+}
+
+void Task::finish() {
+    writer_.broadcast(ChannelElement{ChannelElement::Type::end_of_partition, 0, {}});
+    state_ = State::finished;
+    announce(points::kTaskFinished, last_completed_);
+    if (!engine_.world().nodes().is_up(node_)) return;
+    report_finished();
+}
+
+void Task::report_finished() {
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_finished(key); });
+}
+
+void Task::finish_on_restore() {
+    end_of_data_ = true;
+    if (engine_.job().uses_event_time() && !writer_.empty()) {  // downstream valves take its channels as complete
+        ChannelElement element{ChannelElement::Type::watermark, 0, {}};
+        element.watermark = kMaxWatermark;
+        writer_.broadcast(std::move(element));
+    }
+    writer_.broadcast(ChannelElement{ChannelElement::Type::end_of_data, 0, {}});
+    finish();
 }
 
 sim::Time Task::now() const { return engine_.world().now(); }

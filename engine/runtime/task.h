@@ -16,6 +16,13 @@
 // reading its own inputs: backpressure travels upstream to the sources, which stop polling.
 // Barriers, cancellation markers and end-of-data markers travel in-band, in order, without credit.
 //
+// Finishing (FLIP-147, checkpoints after tasks finish): a task whose input ended (a bounded source
+// read its splits' end; any other task: end of data on every input) sends end of data on, takes
+// its final checkpoint (the first after it), and once that completed, its sink settled and every
+// input partition ended, sends end of partition through every output and finishes: it takes part
+// in no later checkpoint and tells the JobManager. A restore from a checkpoint that recorded it
+// finished deploys it finished (finish_on_restore).
+//
 // Unaligned checkpoints (checkpointing.unaligned): a barrier is a priority event. The sender puts
 // it ahead of its queued output buffers (which it persists as output channel state); the receiver
 // handles it on arrival, not when it reaches the head of the channel, snapshots at the first one
@@ -62,6 +69,8 @@ public:
     // with every heartbeat, in case the first report was lost).
     bool failed() const { return state_ == State::failed; }
     bool running() const { return state_ == State::running; }
+    // Finished (FLIP-147): end of partition sent through every output; takes part in no checkpoint.
+    bool finished() const { return state_ == State::finished; }
     // Processing a buffer (or a source's poll) now; its output full (more buffers queued than credits).
     bool busy() const { return busy_; }
     bool backpressured() const { return writer_.backpressured(); }
@@ -129,7 +138,7 @@ public:
     void fail(const std::string& reason) override;
 
 private:
-    enum class State : uint8_t { created, restoring, ready, running, failed };
+    enum class State : uint8_t { created, restoring, ready, running, finished, failed };
 
     bool is_source() const { return is_source_kind(vertex_.kind); }
     sim::Duration record_cost() const { return vertex_.record_cost.value_or(runtime_.record_cost); }
@@ -145,7 +154,15 @@ private:
     void finish_processing(int32_t channel, bool return_credit);
     void handle_barrier(int32_t channel, const ChannelElement& element, bool overtook_queue);
     void poll_source();
+    // Finishes the task once its final checkpoint completed (`completed_checkpoint` or earlier),
+    // its sink settled and (with inputs) every input partition ended.
     void report_finished_if_done(int64_t completed_checkpoint);
+    // End of partition through every output, then the JobManager is told (again after a lost report).
+    void finish();
+    void report_finished();
+    // Restored from a checkpoint that recorded this subtask finished: reads nothing, sends the end
+    // of its input on at once and finishes (Flink's task deployed as finished).
+    void finish_on_restore();
     // Event time (task_event_time.cpp).
     void send_source_watermark();  // a source: its splits' watermark and idleness, when they changed
     void handle_watermark_element(int32_t channel, const ChannelElement& element);
@@ -169,6 +186,8 @@ private:
     bool busy_ = false;
     bool finish_recheck_scheduled_ = false;  // report_finished_if_done waits for a retried commit
     bool end_of_data_ = false;
+    bool deployed_finished_ = false;   // the restored checkpoint recorded this subtask finished
+    int64_t last_completed_ = 0;       // the newest checkpoint this task heard completed
     // Restore.
     std::vector<std::string> restored_blobs_;  // the state read for the restore, in handle order
     int32_t restore_reads_outstanding_ = 0;

@@ -65,6 +65,16 @@ void TaskInputs::open() {
     }
 }
 
+bool TaskInputs::end_of_partition(int32_t channel) {
+    channels_[static_cast<size_t>(channel)].end_of_partition = true;
+    barriers_->end_of_partition(channel);
+    return all_partitions_ended();
+}
+
+bool TaskInputs::all_partitions_ended() const {
+    return std::all_of(channels_.begin(), channels_.end(), [](const InputChannel& in) { return in.end_of_partition; });
+}
+
 bool TaskInputs::end_of_data(int32_t channel) {
     channels_[static_cast<size_t>(channel)].end_of_data = true;
     return std::all_of(channels_.begin(), channels_.end(), [](const InputChannel& in) { return in.end_of_data; });

@@ -64,6 +64,10 @@ public:
     }
     // End of data on `channel`; true when every channel has ended.
     bool end_of_data(int32_t channel);
+    // End of partition on `channel` (its producer finished): the barrier handler counts it as
+    // delivered from now on; true when every channel's producer has finished.
+    bool end_of_partition(int32_t channel);
+    bool all_partitions_ended() const;
     // A buffer of `channel` was processed: its credit goes back to the producer.
     void return_credit(int32_t channel);
     void block(int32_t channel);
@@ -89,6 +93,7 @@ private:
         std::deque<ChannelElement> queue;
         bool blocked = false;
         bool end_of_data = false;
+        bool end_of_partition = false;
         int32_t edge = 0;  // the vertex's input edge this channel serves
     };
 

@@ -152,9 +152,11 @@ void TaskManager::cancel_attempts_before(int64_t attempt) {
     }
 }
 
-void TaskManager::trigger_checkpoint(int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot, sim::Time started) {
-    for_each_task_of(attempt, [checkpoint_id, snapshot, started](Task& task) {
-        if (is_source_kind(task.vertex().kind)) task.trigger_checkpoint(checkpoint_id, snapshot, started);
+void TaskManager::trigger_checkpoint(int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot, sim::Time started,
+                                     const std::vector<std::pair<int32_t, int32_t>>& tasks) {
+    for_each_task_of(attempt, [checkpoint_id, snapshot, started, &tasks](Task& task) {
+        const std::pair<int32_t, int32_t> subtask{task.key().vertex, task.key().subtask};
+        if (std::find(tasks.begin(), tasks.end(), subtask) != tasks.end()) task.trigger_checkpoint(checkpoint_id, snapshot, started);
     });
 }
 

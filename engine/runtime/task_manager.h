@@ -37,7 +37,9 @@ public:
     void deploy(const Deployment& deployment, const std::vector<std::pair<int32_t, int32_t>>& subtasks);
     void start_tasks(int64_t attempt);
     void cancel_attempts_before(int64_t attempt);
-    void trigger_checkpoint(int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot, sim::Time started);
+    // Triggers `tasks` (vertex, subtask) of `attempt` here (the coordinator's plan: checkpoint_plan.h).
+    void trigger_checkpoint(int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot, sim::Time started,
+                            const std::vector<std::pair<int32_t, int32_t>>& tasks);
     void checkpoint_complete(int64_t attempt, int64_t checkpoint_id);
     void checkpoint_aborted(int64_t attempt, int64_t checkpoint_id);
 

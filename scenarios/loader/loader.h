@@ -79,6 +79,7 @@ private:
     void read_runtime(const Value& v);
     void read_input(const Value& v);
     void check_no_late_records_into_dedup(const Value& late_percent, const InputSpec& in) const;
+    void read_partition_weights(const Value& v, const Object& input, InputSpec& in) const;
     void read_faults(const Value& v);
     void read_fault(const Value& v);
     void read_trigger(const Object& o, sim::FaultSpec& fault);
@@ -105,6 +106,7 @@ private:
     void read_expect(const Value& v);
 
     bool topic_exists(const std::string& name) const;
+    int32_t topic_partitions(const std::string& name) const;  // 0 when absent
     std::vector<std::string> topic_names() const;
     std::vector<std::string> node_names() const;
 

@@ -64,9 +64,34 @@ void Loader::check_no_late_records_into_dedup(const Value& late_percent, const I
     }
 }
 
+// "partition_weights": [8, 1, 0, 1]: uneven splits, one weight per partition of the topic; every
+// weighted partition needs a key of its own (key mod partitions == p, so keys > p).
+void Loader::read_partition_weights(const Value& v, const Object& input, InputSpec& in) const {
+    const int32_t partitions = topic_partitions(in.topic);
+    if (!v.get().is_array() || v.get().size() != static_cast<size_t>(partitions)) {
+        v.expected("an array of " + std::to_string(partitions) + " weights, one per partition of topic " + in_quotes(in.topic));
+    }
+    int64_t total = 0;
+    for_each_element(v, "an array of weights", [&](const Value& element) {
+        const int64_t weight = read_int(element, IntRange{0, 1'000'000, "a weight from 0 to 1000000"});
+        const auto partition = static_cast<int64_t>(in.partition_weights.size());
+        if (weight > 0 && partition >= in.keys) {
+            element.fail("expected weight 0 for partition " + std::to_string(partition) + ": with " + std::to_string(in.keys) +
+                         " keys no key goes to it (a key goes to partition key mod " + std::to_string(partitions) + ")");
+        }
+        total += weight;
+        in.partition_weights.push_back(weight);
+    });
+    if (total == 0) v.fail("expected at least one weight above 0");
+    if (in.hot_key_percent > 0) {
+        input.get("hot_key_percent")->fail("expected no hot_key_percent with partition_weights (two skews of one input)");
+    }
+}
+
 void Loader::read_input(const Value& v) {
     for_each_element(v, "an array of inputs", [&](const Value& element) {
-        const Object o(element, {"topic", "records", "keys", "rate_per_second", "value_min", "value_max", "hot_key_percent", "event_time"},
+        const Object o(element, {"topic", "records", "keys", "rate_per_second", "value_min", "value_max", "hot_key_percent", "partition_weights",
+                                 "event_time"},
                        "an object (an input)");
         InputSpec in;
         const Value topic = o.require("topic", "the name of a topic in /world/topics");
@@ -97,6 +122,7 @@ void Loader::read_input(const Value& v) {
         if (auto x = o.get("hot_key_percent")) {
             in.hot_key_percent = read_int32(*x, IntRange{0, 100, "a percentage from 0 to 100"});
         }
+        if (auto x = o.get("partition_weights")) read_partition_weights(*x, o, in);
         if (auto x = o.get("event_time")) {
             in.event_time = read_event_time(*x);
             if (in.event_time->late_percent > 0) check_no_late_records_into_dedup(x->child("late_percent"), in);

@@ -84,6 +84,13 @@ bool Loader::topic_exists(const std::string& name) const {
                        [&](const TopicSpec& t) { return t.name == name; });
 }
 
+int32_t Loader::topic_partitions(const std::string& name) const {
+    for (const TopicSpec& t : s_.world.topics) {
+        if (t.name == name) return t.partitions;
+    }
+    return 0;
+}
+
 std::vector<std::string> Loader::topic_names() const {
     std::vector<std::string> names;
     for (const TopicSpec& t : s_.world.topics) names.push_back(t.name);

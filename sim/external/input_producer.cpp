@@ -13,6 +13,9 @@ InputProducer::InputProducer(Scheduler& scheduler, KafkaCluster& kafka, InputPro
     : scheduler_(scheduler), kafka_(kafka), spec_(std::move(spec)), client_(kafka, spec_.topic, true) {
     partition_count_ = kafka_.partitions(spec_.topic);
     if (partition_count_ <= 0) throw std::invalid_argument("input topic '" + spec_.topic + "' does not exist");
+    if (!spec_.partition_weights.empty() && spec_.partition_weights.size() != static_cast<size_t>(partition_count_)) {
+        throw std::invalid_argument("input topic '" + spec_.topic + "': one partition weight per partition expected");
+    }
     partitions_.resize(static_cast<size_t>(partition_count_));
     appended_.resize(static_cast<size_t>(partition_count_));
     for (uint64_t i = 0; i < static_cast<uint64_t>(spec_.records); ++i) {
@@ -42,7 +45,8 @@ uint64_t InputProducer::arrived_by(Time now) const {
 
 std::pair<int32_t, KafkaRecord> InputProducer::draw(Prng& prng, uint64_t index) const {
     const bool hot = spec_.hot_key_percent > 0 && prng.below(100) < static_cast<uint64_t>(spec_.hot_key_percent);
-    const int64_t key = hot ? 0 : static_cast<int64_t>(prng.below(static_cast<uint64_t>(spec_.keys)));
+    const int64_t key = hot ? 0 : spec_.partition_weights.empty() ? static_cast<int64_t>(prng.below(static_cast<uint64_t>(spec_.keys)))
+                                                                  : weighted_key(prng);
     const int64_t value = prng.between(spec_.value_min, spec_.value_max);
     const auto partition = static_cast<int32_t>(key % partition_count_);
     int64_t timestamp = arrival_time(index).millis_count();
@@ -51,6 +55,20 @@ std::pair<int32_t, KafkaRecord> InputProducer::draw(Prng& prng, uint64_t index) 
         if (e->late_percent > 0 && prng.below(100) < static_cast<uint64_t>(e->late_percent)) timestamp -= e->late_by.millis_count();
     }
     return {partition, KafkaRecord{key, value, timestamp}};
+}
+
+int64_t InputProducer::weighted_key(Prng& prng) const {
+    uint64_t total = 0;
+    for (int64_t w : spec_.partition_weights) total += static_cast<uint64_t>(w);
+    uint64_t pick = prng.below(total);
+    int64_t partition = 0;
+    while (pick >= static_cast<uint64_t>(spec_.partition_weights[static_cast<size_t>(partition)])) {
+        pick -= static_cast<uint64_t>(spec_.partition_weights[static_cast<size_t>(partition)]);
+        ++partition;
+    }
+    // The keys k < keys with k mod partitions == partition: partition, partition + n, ...
+    const int64_t count = (spec_.keys - partition + partition_count_ - 1) / partition_count_;
+    return partition + partition_count_ * static_cast<int64_t>(prng.below(static_cast<uint64_t>(count)));
 }
 
 void InputProducer::start() { append_due(); }

@@ -39,6 +39,10 @@ struct InputProducerSpec {
     int64_t value_min = 1;
     int64_t value_max = 100;
     int32_t hot_key_percent = 0;  // key skew: this share of the records (in percent) carries key 0
+    // Uneven partitions (splits of very different lengths): when set, one weight per partition; a
+    // record goes to partition p with probability weight[p] / sum, with a key uniform among the keys
+    // of p (key mod partitions == p). Empty: keys uniform, so partitions about even.
+    std::vector<int64_t> partition_weights = {};
     Duration batch_interval = Duration::millis(10);
     std::optional<EventTimeSpec> event_time = std::nullopt;
 };
@@ -61,6 +65,8 @@ private:
     Time arrival_time(uint64_t index) const;
     // How many records have arrived by `now` (those with arrival_time <= now).
     uint64_t arrived_by(Time now) const;
+    // A key of a partition drawn by partition_weights (every weighted partition has a key: the loader checks).
+    int64_t weighted_key(Prng& prng) const;
     // Draws record `index` and its partition from `prng` (records are drawn in arrival order).
     std::pair<int32_t, KafkaRecord> draw(Prng& prng, uint64_t index) const;
 

@@ -21,6 +21,10 @@ nlohmann::json document_of(const CompletedCheckpoint& c, const std::vector<std::
         d["offsets"].push_back({{"topic", where.first}, {"partition", where.second}, {"offset", offset}});
     }
     if (c.savepoint) d["savepoint"] = true;
+    if (!c.finished.empty()) {
+        d["finished"] = nlohmann::json::array();
+        for (const auto& [vertex, subtask] : c.finished) d["finished"].push_back({{"vertex", vertex}, {"subtask", subtask}});
+    }
     if (!c.shared.empty() || !older_shared.empty()) {
         d["shared"] = nlohmann::json::array();
         for (const auto& [where, files] : c.shared) d["shared"].push_back({{"vertex", where.first}, {"subtask", where.second}, {"keys", files}});
@@ -55,9 +59,11 @@ TEST_CASE("checkpoint metadata: the text is the JSON document, byte for byte, an
     incremental.shared_bytes_uploaded = 10;
     incremental.shared_bytes_referenced = 30;
     const std::vector<std::string> older{"checkpoints/job/shared/old.sst"};
+    CompletedCheckpoint with_finished = sample();  // FLIP-147: subtasks that had finished
+    with_finished.finished = {{0, 1}, {0, 3}, {2, 0}};
 
     for (const auto& [c, older_shared] : std::vector<std::pair<CompletedCheckpoint, std::vector<std::string>>>{
-             {full, {}}, {empty, {}}, {savepoint, {}}, {incremental, older}, {full, older}}) {
+             {full, {}}, {empty, {}}, {savepoint, {}}, {incremental, older}, {full, older}, {with_finished, {}}}) {
         const std::string text = serialize_checkpoint_metadata(c, older_shared);
         CHECK(text == document_of(c, older_shared).dump());
         const CompletedCheckpoint back = parse_checkpoint_metadata(text);
@@ -68,5 +74,6 @@ TEST_CASE("checkpoint metadata: the text is the JSON document, byte for byte, an
         CHECK(back.savepoint == c.savepoint);
         CHECK(back.shared == c.shared);
         CHECK(back.older_shared == older_shared);
+        CHECK(back.finished == c.finished);
     }
 }

@@ -486,3 +486,26 @@ TEST_CASE("loader: source-offset ids where records have no source offset are err
 
 }  // namespace
 }  // namespace eosim::scenarios
+
+namespace eosim::scenarios {
+namespace {
+
+TEST_CASE("loader: input partition_weights reads one weight per partition and refuses bad ones at their path", "[loader][finished]") {
+    const json good = with(example(), "/input/0/partition_weights", json::array({24, 6, 1, 0}));
+    CHECK(load_json(good).inputs[0].partition_weights == std::vector<int64_t>{24, 6, 1, 0});
+    check_loader_error(with(example(), "/input/0/partition_weights", json::array({1, 2})), "/input/0/partition_weights",
+                       "an array of 4 weights, one per partition of topic \"input\"");
+    check_loader_error(with(example(), "/input/0/partition_weights", json::array({1, -2, 0, 0})), "/input/0/partition_weights/1",
+                       "a weight from 0 to 1000000");
+    check_loader_error(with(example(), "/input/0/partition_weights", json::array({0, 0, 0, 0})), "/input/0/partition_weights",
+                       "at least one weight above 0");
+    json few_keys = with(example(), "/input/0/keys", 2);
+    check_loader_error(with(few_keys, "/input/0/partition_weights", json::array({1, 1, 1, 0})), "/input/0/partition_weights/2",
+                       "no key goes to it");
+    json hot = with(example(), "/input/0/hot_key_percent", 10);
+    check_loader_error(with(hot, "/input/0/partition_weights", json::array({1, 1, 1, 1})), "/input/0/hot_key_percent",
+                       "no hot_key_percent with partition_weights");
+}
+
+}  // namespace
+}  // namespace eosim::scenarios

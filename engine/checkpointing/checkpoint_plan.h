@@ -1,0 +1,32 @@
+#pragma once
+// Which subtasks a checkpoint triggers and which it waits for once some subtasks have finished
+// (Flink's DefaultCheckpointPlanCalculator with execution.checkpointing.checkpoints-after-tasks-finish,
+// FLIP-147). A finished subtask sent end of partition through every output channel and left: it is
+// not triggered, not waited for, and the checkpoint records it as finished (Flink's
+// FinishedOperatorSubtaskState / FullyFinishedOperatorState), so that a restore deploys it finished.
+// A running subtask is triggered directly (as a source is) when every upstream subtask it reads
+// from has finished: no barrier would reach it otherwise. Every other running subtask gets its
+// barriers from upstream and is waited for. Upstream: a forward edge reads the subtask of the same
+// index, a hash or rebalance edge every subtask of the producer (Flink: POINTWISE and ALL_TO_ALL).
+#include <cstdint>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "engine/runtime/job_spec.h"
+
+namespace eosim::engine {
+
+using SubtaskId = std::pair<int32_t, int32_t>;  // (vertex index, subtask)
+
+struct CheckpointPlan {
+    std::vector<SubtaskId> to_trigger;  // in (vertex, subtask) order
+    std::set<SubtaskId> to_wait_for;    // every running subtask
+    std::set<SubtaskId> finished;       // recorded as finished in the checkpoint
+};
+
+// The plan for `job`'s subtasks when `finished` have finished. Empty to_trigger: every subtask
+// finished (Flink refuses such a checkpoint: nothing is left to snapshot).
+CheckpointPlan plan_checkpoint(const JobSpec& job, const std::set<SubtaskId>& finished);
+
+}  // namespace eosim::engine
