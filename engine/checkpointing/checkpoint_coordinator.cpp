@@ -148,7 +148,10 @@ void CheckpointCoordinator::request_savepoint(int32_t index, SnapshotType type) 
 void CheckpointCoordinator::submit(CheckpointRequest request) { apply(decider_.submit(request, situation())); }
 
 void CheckpointCoordinator::run_queued() {
-    if (running_) apply(decider_.next(situation()));
+    // After a stop-with-savepoint's trigger nothing more runs: its tasks finish once it completes
+    // (end of partition first, which takes a moment), and a checkpoint in that moment would commit
+    // what the stopped sources must not have read.
+    if (running_ && !stopping_) apply(decider_.next(situation()));
 }
 
 CheckpointRequestDecider::Situation CheckpointCoordinator::situation() const {
@@ -208,11 +211,15 @@ void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_k
 }
 
 void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t user_request) {
-    const CheckpointPlan plan = plan_checkpoint(gateway_.job(), finished_);
-    if (plan.to_trigger.empty() || (snapshot.is_savepoint() && !plan.finished.empty())) {
+    CheckpointPlan plan = plan_checkpoint(gateway_.job(), finished_);
+    const bool finished_beyond_sources = std::any_of(plan.finished.begin(), plan.finished.end(), [this](const SubtaskId& s) {
+        return !is_source_kind(gateway_.job().vertices[static_cast<size_t>(s.first)].kind);
+    });
+    if (plan.to_trigger.empty() || (snapshot.is_savepoint() && finished_beyond_sources)) {
         refuse_with_finished_tasks(id, snapshot, plan.to_trigger.empty());
         return;
     }
+    if (snapshot.is_savepoint()) include_finished_sources(plan);
     ++gateway_.stats().checkpoints_triggered;
     Pending& pending = pending_[id];
     pending.id = id;
@@ -247,11 +254,23 @@ void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t u
     }
 }
 
+// eosim's canonical savepoint has no finished marker: a finished source snapshots it too (its
+// splits at their end, no barrier), so that a restore at any parallelism reads nothing of them.
+void CheckpointCoordinator::include_finished_sources(CheckpointPlan& plan) const {
+    for (const SubtaskId& s : plan.finished) {
+        plan.to_trigger.push_back(s);
+        plan.to_wait_for.insert(s);
+    }
+    std::sort(plan.to_trigger.begin(), plan.to_trigger.end());
+    plan.finished.clear();
+}
+
 // Flink's plan calculator refuses a checkpoint when every task finished; eosim also refuses a
-// savepoint while some have (its savepoint format has no finished marker). Neither counts as a
+// savepoint while a task other than a source has (its savepoint format has no finished marker,
+// and such a task's final state is gone). Neither counts as a
 // failure, and a refused savepoint is not asked again in this attempt (a stop-with-savepoint fails).
 void CheckpointCoordinator::refuse_with_finished_tasks(int64_t id, SnapshotType snapshot, bool all_finished) {
-    const std::string detail = all_finished ? "every task has finished" : "a savepoint while some tasks have finished";
+    const std::string detail = all_finished ? "every task has finished" : "a savepoint while tasks other than sources have finished";
     report_aborted(id, CheckpointFailureReason::not_all_required_tasks_running, detail);
     // A refused savepoint request stays in savepoints_requested_: not asked again in this attempt.
     if (snapshot.terminates() && running_) fail_job_("stop-with-savepoint failed: " + detail);

@@ -62,8 +62,9 @@
 // checkpoints that follow trigger and wait for the running subtasks only (checkpoint_plan.h), record
 // the finished ones as finished, and carry the source offsets of the latest completed checkpoint
 // for the partitions no running source acknowledges (a finished source's: its end offsets; the
-// oracles read the input prefix from them). A savepoint while some subtask has finished is refused
-// (NOT_ALL_REQUIRED_TASKS_RUNNING; eosim's canonical savepoint format has no finished marker).
+// oracles read the input prefix from them). A savepoint has no finished marker (eosim's canonical
+// format): finished sources snapshot it too (their splits at their end, no barrier sent), and a
+// savepoint while a task other than a source has finished is refused (NOT_ALL_REQUIRED_TASKS_RUNNING).
 #include <cstdint>
 #include <algorithm>
 #include <deque>
@@ -75,6 +76,7 @@
 
 #include "engine/checkpointing/checkpoint_failure_manager.h"
 #include "engine/checkpointing/checkpoint_id_counter.h"
+#include "engine/checkpointing/checkpoint_plan.h"
 #include "engine/checkpointing/completed_checkpoint_store.h"
 #include "engine/checkpointing/checkpoint_failure_reason.h"
 #include "engine/checkpointing/checkpoint_request_decider.h"
@@ -164,6 +166,7 @@ private:
     void id_reserved(int64_t id, const std::string& counter_key, bool ok, const CheckpointRequest& request);
     void trigger(int64_t id, SnapshotType snapshot, int32_t user_request);
     void refuse_with_finished_tasks(int64_t id, SnapshotType snapshot, bool all_finished);
+    void include_finished_sources(CheckpointPlan& plan) const;
     // -- completion
     void write_metadata(Pending& pending);
     void write_savepoint_metadata(Pending& pending);

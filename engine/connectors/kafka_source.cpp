@@ -65,6 +65,13 @@ std::optional<std::string> KafkaSourceReader::poll(size_t max_records, RecordBat
     return std::nullopt;
 }
 
+void KafkaSourceReader::skip_to_end() {
+    for (Split& split : splits_) {
+        split.next_offset = split.end_offset;
+        if (watermarks_) watermarks_->split_finished(split.partition);
+    }
+}
+
 bool KafkaSourceReader::reached_end() const {
     for (const Split& split : splits_) {
         if (split.next_offset < split.end_offset) return false;

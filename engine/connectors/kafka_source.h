@@ -30,6 +30,7 @@ public:
     // Reads up to `max_records` available records; the broker's error fails the task.
     std::optional<std::string> poll(size_t max_records, RecordBatch* out) override;
     bool reached_end() const override;
+    void skip_to_end() override;
     std::string snapshot(int64_t checkpoint_id) override;
     void add_offsets(SourceOffsets* offsets) const override;
     std::optional<Watermark> watermark(sim::Time now) const override;

@@ -9,6 +9,7 @@
 //   (the outside system refuses, the position it must resume from is gone) is returned as a message
 //   and fails the task; it never skips input silently;
 // - `reached_end` once a bounded input is fully read (the task then sends end-of-data);
+//   `skip_to_end` puts a bounded input there at once (a subtask restored finished);
 // - `snapshot` at the checkpoint barrier: what a restore needs to resume exactly there;
 // - `add_offsets` what the checkpoint covers, for the oracles (the input prefix per split);
 // - `checkpoint_complete` is a best-effort notification (the reader may announce protocol points);
@@ -42,6 +43,9 @@ public:
     // Returns an error message when the task must fail; std::nullopt otherwise.
     virtual std::optional<std::string> poll(size_t max_records, RecordBatch* out) = 0;
     virtual bool reached_end() const = 0;
+    // A subtask deployed finished (FLIP-147: the restored checkpoint recorded it so) reads nothing:
+    // every split of a bounded input at its end, so that a later savepoint records that.
+    virtual void skip_to_end() {}
     virtual std::string snapshot(int64_t checkpoint_id) = 0;
     virtual void add_offsets(SourceOffsets* offsets) const = 0;
     virtual void checkpoint_complete(int64_t /*checkpoint_id*/) {}

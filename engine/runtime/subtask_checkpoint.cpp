@@ -27,8 +27,10 @@ ChannelRecordFields channel_record_fields_of(const JobSpec& job) {
 
 bool SubtaskCheckpoint::trigger(int64_t checkpoint_id, SnapshotType snapshot_type, sim::Time started) {
     note_checkpoint(checkpoint_id, snapshot_type, started);
-    if (!task_.running()) {
-        decline(checkpoint_id, CheckpointFailureReason::checkpoint_declined_task_not_ready, "source task not running");
+    // A finished source snapshots a savepoint (its splits at their end), without a barrier.
+    const bool finished_savepoint = task_.finished() && snapshot_type.is_savepoint();
+    if (!task_.running() && !finished_savepoint) {
+        decline(checkpoint_id, CheckpointFailureReason::checkpoint_declined_task_not_ready, "task not running");
         return false;
     }
     if (aborted_ahead_.contains(checkpoint_id)) {
@@ -41,8 +43,8 @@ bool SubtaskCheckpoint::trigger(int64_t checkpoint_id, SnapshotType snapshot_typ
     first_barrier_at_ = task_.world().now();
     // Sources have no input channels: an unaligned checkpoint's channel state is what the barrier
     // overtook on the outputs, complete at once.
-    const bool unaligned =
-        task_.channel_state_possible() && task_.engine().job().checkpointing.aligned_checkpoint_timeout == sim::Duration::zero();
+    const bool unaligned = !finished_savepoint && task_.channel_state_possible() &&
+                           task_.engine().job().checkpointing.aligned_checkpoint_timeout == sim::Duration::zero();
     if (!snapshot(checkpoint_id, unaligned)) return false;
     if (unaligned) {
         finish_unaligned(checkpoint_id);
@@ -110,6 +112,7 @@ bool SubtaskCheckpoint::snapshot(int64_t checkpoint_id, bool unaligned) {
     barrier.checkpoint_started = started(checkpoint_id);
     started_.erase(started_.begin(), started_.upper_bound(checkpoint_id));
     snapshot_started_ = barrier.checkpoint_started;
+    if (task_.finished()) return true;  // it sent end of partition: no barrier follows
     if (!unaligned) {
         task_.writer().broadcast(std::move(barrier));
         return true;

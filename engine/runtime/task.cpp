@@ -436,6 +436,7 @@ void Task::report_finished() {
 
 void Task::finish_on_restore() {
     end_of_data_ = true;
+    if (SourceReader* source = chain_.source()) source->skip_to_end();
     if (engine_.job().uses_event_time() && !writer_.empty()) {  // downstream valves take its channels as complete
         ChannelElement element{ChannelElement::Type::watermark, 0, {}};
         element.watermark = kMaxWatermark;
