@@ -211,15 +211,13 @@ void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_k
 }
 
 void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t user_request) {
-    CheckpointPlan plan = plan_checkpoint(gateway_.job(), finished_);
-    const bool finished_beyond_sources = std::any_of(plan.finished.begin(), plan.finished.end(), [this](const SubtaskId& s) {
-        return !is_source_kind(gateway_.job().vertices[static_cast<size_t>(s.first)].kind);
-    });
-    if (plan.to_trigger.empty() || (snapshot.is_savepoint() && finished_beyond_sources)) {
-        refuse_with_finished_tasks(id, snapshot, plan.to_trigger.empty());
+    const std::optional<CheckpointPlan> planned =
+        snapshot.is_savepoint() ? plan_savepoint(gateway_.job(), finished_) : plan_checkpoint(gateway_.job(), finished_);
+    if (!planned || planned->to_trigger.empty()) {
+        refuse_with_finished_tasks(id, snapshot, planned.has_value());
         return;
     }
-    if (snapshot.is_savepoint()) include_finished_sources(plan);
+    const CheckpointPlan& plan = *planned;
     ++gateway_.stats().checkpoints_triggered;
     Pending& pending = pending_[id];
     pending.id = id;
@@ -252,17 +250,6 @@ void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t u
     for (const auto& [tm, tasks] : per_node) {
         gateway_.trigger_checkpoint(node_, tm, attempt, id, snapshot, gateway_.world().now(), tasks);
     }
-}
-
-// eosim's canonical savepoint has no finished marker: a finished source snapshots it too (its
-// splits at their end, no barrier), so that a restore at any parallelism reads nothing of them.
-void CheckpointCoordinator::include_finished_sources(CheckpointPlan& plan) const {
-    for (const SubtaskId& s : plan.finished) {
-        plan.to_trigger.push_back(s);
-        plan.to_wait_for.insert(s);
-    }
-    std::sort(plan.to_trigger.begin(), plan.to_trigger.end());
-    plan.finished.clear();
 }
 
 // Flink's plan calculator refuses a checkpoint when every task finished; eosim also refuses a

@@ -166,7 +166,6 @@ private:
     void id_reserved(int64_t id, const std::string& counter_key, bool ok, const CheckpointRequest& request);
     void trigger(int64_t id, SnapshotType snapshot, int32_t user_request);
     void refuse_with_finished_tasks(int64_t id, SnapshotType snapshot, bool all_finished);
-    void include_finished_sources(CheckpointPlan& plan) const;
     // -- completion
     void write_metadata(Pending& pending);
     void write_savepoint_metadata(Pending& pending);

@@ -1,5 +1,7 @@
 #include "engine/checkpointing/checkpoint_plan.h"
 
+#include <algorithm>
+
 namespace eosim::engine {
 
 namespace {
@@ -31,6 +33,18 @@ CheckpointPlan plan_checkpoint(const JobSpec& job, const std::set<SubtaskId>& fi
             if (upstream_finished(job, v, s, finished)) plan.to_trigger.push_back({v, s});
         }
     }
+    return plan;
+}
+
+std::optional<CheckpointPlan> plan_savepoint(const JobSpec& job, const std::set<SubtaskId>& finished) {
+    CheckpointPlan plan = plan_checkpoint(job, finished);
+    for (const SubtaskId& s : plan.finished) {
+        if (!is_source_kind(job.vertices[static_cast<size_t>(s.first)].kind)) return std::nullopt;
+        plan.to_trigger.push_back(s);
+        plan.to_wait_for.insert(s);
+    }
+    std::sort(plan.to_trigger.begin(), plan.to_trigger.end());
+    plan.finished.clear();
     return plan;
 }
 

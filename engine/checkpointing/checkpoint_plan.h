@@ -9,6 +9,7 @@
 // barriers from upstream and is waited for. Upstream: a forward edge reads the subtask of the same
 // index, a hash or rebalance edge every subtask of the producer (Flink: POINTWISE and ALL_TO_ALL).
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -28,5 +29,11 @@ struct CheckpointPlan {
 // The plan for `job`'s subtasks when `finished` have finished. Empty to_trigger: every subtask
 // finished (Flink refuses such a checkpoint: nothing is left to snapshot).
 CheckpointPlan plan_checkpoint(const JobSpec& job, const std::set<SubtaskId>& finished);
+
+// A savepoint's plan. eosim's canonical savepoint format has no finished marker: finished sources
+// are triggered and waited for too (they snapshot their splits at their end, without a barrier),
+// and nothing is recorded finished. std::nullopt when a subtask other than a source has finished
+// (its final state is gone: such a savepoint is refused).
+std::optional<CheckpointPlan> plan_savepoint(const JobSpec& job, const std::set<SubtaskId>& finished);
 
 }  // namespace eosim::engine

@@ -5,6 +5,7 @@
 // forward edge, ALL_TO_ALL its hash edge).
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -125,6 +126,33 @@ TEST_CASE("checkpoint plan: every subtask finished leaves nothing to trigger", "
     CHECK(plan.to_trigger.empty());
     CHECK(plan.to_wait_for.empty());
     CHECK(plan.finished == finished);
+}
+
+}  // namespace
+}  // namespace eosim::engine
+
+namespace eosim::engine {
+namespace {
+
+JobSpec source_into_count_job() {
+    JobSpec job = plan_test_job({3, 2}, {{0, 1, EdgeKind::hash}});
+    job.vertices[0].kind = OperatorKind::kafka_source;
+    return job;
+}
+
+// eosim's own rule (its savepoints have no finished marker): finished sources take part.
+TEST_CASE("savepoint plan: finished sources are triggered and waited for, nothing recorded finished", "[plan]") {
+    const JobSpec job = source_into_count_job();
+    const std::optional<CheckpointPlan> plan = plan_savepoint(job, range(0, 0, 2));
+    REQUIRE(plan);
+    CHECK(triggered(*plan) == range(0, 0, 3));
+    CHECK(plan->to_wait_for == join_sets({range(0, 0, 3), range(1, 0, 2)}));
+    CHECK(plan->finished.empty());
+}
+
+TEST_CASE("savepoint plan: refused once a subtask other than a source has finished", "[plan]") {
+    const JobSpec job = source_into_count_job();
+    CHECK_FALSE(plan_savepoint(job, join_sets({range(0, 0, 3), subtasks(1, {0})})));
 }
 
 }  // namespace
