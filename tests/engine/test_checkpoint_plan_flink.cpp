@@ -34,28 +34,28 @@ JobSpec plan_test_job(const std::vector<int32_t>& parallelism, const std::vector
     return job;
 }
 
-std::set<SubtaskId> subtasks(int32_t vertex, std::vector<int32_t> indices) {
+std::set<SubtaskId> plan_subtasks(int32_t vertex, std::vector<int32_t> indices) {
     std::set<SubtaskId> out;
     for (int32_t i : indices) out.insert({vertex, i});
     return out;
 }
 
-std::set<SubtaskId> range(int32_t vertex, int32_t from, int32_t to) {
+std::set<SubtaskId> plan_range(int32_t vertex, int32_t from, int32_t to) {
     std::set<SubtaskId> out;
     for (int32_t i = from; i < to; ++i) out.insert({vertex, i});
     return out;
 }
 
-std::set<SubtaskId> join_sets(std::initializer_list<std::set<SubtaskId>> sets) {
+std::set<SubtaskId> plan_join(std::initializer_list<std::set<SubtaskId>> sets) {
     std::set<SubtaskId> out;
     for (const auto& s : sets) out.insert(s.begin(), s.end());
     return out;
 }
 
-std::set<SubtaskId> triggered(const CheckpointPlan& plan) { return {plan.to_trigger.begin(), plan.to_trigger.end()}; }
+std::set<SubtaskId> plan_triggered(const CheckpointPlan& plan) { return {plan.to_trigger.begin(), plan.to_trigger.end()}; }
 
 // The running subtasks are waited for; the finished ones recorded as finished.
-void check_running_and_finished(const JobSpec& job, const std::set<SubtaskId>& finished, const CheckpointPlan& plan) {
+void plan_check_running_and_finished(const JobSpec& job, const std::set<SubtaskId>& finished, const CheckpointPlan& plan) {
     CHECK(plan.finished == finished);
     for (int32_t v = 0; v < static_cast<int32_t>(job.vertices.size()); ++v) {
         for (int32_t s = 0; s < job.vertices[static_cast<size_t>(v)].parallelism; ++s) {
@@ -67,41 +67,41 @@ void check_running_and_finished(const JobSpec& job, const std::set<SubtaskId>& f
 TEST_CASE("DefaultCheckpointPlanCalculatorTest.testComputeAllRunningGraph", "[plan][flink]") {
     const JobSpec job = plan_test_job({3, 4, 5, 6}, {{0, 2, EdgeKind::hash}, {1, 2, EdgeKind::hash}, {2, 3, EdgeKind::hash}});
     const CheckpointPlan plan = plan_checkpoint(job, {});
-    CHECK(triggered(plan) == join_sets({range(0, 0, 3), range(1, 0, 4)}));
-    check_running_and_finished(job, {}, plan);
+    CHECK(plan_triggered(plan) == plan_join({plan_range(0, 0, 3), plan_range(1, 0, 4)}));
+    plan_check_running_and_finished(job, {}, plan);
 }
 
 TEST_CASE("DefaultCheckpointPlanCalculatorTest.testAllToAllEdgeWithSomeSourcesFinished", "[plan][flink]") {
     const JobSpec job = plan_test_job({3, 4}, {{0, 1, EdgeKind::hash}});
-    const std::set<SubtaskId> finished = range(0, 0, 2);
+    const std::set<SubtaskId> finished = plan_range(0, 0, 2);
     const CheckpointPlan plan = plan_checkpoint(job, finished);
-    CHECK(triggered(plan) == range(0, 2, 3));  // one source still runs: the consumers get its barriers
-    check_running_and_finished(job, finished, plan);
+    CHECK(plan_triggered(plan) == plan_range(0, 2, 3));  // one source still runs: the consumers get its barriers
+    plan_check_running_and_finished(job, finished, plan);
 }
 
 TEST_CASE("DefaultCheckpointPlanCalculatorTest.testOneToOneEdgeWithSomeSourcesFinished", "[plan][flink]") {
     const JobSpec job = plan_test_job({4, 4}, {{0, 1, EdgeKind::forward}});
-    const std::set<SubtaskId> finished = range(0, 0, 2);
+    const std::set<SubtaskId> finished = plan_range(0, 0, 2);
     const CheckpointPlan plan = plan_checkpoint(job, finished);
     // Consumers 0 and 1 read only finished producers: triggered directly.
-    CHECK(triggered(plan) == join_sets({range(0, 2, 4), range(1, 0, 2)}));
-    check_running_and_finished(job, finished, plan);
+    CHECK(plan_triggered(plan) == plan_join({plan_range(0, 2, 4), plan_range(1, 0, 2)}));
+    plan_check_running_and_finished(job, finished, plan);
 }
 
 TEST_CASE("DefaultCheckpointPlanCalculatorTest.testOneToOnEdgeWithSomeSourcesAndTargetsFinished", "[plan][flink]") {
     const JobSpec job = plan_test_job({4, 4}, {{0, 1, EdgeKind::forward}});
-    const std::set<SubtaskId> finished = join_sets({range(0, 0, 2), subtasks(1, {0})});
+    const std::set<SubtaskId> finished = plan_join({plan_range(0, 0, 2), plan_subtasks(1, {0})});
     const CheckpointPlan plan = plan_checkpoint(job, finished);
-    CHECK(triggered(plan) == join_sets({range(0, 2, 4), range(1, 1, 2)}));
-    check_running_and_finished(job, finished, plan);
+    CHECK(plan_triggered(plan) == plan_join({plan_range(0, 2, 4), plan_range(1, 1, 2)}));
+    plan_check_running_and_finished(job, finished, plan);
 }
 
 TEST_CASE("DefaultCheckpointPlanCalculatorTest.testComputeWithMultipleInputs", "[plan][flink]") {
     const JobSpec job = plan_test_job({3, 5, 5, 5}, {{0, 3, EdgeKind::hash}, {1, 3, EdgeKind::forward}, {2, 3, EdgeKind::forward}});
-    const std::set<SubtaskId> finished = join_sets({range(0, 0, 3), subtasks(1, {0, 2, 3}), subtasks(2, {2, 4}), subtasks(3, {2})});
+    const std::set<SubtaskId> finished = plan_join({plan_range(0, 0, 3), plan_subtasks(1, {0, 2, 3}), plan_subtasks(2, {2, 4}), plan_subtasks(3, {2})});
     const CheckpointPlan plan = plan_checkpoint(job, finished);
-    CHECK(triggered(plan) == join_sets({subtasks(1, {1, 4}), subtasks(2, {0, 1, 3})}));
-    check_running_and_finished(job, finished, plan);
+    CHECK(plan_triggered(plan) == plan_join({plan_subtasks(1, {1, 4}), plan_subtasks(2, {0, 1, 3})}));
+    plan_check_running_and_finished(job, finished, plan);
 }
 
 TEST_CASE("DefaultCheckpointPlanCalculatorTest.testComputeWithMultipleLevels", "[plan][flink]") {
@@ -111,17 +111,17 @@ TEST_CASE("DefaultCheckpointPlanCalculatorTest.testComputeWithMultipleLevels", "
                                                              {1, 3, EdgeKind::forward},
                                                              {2, 4, EdgeKind::forward},
                                                              {3, 4, EdgeKind::hash}});
-    const std::set<SubtaskId> finished = join_sets({range(0, 0, 4), range(1, 0, 16), range(2, 0, 2)});
+    const std::set<SubtaskId> finished = plan_join({plan_range(0, 0, 4), plan_range(1, 0, 16), plan_range(2, 0, 2)});
     const CheckpointPlan plan = plan_checkpoint(job, finished);
-    CHECK(triggered(plan) == join_sets({range(0, 4, 16), range(2, 2, 4), range(3, 0, 4)}));
-    check_running_and_finished(job, finished, plan);
+    CHECK(plan_triggered(plan) == plan_join({plan_range(0, 4, 16), plan_range(2, 2, 4), plan_range(3, 0, 4)}));
+    plan_check_running_and_finished(job, finished, plan);
 }
 
 // Flink's calculator fails a checkpoint when every task has finished; eosim's plan is empty, and
 // the coordinator refuses it (NOT_ALL_REQUIRED_TASKS_RUNNING, not counted).
 TEST_CASE("checkpoint plan: every subtask finished leaves nothing to trigger", "[plan]") {
     const JobSpec job = plan_test_job({2, 2}, {{0, 1, EdgeKind::hash}});
-    const std::set<SubtaskId> finished = join_sets({range(0, 0, 2), range(1, 0, 2)});
+    const std::set<SubtaskId> finished = plan_join({plan_range(0, 0, 2), plan_range(1, 0, 2)});
     const CheckpointPlan plan = plan_checkpoint(job, finished);
     CHECK(plan.to_trigger.empty());
     CHECK(plan.to_wait_for.empty());
@@ -143,16 +143,16 @@ JobSpec source_into_count_job() {
 // eosim's own rule (its savepoints have no finished marker): finished sources take part.
 TEST_CASE("savepoint plan: finished sources are triggered and waited for, nothing recorded finished", "[plan]") {
     const JobSpec job = source_into_count_job();
-    const std::optional<CheckpointPlan> plan = plan_savepoint(job, range(0, 0, 2));
+    const std::optional<CheckpointPlan> plan = plan_savepoint(job, plan_range(0, 0, 2));
     REQUIRE(plan);
-    CHECK(triggered(*plan) == range(0, 0, 3));
-    CHECK(plan->to_wait_for == join_sets({range(0, 0, 3), range(1, 0, 2)}));
+    CHECK(plan_triggered(*plan) == plan_range(0, 0, 3));
+    CHECK(plan->to_wait_for == plan_join({plan_range(0, 0, 3), plan_range(1, 0, 2)}));
     CHECK(plan->finished.empty());
 }
 
 TEST_CASE("savepoint plan: refused once a subtask other than a source has finished", "[plan]") {
     const JobSpec job = source_into_count_job();
-    CHECK_FALSE(plan_savepoint(job, join_sets({range(0, 0, 3), subtasks(1, {0})})));
+    CHECK_FALSE(plan_savepoint(job, plan_join({plan_range(0, 0, 3), plan_subtasks(1, {0})})));
 }
 
 }  // namespace
