@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
 #include "engine/runtime/protocol_points.h"
 #include "engine/state/key_groups.h"
@@ -105,6 +106,24 @@ TEST_CASE("savepoint: operators are matched by uid, wherever they are in the new
     CHECK(mapped.restore->handles.at({1, 3}) == savepoint_state_key(v1, 9, TaskKey{1, 1, 3}));
     CHECK(mapped.restore->rescaled_from == std::map<int32_t, int32_t>{{1, 4}});
     CHECK(mapped.restore->offsets.at({"input", 0}) == 42);
+}
+
+// A retained checkpoint that records finished subtasks (FLIP-147) has no state for them: a new
+// deployment matched by uid would have them read their input again, so it is refused; the same
+// checkpoint without finished subtasks restores.
+TEST_CASE("retained checkpoint: one that records finished subtasks is refused for a new deployment", "[savepoint][finished]") {
+    const JobSpec job = three_vertex_job("counter", 128);
+    CompletedCheckpoint checkpoint;
+    checkpoint.id = 7;
+    for (int32_t v = 0; v < 3; ++v) {
+        for (int32_t s = 0; s < 4; ++s) checkpoint.handles[{v, s}] = state_key(job, 7, TaskKey{1, v, s});
+    }
+    CHECK(restore_from_retained_checkpoint(checkpoint, job, "chk-7", job, false).restore);
+    checkpoint.handles.erase({0, 1});
+    checkpoint.finished = {{0, 1}};
+    const SavepointRestore refused = restore_from_retained_checkpoint(checkpoint, job, "chk-7", job, false);
+    CHECK_FALSE(refused.restore);
+    CHECK(refused.error.find("1 of its subtasks had finished") != std::string::npos);
 }
 
 TEST_CASE("savepoint: a changed uid is refused with Flink's error unless allow_non_restored_state", "[savepoint]") {
