@@ -120,12 +120,14 @@ SavepointRestore restore_from_savepoint(const SavepointMetadata& savepoint, cons
 
 SavepointRestore restore_from_retained_checkpoint(const CompletedCheckpoint& checkpoint, const JobSpec& writer, const std::string& path,
                                                   const JobSpec& job, bool allow_non_restored_state) {
-    if (!checkpoint.finished.empty()) {
-        // Its finished subtasks (FLIP-147) left no state: matched by uid they would read their input again.
+    for (const auto& [vertex, subtask] : checkpoint.finished) {
+        // A finished source's splits resume at the checkpoint's offsets; any other finished task's
+        // final state is gone.
+        if (is_source_kind(writer.vertices[static_cast<size_t>(vertex)].kind)) continue;
         SavepointRestore refused;
-        refused.error = "Failed to restore checkpoint " + std::to_string(checkpoint.id) + " from " + path + ": " +
-                        std::to_string(checkpoint.finished.size()) +
-                        " of its subtasks had finished; eosim restores a checkpoint with finished tasks only within its own job";
+        refused.error = "Failed to restore checkpoint " + std::to_string(checkpoint.id) + " from " + path + ": subtask " +
+                        std::to_string(subtask) + " of '" + writer.vertices[static_cast<size_t>(vertex)].id +
+                        "' had finished and left no state; eosim restores such a checkpoint only within its own job";
         return refused;
     }
     // The checkpoint as the operators (by uid) of the writer's program, then matched as a savepoint is.

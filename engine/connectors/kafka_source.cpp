@@ -1,5 +1,7 @@
 #include "engine/connectors/kafka_source.h"
 
+#include <algorithm>
+
 #include <map>
 
 #include "engine/state/blob_codec.h"
@@ -31,9 +33,11 @@ void KafkaSourceReader::restore(const std::vector<std::string>& snapshots) {
             restored[partition] = {offset, watermarks_ ? in.get_i64() : kMinWatermark};
         }
     }
+    unrestored_.clear();
     for (Split& split : splits_) {
         auto it = restored.find(split.partition);
         split.next_offset = it == restored.end() ? 0 : it->second.first;
+        if (it == restored.end()) unrestored_.push_back(split.partition);
         if (watermarks_) {
             watermarks_->add_split(split.partition, it == restored.end() ? kMinWatermark : it->second.second, now());
             if (split.next_offset >= split.end_offset) watermarks_->split_finished(split.partition);
@@ -63,6 +67,16 @@ std::optional<std::string> KafkaSourceReader::poll(size_t max_records, RecordBat
     }
     if (!splits_.empty()) next_split_ = (next_split_ + 1) % splits_.size();
     return std::nullopt;
+}
+
+void KafkaSourceReader::resume_unrestored_at(const SourceOffsets& checkpointed) {
+    for (Split& split : splits_) {
+        if (std::find(unrestored_.begin(), unrestored_.end(), split.partition) == unrestored_.end()) continue;
+        auto it = checkpointed.find({topic_, split.partition});
+        if (it == checkpointed.end()) continue;
+        split.next_offset = it->second;
+        if (watermarks_ && split.next_offset >= split.end_offset) watermarks_->split_finished(split.partition);
+    }
 }
 
 void KafkaSourceReader::skip_to_end() {

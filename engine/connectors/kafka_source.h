@@ -31,6 +31,7 @@ public:
     std::optional<std::string> poll(size_t max_records, RecordBatch* out) override;
     bool reached_end() const override;
     void skip_to_end() override;
+    void resume_unrestored_at(const SourceOffsets& checkpointed) override;
     std::string snapshot(int64_t checkpoint_id) override;
     void add_offsets(SourceOffsets* offsets) const override;
     std::optional<Watermark> watermark(sim::Time now) const override;
@@ -49,6 +50,7 @@ private:
     std::string topic_;
     std::vector<Split> splits_;
     size_t next_split_ = 0;  // polled round-robin
+    std::vector<int32_t> unrestored_;  // partitions of splits no restored snapshot named
     std::optional<SplitWatermarks> watermarks_;  // with a watermark strategy
     const sim::Scheduler* clock_ = nullptr;      // virtual time, for idleness
 };

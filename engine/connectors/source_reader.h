@@ -46,6 +46,10 @@ public:
     // A subtask deployed finished (FLIP-147: the restored checkpoint recorded it so) reads nothing:
     // every split of a bounded input at its end, so that a later savepoint records that.
     virtual void skip_to_end() {}
+    // After `restore`: a split that no snapshot named (its subtask had finished, FLIP-147, and a
+    // new deployment restores the checkpoint at another parallelism or by uid) resumes at the
+    // restored checkpoint's offset for it, when `checkpointed` has one.
+    virtual void resume_unrestored_at(const SourceOffsets& /*checkpointed*/) {}
     virtual std::string snapshot(int64_t checkpoint_id) = 0;
     virtual void add_offsets(SourceOffsets* offsets) const = 0;
     virtual void checkpoint_complete(int64_t /*checkpoint_id*/) {}

@@ -172,6 +172,11 @@ void Task::apply_restored_state() {
         }
     }
     chain_.restore(restored_blobs_, restored_shared_, deployment_.restore.savepoint, deployment_.restore.no_claim, checkpoint_id);
+    // A source subtask that had finished left no state; its splits resume at the checkpoint's
+    // offsets for them (unless the negative control reads them again).
+    if (SourceReader* source = chain_.source(); source != nullptr && checkpoint_id > 0 && !runtime_.finished_sources_read_again) {
+        source->resume_unrestored_at(deployment_.restore.offsets);
+    }
     if (const SourceReader* source = chain_.source(); source != nullptr && checkpoint_id > 0) {
         SourceOffsets position;
         source->add_offsets(&position);

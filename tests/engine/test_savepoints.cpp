@@ -108,22 +108,24 @@ TEST_CASE("savepoint: operators are matched by uid, wherever they are in the new
     CHECK(mapped.restore->offsets.at({"input", 0}) == 42);
 }
 
-// A retained checkpoint that records finished subtasks (FLIP-147) has no state for them: a new
-// deployment matched by uid would have them read their input again, so it is refused; the same
-// checkpoint without finished subtasks restores.
-TEST_CASE("retained checkpoint: one that records finished subtasks is refused for a new deployment", "[savepoint][finished]") {
+// A retained checkpoint that records finished subtasks (FLIP-147) has no state for them. A finished
+// source's splits resume at the checkpoint's offsets (Task::apply_restored_state), so a new
+// deployment may start from it; another finished task's final state is gone: refused.
+TEST_CASE("retained checkpoint: finished sources restore, another finished task is refused", "[savepoint][finished]") {
     const JobSpec job = three_vertex_job("counter", 128);
     CompletedCheckpoint checkpoint;
     checkpoint.id = 7;
     for (int32_t v = 0; v < 3; ++v) {
         for (int32_t s = 0; s < 4; ++s) checkpoint.handles[{v, s}] = state_key(job, 7, TaskKey{1, v, s});
     }
-    CHECK(restore_from_retained_checkpoint(checkpoint, job, "chk-7", job, false).restore);
     checkpoint.handles.erase({0, 1});
     checkpoint.finished = {{0, 1}};
+    CHECK(restore_from_retained_checkpoint(checkpoint, job, "chk-7", job, false).restore);
+    checkpoint.handles.erase({1, 2});
+    checkpoint.finished.insert({1, 2});
     const SavepointRestore refused = restore_from_retained_checkpoint(checkpoint, job, "chk-7", job, false);
     CHECK_FALSE(refused.restore);
-    CHECK(refused.error.find("1 of its subtasks had finished") != std::string::npos);
+    CHECK(refused.error.find("subtask 2 of 'count' had finished") != std::string::npos);
 }
 
 TEST_CASE("savepoint: a changed uid is refused with Flink's error unless allow_non_restored_state", "[savepoint]") {
