@@ -213,9 +213,11 @@ int eosim::eosim_main(int argc, char** argv) {
     eosim::cli::SensitivityCommand sensitivity_command;
     CLI::App* sensitivity = add_sensitivity(app, sensitivity_command);
     sensitivity_command.self_program = this_program();
+    sensitivity_command.self_entry = &eosim_main;
     eosim::cli::PointsCommand points_command;
     CLI::App* points = add_points(app, points_command);
     suite_command.self_program = this_program();
+    suite_command.self_entry = &eosim_main;
 
     try {
         app.parse(argc, argv);

@@ -218,7 +218,7 @@ public:
         if (command_.sensitivity) {
             err_ << "sensitivity: running the known-bad twins of every scenario that expects to pass\n" << std::flush;
             sensitivity_ = plan_sensitivity(plan_);
-            run_sensitivity(*sensitivity_, plan_, worker_program(), static_cast<unsigned>(jobs_), timeout_seconds_);
+            run_sensitivity(*sensitivity_, plan_, worker(), static_cast<unsigned>(jobs_), timeout_seconds_);
         }
         return report(records);
     }
@@ -285,11 +285,18 @@ private:
         return program;
     }
 
+    // The workers' program, run in a fork of this process when it is this program itself.
+    InProcessWorker worker() const {
+        InProcessWorker worker{worker_program()};
+        if (worker.program == command_.self_program) worker.entry = command_.self_entry;
+        return worker;
+    }
+
     bool execute(const std::vector<PlannedRun>& todo, ResultsWriter& writer, std::vector<reports::RunRecord>& records) {
-        const std::string program = worker_program();
+        const InProcessWorker program = worker();
         std::vector<WorkerTask> tasks;
         for (size_t i = 0; i < todo.size(); ++i) {
-            tasks.push_back({i, worker_argv(program, plan_.scenarios[todo[i].scenario], todo[i].seed, command_, plan_.strict_faults)});
+            tasks.push_back({i, worker_argv(program.program, plan_.scenarios[todo[i].scenario], todo[i].seed, command_, plan_.strict_faults)});
         }
         WorkerLimits limits;
         limits.wall_seconds = timeout_seconds_;
@@ -298,7 +305,7 @@ private:
                           records.size());
         std::string write_error;
         InterruptGuard guard;
-        WorkerPool pool(jobs_, limits);
+        WorkerPool pool(jobs_, limits, program);
         const bool completed = pool.run(
             tasks,
             [&](WorkerOutcome&& outcome) {
