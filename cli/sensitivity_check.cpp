@@ -73,7 +73,7 @@ void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan, co
         const reports::TwinResult& t = table.twins[i];
         if (t.skipped || !t.not_applicable.empty()) continue;
         for (uint64_t seed : by_file.at(t.file)->seeds) {
-            tasks.push_back({tasks.size(), {worker.program, "run", t.file, "--twin", t.twin, "--seed", std::to_string(seed), "--json"}});
+            tasks.push_back({tasks.size(), {worker.program, "run", t.file, "--twin", t.twin, "--seed", std::to_string(seed), "--json", "--json-history", "none"}});
             task_of.emplace_back(i, seed);
         }
     }
