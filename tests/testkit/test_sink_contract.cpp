@@ -1,7 +1,7 @@
 // The contract-level property (testkit/sink_contract.h) on the built-in sinks: Kafka exactly-once
 // passes; its at-least-once mode is caught (duplicates, or uncommitted records visible), and so are
-// the append sink, and an exactly-once sink that forgets its restored state (negative controls that
-// must fire); read as a keyed table (a compacted topic) exactly-once passes and at-least-once upserts
+// the append sink, and an exactly-once sink that forgets its restored state, or keeps only its own
+// subtask's on a scale-in (negative controls that must fire); read as a keyed table (a compacted topic) exactly-once passes and at-least-once upserts
 // are caught going backwards; the example file sink that commits at
 // pre-commit is caught in tests/testkit/test_file_sink_example.cpp.
 #include <catch2/catch.hpp>
@@ -50,13 +50,24 @@ TEST_CASE("sink contract: at-least-once Kafka is caught showing uncommitted reco
     CHECK(result.report.find("no completed checkpoint covers it") != std::string::npos);
 }
 
-// The Kafka exactly-once sink with its restored state thrown away (a negative control of the
-// crash/restore commands and the final check): what a completed checkpoint pre-committed but whose
-// notification never arrived is then never committed.
-class ForgetfulSink final : public engine::Sink {
+// The Kafka exactly-once sink given only the restored states `keep` picks (by its own subtask
+// index): negative controls of the crash/restore commands and the final check. Forgetful: none, so
+// what a completed checkpoint pre-committed but whose notification never arrived is never committed.
+// Own state only: what the engine gave a sink before it redistributed the removed subtasks' states
+// on a scale-in (the removed subtasks' pre-committed transactions are then never committed).
+using KeepState = std::function<bool(int32_t subtask, const engine::RestoredSinkState&)>;
+
+class StateFilterSink final : public engine::Sink {
 public:
-    explicit ForgetfulSink(std::unique_ptr<engine::Sink> inner) : inner_(std::move(inner)) {}
-    bool open(int64_t id, const std::string&) override { return inner_->open(id, std::string()); }
+    StateFilterSink(std::unique_ptr<engine::Sink> inner, int32_t subtask, KeepState keep)
+        : inner_(std::move(inner)), subtask_(subtask), keep_(std::move(keep)) {}
+    bool open(int64_t id, const std::vector<engine::RestoredSinkState>& restored) override {
+        std::vector<engine::RestoredSinkState> kept;
+        for (const auto& state : restored) {
+            if (keep_(subtask_, state)) kept.push_back(state);
+        }
+        return inner_->open(id, kept);
+    }
     void write(const engine::RecordBatch& records) override { inner_->write(records); }
     bool pre_commit(int64_t id, std::string* state, std::string* error) override { return inner_->pre_commit(id, state, error); }
     void checkpoint_complete(int64_t id) override { inner_->checkpoint_complete(id); }
@@ -65,25 +76,34 @@ public:
 
 private:
     std::unique_ptr<engine::Sink> inner_;
+    int32_t subtask_;
+    KeepState keep_;
 };
 
-class ForgetfulKafkaConfig final : public engine::SinkConfig {
+class StateFilterKafkaConfig final : public engine::SinkConfig {
 public:
+    explicit StateFilterKafkaConfig(KeepState keep) : keep_(std::move(keep)) {}
     std::unique_ptr<engine::Sink> make(engine::SinkContext& context, const engine::OutsideSystems& systems,
                                        const engine::RuntimeConfig& runtime) const override {
-        return std::make_unique<ForgetfulSink>(kafka_.make(context, systems, runtime));
+        return std::make_unique<StateFilterSink>(kafka_.make(context, systems, runtime), context.subtask(), keep_);
     }
     std::vector<engine::Record> read_output(const engine::OutsideSystems& systems) const override {
         return kafka_.read_output(systems);
     }
+    std::string kafka_topic() const override { return kafka_.kafka_topic(); }
 
 private:
+    KeepState keep_;
     engine::KafkaSinkConfig kafka_{engine::KafkaSinkOptions{"output", engine::DeliveryGuarantee::exactly_once, "sink"}};
 };
 
+std::shared_ptr<engine::SinkConfig> forgetful_kafka() {
+    return std::make_shared<StateFilterKafkaConfig>([](int32_t, const engine::RestoredSinkState&) { return false; });
+}
+
 TEST_CASE("sink contract: a sink that forgets its restored state is caught losing data", "[testkit]") {
     ContractOptions o;
-    o.config = std::make_shared<ForgetfulKafkaConfig>();
+    o.config = forgetful_kafka();
     o.cases = 1000;
     const auto result = check_sink_contract(o);
     INFO(result.report);
@@ -117,7 +137,7 @@ public:
     SubtaskBlindSink(engine::SinkContext& context, const engine::SinkConfig& inner, const engine::OutsideSystems& systems,
                      const engine::RuntimeConfig& runtime)
         : context_(context), inner_(inner.make(context_, systems, runtime)) {}
-    bool open(int64_t id, const std::string& state) override { return inner_->open(id, state); }
+    bool open(int64_t id, const std::vector<engine::RestoredSinkState>& state) override { return inner_->open(id, state); }
     void write(const engine::RecordBatch& records) override { inner_->write(records); }
     bool pre_commit(int64_t id, std::string* state, std::string* error) override { return inner_->pre_commit(id, state, error); }
     void checkpoint_complete(int64_t id) override { inner_->checkpoint_complete(id); }
@@ -169,19 +189,25 @@ TEST_CASE("sink contract: parallel subtasks, savepoint restores and rescales are
     CHECK(result.report.find("restored at another parallelism") != std::string::npos);
 }
 
-// A known gap of the engine, shown: it gives a restored sink subtask only its own subtask's state,
-// so scaling in drops the removed subtasks' committables (Flink redistributes them). With
-// ContractOptions::scale_in the Kafka sink loses the records of a savepoint whose commit failed at
-// the stop; off by default until the engine redistributes sink state.
-TEST_CASE("sink contract: scale_in shows the engine dropping the removed subtasks' sink state", "[testkit]") {
+// Scaling in from a savepoint whose commits failed at the stop: the remaining subtasks get the
+// removed subtasks' states (engine::restoring_subtask) and commit their transactions. Before the
+// engine redistributed sink state, this lost the records (FLINK-23854's territory); the negative
+// control keeps only each subtask's own state, as the engine did then, and is caught.
+TEST_CASE("sink contract: scaling in hands the removed subtasks' sink state on, and nothing is lost", "[testkit]") {
     auto o = kafka("exactly_once", 3000);
-    o.scale_in = true;
     o.faults = {{"kafka_commit_errors", 1}, {"stop_with_savepoint", 1}};
     const auto result = check_sink_contract(o);
     INFO(result.report);
-    REQUIRE_FALSE(result.passed);
-    CHECK(result.report.find("RESCALED from") != std::string::npos);
-    CHECK(result.report.find("MISSING") != std::string::npos);
+    CHECK(result.passed);
+    CHECK(result.report.find("restored at a smaller parallelism") != std::string::npos);
+
+    o.config = std::make_shared<StateFilterKafkaConfig>(
+        [](int32_t subtask, const engine::RestoredSinkState& state) { return state.subtask == subtask; });
+    const auto own_only = check_sink_contract(o);
+    INFO(own_only.report);
+    REQUIRE_FALSE(own_only.passed);
+    CHECK(own_only.report.find("RESCALED from") != std::string::npos);
+    CHECK(own_only.report.find("MISSING") != std::string::npos);
 }
 
 // The Kafka sink read as a compacted topic (a keyed table: the last value per key), the way an
@@ -266,7 +292,7 @@ TEST_CASE("sink contract: a sink read as key counts is refused at the contract l
 
 TEST_CASE("sink contract: the forgetful sink loses data under the at-least-once checks too", "[testkit]") {
     ContractOptions o;
-    o.config = std::make_shared<ForgetfulKafkaConfig>();
+    o.config = forgetful_kafka();
     o.guarantee = Guarantee::at_least_once;
     o.cases = 1000;
     const auto result = check_sink_contract(o);
