@@ -5,7 +5,8 @@
 // The contract, after Flink's TwoPhaseCommittingSink:
 // - `open` runs when the task starts, with the sink's part of the restored checkpoint (if any):
 //   every state it was given (see below): a 2PC sink commits the transactions found in them and
-//   aborts the lingering ones of every subtask whose state it was given;
+//   aborts the lingering ones (begun after the restored checkpoint) of its own subtask index and
+//   of every subtask whose state it was given;
 // - `write` for every record;
 // - `pre_commit` at the checkpoint barrier: flush, check every write, and return what a restore
 //   needs. A write that failed fails the checkpoint; it is never dropped silently;
