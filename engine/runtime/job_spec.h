@@ -153,6 +153,11 @@ struct RuntimeConfig {
     // A negative control, never in a passing scenario: a source keeps reading and emitting records
     // after the barrier of a stop-with-savepoint (Flink suspends the sources with that barrier).
     bool sources_read_after_stop = false;
+    // A negative control, never in a passing scenario: a restored sink subtask gets only the state
+    // of its own subtask index, so a scale-in drops the removed subtasks' sink state -- a two-phase
+    // commit sink's pre-committed transactions among it (what eosim did before; Flink
+    // redistributes it, see restoring_subtask in engine/connectors/sink.h).
+    bool sinks_drop_removed_state = false;
 };
 
 struct JobSpec {
