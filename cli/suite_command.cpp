@@ -157,13 +157,18 @@ reports::RunRecord record_from_outcome(const WorkerOutcome& o, const RunContext&
     return record;
 }
 
+// Whether --timelines keeps the history (timeline, checkpoints, ...) of this run even when it
+// passes; a failing run's is always kept.
+bool timeline_kept_when_passed(const SuiteCommand& command, const PlannedScenario& s, uint64_t seed) {
+    return command.timelines == "all" || (command.timelines == "first" && !s.seeds.empty() && seed == s.seeds.front());
+}
+
 std::vector<std::string> worker_argv(const std::string& program, const PlannedScenario& s, uint64_t seed,
                                      const SuiteCommand& command, bool strict) {
     std::vector<std::string> argv = {program, "run", s.file, "--seed", std::to_string(seed), "--json"};
-    // The run's history is most of what a worker prints; the suite keeps it of failing runs and of
-    // the runs --timelines names (keeps_timeline), so a passing run need not print it.
-    const bool history_kept = command.timelines == "all" || (command.timelines == "first" && !s.seeds.empty() && seed == s.seeds.front());
-    if (!history_kept) argv.insert(argv.end(), {"--json-history", "failing"});
+    // The run's history is most of what a worker prints: a passing run the suite does not keep
+    // need not print it.
+    if (!timeline_kept_when_passed(command, s, seed)) argv.insert(argv.end(), {"--json-history", "failing"});
     if (command.max_events != 0) argv.insert(argv.end(), {"--max-events", std::to_string(command.max_events)});
     if (!command.max_virtual_time.empty()) argv.insert(argv.end(), {"--max-virtual-time", command.max_virtual_time});
     if (s.expect_overridden) argv.insert(argv.end(), {"--expect", expect_argument(s.expect)});
@@ -275,8 +280,7 @@ private:
     }
 
     bool keeps_timeline(const reports::RunRecord& r, const PlannedScenario& s) const {
-        if (command_.timelines == "all" || r.status != reports::RunStatus::passed) return true;
-        return command_.timelines == "first" && !s.seeds.empty() && r.seed == s.seeds.front();
+        return r.status != reports::RunStatus::passed || timeline_kept_when_passed(command_, s, r.seed);
     }
 
     std::string worker_program() const {

@@ -82,6 +82,13 @@ void prepare_child(int stdin_fd, int out_fd, int err_fd, pid_t parent, uint64_t 
     ::_exit(kExecFailed);
 }
 
+// Writes out what the process's C and C++ streams hold.
+void flush_output() {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+}
+
 // The child of an in-process worker: the parent is single-threaded, so the copy may allocate and
 // run anything; it leaves with _exit, so the parent's static objects are not destroyed twice.
 // noexcept: an exception the entry lets out terminates the child, as it would end a main(); it
@@ -93,16 +100,12 @@ void prepare_child(int stdin_fd, int out_fd, int err_fd, pid_t parent, uint64_t 
     // this child's business).
     for (int signal = 1; signal < NSIG; ++signal) {
         struct sigaction action {};
-        if (::sigaction(signal, nullptr, &action) == 0 && (action.sa_flags & SA_SIGINFO) != 0) {
-            ::signal(signal, SIG_DFL);
-        } else if (action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN) {
-            ::signal(signal, SIG_DFL);
-        }
+        if (::sigaction(signal, nullptr, &action) != 0) continue;
+        const bool handled = (action.sa_flags & SA_SIGINFO) != 0 || (action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN);
+        if (handled) ::signal(signal, SIG_DFL);
     }
     const int code = in_process.entry(static_cast<int>(argv.size() - 1), argv.data());
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
+    flush_output();
     ::_exit(code);
 }
 
@@ -128,11 +131,7 @@ Child spawn(const WorkerTask& task, const WorkerLimits& limits, const InProcessW
         return child;
     }
     const bool forked_only = in_process.entry != nullptr && task.argv[0] == in_process.program;
-    if (forked_only) {  // what the parent buffered must not be written twice
-        std::cout.flush();
-        std::cerr.flush();
-        std::fflush(nullptr);
-    }
+    if (forked_only) flush_output();  // what the parent buffered must not be written twice
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid == 0 && forked_only) run_in_child(in_process, argv, stdin_fd, out[1], err[1], parent, limits.memory_bytes);
