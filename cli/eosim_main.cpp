@@ -44,6 +44,10 @@ CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
                     "Write the run's timeline as Chrome trace events (open in ui.perfetto.dev or chrome://tracing)");
     run->add_flag("--check-determinism", c.check_determinism, "Run twice and check that both runs give the same trace hash");
     run->add_flag("--json", c.json, "Print the result as one JSON object instead of the text report");
+    run->add_option("--json-history", c.json_history,
+                    "With --json: the timeline, per-checkpoint figures, status history and exceptions in it: all, failing (only "
+                    "when the expectation was not met) or none")
+        ->check(CLI::IsMember({"all", "failing", "none"}));
     run->add_option("--expect", c.expect, "Replace the scenario's expectation: pass, or violation:<oracle>");
     run->add_option("--twin", c.twin,
                     "Run a known-bad twin of the scenario instead (eosim sensitivity lists them), e.g. checkpointing.at_least_once");
@@ -213,9 +217,11 @@ int eosim::eosim_main(int argc, char** argv) {
     eosim::cli::SensitivityCommand sensitivity_command;
     CLI::App* sensitivity = add_sensitivity(app, sensitivity_command);
     sensitivity_command.self_program = this_program();
+    sensitivity_command.self_entry = &eosim_main;
     eosim::cli::PointsCommand points_command;
     CLI::App* points = add_points(app, points_command);
     suite_command.self_program = this_program();
+    suite_command.self_entry = &eosim_main;
 
     try {
         app.parse(argc, argv);

@@ -244,6 +244,9 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
     const bool deterministic = !second || second->trace_hash == result.trace_hash;
 
     if (command.json) {
+        if (command.json_history == "none" || (command.json_history == "failing" && record.status == reports::RunStatus::passed)) {
+            record.has_timeline = false;
+        }
         nlohmann::json j = reports::to_json(record);
         if (second) {
             j["determinism"] = {{"checked", true},

@@ -18,6 +18,10 @@ struct RunCommand {
     std::string chrome_trace_path;  // the run as Chrome trace events
     bool check_determinism = false;
     bool json = false;
+    // With --json: whether the run's history (timeline, per-checkpoint figures, status history,
+    // exceptions: most of the bytes) is in it: "all", "failing" (only when the run's expectation was
+    // not met: a suite's worker whose history the suite keeps only then) or "none".
+    std::string json_history = "all";
     std::string expect;             // "pass" or "violation:<oracle>": replaces the scenario's expectation
     uint64_t max_events = 0;        // cut the run after this many events (0: no limit)
     std::string max_virtual_time;   // cut the run at this virtual time if it comes before the scenario's limit

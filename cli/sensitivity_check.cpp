@@ -63,7 +63,7 @@ reports::SensitivityTable plan_sensitivity(const SuitePlan& plan) {
     return table;
 }
 
-void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan, const std::string& program, unsigned jobs,
+void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan, const InProcessWorker& worker, unsigned jobs,
                      double timeout_seconds) {
     std::map<std::string, const PlannedScenario*> by_file;
     for (const PlannedScenario& s : plan.scenarios) by_file[s.file] = &s;
@@ -73,12 +73,12 @@ void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan, co
         const reports::TwinResult& t = table.twins[i];
         if (t.skipped || !t.not_applicable.empty()) continue;
         for (uint64_t seed : by_file.at(t.file)->seeds) {
-            tasks.push_back({tasks.size(), {program, "run", t.file, "--twin", t.twin, "--seed", std::to_string(seed), "--json"}});
+            tasks.push_back({tasks.size(), {worker.program, "run", t.file, "--twin", t.twin, "--seed", std::to_string(seed), "--json", "--json-history", "none"}});
             task_of.emplace_back(i, seed);
         }
     }
     const auto start = std::chrono::steady_clock::now();
-    WorkerPool pool(std::max(1u, jobs), WorkerLimits{timeout_seconds, 0, 64u << 20});
+    WorkerPool pool(std::max(1u, jobs), WorkerLimits{timeout_seconds, 0, 64u << 20}, worker);
     std::vector<std::vector<uint64_t>> caught_seeds(table.twins.size());
     pool.run(tasks, [&](WorkerOutcome&& outcome) {
         const auto [index, seed] = task_of[outcome.id];

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/suite_plan.h"
+#include "cli/worker_pool.h"
 #include "reports/sensitivity_table.h"
 
 namespace eosim::cli {
@@ -15,10 +16,11 @@ namespace eosim::cli {
 // The twins of every pass-expecting scenario of `plan`, not run yet. Throws ScenarioError.
 reports::SensitivityTable plan_sensitivity(const SuitePlan& plan);
 
-// Runs every twin that is neither skipped nor inapplicable over its scenario's seeds with `program`
-// (this eosim binary), `jobs` at a time, each run limited to `timeout_seconds` of wall time; fills
-// caught, by, errors, runs and wall time.
-void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan, const std::string& program, unsigned jobs,
+// Runs every twin that is neither skipped nor inapplicable over its scenario's seeds with
+// `worker.program` (this eosim binary; forked without exec when `worker.entry` is set), `jobs` at a
+// time, each run limited to `timeout_seconds` of wall time; fills caught, by, errors, runs and wall
+// time.
+void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan, const InProcessWorker& worker, unsigned jobs,
                      double timeout_seconds);
 
 }  // namespace eosim::cli

@@ -27,7 +27,7 @@ int sensitivity_command(const SensitivityCommand& command, std::ostream& out, st
     }
     const std::string program = command.self_program.empty() ? "/proc/self/exe" : command.self_program;
     const unsigned jobs = command.jobs != 0 ? command.jobs : std::max(1u, std::thread::hardware_concurrency());
-    run_sensitivity(table, plan, program, jobs, timeout);
+    run_sensitivity(table, plan, InProcessWorker{program, command.self_entry}, jobs, timeout);
     reports::write_sensitivity_text(out, table);
     if (!command.json_path.empty()) {
         const std::string problem = write_file_atomically(command.json_path, reports::to_json(table).dump(2) + "\n");

@@ -20,6 +20,7 @@ struct SensitivityCommand {
     std::string timeout = "60s";       // wall-clock limit per run
     std::string json_path;             // also write the table as JSON here
     std::string self_program;          // this program (eosim_main resolves it); else /proc/self/exe
+    int (*self_entry)(int, char**) = nullptr;  // its entry (eosim_main): workers fork without exec
 };
 
 // 0: every twin that applies was caught on some seed or is skipped with a reason; 1: some twin was

@@ -157,9 +157,18 @@ reports::RunRecord record_from_outcome(const WorkerOutcome& o, const RunContext&
     return record;
 }
 
+// Whether --timelines keeps the history (timeline, checkpoints, ...) of this run even when it
+// passes; a failing run's is always kept.
+bool timeline_kept_when_passed(const SuiteCommand& command, const PlannedScenario& s, uint64_t seed) {
+    return command.timelines == "all" || (command.timelines == "first" && !s.seeds.empty() && seed == s.seeds.front());
+}
+
 std::vector<std::string> worker_argv(const std::string& program, const PlannedScenario& s, uint64_t seed,
                                      const SuiteCommand& command, bool strict) {
     std::vector<std::string> argv = {program, "run", s.file, "--seed", std::to_string(seed), "--json"};
+    // The run's history is most of what a worker prints: a passing run the suite does not keep
+    // need not print it.
+    if (!timeline_kept_when_passed(command, s, seed)) argv.insert(argv.end(), {"--json-history", "failing"});
     if (command.max_events != 0) argv.insert(argv.end(), {"--max-events", std::to_string(command.max_events)});
     if (!command.max_virtual_time.empty()) argv.insert(argv.end(), {"--max-virtual-time", command.max_virtual_time});
     if (s.expect_overridden) argv.insert(argv.end(), {"--expect", expect_argument(s.expect)});
@@ -218,7 +227,7 @@ public:
         if (command_.sensitivity) {
             err_ << "sensitivity: running the known-bad twins of every scenario that expects to pass\n" << std::flush;
             sensitivity_ = plan_sensitivity(plan_);
-            run_sensitivity(*sensitivity_, plan_, worker_program(), static_cast<unsigned>(jobs_), timeout_seconds_);
+            run_sensitivity(*sensitivity_, plan_, worker(), static_cast<unsigned>(jobs_), timeout_seconds_);
         }
         return report(records);
     }
@@ -271,8 +280,7 @@ private:
     }
 
     bool keeps_timeline(const reports::RunRecord& r, const PlannedScenario& s) const {
-        if (command_.timelines == "all" || r.status != reports::RunStatus::passed) return true;
-        return command_.timelines == "first" && !s.seeds.empty() && r.seed == s.seeds.front();
+        return r.status != reports::RunStatus::passed || timeline_kept_when_passed(command_, s, r.seed);
     }
 
     std::string worker_program() const {
@@ -285,11 +293,18 @@ private:
         return program;
     }
 
+    // The workers' program, run in a fork of this process when it is this program itself.
+    InProcessWorker worker() const {
+        InProcessWorker worker{worker_program()};
+        if (worker.program == command_.self_program) worker.entry = command_.self_entry;
+        return worker;
+    }
+
     bool execute(const std::vector<PlannedRun>& todo, ResultsWriter& writer, std::vector<reports::RunRecord>& records) {
-        const std::string program = worker_program();
+        const InProcessWorker program = worker();
         std::vector<WorkerTask> tasks;
         for (size_t i = 0; i < todo.size(); ++i) {
-            tasks.push_back({i, worker_argv(program, plan_.scenarios[todo[i].scenario], todo[i].seed, command_, plan_.strict_faults)});
+            tasks.push_back({i, worker_argv(program.program, plan_.scenarios[todo[i].scenario], todo[i].seed, command_, plan_.strict_faults)});
         }
         WorkerLimits limits;
         limits.wall_seconds = timeout_seconds_;
@@ -298,7 +313,7 @@ private:
                           records.size());
         std::string write_error;
         InterruptGuard guard;
-        WorkerPool pool(jobs_, limits);
+        WorkerPool pool(jobs_, limits, program);
         const bool completed = pool.run(
             tasks,
             [&](WorkerOutcome&& outcome) {

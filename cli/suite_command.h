@@ -43,6 +43,7 @@ struct SuiteCommand {
     std::string worker_command;        // hidden: a program to run instead of this binary (test fixtures)
     std::string command_line;          // as typed, for the report
     std::string self_program;          // this program, resolved by eosim_main at start (else /proc/self/exe now)
+    int (*self_entry)(int, char**) = nullptr;  // its entry (eosim_main): workers that are this program fork without exec
 };
 
 struct MergeCommand {

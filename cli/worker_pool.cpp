@@ -11,7 +11,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <iostream>
+#include <utility>
 
 #include "cli/address_sanitizer.h"
 #include "reports/xml_text.h"
@@ -46,9 +49,9 @@ void kill_group(const Child& child) {
     ::kill(child.pid, SIGKILL);  // in case it had not yet moved to its own group
 }
 
-// After fork, in the child: only async-signal-safe calls until exec.
-[[noreturn]] void exec_child(const std::vector<char*>& argv, int stdin_fd, int out_fd, int err_fd, pid_t parent,
-                             uint64_t memory_bytes) {
+// After fork, in the child: its own group, death with the parent, the pipes, the limit, default
+// signal handling. Only async-signal-safe calls.
+void prepare_child(int stdin_fd, int out_fd, int err_fd, pid_t parent, uint64_t memory_bytes) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(kExecFailed);
@@ -63,6 +66,11 @@ void kill_group(const Child& child) {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+[[noreturn]] void exec_child(const std::vector<char*>& argv, int stdin_fd, int out_fd, int err_fd, pid_t parent,
+                             uint64_t memory_bytes) {
+    prepare_child(stdin_fd, out_fd, err_fd, parent, memory_bytes);
     ::execv(argv[0], argv.data());
     const char* reason = std::strerror(errno);
     const char prefix[] = "cannot run the worker ";
@@ -74,8 +82,35 @@ void kill_group(const Child& child) {
     ::_exit(kExecFailed);
 }
 
+// Writes out what the process's C and C++ streams hold.
+void flush_output() {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+}
+
+// The child of an in-process worker: the parent is single-threaded, so the copy may allocate and
+// run anything; it leaves with _exit, so the parent's static objects are not destroyed twice.
+// noexcept: an exception the entry lets out terminates the child, as it would end a main(); it
+// must never unwind into the copy of the parent's stack.
+[[noreturn]] void run_in_child(const InProcessWorker& in_process, std::vector<char*>& argv, int stdin_fd, int out_fd,
+                               int err_fd, pid_t parent, uint64_t memory_bytes) noexcept {
+    prepare_child(stdin_fd, out_fd, err_fd, parent, memory_bytes);
+    // As an exec would: every handled signal back to its default (the parent's handlers are not
+    // this child's business).
+    for (int signal = 1; signal < NSIG; ++signal) {
+        struct sigaction action {};
+        if (::sigaction(signal, nullptr, &action) != 0) continue;
+        const bool handled = (action.sa_flags & SA_SIGINFO) != 0 || (action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN);
+        if (handled) ::signal(signal, SIG_DFL);
+    }
+    const int code = in_process.entry(static_cast<int>(argv.size() - 1), argv.data());
+    flush_output();
+    ::_exit(code);
+}
+
 // Starts a task; on failure to start, the child is returned already finished.
-Child spawn(const WorkerTask& task, const WorkerLimits& limits) {
+Child spawn(const WorkerTask& task, const WorkerLimits& limits, const InProcessWorker& in_process) {
     Child child;
     child.id = task.id;
     child.outcome.id = task.id;
@@ -95,8 +130,11 @@ Child spawn(const WorkerTask& task, const WorkerLimits& limits) {
         }
         return child;
     }
+    const bool forked_only = in_process.entry != nullptr && task.argv[0] == in_process.program;
+    if (forked_only) flush_output();  // what the parent buffered must not be written twice
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
+    if (pid == 0 && forked_only) run_in_child(in_process, argv, stdin_fd, out[1], err[1], parent, limits.memory_bytes);
     if (pid == 0) exec_child(argv, stdin_fd, out[1], err[1], parent, limits.memory_bytes);
     ::close(out[1]);
     ::close(err[1]);
@@ -184,7 +222,8 @@ std::string signal_name(int signal) {
 
 bool memory_limit_supported() { return !kAddressSanitizer; }
 
-WorkerPool::WorkerPool(size_t jobs, WorkerLimits limits) : jobs_(std::max<size_t>(jobs, 1)), limits_(limits) {
+WorkerPool::WorkerPool(size_t jobs, WorkerLimits limits, InProcessWorker in_process)
+    : jobs_(std::max<size_t>(jobs, 1)), limits_(limits), in_process_(std::move(in_process)) {
     if (!memory_limit_supported()) limits_.memory_bytes = 0;
 }
 
@@ -206,7 +245,7 @@ bool WorkerPool::run(const std::vector<WorkerTask>& tasks, const std::function<v
             }
             return false;
         }
-        while (running.size() < jobs_ && next < tasks.size()) running.push_back(spawn(tasks[next++], limits_));
+        while (running.size() < jobs_ && next < tasks.size()) running.push_back(spawn(tasks[next++], limits_, in_process_));
 
         const Clock::time_point now = Clock::now();
         int timeout_ms = 100;

@@ -500,7 +500,7 @@ void ContractHarness::stop_with_savepoint() {
 void ContractHarness::restore_from_savepoint(int32_t parallelism) {
     if (!stopped_) return;
     stopped_ = false;
-    restore("from savepoint", std::max(options_.scale_in ? 1 : parallelism_, parallelism));
+    restore("from savepoint", parallelism);
 }
 
 void ContractHarness::zombie_write(int32_t pick, int32_t records) {
@@ -583,10 +583,15 @@ void ContractHarness::fail_over_if_failed() {
     restore("after the failure", parallelism_);
 }
 
-std::string ContractHarness::restored_state(int32_t subtask) const {
-    if (last_completed_ == 0) return {};
+std::vector<engine::RestoredSinkState> ContractHarness::restored_states(int32_t subtask) const {
+    std::vector<engine::RestoredSinkState> out;
+    if (last_completed_ == 0) return out;
     const std::vector<std::string>& states = checkpoints_.at(last_completed_).states;
-    return static_cast<size_t>(subtask) < states.size() ? states[static_cast<size_t>(subtask)] : std::string();
+    for (size_t j = 0; j < states.size(); ++j) {
+        const auto old_subtask = static_cast<int32_t>(j);
+        if (engine::restoring_subtask(old_subtask, parallelism_) == subtask) out.push_back(engine::RestoredSinkState{old_subtask, states[j]});
+    }
+    return out;
 }
 
 void ContractHarness::restore(const char* why, int32_t parallelism) {
@@ -617,11 +622,12 @@ void ContractHarness::restore(const char* why, int32_t parallelism) {
         int32_t opened = 0;
         for (const auto& subtask : current.subtasks) {
             subtask->sink = config_->make(*subtask->context, systems_, options_.runtime);
-            if (!subtask->sink->open(last_completed_, restored_state(subtask->index)) || current.state != Incarnation::State::live) break;
+            if (!subtask->sink->open(last_completed_, restored_states(subtask->index)) || current.state != Incarnation::State::live) break;
             ++opened;
         }
         if (opened == parallelism) {
             if (paths_ != nullptr && restored_parallelism != parallelism) ++paths_->effects["restored at another parallelism"];
+            if (paths_ != nullptr && restored_parallelism > parallelism) ++paths_->effects["restored at a smaller parallelism (scale-in)"];
             if (paths_ != nullptr && parallelism > 1) ++paths_->effects["incarnations with parallel subtasks"];
             const std::string rescaled = restored_parallelism == parallelism
                                              ? std::string()

@@ -99,8 +99,7 @@ public:
     // every subtask is notified (Flink's stop-with-savepoint waits for that notification), the
     // subtasks are closed and the job stays stopped until restore_from_savepoint (or finish()).
     void stop_with_savepoint();
-    // A stopped job starts again from its savepoint with `parallelism` subtasks (the same or another;
-    // at least as many as it had unless ContractOptions::scale_in).
+    // A stopped job starts again from its savepoint with `parallelism` subtasks (the same or another).
     void restore_from_savepoint(int32_t parallelism);
     void zombie_write(int32_t pick, int32_t records);
     void zombie_pre_commit(int32_t pick);
@@ -148,8 +147,9 @@ private:
     // `barrier`; new records of S (keys from `fresh_keys`, or by position) once S is written.
     void emit(Subtask& subtask, int64_t count, const std::vector<int32_t>* fresh_keys, int64_t barrier);
     void restore(const char* why, int32_t parallelism);
-    // The sink state subtask `subtask` restores from the latest completed checkpoint (the rule above).
-    std::string restored_state(int32_t subtask) const;
+    // The sink states subtask `subtask` restores from the latest completed checkpoint, handed out by
+    // the engine's rule (engine::restoring_subtask over the current parallelism).
+    std::vector<engine::RestoredSinkState> restored_states(int32_t subtask) const;
     // Every subtask of `incarnation` is notified that checkpoint `id` completed (while it is live or a zombie).
     void notify(Incarnation& incarnation, int64_t id);
     void crash_incarnation(Incarnation& incarnation, const std::string& why);

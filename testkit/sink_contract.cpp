@@ -146,8 +146,7 @@ struct RestoreFromSavepoint final : Command {
         : parallelism(*rc::gen::resize(100, rc::gen::inRange<int32_t>(1, m->parallelism + 1))) {}
     void run(const ContractModel&, ContractHarness& h) const override { h.restore_from_savepoint(parallelism); check_now(h); }
     void show(std::ostream& os) const override {
-        os << "restore the stopped job from its savepoint with " << parallelism << " subtask(s) (or as many as it had, if more"
-           << " and scale_in is off)";
+        os << "restore the stopped job from its savepoint with " << parallelism << " subtask(s)";
     }
 };
 

@@ -64,9 +64,10 @@
 // stop_with_savepoint (every subtask pre-commits a savepoint, it completes and every subtask is
 // notified -- Flink's stop-with-savepoint waits for that --, the subtasks are closed -- their
 // timers, like a zombie's, still fire -- and the job stays stopped until a command restores it from
-// the savepoint with 1..`parallelism` subtasks: a rescale when that differs; without `scale_in`
-// never fewer than it had. A restored subtask gets the sink state of its own subtask index, as the
-// engine gives it; none when that subtask did not exist).
+// the savepoint with 1..`parallelism` subtasks: a rescale, out or in, when that differs. A restored
+// subtask gets the sink states the engine would give it (engine::restoring_subtask: old subtask j
+// goes to j % parallelism, so on a scale-in the removed subtasks' states too; a subtask beyond the
+// old parallelism gets none).
 //
 // Calls that race (`races`, on by default; sim/external/call_races.h): a system_call_races command
 // gives the next 1-6 writes to a system (whoever makes them: the live instance, a zombie) each a
@@ -89,9 +90,8 @@
 //
 // Not checked: latency, how many calls the sink makes, what it writes to places read_output does
 // not read (read_output is the sink author's definition of "what a reader sees"), a rescale at a
-// failover (Flink restarts a failed job at its parallelism; rescales come with savepoint restores),
-// scale-in by default (see `scale_in`). A sink's client is
-// synchronous: its own calls are sent one at a time (races come from late and lost deliveries,
+// failover (Flink restarts a failed job at its parallelism; rescales come with savepoint restores).
+// A sink's client is synchronous: its own calls are sent one at a time (races come from late and lost deliveries,
 // not from a client issuing calls in parallel).
 #include <cstdint>
 #include <functional>
@@ -147,12 +147,6 @@ struct ContractOptions {
     // The most subtasks of the sink: each case starts with 1..parallelism subtasks (drawn, shrinking
     // towards 1) and a restore from a savepoint draws 1..parallelism again (a rescale when it differs).
     int32_t parallelism = 3;
-    // Whether a restore from a savepoint may also scale IN (fewer subtasks). Off: it keeps or raises
-    // the parallelism. The engine gives a restored sink subtask only the state of its own subtask
-    // index (engine/runtime/operator_chain.cpp), so scaling in drops the removed subtasks' state --
-    // a two-phase-commit sink's committables among it -- where Flink redistributes it: the built-in
-    // Kafka sink then loses a savepoint's records whose commit failed at the stop. On shows that.
-    bool scale_in = false;
     bool outside_faults = true; // faults of the outside systems (false: none of them is drawn)
     bool zombies = true;        // cancelled instances that keep calling
     bool races = true;          // calls that race (fault kind system_call_races; see above)

@@ -11,7 +11,7 @@ namespace {
 class AppendSink final : public Sink {
 public:
     AppendSink(SinkContext& context, sim::external::AppendStore& store) : context_(context), store_(store) {}
-    bool open(int64_t, const std::string&) override { return true; }
+    bool open(int64_t, const std::vector<RestoredSinkState>&) override { return true; }
     void write(const RecordBatch& records) override {
         for (const Record& record : records) {
             if (store_.append(context_.node(), sim::external::KafkaRecord{record.key, record.value}) !=

@@ -44,7 +44,7 @@ Record DocumentSink::record_of(const external::Document& document) {
     return Record{field("key"), field("value")};
 }
 
-bool DocumentSink::open(int64_t, const std::string&) {
+bool DocumentSink::open(int64_t, const std::vector<RestoredSinkState>&) {
     buffer_.clear();
     return true;
 }

@@ -66,7 +66,7 @@ class DocumentSink final : public Sink {
 public:
     DocumentSink(DocumentSinkOptions options, SinkContext& context, sim::external::DocumentStore& store);
 
-    bool open(int64_t restored_checkpoint_id, const std::string& restored_state) override;
+    bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) override;
     void write(const RecordBatch& records) override;
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t) override {}

@@ -24,32 +24,49 @@ std::string KafkaSink::transactional_id(int64_t checkpoint_id) const {
     return options_.transactional_id_prefix + "-" + std::to_string(context_.subtask()) + "-" + std::to_string(checkpoint_id);
 }
 
-bool KafkaSink::open(int64_t restored_checkpoint_id, const std::string& restored_state) {
+bool KafkaSink::open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) {
     if (options_.guarantee != DeliveryGuarantee::exactly_once) return true;
-    BlobReader in(restored_state);
-    while (!in.done()) {
-        Pending p;
-        p.checkpoint_id = in.get_i64();
-        p.producer.transactional_id = in.get_string();
-        p.producer.producer_id = in.get_i64();
-        p.producer.epoch = static_cast<int32_t>(in.get_i64());
-        pending_.push_back(std::move(p));
+    for (const RestoredSinkState& from : restored) {
+        BlobReader in(from.state);
+        while (!in.done()) {
+            Pending p;
+            p.checkpoint_id = in.get_i64();
+            p.producer.transactional_id = in.get_string();
+            p.producer.producer_id = in.get_i64();
+            p.producer.epoch = static_cast<int32_t>(in.get_i64());
+            pending_.push_back(std::move(p));
+        }
     }
+    // Several subtasks' transactions (a scale-in): commit in checkpoint order.
+    std::stable_sort(pending_.begin(), pending_.end(),
+                     [](const Pending& a, const Pending& b) { return a.checkpoint_id < b.checkpoint_id; });
     // Everything restored was pre-committed for a checkpoint that completed: commit it.
     commit_target_ = restored_checkpoint_id;
     if (!commit_up_to(restored_checkpoint_id)) schedule_commit_retry();
-    if (!abort_lingering()) return false;
+    // The ids this subtask answers for: its own and those of every subtask whose state it was
+    // given (on a scale-in the removed subtasks'). Only transactions above the restored checkpoint
+    // are lingering: a completed checkpoint's state holds ids up to its own, so one at or below it
+    // that is still open is held by some restored state -- on a rescale possibly another subtask's
+    // (a scale-in 3 -> 1 -> 3 gives subtask 0 the state holding subtask 2's old ids) -- and committed
+    // from there.
+    std::vector<int32_t> owned{context_.subtask()};
+    for (const RestoredSinkState& from : restored) {
+        if (std::find(owned.begin(), owned.end(), from.subtask) == owned.end()) owned.push_back(from.subtask);
+    }
+    for (const int32_t subtask : owned) {
+        if (!abort_lingering(subtask, restored_checkpoint_id)) return false;
+    }
     context_.announce(points::kSinkRecovered, restored_checkpoint_id);
     return begin_transaction(restored_checkpoint_id + 1);
 }
 
-bool KafkaSink::abort_lingering() {
-    // List the ongoing transactions of this subtask's ids (`prefix-subtask-N`, N all digits: the
+bool KafkaSink::abort_lingering(int32_t subtask, int64_t restored_checkpoint_id) {
+    // List the ongoing transactions of the subtask's ids (`prefix-subtask-N`, N all digits: the
     // ids of another sink whose prefix extends ours, e.g. "sink-0" next to "sink", do not match)
-    // and abort each one the restored state does not commit: none of them belongs to a completed
-    // checkpoint. Ids need not be contiguous: a checkpoint that never reached this subtask leaves
-    // its id unused, which is why a probe that stops at the first unused id can miss one.
-    const std::string own = options_.transactional_id_prefix + "-" + std::to_string(context_.subtask()) + "-";
+    // and abort each one above the restored checkpoint. Ids need not be contiguous: a checkpoint
+    // that never reached the subtask leaves its id unused, which is why a probe that stops at the
+    // first unused id can miss one.
+    const std::string own = options_.transactional_id_prefix + "-" + std::to_string(subtask) + "-";
     std::vector<std::string> ongoing;
     if (const KafkaError error = kafka_.list_transactions(context_.node(), own, &ongoing); error != KafkaError::none) {
         context_.fail(std::string("cannot list lingering transactions: ") + to_string(error));
@@ -57,12 +74,11 @@ bool KafkaSink::abort_lingering() {
     }
     for (const std::string& id : ongoing) {
         const std::string suffix = id.substr(own.size());
-        if (suffix.empty() || !std::all_of(suffix.begin(), suffix.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        if (suffix.empty() || suffix.size() > 18 ||
+            !std::all_of(suffix.begin(), suffix.end(), [](char c) { return c >= '0' && c <= '9'; })) {
             continue;
         }
-        const bool restored = std::any_of(pending_.begin(), pending_.end(),
-                                          [&id](const Pending& p) { return p.producer.transactional_id == id; });
-        if (restored) continue;  // pre-committed for a completed checkpoint: its commit is retried
+        if (std::stoll(suffix) <= restored_checkpoint_id) continue;  // a restored state's: committed from there
         ProducerHandle fencing;  // init_transactions fences the old producer and aborts its transaction
         if (const KafkaError error = kafka_.init_transactions(context_.node(), id, &fencing); error != KafkaError::none) {
             context_.fail(std::string("cannot abort lingering transaction ") + id + ": " + to_string(error));

@@ -11,12 +11,19 @@
 // committed succeeds. A commit refused for good (PRODUCER_FENCED: the broker aborted the transaction
 // on timeout and fenced its epoch, or a newer producer took the id; invalid_txn_state) is reported
 // as likely data loss, as Flink's committer logs it (timeline "txn.lost", figure transactions_lost). On restore: commit the transactions
-// found in the state, then list the ongoing transactions of this subtask's ids (Kafka's
-// ListTransactions, KIP-664, as Flink's Kafka connector 4.x does) and abort every one the state
-// does not commit (timeline "txn.aborted-lingering"). Ids are not contiguous (a checkpoint that
-// never reached the subtask leaves its id unused), so the older probe of ids N+1, N+2, ... until
-// an unused one (Flink's FlinkKafkaProducer / TransactionAborter) could stop before a lingering
-// transaction; listing cannot. A failed listing fails the task (the restart retries).
+// found in every state the subtask was given, then list the ongoing transactions of the ids of its
+// own subtask index and of every subtask whose state it was given (Kafka's ListTransactions, KIP-664,
+// as Flink's Kafka connector 4.x does) and abort every one above the restored checkpoint (timeline
+// "txn.aborted-lingering"): no completed checkpoint holds those, while an open one at or below it is
+// held by a restored state -- after rescales possibly another subtask's -- and committed from there,
+// as Flink's TransactionAborter aborts from the restored checkpoint + 1 on. On a scale-in a
+// remaining subtask gets the removed subtasks' states (old subtask j goes to j % parallelism,
+// engine/connectors/sink.h), so it commits their pre-committed transactions and aborts their
+// lingering ones, as Flink's KafkaWriter probes the ids of subtask, subtask + parallelism, ...
+// Ids are not contiguous (a checkpoint that never reached the subtask leaves its id unused), so the
+// older probe of ids N+1, N+2, ... until an unused one (Flink's FlinkKafkaProducer /
+// TransactionAborter) could stop before a lingering transaction; listing cannot. A failed listing
+// fails the task (the restart retries).
 //
 // At-least-once and none: appends at once, by an idempotent producer unless "idempotence" is false;
 // at-least-once fails the checkpoint when a write failed, none ignores failed writes. Every write
@@ -75,7 +82,7 @@ public:
     KafkaSink(const KafkaSinkOptions& options, SinkContext& context, sim::external::KafkaCluster& kafka,
               const RuntimeConfig& runtime);
 
-    bool open(int64_t restored_checkpoint_id, const std::string& restored_state) override;
+    bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) override;
     void write(const RecordBatch& records) override;
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t checkpoint_id) override;
@@ -94,7 +101,8 @@ private:
 
     std::string transactional_id(int64_t checkpoint_id) const;
     bool begin_transaction(int64_t checkpoint_id);
-    bool abort_lingering();
+    // Aborts the ongoing transactions of `subtask`'s ids above the restored checkpoint.
+    bool abort_lingering(int32_t subtask, int64_t restored_checkpoint_id);
     // Commits pending transactions up to `checkpoint_id`; false when one must be retried later.
     bool commit_up_to(int64_t checkpoint_id);
     void schedule_commit_retry();

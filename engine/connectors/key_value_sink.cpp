@@ -45,7 +45,7 @@ std::vector<Record> KeyValueSink::counters(const external::KeyValueStore& store,
     return out;
 }
 
-bool KeyValueSink::open(int64_t, const std::string&) {
+bool KeyValueSink::open(int64_t, const std::vector<RestoredSinkState>&) {
     pending_.clear();
     return true;
 }

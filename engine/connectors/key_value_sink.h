@@ -64,7 +64,7 @@ class KeyValueSink final : public Sink {
 public:
     KeyValueSink(KeyValueSinkOptions options, SinkContext& context, sim::external::KeyValueStore& store);
 
-    bool open(int64_t restored_checkpoint_id, const std::string& restored_state) override;
+    bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) override;
     void write(const RecordBatch& records) override;
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t) override {}

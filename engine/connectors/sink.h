@@ -4,17 +4,29 @@
 //
 // The contract, after Flink's TwoPhaseCommittingSink:
 // - `open` runs when the task starts, with the sink's part of the restored checkpoint (if any):
-//   a 2PC sink commits the transactions found there and aborts lingering ones;
+//   every state it was given (see below): a 2PC sink commits the transactions found in them and
+//   aborts the lingering ones (begun after the restored checkpoint) of its own subtask index and
+//   of every subtask whose state it was given;
 // - `write` for every record;
 // - `pre_commit` at the checkpoint barrier: flush, check every write, and return what a restore
 //   needs. A write that failed fails the checkpoint; it is never dropped silently;
 // - `checkpoint_complete(N)` commits everything pre-committed up to N. It is best effort: a lost
 //   notification is made good by the next one, which subsumes it.
+//
+// Restored state is a list, as Flink's operator list state and Sink V2's restoreWriter(context,
+// Collection<WriterState>) are: a restore hands the state every subtask of the checkpoint wrote to
+// the subtasks of the restored job by `restoring_subtask` -- old subtask j to new subtask
+// j % parallelism. At the same parallelism each subtask gets its own; when scaling in, a remaining
+// subtask also gets the states of the removed ones (old subtask 5 of 6 goes to subtask 1 of 2), and
+// must commit what they pre-committed and abort their lingering transactions; when scaling out, the
+// new subtasks beyond the old count get none. A sink's next `pre_commit` then carries on whatever it
+// took over that still needs a commit. Nothing is dropped.
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/runtime/record.h"
 #include "engine/runtime/run_observer.h"
@@ -47,11 +59,25 @@ public:
     virtual void fail(const std::string& reason) = 0;
 };
 
+// One restored sink state: what subtask `subtask` of the restored checkpoint's job returned from its
+// pre_commit (its index in that job's parallelism, which may differ from the restoring job's).
+struct RestoredSinkState {
+    int32_t subtask = 0;
+    std::string state;
+};
+
+// The subtask (of `parallelism`) a restore hands the sink state of `old_subtask` to; the engine and
+// the testkit both restore by it.
+constexpr int32_t restoring_subtask(int32_t old_subtask, int32_t parallelism) { return old_subtask % parallelism; }
+
 class Sink {
 public:
     virtual ~Sink() = default;
-    // Returns false (after calling ctx.fail) when the sink cannot start.
-    virtual bool open(int64_t restored_checkpoint_id, const std::string& restored_state) = 0;
+    // `restored`: the states this subtask is given from checkpoint `restored_checkpoint_id` (0 and
+    // none on a fresh start), ascending by old subtask; possibly several (a scale-in), possibly none
+    // (a subtask beyond the old parallelism). Returns false (after calling ctx.fail) when the sink
+    // cannot start.
+    virtual bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) = 0;
     virtual void write(const RecordBatch& records) = 0;
     // Returns false with `error` set when the checkpoint must fail.
     virtual bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) = 0;

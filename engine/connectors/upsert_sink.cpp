@@ -17,7 +17,7 @@ UpsertSink::UpsertSink(const UpsertSinkOptions& options, SinkContext& context, D
       guarded_(options.version_guard),
       batch_size_(static_cast<size_t>(std::max(1, options.batch_size))) {}
 
-bool UpsertSink::open(int64_t, const std::string&) { return true; }
+bool UpsertSink::open(int64_t, const std::vector<RestoredSinkState>&) { return true; }
 
 void UpsertSink::write(const RecordBatch& records) {
     for (const Record& record : records) {

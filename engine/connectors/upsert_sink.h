@@ -69,7 +69,7 @@ class UpsertSink final : public Sink {
 public:
     UpsertSink(const UpsertSinkOptions& options, SinkContext& context, sim::external::Database& database);
 
-    bool open(int64_t restored_checkpoint_id, const std::string& restored_state) override;
+    bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) override;
     void write(const RecordBatch& records) override;
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t) override {}

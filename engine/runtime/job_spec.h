@@ -156,6 +156,11 @@ struct RuntimeConfig {
     // A negative control (FLIP-147): a source subtask that the restored checkpoint records as
     // finished is deployed running, with no state: it reads its splits again from the start.
     bool finished_sources_read_again = false;
+    // A negative control, never in a passing scenario: a restored sink subtask gets only the state
+    // of its own subtask index, so a scale-in drops the removed subtasks' sink state -- a two-phase
+    // commit sink's pre-committed transactions among it (what eosim did before; Flink
+    // redistributes it, see restoring_subtask in engine/connectors/sink.h).
+    bool sinks_drop_removed_state = false;
 };
 
 struct JobSpec {

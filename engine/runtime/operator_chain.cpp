@@ -74,8 +74,8 @@ void OperatorChain::checkpoint_aborted(int64_t checkpoint_id) {
     if (KeyedStateBackend* keyed = keyed_state()) keyed->checkpoint_aborted(checkpoint_id);
 }
 
-void OperatorChain::restore(const std::vector<std::string>& blobs, const std::map<std::string, std::string>& shared, bool savepoint,
-                            bool no_claim, int64_t checkpoint_id) {
+void OperatorChain::restore(const std::vector<std::string>& blobs, const std::vector<int32_t>& subtasks,
+                            const std::map<std::string, std::string>& shared, bool savepoint, bool no_claim, int64_t checkpoint_id) {
     EOSIM_INVARIANT(!restored_, "an operator chain takes its restored state once");
     restored_ = true;
     if (source_) source_->restore(blobs);
@@ -99,11 +99,18 @@ void OperatorChain::restore(const std::vector<std::string>& blobs, const std::ma
             }
         }
     }
-    // A sink reads only its own subtask's state.
-    if (sink_ && !blobs.empty()) restored_sink_state_ = blobs.front();
+    // A sink gets every state the task read, each with the subtask that wrote it.
+    if (sink_) {
+        for (size_t i = 0; i < blobs.size(); ++i) restored_sink_states_.push_back(RestoredSinkState{subtasks[i], blobs[i]});
+    }
 }
 
-bool OperatorChain::open(int64_t restored_checkpoint_id) { return !sink_ || sink_->open(restored_checkpoint_id, restored_sink_state_); }
+bool OperatorChain::open(int64_t restored_checkpoint_id) {
+    if (!sink_) return true;
+    const std::vector<RestoredSinkState> restored = std::move(restored_sink_states_);
+    restored_sink_states_.clear();
+    return sink_->open(restored_checkpoint_id, restored);
+}
 
 void OperatorChain::close() {
     if (sink_) sink_->close();

@@ -55,11 +55,12 @@ public:
     bool snapshot_state(int64_t checkpoint_id, SnapshotType type, OperatorSnapshot* snapshot, std::string* error);
     void checkpoint_complete(int64_t checkpoint_id);
     void checkpoint_aborted(int64_t checkpoint_id);
-    // The restored blobs of `checkpoint_id` (0: none), with the shared files incremental keyed
-    // state names; `savepoint`: in the canonical form; `no_claim`: another job's checkpoint, whose
-    // shared files the restored keyed state must not refer to.
-    void restore(const std::vector<std::string>& blobs, const std::map<std::string, std::string>& shared, bool savepoint,
-                 bool no_claim, int64_t checkpoint_id);
+    // The restored blobs of `checkpoint_id` (0: none), `subtasks[i]` the subtask that wrote
+    // `blobs[i]`, with the shared files incremental keyed state names; `savepoint`: in the
+    // canonical form; `no_claim`: another job's checkpoint, whose shared files the restored keyed
+    // state must not refer to.
+    void restore(const std::vector<std::string>& blobs, const std::vector<int32_t>& subtasks,
+                 const std::map<std::string, std::string>& shared, bool savepoint, bool no_claim, int64_t checkpoint_id);
     // Opens the sink on its restored state; false when it cannot start (it failed the task).
     bool open(int64_t restored_checkpoint_id);
     void close();
@@ -72,7 +73,7 @@ private:
     std::unique_ptr<Operator> operator_;
     std::unique_ptr<SourceReader> source_;
     std::unique_ptr<Sink> sink_;
-    std::string restored_sink_state_;
+    std::vector<RestoredSinkState> restored_sink_states_;  // handed to the sink's open
     bool restored_ = false;
 };
 

@@ -64,18 +64,28 @@ void Task::restore() {
         return;
     }
     // Sources and keyed operators read every subtask's state of their vertex (union of splits,
-    // key groups by range); a sink reads its own.
-    // With channel state, every task reads its own blob for it; a stateless operator reads only that.
-    const bool own_only = chain_.sink() || (channel_state_possible() && !chain_.source() && !chain_.keyed_state());
+    // key groups by range); a sink reads the states restoring_subtask hands it (its own; on a
+    // scale-in also a removed subtask's; runtime.sinks_drop_removed_state, a negative control,
+    // reads its own only). With channel state, every task reads its own blob for it; a stateless
+    // operator reads only that.
+    const auto reads = [this](int32_t old_subtask) {
+        if (chain_.sink()) {
+            return runtime_.sinks_drop_removed_state ? old_subtask == key_.subtask
+                                                     : restoring_subtask(old_subtask, vertex_.parallelism) == key_.subtask;
+        }
+        return !channel_state_possible() || chain_.source() || chain_.keyed_state() || old_subtask == key_.subtask;
+    };
     std::vector<std::string> keys;
     int32_t subtasks_in_checkpoint = 0;
     own_blob_ = SIZE_MAX;
+    restored_subtasks_.clear();
     for (const auto& [where, handle] : checkpoint.handles) {
         if (where.first != key_.vertex) continue;
         ++subtasks_in_checkpoint;
-        if (own_only && where.second != key_.subtask) continue;
+        if (!reads(where.second)) continue;
         if (where.second == key_.subtask) own_blob_ = keys.size();
         keys.push_back(handle);
+        restored_subtasks_.push_back(where.second);
     }
     // A finished subtask (FLIP-147) has no state in the checkpoint but counts as one of its subtasks.
     subtasks_in_checkpoint += static_cast<int32_t>(
@@ -171,7 +181,7 @@ void Task::apply_restored_state() {
             restored_blobs_[i] = std::move(blob.operator_state);
         }
     }
-    chain_.restore(restored_blobs_, restored_shared_, deployment_.restore.savepoint, deployment_.restore.no_claim, checkpoint_id);
+    chain_.restore(restored_blobs_, restored_subtasks_, restored_shared_, deployment_.restore.savepoint, deployment_.restore.no_claim, checkpoint_id);
     // A source subtask that had finished left no state; its splits resume at the checkpoint's
     // offsets for them (unless the negative control reads them again).
     if (SourceReader* source = chain_.source(); source != nullptr && checkpoint_id > 0 && !runtime_.finished_sources_read_again) {
@@ -184,6 +194,7 @@ void Task::apply_restored_state() {
     }
     restored_shared_.clear();
     restored_blobs_.clear();
+    restored_subtasks_.clear();
     if (checkpoint_id > 0) queue_recovered_channel_state();
     restore_watermark();
     state_ = State::ready;

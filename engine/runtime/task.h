@@ -190,6 +190,7 @@ private:
     int64_t last_completed_ = 0;       // the newest checkpoint this task heard completed
     // Restore.
     std::vector<std::string> restored_blobs_;  // the state read for the restore, in handle order
+    std::vector<int32_t> restored_subtasks_;   // the subtask (of the checkpoint's job) of each blob
     int32_t restore_reads_outstanding_ = 0;
     size_t own_blob_ = SIZE_MAX;               // this subtask's blob among restored_blobs_
     std::map<std::string, std::string> restored_shared_;  // incremental keyed state: shared key -> bytes

@@ -30,9 +30,16 @@ public:
              const eosim::engine::RuntimeConfig& runtime)
         : options_(options), staged_(options.table + "_staged"), context_(context), db_(db), runtime_(runtime) {}
 
-    bool open(int64_t restored_checkpoint_id, const std::string& restored_state) override {
-        std::istringstream in(restored_state);
-        for (int64_t id = 0; in >> id;) prepared_.push_back(id);
+    // Every state given: its own, and on a scale-in the removed subtasks' (their prepared rows are
+    // committed here, not lost). This subtask answers for the staged rows of its own index and of
+    // every subtask whose state it was given.
+    bool open(int64_t restored_checkpoint_id, const std::vector<eosim::engine::RestoredSinkState>& restored) override {
+        owned_ = {context_.subtask()};
+        for (const auto& from : restored) {
+            if (std::find(owned_.begin(), owned_.end(), from.subtask) == owned_.end()) owned_.push_back(from.subtask);
+            std::istringstream in(from.state);
+            for (Prepared p; in >> p.subtask >> p.checkpoint_id;) prepared_.push_back(p);
+        }
         // The restored checkpoint completed: what it prepared is committed now (the slip: rolled back).
         if (options_.slip == DbXaSlip::roll_back_restored) prepared_.clear();
         if (!commit_up_to(restored_checkpoint_id) || !roll_back_after(restored_checkpoint_id)) {
@@ -62,9 +69,9 @@ public:
             return false;
         }
         buffer_.clear();
-        prepared_.push_back(checkpoint_id);
+        prepared_.push_back(Prepared{context_.subtask(), checkpoint_id});
         std::ostringstream out;
-        for (int64_t id : prepared_) out << id << " ";
+        for (const Prepared& p : prepared_) out << p.subtask << " " << p.checkpoint_id << " ";
         *state = out.str();
         eosim::engine::announce_point(context_, eosim::engine::sink_points::kPrecommitted, checkpoint_id);
         return true;
@@ -78,25 +85,34 @@ public:
     bool settled() const override { return prepared_.empty(); }
 
 private:
-    // This subtask's staged rows whose checkpoint satisfies `pick`.
-    bool staged_rows(const std::function<bool(int64_t)>& pick, std::vector<Row>* rows) {
+    // A checkpoint's rows a subtask staged (after a scale-in, not only this one).
+    struct Prepared {
+        int32_t subtask = 0;
+        int64_t checkpoint_id = 0;
+    };
+
+    // The staged rows (subtask, checkpoint) satisfies `pick` for.
+    bool staged_rows(const std::function<bool(int32_t, int64_t)>& pick, std::vector<Row>* rows) {
         std::vector<Row> all;
         if (db_.scan(context_.node(), staged_, &all) != DatabaseError::none) return false;
         for (const Row& row : all) {
-            if (staged_subtask(row.key) == context_.subtask() && pick(row.version)) rows->push_back(row);
+            if (pick(staged_subtask(row.key), row.version)) rows->push_back(row);
         }
         return true;
     }
 
     // Commits every prepared checkpoint <= `id` in one transaction.
     bool commit_up_to(int64_t id) {
-        std::vector<int64_t> due;
-        for (int64_t p : prepared_) {
-            if (p <= id) due.push_back(p);
+        std::vector<Prepared> due;
+        for (const Prepared& p : prepared_) {
+            if (p.checkpoint_id <= id) due.push_back(p);
         }
         if (due.empty()) return true;
         std::vector<Row> rows;
-        if (!staged_rows([&due](int64_t c) { return std::find(due.begin(), due.end(), c) != due.end(); }, &rows)) return false;
+        const auto is_due = [&due](int32_t subtask, int64_t c) {
+            return std::any_of(due.begin(), due.end(), [&](const Prepared& p) { return p.subtask == subtask && p.checkpoint_id == c; });
+        };
+        if (!staged_rows(is_due, &rows)) return false;
         Database::TransactionId txn = 0;
         DatabaseError e = db_.begin(context_.node(), &txn);
         for (size_t i = 0; e == DatabaseError::none && i < rows.size(); ++i) {
@@ -109,16 +125,25 @@ private:
             db_.rollback(context_.node(), txn);
             if (options_.slip != DbXaSlip::ignore_commit_failure) return false;
         }
-        prepared_.erase(std::remove_if(prepared_.begin(), prepared_.end(), [id](int64_t p) { return p <= id; }), prepared_.end());
-        for (int64_t p : due) eosim::engine::announce_point(context_, eosim::engine::sink_points::kCommitted, p);
+        prepared_.erase(std::remove_if(prepared_.begin(), prepared_.end(), [id](const Prepared& p) { return p.checkpoint_id <= id; }),
+                        prepared_.end());
+        std::vector<int64_t> committed;
+        for (const Prepared& p : due) committed.push_back(p.checkpoint_id);
+        std::sort(committed.begin(), committed.end());
+        committed.erase(std::unique(committed.begin(), committed.end()), committed.end());
+        for (int64_t c : committed) eosim::engine::announce_point(context_, eosim::engine::sink_points::kCommitted, c);
         return true;
     }
 
-    // Deletes this subtask's staged rows of checkpoints after `id` (an earlier attempt's prepares).
+    // Deletes the staged rows of the subtasks this one answers for of checkpoints after `id` (an
+    // earlier attempt's prepares; one at or below it is a restored state's, maybe another subtask's).
     bool roll_back_after(int64_t id) {
         std::vector<Row> rows;
         const bool all = options_.slip == DbXaSlip::roll_back_restored;
-        if (!staged_rows([id, all](int64_t c) { return all || c > id; }, &rows)) return false;
+        const auto stale = [this, id, all](int32_t subtask, int64_t c) {
+            return std::find(owned_.begin(), owned_.end(), subtask) != owned_.end() && (all || c > id);
+        };
+        if (!staged_rows(stale, &rows)) return false;
         if (rows.empty()) return true;
         Database::TransactionId txn = 0;
         DatabaseError e = db_.begin(context_.node(), &txn);
@@ -143,7 +168,8 @@ private:
     Database& db_;
     const eosim::engine::RuntimeConfig& runtime_;
     eosim::engine::RecordBatch buffer_;
-    std::vector<int64_t> prepared_;  // prepared checkpoints not yet committed, ascending
+    std::vector<Prepared> prepared_;  // prepared, not yet committed; ascending checkpoints per subtask
+    std::vector<int32_t> owned_;      // the subtasks whose staged rows this one answers for
     int64_t next_staged_ = 0;  // this attempt's staged rows so far
     int64_t commit_target_ = 0;
     bool retry_scheduled_ = false;

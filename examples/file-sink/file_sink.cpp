@@ -1,5 +1,6 @@
 #include "file_sink.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace file_sink_example {
@@ -23,11 +24,17 @@ public:
              const eosim::engine::RuntimeConfig& runtime)
         : options_(options), context_(context), store_(store), runtime_(runtime) {}
 
-    bool open(int64_t restored_checkpoint_id, const std::string& restored_state) override {
+    // Every state given: its own, and on a scale-in the removed subtasks' (their pending files are
+    // committed here, not lost).
+    bool open(int64_t restored_checkpoint_id, const std::vector<eosim::engine::RestoredSinkState>& restored) override {
         restored_ = restored_checkpoint_id;
-        std::istringstream in(restored_state);
-        PendingFile p;
-        while (in >> p.checkpoint_id >> p.upload_id >> p.path) pending_.push_back(p);
+        for (const auto& from : restored) {
+            std::istringstream in(from.state);
+            PendingFile p;
+            while (in >> p.checkpoint_id >> p.upload_id >> p.path) pending_.push_back(p);
+        }
+        std::stable_sort(pending_.begin(), pending_.end(),
+                         [](const PendingFile& a, const PendingFile& b) { return a.checkpoint_id < b.checkpoint_id; });
         // Everything in the restored state belongs to a completed checkpoint: commit it.
         commit_target_ = restored_checkpoint_id;
         if (!commit_up_to(commit_target_)) schedule_retry();

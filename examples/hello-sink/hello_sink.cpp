@@ -19,7 +19,7 @@ class HelloUpsertSink final : public eosim::engine::Sink {
 public:
     HelloUpsertSink(eosim::engine::SinkContext& context, eosim::sim::external::AppendStore& store)
         : context_(context), store_(store) {}
-    bool open(int64_t, const std::string&) override { return true; }
+    bool open(int64_t, const std::vector<eosim::engine::RestoredSinkState>&) override { return true; }
     void write(const RecordBatch& records) override {
         for (const Record& record : records) {
             if (store_.append(context_.node(), {record.key, record.value}) != eosim::sim::external::AppendStoreError::none) {

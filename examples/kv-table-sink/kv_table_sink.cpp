@@ -17,7 +17,7 @@ public:
     KvTableSink(const KvTableOptions& options, eosim::engine::SinkContext& context, KeyValueStore& store)
         : options_(options), context_(context), store_(store) {}
 
-    bool open(int64_t, const std::string&) override { return true; }  // nothing restored: the replay rewrites
+    bool open(int64_t, const std::vector<eosim::engine::RestoredSinkState>&) override { return true; }  // nothing restored: the replay rewrites
 
     void write(const eosim::engine::RecordBatch& records) override {
         for (const Record& r : records) pending_[r.key] = r.value;  // the latest version per key wins

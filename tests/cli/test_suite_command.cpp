@@ -294,5 +294,30 @@ TEST_CASE("run: --chrome-trace writes trace events, a run cut at its event limit
     CHECK_THAT(record["reason"].get<std::string>(), Catch::StartsWith("cut at the event limit (500 events)"));
 }
 
+TEST_CASE("run: --json-history says when the timeline and checkpoint details are printed", "[cli][suite]") {
+    const auto json_of = [](const std::vector<std::string>& extra) {
+        std::vector<std::string> argv = {kEosim.string(), "run", (kCliFixtures / "quick-eos.json").string(), "--json"};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        const testing::Finished run = testing::run_to_end(argv);
+        return json::parse(run.out);
+    };
+    const json all = json_of({});
+    const json passed = json_of({"--json-history", "failing"});
+    const json failed = json_of({"--json-history", "failing", "--max-events", "500"});
+    const json none = json_of({"--json-history", "none", "--max-events", "500"});
+    REQUIRE(all["status"] == "passed");
+    for (const char* key : {"timeline", "checkpoints", "status_history", "exceptions"}) {
+        CHECK(all.contains(key));
+        CHECK_FALSE(passed.contains(key));  // passed: the suite would not keep it
+        CHECK(failed.contains(key));        // failed: kept for the report
+        CHECK_FALSE(none.contains(key));
+    }
+    // What a suite keeps of every run is the same either way.
+    CHECK(passed["trace_hash"] == all["trace_hash"]);
+    CHECK(passed["checkpoint_summary"] == all["checkpoint_summary"]);
+    CHECK(passed["verdicts"] == all["verdicts"]);
+    REQUIRE(failed["status"] == "failed");
+}
+
 }  // namespace
 }  // namespace eosim::cli

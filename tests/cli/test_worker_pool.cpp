@@ -2,10 +2,17 @@
 // deadline (the whole process group is killed), an address-space limit, a flood of output and a
 // command that cannot start all come back as outcomes, and the pool goes on.
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <iostream>
 #include <map>
+#include <new>
+#include <string_view>
+#include <thread>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -96,6 +103,46 @@ TEST_CASE("worker pool: the address-space limit stops a memory hog", "[cli]") {
     const auto outcomes = run_all({shell(0, "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo ${#x}")}, 1, limits);
     const WorkerOutcome& o = outcomes.at(0);
     CHECK(o.out != "200000000\n");
+}
+
+// The entry point of the in-process workers below: what argv[1] says.
+int in_process_entry(int argc, char** argv) {
+    const std::string_view what = argc > 1 ? argv[1] : "";
+    if (what == "echo") {
+        std::cout << argv[2] << '\n';  // buffered: the child must flush it before it leaves
+        std::cerr << "oops\n";
+        return 4;
+    }
+    if (what == "abort") std::abort();
+    if (what == "hang") std::this_thread::sleep_for(std::chrono::seconds(30));
+    if (what == "hog") {
+        std::vector<char> hog(size_t{4} << 30, 'a');  // 4 GB under a 1 GB limit: bad_alloc, terminate
+        return hog.back() == 'a' ? 0 : 1;
+    }
+    return 0;
+}
+
+TEST_CASE("worker pool: a task naming the in-process program runs in a fork of this process, others exec", "[cli]") {
+    const InProcessWorker in_process{"self", &in_process_entry};
+    WorkerLimits limits;
+    limits.wall_seconds = 0.5;
+    if (memory_limit_supported()) limits.memory_bytes = 1ull << 30;
+    std::cout << "buffered by the parent" << std::flush;  // flushed before the fork, never repeated
+    std::cout << "\n";
+    std::vector<WorkerTask> tasks = {{0, {"self", "echo", "hello"}}, {1, {"self", "abort"}}, {2, {"self", "hang"}},
+                                     shell(3, "echo exec")};
+    if (memory_limit_supported()) tasks.push_back({4, {"self", "hog"}});
+    std::map<size_t, WorkerOutcome> outcomes;
+    WorkerPool pool(2, limits, in_process);
+    CHECK(pool.run(tasks, [&](WorkerOutcome&& o) { outcomes[o.id] = std::move(o); }, [] { return false; }));
+    CHECK(outcomes.at(0).exit_code == 4);
+    CHECK(outcomes.at(0).out == "hello\n");
+    CHECK(outcomes.at(0).err_tail == "oops\n");
+    CHECK(outcomes.at(1).term_signal == SIGABRT);  // with the default action, as after an exec
+    CHECK(outcomes.at(2).timed_out);
+    CHECK(outcomes.at(3).out == "exec\n");
+    // bad_alloc escapes the entry: the child terminates, it never unwinds into the parent's stack.
+    if (memory_limit_supported()) CHECK(outcomes.at(4).term_signal == SIGABRT);
 }
 
 TEST_CASE("worker pool: an interruption kills the running tasks and reports none of them", "[cli]") {

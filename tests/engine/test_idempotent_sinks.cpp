@@ -57,11 +57,11 @@ TEST_CASE("document sink: with a stable _id a replay rewrites the same documents
         external::DocumentStore store(w.world.scheduler(), w.world.network(), w.store_node, w.world.prng("documents"));
         {
             DocumentSink first(options, w.context, store);
-            first.open(0, "");
+            first.open(0, {});
             first.write(RecordBatch(input.begin(), input.begin() + 12));  // >= 7 buffered: one bulk of 12, then a crash
         }
         DocumentSink second(options, w.context, store);
-        second.open(0, "");
+        second.open(0, {});
         second.write(input);
         std::string state;
         std::string error;
@@ -83,7 +83,7 @@ TEST_CASE("document sink: key-versioned ids keep each key's highest value, a sta
     DocumentSinkOptions options;
     options.id = DocumentIdMode::key_versioned;
     DocumentSink sink(options, w.context, store);
-    sink.open(0, "");
+    sink.open(0, {});
     sink.write(running_counts(3, 4));
     sink.write(running_counts(3, 2));  // an older replay
     std::string state;
@@ -100,7 +100,7 @@ TEST_CASE("document sink: pre_commit retries failed bulk items and fails the che
     DocumentSinkOptions options;
     options.batch_records = 1000;
     DocumentSink sink(options, w.context, store);
-    sink.open(0, "");
+    sink.open(0, {});
     sink.write(running_counts(4, 10));
     std::string state;
     std::string error;
@@ -108,7 +108,7 @@ TEST_CASE("document sink: pre_commit retries failed bulk items and fails the che
         store.set_partial_batch_failure(sim::Ratio{1, 4}, sim::Time::never());
         options.item_retries = 20;
         DocumentSink patient(options, w.context, store);
-        patient.open(0, "");
+        patient.open(0, {});
         patient.write(running_counts(4, 10));
         CHECK(patient.pre_commit(1, &state, &error));
         CHECK(store.rejected_items() > 0);
@@ -141,11 +141,11 @@ TEST_CASE("key-value sink: the dedup script counts each record once across a rep
         options.mode = mode;
         {
             KeyValueSink first(options, w.context, store);
-            first.open(0, "");
+            first.open(0, {});
             first.write(RecordBatch(input.begin(), input.begin() + 9));
         }
         KeyValueSink second(options, w.context, store);
-        second.open(0, "");
+        second.open(0, {});
         second.write(input);
         std::string state;
         std::string error;
@@ -164,7 +164,7 @@ TEST_CASE("key-value sink: failed calls stay pending and fail the checkpoint unt
     World w;
     external::KeyValueStore store(w.world.scheduler(), w.world.network(), w.store_node);
     KeyValueSink sink(KeyValueSinkOptions{}, w.context, store);
-    sink.open(0, "");
+    sink.open(0, {});
     store.set_write_errors_until(sim::Time::never());
     sink.write(running_counts(2, 3));
     std::string state;

@@ -3,8 +3,12 @@
 // restore (the gap of a probe that stops at the first unused id: unaligned-swarm seed 110); the
 // restored pre-committed transactions are committed, not aborted, also while their commit waits for
 // a retry; other subtasks' and other sinks' transactions (a prefix that extends ours) are left alone.
+// Restored at another parallelism: a scale-in's remaining subtask commits the removed subtasks'
+// pre-committed transactions and aborts their lingering ones; a scale-out's new subtask leaves a
+// transaction of its index that another subtask's restored state holds.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -46,7 +50,7 @@ TEST_CASE("kafka sink: a transaction left open after ids skipped checkpoints nev
     std::string state_at_1, state_at_4, error;
     {
         KafkaSink first(s.options, s.context, s.kafka, s.runtime);
-        REQUIRE(first.open(0, ""));                              // begins sink-0-1
+        REQUIRE(first.open(0, {}));                              // begins sink-0-1
         first.write(RecordBatch{Record{1, 1}});
         REQUIRE(first.pre_commit(1, &state_at_1, &error));       // begins sink-0-2
         first.checkpoint_complete(1);                            // commits sink-0-1
@@ -62,7 +66,7 @@ TEST_CASE("kafka sink: a transaction left open after ids skipped checkpoints nev
     REQUIRE(left_behind >= 0);
 
     KafkaSink restored(s.options, s.context, s.kafka, s.runtime);
-    REQUIRE(restored.open(1, state_at_1));  // commits sink-0-1 again, begins sink-0-2 anew
+    REQUIRE(restored.open(1, {{0, state_at_1}}));  // commits sink-0-1 again, begins sink-0-2 anew
     CHECK(s.context.failures.empty());
     // A probe aborts sink-0-2, finds sink-0-3 never used and stops: sink-0-5 lingers until the
     // broker's transaction timeout and holds both partitions' last stable offset.
@@ -82,7 +86,7 @@ TEST_CASE("kafka sink: the restore commits its restored transactions and never a
     std::string state_at_2, error;
     {
         KafkaSink first(s.options, s.context, s.kafka, s.runtime);
-        REQUIRE(first.open(0, ""));
+        REQUIRE(first.open(0, {}));
         first.write(RecordBatch{Record{1, 1}});
         REQUIRE(first.pre_commit(1, &state_at_2, &error));   // sink-0-1 pre-committed; begins sink-0-2
         first.write(RecordBatch{Record{2, 1}});
@@ -93,7 +97,7 @@ TEST_CASE("kafka sink: the restore commits its restored transactions and never a
     // for a while: the restore's commits wait for a retry, the transactions stay ongoing.
     s.kafka.set_commit_errors_until(s.world.now() + sim::Duration::seconds(10));
     KafkaSink restored(s.options, s.context, s.kafka, s.runtime);
-    REQUIRE(restored.open(2, state_at_2));
+    REQUIRE(restored.open(2, {{0, state_at_2}}));
     CHECK(s.context.failures.empty());
     CHECK_FALSE(restored.settled());
     CHECK(open_now(s.kafka, "sink-0-1"));  // restored: left for the commit retry
@@ -102,11 +106,81 @@ TEST_CASE("kafka sink: the restore commits its restored transactions and never a
     CHECK(s.kafka.transaction_view(s.kafka.open_transaction_of("sink-0-3")).first_record == sim::Time::never());
 }
 
+namespace {
+
+// Subtasks 0..parallelism-1 each write {subtask, 1}, pre-commit checkpoint `checkpoint` (their
+// states returned) and write {10 + subtask, 1} into the next transaction, left lingering.
+std::vector<RestoredSinkState> precommit_on_subtasks(Setup& s, int32_t parallelism, int64_t checkpoint) {
+    std::vector<RestoredSinkState> states;
+    for (int32_t i = 0; i < parallelism; ++i) {
+        FakeSinkContext context{s.world, s.task_node, i};
+        KafkaSink sink(s.options, context, s.kafka, s.runtime);
+        REQUIRE(sink.open(0, {}));
+        sink.write(RecordBatch{Record{i, 1}});
+        std::string state, error;
+        REQUIRE(sink.pre_commit(checkpoint, &state, &error));
+        sink.write(RecordBatch{Record{10 + i, 1}});
+        states.push_back(RestoredSinkState{i, state});
+    }
+    return states;
+}
+
+}  // namespace
+
+TEST_CASE("kafka sink: restored at a smaller parallelism, a subtask commits the removed subtasks' transactions and "
+          "aborts their lingering ones", "[kafka_sink]") {
+    Setup s;
+    // Checkpoint 1 completed on three subtasks; no notification arrived. Restored at parallelism 1.
+    const std::vector<RestoredSinkState> states = precommit_on_subtasks(s, 3, 1);
+    KafkaSink restored(s.options, s.context, s.kafka, s.runtime);
+    REQUIRE(restored.open(1, states));
+    CHECK(s.context.failures.empty());
+    CHECK(restored.settled());
+    auto committed = s.kafka.committed_records("output");
+    std::sort(committed.begin(), committed.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+    CHECK(committed == std::vector<external::KafkaRecord>{{0, 1}, {1, 1}, {2, 1}});
+    for (const char* id : {"sink-1-2", "sink-2-2"}) CHECK_FALSE(open_now(s.kafka, id));  // aborted as lingering
+    for (int32_t partition : {0, 1}) {
+        for (int64_t txn : s.kafka.open_transactions("output", partition)) CHECK(s.kafka.transaction_view(txn).first_record == sim::Time::never());
+    }
+}
+
+TEST_CASE("kafka sink: 3 -> 1 -> 3, a subtask beyond the old parallelism leaves the transaction of its index that "
+          "another subtask's restored state holds", "[kafka_sink]") {
+    Setup s;
+    const std::vector<RestoredSinkState> states = precommit_on_subtasks(s, 3, 1);
+    // Restored at parallelism 1 while EndTxn answers retriable errors: subtask 0 holds all three
+    // pre-committed transactions and carries them into checkpoint 2's state.
+    s.kafka.set_commit_errors_until(s.world.now() + sim::Duration::seconds(10));
+    std::string state_at_2, error;
+    {
+        KafkaSink alone(s.options, s.context, s.kafka, s.runtime);
+        REQUIRE(alone.open(1, states));
+        REQUIRE(alone.pre_commit(2, &state_at_2, &error));
+    }
+    REQUIRE(open_now(s.kafka, "sink-2-1"));
+    // Checkpoint 2 completed; restored at parallelism 3: subtask 2 gets no state and lists its
+    // index's ids, where sink-2-1 is open (subtask 0's state holds it).
+    FakeSinkContext third{s.world, s.task_node, 2};
+    KafkaSink beyond(s.options, third, s.kafka, s.runtime);
+    REQUIRE(beyond.open(2, {}));
+    CHECK(third.failures.empty());
+    CHECK(open_now(s.kafka, "sink-2-1"));
+    KafkaSink first(s.options, s.context, s.kafka, s.runtime);
+    REQUIRE(first.open(2, {{0, state_at_2}}));
+    CHECK_FALSE(first.settled());  // the commits wait for a retry
+    s.kafka.set_commit_errors_until(s.world.now());  // the coordinator answers again
+    first.checkpoint_complete(3);
+    CHECK(first.settled());
+    for (const char* id : {"sink-0-1", "sink-1-1", "sink-2-1", "sink-0-2"}) CHECK_FALSE(open_now(s.kafka, id));
+    CHECK(s.kafka.committed_records("output").size() == 3);  // {0, 1}, {1, 1}, {2, 1}: checkpoint 2 had no records
+}
+
 TEST_CASE("kafka sink: a restore that cannot list transactions fails the task", "[kafka_sink]") {
     Setup s;
     s.kafka.set_unavailable_until(s.world.now() + sim::Duration::seconds(1));
     KafkaSink restored(s.options, s.context, s.kafka, s.runtime);
-    CHECK_FALSE(restored.open(3, ""));
+    CHECK_FALSE(restored.open(3, {{0, ""}}));
     REQUIRE(s.context.failures.size() == 1);
     CHECK(s.context.failures.front().find("cannot list lingering transactions: ") != std::string::npos);
 }

@@ -151,11 +151,11 @@ TEST_CASE("document sink: source_offset ids keep equal events apart and a replay
         options.batch_records = 5;
         {
             DocumentSink first(options, w.context, store);
-            first.open(0, "");
+            first.open(0, {});
             first.write(RecordBatch(events.begin(), events.begin() + 8));  // one bulk of 8, then a crash
         }
         DocumentSink second(options, w.context, store);
-        second.open(0, "");
+        second.open(0, {});
         second.write(events);  // the replay, from the start
         std::string state;
         std::string error;
@@ -181,11 +181,11 @@ TEST_CASE("key-value sink: source_offset event ids count equal events once each,
     options.source_topic = "input";
     {
         KeyValueSink first(options, w.context, store);
-        first.open(0, "");
+        first.open(0, {});
         first.write(RecordBatch(events.begin(), events.begin() + 5));
     }
     KeyValueSink second(options, w.context, store);
-    second.open(0, "");
+    second.open(0, {});
     second.write(events);
     std::string state;
     std::string error;
@@ -208,7 +208,7 @@ TEST_CASE("key-value sink: a dedup not atomic with its effect loses a count when
         options.event_id = KeyValueEventId::source_offset;
         options.source_topic = "input";
         KeyValueSink sink(options, w.context, store);
-        sink.open(0, "");
+        sink.open(0, {});
         // The first write's request is lost (dedup: the script; non-atomic: the SETNX applies, then
         // its INCRBY is the second write, whose request is lost).
         const external::CallDelivery lost = external::CallDelivery::request_lost;

@@ -30,15 +30,17 @@ public:
     NoLingeringAbortSink(SinkContext& context, sim::external::KafkaCluster& kafka, int64_t incarnation)
         : context_(context), kafka_(kafka), incarnation_(incarnation) {}
 
-    bool open(int64_t, const std::string& restored_state) override {
-        BlobReader in(restored_state);
-        while (!in.done()) {
-            const int64_t checkpoint_id = in.get_i64();
-            ProducerHandle p;
-            p.transactional_id = in.get_string();
-            p.producer_id = in.get_i64();
-            p.epoch = static_cast<int32_t>(in.get_i64());
-            pending_.emplace_back(checkpoint_id, p);
+    bool open(int64_t, const std::vector<RestoredSinkState>& restored) override {
+        for (const RestoredSinkState& from : restored) {
+            BlobReader in(from.state);
+            while (!in.done()) {
+                const int64_t checkpoint_id = in.get_i64();
+                ProducerHandle p;
+                p.transactional_id = in.get_string();
+                p.producer_id = in.get_i64();
+                p.epoch = static_cast<int32_t>(in.get_i64());
+                pending_.emplace_back(checkpoint_id, p);
+            }
         }
         for (const auto& [checkpoint_id, p] : pending_) kafka_.commit(context_.node(), p);
         pending_.clear();

@@ -49,7 +49,7 @@ class KafkaAppendSink final : public engine::Sink {
 public:
     KafkaAppendSink(KafkaSlip slip, engine::SinkContext& context, sim::external::KafkaCluster& kafka)
         : slip_(slip), context_(context), kafka_(kafka) {}
-    bool open(int64_t, const std::string&) override { return true; }
+    bool open(int64_t, const std::vector<engine::RestoredSinkState>&) override { return true; }
     void write(const engine::RecordBatch& records) override {
         pending_.insert(pending_.end(), records.begin(), records.end());
         if (slip_ != KafkaSlip::no_flush_on_checkpoint || pending_.size() >= 8) send();  // the slip: a batch of 8
@@ -124,7 +124,7 @@ class DocumentSink final : public engine::Sink {
 public:
     DocumentSink(DocumentSlip slip, engine::SinkContext& context, sim::external::DocumentStore& store)
         : slip_(slip), context_(context), store_(store) {}
-    bool open(int64_t, const std::string&) override {
+    bool open(int64_t, const std::vector<engine::RestoredSinkState>&) override {
         if (slip_ == DocumentSlip::flush_timer || slip_ == DocumentSlip::flush_timer_not_stopped) arm_flush_timer();
         return true;
     }
@@ -298,7 +298,7 @@ TEST_CASE("connector bugs: every buggy sink is caught within the default cases, 
     }
 }
 
-TEST_CASE("connector bugs: every twin passes with parallel subtasks, savepoint restores and rescales", "[testkit]") {
+TEST_CASE("connector bugs: every twin passes with parallel subtasks, savepoint restores and rescales out and in", "[testkit]") {
     std::vector<std::string> twins;
     for (const Bug& bug : bugs()) {
         if (std::find(twins.begin(), twins.end(), bug.twin) != twins.end()) continue;
@@ -311,6 +311,7 @@ TEST_CASE("connector bugs: every twin passes with parallel subtasks, savepoint r
         CHECK(result.passed);
         CHECK(result.report.find("incarnations with parallel subtasks") != std::string::npos);
         CHECK(result.report.find("restored at another parallelism") != std::string::npos);
+        CHECK(result.report.find("restored at a smaller parallelism (scale-in)") != std::string::npos);
     }
 }
 

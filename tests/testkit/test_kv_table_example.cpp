@@ -60,7 +60,7 @@ TEST_CASE("kv table example: the report tells which sink points the sink never a
 class HeartbeatSink final : public engine::Sink {
 public:
     HeartbeatSink(std::unique_ptr<engine::Sink> inner, engine::SinkContext& context) : inner_(std::move(inner)), context_(context) {}
-    bool open(int64_t id, const std::string& state) override {
+    bool open(int64_t id, const std::vector<engine::RestoredSinkState>& state) override {
         beat();
         return inner_->open(id, state);
     }

@@ -1,7 +1,7 @@
 // The contract-level property (testkit/sink_contract.h) on the built-in sinks: Kafka exactly-once
 // passes; its at-least-once mode is caught (duplicates, or uncommitted records visible), and so are
-// the append sink, and an exactly-once sink that forgets its restored state (negative controls that
-// must fire); read as a keyed table (a compacted topic) exactly-once passes and at-least-once upserts
+// the append sink, and an exactly-once sink that forgets its restored state, or keeps only its own
+// subtask's on a scale-in (negative controls that must fire); read as a keyed table (a compacted topic) exactly-once passes and at-least-once upserts
 // are caught going backwards; the example file sink that commits at
 // pre-commit is caught in tests/testkit/test_file_sink_example.cpp.
 #include <catch2/catch.hpp>
@@ -50,90 +50,87 @@ TEST_CASE("sink contract: at-least-once Kafka is caught showing uncommitted reco
     CHECK(result.report.find("no completed checkpoint covers it") != std::string::npos);
 }
 
-// The Kafka exactly-once sink with its restored state thrown away (a negative control of the
-// crash/restore commands and the final check): what a completed checkpoint pre-committed but whose
-// notification never arrived is then never committed.
-class ForgetfulSink final : public engine::Sink {
-public:
-    explicit ForgetfulSink(std::unique_ptr<engine::Sink> inner) : inner_(std::move(inner)) {}
-    bool open(int64_t id, const std::string&) override { return inner_->open(id, std::string()); }
-    void write(const engine::RecordBatch& records) override { inner_->write(records); }
-    bool pre_commit(int64_t id, std::string* state, std::string* error) override { return inner_->pre_commit(id, state, error); }
-    void checkpoint_complete(int64_t id) override { inner_->checkpoint_complete(id); }
-    bool settled() const override { return inner_->settled(); }
-    void close() override { inner_->close(); }
-
-private:
-    std::unique_ptr<engine::Sink> inner_;
+// The Kafka exactly-once sink, altered for negative controls and their twins (each field a
+// change, none by default):
+// - `keep`: which restored states it is given (by its own subtask index). Forgetful: none, so what
+//   a completed checkpoint pre-committed but whose notification never arrived is never committed.
+//   Own state only: what the engine gave a sink before it handed the removed subtasks' states on at
+//   a scale-in.
+// - `subtask_blind`: told that every subtask is subtask 0, so it names its transactional ids
+//   without the subtask index ("sink-0-<checkpoint>" on every subtask): modelled on FLINK-7978
+//   (apache/flink#4955, "transactional ids to use and to abort could clash between subtasks"). Two
+//   subtasks then take the same id: the later init_transactions fences the earlier producer and
+//   aborts its open transaction, and each subtask's lingering-transaction abort at open hits the
+//   other's. One subtask never shows it.
+// - `timers_stop_at_close`: its commit retries stop when it is closed (as Flink's committer stops
+//   with its task), so a stopped job's subtasks no longer commit what they pre-committed: only the
+//   restored job can.
+struct KafkaAlteration {
+    std::function<bool(int32_t subtask, const engine::RestoredSinkState&)> keep;
+    bool subtask_blind = false;
+    bool timers_stop_at_close = false;
 };
 
-class ForgetfulKafkaConfig final : public engine::SinkConfig {
+class AlteredContext final : public engine::SinkContext {
 public:
-    std::unique_ptr<engine::Sink> make(engine::SinkContext& context, const engine::OutsideSystems& systems,
-                                       const engine::RuntimeConfig& runtime) const override {
-        return std::make_unique<ForgetfulSink>(kafka_.make(context, systems, runtime));
-    }
-    std::vector<engine::Record> read_output(const engine::OutsideSystems& systems) const override {
-        return kafka_.read_output(systems);
-    }
-
-private:
-    engine::KafkaSinkConfig kafka_{engine::KafkaSinkOptions{"output", engine::DeliveryGuarantee::exactly_once, "sink"}};
-};
-
-TEST_CASE("sink contract: a sink that forgets its restored state is caught losing data", "[testkit]") {
-    ContractOptions o;
-    o.config = std::make_shared<ForgetfulKafkaConfig>();
-    o.cases = 1000;
-    const auto result = check_sink_contract(o);
-    INFO(result.report);
-    REQUIRE_FALSE(result.passed);
-    CHECK(result.report.find("MISSING") != std::string::npos);
-}
-
-// The Kafka exactly-once sink told that every subtask is subtask 0, so it names its transactional
-// ids without the subtask index ("sink-0-<checkpoint>" on every subtask): modelled on FLINK-7978
-// (apache/flink#4955, "transactional ids to use and to abort could clash between subtasks"). Two
-// subtasks then take the same id: the later init_transactions fences the earlier producer and
-// aborts its open transaction, and each subtask's lingering-transaction abort at open hits the
-// other's. One subtask never shows it.
-class SubtaskBlindContext final : public engine::SinkContext {
-public:
-    explicit SubtaskBlindContext(engine::SinkContext& inner) : inner_(inner) {}
+    AlteredContext(engine::SinkContext& inner, bool subtask_blind) : inner_(inner), subtask_blind_(subtask_blind) {}
     sim::World& world() override { return inner_.world(); }
     sim::NodeId node() const override { return inner_.node(); }
-    int32_t subtask() const override { return 0; }
+    int32_t subtask() const override { return subtask_blind_ ? 0 : inner_.subtask(); }
     int64_t attempt() const override { return inner_.attempt(); }
     engine::RunObserver& observer() override { return inner_.observer(); }
-    void after(sim::Duration delay, std::function<void()> fn) override { inner_.after(delay, std::move(fn)); }
+    void after(sim::Duration delay, std::function<void()> fn) override {
+        inner_.after(delay, [closed = closed_, fn = std::move(fn)] {
+            if (!*closed) fn();
+        });
+    }
     void fail(const std::string& reason) override { inner_.fail(reason); }
+    void stop_timers() { *closed_ = true; }
 
 private:
     engine::SinkContext& inner_;
+    bool subtask_blind_;
+    std::shared_ptr<bool> closed_ = std::make_shared<bool>(false);  // outlives the sink in its timers
 };
 
-class SubtaskBlindSink final : public engine::Sink {
+class AlteredSink final : public engine::Sink {
 public:
-    SubtaskBlindSink(engine::SinkContext& context, const engine::SinkConfig& inner, const engine::OutsideSystems& systems,
-                     const engine::RuntimeConfig& runtime)
-        : context_(context), inner_(inner.make(context_, systems, runtime)) {}
-    bool open(int64_t id, const std::string& state) override { return inner_->open(id, state); }
+    AlteredSink(engine::SinkContext& context, const engine::SinkConfig& inner, const engine::OutsideSystems& systems,
+                const engine::RuntimeConfig& runtime, const KafkaAlteration& alteration)
+        : subtask_(context.subtask()),
+          alteration_(alteration),
+          context_(context, alteration.subtask_blind),
+          inner_(inner.make(context_, systems, runtime)) {}
+    bool open(int64_t id, const std::vector<engine::RestoredSinkState>& restored) override {
+        if (!alteration_.keep) return inner_->open(id, restored);
+        std::vector<engine::RestoredSinkState> kept;
+        for (const auto& state : restored) {
+            if (alteration_.keep(subtask_, state)) kept.push_back(state);
+        }
+        return inner_->open(id, kept);
+    }
     void write(const engine::RecordBatch& records) override { inner_->write(records); }
     bool pre_commit(int64_t id, std::string* state, std::string* error) override { return inner_->pre_commit(id, state, error); }
     void checkpoint_complete(int64_t id) override { inner_->checkpoint_complete(id); }
     bool settled() const override { return inner_->settled(); }
-    void close() override { inner_->close(); }
+    void close() override {
+        inner_->close();
+        if (alteration_.timers_stop_at_close) context_.stop_timers();
+    }
 
 private:
-    SubtaskBlindContext context_;  // outlives inner_ (declared first)
+    int32_t subtask_;
+    KafkaAlteration alteration_;
+    AlteredContext context_;  // outlives inner_ (declared first)
     std::unique_ptr<engine::Sink> inner_;
 };
 
-class SubtaskBlindKafkaConfig final : public engine::SinkConfig {
+class AlteredKafkaConfig final : public engine::SinkConfig {
 public:
+    explicit AlteredKafkaConfig(KafkaAlteration alteration) : alteration_(std::move(alteration)) {}
     std::unique_ptr<engine::Sink> make(engine::SinkContext& context, const engine::OutsideSystems& systems,
                                        const engine::RuntimeConfig& runtime) const override {
-        return std::make_unique<SubtaskBlindSink>(context, kafka_, systems, runtime);
+        return std::make_unique<AlteredSink>(context, kafka_, systems, runtime, alteration_);
     }
     std::vector<engine::Record> read_output(const engine::OutsideSystems& systems) const override {
         return kafka_.read_output(systems);
@@ -141,12 +138,27 @@ public:
     std::string kafka_topic() const override { return kafka_.kafka_topic(); }
 
 private:
+    KafkaAlteration alteration_;
     engine::KafkaSinkConfig kafka_{engine::KafkaSinkOptions{"output", engine::DeliveryGuarantee::exactly_once, "sink"}};
 };
 
+std::shared_ptr<engine::SinkConfig> forgetful_kafka() {
+    return std::make_shared<AlteredKafkaConfig>(KafkaAlteration{[](int32_t, const engine::RestoredSinkState&) { return false; }});
+}
+
+TEST_CASE("sink contract: a sink that forgets its restored state is caught losing data", "[testkit]") {
+    ContractOptions o;
+    o.config = forgetful_kafka();
+    o.cases = 1000;
+    const auto result = check_sink_contract(o);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("MISSING") != std::string::npos);
+}
+
 TEST_CASE("sink contract: transactional ids without the subtask index are caught by parallel subtasks only", "[testkit]") {
     ContractOptions o;
-    o.config = std::make_shared<SubtaskBlindKafkaConfig>();
+    o.config = std::make_shared<AlteredKafkaConfig>(KafkaAlteration{{}, true});  // FLINK-7978, above
     const auto caught = check_sink_contract(o);  // the default cases: 1..3 subtasks
     INFO(caught.report);
     REQUIRE_FALSE(caught.passed);
@@ -169,19 +181,32 @@ TEST_CASE("sink contract: parallel subtasks, savepoint restores and rescales are
     CHECK(result.report.find("restored at another parallelism") != std::string::npos);
 }
 
-// A known gap of the engine, shown: it gives a restored sink subtask only its own subtask's state,
-// so scaling in drops the removed subtasks' committables (Flink redistributes them). With
-// ContractOptions::scale_in the Kafka sink loses the records of a savepoint whose commit failed at
-// the stop; off by default until the engine redistributes sink state.
-TEST_CASE("sink contract: scale_in shows the engine dropping the removed subtasks' sink state", "[testkit]") {
+// Scaling in from a savepoint whose commits failed at the stop: the remaining subtasks get the
+// removed subtasks' states (engine::restoring_subtask) and commit their transactions. Before the
+// engine redistributed sink state, this lost records (FLINK-23854's territory). The stopped
+// subtasks' commit retries (their timers fire on, as a zombie's) would commit a dropped state's
+// transactions anyway, so the negative control keeps only each subtask's own state, as the engine
+// did then, with retries that stop at close; its twin, the same retries and every state, passes.
+TEST_CASE("sink contract: scaling in hands the removed subtasks' sink state on, and nothing is lost", "[testkit]") {
     auto o = kafka("exactly_once", 3000);
-    o.scale_in = true;
     o.faults = {{"kafka_commit_errors", 1}, {"stop_with_savepoint", 1}};
     const auto result = check_sink_contract(o);
     INFO(result.report);
-    REQUIRE_FALSE(result.passed);
-    CHECK(result.report.find("RESCALED from") != std::string::npos);
-    CHECK(result.report.find("MISSING") != std::string::npos);
+    CHECK(result.passed);
+    CHECK(result.report.find("restored at a smaller parallelism (scale-in)") != std::string::npos);
+
+    o.config = std::make_shared<AlteredKafkaConfig>(KafkaAlteration{{}, false, true});
+    const auto twin = check_sink_contract(o);
+    INFO(twin.report);
+    CHECK(twin.passed);
+
+    o.config = std::make_shared<AlteredKafkaConfig>(
+        KafkaAlteration{[](int32_t subtask, const engine::RestoredSinkState& state) { return state.subtask == subtask; }, false, true});
+    const auto own_only = check_sink_contract(o);
+    INFO(own_only.report);
+    REQUIRE_FALSE(own_only.passed);
+    CHECK(own_only.report.find("RESCALED from") != std::string::npos);
+    CHECK(own_only.report.find("MISSING") != std::string::npos);
 }
 
 // The Kafka sink read as a compacted topic (a keyed table: the last value per key), the way an
@@ -266,7 +291,7 @@ TEST_CASE("sink contract: a sink read as key counts is refused at the contract l
 
 TEST_CASE("sink contract: the forgetful sink loses data under the at-least-once checks too", "[testkit]") {
     ContractOptions o;
-    o.config = std::make_shared<ForgetfulKafkaConfig>();
+    o.config = forgetful_kafka();
     o.guarantee = Guarantee::at_least_once;
     o.cases = 1000;
     const auto result = check_sink_contract(o);
