@@ -141,6 +141,11 @@ void RecordWriter::credit_returned(int32_t channel) {
     send_ready(out);
 }
 
+bool RecordWriter::data_processed(int32_t channel) {
+    known(channel).data_processed = true;
+    return all_data_processed();
+}
+
 void RecordWriter::send_all() {
     for (OutputChannel& out : channels_) send_ready(out);
 }

@@ -41,6 +41,14 @@ public:
     // The consumer connected and granted `credits`; a credit came back.
     void channel_opened(int32_t channel, sim::ConnectionId connection, int32_t credits);
     void credit_returned(int32_t channel);
+    // The consumer processed the end of data sent on `channel`; true once every consumer has.
+    bool data_processed(int32_t channel);
+    bool all_data_processed() const {
+        for (const OutputChannel& out : channels_) {
+            if (!out.data_processed) return false;
+        }
+        return true;
+    }
     // Sends what every channel can (a restored task's recovered buffers).
     void send_all();
     // More buffers queued on a channel than it has credits for: the task reads no input.
@@ -71,6 +79,7 @@ private:
         sim::ConnectionId connection = UINT32_MAX;
         int32_t credits = 0;
         int32_t queued_buffers = 0;
+        bool data_processed = false;  // the consumer processed the end of data
         std::deque<ChannelElement> queue;
         RecordBatch open_buffer;
 

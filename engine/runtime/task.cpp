@@ -253,6 +253,10 @@ void Task::credit_returned(int32_t output_channel) {
     pump();
 }
 
+void Task::data_processed(int32_t output_channel) {
+    if (writer_.data_processed(output_channel) && state_ == State::running) report_finished_if_done(last_completed_);
+}
+
 void Task::connection_lost() {
     // A finished task sends and reads nothing more: a consumer that lost its end of partition fails itself.
     if (state_ != State::finished) fail("a data channel's connection was reset");
@@ -434,6 +438,9 @@ void Task::report_finished_if_done(int64_t completed_checkpoint) {
         return;
     }
     if (!inputs_.empty() && !inputs_.all_partitions_ended()) return;  // the last end of partition brings it here again
+    // As Flink's StreamTask: after end of data, finished only once every consumer processed all
+    // of it (the last acknowledgement brings it here again).
+    if (end_of_data_ && !writer_.all_data_processed()) return;
     finish();
 }
 

@@ -99,6 +99,9 @@ public:
     // Data channels.
     void channel_opened(int32_t output_channel, sim::ConnectionId connection, int32_t credits);
     void credit_returned(int32_t output_channel);
+    // A consumer processed this task's end of data on `output_channel` (Flink's
+    // onSubpartitionAllDataProcessed).
+    void data_processed(int32_t output_channel);
     void element_arrived(int32_t input_channel, ChannelElement element);
     void connection_lost();
     // A barrier left an output queue (the record writer says so).

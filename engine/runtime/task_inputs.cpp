@@ -10,6 +10,7 @@ namespace eosim::engine {
 namespace {
 constexpr sim::EventKind kChannelOpen{"channel.open"};
 constexpr sim::EventKind kChannelCredit{"channel.credit"};
+constexpr sim::EventKind kChannelDataProcessed{"channel.data_processed"};
 }  // namespace
 
 TaskInputs::TaskInputs(Task& task, const Deployment& deployment) : task_(task) {
@@ -75,20 +76,28 @@ bool TaskInputs::all_partitions_ended() const {
     return std::all_of(channels_.begin(), channels_.end(), [](const InputChannel& in) { return in.end_of_partition; });
 }
 
+// Flink's consumer acknowledges an EndOfData it processed (acknowledgeAllRecordsProcessed): the
+// producer finishes only once every consumer has processed all its records (FLIP-147), so its end
+// of partition never waits behind a backlog while checkpoints go on without it.
 bool TaskInputs::end_of_data(int32_t channel) {
     channels_[static_cast<size_t>(channel)].end_of_data = true;
+    send_to_producer(channel, kChannelDataProcessed, [](Task& producer, int32_t output_channel) { producer.data_processed(output_channel); });
     return std::all_of(channels_.begin(), channels_.end(), [](const InputChannel& in) { return in.end_of_data; });
 }
 
 void TaskInputs::return_credit(int32_t channel) {
+    send_to_producer(channel, kChannelCredit, [](Task& producer, int32_t output_channel) { producer.credit_returned(output_channel); });
+}
+
+void TaskInputs::send_to_producer(int32_t channel, const sim::EventKind& kind, void (*handler)(Task&, int32_t)) {
     const InputChannel& in = channels_[static_cast<size_t>(known(channel))];
     const TaskKey producer{task_.key().attempt, in.producer.vertex, in.producer.subtask};
     const int32_t output_channel = in.producer.channel;
     Engine* engine = &task_.engine();
     const sim::NodeId producer_node = in.producer_node;
-    engine->world().network().send(in.connection, task_.node(), kChannelCredit, key_digest(producer),
-                                   [engine, producer_node, producer, output_channel] {
-                                       if (Task* t = engine->find_task(producer_node, producer)) t->credit_returned(output_channel);
+    engine->world().network().send(in.connection, task_.node(), kind, key_digest(producer),
+                                   [engine, producer_node, producer, output_channel, handler] {
+                                       if (Task* t = engine->find_task(producer_node, producer)) handler(*t, output_channel);
                                    });
 }
 

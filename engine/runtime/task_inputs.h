@@ -62,7 +62,7 @@ public:
         }
         return false;
     }
-    // End of data on `channel`; true when every channel has ended.
+    // End of data on `channel`, processed (the producer is told); true when every channel has ended.
     bool end_of_data(int32_t channel);
     // End of partition on `channel` (its producer finished): the barrier handler counts it as
     // delivered from now on; true when every channel's producer has finished.
@@ -96,6 +96,10 @@ private:
         bool end_of_partition = false;
         int32_t edge = 0;  // the vertex's input edge this channel serves
     };
+
+    // A message back to `channel`'s producer over the channel's connection (credits, end of data
+    // processed), handled by that task if it still runs there.
+    void send_to_producer(int32_t channel, const sim::EventKind& kind, void (*handler)(Task&, int32_t));
 
     Task& task_;
     std::vector<InputChannel> channels_;

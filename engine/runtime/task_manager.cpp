@@ -99,8 +99,9 @@ void TaskManager::reconnect() {
 }
 
 // The reply reports the state of this TaskManager's tasks that the JobManager may have missed:
-// those that failed and are not cancelled yet, and the attempts whose tasks still wait for their
-// start. A task's failure report and the JobManager's start are single datagrams; when one is lost
+// those that failed and are not cancelled yet, those that finished (FLIP-147: a running job's
+// checkpoints must leave them out), and the attempts whose tasks still wait for their start. A
+// task's failure or finish report and the JobManager's start are single datagrams; when one is lost
 // (a partition, a paused process) the JobManager learns of it here instead of waiting forever, as
 // Flink's JobMaster reconciles a TaskExecutor's report of its executions with every heartbeat (and
 // Flink's deployment and state updates are acknowledged RPCs, retried until answered).
@@ -108,17 +109,21 @@ void TaskManager::heartbeat() {
     last_heard_from_job_manager_ = engine_.world().now();
     const sim::NodeId node = node_;
     std::vector<std::pair<TaskKey, std::string>> failed;
+    std::vector<TaskKey> finished;
     std::vector<int64_t> waiting;  // attempts with tasks still waiting to start
     for (const auto& [key, task] : tasks_) {
         if (task->failed()) failed.emplace_back(key, task->failure());
+        if (task->finished()) finished.push_back(key);
         if (task->waiting_to_start() && (waiting.empty() || waiting.back() != key.attempt)) waiting.push_back(key.attempt);
     }
     engine_.send_to_job_manager(node_, messages::kHeartbeatReply, node_,
-                                [node, failed = std::move(failed), waiting = std::move(waiting)](JobManager& jm) {
+                                [node, failed = std::move(failed), finished = std::move(finished),
+                                 waiting = std::move(waiting)](JobManager& jm) {
                                     jm.heartbeat_reply(node);
                                     for (const auto& [key, reason] : failed) {
                                         jm.task_failed(key, reason + " (reported again with a heartbeat)");
                                     }
+                                    for (const TaskKey& key : finished) jm.task_finished(key);
                                     for (int64_t attempt : waiting) jm.tasks_waiting_to_start(node, attempt);
                                 });
 }

@@ -75,6 +75,29 @@ TEST_CASE("CheckpointStateRestoreTest.testRestoreFinishedStateWithoutInFlightDat
     }
 }
 
+// Flink's producer finishes only once every consumer processed its EndOfData (the partition's
+// all-data-processed future). Here the count is slow (4 ms a record against two sources at 1 ms),
+// so seconds of records queue behind the short source's end of data; checkpointing is unaligned.
+// The short source stays running and checkpointed until its consumers processed that backlog, so
+// every checkpoint's barriers overtake the backlog and no checkpoint waits for it. Before, the source
+// finished at once, the coordinator left it out, and the next checkpoint waited at the count for
+// its end of partition, behind the whole backlog (2.0 s in unaligned-swarm seed 41).
+TEST_CASE("ResultPartitionTest.testWaitForAllRecordProcessed: a finished source's backlog delays no checkpoint",
+          "[finished][flink]") {
+    auto s = uneven_count_scenario();
+    s.job.vertices[1].record_cost = Duration::millis(4);
+    s.job.checkpointing.unaligned = true;
+    const auto result = run_scenario(s, RunOptions{3, nullptr});
+    INFO(describe(result));
+    CHECK(result.expectation_met);
+    CHECK(result.figures.checkpoints_unaligned >= 10);
+    // At most the time the count takes for one network buffer (eosim processes a buffer as one
+    // step: an end of partition that arrives meanwhile waits for it); before, 4,871 ms.
+    const double one_buffer_ms = static_cast<double>(s.job.runtime.buffer_records) * 4.0;
+    CHECK(result.figures.alignment_max_ms < one_buffer_ms);
+    CHECK(result.figures.checkpoint_duration_max_ms < one_buffer_ms);
+}
+
 // Without faults every subtask finishes, one after the other, and then the job.
 TEST_CASE("finished tasks: without faults the job finishes", "[finished]") {
     auto s = uneven_count_scenario();
