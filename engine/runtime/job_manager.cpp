@@ -17,6 +17,7 @@ constexpr sim::EventKind kHeartbeatRound{"jm.heartbeat_round"};
 constexpr sim::EventKind kDeployTimeout{"jm.deploy_timeout"};
 constexpr sim::EventKind kRestart{"jm.restart"};
 constexpr sim::EventKind kRecoverRetry{"jm.recover_retry"};
+constexpr sim::EventKind kRecoverTimeout{"jm.recover_timeout"};
 
 // A callback that runs `f(JobManager&, args...)` only while the process numbered `instance` is the
 // one on `node` (a crash drops its callbacks anyway; a lost leadership replaces the process).
@@ -65,6 +66,7 @@ bool JobManager::takes_task_manager_messages() const { return !election_ || (ele
 void JobManager::granted_leadership(int64_t token) {
     attempt_ = engine_.attempt_base() + token * 1000 + 1;
     phase_ = Phase::recovering;
+    recovery_timeout_ = engine_.job().runtime.deploy_timeout;
     coordinator_.use_high_availability(election_->leader_session());
     engine_.world().announce(points::kLeadershipGranted, node_, token);
     heartbeat_round();
@@ -72,23 +74,38 @@ void JobManager::granted_leadership(int64_t token) {
 }
 
 // The id counter and the retained completed checkpoints, from the coordination service (and the
-// metadata they point to); tried again, a heartbeat interval apart, until both are read.
+// metadata they point to); tried again, a heartbeat interval apart, until both are read. A round
+// that has not finished within its timeout (a read stuck behind slow storage) is abandoned for a
+// new one, as a storage client's request times out and Flink retries the recovery; the timeout
+// starts at the deployment timeout and doubles with each round abandoned, so storage that is
+// merely slow still lets a round finish.
 void JobManager::recover_from_store() {
+    if (phase_ != Phase::recovering) return;
+    const uint64_t round = ++recovery_round_;
     const CompletedCheckpointStore store(election_->leader_session(), engine_.world().storage(), node_);
     const CheckpointIdCounter counter(election_->leader_session(), node_);
     Engine* engine = &engine_;
+    auto current = [round](const JobManager& jm) { return jm.phase_ == Phase::recovering && jm.recovery_round_ == round; };
     auto retry = [](JobManager& jm) {
         jm.engine_.world().scheduler().schedule(jm.engine_.job().runtime.heartbeat_interval, jm.node_, kRecoverRetry, 0,
                                                 on_job_manager(&jm.engine_, jm.node_, jm.instance_,
                                                                [](JobManager& again) { again.recover_from_store(); }));
     };
-    counter.get(on_job_manager(engine, node_, instance_, [store, retry, engine](JobManager& jm, bool ok, int64_t highest) {
+    engine_.world().scheduler().schedule(recovery_timeout_, node_, kRecoverTimeout, round,
+                                         on_job_manager(engine, node_, instance_, [current](JobManager& jm) {
+                                             if (!current(jm)) return;
+                                             jm.recovery_timeout_ = jm.recovery_timeout_ * 2;
+                                             jm.recover_from_store();
+                                         }));
+    counter.get(on_job_manager(engine, node_, instance_, [store, current, retry, engine](JobManager& jm, bool ok, int64_t highest) {
+        if (!current(jm)) return;
         if (!ok) {
             retry(jm);
             return;
         }
         store.recover(on_job_manager(engine, jm.node_, jm.instance_,
-                                     [highest, retry](JobManager& again, bool read, std::vector<CompletedCheckpoint> retained) {
+                                     [highest, current, retry](JobManager& again, bool read, std::vector<CompletedCheckpoint> retained) {
+                                         if (!current(again)) return;
                                          if (!read) {
                                              retry(again);
                                              return;

@@ -20,7 +20,9 @@
 // counter in the coordination service (never from a storage listing), announces itself to every
 // TaskManager with its fencing token (its messages carry it; TaskManagers refuse older tokens),
 // confirms its leadership with a fenced write before each deployment, and numbers its attempts
-// `attempt_base + token * 1000 + n` (tokens strictly increase from leader to leader).
+// `attempt_base + token * 1000 + n` (tokens strictly increase from leader to leader). A recovery
+// round stuck on a read (slow storage) is abandoned for a new one after a timeout (the deployment
+// timeout, doubled per round abandoned), so a leader either recovers or loses its leadership.
 // A JobManager that loses leadership is replaced by a fresh standby process on its node.
 //
 // A deployment restored from a savepoint (Engine::restore_from) reads the savepoint's metadata
@@ -120,6 +122,9 @@ private:
     std::optional<CompletedCheckpoint> savepoint_restore_;  // restore_from, mapped to this job
     std::set<std::pair<int32_t, int32_t>> ready_;
     std::set<std::pair<int32_t, int32_t>> finished_;
+    // HA recovery (recover_from_store): the running round, and how long the next one may take.
+    uint64_t recovery_round_ = 0;
+    sim::Duration recovery_timeout_ = sim::Duration::zero();
 };
 
 }  // namespace eosim::engine

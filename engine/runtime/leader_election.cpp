@@ -50,38 +50,58 @@ void LeaderElection::open() {
 
 void LeaderElection::contend() {
     if (gave_up_ || leading()) return;
+    const uint64_t round = ++contend_round_;
     service().create(node_, session_, leader_path(), engine_.world().nodes().name(node_), true, std::nullopt,
-                     bound([](LeaderElection& e, CoordinationStatus status, int64_t zxid) {
-                         if (e.gave_up_) return;
-                         if (status == CoordinationStatus::ok) {
-                             e.token_ = zxid;
-                             ++e.engine_.stats().leaderships;
-                             e.callbacks_.granted(zxid);
+                     bound([round](LeaderElection& e, CoordinationStatus status, int64_t zxid) {
+                         if (e.gave_up_ || e.leading()) return;
+                         if (status == CoordinationStatus::ok) {  // also an older round's: the node is ours
+                             e.lead(zxid);
                              return;
                          }
                          if (status == CoordinationStatus::session_expired) {
                              e.give_up("session expired");
                              return;
                          }
-                         if (status != CoordinationStatus::node_exists) {  // connection loss, write errors: again later
-                             e.engine_.world().scheduler().schedule(e.engine_.job().runtime.heartbeat_interval, e.node_, kRetry, 0,
-                                                                    e.bound([](LeaderElection& again) { again.contend(); }));
-                             return;
+                         if (e.contend_round_ != round) return;  // a later round took over
+                         if (status == CoordinationStatus::node_exists) {
+                             e.watch_leader(round);
+                         } else {  // connection loss, write errors: again later
+                             e.retry_contend(round);
                          }
-                         // Someone leads: watch the node, and try again when it changes or is gone.
-                         e.service().get(
-                             e.node_, e.session_, e.leader_path(),
-                             e.bound([](LeaderElection& w, CoordinationStatus read, const CoordinationNode&) {
-                                 if (read == CoordinationStatus::no_node) w.contend();
-                                 if (read == CoordinationStatus::connection_loss) {
-                                     w.engine_.world().scheduler().schedule(
-                                         w.engine_.job().runtime.heartbeat_interval, w.node_, kRetry, 0,
-                                         w.bound([](LeaderElection& again) { again.contend(); }));
-                                 }
-                                 if (read == CoordinationStatus::session_expired) w.give_up("session expired");
-                             }),
-                             e.bound([](LeaderElection& w) { w.contend(); }));
                      }));
+}
+
+void LeaderElection::watch_leader(uint64_t round) {
+    service().get(
+        node_, session_, leader_path(),
+        bound([round](LeaderElection& e, CoordinationStatus read, const CoordinationNode& leader) {
+            if (e.gave_up_ || e.leading() || e.contend_round_ != round) return;
+            if (read == CoordinationStatus::ok && leader.owner == e.session_) {
+                e.lead(leader.created_zxid);  // a create of ours applied, its answer lost (LeaderLatch checks its own node too)
+            } else if (read == CoordinationStatus::no_node) {
+                e.contend();
+            } else if (read == CoordinationStatus::connection_loss) {
+                e.retry_contend(round);
+            } else if (read == CoordinationStatus::session_expired) {
+                e.give_up("session expired");
+            }
+        }),
+        bound([round](LeaderElection& e) {
+            if (e.contend_round_ == round) e.contend();
+        }));
+}
+
+void LeaderElection::retry_contend(uint64_t round) {
+    engine_.world().scheduler().schedule(engine_.job().runtime.heartbeat_interval, node_, kRetry, 0,
+                                         bound([round](LeaderElection& again) {
+                                             if (again.contend_round_ == round) again.contend();
+                                         }));
+}
+
+void LeaderElection::lead(int64_t token) {
+    token_ = token;
+    ++engine_.stats().leaderships;
+    callbacks_.granted(token);
 }
 
 void LeaderElection::keep_alive_round() {
@@ -93,8 +113,14 @@ void LeaderElection::keep_alive_round() {
         return;
     }
     service().keep_alive(node_, session_, bound([now](LeaderElection& e, CoordinationStatus status) {
-                             if (status == CoordinationStatus::ok) e.last_renewed_ = std::max(e.last_renewed_, now);
+                             if (status == CoordinationStatus::connection_loss) e.suspended_ = true;
                              if (status == CoordinationStatus::session_expired) e.give_up("session expired");
+                             if (status != CoordinationStatus::ok) return;
+                             e.last_renewed_ = std::max(e.last_renewed_, now);
+                             if (e.suspended_) {  // reconnected: what happened meanwhile may have gone unseen
+                                 e.suspended_ = false;
+                                 e.contend();
+                             }
                          }));
     engine_.world().scheduler().schedule(timeout / 3, node_, kKeepAlive, 0,
                                          bound([](LeaderElection& e) { e.keep_alive_round(); }));

@@ -7,7 +7,12 @@
 // token (the leader session id: it strictly increases from one leader to the next, so TaskManagers
 // can refuse an older leader's messages). The others watch the node and try again when it goes,
 // which happens only when the leader's session expires (its process died, was paused, or was cut
-// off from the service for the session timeout) or it gives up.
+// off from the service for the session timeout) or it gives up. A watch event is a datagram that a
+// partition can drop, where ZooKeeper's connection delivers it or breaks (Curator then reconnects
+// and LeaderLatch resets). So, as LeaderLatch on RECONNECTED, a contender whose keep-alive went
+// unanswered contends again at the next answered one (creates the node, or reads it with a fresh
+// watch); older rounds' watches and retries then do nothing. A contender that reads the node owned
+// by its own session (its create applied, the answer lost) leads.
 //
 // Every write a leader makes to the service (the checkpoint store, the id counter, the check before
 // a deployment) carries `fence()`: the service applies it only while the leader node is still owned
@@ -60,7 +65,12 @@ public:
 
 private:
     void open();
+    // Creates the leader node (a new round: older rounds' watches and retries then do nothing).
     void contend();
+    // The node exists: read it with a watch; contend again when it changes or is gone.
+    void watch_leader(uint64_t round);
+    void retry_contend(uint64_t round);
+    void lead(int64_t token);
     void keep_alive_round();
     void give_up(const std::string& why);
     // A callback that runs `f(LeaderElection&, args...)` only while this process is still the one
@@ -75,6 +85,8 @@ private:
     sim::external::SessionId session_ = 0;
     int64_t token_ = 0;
     bool gave_up_ = false;
+    uint64_t contend_round_ = 0;
+    bool suspended_ = false;  // a keep-alive went unanswered; the next answered one re-contends
     sim::Time last_renewed_ = sim::Time::zero();  // when the last answered keep-alive was sent
 };
 

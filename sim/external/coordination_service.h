@@ -21,7 +21,10 @@
 //   exists and is owned (ephemerally) by `session` -- ZooKeeper's multi() of a check on the leader
 //   latch and the write, as Flink's ZooKeeperStateHandleStore does it; otherwise `fenced`;
 // - one-shot watches on a path (exists/get with a watch): the watcher is told (a datagram) when the
-//   node is created, changed or deleted; a watch left by an expired session is dropped;
+//   node is created, changed or deleted; a watch left by an expired session is dropped. The event
+//   is a datagram: a partition or loss drops it, where ZooKeeper's ordered connection would deliver
+//   it or break (the client then reconnects); a client that saw a request go unanswered must read
+//   again what it watches (engine/runtime/leader_election.h does);
 // - faults: unavailable until T (requests are dropped unanswered), write errors until T (writes
 //   answer `write_failed`), and the expiry of the sessions of a client node (a long GC pause as
 //   ZooKeeper sees it).
