@@ -5,21 +5,34 @@
 
 namespace eosim::scenarios {
 
-void BackPressureSampler::sample_before(sim::Time next, engine::Engine& engine) {
-    if (next <= next_) return;
+void BackPressureSampler::follow(engine::Engine& engine) {
+    engine_ = &engine;
+    of_vertex_.assign(engine.job().vertices.size(), nullptr);
+}
+
+BackPressureSampler::Counts& BackPressureSampler::counts_of(const engine::Task& task) {
+    Counts*& slot = of_vertex_[static_cast<size_t>(task.key().vertex)];
+    if (slot == nullptr) {
+        auto [it, fresh] = by_vertex_.try_emplace(task.vertex().id);
+        if (fresh) order_.push_back(task.vertex().id);
+        slot = &it->second;
+    }
+    return *slot;
+}
+
+void BackPressureSampler::sample(sim::Time next) {
     int64_t samples = 0;
     while (next_ < next) {
         ++samples;
         next_ += kStep;
     }
-    for (sim::NodeId node : engine.task_manager_nodes()) {
-        const engine::TaskManager* tm = engine.task_manager(node);
-        if (tm == nullptr || !engine.world().nodes().is_up(node)) continue;
+    if (engine_ == nullptr) return;
+    for (sim::NodeId node : engine_->task_manager_nodes()) {
+        const engine::TaskManager* tm = engine_->task_manager(node);
+        if (tm == nullptr || !engine_->world().nodes().is_up(node)) continue;
         tm->for_each_task([&](const engine::Task& task) {
             if (!task.running()) return;
-            auto [it, fresh] = by_vertex_.try_emplace(task.vertex().id);
-            if (fresh) order_.push_back(task.vertex().id);
-            Counts& c = it->second;
+            Counts& c = counts_of(task);
             if (task.busy()) {
                 c.busy += samples;
             } else if (task.backpressured()) {

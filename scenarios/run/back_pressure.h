@@ -21,18 +21,33 @@ namespace eosim::scenarios {
 class BackPressureSampler {
 public:
     static constexpr sim::Duration kStep = sim::Duration::millis(10);
-    // Takes the samples due before `next` (when the next event is due) from `engine`'s running
-    // tasks: their state now lasts until then.
-    void sample_before(sim::Time next, engine::Engine& engine);
+    // Samples `engine` from now on: the run loop calls it whenever the current deployment changes
+    // (between two run_until calls), before asking sample_before.
+    void follow(engine::Engine& engine);
+    // Takes the samples due before `next` (when the next event is due) from the followed engine's
+    // running tasks: their state now lasts until then. Inline: asked before every event, and most
+    // events have no sample due before the next one.
+    void sample_before(sim::Time next) {
+        if (next > next_) sample(next);
+    }
     std::vector<VertexBackPressure> shares() const;
 
 private:
     struct Counts {
         int64_t busy = 0, backpressured = 0, idle = 0;
     };
+    void sample(sim::Time next);
+    // The entry of `task`'s vertex in by_vertex_ (created, and its vertex listed, when first seen).
+    Counts& counts_of(const engine::Task& task);
+
     sim::Time next_ = sim::Time::zero();
+    engine::Engine* engine_ = nullptr;
     std::map<std::string, Counts> by_vertex_;
     std::vector<std::string> order_;  // vertices in the order first seen
+    // The followed engine's vertex index (TaskKey::vertex) -> its entry in by_vertex_, or null
+    // before its first sample: a sample visits every running task, and a lookup by the vertex's
+    // name each time was most of a run's sampling cost (issue 31).
+    std::vector<Counts*> of_vertex_;
 };
 
 }  // namespace eosim::scenarios

@@ -59,9 +59,10 @@ std::string run_to_end(const Scenario& scenario, const RunOptions& options, RunW
         // Asked before every event: the engine is looked up once here (the current deployment only
         // changes at a hand-over, between two run_until calls).
         engine::Engine& running = deployments.current();
+        observers.back_pressure.follow(running);
         world.scheduler().run_until(sim::Time::zero() + scenario.time_limit, [&] {
             faults.tick();
-            observers.back_pressure.sample_before(world.scheduler().next_due(), running);
+            observers.back_pressure.sample_before(world.scheduler().next_due());
             if (running.finished() || running.failed()) return true;
             if (max_events != 0 && world.scheduler().processed() >= max_events) return true;
             hung = is_hung();

@@ -201,7 +201,7 @@ KafkaError KafkaCluster::begin(NodeId caller, const ProducerHandle& producer) {
     txn.state = TxnState::open;
     txn.started = scheduler_.now();
     // No timer yet: beginTransaction is client-side in Kafka; the coordinator's timer starts with
-    // the first partition added (append_batch), and an empty transaction never expires.
+    // the first partition added (note_batch), and an empty transaction never expires.
     state->latest_transaction[producer.epoch] = index;
     if (producer.epoch == state->epoch) state->open_transaction = index;
     ++stats_.transactions_begun;
@@ -255,7 +255,7 @@ KafkaError KafkaCluster::writable_transaction(const ProducerHandle& producer, in
 KafkaCluster::SequenceState& KafkaCluster::sequence_state(Partition& p, const ProducerHandle& producer) {
     SequenceState& state = p.sequences[producer.producer_id];
     // A new epoch starts the sequence over (an older one only reaches here with fencing off).
-    if (producer.epoch > state.epoch) state = SequenceState{producer.epoch, 0, {}};
+    if (producer.epoch > state.epoch) state = SequenceState{.epoch = producer.epoch};
     return state;
 }
 
@@ -267,43 +267,44 @@ int32_t KafkaCluster::next_sequence(const ProducerHandle& producer, const std::s
     return it->second.next;
 }
 
-int64_t KafkaCluster::append_batch(int64_t transaction, const ProducerHandle& producer, const std::string& topic,
-                                   int32_t partition, Partition& p, const std::vector<KafkaRecord>& records) {
+int64_t KafkaCluster::note_batch(int64_t transaction, const std::string& topic, int32_t partition, Partition& p,
+                                 SequenceState& state, int32_t count) {
     const auto base_offset = static_cast<int64_t>(p.log.size());
-    SequenceState& state = sequence_state(p, producer);
-    if (transaction < 0) {  // an idempotent producer's plain appends
-        for (const KafkaRecord& record : records) p.log.push_back(Entry{record, -1});
-        record_written(state, static_cast<int32_t>(records.size()), base_offset);
-        return base_offset;
-    }
-    Transaction& txn = transactions_[static_cast<size_t>(transaction)];
-    if (!records.empty() && txn.first_record == Time::never()) {
-        // Kafka's AddPartitionsToTxn: Empty -> Ongoing, and the transaction's timeout starts now
-        // (TransactionStateManager.timedOutTransactions looks at Ongoing transactions only).
-        txn.first_record = scheduler_.now();
-        start_timeout(transaction);
-    }
-    for (const KafkaRecord& record : records) p.log.push_back(Entry{record, transaction});
-    // The transaction's first offset on this partition, when this is its first batch here. A
-    // sequence state whose last batch was written in this transaction knows it is not (this runs
-    // for every batch a sink writes); otherwise the transaction's map says, looked up before
-    // inserting (emplace would build and free a node for every batch that is not the first).
-    if (!records.empty() && state.last_transaction != transaction) {
-        std::pair<std::string, int32_t> where{topic, partition};
-        auto at = txn.first_offsets.lower_bound(where);
-        if (at == txn.first_offsets.end() || at->first != where) {
-            txn.first_offsets.emplace_hint(at, std::move(where), base_offset);
-            p.open_first_offsets.emplace(base_offset, transaction);
+    if (transaction >= 0 && count > 0) {
+        Transaction& txn = transactions_[static_cast<size_t>(transaction)];
+        if (txn.first_record == Time::never()) {
+            // Kafka's AddPartitionsToTxn: Empty -> Ongoing, and the transaction's timeout starts now
+            // (TransactionStateManager.timedOutTransactions looks at Ongoing transactions only).
+            txn.first_record = scheduler_.now();
+            start_timeout(transaction);
         }
-        state.last_transaction = transaction;
+        // The transaction's first offset on this partition, when this is its first batch here. A
+        // sequence state whose last batch was written in this transaction knows it is not (this runs
+        // for every batch a sink writes); otherwise the transaction's map says, looked up before
+        // inserting (emplace would build and free a node for every batch that is not the first).
+        if (state.last_transaction != transaction) {
+            std::pair<std::string, int32_t> where{topic, partition};
+            auto at = txn.first_offsets.lower_bound(where);
+            if (at == txn.first_offsets.end() || at->first != where) {
+                txn.first_offsets.emplace_hint(at, std::move(where), base_offset);
+                p.open_first_offsets.emplace(base_offset, transaction);
+            }
+            state.last_transaction = transaction;
+        }
     }
-    record_written(state, static_cast<int32_t>(records.size()), base_offset);
+    record_written(state, count, base_offset);
     return base_offset;
 }
 
 void KafkaCluster::record_written(SequenceState& state, int32_t count, int64_t base_offset) {
-    state.recent.push_back(WrittenBatch{state.next, count, base_offset});
-    if (state.recent.size() > 5) state.recent.erase(state.recent.begin());  // Kafka keeps five
+    const WrittenBatch batch{state.next, count, base_offset};
+    if (state.written < kRecentBatches) {
+        state.recent[static_cast<size_t>((state.oldest + state.written) % kRecentBatches)] = batch;
+        ++state.written;
+    } else {  // Kafka keeps five: the oldest goes
+        state.recent[static_cast<size_t>(state.oldest)] = batch;
+        state.oldest = (state.oldest + 1) % kRecentBatches;
+    }
     state.next += count;
 }
 
@@ -325,8 +326,11 @@ KafkaError KafkaCluster::init_producer_id(NodeId caller, ProducerHandle* handle)
 }
 
 const KafkaCluster::WrittenBatch* KafkaCluster::find_written(const SequenceState& state, int32_t base_sequence, int32_t count) {
-    for (const WrittenBatch& written : state.recent) {
+    int32_t at = state.oldest;
+    for (int32_t i = 0; i < state.written; ++i) {  // oldest first
+        const WrittenBatch& written = state.recent[static_cast<size_t>(at)];
         if (written.base_sequence == base_sequence && written.count == count) return &written;
+        if (++at == kRecentBatches) at = 0;
     }
     return nullptr;
 }
@@ -352,51 +356,74 @@ KafkaError KafkaCluster::produce_request(NodeId caller, const ProducerHandle& pr
     } else if (!idempotent_producers_.contains(producer.producer_id)) {
         return KafkaError::invalid_producer_id_mapping;  // Kafka: UNKNOWN_PRODUCER_ID
     }
-    std::vector<Partition>* partitions = partitions_for(topic, records);
-    if (partitions == nullptr) return KafkaError::unknown_topic;
-    assert(sequences.size() >= partitions->size());
+    auto topic_it = topics_.find(topic);
+    if (topic_it == topics_.end()) return KafkaError::unknown_topic;
+    std::vector<Partition>& partitions = topic_it->second;
+    assert(sequences.size() >= partitions.size());
+    // One batch per partition, records in their order; partitions in order of first appearance.
+    // The records are counted by partition in one pass, into counters kept across calls, and later
+    // appended straight from `records`: this runs for every buffer a sink writes and every round of
+    // the input, and copying each record into a batch of its partition first (or scanning the
+    // records once per partition) was a visible share of a run (issue 31).
+    if (batch_counts_.size() < partitions.size()) batch_counts_.resize(partitions.size(), 0);
+    batch_partitions_.clear();
+    for (const auto& [partition, record] : records) {
+        if (partition < 0 || static_cast<size_t>(partition) >= partitions.size()) {
+            clear_batch_counts();
+            return KafkaError::unknown_topic;
+        }
+        if (batch_counts_[static_cast<size_t>(partition)]++ == 0) batch_partitions_.push_back(partition);
+    }
     if (scheduler_.now() < write_failures_until_) {
+        clear_batch_counts();
         ++refused_by_fault_;
         // A failed produce (a batch that expired) leaves the transaction abortable, as in Kafka's
         // client, with an epoch bump due on abort (KIP-360).
         if (transactional) transactions_[static_cast<size_t>(index)].abortable = true;
         return KafkaError::write_failed;
     }
-    // One batch per partition, records in their order; partitions in order of first appearance.
-    // The records are bucketed by partition in one pass, into buffers kept across calls: this runs
-    // once per buffer a sink writes, and allocating them anew (or scanning the records once per
-    // partition) was a visible share of a run.
-    if (batch_records_.size() < partitions->size()) batch_records_.resize(partitions->size());
-    batch_partitions_.clear();
-    for (const auto& [partition, record] : records) {
-        std::vector<KafkaRecord>& bucket = batch_records_[static_cast<size_t>(partition)];
-        if (bucket.empty()) batch_partitions_.push_back(partition);
-        bucket.push_back(record);
-    }
     // Every batch is checked before any is written: the request is written whole or not at all. A
     // batch written before (a retry after a lost answer) is acknowledged and not written again.
+    // (A batch has records, so one at the next sequence number is not among those written.)
+    batch_states_.clear();
     for (const int32_t partition : batch_partitions_) {
         const auto p = static_cast<size_t>(partition);
-        const SequenceState& state = sequence_state((*partitions)[p], producer);
-        const auto count = static_cast<int32_t>(batch_records_[p].size());
-        if (find_written(state, sequences[p], count) != nullptr || sequences[p] == state.next) continue;
-        for (const int32_t q : batch_partitions_) batch_records_[static_cast<size_t>(q)].clear();
+        SequenceState& state = sequence_state(partitions[p], producer);
+        // A hash map's element stays where it is as others join.
+        if (sequences[p] == state.next) {
+            batch_states_.push_back({&state, false});
+            continue;
+        }
+        if (find_written(state, sequences[p], batch_counts_[p]) != nullptr) {
+            batch_states_.push_back({&state, true});
+            continue;
+        }
+        clear_batch_counts();
         ++stats_.out_of_order_batches;
         if (transactional) transactions_[static_cast<size_t>(index)].abortable = true;
         return KafkaError::out_of_order_sequence;
     }
-    for (const int32_t partition : batch_partitions_) {
+    for (size_t i = 0; i < batch_partitions_.size(); ++i) {
+        const int32_t partition = batch_partitions_[i];
         const auto p = static_cast<size_t>(partition);
-        std::vector<KafkaRecord>& bucket = batch_records_[p];
-        Partition& part = (*partitions)[p];
-        if (find_written(sequence_state(part, producer), sequences[p], static_cast<int32_t>(bucket.size())) != nullptr) {
+        const auto [state, duplicate] = batch_states_[i];
+        if (duplicate) {
             ++stats_.duplicate_batches;
+            batch_counts_[p] = 0;  // none of its records is appended below
         } else {
-            append_batch(index, producer, topic, partition, part, bucket);
+            note_batch(index, topic, partition, partitions[p], *state, batch_counts_[p]);
         }
-        bucket.clear();
     }
+    for (const auto& [partition, record] : records) {
+        const auto p = static_cast<size_t>(partition);
+        if (batch_counts_[p] != 0) partitions[p].log.push_back(Entry{record, index});
+    }
+    clear_batch_counts();
     return answer_lost() ? KafkaError::request_timeout : KafkaError::none;
+}
+
+void KafkaCluster::clear_batch_counts() {
+    for (const int32_t partition : batch_partitions_) batch_counts_[static_cast<size_t>(partition)] = 0;
 }
 
 KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer, const std::string& topic,
@@ -436,7 +463,8 @@ KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer, 
         transactions_[static_cast<size_t>(index)].abortable = true;
         return KafkaError::write_failed;
     }
-    const int64_t at = append_batch(index, producer, topic, partition, *p, records);
+    const int64_t at = note_batch(index, topic, partition, *p, state, count);
+    for (const KafkaRecord& record : records) p->log.push_back(Entry{record, index});
     if (base_offset != nullptr) *base_offset = at;
     return answer_lost() ? KafkaError::request_timeout : KafkaError::none;
 }

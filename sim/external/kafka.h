@@ -47,6 +47,7 @@
 // coordinator's timeout check period (a transaction expires exactly at its timeout here), and
 // latency of individual calls.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -55,6 +56,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/external/kafka_record.h"
@@ -274,10 +276,15 @@ private:
         int32_t count;
         int64_t base_offset;
     };
+    static constexpr int32_t kRecentBatches = 5;  // batches a sequence state remembers, as Kafka's
     struct SequenceState {  // the broker's producer state for one (producer id, partition)
         int32_t epoch = 0;
         int32_t next = 0;
-        std::vector<WrittenBatch> recent;  // the last five batches written, oldest first
+        // The last five batches written, a ring in place (no allocation a state): the oldest is
+        // recent[oldest], then the next `written - 1` in order.
+        std::array<WrittenBatch, kRecentBatches> recent{};
+        int32_t oldest = 0;
+        int32_t written = 0;
         // The transaction of the last non-empty batch written (its first offset here is known), or -1.
         int64_t last_transaction = -1;
     };
@@ -365,10 +372,14 @@ private:
     static void record_written(SequenceState& state, int32_t count, int64_t base_offset);
     // With the lost-answer fault on: whether this produce request's answer is lost (every other one).
     bool answer_lost();
-    // Appends a checked batch to the transaction and records it in the producer's sequence state;
-    // `p` is partition `partition` of `topic`.
-    int64_t append_batch(int64_t transaction, const ProducerHandle& producer, const std::string& topic,
-                         int32_t partition, Partition& p, const std::vector<KafkaRecord>& records);
+    // Notes a checked batch of `count` records about to be appended to `p` (partition `partition`
+    // of `topic`) in `transaction` (its timeout, its first offset here; -1: plain appends) and in
+    // the producer's sequence state `state` (sequence_state of `p`); returns the batch's base
+    // offset. The caller then appends the records.
+    int64_t note_batch(int64_t transaction, const std::string& topic, int32_t partition, Partition& p,
+                       SequenceState& state, int32_t count);
+    // Zeroes produce_request's counts per partition (batch_counts_) of the partitions it wrote.
+    void clear_batch_counts();
     // The open transaction a send of `producer` writes into, or an error.
     KafkaError writable_transaction(const ProducerHandle& producer, int64_t* transaction);
 
@@ -391,10 +402,13 @@ private:
     Time produce_acks_lost_until_ = Time::zero();
     uint64_t produce_answers_in_window_ = 0;
     KafkaStats stats_;
-    // send_batch's scratch (kept only for their capacity; empty between calls in meaning): the
-    // partitions written in order of first appearance, and a batch per partition of the topic.
+    // produce_request's scratch (kept only for their capacity; empty or zero between calls in
+    // meaning): the partitions written in order of first appearance, each one's sequence state and
+    // whether its batch was written before (a retry), and the records a request has per partition
+    // of the topic.
     std::vector<int32_t> batch_partitions_;
-    std::vector<std::vector<KafkaRecord>> batch_records_;
+    std::vector<std::pair<SequenceState*, bool>> batch_states_;
+    std::vector<int32_t> batch_counts_;
 };
 
 }  // namespace eosim::sim::external

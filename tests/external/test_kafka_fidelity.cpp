@@ -199,7 +199,12 @@ TEST_CASE("kafka fidelity: idempotent produce deduplicates a retried batch and r
 
     SECTION("a batch beyond the five remembered is out of order, not a duplicate") {
         for (int32_t seq = 3; seq < 8; ++seq) REQUIRE(fidelity_err(f.kafka.produce(f.producer, h, kFidelityTopic, 0, seq, {{1, seq}})) == "none");
+        // The oldest of the five remembered (seq 3, offset 3) is still a duplicate.
+        REQUIRE(fidelity_err(f.kafka.produce(f.producer, h, kFidelityTopic, 0, 3, {{1, 3}}, &offset)) == "none");
+        CHECK(offset == 3);
+        CHECK(f.kafka.stats().duplicate_batches == 2);
         CHECK(fidelity_err(f.kafka.produce(f.producer, h, kFidelityTopic, 0, 2, {{1, 12}})) == "out_of_order_sequence");
+        CHECK(f.kafka.end_offset(kFidelityTopic, 0, Isolation::read_uncommitted) == 8);
     }
     SECTION("a gap is refused and nothing is appended") {
         CHECK(fidelity_err(f.kafka.produce(f.producer, h, kFidelityTopic, 0, 5, {{1, 15}})) == "out_of_order_sequence");
