@@ -18,8 +18,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-readonly PACKAGES=(g++ cmake ninja-build libboost-dev librocksdb-dev nlohmann-json3-dev libcli11-dev
-                   catch2 librapidcheck-dev libxml2-utils clang libclang-rt-dev lld)
+# What the Release build needs (`./build.sh suite` installs only these), then what the tests and the
+# sanitizer build add: clang and its runtime libraries are most of a bare machine's download.
+readonly BUILD_PACKAGES=(g++ cmake ninja-build libboost-dev librocksdb-dev nlohmann-json3-dev libcli11-dev
+                         catch2 librapidcheck-dev lld)
+readonly TEST_PACKAGES=(libxml2-utils clang libclang-rt-dev)
 
 # Every build links with LLVM's lld (Debian's lld): a fraction of GNU ld's time on the big binaries
 # (the sanitizer build's eosim_tests, 550 MB with debug info: 2 s of CPU instead of 11).
@@ -30,9 +33,10 @@ usage() {
     exit 2
 }
 
+# install_missing_packages PACKAGE...: apt-get installs those not installed yet.
 install_missing_packages() {
     local missing=() package
-    for package in "${PACKAGES[@]}"; do
+    for package in "$@"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
     done
     if ((${#missing[@]} == 0)); then return; fi
@@ -46,7 +50,11 @@ install_missing_packages() {
 # release_build [TARGET...]: the Release build in build/, of everything, or only of the named
 # targets and what they link.
 release_build() {
-    install_missing_packages
+    if (($# == 0)); then
+        install_missing_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    else
+        install_missing_packages "${BUILD_PACKAGES[@]}"
+    fi
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEOSIM_SANITIZE=OFF -DCMAKE_EXE_LINKER_FLAGS="$LINKER"
     cmake --build build --parallel "$(nproc)" ${1:+--target "$@"}
 }
@@ -62,7 +70,7 @@ release_build() {
 # instrumented, they carry millions of relative relocations (UBSan's source locations, ASan's
 # globals) that a PIE applies at every start, and ctest starts eosim_tests ~600 times.
 sanitizer_configure() {
-    install_missing_packages
+    install_missing_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
           -DCMAKE_CXX_COMPILER=clang++ -DEOSIM_SANITIZE=ON -DEOSIM_FUZZ=ON \
           -DEOSIM_BENCHMARKS=OFF -DEOSIM_PUBLIC_HEADER_UNITS=OFF -DCMAKE_EXE_LINKER_FLAGS="$LINKER -no-pie"
