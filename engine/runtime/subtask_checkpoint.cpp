@@ -33,6 +33,12 @@ bool SubtaskCheckpoint::trigger(int64_t checkpoint_id, SnapshotType snapshot_typ
         decline(checkpoint_id, CheckpointFailureReason::checkpoint_declined_task_not_ready, "task not running");
         return false;
     }
+    if (checkpoint_id <= last_barrier_forwarded_) {
+        // A trigger that a newer one overtook (a slow link delays datagrams unevenly): Flink's
+        // SubtaskCheckpointCoordinatorImpl.checkpointState skips an out-of-order checkpoint
+        // ("aborted previously?") without a snapshot; the newer one subsumes it.
+        return false;
+    }
     if (aborted_ahead_.contains(checkpoint_id)) {
         // The abort notice overtook the trigger: skip the snapshot, tell downstream in-band.
         aborted_ahead_.erase(aborted_ahead_.begin(), aborted_ahead_.upper_bound(checkpoint_id));
