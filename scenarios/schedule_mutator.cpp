@@ -87,10 +87,17 @@ bool mutator_aim(std::vector<sim::FaultSpec>& faults, const std::optional<Random
 }
 
 // Adds a copy of one of `donor`'s faults (another corpus entry's schedule): what made that entry
-// interesting joins what makes this one interesting.
+// interesting joins what makes this one interesting. Never a crash without restart: a scenario
+// plans how many nodes die for good, and a second copy can kill the last JobManager (or
+// TaskManager) a job has, which no engine survives (jobmanager-ha-lost-watch's guided mutants).
 bool mutator_splice(std::vector<sim::FaultSpec>& faults, const std::vector<sim::FaultSpec>* donor, sim::Prng& prng) {
-    if (donor == nullptr || donor->empty()) return false;
-    faults.push_back((*donor)[prng.below(donor->size())]);
+    if (donor == nullptr) return false;
+    std::vector<const sim::FaultSpec*> copyable;
+    for (const sim::FaultSpec& f : *donor) {
+        if (f.kind != sim::FaultKind::crash || f.restart) copyable.push_back(&f);
+    }
+    if (copyable.empty()) return false;
+    faults.push_back(*copyable[prng.below(copyable.size())]);
     return true;
 }
 

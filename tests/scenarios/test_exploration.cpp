@@ -160,5 +160,30 @@ TEST_CASE("explore: a schedule mutant is a function of the seed, changes the sch
     CHECK(changed >= 10);
 }
 
+// A splice never copies a crash without restart: with the donor's only such crash, no mutant holds
+// more of them than its parent (guided over jobmanager-ha-lost-watch spliced the leader's permanent
+// crash onto the second JobManager: both gone for good, no job can finish).
+TEST_CASE("schedule mutator: a splice copies no crash without restart", "[explore]") {
+    sim::FaultSpec forever;
+    forever.kind = sim::FaultKind::crash;
+    forever.restart = false;
+    forever.nodes = {"jobmanager"};
+    forever.trigger.at = sim::Time::zero() + sim::Duration::seconds(3);
+    sim::FaultSpec pause;
+    pause.kind = sim::FaultKind::pause;
+    pause.nodes = {"tm0"};
+    pause.trigger.at = sim::Time::zero() + sim::Duration::seconds(2);
+    const std::vector<sim::FaultSpec> parent = {pause};
+    const std::vector<sim::FaultSpec> donor = {forever, pause};
+    int spliced = 0;
+    for (uint64_t seed = 1; seed <= 300; ++seed) {
+        sim::Prng prng(seed);
+        const ScheduleMutant mutant = mutate_schedule(parent, std::nullopt, prng, &donor);
+        if (mutant.how.find("splice") != std::string::npos) ++spliced;
+        for (const sim::FaultSpec& f : mutant.faults) CHECK((f.kind != sim::FaultKind::crash || f.restart));
+    }
+    CHECK(spliced >= 30);  // the splices happened, copying the pause
+}
+
 }  // namespace
 }  // namespace eosim::scenarios
