@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <utility>
 
@@ -28,15 +30,31 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kErrTailBytes = 8192;
 constexpr int kExecFailed = 127;
 
-struct Child {
-    size_t id = 0;
+// A resident worker: a fork of this process that runs in-process tasks one after another. It
+// waits on its end of a socket for a task (its command line, and the write ends of the task's
+// stdout and stderr pipes), runs the entry point with them as its stdout and stderr, closes them
+// and answers the exit code. Not reused: a resident that died or was killed.
+struct Resident {
     pid_t pid = -1;
+    int control_fd = -1;  // the parent's end of the socket
+    size_t served = 0;    // tasks handed to it so far
+};
+
+struct Child {
+    size_t task = 0;  // index in the task list
+    pid_t pid = -1;   // the process running it: its own, or the resident's
     int out_fd = -1;
     int err_fd = -1;
+    bool on_resident = false;
+    Resident resident;              // when on_resident
+    bool resident_was_fresh = false;  // it had run no task before this one
+    std::string answer;             // the resident's answer so far: the exit code, 4 bytes
     Clock::time_point start;
     Clock::time_point pipes_closed;  // when both pipes reached end of file
     bool killed = false;
     WorkerOutcome outcome;
+
+    bool answered() const { return answer.size() == sizeof(int32_t); }
 };
 
 void close_fd(int& fd) {
@@ -44,9 +62,9 @@ void close_fd(int& fd) {
     fd = -1;
 }
 
-void kill_group(const Child& child) {
-    ::kill(-child.pid, SIGKILL);
-    ::kill(child.pid, SIGKILL);  // in case it had not yet moved to its own group
+void kill_group(pid_t pid) {
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);  // in case it had not yet moved to its own group
 }
 
 // After fork, in the child: its own group, death with the parent, the pipes, the limit, default
@@ -89,13 +107,107 @@ void flush_output() {
     std::fflush(nullptr);
 }
 
-// The child of an in-process worker: the parent is single-threaded, so the copy may allocate and
-// run anything; it leaves with _exit, so the parent's static objects are not destroyed twice.
-// noexcept: an exception the entry lets out terminates the child, as it would end a main(); it
-// must never unwind into the copy of the parent's stack.
-[[noreturn]] void run_in_child(const InProcessWorker& in_process, std::vector<char*>& argv, int stdin_fd, int out_fd,
-                               int err_fd, pid_t parent, uint64_t memory_bytes) noexcept {
-    prepare_child(stdin_fd, out_fd, err_fd, parent, memory_bytes);
+bool write_all(int fd, const char* data, size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        data += n;
+        size -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+bool read_all(int fd, char* data, size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::read(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        data += n;
+        size -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+// A task on a resident's socket: its length (8 bytes) carrying the two pipe ends, then the command
+// line, every argument ended by a NUL.
+bool send_task(int control_fd, const std::vector<std::string>& argv, int out_fd, int err_fd) {
+    std::string payload;
+    for (const std::string& arg : argv) payload.append(arg).push_back('\0');
+    uint64_t length = payload.size();
+    iovec iov{&length, sizeof length};
+    alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+    msghdr message{};
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    cmsghdr* rights = CMSG_FIRSTHDR(&message);
+    rights->cmsg_level = SOL_SOCKET;
+    rights->cmsg_type = SCM_RIGHTS;
+    rights->cmsg_len = CMSG_LEN(2 * sizeof(int));
+    const int fds[2] = {out_fd, err_fd};
+    std::memcpy(CMSG_DATA(rights), fds, sizeof fds);
+    ssize_t n = -1;
+    do {
+        n = ::sendmsg(control_fd, &message, MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    return n == static_cast<ssize_t>(sizeof length) && write_all(control_fd, payload.data(), payload.size());
+}
+
+// The resident's side of send_task. False at end of file (the parent closed the socket).
+bool receive_task(int control_fd, std::vector<std::string>& argv, int& out_fd, int& err_fd) {
+    uint64_t length = 0;
+    iovec iov{&length, sizeof length};
+    alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+    msghdr message{};
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    ssize_t n = -1;
+    do {
+        n = ::recvmsg(control_fd, &message, MSG_CMSG_CLOEXEC);
+    } while (n < 0 && errno == EINTR);
+    if (n == 0) return false;
+    const cmsghdr* rights = CMSG_FIRSTHDR(&message);
+    if (n != static_cast<ssize_t>(sizeof length) || rights == nullptr || rights->cmsg_type != SCM_RIGHTS ||
+        rights->cmsg_len != CMSG_LEN(2 * sizeof(int))) {
+        ::_exit(kExecFailed);  // not what the parent sends: nothing sensible to run
+    }
+    int fds[2];
+    std::memcpy(fds, CMSG_DATA(rights), sizeof fds);
+    out_fd = fds[0];
+    err_fd = fds[1];
+    std::string payload(length, '\0');
+    if (!read_all(control_fd, payload.data(), payload.size())) ::_exit(kExecFailed);
+    argv.clear();
+    for (size_t begin = 0; begin < payload.size();) {
+        const size_t end = payload.find('\0', begin);
+        argv.push_back(payload.substr(begin, end - begin));
+        begin = end + 1;
+    }
+    return true;
+}
+
+// The descriptor a resident keeps its socket on; it closes every one above (other residents'
+// sockets and tasks' pipes it inherited: holding them would keep their ends from closing).
+constexpr int kResidentControlFd = 3;
+
+void close_descriptors_above(int fd) {
+    if (::close_range(static_cast<unsigned>(fd) + 1, ~0U, 0) == 0) return;
+    struct rlimit open_files {};
+    ::getrlimit(RLIMIT_NOFILE, &open_files);
+    for (rlim_t other = static_cast<rlim_t>(fd) + 1; other < open_files.rlim_cur; ++other) ::close(static_cast<int>(other));
+}
+
+// A resident's life: the parent is single-threaded, so the copy may allocate and run anything; it
+// leaves with _exit, so the parent's static objects are not destroyed twice. noexcept: an
+// exception the entry lets out terminates the resident, as it would end a main(); it must never
+// unwind into the copy of the parent's stack.
+[[noreturn]] void serve(const InProcessWorker& in_process, int control_fd, pid_t parent, uint64_t memory_bytes) noexcept {
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    prepare_child(null_fd, null_fd, null_fd, parent, memory_bytes);
     // As an exec would: every handled signal back to its default (the parent's handlers are not
     // this child's business).
     for (int signal = 1; signal < NSIG; ++signal) {
@@ -104,37 +216,107 @@ void flush_output() {
         const bool handled = (action.sa_flags & SA_SIGINFO) != 0 || (action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN);
         if (handled) ::signal(signal, SIG_DFL);
     }
-    const int code = in_process.entry(static_cast<int>(argv.size() - 1), argv.data());
-    flush_output();
-    ::_exit(code);
+    if (control_fd != kResidentControlFd) ::dup2(control_fd, kResidentControlFd);
+    close_descriptors_above(kResidentControlFd);
+    // Each task starts with the streams as a new process has them, whatever the last one set.
+    std::ios out_format(nullptr);
+    std::ios err_format(nullptr);
+    out_format.copyfmt(std::cout);
+    err_format.copyfmt(std::cerr);
+    std::vector<std::string> args;
+    std::vector<char*> argv;
+    for (;;) {
+        int out_fd = -1;
+        int err_fd = -1;
+        if (!receive_task(kResidentControlFd, args, out_fd, err_fd)) ::_exit(0);
+        ::dup2(out_fd, STDOUT_FILENO);
+        ::dup2(err_fd, STDERR_FILENO);
+        ::close(out_fd);
+        ::close(err_fd);
+        std::cout.copyfmt(out_format);
+        std::cerr.copyfmt(err_format);
+        std::cout.clear();
+        std::cerr.clear();
+        argv.clear();
+        for (std::string& arg : args) argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        const int32_t code = in_process.entry(static_cast<int>(argv.size() - 1), argv.data());
+        flush_output();
+        ::dup2(STDIN_FILENO, STDOUT_FILENO);  // the task's pipes close here: its output has ended
+        ::dup2(STDIN_FILENO, STDERR_FILENO);
+        if (!write_all(kResidentControlFd, reinterpret_cast<const char*>(&code), sizeof code)) ::_exit(0);
+    }
 }
 
-// Starts a task; on failure to start, the child is returned already finished.
-Child spawn(const WorkerTask& task, const WorkerLimits& limits, const InProcessWorker& in_process) {
+// Forks a resident; false (and why) when it cannot.
+bool start_resident(Resident& resident, const InProcessWorker& in_process, uint64_t memory_bytes, std::string& error) {
+    int sockets[2] = {-1, -1};
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+        error = std::string("cannot create a socket: ") + std::strerror(errno);
+        return false;
+    }
+    flush_output();  // what the parent buffered must not be written twice
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(sockets[0]);
+        serve(in_process, sockets[1], parent, memory_bytes);
+    }
+    ::close(sockets[1]);
+    if (pid < 0) {
+        error = std::string("cannot fork: ") + std::strerror(errno);
+        ::close(sockets[0]);
+        return false;
+    }
+    ::setpgid(pid, pid);  // also done by the child; whichever runs first wins, both agree
+    resident = Resident{pid, sockets[0], 0};
+    return true;
+}
+
+// Ends an idle resident (or one that failed to take a task).
+void stop_resident(Resident& resident) {
+    close_fd(resident.control_fd);
+    if (resident.pid > 0) {
+        kill_group(resident.pid);
+        ::waitpid(resident.pid, nullptr, 0);
+    }
+    resident.pid = -1;
+}
+
+// A task's stdout and stderr pipes and stdin; false (the child finished, with why) when they
+// cannot be made.
+bool open_pipes(const WorkerTask& task, Child& child, int (&out)[2], int (&err)[2], int& stdin_fd) {
+    stdin_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (!task.argv.empty() && ::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0 && stdin_fd >= 0) return true;
+    child.outcome.exit_code = kExecFailed;
+    child.outcome.err_tail = task.argv.empty() ? "empty command" : std::string("cannot create pipes: ") + std::strerror(errno);
+    for (int fd : {out[0], out[1], err[0], err[1], stdin_fd}) {
+        if (fd >= 0) ::close(fd);
+    }
+    return false;
+}
+
+Child new_child(size_t index, const WorkerTask& task) {
     Child child;
-    child.id = task.id;
+    child.task = index;
     child.outcome.id = task.id;
     child.start = Clock::now();
+    return child;
+}
+
+// Starts a task in a process of its own (fork and exec); on failure to start, the child is
+// returned already finished.
+Child spawn(size_t index, const WorkerTask& task, const WorkerLimits& limits) {
+    Child child = new_child(index, task);
     std::vector<char*> argv;
     for (const std::string& arg : task.argv) argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
-
     int out[2] = {-1, -1};
     int err[2] = {-1, -1};
-    const int stdin_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (task.argv.empty() || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 || stdin_fd < 0) {
-        child.outcome.exit_code = kExecFailed;
-        child.outcome.err_tail = task.argv.empty() ? "empty command" : std::string("cannot create pipes: ") + std::strerror(errno);
-        for (int fd : {out[0], out[1], err[0], err[1], stdin_fd}) {
-            if (fd >= 0) ::close(fd);
-        }
-        return child;
-    }
-    const bool forked_only = in_process.entry != nullptr && task.argv[0] == in_process.program;
-    if (forked_only) flush_output();  // what the parent buffered must not be written twice
+    int stdin_fd = -1;
+    if (!open_pipes(task, child, out, err, stdin_fd)) return child;
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
-    if (pid == 0 && forked_only) run_in_child(in_process, argv, stdin_fd, out[1], err[1], parent, limits.memory_bytes);
     if (pid == 0) exec_child(argv, stdin_fd, out[1], err[1], parent, limits.memory_bytes);
     ::close(out[1]);
     ::close(err[1]);
@@ -148,6 +330,56 @@ Child spawn(const WorkerTask& task, const WorkerLimits& limits, const InProcessW
     }
     ::setpgid(pid, pid);  // also done by the child; whichever runs first wins, both agree
     child.pid = pid;
+    child.out_fd = out[0];
+    child.err_fd = err[0];
+    return child;
+}
+
+// Hands a task to a resident: an idle one (one that has run nothing yet when `fresh`) or a new one.
+// On failure to start, the child is returned already finished.
+Child hand_over(size_t index, const WorkerTask& task, bool fresh, std::vector<Resident>& idle,
+                const InProcessWorker& in_process, const WorkerLimits& limits) {
+    Child child = new_child(index, task);
+    int out[2] = {-1, -1};
+    int err[2] = {-1, -1};
+    int stdin_fd = -1;
+    if (!open_pipes(task, child, out, err, stdin_fd)) return child;
+    ::close(stdin_fd);  // a resident's stdin is /dev/null already
+    std::string error;
+    // Two tries: an idle resident may have died since its last task (then a new one).
+    for (int attempt = 0; attempt < 2 && child.pid < 0; ++attempt) {
+        auto usable = std::find_if(idle.begin(), idle.end(), [&](const Resident& r) { return !fresh || r.served == 0; });
+        Resident resident;
+        if (usable != idle.end()) {
+            resident = *usable;
+            idle.erase(usable);
+        } else {
+            if (!idle.empty()) {  // keep at most `jobs` residents: this one makes way for a fresh one
+                stop_resident(idle.back());
+                idle.pop_back();
+            }
+            if (!start_resident(resident, in_process, limits.memory_bytes, error)) break;
+        }
+        if (!send_task(resident.control_fd, task.argv, out[1], err[1])) {
+            error = "cannot hand the task to a worker process";
+            stop_resident(resident);
+            continue;
+        }
+        child.resident_was_fresh = resident.served == 0;
+        ++resident.served;
+        child.pid = resident.pid;
+        child.resident = resident;
+        child.on_resident = true;
+    }
+    ::close(out[1]);
+    ::close(err[1]);
+    if (child.pid < 0) {
+        child.outcome.exit_code = kExecFailed;
+        child.outcome.err_tail = error;
+        ::close(out[0]);
+        ::close(err[0]);
+        return child;
+    }
     child.out_fd = out[0];
     child.err_fd = err[0];
     return child;
@@ -168,7 +400,7 @@ void drain(Child& child, int& fd, bool is_stdout, const WorkerLimits& limits) {
         if (child.outcome.out.size() > limits.output_bytes_max && !child.killed) {
             child.outcome.output_overflow = true;
             child.killed = true;
-            kill_group(child);
+            kill_group(child.pid);
         }
     } else {
         std::string& tail = child.outcome.err_tail;
@@ -177,7 +409,19 @@ void drain(Child& child, int& fd, bool is_stdout, const WorkerLimits& limits) {
     }
 }
 
-// Reaps the child if it has exited; true when it has.
+// Reads the resident's answer; at end of file (the resident died) closes its socket.
+void read_answer(Child& child) {
+    char buffer[sizeof(int32_t)];
+    const ssize_t n = ::read(child.resident.control_fd, buffer, sizeof buffer - child.answer.size());
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+        close_fd(child.resident.control_fd);
+        return;
+    }
+    child.answer.append(buffer, static_cast<size_t>(n));
+}
+
+// Reaps the child's process if it has exited; true when it has.
 bool try_reap(Child& child) {
     if (child.pid < 0) return true;  // never started
     int status = 0;
@@ -189,6 +433,26 @@ bool try_reap(Child& child) {
         if (WIFSIGNALED(status)) child.outcome.term_signal = WTERMSIG(status);
     }
     return true;
+}
+
+// Whether the task has ended: its pipes closed, and the resident answered or the process exited.
+bool ended(Child& child) {
+    if (child.out_fd >= 0 || child.err_fd >= 0) return false;
+    if (child.on_resident && child.answered()) {
+        int32_t code = 0;
+        std::memcpy(&code, child.answer.data(), sizeof code);
+        child.outcome.exit_code = code;
+        return true;
+    }
+    if (child.on_resident && child.resident.control_fd >= 0) return false;  // still answering
+    return try_reap(child);
+}
+
+// A task that died in a resident that had run others first is run again in a fresh one: a run's
+// outcome must never depend on what ran before it in the same process.
+bool worth_a_fresh_try(const Child& child) {
+    return child.on_resident && !child.resident_was_fresh && !child.answered() && child.outcome.term_signal != 0 &&
+           !child.outcome.timed_out && !child.outcome.output_overflow;
 }
 
 void finish(Child& child) {
@@ -229,23 +493,42 @@ WorkerPool::WorkerPool(size_t jobs, WorkerLimits limits, InProcessWorker in_proc
 
 bool WorkerPool::run(const std::vector<WorkerTask>& tasks, const std::function<void(WorkerOutcome&&)>& on_done,
                      const std::function<bool()>& interrupted, const std::function<void()>& tick) {
+    std::deque<size_t> queue;
+    for (size_t i = 0; i < tasks.size(); ++i) queue.push_back(i);
+    std::vector<bool> needs_fresh(tasks.size(), false);
+    std::vector<Resident> idle;
     std::vector<Child> running;
-    size_t next = 0;
     std::vector<pollfd> fds;
-    std::vector<std::pair<size_t, bool>> owners;  // per pollfd: child index, is stdout
-    while (next < tasks.size() || !running.empty()) {
+    enum class Pipe { out, err, answer };
+    std::vector<std::pair<size_t, Pipe>> owners;  // per pollfd: child index, which descriptor
+    const auto in_process = [&](const WorkerTask& task) {
+        return in_process_.entry != nullptr && !task.argv.empty() && task.argv[0] == in_process_.program;
+    };
+    const auto stop_idle = [&] {
+        for (Resident& resident : idle) stop_resident(resident);
+        idle.clear();
+    };
+    while (!queue.empty() || !running.empty()) {
         if (interrupted && interrupted()) {
             for (Child& child : running) {
-                if (child.pid > 0) kill_group(child);
+                if (child.pid > 0) kill_group(child.pid);
             }
             for (Child& child : running) {
                 close_fd(child.out_fd);
                 close_fd(child.err_fd);
+                close_fd(child.resident.control_fd);
                 if (child.pid > 0) ::waitpid(child.pid, nullptr, 0);
             }
+            stop_idle();
             return false;
         }
-        while (running.size() < jobs_ && next < tasks.size()) running.push_back(spawn(tasks[next++], limits_, in_process_));
+        while (running.size() < jobs_ && !queue.empty()) {
+            const size_t index = queue.front();
+            queue.pop_front();
+            const WorkerTask& task = tasks[index];
+            running.push_back(in_process(task) ? hand_over(index, task, needs_fresh[index], idle, in_process_, limits_)
+                                               : spawn(index, task, limits_));
+        }
 
         const Clock::time_point now = Clock::now();
         int timeout_ms = 100;
@@ -255,14 +538,19 @@ bool WorkerPool::run(const std::vector<WorkerTask>& tasks, const std::function<v
             Child& child = running[i];
             if (child.out_fd >= 0) {
                 fds.push_back({child.out_fd, POLLIN, 0});
-                owners.emplace_back(i, true);
+                owners.emplace_back(i, Pipe::out);
             }
             if (child.err_fd >= 0) {
                 fds.push_back({child.err_fd, POLLIN, 0});
-                owners.emplace_back(i, false);
+                owners.emplace_back(i, Pipe::err);
             }
-            if (child.out_fd < 0 && child.err_fd < 0) {
-                // Pipes closed: it is exiting. Look again soon (soon-ish if it lingers).
+            if (child.on_resident && child.resident.control_fd >= 0 && !child.answered()) {
+                fds.push_back({child.resident.control_fd, POLLIN, 0});
+                owners.emplace_back(i, Pipe::answer);
+            }
+            if (child.out_fd < 0 && child.err_fd < 0 && !(child.on_resident && child.resident.control_fd >= 0)) {
+                // Pipes closed and no answer to wait for: it is exiting. Look again soon (soon-ish
+                // if it lingers).
                 timeout_ms = std::min(timeout_ms, now - child.pipes_closed < std::chrono::milliseconds(50) ? 1 : 20);
             }
             if (limits_.wall_seconds > 0 && !child.killed) {
@@ -278,7 +566,11 @@ bool WorkerPool::run(const std::vector<WorkerTask>& tasks, const std::function<v
                 for (size_t k = 0; k < fds.size(); ++k) {
                     if (fds[k].revents == 0) continue;
                     Child& child = running[owners[k].first];
-                    drain(child, owners[k].second ? child.out_fd : child.err_fd, owners[k].second, limits_);
+                    switch (owners[k].second) {
+                        case Pipe::out: drain(child, child.out_fd, true, limits_); break;
+                        case Pipe::err: drain(child, child.err_fd, false, limits_); break;
+                        case Pipe::answer: read_answer(child); break;
+                    }
                 }
             }
         }
@@ -286,23 +578,29 @@ bool WorkerPool::run(const std::vector<WorkerTask>& tasks, const std::function<v
         const Clock::time_point after = Clock::now();
         for (size_t i = 0; i < running.size();) {
             Child& child = running[i];
-            if (limits_.wall_seconds > 0 && !child.killed && child.pid > 0 &&
+            if (limits_.wall_seconds > 0 && !child.killed && child.pid > 0 && !child.answered() &&
                 after - child.start >= std::chrono::duration<double>(limits_.wall_seconds)) {
                 child.outcome.timed_out = true;
                 child.killed = true;
-                kill_group(child);
+                kill_group(child.pid);
             }
-            if (child.out_fd < 0 && child.err_fd < 0 && try_reap(child)) {
-                finish(child);
-                WorkerOutcome outcome = std::move(child.outcome);
-                running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
-                on_done(std::move(outcome));
+            if (!ended(child)) {
+                ++i;
                 continue;
             }
-            ++i;
+            finish(child);
+            if (child.on_resident && child.answered()) idle.push_back(child.resident);
+            if (worth_a_fresh_try(child)) {
+                needs_fresh[child.task] = true;
+                queue.push_front(child.task);
+            } else {
+                on_done(std::move(child.outcome));
+            }
+            running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
         }
         if (tick) tick();
     }
+    stop_idle();
     return true;
 }
 

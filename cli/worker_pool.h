@@ -10,12 +10,18 @@
 // (PR_SET_PDEATHSIG). The parent enforces a wall-clock deadline by killing the process group.
 //
 // A command that names this very program (the suite's and the sensitivity check's workers) need
-// not be exec'd: with an InProcessWorker the child is a plain fork of the parent that calls the
-// program's entry point with the command's argv, then exits with what it returned. Everything
-// above holds for it too (own group, pipes, limit, deadline); what it saves is the exec, the
-// dynamic loader (RocksDB's library alone has ~10,000 relocations) and the static initialisers,
-// about 7 ms of CPU a run against a run's 20-40 ms. The parent must be single-threaded (it is:
-// the pool polls) so that the child may allocate freely.
+// not be exec'd: with an InProcessWorker it runs in a resident worker, a fork of the parent that
+// calls the program's entry point with the command's argv, answers the exit code, and waits for the
+// next task (at most `jobs` residents; each task gets its own stdout and stderr pipes, passed over
+// the resident's socket, and the C++ streams' formatting as a new process has it). Everything above
+// holds for it too (own group, pipes, limit, deadline: a resident that is killed or dies is not
+// reused). What it saves: the exec, the dynamic loader (RocksDB's library alone has ~10,000
+// relocations) and the static initialisers, about 7 ms of CPU a run against a run's 20-40 ms, and
+// a fork's page faults (a fresh heap and copy-on-write) a run: a third of a suite's CPU. A task
+// that dies of a signal in a resident that had run others before is run again in a fresh one, and
+// only that outcome is reported: a run's verdict never depends on what ran before it in the same
+// process. The parent must be single-threaded (it is: the pool polls) so that a fork may allocate
+// freely.
 //
 // Not here: what a command means or how its output reads (suite_runner.cpp does that).
 #include <cstddef>

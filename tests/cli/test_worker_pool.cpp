@@ -115,6 +115,25 @@ int in_process_entry(int argc, char** argv) {
     }
     if (what == "abort") std::abort();
     if (what == "hang") std::this_thread::sleep_for(std::chrono::seconds(30));
+    if (what == "pid") {
+        std::cout << ::getpid() << '\n';
+        return 0;
+    }
+    if (what == "hex") {  // leaves its stream state behind: the next task must not inherit it
+        std::cout << std::hex << 255 << '\n';
+        return 0;
+    }
+    if (what == "decimal") {
+        std::cout << 255 << '\n';
+        return 0;
+    }
+    if (what == "abort-after-others") {  // dies only in a process that has run a task before
+        static int tasks_before = 0;  // of this process: grows in the resident
+        ++tasks_before;
+        if (tasks_before > 1) std::abort();
+        std::cout << "fresh\n";
+        return 0;
+    }
     if (what == "hog") {
         std::vector<char> hog(size_t{4} << 30, 'a');  // 4 GB under a 1 GB limit: bad_alloc, terminate
         return hog.back() == 'a' ? 0 : 1;
@@ -143,6 +162,42 @@ TEST_CASE("worker pool: a task naming the in-process program runs in a fork of t
     CHECK(outcomes.at(3).out == "exec\n");
     // bad_alloc escapes the entry: the child terminates, it never unwinds into the parent's stack.
     if (memory_limit_supported()) CHECK(outcomes.at(4).term_signal == SIGABRT);
+}
+
+TEST_CASE("worker pool: in-process tasks share resident processes, each with its own output and a clean stream", "[cli]") {
+    const InProcessWorker in_process{"self", &in_process_entry};
+    WorkerPool pool(1, WorkerLimits{}, in_process);
+    std::map<size_t, WorkerOutcome> outcomes;
+    CHECK(pool.run({{0, {"self", "pid"}}, {1, {"self", "hex"}}, {2, {"self", "decimal"}}, {3, {"self", "pid"}},
+                    {4, {"self", "echo", "last"}}},
+                   [&](WorkerOutcome&& o) { outcomes[o.id] = std::move(o); }, [] { return false; }));
+    REQUIRE(outcomes.size() == 5);
+    const std::string first_pid = outcomes.at(0).out;
+    CHECK(first_pid != std::to_string(::getpid()) + "\n");  // not this process
+    CHECK(outcomes.at(3).out == first_pid);                  // one resident ran them all
+    CHECK(outcomes.at(1).out == "ff\n");
+    CHECK(outcomes.at(2).out == "255\n");  // std::hex of the task before is gone
+    CHECK(outcomes.at(4).exit_code == 4);
+    CHECK(outcomes.at(4).out == "last\n");
+    CHECK(outcomes.at(4).err_tail == "oops\n");
+}
+
+TEST_CASE("worker pool: a task that dies in a resident that ran others is run again in a fresh one", "[cli]") {
+    const InProcessWorker in_process{"self", &in_process_entry};
+    WorkerPool pool(1, WorkerLimits{}, in_process);
+    std::map<size_t, WorkerOutcome> outcomes;
+    size_t reported = 0;
+    CHECK(pool.run({{0, {"self", "pid"}}, {1, {"self", "abort-after-others"}}, {2, {"self", "abort"}}, {3, {"self", "pid"}}},
+                   [&](WorkerOutcome&& o) {
+                       ++reported;
+                       outcomes[o.id] = std::move(o);
+                   },
+                   [] { return false; }));
+    CHECK(reported == 4);  // each once: the first try of a retried task is not reported
+    CHECK(outcomes.at(1).exit_code == 0);  // its fresh try: what it does alone
+    CHECK(outcomes.at(1).out == "fresh\n");
+    CHECK(outcomes.at(2).term_signal == SIGABRT);  // dies fresh too: that is its outcome
+    CHECK(outcomes.at(3).out != outcomes.at(0).out);  // a new resident after the crash
 }
 
 TEST_CASE("worker pool: an interruption kills the running tasks and reports none of them", "[cli]") {
