@@ -92,10 +92,14 @@ std::string write_guided_catch(const ExploreCommand& command, const ExploreSetup
     return write_file_atomically(*written, text);
 }
 
+// A run an oracle failed, or that broke an engine invariant (an engine bug, whatever the scenario
+// expects).
+bool is_catch(const scenarios::ExploreRun& run) { return !run.fired.empty() || !run.invariant_broken.empty(); }
+
 // Prints a run where an oracle fired (or whose outcome `eosim run` would not accept).
 void print_explore_run(const ExploreCommand& command, const ExploreSetup& setup, const scenarios::ExploreRun& run,
                        size_t* written_catches, std::ostream& out, std::ostream& err) {
-    if (run.fired.empty() && run.outcome_met) return;
+    if (!is_catch(run)) return;
     std::string oracles;
     for (const std::string& name : run.fired) oracles += (oracles.empty() ? "" : ",") + name;
     std::string reproduce = scenarios::reproduce_command(setup.scenario, run.seed) + setup.pct_reproduce;
@@ -114,6 +118,7 @@ void print_explore_run(const ExploreCommand& command, const ExploreSetup& setup,
     }
     if (setup.options.strategy == scenarios::ExploreStrategy::guided) out << "run=" << run.index + 1 << ' ';
     out << "seed=" << run.seed << " oracle=" << (oracles.empty() ? "none" : oracles);
+    if (!run.invariant_broken.empty()) out << " engine " << run.invariant_broken;
     if (!run.outcome_met) out << " (not expected)";
     if (run.schedule) out << " [" << run.origin << "]";
     out << "  reproduce: " << reproduce << '\n' << std::flush;
@@ -155,7 +160,7 @@ int explore_command(const ExploreCommand& command, std::ostream& out, std::ostre
         [&](const std::vector<scenarios::ExploreRun>& generation, size_t coverage_keys) {
             for (const scenarios::ExploreRun& run : generation) {
                 print_explore_run(command, setup, run, &written_catches, out, err);
-                if (!run.fired.empty()) {
+                if (is_catch(run)) {
                     ++catches;
                     if (!first_catch) first_catch = run.index + 1;
                 }
@@ -178,8 +183,10 @@ int explore_command(const ExploreCommand& command, std::ostream& out, std::ostre
     std::map<std::string, int64_t> per_oracle;
     int64_t runs_fired = 0;
     int64_t not_met = 0;
+    int64_t invariants_broken = 0;
     std::optional<uint64_t> first_failing_seed;
     for (const scenarios::ExploreRun& run : report.runs) {
+        if (!run.invariant_broken.empty()) ++invariants_broken;
         if (!run.fired.empty() && runs_fired++ == 0 && !run.schedule) first_failing_seed = run.seed;
         for (const std::string& name : run.fired) ++per_oracle[name];
         if (!run.outcome_met) ++not_met;
@@ -198,6 +205,7 @@ int explore_command(const ExploreCommand& command, std::ostream& out, std::ostre
     const bool guided = setup.options.strategy == scenarios::ExploreStrategy::guided;
     out << "explored " << report.runs.size() << (guided ? " runs (seeds " : " seeds (") << lowest << ".." << highest << ") in "
         << timing << ": " << runs_fired << " fired an oracle" << (by_oracle.empty() ? "" : " (" + by_oracle + ")") << "; "
+        << (invariants_broken > 0 ? std::to_string(invariants_broken) + " broke an engine invariant; " : std::string())
         << report.coverage_keys << " coverage keys" << (guided ? "; corpus " + std::to_string(report.corpus_size) : std::string())
         << '\n';
     if (first_catch) out << "first catch: run " << *first_catch << '\n';

@@ -25,6 +25,8 @@ InvariantHandler set_invariant_handler(InvariantHandler replacement) {
     return previous;
 }
 
+void throw_invariant_broken(const InvariantFailure& failure) { throw InvariantBrokenError(failure.message()); }
+
 void invariant_broken(const char* name, const char* condition, const char* file, int line) {
     handler(InvariantFailure{name, condition, file, line});
     std::abort();  // a handler that returned

@@ -9,6 +9,9 @@
 //   eosim: invariant broken: credits never negative (out.credits >= 0) at engine/runtime/record_writer.cpp:120
 // to stderr and aborts. A test installs its own (ScopedInvariantHandler) to see a check fire
 // without dying; a handler must not return (one that does is followed by the abort).
+// `eosim explore`, which runs many runs in one process, installs throw_invariant_broken: the
+// broken run ends with InvariantBrokenError, is reported with its reproducer, and the others go on.
+#include <stdexcept>
 #include <string>
 
 namespace eosim::engine {
@@ -28,6 +31,15 @@ using InvariantHandler = void (*)(const InvariantFailure&);
 InvariantHandler set_invariant_handler(InvariantHandler handler);
 
 [[noreturn]] void invariant_broken(const char* name, const char* condition, const char* file, int line);
+
+// What throw_invariant_broken throws: the failure's message().
+class InvariantBrokenError : public std::logic_error {
+public:
+    using std::logic_error::logic_error;
+};
+
+// A handler that throws InvariantBrokenError: the run stops, the process goes on.
+[[noreturn]] void throw_invariant_broken(const InvariantFailure& failure);
 
 // Installs a handler for a scope (tests).
 class ScopedInvariantHandler {

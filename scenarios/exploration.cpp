@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "engine/invariant.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/run_shape.h"
 #include "scenarios/scenario_run.h"
@@ -47,11 +48,18 @@ ExplorationOutcome run_exploration_input(const Scenario& base, const Exploration
     run_options.seed = input.seed;
     run_options.max_events = options.max_events;
     run_options.observer = &shape;
-    const RunResult result = run_scenario(scenario, run_options);
     ExplorationOutcome out;
     out.run.seed = input.seed;
     out.run.schedule = input.schedule;
     out.run.origin = input.origin;
+    RunResult result;
+    try {
+        result = run_scenario(scenario, run_options);
+    } catch (const engine::InvariantBrokenError& broken) {
+        out.run.invariant_broken = broken.what();
+        out.schedule = scenario.faults;
+        return out;  // not met, no coverage: it never joins the corpus
+    }
     for (const OracleVerdict& v : result.verdicts) {
         if (!v.passed) out.run.fired.push_back(v.oracle);
     }
@@ -173,6 +181,7 @@ std::set<std::string> exploration_keys(const RunResult& result, const std::set<s
 ExploreReport explore_scenario(const Scenario& scenario, const std::vector<uint64_t>& seeds, bool unbounded,
                                const ExploreOptions& options, const ExploreProgress& progress) {
     assert(!seeds.empty());
+    const engine::ScopedInvariantHandler one_run_stops(engine::throw_invariant_broken);
     const Scenario base = options.strategy == ExploreStrategy::pct ? with_priority_delivery(scenario, options.pct) : scenario;
     const size_t total = unbounded ? std::numeric_limits<size_t>::max() : seeds.size();
     // Swarm and pct runs are independent: a generation is as large as keeps the threads busy.

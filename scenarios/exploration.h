@@ -63,6 +63,7 @@ struct ExploreRun {
     std::optional<std::vector<sim::FaultSpec>> schedule;
     std::string origin;  // "seed" or "mutant of run 12: shift, add"
     std::vector<std::string> fired;  // oracles that fired
+    std::string invariant_broken;    // the engine invariant that stopped the run ("": none)
     bool outcome_met = false;        // what `eosim run` accepts (run_outcome_met)
     uint64_t trace_hash = 0;
     std::map<std::string, int64_t> coverage;  // the run's fault x phase combinations (RunResult::coverage)
@@ -80,7 +81,9 @@ struct ExploreReport {
 };
 
 // Runs up to `seeds.size()` runs of `scenario` (more with `unbounded`: seeds.back() + 1, + 2, ...),
-// a generation at a time, until `progress` says stop.
+// a generation at a time, until `progress` says stop. A run that breaks an engine invariant ends
+// there (engine::throw_invariant_broken is the handler meanwhile) and is reported with it, not
+// met; the others go on.
 ExploreReport explore_scenario(const Scenario& scenario, const std::vector<uint64_t>& seeds, bool unbounded,
                                const ExploreOptions& options, const ExploreProgress& progress);
 

@@ -23,11 +23,6 @@
 namespace eosim::engine {
 namespace {
 
-struct InvariantBroken : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void throw_broken(const InvariantFailure& failure) { throw InvariantBroken(failure.message()); }
 
 // Runs `body` in a forked child with stderr captured; returns the child's wait status and output.
 std::pair<int, std::string> in_child(void (*body)()) {
@@ -102,7 +97,7 @@ TEST_CASE("invariants: the default handler names the invariant and its place, th
 
 TEST_CASE("invariants: a replaced handler sees the failure, and the scope puts the default back", "[invariants]") {
     {
-        ScopedInvariantHandler scope(throw_broken);
+        ScopedInvariantHandler scope(throw_invariant_broken);
         CHECK_THROWS_WITH(broken_invariant(), Catch::StartsWith("invariant broken: arithmetic holds (1 + 1 == 3) at "));
         CHECK_NOTHROW(kept_invariant());
     }
@@ -111,7 +106,7 @@ TEST_CASE("invariants: a replaced handler sees the failure, and the scope puts t
 }
 
 TEST_CASE("invariants: the channel-state writer is not used after its hand-over", "[invariants]") {
-    ScopedInvariantHandler scope(throw_broken);
+    ScopedInvariantHandler scope(throw_invariant_broken);
     ChannelStateWriter writer;
     // Positive twin: start, record, hand over.
     writer.start(3, 2, 1);
@@ -137,7 +132,7 @@ TEST_CASE("invariants: the channel-state writer is not used after its hand-over"
 }
 
 TEST_CASE("invariants: a running job breaks none, and each slip at a task's pieces is caught", "[invariants]") {
-    ScopedInvariantHandler scope(throw_broken);
+    ScopedInvariantHandler scope(throw_invariant_broken);
     RunningJob job;
     // Positive twin: deployment, channels, credits and several checkpoints, none broken.
     REQUIRE_NOTHROW(job.run_for(sim::Duration::seconds(6)));

@@ -11,6 +11,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "engine/invariant.h"
+#include "oracles/oracle_registry.h"
 #include "scenarios/exploration.h"
 #include "scenarios/run_shape.h"
 #include "scenarios/scenario.h"
@@ -113,6 +115,46 @@ TEST_CASE("explore: a guided catch replays bit for bit from its written file and
         if (!v.passed) fired.push_back(v.oracle);
     }
     CHECK(fired == caught->fired);
+}
+
+// An oracle that breaks an engine invariant when the job finishes: a stand-in for an engine slip.
+class InvariantBreakingOracle final : public oracles::Oracle {
+public:
+    const char* name() const override { return "test_breaks_an_invariant"; }
+    void job_finished(sim::Time) override { EOSIM_INVARIANT(!breaks_, "the test's stand-in for an engine slip"); }
+    oracles::Verdict verdict() const override { return {true, "never judged"}; }
+
+private:
+    bool breaks_ = true;
+};
+
+TEST_CASE("explore: a run that breaks an engine invariant is reported as such and the others go on", "[scenarios][explore]") {
+    static const bool registered = [] {
+        oracles::OracleRegistry::global().add({"test_breaks_an_invariant", "breaks an engine invariant at the end",
+                                               [](const oracles::OracleJobFacts&) { return std::string(); },
+                                               [](oracles::OracleRunContext&) -> std::unique_ptr<oracles::Oracle> {
+                                                   return std::make_unique<InvariantBreakingOracle>();
+                                               }});
+        return true;
+    }();
+    CHECK(registered);
+    nlohmann::json document;
+    std::ifstream(testing::catalogue_scenario("kafka-count-eos-swarm")) >> document;
+    testing::TempDir dir;
+    // Positive twin: the scenario as it is breaks nothing.
+    const ExploreReport clean = explore_with_strategy(load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm")),
+                                                      ExploreStrategy::swarm, 3, 2);
+    REQUIRE(clean.runs.size() == 3);
+    for (const ExploreRun& run : clean.runs) CHECK(run.invariant_broken.empty());
+
+    document["oracles"].push_back("test_breaks_an_invariant");
+    const Scenario breaking = load_scenario(dir.write("breaking.json", document.dump()));
+    const ExploreReport report = explore_with_strategy(breaking, ExploreStrategy::swarm, 3, 2);
+    REQUIRE(report.runs.size() == 3);  // every run, each stopped by its broken invariant
+    for (const ExploreRun& run : report.runs) {
+        CHECK_THAT(run.invariant_broken, Catch::StartsWith("invariant broken: the test's stand-in for an engine slip"));
+        CHECK_FALSE(run.outcome_met);
+    }
 }
 
 TEST_CASE("explore: the run shape is the trigrams of the job's and each transaction's events", "[scenarios][explore]") {
