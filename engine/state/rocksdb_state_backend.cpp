@@ -439,9 +439,10 @@ private:
 
     static std::string file_name(const rocksdb::LiveFileMetaData& meta) { return meta.name.substr(meta.name.find_first_not_of('/')); }
 
-    // A file's level as the snapshot that uploaded it saw it: RepairDB puts every restored file on
-    // level 0, and a restore that counted them all as new would compact (rewrite and upload) the
-    // whole state at its first checkpoint. (Flink restores the MANIFEST, so its levels, too.)
+    // A file's level for the compaction trigger: its own, but for the one file a rescaled or
+    // canonical restore wrote, which is on level 0 and counts as a deeper sorted run (else the first
+    // checkpoint after such a restore with a few small new files would compact, rewrite and upload
+    // the whole state).
     int64_t level_of(const rocksdb::LiveFileMetaData& meta) const {
         if (meta.level > 0) return meta.level;
         auto restored = restored_files_.find(file_name(meta));
