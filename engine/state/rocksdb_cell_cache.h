@@ -45,6 +45,15 @@ public:
     // Sets the cell's value and marks it dirty.
     void write(Entry& entry, std::optional<int64_t> value);
 
+    // Visits every cell the cache knows to exist, with its value, in no particular order (callers
+    // collect into an ordered container).
+    template <typename Visit>
+    void for_each(Visit&& visit) const {
+        for (const Entry& entry : cells_) {
+            if (entry.second.value) visit(entry.first, *entry.second.value);
+        }
+    }
+
     // The dirty cells in key order, marked clean: the caller hands them to RocksDB before the cache
     // changes again (the pointers stay valid until then).
     std::vector<Entry*> take_dirty();
@@ -55,7 +64,7 @@ public:
 
 private:
     size_t capacity_;
-    std::unordered_map<std::string, Cell> cells_;  // never iterated: the dirty cells are listed apart
+    std::unordered_map<std::string, Cell> cells_;  // iterated only by for_each: the dirty cells are listed apart
     std::vector<Entry*> dirty_;                     // each dirty cell once (an element stays put until erased)
     bool complete_ = true;
 };

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include <rocksdb/cache.h>
+#include <rocksdb/comparator.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/perf_level.h>
@@ -71,6 +72,7 @@ rocksdb::Options db_options(rocksdb::Env* env) {
     o.env = env;
     o.info_log = std::make_shared<NoLogger>();
     o.create_if_missing = true;
+    o.create_missing_column_families = true;
     o.disable_auto_compactions = true;  // compactions only where a snapshot asks for them
     o.write_buffer_size = 512 << 20;    // never full before the backend's flush trigger: no automatic flush
     o.max_background_jobs = 1;
@@ -90,7 +92,7 @@ rocksdb::Options db_options(rocksdb::Env* env) {
     o.arena_block_size = 64 << 10;
     o.skip_stats_update_on_db_open = true;  // no table properties read at open for statistics
     o.skip_checking_sst_file_sizes_on_db_open = true;  // the files are the ones just written or downloaded
-    // An open (after RepairDB) loads its table readers on the calling thread, not on up to 16 new ones.
+    // An open loads its table readers on the calling thread, not on up to 16 new ones.
     o.max_file_opening_threads = 1;
     o.table_cache_numshardbits = 0;  // one shard: one thread uses the table cache
     // No second check of the key order of every entry a flush or compaction writes (RocksDB's own
@@ -105,8 +107,10 @@ rocksdb::Options db_options(rocksdb::Env* env) {
     table.block_cache = rocksdb::NewLRUCache(8 << 20);
     // A whole-key Bloom filter in every SST file (10 bits a key, Flink's
     // state.backend.rocksdb.bloom-filter.bits-per-key): a lookup skips the files that cannot hold
-    // its key instead of searching each one's index and data block. Most lookups are of keys a file
-    // does not hold (new keys, and every level-0 file newer than the key's last write).
+    // its key instead of searching each one's index and data block. Most lookups that reach RocksDB
+    // (a subtask with more cells than the cell cache holds) are of keys a file does not hold (new
+    // keys, and every level-0 file newer than the key's last write). Without it bench_state_backends'
+    // million keys took twice as long on incremental RocksDB; the catalogue's runs saved 2.5%.
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
     o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
     return o;
@@ -146,24 +150,77 @@ const rocksdb::WriteOptions& write_options() {
     return options;
 }
 
-Instance::Instance(LocalDisk& disk, std::string dir, bool repair) : disk_(disk), dir_(std::move(dir)) {
-    if (repair) check(rocksdb::RepairDB(dir_, disk_.options()), "repair from checkpoint files");
+namespace {
+
+constexpr const char* kStateFamily = "state";
+
+rocksdb::DB* open_db(const rocksdb::Options& options, const std::string& dir,
+                     const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
+                     std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
     rocksdb::DB* db = nullptr;
-    check(rocksdb::DB::Open(disk_.options(), dir_, &db), "open");
-    db_.reset(db);
+    check(rocksdb::DB::Open(rocksdb::DBOptions(options), dir, families, handles, &db), "open");
+    return db;
+}
+
+}  // namespace
+
+Instance::Instance(LocalDisk& disk, std::string dir) : disk_(disk), dir_(std::move(dir)) {
+    const rocksdb::ColumnFamilyOptions family(disk_.options());
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    db_.reset(open_db(disk_.options(), dir_, {{rocksdb::kDefaultColumnFamilyName, family}, {kStateFamily, family}}, &handles));
+    delete handles[0];  // the default column family stays empty (DB keeps its own handle to it)
+    state_ = handles[1];
+}
+
+Instance::Instance(LocalDisk& disk, std::string dir, const std::vector<rocksdb::LiveFileMetaData>& files)
+    : disk_(disk), dir_(std::move(dir)) {
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    db_.reset(open_db(disk_.options(), dir_, {{rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(disk_.options())}}, &handles));
+    delete handles[0];
+    state_ = import(kStateFamily, files);
 }
 
 Instance::~Instance() {
     rocksdb::CancelAllBackgroundWork(db_.get(), true);
+    if (state_ != nullptr) db_->DestroyColumnFamilyHandle(state_).PermitUncheckedError();
     db_->Close().PermitUncheckedError();
     db_.reset();
     rocksdb::DestroyDB(dir_, disk_.options()).PermitUncheckedError();
 }
 
+rocksdb::ColumnFamilyHandle* Instance::import(const std::string& name, const std::vector<rocksdb::LiveFileMetaData>& files) {
+    if (files.empty()) {  // RocksDB imports no empty set: an empty column family then
+        rocksdb::ColumnFamilyHandle* family = nullptr;
+        check(db_->CreateColumnFamily(rocksdb::ColumnFamilyOptions(disk_.options()), name, &family), "create column family");
+        return family;
+    }
+    rocksdb::ExportImportFilesMetaData metadata;
+    metadata.db_comparator_name = rocksdb::BytewiseComparator()->Name();
+    metadata.files = files;
+    rocksdb::ImportColumnFamilyOptions options;
+    options.move_files = true;  // a link on the in-memory disk, the downloaded name removed
+    rocksdb::ColumnFamilyHandle* family = nullptr;
+    check(db_->CreateColumnFamilyWithImport(rocksdb::ColumnFamilyOptions(disk_.options()), name, options, metadata, &family),
+          "import checkpoint files");
+    return family;
+}
+
+void Instance::drop(rocksdb::ColumnFamilyHandle* family) {
+    check(db_->DropColumnFamily(family), "drop column family");
+    check(db_->DestroyColumnFamilyHandle(family), "drop column family");
+}
+
+std::vector<rocksdb::LiveFileMetaData> Instance::live_files() {
+    std::vector<rocksdb::LiveFileMetaData> live;
+    db_->GetLiveFilesMetaData(&live);
+    std::erase_if(live, [](const rocksdb::LiveFileMetaData& file) { return file.column_family_name != kStateFamily; });
+    return live;
+}
+
 void Instance::flush() {
     rocksdb::FlushOptions options;
     options.wait = true;
-    check(db_->Flush(options), "flush");
+    check(db_->Flush(options, state_), "flush");
 }
 
 }  // namespace eosim::engine::rocksdb_state

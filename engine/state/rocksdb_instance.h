@@ -6,9 +6,11 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
+#include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 
 namespace eosim::engine::rocksdb_state {
@@ -39,25 +41,39 @@ void check(const rocksdb::Status& status, const char* what);
 const rocksdb::ReadOptions& read_options();
 const rocksdb::WriteOptions& write_options();
 
-// An open instance in a directory of a local disk; closed and its files deleted when it goes.
-// `repair`: the directory holds SST files without a MANIFEST (downloaded from checkpoint storage),
-// which RepairDB turns into a database first.
+// An open instance in a directory of a local disk; closed and its files deleted when it goes. The
+// backend's cells live in one column family, `state()` (not RocksDB's default one, since RocksDB
+// imports SST files only into a new column family).
 class Instance {
 public:
-    Instance(LocalDisk& disk, std::string dir, bool repair);
+    // A fresh instance with an empty state column family.
+    Instance(LocalDisk& disk, std::string dir);
+    // An instance whose state column family is made of SST files of an earlier instance (downloaded
+    // from checkpoint storage into another directory, moved here): at the levels and with the
+    // sequence numbers their snapshot recorded, each file opened once to find its smallest and
+    // largest key (RocksDB's CreateColumnFamilyWithImport; no MANIFEST needed).
+    Instance(LocalDisk& disk, std::string dir, const std::vector<rocksdb::LiveFileMetaData>& files);
     ~Instance();
     Instance(const Instance&) = delete;
     Instance& operator=(const Instance&) = delete;
 
     rocksdb::DB& db() { return *db_; }
     const std::string& dir() const { return dir_; }
-    // Flush the memtable into a level-0 SST file and wait for it.
+    rocksdb::ColumnFamilyHandle* state() { return state_; }
+    // Another instance's SST files imported into a new column family `name` of this one, to read
+    // them; drop() removes it (and its files) again.
+    rocksdb::ColumnFamilyHandle* import(const std::string& name, const std::vector<rocksdb::LiveFileMetaData>& files);
+    void drop(rocksdb::ColumnFamilyHandle* family);
+    // The state column family's live SST files.
+    std::vector<rocksdb::LiveFileMetaData> live_files();
+    // Flush the state's memtable into a level-0 SST file and wait for it.
     void flush();
 
 private:
     LocalDisk& disk_;
     std::string dir_;
     std::unique_ptr<rocksdb::DB> db_;
+    rocksdb::ColumnFamilyHandle* state_ = nullptr;
 };
 
 }  // namespace eosim::engine::rocksdb_state

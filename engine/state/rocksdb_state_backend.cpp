@@ -26,7 +26,7 @@ using rocksdb_state::Instance;
 using rocksdb_state::read_options;
 using rocksdb_state::write_options;
 
-constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v2";
+constexpr std::string_view kIncrementalMagic = "eosim-rocksdb-incremental-v3";
 // Deterministic triggers instead of RocksDB's own: the memtable is flushed after this many writes
 // (and at every snapshot); a snapshot compacts everything into one sorted run when level 0 holds at
 // least kLevel0FilesPerCompaction files and at least as many entries as the levels below (so the
@@ -118,6 +118,8 @@ struct SnapshotFile {
     int64_t bytes = 0;
     int64_t level = 0;    // its level in the writer's instance (0: flushed since the last compaction)
     int64_t entries = 0;  // its entries (cells and deletions)
+    int64_t smallest_seqno = 0;  // the range of its entries' sequence numbers (a restore imports it with them)
+    int64_t largest_seqno = 0;
 };
 struct IncrementalManifest {
     KeyGroupRange range;
@@ -136,6 +138,8 @@ std::string encode_manifest(const IncrementalManifest& manifest) {
         out.put_i64(file.bytes);
         out.put_i64(file.level);
         out.put_i64(file.entries);
+        out.put_i64(file.smallest_seqno);
+        out.put_i64(file.largest_seqno);
     }
     return out.take();
 }
@@ -154,6 +158,8 @@ IncrementalManifest decode_manifest(const std::string& blob) {
         file.bytes = in.get_i64();
         file.level = in.get_i64();
         file.entries = in.get_i64();
+        file.smallest_seqno = in.get_i64();
+        file.largest_seqno = in.get_i64();
         manifest.files.push_back(std::move(file));
     }
     return manifest;
@@ -288,7 +294,7 @@ public:
             read_canonical_state(blob, [this, &batch](int32_t key_group, const StateKey& at, int64_t value) {
                 if (!range_.contains(key_group)) return;
                 std::string encoded = encode_cell_key(key_group, at);
-                check(batch.Put(encoded, encode_value(value)), "batch");
+                check(batch.Put(state(), encoded, encode_value(value)), "batch");
                 cache_.remember(std::move(encoded), value);
             });
         }
@@ -297,8 +303,16 @@ public:
         count_restored_file_as_deeper();
     }
 
+    // While the cell cache is complete it holds every cell RocksDB does (and the writes since): the
+    // plain cells come from it, else from an iteration of RocksDB.
     std::map<int64_t, int64_t> contents() const override {
         std::map<int64_t, int64_t> all;
+        if (cache_.complete()) {
+            cache_.for_each([&all](const std::string& encoded, int64_t value) {
+                if (encoded.size() == kPlainKeySize) all.emplace(decode_cell_key(encoded).second.key, value);
+            });
+            return all;
+        }
         std::unique_ptr<rocksdb::Iterator> it(iterator());
         for (it->SeekToFirst(); it->Valid(); it->Next()) {
             if (it->key().size() == kPlainKeySize) all[decode_cell_key(it->key()).second.key] = decode_value(it->value());
@@ -318,7 +332,13 @@ public:
         std::map<std::string, std::string> files;  // name -> key
         for (const rocksdb::LiveFileMetaData& meta : live) {
             const std::string name = file_name(meta);
-            SnapshotFile file{name, "", static_cast<int64_t>(meta.size), level_of(meta), entries_of(meta)};
+            SnapshotFile file{name,
+                              "",
+                              static_cast<int64_t>(meta.size),
+                              level_of(meta),
+                              entries_of(meta),
+                              static_cast<int64_t>(meta.smallest_seqno),
+                              static_cast<int64_t>(meta.largest_seqno)};
             if (auto known = confirmed_.find(name); known != confirmed_.end()) {
                 file.key = known->second;
             } else {
@@ -366,38 +386,38 @@ public:
         restored_files_.clear();
         drop_cache();
         if (sources.size() == 1 && sources.front().range.first == range_.first && sources.front().range.last == range_.last) {
-            // The same key groups: open a fresh instance over the downloaded files themselves, and
-            // go on referring to them (the next incremental snapshot uploads only new files).
-            const std::string dir = next_dir();
-            write_files(dir, sources.front(), shared);
+            // The same key groups: the downloaded files themselves become the new instance's state,
+            // at their recorded levels, and the backend goes on referring to them (the next
+            // incremental snapshot uploads only new files).
+            const IncrementalManifest& source = sources.front();
+            const std::string download = next_dir();
             db_.reset();
-            db_ = std::make_unique<Instance>(*disk_, dir, true);
-            for (const SnapshotFile& file : sources.front().files) {
-                confirmed_[file.name] = file.key;
-                restored_files_[file.name] = RestoredFile{file.level, file.entries};
-            }
-            std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options()));
+            db_ = std::make_unique<Instance>(*disk_, next_dir(), import_metadata(download, source, shared));
+            name_imported_files(source);
+            std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options(), state()));
             for (it->SeekToFirst(); it->Valid() && cache_.complete(); it->Next()) cache_.remember(it->key().ToString(), decode_value(it->value()));
             check(it->status(), "iterate restored instance");
             return;
         }
-        // Rescaled: one temporary instance per old subtask whose range overlaps, its owned key
-        // groups copied into a fresh instance (Flink's restore via temporary instances). Without
-        // the clip (a negative control) every key of the temporary instance is copied.
+        // Rescaled: each overlapping old subtask's files imported into a temporary column family of
+        // a fresh instance, its owned key groups copied into the state, the temporary column family
+        // dropped (Flink's restore via temporary instances). Without the clip (a negative control)
+        // every key of the temporary one is copied.
         open_fresh();
         for (const IncrementalManifest& source : sources) {
-            const std::string dir = next_dir();
-            write_files(dir, source, shared);
-            Instance temporary(*disk_, dir, true);
-            std::unique_ptr<rocksdb::Iterator> it(temporary.db().NewIterator(read_options()));
+            const std::string download = next_dir();
+            rocksdb::ColumnFamilyHandle* temporary = db_->import(download.substr(1), import_metadata(download, source, shared));
+            std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options(), temporary));
             const std::string from = encode_key(clip_on_rescale_ ? std::max(range_.first, source.range.first) : 0, INT64_MIN);
             rocksdb::WriteBatch batch;
             for (it->Seek(from); it->Valid(); it->Next()) {
                 if (clip_on_rescale_ && key_group_of_encoded(it->key()) > range_.last) break;
-                check(batch.Put(it->key(), it->value()), "batch");
+                check(batch.Put(state(), it->key(), it->value()), "batch");
                 cache_.remember(it->key().ToString(), decode_value(it->value()));
             }
-            check(it->status(), "iterate temporary instance");
+            check(it->status(), "iterate temporary column family");
+            it.reset();
+            db_->drop(temporary);
             check(db().Write(write_options(), &batch), "restore write");
         }
         flush();
@@ -419,9 +439,10 @@ private:
 
     static std::string file_name(const rocksdb::LiveFileMetaData& meta) { return meta.name.substr(meta.name.find_first_not_of('/')); }
 
-    // A file's level as the snapshot that uploaded it saw it: RepairDB puts every restored file on
-    // level 0, and a restore that counted them all as new would compact (rewrite and upload) the
-    // whole state at its first checkpoint. (Flink restores the MANIFEST, so its levels, too.)
+    // A file's level for the compaction trigger: its own, but for the one file a rescaled or
+    // canonical restore wrote, which is on level 0 and counts as a deeper sorted run (else the first
+    // checkpoint after such a restore with a few small new files would compact, rewrite and upload
+    // the whole state).
     int64_t level_of(const rocksdb::LiveFileMetaData& meta) const {
         if (meta.level > 0) return meta.level;
         auto restored = restored_files_.find(file_name(meta));
@@ -438,20 +459,18 @@ private:
     // The whole state was just written and flushed into one file (a rescaled or canonical
     // restore): one sorted run, as a full compaction leaves it, so it counts as a deeper level.
     void count_restored_file_as_deeper() {
-        std::vector<rocksdb::LiveFileMetaData> live;
-        db().GetLiveFilesMetaData(&live);
-        for (const rocksdb::LiveFileMetaData& meta : live) {
+        db();
+        for (const rocksdb::LiveFileMetaData& meta : db_->live_files()) {
             restored_files_[file_name(meta)] = RestoredFile{std::max<int64_t>(meta.level, 1), static_cast<int64_t>(meta.num_entries)};
         }
     }
-
     // The live files, after compacting everything into one sorted run when level 0 holds
     // kLevel0FilesPerCompaction files and at least as many entries as the levels below, or
     // kLevel0FilesLimit files. (Entries, not bytes: a small file's bytes are mostly its index,
     // filter and properties, so with a small state a byte count compacted every few checkpoints.)
     std::vector<rocksdb::LiveFileMetaData> compact_if_due() {
-        std::vector<rocksdb::LiveFileMetaData> live;
-        db().GetLiveFilesMetaData(&live);
+        db();
+        std::vector<rocksdb::LiveFileMetaData> live = db_->live_files();
         int64_t level0_files = 0, level0_entries = 0, deeper_entries = 0;
         for (const rocksdb::LiveFileMetaData& file : live) {
             if (level_of(file) == 0) {
@@ -464,32 +483,39 @@ private:
         if (level0_files < kLevel0FilesLimit && (level0_files < kLevel0FilesPerCompaction || level0_entries < deeper_entries)) return live;
         rocksdb::CompactRangeOptions compact;
         compact.exclusive_manual_compaction = true;
-        compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-        check(db().CompactRange(compact, nullptr, nullptr), "compact");
+        // Level 0 into level 1 (every level-1 file overlaps it): one sorted run, deletions dropped
+        // (nothing lies deeper). Files are only ever on levels 0 and 1, so with kForce RocksDB would
+        // then rewrite level 1 into itself a second time, for nothing.
+        compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kSkip;
+        check(db().CompactRange(compact, state(), nullptr, nullptr), "compact");
         restored_files_.clear();
-        live.clear();
-        db().GetLiveFilesMetaData(&live);
-        return live;
+        return db_->live_files();
     }
 
     std::string next_dir() { return "/db-" + std::to_string(++instances_); }
 
     // The open instance; a backend that is restored before any access never opens its first one.
     rocksdb::DB& db() const {
-        if (!db_) db_ = std::make_unique<Instance>(*disk_, "/db-" + std::to_string(instances_), false);
+        if (!db_) db_ = std::make_unique<Instance>(*disk_, "/db-" + std::to_string(instances_));
         return db_->db();
+    }
+
+    // The column family the cells live in.
+    rocksdb::ColumnFamilyHandle* state() const {
+        db();
+        return db_->state();
     }
 
     void open_fresh() {
         drop_cache();
         restored_files_.clear();
         db_.reset();
-        db_ = std::make_unique<Instance>(*disk_, next_dir(), false);
+        db_ = std::make_unique<Instance>(*disk_, next_dir());
     }
 
     std::optional<int64_t> read_db(const std::string& encoded) const {
         std::string value;
-        const rocksdb::Status status = db().Get(read_options(), encoded, &value);
+        const rocksdb::Status status = db().Get(read_options(), state(), encoded, &value);
         if (status.IsNotFound()) return std::nullopt;
         check(status, "get");
         return decode_value(value);
@@ -524,7 +550,7 @@ private:
         rocksdb::WriteBatch batch;
         for (const CellCache::Entry* cell : dirty) {
             const std::optional<int64_t>& value = cell->second.value;
-            check(value ? batch.Put(cell->first, encode_value(*value)) : batch.Delete(cell->first), "batch");
+            check(value ? batch.Put(state(), cell->first, encode_value(*value)) : batch.Delete(state(), cell->first), "batch");
         }
         check(db().Write(write_options(), &batch), "write");
     }
@@ -538,7 +564,7 @@ private:
     // An iterator over everything written, the dirty cells included.
     rocksdb::Iterator* iterator() const {
         write_dirty();
-        return db().NewIterator(read_options());
+        return db().NewIterator(read_options(), state());
     }
 
     void flush() {
@@ -548,12 +574,41 @@ private:
         writes_since_flush_ = 0;
     }
 
-    void write_files(const std::string& dir, const IncrementalManifest& manifest, const std::map<std::string, std::string>& shared) {
+    // The manifest's files written into directory `dir` (as downloaded), described for an import.
+    std::vector<rocksdb::LiveFileMetaData> import_metadata(const std::string& dir, const IncrementalManifest& manifest,
+                                                          const std::map<std::string, std::string>& shared) {
         check(disk_->env()->CreateDirIfMissing(dir), "create directory");
+        std::vector<rocksdb::LiveFileMetaData> files;
         for (const SnapshotFile& file : manifest.files) {
             auto bytes = shared.find(file.key);
             if (bytes == shared.end()) throw std::runtime_error("shared state file missing for restore: " + file.key);
             check(rocksdb::WriteStringToFile(disk_->env(), bytes->second, dir + "/" + file.name, false), "write SST");
+            rocksdb::LiveFileMetaData meta;
+            meta.db_path = dir;
+            meta.name = file.name;
+            meta.size = static_cast<size_t>(file.bytes);
+            meta.level = static_cast<int>(file.level);
+            meta.smallest_seqno = static_cast<rocksdb::SequenceNumber>(file.smallest_seqno);
+            meta.largest_seqno = static_cast<rocksdb::SequenceNumber>(file.largest_seqno);
+            files.push_back(std::move(meta));
+        }
+        return files;
+    }
+
+    // The import gave the manifest's files new numbers, in the manifest's order: each file's new
+    // name refers to its uploaded key, with its recorded level and entries.
+    void name_imported_files(const IncrementalManifest& manifest) {
+        std::vector<rocksdb::LiveFileMetaData> live = db_->live_files();
+        std::sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.file_number < b.file_number; });
+        if (live.size() != manifest.files.size()) throw std::logic_error("rocksdb state backend: imported files missing");
+        for (size_t i = 0; i < live.size(); ++i) {
+            const SnapshotFile& file = manifest.files[i];
+            if (live[i].size != static_cast<size_t>(file.bytes) || live[i].largest_seqno != static_cast<rocksdb::SequenceNumber>(file.largest_seqno)) {
+                throw std::logic_error("rocksdb state backend: imported file " + file.name + " not where expected");
+            }
+            const std::string name = file_name(live[i]);
+            confirmed_[name] = file.key;
+            restored_files_[name] = RestoredFile{file.level, file.entries};
         }
     }
 

@@ -1,7 +1,8 @@
 // The RocksDB keyed state backend (engine/state/rocksdb_state_backend.cpp) at the backend level:
 // deterministic SST names and bytes across runs, incremental snapshots that upload only new files,
-// restore from incremental snapshots (same range, and rescaled p=4 -> p=6 and p=4 -> p=3 via
-// temporary instances), deletions surviving restore, the canonical form round trip
+// restore from incremental snapshots (same range by import, and rescaled p=4 -> p=6 and p=4 -> p=3
+// via temporary column families), deletions surviving restore, contents() from the cell cache
+// agreeing with RocksDB, the canonical form round trip
 // RocksDB -> heap at another parallelism -> RocksDB, and lookups through the cell cache (beyond its
 // capacity, and after restores that fill it or do not fit in it).
 #include <catch2/catch.hpp>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/state/canonical_state_codec.h"
 #include "engine/state/key_groups.h"
 #include "engine/state/rocksdb_cell_cache.h"
 #include "engine/state/state_backend.h"
@@ -154,8 +156,24 @@ TEST_CASE("rocksdb backend: restore from incremental snapshots, same parallelism
         after[s]->restore_incremental(stored.private_states, files);
     }
     CHECK(contents(after) == model);
+    // contents() comes from the complete cell cache; cells() iterates RocksDB: the same plain cells,
+    // after the restore and after writes and removals not yet handed to RocksDB.
+    auto plain_cells = [](const KeyedStateBackend& backend) {
+        std::map<int64_t, int64_t> plain;
+        for (const auto& [at, value] : backend.cells()) {
+            if (is_plain_cell(at)) plain[at.key] = value;
+        }
+        return plain;
+    };
+    for (const auto& backend : after) CHECK(backend->contents() == plain_cells(*backend));
+    const auto first = after[0]->contents();
+    REQUIRE(first.size() >= 2);
+    after[0]->remove(first.begin()->first);
+    after[0]->put(std::next(first.begin())->first, -7);
+    CHECK(after[0]->contents().size() == first.size() - 1);
+    CHECK(after[0]->contents() == plain_cells(*after[0]));
     // The restored instance refers to the restored files: an unchanged state uploads nothing.
-    const IncrementalSnapshot next = after[0]->snapshot_incremental(6, "shared/after-");
+    const IncrementalSnapshot next = after[1]->snapshot_incremental(6, "shared/after-");
     CHECK(next.uploads.empty());
     CHECK_FALSE(next.shared_keys.empty());
 }
@@ -178,8 +196,9 @@ TEST_CASE("rocksdb backend: a same-range restore keeps the files' levels and com
     auto restored = rocksdb_backend(all, true, "op-0-a2");
     restored->restore_incremental({last.private_state}, files);
     restored->put(1, 1);
-    // RepairDB put all 5 files on level 0; counted so, they would be compacted and the whole
-    // state uploaded again. At their recorded levels only the new small file is uploaded.
+    // Were the 5 files all counted on level 0 (as RepairDB, which restores used to go through, put
+    // them), they would be compacted and the whole state uploaded again. Imported at their
+    // recorded levels, only the new small file is uploaded.
     const IncrementalSnapshot next = restored->snapshot_incremental(9, "shared/c9-");
     REQUIRE(next.uploads.size() == 1);
     CHECK(next.shared_keys.size() == 6);
