@@ -134,9 +134,12 @@ FaultAccounting::FaultAccounting(sim::World& world, sim::FaultInjector& injector
 
 void FaultAccounting::on_point(const sim::ProtocolPointEvent& event) {
     auto it = announced_.find(event.point);
-    if (it == announced_.end()) it = announced_.emplace(std::string(event.point), 0).first;
-    ++it->second;
-    ++announced_by_[{it->first, event.node}];
+    if (it == announced_.end()) it = announced_.emplace(std::string(event.point), Announced{}).first;
+    Announced& a = it->second;
+    ++a.all;
+    const size_t slot = Announced::slot(event.node);
+    if (a.by_node.size() <= slot) a.by_node.resize(slot + 1, 0);
+    ++a.by_node[slot];
 }
 
 int64_t FaultAccounting::counter(size_t index) const {
@@ -232,7 +235,7 @@ std::string FaultAccounting::describe_unfired(size_t index, const std::string& r
     const std::string end = " the run ended at " + seconds_text(world_.now()) + " (" + run_end + ")";
     if (t.point.empty()) return "due at " + seconds_text(t.at) + ", after" + end;
     auto count = announced_.find(t.point);
-    const int64_t all = count == announced_.end() ? 0 : count->second;
+    const int64_t all = count == announced_.end() ? 0 : count->second.all;
     if (all == 0) {
         return "its point " + t.point + " was never announced in this run (announced by " + announcer_of_(t.point) + ")";
     }
@@ -243,8 +246,9 @@ std::string FaultAccounting::describe_unfired(size_t index, const std::string& r
         }
         if (t.point_node.empty()) return why + "the point came " + times(all) + " in this run";
         const sim::NodeId node = world_.nodes().find(t.point_node);
-        auto by = announced_by_.find({t.point, node});
-        const int64_t on_node = by == announced_by_.end() ? 0 : by->second;
+        const std::vector<int64_t>& by_node = count->second.by_node;
+        const size_t slot = Announced::slot(node);
+        const int64_t on_node = slot < by_node.size() ? by_node[slot] : 0;
         return why + t.point_node + " announced it " + (on_node == 0 ? std::string("never") : times(on_node)) + " (all nodes: " +
                times(all) + ")";
     }

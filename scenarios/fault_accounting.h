@@ -115,8 +115,15 @@ private:
     EffectProbes probes_;
     std::function<std::string(const std::string&)> announcer_of_;
     std::vector<Tracked> tracked_;
-    std::map<std::string, int64_t, std::less<>> announced_;  // point -> announcements in the run
-    std::map<std::pair<std::string, sim::NodeId>, int64_t> announced_by_;
+    // Announcements in the run, by point: all of them and per node (by node id). One lookup a
+    // point (asked at every protocol point: a second map keyed by a (name, node) string pair cost
+    // a string copy and compares each time, issue 31).
+    struct Announced {
+        int64_t all = 0;
+        std::vector<int64_t> by_node;  // [0]: no node (sim::kNoNode), [id + 1]: node id
+        static size_t slot(sim::NodeId node) { return node == sim::kNoNode ? 0 : static_cast<size_t>(node) + 1; }
+    };
+    std::map<std::string, Announced, std::less<>> announced_;
     sim::Time next_close_ = sim::Time::never();
 };
 

@@ -10,7 +10,7 @@ namespace {
 // (rather than a switch per value): sealing runs once per 4,096 values of every column, and the
 // per-value switch made it a visible share of a run.
 template <typename Width>
-void encode_differences(const std::vector<int64_t>& values, int64_t base, uint8_t* out) {
+void encode_differences(std::span<const int64_t> values, int64_t base, uint8_t* out) {
     for (const int64_t value : values) {
         const auto diff = static_cast<Width>(static_cast<uint64_t>(value) - static_cast<uint64_t>(base));
         std::memcpy(out, &diff, sizeof(Width));
@@ -52,28 +52,38 @@ void PackedInts::copy(size_t begin, size_t count, int64_t* out) const {
     }
 }
 
+void PackedInts::make_room() {
+    if (open_size_ == kChunk) {
+        seal();
+        return;
+    }
+    open_room_ = std::clamp<size_t>(2 * open_room_, 8, kChunk);
+    open_.resize(open_room_);
+}
+
 void PackedInts::seal() {
+    const std::span<const int64_t> open(open_.data(), open_size_);
     Sealed s;
     // A plain min/max loop (conditional moves) rather than std::minmax_element, whose branches
     // mispredict on the random keys and values most columns hold.
-    int64_t min = open_.front(), max = open_.front();
-    for (const int64_t value : open_) {
+    int64_t min = open.front(), max = open.front();
+    for (const int64_t value : open) {
         min = std::min(min, value);
         max = std::max(max, value);
     }
     s.base = min;
     const uint64_t range = static_cast<uint64_t>(max) - static_cast<uint64_t>(s.base);
     s.width = range == 0 ? 0 : range <= UINT8_MAX ? 1 : range <= UINT16_MAX ? 2 : range <= UINT32_MAX ? 4 : 8;
-    s.bytes.resize(open_.size() * s.width);
+    s.bytes.resize(open.size() * s.width);
     switch (s.width) {
         case 0: break;
-        case 1: encode_differences<uint8_t>(open_, s.base, s.bytes.data()); break;
-        case 2: encode_differences<uint16_t>(open_, s.base, s.bytes.data()); break;
-        case 4: encode_differences<uint32_t>(open_, s.base, s.bytes.data()); break;
-        default: encode_differences<uint64_t>(open_, s.base, s.bytes.data()); break;
+        case 1: encode_differences<uint8_t>(open, s.base, s.bytes.data()); break;
+        case 2: encode_differences<uint16_t>(open, s.base, s.bytes.data()); break;
+        case 4: encode_differences<uint32_t>(open, s.base, s.bytes.data()); break;
+        default: encode_differences<uint64_t>(open, s.base, s.bytes.data()); break;
     }
     sealed_.push_back(std::move(s));
-    open_.clear();  // keeps its capacity: the next chunk reuses it
+    open_size_ = 0;  // the buffer stays: the next chunk reuses it
 }
 
 int PackedInts::widest_sealed_width() const {

@@ -26,8 +26,8 @@ public:
     static constexpr size_t kChunk = size_t{1} << kChunkBits;  // values a chunk
 
     void push_back(int64_t value) {
-        if (open_.size() == kChunk) seal();
-        open_.push_back(value);
+        if (open_size_ == open_room_) make_room();
+        open_[open_size_++] = value;
     }
     int64_t operator[](size_t index) const {
         const size_t chunk = index >> kChunkBits;
@@ -44,7 +44,7 @@ public:
         }
         return static_cast<int64_t>(static_cast<uint64_t>(s.base) + diff);
     }
-    size_t size() const { return sealed_.size() * kChunk + open_.size(); }
+    size_t size() const { return sealed_.size() * kChunk + open_size_; }
     // Copies values [begin, begin + count) to `out`, decoding a chunk at a time (one switch on the
     // width per chunk, not per value): for readers that walk a whole column.
     void copy(size_t begin, size_t count, int64_t* out) const;
@@ -61,9 +61,41 @@ private:
         std::vector<uint8_t> bytes;
     };
     void seal();
+    // A full open chunk is sealed; a smaller one grows (doubling, up to a chunk).
+    void make_room();
 
     std::vector<Sealed> sealed_;
+    // The open chunk: open_size_ values in a buffer of open_room_ (its own count and room, so that
+    // a push is one compare, not a vector's size and capacity arithmetic: every record of a run
+    // passes here a dozen times).
     std::vector<int64_t> open_;
+    size_t open_size_ = 0;
+    size_t open_room_ = 0;
+};
+
+// Reads one column at (mostly) increasing indexes through a window of up to N decoded values: a
+// read outside the window decodes the next values from there with PackedInts::copy (one chunk
+// lookup and width dispatch a window instead of a value, as operator[] pays). It keeps no pointer
+// to the column (the caller hands it at each read), so its owner stays movable; a column that grew
+// since the window was filled still reads right (values once appended never change).
+template <size_t N = 64>
+class PackedWindow {
+public:
+    // The value at `index` (< column.size()); on a miss the window is refilled from `index` with up
+    // to `hint` values (at least one, at most N and what the column holds).
+    int64_t read(const PackedInts& column, size_t index, size_t hint = N) {
+        if (index - start_ >= count_) {  // below start_ wraps round: a miss too
+            count_ = std::min({std::max<size_t>(hint, 1), N, column.size() - index});
+            start_ = index;
+            column.copy(index, count_, values_.data());
+        }
+        return values_[index - start_];
+    }
+
+private:
+    size_t start_ = 0;
+    size_t count_ = 0;
+    std::array<int64_t, N> values_;
 };
 
 // Walks columns of equal length together, a range at a time, decoding each range with `copy` (one

@@ -32,7 +32,9 @@ void BackPressureSampler::sample(sim::Time next) {
         if (tm == nullptr || !engine_->world().nodes().is_up(node)) continue;
         tm->for_each_task([&](const engine::Task& task) {
             if (!task.running()) return;
-            Counts& c = counts_of(task);
+            // The vertex's entry, known after its first sample: looked up here, not in a call a task.
+            Counts* known = of_vertex_[static_cast<size_t>(task.key().vertex)];
+            Counts& c = known != nullptr ? *known : counts_of(task);
             if (task.busy()) {
                 c.busy += samples;
             } else if (task.backpressured()) {

@@ -18,6 +18,7 @@ InputProducer::InputProducer(Scheduler& scheduler, KafkaCluster& kafka, InputPro
     }
     partitions_.resize(static_cast<size_t>(partition_count_));
     appended_.resize(static_cast<size_t>(partition_count_));
+    windows_.resize(static_cast<size_t>(partition_count_));
     for (uint64_t i = 0; i < static_cast<uint64_t>(spec_.records); ++i) {
         const auto [partition, record] = draw(prng, i);
         partitions_[static_cast<size_t>(partition)].push_back(record);
@@ -87,8 +88,13 @@ void InputProducer::append_due() {
     due_.clear();
     const uint64_t end = std::max(next_, arrived_by(scheduler_.now()));
     for (uint64_t index = next_; index < end; ++index) {
-        const auto partition = static_cast<size_t>(arrival_partitions_[index]);
-        due_.emplace_back(static_cast<int32_t>(partition), partitions_[partition][appended_[partition]++]);
+        const auto partition = static_cast<size_t>(arrival_window_.read(arrival_partitions_, index));
+        const RecordColumns& columns = partitions_[partition];
+        Windows& w = windows_[partition];
+        const size_t at = appended_[partition]++;
+        due_.emplace_back(static_cast<int32_t>(partition),
+                          KafkaRecord{w.keys.read(columns.keys(), at), w.values.read(columns.values(), at),
+                                      w.timestamps.read(columns.timestamps(), at)});
     }
     if (!due_.empty() && send_due() != KafkaError::none) {
         for (const auto& [partition, record] : due_) --appended_[static_cast<size_t>(partition)];

@@ -73,6 +73,28 @@ TEST_CASE("packed ints: a column across many chunks hands back every value", "[p
     }
 }
 
+TEST_CASE("packed ints: a window reads every value right, forwards, backwards, across chunks, as the column grows", "[packed]") {
+    PackedInts column;
+    std::vector<int64_t> expected;
+    auto append = [&](size_t n) {
+        for (size_t i = 0; i < n; ++i) {
+            const auto v = static_cast<int64_t>((expected.size() * 7919) % 100003) - 50000;
+            column.push_back(v);
+            expected.push_back(v);
+        }
+    };
+    append(PackedInts::kChunk + 5);
+    PackedWindow<16> window;
+    for (size_t i = 0; i < expected.size(); ++i) REQUIRE(window.read(column, i) == expected[i]);  // forwards, over the seal
+    for (size_t i = expected.size(); i-- > 0;) REQUIRE(window.read(column, i) == expected[i]);   // backwards: a miss each window
+    for (size_t i = 0; i < expected.size(); i += 37) REQUIRE(window.read(column, i, 1) == expected[i]);  // hint 1: one value a fill
+    // The window stopped at the column's end; values appended later are read, not stale ones.
+    const size_t before = expected.size();
+    REQUIRE(window.read(column, before - 1) == expected[before - 1]);
+    append(2 * PackedInts::kChunk);
+    for (size_t i = before - 1; i < expected.size(); ++i) REQUIRE(window.read(column, i) == expected[i]);
+}
+
 TEST_CASE("packed ints: for_each_decoded_range walks columns together, every entry once, in order", "[packed]") {
     PackedInts a, b;
     for (int64_t i = 0; i < 2 * static_cast<int64_t>(PackedInts::kChunk) + 300; ++i) {
