@@ -1,5 +1,6 @@
 #include "engine/state/rocksdb_instance.h"
 
+#include <deque>
 #include <stdexcept>
 
 #include <rocksdb/cache.h>
@@ -45,6 +46,30 @@ public:
         return rocksdb::EnvWrapper::NewWritableFile(name, result, options);
     }
     std::string GenerateUniqueId() override { return "eosim-rocksdb-state-backend"; }
+    // RocksDB's background work (a flush) is queued here and run on the calling thread by
+    // run_scheduled(), right after the call that scheduled it: no background thread to hand the job
+    // to and wake again, and the job runs at the same point of the simulation every time.
+    void Schedule(void (*function)(void*), void* arg, Priority priority, void* tag, void (*unschedule)(void*)) override {
+        jobs_.push_back(Job{function, arg, priority, tag, unschedule});
+    }
+    int UnSchedule(void* tag, Priority priority) override {
+        int removed = 0;
+        std::erase_if(jobs_, [&](const Job& job) {
+            if (job.tag != tag || job.priority != priority) return false;
+            if (job.unschedule != nullptr) job.unschedule(job.arg);
+            ++removed;
+            return true;
+        });
+        return removed;
+    }
+    void IncBackgroundThreadsIfNeeded(int /*number*/, Priority /*priority*/) override {}  // no thread started for it
+    void run_scheduled() {
+        while (!jobs_.empty()) {
+            const Job job = jobs_.front();
+            jobs_.pop_front();
+            job.function(job.arg);
+        }
+    }
     uint64_t NowMicros() override { return 0; }
     uint64_t NowNanos() override { return 0; }
     rocksdb::Status GetCurrentTime(int64_t* unix_time) override {
@@ -53,7 +78,15 @@ public:
     }
 
 private:
+    struct Job {
+        void (*function)(void*);
+        void* arg;
+        Priority priority;
+        void* tag;
+        void (*unschedule)(void*);
+    };
     std::unique_ptr<rocksdb::Env> memory_;
+    std::deque<Job> jobs_;
 };
 
 // RocksDB's info log goes nowhere (it would hold thread ids and is never read).
@@ -131,6 +164,8 @@ LocalDisk::LocalDisk()
 
 LocalDisk::~LocalDisk() = default;
 
+void LocalDisk::run_background_work() { static_cast<LocalDiskEnv*>(env_.get())->run_scheduled(); }
+
 const rocksdb::ReadOptions& read_options() {
     static const rocksdb::ReadOptions options = [] {
         rocksdb::ReadOptions o;
@@ -154,11 +189,12 @@ namespace {
 
 constexpr const char* kStateFamily = "state";
 
-rocksdb::DB* open_db(const rocksdb::Options& options, const std::string& dir,
+rocksdb::DB* open_db(LocalDisk& disk, const std::string& dir,
                      const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
                      std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
     rocksdb::DB* db = nullptr;
-    check(rocksdb::DB::Open(rocksdb::DBOptions(options), dir, families, handles, &db), "open");
+    check(rocksdb::DB::Open(rocksdb::DBOptions(disk.options()), dir, families, handles, &db), "open");
+    disk.run_background_work();  // none expected at open; run here if RocksDB scheduled any
     return db;
 }
 
@@ -167,7 +203,7 @@ rocksdb::DB* open_db(const rocksdb::Options& options, const std::string& dir,
 Instance::Instance(LocalDisk& disk, std::string dir) : disk_(disk), dir_(std::move(dir)) {
     const rocksdb::ColumnFamilyOptions family(disk_.options());
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    db_.reset(open_db(disk_.options(), dir_, {{rocksdb::kDefaultColumnFamilyName, family}, {kStateFamily, family}}, &handles));
+    db_.reset(open_db(disk_, dir_, {{rocksdb::kDefaultColumnFamilyName, family}, {kStateFamily, family}}, &handles));
     delete handles[0];  // the default column family stays empty (DB keeps its own handle to it)
     state_ = handles[1];
 }
@@ -175,7 +211,7 @@ Instance::Instance(LocalDisk& disk, std::string dir) : disk_(disk), dir_(std::mo
 Instance::Instance(LocalDisk& disk, std::string dir, const std::vector<rocksdb::LiveFileMetaData>& files)
     : disk_(disk), dir_(std::move(dir)) {
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    db_.reset(open_db(disk_.options(), dir_, {{rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(disk_.options())}}, &handles));
+    db_.reset(open_db(disk_, dir_, {{rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(disk_.options())}}, &handles));
     delete handles[0];
     state_ = import(kStateFamily, files);
 }
@@ -218,9 +254,17 @@ std::vector<rocksdb::LiveFileMetaData> Instance::live_files() {
 }
 
 void Instance::flush() {
+    // Scheduled, then run here (LocalDiskEnv): RocksDB's flush job on the calling thread. No wait
+    // for writes to stall (nothing else writes), nor for a background thread.
     rocksdb::FlushOptions options;
-    options.wait = true;
+    options.wait = false;
+    options.allow_write_stall = true;
     check(db_->Flush(options, state_), "flush");
+    disk_.run_background_work();
+    uint64_t errors = 0;
+    if (!db_->GetIntProperty(rocksdb::DB::Properties::kBackgroundErrors, &errors) || errors != 0) {
+        throw std::runtime_error("rocksdb state backend: flush failed");
+    }
 }
 
 }  // namespace eosim::engine::rocksdb_state

@@ -27,6 +27,8 @@ public:
 
     rocksdb::Env* env() { return env_.get(); }
     const rocksdb::Options& options() const { return options_; }
+    // Runs the background work RocksDB scheduled (a flush) on the calling thread.
+    void run_background_work();
 
 private:
     std::unique_ptr<rocksdb::Env> env_;
@@ -66,7 +68,7 @@ public:
     void drop(rocksdb::ColumnFamilyHandle* family);
     // The state column family's live SST files.
     std::vector<rocksdb::LiveFileMetaData> live_files();
-    // Flush the state's memtable into a level-0 SST file and wait for it.
+    // Flush the state's memtable into a level-0 SST file (RocksDB's flush job, on the calling thread).
     void flush();
 
 private:

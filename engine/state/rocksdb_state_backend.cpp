@@ -346,6 +346,7 @@ public:
                 std::string bytes;
                 check(rocksdb::ReadFileToString(disk_->env(), db_->dir() + "/" + name, &bytes), "read SST");
                 normalise_session_id(&bytes);
+                if (std::getenv("EOSIM_DBG")) { uint64_t h=0; for (char c: bytes) h = h*1099511628211ULL + (unsigned char)c; fprintf(stderr, "UP %s size=%zu lvl=%d n=%llu seq=%llu-%llu h=%016llx\n", name.c_str(), bytes.size(), meta.level, (unsigned long long)meta.num_entries, (unsigned long long)meta.smallest_seqno, (unsigned long long)meta.largest_seqno, (unsigned long long)h); }
                 snapshot.uploads.push_back(SharedStateUpload{file.key, std::move(bytes)});
             }
             files[name] = file.key;
@@ -481,13 +482,17 @@ private:
             }
         }
         if (level0_files < kLevel0FilesLimit && (level0_files < kLevel0FilesPerCompaction || level0_entries < deeper_entries)) return live;
-        rocksdb::CompactRangeOptions compact;
-        compact.exclusive_manual_compaction = true;
-        // Level 0 into level 1 (every level-1 file overlaps it): one sorted run, deletions dropped
-        // (nothing lies deeper). Files are only ever on levels 0 and 1, so with kForce RocksDB would
-        // then rewrite level 1 into itself a second time, for nothing.
-        compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kSkip;
-        check(db().CompactRange(compact, state(), nullptr, nullptr), "compact");
+        // Every file (level 0 and level 1) into level 1: one sorted run, deletions dropped (nothing
+        // lies deeper). CompactFiles compacts on the calling thread: no hand-off to RocksDB's
+        // background thread and back (CompactRange schedules the job there and waits for it).
+        std::vector<std::string> inputs;
+        inputs.reserve(live.size());
+        for (const rocksdb::LiveFileMetaData& file : live) inputs.push_back(file.name);
+        rocksdb::CompactionOptions compact;
+        // As a CompactRange into level 1 would write them (CompactionOptions' own default is Snappy).
+        compact.compression = disk_->options().compression;
+        compact.output_file_size_limit = disk_->options().target_file_size_base;
+        check(db().CompactFiles(compact, state(), inputs, 1), "compact");
         restored_files_.clear();
         return db_->live_files();
     }
