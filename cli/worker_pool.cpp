@@ -129,20 +129,30 @@ bool read_all(int fd, char* data, size_t size) {
     return true;
 }
 
+// The first message of a task: its length, with room for the two descriptors it carries.
+struct LengthMessage {
+    explicit LengthMessage(uint64_t* length) : iov{length, sizeof *length} {
+        header.msg_iov = &iov;
+        header.msg_iovlen = 1;
+        header.msg_control = control;
+        header.msg_controllen = sizeof control;
+    }
+    LengthMessage(const LengthMessage&) = delete;
+    LengthMessage& operator=(const LengthMessage&) = delete;
+
+    iovec iov;
+    alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+    msghdr header{};
+};
+
 // A task on a resident's socket: its length (8 bytes) carrying the two pipe ends, then the command
 // line, every argument ended by a NUL.
 bool send_task(int control_fd, const std::vector<std::string>& argv, int out_fd, int err_fd) {
     std::string payload;
     for (const std::string& arg : argv) payload.append(arg).push_back('\0');
     uint64_t length = payload.size();
-    iovec iov{&length, sizeof length};
-    alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
-    msghdr message{};
-    message.msg_iov = &iov;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* rights = CMSG_FIRSTHDR(&message);
+    LengthMessage message(&length);
+    cmsghdr* rights = CMSG_FIRSTHDR(&message.header);
     rights->cmsg_level = SOL_SOCKET;
     rights->cmsg_type = SCM_RIGHTS;
     rights->cmsg_len = CMSG_LEN(2 * sizeof(int));
@@ -150,7 +160,7 @@ bool send_task(int control_fd, const std::vector<std::string>& argv, int out_fd,
     std::memcpy(CMSG_DATA(rights), fds, sizeof fds);
     ssize_t n = -1;
     do {
-        n = ::sendmsg(control_fd, &message, MSG_NOSIGNAL);
+        n = ::sendmsg(control_fd, &message.header, MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
     return n == static_cast<ssize_t>(sizeof length) && write_all(control_fd, payload.data(), payload.size());
 }
@@ -158,19 +168,13 @@ bool send_task(int control_fd, const std::vector<std::string>& argv, int out_fd,
 // The resident's side of send_task. False at end of file (the parent closed the socket).
 bool receive_task(int control_fd, std::vector<std::string>& argv, int& out_fd, int& err_fd) {
     uint64_t length = 0;
-    iovec iov{&length, sizeof length};
-    alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
-    msghdr message{};
-    message.msg_iov = &iov;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
+    LengthMessage message(&length);
     ssize_t n = -1;
     do {
-        n = ::recvmsg(control_fd, &message, MSG_CMSG_CLOEXEC);
+        n = ::recvmsg(control_fd, &message.header, MSG_CMSG_CLOEXEC);
     } while (n < 0 && errno == EINTR);
     if (n == 0) return false;
-    const cmsghdr* rights = CMSG_FIRSTHDR(&message);
+    const cmsghdr* rights = CMSG_FIRSTHDR(&message.header);
     if (n != static_cast<ssize_t>(sizeof length) || rights == nullptr || rights->cmsg_type != SCM_RIGHTS ||
         rights->cmsg_len != CMSG_LEN(2 * sizeof(int))) {
         ::_exit(kExecFailed);  // not what the parent sends: nothing sensible to run
