@@ -1,6 +1,8 @@
 // cli::worker_pool: children run at most `jobs` at a time; exit codes, signals, a wall-clock
 // deadline (the whole process group is killed), an address-space limit, a flood of output and a
-// command that cannot start all come back as outcomes, and the pool goes on.
+// command that cannot start all come back as outcomes, and the pool goes on. In-process tasks
+// share resident processes, each task with its own output and the streams' formatting reset, and a
+// task that dies in a resident that ran others first is run again in a fresh one.
 #include <signal.h>
 #include <unistd.h>
 
