@@ -346,7 +346,6 @@ public:
                 std::string bytes;
                 check(rocksdb::ReadFileToString(disk_->env(), db_->dir() + "/" + name, &bytes), "read SST");
                 normalise_session_id(&bytes);
-                if (std::getenv("EOSIM_DBG")) { uint64_t h=0; for (char c: bytes) h = h*1099511628211ULL + (unsigned char)c; fprintf(stderr, "UP %s size=%zu lvl=%d n=%llu seq=%llu-%llu h=%016llx\n", name.c_str(), bytes.size(), meta.level, (unsigned long long)meta.num_entries, (unsigned long long)meta.smallest_seqno, (unsigned long long)meta.largest_seqno, (unsigned long long)h); }
                 snapshot.uploads.push_back(SharedStateUpload{file.key, std::move(bytes)});
             }
             files[name] = file.key;
