@@ -45,8 +45,7 @@ struct Child {
     pid_t pid = -1;   // the process running it: its own, or the resident's
     int out_fd = -1;
     int err_fd = -1;
-    bool on_resident = false;
-    Resident resident;              // when on_resident
+    Resident resident;                // the resident running it (pid -1: none, a process of its own)
     bool resident_was_fresh = false;  // it had run no task before this one
     std::string answer;             // the resident's answer so far: the exit code, 4 bytes
     Clock::time_point start;
@@ -54,6 +53,7 @@ struct Child {
     bool killed = false;
     WorkerOutcome outcome;
 
+    bool on_resident() const { return resident.pid > 0; }
     bool answered() const { return answer.size() == sizeof(int32_t); }
 };
 
@@ -107,7 +107,7 @@ void flush_output() {
     std::fflush(nullptr);
 }
 
-bool write_all(int fd, const char* data, size_t size) {
+bool send_all(int fd, const char* data, size_t size) {
     while (size > 0) {
         const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR) continue;
@@ -162,7 +162,7 @@ bool send_task(int control_fd, const std::vector<std::string>& argv, int out_fd,
     do {
         n = ::sendmsg(control_fd, &message.header, MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
-    return n == static_cast<ssize_t>(sizeof length) && write_all(control_fd, payload.data(), payload.size());
+    return n == static_cast<ssize_t>(sizeof length) && send_all(control_fd, payload.data(), payload.size());
 }
 
 // The resident's side of send_task. False at end of file (the parent closed the socket).
@@ -248,7 +248,7 @@ void close_descriptors_above(int fd) {
         flush_output();
         ::dup2(STDIN_FILENO, STDOUT_FILENO);  // the task's pipes close here: its output has ended
         ::dup2(STDIN_FILENO, STDERR_FILENO);
-        if (!write_all(kResidentControlFd, reinterpret_cast<const char*>(&code), sizeof code)) ::_exit(0);
+        if (!send_all(kResidentControlFd, reinterpret_cast<const char*>(&code), sizeof code)) ::_exit(0);
     }
 }
 
@@ -287,17 +287,35 @@ void stop_resident(Resident& resident) {
     resident.pid = -1;
 }
 
-// A task's stdout and stderr pipes and stdin; false (the child finished, with why) when they
-// cannot be made.
-bool open_pipes(const WorkerTask& task, Child& child, int (&out)[2], int (&err)[2], int& stdin_fd) {
-    stdin_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (!task.argv.empty() && ::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0 && stdin_fd >= 0) return true;
+// A task that did not start: finished at once, with why.
+void not_started(Child& child, std::string why) {
     child.outcome.exit_code = kExecFailed;
-    child.outcome.err_tail = task.argv.empty() ? "empty command" : std::string("cannot create pipes: ") + std::strerror(errno);
-    for (int fd : {out[0], out[1], err[0], err[1], stdin_fd}) {
+    child.outcome.err_tail = std::move(why);
+}
+
+// A task's stdout and stderr pipes; false (the child finished, with why) when they cannot be made.
+bool open_pipes(const WorkerTask& task, Child& child, int (&out)[2], int (&err)[2]) {
+    if (!task.argv.empty() && ::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0) return true;
+    not_started(child, task.argv.empty() ? "empty command" : std::string("cannot create pipes: ") + std::strerror(errno));
+    for (int fd : {out[0], out[1], err[0], err[1]}) {
         if (fd >= 0) ::close(fd);
     }
     return false;
+}
+
+// Once the process running the task holds the pipes' write ends (or none runs it: `why`), the
+// parent closes its own; the child keeps the read ends, or is finished at once.
+void keep_read_ends(Child& child, int (&out)[2], int (&err)[2], const std::string& why) {
+    ::close(out[1]);
+    ::close(err[1]);
+    if (child.pid < 0) {
+        not_started(child, why);
+        ::close(out[0]);
+        ::close(err[0]);
+        return;
+    }
+    child.out_fd = out[0];
+    child.err_fd = err[0];
 }
 
 Child new_child(size_t index, const WorkerTask& task) {
@@ -317,25 +335,22 @@ Child spawn(size_t index, const WorkerTask& task, const WorkerLimits& limits) {
     argv.push_back(nullptr);
     int out[2] = {-1, -1};
     int err[2] = {-1, -1};
-    int stdin_fd = -1;
-    if (!open_pipes(task, child, out, err, stdin_fd)) return child;
+    if (!open_pipes(task, child, out, err)) return child;
+    const int stdin_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (stdin_fd < 0) {
+        keep_read_ends(child, out, err, std::string("cannot open /dev/null: ") + std::strerror(errno));
+        return child;
+    }
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid == 0) exec_child(argv, stdin_fd, out[1], err[1], parent, limits.memory_bytes);
-    ::close(out[1]);
-    ::close(err[1]);
+    const std::string why = pid < 0 ? std::string("cannot fork: ") + std::strerror(errno) : std::string();
     ::close(stdin_fd);
-    if (pid < 0) {
-        child.outcome.exit_code = kExecFailed;
-        child.outcome.err_tail = std::string("cannot fork: ") + std::strerror(errno);
-        ::close(out[0]);
-        ::close(err[0]);
-        return child;
+    if (pid > 0) {
+        ::setpgid(pid, pid);  // also done by the child; whichever runs first wins, both agree
+        child.pid = pid;
     }
-    ::setpgid(pid, pid);  // also done by the child; whichever runs first wins, both agree
-    child.pid = pid;
-    child.out_fd = out[0];
-    child.err_fd = err[0];
+    keep_read_ends(child, out, err, why);
     return child;
 }
 
@@ -346,9 +361,7 @@ Child hand_over(size_t index, const WorkerTask& task, bool fresh, std::vector<Re
     Child child = new_child(index, task);
     int out[2] = {-1, -1};
     int err[2] = {-1, -1};
-    int stdin_fd = -1;
-    if (!open_pipes(task, child, out, err, stdin_fd)) return child;
-    ::close(stdin_fd);  // a resident's stdin is /dev/null already
+    if (!open_pipes(task, child, out, err)) return child;  // stdin: a resident's is /dev/null already
     std::string error;
     // Two tries: an idle resident may have died since its last task (then a new one).
     for (int attempt = 0; attempt < 2 && child.pid < 0; ++attempt) {
@@ -373,19 +386,8 @@ Child hand_over(size_t index, const WorkerTask& task, bool fresh, std::vector<Re
         ++resident.served;
         child.pid = resident.pid;
         child.resident = resident;
-        child.on_resident = true;
     }
-    ::close(out[1]);
-    ::close(err[1]);
-    if (child.pid < 0) {
-        child.outcome.exit_code = kExecFailed;
-        child.outcome.err_tail = error;
-        ::close(out[0]);
-        ::close(err[0]);
-        return child;
-    }
-    child.out_fd = out[0];
-    child.err_fd = err[0];
+    keep_read_ends(child, out, err, error);
     return child;
 }
 
@@ -442,20 +444,20 @@ bool try_reap(Child& child) {
 // Whether the task has ended: its pipes closed, and the resident answered or the process exited.
 bool ended(Child& child) {
     if (child.out_fd >= 0 || child.err_fd >= 0) return false;
-    if (child.on_resident && child.answered()) {
+    if (child.on_resident() && child.answered()) {
         int32_t code = 0;
         std::memcpy(&code, child.answer.data(), sizeof code);
         child.outcome.exit_code = code;
         return true;
     }
-    if (child.on_resident && child.resident.control_fd >= 0) return false;  // still answering
+    if (child.on_resident() && child.resident.control_fd >= 0) return false;  // still answering
     return try_reap(child);
 }
 
 // A task that died in a resident that had run others first is run again in a fresh one: a run's
 // outcome must never depend on what ran before it in the same process.
 bool worth_a_fresh_try(const Child& child) {
-    return child.on_resident && !child.resident_was_fresh && !child.answered() && child.outcome.term_signal != 0 &&
+    return child.on_resident() && !child.resident_was_fresh && !child.answered() && child.outcome.term_signal != 0 &&
            !child.outcome.timed_out && !child.outcome.output_overflow;
 }
 
@@ -548,11 +550,11 @@ bool WorkerPool::run(const std::vector<WorkerTask>& tasks, const std::function<v
                 fds.push_back({child.err_fd, POLLIN, 0});
                 owners.emplace_back(i, Pipe::err);
             }
-            if (child.on_resident && child.resident.control_fd >= 0 && !child.answered()) {
+            if (child.on_resident() && child.resident.control_fd >= 0 && !child.answered()) {
                 fds.push_back({child.resident.control_fd, POLLIN, 0});
                 owners.emplace_back(i, Pipe::answer);
             }
-            if (child.out_fd < 0 && child.err_fd < 0 && !(child.on_resident && child.resident.control_fd >= 0)) {
+            if (child.out_fd < 0 && child.err_fd < 0 && !(child.on_resident() && child.resident.control_fd >= 0)) {
                 // Pipes closed and no answer to wait for: it is exiting. Look again soon (soon-ish
                 // if it lingers).
                 timeout_ms = std::min(timeout_ms, now - child.pipes_closed < std::chrono::milliseconds(50) ? 1 : 20);
@@ -593,7 +595,7 @@ bool WorkerPool::run(const std::vector<WorkerTask>& tasks, const std::function<v
                 continue;
             }
             finish(child);
-            if (child.on_resident && child.answered()) idle.push_back(child.resident);
+            if (child.on_resident() && child.answered()) idle.push_back(child.resident);
             if (worth_a_fresh_try(child)) {
                 needs_fresh[child.task] = true;
                 queue.push_front(child.task);
