@@ -10,14 +10,12 @@ void BackPressureSampler::follow(engine::Engine& engine) {
     of_vertex_.assign(engine.job().vertices.size(), nullptr);
 }
 
-BackPressureSampler::Counts& BackPressureSampler::counts_of(const engine::Task& task) {
-    Counts*& slot = of_vertex_[static_cast<size_t>(task.key().vertex)];
-    if (slot == nullptr) {
-        auto [it, fresh] = by_vertex_.try_emplace(task.vertex().id);
-        if (fresh) order_.push_back(task.vertex().id);
-        slot = &it->second;
-    }
-    return *slot;
+BackPressureSampler::Counts& BackPressureSampler::first_counts_of(const engine::Task& task) {
+    auto [it, fresh] = by_vertex_.try_emplace(task.vertex().id);
+    if (fresh) order_.push_back(task.vertex().id);
+    Counts& counts = it->second;
+    of_vertex_[static_cast<size_t>(task.key().vertex)] = &counts;
+    return counts;
 }
 
 void BackPressureSampler::sample(sim::Time next) {
@@ -32,9 +30,7 @@ void BackPressureSampler::sample(sim::Time next) {
         if (tm == nullptr || !engine_->world().nodes().is_up(node)) continue;
         tm->for_each_task([&](const engine::Task& task) {
             if (!task.running()) return;
-            // The vertex's entry, known after its first sample: looked up here, not in a call a task.
-            Counts* known = of_vertex_[static_cast<size_t>(task.key().vertex)];
-            Counts& c = known != nullptr ? *known : counts_of(task);
+            Counts& c = counts_of(task);
             if (task.busy()) {
                 c.busy += samples;
             } else if (task.backpressured()) {

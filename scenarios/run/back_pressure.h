@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/runtime/engine.h"
+#include "engine/runtime/task.h"
 #include "scenarios/run_result.h"
 
 namespace eosim::scenarios {
@@ -38,7 +39,13 @@ private:
     };
     void sample(sim::Time next);
     // The entry of `task`'s vertex in by_vertex_ (created, and its vertex listed, when first seen).
-    Counts& counts_of(const engine::Task& task);
+    // Inline: a sample asks it for every running task, and after a vertex's first sample it is one
+    // index into of_vertex_.
+    Counts& counts_of(const engine::Task& task) {
+        Counts* known = of_vertex_[static_cast<size_t>(task.key().vertex)];
+        return known != nullptr ? *known : first_counts_of(task);
+    }
+    Counts& first_counts_of(const engine::Task& task);
 
     sim::Time next_ = sim::Time::zero();
     engine::Engine* engine_ = nullptr;
