@@ -82,10 +82,10 @@ template <size_t N = 64>
 class PackedWindow {
 public:
     // The value at `index` (< column.size()); on a miss the window is refilled from `index` with up
-    // to `hint` values (at least one, at most N and what the column holds).
-    int64_t read(const PackedInts& column, size_t index, size_t hint = N) {
+    // to N values (what the column holds).
+    int64_t read(const PackedInts& column, size_t index) {
         if (index - start_ >= count_) {  // below start_ wraps round: a miss too
-            count_ = std::min({std::max<size_t>(hint, 1), N, column.size() - index});
+            count_ = std::min(N, column.size() - index);
             start_ = index;
             column.copy(index, count_, values_.data());
         }

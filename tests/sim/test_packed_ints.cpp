@@ -87,7 +87,7 @@ TEST_CASE("packed ints: a window reads every value right, forwards, backwards, a
     PackedWindow<16> window;
     for (size_t i = 0; i < expected.size(); ++i) REQUIRE(window.read(column, i) == expected[i]);  // forwards, over the seal
     for (size_t i = expected.size(); i-- > 0;) REQUIRE(window.read(column, i) == expected[i]);   // backwards: a miss each window
-    for (size_t i = 0; i < expected.size(); i += 37) REQUIRE(window.read(column, i, 1) == expected[i]);  // hint 1: one value a fill
+    for (size_t i = 0; i < expected.size(); i += 37) REQUIRE(window.read(column, i) == expected[i]);  // strides past the window: a miss each
     // The window stopped at the column's end; values appended later are read, not stale ones.
     const size_t before = expected.size();
     REQUIRE(window.read(column, before - 1) == expected[before - 1]);
