@@ -459,8 +459,7 @@ private:
     // The whole state was just written and flushed into one file (a rescaled or canonical
     // restore): one sorted run, as a full compaction leaves it, so it counts as a deeper level.
     void count_restored_file_as_deeper() {
-        db();
-        for (const rocksdb::LiveFileMetaData& meta : db_->live_files()) {
+        for (const rocksdb::LiveFileMetaData& meta : instance().live_files()) {
             restored_files_[file_name(meta)] = RestoredFile{std::max<int64_t>(meta.level, 1), static_cast<int64_t>(meta.num_entries)};
         }
     }
@@ -469,8 +468,7 @@ private:
     // kLevel0FilesLimit files. (Entries, not bytes: a small file's bytes are mostly its index,
     // filter and properties, so with a small state a byte count compacted every few checkpoints.)
     std::vector<rocksdb::LiveFileMetaData> compact_if_due() {
-        db();
-        std::vector<rocksdb::LiveFileMetaData> live = db_->live_files();
+        std::vector<rocksdb::LiveFileMetaData> live = instance().live_files();
         int64_t level0_files = 0, level0_entries = 0, deeper_entries = 0;
         for (const rocksdb::LiveFileMetaData& file : live) {
             if (level_of(file) == 0) {
@@ -499,16 +497,13 @@ private:
     std::string next_dir() { return "/db-" + std::to_string(++instances_); }
 
     // The open instance; a backend that is restored before any access never opens its first one.
-    rocksdb::DB& db() const {
+    Instance& instance() const {
         if (!db_) db_ = std::make_unique<Instance>(*disk_, "/db-" + std::to_string(instances_));
-        return db_->db();
+        return *db_;
     }
-
+    rocksdb::DB& db() const { return instance().db(); }
     // The column family the cells live in.
-    rocksdb::ColumnFamilyHandle* state() const {
-        db();
-        return db_->state();
-    }
+    rocksdb::ColumnFamilyHandle* state() const { return instance().state(); }
 
     void open_fresh() {
         drop_cache();
@@ -573,8 +568,7 @@ private:
 
     void flush() {
         write_dirty();
-        db();
-        db_->flush();
+        instance().flush();
         writes_since_flush_ = 0;
     }
 
@@ -642,7 +636,7 @@ private:
     bool clip_on_rescale_;
     uint64_t identity_digest_;
     std::unique_ptr<rocksdb_state::LocalDisk> disk_ = std::make_unique<rocksdb_state::LocalDisk>();
-    mutable std::unique_ptr<Instance> db_;  // opened by db(); declared after the disk it lives on
+    mutable std::unique_ptr<Instance> db_;  // opened by instance(); declared after the disk it lives on
     int64_t instances_ = 1;                 // the instance the first access opens is /db-1
     int64_t writes_since_flush_ = 0;
     // Lookups and writes go to the cell cache first (as Kafka Streams' record cache sits before
