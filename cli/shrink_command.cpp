@@ -33,6 +33,11 @@ std::string records_text(const std::vector<int64_t>& records) {
 
 std::string outcome_text(bool met) { return met ? "expectation met (exit 0)" : "expectation not met (exit 1)"; }
 
+std::string target_text(const scenarios::FailureSignature& target) {
+    if (!target.invariant.empty()) return target.what() + " (the run stops there: `eosim run` aborts with it)";
+    return target.what() + "; " + outcome_text(target.expectation_met);
+}
+
 }  // namespace
 
 int shrink_command(const ShrinkCommand& command, std::ostream& out, std::ostream& err) {
@@ -64,13 +69,12 @@ int shrink_command(const ShrinkCommand& command, std::ostream& out, std::ostream
     const std::optional<scenarios::ShrinkResult> result = scenarios::shrink_failing_run(*scenario, command.seed, options);
     if (!result) {
         err << "error: " << command.file << " --seed " << command.seed << pct_options
-            << ": no oracle fired in this run, so there is nothing to shrink\n";
+            << ": no oracle fired and no engine invariant broke in this run, so there is nothing to shrink\n";
         return kExitBadInput;
     }
 
     out << "shrink      " << command.file << " --seed " << command.seed << '\n';
-    out << "target      " << result->target.oracle << " fires; "
-        << outcome_text(result->target.expectation_met) << '\n';
+    out << "target      " << target_text(result->target) << '\n';
     write_faults(out, "before", result->faults_before);
     write_faults(out, "after", result->faults_after);
     out << "records     " << records_text(result->records_before) << " -> " << records_text(result->records_after) << '\n';
@@ -94,21 +98,25 @@ int shrink_command(const ShrinkCommand& command, std::ostream& out, std::ostream
     again.max_events = command.max_events;
     scenarios::Scenario written = scenarios::load_scenario(output);
     written.world.network.priority_delivery = scenario->world.network.priority_delivery;
-    const scenarios::RunResult check = scenarios::run_scenario(written, again);
-    const std::optional<scenarios::FailureSignature> failure = scenarios::failure_of(check);
-    const bool same_failure = failure && failure->oracle == result->target.oracle &&
-                              scenarios::run_outcome_met(check) == result->target.expectation_met;
-    const bool same_run = check.trace_hash == result->last.trace_hash;
+    const scenarios::Replay check = scenarios::replay_run(written, again);
+    const bool same_failure = scenarios::shows(check, result->target);
+    // A run that broke an invariant stopped before its trace was complete: the same invariant at
+    // the same place is the reproduction.
+    const bool same_run = check.result.has_value() == result->last.result.has_value() &&
+                          (!check.result || check.result->trace_hash == result->last.result->trace_hash);
     out << "written     " << output.string() << '\n';
     out << "reproduce   eosim run " << output.string() << " --seed " << command.seed << pct_options << '\n';
     if (same_failure && same_run) {
-        out << "verified    the written file fires " << result->target.oracle << " with "
-            << outcome_text(result->target.expectation_met) << ", trace hash " << reports::hex64(check.trace_hash) << '\n';
+        out << "verified    the written file shows the same failure: " << target_text(result->target);
+        if (check.result) out << ", trace hash " << reports::hex64(check.result->trace_hash);
+        out << '\n';
         return kExitMet;
     }
+    const auto hash_text = [](const scenarios::Replay& replay) {
+        return replay.result ? reports::hex64(replay.result->trace_hash) : replay.invariant_broken;
+    };
     err << "error: the written file does not reproduce the shrunk run (" << (same_failure ? "same failure" : "another failure")
-        << ", trace hash " << reports::hex64(check.trace_hash) << " instead of " << reports::hex64(result->last.trace_hash)
-        << "): a bug in eosim shrink\n";
+        << ", " << hash_text(check) << " instead of " << hash_text(result->last) << "): a bug in eosim shrink\n";
     return kExitNotMet;
 }
 

@@ -4,7 +4,9 @@
 #include <climits>
 #include <map>
 
+#include "engine/invariant.h"
 #include "scenarios/fault_json.h"
+#include "scenarios/run/planned_faults.h"
 
 namespace eosim::scenarios {
 
@@ -64,11 +66,7 @@ public:
             return false;
         }
         ++replays_;
-        const RunResult run = run_scenario(make(faults, records), run_options(seed_, options_));
-        bool same = run_outcome_met(run) == target_.expectation_met;
-        same = same && std::any_of(run.verdicts.begin(), run.verdicts.end(), [&](const OracleVerdict& v) {
-                   return !v.passed && v.oracle == target_.oracle;
-               });
+        const bool same = shows(replay_run(make(faults, records), run_options(seed_, options_)), target_);
         cache_.emplace(std::move(key), same);
         return same;
     }
@@ -275,25 +273,46 @@ bool run_outcome_met(const RunResult& result) {
     return result.expectation_met && ended;
 }
 
+std::string FailureSignature::what() const { return invariant.empty() ? oracle + " fires" : "engine " + invariant; }
+
+Replay replay_run(const Scenario& scenario, const RunOptions& options) {
+    const engine::ScopedInvariantHandler stops_the_run(engine::throw_invariant_broken);
+    Replay replay;
+    try {
+        replay.result = run_scenario(scenario, options);
+    } catch (const engine::InvariantBrokenError& broken) {
+        replay.invariant_broken = broken.what();
+    }
+    return replay;
+}
+
 std::optional<FailureSignature> failure_of(const RunResult& result) {
     for (const OracleVerdict& v : result.verdicts) {
-        if (!v.passed) return FailureSignature{v.oracle, run_outcome_met(result)};
+        if (!v.passed) return FailureSignature{v.oracle, run_outcome_met(result), ""};
     }
     return std::nullopt;
 }
 
+std::optional<FailureSignature> failure_of(const Replay& replay) {
+    if (!replay.invariant_broken.empty()) return FailureSignature{"", false, replay.invariant_broken};
+    return failure_of(*replay.result);
+}
+
+bool shows(const Replay& replay, const FailureSignature& target) {
+    if (!target.invariant.empty()) return replay.invariant_broken == target.invariant;
+    if (!replay.result || run_outcome_met(*replay.result) != target.expectation_met) return false;
+    return std::any_of(replay.result->verdicts.begin(), replay.result->verdicts.end(),
+                       [&](const OracleVerdict& v) { return !v.passed && v.oracle == target.oracle; });
+}
+
 std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_t seed, const ShrinkOptions& options) {
-    const RunResult original = run_scenario(scenario, run_options(seed, options));
+    const Replay original = replay_run(scenario, run_options(seed, options));
     const std::optional<FailureSignature> target = failure_of(original);
     if (!target) return std::nullopt;
 
     ShrinkResult result;
     result.target = *target;
-    result.faults_before = scenario.faults;
-    if (original.fault_draw) {
-        result.faults_before.insert(result.faults_before.end(), original.fault_draw->faults.begin(),
-                                    original.fault_draw->faults.end());
-    }
+    result.faults_before = fault_plan(scenario, seed);
     for (const InputSpec& in : scenario.inputs) result.records_before.push_back(in.records);
     for (const DeploymentSpec& d : scenario.deployments) result.deployments_at_before.push_back(d.at);
 
@@ -302,16 +321,19 @@ std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_
     std::vector<int64_t> records = result.records_before;
     shrinker.note("replaying with the schedule made explicit (" + std::to_string(faults.size()) + " faults)");
     if (shrinker.fails(faults, records)) {
-        // Faults that never fired: gone in one step when the failure does not need them.
-        std::vector<sim::FaultSpec> fired;
-        std::vector<bool> did_fire(faults.size(), false);
-        for (const sim::FiredFault& f : original.faults) {
-            if (f.plan_index < did_fire.size()) did_fire[f.plan_index] = true;
+        // Faults that never fired: gone in one step when the failure does not need them (a run
+        // that broke an invariant left no account of its faults: ddmin finds the ones it needs).
+        if (original.result) {
+            std::vector<bool> did_fire(faults.size(), false);
+            for (const sim::FiredFault& f : original.result->faults) {
+                if (f.plan_index < did_fire.size()) did_fire[f.plan_index] = true;
+            }
+            std::vector<sim::FaultSpec> fired;
+            for (size_t i = 0; i < faults.size(); ++i) {
+                if (did_fire[i]) fired.push_back(faults[i]);
+            }
+            if (fired.size() < faults.size() && shrinker.fails(fired, records)) faults = std::move(fired);
         }
-        for (size_t i = 0; i < faults.size(); ++i) {
-            if (did_fire[i]) fired.push_back(faults[i]);
-        }
-        if (fired.size() < faults.size() && shrinker.fails(fired, records)) faults = std::move(fired);
         for (int round = 0; round < kMaxRounds; ++round) {
             const size_t before = faults.size();
             shrinker.ddmin(faults, records);
@@ -330,7 +352,7 @@ std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_
     result.records_after = records;
     result.deployments_at_after = shrinker.deployment_at();
     result.minimal = shrinker.make(faults, records);
-    result.last = run_scenario(result.minimal, run_options(seed, options));
+    result.last = replay_run(result.minimal, run_options(seed, options));
     result.replays = shrinker.replays() + 1;
     result.budget_exhausted = shrinker.budget_exhausted();
     return result;
@@ -341,8 +363,8 @@ nlohmann::ordered_json shrunk_scenario_document(const nlohmann::ordered_json& or
     nlohmann::ordered_json doc = original;
     const std::string origin = "Shrunk by `eosim shrink " + source + " --seed " + std::to_string(seed) + "`: " +
                                std::to_string(result.faults_after.size()) + " of " +
-                               std::to_string(result.faults_before.size()) + " faults; " + result.target.oracle +
-                               " still fires. Run it with --seed " + std::to_string(seed) + ".";
+                               std::to_string(result.faults_before.size()) + " faults; the same failure: " + result.target.what() +
+                               ". Run it with --seed " + std::to_string(seed) + ".";
     const std::string description =
         doc.contains("description") && doc["description"].is_string() ? doc["description"].get<std::string>() : "";
     doc["description"] = origin + (description.empty() ? "" : " Original: " + description);

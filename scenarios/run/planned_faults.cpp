@@ -6,10 +6,10 @@ namespace eosim::scenarios {
 
 namespace {
 
-std::vector<sim::FaultSpec> plan_faults(const Scenario& scenario, sim::World& world, std::optional<FaultDraw>& draw) {
+// The explicit faults, then those drawn from `prng` (the run's stream "faults").
+std::vector<sim::FaultSpec> plan_faults(const Scenario& scenario, sim::Prng prng, std::optional<FaultDraw>& draw) {
     std::vector<sim::FaultSpec> plan = scenario.faults;
     if (scenario.random_faults) {
-        sim::Prng prng = world.prng("faults");
         draw = draw_random_faults(*scenario.random_faults, prng);
         plan.insert(plan.end(), draw->faults.begin(), draw->faults.end());
     }
@@ -18,9 +18,14 @@ std::vector<sim::FaultSpec> plan_faults(const Scenario& scenario, sim::World& wo
 
 }  // namespace
 
+std::vector<sim::FaultSpec> fault_plan(const Scenario& scenario, uint64_t seed) {
+    std::optional<FaultDraw> draw;
+    return plan_faults(scenario, sim::World::prng_of(seed, kFaultStream), draw);
+}
+
 PlannedFaults::PlannedFaults(const Scenario& scenario, RunWorld& run, DeploymentRun& deployments, CoverageTracker& coverage) {
     sim::World& world = run.world;
-    std::vector<sim::FaultSpec> plan = plan_faults(scenario, world, draw_);
+    std::vector<sim::FaultSpec> plan = plan_faults(scenario, world.prng(kFaultStream), draw_);
     world.on_point([&coverage, &world](const sim::ProtocolPointEvent& event) {
         coverage.point(world.now(), event.point, world.nodes().name(event.node), event.detail);
     });

@@ -18,6 +18,14 @@
 
 namespace eosim::scenarios {
 
+// The PRNG stream the random faults are drawn from.
+inline constexpr const char* kFaultStream = "faults";
+
+// The plan a run of `scenario` with `seed` follows, known without running it: the explicit faults,
+// then those faults.random draws for the seed. The shrinker needs it for a run that never ends (one
+// that broke an engine invariant).
+std::vector<sim::FaultSpec> fault_plan(const Scenario& scenario, uint64_t seed);
+
 class PlannedFaults {
 public:
     PlannedFaults(const Scenario& scenario, RunWorld& run, DeploymentRun& deployments, CoverageTracker& coverage);

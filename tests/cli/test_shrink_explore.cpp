@@ -16,6 +16,10 @@
 #include "cli/explore_command.h"
 #include "cli/run_command.h"
 #include "cli/shrink_command.h"
+#include "engine/invariant.h"
+#include "oracles/oracle_registry.h"
+#include "scenarios/fault_json.h"
+#include "scenarios/run/planned_faults.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/shrinker.h"
@@ -245,6 +249,78 @@ TEST_CASE("shrink: a seed where nothing fires is bad input", "[cli][shrink]") {
     CHECK(shrink_command(command, out, err) == 2);
     CHECK_THAT(err.str(), Catch::Contains("no oracle fired"));
     CHECK_FALSE(std::filesystem::exists(command.out));
+}
+
+// An oracle that breaks an engine invariant at the job's first failover: a stand-in for an engine
+// slip that only a fault brings out.
+class BreaksAtFailover final : public oracles::Oracle {
+public:
+    const char* name() const override { return "test_breaks_at_failover"; }
+    void failover(sim::Time, int64_t, const std::string&) override { EOSIM_INVARIANT(false, "the test's slip at a failover"); }
+    oracles::Verdict verdict() const override { return {true, "never judged"}; }
+};
+
+// kafka-count-eos-swarm (swarm faults) with that oracle, written into `dir`.
+std::filesystem::path breaking_at_failover(const TempDir& dir) {
+    static const bool registered = [] {
+        oracles::OracleRegistry::global().add({"test_breaks_at_failover", "breaks an engine invariant at the first failover",
+                                               [](const oracles::OracleJobFacts&) { return std::string(); },
+                                               [](oracles::OracleRunContext&) -> std::unique_ptr<oracles::Oracle> {
+                                                   return std::make_unique<BreaksAtFailover>();
+                                               }});
+        return true;
+    }();
+    CHECK(registered);
+    nlohmann::json document;
+    std::ifstream(testing::catalogue_scenario("kafka-count-eos-swarm")) >> document;
+    document["oracles"].push_back("test_breaks_at_failover");
+    return dir.write("breaking.json", document.dump());
+}
+
+TEST_CASE("shrink: the fault plan known without a run is the one the run follows", "[cli][shrink]") {
+    const scenarios::Scenario scenario = scenarios::load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm"));
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        scenarios::RunOptions options;
+        options.seed = seed;
+        const scenarios::RunResult run = scenarios::run_scenario(scenario, options);
+        REQUIRE(run.fault_draw);
+        std::vector<sim::FaultSpec> followed = scenario.faults;
+        followed.insert(followed.end(), run.fault_draw->faults.begin(), run.fault_draw->faults.end());
+        CHECK(scenarios::faults_to_json(scenarios::fault_plan(scenario, seed)) == scenarios::faults_to_json(followed));
+    }
+}
+
+TEST_CASE("shrink: a run that breaks an engine invariant shrinks to the faults that break it, and the file breaks it again",
+          "[cli][shrink]") {
+    TempDir dir;
+    const std::filesystem::path file = breaking_at_failover(dir);
+    const scenarios::Scenario scenario = scenarios::load_scenario(file);
+    uint64_t seed = 0;
+    for (uint64_t s = 1; s <= 10 && seed == 0; ++s) {
+        scenarios::RunOptions options;
+        options.seed = s;
+        if (!scenarios::replay_run(scenario, options).invariant_broken.empty()) seed = s;
+    }
+    REQUIRE(seed != 0);
+    const std::filesystem::path min = dir.path() / "min.json";
+    const std::string printed = shrink_verified(file, seed, min);
+    CHECK_THAT(printed, Catch::Contains("target      engine invariant broken: the test's slip at a failover"));
+
+    // One fault makes a failover; the written file stands alone and breaks the same invariant.
+    const scenarios::Scenario minimal = scenarios::load_scenario(min);
+    CHECK_FALSE(minimal.random_faults);
+    CHECK(minimal.faults.size() == 1);
+    scenarios::RunOptions options;
+    options.seed = seed;
+    const scenarios::Replay replay = scenarios::replay_run(minimal, options);
+    CHECK_FALSE(replay.result);
+    CHECK_THAT(replay.invariant_broken, Catch::StartsWith("invariant broken: the test's slip at a failover"));
+    // Without the fault the job never fails over: the invariant holds and the run ends.
+    scenarios::Scenario quiet = minimal;
+    quiet.faults.clear();
+    const scenarios::Replay quiet_run = scenarios::replay_run(quiet, options);
+    CHECK(quiet_run.invariant_broken.empty());
+    CHECK(quiet_run.result);
 }
 
 }  // namespace
