@@ -9,7 +9,10 @@ int64_t deployment_of_attempt(int64_t attempt) { return attempt / kAttemptsPerDe
 bool verification_attempt(int64_t attempt) { return attempt % kAttemptsPerDeployment >= kAttemptsPerDeployment / 2; }
 
 std::string deployment_name_of_attempt(int64_t attempt) {
-    return "v" + std::to_string(deployment_of_attempt(attempt) + 1) + (verification_attempt(attempt) ? " verification" : "");
+    std::string name = "v";  // appended, not "v" + std::to_string(...): GCC 12's false -Wrestrict (bug 105329)
+    name += std::to_string(deployment_of_attempt(attempt) + 1);
+    if (verification_attempt(attempt)) name += " verification";
+    return name;
 }
 
 std::string snapshot_kind_name(engine::SnapshotType type) {

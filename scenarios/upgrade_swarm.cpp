@@ -57,8 +57,10 @@ std::vector<std::string> describe_deployments(const Scenario& scenario) {
     std::vector<std::string> lines;
     for (size_t d = 0; d < scenario.deployments.size(); ++d) {
         const DeploymentSpec& spec = scenario.deployments[d];
-        std::string line = "v" + std::to_string(d + 2) + " at " + sim::seconds_text(spec.at) + " from " +
-                           (spec.from.text.empty() ? "savepoint after v" + std::to_string(d + 1) : spec.from.text);
+        // Appended, not "v" + std::to_string(...): that trips GCC 12's false -Wrestrict (bug 105329).
+        std::string line = "v";
+        line += std::to_string(d + 2) + " at " + sim::seconds_text(spec.at) + " from " +
+                (spec.from.text.empty() ? "savepoint after v" + std::to_string(d + 1) : spec.from.text);
         if (spec.parallelism) line += ", parallelism " + std::to_string(*spec.parallelism);
         if (spec.state_backend) line += ", " + backend_text(*spec.state_backend);
         lines.push_back(std::move(line));

@@ -64,7 +64,9 @@ struct RunningJob {
     RunningJob() {
         kafka.create_topic("input", 1);
         kafka.create_topic("output", 1);
-        engine = std::make_unique<Engine>(world, job, ClusterShape{1, 3}, EngineServices{OutsideSystems{&kafka}, {{{"input", 0}, 1'000'000}}}, observer);
+        OutsideSystems outside;
+        outside.kafka = &kafka;
+        engine = std::make_unique<Engine>(world, job, ClusterShape{1, 3}, EngineServices{outside, {{{"input", 0}, 1'000'000}}}, observer);
         engine->start();
     }
     void run_for(sim::Duration duration) { world.scheduler().run_until(world.now() + duration); }
