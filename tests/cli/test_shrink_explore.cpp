@@ -17,13 +17,14 @@
 #include "cli/run_command.h"
 #include "cli/shrink_command.h"
 #include "engine/invariant.h"
-#include "oracles/oracle_registry.h"
+#include "oracles/oracle.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/run/planned_faults.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/shrinker.h"
 #include "tests/catalogue.h"
+#include "tests/test_oracle.h"
 #include "tests/temp_dir.h"
 
 namespace eosim::cli {
@@ -262,15 +263,7 @@ public:
 
 // kafka-count-eos-swarm (swarm faults) with that oracle, written into `dir`.
 std::filesystem::path breaking_at_failover(const TempDir& dir) {
-    static const bool registered = [] {
-        oracles::OracleRegistry::global().add({"test_breaks_at_failover", "breaks an engine invariant at the first failover",
-                                               [](const oracles::OracleJobFacts&) { return std::string(); },
-                                               [](oracles::OracleRunContext&) -> std::unique_ptr<oracles::Oracle> {
-                                                   return std::make_unique<BreaksAtFailover>();
-                                               }});
-        return true;
-    }();
-    CHECK(registered);
+    testing::register_test_oracle<BreaksAtFailover>("test_breaks_at_failover", "breaks an engine invariant at the first failover");
     nlohmann::json document;
     std::ifstream(testing::catalogue_scenario("kafka-count-eos-swarm")) >> document;
     document["oracles"].push_back("test_breaks_at_failover");

@@ -12,13 +12,14 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/invariant.h"
-#include "oracles/oracle_registry.h"
+#include "oracles/oracle.h"
 #include "scenarios/exploration.h"
 #include "scenarios/run_shape.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/schedule_mutator.h"
 #include "tests/catalogue.h"
+#include "tests/test_oracle.h"
 #include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
@@ -129,15 +130,7 @@ private:
 };
 
 TEST_CASE("explore: a run that breaks an engine invariant is reported as such and the others go on", "[scenarios][explore]") {
-    static const bool registered = [] {
-        oracles::OracleRegistry::global().add({"test_breaks_an_invariant", "breaks an engine invariant at the end",
-                                               [](const oracles::OracleJobFacts&) { return std::string(); },
-                                               [](oracles::OracleRunContext&) -> std::unique_ptr<oracles::Oracle> {
-                                                   return std::make_unique<InvariantBreakingOracle>();
-                                               }});
-        return true;
-    }();
-    CHECK(registered);
+    testing::register_test_oracle<InvariantBreakingOracle>("test_breaks_an_invariant", "breaks an engine invariant at the end");
     nlohmann::json document;
     std::ifstream(testing::catalogue_scenario("kafka-count-eos-swarm")) >> document;
     testing::TempDir dir;
