@@ -22,18 +22,6 @@ namespace {
 
 using nlohmann::json;
 
-json base() {
-    return json::parse(R"({
-      "world": {"task_managers": 1, "topics": [{"name": "input", "partitions": 1}]},
-      "job": {"vertices": [
-        {"id": "source", "kind": "kafka_source", "topic": "input"},
-        {"id": "sink", "kind": "sink", "sink": "append", "inputs": [{"from": "source"}]}],
-        "checkpointing": {"interval": "200ms"}},
-      "input": [{"topic": "input", "records": 50, "keys": 4, "rate_per_second": 100}],
-      "oracles": ["at_least_once_output"]
-    })");
-}
-
 std::string error_path(const json& document) {
     testing::TempDir dir;
     try {
@@ -54,7 +42,7 @@ RunResult run(const std::string& name, uint64_t seed) {
 }  // namespace
 
 TEST_CASE("loader: high_availability and the names it brings", "[loader][ha]") {
-    json s = base();
+    json s = testing::smallest_append_job();
     s["high_availability"] = json::parse(R"({"job_managers": 3, "session_timeout": "1s", "tolerate_suspended_connections": true})");
     s["faults"]["schedule"] = json::parse(R"([
       {"kind": "crash", "at": "1s", "nodes": ["jobmanager-2"]},

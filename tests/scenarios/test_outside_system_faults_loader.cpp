@@ -21,18 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-json outside_faults_base() {
-    return json::parse(R"({
-      "world": {"task_managers": 1, "topics": [{"name": "input", "partitions": 1}]},
-      "job": {"vertices": [
-        {"id": "source", "kind": "kafka_source", "topic": "input"},
-        {"id": "sink", "kind": "sink", "sink": "append", "inputs": [{"from": "source"}]}],
-        "checkpointing": {"interval": "200ms"}},
-      "input": [{"topic": "input", "records": 50, "keys": 4, "rate_per_second": 100}],
-      "oracles": ["at_least_once_output"]
-    })");
-}
-
 Scenario load_outside_faults(const json& document) {
     testing::TempDir dir;
     return load_scenario(dir.write("s.json", document.dump()));
@@ -51,7 +39,7 @@ std::string outside_faults_error_of(const json& document, std::string* path) {
 }  // namespace
 
 TEST_CASE("loader: generic outside-system faults name a registered system", "[loader]") {
-    json s = outside_faults_base();
+    json s = testing::smallest_append_job();
     s["faults"]["schedule"] = json::parse(R"([
       {"kind": "system_unavailable", "at": "1s", "system": "key_values", "duration": "1s"},
       {"kind": "bulk_partial_failure", "at": "2s", "system": "documents", "ratio": "1/4", "duration": "1s"},
@@ -62,7 +50,7 @@ TEST_CASE("loader: generic outside-system faults name a registered system", "[lo
     CHECK(loaded.faults[1].ratio.numerator == 1);
     CHECK(loaded.faults[1].ratio.denominator == 4);
     CHECK(loaded.outside_systems == std::vector<std::string>{"key_values", "documents", "objects"});
-    CHECK(load_outside_faults(outside_faults_base()).outside_systems.empty());
+    CHECK(load_outside_faults(testing::smallest_append_job()).outside_systems.empty());
 
     std::string path;
     s["faults"]["schedule"] = json::parse(R"([{"kind": "system_write_errors", "at": "1s", "system": "key_value"}])");
@@ -80,7 +68,7 @@ TEST_CASE("loader: generic outside-system faults name a registered system", "[lo
 }
 
 TEST_CASE("loader: random generic outside-system faults draw one of their systems", "[loader]") {
-    json s = outside_faults_base();
+    json s = testing::smallest_append_job();
     s["faults"]["random"] = json::parse(R"({"mode": "fixed", "count": 20, "quiet_after": "5s",
       "kinds": {"system_write_errors": {"systems": ["documents", "objects"]}}})");
     const Scenario loaded = load_outside_faults(s);
@@ -99,7 +87,7 @@ TEST_CASE("loader: random generic outside-system faults draw one of their system
 }
 
 TEST_CASE("runner: a run builds the outside systems its scenario names, and their faults reach them", "[runner]") {
-    json s = outside_faults_base();
+    json s = testing::smallest_append_job();
     s["faults"]["schedule"] = json::parse(R"([{"kind": "system_unavailable", "at": "100ms", "system": "key_values", "duration": "1s"}])");
     const Scenario loaded = load_outside_faults(s);
     RunOptions options;
@@ -155,7 +143,7 @@ TEST_CASE("loader: a sink kind that asks for an outside system makes the run bui
     CHECK(load_scenario(testing::catalogue_scenario("kafka-to-es-auto-id")).outside_systems == std::vector<std::string>{"documents"});
     CHECK(load_scenario(testing::catalogue_scenario("kafka-to-redis-incr")).outside_systems == std::vector<std::string>{"key_values"});
 
-    json s = outside_faults_base();
+    json s = testing::smallest_append_job();
     s["job"]["vertices"][1] = json::parse(R"({"id": "sink", "kind": "sink", "sink": "documents",
         "options": {"id": "uuid"}, "inputs": [{"from": "source"}]})");
     std::string path;
@@ -173,7 +161,7 @@ namespace eosim::scenarios {
 
 TEST_CASE("loader and runner: a scenario's databases take the generic outside-system faults", "[loader]") {
     std::string path;
-    json no_database = outside_faults_base();
+    json no_database = testing::smallest_append_job();
     no_database["faults"]["schedule"] = json::parse(R"([{"kind": "system_unavailable", "at": "1s", "system": "mysql-source"}])");
     CHECK_THAT(outside_faults_error_of(no_database, &path), Catch::Contains("an outside system (documents, key_values, objects, database)"));
     CHECK(path == "/faults/schedule/0/system");
