@@ -185,8 +185,9 @@ int explore_command(const ExploreCommand& command, std::ostream& out, std::ostre
     int64_t not_met = 0;
     int64_t invariants_broken = 0;
     std::optional<uint64_t> first_failing_seed;
+    std::optional<uint64_t> first_breaking_seed;  // the first seed that broke an invariant (not a guided mutant)
     for (const scenarios::ExploreRun& run : report.runs) {
-        if (!run.invariant_broken.empty()) ++invariants_broken;
+        if (!run.invariant_broken.empty() && invariants_broken++ == 0 && !run.schedule) first_breaking_seed = run.seed;
         if (!run.fired.empty() && runs_fired++ == 0 && !run.schedule) first_failing_seed = run.seed;
         for (const std::string& name : run.fired) ++per_oracle[name];
         if (!run.outcome_met) ++not_met;
@@ -209,7 +210,12 @@ int explore_command(const ExploreCommand& command, std::ostream& out, std::ostre
         << report.coverage_keys << " coverage keys" << (guided ? "; corpus " + std::to_string(report.corpus_size) : std::string())
         << '\n';
     if (first_catch) out << "first catch: run " << *first_catch << '\n';
-    if (first_failing_seed) {  // a guided mutant shrinks from its written file: eosim shrink FILE --seed N
+    // A guided mutant shrinks from its written file: eosim shrink FILE --seed N.
+    if (first_breaking_seed) {  // an engine bug comes first
+        out << "shrink the broken invariant: eosim shrink " << command.file << " --seed " << *first_breaking_seed
+            << setup.pct_reproduce << '\n';
+    }
+    if (first_failing_seed) {
         out << "shrink one: eosim shrink " << command.file << " --seed " << *first_failing_seed << setup.pct_reproduce << '\n';
     }
 

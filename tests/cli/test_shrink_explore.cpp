@@ -295,6 +295,16 @@ TEST_CASE("shrink: a run that breaks an engine invariant shrinks to the faults t
         if (!scenarios::replay_run(scenario, options).invariant_broken.empty()) seed = s;
     }
     REQUIRE(seed != 0);
+    // explore names that seed for shrinking.
+    ExploreCommand explore;
+    explore.file = file.string();
+    explore.seeds = "1.." + std::to_string(seed);
+    explore.jobs = 2;
+    std::ostringstream explored;
+    std::ostringstream explore_err;
+    CHECK(explore_command(explore, explored, explore_err) == 1);  // a broken invariant is never expected
+    CHECK_THAT(explored.str(), Catch::Contains("shrink the broken invariant: eosim shrink " + file.string() + " --seed " +
+                                               std::to_string(seed) + "\n"));
     const std::filesystem::path min = dir.path() / "min.json";
     const std::string printed = shrink_verified(file, seed, min);
     CHECK_THAT(printed, Catch::Contains("target      engine invariant broken: the test's slip at a failover"));
