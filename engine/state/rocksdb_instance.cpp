@@ -178,6 +178,7 @@ const rocksdb::ReadOptions& read_options() {
     static const rocksdb::ReadOptions options = [] {
         rocksdb::ReadOptions o;
         o.verify_checksums = false;
+        o.ignore_range_deletions = true;
         return o;
     }();
     return options;

@@ -39,8 +39,7 @@ private:
 void check(const rocksdb::Status& status, const char* what);
 
 // Options of every read and write: no WAL (the whole local disk goes with a crash anyway), no
-// checksums to verify (the files have none). Reads honour range deletions (a rescaled restore
-// clips the files it starts from with them).
+// checksums to verify (the files have none), no range deletions to look for (none is written).
 const rocksdb::ReadOptions& read_options();
 const rocksdb::WriteOptions& write_options();
 

@@ -399,38 +399,21 @@ public:
             check(it->status(), "iterate restored instance");
             return;
         }
-        // Rescaled, as Flink restores it: the old subtask sharing the most key groups with this one
-        // (then the larger share of its own range; then the first) is the base -- its files become
-        // the new instance's state, as downloaded, and the backend goes on referring to them -- and
-        // the key groups it holds beyond this subtask's range are deleted with range deletions
-        // (Flink's clipDBWithKeyGroupRange). Every other overlapping old subtask's files are
-        // imported into a temporary column family, its keys of this range copied into the state,
-        // and the column family dropped (Flink's restore through temporary instances). Without the
-        // clip (a negative control) the base keeps its other key groups and every key of the
-        // others is copied.
-        if (sources.empty()) {  // no old subtask held any of these key groups
-            open_fresh();
-            return;
-        }
-        const IncrementalManifest& base = best_base(sources);
-        const std::string download = next_dir();
-        db_.reset();
-        db_ = std::make_unique<Instance>(*disk_, next_dir(), import_metadata(download, base, shared));
-        name_imported_files(base);
-        if (clip_on_rescale_) {
-            if (base.range.first < range_.first) delete_key_groups(base.range.first, range_.first);
-            if (base.range.last > range_.last) delete_key_groups(range_.last + 1, base.range.last + 1);
-        }
+        // Rescaled: each overlapping old subtask's files imported into a temporary column family of
+        // a fresh instance, its owned key groups copied into the state, the temporary column family
+        // dropped (Flink's restore via temporary instances). Without the clip (a negative control)
+        // every key of the temporary one is copied.
+        open_fresh();
         for (const IncrementalManifest& source : sources) {
-            if (&source == &base) continue;
-            const std::string from_dir = next_dir();
-            rocksdb::ColumnFamilyHandle* temporary = db_->import(from_dir.substr(1), import_metadata(from_dir, source, shared));
+            const std::string download = next_dir();
+            rocksdb::ColumnFamilyHandle* temporary = db_->import(download.substr(1), import_metadata(download, source, shared));
             std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options(), temporary));
             const std::string from = encode_key(clip_on_rescale_ ? std::max(range_.first, source.range.first) : 0, INT64_MIN);
             rocksdb::WriteBatch batch;
             for (it->Seek(from); it->Valid(); it->Next()) {
                 if (clip_on_rescale_ && key_group_of_encoded(it->key()) > range_.last) break;
                 check(batch.Put(state(), it->key(), it->value()), "batch");
+                cache_.remember(it->key().ToString(), decode_value(it->value()));
             }
             check(it->status(), "iterate temporary column family");
             it.reset();
@@ -438,9 +421,7 @@ public:
             check(db().Write(write_options(), &batch), "restore write");
         }
         flush();
-        std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options(), state()));
-        for (it->SeekToFirst(); it->Valid() && cache_.complete(); it->Next()) cache_.remember(it->key().ToString(), decode_value(it->value()));
-        check(it->status(), "iterate restored instance");
+        count_restored_file_as_deeper();
     }
 
 private:
@@ -610,31 +591,6 @@ private:
             files.push_back(std::move(meta));
         }
         return files;
-    }
-
-    // Flink's choice of the initial instance for a rescaled restore: the most key groups shared
-    // with this subtask's range, then the larger fraction of the old subtask's own range, then the
-    // first (the order the old subtasks come in).
-    const IncrementalManifest& best_base(const std::vector<IncrementalManifest>& sources) const {
-        const auto shared_groups = [&](const IncrementalManifest& m) {
-            return std::min(m.range.last, range_.last) - std::max(m.range.first, range_.first) + 1;
-        };
-        const IncrementalManifest* best = &sources.front();
-        for (const IncrementalManifest& source : sources) {
-            const int64_t shared = shared_groups(source), best_shared = shared_groups(*best);
-            const int64_t size = source.range.last - source.range.first + 1, best_size = best->range.last - best->range.first + 1;
-            // shared / size > best_shared / best_size, in integers
-            if (shared > best_shared || (shared == best_shared && shared * best_size > best_shared * size)) best = &source;
-        }
-        return *best;
-    }
-
-    // A range deletion of every cell of key groups [first, end) from the state: keys begin with
-    // their key group's four bytes, so those bytes bound the range.
-    void delete_key_groups(int32_t first, int32_t end) {
-        const std::string begin = encode_key(first, INT64_MIN).substr(0, 4);
-        const std::string limit = encode_key(end, INT64_MIN).substr(0, 4);
-        check(db().DeleteRange(write_options(), state(), begin, limit), "clip");
     }
 
     // The import gave the manifest's files new numbers, in the manifest's order: each file's new

@@ -10,9 +10,8 @@ struct StateBackendOptions {
     StateBackendKind kind = StateBackendKind::heap;
     bool incremental = false;  // rocksdb only: incremental checkpoints
     // rocksdb incremental only. false is a negative control, never in a passing scenario: a restore
-    // at another parallelism keeps every key of the old subtask's files it starts from and copies
-    // every key of the other overlapping ones, instead of clipping them to the key groups the new
-    // subtask owns (Flink's clip of FLINK-21321).
+    // at another parallelism copies every key of the overlapping old subtasks' files instead of
+    // clipping them to the key groups the new subtask owns (Flink's clip of FLINK-21321).
     bool clip_on_rescale = true;
 };
 
