@@ -23,7 +23,8 @@
 // process. The parent must be single-threaded (it is: the pool polls) so that a fork may allocate
 // freely.
 //
-// Not here: what a command means or how its output reads (suite_runner.cpp does that).
+// Not here: what a command means or how its output reads (suite_command.cpp and
+// sensitivity_check.cpp do that).
 #include <cstddef>
 #include <cstdint>
 #include <functional>

@@ -9,6 +9,7 @@
 
 #include "engine/invariant.h"
 #include "scenarios/fault_json.h"
+#include "scenarios/run/planned_faults.h"
 #include "scenarios/run_shape.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/schedule_mutator.h"
@@ -52,12 +53,12 @@ ExplorationOutcome run_exploration_input(const Scenario& base, const Exploration
     out.run.seed = input.seed;
     out.run.schedule = input.schedule;
     out.run.origin = input.origin;
+    out.schedule = fault_plan(scenario, input.seed);
     RunResult result;
     try {
         result = run_scenario(scenario, run_options);
     } catch (const engine::InvariantBrokenError& broken) {
         out.run.invariant_broken = broken.what();
-        out.schedule = scenario.faults;
         return out;  // not met, no coverage: it never joins the corpus
     }
     for (const OracleVerdict& v : result.verdicts) {
@@ -66,8 +67,6 @@ ExplorationOutcome run_exploration_input(const Scenario& base, const Exploration
     out.run.outcome_met = run_outcome_met(result);
     out.run.trace_hash = result.trace_hash;
     out.run.coverage = result.coverage;
-    out.schedule = scenario.faults;
-    if (result.fault_draw) out.schedule.insert(out.schedule.end(), result.fault_draw->faults.begin(), result.fault_draw->faults.end());
     out.keys = exploration_keys(result, shape.keys());
     return out;
 }

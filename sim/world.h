@@ -49,7 +49,7 @@ public:
 
     uint64_t seed() const { return root_prng_.seed(); }
     Time now() const { return scheduler_.now(); }
-    Prng prng(std::string_view stream) const { return root_prng_.fork(stream); }
+    Prng prng(std::string_view stream) const { return prng_of(seed(), stream); }
     // The stream `stream` of a world with seed `seed`, without the world: what prng(stream) gives.
     static Prng prng_of(uint64_t seed, std::string_view stream) { return Prng(seed).fork(stream); }
 
