@@ -15,6 +15,9 @@
 #   ./build.sh fuzz             build the loader fuzzer into build-asan/ (clang++, sanitizers) and
 #                               fuzz the scenario loader for EOSIM_FUZZ_RUNS executions (default
 #                               200000; fuzz/README.md)
+#   ./build.sh fan-out-check    install Slurm and munge from Debian, build the eosim command, start a
+#                               one-node Slurm cluster on localhost and run docs/fan-out.md's Slurm
+#                               recipe on it (tools/slurm/fan-out-check.sh; as root, with sudo if not)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -23,13 +26,16 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 readonly BUILD_PACKAGES=(g++ cmake ninja-build libboost-dev librocksdb-dev nlohmann-json3-dev libcli11-dev
                          catch2 librapidcheck-dev lld)
 readonly TEST_PACKAGES=(libxml2-utils clang libclang-rt-dev)
+# What the Slurm check adds (a one-node cluster: controller, node daemon, sbatch & co, munge; jq to
+# compare results files).
+readonly SLURM_PACKAGES=(slurmctld slurmd slurm-client munge jq)
 
 # Every build links with LLVM's lld (Debian's lld): a fraction of GNU ld's time on the big binaries
 # (the sanitizer build's eosim_tests, 550 MB with debug info: 2 s of CPU instead of 11).
 readonly LINKER=-fuse-ld=lld
 
 usage() {
-    sed -n '2,18s/^# \{0,1\}//p' "$0" >&2
+    sed -n '2,21s/^# \{0,1\}//p' "$0" >&2
     exit 2
 }
 
@@ -175,6 +181,12 @@ case "$command" in
         sanitizer_configure
         cmake --build build-asan --parallel "$(nproc)" --target scenario_loader_fuzzer
         run_fuzzer
+        ;;
+    fan-out-check)
+        (($# == 0)) || usage
+        install_missing_packages "${SLURM_PACKAGES[@]}"
+        release_build eosim
+        if [[ $(id -u) -ne 0 ]]; then sudo tools/slurm/fan-out-check.sh; else tools/slurm/fan-out-check.sh; fi
         ;;
     *) usage ;;
 esac

@@ -71,7 +71,7 @@ CLI::App* add_suite(CLI::App& app, eosim::cli::SuiteCommand& c) {
     suite->add_option("MORE", c.more_paths, "More of them, run as one suite (e.g. to --compare them)");
     suite->add_flag("--compare", c.compare, "Also print the scenarios' checkpoints side by side, a column each");
     suite->add_option("--seeds", c.seeds, "Seeds for every scenario, e.g. 1..50 or 1..10,20 (replaces the suite's ranges)");
-    suite->add_option("--jobs,-j", c.jobs, "Worker processes at a time (default: one per CPU)");
+    suite->add_option("--jobs,-j", c.jobs, "Worker processes at a time (default: one per CPU this process may use: affinity, cgroup quota)");
     suite->add_option("--junit", c.junit_path, "Write JUnit XML here (one testcase per scenario x seed)");
     suite->add_option("--report", c.report_dir,
                       "Write the HTML report (index.html, with timelines) and each shown run's JSON into this folder");
@@ -130,7 +130,7 @@ CLI::App* add_explore(CLI::App& app, eosim::cli::ExploreCommand& c) {
     explore->add_option("FILE", c.file, "Scenario file (JSON)")->required();
     explore->add_option("--seeds", c.seeds, "Seeds, e.g. 1..200 (default 1..100, or upwards from 1 with --time-budget)");
     explore->add_option("--time-budget", c.time_budget, "Stop starting seeds after this much wall time, e.g. 60s");
-    explore->add_option("--jobs,-j", c.jobs, "Threads (default: one per CPU)");
+    explore->add_option("--jobs,-j", c.jobs, "Threads (default: one per CPU this process may use: affinity, cgroup quota)");
     explore->add_option("--max-events", c.max_events, "Event limit per run (a hang guard)")->capture_default_str();
     explore->add_option("--strategy", c.strategy,
                         "swarm (random faults per seed), pct (the same with PCT message ordering) or guided "
@@ -160,7 +160,7 @@ CLI::App* add_sensitivity(CLI::App& app, eosim::cli::SensitivityCommand& c) {
         "sensitivity", "Run the known-bad twins of every scenario that expects to pass: which could it have caught?");
     sensitivity->add_option("PATH", c.path, "A scenario file, a suite file (*.suite.json) or a folder of scenarios")->required();
     sensitivity->add_option("--seeds", c.seeds, "Seeds for every scenario, e.g. 1..20 (replaces the suite's ranges)");
-    sensitivity->add_option("--jobs,-j", c.jobs, "Worker processes at a time (default: one per CPU)");
+    sensitivity->add_option("--jobs,-j", c.jobs, "Worker processes at a time (default: one per CPU this process may use: affinity, cgroup quota)");
     sensitivity->add_option("--timeout", c.timeout, "Wall-clock limit per run")->capture_default_str();
     sensitivity->add_option("--json", c.json_path, "Also write the table as JSON to this file");
     return sensitivity;

@@ -7,11 +7,11 @@
 #include <fstream>
 #include <map>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/cpu_share.h"
 #include "cli/exit_codes.h"
 #include "cli/files.h"
 #include "cli/run_command.h"
@@ -36,6 +36,7 @@ struct ExploreSetup {
     bool unbounded = false;
     double budget_seconds = 0;
     std::string pct_reproduce;  // " --pct-depth D ..." for pct runs
+    WorkerCount workers;        // threads: --jobs, else the CPUs the process may use (cli/cpu_share.h)
 };
 
 // Reads and checks everything the command line and the file say; "" or what is wrong.
@@ -78,7 +79,8 @@ std::string explore_setup(const ExploreCommand& command, ExploreSetup& setup) {
     }
     setup.unbounded = command.time_budget && !command.seeds;  // a budget alone: seeds 1, 2, 3, ...
     setup.options.max_events = command.max_events;
-    setup.options.jobs = command.jobs != 0 ? command.jobs : std::max(1u, std::thread::hardware_concurrency());
+    setup.workers = default_workers(command.jobs);
+    setup.options.jobs = setup.workers.workers;
     if (!setup.unbounded) setup.options.jobs = std::min(setup.options.jobs, setup.seeds.size());
     return {};
 }
@@ -145,8 +147,8 @@ int explore_command(const ExploreCommand& command, std::ostream& out, std::ostre
                             : std::to_string(setup.seeds.size()) + (setup.options.strategy == scenarios::ExploreStrategy::guided
                                                                         ? " runs"
                                                                         : " seeds"))
-        << (command.time_budget ? " within " + *command.time_budget : std::string()) << "; " << jobs << " thread"
-        << (jobs == 1 ? "" : "s") << '\n'
+        << (command.time_budget ? " within " + *command.time_budget : std::string()) << "; "
+        << describe(WorkerCount{jobs, jobs < setup.workers.workers ? "one per seed" : setup.workers.why}, "thread") << '\n'
         << std::flush;
 
     const auto start = std::chrono::steady_clock::now();

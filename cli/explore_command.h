@@ -22,7 +22,7 @@ struct ExploreCommand {
     std::string file;
     std::optional<std::string> seeds;        // "1..200"
     std::optional<std::string> time_budget;  // "60s"
-    size_t jobs = 0;                         // 0: one per CPU
+    size_t jobs = 0;                         // 0: one per CPU the process may use (cli/cpu_share.h)
     uint64_t max_events = 50'000'000;        // per run (a hang guard)
     std::string strategy = "swarm";          // swarm | pct | guided
     uint32_t pct_depth = 0;                  // pct: the depth d (0: 3)

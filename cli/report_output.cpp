@@ -104,7 +104,6 @@ std::string write_outputs(const ReportOutputs& outputs, const std::vector<report
             << ": " << r.reason << "\n         reproduce: " << r.reproduce << '\n';
     }
     if (listed > kFailuresListed) out << "  ... and " << listed - kFailuresListed << " more (see the report)\n";
-    for (const std::string& warning : outputs.warnings) out << "warning: " << warning << '\n';
     if (outputs.sensitivity) {
         out << '\n';
         reports::write_sensitivity_text(out, *outputs.sensitivity);

@@ -21,7 +21,7 @@ struct ReportOutputs {
     std::string junit_path;   // "" for none
     std::string report_dir;   // "" for none
     std::vector<std::string> facts;     // lines for the HTML report's head
-    std::vector<std::string> warnings;  // shown in the HTML report and printed
+    std::vector<std::string> warnings;  // shown in the HTML report (the caller prints them on stderr)
     // Per scenario, the coverage combinations some run must hit; checked when `check_sometimes`.
     std::map<std::string, std::vector<std::string>> sometimes;
     bool check_sometimes = true;

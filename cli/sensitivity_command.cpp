@@ -1,8 +1,8 @@
 #include "cli/sensitivity_command.h"
 
 #include <algorithm>
-#include <thread>
 
+#include "cli/cpu_share.h"
 #include "cli/exit_codes.h"
 #include "cli/files.h"
 #include "cli/run_values.h"
@@ -26,8 +26,9 @@ int sensitivity_command(const SensitivityCommand& command, std::ostream& out, st
         return kExitBadInput;
     }
     const std::string program = command.self_program.empty() ? "/proc/self/exe" : command.self_program;
-    const unsigned jobs = command.jobs != 0 ? command.jobs : std::max(1u, std::thread::hardware_concurrency());
-    run_sensitivity(table, plan, InProcessWorker{program, command.self_entry}, jobs, timeout);
+    const WorkerCount workers = default_workers(command.jobs);
+    err << "sensitivity: " << describe(workers) << '\n';
+    run_sensitivity(table, plan, InProcessWorker{program, command.self_entry}, static_cast<unsigned>(workers.workers), timeout);
     reports::write_sensitivity_text(out, table);
     if (!command.json_path.empty()) {
         const std::string problem = write_file_atomically(command.json_path, reports::to_json(table).dump(2) + "\n");

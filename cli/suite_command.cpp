@@ -10,14 +10,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/cpu_share.h"
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
 #include "cli/report_output.h"
@@ -194,7 +195,8 @@ public:
             if (in_shard(i, shard_)) shard_runs_.push_back(plan_.runs[i]);
         }
         results_path_ = command_.results_path.empty() ? default_results_path(command_, shard_) : command_.results_path;
-        jobs_ = command_.jobs != 0 ? command_.jobs : std::max(1u, std::thread::hardware_concurrency());
+        workers_ = default_workers(command_.jobs);
+        jobs_ = workers_.workers;
     }
 
     int run(double timeout_seconds) {
@@ -276,7 +278,7 @@ private:
              << (plan_.scenarios.size() == 1 ? "" : "s") << ", " << plan_.runs.size() << " runs";
         if (shard_.total > 1) out_ << "; shard " << shard_.index << "/" << shard_.total << ": " << shard_runs_.size() << " runs";
         if (command_.resume) out_ << "; " << resumed << " already done, " << todo << " to run";
-        out_ << "; " << jobs_ << " job" << (jobs_ == 1 ? "" : "s") << "\nresults: " << results_path_ << '\n' << std::flush;
+        out_ << "; " << describe(workers_) << "\nresults: " << results_path_ << '\n' << std::flush;
     }
 
     bool keeps_timeline(const reports::RunRecord& r, const PlannedScenario& s) const {
@@ -354,11 +356,13 @@ private:
         outputs.print_coverage = command_.coverage;
         outputs.compare = command_.compare;
         const double rate = wall_seconds_ > 0 ? static_cast<double>(ran_) * 60.0 / wall_seconds_ : 0;
-        char timing[160];
-        std::snprintf(timing, sizeof timing, "%zu runs in %.1f s of wall time with %zu jobs (%.0f runs per minute)", ran_,
-                      wall_seconds_, jobs_, rate);
+        char figures[96];
+        std::snprintf(figures, sizeof figures, "%zu runs in %.1f s of wall time with ", ran_, wall_seconds_);
+        char per_minute[48];
+        std::snprintf(per_minute, sizeof per_minute, ", %.0f runs per minute", rate);
+        const std::string timing = figures + describe(workers_) + per_minute;
         outputs.facts.push_back("command: " + command_.command_line);
-        outputs.facts.push_back(std::string(timing) + (records.size() > ran_ ? "; " + std::to_string(records.size() - ran_) +
+        outputs.facts.push_back(timing + (records.size() > ran_ ? "; " + std::to_string(records.size() - ran_) +
                                                                                    " more from the resumed results file"
                                                                              : ""));
         if (shard_.total > 1) {
@@ -392,6 +396,7 @@ private:
     std::ostream& err_;
     std::vector<PlannedRun> shard_runs_;
     std::string results_path_;
+    WorkerCount workers_;
     size_t jobs_ = 1;
     double timeout_seconds_ = 60;
     double wall_seconds_ = 0;
@@ -401,18 +406,37 @@ private:
     size_t timelines_kept_ = 0;
 };
 
-// The runs a results file's plan header lists: (scenario, seed) pairs.
-std::set<RunKey> planned_runs(const nlohmann::json& plan) {
-    std::set<RunKey> runs;
+// One run a results file's plan header lists.
+struct PlanEntry {
+    PlannedScenario scenario;  // name, file, expectation (seeds and "sometimes" left empty)
+    uint64_t seed = 0;
+};
+
+// The runs a results file's plan header lists, in the plan's order (by scenario name, then seed:
+// the order `--shard` splits).
+std::vector<PlanEntry> planned_runs(const nlohmann::json& plan) {
+    std::vector<PlanEntry> runs;
     if (!plan.is_object() || !plan.contains("scenarios") || !plan["scenarios"].is_array()) return runs;
     for (const nlohmann::json& s : plan["scenarios"]) {
         if (!s.is_object() || !s.contains("scenario") || !s.contains("seeds")) continue;
         if (!s["scenario"].is_string() || !s["seeds"].is_string()) continue;
+        PlanEntry entry;
+        entry.scenario.name = s["scenario"].get<std::string>();
+        entry.scenario.file = s.value("file", std::string());
+        // The expectation the suite held the run to, given explicitly in its reproduce command.
+        entry.scenario.expect = reports::expectation_from_json(s.value("expect", nlohmann::json())).value_or(scenarios::Expectation{});
+        entry.scenario.expect_overridden = true;
         try {
-            for (uint64_t seed : parse_seed_set(s["seeds"].get<std::string>())) runs.insert({s["scenario"].get<std::string>(), seed});
+            for (uint64_t seed : parse_seed_set(s["seeds"].get<std::string>())) {
+                entry.seed = seed;
+                runs.push_back(entry);
+            }
         } catch (const std::invalid_argument&) {
         }
     }
+    std::stable_sort(runs.begin(), runs.end(), [](const PlanEntry& a, const PlanEntry& b) {
+        return a.scenario.name != b.scenario.name ? a.scenario.name < b.scenario.name : a.seed < b.seed;
+    });
     return runs;
 }
 
@@ -475,6 +499,74 @@ int suite_command(const SuiteCommand& command, std::ostream& out, std::ostream& 
     return run.run(timeout_seconds);
 }
 
+namespace {
+
+// The shards' files joined: a record per run (a run in two files: the later one, with a warning
+// when they differ), and which shards of the first file's sharding were given.
+struct MergedResults {
+    std::map<RunKey, reports::RunRecord> records;
+    std::set<uint32_t> shards_given;
+    std::vector<std::string> warnings;
+};
+
+// "" or why the files cannot be merged (another plan).
+std::string join_results(const MergeCommand& command, std::vector<ResultsFile>& files, MergedResults& merged,
+                         std::ostream& err) {
+    const ResultsHeader& first = files.front().header;
+    for (size_t i = 0; i < files.size(); ++i) {
+        const ResultsHeader& h = files[i].header;
+        if (h.suite != first.suite || h.plan.value("scenarios", nlohmann::json()) != first.plan.value("scenarios", nlohmann::json())) {
+            return command.inputs[i] + " holds results of another plan (suite \"" + h.suite + "\") than " +
+                   command.inputs.front() + " (suite \"" + first.suite + "\"); merge shards of one suite";
+        }
+        if (h.shard.total == first.shard.total) merged.shards_given.insert(h.shard.index);
+        for (const std::string& warning : files[i].warnings) err << "warning: " << warning << '\n';
+        for (reports::RunRecord& r : files[i].records) {
+            const RunKey key{r.scenario, r.seed};
+            auto it = merged.records.find(key);
+            if (it != merged.records.end() && (it->second.status != r.status || it->second.trace_hash != r.trace_hash)) {
+                merged.warnings.push_back("two different results for " + r.scenario + " seed " + std::to_string(r.seed) +
+                                          "; kept the one from " + command.inputs[i]);
+            }
+            merged.records[key] = std::move(r);
+        }
+    }
+    return "";
+}
+
+// The plan's runs without a result, as error records naming the shard that should have run them
+// (so the summary, the JUnit file and the report show them), and the message saying so ("" when
+// none is missing).
+std::string missing_runs(const std::vector<PlanEntry>& planned, const MergedResults& merged, uint32_t shards,
+                         std::vector<reports::RunRecord>& missing) {
+    std::set<uint32_t> shards_missing;
+    for (size_t i = 0; i < planned.size(); ++i) {
+        const PlanEntry& run = planned[i];
+        if (merged.records.count({run.scenario.name, run.seed}) != 0) continue;
+        const Shard shard{static_cast<uint32_t>(i % shards + 1), shards};
+        const std::string name = "shard " + std::to_string(shard.index) + "/" + std::to_string(shards);
+        std::string reason;
+        if (shards == 1) {
+            reason = "no result: the results file lacks this run (interrupted? run the suite again with --resume)";
+        } else if (merged.shards_given.count(shard.index) == 0) {
+            reason = "no result: " + name + " was not merged (its results file was not given)";
+            shards_missing.insert(shard.index);
+        } else {
+            reason = "no result: " + name + "'s results file lacks this run (interrupted? run the shard again with --resume)";
+        }
+        missing.push_back(reports::make_error_record(run.scenario.name, run.scenario.file, run.seed, run.scenario.expect,
+                                                     reproduce_command(run.scenario, run.seed), std::move(reason), ""));
+    }
+    if (missing.empty()) return "";
+    std::string list;
+    for (uint32_t index : shards_missing) list += (list.empty() ? "" : ", ") + std::to_string(index) + "/" + std::to_string(shards);
+    return std::to_string(missing.size()) + " of the plan's " + std::to_string(planned.size()) + " runs have no result" +
+           (list.empty() ? "" : " (shards not given: " + list + ")") +
+           "; they are errors in the summary, the JUnit file and the report";
+}
+
+}  // namespace
+
 int merge_command(const MergeCommand& command, std::ostream& out, std::ostream& err) {
     std::vector<ResultsFile> files;
     for (const std::string& input : command.inputs) {
@@ -490,47 +582,20 @@ int merge_command(const MergeCommand& command, std::ostream& out, std::ostream& 
         return kExitBadInput;
     }
     const ResultsHeader& first = files.front().header;
-    std::vector<std::string> warnings;
-    std::map<RunKey, reports::RunRecord> merged;
-    std::set<uint32_t> shards_present;
-    for (size_t i = 0; i < files.size(); ++i) {
-        const ResultsHeader& h = files[i].header;
-        if (h.suite != first.suite || h.plan.value("scenarios", nlohmann::json()) != first.plan.value("scenarios", nlohmann::json())) {
-            err << "error: " << command.inputs[i] << " holds results of another plan (suite \"" << h.suite
-                << "\") than " << command.inputs.front() << " (suite \"" << first.suite << "\"); merge shards of one suite\n";
-            return kExitBadInput;
-        }
-        if (h.shard.total == first.shard.total) shards_present.insert(h.shard.index);
-        for (const std::string& warning : files[i].warnings) err << "warning: " << warning << '\n';
-        for (reports::RunRecord& r : files[i].records) {
-            const RunKey key{r.scenario, r.seed};
-            auto it = merged.find(key);
-            if (it != merged.end() && (it->second.status != r.status || it->second.trace_hash != r.trace_hash)) {
-                warnings.push_back("two different results for " + r.scenario + " seed " + std::to_string(r.seed) +
-                                   "; kept the one from " + command.inputs[i]);
-            }
-            merged[key] = std::move(r);
-        }
+    MergedResults merged;
+    if (const std::string problem = join_results(command, files, merged, err); !problem.empty()) {
+        err << "error: " << problem << '\n';
+        return kExitBadInput;
     }
     std::vector<reports::RunRecord> records;
-    for (auto& [key, record] : merged) records.push_back(std::move(record));
-    const std::set<RunKey> planned = planned_runs(first.plan);
-    size_t missing = 0;
-    for (const RunKey& key : planned) missing += merged.count(key) == 0 ? 1 : 0;
-    if (missing > 0) {
-        std::string shards;
-        if (first.shard.total > 1) {
-            for (uint32_t i = 1; i <= first.shard.total; ++i) {
-                if (shards_present.count(i) == 0) shards += (shards.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(first.shard.total);
-            }
-        }
-        warnings.push_back(std::to_string(missing) + " of the plan's " + std::to_string(planned.size()) +
-                           " runs have no result" + (shards.empty() ? "" : " (shards not given: " + shards + ")"));
-    }
+    for (auto& [key, record] : merged.records) records.push_back(std::move(record));
+    const std::vector<PlanEntry> planned = planned_runs(first.plan);
+    std::vector<reports::RunRecord> missing;
+    const std::string missing_message = missing_runs(planned, merged, first.shard.total, missing);
     sort_records(records);
     out << "merge of " << files.size() << " results file" << (files.size() == 1 ? "" : "s") << " of suite "
         << first.suite << ": " << records.size() << " runs\n";
-    if (!command.results_path.empty()) {
+    if (!command.results_path.empty()) {  // the results only: a later merge still sees the missing runs missing
         try {
             ResultsHeader header = first;
             header.shard = Shard{};
@@ -542,13 +607,18 @@ int merge_command(const MergeCommand& command, std::ostream& out, std::ostream& 
         }
         out << "results: " << command.results_path << '\n';
     }
+    for (const std::string& warning : merged.warnings) err << "warning: " << warning << '\n';
+    if (!missing_message.empty()) err << "error: " << missing_message << '\n';
+    records.insert(records.end(), std::make_move_iterator(missing.begin()), std::make_move_iterator(missing.end()));
+    sort_records(records);
     ReportOutputs outputs;
     outputs.suite_name = first.suite;
     outputs.junit_path = command.junit_path;
     outputs.report_dir = command.report_dir;
     outputs.print_coverage = command.coverage;
     outputs.compare = command.compare;
-    outputs.warnings = warnings;
+    outputs.warnings = merged.warnings;
+    if (!missing_message.empty()) outputs.warnings.insert(outputs.warnings.begin(), missing_message);
     std::string inputs;
     for (const std::string& input : command.inputs) inputs += (inputs.empty() ? "" : ", ") + input;
     outputs.facts.push_back("merged from: " + inputs);
@@ -558,7 +628,7 @@ int merge_command(const MergeCommand& command, std::ostream& out, std::ostream& 
         err << "error: " << error << '\n';
         return kExitBadInput;
     }
-    return all_met && missing == 0 ? kExitMet : kExitNotMet;
+    return all_met && missing.empty() ? kExitMet : kExitNotMet;
 }
 
 }  // namespace eosim::cli

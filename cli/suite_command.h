@@ -24,7 +24,7 @@ struct SuiteCommand {
     std::string path;                  // scenario file, suite file or folder
     std::vector<std::string> more_paths;  // more of them, run as one suite (to --compare them)
     std::optional<std::string> seeds;  // replaces every seed range of the plan
-    size_t jobs = 0;                   // worker processes at a time (0: one per CPU)
+    size_t jobs = 0;                   // worker processes at a time (0: one per CPU the process may use, cli/cpu_share.h)
     std::string junit_path;
     std::string report_dir;
     std::string results_path;          // default: <report dir or .>/eosim-results[.shard-I-of-N].jsonl

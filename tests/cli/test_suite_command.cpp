@@ -3,7 +3,9 @@
 //   the reason, and every other run of the suite completes;
 // - a suite killed half-way and resumed runs exactly the runs its results file lacks;
 // - shards 1/3, 2/3 and 3/3 run exactly the runs of the unsharded suite, and merging their results
-//   gives the unsharded summary (and coverage table); a missing shard makes the merge fail;
+//   gives the unsharded summary (and coverage table); a missing shard makes the merge fail (exit 1,
+//   stderr), its runs errors in the JUnit file and the HTML report, as are the runs an interrupted
+//   shard lacks;
 // - the JUnit file is valid (xmllint, against tests/cli/fixtures/junit.xsd) when xmllint is there;
 // - `eosim run --chrome-trace` writes trace events; a run cut at its event limit fails.
 #include <cstdlib>
@@ -65,6 +67,12 @@ json without_wall_times(json j) {
         for (auto& value : j) value = without_wall_times(value);
     }
     return j;
+}
+
+size_t occurrences(const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+    return n;
 }
 
 void check_junit(const std::filesystem::path& junit) {
@@ -211,6 +219,7 @@ TEST_CASE("suite: shards run exactly the unsharded runs, and their merge gives t
     CHECK(without_wall_times(merged_summary) == without_wall_times(whole_summary));
     CHECK(keys_of(records_of(dir / "merged.jsonl")) == keys_of(unsharded));
     check_junit(dir / "merged.xml");
+    CHECK_THAT(testing::read_text(dir / "merged.xml"), Catch::Contains("errors=\"0\"") && !Catch::Contains("no result"));
 
     SECTION("--coverage prints the same coverage table for the merged shards as for the whole suite") {
         // The table: from its header to the first empty line.
@@ -231,12 +240,43 @@ TEST_CASE("suite: shards run exactly the unsharded runs, and their merge gives t
         CHECK_THAT(table(shards_out.str()), Catch::StartsWith("coverage over 10 runs") && Catch::Contains("crash@any"));
         CHECK(table(shards_out.str()) == table(whole_out.str()));
     }
-    SECTION("a missing shard fails the merge and says which") {
+    SECTION("a missing shard fails the merge: its runs are errors in the JUnit file and the report, said on stderr") {
+        const size_t shard_2_runs = records_of(shard_files[1]).size();
+        REQUIRE(shard_2_runs == 3);  // runs 2, 5 and 8 of 10
         MergeCommand partial;
         partial.inputs = {shard_files[0], shard_files[2]};
+        partial.junit_path = (dir / "partial.xml").string();
+        partial.report_dir = (dir / "partial").string();
+        partial.results_path = (dir / "partial.jsonl").string();
         std::ostringstream partial_out;
-        CHECK(merge_command(partial, partial_out, err) == 1);
-        CHECK_THAT(partial_out.str(), Catch::Contains("shards not given: 2/3"));
+        std::ostringstream partial_err;
+        CHECK(merge_command(partial, partial_out, partial_err) == 1);
+        CHECK_THAT(partial_err.str(), Catch::Contains("error: 3 of the plan's 10 runs have no result (shards not given: 2/3)"));
+        CHECK_THAT(partial_out.str(), !Catch::Contains("have no result ("));
+        const std::string junit = testing::read_text(dir / "partial.xml");
+        CHECK_THAT(junit, Catch::Contains("tests=\"10\" failures=\"0\" errors=\"3\""));
+        CHECK(occurrences(junit, "<error message=\"no result: shard 2/3 was not merged (its results file was not given)\"") == 3);
+        for (const auto& [key, record] : records_of(shard_files[1])) {
+            const std::string testcase = "<testcase name=\"seed " + std::to_string(key.second) + "\" classname=\"eosim." + key.first + "\"";
+            const size_t at = junit.find(testcase);
+            REQUIRE(at != std::string::npos);
+            CHECK(junit.find("<error message=\"no result: shard 2/3", at) < junit.find("</testcase>", at));
+        }
+        check_junit(dir / "partial.xml");
+        const std::string html = testing::read_text(dir / "partial/index.html");
+        CHECK_THAT(html, Catch::Contains("3 of the plan&#39;s 10 runs have no result (shards not given: 2/3)"));
+        CHECK(occurrences(html, "no result: shard 2/3 was not merged") >= 3);
+        CHECK(records_of(dir / "partial.jsonl").size() == 7);  // the merged results hold only results
+        // The same with shard 2's file given, but cut after its first run (an interrupted shard).
+        const std::vector<std::string> lines = testing::lines_of(testing::read_text(shard_files[1]));
+        REQUIRE(lines.size() == 4);
+        testing::write_text(dir / "cut.jsonl", lines[0] + "\n" + lines[1] + "\n");
+        partial.inputs = {shard_files[0], (dir / "cut.jsonl").string(), shard_files[2]};
+        std::ostringstream cut_err;
+        CHECK(merge_command(partial, partial_out, cut_err) == 1);
+        CHECK_THAT(cut_err.str(), Catch::Contains("error: 2 of the plan's 10 runs have no result;"));
+        CHECK(occurrences(testing::read_text(dir / "partial.xml"),
+                          "<error message=\"no result: shard 2/3&#39;s results file lacks this run") == 2);
     }
     SECTION("TEST_SHARD_INDEX / TEST_TOTAL_SHARDS pick the same shard as --shard") {
         ::setenv("TEST_SHARD_INDEX", "1", 1);
