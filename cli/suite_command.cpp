@@ -196,7 +196,6 @@ public:
         }
         results_path_ = command_.results_path.empty() ? default_results_path(command_, shard_) : command_.results_path;
         workers_ = default_workers(command_.jobs);
-        jobs_ = workers_.workers;
     }
 
     int run(double timeout_seconds) {
@@ -229,7 +228,7 @@ public:
         if (command_.sensitivity) {
             err_ << "sensitivity: running the known-bad twins of every scenario that expects to pass\n" << std::flush;
             sensitivity_ = plan_sensitivity(plan_);
-            run_sensitivity(*sensitivity_, plan_, worker(), static_cast<unsigned>(jobs_), timeout_seconds_);
+            run_sensitivity(*sensitivity_, plan_, worker(), static_cast<unsigned>(workers_.workers), timeout_seconds_);
         }
         return report(records);
     }
@@ -315,7 +314,7 @@ private:
                           records.size());
         std::string write_error;
         InterruptGuard guard;
-        WorkerPool pool(jobs_, limits, program);
+        WorkerPool pool(workers_.workers, limits, program);
         const bool completed = pool.run(
             tasks,
             [&](WorkerOutcome&& outcome) {
@@ -396,8 +395,7 @@ private:
     std::ostream& err_;
     std::vector<PlannedRun> shard_runs_;
     std::string results_path_;
-    WorkerCount workers_;
-    size_t jobs_ = 1;
+    WorkerCount workers_;  // --jobs, else the CPUs the process may use (cli/cpu_share.h)
     double timeout_seconds_ = 60;
     double wall_seconds_ = 0;
     size_t ran_ = 0;

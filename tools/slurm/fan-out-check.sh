@@ -197,8 +197,9 @@ main() {
     say "task 2 resumed ($(grep -o '1 already done, [0-9]* to run' "$work/results/shard-2-of-$SHARDS.log")) and merged again: $((SECONDS - phase)) s"
 
     # The negative control: without one shard's file the merge fails, its runs errors in the JUnit.
-    local code=0
-    "$EOSIM_BINARY" merge "$work"/results/shard-{1,3}-of-"$SHARDS".jsonl --junit "$work/partial.xml" >/dev/null 2>"$work/partial.err" || code=$?
+    local code=0 others=()
+    for ((i = 1; i <= SHARDS; i++)); do ((i == 2)) || others+=("$work/results/shard-$i-of-$SHARDS.jsonl"); done
+    "$EOSIM_BINARY" merge "${others[@]}" --junit "$work/partial.xml" >/dev/null 2>"$work/partial.err" || code=$?
     ((code == 1)) && grep -q "no result: shard 2/$SHARDS was not merged" "$work/partial.xml" ||
         fail "a merge without shard 2 exited $code and its JUnit does not name the missing shard"
     say "a merge without shard 2 fails: $(cat "$work/partial.err")"
