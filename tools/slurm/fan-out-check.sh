@@ -8,6 +8,8 @@
 #   - each task started one worker: Slurm's task/affinity gives a one-CPU task one CPU;
 #   - a task run again after its results file was cut (EOSIM_ARRAY=I, as the doc says to resume a
 #     failed task) runs only the missing runs, and the merge after it gives the same verdict;
+#   - the Kubernetes recipe's shard and merge commands, run here with JOB_COMPLETION_INDEX 0..N-1
+#     (no cluster), give the same verdict and runs;
 #   - a merge of all shards but one fails (the check can fail);
 #   - docs/fan-out.md shows tools/slurm/eosim-fan-out.sh as it is.
 # Stops everything it started (trap), and removes the folder unless the check failed.
@@ -159,6 +161,31 @@ check_merge() {
         fail "the merged summary differs from the unsharded run's"
 }
 
+# The Kubernetes recipe's commands (docs/fan-out.md: the shards' script and the merge's), run here
+# under /bin/sh as the Indexed Job runs them: JOB_COMPLETION_INDEX 0..N-1, eosim on the PATH, the
+# repository as the working folder, a local folder as /results, the check's seeds for the doc's.
+# Each shard must exit 0 (exit 1, failing runs, is mapped to 0: the merge has the verdict), and the
+# merge must give the unsharded run's exit code and runs.
+check_kubernetes_commands() {
+    local expected_code=$1 shard merge total i code=0
+    total=$(sed -n 's/^  completions: \([0-9]*\)$/\1/p' docs/fan-out.md)
+    shard=$(awk '/^            - \|$/ {on = 1; next} on && /^          resources:/ {exit} on' docs/fan-out.md | sed 's/^              //')
+    merge=$(sed -n 's/^            - \(eosim merge .*\)$/\1/p' docs/fan-out.md)
+    [[ -n $total && -n $shard && -n $merge ]] || fail "docs/fan-out.md: the Kubernetes shard or merge command is not where this check looks"
+    shard=$(sed "s#/results/#$work/k8s/#g; s#--seeds 1\.\.1000#--seeds $SEEDS#" <<<"$shard")
+    merge=${merge//\/results\//$work/k8s/}
+    [[ $shard == *"--seeds $SEEDS"* ]] || fail "docs/fan-out.md: the Kubernetes shard command has no --seeds 1..1000 to replace"
+    mkdir -p "$work/k8s"
+    for ((i = 0; i < total; i++)); do
+        JOB_COMPLETION_INDEX=$i PATH=$(dirname "$EOSIM_BINARY"):$PATH sh -c "$shard" >"$work/k8s/index-$i.log" 2>&1 ||
+            fail "the Kubernetes shard command failed for index $i; see $work/k8s/index-$i.log"
+    done
+    PATH=$(dirname "$EOSIM_BINARY"):$PATH sh -c "$merge" >"$work/k8s/merge.log" 2>&1 || code=$?
+    ((code == expected_code)) || fail "the Kubernetes merge exited $code, the unsharded run $expected_code"
+    diff <(runs_of "$work/k8s/merged.jsonl") <(runs_of "$work/whole.jsonl") >&2 ||
+        fail "the Kubernetes recipe's merged runs differ from the unsharded run's"
+}
+
 # The script docs/fan-out.md shows is the one this check submits.
 check_doc() {
     diff <(sed -n '/^<!-- fan-out-check: /,/^```$/p' docs/fan-out.md | sed '1,2d;$d') tools/slurm/eosim-fan-out.sh >&2 ||
@@ -195,6 +222,10 @@ main() {
     check_merge "$merge_job" "$unsharded_code"
     grep -q "; 1 already done, " "$work/results/shard-2-of-$SHARDS.log" || fail "task 2 did not resume from its results file"
     say "task 2 resumed ($(grep -o '1 already done, [0-9]* to run' "$work/results/shard-2-of-$SHARDS.log")) and merged again: $((SECONDS - phase)) s"
+
+    phase=$SECONDS
+    check_kubernetes_commands "$unsharded_code"
+    say "the Kubernetes recipe's shard and merge commands, run here: same verdict and runs ($((SECONDS - phase)) s)"
 
     # The negative control: without one shard's file the merge fails, its runs errors in the JUnit.
     local code=0 others=()
