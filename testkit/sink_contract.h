@@ -134,7 +134,8 @@ struct ContractOptions {
     // Fault kinds (names above) and their weights; empty: every kind that applies, weight 1.
     std::map<std::string, int> faults;
     // The sink points a crash_at_point aims at (engine/connectors/sink_points.h, or the sink's own
-    // names); empty: every public sink point.
+    // names); empty: every point the sink declares (SinkConfig::announced_points(); none: no
+    // crash_at_point is drawn). A sink point it does not declare is an std::invalid_argument.
     std::vector<std::string> points;
     // The outside systems whose faults are drawn; empty: the ones the sink uses (see above).
     std::vector<std::string> systems;
