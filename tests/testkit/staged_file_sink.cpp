@@ -36,8 +36,8 @@ enum class FileSlip {
     // took it for done.
     cleanup_deletes_restored,
     // apache/iceberg#1185 (review of IcebergFilesCommitter) and FLINK-2008 (apache/flink#895: later
-    // notifications subsume missed ones): notify(N) commits only checkpoint N's files; those of a
-    // checkpoint whose notification was lost wait for a restore that may never come.
+    // notifications subsume missed ones): notify(N) commits only checkpoint N's files and takes N
+    // for the last committed checkpoint, forgetting the files of one whose notification was lost.
     commit_only_notified,
 };
 
@@ -109,9 +109,9 @@ private:
     bool commit_up_to(int64_t checkpoint_id) {
         while (!pending_.empty() && pending_.front().checkpoint <= checkpoint_id) {
             auto it = pending_.begin();
-            if (slip_ == FileSlip::commit_only_notified) {
-                it = std::find_if(pending_.begin(), pending_.end(), [&](const PendingFile& p) { return p.checkpoint == checkpoint_id; });
-                if (it == pending_.end()) break;
+            if (slip_ == FileSlip::commit_only_notified && it->checkpoint < checkpoint_id) {
+                pending_.erase(it);  // "committed up to N" is taken to mean N's own files only
+                continue;
             }
             const ObjectError error = store_.copy(context_.node(), "staged/" + it->name, "out/" + it->name).error;
             const bool taken_for_done = error == ObjectError::not_found && slip_ == FileSlip::cleanup_deletes_restored;

@@ -419,7 +419,7 @@ TEST_CASE("connector bugs: inside jobs, a key going backwards, a closed sink's t
 // ---- The corpus table (examples/README.md) ------------------------------------------------------
 // By hand (not in ctest): ./build/tests/eosim_tests "[.bug_corpus_table]" prints, for every buggy
 // sink above and seeds 1..3, where the testkit's DEFAULT budget catches it -- the contract level
-// (ContractOptions{}: 100 cases) and the job level (JobOptions{}: 10 drawn jobs x 2 seeds, shrunk) --
+// (ContractOptions{}: 300 cases) and the job level (JobOptions{}: 10 drawn jobs x 2 seeds, shrunk) --
 // and how long each level took, then checks every twin at the same defaults. Only what describes
 // the sink is set (its guarantee, visibility, the checks it is judged by); no fault aiming, no key
 // count: a bug's `faults`/`keys` above are what its own test aims with, not used here.

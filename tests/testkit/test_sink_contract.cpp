@@ -327,7 +327,7 @@ TEST_CASE("sink contract: a requested fault kind that is never drawn fails the c
     CHECK(check_sink_contract(options).passed);
 }
 
-TEST_CASE("sink contract: a point the sink does not declare is refused; crashes aim at those it does", "[testkit]") {
+TEST_CASE("sink contract: a point the sink does not declare is refused, crashes aim at those it does", "[testkit]") {
     auto options = kafka("exactly_once", 100);
     options.points = {"sink.committed", "sink.flushed"};  // the Kafka sink declares the first, not the second
     CHECK_THROWS_WITH(check_sink_contract(options), Catch::Contains("the sink does not declare sink.flushed"));
