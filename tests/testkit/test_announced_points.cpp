@@ -14,6 +14,7 @@
 #include "testkit/sink_contract.h"
 #include "testkit/sink_jobs.h"
 #include "tests/temp_dir.h"
+#include "tests/testkit/replayed_jobs.h"
 
 namespace eosim::testkit {
 namespace {
@@ -148,6 +149,22 @@ TEST_CASE("announced points: a declared point the sink never announces is report
     CHECK(silent.report.find("no fault fired at point sink.committed") != std::string::npos);
     CHECK(silent.report.find("the sink never announced sink.committed") != std::string::npos);
     CHECK(silent.points_hit.contains("sink.flushed"));
+}
+
+TEST_CASE("announced points: the issue's reproducer: a shrunk kv-table run with faults at sink.flushed loads and replays", "[testkit]") {
+    // The kv-table example announced sink.flushed without declaring it: the testkit placed faults
+    // there, and `eosim run` refused the shrunk file (exit 2). It declares it now.
+    testing::TempDir dir;
+    JobOptions jobs;
+    jobs.sink = "buggy_kv_table";
+    jobs.points = {"sink.flushed"};
+    jobs.output_dir = (dir / "failures").string();
+    const auto result = check_sink_in_jobs_and_replay(jobs);  // replays the file through cli::run_command
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.reproducer_replays);
+    CHECK(result.points_hit.contains("sink.flushed"));
+    CHECK(reproducers_replayed() >= 1);
 }
 
 TEST_CASE("announced points: calls of close() and of timers are listed under the step that made them", "[testkit]") {
