@@ -323,6 +323,27 @@ TEST_CASE("connector bugs: every buggy sink is caught within the default cases, 
     }
 }
 
+TEST_CASE("connector bugs: the file sinks' and the deduplicating table's bugs are caught at the defaults on seeds 1..3", "[testkit]") {
+    for (const Bug& bug : bugs()) {
+        const std::string name = bug.buggy;
+        if (name.rfind("bugs_files_", 0) != 0 && name != "bugs_kv_dedup_by_key_set") continue;
+        for (uint64_t seed = 1; seed <= 3; ++seed) {
+            INFO(name << ", seed " << seed);
+            ContractOptions o;  // the defaults: 300 cases, every fault kind that applies
+            o.sink = bug.buggy;
+            o.seed = seed;
+            const auto caught = check_sink_contract(o);
+            INFO(caught.report);
+            CHECK_FALSE(caught.passed);
+            CHECK(caught.report.find(bug.caught_by) != std::string::npos);
+            o.sink = bug.twin;
+            const auto twin = check_sink_contract(o);
+            INFO(twin.report);
+            CHECK(twin.passed);
+        }
+    }
+}
+
 TEST_CASE("connector bugs: every twin passes with parallel subtasks, savepoint restores and rescales out and in", "[testkit]") {
     std::vector<std::string> twins;
     for (const Bug& bug : bugs()) {
