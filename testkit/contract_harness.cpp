@@ -159,8 +159,10 @@ ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> confi
         if (!armed_point_ || *armed_point_ != event.point || subtask->incarnation != live()) return;
         armed_point_.reset();
         if (paths_ != nullptr) ++paths_->effects["crash_at_point fired"];
-        line(subtask->name() + " CRASHES at its announcement of " + std::string(event.point) + " (detail " +
-             std::to_string(event.detail) + ")" + (subtask->incarnation->parallelism() > 1 ? "; its TaskManager runs every subtask" : ""));
+        // Listed with the calls of the step that announced the point, in order (not as a step of its own).
+        calls_.push_back("       " + subtask->name() + " CRASHES at its announcement of " + std::string(event.point) + " (detail " +
+                         std::to_string(event.detail) + ")" +
+                         (subtask->incarnation->parallelism() > 1 ? "; its TaskManager runs every subtask" : ""));
         crash_incarnation(*subtask->incarnation, "crashed at " + std::string(event.point));
     });
     last_calls_ = call_counts();

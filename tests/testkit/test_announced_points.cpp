@@ -3,6 +3,7 @@
 // step log puts the calls of close() and of timers under the step that made them.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <memory>
 #include <string>
 #include <vector>
@@ -188,6 +189,28 @@ TEST_CASE("announced points: calls of close() and of timers are listed under the
     CHECK(timer < cancelled);
     CHECK(cancelled < closed);  // under the cancel, not under "150 ms pass"
     CHECK(log.find("opens", closed) != std::string::npos);  // and before the next step (the restore)
+
+    // A crash at a point is listed with the calls of the step that announced it, after them.
+    ContractHarness crashing(configure_sink(options), options, ContractChecks{}, 1, &paths);
+    crashing.start(1);
+    crashing.crash_at_point("sink.flushed");
+    crashing.write(0, {0});
+    crashing.advance(10);
+    const std::string& crash_log = crashing.log();
+    INFO(crash_log);
+    const size_t writes = crash_log.find(" writes k0=#1");
+    const size_t set = crash_log.find("SET t:0 1");
+    const size_t crash = crash_log.find("CRASHES at its announcement of sink.flushed");
+    REQUIRE(writes != std::string::npos);
+    REQUIRE(crash != std::string::npos);
+    CHECK(writes < set);
+    CHECK(set < crash);
+    const std::string between = crash_log.substr(writes, crash - writes);
+    bool step_between = false;  // a numbered step line ("  N. ...") between the write and the crash
+    for (size_t at = between.find("\n  "); at != std::string::npos; at = between.find("\n  ", at + 1)) {
+        if (at + 3 < between.size() && std::isdigit(static_cast<unsigned char>(between[at + 3]))) step_between = true;
+    }
+    CHECK_FALSE(step_between);
 }
 
 }  // namespace
