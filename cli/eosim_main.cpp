@@ -201,6 +201,7 @@ std::string this_program() {
 int eosim::eosim_main(int argc, char** argv) {
     CLI::App app{"eosim: deterministic simulation and fault injection for exactly-once stream processing"};
     app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("eosim ") + EOSIM_VERSION);  // the package's version (CMakeLists.txt)
     eosim::cli::RunCommand run_command;
     eosim::cli::SuiteCommand suite_command;
     eosim::cli::MergeCommand merge_command;

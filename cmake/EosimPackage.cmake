@@ -4,7 +4,7 @@
 #   cmake --install build --prefix P
 #     P/include/eosim/<project path of each public header>     e.g. P/include/eosim/engine/connectors/sink.h
 #     P/lib/libeosim_*.a
-#     P/lib/cmake/eosim/eosimConfig.cmake (+ Version, Targets)  find_package(eosim 0.3 CONFIG REQUIRED)
+#     P/lib/cmake/eosim/eosimConfig.cmake (+ Version, Targets)  find_package(eosim 0.4 CONFIG REQUIRED)
 #     P/lib/pkgconfig/eosim.pc                                  pkg-config --cflags --libs eosim
 #
 # Include directories of the installed targets: P/include (for #include <eosim/engine/...>) and
@@ -92,7 +92,8 @@ set(EOSIM_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/eosim")
 install(EXPORT eosimTargets NAMESPACE eosim:: DESTINATION "${EOSIM_CMAKE_DIR}")
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/eosimConfig.cmake.in"
                               "${PROJECT_BINARY_DIR}/eosimConfig.cmake" INSTALL_DESTINATION "${EOSIM_CMAKE_DIR}")
-# 0.x: a minor version may change the API (docs/api.md), so 0.3 accepts 0.3.* only.
+# 0.x: a minor version may change the API (docs/api.md), so 0.4 accepts 0.4.* only: find_package(eosim 0.3)
+# refuses 0.4.0 (tests/package/check_package_version.cmake checks both).
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/eosimConfigVersion.cmake" COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/eosimConfig.cmake" "${PROJECT_BINARY_DIR}/eosimConfigVersion.cmake"
         DESTINATION "${EOSIM_CMAKE_DIR}")

@@ -90,6 +90,7 @@ public:
     int32_t subtask() const override { return subtask_.index; }
     int64_t attempt() const override { return subtask_.incarnation->number; }
     engine::RunObserver& observer() override { return harness_.observer_; }
+    std::optional<std::vector<std::string_view>> declared_points() const override { return harness_.config_->announced_points(); }
     void after(sim::Duration delay, std::function<void()> fn) override {
         Incarnation* incarnation = subtask_.incarnation;
         ContractHarness* harness = &harness_;
@@ -158,8 +159,10 @@ ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> confi
         if (!armed_point_ || *armed_point_ != event.point || subtask->incarnation != live()) return;
         armed_point_.reset();
         if (paths_ != nullptr) ++paths_->effects["crash_at_point fired"];
-        line(subtask->name() + " CRASHES at its announcement of " + std::string(event.point) + " (detail " +
-             std::to_string(event.detail) + ")" + (subtask->incarnation->parallelism() > 1 ? "; its TaskManager runs every subtask" : ""));
+        // Listed with the calls of the step that announced the point, in order (not as a step of its own).
+        calls_.push_back("       " + subtask->name() + " CRASHES at its announcement of " + std::string(event.point) + " (detail " +
+                         std::to_string(event.detail) + ")" +
+                         (subtask->incarnation->parallelism() > 1 ? "; its TaskManager runs every subtask" : ""));
         crash_incarnation(*subtask->incarnation, "crashed at " + std::string(event.point));
     });
     last_calls_ = call_counts();
@@ -460,10 +463,12 @@ void ContractHarness::crash_at_point(const std::string& point) {
 void ContractHarness::cancel() {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
+    log_calls();  // the previous step's; close()'s calls are this step's
     for (const auto& subtask : incarnation->subtasks) subtask->sink->close();
     incarnation->state = options_.zombies ? Incarnation::State::zombie : Incarnation::State::failed;
     line(incarnation->name() + " is CANCELLED (close()" + (incarnation->parallelism() > 1 ? " on every subtask" : "") + ")" +
-         (options_.zombies ? " and lives on as a zombie" : ""));
+             (options_.zombies ? " and lives on as a zombie" : ""),
+         true);
     restore("after the cancel", parallelism_);
 }
 
@@ -491,10 +496,11 @@ void ContractHarness::stop_with_savepoint() {
         fail_over_if_failed();
         return;
     }
+    log_calls();  // the notifications' calls; close()'s are the next line's
     for (const auto& subtask : incarnation->subtasks) subtask->sink->close();
     incarnation->state = Incarnation::State::stopped;
     stopped_ = true;
-    line(incarnation->name() + " is stopped (close()); the job waits for a restore from savepoint " + std::to_string(id));
+    line(incarnation->name() + " is stopped (close()); the job waits for a restore from savepoint " + std::to_string(id), true);
 }
 
 void ContractHarness::restore_from_savepoint(int32_t parallelism) {
@@ -563,10 +569,11 @@ void ContractHarness::fault(const FaultChoice& choice, int64_t millis) {
 }
 
 void ContractHarness::advance(int64_t millis) {
+    log_calls();  // the previous step's; the calls of timers and late answers in these millis are this step's
     const sim::Time until = world_.now() + sim::Duration::millis(millis);
     world_.scheduler().schedule_at(until, sim::kNoNode, kTick, 0, [] {});
     world_.scheduler().run_until(until);
-    line(std::to_string(millis) + " ms pass");
+    line(std::to_string(millis) + " ms pass", true);
     fail_over_if_failed();
 }
 

@@ -64,6 +64,13 @@ const std::vector<std::string>& contract_systems();
 std::shared_ptr<const engine::SinkConfig> configure_sink_recording(const ContractOptions& options,
                                                                    std::vector<std::string>* systems_asked);
 
+// The sink points faults are aimed at (both levels): `requested`, or when empty every point the
+// sink declares (SinkConfig::announced_points(): the list the scenario loader trusts, so a reproducer
+// never names a point the loader refuses). Throws std::invalid_argument, naming `option`, for a
+// requested sink point (engine/connectors/sink_points.h) the sink does not declare.
+std::vector<std::string> aimed_sink_points(const engine::SinkConfig& config, const std::vector<std::string>& requested,
+                                           const std::string& option);
+
 // Which checks a harness makes (sink_contract.h: contract_checks()).
 struct ContractChecks {
     bool visibility = false;

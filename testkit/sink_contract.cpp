@@ -387,11 +387,7 @@ Plan make_plan(const ContractOptions& options) {
             data->fault_weights.push_back(weight * 60 / static_cast<int>(it->second.size()));
         }
     }
-    if (options.points.empty()) {
-        for (std::string_view p : engine::sink_points::kAll) data->points.emplace_back(p);
-    } else {
-        data->points = options.points;
-    }
+    data->points = aimed_sink_points(*plan.config, options.points, "ContractOptions::points");
     plan.model.data = std::move(data);
     return plan;
 }
@@ -434,6 +430,14 @@ std::function<void()> property_of(const Plan& plan, const ContractOptions& optio
         }
     };
 }
+
+// A rapidcheck listener that prints nothing (check_sink_contract writes its own report).
+class SilentListener final : public rc::detail::TestListener {
+public:
+    void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+    void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+    void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
 
 // The fault-path report; `missing` gets what was requested and never exercised.
 std::string fault_path_report(const ContractOptions& options, const Plan& plan, const FaultPaths& paths,
@@ -510,6 +514,23 @@ std::vector<std::string> contract_checks(const ContractOptions& options, engine:
     return out;
 }
 
+std::vector<std::string> aimed_sink_points(const engine::SinkConfig& config, const std::vector<std::string>& requested,
+                                           const std::string& option) {
+    std::vector<std::string> declared;
+    for (std::string_view p : config.announced_points()) declared.emplace_back(p);
+    if (requested.empty()) return declared;
+    for (const std::string& point : requested) {
+        const bool sink_point = std::find(std::begin(engine::sink_points::kAll), std::end(engine::sink_points::kAll), point) !=
+                                std::end(engine::sink_points::kAll);
+        if (sink_point && std::find(declared.begin(), declared.end(), point) == declared.end()) {
+            throw std::invalid_argument(option + ": the sink does not declare " + point + " (SinkConfig::announced_points() lists " +
+                                        (declared.empty() ? std::string("none") : joined(declared)) +
+                                        "): a fault placed there could never fire, and a scenario naming it is refused");
+        }
+    }
+    return requested;
+}
+
 std::shared_ptr<const engine::SinkConfig> configure_sink(const ContractOptions& options) {
     return configure_sink_recording(options, nullptr);
 }
@@ -549,7 +570,12 @@ ContractResult check_sink_contract(const ContractOptions& options) {
     rc::detail::TestMetadata metadata;
     metadata.id = "sink contract: " + options.sink;
     metadata.description = metadata.id;
-    const auto result = rc::detail::checkTestable(property_of(plan, options, paths), metadata, params);
+    // rapidcheck's own listener would print, at exit, an RC_PARAMS="reproduce=..." line, and its
+    // configuration's reproduce map would replace the cases these options draw: the report's replay
+    // line (the same options) is the one way to reproduce, so neither is used here.
+    SilentListener listener;
+    const auto result = rc::detail::checkProperty(rc::detail::toProperty(property_of(plan, options, paths)), metadata, params,
+                                                  listener, {});
     ContractResult out;
     const std::string name = options.config ? std::string("under test") : "\"" + options.sink + "\"";
     std::ostringstream report;

@@ -6,10 +6,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "scenarios/point_reach.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/shrinker.h"
-#include "engine/connectors/sink_points.h"
 #include "sim/fault_plan.h"
 #include "sim/prng.h"
 #include "testkit/contract_harness.h"
@@ -68,11 +68,24 @@ ordered_json applicable_kinds(const engine::SinkConfig& config, const std::vecto
     return kinds;
 }
 
-std::vector<std::string> default_points() {
-    std::vector<std::string> points;
-    for (std::string_view p : engine::sink_points::kAll) points.emplace_back(p);
-    for (const char* p : {"checkpoint.completed", "failover.started", "task.restoring", "barrier.alignment_started"}) points.emplace_back(p);
+// The protocol points faults are placed at: the user's, or every point the sink declares
+// (SinkConfig::announced_points(), aimed_sink_points) and four every drawn job announces.
+std::vector<std::string> job_points(const JobOptions& options, const engine::SinkConfig& config) {
+    std::vector<std::string> points = aimed_sink_points(config, options.points, "JobOptions::points");
+    if (options.points.empty()) {
+        for (const char* p : {"checkpoint.completed", "failover.started", "task.restoring", "barrier.alignment_started"}) points.emplace_back(p);
+    }
     return points;
+}
+
+// A requested point no component of the drawn job announces: the loader would refuse a reproducer
+// with a fault there (scenarios/point_reach.h), so it is refused before any run.
+void require_reachable(const std::vector<std::string>& requested, const scenarios::Scenario& scenario) {
+    for (const std::string& point : requested) {
+        if (auto why = scenarios::unreachable_reason(scenario, point)) {
+            throw std::invalid_argument("JobOptions::points: no component of the drawn jobs announces " + point + ": " + *why);
+        }
+    }
 }
 
 DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, const ordered_json& kinds,
@@ -154,6 +167,52 @@ std::string failed_oracles(const scenarios::RunResult& result) {
     if (!result.job_finished) out += "  the job did not finish\n";
     if (out.empty()) out = "  " + result.expectation_message + "\n";
     return out;
+}
+
+std::string run_figures(const scenarios::RunResult& result) {
+    return std::to_string(result.figures.records_in) + " records in, " + std::to_string(result.figures.faults_injected) +
+           " faults injected, " + std::to_string(result.figures.restarts) + " restarts, " +
+           std::to_string(result.figures.checkpoints_completed) + " checkpoints completed";
+}
+
+// A failing run, written as the file to replay: shrunk when asked (and possible), else the drawn
+// case's own file. `run` is the run the file reproduces (the shrunk run's result, or the failing one).
+struct FailureFile {
+    std::filesystem::path file;
+    scenarios::RunResult run;
+    std::string shrinking;  // how it was shrunk, for the report ("" when not)
+};
+
+FailureFile write_failure_file(const JobOptions& options, const ordered_json& document, const scenarios::Scenario& scenario,
+                               const std::filesystem::path& case_file, uint64_t seed, const scenarios::RunResult& result) {
+    FailureFile out{case_file, result, ""};
+    if (!options.shrink) return out;
+    scenarios::ShrinkOptions shrink;
+    shrink.max_replays = 200;
+    auto shrunk = scenarios::shrink_failing_run(scenario, seed, shrink);
+    if (!shrunk || !shrunk->last.result) return out;
+    std::filesystem::path file = case_file;
+    file.replace_extension();
+    file += "-seed-" + std::to_string(seed) + ".shrunk.json";
+    write_file(file, scenarios::shrunk_scenario_document(document, *shrunk, case_file.string(), seed));
+    out.file = file;
+    out.run = *shrunk->last.result;
+    out.shrinking = "shrunk in " + std::to_string(shrunk->replays) + " replays to " + std::to_string(shrunk->faults_after.size()) +
+                    " fault(s) (from " + std::to_string(shrunk->faults_before.size()) + "); before shrinking: " +
+                    run_figures(result) + "\n";
+    return out;
+}
+
+// Loads `written` as `eosim run` does (scenarios::load_scenario: a file the loader refuses throws
+// here, as the CLI exits 2) and runs it with `seed`: whether it fails as `run` did.
+bool replays_the_same(const FailureFile& written, uint64_t seed) {
+    const scenarios::Scenario loaded = scenarios::load_scenario(written.file);
+    scenarios::RunOptions run;
+    run.seed = seed;
+    run.max_events = 50'000'000;
+    const scenarios::Replay replay{scenarios::run_scenario(loaded, run), ""};
+    const auto target = scenarios::failure_of(written.run);
+    return target && scenarios::shows(replay, *target) && replay.result->trace_hash == written.run.trace_hash;
 }
 
 }  // namespace
@@ -265,6 +324,35 @@ struct PathCounts {
 
 }  // namespace
 
+namespace {
+
+// The report of a failing run and the file that replays it: the headline and the oracles are the
+// replayed (shrunk) run's, the figures before shrinking follow.
+void report_failure(const JobOptions& options, const DrawnJob& job, int case_number, uint64_t seed, const FailureFile& written,
+                    const std::filesystem::path& dir, JobResult& out) {
+    out.scenario_file = written.file.string();
+    out.failing_seed = seed;
+    out.reproducer_replays = replays_the_same(written, seed);
+    for (const auto& v : written.run.verdicts) {
+        if (!v.passed) out.failed_oracles.emplace_back(v.oracle);
+    }
+    std::ostringstream report;
+    report << "sink \"" << options.sink << "\" FAILED in a job (case " << case_number << ": " << job.summary << "), seed " << seed
+           << "; the run in the file: " << run_figures(written.run) << "\n"
+           << failed_oracles(written.run) << written.shrinking;
+    report << "scenario file: " << out.scenario_file << "\n"
+           << "replay it:     " << options.eosim_command << " run " << out.scenario_file << " --seed " << seed << "\n"
+           << "HTML timeline: " << options.eosim_command << " suite " << out.scenario_file << " --seeds " << seed << " --report "
+           << (dir / "report").string() << "   (open report/index.html)\n";
+    if (!out.reproducer_replays) {
+        report << "TESTKIT ERROR: the file, loaded and run with seed " << seed
+               << ", does not fail the same way (same oracles, same trace hash): please report it\n";
+    }
+    out.report = report.str() + out.fault_paths;
+}
+
+}  // namespace
+
 JobResult check_sink_in_jobs(const JobOptions& options) {
     ContractOptions contract;
     contract.sink = options.sink;
@@ -273,7 +361,7 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
     const auto config = configure_sink_recording(contract, &systems);  // unknown kinds and bad options fail here
     (void)job_oracles(options, *config);  // a misfit oracle fails here, before any run
     const ordered_json kinds = chosen_kinds(options, *config, systems);
-    const std::vector<std::string> points = options.points.empty() ? default_points() : options.points;
+    const std::vector<std::string> points = job_points(options, *config);  // a sink point it does not declare fails here
 
     const std::filesystem::path dir = std::filesystem::absolute(options.output_dir);
     std::filesystem::create_directories(dir);
@@ -292,6 +380,7 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
         write_file(file, job.document);
         if (job.at_least_once) ++out.jobs_at_least_once;
         const scenarios::Scenario scenario = scenarios::load_scenario(file);
+        require_reachable(options.points, scenario);
         for (int r = 0; r < options.runs_per_case; ++r) {
             const uint64_t seed = prng.between(1, 1'000'000);
             scenarios::RunOptions run;
@@ -307,29 +396,8 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
                 ++out.runs;
                 continue;
             }
-            std::ostringstream report;
-            report << "sink \"" << options.sink << "\" FAILED in a job (case " << c << ": " << job.summary << "), seed "
-                   << seed << "\n"
-                   << failed_oracles(result);
-            std::filesystem::path replay = file;
-            if (options.shrink) {
-                scenarios::ShrinkOptions shrink;
-                shrink.max_replays = 200;
-                if (auto shrunk = scenarios::shrink_failing_run(scenario, seed, shrink)) {
-                    replay = dir / (options.sink + "-case-" + std::to_string(c) + "-seed-" + std::to_string(seed) + ".shrunk.json");
-                    write_file(replay, scenarios::shrunk_scenario_document(job.document, *shrunk, file.string(), seed));
-                    report << "shrunk in " << shrunk->replays << " replays to " << shrunk->faults_after.size()
-                           << " fault(s) (from " << shrunk->faults_before.size() << ")\n";
-                }
-            }
-            report << "scenario file: " << replay.string() << "\n"
-                   << "replay it:     " << options.eosim_command << " run " << replay.string() << " --seed " << seed << "\n"
-                   << "HTML timeline: " << options.eosim_command << " suite " << replay.string() << " --seeds " << seed
-                   << " --report " << (dir / "report").string() << "   (open report/index.html)\n";
             finish_paths();
-            out.report = report.str() + out.fault_paths;
-            out.scenario_file = replay.string();
-            out.failing_seed = seed;
+            report_failure(options, job, c, seed, write_failure_file(options, job.document, scenario, file, seed, result), dir, out);
             return out;
         }
     }

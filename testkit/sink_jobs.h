@@ -22,9 +22,11 @@
 // of the outside systems the sink asked for (SinkWorld::has_system), bulk_partial_failure of one
 // with bulk requests, system_call_races of them (`races`, on by default: for 200 ms..3 s each write
 // races with 1/10..1/2: its answer lost after it applied, landing late after later calls, or lost;
-// sim/external/call_races.h); half of them placed at protocol points (`points`; by default the public sink
-// points of engine/connectors/sink_points.h and checkpoint.completed, failover.started,
-// task.restoring, barrier.alignment_started). Not drawn: transaction_abort (the broker aborting a
+// sim/external/call_races.h); half of them placed at protocol points (`points`; by default the sink points
+// the sink declares -- SinkConfig::announced_points(), the list the loader trusts -- and
+// checkpoint.completed, failover.started, task.restoring, barrier.alignment_started; a requested
+// sink point the sink does not declare, or a point the drawn jobs never announce, is an
+// std::invalid_argument). Not drawn: transaction_abort (the broker aborting a
 // pre-committed transaction loses data whatever the sink does). After the runs, `fault_paths` says
 // how often each kind fired and each point was hit; a kind named in `faults` that never fired, or a
 // point named in `points` that was never hit, fails the check (with `require_requested`).
@@ -38,10 +40,13 @@
 // at_least_once keep only at_least_once_output (appended output) and liveness: their keyed state,
 // and with it a keyed table's values, may count a record twice.
 //
-// On a failure the run is shrunk (scenarios/shrinker.h) and the report gives the seed, the
-// standalone scenario file (in `output_dir`) and the command that replays it with the user's own
-// eosim binary (one that links eosim::main and registers the sink):  <eosim> run FILE --seed N
-// and the HTML timeline:  <eosim> suite FILE --seeds N --report DIR.
+// On a failure the run is shrunk (scenarios/shrinker.h) and the report gives the seed, the shrunk
+// run's oracles and figures (the figures before shrinking after them), the standalone scenario file
+// (in `output_dir`) and the command that replays it with the user's own eosim binary (one that
+// links eosim::main and registers the sink):  <eosim> run FILE --seed N
+// and the HTML timeline:  <eosim> suite FILE --seeds N --report DIR. Before reporting, the file is
+// loaded as `eosim run` loads it and run with the seed: it must fail the same way (same oracles,
+// same trace hash; JobResult::reproducer_replays).
 //
 // Not checked: anything the oracles do not (see oracles/README.md); a key going backwards and
 // forwards again between two polls; parallel sinks writing the same outside-system resources are
@@ -82,6 +87,10 @@ struct JobResult {
     std::string report;    // on a failure: seed, oracle, scenario file, replay command
     std::string scenario_file;  // the failing (shrunk) scenario, when one failed
     uint64_t failing_seed = 0;
+    std::vector<std::string> failed_oracles;  // the oracles that fired in the run the file replays
+    // The file, loaded as `eosim run` loads it and run with `failing_seed`, failed the same way (the
+    // same oracles, the same trace hash); checked for every file written (false: a testkit bug, said so in the report).
+    bool reproducer_replays = false;
     // Over the runs made: what the faults did (a check that faults reached the jobs at all).
     int64_t records_in = 0;
     int64_t faults_injected = 0;

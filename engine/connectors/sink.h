@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,9 +50,16 @@ public:
     // transactional id or an upload prefix that a later attempt must not reuse).
     std::string attempt_id() const { return "attempt-" + std::to_string(attempt()) + "-subtask-" + std::to_string(subtask()); }
     virtual RunObserver& observer() = 0;
+    // The sink points (engine/connectors/sink_points.h) this sink may announce: its kind's
+    // SinkConfig::announced_points() (sink_registry.h), the one list the scenario loader (a fault
+    // `at_point`), the testkit (where it aims faults) and `eosim points` read. The engine's task and
+    // the testkit's context return it; a context of your own may return nullopt (not checked).
+    virtual std::optional<std::vector<std::string_view>> declared_points() const { return std::nullopt; }
     // Announces a protocol point on behalf of this task: its node, vertex and subtask (a fault's
     // `vertex`/`subtask` filters match them). Listeners may crash the node before this returns.
-    void announce(std::string_view point, int64_t detail) { world().announce(point, node(), detail, {vertex_id(), subtask()}); }
+    // A sink point that declared_points() does not list throws std::logic_error naming it (and the
+    // fix): a reproducer with a fault there would be refused by the loader.
+    void announce(std::string_view point, int64_t detail);
     // Runs `fn` after `delay`, if the task's process still runs then: also after the task was
     // cancelled (close()) -- a sink's own executor keeps running until close() stops it.
     virtual void after(sim::Duration delay, std::function<void()> fn) = 0;

@@ -3,6 +3,9 @@
 // exactly at an announced point: a scenario's `"at_point"`, the job-level testkit's point faults,
 // and the contract-level testkit's crashes at a point (testkit/sink_contract.h) all aim at these
 // names. A sink that never announces a point is never hit there; the testkit says so after a run.
+// Every point a sink announces is declared in its SinkConfig::announced_points() (sink_registry.h):
+// the loader, the testkit and `eosim points` read that list, and announcing a sink point it does
+// not list throws std::logic_error (SinkContext::announce).
 //
 //     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override {
 //         ... flush, prepare ...

@@ -50,9 +50,10 @@ public:
     // Resources the sink needs for itself within a job (e.g. "Kafka topic \"out\""): the loader
     // refuses two sinks that claim the same one.
     virtual std::vector<std::string> claims() const { return {}; }
-    // The protocol points (engine/runtime/protocol_points.h) this sink's instances announce through
-    // `SinkContext::world()`: the loader refuses a fault placed at a point no component of the job
-    // announces (scenarios/point_reach.h), so a sink that announces one must list it here.
+    // The sink points (engine/connectors/sink_points.h) this sink's instances announce: the one list
+    // the loader (a fault at a point no component of the job announces is refused,
+    // scenarios/point_reach.h), the testkit (where it aims faults) and `eosim points` read. A sink
+    // that announces a point must list it here: SinkContext::announce throws for one it does not.
     virtual std::vector<std::string_view> announced_points() const { return {}; }
     // The option (a key of "options") that makes this sink name what it writes after each record's
     // source identity (engine/runtime/record.h: the source partition and offset), or empty when it

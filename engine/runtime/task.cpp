@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/connectors/sink_registry.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
@@ -32,6 +33,11 @@ Task::~Task() = default;
 
 sim::World& Task::world() { return engine_.world(); }
 RunObserver& Task::observer() { return engine_.observer(); }
+
+std::optional<std::vector<std::string_view>> Task::declared_points() const {
+    if (vertex_.kind != OperatorKind::sink || !vertex_.sink) return std::nullopt;
+    return vertex_.sink->announced_points();
+}
 
 // The sink's own timer: it fires while the task runs and after the task was cancelled (its sink
 // closed, the process alive: what close() did not stop keeps running), not after a crash.

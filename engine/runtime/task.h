@@ -137,6 +137,7 @@ public:
     std::string_view vertex_id() const override { return vertex_.id; }
     int64_t attempt() const override { return key_.attempt; }
     RunObserver& observer() override;
+    std::optional<std::vector<std::string_view>> declared_points() const override;  // a sink vertex's announced_points()
     void after(sim::Duration delay, std::function<void()> fn) override;
     void fail(const std::string& reason) override;
 

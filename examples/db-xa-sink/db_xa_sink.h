@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "engine/connectors/sink.h"
+#include "engine/connectors/sink_points.h"
 #include "engine/connectors/sink_registry.h"
 #include "sim/external/database.h"
 
@@ -51,6 +52,11 @@ public:
                                               const eosim::engine::RuntimeConfig& runtime) const override;
     std::vector<eosim::engine::Record> read_output(const eosim::engine::OutsideSystems& systems) const override;
     std::vector<std::string> claims() const override { return {"database table \"" + options_.table + "\""}; }
+    // Every point its sinks announce (a scenario's fault may aim at these; announcing another throws).
+    std::vector<std::string_view> announced_points() const override {
+        return {eosim::engine::sink_points::kPrecommitted, eosim::engine::sink_points::kCommitted,
+                eosim::engine::sink_points::kRecovered};
+    }
 
 private:
     DbXaOptions options_;

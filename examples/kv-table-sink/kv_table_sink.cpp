@@ -1,6 +1,7 @@
 #include "kv_table_sink.h"
 
 #include <map>
+#include <utility>
 
 #include "engine/connectors/sink_points.h"
 
@@ -20,7 +21,12 @@ public:
     bool open(int64_t, const std::vector<eosim::engine::RestoredSinkState>&) override { return true; }  // nothing restored: the replay rewrites
 
     void write(const eosim::engine::RecordBatch& records) override {
-        for (const Record& r : records) pending_[r.key] = r.value;  // the latest version per key wins
+        for (const Record& r : records) {
+            if (options_.slip == KvTableSlip::dedup_by_key_set) {
+                std::erase_if(pending_, [&](const auto& entry) { return key_set(entry.first) == key_set(r.key); });
+            }
+            pending_[r.key] = r.value;  // the latest version per key wins
+        }
         flush();
     }
 
@@ -39,6 +45,13 @@ public:
     bool settled() const override { return true; }
 
 private:
+    // The slip's identity of a key taken as a composite (key / 2, key % 2): the set of its parts.
+    static std::pair<int64_t, int64_t> key_set(int64_t key) {
+        const int64_t a = key / 2;
+        const int64_t b = key % 2;
+        return a < b ? std::pair{a, b} : std::pair{b, a};
+    }
+
     // Sends the pending keys in order; stops at the first failure (the rest stay pending).
     void flush() {
         int64_t sent = 0;

@@ -20,13 +20,18 @@
 // The slips (KvTableSlip): `no_version_guard`, the slip of examples/kv-table-sink-buggy: a plain
 // SET, so the replay after a restore writes older versions over newer ones until it catches up;
 // `check_then_set` (tests/testkit/test_connector_bugs.cpp): the guard as two calls, GET then SET
-// when newer, so a SET that timed out and lands late puts an older version back.
+// when newer, so a SET that timed out and lands late puts an older version back;
+// `dedup_by_key_set` (tests/testkit/test_connector_bugs.cpp; risingwavelabs/risingwave#25985: a
+// DynamoDB sink deduplicated a batch by the set of its primary-key values, so the composite keys
+// (a, b) and (b, a) were one): the pending writes are deduplicated by the set {key / 2, key % 2},
+// so keys 1 and 2 replace each other's pending write and one of them is never written.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/connectors/sink.h"
+#include "engine/connectors/sink_points.h"
 #include "engine/connectors/sink_registry.h"
 #include "sim/external/key_value_store.h"
 
@@ -36,6 +41,7 @@ enum class KvTableSlip {
     none,
     no_version_guard,  // a plain SET (examples/kv-table-sink-buggy)
     check_then_set,    // GET, then a plain SET when the stored version is older
+    dedup_by_key_set,  // pending writes deduplicated by an identity two keys share (risingwave#25985)
 };
 
 struct KvTableOptions {
@@ -52,6 +58,10 @@ public:
     eosim::engine::SinkOutputShape output_shape() const override { return eosim::engine::SinkOutputShape::keyed_table; }
     std::vector<eosim::engine::Record> read_output(const eosim::engine::OutsideSystems& systems) const override;
     std::vector<std::string> claims() const override { return {"key-value prefix \"" + options_.prefix + "\""}; }
+    // Every point its sinks announce (a scenario's fault may aim at these; announcing another throws).
+    std::vector<std::string_view> announced_points() const override {
+        return {eosim::engine::sink_points::kPrecommitted, eosim::engine::sink_points::kFlushed};
+    }
 
 private:
     KvTableOptions options_;

@@ -422,9 +422,10 @@ void Loader::read_point_triggers(const Value& v, PointTriggers& p) {
     if (auto x = o.get("ratio")) p.ratio = read_ratio(*x);
     std::vector<std::string> known;
     for (std::string_view point : engine::points::kAll) known.emplace_back(point);
-    // By default every point this job announces. A listed point is taken as it is: a sink the
-    // testkit draws faults for may announce a point without declaring it
-    // (SinkConfig::announced_points), and the accounting reports a drawn fault that never fired.
+    // By default every point this job announces. A listed point is taken as it is (a drawn fault
+    // there may never fire: the accounting reports it); a sink announces only the points its
+    // SinkConfig::announced_points declares (SinkContext::announce refuses others), so the testkit
+    // lists only those.
     p.points.clear();
     for (const std::string& point : known) {
         if (!unreachable_reason(s_, point)) p.points.push_back(point);

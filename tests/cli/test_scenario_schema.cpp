@@ -234,8 +234,13 @@ TEST_CASE("schema: its enumerations are the names the code knows", "[schema]") {
     const json schema = read_json(kProject / "scenarios/schema.json");
     // The schema's oracle list is the registry's: a registered oracle the schema lacks (or a stale
     // name in the schema) fails here.
-    const std::vector<std::string> registered = oracles::OracleRegistry::global().names();
-    CHECK(enum_of(schema, "oracle") == std::set<std::string>(registered.begin(), registered.end()));
+    // Oracles that other test cases register for themselves (named "test_...") are left out: whether
+    // they are registered yet depends on the order the test cases run in (all in one process).
+    std::set<std::string> registered;
+    for (const std::string& name : oracles::OracleRegistry::global().names()) {
+        if (name.rfind("test_", 0) != 0) registered.insert(name);
+    }
+    CHECK(enum_of(schema, "oracle") == registered);
 
     std::set<std::string> faults;
     for (size_t i = 0; i < sim::kFaultKindCount; ++i) faults.insert(sim::to_string(static_cast<sim::FaultKind>(i)));

@@ -42,6 +42,7 @@ public:
     std::vector<Record> read_output(const OutsideSystems& systems) const override { return product_.read_output(systems); }
     std::string kafka_topic() const override { return options_.topic; }
     std::vector<std::string> claims() const override { return product_.claims(); }
+    std::vector<std::string_view> announced_points() const override { return product_.announced_points(); }
 
 private:
     KafkaSinkOptions options_;

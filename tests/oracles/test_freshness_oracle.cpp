@@ -110,6 +110,7 @@ public:
         return out;
     }
     std::string kafka_topic() const override { return "output"; }
+    std::vector<std::string_view> announced_points() const override { return {points::kSinkPrecommitted}; }
 
 private:
     mutable int64_t incarnations_ = 0;

@@ -11,6 +11,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +32,7 @@
 #include "testkit/sink_contract.h"
 #include "testkit/sink_jobs.h"
 #include "tests/temp_dir.h"
+#include "tests/testkit/replayed_jobs.h"
 
 namespace eosim::testkit {
 namespace {
@@ -96,6 +103,7 @@ public:
         return out;
     }
     std::string kafka_topic() const override { return "output"; }
+    std::vector<std::string_view> announced_points() const override { return {engine::sink_points::kPrecommitted}; }
 
 private:
     KafkaSlip slip_;
@@ -187,6 +195,9 @@ public:
         for (const auto& d : systems.documents->documents("docs")) out.push_back(Record{d.fields.at("key"), d.fields.at("value")});
         return out;
     }
+    std::vector<std::string_view> announced_points() const override {
+        return {engine::sink_points::kPrecommitted, engine::sink_points::kFlushed};
+    }
 
 private:
     DocumentSlip slip_;
@@ -219,6 +230,9 @@ EOSIM_REGISTER_SINK(db_xa_example::db_xa_kind("bugs_db_xa_ignore_commit_failure"
 // still ran (late, or twice after the client's retry). A keyed table guarded by GET-then-SET
 // instead of one atomic compare-and-set: its SET that timed out lands after a newer one.
 EOSIM_REGISTER_SINK(kv_table_example::kv_table_kind("bugs_kv_check_then_set", kv_table_example::KvTableSlip::check_then_set));
+// risingwavelabs/risingwave#25985: a DynamoDB sink deduplicated each batch by the set of a row's
+// primary-key values, so two distinct composite keys were one and a write was dropped.
+EOSIM_REGISTER_SINK(kv_table_example::kv_table_kind("bugs_kv_dedup_by_key_set", kv_table_example::KvTableSlip::dedup_by_key_set));
 // A completion that timed out taken for done (the example file sink did so until calls could
 // race): when the request was lost, so is the file (redis/hiredis#749's point, for any store: a
 // timeout guarantees nothing either way).
@@ -266,6 +280,17 @@ const std::vector<Bug>& bugs() {
          {{"system_call_races", 1}}, 1},
         {"bugs_file_timeout_as_committed", "file", "redis/hiredis#749 (a timeout guarantees nothing)", Guarantee::exactly_once, {},
          "MISSING", {}, {{"system_call_races", 1}}},
+        // The staged-file sink of staged_file_sink.cpp (Flink's FileSink) and three tickets' slips:
+        // FLINK-10005 (a part counter restarting at 0 replaces a committed part file), FLINK-13940
+        // (recovery deletes the staged files the restored state still commits), apache/iceberg#1185
+        // with FLINK-2008 (notify(N) commits only N's files: a lost notification's wait for ever).
+        {"bugs_files_counter_resets", "bugs_staged_files", "FLINK-10005 (apache/flink#6466)", Guarantee::exactly_once, {}, "MISSING"},
+        {"bugs_files_cleanup_deletes_restored", "bugs_staged_files", "FLINK-13940 (apache/flink#9597)", Guarantee::exactly_once, {},
+         "MISSING"},
+        {"bugs_files_commit_only_notified", "bugs_staged_files", "apache/iceberg#1185, FLINK-2008 (apache/flink#895)",
+         Guarantee::exactly_once, {}, "MISSING"},
+        // A keyed table whose pending writes are deduplicated by a lossy identity.
+        {"bugs_kv_dedup_by_key_set", "kv_table", "risingwavelabs/risingwave#25985", Guarantee::exactly_once, {}, "key k"},
         // Caught by the leak check (asked for by name): a closed sink's timers still firing.
         {"bugs_documents_flush_timer_leak", "bugs_documents_flush_timer", "Azure/kafka-sink-azure-kusto#64", Guarantee::exactly_once,
          Visibility::eventually, "a retry loop that never stops", {"exactly_once_output", "no_leaks"}},
@@ -298,6 +323,27 @@ TEST_CASE("connector bugs: every buggy sink is caught within the default cases, 
     }
 }
 
+TEST_CASE("connector bugs: the file sinks' and the deduplicating table's bugs are caught at the defaults on seeds 1..3", "[testkit]") {
+    for (const Bug& bug : bugs()) {
+        const std::string name = bug.buggy;
+        if (name.rfind("bugs_files_", 0) != 0 && name != "bugs_kv_dedup_by_key_set") continue;
+        for (uint64_t seed = 1; seed <= 3; ++seed) {
+            INFO(name << ", seed " << seed);
+            ContractOptions o;  // the defaults: 300 cases, every fault kind that applies
+            o.sink = bug.buggy;
+            o.seed = seed;
+            const auto caught = check_sink_contract(o);
+            INFO(caught.report);
+            CHECK_FALSE(caught.passed);
+            CHECK(caught.report.find(bug.caught_by) != std::string::npos);
+            o.sink = bug.twin;
+            const auto twin = check_sink_contract(o);
+            INFO(twin.report);
+            CHECK(twin.passed);
+        }
+    }
+}
+
 TEST_CASE("connector bugs: every twin passes with parallel subtasks, savepoint restores and rescales out and in", "[testkit]") {
     std::vector<std::string> twins;
     for (const Bug& bug : bugs()) {
@@ -327,7 +373,7 @@ TEST_CASE("connector bugs: the buggy sinks over Kafka, the document store and th
         o.output_dir = (dir / buggy).string();
         // The database's faults are rare among all kinds: aim at them (fault selection reaching the path).
         if (std::string(buggy).find("db_xa") != std::string::npos) o.faults = {{"system_write_errors", 5}, {"system_unavailable", 5}, {"crash", 1}};
-        const auto result = check_sink_in_jobs(o);
+        const auto result = check_sink_in_jobs_and_replay(o);
         INFO(result.report);
         CHECK_FALSE(result.passed);
     }
@@ -370,7 +416,7 @@ TEST_CASE("connector bugs: inside jobs, a key going backwards, a closed sink's t
         o.cases = 10;
         o.shrink = false;
         o.output_dir = (dir / c.sink).string();
-        const auto result = check_sink_in_jobs(o);
+        const auto result = check_sink_in_jobs_and_replay(o);
         INFO(result.report);
         CHECK_FALSE(result.passed);
         CHECK(result.report.find("oracle " + std::string(c.caught_by)) != std::string::npos);
@@ -384,11 +430,105 @@ TEST_CASE("connector bugs: inside jobs, a key going backwards, a closed sink's t
         o.oracles = c.oracles;
         o.cases = 10;
         o.output_dir = (dir / c.sink).string();
-        const auto result = check_sink_in_jobs(o);
+        const auto result = check_sink_in_jobs_and_replay(o);
         INFO(result.report);
         CHECK(result.passed);
         CHECK(result.faults_fired.contains("system_call_races"));
     }
+}
+
+// ---- The corpus table (examples/README.md) ------------------------------------------------------
+// By hand (not in ctest): ./build/tests/eosim_tests "[.bug_corpus_table]" prints, for every buggy
+// sink above and seeds 1..3, where the testkit's DEFAULT budget catches it -- the contract level
+// (ContractOptions{}: 300 cases) and the job level (JobOptions{}: 10 drawn jobs x 2 seeds, shrunk) --
+// and how long each level took, then checks every twin at the same defaults. Only what describes
+// the sink is set (its guarantee, visibility, the checks it is judged by); no fault aiming, no key
+// count: a bug's `faults`/`keys` above are what its own test aims with, not used here.
+
+JobOptions jobs_for(const Bug& bug, const char* sink, uint64_t seed, const std::filesystem::path& dir) {
+    JobOptions o;
+    o.sink = sink;
+    o.guarantee = bug.guarantee;
+    if (std::find(bug.oracles.begin(), bug.oracles.end(), "no_leaks") != bug.oracles.end()) {
+        o.oracles = {"exactly_once_output", "state_after_restore", "liveness", "no_leaks"};
+    }
+    o.seed = seed;
+    o.output_dir = (dir / (std::string(sink) + "-" + std::to_string(seed))).string();
+    return o;
+}
+
+ContractOptions defaults_for(const Bug& bug, const char* sink, uint64_t seed) {
+    ContractOptions o;
+    o.sink = sink;
+    o.guarantee = bug.guarantee;
+    o.visibility = bug.visibility;
+    o.oracles = bug.oracles;
+    o.seed = seed;
+    return o;
+}
+
+// One level over seeds 1..3: "caught at" per seed ("-" where it passed) and the slowest seed.
+struct LevelFigures {
+    std::string caught_at;
+    double slowest_seconds = 0;
+    int caught = 0;
+};
+
+template <typename Check>
+LevelFigures over_seeds(const Check& check) {
+    LevelFigures f;
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        const auto start = std::chrono::steady_clock::now();
+        const std::optional<int> at = check(seed);  // the case or run that failed; nullopt: passed
+        f.slowest_seconds = std::max(f.slowest_seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        f.caught_at += (seed > 1 ? ", " : "") + (at ? std::to_string(*at) : std::string("-"));
+        if (at) ++f.caught;
+    }
+    return f;
+}
+
+std::string seconds_text(double s) {
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(1) << s << " s";
+    return out.str();
+}
+
+TEST_CASE("connector bugs: the corpus table, measured at the default budget on seeds 1..3", "[.bug_corpus_table]") {
+    testing::TempDir dir;
+    std::cout << "| buggy sink | twin | ticket | contract: caught at case (seeds 1, 2, 3) | time (slowest seed) |"
+                 " job: caught at run (seeds 1, 2, 3) | time (slowest seed) |\n|---|---|---|---|---|---|---|\n";
+    for (const Bug& bug : bugs()) {
+        const LevelFigures contract = over_seeds([&](uint64_t seed) -> std::optional<int> {
+            const auto r = check_sink_contract(defaults_for(bug, bug.buggy, seed));
+            return r.passed ? std::nullopt : std::optional<int>(r.cases + 1);
+        });
+        const LevelFigures jobs = over_seeds([&](uint64_t seed) -> std::optional<int> {
+            const auto r = check_sink_in_jobs_and_replay(jobs_for(bug, bug.buggy, seed, dir.path()));
+            return r.passed ? std::nullopt : std::optional<int>(r.runs + 1);
+        });
+        std::cout << "| `" << bug.buggy << "` | `" << bug.twin << "` | " << bug.ticket << " | " << contract.caught_at << " | "
+                  << seconds_text(contract.slowest_seconds) << " | " << jobs.caught_at << " | " << seconds_text(jobs.slowest_seconds) << " |\n";
+    }
+    std::cout << "\n| correct twin | contract: passed (seeds 1..3) | time (slowest seed) | job: passed (seeds 1..3) | time (slowest seed) |\n"
+                 "|---|---|---|---|---|\n";
+    std::vector<std::string> twins;
+    for (const Bug& bug : bugs()) {
+        if (std::find(twins.begin(), twins.end(), bug.twin) != twins.end()) continue;
+        twins.emplace_back(bug.twin);
+        const LevelFigures contract = over_seeds([&](uint64_t seed) -> std::optional<int> {
+            const auto r = check_sink_contract(defaults_for(bug, bug.twin, seed));
+            return r.passed ? std::nullopt : std::optional<int>(r.cases + 1);
+        });
+        const LevelFigures jobs = over_seeds([&](uint64_t seed) -> std::optional<int> {
+            const auto r = check_sink_in_jobs_and_replay(jobs_for(bug, bug.twin, seed, dir.path()));
+            return r.passed ? std::nullopt : std::optional<int>(r.runs + 1);
+        });
+        CHECK(contract.caught == 0);
+        CHECK(jobs.caught == 0);
+        std::cout << "| `" << bug.twin << "` | " << 3 - contract.caught << "/3 | " << seconds_text(contract.slowest_seconds) << " | "
+                  << 3 - jobs.caught << "/3 | " << seconds_text(jobs.slowest_seconds) << " |\n";
+    }
+    std::cout.flush();
 }
 
 // By hand (not in ctest): ./build/tests/eosim_tests "[.connector_bugs_long]"
@@ -410,7 +550,7 @@ TEST_CASE("connector bugs: every twin passes 10000 contract cases and 500 job ru
         o.cases = 250;
         o.runs_per_case = 2;
         o.output_dir = (dir / twin).string();
-        const auto jobs = check_sink_in_jobs(o);
+        const auto jobs = check_sink_in_jobs_and_replay(o);
         INFO(jobs.report);
         CHECK(jobs.passed);
         WARN(std::string(twin) + ": " + std::to_string(contract.cases) + " contract cases; " + jobs.report);

@@ -12,6 +12,7 @@
 #include "testkit/sink_contract.h"
 #include "testkit/sink_jobs.h"
 #include "tests/temp_dir.h"
+#include "tests/testkit/replayed_jobs.h"
 
 // The buggy variants, registered as examples/*-buggy do (a line each: the macro names its variable after the line).
 EOSIM_REGISTER_SINK(db_xa_example::db_xa_kind("buggy_db_xa", db_xa_example::DbXaSlip::roll_back_restored));
@@ -35,7 +36,7 @@ TEST_CASE("db xa example: the XA sink that rolls back restored transactions is c
     options.cases = 10;
     options.shrink = false;
     options.output_dir = (dir / "failures").string();
-    const auto result = check_sink_in_jobs(options);
+    const auto result = check_sink_in_jobs_and_replay(options);
     INFO(result.report);
     REQUIRE_FALSE(result.passed);
     CHECK(result.report.find("exactly_once_output") != std::string::npos);

@@ -13,6 +13,7 @@
 #include "testkit/sink_contract.h"
 #include "testkit/sink_jobs.h"
 #include "tests/temp_dir.h"
+#include "tests/testkit/replayed_jobs.h"
 
 // The buggy variant, registered here as examples/file-sink-buggy does (a line of its own: the
 // registration macro names its variable after the line).
@@ -76,7 +77,7 @@ TEST_CASE("file sink example: the buggy variant is caught inside jobs too (dupli
     options.cases = 20;
     options.shrink = false;
     options.output_dir = (dir / "failures").string();
-    const auto result = check_sink_in_jobs(options);
+    const auto result = check_sink_in_jobs_and_replay(options);
     INFO(result.report);
     REQUIRE_FALSE(result.passed);
     CHECK(result.report.find("exactly_once_output") != std::string::npos);
