@@ -71,6 +71,7 @@ struct JobOptions {
     std::vector<std::string> points;   // protocol points faults are placed at; empty: the defaults above
     bool require_requested = true;     // a requested kind that never fired, a point never hit: failed
     bool races = true;                 // draw system_call_races too (calls that race; see above)
+    bool rescales = true;              // half the jobs fail over at another parallelism (see above)
     bool shrink = true;          // shrink a failing run before reporting it
     std::string output_dir = "eosim-testkit-failures";  // where failing scenario files stay (created; removed when empty)
     std::string eosim_command = "eosim";  // how the report names the user's binary

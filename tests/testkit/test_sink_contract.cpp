@@ -77,6 +77,7 @@ public:
     sim::World& world() override { return inner_.world(); }
     sim::NodeId node() const override { return inner_.node(); }
     int32_t subtask() const override { return subtask_blind_ ? 0 : inner_.subtask(); }
+    int32_t parallelism() const override { return inner_.parallelism(); }
     int64_t attempt() const override { return inner_.attempt(); }
     engine::RunObserver& observer() override { return inner_.observer(); }
     void after(sim::Duration delay, std::function<void()> fn) override {
