@@ -125,6 +125,8 @@ public:
     std::optional<std::string> check();
     // The final equality (after finish()).
     std::optional<std::string> check_final();
+    // The final equality alone (check_final's part after the leaks).
+    std::optional<std::string> final_output();
     const std::string& log() const { return log_; }
 
 private:

@@ -121,7 +121,7 @@ struct DeliverLate final : Command {
 rc::Gen<int32_t> failover_parallelism(const ContractModel& m) {
     if (m->parallelism == 1) return rc::gen::just<int32_t>(0);
     return rc::gen::weightedOneOf<int32_t>(
-        {{2, rc::gen::just<int32_t>(0)}, {1, rc::gen::resize(100, rc::gen::inRange<int32_t>(1, m->parallelism + 1))}});
+        {{1, rc::gen::just<int32_t>(0)}, {2, rc::gen::resize(100, rc::gen::inRange<int32_t>(1, m->parallelism + 1))}});
 }
 
 void show_failover(std::ostream& os, int32_t parallelism) {

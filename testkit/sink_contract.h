@@ -34,7 +34,7 @@
 //   the end, closes it; after close() nothing reaches it but its own `after` timers and its calls'
 //   late answers: the life of testkit/README.md), each followed by a new incarnation opened with the
 //   sink states of the latest completed checkpoint (as Flink restores; completing a later checkpoint
-//   subsumes -- aborts -- the pre-committed ones before it), at the same parallelism or, a third of
+//   subsumes -- aborts -- the pre-committed ones before it), at the same parallelism or, half of
 //   the time, at a drawn 1..`parallelism` (a rescale after a failure, in or out: a restart from a
 //   retained checkpoint with another -p, the adaptive scheduler; a restore from scratch keeps the
 //   parallelism), outside-system faults of the systems
@@ -156,7 +156,7 @@ struct ContractOptions {
     int max_size = 100;         // rapidcheck's maximum size (about the longest command sequence)
     int keys = 4;               // distinct record keys
     // The most subtasks of the sink: each case starts with 1..parallelism subtasks (drawn, shrinking
-    // towards 1) and a restore from a savepoint, or a third of the failovers, draws 1..parallelism
+    // towards 1) and a restore from a savepoint, or half of the failovers, draws 1..parallelism
     // again (a rescale when it differs).
     int32_t parallelism = 3;
     bool outside_faults = true; // faults of the outside systems (false: none of them is drawn)

@@ -82,8 +82,10 @@ std::vector<std::string> default_points() {
 // The crashed TaskManager's sink subtasks are never closed: what they left open lingers, and after
 // a scale-in only the subtasks given their state know of it. Returns the summary's words.
 std::string draw_rescale_after_failure(ordered_json& doc, int64_t parallelism, int64_t records, sim::Prng& prng) {
-    int64_t rescaled = prng.between(1, 3);
-    if (rescaled >= parallelism) ++rescaled;  // 1..4 but the job's own
+    // 1..4 but the job's own; in three times out of four when both are possible (what the removed
+    // subtasks left must then be taken over).
+    const bool scale_in = parallelism == 4 || (parallelism > 1 && prng.chance(sim::Ratio{3, 4}));
+    const int64_t rescaled = scale_in ? prng.between(1, parallelism - 1) : prng.between(parallelism + 1, 4);
     const int64_t at = prng.between(records / 4, records * 3 / 5);  // while the input flows (1000 records a second)
     const int64_t crash_before = prng.between(20, 400);
     const std::string task_manager = prng.chance(sim::Ratio{1, 2}) ? "tm0" : "tm1";
@@ -168,7 +170,9 @@ DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, c
     std::ostringstream summary;
     summary << "parallelism " << parallelism << ", checkpoint every " << interval << " ms, mode "
             << (at_least_once ? "at_least_once" : "exactly_once") << ", " << records << " records over " << keys << " keys";
-    if (options.rescales && prng.chance(sim::Ratio{1, 2})) summary << draw_rescale_after_failure(doc, parallelism, records, prng);
+    // From a stream of its own: the job's other draws and the runs' seeds stay what they were without it.
+    sim::Prng rescales = prng.fork("rescale_after_failure");
+    if (options.rescales && rescales.chance(sim::Ratio{3, 4})) summary << draw_rescale_after_failure(doc, parallelism, records, rescales);
     return DrawnJob{std::move(doc), summary.str(), at_least_once};
 }
 
@@ -245,12 +249,13 @@ struct PathCounts {
     int64_t outside_calls_failed = 0;
     int64_t fenced_calls = 0;
 
-    void add(const scenarios::RunResult& result) {
+    // `scheduled`: the scenario's own faults, which come first in a run's plan (the draw after them).
+    void add(const scenarios::RunResult& result, size_t scheduled) {
         std::vector<bool> fired_at(result.fault_draw ? result.fault_draw->faults.size() : 0, false);
         for (const sim::FiredFault& f : result.faults) {
             if (f.skipped) continue;
             ++fired[sim::to_string(f.kind)];
-            if (f.plan_index < fired_at.size()) fired_at[f.plan_index] = true;
+            if (f.plan_index >= scheduled && f.plan_index - scheduled < fired_at.size()) fired_at[f.plan_index - scheduled] = true;
         }
         if (result.fault_draw) {
             for (size_t i = 0; i < result.fault_draw->faults.size(); ++i) {
@@ -334,7 +339,7 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
             out.faults_injected += result.figures.faults_injected;
             out.restarts += result.figures.restarts;
             out.checkpoints_completed += result.figures.checkpoints_completed;
-            paths.add(result);
+            paths.add(result, scenario.faults.size());
             if (scenarios::run_outcome_met(result)) {
                 ++out.runs;
                 continue;

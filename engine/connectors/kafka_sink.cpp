@@ -120,8 +120,19 @@ bool KafkaSink::abort_lingering(int32_t subtask, int64_t restored_checkpoint_id,
 // transactional id, the abort is fenced -- the harmless end of a zombie.
 void KafkaSink::close() {
     if (options_.guarantee != DeliveryGuarantee::exactly_once || current_.transactional_id.empty()) return;
-    if (kafka_.abort(context_.node(), current_) == KafkaError::none) {
+    abort_open_transaction();
+}
+
+// An abort refused with a retriable error is tried again by the sink's own executor, which close()
+// leaves running: a zombie's transaction begun after the next attempt opened is above nobody's
+// restored checkpoint yet, so no successor aborts it (until a later restore), and it would hold back
+// read_committed readers until the broker's transaction timeout.
+void KafkaSink::abort_open_transaction() {
+    const KafkaError error = kafka_.abort(context_.node(), current_);
+    if (error == KafkaError::none) {
         context_.observer().transaction_event(context_.world().now(), current_.transactional_id, "aborted");
+    } else if (sim::external::is_retriable(error)) {
+        context_.after(runtime_.commit_retry_delay, [this] { abort_open_transaction(); });
     }
 }
 

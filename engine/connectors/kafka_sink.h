@@ -103,6 +103,8 @@ private:
 
     std::string transactional_id(int64_t checkpoint_id) const;
     bool begin_transaction(int64_t checkpoint_id);
+    // Aborts the open transaction at close, retried after commit_retry_delay while refused with a retriable error.
+    void abort_open_transaction();
     // Aborts the ongoing transactions (of `ongoing`, our prefix's) of `subtask`'s ids above the
     // restored checkpoint.
     bool abort_lingering(int32_t subtask, int64_t restored_checkpoint_id, const std::vector<std::string>& ongoing);

@@ -33,14 +33,16 @@ private:
     std::unique_ptr<engine::Sink> inner_;
 };
 
-using SinkWrapper = std::function<std::unique_ptr<engine::Sink>(engine::SinkContext& context, std::unique_ptr<engine::Sink> inner)>;
+// Makes the original kind's instance for a context (the task's, or one of the test's around it).
+using MakeInner = std::function<std::unique_ptr<engine::Sink>(engine::SinkContext& context)>;
+using SinkWrapper = std::function<std::unique_ptr<engine::Sink>(engine::SinkContext& context, const MakeInner& make_inner)>;
 
 class WrappedSinkConfig final : public engine::SinkConfig {
 public:
     WrappedSinkConfig(std::shared_ptr<const engine::SinkConfig> inner, SinkWrapper wrap) : inner_(std::move(inner)), wrap_(std::move(wrap)) {}
     std::unique_ptr<engine::Sink> make(engine::SinkContext& context, const engine::OutsideSystems& systems,
                                        const engine::RuntimeConfig& runtime) const override {
-        return wrap_(context, inner_->make(context, systems, runtime));
+        return wrap_(context, [&](engine::SinkContext& c) { return inner_->make(c, systems, runtime); });
     }
     engine::SinkOutputShape output_shape() const override { return inner_->output_shape(); }
     std::vector<engine::Record> read_output(const engine::OutsideSystems& systems) const override { return inner_->read_output(systems); }
