@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
 
 namespace eosim::testkit {
 
@@ -58,11 +59,19 @@ struct ContractHarness::Subtask {
 };
 
 struct ContractHarness::Incarnation {
-    enum class State : uint8_t { live, zombie, stopped, crashed, failed };
+    // An instance's life (testkit/README.md, "An instance's life"): live; zombie (the job failed
+    // over without reaching it: not closed, it finishes what reaches it); failed (it failed the job,
+    // close() comes next); closed (close() called: only its own timers and its calls' late answers
+    // are left); crashed (its process died: nothing at all).
+    enum class State : uint8_t { live, zombie, failed, closed, crashed };
     int32_t number = 0;
     std::vector<std::unique_ptr<Subtask>> subtasks;
     State state = State::live;
     std::string failure;  // why it failed (SinkContext::fail or a refused pre-commit)
+    // A zombie's one barrier: the checkpoint in flight when the job failed over without it (or one
+    // triggered just before), which each subtask that had not yet may still pre-commit -- once.
+    int64_t zombie_barrier = 0;
+    std::vector<bool> barrier_taken;
     std::string name() const { return "incarnation " + std::to_string(number); }
     int32_t parallelism() const { return static_cast<int32_t>(subtasks.size()); }
     // Where its subtasks are in S: the furthest of their positions.
@@ -74,7 +83,9 @@ struct ContractHarness::Incarnation {
 };
 
 std::string ContractHarness::Subtask::name() const {
-    return incarnation->name() + (incarnation->state == Incarnation::State::zombie ? " (ZOMBIE)" : "") + ", subtask " +
+    const auto state = incarnation->state;
+    return incarnation->name() +
+           (state == Incarnation::State::zombie ? " (ZOMBIE)" : state == Incarnation::State::closed ? " (CLOSED)" : "") + ", subtask " +
            std::to_string(index);
 }
 
@@ -88,6 +99,7 @@ public:
     sim::World& world() override { return harness_.world_; }
     sim::NodeId node() const override { return subtask_.node; }
     int32_t subtask() const override { return subtask_.index; }
+    int32_t parallelism() const override { return subtask_.incarnation->parallelism(); }
     int64_t attempt() const override { return subtask_.incarnation->number; }
     engine::RunObserver& observer() override { return harness_.observer_; }
     std::optional<std::vector<std::string_view>> declared_points() const override { return harness_.config_->announced_points(); }
@@ -95,13 +107,13 @@ public:
         Incarnation* incarnation = subtask_.incarnation;
         ContractHarness* harness = &harness_;
         harness_.world_.scheduler().schedule(delay, subtask_.node, kSinkTimer, 0, [harness, incarnation, fn = std::move(fn)] {
-            // A crashed or failed task is gone; a cancelled one lives on as a zombie whose timers fire,
-            // and so do a stopped one's (the sink's own executor runs until close() stops it).
+            // A crashed task is gone; any other's process lives on, and so do its timers: a zombie's,
+            // and a closed one's (cancelled, failed, stopped) until close() stopped them, as in the
+            // engine (engine/runtime/task.cpp, Task::after).
             const auto state = incarnation->state;
-            if (state == Incarnation::State::live || state == Incarnation::State::zombie || state == Incarnation::State::stopped) {
-                if (harness->finished_ && state != Incarnation::State::live) ++harness->timers_after_close_;
-                fn();
-            }
+            if (state == Incarnation::State::crashed) return;
+            if (harness->finished_ && state == Incarnation::State::closed) ++harness->timers_after_close_;
+            fn();
         });
     }
     void fail(const std::string& reason) override {
@@ -446,30 +458,62 @@ void ContractHarness::crash_incarnation(Incarnation& incarnation, const std::str
     for (const auto& subtask : incarnation.subtasks) world_.scheduler().crash(subtask->node);
 }
 
-void ContractHarness::crash() {
+void ContractHarness::crash(int32_t parallelism) {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
     line(incarnation->name() + " CRASHES" + (incarnation->parallelism() > 1 ? " (every subtask: their TaskManager dies)" : ""));
     crash_incarnation(*incarnation, "crashed");
-    restore("after the crash", parallelism_);
+    restore("after the crash", failover_parallelism(parallelism));
 }
 
-void ContractHarness::crash_at_point(const std::string& point) {
+void ContractHarness::crash_at_point(const std::string& point, int32_t parallelism) {
     if (live() == nullptr) return;
     armed_point_ = point;
+    armed_parallelism_ = parallelism;
     line("a crash is armed at the sink's next announcement of " + point);
 }
 
-void ContractHarness::cancel() {
+void ContractHarness::close_incarnation(Incarnation& incarnation) {
+    for (const auto& subtask : incarnation.subtasks) {
+        if (subtask->sink) subtask->sink->close();
+    }
+    incarnation.state = Incarnation::State::closed;
+}
+
+void ContractHarness::cancel(int32_t parallelism) {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
-    log_calls();  // the previous step's; close()'s calls are this step's
-    for (const auto& subtask : incarnation->subtasks) subtask->sink->close();
-    incarnation->state = options_.zombies ? Incarnation::State::zombie : Incarnation::State::failed;
-    line(incarnation->name() + " is CANCELLED (close()" + (incarnation->parallelism() > 1 ? " on every subtask" : "") + ")" +
-             (options_.zombies ? " and lives on as a zombie" : ""),
+    if (options_.zombies) {
+        // Its TaskManager lost the JobManager: the job fails over without it, and it runs on until it
+        // learns of the cancel (close_zombie). No new barrier reaches it: only one already in flight.
+        incarnation->state = Incarnation::State::zombie;
+        incarnation->zombie_barrier = in_flight_ ? in_flight_->id : next_checkpoint_id_++;
+        incarnation->barrier_taken = in_flight_ ? in_flight_->pre_committed
+                                                : std::vector<bool>(static_cast<size_t>(incarnation->parallelism()), false);
+        line(incarnation->name() + " is CANCELLED but not reached (its TaskManager lost the JobManager): a ZOMBIE until it is closed");
+    } else {
+        log_calls();  // the previous step's; close()'s calls are this step's
+        close_incarnation(*incarnation);
+        line(incarnation->name() + " is CANCELLED (close()" + (incarnation->parallelism() > 1 ? " on every subtask" : "") + ")", true);
+    }
+    restore("after the cancel", failover_parallelism(parallelism));
+}
+
+void ContractHarness::close_zombie() {
+    Incarnation* zombie = latest_zombie();
+    if (zombie == nullptr) return;
+    log_calls();
+    close_incarnation(*zombie);
+    line(zombie->name() + "'s TaskManager learns of the cancel: close()" + (zombie->parallelism() > 1 ? " on every subtask" : "") +
+             "; nothing reaches it any more (its own timers and its calls' late answers aside)",
          true);
-    restore("after the cancel", parallelism_);
+    fail_over_if_failed();
+}
+
+int32_t ContractHarness::failover_parallelism(int32_t drawn) const {
+    // A restart from a completed checkpoint may come back at another parallelism (a restart from a
+    // retained checkpoint with another -p, the adaptive scheduler); one from scratch keeps it.
+    return drawn > 0 && last_completed_ != 0 ? drawn : parallelism_;
 }
 
 void ContractHarness::stop_with_savepoint() {
@@ -497,8 +541,7 @@ void ContractHarness::stop_with_savepoint() {
         return;
     }
     log_calls();  // the notifications' calls; close()'s are the next line's
-    for (const auto& subtask : incarnation->subtasks) subtask->sink->close();
-    incarnation->state = Incarnation::State::stopped;
+    close_incarnation(*incarnation);
     stopped_ = true;
     line(incarnation->name() + " is stopped (close()); the job waits for a restore from savepoint " + std::to_string(id), true);
 }
@@ -520,7 +563,9 @@ void ContractHarness::zombie_pre_commit(int32_t pick) {
     Incarnation* zombie = latest_zombie();
     if (zombie == nullptr) return;
     Subtask& subtask = *zombie->subtasks[static_cast<size_t>(pick % zombie->parallelism())];
-    const int64_t id = next_checkpoint_id_++;  // a barrier that reached the zombie; it never completes
+    if (zombie->barrier_taken[static_cast<size_t>(subtask.index)]) return;  // its one barrier came already
+    zombie->barrier_taken[static_cast<size_t>(subtask.index)] = true;
+    const int64_t id = zombie->zombie_barrier;  // the barrier in flight at the failover; it never completes
     std::string state;
     std::string error;
     log_calls();
@@ -581,12 +626,12 @@ void ContractHarness::fail_over_if_failed() {
     if (incarnations_.empty() || violation_) return;
     Incarnation& last = *incarnations_.back();
     if (last.state == Incarnation::State::crashed) {  // a crash at a point, in the step
-        restore("after the crash", parallelism_);
+        restore("after the crash", failover_parallelism(armed_parallelism_));
         return;
     }
     if (last.state != Incarnation::State::failed) return;
     line(last.name() + " FAILS (" + last.failure + "); the job fails over");
-    for (const auto& subtask : last.subtasks) subtask->sink->close();
+    close_incarnation(last);
     restore("after the failure", parallelism_);
 }
 
@@ -604,6 +649,7 @@ std::vector<engine::RestoredSinkState> ContractHarness::restored_states(int32_t 
 void ContractHarness::restore(const char* why, int32_t parallelism) {
     const int32_t restored_parallelism =
         last_completed_ == 0 ? parallelism : static_cast<int32_t>(checkpoints_.at(last_completed_).states.size());
+    const bool failover = std::string_view(why).starts_with("after");  // "after the crash", "after the cancel", ...
     parallelism_ = parallelism;
     in_flight_.reset();  // a checkpoint in flight dies with the incarnation that took it
     for (int attempt = 0; attempt < kRestoreAttempts; ++attempt) {
@@ -635,6 +681,7 @@ void ContractHarness::restore(const char* why, int32_t parallelism) {
         if (opened == parallelism) {
             if (paths_ != nullptr && restored_parallelism != parallelism) ++paths_->effects["restored at another parallelism"];
             if (paths_ != nullptr && restored_parallelism > parallelism) ++paths_->effects["restored at a smaller parallelism (scale-in)"];
+            if (paths_ != nullptr && restored_parallelism != parallelism && failover) ++paths_->effects["rescaled at a failover"];
             if (paths_ != nullptr && parallelism > 1) ++paths_->effects["incarnations with parallel subtasks"];
             const std::string rescaled = restored_parallelism == parallelism
                                              ? std::string()
@@ -652,9 +699,7 @@ void ContractHarness::restore(const char* why, int32_t parallelism) {
             current.failure = "subtask " + std::to_string(opened) + ": open returned false";
         }
         line(current.name() + " cannot open (" + current.failure + "); retried in 1 s", true);
-        for (const auto& subtask : current.subtasks) {
-            if (subtask->sink) subtask->sink->close();
-        }
+        close_incarnation(current);
     }
     if (!violation_) {
         violation_ = "the sink did not start in " + std::to_string(kRestoreAttempts) +
@@ -678,6 +723,7 @@ void ContractHarness::finish() {
     }
     armed_point_.reset();
     line("FINAL: every fault healed");
+    while (latest_zombie() != nullptr) close_zombie();  // their TaskManagers learn of the cancel at last
     advance(2000);
     restore_from_savepoint(parallelism_);  // a job still stopped starts again
     for (int round = 0; round < 5 && !violation_; ++round) {
@@ -751,13 +797,20 @@ std::optional<std::string> ContractHarness::check() {
 }
 
 std::pair<size_t, size_t> ContractHarness::leaks() const {
+    return {objects_.open_uploads().size(), open_kafka_transactions().size()};
+}
+
+std::vector<std::string> ContractHarness::open_kafka_transactions() const {
     std::vector<int64_t> open;
     for (int32_t p = 0; p < options_.kafka_partitions; ++p) {
         for (int64_t t : kafka_.open_transactions("output", p)) {
             if (std::find(open.begin(), open.end(), t) == open.end()) open.push_back(t);
         }
     }
-    return {objects_.open_uploads().size(), open.size()};
+    std::vector<std::string> ids;
+    for (int64_t t : open) ids.push_back(kafka_.transaction_view(t).transactional_id);
+    std::sort(ids.begin(), ids.end());
+    return ids;
 }
 
 std::optional<std::string> ContractHarness::check_final() {
@@ -773,6 +826,24 @@ std::optional<std::string> ContractHarness::check_final() {
                              " time(s) in 10 s (a retry loop that never stops)");
         }
     }
+    if (auto v = final_output()) return v;
+    if (checks_.freshness) {
+        const std::vector<std::string> open = open_kafka_transactions();
+        std::string ids;
+        for (const std::string& id : open) ids += (ids.empty() ? "\"" : ", \"") + id + "\"";
+        if (!open.empty()) {
+            return violation("at the end, " + std::to_string(open.size()) + " Kafka transaction(s) still open hold records on \"output\" (" +
+                             ids + "): read_committed readers wait for the broker's transaction timeout (lingering transactions "
+                             "nobody aborted: after a rescale, a subtask aborts those above the restored checkpoint of every "
+                             "subtask index that maps to it, FLINK-23854; engine/connectors/sink.h)");
+        }
+    }
+    return std::nullopt;
+}
+
+// The final output against the completed checkpoints (MISSING, a wrong value), before freshness:
+// data lost says more than a transaction left open.
+std::optional<std::string> ContractHarness::final_output() {
     const std::vector<engine::Record> output = config_->read_output(systems_);
     const int64_t completed = completed_position();
     if (!checks_.exactly_once && !checks_.at_least_once) return std::nullopt;

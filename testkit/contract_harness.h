@@ -14,10 +14,11 @@
 // before P, then pre-commits; the records after P wait behind the barrier until it has. The
 // checkpoint is pre-committed when every subtask has, and only then may it complete (as Flink's
 // two-phase-commit sink: the committables of every subtask are committed after the checkpoint
-// completes). A restore gives each subtask the sink state of the same subtask index of the restored
-// checkpoint, none to a subtask that did not exist then, and drops the state of a subtask that no
-// longer exists -- the engine's rule (engine/runtime/operator_chain.cpp: "a sink reads only its own
-// subtask's state").
+// completes). A restore, at the same or another parallelism, hands the states of the restored
+// checkpoint out as the engine does (engine::restoring_subtask: old subtask j to j % parallelism).
+// An incarnation lives as testkit/README.md ("An instance's life") says: live, a zombie (failed over
+// without being reached: still open), failed, closed (nothing reaches it but its own timers and
+// late answers), crashed.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -78,6 +79,7 @@ struct ContractChecks {
     bool at_least_once = false;  // final: nothing lost
     bool no_key_backwards = false;
     bool no_leaks = false;  // at the end: no open upload, no open Kafka transaction, no timer of a closed instance still firing
+    bool freshness = false;  // at the end: no open Kafka transaction holds records on "output" (read_committed readers wait)
 };
 
 class ContractHarness {
@@ -98,16 +100,25 @@ public:
     void pre_commit(int32_t pick);
     void complete(int32_t pick, Delivery delivery);
     void deliver_late(int32_t pick);
-    void crash();
+    // A crash, crash at a point or cancel is followed by a restore of the latest completed checkpoint
+    // with `parallelism` subtasks (0: as many as before; a restore from scratch keeps them too).
+    void crash(int32_t parallelism);
     // Arms a crash of the live incarnation at its next announcement of `point`.
-    void crash_at_point(const std::string& point);
-    void cancel();
+    void crash_at_point(const std::string& point, int32_t parallelism);
+    // The job fails over without reaching the live incarnation (its TaskManager lost the JobManager):
+    // it lives on as a zombie -- not closed: what reaches it still runs -- until close_zombie()
+    // (without `zombies` it is closed at once).
+    void cancel(int32_t parallelism);
+    // The latest zombie learns of the cancel: close() on every subtask; after it nothing reaches it.
+    void close_zombie();
     // Stop with a savepoint: every subtask of the live incarnation pre-commits it, it completes and
     // every subtask is notified (Flink's stop-with-savepoint waits for that notification), the
     // subtasks are closed and the job stays stopped until restore_from_savepoint (or finish()).
     void stop_with_savepoint();
     // A stopped job starts again from its savepoint with `parallelism` subtasks (the same or another).
     void restore_from_savepoint(int32_t parallelism);
+    // Subtask `pick` of the latest zombie writes its next records / pre-commits the one barrier that
+    // was in flight when the job failed over without it (once a subtask; it never completes).
     void zombie_write(int32_t pick, int32_t records);
     void zombie_pre_commit(int32_t pick);
     void fault(const FaultChoice& choice, int64_t millis);
@@ -121,6 +132,8 @@ public:
     std::optional<std::string> check();
     // The final equality (after finish()).
     std::optional<std::string> check_final();
+    // The final equality alone (check_final's part after the leaks).
+    std::optional<std::string> final_output();
     const std::string& log() const { return log_; }
 
 private:
@@ -160,6 +173,10 @@ private:
     // Every subtask of `incarnation` is notified that checkpoint `id` completed (while it is live or a zombie).
     void notify(Incarnation& incarnation, int64_t id);
     void crash_incarnation(Incarnation& incarnation, const std::string& why);
+    // close() on every subtask that opened; the incarnation is closed.
+    void close_incarnation(Incarnation& incarnation);
+    // The parallelism a failover restores at: `drawn` (0: the current one) when a checkpoint completed.
+    int32_t failover_parallelism(int32_t drawn) const;
     void fail_over_if_failed();
     // Logs one numbered step; the outside-system calls made since the last step are listed under
     // that step, or under this one when it `made_the_calls` (its line is written after its call).
@@ -182,6 +199,8 @@ private:
     std::string caller_name(sim::NodeId node);
     // What the sinks left open at the end: open multipart uploads, open Kafka transactions on "output".
     std::pair<size_t, size_t> leaks() const;
+    // The transactional ids of the open Kafka transactions that hold records on "output".
+    std::vector<std::string> open_kafka_transactions() const;
 
     std::shared_ptr<const engine::SinkConfig> config_;
     ContractOptions options_;
@@ -214,6 +233,7 @@ private:
     std::vector<Notification> held_notifications_;
     std::map<int64_t, int64_t> shown_values_;                      // keyed table: last visible value per key
     std::optional<std::string> armed_point_;                       // crash the live incarnation there
+    int32_t armed_parallelism_ = 0;                                // and restore at this parallelism (0: the same)
     bool finished_ = false;                                        // the final checkpoint completed
     int64_t timers_after_close_ = 0;                               // timers of closed instances fired after that
     std::map<std::string, CallCounts> last_calls_;  // Kafka's, for its per-step counts

@@ -115,23 +115,55 @@ struct DeliverLate final : Command {
     void show(std::ostream& os) const override { os << "deliver held-back notification #" << pick; }
 };
 
+// The parallelism a failover restores at: mostly the same (0: Flink's restart strategy), else
+// 1..parallelism (a restart from a retained checkpoint with another -p, the adaptive scheduler);
+// shrinks towards the same.
+rc::Gen<int32_t> failover_parallelism(const ContractModel& m) {
+    if (m->parallelism == 1) return rc::gen::just<int32_t>(0);
+    return rc::gen::weightedOneOf<int32_t>(
+        {{1, rc::gen::just<int32_t>(0)}, {2, rc::gen::resize(100, rc::gen::inRange<int32_t>(1, m->parallelism + 1))}});
+}
+
+void show_failover(std::ostream& os, int32_t parallelism) {
+    os << "restore from the latest completed checkpoint";
+    if (parallelism > 0) os << " with " << parallelism << " subtask(s) (if one completed)";
+}
+
 struct Crash final : Command {
-    explicit Crash(const ContractModel&) {}
-    void run(const ContractModel&, ContractHarness& h) const override { h.crash(); check_now(h); }
-    void show(std::ostream& os) const override { os << "crash, restore from the latest completed checkpoint"; }
+    int32_t parallelism;
+    explicit Crash(const ContractModel& m) : parallelism(*failover_parallelism(m)) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.crash(parallelism); check_now(h); }
+    void show(std::ostream& os) const override {
+        os << "crash, ";
+        show_failover(os, parallelism);
+    }
 };
 
 struct CrashAtPoint final : Command {
     std::string point;
-    explicit CrashAtPoint(const ContractModel& m) : point(*rc::gen::elementOf(m->points)) {}
-    void run(const ContractModel&, ContractHarness& h) const override { h.crash_at_point(point); check_now(h); }
-    void show(std::ostream& os) const override { os << "crash at the sink's next announcement of " << point; }
+    int32_t parallelism;
+    explicit CrashAtPoint(const ContractModel& m) : point(*rc::gen::elementOf(m->points)), parallelism(*failover_parallelism(m)) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.crash_at_point(point, parallelism); check_now(h); }
+    void show(std::ostream& os) const override {
+        os << "crash at the sink's next announcement of " << point << ", then ";
+        show_failover(os, parallelism);
+    }
 };
 
 struct Cancel final : Command {
-    explicit Cancel(const ContractModel&) {}
-    void run(const ContractModel&, ContractHarness& h) const override { h.cancel(); check_now(h); }
-    void show(std::ostream& os) const override { os << "cancel (the old instance becomes a zombie), restore"; }
+    int32_t parallelism;
+    explicit Cancel(const ContractModel& m) : parallelism(*failover_parallelism(m)) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.cancel(parallelism); check_now(h); }
+    void show(std::ostream& os) const override {
+        os << "cancel (the old instance is a zombie until it is closed), ";
+        show_failover(os, parallelism);
+    }
+};
+
+struct CloseZombie final : Command {
+    explicit CloseZombie(const ContractModel&) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.close_zombie(); check_now(h); }
+    void show(std::ostream& os) const override { os << "the latest zombie learns of the cancel (close())"; }
 };
 
 struct StopWithSavepoint final : Command {
@@ -253,6 +285,7 @@ rc::Gen<std::shared_ptr<const Command>> next_command(const ContractModel& model)
                           {3 * m.weight("stop_with_savepoint"), make_command<RestoreFromSavepoint>},
                           {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombieWrite>},
                           {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombiePreCommit>},
+                          {m.weight("zombie") > 0 ? 3 : 0, make_command<CloseZombie>},
                           {fault_weight == 0 ? 0 : 4 * static_cast<int>(std::max<size_t>(1, m.faults.size() / 3)), make_command<Fault>},
                           {m.race_systems.empty() ? 0 : 3 * m.weight(kCallRaces), make_command<Race>},
                       })};
@@ -326,13 +359,14 @@ Plan make_plan(const ContractOptions& options) {
         for (const std::string& s : asked) plan.systems.push_back(s);
         if (plan.systems.empty()) plan.systems = contract_systems();  // the kind named none: any of them
     }
-    plan.check_names = contract_checks(options, plan.config->output_shape());
+    plan.check_names = contract_checks(options, plan.config->output_shape(), !plan.config->kafka_topic().empty());
     for (const std::string& c : plan.check_names) {
         if (c == "visibility") plan.checks.visibility = true;
         if (c == "exactly_once_output") plan.checks.exactly_once = true;
         if (c == "at_least_once_output") plan.checks.at_least_once = true;
         if (c == "no_key_backwards") plan.checks.no_key_backwards = true;
         if (c == "no_leaks") plan.checks.no_leaks = true;
+        if (c == "freshness") plan.checks.freshness = true;
     }
 
     // Fault kinds: the applicable ones, then the user's choice.
@@ -482,7 +516,7 @@ const char* to_string(Guarantee guarantee) {
     return guarantee == Guarantee::exactly_once ? "exactly_once" : "at_least_once";
 }
 
-std::vector<std::string> contract_checks(const ContractOptions& options, engine::SinkOutputShape shape) {
+std::vector<std::string> contract_checks(const ContractOptions& options, engine::SinkOutputShape shape, bool writes_kafka) {
     if (shape == engine::SinkOutputShape::key_counts) {
         // Its sinks name records by their source identity (sink_registry.h), which the contract
         // level's commands do not carry: only a job reading Kafka gives records one.
@@ -492,7 +526,7 @@ std::vector<std::string> contract_checks(const ContractOptions& options, engine:
     const bool table = shape == engine::SinkOutputShape::keyed_table;
     if (!options.oracles.empty()) {
         const std::vector<std::string> known = {"exactly_once_output", "at_least_once_output", "visibility", "no_key_backwards",
-                                                "no_leaks"};
+                                                "no_leaks", "freshness"};
         for (const std::string& name : options.oracles) {
             if (std::find(known.begin(), known.end(), name) == known.end()) {
                 throw std::invalid_argument("ContractOptions::oracles: \"" + name + "\" is not a contract-level check; known: " +
@@ -511,6 +545,7 @@ std::vector<std::string> contract_checks(const ContractOptions& options, engine:
     const Visibility visibility =
         options.visibility.value_or(!table && exactly_once ? Visibility::committed_only : Visibility::eventually);
     if (visibility == Visibility::committed_only) out.emplace_back("visibility");
+    if (exactly_once && writes_kafka) out.emplace_back("freshness");
     return out;
 }
 

@@ -28,10 +28,16 @@
 //   or held back and delivered late (possibly after newer ones, possibly to a cancelled instance),
 //   crash (the instance's node dies), crash at the next announcement of a sink point
 //   (engine/connectors/sink_points.h: the node dies in the middle of the step that announces it),
-//   and cancel (close(); the instance lives on as a zombie that keeps writing, pre-committing, and
-//   whose `after` timers keep firing), each followed by a new incarnation opened with the sink
-//   state of the latest completed checkpoint (as Flink restores; completing a later checkpoint
-//   subsumes -- aborts -- the pre-committed ones before it), outside-system faults of the systems
+//   and cancel (the job fails over without reaching the instance: it lives on as a zombie, still
+//   open -- it may write, pre-commit the barrier in flight at the failover (once) and get a
+//   notification -- until a later command, or
+//   the end, closes it; after close() nothing reaches it but its own `after` timers and its calls'
+//   late answers: the life of testkit/README.md), each followed by a new incarnation opened with the
+//   sink states of the latest completed checkpoint (as Flink restores; completing a later checkpoint
+//   subsumes -- aborts -- the pre-committed ones before it), at the same parallelism or, half of
+//   the time, at a drawn 1..`parallelism` (a rescale after a failure, in or out: a restart from a
+//   retained checkpoint with another -p, the adaptive scheduler; a restore from scratch keeps the
+//   parallelism), outside-system faults of the systems
 //   the sink uses (see `faults` below), and the passing of virtual time (retries, timeouts). A sink
 //   that fails (SinkContext::fail, a pre-commit that returns false) is failed over the same way.
 // After every step it reads what the outside system shows (SinkConfig::read_output) and checks
@@ -46,10 +52,14 @@
 //   - "no_key_backwards" (keyed table): no key's value goes backwards (values grow with the job's
 //     output order; a replay that rewrites older values over newer ones breaks it);
 //   - "no_leaks" (only when asked for): at the end no multipart upload and no Kafka transaction is
-//     still open, and no timer of a closed (zombie) instance fires in the 10 s after the final
-//     checkpoint (a retry loop that never stops). The report always counts what was left open.
+//     still open, and no timer of a closed instance fires in the 10 s after the final checkpoint (a
+//     retry loop that never stops). The report always counts what was left open.
+//   - "freshness" (a sink writing Kafka): at the end no open Kafka transaction holds records on the
+//     topic -- read_committed readers would wait for the broker's transaction timeout (lingering
+//     transactions nobody aborted, e.g. a removed subtask's after a scale-in: FLINK-23854).
 // Defaults (contract_checks()): an appended exactly-once sink: exactly_once_output + visibility
-// (unless `visibility` is eventually); an appended at-least-once sink: at_least_once_output; a
+// (unless `visibility` is eventually), + freshness when it writes Kafka; an appended at-least-once
+// sink: at_least_once_output; a
 // keyed table, exactly-once: exactly_once_output + no_key_backwards; at-least-once:
 // at_least_once_output. A keyed table is checked for visibility only when `visibility` says so.
 // At the end it heals every fault, lets the live instance catch up and completes a final checkpoint.
@@ -63,7 +73,7 @@
 // crash, crash_at_point, zombie (a cancel), notification_lost, notification_late and
 // stop_with_savepoint (every subtask pre-commits a savepoint, it completes and every subtask is
 // notified -- Flink's stop-with-savepoint waits for that --, the subtasks are closed -- their
-// timers, like a zombie's, still fire -- and the job stays stopped until a command restores it from
+// timers, like any closed instance's, still fire -- and the job stays stopped until a command restores it from
 // the savepoint with 1..`parallelism` subtasks: a rescale, out or in, when that differs. A restored
 // subtask gets the sink states the engine would give it (engine::restoring_subtask: old subtask j
 // goes to j % parallelism, so on a scale-in the removed subtasks' states too; a subtask beyond the
@@ -89,8 +99,9 @@
 // and the line that replays exactly this case.
 //
 // Not checked: latency, how many calls the sink makes, what it writes to places read_output does
-// not read (read_output is the sink author's definition of "what a reader sees"), a rescale at a
-// failover (Flink restarts a failed job at its parallelism; rescales come with savepoint restores).
+// not read (read_output is the sink author's definition of "what a reader sees"), a rescale after a
+// failure with no completed checkpoint (a restart from scratch keeps the parallelism: a sink then
+// has no state telling it which subtasks ran before).
 // A sink's client is synchronous: its own calls are sent one at a time (races come from late and lost deliveries,
 // not from a client issuing calls in parallel).
 #include <cstdint>
@@ -146,7 +157,8 @@ struct ContractOptions {
     int max_size = 100;         // rapidcheck's maximum size (about the longest command sequence)
     int keys = 4;               // distinct record keys
     // The most subtasks of the sink: each case starts with 1..parallelism subtasks (drawn, shrinking
-    // towards 1) and a restore from a savepoint draws 1..parallelism again (a rescale when it differs).
+    // towards 1) and a restore from a savepoint, or half of the failovers, draws 1..parallelism
+    // again (a rescale when it differs).
     int32_t parallelism = 3;
     bool outside_faults = true; // faults of the outside systems (false: none of them is drawn)
     bool zombies = true;        // cancelled instances that keep calling
@@ -182,6 +194,6 @@ std::shared_ptr<const engine::SinkConfig> configure_sink(const ContractOptions& 
 // The checks a run makes (by oracle name): `options.oracles`, or the defaults for the shape and
 // guarantee. Throws std::invalid_argument for a name the contract level does not know, or one that
 // does not fit the shape (no_key_backwards on appended output).
-std::vector<std::string> contract_checks(const ContractOptions& options, engine::SinkOutputShape shape);
+std::vector<std::string> contract_checks(const ContractOptions& options, engine::SinkOutputShape shape, bool writes_kafka = false);
 
 }  // namespace eosim::testkit

@@ -88,6 +88,39 @@ void require_reachable(const std::vector<std::string>& requested, const scenario
     }
 }
 
+// A failover at another parallelism (JobOptions::rescales): a TaskManager of the job crashes and,
+// before it is back (its restart takes 1-3 s), the job is cancelled and started again from its
+// newest retained checkpoint with the count and the sink at another parallelism, out or in -- as
+// the adaptive scheduler does when a TaskManager is lost, or a user restarting with another -p.
+// The crashed TaskManager's sink subtasks are never closed: what they left open lingers, and after
+// a scale-in only the subtasks given their state know of it. Returns the summary's words.
+std::string draw_rescale_after_failure(ordered_json& doc, int64_t parallelism, int64_t records, sim::Prng& prng) {
+    // 1..4 but the job's own; in three times out of four when both are possible (what the removed
+    // subtasks left must then be taken over).
+    const bool scale_in = parallelism == 4 || (parallelism > 1 && prng.chance(sim::Ratio{3, 4}));
+    const int64_t rescaled = scale_in ? prng.between(1, parallelism - 1) : prng.between(parallelism + 1, 4);
+    const int64_t at = prng.between(records / 4, records * 3 / 5);  // while the input flows (1000 records a second)
+    const int64_t crash_before = prng.between(20, 400);
+    const std::string task_manager = prng.chance(sim::Ratio{1, 2}) ? "tm0" : "tm1";
+    const int64_t restart_delay = prng.between(1000, 3000);
+    doc["world"]["slots_per_task_manager"] = (std::max(parallelism, rescaled) + 1) / 2;
+    doc["faults"]["schedule"] = ordered_json::array({{{"kind", "crash"},
+                                                      {"nodes", ordered_json::array({task_manager})},
+                                                      {"at", millis(at - crash_before)},
+                                                      {"restart_delay", millis(restart_delay)}}});
+    doc["deployments"] = ordered_json::array(
+        {{{"at", millis(at)},
+          {"from", "latest checkpoint"},
+          {"vertices", {{{"id", "count"}, {"parallelism", rescaled}}, {{"id", "sink"}, {"parallelism", rescaled}}}}}});
+    ordered_json& kinds = doc["faults"]["random"]["kinds"];  // the swarm reaches the second deployment's nodes too
+    for (const char* kind : {"crash", "pause"}) {
+        if (!kinds.contains(kind)) continue;
+        for (const char* node : {"jobmanager.v2", "tm0.v2", "tm1.v2"}) kinds[kind]["nodes"].push_back(node);
+    }
+    return ", " + task_manager + " crashes at " + std::to_string(at - crash_before) + " ms and the job restarts from its latest checkpoint at " +
+           std::to_string(at) + " ms with parallelism " + std::to_string(rescaled);
+}
+
 DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, const ordered_json& kinds,
                   const std::vector<std::string>& points, sim::Prng& prng, int case_number) {
     const int64_t parallelism = prng.between(1, 4);
@@ -150,6 +183,9 @@ DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config, c
     std::ostringstream summary;
     summary << "parallelism " << parallelism << ", checkpoint every " << interval << " ms, mode "
             << (at_least_once ? "at_least_once" : "exactly_once") << ", " << records << " records over " << keys << " keys";
+    // From a stream of its own: the job's other draws and the runs' seeds stay what they were without it.
+    sim::Prng rescales = prng.fork("rescale_after_failure");
+    if (options.rescales && rescales.chance(sim::Ratio{3, 4})) summary << draw_rescale_after_failure(doc, parallelism, records, rescales);
     return DrawnJob{std::move(doc), summary.str(), at_least_once};
 }
 
@@ -272,12 +308,13 @@ struct PathCounts {
     int64_t outside_calls_failed = 0;
     int64_t fenced_calls = 0;
 
-    void add(const scenarios::RunResult& result) {
+    // `scheduled`: the scenario's own faults, which come first in a run's plan (the draw after them).
+    void add(const scenarios::RunResult& result, size_t scheduled) {
         std::vector<bool> fired_at(result.fault_draw ? result.fault_draw->faults.size() : 0, false);
         for (const sim::FiredFault& f : result.faults) {
             if (f.skipped) continue;
             ++fired[sim::to_string(f.kind)];
-            if (f.plan_index < fired_at.size()) fired_at[f.plan_index] = true;
+            if (f.plan_index >= scheduled && f.plan_index - scheduled < fired_at.size()) fired_at[f.plan_index - scheduled] = true;
         }
         if (result.fault_draw) {
             for (size_t i = 0; i < result.fault_draw->faults.size(); ++i) {
@@ -391,7 +428,7 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
             out.faults_injected += result.figures.faults_injected;
             out.restarts += result.figures.restarts;
             out.checkpoints_completed += result.figures.checkpoints_completed;
-            paths.add(result);
+            paths.add(result, scenario.faults.size());
             if (scenarios::run_outcome_met(result)) {
                 ++out.runs;
                 continue;

@@ -13,7 +13,11 @@
 // the sink, parallelism 1..4 on two TaskManagers, a checkpoint interval of 200 ms..1 s, checkpointing
 // mode exactly_once (or at_least_once when `modes_at_least_once`), 2000..8000 input records (1000 a
 // second) over 1..64 keys -- and a swarm fault schedule, writes it as a scenario file, and runs it
-// with `runs_per_case` seeds.
+// with `runs_per_case` seeds. With `rescales` (on), three jobs in four fail over at another
+// parallelism: a TaskManager crashes and, before it is back, the job is cancelled and restarted from
+// its latest retained checkpoint with the count and the sink at another parallelism (in, three
+// times out of four when both are possible): a deployment "from": "latest checkpoint", as the
+// adaptive scheduler or a user restarting with another -p does (drawn from a stream of its own).
 //
 // Faults (`faults`: scenario fault kinds and weights; empty: every kind that applies): crashes,
 // pauses, partitions, slow links, checkpoint-storage faults, message loss of checkpoint messages,
@@ -76,6 +80,7 @@ struct JobOptions {
     std::vector<std::string> points;   // protocol points faults are placed at; empty: the defaults above
     bool require_requested = true;     // a requested kind that never fired, a point never hit: failed
     bool races = true;                 // draw system_call_races too (calls that race; see above)
+    bool rescales = true;              // three jobs in four fail over at another parallelism (see above)
     bool shrink = true;          // shrink a failing run before reporting it
     std::string output_dir = "eosim-testkit-failures";  // where failing scenario files stay (created; removed when empty)
     std::string eosim_command = "eosim";  // how the report names the user's binary

@@ -1,6 +1,7 @@
 #include "engine/connectors/kafka_sink.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "engine/connectors/builtin_sinks.h"
 #include "engine/state/blob_codec.h"
@@ -43,42 +44,67 @@ bool KafkaSink::open(int64_t restored_checkpoint_id, const std::vector<RestoredS
     // Everything restored was pre-committed for a checkpoint that completed: commit it.
     commit_target_ = restored_checkpoint_id;
     if (!commit_up_to(restored_checkpoint_id)) schedule_commit_retry();
-    // The ids this subtask answers for: its own and those of every subtask whose state it was
-    // given (on a scale-in the removed subtasks'). Only transactions above the restored checkpoint
-    // are lingering: a completed checkpoint's state holds ids up to its own, so one at or below it
-    // that is still open is held by some restored state -- on a rescale possibly another subtask's
-    // (a scale-in 3 -> 1 -> 3 gives subtask 0 the state holding subtask 2's old ids) -- and committed
-    // from there.
+    // The ids this subtask answers for: its own, those of every subtask whose state it was given (on
+    // a scale-in the removed subtasks'), and those of every other subtask index that maps to it
+    // (restoring_subtask): a subtask that ran after the restored checkpoint -- a scale-out before
+    // the failure -- left no state, but may have left transactions (FLINK-23854: after a downscale
+    // subtask i cleans every old subtask j with j % parallelism = i). Only transactions above the
+    // restored checkpoint are lingering: a completed checkpoint's state holds ids up to its own, so
+    // one at or below it that is still open is held by some restored state -- on a rescale possibly
+    // another subtask's (a scale-in 3 -> 1 -> 3 gives subtask 0 the state holding subtask 2's old
+    // ids) -- and committed from there.
+    std::vector<std::string> ongoing;  // every ongoing id of our prefix, in id order
+    if (const KafkaError error = kafka_.list_transactions(context_.node(), options_.transactional_id_prefix + "-", &ongoing);
+        error != KafkaError::none) {
+        context_.fail(std::string("cannot list lingering transactions: ") + to_string(error));
+        return false;
+    }
     std::vector<int32_t> owned{context_.subtask()};
     for (const RestoredSinkState& from : restored) {
         if (std::find(owned.begin(), owned.end(), from.subtask) == owned.end()) owned.push_back(from.subtask);
     }
+    for (const std::string& id : ongoing) {  // subtasks of the listing that map here, beyond those
+        const int32_t subtask = subtask_of(id);
+        if (subtask >= 0 && restoring_subtask(subtask, context_.parallelism()) == context_.subtask() &&
+            std::find(owned.begin(), owned.end(), subtask) == owned.end()) {
+            owned.push_back(subtask);
+        }
+    }
     for (const int32_t subtask : owned) {
-        if (!abort_lingering(subtask, restored_checkpoint_id)) return false;
+        if (!abort_lingering(subtask, restored_checkpoint_id, ongoing)) return false;
     }
     context_.announce(points::kSinkRecovered, restored_checkpoint_id);
     return begin_transaction(restored_checkpoint_id + 1);
 }
 
-bool KafkaSink::abort_lingering(int32_t subtask, int64_t restored_checkpoint_id) {
-    // List the ongoing transactions of the subtask's ids (`prefix-subtask-N`, N all digits: the
-    // ids of another sink whose prefix extends ours, e.g. "sink-0" next to "sink", do not match)
-    // and abort each one above the restored checkpoint. Ids need not be contiguous: a checkpoint
-    // that never reached the subtask leaves its id unused, which is why a probe that stops at the
-    // first unused id can miss one.
-    const std::string own = options_.transactional_id_prefix + "-" + std::to_string(subtask) + "-";
-    std::vector<std::string> ongoing;
-    if (const KafkaError error = kafka_.list_transactions(context_.node(), own, &ongoing); error != KafkaError::none) {
-        context_.fail(std::string("cannot list lingering transactions: ") + to_string(error));
-        return false;
+namespace {
+
+bool all_digits(std::string_view text) {
+    return !text.empty() && text.size() <= 18 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+int32_t KafkaSink::subtask_of(const std::string& id) const {
+    // `prefix-subtask-N`, both all digits: the ids of another sink whose prefix extends ours (e.g.
+    // "sink-0-1-5" of a sink "sink-0" next to "sink") do not match.
+    const std::string_view rest = std::string_view(id).substr(options_.transactional_id_prefix.size() + 1);
+    const size_t dash = rest.find('-');
+    if (dash == std::string_view::npos || !all_digits(rest.substr(0, dash)) || rest.substr(0, dash).size() > 9 ||
+        !all_digits(rest.substr(dash + 1))) {
+        return -1;
     }
+    return std::stoi(std::string(rest.substr(0, dash)));
+}
+
+bool KafkaSink::abort_lingering(int32_t subtask, int64_t restored_checkpoint_id, const std::vector<std::string>& ongoing) {
+    // Abort each ongoing transaction of the subtask's ids (`prefix-subtask-N`) above the restored
+    // checkpoint. Ids need not be contiguous: a checkpoint that never reached the subtask leaves its
+    // id unused, which is why a probe that stops at the first unused id can miss one.
+    const std::string own = options_.transactional_id_prefix + "-" + std::to_string(subtask) + "-";
     for (const std::string& id : ongoing) {
-        const std::string suffix = id.substr(own.size());
-        if (suffix.empty() || suffix.size() > 18 ||
-            !std::all_of(suffix.begin(), suffix.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-            continue;
-        }
-        if (std::stoll(suffix) <= restored_checkpoint_id) continue;  // a restored state's: committed from there
+        if (!id.starts_with(own) || !all_digits(std::string_view(id).substr(own.size()))) continue;
+        if (std::stoll(id.substr(own.size())) <= restored_checkpoint_id) continue;  // a restored state's: committed from there
         ProducerHandle fencing;  // init_transactions fences the old producer and aborts its transaction
         if (const KafkaError error = kafka_.init_transactions(context_.node(), id, &fencing); error != KafkaError::none) {
             context_.fail(std::string("cannot abort lingering transaction ") + id + ": " + to_string(error));
@@ -94,8 +120,19 @@ bool KafkaSink::abort_lingering(int32_t subtask, int64_t restored_checkpoint_id)
 // transactional id, the abort is fenced -- the harmless end of a zombie.
 void KafkaSink::close() {
     if (options_.guarantee != DeliveryGuarantee::exactly_once || current_.transactional_id.empty()) return;
-    if (kafka_.abort(context_.node(), current_) == KafkaError::none) {
+    abort_open_transaction();
+}
+
+// An abort refused with a retriable error is tried again by the sink's own executor, which close()
+// leaves running: a zombie's transaction begun after the next attempt opened is above nobody's
+// restored checkpoint yet, so no successor aborts it (until a later restore), and it would hold back
+// read_committed readers until the broker's transaction timeout.
+void KafkaSink::abort_open_transaction() {
+    const KafkaError error = kafka_.abort(context_.node(), current_);
+    if (error == KafkaError::none) {
         context_.observer().transaction_event(context_.world().now(), current_.transactional_id, "aborted");
+    } else if (sim::external::is_retriable(error)) {
+        context_.after(runtime_.commit_retry_delay, [this] { abort_open_transaction(); });
     }
 }
 

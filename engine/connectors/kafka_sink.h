@@ -12,8 +12,10 @@
 // on timeout and fenced its epoch, or a newer producer took the id; invalid_txn_state) is reported
 // as likely data loss, as Flink's committer logs it (timeline "txn.lost", figure transactions_lost). On restore: commit the transactions
 // found in every state the subtask was given, then list the ongoing transactions of the ids of its
-// own subtask index and of every subtask whose state it was given (Kafka's ListTransactions, KIP-664,
-// as Flink's Kafka connector 4.x does) and abort every one above the restored checkpoint (timeline
+// own subtask index, of every subtask whose state it was given and of every other subtask index that
+// restoring_subtask maps to it (one that ran after the restored checkpoint, e.g. after a scale-out,
+// left no state) (Kafka's ListTransactions, KIP-664, as Flink's Kafka connector 4.x does) and abort
+// every one above the restored checkpoint (timeline
 // "txn.aborted-lingering"): no completed checkpoint holds those, while an open one at or below it is
 // held by a restored state -- after rescales possibly another subtask's -- and committed from there,
 // as Flink's TransactionAborter aborts from the restored checkpoint + 1 on. On a scale-in a
@@ -101,8 +103,13 @@ private:
 
     std::string transactional_id(int64_t checkpoint_id) const;
     bool begin_transaction(int64_t checkpoint_id);
-    // Aborts the ongoing transactions of `subtask`'s ids above the restored checkpoint.
-    bool abort_lingering(int32_t subtask, int64_t restored_checkpoint_id);
+    // Aborts the open transaction at close, retried after commit_retry_delay while refused with a retriable error.
+    void abort_open_transaction();
+    // Aborts the ongoing transactions (of `ongoing`, our prefix's) of `subtask`'s ids above the
+    // restored checkpoint.
+    bool abort_lingering(int32_t subtask, int64_t restored_checkpoint_id, const std::vector<std::string>& ongoing);
+    // The subtask index in one of our transactional ids, or -1 when it is not one of ours.
+    int32_t subtask_of(const std::string& id) const;
     // Commits pending transactions up to `checkpoint_id`; false when one must be retried later.
     bool commit_up_to(int64_t checkpoint_id);
     void schedule_commit_retry();

@@ -6,7 +6,7 @@
 // - `open` runs when the task starts, with the sink's part of the restored checkpoint (if any):
 //   every state it was given (see below): a 2PC sink commits the transactions found in them and
 //   aborts the lingering ones (begun after the restored checkpoint) of its own subtask index and
-//   of every subtask whose state it was given;
+//   of every subtask index that maps to it (see "What sink authors keep tripping on" below);
 // - `write` for every record;
 // - `pre_commit` at the checkpoint barrier: flush, check every write, and return what a restore
 //   needs. A write that failed fails the checkpoint; it is never dropped silently;
@@ -20,7 +20,38 @@
 // subtask also gets the states of the removed ones (old subtask 5 of 6 goes to subtask 1 of 2), and
 // must commit what they pre-committed and abort their lingering transactions; when scaling out, the
 // new subtasks beyond the old count get none. A sink's next `pre_commit` then carries on whatever it
-// took over that still needs a commit. Nothing is dropped.
+// took over that still needs a commit. Nothing is dropped. A restore at another parallelism follows a
+// savepoint, and a failover too (a restart from a retained checkpoint with another -p, the adaptive
+// scheduler after a lost TaskManager): the instances of the failed attempt may have crashed, so
+// nobody closed them.
+//
+// An instance's life (Flink's; the engine and the testkit's contract level both keep it):
+//   created --open--> open --close()--> closed; a crash ends any state with no further call.
+//   While open: write, pre_commit(N), checkpoint_complete(N) (of a checkpoint it pre-committed;
+//   late, out of order or never), in any number. A zombie -- an instance the job failed over
+//   without reaching (its TaskManager lost the JobManager) -- is still open: it finishes what
+//   reaches it (records, a barrier in flight, a notification already sent) while the next attempt
+//   already runs, until its TaskManager cancels it with close(). After close() nothing reaches the
+//   instance (its mailbox is closed: no write, pre_commit, notification or second close); what
+//   lives on is its own: timers it set with SinkContext::after that close() did not stop, and the
+//   answers of calls it made before, arriving late.
+//
+// What sink authors keep tripping on:
+// - A sink's state follows the subtask, not the key (Flink's operator list state): after a rescale
+//   a subtask holds the states of whichever old subtasks restoring_subtask hands it, while the
+//   records of a key may now reach another subtask. Per-key data kept in sink state (the last value
+//   written for a key, a key's sequence number) is not where that key's records go after a rescale:
+//   keep what must follow a key in the outside system, or in keyed state before the sink.
+// - A call answered with an unknown outcome (a timeout, a lost answer) may or may not have been
+//   applied, now or later (sim/external/call_races.h): retry only what is idempotent, or look.
+// - Which lingering transactions to abort on open: those begun after the restored checkpoint (ids
+//   above it) of your own subtask index and of every subtask index j that maps to you
+//   (restoring_subtask(j, parallelism) == subtask(); FLINK-23854): on a scale-in the removed
+//   subtasks' -- those whose states you were given, and also any that ran after the restored
+//   checkpoint (a scale-out before the failure) and so left no state: find them by listing or
+//   probing the outside system. Their instances may have crashed: nobody else will abort them, and
+//   an open Kafka transaction holds back every read_committed reader of its partitions until the
+//   broker's transaction timeout.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -42,6 +73,8 @@ public:
     virtual sim::World& world() = 0;
     virtual sim::NodeId node() const = 0;
     virtual int32_t subtask() const = 0;
+    // The subtasks of the sink in this attempt (Flink's getNumberOfParallelSubtasks).
+    virtual int32_t parallelism() const = 0;
     // The vertex this task runs (empty where no job runs it, as in the contract-level testkit).
     virtual std::string_view vertex_id() const { return {}; }
     // The job's attempt this task belongs to (1, 2, ... : a failover starts the next one).
@@ -61,7 +94,8 @@ public:
     // fix): a reproducer with a fault there would be refused by the loader.
     void announce(std::string_view point, int64_t detail);
     // Runs `fn` after `delay`, if the task's process still runs then: also after the task was
-    // cancelled (close()) -- a sink's own executor keeps running until close() stops it.
+    // cancelled (close()) -- a sink's own executor keeps running until close() stops it; not after
+    // a crash.
     virtual void after(sim::Duration delay, std::function<void()> fn) = 0;
     // Fails the task (and with it the job's current attempt).
     virtual void fail(const std::string& reason) = 0;
@@ -92,8 +126,9 @@ public:
     virtual void checkpoint_complete(int64_t checkpoint_id) = 0;
     // True when nothing pre-committed waits for a commit (a finished task may then stop).
     virtual bool settled() const = 0;
-    // The task is being cancelled (a failover, or its TaskManager lost the JobManager), not
-    // crashed: the process lives on and may still call outside systems, as a zombie would.
+    // The task is being cancelled (a failover, a stop, its TaskManager lost the JobManager), not
+    // crashed: the last call the instance gets. The process lives on: whatever close() does not
+    // stop (timers, calls in flight) still runs.
     virtual void close() {}
 };
 

@@ -109,11 +109,14 @@ bool OperatorChain::open(int64_t restored_checkpoint_id) {
     if (!sink_) return true;
     const std::vector<RestoredSinkState> restored = std::move(restored_sink_states_);
     restored_sink_states_.clear();
+    sink_opened_ = true;
     return sink_->open(restored_checkpoint_id, restored);
 }
 
+// Only a sink that opened is closed (engine/connectors/sink.h, "An instance's life"): a task
+// cancelled during its restore never opened it, as Flink creates a sink writer only on restore.
 void OperatorChain::close() {
-    if (sink_) sink_->close();
+    if (sink_ && sink_opened_) sink_->close();
 }
 
 }  // namespace eosim::engine

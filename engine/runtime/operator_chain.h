@@ -73,6 +73,7 @@ private:
     std::unique_ptr<Operator> operator_;
     std::unique_ptr<SourceReader> source_;
     std::unique_ptr<Sink> sink_;
+    bool sink_opened_ = false;  // open() was called (close() is called only then)
     std::vector<RestoredSinkState> restored_sink_states_;  // handed to the sink's open
     bool restored_ = false;
 };

@@ -134,6 +134,7 @@ public:
     sim::World& world() override;
     sim::NodeId node() const override { return node_; }
     int32_t subtask() const override { return key_.subtask; }
+    int32_t parallelism() const override { return vertex_.parallelism; }
     std::string_view vertex_id() const override { return vertex_.id; }
     int64_t attempt() const override { return key_.attempt; }
     RunObserver& observer() override;

@@ -26,7 +26,7 @@ struct Setup {
     sim::NodeId broker = world.nodes().add("broker");
     sim::NodeId task_node = world.nodes().add("tm0");
     external::KafkaCluster kafka{world.scheduler(), world.network(), broker, external::KafkaOptions{}};
-    FakeSinkContext context{world, task_node};
+    FakeSinkContext context{world, task_node, 0, 2};  // subtask 0 of 2: subtask 1's ids are not its own
     RuntimeConfig runtime;
     KafkaSinkOptions options{"output", DeliveryGuarantee::exactly_once, "sink"};
     Setup() { kafka.create_topic("output", 2); }
@@ -78,6 +78,31 @@ TEST_CASE("kafka sink: a transaction left open after ids skipped checkpoints nev
     CHECK(open_now(s.kafka, "sink-1-5"));
     CHECK(open_now(s.kafka, "sink-0-1-7"));
     CHECK(restored.settled());
+}
+
+TEST_CASE("kafka sink: a restore aborts the lingering transactions of every subtask index that maps to it, also one that "
+          "left no state", "[kafka_sink]") {
+    Setup s;
+    // Checkpoint 1 was taken at parallelism 1; a restore at 2 ran subtask 1 (no state of its own),
+    // which began sink-1-2 and crashed with the rest. The next restore, at 1 from checkpoint 1 again,
+    // gets no state of subtask 1, yet index 1 maps to subtask 0 now (1 % 1): its transaction lingers
+    // unless subtask 0 aborts it (FLINK-23854); index 3 maps to subtask 1 at parallelism 2.
+    external::ProducerHandle lingering, elsewhere;
+    REQUIRE(s.kafka.init_transactions(s.task_node, "sink-1-2", &lingering) == external::KafkaError::none);
+    REQUIRE(s.kafka.begin(s.task_node, lingering) == external::KafkaError::none);
+    REQUIRE(s.kafka.init_transactions(s.task_node, "sink-3-2", &elsewhere) == external::KafkaError::none);
+    REQUIRE(s.kafka.begin(s.task_node, elsewhere) == external::KafkaError::none);
+    FakeSinkContext of_two{s.world, s.task_node, 0, 2};
+    KafkaSink at_two(s.options, of_two, s.kafka, s.runtime);
+    REQUIRE(at_two.open(1, {}));
+    CHECK(open_now(s.kafka, "sink-1-2"));  // at parallelism 2, subtask 1's: not subtask 0's to abort
+    CHECK(open_now(s.kafka, "sink-3-2"));
+    FakeSinkContext alone{s.world, s.task_node, 0, 1};
+    KafkaSink at_one(s.options, alone, s.kafka, s.runtime);
+    REQUIRE(at_one.open(1, {}));
+    CHECK(alone.failures.empty());
+    CHECK_FALSE(open_now(s.kafka, "sink-1-2"));
+    CHECK_FALSE(open_now(s.kafka, "sink-3-2"));
 }
 
 TEST_CASE("kafka sink: the restore commits its restored transactions and never aborts them, also while the commit "

@@ -77,6 +77,7 @@ public:
     sim::World& world() override { return inner_.world(); }
     sim::NodeId node() const override { return inner_.node(); }
     int32_t subtask() const override { return subtask_blind_ ? 0 : inner_.subtask(); }
+    int32_t parallelism() const override { return inner_.parallelism(); }
     int64_t attempt() const override { return inner_.attempt(); }
     engine::RunObserver& observer() override { return inner_.observer(); }
     void after(sim::Duration delay, std::function<void()> fn) override {
@@ -163,7 +164,8 @@ TEST_CASE("sink contract: transactional ids without the subtask index are caught
     const auto caught = check_sink_contract(o);  // the default cases: 1..3 subtasks
     INFO(caught.report);
     REQUIRE_FALSE(caught.passed);
-    CHECK(caught.report.find("with 2 subtask(s)") != std::string::npos);
+    // (every blind subtask aborts the others' "own" transactions at open: shrunk to 2 or 3 subtasks)
+    CHECK((caught.report.find("with 2 subtask(s)") != std::string::npos || caught.report.find("with 3 subtask(s)") != std::string::npos));
     CHECK(caught.report.find("incarnation 1, subtask 0 cannot pre-commit") != std::string::npos);  // in the user's words, by subtask
     CHECK(caught.report.find("fenced") != std::string::npos);
     o.parallelism = 1;
@@ -348,7 +350,7 @@ TEST_CASE("sink contract: fault kinds that do not apply, unknown checks and kind
     options.faults.clear();
     options.oracles = {"no_key_backwards"};
     CHECK_THROWS_WITH(check_sink_contract(options), Catch::Contains("keyed table"));
-    options.oracles = {"freshness"};
+    options.oracles = {"liveness"};  // a job-level oracle only
     CHECK_THROWS_WITH(check_sink_contract(options), Catch::Contains("not a contract-level check"));
 }
 
