@@ -384,6 +384,7 @@ void ContractHarness::pre_commit(int32_t pick, const std::vector<int32_t>& call_
     }
     const bool every = taken.complete_set();
     const int64_t still = subtask.context->calls_in_flight();
+    if (still > 0 && paths_ != nullptr) ++paths_->effects["pre-commits with calls of their own still in flight"];
     line(checkpoint + ": " + subtask.name() + " pre-commits" +
              (still == 0 ? std::string() : " with " + std::to_string(still) + " call(s) of its own STILL IN FLIGHT") +
              (every ? std::string(incarnation->parallelism() > 1 ? ", the last subtask to" : "") + " (covers #1..#" +
@@ -450,6 +451,7 @@ void ContractHarness::crash_incarnation(Incarnation& incarnation, const std::str
     // Its calls in flight die with it: requests not landed never land, answers never come.
     const size_t dropped = std::erase_if(calls_in_flight_, [&](const InFlight& f) { return f.caller->incarnation == &incarnation; });
     if (dropped > 0) calls_.push_back("       " + std::to_string(dropped) + " call(s) in flight of " + incarnation.name() + " die with it");
+    if (dropped > 0 && paths_ != nullptr) paths_->effects["asynchronous calls in flight dropped by a crash"] += static_cast<int64_t>(dropped);
 }
 
 void ContractHarness::crash() {
@@ -753,14 +755,10 @@ void ContractHarness::finish() {
         races_of(system)->calm();  // writes already late still land (within a second)
     }
     armed_point_.reset();
-    if (Incarnation* incarnation = live(); incarnation != nullptr && checks_.crash_before_final) {
-        line("FINAL: " + incarnation->name() + " CRASHES (its calls in flight die): its completed checkpoints must not need them");
-        crash_incarnation(*incarnation, "crashed before the final phase");
-        restore("after the crash", parallelism_);
-    }
     line("FINAL: every fault healed");
     advance(2000);
     restore_from_savepoint(parallelism_);  // a job still stopped starts again
+    if (checks_.crash_after_checkpoint) checkpoint_then_crash();
     for (int round = 0; round < 5 && !violation_; ++round) {
         Incarnation* incarnation = live();
         if (incarnation == nullptr) break;
@@ -782,6 +780,28 @@ void ContractHarness::finish() {
         return;
     }
     if (!violation_) violation_ = "the final checkpoint did not complete in 5 rounds without faults";
+}
+
+// Every subtask of the live incarnation writes what it has not, a checkpoint of it all completes,
+// and the incarnation crashes at once: whatever it still had in flight dies with it.
+void ContractHarness::checkpoint_then_crash() {
+    Incarnation* incarnation = live();
+    if (incarnation == nullptr || violation_) return;
+    line("FINAL: " + incarnation->name() + " checkpoints everything written, then CRASHES (what it has in flight dies): "
+         "a completed checkpoint must not need its calls in flight");
+    in_flight_.reset();
+    const int64_t written = static_cast<int64_t>(sequence_.size());
+    for (const auto& subtask : incarnation->subtasks) {
+        if (live() == incarnation) emit(*subtask, kEverything, nullptr, written);
+    }
+    fail_over_if_failed();
+    for (int32_t i = 0; i < incarnation->parallelism() && live() == incarnation; ++i) pre_commit(0);
+    if (live() != incarnation) return;
+    complete(0, Delivery::now);
+    if (live() != incarnation) return;
+    line(incarnation->name() + " CRASHES right after the checkpoint completed");
+    crash_incarnation(*incarnation, "crashed after the checkpoint");
+    restore("after the crash", parallelism_);
 }
 
 std::optional<std::string> ContractHarness::violation(const std::string& what) {

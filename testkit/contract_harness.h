@@ -81,9 +81,10 @@ struct ContractChecks {
     bool at_least_once = false;  // final: nothing lost
     bool no_key_backwards = false;
     bool no_leaks = false;  // at the end: no open upload, no open Kafka transaction, no timer of a closed instance still firing
-    // A sink that calls asynchronously: the final phase begins with a crash of the live incarnation
-    // (its calls in flight die), so what its completed checkpoints cover must not hang on them.
-    bool crash_before_final = false;
+    // A sink that calls asynchronously: in the final phase (faults healed) the live incarnation
+    // checkpoints everything it wrote, the checkpoint completes and the incarnation crashes at once
+    // (its calls in flight die): what a completed checkpoint covers must not hang on calls in flight.
+    bool crash_after_checkpoint = false;
 };
 
 class ContractHarness {
@@ -196,6 +197,7 @@ private:
     // Takes call `index` of calls_in_flight_ a step; `why` prefixes its log line.
     void take_step(size_t index);
     void run_time(int64_t millis);
+    void checkpoint_then_crash();
     // A new checkpoint of the live incarnation, its barrier after every record a subtask wrote.
     Checkpoint trigger(Incarnation& incarnation);
     std::map<std::string, CallCounts> call_counts() const;

@@ -440,7 +440,7 @@ std::function<void()> property_of(const Plan& plan, const ContractOptions& optio
                                                  {{1, rc::gen::just<int32_t>(1)}, {1, rc::gen::resize(100, rc::gen::inRange<int32_t>(2, most + 1))}});
         const auto commands = *rc::state::gen::commands(plan.model, next_command);
         ContractChecks checks = plan.checks;
-        checks.crash_before_final = plan.model->async_calls;
+        checks.crash_after_checkpoint = plan.model->async_calls;
         ContractHarness harness(plan.config, options, checks, seed, paths.get());
         harness.start(parallelism);
         check_now(harness);

@@ -99,8 +99,13 @@
 // flight, 10 ms pass) -- as the engine's task waits, taking no input; a sink that never gets ready
 // (2,000 steps) is a violation. Whether the sink calls asynchronously is found by a probe (one
 // subtask writes a record of each key and pre-commits) unless `async_calls` says; only then are call
-// steps drawn (the commands of a synchronous sink are drawn as before). The step log lists each
-// call's sending, landing (with the system's call line) and answer, by call id and instance.
+// steps drawn (the commands of a synchronous sink are drawn as before), and the final phase, once
+// the faults are healed, has the live incarnation checkpoint everything it wrote and crash right
+// after that checkpoint completed: its calls in flight die, so a completed checkpoint that still
+// needed one of them shows missing records. The step log lists each call's sending, landing (with
+// the system's call line) and answer, by call id and instance; the report counts the calls sent,
+// answers reaching closed instances, answers overtaking older calls, pre-commits made with calls
+// of their own still in flight and calls dropped by crashes.
 //
 // Not checked: latency, how many calls the sink makes, what it writes to places read_output does
 // not read (read_output is the sink author's definition of "what a reader sees"), a rescale at a

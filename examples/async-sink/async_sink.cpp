@@ -65,7 +65,10 @@ public:
         return true;
     }
 
-    void checkpoint_complete(int64_t) override {}
+    // Every record before the checkpoint's barrier is in the store (the flush saw to it): committed.
+    void checkpoint_complete(int64_t checkpoint_id) override {
+        eosim::engine::announce_point(context_, eosim::engine::sink_points::kCommitted, checkpoint_id);
+    }
     bool settled() const override { return true; }
     void close() override { closed_ = true; }
 

@@ -16,7 +16,9 @@
 //   writes without duplicates; records are visible before their checkpoint completes.
 // - a callback touches only the writer that made the call; a closed writer sends nothing new (its
 //   late answers still arrive, and are only accounted).
-// Announces sink.flushed (detail: entries written) when a bulk answer comes, sink.precommitted at pre-commit.
+// Announces sink.flushed (detail: entries written) when a bulk answer comes, sink.precommitted at
+// pre-commit, sink.committed when a checkpoint completes (its records are in the store by then: a
+// crash there finds out whether they really are).
 //
 // Options: "index" (default "async"), "max_batch_size" (default 3), "max_in_flight" (default 2).
 // Output shape: appended (one record per document). Guarantee: at-least-once (as Flink's
