@@ -10,6 +10,8 @@
 #include "examples/async-sink/register_async_sink.cpp"
 #include "examples/async-sink/test_async_sink.cpp"
 #include "testkit/sink_contract.h"
+#include "testkit/sink_jobs.h"
+#include "tests/temp_dir.h"
 
 // The buggy variants, registered as examples/async-sink-* do (a line each: the macro names its variable after the line).
 EOSIM_REGISTER_SINK(async_sink_example::async_kind("buggy_async_no_wait", async_sink_example::AsyncSlip::no_wait));
@@ -42,6 +44,22 @@ TEST_CASE("async sink example: failed entries dropped are caught at the defaults
 
 TEST_CASE("async sink example: a stale completion applied to the current attempt is caught at the defaults", "[testkit]") {
     require_caught_at_defaults("buggy_async_stale_completion");
+}
+
+// The engine's side of the wait (engine/runtime/task.h): inside jobs the correct writer passes
+// (examples/async-sink's own job-level test, above); the writer whose pre-commit does not wait loses
+// records of completed checkpoints when a TaskManager crashes under its requests in flight.
+TEST_CASE("async sink example: at the job level the writer that does not wait is caught", "[testkit]") {
+    testing::TempDir dir;
+    JobOptions options;
+    options.output_dir = dir.path().string();
+    options.sink = "buggy_async_no_wait";
+    options.options = {{"max_batch_size", 50}, {"max_in_flight", 8}};
+    options.guarantee = Guarantee::at_least_once;
+    const auto result = check_sink_in_jobs(options);
+    INFO(result.report);
+    REQUIRE_FALSE(result.passed);
+    CHECK(result.report.find("missing") != std::string::npos);
 }
 
 TEST_CASE("async sink example: the probe finds the asynchronous calls and the report counts their paths", "[testkit]") {
