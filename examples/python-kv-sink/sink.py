@@ -88,7 +88,7 @@ class UpsertSink:
 
 
 def main():
-    send({"type": "hello", "protocol": 1, "systems": ["key_values"],
+    send({"type": "hello", "protocol": 1, "systems": ["key_values"], "reuse": True,
           "output": {"system": "key_values", "prefix": PREFIX, "shape": "keyed_table"}})
     sink = UpsertSink()
     while True:

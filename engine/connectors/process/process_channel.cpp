@@ -1,6 +1,7 @@
 #include "engine/connectors/process/process_channel.h"
 
 #include <algorithm>
+#include <mutex>
 
 namespace eosim::engine::process {
 
@@ -58,13 +59,36 @@ ProtocolErrorLatch::~ProtocolErrorLatch() {
 }
 std::optional<std::string> ProtocolErrorLatch::error() const { return latch->error; }
 
+struct ProcessPool::Idle {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<ProcessChannel>> channels;
+};
+
+ProcessPool::ProcessPool() : idle_(std::make_unique<Idle>()) {}
+ProcessPool::~ProcessPool() = default;
+
+std::unique_ptr<ProcessChannel> ProcessPool::take() {
+    const std::lock_guard lock(idle_->mutex);
+    if (idle_->channels.empty()) return nullptr;
+    std::unique_ptr<ProcessChannel> channel = std::move(idle_->channels.back());
+    idle_->channels.pop_back();
+    return channel;
+}
+
+void ProcessPool::give(std::unique_ptr<ProcessChannel> channel) {
+    if (!channel || !channel->running()) return;
+    channel->rebind("idle", {});
+    const std::lock_guard lock(idle_->mutex);
+    idle_->channels.push_back(std::move(channel));
+}
+
 ProcessChannel::ProcessChannel(const ProcessCommand& command, std::string who, LineObserver observer)
     : command_(command), who_(std::move(who)), observer_(std::move(observer)) {
     if (latch != nullptr && latch->error) throw ProcessSinkError(*latch->error);
     std::string error;
     child_ = ChildProcess::spawn(command_.spec, &error);
     if (!child_) fail(error, "");
-    hello_ = receive();
+    hello_ = receive();  // not recorded: a process serves several instances when its sink allows ("reuse")
     if (hello_["type"] != "hello") fail("expected the sink's first line to be {\"type\": \"hello\", ...}");
     const auto version = hello_.find("protocol");
     if (version == hello_.end() || !version->is_number_integer() || *version != kProtocolVersion) {
@@ -73,6 +97,7 @@ ProcessChannel::ProcessChannel(const ProcessCommand& command, std::string who, L
 }
 
 void ProcessChannel::record(bool to_sink, const std::string& line) {
+    if (hello_.is_null()) return;  // the hello (see the constructor)
     if (observer_) observer_(to_sink, line);
     if (transcript != nullptr) transcript->push_back(who_ + (to_sink ? " <- eosim: " : " -> eosim: ") + line);
 }

@@ -58,6 +58,23 @@ public:
     std::optional<std::string> error() const;
 };
 
+class ProcessChannel;
+
+// Idle processes of a sink whose hello says "reuse": true (docs/sink-protocol.md): an instance that
+// ends (its node crashed, or it was destroyed) outside an exchange hands its process back, and the
+// next instance takes it instead of starting one (its "open" starts it afresh). Thread-safe.
+class ProcessPool {
+public:
+    ProcessPool();
+    ~ProcessPool();
+    std::unique_ptr<ProcessChannel> take();  // nullptr when none is idle
+    void give(std::unique_ptr<ProcessChannel> channel);
+
+private:
+    struct Idle;
+    std::unique_ptr<Idle> idle_;
+};
+
 class ProcessChannel {
 public:
     // to_sink: true for a line eosim sent, false for one the sink sent.
@@ -68,6 +85,13 @@ public:
     ProcessChannel(const ProcessCommand& command, std::string who, LineObserver observer = {});
 
     const nlohmann::json& hello() const { return hello_; }
+    // Hands the running process on to another instance (a sink whose hello says "reuse": true).
+    void rebind(std::string who, LineObserver observer) {
+        who_ = std::move(who);
+        observer_ = std::move(observer);
+        last_sent_.clear();
+        last_received_.clear();
+    }
     void send(const nlohmann::json& message);
     // The next message: a JSON object with a string "type". Throws ProcessSinkError.
     nlohmann::json receive();

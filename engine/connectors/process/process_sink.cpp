@@ -22,6 +22,8 @@ struct ProcessSinkSpec {
     OutputDeclaration output;
     std::vector<std::string> systems;  // the systems the sink calls (the output's included)
     std::vector<std::string> points;   // the points it announces
+    bool reuse = false;                // "reuse": true: an ended instance's process serves the next one
+    std::shared_ptr<ProcessPool> pool = std::make_shared<ProcessPool>();
 };
 
 std::vector<std::string> string_list(const json& hello, const char* key) {
@@ -45,13 +47,22 @@ json record_json(const Record& r) {
 // The state a sink instance shares (weakly) with its crash listener and its timers.
 struct Instance {
     std::unique_ptr<ProcessChannel> channel;
-    bool crashed = false;  // its node crashed: the process is gone, the step's rest is dropped
+    bool crashed = false;     // its node crashed: the process is gone (or idle), the step's rest is dropped
+    bool exchanging = false;  // eosim waits for the sink's answer
+
+    // The instance ends: its process goes back to `pool` when it can serve another, else it is killed.
+    void end(const std::shared_ptr<ProcessPool>& pool) {
+        if (!channel) return;
+        if (pool && !exchanging) pool->give(std::move(channel));
+        if (channel) channel->kill();
+        channel.reset();
+    }
 };
 
 class ProcessSink final : public Sink {
 public:
     ProcessSink(std::shared_ptr<const ProcessSinkSpec> spec, SinkContext& context, const OutsideSystems& systems);
-    ~ProcessSink() override = default;
+    ~ProcessSink() override { instance_->end(spec_->reuse ? spec_->pool : nullptr); }
 
     bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) override;
     void write(const RecordBatch& records) override;
@@ -86,16 +97,21 @@ ProcessSink::ProcessSink(std::shared_ptr<const ProcessSinkSpec> spec, SinkContex
       prng_(context.world().prng("process_sink/" + std::string(context.vertex_id()) + "/" + context.attempt_id())) {
     const std::string who = (context.vertex_id().empty() ? std::string() : "vertex " + std::string(context.vertex_id()) + ", ") +
                             "subtask " + std::to_string(context.subtask()) + ", attempt " + std::to_string(context.attempt());
-    instance_->channel = std::make_unique<ProcessChannel>(spec_->command, who, [this](bool to_sink, const std::string& line) {
-        observe(to_sink, line);
-    });
-    if (instance_->channel->hello() != spec_->hello) instance_->channel->fail("the hello differs from the one read when the scenario was loaded");
-    const sim::NodeId node = context.node();
-    context.world().nodes().on_crash([weak = std::weak_ptr<Instance>(instance_), node](sim::NodeId crashed) {
+    auto observer = [this](bool to_sink, const std::string& line) { observe(to_sink, line); };
+    if (spec_->reuse) instance_->channel = spec_->pool->take();
+    if (instance_->channel) {
+        instance_->channel->rebind(who, observer);
+    } else {
+        instance_->channel = std::make_unique<ProcessChannel>(spec_->command, who, observer);
+        if (instance_->channel->hello() != spec_->hello) instance_->channel->fail("the hello differs from the one read when the scenario was loaded");
+    }
+    const std::shared_ptr<ProcessPool> pool = spec_->reuse ? spec_->pool : nullptr;
+    context.world().nodes().on_crash([weak = std::weak_ptr<Instance>(instance_), weak_pool = std::weak_ptr<ProcessPool>(pool),
+                                      node = context.node()](sim::NodeId crashed) {
         const std::shared_ptr<Instance> instance = weak.lock();
         if (crashed != node || !instance || instance->crashed) return;
         instance->crashed = true;
-        instance->channel->kill();
+        instance->end(weak_pool.lock());
     });
 }
 
@@ -107,6 +123,11 @@ void ProcessSink::observe(bool to_sink, const std::string& line) {
 std::optional<json> ProcessSink::exchange(json message) {
     if (instance_->crashed) return std::nullopt;
     ProcessChannel& channel = *instance_->channel;
+    instance_->exchanging = true;
+    struct Done {
+        Instance& instance;
+        ~Done() { instance.exchanging = false; }
+    } done{*instance_};
     message["seq"] = ++seq_;
     message["time_ms"] = context_.world().now().ns / 1'000'000;
     message["random"] = prng_.next() >> 11;  // 53 bits: exact in every JSON reader
@@ -270,11 +291,15 @@ std::shared_ptr<const SinkConfig> configure_process_sink(SinkOptions& options, c
     auto spec = std::make_shared<ProcessSinkSpec>();
     spec->command = read_command(options);
     try {
-        const ProcessChannel channel(spec->command, "started to read its hello");
-        spec->hello = channel.hello();
+        auto channel = std::make_unique<ProcessChannel>(spec->command, "started to read its hello");
+        spec->hello = channel->hello();
         spec->output = read_output_declaration(spec->hello.value("output", json()));
         spec->systems = string_list(spec->hello, "systems");
         spec->points = string_list(spec->hello, "points");
+        const json reuse = spec->hello.value("reuse", json(false));
+        if (!reuse.is_boolean()) throw std::invalid_argument("expected \"reuse\": true or false");
+        spec->reuse = reuse.get<bool>();
+        if (spec->reuse) spec->pool->give(std::move(channel));
     } catch (const ProcessSinkError& error) {
         options.fail("command", error.what());
     } catch (const std::invalid_argument& error) {
