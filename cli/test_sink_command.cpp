@@ -118,7 +118,7 @@ int run_jobs(const Plan& plan, const TestSinkCommand& c, const engine::process::
     options.eosim_command = c.eosim_program;
     const testkit::JobResult result = testkit::check_sink_in_jobs(options);
     if (latch.error()) return protocol_error(latch, err);
-    out << "job level:\n" << result.report << "\n" << result.fault_paths;
+    out << "job level:\n" << result.report << "\n";
     if (result.passed) return kExitMet;
     out << "counterexample: replay file " << result.scenario_file << " (replay: " << c.eosim_program << " run "
         << result.scenario_file << " --seed " << result.failing_seed << ")\n";
