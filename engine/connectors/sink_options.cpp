@@ -107,18 +107,6 @@ std::vector<std::string> SinkOptions::strings(const std::string& key) {
     return v->get<std::vector<std::string>>();
 }
 
-std::vector<std::pair<std::string, std::string>> SinkOptions::string_pairs(const std::string& key) {
-    const nlohmann::json* v = find(key);
-    if (v == nullptr) return {};
-    if (!v->is_object()) fail(key, "expected an object of strings, found " + describe(*v));
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const auto& item : v->items()) {
-        if (!item.value().is_string()) fail(key, "expected a string at \"" + item.key() + "\", found " + describe(item.value()));
-        out.emplace_back(item.key(), item.value().get<std::string>());
-    }
-    return out;
-}
-
 void SinkOptions::finish() const {
     for (const auto& item : options_.items()) {
         if (read_.count(item.key()) != 0) continue;

@@ -9,7 +9,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -48,8 +47,6 @@ public:
     bool boolean(const std::string& key, bool fallback);
     // A required non-empty array of strings (e.g. a command's argv).
     std::vector<std::string> strings(const std::string& key);
-    // An optional object of strings (e.g. environment variables), in key order; empty when absent.
-    std::vector<std::pair<std::string, std::string>> string_pairs(const std::string& key);
     // One of `choices` (returns its index), or `fallback` when absent.
     size_t choice(const std::string& key, const std::vector<std::string>& choices, size_t fallback);
     // Throws for the first key no getter read ("unknown key ... expected one of ...").

@@ -269,7 +269,13 @@ ProcessCommand read_command(SinkOptions& options) {
     command.spec.cwd = options.string("cwd", std::filesystem::current_path().string());
     if (!std::filesystem::is_directory(command.spec.cwd)) options.fail("cwd", "expected an existing folder, found \"" + command.spec.cwd + "\"");
     command.spec.cwd = std::filesystem::absolute(command.spec.cwd).string();
-    command.spec.env = options.string_pairs("env");
+    if (options.has("env")) {
+        for (const std::string& variable : options.strings("env")) {
+            const size_t eq = variable.find('=');
+            if (eq == 0 || eq == std::string::npos) options.fail("env", "expected NAME=VALUE strings, found \"" + variable + "\"");
+            command.spec.env.emplace_back(variable.substr(0, eq), variable.substr(eq + 1));
+        }
+    }
     command.answer_timeout_ms = static_cast<int>(options.integer("answer_timeout_ms", 10000, 1, 3'600'000));
     return command;
 }
