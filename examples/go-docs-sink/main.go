@@ -1,5 +1,6 @@
 // A two-phase-commit sink into a document store, in Go (standard library only), speaking eosim's
-// sink protocol (docs/sink-protocol.md) on stdin/stdout. Written from docs/sink-protocol.md alone.
+// sink protocol (docs/sink-protocol.md) on stdin/stdout. Written against docs/sink-protocol.md only
+// (not eosim's code), though by the doc's own author: not the independent check the issue asks for.
 //
 // Records are buffered; pre_commit(N) moves the buffer into checkpoint N's pending batch and returns
 // every pending batch as the state; checkpoint_complete(N) writes the batches up to N with one bulk
