@@ -29,6 +29,8 @@ readonly TEST_PACKAGES=(libxml2-utils clang libclang-rt-dev)
 # What the Slurm check adds (a one-node cluster: controller, node daemon, sbatch & co, munge; jq to
 # compare results files).
 readonly SLURM_PACKAGES=(slurmctld slurmd slurm-client munge jq)
+# The process-sink examples (docs/sink-protocol.md): a Python sink and a Go sink, standard libraries only.
+readonly EXAMPLE_PACKAGES=(python3 golang-go)
 
 # Every build links with LLVM's lld (Debian's lld): a fraction of GNU ld's time on the big binaries
 # (the sanitizer build's eosim_tests, 550 MB with debug info: 2 s of CPU instead of 11).
@@ -105,6 +107,36 @@ run_tests() {
 # checked is that a user's project builds against the package and what its tests find, and the
 # code doing the work (the installed libraries) is the Release build's; at -O3 each example's
 # Catch2 main alone took 26 s of CPU instead of 12.
+# run_process_example DIR WORK: a sink in another language (a folder with COMMAND, the command line
+# that starts it, relative to the folder): built first when it is a Go module (offline: standard
+# library only), then `eosim test-sink` at both levels. With EXPECT_FAILURE it must be caught (exit
+# 1: a counterexample, not exit 2: bad input); without, it must pass.
+run_process_example() {
+    local example=$1 work=$2 name status=0
+    name=$(basename "$example")
+    echo "build.sh: example $name (process sink: $(cat "$example/COMMAND"))"
+    if [[ -f $example/go.mod ]]; then
+        (cd "$example" && GOFLAGS=-mod=mod GOPROXY=off go build -o sink .)
+    fi
+    mkdir -p "$work"
+    build/cli/eosim test-sink --command "$(cat "$example/COMMAND")" --cwd "$example" --out "$work/failures" \
+        >"$work/test-sink.log" 2>&1 || status=$?
+    if [[ -f $example/EXPECT_FAILURE ]]; then
+        if ((status == 1)); then
+            echo "build.sh: example $name: caught as expected (EXPECT_FAILURE): $(grep -m1 'counterexample:' "$work/test-sink.log")"
+            return 0
+        fi
+        echo "build.sh: example $name: exit $status, but EXPECT_FAILURE says test-sink must find a counterexample (exit 1)" >&2
+    elif ((status == 0)); then
+        echo "build.sh: example $name: passed"
+        return 0
+    else
+        echo "build.sh: example $name: test-sink exit $status" >&2
+    fi
+    cat "$work/test-sink.log" >&2
+    return 1
+}
+
 run_examples() {
     local prefix work example name status failed=0
     prefix=$(mktemp -d "${TMPDIR:-/tmp}/eosim-install.XXXXXX")
@@ -115,6 +147,10 @@ run_examples() {
     for example in examples/*/; do
         example=${example%/}
         name=$(basename "$example")
+        if [[ -f $example/COMMAND ]]; then
+            run_process_example "$example" "$work/$name" || failed=1
+            continue
+        fi
         [[ -f $example/CMakeLists.txt ]] || continue
         echo "build.sh: example $name"
         cmake -S "$example" -B "$work/$name" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
@@ -166,6 +202,7 @@ case "$command" in
         ;;
     examples)
         (($# == 0)) || usage
+        install_missing_packages "${EXAMPLE_PACKAGES[@]}"
         release_build
         run_examples
         ;;

@@ -26,6 +26,8 @@
 #include "cli/sensitivity_command.h"
 #include "cli/shrink_command.h"
 #include "cli/suite_command.h"
+#include "cli/test_sink_command.h"
+#include "engine/connectors/process/process_channel.h"
 #include "engine/connectors/sink_registry.h"
 
 namespace {
@@ -173,6 +175,22 @@ CLI::App* add_points(CLI::App& app, eosim::cli::PointsCommand& c) {
     return points;
 }
 
+CLI::App* add_test_sink(CLI::App& app, eosim::cli::TestSinkCommand& c) {
+    CLI::App* test = app.add_subcommand(
+        "test-sink", "Property-test a sink in any language (a process speaking docs/sink-protocol.md) at the testkit's levels");
+    test->add_option("--command", c.command, "The sink's command line, e.g. \"python3 sink.py\" (blanks split, quotes group)");
+    test->add_option("--replay", c.replay, "Replay a contract-level counterexample file instead (written by a failing run)");
+    test->add_option("--level", c.level, "contract, jobs or both")->capture_default_str();
+    test->add_option("--cases", c.cases, "Contract cases / drawn jobs (default: the testkit's, 100 and 10 x 2 runs)");
+    test->add_option("--seed", c.seed, "The testkit's seed (the same seed finds the same counterexample)")->capture_default_str();
+    test->add_option("--guarantee", c.guarantee, "What the sink promises: exactly_once or at_least_once")->capture_default_str();
+    test->add_option("--cwd", c.cwd, "The folder the command runs in (default: here)");
+    test->add_option("--answer-timeout-ms", c.answer_timeout_ms, "Wall-clock limit for one answer of the sink")->capture_default_str();
+    test->add_option("--out", c.out, "Folder for counterexample (replay) files")->capture_default_str();
+    test->require_option(1, 0);
+    return test;
+}
+
 CLI::App* add_sinks(CLI::App& app) {
     return app.add_subcommand("sinks", "List the sink kinds this program knows (built-in and registered with EOSIM_REGISTER_SINK)");
 }
@@ -215,6 +233,8 @@ int eosim::eosim_main(int argc, char** argv) {
     eosim::cli::GoldenCommand golden_command;
     CLI::App* golden = add_golden(app, golden_command);
     CLI::App* sinks = add_sinks(app);
+    eosim::cli::TestSinkCommand test_sink_command;
+    CLI::App* test_sink = add_test_sink(app, test_sink_command);
     eosim::cli::SensitivityCommand sensitivity_command;
     CLI::App* sensitivity = add_sensitivity(app, sensitivity_command);
     sensitivity_command.self_program = this_program();
@@ -242,6 +262,10 @@ int eosim::eosim_main(int argc, char** argv) {
         if (sinks->parsed()) return list_sinks(std::cout);
         if (sensitivity->parsed()) return eosim::cli::sensitivity_command(sensitivity_command, std::cout, std::cerr);
         if (points->parsed()) return eosim::cli::points_command(points_command, std::cout, std::cerr);
+        if (test_sink->parsed()) return eosim::cli::test_sink_command(test_sink_command, std::cout, std::cerr);
+    } catch (const eosim::engine::process::ProcessSinkError& error) {  // a process sink broke the protocol
+        std::cerr << "error: a process sink broke the protocol (docs/sink-protocol.md):\n" << error.what() << '\n';
+        return kExitBadInput;
     } catch (const std::bad_alloc&) {
         std::cerr << "internal error: out of memory (std::bad_alloc)\n";
         return kExitInternal;

@@ -15,6 +15,7 @@
 #include "cli/exit_codes.h"
 #include "cli/files.h"
 #include "cli/run_values.h"
+#include "engine/connectors/process/process_channel.h"
 #include "oracles/oracle_registry.h"
 #include "reports/chrome_trace.h"
 #include "reports/run_record.h"
@@ -209,7 +210,11 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
     options.max_events = command.max_events;
     options.strict_faults = command.strict_faults;
     if (command.strict_faults) reproduce += " --strict-faults";
+    std::vector<std::string> transcript;  // every process sink's exchange, for --check-determinism
+    std::optional<engine::process::TranscriptRecorder> recording;
+    if (command.check_determinism) recording.emplace(&transcript);
     scenarios::RunResult result = scenarios::run_scenario(*scenario, options);
+    recording.reset();
     if (trace) {
         const std::string error = trace->commit();
         if (!error.empty()) {
@@ -234,12 +239,16 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
     }
 
     std::optional<scenarios::RunResult> second;
+    std::string transcript_difference;
     if (command.check_determinism) {
         scenarios::RunOptions again;
         again.seed = command.seed;
         again.max_events = command.max_events;
         again.strict_faults = command.strict_faults;
+        std::vector<std::string> second_transcript;
+        const engine::process::TranscriptRecorder recording_again(&second_transcript);
         second = scenarios::run_scenario(*scenario, again);
+        transcript_difference = engine::process::first_transcript_difference(transcript, second_transcript);
     }
     const bool deterministic = !second || second->trace_hash == result.trace_hash;
 
@@ -265,6 +274,7 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
     if (!deterministic) {
         err << "determinism check failed: trace hash " << reports::hex64(result.trace_hash) << " on the first run, "
             << reports::hex64(second->trace_hash) << " on the second\n";
+        if (!transcript_difference.empty()) err << transcript_difference << '\n';
         return kExitNotMet;
     }
     return result.expectation_met ? kExitMet : kExitNotMet;

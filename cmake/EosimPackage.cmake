@@ -65,8 +65,8 @@ set(EOSIM_EXPORTED_LIBRARIES
   eosim_oracles:oracles
   eosim_scenarios:scenarios
   eosim_reports:reports
-  eosim_cli:main
   eosim_testkit:testkit
+  eosim_cli:main
 )
 set(EOSIM_INSTALLED_TARGETS)
 set(EOSIM_PKGCONFIG_LIBS)

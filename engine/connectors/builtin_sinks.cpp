@@ -8,6 +8,7 @@ void register_builtin_sinks(SinkRegistry& registry) {
     register_upsert_sink(registry);
     register_document_sink(registry);
     register_key_value_sink(registry);
+    register_process_sink(registry);
 }
 
 }  // namespace eosim::engine

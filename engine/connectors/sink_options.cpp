@@ -96,6 +96,17 @@ size_t SinkOptions::choice(const std::string& key, const std::vector<std::string
     fail(key, "expected one of " + list + ", found " + describe(*v));
 }
 
+std::vector<std::string> SinkOptions::strings(const std::string& key) {
+    const nlohmann::json* v = find(key);
+    const auto all_strings = [](const nlohmann::json& a) {
+        return std::all_of(a.begin(), a.end(), [](const nlohmann::json& e) { return e.is_string(); });
+    };
+    if (v == nullptr || !v->is_array() || v->empty() || !all_strings(*v)) {
+        fail(key, "expected a non-empty array of strings, found " + (v == nullptr ? std::string("nothing") : describe(*v)));
+    }
+    return v->get<std::vector<std::string>>();
+}
+
 void SinkOptions::finish() const {
     for (const auto& item : options_.items()) {
         if (read_.count(item.key()) != 0) continue;

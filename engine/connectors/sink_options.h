@@ -45,6 +45,8 @@ public:
     int64_t integer(const std::string& key, int64_t fallback, int64_t min = std::numeric_limits<int64_t>::min(),
                     int64_t max = std::numeric_limits<int64_t>::max());
     bool boolean(const std::string& key, bool fallback);
+    // A required non-empty array of strings (e.g. a command's argv).
+    std::vector<std::string> strings(const std::string& key);
     // One of `choices` (returns its index), or `fallback` when absent.
     size_t choice(const std::string& key, const std::vector<std::string>& choices, size_t fallback);
     // Throws for the first key no getter read ("unknown key ... expected one of ...").

@@ -52,7 +52,8 @@ std::vector<fs::path> shipped_scenarios() { return scenarios::scenario_files_in(
 
 const std::vector<std::string> kFullFixtures = {"schema-full-a.json", "schema-full-b.json", "schema-full-c.json",
                                                "schema-full-d.json", "schema-full-e.json", "schema-full-f.json",
-                                               "schema-full-g.json", "schema-full-joins.json", "schema-full-h.json"};
+                                               "schema-full-g.json", "schema-full-joins.json", "schema-full-h.json",
+                                               "schema-full-process.json"};
 
 // Loads `document` as a scenario file; the error's JSON path, or "" when the loader accepts it.
 std::string loader_error_path(const json& document, const fs::path& scratch, std::string* message = nullptr) {

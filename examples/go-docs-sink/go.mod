@@ -1,0 +1,3 @@
+module eosim.example/go-docs-sink
+
+go 1.19
