@@ -178,6 +178,13 @@ private:
 
 bool always(const Scenario&) { return true; }
 
+// A store whose asynchronous calls draw their latency (the default) from the run's stream "latency/<name>".
+template <typename Store>
+std::unique_ptr<Store> with_latency(std::unique_ptr<Store> store, const sim::World& world, std::string_view name) {
+    store->set_latency(sim::external::CallLatency{}, world.prng("latency/" + std::string(name)));
+    return store;
+}
+
 std::vector<OutsideSystemRegistration> make_registrations() {
     return {
         {"kafka", "a Kafka-like transactional log (sim/external/kafka.h): the input topics and Kafka sinks' topics", always,
@@ -193,18 +200,19 @@ std::vector<OutsideSystemRegistration> make_registrations() {
         {"documents", "an Elasticsearch-like document store (sim/external/document_store.h)", nullptr, true, true,
          [](const Scenario&, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
              return std::make_unique<NamedStore<sim::external::DocumentStore, &engine::OutsideSystems::documents>>(
-                 "documents", std::make_unique<sim::external::DocumentStore>(world.scheduler(), world.network(), node,
-                                                                             world.prng("documents")));
+                 "documents", with_latency(std::make_unique<sim::external::DocumentStore>(world.scheduler(), world.network(), node,
+                                                                                          world.prng("documents")),
+                                          world, "documents"));
          }, true},
         {"key_values", "a Redis-like key-value store (sim/external/key_value_store.h)", nullptr, true, false,
          [](const Scenario&, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
              return std::make_unique<NamedStore<sim::external::KeyValueStore, &engine::OutsideSystems::key_values>>(
-                 "key_values", std::make_unique<sim::external::KeyValueStore>(world.scheduler(), world.network(), node));
+                 "key_values", with_latency(std::make_unique<sim::external::KeyValueStore>(world.scheduler(), world.network(), node), world, "key_values"));
          }, true},
         {"objects", "an S3/HDFS-like object store (sim/external/object_store.h)", nullptr, true, false,
          [](const Scenario&, sim::World& world, sim::NodeId node) -> std::unique_ptr<RunSystem> {
              return std::make_unique<NamedStore<sim::external::ObjectStore, &engine::OutsideSystems::objects>>(
-                 "objects", std::make_unique<sim::external::ObjectStore>(world.scheduler(), world.network(), node));
+                 "objects", with_latency(std::make_unique<sim::external::ObjectStore>(world.scheduler(), world.network(), node), world, "objects"));
          }, true},
         {engine::kSinkDatabase, "a MySQL-like database with a binlog, for a user's database sink (sim/external/database.h)",
          nullptr, true, false,

@@ -36,6 +36,14 @@ public:
         (void)until;
         (void)prng;
     }
+    // Whether the system's asynchronous calls take a drawn latency (sim/external/outside_system.h).
+    virtual bool has_latency() const { return false; }
+    // A slow system: before `until`, each leg of an asynchronous call takes `factor` times its drawn
+    // latency. Called only when has_latency().
+    virtual void set_slow_until(Time until, int64_t factor) {
+        (void)until;
+        (void)factor;
+    }
 };
 
 }  // namespace eosim::sim

@@ -10,6 +10,8 @@ namespace {
 constexpr sim::EventKind kTick{"testkit.tick"};
 constexpr sim::EventKind kSinkTimer{"testkit.sink_timer"};
 constexpr int kRestoreAttempts = 30;
+constexpr size_t kFlushSteps = 2000;  // steps of calls (or 10 ms) a subtask may wait for prepare_pre_commit
+constexpr int64_t kLegMillis = 5;     // the virtual time one step of a call in flight takes
 constexpr int64_t kEverything = std::numeric_limits<int64_t>::max();  // a count or barrier without a limit
 
 std::string kind_words(const std::string& kind) {
@@ -103,6 +105,7 @@ public:
             }
         });
     }
+    void send(AsyncCall call) override { harness_.hold_call(subtask_, std::move(call)); }
     void fail(const std::string& reason) override {
         Incarnation& incarnation = *subtask_.incarnation;
         if (incarnation.state != Incarnation::State::live) return;
@@ -345,10 +348,11 @@ ContractHarness::Checkpoint ContractHarness::trigger(Incarnation& incarnation) {
     return taken;
 }
 
-bool ContractHarness::ask_pre_commit(Subtask& subtask, Checkpoint& taken) {
+bool ContractHarness::ask_pre_commit(Subtask& subtask, Checkpoint& taken, const std::vector<int32_t>& call_picks) {
     emit(subtask, kEverything, nullptr, taken.position);  // the records before the barrier
     Incarnation& incarnation = *subtask.incarnation;
     if (incarnation.state != Incarnation::State::live) return false;
+    if (!wait_for_flush(subtask, taken.id, call_picks)) return false;
     const auto index = static_cast<size_t>(subtask.index);
     std::string error;
     log_calls();
@@ -361,7 +365,7 @@ bool ContractHarness::ask_pre_commit(Subtask& subtask, Checkpoint& taken) {
     return taken.pre_committed[index];
 }
 
-void ContractHarness::pre_commit(int32_t pick) {
+void ContractHarness::pre_commit(int32_t pick, const std::vector<int32_t>& call_picks) {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
     if (!in_flight_) in_flight_ = trigger(*incarnation);
@@ -372,14 +376,16 @@ void ContractHarness::pre_commit(int32_t pick) {
     }
     Subtask& subtask = *incarnation->subtasks[static_cast<size_t>(waiting[static_cast<size_t>(pick) % waiting.size()])];
     const std::string checkpoint = "checkpoint " + std::to_string(taken.id);
-    if (!ask_pre_commit(subtask, taken)) {
+    if (!ask_pre_commit(subtask, taken, call_picks)) {
         line(checkpoint + ": " + subtask.name() + " cannot pre-commit (" + incarnation->failure + "); the checkpoint is aborted", true);
         in_flight_.reset();
         fail_over_if_failed();
         return;
     }
     const bool every = taken.complete_set();
+    const int64_t still = subtask.context->calls_in_flight();
     line(checkpoint + ": " + subtask.name() + " pre-commits" +
+             (still == 0 ? std::string() : " with " + std::to_string(still) + " call(s) of its own STILL IN FLIGHT") +
              (every ? std::string(incarnation->parallelism() > 1 ? ", the last subtask to" : "") + " (covers #1..#" +
                           std::to_string(taken.position) + ")"
                     : std::string(" (waiting for ") + std::to_string(waiting.size() - 1) + " more subtask(s))"),
@@ -441,6 +447,9 @@ void ContractHarness::crash_incarnation(Incarnation& incarnation, const std::str
     incarnation.state = Incarnation::State::crashed;
     incarnation.failure = why;
     for (const auto& subtask : incarnation.subtasks) world_.scheduler().crash(subtask->node);
+    // Its calls in flight die with it: requests not landed never land, answers never come.
+    const size_t dropped = std::erase_if(calls_in_flight_, [&](const InFlight& f) { return f.caller->incarnation == &incarnation; });
+    if (dropped > 0) calls_.push_back("       " + std::to_string(dropped) + " call(s) in flight of " + incarnation.name() + " die with it");
 }
 
 void ContractHarness::crash() {
@@ -518,6 +527,11 @@ void ContractHarness::zombie_pre_commit(int32_t pick) {
     std::string state;
     std::string error;
     log_calls();
+    if (!subtask.sink->prepare_pre_commit(id)) {  // a closed instance may never get ready: not waited for
+        line("checkpoint " + std::to_string(id) + ": " + subtask.name() + " is not ready to pre-commit (prepare_pre_commit); it never completes", true);
+        fail_over_if_failed();
+        return;
+    }
     const bool ok = subtask.sink->pre_commit(id, &state, &error);
     line("checkpoint " + std::to_string(id) + ": " + subtask.name() + " pre-commits" + (ok ? "" : " (refused: " + error + ")") +
              "; it never completes",
@@ -562,12 +576,81 @@ void ContractHarness::fault(const FaultChoice& choice, int64_t millis) {
     line("fault: " + choice.system + " " + kind_words(kind) + " for " + std::to_string(millis) + " ms");
 }
 
-void ContractHarness::advance(int64_t millis) {
+void ContractHarness::run_time(int64_t millis) {
     const sim::Time until = world_.now() + sim::Duration::millis(millis);
     world_.scheduler().schedule_at(until, sim::kNoNode, kTick, 0, [] {});
     world_.scheduler().run_until(until);
-    line(std::to_string(millis) + " ms pass");
+}
+
+void ContractHarness::advance(int64_t millis) {
+    log_calls();
+    // The calls in flight now end first (a few ms each), oldest first; calls their answers make stay in flight.
+    const uint64_t last = calls_in_flight_.empty() ? 0 : calls_in_flight_.back().seq;
+    while (!calls_in_flight_.empty() && calls_in_flight_.front().seq <= last) take_step(0);
+    run_time(millis);
+    line(std::to_string(millis) + " ms pass", true);
     fail_over_if_failed();
+}
+
+void ContractHarness::hold_call(Subtask& caller, engine::SinkContext::AsyncCall call) {
+    ++calls_sent_;
+    const std::string system = call.system == &objects_ ? "objects" : call.system == &documents_ ? "documents" : "key_values";
+    calls_.push_back("       " + caller.name() + " -> " + system + ": call #" + std::to_string(call.id) + " SENT (in flight)");
+    calls_in_flight_.push_back(InFlight{&caller, system, std::move(call), false, calls_sent_});
+    if (paths_ != nullptr) ++paths_->effects["asynchronous calls sent"];
+}
+
+void ContractHarness::take_step(size_t index) {
+    run_time(kLegMillis);  // the leg travels (timers due meanwhile fire; none drops a call of a live instance)
+    if (index >= calls_in_flight_.size()) return;
+    InFlight& step = calls_in_flight_[index];
+    const std::string call = "       call #" + std::to_string(step.call.id) + " of " + step.caller->name();
+    if (!step.landed) {
+        step.landed = true;
+        calls_.push_back(call + ": its request LANDS at " + step.system + (calls_in_flight_.size() > 1 && index > 0 ? " (overtaking older calls)" : ""));
+        const std::function<void()> land = std::move(step.call.land);
+        land();  // the system notes the call it applies
+        return;
+    }
+    InFlight done = std::move(step);
+    calls_in_flight_.erase(calls_in_flight_.begin() + static_cast<std::ptrdiff_t>(index));
+    const auto state = done.caller->incarnation->state;
+    const bool reachable = state == Incarnation::State::live || state == Incarnation::State::zombie || state == Incarnation::State::stopped;
+    calls_.push_back(call + ": its answer " + (reachable ? "reaches it" : "is dropped (the instance is gone)") +
+                     (index > 0 ? " (overtaking older calls)" : ""));
+    if (!reachable) return;
+    if (paths_ != nullptr && state != Incarnation::State::live) ++paths_->effects["asynchronous answers delivered to a closed (zombie) instance"];
+    if (paths_ != nullptr && index > 0) ++paths_->effects["asynchronous calls overtaking older ones"];
+    done.call.answer();
+}
+
+void ContractHarness::step_call(int32_t pick) {
+    if (calls_in_flight_.empty()) return;
+    log_calls();
+    const size_t index = static_cast<size_t>(pick) % calls_in_flight_.size();
+    const bool lands = !calls_in_flight_[index].landed;
+    take_step(index);
+    line(std::string("one call in flight ") + (lands ? "lands" : "is answered") + " (#" + std::to_string(index + 1) + " of those in flight)", true);
+    fail_over_if_failed();
+}
+
+bool ContractHarness::wait_for_flush(Subtask& subtask, int64_t id, const std::vector<int32_t>& call_picks) {
+    Incarnation& incarnation = *subtask.incarnation;
+    const auto state = incarnation.state;
+    for (size_t round = 0; round < kFlushSteps; ++round) {
+        if (subtask.sink->prepare_pre_commit(id)) return incarnation.state == state;
+        if (incarnation.state != state || violation_) return false;
+        if (round == 0) calls_.push_back("       " + subtask.name() + " is not ready to pre-commit (prepare_pre_commit): it waits, taking no input");
+        if (calls_in_flight_.empty()) {
+            run_time(10);  // its own timers (a back-off) may be what it waits for
+            continue;
+        }
+        const size_t pick = round < call_picks.size() ? static_cast<size_t>(call_picks[round]) : 0;
+        take_step(pick % calls_in_flight_.size());
+    }
+    violation_ = subtask.name() + " never got ready to pre-commit checkpoint " + std::to_string(id) + ": prepare_pre_commit said false through " +
+                 std::to_string(kFlushSteps) + " steps of calls in flight (or 10 ms each with none)";
+    return false;
 }
 
 void ContractHarness::fail_over_if_failed() {
@@ -670,6 +753,11 @@ void ContractHarness::finish() {
         races_of(system)->calm();  // writes already late still land (within a second)
     }
     armed_point_.reset();
+    if (Incarnation* incarnation = live(); incarnation != nullptr && checks_.crash_before_final) {
+        line("FINAL: " + incarnation->name() + " CRASHES (its calls in flight die): its completed checkpoints must not need them");
+        crash_incarnation(*incarnation, "crashed before the final phase");
+        restore("after the crash", parallelism_);
+    }
     line("FINAL: every fault healed");
     advance(2000);
     restore_from_savepoint(parallelism_);  // a job still stopped starts again

@@ -18,6 +18,16 @@
 // checkpoint, none to a subtask that did not exist then, and drops the state of a subtask that no
 // longer exists -- the engine's rule (engine/runtime/operator_chain.cpp: "a sink reads only its own
 // subtask's state").
+//
+// Asynchronous calls (engine::SinkContext::call): the harness carries them itself, no latency: a
+// call waits in flight until a command takes it a step further (5 ms of virtual time a step) -- its
+// request lands at the system (applied there), then its answer reaches the sink that made it -- so the order of landings and
+// answers is drawn (answers overtake each other), also across cancels and restores (a zombie's
+// answer reaches the zombie's callback after the next incarnation opened). Time passing takes every
+// call in flight to its end, oldest first; a crash drops the crashed incarnation's calls (their
+// requests never land, their answers never come). Before a subtask pre-commits, the harness asks
+// Sink::prepare_pre_commit and, while it says false, takes one call in flight a step (which one: the
+// pre-commit command's drawn picks, then the oldest) or, with none in flight, lets 10 ms pass.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -71,6 +81,9 @@ struct ContractChecks {
     bool at_least_once = false;  // final: nothing lost
     bool no_key_backwards = false;
     bool no_leaks = false;  // at the end: no open upload, no open Kafka transaction, no timer of a closed instance still firing
+    // A sink that calls asynchronously: the final phase begins with a crash of the live incarnation
+    // (its calls in flight die), so what its completed checkpoints cover must not hang on them.
+    bool crash_before_final = false;
 };
 
 class ContractHarness {
@@ -88,7 +101,8 @@ public:
     void write(int32_t pick, const std::vector<int32_t>& fresh_keys);
     // Subtask `pick` % (those that have not yet) pre-commits the checkpoint in flight (a new one
     // when none is); the checkpoint is pre-committed when the last subtask has.
-    void pre_commit(int32_t pick);
+    // `call_picks`: which call in flight takes a step while the subtask waits (prepare_pre_commit).
+    void pre_commit(int32_t pick, const std::vector<int32_t>& call_picks = {});
     void complete(int32_t pick, Delivery delivery);
     void deliver_late(int32_t pick);
     void crash();
@@ -104,6 +118,11 @@ public:
     void zombie_write(int32_t pick, int32_t records);
     void zombie_pre_commit(int32_t pick);
     void fault(const FaultChoice& choice, int64_t millis);
+    // One asynchronous call in flight (`pick` % those in flight, oldest first) takes its next step:
+    // its request lands, or its answer reaches the sink that made it.
+    void step_call(int32_t pick);
+    // Asynchronous calls made so far (by every instance; a probe of whether the sink makes any).
+    uint64_t calls_sent() const { return calls_sent_; }
     // Calls that race: the next writes to `system` get these deliveries (sim/external/call_races.h).
     void race(const std::string& system, const std::vector<sim::external::RaceStep>& steps);
     void advance(int64_t millis);
@@ -133,6 +152,14 @@ private:
         int32_t subtask = 0;
         int64_t checkpoint = 0;
     };
+    // An asynchronous call in flight (the harness is its transport).
+    struct InFlight {
+        Subtask* caller = nullptr;
+        std::string system;
+        engine::SinkContext::AsyncCall call;
+        bool landed = false;
+        uint64_t seq = 0;  // the order sent, over every instance
+    };
     struct CallCounts {
         uint64_t calls = 0;
         uint64_t failed = 0;
@@ -161,7 +188,14 @@ private:
     // Asks `subtask` to write its records before `taken`'s barrier and pre-commit `taken` (its state
     // and mark when it did); true when it did and its incarnation is still live. A refusal marks
     // the incarnation failed.
-    bool ask_pre_commit(Subtask& subtask, Checkpoint& taken);
+    bool ask_pre_commit(Subtask& subtask, Checkpoint& taken, const std::vector<int32_t>& call_picks = {});
+    // Waits for `subtask`'s prepare_pre_commit(id) as the task does (see the top); false when its
+    // incarnation is no longer `state` meanwhile, or the sink never got ready.
+    bool wait_for_flush(Subtask& subtask, int64_t id, const std::vector<int32_t>& call_picks);
+    void hold_call(Subtask& caller, engine::SinkContext::AsyncCall call);
+    // Takes call `index` of calls_in_flight_ a step; `why` prefixes its log line.
+    void take_step(size_t index);
+    void run_time(int64_t millis);
     // A new checkpoint of the live incarnation, its barrier after every record a subtask wrote.
     Checkpoint trigger(Incarnation& incarnation);
     std::map<std::string, CallCounts> call_counts() const;
@@ -211,6 +245,8 @@ private:
     int64_t timers_after_close_ = 0;                               // timers of closed instances fired after that
     std::map<std::string, CallCounts> last_calls_;  // Kafka's, for its per-step counts
     std::vector<std::string> calls_;                // the other systems' calls since the last line
+    std::vector<InFlight> calls_in_flight_;         // asynchronous calls, in the order sent
+    uint64_t calls_sent_ = 0;
     std::string log_;
     int32_t step_ = 0;
     std::optional<std::string> violation_;

@@ -27,6 +27,7 @@ struct ModelData {
     std::vector<int> fault_weights;      // per entry of `faults`
     std::vector<std::string> race_systems;  // systems whose writes race (system_call_races)
     std::vector<std::string> points;     // crash_at_point targets
+    bool async_calls = false;            // the sink calls asynchronously (ContractOptions::async_calls, or the probe)
     int weight(const std::string& kind) const {
         auto it = weights.find(kind);
         return it == weights.end() ? 0 : it->second;
@@ -80,15 +81,34 @@ struct Write final : Command {
     }
 };
 
+// Which asynchronous call in flight takes a step (modulo those in flight, oldest first); shrinks towards the oldest.
+rc::Gen<int32_t> call_pick() { return rc::gen::resize(100, rc::gen::inRange<int32_t>(0, 8)); }
+
 struct PreCommit final : Command {
     ContractModel model;
     int32_t subtask;  // among the subtasks that have not pre-committed the checkpoint in flight
-    explicit PreCommit(const ContractModel& m) : model(m), subtask(*subtask_pick(m)) {}
-    void run(const ContractModel&, ContractHarness& h) const override { h.pre_commit(subtask); check_now(h); }
+    std::vector<int32_t> call_picks;  // while it waits for its calls: which call takes each step (then the oldest)
+    explicit PreCommit(const ContractModel& m)
+        : model(m),
+          subtask(*subtask_pick(m)),
+          call_picks(m->async_calls ? *rc::gen::resize(8, rc::gen::container<std::vector<int32_t>>(call_pick())) : std::vector<int32_t>{}) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.pre_commit(subtask, call_picks); check_now(h); }
     void show(std::ostream& os) const override {
         if (model->parallelism > 1) os << "subtask " << subtask << " (modulo the subtasks still waiting for the barrier): ";
         os << "pre-commit the checkpoint in flight (or the next one)";
+        if (!call_picks.empty()) {
+            os << "; while it waits, calls in flight step in the order";
+            for (int32_t p : call_picks) os << " #" << p + 1;
+        }
     }
+};
+
+// Asynchronous calls: one call in flight takes its next step (its request lands, or its answer comes).
+struct StepCall final : Command {
+    int32_t pick;
+    explicit StepCall(const ContractModel&) : pick(*call_pick()) {}
+    void run(const ContractModel&, ContractHarness& h) const override { h.step_call(pick); check_now(h); }
+    void show(std::ostream& os) const override { os << "call in flight #" << pick + 1 << " (modulo those in flight) takes a step"; }
 };
 
 struct Complete final : Command {
@@ -255,6 +275,7 @@ rc::Gen<std::shared_ptr<const Command>> next_command(const ContractModel& model)
                           {m.weight("zombie") > 0 ? 4 : 0, make_command<ZombiePreCommit>},
                           {fault_weight == 0 ? 0 : 4 * static_cast<int>(std::max<size_t>(1, m.faults.size() / 3)), make_command<Fault>},
                           {m.race_systems.empty() ? 0 : 3 * m.weight(kCallRaces), make_command<Race>},
+                          {m.async_calls ? 12 : 0, make_command<StepCall>},
                       })};
     }
     std::shared_ptr<const Slots> slots = cached.second;
@@ -308,6 +329,18 @@ struct Plan {
     std::vector<std::string> check_names;
     ContractModel model;
 };
+
+// The probe: whether the sink makes asynchronous calls (engine::SinkContext::call) when one subtask
+// writes a record of each key and pre-commits, without faults. Only then are the call steps drawn.
+bool calls_asynchronously(const Plan& plan, const ContractOptions& options) {
+    ContractHarness probe(plan.config, options, plan.checks, 1, nullptr);
+    probe.start(1);
+    std::vector<int32_t> keys;
+    for (int32_t k = 0; k < std::max(1, options.keys); ++k) keys.push_back(k);
+    probe.write(0, keys);
+    probe.pre_commit(0);
+    return probe.calls_sent() > 0;
+}
 
 Plan make_plan(const ContractOptions& options) {
     Plan plan;
@@ -387,6 +420,7 @@ Plan make_plan(const ContractOptions& options) {
             data->fault_weights.push_back(weight * 60 / static_cast<int>(it->second.size()));
         }
     }
+    data->async_calls = options.async_calls.value_or(false) || (!options.async_calls && calls_asynchronously(plan, options));
     if (options.points.empty()) {
         for (std::string_view p : engine::sink_points::kAll) data->points.emplace_back(p);
     } else {
@@ -405,7 +439,9 @@ std::function<void()> property_of(const Plan& plan, const ContractOptions& optio
                                            : *rc::gen::weightedOneOf<int32_t>(
                                                  {{1, rc::gen::just<int32_t>(1)}, {1, rc::gen::resize(100, rc::gen::inRange<int32_t>(2, most + 1))}});
         const auto commands = *rc::state::gen::commands(plan.model, next_command);
-        ContractHarness harness(plan.config, options, plan.checks, seed, paths.get());
+        ContractChecks checks = plan.checks;
+        checks.crash_before_final = plan.model->async_calls;
+        ContractHarness harness(plan.config, options, checks, seed, paths.get());
         harness.start(parallelism);
         check_now(harness);
         for (const auto& command : commands) {

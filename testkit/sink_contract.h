@@ -88,11 +88,25 @@
 // "incarnation 2 -> key_values: SET k3 7  => 7 (changed)"; Kafka's counted per step), the seed,
 // and the line that replays exactly this case.
 //
+// Asynchronous calls (engine::SinkContext::call, `async_calls`): a sink may have several calls in
+// flight. The contract level carries them itself, without latency: a call stays in flight until a
+// command takes it a step -- its request lands at the system (applied), then its answer reaches the
+// instance that made it -- and which call steps is drawn (answers overtake each other; a cancelled
+// instance's answers reach it, in its own callback, after the next incarnation opened; a crash drops
+// its instance's calls in flight: requests not landed never land). Letting time pass ends every call
+// in flight, oldest first. A pre-commit asks Sink::prepare_pre_commit first and, while the sink says
+// false, takes a call in flight a step (the command's drawn picks, then the oldest; with none in
+// flight, 10 ms pass) -- as the engine's task waits, taking no input; a sink that never gets ready
+// (2,000 steps) is a violation. Whether the sink calls asynchronously is found by a probe (one
+// subtask writes a record of each key and pre-commits) unless `async_calls` says; only then are call
+// steps drawn (the commands of a synchronous sink are drawn as before). The step log lists each
+// call's sending, landing (with the system's call line) and answer, by call id and instance.
+//
 // Not checked: latency, how many calls the sink makes, what it writes to places read_output does
 // not read (read_output is the sink author's definition of "what a reader sees"), a rescale at a
 // failover (Flink restarts a failed job at its parallelism; rescales come with savepoint restores).
-// A sink's client is synchronous: its own calls are sent one at a time (races come from late and lost deliveries,
-// not from a client issuing calls in parallel).
+// A synchronous call is answered at once: races come from late and lost deliveries (above); calls
+// in flight together, from asynchronous calls.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -150,6 +164,10 @@ struct ContractOptions {
     bool outside_faults = true; // faults of the outside systems (false: none of them is drawn)
     bool zombies = true;        // cancelled instances that keep calling
     bool races = true;          // calls that race (fault kind system_call_races; see above)
+    // Whether the sink calls asynchronously (engine::SinkContext::call; see above): the commands then
+    // draw steps of its calls in flight. Unset: found out by a probe (one subtask writes a record
+    // of each key and pre-commits: any asynchronous call made says yes).
+    std::optional<bool> async_calls;
     int32_t kafka_partitions = 2;
     engine::RuntimeConfig runtime;  // commit_retry_delay etc., as the sink sees them
     // How the report names the test binary in its replay line (e.g. argv[0]); empty: "<your test binary>".

@@ -21,6 +21,23 @@
 // must commit what they pre-committed and abort their lingering transactions; when scaling out, the
 // new subtasks beyond the old count get none. A sink's next `pre_commit` then carries on whatever it
 // took over that still needs a commit. Nothing is dropped.
+//
+// Asynchronous calls (issue 41), after Flink's AsyncSinkWriter: a sink may call an outside system
+// (the key-value, document and object stores) synchronously -- the answer is the return value, no
+// time passes -- or asynchronously with `SinkContext::call`: the call gets an id at once; its
+// request reaches the system after a drawn latency and is applied there then (refused when the
+// caller's process is gone by then: a crash resets its connections); its answer reaches the
+// sink's callback after another drawn latency, on the sink's node. Two calls of one sink may land
+// and be answered in any order (answers overtake each other). A crashed task never gets its
+// answers; a cancelled (closed) one still does, in its own callback, as a zombie would: a callback
+// must only touch the state of the instance that made the call (a callback of a cancelled attempt
+// updating state shared with the current attempt is the "stale completion" bug).
+// Waiting for them: before `pre_commit` the task asks `prepare_pre_commit` (Flink's
+// prepareSnapshotPreBarrier -> AsyncSinkWriter::flush(true)); while it answers false the task takes
+// no input, answers keep arriving, and it is asked again after every answer delivered to this sink
+// (and every 10 ms while none is in flight, for a sink waiting on its own timer); when it answers
+// true, `pre_commit` runs. A sink whose completed checkpoint must cover its writes says true only
+// when nothing is in flight (`SinkContext::calls_in_flight()`).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,9 +47,16 @@
 
 #include "engine/runtime/record.h"
 #include "engine/runtime/run_observer.h"
+#include "sim/external/outside_system.h"
 #include "sim/world.h"
 
 namespace eosim::engine {
+
+// An asynchronous call's id: 1, 2, ... per SinkContext, in the order the calls were made.
+using CallId = uint64_t;
+
+// The event of a call's request reaching its system.
+inline constexpr sim::EventKind kCallLands{"sink.call_lands"};
 
 // What a sink may use of its task.
 class SinkContext {
@@ -57,6 +81,56 @@ public:
     virtual void after(sim::Duration delay, std::function<void()> fn) = 0;
     // Fails the task (and with it the job's current attempt).
     virtual void fail(const std::string& reason) = 0;
+
+    // An asynchronous call to `system` (see the top of this file): `request(caller)` runs at the
+    // system when the request lands (it makes the synchronous call on behalf of `caller`, e.g.
+    // `[kv, key](sim::NodeId caller) { return kv->set(caller, key, 1); }`; it owns what it reads),
+    // `on_answer(id, result)` runs when the answer reaches this sink (never after a crash; also
+    // after close()). Returns the call's id at once.
+    template <typename Result>
+    CallId call(sim::external::OutsideSystem& system, std::function<Result(sim::NodeId caller)> request,
+                std::function<void(CallId, const Result&)> on_answer) {
+        auto result = std::make_shared<Result>();
+        const CallId id = ++last_call_;
+        ++in_flight_;
+        AsyncCall async{id, &system, [request = std::move(request), result, caller = node()] { *result = request(caller); },
+                        [this, id, result, on_answer = std::move(on_answer)] {
+                            --in_flight_;
+                            on_answer(id, *result);
+                            answered();
+                        }};
+        send(std::move(async));
+        return id;
+    }
+    // Calls made and not yet answered.
+    int64_t calls_in_flight() const { return in_flight_; }
+
+    // One call on its way, as a transport (`send`) carries it: `land` applies the request at the
+    // system, `answer` delivers the answer to the sink (after `land`).
+    struct AsyncCall {
+        CallId id = 0;
+        sim::external::OutsideSystem* system = nullptr;
+        std::function<void()> land;
+        std::function<void()> answer;
+    };
+
+protected:
+    // Carries a call: by default the request lands after the system's drawn latency and the answer
+    // comes back after another (through `after`, so a crashed task never gets it). The
+    // contract-level testkit overrides it to draw the order itself.
+    virtual void send(AsyncCall call) {
+        const sim::Duration out = call.system->draw_latency();
+        const sim::Duration back = call.system->draw_latency();
+        world().scheduler().schedule(out, sim::kNoNode, kCallLands, call.id, std::move(call.land));
+        after(out + back, std::move(call.answer));
+    }
+    // An answer was delivered to this sink (after its callback ran): a task waiting for
+    // Sink::prepare_pre_commit asks again.
+    virtual void answered() {}
+
+private:
+    CallId last_call_ = 0;
+    int64_t in_flight_ = 0;
 };
 
 // One restored sink state: what subtask `subtask` of the restored checkpoint's job returned from its
@@ -79,6 +153,13 @@ public:
     // cannot start.
     virtual bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) = 0;
     virtual void write(const RecordBatch& records) = 0;
+    // The barrier reached the sink: send what is buffered; true when pre_commit may run, false to
+    // wait for answers (the task takes no input meanwhile and asks again after every answer it
+    // delivers to this sink). A synchronous sink has nothing to wait for (the default).
+    virtual bool prepare_pre_commit(int64_t checkpoint_id) {
+        (void)checkpoint_id;
+        return true;
+    }
     // Returns false with `error` set when the checkpoint must fail.
     virtual bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) = 0;
     virtual void checkpoint_complete(int64_t checkpoint_id) = 0;

@@ -224,6 +224,8 @@ void Task::queue_recovered_channel_state() {
 // ---- start and channels -----------------------------------------------------------------------
 
 void Task::cancel() {
+    closed_ = true;
+    held_.clear();
     if (!deployed_finished_) chain_.close();  // a task deployed finished never opened its sink
 }
 
@@ -271,7 +273,7 @@ void Task::element_arrived(int32_t input_channel, ChannelElement element) {
     }
     // A priority barrier (or any barrier of a checkpoint already taken unaligned here) is handled on
     // arrival: it overtakes what is queued on its channel.
-    if (element.type == ChannelElement::Type::barrier && state_ == State::running &&
+    if (element.type == ChannelElement::Type::barrier && state_ == State::running && !holding() &&
         (element.unaligned_barrier || inputs_.barriers().collecting_unaligned(element.checkpoint_id))) {
         handle_barrier(input_channel, element, true);
         pump();
@@ -288,7 +290,7 @@ void Task::barrier_sent() { checkpoint_.barrier_sent(); }
 void Task::pump() {
     int32_t channel = -1;
     ChannelElement element;
-    while (state_ == State::running && !busy_ && !writer_.backpressured() && !inputs_.empty()) {
+    while (state_ == State::running && !busy_ && !holding() && !writer_.backpressured() && !inputs_.empty()) {
         if (!inputs_.take_next(&channel, &element)) return;
         switch (element.type) {
             case ChannelElement::Type::records: process_buffer(channel, std::move(element.records), element.recovered); break;
@@ -472,19 +474,93 @@ void Task::finish_on_restore() {
 sim::Time Task::now() const { return engine_.world().now(); }
 void Task::block_channel(int32_t channel) { inputs_.block(channel); }
 void Task::unblock_all_channels() { inputs_.unblock_all(); }
-void Task::trigger_snapshot(int64_t checkpoint_id) { checkpoint_.take_aligned(checkpoint_id); }
+void Task::trigger_snapshot(int64_t checkpoint_id) {
+    if (holding()) {
+        held_.push_back([this, checkpoint_id] { trigger_snapshot(checkpoint_id); });
+    } else if (!wait_for_sink(checkpoint_id, [this, checkpoint_id] { checkpoint_.take_aligned(checkpoint_id); })) {
+        checkpoint_.take_aligned(checkpoint_id);
+    }
+}
 
 void Task::abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
+    if (holding()) {
+        held_.push_back([this, checkpoint_id, reason, detail] { abort_checkpoint(checkpoint_id, reason, detail); });
+        return;
+    }
     checkpoint_.decline(checkpoint_id, reason, detail);
 }
 
 void Task::start_unaligned_snapshot(int64_t checkpoint_id, const std::vector<bool>& barrier_in) {
-    checkpoint_.start_unaligned(checkpoint_id, barrier_in);
+    if (holding()) {
+        held_.push_back([this, checkpoint_id, barrier_in] { start_unaligned_snapshot(checkpoint_id, barrier_in); });
+    } else if (!wait_for_sink(checkpoint_id, [this, checkpoint_id, barrier_in] { checkpoint_.start_unaligned(checkpoint_id, barrier_in); })) {
+        checkpoint_.start_unaligned(checkpoint_id, barrier_in);
+    }
 }
 
-void Task::channel_barrier_received(int32_t channel) { checkpoint_.channel_barrier_received(channel); }
-void Task::finish_unaligned_snapshot(int64_t checkpoint_id) { checkpoint_.finish_unaligned(checkpoint_id); }
-void Task::discard_unaligned_snapshot(int64_t checkpoint_id) { checkpoint_.discard_unaligned(checkpoint_id); }
+void Task::channel_barrier_received(int32_t channel) {
+    if (holding()) {
+        held_.push_back([this, channel] { channel_barrier_received(channel); });
+        return;
+    }
+    checkpoint_.channel_barrier_received(channel);
+}
+
+void Task::finish_unaligned_snapshot(int64_t checkpoint_id) {
+    if (holding()) {
+        held_.push_back([this, checkpoint_id] { finish_unaligned_snapshot(checkpoint_id); });
+        return;
+    }
+    checkpoint_.finish_unaligned(checkpoint_id);
+}
+
+void Task::discard_unaligned_snapshot(int64_t checkpoint_id) {
+    if (holding()) {
+        held_.push_back([this, checkpoint_id] { discard_unaligned_snapshot(checkpoint_id); });
+        return;
+    }
+    checkpoint_.discard_unaligned(checkpoint_id);
+}
+
+// ---- a sink's flush before its snapshot (Sink::prepare_pre_commit) ------------------------------
+
+bool Task::wait_for_sink(int64_t checkpoint_id, std::function<void()> snapshot) {
+    Sink* sink = chain_.sink();
+    if (sink == nullptr || sink->prepare_pre_commit(checkpoint_id) || state_ != State::running) return false;
+    flushing_for_ = checkpoint_id;
+    held_.push_back(std::move(snapshot));
+    poll_sink_while_idle();
+    return true;
+}
+
+void Task::answered() { ask_sink_again(); }
+
+void Task::ask_sink_again() {
+    if (!holding() || closed_ || state_ != State::running) return;
+    if (!chain_.sink()->prepare_pre_commit(flushing_for_)) {
+        poll_sink_while_idle();
+        return;
+    }
+    flushing_for_ = 0;
+    std::vector<std::function<void()>> held = std::move(held_);
+    held_.clear();
+    // The snapshot first, then what the handler asked meanwhile (which may start a new wait: then
+    // the rest is held again behind it, in order).
+    for (auto& work : held) {
+        if (holding()) {
+            held_.push_back(std::move(work));
+        } else if (state_ == State::running) {
+            work();
+        }
+    }
+    pump();
+}
+
+// A sink that waits with nothing in flight (for its own timer, a back-off) is asked every 10 ms.
+void Task::poll_sink_while_idle() {
+    if (calls_in_flight() != 0) return;
+    after(sim::Duration::millis(10), [this] { ask_sink_again(); });
+}
 
 void Task::start_alignment_timer(int64_t checkpoint_id, sim::Duration delay) {
     engine_.schedule_for_task(node_, key_, delay, kAlignmentTimer, [checkpoint_id](Task& task) {

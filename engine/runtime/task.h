@@ -33,6 +33,13 @@
 // processed and sent before any new data, in their order, and (input side) return no credit,
 // having never taken one. Output buffers still need credits: flow control holds during replay.
 //
+// A sink's flush before its snapshot (Sink::prepare_pre_commit, Flink's prepareSnapshotPreBarrier
+// with an AsyncSinkWriter's flush(true)): when the sink is not ready, the snapshot waits; the task
+// takes no input (arriving elements are queued, a priority barrier too) and holds every later piece
+// of checkpoint work the barrier handler asks for, in order; after each answer delivered to the sink
+// (and every 10 ms while none is in flight) it asks again, and once the sink is ready it snapshots,
+// runs what it held and takes input again. A synchronous sink is ready at once: nothing changes.
+//
 // Processing a buffer costs record_cost per record of virtual time, during which the task does
 // nothing else. Outputs are flushed when a buffer fills, before a barrier, and at least every
 // buffer_timeout.
@@ -140,6 +147,9 @@ public:
     void after(sim::Duration delay, std::function<void()> fn) override;
     void fail(const std::string& reason) override;
 
+protected:
+    void answered() override;
+
 private:
     enum class State : uint8_t { created, restoring, ready, running, finished, failed };
 
@@ -166,6 +176,12 @@ private:
     // Restored from a checkpoint that recorded this subtask finished: reads nothing, sends the end
     // of its input on at once and finishes (Flink's task deployed as finished).
     void finish_on_restore();
+    // The sink's flush before a snapshot (see the top): true when the snapshot of `checkpoint_id`
+    // must wait, `snapshot` then held to run once the sink is ready.
+    bool wait_for_sink(int64_t checkpoint_id, std::function<void()> snapshot);
+    bool holding() const { return flushing_for_ != 0; }
+    void ask_sink_again();
+    void poll_sink_while_idle();
     // Event time (task_event_time.cpp).
     void send_source_watermark();  // a source: its splits' watermark and idleness, when they changed
     void handle_watermark_element(int32_t channel, const ChannelElement& element);
@@ -191,6 +207,11 @@ private:
     bool end_of_data_ = false;
     bool deployed_finished_ = false;   // the restored checkpoint recorded this subtask finished
     int64_t last_completed_ = 0;       // the newest checkpoint this task heard completed
+    bool closed_ = false;              // cancelled: its sink closed
+    // The sink's flush before a snapshot: the checkpoint waiting for it (0: none), and the checkpoint
+    // work held meanwhile, in order (the snapshot first).
+    int64_t flushing_for_ = 0;
+    std::vector<std::function<void()>> held_;
     // Restore.
     std::vector<std::string> restored_blobs_;  // the state read for the restore, in handle order
     std::vector<int32_t> restored_subtasks_;   // the subtask (of the checkpoint's job) of each blob

@@ -5,8 +5,24 @@
 namespace eosim::sim::external {
 
 OutsideSystem::OutsideSystem(Scheduler& scheduler, Network& network, NodeId node)
-    : scheduler_(scheduler), network_(network), node_(node), races_(scheduler) {
+    : scheduler_(scheduler), network_(network), node_(node), races_(scheduler), latency_prng_(Prng(0x1a7e).fork(node)) {
     assert(node < scheduler.nodes().size());
+}
+
+void OutsideSystem::set_latency(CallLatency latency, Prng prng) {
+    assert(latency.min > Duration::zero() && latency.min <= latency.max);
+    latency_ = latency;
+    latency_prng_ = prng;
+}
+
+void OutsideSystem::set_slow_until(Time until, int64_t factor) {
+    slow_until_ = until;
+    slow_factor_ = factor < 1 ? 1 : factor;
+}
+
+Duration OutsideSystem::draw_latency() {
+    const Duration drawn = latency_prng_.duration_between(latency_.min, latency_.max);
+    return scheduler_.now() < slow_until_ ? drawn * slow_factor_ : drawn;
 }
 
 bool OutsideSystem::reachable(NodeId caller) const {

@@ -15,8 +15,13 @@
 // admitted write may apply and lose its answer, land later, or be lost; the caller then sees `timeout`.
 // Every call is noted in the call log when one is set (`races().set_log`).
 //
-// Not modelled: latency of a call (a late write lands after later calls, not after a delay drawn
-// per call), replication and failover of the system itself.
+// Latency (issue 41): a synchronous call takes no time. An asynchronous call (a sink's
+// engine::SinkContext::call) travels both ways with a latency drawn per leg from the system's own
+// PRNG stream, uniformly in [latency().min, latency().max] (default 2-20 ms, after a service in the
+// same region), times the slow factor while a slow period lasts (`set_slow_until`). Two calls of one
+// client may therefore land, and be answered, in another order than sent.
+//
+// Not modelled: replication and failover of the system itself.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -27,6 +32,12 @@
 #include "sim/scheduler.h"
 
 namespace eosim::sim::external {
+
+// The latency of one leg of an asynchronous call (the request to the system, the answer back).
+struct CallLatency {
+    Duration min = Duration::millis(2);
+    Duration max = Duration::millis(20);
+};
 
 struct OutsideSystemStats {
     uint64_t calls = 0;
@@ -48,6 +59,16 @@ public:
     void set_call_races(Ratio ratio, Time until, Prng prng) override { races_.set_races(ratio, until, prng); }
     CallRaces& races() { return races_; }
     const CallRaces& races() const { return races_; }
+
+    // Asynchronous calls: the latency of a leg and the stream it is drawn from (e.g.
+    // world.prng("latency.key_values"); by default a stream fixed by the system's node).
+    void set_latency(CallLatency latency, Prng prng);
+    const CallLatency& latency() const { return latency_; }
+    // A slow system: before `until`, every leg drawn takes `factor` (>= 1) times as long.
+    void set_slow_until(Time until, int64_t factor) override;
+    bool has_latency() const override { return true; }
+    // The latency of the next leg (one draw).
+    Duration draw_latency();
 
 protected:
     // Counts the call; false (counted as failed) when `caller` cannot reach the system now.
@@ -86,6 +107,10 @@ private:
     Time write_errors_until_ = Time::zero();
     OutsideSystemStats stats_;
     CallRaces races_;
+    CallLatency latency_;
+    Prng latency_prng_;
+    Time slow_until_ = Time::zero();
+    int64_t slow_factor_ = 1;
 };
 
 }  // namespace eosim::sim::external
