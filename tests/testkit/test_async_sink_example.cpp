@@ -115,7 +115,7 @@ std::optional<std::string> stale_completion_by_hand(const std::string& sink) {
     return std::nullopt;
 }
 
-TEST_CASE("async sink example: a stale completion by hand loses a completed checkpoint's records; the correct writer does not", "[testkit]") {
+TEST_CASE("async sink example: a stale completion by hand loses a completed checkpoint's records, the correct writer does not", "[testkit]") {
     const auto stale = stale_completion_by_hand("buggy_async_stale_completion");
     REQUIRE(stale.has_value());
     INFO(*stale);
