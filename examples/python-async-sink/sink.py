@@ -3,7 +3,8 @@
 Flink's AsyncSinkWriter as the Elasticsearch connector uses it, speaking eosim's sink protocol with
 its asynchronous calls (docs/sink-protocol.md; docs/sink-protocol-async.md).
 
-- records go into a buffer; a full batch (BATCH entries) goes out as one bulk request with an
+- records go into a buffer; once BATCH entries are buffered, a batch (up to MAX_BATCH_SIZE entries:
+  a backlog after a restore goes out in large requests) goes out as one bulk request with an
   asynchronous call ({"type": "call", "async": true, ...}, answered at once with its handle) while
   fewer than MAX_IN_FLIGHT requests are in flight; its outcome comes later as a "call_done" message;
 - a failed request (unavailable, write errors, timeout) or a failed item of a bulk answer
@@ -28,6 +29,7 @@ import sys
 
 INDEX = "pyasync"
 BATCH = 3
+MAX_BATCH_SIZE = 100
 MAX_IN_FLIGHT = 2
 NO_WAIT = "--no-wait" in sys.argv
 
@@ -72,10 +74,10 @@ class AsyncSink:
         self.closed = False
 
     def send_batches(self, flushing):
-        """Sends batches while requests may be added: full ones only, or (flushing) whatever is buffered."""
+        """Sends batches while requests may be added: once BATCH entries are buffered, or (flushing) whatever is buffered."""
         while (not self.closed and self.buffer and len(self.in_flight) < MAX_IN_FLIGHT
                and (flushing or len(self.buffer) >= BATCH)):
-            entries = [self.buffer.popleft() for _ in range(min(BATCH, len(self.buffer)))]
+            entries = [self.buffer.popleft() for _ in range(min(MAX_BATCH_SIZE, len(self.buffer)))]
             issued = call("bulk", asynchronous=True, index=INDEX, items=[item(e) for e in entries])
             self.in_flight[issued["handle"]] = entries
 
