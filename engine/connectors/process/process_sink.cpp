@@ -6,6 +6,9 @@
 #include "engine/connectors/process/process_calls.h"
 #include "engine/connectors/process/process_channel.h"
 #include "engine/connectors/process/process_output.h"
+#include "sim/external/document_store.h"
+#include "sim/external/key_value_store.h"
+#include "sim/external/object_store.h"
 
 namespace eosim::engine::process {
 
@@ -23,6 +26,7 @@ struct ProcessSinkSpec {
     std::vector<std::string> systems;  // the systems the sink calls (the output's included)
     std::vector<std::string> points;   // the points it announces
     bool reuse = false;                // "reuse": true: an ended instance's process serves the next one
+    bool async = false;                // "async": true: asynchronous calls, asked prepare_pre_commit
     std::shared_ptr<ProcessPool> pool = std::make_shared<ProcessPool>();
 };
 
@@ -66,6 +70,7 @@ public:
 
     bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) override;
     void write(const RecordBatch& records) override;
+    bool prepare_pre_commit(int64_t checkpoint_id) override;
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t checkpoint_id) override;
     bool settled() const override { return settled_; }
@@ -79,6 +84,8 @@ private:
     json serve(const json& request);
     json set_timer(const json& request);
     json announce(const json& request);
+    json issue(const json& request);
+    void deliver(CallId id, const json& result);
     void observe(bool to_sink, const std::string& line);
 
     std::shared_ptr<const ProcessSinkSpec> spec_;
@@ -164,6 +171,7 @@ json ProcessSink::serve(const json& request) {
     if (system.is_string() && std::find(spec_->systems.begin(), spec_->systems.end(), system.get<std::string>()) == spec_->systems.end()) {
         instance_->channel->fail("a call to " + system.get<std::string>() + ", which the hello does not list in \"systems\"");
     }
+    if (request.contains("async") && request["async"] != json(false)) return issue(request);
     try {
         return answer_call(request, systems_, context_.node());
     } catch (const BadCall& bad) {
@@ -195,6 +203,55 @@ json ProcessSink::announce(const json& request) {
     return {{"type", "result"}, {"ok", true}};
 }
 
+// The system an asynchronous call goes to (those SinkContext::call carries), nullptr for another.
+sim::external::OutsideSystem* async_system(const std::string& name, const OutsideSystems& systems) {
+    if (name == "key_values") return systems.key_values;
+    if (name == "documents") return systems.documents;
+    if (name == "objects") return systems.objects;
+    return nullptr;
+}
+
+// Applies an asynchronous call where its request lands: the synchronous call's result, or
+// {"bad_call": why, "call": the call} for a call eosim cannot make (reported when the answer reaches
+// the sink: a protocol error naming the call).
+json land(const json& call, const OutsideSystems& systems, sim::NodeId caller) {
+    try {
+        json out = answer_call(call, systems, caller);
+        out.erase("type");
+        return out;
+    } catch (const BadCall& bad) {
+        return {{"bad_call", bad.what()}, {"call", call}};
+    }
+}
+
+// A call with "async": true: its handle (the SinkContext::call id) at once; SinkContext::call carries
+// the request (it lands after the transport's latency, applied then) and its outcome comes back as a
+// "call_done" message.
+json ProcessSink::issue(const json& request) {
+    if (request["async"] != json(true)) instance_->channel->fail("expected \"async\": true or false in the call");
+    if (!spec_->async) instance_->channel->fail("an asynchronous call, but the hello does not say \"async\": true");
+    const json name = request.value("system", json());
+    sim::external::OutsideSystem* system = name.is_string() ? async_system(name.get<std::string>(), systems_) : nullptr;
+    if (system == nullptr) instance_->channel->fail("expected \"system\": key_values, documents or objects in an asynchronous call");
+    const CallId id = context_.call<json>(
+        *system, [call = request, systems = systems_](sim::NodeId caller) { return land(call, systems, caller); },
+        [this, weak = std::weak_ptr<Instance>(instance_)](CallId answered, const json& result) {
+            if (!weak.expired()) deliver(answered, result);
+        });
+    return {{"type", "result"}, {"ok", true}, {"handle", id}};
+}
+
+// The answer of asynchronous call `id` reaches the sink (a live or a cancelled instance; never a crashed one).
+void ProcessSink::deliver(CallId id, const json& result) {
+    if (instance_->crashed) return;
+    if (result.contains("bad_call")) {
+        instance_->channel->fail("a call eosim cannot make (asynchronous call " + std::to_string(id) + "): " + result["bad_call"].get<std::string>(),
+                                 result["call"].dump());
+    }
+    const std::optional<json> answer = exchange({{"type", "call_done"}, {"handle", id}, {"result", result}});
+    if (answer && (*answer)["type"] == "fail") context_.fail("process sink: " + answer->value("reason", std::string("call_done failed")));
+}
+
 bool ProcessSink::open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) {
     json states = json::array();
     for (const RestoredSinkState& s : restored) states.push_back({{"subtask", s.subtask}, {"state", s.state}});
@@ -214,6 +271,21 @@ void ProcessSink::write(const RecordBatch& records) {
     for (const Record& r : records) batch.push_back(record_json(r));
     const std::optional<json> answer = exchange({{"type", "write"}, {"records", std::move(batch)}});
     if (answer && (*answer)["type"] == "fail") context_.fail("process sink: " + answer->value("reason", std::string("write failed")));
+}
+
+// Asked only of a sink whose hello says "async": true (a synchronous sink is always ready, and its
+// exchange stays as it was: no extra message per checkpoint).
+bool ProcessSink::prepare_pre_commit(int64_t checkpoint_id) {
+    if (!spec_->async) return true;
+    const std::optional<json> answer = exchange({{"type", "prepare_pre_commit"}, {"checkpoint_id", checkpoint_id}});
+    if (!answer) return false;
+    if ((*answer)["type"] == "fail") {
+        context_.fail("process sink: " + answer->value("reason", std::string("prepare_pre_commit failed")));
+        return false;
+    }
+    const auto ready = answer->find("ready");
+    if (ready == answer->end() || !ready->is_boolean()) instance_->channel->fail("expected \"ready\": true or false in the answer to prepare_pre_commit");
+    return ready->get<bool>();
 }
 
 bool ProcessSink::pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) {
@@ -308,6 +380,9 @@ std::shared_ptr<const SinkConfig> configure_process_sink(SinkOptions& options, c
         const json reuse = spec->hello.value("reuse", json(false));
         if (!reuse.is_boolean()) throw std::invalid_argument("expected \"reuse\": true or false");
         spec->reuse = reuse.get<bool>();
+        const json async = spec->hello.value("async", json(false));
+        if (!async.is_boolean()) throw std::invalid_argument("expected \"async\": true or false");
+        spec->async = async.get<bool>();
         if (spec->reuse) spec->pool->give(std::move(channel));
     } catch (const ProcessSinkError& error) {
         options.fail("command", error.what());
