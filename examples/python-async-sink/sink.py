@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An asynchronous bulk writer into the document store, in Python (standard library only), after
 Flink's AsyncSinkWriter as the Elasticsearch connector uses it, speaking eosim's sink protocol with
-its asynchronous calls (docs/sink-protocol.md; docs/sink-protocol-async.md).
+its asynchronous calls (docs/sink-protocol.md, "Asynchronous calls").
 
 - records go into a buffer; once BATCH entries are buffered, a batch (up to MAX_BATCH_SIZE entries:
   a backlog after a restore goes out in large requests) goes out as one bulk request with an

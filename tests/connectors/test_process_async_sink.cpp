@@ -1,4 +1,4 @@
-// Asynchronous calls over the process-sink protocol (docs/sink-protocol-async.md): the Python
+// Asynchronous calls over the process-sink protocol (docs/sink-protocol.md, "Asynchronous calls"): the Python
 // AsyncSinkWriter of examples/python-async-sink passes the contract level at its defaults, its twin
 // that pre-commits without waiting for requests in flight (examples/python-async-sink-no-wait) is
 // caught there (a key ends without the last value of a completed checkpoint: a record still buffered

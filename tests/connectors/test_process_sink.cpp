@@ -19,11 +19,11 @@ namespace {
 using eosim::testing::TempDir;
 
 // A minimal sink (an upsert into key_values that ignores failed calls: it keeps the protocol, not
-// the contract) with `misdeed`
+// the contract; it keeps no state, so an idle process may serve the next instance: "reuse") with `misdeed`
 // (Python code) run when the first write arrives; `hello` replaces the hello line.
 std::string python_sink(const std::string& misdeed, const std::string& hello = "") {
     const std::string default_hello =
-        R"({"type": "hello", "protocol": 1, "systems": ["key_values"], "output": {"system": "key_values", "prefix": "t:", "shape": "keyed_table"}})";
+        R"({"type": "hello", "protocol": 1, "systems": ["key_values"], "output": {"system": "key_values", "prefix": "t:", "shape": "keyed_table"}, "reuse": True})";
     return "import json, sys, time, random\n"
            "def send(m):\n    sys.stdout.write(json.dumps(m) + '\\n'); sys.stdout.flush()\n"
            "send(" + (hello.empty() ? default_hello : hello) + ")\n"

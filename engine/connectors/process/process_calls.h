@@ -2,7 +2,7 @@
 // A process sink's calls to the outside systems (docs/sink-protocol.md, "Calls"): a "call" message
 // answered from the simulated systems at the simulated time, as a C++ sink's call through
 // SinkContext is -- faults, races and the caller's own node state included. Synchronous: the answer
-// is the call's outcome. The asynchronous form ("async": true, docs/sink-protocol-async.md) applies
+// is the call's outcome. The asynchronous form ("async": true, docs/sink-protocol.md, "Asynchronous calls") applies
 // the same answer_call where its request lands (process_sink.cpp).
 #include <stdexcept>
 #include <string>

@@ -164,9 +164,6 @@ json ProcessSink::serve(const json& request) {
     const std::string type = request["type"];
     if (type == "set_timer") return set_timer(request);
     if (type == "announce") return announce(request);
-    if (request.contains("async")) {
-        instance_->channel->fail("asynchronous calls (\"async\") are reserved, not part of protocol 1 (docs/sink-protocol.md)");
-    }
     const json system = request.value("system", json());
     if (system.is_string() && std::find(spec_->systems.begin(), spec_->systems.end(), system.get<std::string>()) == spec_->systems.end()) {
         instance_->channel->fail("a call to " + system.get<std::string>() + ", which the hello does not list in \"systems\"");
