@@ -25,7 +25,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 # sanitizer build add: clang and its runtime libraries are most of a bare machine's download.
 readonly BUILD_PACKAGES=(g++ cmake ninja-build libboost-dev librocksdb-dev nlohmann-json3-dev libcli11-dev
                          catch2 librapidcheck-dev lld)
-readonly TEST_PACKAGES=(libxml2-utils clang libclang-rt-dev)
+readonly TEST_PACKAGES=(libxml2-utils clang libclang-rt-dev python3)  # python3: the process-sink tests run Python sinks
 # What the Slurm check adds (a one-node cluster: controller, node daemon, sbatch & co, munge; jq to
 # compare results files).
 readonly SLURM_PACKAGES=(slurmctld slurmd slurm-client munge jq)
@@ -108,16 +108,13 @@ run_tests() {
 # code doing the work (the installed libraries) is the Release build's; at -O3 each example's
 # Catch2 main alone took 26 s of CPU instead of 12.
 # run_process_example DIR WORK: a sink in another language (a folder with COMMAND, the command line
-# that starts it, relative to the folder): built first when it is a Go module (offline: standard
-# library only), then `eosim test-sink` at both levels. With EXPECT_FAILURE it must be caught (exit
+# that starts it, relative to the folder; a Go module's binary is built beforehand, by
+# build_go_examples), then `eosim test-sink` at both levels. With EXPECT_FAILURE it must be caught (exit
 # 1: a counterexample, not exit 2: bad input); without, it must pass.
 run_process_example() {
     local example=$1 work=$2 name status=0
     name=$(basename "$example")
     echo "build.sh: example $name (process sink: $(cat "$example/COMMAND"))"
-    if [[ -f $example/go.mod ]]; then
-        (cd "$example" && GOFLAGS=-mod=mod GOPROXY=off go build -o sink .)
-    fi
     mkdir -p "$work"
     build/cli/eosim test-sink --command "$(cat "$example/COMMAND")" --cwd "$example" --out "$work/failures" \
         >"$work/test-sink.log" 2>&1 || status=$?
@@ -137,6 +134,17 @@ run_process_example() {
     return 1
 }
 
+# build_go_examples: every examples/<name>/ that is a Go module is built into <name>/sink (offline:
+# standard library only) before any example runs, since a buggy twin's COMMAND may start its
+# correct sibling's binary with a flag (../go-docs-sink/sink -commit-on-pre-commit).
+build_go_examples() {
+    local module
+    for module in examples/*/go.mod; do
+        [[ -f $module ]] || continue
+        (cd "$(dirname "$module")" && GOFLAGS=-mod=mod GOPROXY=off go build -o sink .)
+    done
+}
+
 run_examples() {
     local prefix work example name status failed=0
     prefix=$(mktemp -d "${TMPDIR:-/tmp}/eosim-install.XXXXXX")
@@ -144,6 +152,7 @@ run_examples() {
     trap 'rm -rf "$prefix" "$work"' RETURN
     cmake --install build --prefix "$prefix" >/dev/null
     echo "build.sh: installed eosim $(sed -n 's/^Version: //p' "$prefix"/lib*/pkgconfig/eosim.pc) into $prefix"
+    build_go_examples
     for example in examples/*/; do
         example=${example%/}
         name=$(basename "$example")
