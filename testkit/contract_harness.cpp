@@ -814,15 +814,7 @@ void ContractHarness::finish() {
     for (int round = 0; round < 5 && !violation_; ++round) {
         Incarnation* incarnation = live();
         if (incarnation == nullptr) break;
-        in_flight_.reset();
-        const int64_t written = static_cast<int64_t>(sequence_.size());
-        for (const auto& subtask : incarnation->subtasks) {
-            if (live() == incarnation) emit(*subtask, kEverything, nullptr, written);
-        }
-        fail_over_if_failed();
-        for (int32_t i = 0; i < incarnation->parallelism() && live() == incarnation; ++i) pre_commit(0);
-        if (live() != incarnation) continue;
-        complete(0, Delivery::now);
+        if (!checkpoint_everything(incarnation)) continue;
         advance(5000);
         if (live() != incarnation) continue;
         if (checks_.no_leaks) {  // whatever a closed instance still runs now never stops by itself
@@ -834,13 +826,10 @@ void ContractHarness::finish() {
     if (!violation_) violation_ = "the final checkpoint did not complete in 5 rounds without faults";
 }
 
-// Every subtask of the live incarnation writes what it has not, a checkpoint of it all completes,
-// and the incarnation crashes at once: whatever it still had in flight dies with it.
-void ContractHarness::checkpoint_then_crash() {
-    Incarnation* incarnation = live();
-    if (incarnation == nullptr || violation_) return;
-    line("FINAL: " + incarnation->name() + " checkpoints everything written, then CRASHES (what it has in flight dies): "
-         "a completed checkpoint must not need its calls in flight");
+// Every subtask of `incarnation` writes what it has not, and a checkpoint of it all is pre-committed
+// and completed (notified at once). False when the incarnation stopped being the live one before
+// the checkpoint could complete.
+bool ContractHarness::checkpoint_everything(Incarnation* incarnation) {
     in_flight_.reset();
     const int64_t written = static_cast<int64_t>(sequence_.size());
     for (const auto& subtask : incarnation->subtasks) {
@@ -848,9 +837,19 @@ void ContractHarness::checkpoint_then_crash() {
     }
     fail_over_if_failed();
     for (int32_t i = 0; i < incarnation->parallelism() && live() == incarnation; ++i) pre_commit(0);
-    if (live() != incarnation) return;
+    if (live() != incarnation) return false;
     complete(0, Delivery::now);
-    if (live() != incarnation) return;
+    return true;
+}
+
+// Every subtask of the live incarnation writes what it has not, a checkpoint of it all completes,
+// and the incarnation crashes at once: whatever it still had in flight dies with it.
+void ContractHarness::checkpoint_then_crash() {
+    Incarnation* incarnation = live();
+    if (incarnation == nullptr || violation_) return;
+    line("FINAL: " + incarnation->name() + " checkpoints everything written, then CRASHES (what it has in flight dies): "
+         "a completed checkpoint must not need its calls in flight");
+    if (!checkpoint_everything(incarnation) || live() != incarnation) return;
     line(incarnation->name() + " CRASHES right after the checkpoint completed");
     crash_incarnation(*incarnation, "crashed after the checkpoint");
     restore("after the crash", parallelism_);

@@ -221,6 +221,7 @@ private:
     // Takes call `index` of calls_in_flight_ a step; `why` prefixes its log line.
     void take_step(size_t index);
     void run_time(int64_t millis);
+    bool checkpoint_everything(Incarnation* incarnation);
     void checkpoint_then_crash();
     // A new checkpoint of the live incarnation, its barrier after every record a subtask wrote.
     Checkpoint trigger(Incarnation& incarnation);
