@@ -28,6 +28,7 @@
 namespace eosim::oracles {
 
 class ReferenceModel;
+class RollbackDetector;
 
 // What the loader knows of a scenario when it checks that an oracle applies to it.
 struct OracleJobFacts {
@@ -96,6 +97,8 @@ struct OracleRunContext {
     // What a committed reader sees of a sink of a program that ran (a verification job's throw-away topics).
     std::function<RecordMultiset(const engine::VertexSpec& sink)> committed_content;
     OracleRunHooks& hooks;
+    // The run's rollbacks (restores older than what an exactly-once sink committed), read at the end.
+    const RollbackDetector* rollbacks = nullptr;
 
     const engine::VertexSpec& sink() const { return *judged_sinks.front().vertex; }
 };

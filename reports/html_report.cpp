@@ -9,6 +9,7 @@
 #include "reports/checkpoint_compare.h"
 #include "reports/checkpoint_panel_svg.h"
 #include "reports/history_html.h"
+#include "reports/rollbacks_report.h"
 #include "reports/timeline_svg.h"
 #include "reports/xml_text.h"
 #include "sim/time.h"
@@ -249,6 +250,7 @@ void write_run_section(std::ostream& out, const RunRecord& r, bool run_files) {
     out << "<h4>" << h(r.scenario) << ", seed " << r.seed << ": " << status_badge(r.status);
     if (!r.reason.empty()) out << " " << h(r.reason);
     out << "</h4>\n";
+    write_rollbacks_html(out, r.rollbacks);
     write_run_tables(out, r);
     if (r.has_timeline) {
         if (r.timeline_events_cut > 0) {

@@ -7,6 +7,7 @@
 #include "oracles/oracle_registry.h"
 #include "reports/history_json.h"
 #include "reports/json_fields.h"
+#include "reports/rollbacks_report.h"
 #include "reports/run_report.h"
 #include "reports/xml_text.h"
 #include "scenarios/fault_json.h"
@@ -195,6 +196,7 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
     r.exceptions = result.exceptions;
     r.deployments = result.deployments;
     r.back_pressure = result.back_pressure;
+    r.rollbacks = result.rollbacks;
     r.reproduce = reproduce;
     r.wall_seconds = result.figures.wall_seconds;
     return r;
@@ -250,6 +252,7 @@ json to_json(const RunRecord& r) {
         {"checkpoint_summary", to_json(r.checkpoint_summary)},
         {"deployments", deployments_to_json(r.deployments)},
         {"back_pressure", back_pressure_to_json(r.back_pressure)},
+        {"rollbacks", rollbacks_to_json(r.rollbacks)},
         {"reproduce", r.reproduce},
         {"wall_seconds", r.wall_seconds},
     };
@@ -461,6 +464,7 @@ RunRecord run_record_from_json(const json& j) {
     if (j.contains("exceptions")) r.exceptions = exceptions_from_json(j["exceptions"], "/exceptions");
     if (j.contains("deployments")) r.deployments = deployments_from_json(j["deployments"], "/deployments");
     if (j.contains("back_pressure")) r.back_pressure = back_pressure_from_json(j["back_pressure"], "/back_pressure");
+    if (j.contains("rollbacks")) r.rollbacks = rollbacks_from_json(j["rollbacks"], "/rollbacks");
     if (j.contains("timeline")) {
         const json& timeline = j["timeline"];
         if (!timeline.is_array()) throw RecordError("/timeline: expected an array");

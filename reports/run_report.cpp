@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "reports/history_text.h"
+#include "reports/rollbacks_report.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/random_faults.h"
 
@@ -177,6 +178,7 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     out << "outcome     " << (result.expectation_met ? "expectation met" : "EXPECTATION NOT MET");
     if (!result.expectation_message.empty()) out << ": " << result.expectation_message;
     out << '\n';
+    write_rollbacks_text(out, result.rollbacks);
     out << "trace hash  " << hex64(result.trace_hash) << '\n';
     write_figures(out, result.figures);
     write_checkpoint_summary(out, result.checkpoint_summary);
@@ -364,6 +366,7 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
         {"exceptions", exceptions_to_json(result.exceptions)},
         {"deployments", deployments_to_json(result.deployments)},
         {"back_pressure", back_pressure_to_json(result.back_pressure)},
+        {"rollbacks", rollbacks_to_json(result.rollbacks)},
         {"faults", std::move(faults)},
         {"fault_accounts", fault_accounts_to_json(result.fault_accounts)},
         {"timeline", std::move(timeline)},

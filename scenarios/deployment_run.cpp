@@ -83,7 +83,7 @@ void DeploymentRun::schedule_user_requests() {
     for (size_t d = 0; d < scenario_.deployments.size(); ++d) {
         const bool drain = scenario_.deployments[d].drain;
         engine::Engine* stopping = engines_[d].get();
-        if (scenario_.deployments[d].from.kind == RestoreSource::Kind::latest_checkpoint) {
+        if (scenario_.deployments[d].from.cancels_previous()) {
             world_.scheduler().schedule(scenario_.deployments[d].at, sim::kNoNode, kUserCancel, d, [stopping] { stopping->cancel(); });
             continue;
         }
@@ -132,7 +132,7 @@ void DeploymentRun::hand_over(const Starting& starting, const VerificationDone& 
     }
     engines_[live_]->shut_down();
     restore_ = restore_source(live_ + 1);
-    previous_end_ = stop_savepoints_[live_] ? stop_savepoints_[live_]->offsets : restore_.offsets;
+    previous_end_ = stop_savepoints_[live_] ? stop_savepoints_[live_]->offsets : cancelled_end(live_);
     if (!restore_.path.empty()) started_from_[live_ + 1] = restore_;
     if (Verification* v = verifications_[live_ + 1].get()) {
         start_verification(*v, starting);
@@ -209,8 +209,47 @@ DeploymentRun::Snapshot DeploymentRun::restore_source(size_t next) const {
         case RestoreSource::Kind::latest_checkpoint:
             if (auto latest = latest_checkpoint(next - 1)) return *latest;
             return Snapshot{"", {}, next - 1, nullptr};  // no checkpoint retained: from scratch
+        case RestoreSource::Kind::retained_checkpoint:
+            return retained_checkpoint(next - 1, from.checkpoint_id);
+        case RestoreSource::Kind::nothing:
+            // A fresh start: every source from the beginning, the state of the first job before it read anything.
+            return Snapshot{"", start_offsets(jobs_[next]), 0, nullptr};
     }
     return {};
+}
+
+// Retained checkpoint `id` of the cancelled deployment `d`, as `flink run -s .../chk-<id>` finds
+// it. Not there (never completed, or subsumed by retention): the path alone, whose restore fails
+// the deployment with Flink's error.
+DeploymentRun::Snapshot DeploymentRun::retained_checkpoint(size_t d, int64_t id) const {
+    const std::string path = engine::metadata_key(jobs_[d], id);
+    const std::map<std::string, std::string>& blobs = world_.storage().contents();
+    auto it = blobs.find(path);
+    if (it == blobs.end() || world_.storage().removal_in_flight(path)) return Snapshot{path, {}, d, &jobs_[d]};
+    return Snapshot{path, engine::parse_checkpoint_metadata(it->second).offsets, d, &jobs_[d]};
+}
+
+// Where cancelled deployment `d` ended: its newest retained checkpoint (the transactions of older
+// ones are committed; a restore of it commits its own, one of an older checkpoint or of nothing
+// aborts them as lingering -- unless the cancel came after the checkpoint completed and before
+// every sink subtask committed it, a race of a few milliseconds the model does not follow), else
+// where it started.
+engine::SourceOffsets DeploymentRun::cancelled_end(size_t d) const {
+    if (auto latest = latest_checkpoint(d)) return latest->offsets;
+    return start_offsets(jobs_[d]);
+}
+
+// Offset 0 of every split `job`'s Kafka sources read: where a job without state starts.
+engine::SourceOffsets DeploymentRun::start_offsets(const engine::JobSpec& job) const {
+    engine::SourceOffsets zero;
+    for (const engine::VertexSpec& v : job.vertices) {
+        if (v.kind != engine::OperatorKind::kafka_source) continue;
+        for (const TopicSpec& topic : scenario_.world.topics) {
+            if (topic.name != v.topic) continue;
+            for (int32_t p = 0; p < topic.partitions; ++p) zero[{topic.name, p}] = 0;
+        }
+    }
+    return zero;
 }
 
 // What the user finds listing the cancelled job's checkpoint folder: the newest _metadata.

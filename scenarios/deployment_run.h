@@ -107,6 +107,9 @@ private:
     // The newest retained checkpoint of deployment `d` in checkpoint storage; without one, what `d`
     // started from (it completed no checkpoint, so committed nothing past it); none: from scratch.
     std::optional<Snapshot> latest_checkpoint(size_t d) const;
+    Snapshot retained_checkpoint(size_t d, int64_t id) const;
+    engine::SourceOffsets cancelled_end(size_t d) const;
+    engine::SourceOffsets start_offsets(const engine::JobSpec& job) const;
     engine::SavepointRestoreSettings restore_settings(size_t next) const;
     bool from_previous_stop() const;  // restore_ is the final savepoint of the deployment before the one starting
     std::vector<engine::Engine*> all_engines() const;  // deployments', then verification jobs'

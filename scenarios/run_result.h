@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/runtime/run_observer.h"
+#include "oracles/rollback_detector.h"
 #include "scenarios/checkpoint_stats.h"
 #include "scenarios/fault_accounting.h"
 #include "scenarios/job_history.h"
@@ -147,6 +148,9 @@ struct RunResult {
     std::vector<JobException> exceptions;
     std::vector<DeploymentSpan> deployments;
     std::vector<VertexBackPressure> back_pressure;  // per vertex, in the order first seen running
+    // Restores older than what an exactly-once sink already committed (oracles/rollback_detector.h):
+    // a warning in every report; a failure only where the scenario lists `no_rollbacks`.
+    std::vector<oracles::Rollback> rollbacks;
 };
 
 struct RunOptions {

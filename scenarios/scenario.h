@@ -101,13 +101,26 @@ struct SavepointSpec {
 // - "latest checkpoint": the previous deployment is cancelled at "at" (Flink's cancel, its
 //   retained checkpoints kept) and this one starts from its newest retained checkpoint, in the
 //   checkpoint's own format (RocksDB incremental files restored by key-group range, at any parallelism).
+// - "checkpoint <N>": as "latest checkpoint", but the retained checkpoint with id N (`flink run -s
+//   .../chk-N`); one the cancelled deployment does not retain then fails the deployment with Flink's
+//   error (retention depends on the seed's faults and timing, so the loader cannot know it);
+// - "nothing": the previous deployment is cancelled and this one starts without state (a fresh
+//   start: sources from the beginning of their input, as Flink CDC's `initial` startup mode after
+//   the binlog the state pointed into was purged).
 // With the first two the previous deployment is stopped with a savepoint at "at" (kept, and nameable).
+// Any of them may restore a snapshot older than what an exactly-once sink already committed: a
+// rollback, reported in the run's `rollbacks` (oracles/rollback_detector.h).
 struct RestoreSource {
-    enum class Kind : uint8_t { stop_savepoint, named_savepoint, latest_checkpoint };
+    enum class Kind : uint8_t { stop_savepoint, named_savepoint, latest_checkpoint, retained_checkpoint, nothing };
     Kind kind = Kind::stop_savepoint;
     size_t deployment = 0;  // stop_savepoint named in `text`: the deployment (0: the first job) whose final savepoint
     std::string name;       // named_savepoint: the savepoint's name
+    int64_t checkpoint_id = 0;  // retained_checkpoint: N
     std::string text;       // as the file wrote it ("" for the default)
+    // The previous deployment is cancelled (its retained checkpoints kept), not stopped with a savepoint.
+    bool cancels_previous() const { return kind == Kind::latest_checkpoint || kind == Kind::retained_checkpoint || kind == Kind::nothing; }
+    // What starts restores a retained checkpoint in its backend's own format.
+    bool from_checkpoint() const { return kind == Kind::latest_checkpoint || kind == Kind::retained_checkpoint; }
 };
 
 // A later deployment of the job ("deployments"): at `at` the running deployment is stopped with a

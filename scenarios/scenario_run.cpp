@@ -10,6 +10,7 @@
 #include "scenarios/run/run_figures.h"
 #include "scenarios/run/run_loop.h"
 #include "scenarios/run/run_oracles.h"
+#include "scenarios/run/run_rollbacks.h"
 #include "scenarios/run/run_world.h"
 
 namespace eosim::scenarios {
@@ -36,10 +37,12 @@ RunResult run_scenario(const Scenario& given, const RunOptions& options) {
                 return task.empty() ? task : task + " " + observers.history.attempt_name(attempt);
             });
     }
+    // Beside them, the rollbacks: restores older than what an exactly-once sink committed.
+    const std::unique_ptr<oracles::RollbackDetector> rollbacks = watch_rollbacks(scenario, deployments, run, observers);
     // 3. The faults: the scenario's and this seed's drawn ones, at their times and points.
     PlannedFaults faults(scenario, run, deployments, observers.coverage);
     // 4. The oracles, by their registered names.
-    const RunOracles oracles(scenario, run, deployments, faults, observers.fanout);
+    const RunOracles oracles(scenario, run, deployments, faults, observers.fanout, *rollbacks);
     // 5. Run: inputs, oracles' readers, the job; deployments handed over until the end or a cut.
     RunResult result;
     result.scenario = scenario.name;
@@ -50,6 +53,7 @@ RunResult run_scenario(const Scenario& given, const RunOptions& options) {
     result.job_finished = deployments.current().finished();
     // 6. Judge the verdicts against the expectation; 7. the figures.
     result.verdicts = oracles.verdicts();
+    result.rollbacks = rollbacks->rollbacks();
     judge(scenario, deployments.current(), result);
     account_faults(scenario, options, faults.accounts(run_end_text(deployments.current(), result.cut)), result);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -101,6 +101,7 @@ private:
     void read_deployments(const Value& v);
     void read_upgrade_swarm(const Value& v);
     RestoreSource read_restore_source(const Value& v, size_t index);
+    int64_t read_checkpoint_id(const Value& v, const std::string& rest, size_t index);
     void check_restore_sources();
     void read_oracles(const Value& v);
     void read_expect(const Value& v);

@@ -119,6 +119,15 @@ RestoreSource Loader::read_restore_source(const Value& v, size_t index) {
         from.kind = RestoreSource::Kind::latest_checkpoint;
         return from;
     }
+    if (text == "nothing") {
+        from.kind = RestoreSource::Kind::nothing;
+        return from;
+    }
+    if (text.starts_with("checkpoint")) {
+        from.kind = RestoreSource::Kind::retained_checkpoint;
+        from.checkpoint_id = read_checkpoint_id(v, text.substr(std::string("checkpoint").size()), index);
+        return from;
+    }
     if (text.starts_with(after)) {
         const std::string number = text.substr(after.size());
         const bool digits = !number.empty() && number.size() < 6 && std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -129,9 +138,9 @@ RestoreSource Loader::read_restore_source(const Value& v, size_t index) {
                        std::to_string(index + 2) + ")");
         }
         // v<k> must have been stopped with a savepoint: the deployment after it does not start from "latest checkpoint".
-        if (k - 1 < index && s_.deployments[k - 1].from.kind == RestoreSource::Kind::latest_checkpoint) {
+        if (k - 1 < index && s_.deployments[k - 1].from.cancels_previous()) {
             v.fail("expected a deployment stopped with a savepoint: v" + number + " was cancelled (the deployment after it starts from " +
-                   "\"latest checkpoint\")");
+                   in_quotes(s_.deployments[k - 1].from.text) + ")");
         }
         from.kind = RestoreSource::Kind::stop_savepoint;
         from.deployment = k - 1;
@@ -142,8 +151,26 @@ RestoreSource Loader::read_restore_source(const Value& v, size_t index) {
         from.name = text.substr(std::string("savepoint ").size());
         return from;  // checked once the savepoints are read (check_restore_sources)
     }
-    v.expected("\"savepoint after v<k>\", \"savepoint <name>\" (a named savepoint) or \"latest checkpoint\"");
+    v.expected("\"savepoint after v<k>\", \"savepoint <name>\" (a named savepoint), \"latest checkpoint\", \"checkpoint <N>\" (a "
+               "retained checkpoint's id) or \"nothing\" (a fresh start without state)");
     return from;
+}
+
+// The N of "checkpoint <N>" (`rest` is what follows "checkpoint"): a retained checkpoint of the
+// deployment before this one, which must take checkpoints and retain some.
+int64_t Loader::read_checkpoint_id(const Value& v, const std::string& rest, size_t index) {
+    const std::string number = rest.starts_with(" ") ? rest.substr(1) : std::string();
+    const bool digits = !number.empty() && number.size() < 10 && number.front() != '0' &&
+                        std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits) v.expected("\"checkpoint <N>\" with N a checkpoint id (a positive integer, as in chk-N), e.g. \"checkpoint 12\"");
+    // The deployment cancelled for this one: v<index + 1>.
+    const engine::CheckpointConfig& checkpointing = s_.deployment_job(index).checkpointing;
+    const std::string previous = "v" + std::to_string(index + 1);
+    if (!checkpointing.enabled || checkpointing.retained < 1) {
+        v.fail("expected a checkpoint " + previous + " retains, found " + in_quotes(read_string(v)) + ": " + previous +
+               (checkpointing.enabled ? " retains none (checkpointing.retained 0)" : " takes no checkpoints (checkpointing.enabled false)"));
+    }
+    return std::stoll(number);
 }
 
 void Loader::read_deployments(const Value& v) {
@@ -167,8 +194,8 @@ void Loader::read_deployments(const Value& v) {
         d.from.deployment = s_.deployments.size();  // the default: the previous deployment's final savepoint
         if (auto x = o.get("from")) {
             d.from = read_restore_source(*x, s_.deployments.size());
-            if (d.from.kind == RestoreSource::Kind::latest_checkpoint && o.has("drain")) {
-                x->fail("expected no \"drain\" with \"from\": \"latest checkpoint\" (the previous deployment is cancelled, not stopped)");
+            if (d.from.cancels_previous() && o.has("drain")) {
+                x->fail("expected no \"drain\" with \"from\": " + in_quotes(d.from.text) + " (the previous deployment is cancelled, not stopped)");
             }
         }
         auto parallelism = [&](const Value& value) {
@@ -214,7 +241,7 @@ void Loader::read_deployments(const Value& v) {
             d.verification_for = read_duration(*x, false);
         }
         const bool verification = d.verification;
-        const bool from_checkpoint = d.from.kind == RestoreSource::Kind::latest_checkpoint;
+        const bool from_checkpoint = d.from.from_checkpoint();
         s_.deployments.push_back(std::move(d));
         if (from_checkpoint) {
             // A retained checkpoint keeps the backend's own format: incremental RocksDB files restore
@@ -223,7 +250,7 @@ void Loader::read_deployments(const Value& v) {
             const engine::StateBackendOptions after = s_.deployment_job(s_.deployments.size()).state_backend;
             const auto incremental = [](const engine::StateBackendOptions& b) { return b.kind == engine::StateBackendKind::rocksdb && b.incremental; };
             if (incremental(before) && !incremental(after)) {
-                element.fail("expected \"state_backend\": \"rocksdb\" with \"incremental\": true when starting from the latest checkpoint of a "
+                element.fail("expected \"state_backend\": \"rocksdb\" with \"incremental\": true when starting from a retained checkpoint of a "
                              "deployment on incremental RocksDB (a retained checkpoint keeps its native files; only savepoints are canonical)");
             }
         }

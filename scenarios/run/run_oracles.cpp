@@ -40,7 +40,7 @@ oracles::SinkReader committed_reader(const engine::VertexSpec& sink, const RunOu
 }  // namespace
 
 RunOracles::RunOracles(const Scenario& scenario, RunWorld& run, const DeploymentRun& deployments, const PlannedFaults& faults,
-                       ObserverFanout& fanout) {
+                       ObserverFanout& fanout, const oracles::RollbackDetector& rollbacks) {
     std::vector<std::string> judged_ids;
     for (const engine::VertexSpec* judged : output_sinks(deployments.jobs())) {
         judged_.push_back(oracles::JudgedSink{judged, committed_reader(*judged, run.outside)});
@@ -54,7 +54,7 @@ RunOracles::RunOracles(const Scenario& scenario, RunWorld& run, const Deployment
         scenario.inputs.empty() ? std::string() : scenario.inputs.front().topic, scenario.freshness_bound_or_default(),
         scenario.liveness_bound, [&faults](sim::Time from, sim::Time to) { return faults.effect_during(from, to); },
         [&injector] { return injector.quiet_since(); },
-        [&outside](const engine::VertexSpec& sink) { return outside.committed_content(*sink.sink); }, hooks_});
+        [&outside](const engine::VertexSpec& sink) { return outside.committed_content(*sink.sink); }, hooks_, &rollbacks});
     for (const std::string& name : scenario.oracles) {
         const oracles::OracleRegistration* kind = oracles::OracleRegistry::global().find(name);
         if (kind == nullptr) throw std::invalid_argument("oracle \"" + name + "\" is not registered");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "oracles/oracle_registry.h"
+#include "oracles/rollback_detector.h"
 #include "scenarios/deployment_run.h"
 #include "scenarios/run/observers.h"
 #include "scenarios/run/planned_faults.h"
@@ -18,8 +19,9 @@ namespace eosim::scenarios {
 
 class RunOracles {
 public:
+    // `rollbacks` (for the no_rollbacks oracle) must outlive this.
     RunOracles(const Scenario& scenario, RunWorld& run, const DeploymentRun& deployments, const PlannedFaults& faults,
-               ObserverFanout& fanout);
+               ObserverFanout& fanout, const oracles::RollbackDetector& rollbacks);
     RunOracles(const RunOracles&) = delete;
     RunOracles& operator=(const RunOracles&) = delete;
 

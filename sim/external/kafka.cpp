@@ -278,6 +278,7 @@ int64_t KafkaCluster::note_batch(int64_t transaction, const std::string& topic, 
             txn.first_record = scheduler_.now();
             start_timeout(transaction);
         }
+        txn.records += count;
         // The transaction's first offset on this partition, when this is its first batch here. A
         // sequence state whose last batch was written in this transaction knows it is not (this runs
         // for every batch a sink writes); otherwise the transaction's map says, looked up before
@@ -687,7 +688,7 @@ size_t KafkaCluster::committed_count(const std::string& topic) const {
 
 TransactionView KafkaCluster::transaction_view(int64_t transaction) const {
     const Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
-    TransactionView view{txn.transactional_id, txn.state, txn.started, txn.first_record, txn.ended, {}};
+    TransactionView view{txn.transactional_id, txn.state, txn.started, txn.first_record, txn.ended, {}, txn.records};
     for (const auto& [where, first_offset] : txn.first_offsets) view.partitions.push_back(where);
     return view;
 }

@@ -121,6 +121,7 @@ struct TransactionView {
     Time first_record = Time::never();  // when it first held a record; never when it holds none
     Time ended = Time::never();         // when it was committed or aborted; never while open
     std::vector<std::pair<std::string, int32_t>> partitions;  // (topic, partition) it holds records on
+    int64_t records = 0;  // records written in it (a retried batch the broker acknowledged as a duplicate once)
 };
 
 struct KafkaStats {
@@ -306,6 +307,7 @@ private:
         std::map<std::pair<std::string, int32_t>, int64_t> first_offsets;  // partition -> first offset
         TimerId timeout_timer;  // the broker's timeout check, cancelled when the transaction ends
         bool abortable = false;  // a send failed: only abort is allowed, and it bumps the epoch
+        int64_t records = 0;     // records appended in it
     };
     struct Producer {
         int64_t producer_id;
