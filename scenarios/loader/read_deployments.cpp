@@ -157,18 +157,17 @@ RestoreSource Loader::read_restore_source(const Value& v, size_t index) {
 }
 
 // The N of "checkpoint <N>" (`rest` is what follows "checkpoint"): a retained checkpoint of the
-// deployment before this one, which must take checkpoints and retain some.
+// deployment before this one, which must take checkpoints.
 int64_t Loader::read_checkpoint_id(const Value& v, const std::string& rest, size_t index) {
     const std::string number = rest.starts_with(" ") ? rest.substr(1) : std::string();
     const bool digits = !number.empty() && number.size() < 10 && number.front() != '0' &&
                         std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!digits) v.expected("\"checkpoint <N>\" with N a checkpoint id (a positive integer, as in chk-N), e.g. \"checkpoint 12\"");
-    // The deployment cancelled for this one: v<index + 1>.
-    const engine::CheckpointConfig& checkpointing = s_.deployment_job(index).checkpointing;
+    // The deployment cancelled for this one, v<index + 1>, must take checkpoints (it retains at least one then).
     const std::string previous = "v" + std::to_string(index + 1);
-    if (!checkpointing.enabled || checkpointing.retained < 1) {
+    if (!s_.deployment_job(index).checkpointing.enabled) {
         v.fail("expected a checkpoint " + previous + " retains, found " + in_quotes(read_string(v)) + ": " + previous +
-               (checkpointing.enabled ? " retains none (checkpointing.retained 0)" : " takes no checkpoints (checkpointing.enabled false)"));
+               " takes no checkpoints (checkpointing.enabled false)");
     }
     return std::stoll(number);
 }
