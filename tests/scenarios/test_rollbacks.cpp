@@ -18,8 +18,8 @@
 #include "tests/catalogue.h"
 #include "tests/temp_dir.h"
 
-namespace eosim::scenarios {
-namespace {
+// A named namespace, not an anonymous one: the unity build puts this file beside other loader tests.
+namespace eosim::scenarios::rollback_tests {
 
 using nlohmann::json;
 
@@ -209,7 +209,7 @@ TEST_CASE("a restore of an old savepoint is reported as a rollback in JSON, text
     CHECK_THAT(html.str(), Catch::Contains("checkpoint " + std::to_string(stop_id) + " (v1)"));
 }
 
-TEST_CASE("no_rollbacks fails its negative control and passes its twin; no rollback, an empty list", "[scenarios][rollbacks][oracles][slow]") {
+TEST_CASE("no_rollbacks fails its negative control and passes its twin, and no rollback gives an empty list", "[scenarios][rollbacks][oracles][slow]") {
     Restores ignored;
     const RunResult forbidden = run_with(load_scenario(testing::catalogue_scenario("savepoint-restore-rollback-forbidden")), ignored);
     INFO(forbidden.expectation_message);
@@ -232,5 +232,4 @@ TEST_CASE("no_rollbacks fails its negative control and passes its twin; no rollb
     CHECK_THAT(text.str(), !Catch::Contains("WARNING"));
 }
 
-}  // namespace
-}  // namespace eosim::scenarios
+}  // namespace eosim::scenarios::rollback_tests
