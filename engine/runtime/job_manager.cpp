@@ -45,6 +45,7 @@ void JobManager::boot() {
             engine_, node_, instance_,
             LeaderElection::Callbacks{[this](int64_t token) { granted_leadership(token); },
                                       [this](const std::string& why) {
+                                          engine_.job_manager_lost(node_, "lost its leadership: " + why);
                                           engine_.observer().job_suspended(engine_.world().now(), "the JobManager on " +
                                                                                engine_.world().nodes().name(node_) +
                                                                                " lost its leadership: " + why);
@@ -57,6 +58,11 @@ void JobManager::boot() {
     attempt_ = engine_.attempt_base() + static_cast<int64_t>(engine_.world().nodes().incarnation(node_)) * 1000 + 1;
     heartbeat_round();
     recover_checkpoints();
+}
+
+bool JobManager::runs_job() const {
+    if (phase_ == Phase::finished || phase_ == Phase::failed) return false;
+    return !election_ || (election_->leading() && phase_ != Phase::standby);
 }
 
 int64_t JobManager::fencing_token() const { return election_ ? election_->token() : 0; }

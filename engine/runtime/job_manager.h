@@ -60,6 +60,10 @@ public:
     // Whether TaskManager messages reach this process (without HA: always; with: while it leads).
     bool takes_task_manager_messages() const;
     CheckpointCoordinator& coordinator() { return coordinator_; }
+    // Whether this process runs the job (without HA: until it ended; with: while it leads).
+    bool runs_job() const;
+    // The attempt it runs (or ran last).
+    int64_t attempt() const { return attempt_; }
     void boot();
     // The user asked for a savepoint (Engine::request_savepoint).
     void savepoint_requested();
