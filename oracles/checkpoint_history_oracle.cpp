@@ -6,7 +6,9 @@ namespace eosim::oracles {
 
 using sim::seconds_text;
 
-void CheckpointHistoryOracle::checkpoint_triggered(sim::Time t, int64_t id, engine::SnapshotType) { in_flight_[id] = t; }
+void CheckpointHistoryOracle::checkpoint_triggered(sim::Time t, int64_t id, engine::SnapshotType) {
+    in_flight_[id] = InFlight{t, job_manager_};
+}
 
 void CheckpointHistoryOracle::checkpoint_completed(sim::Time, int64_t id, const engine::SourceOffsets&) {
     in_flight_.erase(id);
@@ -18,13 +20,20 @@ void CheckpointHistoryOracle::checkpoint_aborted(sim::Time, int64_t id, engine::
     aborted_.insert(id);
 }
 
-void CheckpointHistoryOracle::job_manager_lost(sim::Time, int64_t, const std::string&) {
+void CheckpointHistoryOracle::job_manager_lost(sim::Time, int64_t attempt, const std::string&) {
     ++job_managers_lost_;
-    for (const auto& [id, at] : in_flight_) lost_.insert(id);
-    in_flight_.clear();
+    for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+        if (it->second.job_manager != attempt / 1000) {
+            ++it;
+            continue;
+        }
+        lost_.insert(it->first);
+        it = in_flight_.erase(it);
+    }
 }
 
 void CheckpointHistoryOracle::restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets&) {
+    job_manager_ = attempt / 1000;
     if (id == 0 || completed_.contains(id)) return;
     if (aborted_.contains(id)) {
         if (!restored_aborted_) {
@@ -41,11 +50,15 @@ Verdict CheckpointHistoryOracle::verdict() const {
                                 std::to_string(lost_.size()) + " lost with " + std::to_string(job_managers_lost_) +
                                 " JobManager(s), " + std::to_string(restored_uncompleted_) + " restored though no JobManager completed it";
     if (restored_aborted_) return Verdict{false, *restored_aborted_ + " (" + figures + ")"};
-    if (!in_flight_.empty() && !run_cut_) {
-        const auto& [id, at] = *in_flight_.begin();
+    if (!in_flight_.empty() && finished_ && !run_cut_) {
+        const auto& [id, first] = *in_flight_.begin();
         return Verdict{false, std::to_string(in_flight_.size()) + " checkpoint(s) never ended in the history; first: checkpoint " +
-                                  std::to_string(id) + " triggered at " + seconds_text(at) +
+                                  std::to_string(id) + " triggered at " + seconds_text(first.triggered) +
                                   ", neither completed, aborted nor lost with a JobManager the engine told lost (" + figures + ")"};
+    }
+    if (!in_flight_.empty()) {
+        return Verdict{true, figures + "; " + std::to_string(in_flight_.size()) + " under way when the job " +
+                                 (run_cut_ ? "was cut" : "failed") + " (not judged)"};
     }
     return Verdict{true, "every checkpoint ended: " + figures};
 }

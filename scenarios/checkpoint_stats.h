@@ -116,13 +116,15 @@ public:
     // completed is flagged (restored_uncompleted).
     void job_manager_lost(sim::Time at, int64_t attempt, const std::string& why) override;
     void failover(sim::Time at, int64_t attempt, const std::string& reason) override;
+    // The job failed for good: its checkpoints still under way end as failed (Flink's JOB_FAILURE).
+    void job_failed(sim::Time at, const std::string& reason) override;
     void restore_started(sim::Time at, int64_t attempt, int64_t checkpoint_id, const engine::SourceOffsets& offsets) override;
 
     const std::vector<CheckpointStats>& checkpoints() const { return checkpoints_; }
 
 private:
     CheckpointStats* find(int64_t checkpoint_id);
-    void lose_in_flight(sim::Time at, const std::string& why);
+    void end_in_flight(sim::Time at, engine::CheckpointFailureReason reason, const std::string& why);
     const JobHistory* history_;
     int64_t attempt_ = -1;        // the attempt running (the last restored)
     bool after_failover_ = false;  // a task failover's restore is ahead (not a new JobManager's)

@@ -135,7 +135,7 @@ void JobHistory::job_suspended(sim::Time t, const std::string& why) { status(t, 
 
 bool JobHistory::runs_current_attempt(int64_t attempt) const {
     if (current_attempt_ < 0) return true;
-    return deployment_of_attempt(attempt) == deployment_of_attempt(current_attempt_) && attempt / 1000 == current_attempt_ / 1000;
+    return attempt / 1000 == current_attempt_ / 1000;  // the same JobManager (incarnation or leadership) of the same job
 }
 
 void JobHistory::job_manager_failover(sim::Time t, std::string reason, bool told) {

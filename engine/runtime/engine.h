@@ -155,6 +155,9 @@ public:
     // Tells the observers that the JobManager on `node` is gone ("crashed", "lost its leadership: ..."),
     // when it ran the job (RunObserver::job_manager_lost).
     void job_manager_lost(sim::NodeId node, const std::string& why);
+    // HA: the JobManager on `node` was granted leadership; a previous leader that does not know yet
+    // (paused, cut off from the service) lost it then: told now, not when it learns.
+    void leader_granted(sim::NodeId node);
     TaskManager* task_manager(sim::NodeId node);
     Task* find_task(sim::NodeId node, const TaskKey& key);
 

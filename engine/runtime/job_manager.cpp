@@ -70,6 +70,7 @@ int64_t JobManager::fencing_token() const { return election_ ? election_->token(
 bool JobManager::takes_task_manager_messages() const { return !election_ || (election_->leading() && phase_ != Phase::standby); }
 
 void JobManager::granted_leadership(int64_t token) {
+    engine_.leader_granted(node_);
     attempt_ = engine_.attempt_base() + token * 1000 + 1;
     phase_ = Phase::recovering;
     recovery_timeout_ = engine_.job().runtime.deploy_timeout;
