@@ -70,7 +70,7 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                                                                    " retried a restart whose deployment never ran)"
                                                              : ""));
     if (f.jobmanager_failovers > 0) {
-        write_row(out, "jobmanager failovers", std::to_string(f.jobmanager_failovers) +
+        write_row(out, "JM failovers", std::to_string(f.jobmanager_failovers) +
                                                    " (the JobManager running the job lost, a new one recovered it: not in restarts; exceptions below)");
     }
     if (f.savepoints_completed > 0 || f.savepoints_stored > 0) {

@@ -124,7 +124,7 @@ TEST_CASE("the JobManager failover scenario: failovers in the exceptions and fig
           }) >= 2);
     std::ostringstream text;
     reports::write_run_report(text, load_scenario(testing::catalogue_scenario("jobmanager-failover-history")), r, "eosim run");
-    CHECK(text.str().find("jobmanager failovers") != std::string::npos);
+    CHECK(text.str().find("JM failovers") != std::string::npos);
     CHECK(text.str().find("(JobManager failover) JobManager lost: ") != std::string::npos);
     const nlohmann::json j = reports::to_json(r);
     CHECK(j.dump().find("\"jobmanager_failovers\":2") != std::string::npos);
