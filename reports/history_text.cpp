@@ -129,7 +129,7 @@ void write_uncompleted_restores(std::ostream& out, const std::vector<scenarios::
     for (const scenarios::CheckpointStats& c : checkpoints) {
         if (!c.restored_uncompleted) continue;
         out << "warning: " << c.deployment << " " << c.type << " " << c.id
-            << " was restored though no JobManager completed it (its metadata was found in storage)";
+            << " was restored though no JobManager completed it (the one completing it was lost; the next found its metadata)";
         if (!c.failure.empty()) out << "; its history says " << c.status << ": " << c.failure;
         out << '\n';
     }

@@ -118,7 +118,7 @@ void JobHistory::restore_started(sim::Time t, int64_t attempt, int64_t id, const
     if (id != 0 && triggered_.contains(id) && !completed_.contains(id)) {
         restored_uncompleted_.push_back(id);
         statuses_.back().detail += " (checkpoint " + std::to_string(id) +
-                                   " was never completed by a JobManager: the one completing it was lost; its metadata was found in storage)";
+                                   " was never completed by a JobManager: the one completing it was lost; the next found its metadata)";
     }
     if (DeploymentSpan* span = span_of(attempt)) ++span->attempts;
 }
