@@ -86,14 +86,14 @@ namespace eosim::oracles {
 namespace {
 
 // The offsets a CDC source checkpoints for one finished chunk at `position` (engine/connectors/cdc_source.cpp).
-engine::SourceOffsets cdc_offsets(const sim::external::BinlogPosition& position) {
+engine::SourceOffsets failed_cdc_offsets(const sim::external::BinlogPosition& position) {
     return {{{"cdc:t", 0}, (static_cast<int64_t>(position.file) << 40) + position.offset}};
 }
 
 TEST_CASE("mirror oracle on a failed job: the source as of the binlog position its committed prefix reached", "[oracles][cdc][failed_job]") {
     CdcOraclesFixture f;
     for (int64_t k = 1; k <= 3; ++k) CdcOraclesFixture::write(f.source, f.source_node, Row{k, k, 1});
-    const CommittedPrefix prefix{cdc_offsets(f.source.end_position()), {}, "checkpoint 2", "checkpoint 3", "failed"};
+    const CommittedPrefix prefix{failed_cdc_offsets(f.source.end_position()), {}, "checkpoint 2", "checkpoint 3", "failed"};
     CdcOraclesFixture::write(f.source, f.source_node, Row{1, 100, 2});  // changes the job may not have read
     CdcOraclesFixture::write(f.source, f.source_node, Row{4, 4, 1});
     for (int64_t k = 1; k <= 3; ++k) CdcOraclesFixture::write(f.target, f.target_node, Row{k, k, 1});

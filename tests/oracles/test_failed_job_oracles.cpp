@@ -23,36 +23,36 @@ using namespace model_fixture;
 using sim::Duration;
 using sim::Time;
 
-constexpr auto kAppended = engine::SinkOutputShape::appended;
-constexpr auto kKeyedTable = engine::SinkOutputShape::keyed_table;
-constexpr auto kKeyCounts = engine::SinkOutputShape::key_counts;
+constexpr auto kPrefixAppended = engine::SinkOutputShape::appended;
+constexpr auto kPrefixKeyedTable = engine::SinkOutputShape::keyed_table;
+constexpr auto kPrefixKeyCounts = engine::SinkOutputShape::key_counts;
 
 // Partition 0: keys 1 1 2; partition 1: keys 3 1. Whole output: (1,1) (1,2) (1,3) (2,1) (3,1).
-ModelInput count_input() { return ModelInput{{"in", {{{1, 0}, {1, 0}, {2, 0}}, {{3, 0}, {1, 0}}}}}; }
+ModelInput failed_count_input() { return ModelInput{{"in", {{{1, 0}, {1, 0}, {2, 0}}, {{3, 0}, {1, 0}}}}}; }
 
 // Lower cut: partition 0 read up to 1 -> (1,1). Upper cut: 0 up to 2, 1 up to 1 -> (1,1) (1,2) (3,1).
-CommittedPrefix count_prefix() {
+CommittedPrefix failed_count_prefix() {
     return CommittedPrefix{SourceOffsets{{{"in", 0}, 1}}, SourceOffsets{{{"in", 0}, 2}, {{"in", 1}, 1}}, "checkpoint 3",
                            "checkpoint 4", "restart strategy exhausted"};
 }
 
 TEST_CASE("reference model: a sink's output and table through a prefix", "[oracles][failed_job]") {
     const engine::JobSpec job = count_job();
-    const ReferenceModel model(job, count_input());
-    const auto upper = model.output_through("sink", count_prefix().upper);
+    const ReferenceModel model(job, failed_count_input());
+    const auto upper = model.output_through("sink", failed_count_prefix().upper);
     CHECK(upper.records.records() == std::vector<Record>{{1, 1}, {1, 2}, {3, 1}});
     CHECK(upper.table == std::vector<Record>{{1, 2}, {3, 1}});
     CHECK(model.output_through("sink", {}).records.empty());
-    CHECK(model.output_through("sink", count_prefix().lower).records.records() == std::vector<Record>{{1, 1}});
+    CHECK(model.output_through("sink", failed_count_prefix().lower).records.records() == std::vector<Record>{{1, 1}});
 }
 
 TEST_CASE("exactly-once output oracle on a failed job: between its committed cuts, not the input it never read", "[oracles][failed_job]") {
     const engine::JobSpec job = count_job();
-    const ReferenceModel model(job, count_input());
+    const ReferenceModel model(job, failed_count_input());
     std::vector<Record> shown{{1, 1}, {1, 2}};
-    ExactlyOnceOutputOracle oracle(model, "sink", kAppended, [&] { return shown; });
+    ExactlyOnceOutputOracle oracle(model, "sink", kPrefixAppended, [&] { return shown; });
     CHECK_FALSE(oracle.verdict().passed);  // against the whole input: 3 "missing"
-    oracle.set_job_failed(count_prefix());
+    oracle.set_job_failed(failed_count_prefix());
     const Verdict v = oracle.verdict();
     CHECK(v.passed);
     CHECK(contains(v.message, "2 committed records, 1 to 3 expected by the committed prefix (checkpoint 3 .. checkpoint 4)"));
@@ -71,10 +71,10 @@ TEST_CASE("exactly-once output oracle on a failed job: between its committed cut
 
 TEST_CASE("exactly-once output oracle on a failed job's keyed table: each key at its lower-cut value or a later one", "[oracles][failed_job]") {
     const engine::JobSpec job = count_job();
-    const ReferenceModel model(job, count_input());
+    const ReferenceModel model(job, failed_count_input());
     std::vector<Record> table{{1, 1}};
-    ExactlyOnceOutputOracle oracle(model, "sink", kKeyedTable, [&] { return table; });
-    oracle.set_job_failed(count_prefix());
+    ExactlyOnceOutputOracle oracle(model, "sink", kPrefixKeyedTable, [&] { return table; });
+    oracle.set_job_failed(failed_count_prefix());
     CHECK(oracle.verdict().passed);
     table = {{1, 3}, {2, 1}};  // an idempotent sink writes past the upper cut at once
     CHECK(oracle.verdict().passed);
@@ -86,8 +86,8 @@ TEST_CASE("exactly-once output oracle on a failed job's keyed table: each key at
     CHECK(contains(oracle.verdict().message, "key 9 holds 1, a value the model never gives it"));
     // Key counts: between the lower cut's count and the whole input's.
     std::vector<Record> counts{{1, 2}};
-    ExactlyOnceOutputOracle counted(model, "sink", kKeyCounts, [&] { return counts; });
-    counted.set_job_failed(count_prefix());
+    ExactlyOnceOutputOracle counted(model, "sink", kPrefixKeyCounts, [&] { return counts; });
+    counted.set_job_failed(failed_count_prefix());
     CHECK(counted.verdict().passed);
     counts = {{1, 4}};
     CHECK_FALSE(counted.verdict().passed);
@@ -95,10 +95,10 @@ TEST_CASE("exactly-once output oracle on a failed job's keyed table: each key at
 
 TEST_CASE("at-least-once output oracle on a failed job: nothing up to the lower cut lost, duplicates allowed", "[oracles][failed_job]") {
     const engine::JobSpec job = count_job();
-    const ReferenceModel model(job, count_input());
+    const ReferenceModel model(job, failed_count_input());
     std::vector<Record> shown{{1, 1}, {1, 1}, {1, 2}};
     AtLeastOnceOutputOracle oracle(model, "sink", [&] { return shown; });
-    oracle.set_job_failed(count_prefix());
+    oracle.set_job_failed(failed_count_prefix());
     CHECK(oracle.verdict().passed);
     shown = {{1, 2}};
     const Verdict lost = oracle.verdict();

@@ -20,10 +20,10 @@
 namespace eosim::scenarios {
 namespace {
 
-sim::Time at_ms(int64_t ms) { return sim::Time::zero() + sim::Duration::millis(ms); }
+sim::Time failover_at_ms(int64_t ms) { return sim::Time::zero() + sim::Duration::millis(ms); }
 
 // The history and the checkpoint statistics, told the same things in the run's order.
-struct Observed {
+struct FailoverObserved {
     JobHistory history;
     CheckpointStatsTracker stats{&history};
     template <typename F>
@@ -37,14 +37,14 @@ struct Observed {
 };
 
 TEST_CASE("a lost JobManager's checkpoints in flight end as failed, lost with the JobManager", "[scenarios][history][jobmanager]") {
-    Observed o;
-    o.tell([](engine::RunObserver& r) { r.restore_started(at_ms(0), 1001, 0, {}); });
-    o.tell([](engine::RunObserver& r) { r.checkpoint_triggered(at_ms(100), 1, {}); });
-    o.tell([](engine::RunObserver& r) { r.checkpoint_completed(at_ms(150), 1, {}); });
-    o.tell([](engine::RunObserver& r) { r.checkpoint_triggered(at_ms(300), 2, {}); });
-    o.tell([](engine::RunObserver& r) { r.job_manager_lost(at_ms(310), 1001, "the JobManager on jobmanager crashed"); });
-    o.tell([](engine::RunObserver& r) { r.restore_started(at_ms(2000), 3001, 1, {}); });
-    o.tell([](engine::RunObserver& r) { r.job_finished(at_ms(5000)); });
+    FailoverObserved o;
+    o.tell([](engine::RunObserver& r) { r.restore_started(failover_at_ms(0), 1001, 0, {}); });
+    o.tell([](engine::RunObserver& r) { r.checkpoint_triggered(failover_at_ms(100), 1, {}); });
+    o.tell([](engine::RunObserver& r) { r.checkpoint_completed(failover_at_ms(150), 1, {}); });
+    o.tell([](engine::RunObserver& r) { r.checkpoint_triggered(failover_at_ms(300), 2, {}); });
+    o.tell([](engine::RunObserver& r) { r.job_manager_lost(failover_at_ms(310), 1001, "the JobManager on jobmanager crashed"); });
+    o.tell([](engine::RunObserver& r) { r.restore_started(failover_at_ms(2000), 3001, 1, {}); });
+    o.tell([](engine::RunObserver& r) { r.job_finished(failover_at_ms(5000)); });
     const CheckpointStats& lost = o.checkpoint(2);
     CHECK(lost.status == "failed");
     CHECK(lost.failure_reason == "CHECKPOINT_COORDINATOR_SHUTDOWN");
@@ -60,49 +60,49 @@ TEST_CASE("a lost JobManager's checkpoints in flight end as failed, lost with th
     CHECK(e.reason == "JobManager lost: the JobManager on jobmanager crashed");
     CHECK(e.attempt_name == "v1/1");
     // A task failover afterwards is an exception too, but no JobManager failover.
-    o.tell([](engine::RunObserver& r) { r.failover(at_ms(5100), 3002, "TaskManager tm1 lost"); });
+    o.tell([](engine::RunObserver& r) { r.failover(failover_at_ms(5100), 3002, "TaskManager tm1 lost"); });
     CHECK(o.history.job_manager_failovers() == 1);
     CHECK_FALSE(o.history.exceptions().back().job_manager);
 }
 
 TEST_CASE("a new leader taking over before the old one learns: its checkpoints end, the late loss names the cause", "[scenarios][history][jobmanager]") {
-    Observed o;
-    o.tell([](engine::RunObserver& r) { r.restore_started(at_ms(0), 1001, 0, {}); });
-    o.tell([](engine::RunObserver& r) { r.checkpoint_triggered(at_ms(100), 4, {}); });
-    o.tell([](engine::RunObserver& r) { r.restore_started(at_ms(3000), 2001, 0, {}); });  // no loss told yet
+    FailoverObserved o;
+    o.tell([](engine::RunObserver& r) { r.restore_started(failover_at_ms(0), 1001, 0, {}); });
+    o.tell([](engine::RunObserver& r) { r.checkpoint_triggered(failover_at_ms(100), 4, {}); });
+    o.tell([](engine::RunObserver& r) { r.restore_started(failover_at_ms(3000), 2001, 0, {}); });  // no loss told yet
     CHECK(o.checkpoint(4).status == "failed");
     CHECK(o.checkpoint(4).failure == "lost with the JobManager: a new JobManager took the job over");
     REQUIRE(o.history.exceptions().size() == 1);
     CHECK(o.history.exceptions()[0].reason.find("the previous one's loss not yet seen") != std::string::npos);
-    o.tell([](engine::RunObserver& r) { r.checkpoint_triggered(at_ms(3100), 5, {}); });
+    o.tell([](engine::RunObserver& r) { r.checkpoint_triggered(failover_at_ms(3100), 5, {}); });
     // The frozen leader wakes and learns it lost: the takeover's exception learns why, nothing else changes.
-    o.tell([](engine::RunObserver& r) { r.job_manager_lost(at_ms(4000), 1001, "the JobManager on jobmanager lost its leadership: session expired"); });
+    o.tell([](engine::RunObserver& r) { r.job_manager_lost(failover_at_ms(4000), 1001, "the JobManager on jobmanager lost its leadership: session expired"); });
     CHECK(o.history.job_manager_failovers() == 1);
     CHECK(o.history.exceptions()[0].reason == "JobManager lost: the JobManager on jobmanager lost its leadership: session expired");
     CHECK(o.checkpoint(5).status == "in_progress");  // the new leader's
 }
 
 TEST_CASE("a restored checkpoint that no JobManager completed is flagged", "[scenarios][history][jobmanager]") {
-    Observed o;
-    o.tell([](engine::RunObserver& r) { r.restore_started(at_ms(0), 1001, 0, {}); });
-    o.tell([](engine::RunObserver& r) { r.checkpoint_triggered(at_ms(100), 7, {}); });
-    o.tell([](engine::RunObserver& r) { r.job_manager_lost(at_ms(120), 1001, "the JobManager on jobmanager crashed"); });
-    o.tell([](engine::RunObserver& r) { r.restore_started(at_ms(2000), 2001, 7, {}); });  // found in storage
+    FailoverObserved o;
+    o.tell([](engine::RunObserver& r) { r.restore_started(failover_at_ms(0), 1001, 0, {}); });
+    o.tell([](engine::RunObserver& r) { r.checkpoint_triggered(failover_at_ms(100), 7, {}); });
+    o.tell([](engine::RunObserver& r) { r.job_manager_lost(failover_at_ms(120), 1001, "the JobManager on jobmanager crashed"); });
+    o.tell([](engine::RunObserver& r) { r.restore_started(failover_at_ms(2000), 2001, 7, {}); });  // found in storage
     CHECK(o.checkpoint(7).restored_uncompleted);
     CHECK(o.history.restored_uncompleted() == std::vector<int64_t>{7});
     CHECK(o.history.status_history().back().detail.find("checkpoint 7 was never completed by a JobManager") != std::string::npos);
     // A completed one restored is not.
-    Observed plain;
-    plain.tell([](engine::RunObserver& r) { r.restore_started(at_ms(0), 1001, 0, {}); });
-    plain.tell([](engine::RunObserver& r) { r.checkpoint_triggered(at_ms(100), 7, {}); });
-    plain.tell([](engine::RunObserver& r) { r.checkpoint_completed(at_ms(110), 7, {}); });
-    plain.tell([](engine::RunObserver& r) { r.job_manager_lost(at_ms(120), 1001, "the JobManager on jobmanager crashed"); });
-    plain.tell([](engine::RunObserver& r) { r.restore_started(at_ms(2000), 2001, 7, {}); });
+    FailoverObserved plain;
+    plain.tell([](engine::RunObserver& r) { r.restore_started(failover_at_ms(0), 1001, 0, {}); });
+    plain.tell([](engine::RunObserver& r) { r.checkpoint_triggered(failover_at_ms(100), 7, {}); });
+    plain.tell([](engine::RunObserver& r) { r.checkpoint_completed(failover_at_ms(110), 7, {}); });
+    plain.tell([](engine::RunObserver& r) { r.job_manager_lost(failover_at_ms(120), 1001, "the JobManager on jobmanager crashed"); });
+    plain.tell([](engine::RunObserver& r) { r.restore_started(failover_at_ms(2000), 2001, 7, {}); });
     CHECK_FALSE(plain.checkpoint(7).restored_uncompleted);
     CHECK(plain.history.restored_uncompleted().empty());
 }
 
-RunResult run_catalogue(const std::string& name, uint64_t seed = 1) {
+RunResult run_failover_scenario(const std::string& name, uint64_t seed = 1) {
     RunOptions options;
     options.seed = seed;
     options.strict_faults = true;
@@ -110,7 +110,7 @@ RunResult run_catalogue(const std::string& name, uint64_t seed = 1) {
 }
 
 TEST_CASE("the JobManager failover scenario: failovers in the exceptions and figures, no checkpoint left in progress", "[scenarios][history][jobmanager][slow]") {
-    const RunResult r = run_catalogue("jobmanager-failover-history");
+    const RunResult r = run_failover_scenario("jobmanager-failover-history");
     CHECK(r.expectation_met);
     CHECK(r.job_finished);
     CHECK(r.figures.jobmanager_failovers == 2);
@@ -129,7 +129,7 @@ TEST_CASE("the JobManager failover scenario: failovers in the exceptions and fig
     const nlohmann::json j = reports::to_json(r);
     CHECK(j.dump().find("\"jobmanager_failovers\":2") != std::string::npos);
     // Negative control: the engine keeps the losses to itself; checkpoint_history fires.
-    const RunResult untold = run_catalogue("jobmanager-failover-history-untold");
+    const RunResult untold = run_failover_scenario("jobmanager-failover-history-untold");
     CHECK(untold.expectation_met);
     const auto fired = std::find_if(untold.verdicts.begin(), untold.verdicts.end(), [](const OracleVerdict& v) { return !v.passed; });
     REQUIRE(fired != untold.verdicts.end());
@@ -138,13 +138,13 @@ TEST_CASE("the JobManager failover scenario: failovers in the exceptions and fig
 }
 
 TEST_CASE("a failed job is judged on its committed prefix, its at-least-once twin is caught there", "[scenarios][failed_job][slow]") {
-    const RunResult r = run_catalogue("failed-job-committed-prefix");
+    const RunResult r = run_failover_scenario("failed-job-committed-prefix");
     CHECK(r.expectation_met);
     for (const OracleVerdict& v : r.verdicts) CHECK(v.passed);
     const auto eo = std::find_if(r.verdicts.begin(), r.verdicts.end(), [](const OracleVerdict& v) { return v.oracle == "exactly_once_output"; });
     REQUIRE(eo != r.verdicts.end());
     CHECK(eo->message.find("of the failed job (the input it never read is not judged)") != std::string::npos);
-    const RunResult alo = run_catalogue("failed-job-committed-prefix-alo");
+    const RunResult alo = run_failover_scenario("failed-job-committed-prefix-alo");
     CHECK(alo.expectation_met);
     const auto fired = std::find_if(alo.verdicts.begin(), alo.verdicts.end(), [](const OracleVerdict& v) { return !v.passed; });
     REQUIRE(fired != alo.verdicts.end());
@@ -159,7 +159,7 @@ namespace eosim::scenarios {
 namespace {
 
 // A CDC copy (its model reads the source table at the end) listing `oracles`, expecting `expect`.
-std::string cdc_copy(const std::string& oracles, const std::string& expect) {
+std::string failed_cdc_copy(const std::string& oracles, const std::string& expect) {
     return R"({
       "world": {"task_managers": 1, "slots_per_task_manager": 4},
       "database": {"tables": [{"name": "orders", "initial_rows": 10}],
@@ -172,17 +172,17 @@ std::string cdc_copy(const std::string& oracles, const std::string& expect) {
 }
 
 TEST_CASE("loader: a failed job's expectation, its negative control, and the oracles that cannot judge it", "[loader][failed_job]") {
-    const Scenario copy = load_scenario_text(cdc_copy(R"(["mirror", "no_key_backwards", "liveness", "no_leaks"])",
+    const Scenario copy = load_scenario_text(failed_cdc_copy(R"(["mirror", "no_key_backwards", "liveness", "no_leaks"])",
                                                       R"({"job_failure": "restart strategy exhausted"})"), "copy.json");
     CHECK(copy.expect.pass);
     CHECK(copy.expect.job_failure == "restart strategy exhausted");
-    const Scenario control = load_scenario_text(cdc_copy(R"(["mirror", "liveness"])",
+    const Scenario control = load_scenario_text(failed_cdc_copy(R"(["mirror", "liveness"])",
                                                          R"({"job_failure": "exhausted", "violation": "mirror"})"), "control.json");
     CHECK_FALSE(control.expect.pass);
     CHECK(control.expect.violation == "mirror");
     CHECK(control.expect.job_failure == "exhausted");
     try {
-        load_scenario_text(cdc_copy(R"(["exactly_once_output", "mirror"])", R"({"job_failure": "exhausted"})"), "bad.json");
+        load_scenario_text(failed_cdc_copy(R"(["exactly_once_output", "mirror"])", R"({"job_failure": "exhausted"})"), "bad.json");
         FAIL("a CDC job's exactly_once_output cannot judge a failed job");
     } catch (const ScenarioError& error) {
         CHECK(error.json_path() == "/expect/job_failure");
