@@ -3,6 +3,7 @@
 #include <map>
 
 #include "engine/connectors/sink_registry.h"
+#include "oracles/committed_prefix_comparison.h"
 #include "oracles/every_sink_oracle.h"
 #include "oracles/oracle_registry.h"
 #include "oracles/output_comparison.h"
@@ -10,6 +11,13 @@
 namespace eosim::oracles {
 
 Verdict ExactlyOnceOutputOracle::verdict() const {
+    if (failed_) {
+        const bool appended = shape_ == engine::SinkOutputShape::appended;
+        const auto c = appended ? CommittedPrefixComparison::appended(model_, sink_vertex_, *failed_, reader_())
+                                : CommittedPrefixComparison::table(model_, sink_vertex_, *failed_, reader_(),
+                                                                   shape_ == engine::SinkOutputShape::key_counts);
+        return Verdict{c.missing == 0 && c.beyond == 0, c.describe(sink_vertex_, *failed_, appended ? "records" : "rows")};
+    }
     switch (shape_) {
         case engine::SinkOutputShape::appended: break;
         case engine::SinkOutputShape::keyed_table: return table_verdict(model_.final_table(sink_vertex_), "keyed table");
@@ -91,7 +99,7 @@ Verdict ExactlyOnceOutputOracle::table_verdict(const std::vector<engine::Record>
 
 OracleRegistration exactly_once_output_registration() {
     return {"exactly_once_output", "every record of every sink exactly once: the committed output equals the reference model's",
-            [](const OracleJobFacts&) { return std::string(); },
+            [](const OracleJobFacts& facts) { return failed_job_needs(facts); },
             [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
                 auto every = std::make_unique<EverySinkOracle>("exactly_once_output");
                 for (const JudgedSink& judged : run.judged_sinks) {
@@ -99,6 +107,7 @@ OracleRegistration exactly_once_output_registration() {
                                                                           judged.vertex->sink->output_shape(), judged.reader);
                     ExactlyOnceOutputOracle* oracle = sink.get();
                     run.hooks.on_cut([oracle](const std::string& why) { oracle->set_run_cut(why); });
+                    run.hooks.on_job_failed([oracle](const CommittedPrefix& prefix) { oracle->set_job_failed(prefix); });
                     every->add(std::move(sink));
                 }
                 return every;

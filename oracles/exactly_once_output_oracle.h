@@ -16,10 +16,17 @@
 // caught up are then noted, not judged (the liveness oracle and the cut reason judge that); what
 // was committed must still not be duplicated or extra.
 //
+// When the job failed for good (a scenario expecting `job_failure`), the output is judged on the
+// job's committed prefix instead (oracles/committed_prefix_comparison.h): input it never read is not
+// missing; what it committed must hold the lower cut's output and nothing beyond the upper cut's.
+//
 // Does not check: order, when records became visible (the visibility oracle does), intermediate
 // states of a table (a key that went backwards and forward again passes here).
+#include <optional>
+
 #include "engine/connectors/sink_registry.h"
 #include "oracles/oracle.h"
+#include "oracles/oracle_registry.h"
 #include "oracles/reference_model.h"
 
 namespace eosim::oracles {
@@ -33,6 +40,8 @@ public:
     Verdict verdict() const override;
     // The run was cut before the job finished, for this reason (see above).
     void set_run_cut(std::string reason) { run_cut_ = std::move(reason); }
+    // The job failed for good: judge its committed prefix (see above).
+    void set_job_failed(CommittedPrefix prefix) { failed_ = std::move(prefix); }
 
 private:
     Verdict appended_verdict() const;
@@ -45,6 +54,7 @@ private:
     engine::SinkOutputShape shape_;
     SinkReader reader_;
     std::string run_cut_;
+    std::optional<CommittedPrefix> failed_;
 };
 
 }  // namespace eosim::oracles

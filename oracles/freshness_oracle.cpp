@@ -97,7 +97,7 @@ Verdict FreshnessOracle::verdict() const {
     int64_t excused_by_faults = 0;
     int64_t excused_by_aborts = 0;  // (d) windows in which a checkpoint was aborted (and no fault acted)
     // (a) the end of the run.
-    if (finished_ || !fault_during_(end, end)) {
+    if (!failure_expected_ && (finished_ || !fault_during_(end, end))) {
         std::set<int64_t> reported;
         for (int32_t p = 0; p < kafka_.partitions(topic_); ++p) {
             for (int64_t txn : kafka_.open_transactions(topic_, p)) {
@@ -152,7 +152,8 @@ Verdict FreshnessOracle::verdict() const {
     if (excused_by_aborts > 0) excused += ", " + std::to_string(excused_by_aborts) + " by aborted checkpoints";
     return Verdict{true, std::to_string(precommitted_.size()) + " pre-committed transactions and " +
                              std::to_string(obligations_.size()) + " commit/abort windows within " + seconds_text(bound_) + " (" +
-                             excused + "), nothing open at the end"};
+                             excused + "), " +
+                             (failure_expected_ ? "the job failed as expected: what it left open is not judged" : "nothing open at the end")};
 }
 
 OracleRegistration freshness_registration() {
@@ -169,6 +170,7 @@ OracleRegistration freshness_registration() {
                 auto oracle = std::make_unique<FreshnessOracle>(*run.systems.kafka, run.sink().sink->kafka_topic(), run.freshness_bound,
                                                                 run.fault_effect_during, [&world] { return world.now(); });
                 FreshnessOracle* freshness = oracle.get();
+                run.hooks.on_job_failed([freshness](const CommittedPrefix&) { freshness->expect_failure(); });
                 world.on_point([freshness, &world](const sim::ProtocolPointEvent& event) {
                     if (event.point == engine::points::kSinkPrecommitted) freshness->precommitted(world.now(), static_cast<int64_t>(event.detail));
                 });

@@ -15,7 +15,10 @@
 //     output within `bound` cannot checkpoint more rarely.
 // A window of (b), (c) or (d) that a fault's effect overlaps is excused (the fault may block the
 // path; a restore starts a new window for (c)), and so is a (d) window in which a checkpoint was
-// aborted. A window that reaches past the end of the run is judged only by (a).
+// aborted. A window that reaches past the end of the run is judged only by (a). A job that fails
+// as the scenario expects ({"job_failure": ...}) is not judged by (a): what it left open (its
+// pre-committed transactions await a restore, Flink's committer being gone) blocks readers until
+// the broker's transaction timeout by design; (b) to (d) judge it up to the failure.
 // A violation names the partition, the blocking transaction and how long it blocked.
 //
 // Does not check: the content of the output (the output oracles do), what a reader is handed (the
@@ -47,6 +50,8 @@ public:
     void restore_started(sim::Time t, int64_t attempt, int64_t checkpoint_id, const engine::SourceOffsets&) override;
     void transaction_event(sim::Time t, const std::string& transactional_id, const char* what) override;
     void job_finished(sim::Time) override { finished_ = true; }
+    // The job failed as the scenario expects (OracleRunHooks::on_job_failed): (a) is not judged.
+    void expect_failure() { failure_expected_ = true; }
     // The protocol point sink.precommitted (the runner forwards it): binds the transaction the
     // sink just reported pre-committed to `checkpoint_id`.
     void precommitted(sim::Time t, int64_t checkpoint_id);
@@ -83,6 +88,7 @@ private:
     std::vector<Obligation> obligations_;
     int64_t last_precommitted_ = -1;  // the transaction of the latest "precommitted" event, until its point
     bool finished_ = false;
+    bool failure_expected_ = false;
 };
 
 }  // namespace eosim::oracles

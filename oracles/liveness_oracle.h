@@ -2,7 +2,9 @@
 // Liveness: once faults stop (every fault's effect has ended: nodes restarted, partitions healed),
 // the job finishes its bounded input, with its final checkpoint committed, within `bound` of
 // virtual time. A job that failed for good, or that was still running when the run was cut,
-// violates it.
+// violates it -- unless the scenario expects the failure ({"job_failure": ...}): the failure is then
+// the job's end, and must come within `bound` of the faults' end as a finish would (a job that hangs
+// before it fails still violates it).
 //
 // Does not check: anything about the content of the output.
 #include <functional>
@@ -22,13 +24,20 @@ public:
     Verdict verdict() const override;
 
     void job_finished(sim::Time at) override { finished_at_ = at; }
-    void job_failed(sim::Time, const std::string& reason) override { failure_ = reason; }
+    void job_failed(sim::Time at, const std::string& reason) override {
+        failure_ = reason;
+        failed_at_ = at;
+    }
+    // The scenario expected the job to fail (OracleRunHooks::on_job_failed): its failure is its end.
+    void expect_failure() { failure_expected_ = true; }
 
 private:
     sim::Duration bound_;
     std::function<sim::Time()> quiet_since_;
     std::optional<sim::Time> finished_at_;
     std::optional<std::string> failure_;
+    sim::Time failed_at_ = sim::Time::zero();
+    bool failure_expected_ = false;
 };
 
 }  // namespace eosim::oracles

@@ -1,6 +1,8 @@
 #include "oracles/mirror_oracle.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "engine/connectors/upsert_sink.h"
 #include "oracles/oracle_registry.h"
@@ -18,7 +20,60 @@ std::map<int64_t, int64_t> live_rows(const sim::external::Database& database, co
 }
 }  // namespace
 
+sim::external::BinlogPosition MirrorOracle::lower_position() const {
+    std::optional<int64_t> lowest;
+    for (const auto& [split, position] : failed_->lower) {
+        if (split.first != "cdc:" + source_table_) continue;
+        if (position < 0) return {};  // a snapshot chunk unfinished: nothing certain beyond the start
+        lowest = std::min(lowest.value_or(position), position);
+    }
+    if (!lowest) return {};
+    return sim::external::BinlogPosition{static_cast<int32_t>(*lowest >> 40), *lowest & ((int64_t{1} << 40) - 1)};
+}
+
+Verdict MirrorOracle::failed_job_verdict() const {
+    const sim::external::BinlogPosition cut = lower_position();
+    std::map<int64_t, int64_t> at_cut;               // the source's live rows at the cut
+    std::map<int64_t, std::set<int64_t>> later;      // values a later change gave each key
+    std::set<int64_t> removable;                     // keys a later change removed
+    for (const sim::external::BinlogEvent& e : source_.history()) {
+        if (e.table != source_table_) continue;
+        if (e.next <= cut) {
+            if (e.after && !e.after->deleted) {
+                at_cut[e.key()] = e.after->value;
+            } else {
+                at_cut.erase(e.key());
+            }
+        } else if (e.after && !e.after->deleted) {
+            later[e.key()].insert(e.after->value);
+        } else {
+            removable.insert(e.key());
+        }
+    }
+    const auto target = live_rows(target_, target_table_);
+    int64_t missing = 0, wrong = 0;
+    std::string first;
+    for (const auto& [key, value] : target) {
+        const auto was = at_cut.find(key);
+        const auto changed = later.find(key);
+        if ((was != at_cut.end() && was->second == value) || (changed != later.end() && changed->second.contains(value))) continue;
+        ++wrong;
+        if (first.empty()) first = "key " + std::to_string(key) + " has value " + std::to_string(value) + " in the target, a value the source row never had from the cut on";
+    }
+    for (const auto& [key, value] : at_cut) {
+        if (target.contains(key) || removable.contains(key)) continue;
+        ++missing;
+        if (first.empty()) first = "key " + std::to_string(key) + " is missing from the target (source value " + std::to_string(value) + " at the cut)";
+    }
+    const std::string text = "target table '" + target_table_ + "' against source table '" + source_table_ + "' as of " +
+                             cut.describe() + " (" + failed_->describe() + "; later changes the job may have written allowed): " +
+                             std::to_string(at_cut.size()) + " rows at the cut, " + std::to_string(target.size()) + " in the target";
+    if (missing + wrong == 0) return Verdict{true, text};
+    return Verdict{false, first + " (" + std::to_string(missing) + " missing, " + std::to_string(wrong) + " different or extra; " + text + ")"};
+}
+
 Verdict MirrorOracle::verdict() const {
+    if (failed_) return failed_job_verdict();
     const auto source = live_rows(source_, source_table_);
     const auto target = live_rows(target_, target_table_);
     int64_t missing = 0;
@@ -66,8 +121,11 @@ OracleRegistration mirror_registration() {
                     if (v.kind == engine::OperatorKind::cdc_source) source = &v;
                 }
                 const engine::UpsertSinkOptions& upsert = *engine::upsert_sink_options(run.sink());
-                return std::make_unique<MirrorOracle>(*run.systems.database(engine::kCdcSourceDatabase), source->table,
-                                                      *run.systems.database(engine::kUpsertTargetDatabase), upsert.table);
+                auto oracle = std::make_unique<MirrorOracle>(*run.systems.database(engine::kCdcSourceDatabase), source->table,
+                                                             *run.systems.database(engine::kUpsertTargetDatabase), upsert.table);
+                MirrorOracle* mirror = oracle.get();
+                run.hooks.on_job_failed([mirror](const CommittedPrefix& prefix) { mirror->set_job_failed(prefix); });
+                return oracle;
             }};
 }
 

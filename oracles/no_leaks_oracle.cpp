@@ -23,13 +23,15 @@ void NoLeaksOracle::closed_sink_timer_fired(sim::Time t, const std::string& vert
 Verdict NoLeaksOracle::verdict() const {
     const std::string open = open_at_end_();
     const std::string timers = std::to_string(closed_timers_) + " timer(s) of closed sink tasks fired";
-    if (!open.empty()) return Verdict{false, "left open at the end: " + open + "; " + timers};
+    if (!open.empty() && !failure_expected_) return Verdict{false, "left open at the end: " + open + "; " + timers};
     if (first_late_) {
         return Verdict{false, *first_late_ + "; " + std::to_string(late_timers_) + " such timer(s) " +
                                   sim::seconds_text(kTimerBound) + " or more after the close"};
     }
-    return Verdict{true, "nothing left open; " + timers + ", none " + sim::seconds_text(kTimerBound) +
-                             " or more after the close"};
+    const std::string left = open.empty() ? "nothing left open"
+                                          : "the job failed as expected, leaving open (not judged: its pre-committed "
+                                            "transactions await a restore) " + open;
+    return Verdict{true, left + "; " + timers + ", none " + sim::seconds_text(kTimerBound) + " or more after the close"};
 }
 
 OracleRegistration no_leaks_registration() {
@@ -41,7 +43,7 @@ OracleRegistration no_leaks_registration() {
                 for (const JudgedSink& judged : run.judged_sinks) {
                     if (judged.vertex->sink && !judged.vertex->sink->kafka_topic().empty()) topics.push_back(judged.vertex->sink->kafka_topic());
                 }
-                return std::make_unique<NoLeaksOracle>([systems, topics]() -> std::string {
+                auto oracle = std::make_unique<NoLeaksOracle>([systems, topics]() -> std::string {
                     std::string open;
                     auto add = [&open](size_t n, const std::string& what) {
                         if (n != 0) open += (open.empty() ? "" : ", ") + std::to_string(n) + " " + what;
@@ -61,6 +63,9 @@ OracleRegistration no_leaks_registration() {
                     }
                     return open;
                 });
+                NoLeaksOracle* leaks = oracle.get();
+                run.hooks.on_job_failed([leaks](const CommittedPrefix&) { leaks->expect_failure(); });
+                return oracle;
             }};
 }
 

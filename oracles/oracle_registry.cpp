@@ -21,6 +21,15 @@ void OracleRunHooks::cut(const std::string& why) const {
     for (const auto& f : cut_) f(why);
 }
 
+void OracleRunHooks::job_failed(const CommittedPrefix& prefix) const {
+    for (const auto& f : job_failed_) f(prefix);
+}
+
+std::string CommittedPrefix::describe() const {
+    const std::string cuts = lower_name == upper_name ? upper_name : lower_name + " .. " + upper_name;
+    return "the committed prefix (" + cuts + ") of the failed job";
+}
+
 OracleRegistry& OracleRegistry::global() {
     static OracleRegistry registry = [] {
         OracleRegistry r;

@@ -35,6 +35,7 @@ struct OracleJobFacts {
     const engine::JobSpec& job;
     bool has_verification_deployment = false;  // a later deployment with "verification": true
     bool has_deployments = false;              // any later deployment
+    bool expects_job_failure = false;          // the scenario expects the job to fail ({"job_failure": ...})
 };
 
 // A sink the output oracles judge (every sink of every deployment's program, the job's own first),
@@ -52,6 +53,24 @@ struct VerificationRun {
     std::optional<engine::SourceOffsets> to;
 };
 
+// A job that failed for good (a scenario expecting `job_failure`): the two cuts its committed output
+// is judged between, as source offsets of the segment running at the end (ReferenceModel::
+// output_through). `upper`: the newest snapshot the failed deployment completed (or started from);
+// `lower`: the one before it -- an exactly-once sink may not yet have committed the newest one's
+// transactions when the job failed, but everything up to `lower` it must have. Equal when the
+// deployment completed nothing after its start (its start is committed: a savepoint the previous
+// deployment stopped with, or nothing read).
+struct CommittedPrefix {
+    engine::SourceOffsets lower;
+    engine::SourceOffsets upper;
+    std::string lower_name;  // "checkpoint 7", "savepoint 3", "the start"
+    std::string upper_name;
+    std::string failure;     // the job's failure
+
+    // "the committed prefix (checkpoint 7 .. checkpoint 8) of the failed job"
+    std::string describe() const;
+};
+
 // The moments of a run an oracle may subscribe to besides the engine's notifications. The run calls
 // each list in subscription order (so in the scenario's oracle order).
 class OracleRunHooks {
@@ -66,11 +85,14 @@ public:
     void on_verification(std::function<void(const VerificationRun&)> f) { verification_.push_back(std::move(f)); }
     // The run was cut before the job finished or failed (time limit, event limit, a hang): why.
     void on_cut(std::function<void(const std::string&)> f) { cut_.push_back(std::move(f)); }
+    // The job failed for good: what it committed, to judge the output on (before any verdict).
+    void on_job_failed(std::function<void(const CommittedPrefix&)> f) { job_failed_.push_back(std::move(f)); }
 
     void started() const;
     void program_started(const engine::JobSpec& program, bool from_previous_stop) const;
     void verification_ran(const VerificationRun& run) const;
     void cut(const std::string& why) const;
+    void job_failed(const CommittedPrefix& prefix) const;
 
 private:
     std::vector<std::function<void()>> start_;
@@ -78,6 +100,7 @@ private:
     std::vector<std::function<void(bool)>> hand_over_;
     std::vector<std::function<void(const VerificationRun&)>> verification_;
     std::vector<std::function<void(const std::string&)>> cut_;
+    std::vector<std::function<void(const CommittedPrefix&)>> job_failed_;
 };
 
 // Everything an oracle may be made from. Lives as long as the run.

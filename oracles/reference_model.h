@@ -108,6 +108,15 @@ public:
     // a job started from a savepoint at `from` (a verification job) writes up to `to`.
     RecordMultiset output_between(const engine::JobSpec& job, const engine::SourceOffsets& from, const engine::SourceOffsets* to,
                                   const std::string& sink_uid) const;
+    // A sink's output over the history up to `prefix` in its last segment (the one running at the
+    // end): every earlier segment whole, the last from its start to `prefix` -- what a job that
+    // failed had committed when its sources had read up to `prefix` -- with each key's last value
+    // as a keyed table. Sinks as for expected_output.
+    struct PrefixOutput {
+        RecordMultiset records;
+        std::vector<engine::Record> table;  // sorted by key
+    };
+    PrefixOutput output_through(const std::string& sink_vertex, const engine::SourceOffsets& prefix) const;
     size_t segments() const { return segments_.size() + 1; }
     // The model of a window vertex over the whole input (oracles/window_model.h): what the window
     // oracle compares the engine's firings with.

@@ -140,6 +140,33 @@ RecordMultiset ReferenceModel::output_between(const engine::JobSpec& job, const 
     return RecordMultiset::from_stream([&](const Visit& visit) { run_program(job, &from, to, base, sink_uid, visit); });
 }
 
+ReferenceModel::PrefixOutput ReferenceModel::output_through(const std::string& sink_vertex,
+                                                            const engine::SourceOffsets& prefix) const {
+    check_known_sink(sink_vertex);
+    std::string sink_uid;  // as the first program that has a sink of that id names it
+    for (size_t k = 0; k < segments() && sink_uid.empty(); ++k) {
+        for (const engine::VertexSpec& v : segment_job(k).vertices) {
+            if (v.kind == engine::OperatorKind::sink && v.id == sink_vertex) sink_uid = v.uid_or_id();
+        }
+    }
+    PrefixOutput out;
+    if (sink_uid.empty()) return out;  // declared, never run: nothing expected
+    std::map<int64_t, int64_t> latest;
+    int passes = 0;
+    const size_t last = segments() - 1;
+    out.records = RecordMultiset::from_stream([&](const Visit& visit) {
+        const bool first = passes++ == 0;
+        for (size_t k = 0; k <= last; ++k) {
+            run_segment(k, states_before_segment(k), k == last ? &prefix : nullptr, sink_uid, [&](const engine::Record& r) {
+                if (first) latest[r.key] = r.value;
+                visit(r);
+            });
+        }
+    });
+    for (const auto& [key, value] : latest) out.table.push_back(engine::Record{key, value});
+    return out;
+}
+
 // Each sink of every program, by the vertex id of the first program that has its uid (a sink
 // whose id an earlier program's sink with another uid holds is left out): the concatenation of
 // every segment's output of the sink with its uid (a segment whose program lacks it contributes

@@ -244,6 +244,9 @@ OracleRegistration window_output_registration() {
                                                                    timed_reader(sinks.late, run.systems), idleness);
                 WindowOutputOracle* window = oracle.get();
                 run.hooks.on_cut([window](const std::string& why) { window->set_run_cut(why); });
+                run.hooks.on_job_failed([window](const CommittedPrefix& prefix) {
+                    window->set_run_cut("the job failed as expected; " + prefix.describe() + " holds only what it committed");
+                });
                 return oracle;
             }};
 }

@@ -37,7 +37,8 @@
 // Does not check: when a window fired (the watermark's timing), firings of sums with non-positive
 // values beyond the total (their chain has no order to check), the order of the sink's records,
 // windows whose results go through other vertices before the sink (the loader refuses that).
-// When the run was cut before the job finished, windows not yet (fully) fired are noted, not judged.
+// When the run was cut before the job finished, or the job failed as the scenario expects
+// ({"job_failure": ...}), windows not yet (fully) fired are noted, not judged; what fired must be right.
 #include <functional>
 #include <optional>
 #include <string>

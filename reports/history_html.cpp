@@ -125,7 +125,7 @@ void write_job_history_html(std::ostream& out, const RunRecord& r) {
         out << "<table>\n<tr><th>at</th><th>attempt</th><th>then</th><th>exception</th><th>root cause (probable)</th></tr>\n";
         for (const scenarios::JobException& e : r.exceptions) {
             out << "<tr><td class=\"n\">" << num(e.at_s, 3) << "s</td><td>" << h(e.attempt_name) << "</td><td>" << h(e.status_after)
-                << "</td><td>" << h(e.reason) << "</td><td>" << h(e.root_cause.empty() ? "-" : e.root_cause) << "</td></tr>\n";
+                << "</td><td>" << (e.job_manager ? "JobManager failover: " : "") << h(e.reason) << "</td><td>" << h(e.root_cause.empty() ? "-" : e.root_cause) << "</td></tr>\n";
         }
         out << "</table>\n";
     }
@@ -148,6 +148,7 @@ void write_checkpoint_history_html(std::ostream& out, const RunRecord& r) {
         out << "<tr" << (c.failed() ? " class=\"bad\"" : "") << "><td class=\"n\">" << c.id << "</td><td>" << h(c.deployment)
             << "</td><td>" << h(c.type) << (c.savepoint() ? "" : ", " + c.alignment) << "</td><td>" << h(c.status);
         if (!c.failure_reason.empty()) out << ": <code>" << h(c.failure_reason) << "</code> " << h(c.failure);
+        if (c.restored_uncompleted) out << " <b>restored, though no JobManager completed it</b>";
         out << "</td><td class=\"n\">" << num(c.triggered_s, 3) << "s</td><td class=\"n\">"
             << (c.duration_ms < 0 ? std::string("-") : ms_text(c.duration_ms)) << "</td><td class=\"n\">"
             << bytes_text(static_cast<double>(c.checkpointed_bytes())) << "</td><td class=\"n\">"

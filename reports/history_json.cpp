@@ -98,6 +98,7 @@ json checkpoints_to_json(const std::vector<scenarios::CheckpointStats>& checkpoi
                   {"tasks", std::move(tasks)}};
         if (!c.failure_reason.empty()) j["failure_reason"] = c.failure_reason;
         if (!c.failure.empty()) j["failure"] = c.failure;
+        if (c.restored_uncompleted) j["restored_uncompleted"] = true;
         if (c.shared_bytes_referenced > 0) {
             j["shared_bytes_uploaded"] = c.shared_bytes_uploaded;
             j["shared_bytes_referenced"] = c.shared_bytes_referenced;
@@ -131,6 +132,7 @@ std::vector<scenarios::CheckpointStats> checkpoints_from_json(const json& j, con
         c.acknowledged = optional_field<int64_t>(e, "acknowledged", at, 0);
         c.failure_reason = optional_field<std::string>(e, "failure_reason", at, "");
         c.failure = optional_field<std::string>(e, "failure", at, "");
+        c.restored_uncompleted = optional_field<bool>(e, "restored_uncompleted", at, false);
         const json& tasks = optional_array(e, "tasks", at);
         for (size_t t = 0; t < tasks.size(); ++t) c.tasks.push_back(task_from_json(tasks[t], at + "/tasks/" + std::to_string(t)));
         out.push_back(std::move(c));
@@ -175,6 +177,7 @@ json exceptions_to_json(const std::vector<scenarios::JobException>& exceptions) 
         json x = {{"at_s", e.at_s},     {"attempt", e.attempt}, {"attempt_name", e.attempt_name},
                   {"status_after", e.status_after}, {"reason", e.reason}};
         if (!e.root_cause.empty()) x["root_cause"] = e.root_cause;
+        if (e.job_manager) x["job_manager"] = true;
         out.push_back(std::move(x));
     }
     return out;
@@ -188,7 +191,8 @@ std::vector<scenarios::JobException> exceptions_from_json(const json& j, const s
         out.push_back({optional_field<double>(j[i], "at_s", at, 0), optional_field<int64_t>(j[i], "attempt", at, 0),
                        optional_field<std::string>(j[i], "attempt_name", at, ""),
                        optional_field<std::string>(j[i], "status_after", at, ""), field<std::string>(j[i], "reason", at),
-                       optional_field<std::string>(j[i], "root_cause", at, "")});
+                       optional_field<std::string>(j[i], "root_cause", at, ""),
+                       optional_field<bool>(j[i], "job_manager", at, false)});
     }
     return out;
 }

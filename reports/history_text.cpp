@@ -119,10 +119,20 @@ void write_exceptions(std::ostream& out, const std::vector<scenarios::JobExcepti
         const scenarios::JobException& e = exceptions[i];
         char text[64];
         std::snprintf(text, sizeof text, "  %10s  %-6s -> %-10s ", seconds(e.at_s).c_str(), e.attempt_name.c_str(), e.status_after.c_str());
-        out << text << e.reason << '\n';
+        out << text << (e.job_manager ? "(JobManager failover) " : "") << e.reason << '\n';
         if (!e.root_cause.empty()) out << "              root cause: " << e.root_cause << '\n';
     }
     if (exceptions.size() > kShown) out << "  ... " << exceptions.size() - kShown << " more (--json has them all)\n";
+}
+
+void write_uncompleted_restores(std::ostream& out, const std::vector<scenarios::CheckpointStats>& checkpoints) {
+    for (const scenarios::CheckpointStats& c : checkpoints) {
+        if (!c.restored_uncompleted) continue;
+        out << "warning: " << c.deployment << " " << c.type << " " << c.id
+            << " was restored though no JobManager completed it (the one completing it was lost; the next found its metadata)";
+        if (!c.failure.empty()) out << "; its history says " << c.status << ": " << c.failure;
+        out << '\n';
+    }
 }
 
 std::string percent_text(double share) {

@@ -180,7 +180,9 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
     out << "<tr><th>virtual time</th><td>" << fixed(f.virtual_seconds, 3) << " s (" << f.events << " events, "
         << fixed(r.wall_seconds, 3) << " s wall)</td></tr>\n";
     out << "<tr><th>checkpoints</th><td>" << f.checkpoints_completed << " completed, " << f.checkpoints_aborted
-        << " aborted; " << f.restarts << " restarts</td></tr>\n";
+        << " aborted; " << f.restarts << " restarts";
+    if (f.jobmanager_failovers > 0) out << "; " << f.jobmanager_failovers << " JobManager failovers";
+    out << "</td></tr>\n";
     if (!f.checkpoints_aborted_by_reason.empty()) {
         out << "<tr><th>aborted by reason</th><td>";
         const char* separator = "";

@@ -38,6 +38,7 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.shared_bytes_referenced = optional_field<int64_t>(j, "shared_bytes_referenced", path, 0);
     f.restarts = optional_field<int64_t>(j, "restarts", path, 0);
     f.failovers = optional_field<int64_t>(j, "failovers", path, f.restarts);
+    f.jobmanager_failovers = optional_field<int64_t>(j, "jobmanager_failovers", path, 0);
     f.savepoints_completed = optional_field<int64_t>(j, "savepoints_completed", path, 0);
     f.savepoints_stored = optional_field<int64_t>(j, "savepoints_stored", path, 0);
     f.savepoint_files = optional_field<int64_t>(j, "savepoint_files", path, 0);
@@ -112,7 +113,8 @@ int64_t fault_end_ns(const sim::FaultSpec& spec, const sim::FiredFault& fired) {
 }
 
 json expectation_file_form(const scenarios::Expectation& expect) {
-    if (!expect.job_failure.empty()) return json{{"job_failure", expect.job_failure}};
+    if (!expect.job_failure.empty() && expect.pass) return json{{"job_failure", expect.job_failure}};
+    if (!expect.job_failure.empty()) return json{{"job_failure", expect.job_failure}, {"violation", expect.violation}};
     if (expect.pass) return "pass";
     json j = {{"violation", expect.violation}};
     if (!expect.every_seed) j["every_seed"] = false;
@@ -129,7 +131,7 @@ std::optional<scenarios::Expectation> expectation_from_json(const json& j) {
     if (j.contains("job_failure")) {
         if (!j["job_failure"].is_string()) return std::nullopt;
         expect.job_failure = j["job_failure"].get<std::string>();
-        return expect;
+        if (!j.contains("violation")) return expect;
     }
     if (j.contains("pass") && j["pass"].is_boolean() && j["pass"].get<bool>()) return expect;
     if (!j.contains("violation") || !j["violation"].is_string()) return std::nullopt;

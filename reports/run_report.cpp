@@ -70,6 +70,10 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
                                                                    std::to_string(f.failovers - f.restarts) +
                                                                    " retried a restart whose deployment never ran)"
                                                              : ""));
+    if (f.jobmanager_failovers > 0) {
+        write_row(out, "JM failovers", std::to_string(f.jobmanager_failovers) +
+                                                   " (the JobManager running the job lost, a new one recovered it: not in restarts; exceptions below)");
+    }
     if (f.savepoints_completed > 0 || f.savepoints_stored > 0) {
         write_row(out, "savepoints", std::to_string(f.savepoints_completed) + " completed; " + std::to_string(f.savepoints_stored) +
                                          " in storage at the end (" + std::to_string(f.savepoint_files) + " files, " +
@@ -159,7 +163,9 @@ std::string hex64(uint64_t value) {
 }
 
 std::string describe_expectation(const scenarios::Expectation& expect) {
-    if (!expect.job_failure.empty()) return "the job fails with \"" + expect.job_failure + "\"";
+    if (!expect.job_failure.empty()) {
+        return "the job fails with \"" + expect.job_failure + "\"" + (expect.pass ? "" : ", and " + expect.violation + " fires");
+    }
     if (expect.pass) return "pass";
     return std::string("violation of ") + expect.violation + (expect.every_seed ? "" : " (on some seeds)");
 }
@@ -186,6 +192,7 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     write_deployments(out, result.deployments);
     write_status_history(out, result.status_history);
     write_exceptions(out, result.exceptions);
+    write_uncompleted_restores(out, result.checkpoints);
     write_back_pressure(out, result.back_pressure);
     write_fault_draw(out, scenario, result);
     for (const std::string& line : result.deployments_drawn) out << "deployment drawn  " << line << '\n';
@@ -285,6 +292,7 @@ nlohmann::json to_json(const scenarios::RunFigures& f) {
         {"shared_bytes_referenced", f.shared_bytes_referenced},
         {"restarts", f.restarts},
         {"failovers", f.failovers},
+        {"jobmanager_failovers", f.jobmanager_failovers},
         {"savepoints_completed", f.savepoints_completed},
         {"savepoints_stored", f.savepoints_stored},
         {"savepoint_files", f.savepoint_files},

@@ -143,6 +143,41 @@ void CheckpointStatsTracker::task_checkpoint_acknowledged(sim::Time at, int64_t 
     }
 }
 
+void CheckpointStatsTracker::end_in_flight(sim::Time at, engine::CheckpointFailureReason reason, const std::string& why) {
+    for (CheckpointStats& stats : checkpoints_) {
+        if (stats.status != "in_progress") continue;
+        stats.status = "failed";
+        stats.failure_reason = engine::to_string(reason);
+        stats.failure = why;
+        stats.duration_ms = (at.seconds() - stats.triggered_s) * 1e3;
+    }
+}
+
+void CheckpointStatsTracker::job_manager_lost(sim::Time at, int64_t attempt, const std::string& why) {
+    // A JobManager already replaced that learns of its loss late: the takeover ended its checkpoints.
+    const bool replaced = attempt_ >= 0 && attempt / 1000 != attempt_ / 1000;
+    if (!replaced) end_in_flight(at, engine::CheckpointFailureReason::checkpoint_coordinator_shutdown, "lost with the JobManager: " + why);
+}
+
+void CheckpointStatsTracker::failover(sim::Time, int64_t, const std::string&) { after_failover_ = true; }
+
+void CheckpointStatsTracker::job_failed(sim::Time at, const std::string& reason) {
+    end_in_flight(at, engine::CheckpointFailureReason::job_failure, "the job failed: " + reason);
+}
+
+void CheckpointStatsTracker::restore_started(sim::Time at, int64_t attempt, int64_t checkpoint_id, const engine::SourceOffsets&) {
+    const bool takeover =
+        attempt_ >= 0 && !after_failover_ && deployment_name_of_attempt(attempt) == deployment_name_of_attempt(attempt_);
+    if (takeover) {
+        end_in_flight(at, engine::CheckpointFailureReason::checkpoint_coordinator_shutdown,
+                      "lost with the JobManager: a new JobManager took the job over");
+    }
+    after_failover_ = false;
+    attempt_ = attempt;
+    CheckpointStats* restored = checkpoint_id == 0 ? nullptr : find(checkpoint_id);
+    if (restored != nullptr && restored->status != "completed") restored->restored_uncompleted = true;
+}
+
 CheckpointStatsSummary summarize(const std::vector<CheckpointStats>& checkpoints) {
     CheckpointStatsSummary s;
     std::vector<double> durations, alignments, bytes, channel_bytes;

@@ -55,6 +55,9 @@ struct CheckpointStats {
     double max_alignment_ms = 0;
     double max_start_delay_ms = 0;
     int64_t acknowledged = 0;  // subtasks that acknowledged
+    // Restored by a later attempt although no JobManager completed it (the one completing it was
+    // lost; the next found its metadata in storage or the completed-checkpoint store).
+    bool restored_uncompleted = false;
     std::vector<CheckpointTaskStats> tasks;
 
     bool failed() const { return status != "completed" && status != "in_progress"; }
@@ -108,12 +111,23 @@ public:
                             const std::string& detail) override;
     void task_checkpoint_stats(sim::Time at, const engine::TaskCheckpointStats& stats) override;
     void task_checkpoint_acknowledged(sim::Time at, int64_t checkpoint_id, const std::string& vertex, int32_t subtask) override;
+    // A JobManager lost (or replaced without a word): its checkpoints in flight end as failed, "lost
+    // with the JobManager" (Flink's CHECKPOINT_COORDINATOR_SHUTDOWN); a restored one that never
+    // completed is flagged (restored_uncompleted).
+    void job_manager_lost(sim::Time at, int64_t attempt, const std::string& why) override;
+    void failover(sim::Time at, int64_t attempt, const std::string& reason) override;
+    // The job failed for good: its checkpoints still under way end as failed (Flink's JOB_FAILURE).
+    void job_failed(sim::Time at, const std::string& reason) override;
+    void restore_started(sim::Time at, int64_t attempt, int64_t checkpoint_id, const engine::SourceOffsets& offsets) override;
 
     const std::vector<CheckpointStats>& checkpoints() const { return checkpoints_; }
 
 private:
     CheckpointStats* find(int64_t checkpoint_id);
+    void end_in_flight(sim::Time at, engine::CheckpointFailureReason reason, const std::string& why);
     const JobHistory* history_;
+    int64_t attempt_ = -1;        // the attempt running (the last restored)
+    bool after_failover_ = false;  // a task failover's restore is ahead (not a new JobManager's)
     std::vector<CheckpointStats> checkpoints_;  // in trigger order
 };
 

@@ -80,10 +80,12 @@ void JobHistory::status(sim::Time t, const char* status, std::string detail) {
 
 void JobHistory::checkpoint_triggered(sim::Time, int64_t id, engine::SnapshotType type) {
     if (type.is_savepoint()) snapshot_types_[id] = type;
+    triggered_.insert(id);
 }
 
 void JobHistory::checkpoint_completed(sim::Time, int64_t id, const engine::SourceOffsets&) {
     if (snapshot_type(id).terminates()) stopped_with_ = id;
+    completed_.insert(id);
 }
 
 void JobHistory::restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets&) {
@@ -106,8 +108,17 @@ void JobHistory::restore_started(sim::Time t, int64_t attempt, int64_t id, const
         status(t, "CREATED", deployments_.back().name);
         status(t, "RUNNING", attempt_name(attempt) + " " + restore_text(attempt, id));
     } else {
+        if (!after_failover && !job_manager_lost_) {
+            job_manager_failover(t, "JobManager lost: a new JobManager took the job over (the previous one's loss not yet seen)", false);
+        }
         status(t, "RUNNING", attempt_name(attempt) + " " + restore_text(attempt, id) +
                                  (after_failover ? "" : ": a new JobManager recovered the job"));
+    }
+    job_manager_lost_ = false;
+    if (id != 0 && triggered_.contains(id) && !completed_.contains(id)) {
+        restored_uncompleted_.push_back(id);
+        statuses_.back().detail += " (checkpoint " + std::to_string(id) +
+                                   " was never completed by a JobManager: the one completing it was lost; the next found its metadata)";
     }
     if (DeploymentSpan* span = span_of(attempt)) ++span->attempts;
 }
@@ -121,6 +132,28 @@ void JobHistory::failover(sim::Time t, int64_t attempt, const std::string& reaso
 }
 
 void JobHistory::job_suspended(sim::Time t, const std::string& why) { status(t, "SUSPENDED", why); }
+
+bool JobHistory::runs_current_attempt(int64_t attempt) const {
+    if (current_attempt_ < 0) return true;
+    return attempt / 1000 == current_attempt_ / 1000;  // the same JobManager (incarnation or leadership) of the same job
+}
+
+void JobHistory::job_manager_failover(sim::Time t, std::string reason, bool told) {
+    ++job_manager_failovers_;
+    exceptions_.push_back(JobException{t.seconds(), current_attempt_, attempt_name(current_attempt_), "SUSPENDED", std::move(reason), "", true});
+    untold_failover_ = told ? SIZE_MAX : exceptions_.size() - 1;
+}
+
+void JobHistory::job_manager_lost(sim::Time t, int64_t attempt, const std::string& why) {
+    if (!runs_current_attempt(attempt)) {  // replaced already: the takeover's exception learns why
+        if (untold_failover_ < exceptions_.size()) exceptions_[untold_failover_].reason = "JobManager lost: " + why;
+        untold_failover_ = SIZE_MAX;
+        return;
+    }
+    job_manager_lost_ = true;
+    job_manager_failover(t, "JobManager lost: " + why, true);
+    if (why.find("leadership") == std::string::npos) status(t, "SUSPENDED", why);  // a lost leadership says so itself
+}
 
 void JobHistory::job_finished(sim::Time t) {
     status(t, "FINISHED", finished_text());

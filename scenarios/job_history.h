@@ -16,7 +16,9 @@
 // Not here: anything that changes the run (it only observes), the checkpoint figures
 // (scenarios/checkpoint_stats.h).
 #include <cstdint>
+#include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,9 @@ struct JobException {
     std::string status_after;    // RESTARTING, or FAILED when the restart strategy ran out
     std::string reason;          // the failure as the JobManager saw it
     std::string root_cause;      // the fault that probably caused it ("" when none fired before it)
+    // A JobManager failover (the JobManager that ran the job crashed or lost its leadership; a new
+    // one recovered the job), not a task failure: status_after SUSPENDED, counted apart from restarts.
+    bool job_manager = false;
 };
 
 struct DeploymentSpan {
@@ -67,6 +72,7 @@ public:
     void restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) override;
     void failover(sim::Time t, int64_t attempt, const std::string& reason) override;
     void job_suspended(sim::Time t, const std::string& why) override;
+    void job_manager_lost(sim::Time t, int64_t attempt, const std::string& why) override;
     void job_finished(sim::Time t) override;
     void job_failed(sim::Time t, const std::string& reason) override;
 
@@ -88,10 +94,22 @@ public:
     const std::vector<JobStatusChange>& status_history() const { return statuses_; }
     const std::vector<JobException>& exceptions() const { return exceptions_; }
     const std::vector<DeploymentSpan>& deployments() const { return deployments_; }
+    // JobManager failovers: each loss of the JobManager that ran the job, or a new JobManager taking
+    // the job over when the loss was not told (its exception's reason says which).
+    int64_t job_manager_failovers() const { return job_manager_failovers_; }
+    // Checkpoints an attempt restored that this history never saw completed (a JobManager lost
+    // while completing them; found in storage or the store by the next), in restore order.
+    const std::vector<int64_t>& restored_uncompleted() const { return restored_uncompleted_; }
 
 private:
     void name_attempt(int64_t attempt);
     void status(sim::Time t, const char* status, std::string detail);
+    // A JobManager failover's exception (and count); `told`: its loss was told (else the reason is
+    // a placeholder that a late told loss completes).
+    void job_manager_failover(sim::Time t, std::string reason, bool told);
+    // Whether a JobManager loss of `attempt` is of the one running the current attempt (not one
+    // already replaced, that learns of it late).
+    bool runs_current_attempt(int64_t attempt) const;
     DeploymentSpan* span_of(int64_t attempt);
     const DeploymentSpan* span_of(int64_t attempt) const;
 
@@ -104,6 +122,12 @@ private:
     std::vector<JobStatusChange> statuses_;
     std::vector<JobException> exceptions_;
     std::vector<DeploymentSpan> deployments_;
+    int64_t job_manager_failovers_ = 0;
+    bool job_manager_lost_ = false;       // told, and no new JobManager has recovered the job yet
+    size_t untold_failover_ = SIZE_MAX;   // exception index of a takeover whose loss was not told yet
+    std::set<int64_t> triggered_;         // snapshot ids triggered, and those completed (every deployment)
+    std::set<int64_t> completed_;
+    std::vector<int64_t> restored_uncompleted_;
 };
 
 }  // namespace eosim::scenarios

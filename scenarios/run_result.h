@@ -47,6 +47,9 @@ struct RunFigures {
     int64_t shared_bytes_referenced = 0;
     int64_t restarts = 0;   // as Flink counts them: one TaskManager loss is one restart (EngineStats::restarts)
     int64_t failovers = 0;  // every failover, retries of a restart still deploying included
+    // JobManager failovers (scenarios/job_history.h): the JobManager that ran the job crashed or lost
+    // its leadership and a new one recovered the job; apart from `restarts` (task failovers).
+    int64_t jobmanager_failovers = 0;
     int64_t savepoints_completed = 0;  // over every deployment, the final ones of stop-with-savepoint too
     // Savepoints in storage at the end (their _metadata), their files, and files their metadata
     // names that are gone (must be 0: a savepoint is the user's, nothing may delete it).

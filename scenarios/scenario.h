@@ -63,7 +63,9 @@ struct DatabaseSpec {
 
 struct Expectation {
     // When set: the job must end FAILED with a reason containing this text (a configuration users
-    // get wrong, refused with Flink's error), and every oracle must pass on what ran until then.
+    // get wrong, refused with Flink's error), and every oracle must pass on what it committed (the
+    // output oracles judge its committed prefix) -- or, when !pass, `violation` alone must fire
+    // there (a negative control of a failed job).
     std::string job_failure;
     bool pass = true;
     std::string violation = "exactly_once_output";  // when !pass: the oracle that must fire (its registered name)
@@ -83,6 +85,7 @@ struct HighAvailabilitySpec {
     sim::Duration session_timeout = sim::Duration::seconds(2);
     sim::Duration request_timeout = sim::Duration::millis(500);
     bool tolerate_suspended_connections = false;  // engine::HighAvailability
+    bool tell_leader_loss = true;                 // engine::HighAvailability (a negative-control switch)
 };
 
 // A savepoint the user takes while the job runs ("savepoints"): at a virtual time, or when a

@@ -71,7 +71,10 @@ Engine::Engine(sim::World& world, const JobSpec& job, ClusterShape shape, Engine
         job_manager_nodes_.push_back(nodes.add("jobmanager-" + std::to_string(i) + shape_.node_suffix));
     }
     for (sim::NodeId node : job_manager_nodes_) {
-        nodes.set_process(node, [this, node] { boot_job_manager(node); }, [this, node] { retire(node); });
+        nodes.set_process(node, [this, node] { boot_job_manager(node); }, [this, node] {
+            job_manager_lost(node, "crashed");
+            retire(node);
+        });
     }
 }
 
@@ -145,6 +148,20 @@ JobManager* Engine::job_manager_on(sim::NodeId node, uint64_t instance) {
 void Engine::replace_job_manager(sim::NodeId node) {
     retire(node);
     boot_job_manager(node);
+}
+
+void Engine::job_manager_lost(sim::NodeId node, const std::string& why) {
+    JobManager* jm = job_manager_on(node);
+    if (jm == nullptr || !jm->runs_job() || jm->loss_told() || finished_ || failed_) return;
+    if (high_availability_.enabled() && !high_availability_.tell_leader_loss) return;
+    jm->set_loss_told();
+    observer_.job_manager_lost(world_.now(), jm->attempt(), "the JobManager on " + world_.nodes().name(node) + " " + why);
+}
+
+void Engine::leader_granted(sim::NodeId node) {
+    for (sim::NodeId other : job_manager_nodes_) {
+        if (other != node) job_manager_lost(other, "lost its leadership: a new leader was granted (it does not know yet)");
+    }
 }
 
 void Engine::boot_task_manager(sim::NodeId node) {

@@ -77,6 +77,10 @@ struct HighAvailability {
     // nothing from the service keeps leading until the service says its session expired (instead of
     // giving up after a session timeout of silence). Safety then rests on fencing alone.
     bool tolerate_suspended_connections = false;
+    // Negative-control switch: false, the engine does not tell its observers that the leader was
+    // lost (RunObserver::job_manager_lost, as eosim did before): its checkpoints in flight then never
+    // end in what the harness hears (the checkpoint_history oracle's negative control).
+    bool tell_leader_loss = true;
     bool enabled() const { return service != nullptr; }
 };
 
@@ -148,6 +152,12 @@ public:
     JobManager* job_manager_on(sim::NodeId node, uint64_t instance);
     // HA: the JobManager on `node` lost leadership; a fresh process takes its place (a standby).
     void replace_job_manager(sim::NodeId node);
+    // Tells the observers that the JobManager on `node` is gone ("crashed", "lost its leadership: ..."),
+    // when it ran the job (RunObserver::job_manager_lost).
+    void job_manager_lost(sim::NodeId node, const std::string& why);
+    // HA: the JobManager on `node` was granted leadership; a previous leader that does not know yet
+    // (paused, cut off from the service) lost it then: told now, not when it learns.
+    void leader_granted(sim::NodeId node);
     TaskManager* task_manager(sim::NodeId node);
     Task* find_task(sim::NodeId node, const TaskKey& key);
 

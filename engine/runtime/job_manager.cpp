@@ -45,6 +45,7 @@ void JobManager::boot() {
             engine_, node_, instance_,
             LeaderElection::Callbacks{[this](int64_t token) { granted_leadership(token); },
                                       [this](const std::string& why) {
+                                          engine_.job_manager_lost(node_, "lost its leadership: " + why);
                                           engine_.observer().job_suspended(engine_.world().now(), "the JobManager on " +
                                                                                engine_.world().nodes().name(node_) +
                                                                                " lost its leadership: " + why);
@@ -59,11 +60,17 @@ void JobManager::boot() {
     recover_checkpoints();
 }
 
+bool JobManager::runs_job() const {
+    if (phase_ == Phase::finished || phase_ == Phase::failed) return false;
+    return !election_ || (election_->leading() && phase_ != Phase::standby);
+}
+
 int64_t JobManager::fencing_token() const { return election_ ? election_->token() : 0; }
 
 bool JobManager::takes_task_manager_messages() const { return !election_ || (election_->leading() && phase_ != Phase::standby); }
 
 void JobManager::granted_leadership(int64_t token) {
+    engine_.leader_granted(node_);
     attempt_ = engine_.attempt_base() + token * 1000 + 1;
     phase_ = Phase::recovering;
     recovery_timeout_ = engine_.job().runtime.deploy_timeout;

@@ -60,6 +60,13 @@ public:
     // Whether TaskManager messages reach this process (without HA: always; with: while it leads).
     bool takes_task_manager_messages() const;
     CheckpointCoordinator& coordinator() { return coordinator_; }
+    // Whether this process runs the job (without HA: until it ended; with: while it leads).
+    bool runs_job() const;
+    // The attempt it runs (or ran last).
+    int64_t attempt() const { return attempt_; }
+    // Whether the observers were told this process is lost (Engine::job_manager_lost: once).
+    bool loss_told() const { return loss_told_; }
+    void set_loss_told() { loss_told_ = true; }
     void boot();
     // The user asked for a savepoint (Engine::request_savepoint).
     void savepoint_requested();
@@ -116,6 +123,7 @@ private:
     CheckpointCoordinator coordinator_;
     Phase phase_ = Phase::recovering;
     int64_t attempt_ = 0;
+    bool loss_told_ = false;
     bool attempt_is_restart_ = false;  // the current attempt was started by failover() (for EngineStats::restarts)
     std::map<sim::NodeId, Registered> task_managers_;
     Deployment deployment_;

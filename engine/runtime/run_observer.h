@@ -86,6 +86,11 @@ public:
     // The JobManager lost its leadership (high availability): the job is suspended until a new
     // leader recovers it (Flink's JobStatus.SUSPENDED).
     virtual void job_suspended(sim::Time, const std::string& /*why*/) {}
+    // The JobManager that ran the job is gone (with HA: the leader): its process crashed, or it lost
+    // its leadership. `attempt`: the attempt it ran last. Checkpoints it had in flight can no longer
+    // complete; a new JobManager (a restarted process, a new leader) recovers the job. A standby's
+    // loss, or one after the job ended, is not told.
+    virtual void job_manager_lost(sim::Time, int64_t /*attempt*/, const std::string& /*why*/) {}
     // A source subtask read `records` (> 0) records, which it emits now.
     virtual void source_read(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/, int32_t /*subtask*/, int64_t /*records*/) {}
     // A source subtask took the trigger of a stop-with-savepoint's final savepoint at `position` (the

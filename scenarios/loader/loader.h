@@ -105,6 +105,7 @@ private:
     void check_restore_sources();
     void read_oracles(const Value& v);
     void read_expect(const Value& v);
+    void check_oracles_judge_failure(const Value& v);
 
     bool topic_exists(const std::string& name) const;
     int32_t topic_partitions(const std::string& name) const;  // 0 when absent

@@ -38,6 +38,17 @@ void Loader::read_oracles(const Value& v) {
     if (s_.oracles.empty()) v.fail("expected at least one oracle, found an empty array");
 }
 
+// Every listed oracle must be able to judge a job that fails (its `needs` with expects_job_failure).
+void Loader::check_oracles_judge_failure(const Value& v) {
+    const bool verification = std::any_of(s_.deployments.begin(), s_.deployments.end(),
+                                          [](const DeploymentSpec& d) { return d.verification; });
+    for (const std::string& name : s_.oracles) {
+        const oracles::OracleRegistration& oracle = *oracles::OracleRegistry::global().find(name);
+        const std::string needs = oracle.needs(oracles::OracleJobFacts{s_.job, verification, !s_.deployments.empty(), true});
+        if (!needs.empty()) v.fail("oracle " + in_quotes(name) + " listed in /oracles cannot judge a job that fails: it needs " + needs);
+    }
+}
+
 void Loader::read_expect(const Value& v) {
     constexpr const char* kForm = "\"pass\", {\"violation\": oracle name} or {\"job_failure\": text of the error}";
     if (v.get().is_string()) {
@@ -47,10 +58,11 @@ void Loader::read_expect(const Value& v) {
     }
     const Object o(v, {"violation", "every_seed", "job_failure"}, kForm);
     if (auto x = o.get("job_failure")) {
-        if (o.has("violation") || o.has("every_seed")) x->fail("expected \"job_failure\" alone (every oracle must pass up to the failure)");
+        if (o.has("every_seed")) x->fail("expected \"job_failure\" without \"every_seed\" (the job fails on every seed)");
         s_.expect = Expectation{};
         s_.expect.job_failure = read_string(*x);
-        return;
+        check_oracles_judge_failure(*x);
+        if (!o.has("violation")) return;
     }
     const Value violation = o.require("violation", "an oracle listed in /oracles");
     s_.expect.pass = false;

@@ -98,12 +98,14 @@ std::vector<std::string> Loader::topic_names() const {
 }
 
 void Loader::read_high_availability(const Value& v) {
-    const Object o(v, {"job_managers", "session_timeout", "request_timeout", "tolerate_suspended_connections"}, "an object (high availability)");
+    const Object o(v, {"job_managers", "session_timeout", "request_timeout", "tolerate_suspended_connections",
+                                "tell_leader_loss"}, "an object (high availability)");
     HighAvailabilitySpec& ha = s_.high_availability.emplace();
     if (auto x = o.get("job_managers")) ha.job_managers = read_int32(*x, IntRange{1, 16, "an integer in [1, 16]"});
     if (auto x = o.get("session_timeout")) ha.session_timeout = read_duration(*x, false);
     if (auto x = o.get("request_timeout")) ha.request_timeout = read_duration(*x, false);
     if (auto x = o.get("tolerate_suspended_connections")) ha.tolerate_suspended_connections = read_bool(*x);
+    if (auto x = o.get("tell_leader_loss")) ha.tell_leader_loss = read_bool(*x);
     if (ha.session_timeout < sim::Duration::millis(30)) {
         o.get("session_timeout")->fail("expected a session_timeout of at least 30ms (keep-alives go every third of it), found " +
                                        format_duration(ha.session_timeout));

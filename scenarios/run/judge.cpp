@@ -14,13 +14,18 @@ void judge(const Scenario& scenario, const engine::Engine& engine, RunResult& re
     const Expectation& expect = scenario.expect;
     if (!expect.job_failure.empty()) {
         const bool failed_so = engine.failed() && engine.failure().find(expect.job_failure) != std::string::npos;
-        result.expectation_met = failed_so && fired.empty();
+        const bool fired_so = expect.pass ? fired.empty() : fired == std::vector<std::string>{expect.violation};
+        result.expectation_met = failed_so && fired_so;
         result.expectation_message =
             !engine.failed() ? "expected the job to fail with \"" + expect.job_failure + "\"; it did not fail"
             : !failed_so     ? "expected the job to fail with \"" + expect.job_failure + "\"; it failed with: " + engine.failure()
-            : fired.empty()  ? "expected the job to fail with \"" + expect.job_failure + "\": it did (" + engine.failure() +
-                                  "), and every oracle passed"
-                             : "the job failed as expected, but oracles were violated: " + fired_list;
+            : fired_so && expect.pass ? "expected the job to fail with \"" + expect.job_failure + "\": it did (" +
+                                            engine.failure() + "), and every oracle passed on what it committed"
+            : fired_so ? "expected the job to fail with \"" + expect.job_failure + "\" and a violation of " + expect.violation +
+                             ": found both, and only it"
+            : expect.pass ? "the job failed as expected, but oracles were violated: " + fired_list
+                          : "the job failed as expected; expected a violation of " + expect.violation + " only; violated: " +
+                                (fired.empty() ? std::string("none") : fired_list);
     } else if (expect.pass) {
         result.expectation_met = fired.empty();
         result.expectation_message = fired.empty() ? "expected every oracle to pass: they did"

@@ -58,6 +58,9 @@ void ObserverFanout::watermark_advanced(sim::Time t, int64_t attempt, const std:
 void ObserverFanout::job_suspended(sim::Time t, const std::string& why) {
     each([&](auto* o) { o->job_suspended(t, why); });
 }
+void ObserverFanout::job_manager_lost(sim::Time t, int64_t attempt, const std::string& why) {
+    each([&](auto* o) { o->job_manager_lost(t, attempt, why); });
+}
 void ObserverFanout::source_read(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t records) {
     each([&](auto* o) { o->source_read(t, attempt, vertex, subtask, records); });
 }
@@ -98,6 +101,7 @@ RunObservers::RunObservers(engine::RunObserver* extra) {
     fanout.add(&checkpoint_stats);
     if (extra != nullptr) fanout.add(extra);
     fanout.add(&progress);
+    fanout.add(&committed);
 }
 
 void RunObservers::follow(const DeploymentRun& deployments) {

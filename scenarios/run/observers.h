@@ -12,6 +12,7 @@
 #include "scenarios/deployment_run.h"
 #include "scenarios/job_history.h"
 #include "scenarios/run/back_pressure.h"
+#include "scenarios/run/committed_cuts.h"
 #include "scenarios/timeline.h"
 
 namespace eosim::scenarios {
@@ -43,6 +44,7 @@ public:
                          const std::string& detail) override;
     void watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t watermark) override;
     void job_suspended(sim::Time t, const std::string& why) override;
+    void job_manager_lost(sim::Time t, int64_t attempt, const std::string& why) override;
     void source_read(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t records) override;
     void source_stopped_for_savepoint(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
                                       int64_t savepoint_id, const engine::SourceOffsets& position) override;
@@ -84,6 +86,7 @@ struct RunObservers {
     ProgressWatch progress;
     CoverageTracker coverage;  // hears protocol points and fired faults (PlannedFaults wires it)
     BackPressureSampler back_pressure;  // the run loop has it sample between events
+    CommittedCuts committed;  // what a failed job committed (the output oracles judge it then)
 
     explicit RunObservers(engine::RunObserver* extra);
     RunObservers(const RunObservers&) = delete;

@@ -88,6 +88,7 @@ std::string probable_cause(const std::vector<sim::FiredFault>& faults, double at
 void job_history(const JobHistory& history, RunResult& result) {
     result.status_history = history.status_history();
     result.exceptions = history.exceptions();
+    result.figures.jobmanager_failovers = history.job_manager_failovers();
     for (JobException& e : result.exceptions) e.root_cause = probable_cause(result.faults, e.at_s, e.reason);
     result.deployments = history.deployments();
     if (result.deployments.size() < 2) return;  // one deployment: nothing to tell apart on the timeline

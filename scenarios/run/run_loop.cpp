@@ -19,7 +19,7 @@ void start(RunWorld& run, DeploymentRun& deployments, const RunOracles& oracles)
 // Hands over from the live deployment, stopped with a savepoint (or cancelled), to what follows it.
 // `segments`: the reference model's segment each deployment so far ran in.
 void hand_over(const Scenario& scenario, RunWorld& run, DeploymentRun& deployments, const RunOracles& oracles,
-               std::vector<size_t>& segments) {
+               CommittedCuts& committed, std::vector<size_t>& segments) {
     const size_t next_deployment = deployments.live_index() + 1;
     deployments.hand_over(
         [&](const DeploymentRun::Start& next) {
@@ -33,6 +33,7 @@ void hand_over(const Scenario& scenario, RunWorld& run, DeploymentRun& deploymen
             } else if (next.first) {
                 segments.push_back(segments.back());
             }
+            if (next.first) committed.deployment_started(next.from);
             oracles.hooks().program_started(next.job, next.from_previous_stop);
         },
         [&](const DeploymentRun::Verified& ran) { oracles.hooks().verification_ran({ran.job, ran.from, ran.to}); });
@@ -69,9 +70,14 @@ std::string run_to_end(const Scenario& scenario, const RunOptions& options, RunW
             return hung;
         });
         if (!deployments.current().finished() || !deployments.hands_over()) break;
-        hand_over(scenario, run, deployments, oracles, segments);
+        hand_over(scenario, run, deployments, oracles, observers.committed, segments);
     }
     const engine::Engine& engine = deployments.current();
+    // A failure the scenario expects: the oracles judge what the job committed (an unexpected one
+    // is judged against the whole input, and fails the run there).
+    if (engine.failed() && !scenario.expect.job_failure.empty()) {
+        oracles.hooks().job_failed(observers.committed.prefix(engine.failure()));
+    }
     if (engine.finished() || engine.failed()) return "";
     std::string cut;
     if (hung) {

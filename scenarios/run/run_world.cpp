@@ -18,6 +18,7 @@ engine::HighAvailability high_availability(const Scenario& scenario, const engin
     ha.job_managers = scenario.high_availability->job_managers;
     ha.session_timeout = scenario.high_availability->session_timeout;
     ha.tolerate_suspended_connections = scenario.high_availability->tolerate_suspended_connections;
+    ha.tell_leader_loss = scenario.high_availability->tell_leader_loss;
     return ha;
 }
 

@@ -79,11 +79,14 @@ std::vector<std::string> index_problems(const fs::path& theme) {
         const Expectation& expect = scenario.expect;
         const bool says_pass = cells[4] == "pass";
         if (expect.pass && expect.job_failure.empty() && !says_pass) problems.push_back(name + ": expects pass");
-        if (!expect.pass && cells[4].find("negative control: " + expect.violation) != 0) {
+        if (!expect.pass && expect.job_failure.empty() && cells[4].find("negative control: " + expect.violation) != 0) {
             problems.push_back(name + ": is a negative control of " + expect.violation);
         }
         if (!expect.job_failure.empty() && cells[4].find("negative control: the job fails") != 0) {
             problems.push_back(name + ": is a negative control whose job must fail");
+        }
+        if (!expect.job_failure.empty() && !expect.pass && cells[4].find(expect.violation) == std::string::npos) {
+            problems.push_back(name + ": is a negative control of a failed job where " + expect.violation + " fires");
         }
     }
     for (const auto& [name, cells] : rows) problems.push_back(name + ": a row for a file that is not in the folder");
