@@ -38,7 +38,7 @@ std::string Rollback::describe() const {
     std::string text = attempt + " restored " + restored + " at " + at + ", older than checkpoint " +
                        std::to_string(rolled_back_checkpoint) + " (" + rolled_back_deployment + ") whose transactions were committed:";
     for (size_t i = 0; i < sinks.size(); ++i) {
-        text += (i == 0 ? " " : ", ") + std::string("sink ") + sinks[i].sink + " re-emits " + std::to_string(sinks[i].records_re_emitted) +
+        text += (i == 0 ? " " : ", ") + std::string("sink '") + sinks[i].sink + "' re-emits " + std::to_string(sinks[i].records_re_emitted) +
                 " committed records";
     }
     return text;

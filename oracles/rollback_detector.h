@@ -45,7 +45,8 @@ struct Rollback {
     std::string rolled_back_deployment;  // the deployment that committed it
     std::vector<RolledBackSink> sinks;   // the sinks rolled back, in the job's order
     int64_t records_re_emitted() const;
-    // "v3/1 restored savepoint 13 at 10.2s, older than checkpoint 25 (v2) committed: sink 4000 records re-emitted"
+    // "v3/1 restored savepoint 13 at 10.200s, older than checkpoint 25 (v2) whose transactions were
+    // committed: sink 'sink' re-emits 4000 committed records"
     std::string describe() const;
 };
 

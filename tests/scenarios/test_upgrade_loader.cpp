@@ -62,7 +62,7 @@ TEST_CASE("loader: a deployment's from names savepoints and checkpoints", "[load
 TEST_CASE("loader: a bad from is refused with its path", "[loader][upgrade]") {
     json doc = catalogue_json("savepoint-rollback");
     SECTION("an unknown form") {
-        doc["deployments"][1]["from"] = "checkpoint 3";
+        doc["deployments"][1]["from"] = "the checkpoint before";  // "checkpoint 3" names a retained checkpoint (test_rollbacks.cpp)
         check_error(doc, "/deployments/1/from", "\"savepoint after v<k>\", \"savepoint <name>\"");
     }
     SECTION("a deployment not before this one") {
