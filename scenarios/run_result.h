@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/runtime/run_observer.h"
+#include "scenarios/anomalies.h"
 #include "scenarios/checkpoint_stats.h"
 #include "scenarios/fault_accounting.h"
 #include "scenarios/job_history.h"
@@ -121,6 +122,9 @@ struct RunResult {
     std::string scenario;
     uint64_t seed = 0;
     uint64_t trace_hash = 0;
+    // What the outside systems hold at the end (RunOutsideSystems::state_hash): Kafka's topics,
+    // the stores, the databases. Checked beside the trace hash by --check-determinism and the golden file.
+    uint64_t state_hash = 0;
     bool job_finished = false;
     // Why the run stopped before the job finished or failed ("" when it did either): the
     // time_limit, the event limit, or a hung run cut early once the liveness bound had passed with
@@ -147,6 +151,9 @@ struct RunResult {
     std::vector<JobException> exceptions;
     std::vector<DeploymentSpan> deployments;
     std::vector<VertexBackPressure> back_pressure;  // per vertex, in the order first seen running
+    // Lost and duplicated records grouped by sink, transaction and checkpoint, and the Kafka
+    // transactions' timeout margins (scenarios/anomalies.h).
+    AnomalyTable anomalies;
 };
 
 struct RunOptions {
