@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "reports/anomaly_report.h"
 #include "reports/run_report.h"
 #include "reports/timeline_model.h"
 #include "reports/checkpoint_compare.h"

@@ -52,7 +52,7 @@ std::string scenario_result(const ScenarioSummary& s, bool sometimes_checked) {
 
 std::string short_expectation(const scenarios::Expectation& expect) {
     if (!expect.job_failure.empty()) {
-        constexpr size_t kShown = 18;
+        constexpr size_t kShown = 16;
         const std::string& text = expect.job_failure;
         return "job fails: \"" + (text.size() <= kShown ? text : text.substr(0, kShown) + "...") + "\"";
     }
@@ -160,7 +160,7 @@ void write_summary_table(std::ostream& out, const SuiteSummary& summary) {
                    const std::string& errors, const std::string& found, const std::string& result,
                    const std::string& faults, const std::string& wall) {
         const std::string seeds_cell = seeds_width == 0 ? "" : seeds + std::string(seeds_width - std::min(seeds_width, seeds.size()) + 2, ' ');
-        std::snprintf(line, sizeof line, "%-*s  %-*s  %s%9s %3s %5s  %-9s %*s %7s\n", static_cast<int>(name_width), name.c_str(),
+        std::snprintf(line, sizeof line, "%-*s  %-*s  %s%9s %3s %5s  %-9s %*s %6s\n", static_cast<int>(name_width), name.c_str(),
                       static_cast<int>(expect_width), expect.c_str(), seeds_cell.c_str(), met.c_str(), errors.c_str(),
                       found.c_str(), result.c_str(), static_cast<int>(faults_width), faults.c_str(), wall.c_str());
         out << line;

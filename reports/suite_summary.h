@@ -64,7 +64,7 @@ std::string faults_text(const scenarios::FaultTally& tally);
 // shard's seeds may find: `sometimes_checked` false).
 std::string scenario_result(const ScenarioSummary& s, bool sometimes_checked);
 
-// The expectation as the suite table shows it, at most ~33 columns: "pass", "violates <oracle>"
+// The expectation as the suite table shows it, at most ~32 columns: "pass", "violates <oracle>"
 // (every seed), "may violate <oracle>" (some seeds), "job fails: \"<text...>\"".
 std::string short_expectation(const scenarios::Expectation& expect);
 

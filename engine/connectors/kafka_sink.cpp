@@ -24,7 +24,7 @@ KafkaSink::KafkaSink(const KafkaSinkOptions& options, SinkContext& context, sim:
 namespace {
 
 // An error as the sink reports it: Kafka's exception text where a Flink user greps for it.
-std::string describe(KafkaError error) {
+std::string kafka_error_text(KafkaError error) {
     if (error != KafkaError::invalid_transaction_timeout) return to_string(error);
     return "InvalidTxnTimeoutException: The transaction timeout is larger than the maximum value allowed by the broker "
            "(as configured by transaction.max.timeout.ms)";
@@ -119,7 +119,7 @@ bool KafkaSink::abort_lingering(int32_t subtask, int64_t restored_checkpoint_id,
         ProducerHandle fencing;  // init_transactions fences the old producer and aborts its transaction
         if (const KafkaError error = kafka_.init_transactions(context_.node(), id, &fencing, options_.transaction_timeout);
             error != KafkaError::none) {
-            context_.fail(std::string("cannot abort lingering transaction ") + id + ": " + describe(error));
+            context_.fail(std::string("cannot abort lingering transaction ") + id + ": " + kafka_error_text(error));
             return false;
         }
         context_.observer().transaction_event(context_.world().now(), id, "aborted-lingering");
@@ -153,7 +153,7 @@ bool KafkaSink::begin_transaction(int64_t checkpoint_id) {
         kafka_.init_transactions(context_.node(), transactional_id(checkpoint_id), &current_, options_.transaction_timeout);
     if (error == KafkaError::none) error = kafka_.begin(context_.node(), current_);
     if (error != KafkaError::none) {
-        context_.fail(std::string("cannot begin transaction ") + transactional_id(checkpoint_id) + ": " + describe(error));
+        context_.fail(std::string("cannot begin transaction ") + transactional_id(checkpoint_id) + ": " + kafka_error_text(error));
         return false;
     }
     client_.use(current_);

@@ -62,7 +62,7 @@ struct KafkaSinkOptions {
     // answer was lost is not written twice. Only at_least_once and none may turn it off (a
     // negative control: duplicates without any failover).
     bool idempotence = true;
-    std::optional<sim::Duration> transaction_timeout;  // transaction.timeout.ms; none: the broker's maximum
+    std::optional<sim::Duration> transaction_timeout = std::nullopt;  // transaction.timeout.ms; none: the broker's maximum
 };
 
 // The configured sink kind (what a scenario's "options" become); tests make one directly.

@@ -1,8 +1,10 @@
 #include "scenarios/run/anomaly_table.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
+#include "engine/connectors/sink_registry.h"
 #include "oracles/output_comparison.h"
 #include "sim/fault_plan.h"
 
@@ -130,11 +132,19 @@ private:
     std::map<std::pair<std::string, int64_t>, AnomalyGroup> groups_;  // (kind, transaction) -> group
 };
 
+AnomalyGroup group_of(const std::string& sink, const char* kind, const char* where) {
+    AnomalyGroup g;
+    g.sink = sink;
+    g.kind = kind;
+    g.where = where;
+    return g;
+}
+
 // A sink without transactions: its differing records by kind.
 void plain_groups(const std::string& sink, const std::vector<RecordCount>& differing, bool duplicates,
                   std::vector<AnomalyGroup>& groups) {
-    AnomalyGroup lost{sink, "lost", "", "records (no transaction known)"};
-    AnomalyGroup duplicated{sink, "duplicated", "", "records (no transaction known)"};
+    AnomalyGroup lost = group_of(sink, "lost", "records (no transaction known)");
+    AnomalyGroup duplicated = group_of(sink, "duplicated", "records (no transaction known)");
     for (const RecordCount& c : differing) {
         AnomalyGroup& g = c.actual < c.expected ? lost : duplicated;
         if (&g == &duplicated && !duplicates) continue;
@@ -148,12 +158,12 @@ void plain_groups(const std::string& sink, const std::vector<RecordCount>& diffe
 
 // A keyed table: its missing, wrong and extra keys.
 void table_groups(const std::string& sink, const oracles::TableComparison& c, std::vector<AnomalyGroup>& groups) {
-    AnomalyGroup lost{sink, "lost", "", "keys missing from the table"};
+    AnomalyGroup lost = group_of(sink, "lost", "keys missing from the table");
     for (const RecordCount& m : c.missing) {
         ++lost.records;
         if (lost.examples.size() < kExamplesMax) lost.examples.push_back("key " + std::to_string(m.record.key));
     }
-    AnomalyGroup wrong{sink, "wrong value", "", "keys with a stale or over-counted value"};
+    AnomalyGroup wrong = group_of(sink, "wrong value", "keys with a stale or over-counted value");
     for (const auto& [expected, found] : c.wrong) {
         ++wrong.records;
         if (wrong.examples.size() < kExamplesMax) {
@@ -161,7 +171,7 @@ void table_groups(const std::string& sink, const oracles::TableComparison& c, st
                                      std::to_string(expected.value));
         }
     }
-    AnomalyGroup extra{sink, "extra", "", "keys the model has not"};
+    AnomalyGroup extra = group_of(sink, "extra", "keys the model has not");
     for (const engine::Record& e : c.extra) {
         ++extra.records;
         if (extra.examples.size() < kExamplesMax) extra.examples.push_back("key " + std::to_string(e.key));

@@ -73,7 +73,7 @@ TEST_CASE("run report: the text report has the per-checkpoint history and the st
     const std::string text = out.str();
     CHECK_THAT(text, Catch::Contains("state hash  0000000000001234"));
     CHECK_THAT(text, Catch::Contains("checkpoint history"));
-    CHECK_THAT(text, Catch::Contains("     1  v1   checkpoint, aligned    completed       0.500s    12.5 ms"));
+    CHECK_THAT(text, Catch::Contains("     1  v1   checkpoint, aligned  completed       0.500s    12.5 ms"));
     CHECK_THAT(text, Catch::Contains("expired"));
     CHECK_THAT(text, Catch::Contains("CHECKPOINT_EXPIRED: not acknowledged by every task within 600 ms"));
 }

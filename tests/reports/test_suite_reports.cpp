@@ -168,7 +168,7 @@ TEST_CASE("suite summary: per scenario, independent of record order", "[reports]
     CHECK(seed_ranges({}) == "-");
 }
 
-TEST_CASE("suite summary: a negative control whose violation never appeared says NOT FOUND; the table fits 120 columns",
+TEST_CASE("suite summary: a negative control whose violation never appeared says NOT FOUND, the table fits 120 columns",
           "[reports][suite_table]") {
     std::vector<RunRecord> records;
     for (uint64_t seed = 1; seed <= 50; ++seed) {
@@ -207,7 +207,7 @@ TEST_CASE("suite summary: a negative control whose violation never appeared says
     }
     CHECK(not_found_row);
     CHECK_THAT(table.str(), Catch::StartsWith("seeds 1..50 for every scenario\n"));
-    CHECK_THAT(table.str(), Catch::Contains("job fails: \"Cannot map checkpo...\""));
+    CHECK_THAT(table.str(), Catch::Contains("job fails: \"Cannot map check...\""));
 }
 
 TEST_CASE("xml text: markup escaped, control characters and bad UTF-8 replaced", "[reports]") {
