@@ -82,8 +82,8 @@ void write_checkpoint_table(std::ostream& out, const std::vector<ScenarioCheckpo
         out << line;
     };
     out << "checkpoints per scenario over its runs (ok: completed; fail: expired, declined, subsumed, failed; delay, align:\n"
-           "their maximum start delay and alignment, f.: of the failed ones; persisted: the most channel state)\n";
-    row("scenario", {"ok", "fail", "dur p50", "dur max", "delay", "align", "f.delay", "f.align", "persisted", "restarts"});
+           "their maximum start delay and alignment, f.: of the failed ones; persist: the most channel state persisted)\n";
+    row("scenario", {"ok", "fail", "dur p50", "dur max", "delay", "align", "f.delay", "f.align", "persist", "restarts"});
     for (const ScenarioCheckpoints& s : rows) {
         row(s.scenario, {std::to_string(s.completed), std::to_string(s.failed), ms_text(s.duration_p50_ms), ms_text(s.duration_max_ms),
                          ms_text(s.start_delay_max_ms), ms_text(s.alignment_max_ms),

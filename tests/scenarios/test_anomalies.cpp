@@ -21,25 +21,25 @@ namespace {
 
 using nlohmann::json;
 
-json catalogue_json(const std::string& name) {
+json anomaly_catalogue_json(const std::string& name) {
     std::ifstream in(testing::catalogue_scenario(name));
     std::stringstream text;
     text << in.rdbuf();
     return json::parse(text.str());
 }
 
-RunResult run_json(const json& scenario, uint64_t seed = 1) {
+RunResult run_anomaly_json(const json& scenario, uint64_t seed = 1) {
     RunOptions options;
     options.seed = seed;
     return run_scenario(load_scenario_text(scenario.dump(), "anomalies.json"), options);
 }
 
-int64_t grouped_records(const AnomalyTable& t) {
+int64_t anomaly_grouped_records(const AnomalyTable& t) {
     return std::accumulate(t.groups.begin(), t.groups.end(), int64_t{0},
                            [](int64_t sum, const AnomalyGroup& g) { return sum + g.records; });
 }
 
-json with_sink_option(json scenario, const std::string& key, const json& value) {
+json anomaly_sink_option(json scenario, const std::string& key, const json& value) {
     for (json& v : scenario["job"]["vertices"]) {
         if (v.value("kind", "") == "sink") v["options"][key] = value;
     }
@@ -47,13 +47,13 @@ json with_sink_option(json scenario, const std::string& key, const json& value) 
 }
 
 TEST_CASE("anomalies: records lost in expired transactions, grouped by transaction and checkpoint", "[anomalies]") {
-    const RunResult r = run_json(catalogue_json("txn-timeout-loss"));
+    const RunResult r = run_anomaly_json(anomaly_catalogue_json("txn-timeout-loss"));
     REQUIRE(r.expectation_met);
     const AnomalyTable& t = r.anomalies;
     REQUIRE(t.examined);
     REQUIRE_FALSE(t.groups.empty());
     CHECK(t.groups_left_out == 0);
-    CHECK(grouped_records(t) == t.lost + t.duplicated);
+    CHECK(anomaly_grouped_records(t) == t.lost + t.duplicated);
     CHECK(t.lost > 0);
     bool expired_group = false;
     for (const AnomalyGroup& g : t.groups) {
@@ -89,7 +89,7 @@ TEST_CASE("anomalies: records lost in expired transactions, grouped by transacti
 }
 
 TEST_CASE("anomalies: a correct run shows no group and no margin warning", "[anomalies]") {
-    const RunResult r = run_json(catalogue_json("kafka-count-eos"));
+    const RunResult r = run_anomaly_json(anomaly_catalogue_json("kafka-count-eos"));
     REQUIRE(r.expectation_met);
     CHECK_FALSE(r.anomalies.examined);
     CHECK(r.anomalies.groups.empty());
@@ -108,10 +108,10 @@ TEST_CASE("anomalies: a correct run shows no group and no margin warning", "[ano
 }
 
 TEST_CASE("anomalies: duplicates of an at-least-once Kafka sink are plain appends, a keyed store's by key", "[anomalies]") {
-    const RunResult dup = run_json(catalogue_json("kafka-count-alo-dup"));
+    const RunResult dup = run_anomaly_json(anomaly_catalogue_json("kafka-count-alo-dup"));
     REQUIRE(dup.anomalies.examined);
     CHECK(dup.anomalies.duplicated > 0);
-    CHECK(grouped_records(dup.anomalies) == dup.anomalies.lost + dup.anomalies.duplicated);
+    CHECK(anomaly_grouped_records(dup.anomalies) == dup.anomalies.lost + dup.anomalies.duplicated);
     for (const AnomalyGroup& g : dup.anomalies.groups) {
         CHECK(g.kind == "duplicated");
         CHECK(g.where == "plain appends (no transaction)");
@@ -119,7 +119,7 @@ TEST_CASE("anomalies: duplicates of an at-least-once Kafka sink are plain append
     }
     CHECK(dup.anomalies.transactions_measured == 0);  // no transaction held its records
 
-    const RunResult counts = run_json(catalogue_json("kafka-to-redis-incr"));
+    const RunResult counts = run_anomaly_json(anomaly_catalogue_json("kafka-to-redis-incr"));
     REQUIRE(counts.anomalies.examined);
     REQUIRE_FALSE(counts.anomalies.groups.empty());
     for (const AnomalyGroup& g : counts.anomalies.groups) {
@@ -137,30 +137,30 @@ TEST_CASE("anomalies: the margin warning is under 20% of the timeout", "[anomali
 
 TEST_CASE("kafka sink: transaction_timeout_ms is the producer's, at most the broker's maximum", "[anomalies][kafka_sink]") {
     // A second's checkpoint interval against a timeout of 1.1 s: every transaction ends within 20%.
-    json tight = with_sink_option(catalogue_json("kafka-count-eos"), "transaction_timeout_ms", 1100);
+    json tight = anomaly_sink_option(anomaly_catalogue_json("kafka-count-eos"), "transaction_timeout_ms", 1100);
     tight["job"]["checkpointing"]["interval"] = "1s";
     tight.erase("faults");
     tight.erase("sometimes");
     tight["oracles"] = {"exactly_once_output", "liveness"};
-    const RunResult r = run_json(tight);
+    const RunResult r = run_anomaly_json(tight);
     CHECK(r.anomalies.transactions_measured > 0);
     CHECK(r.anomalies.margin_warnings > 0);
     REQUIRE_FALSE(r.anomalies.margins.empty());
     CHECK(r.anomalies.margins.front().timeout_ms == 1100);
 
     // Above the broker's transaction.max.timeout.ms (60 s here): Kafka refuses the producer.
-    json refused = with_sink_option(tight, "transaction_timeout_ms", 61000);
+    json refused = anomaly_sink_option(tight, "transaction_timeout_ms", 61000);
     refused["job"]["restart"] = {{"max_attempts", 2}, {"delay", "100ms"}};
     refused["oracles"] = {"visibility"};  // judged on what ran until the failure
     refused["expect"] = {{"job_failure", "InvalidTxnTimeoutException: The transaction timeout is larger than the maximum"}};
-    const RunResult failed = run_json(refused);
+    const RunResult failed = run_anomaly_json(refused);
     INFO(failed.expectation_message);
     CHECK(failed.expectation_met);
     CHECK(failed.expectation_message.find("Recovery is suppressed by FixedDelayRestartBackoffTimeStrategy") != std::string::npos);
 }
 
 TEST_CASE("reports: a negative control's run says what it found, not PASSED", "[anomalies][reports]") {
-    const json scenario = catalogue_json("txn-timeout-loss");
+    const json scenario = anomaly_catalogue_json("txn-timeout-loss");
     const Scenario loaded = load_scenario_text(scenario.dump(), "txn-timeout-loss.json");
     RunOptions options;
     const reports::RunRecord record = reports::make_run_record(loaded, run_scenario(loaded, options), "eosim run x --seed 1");

@@ -23,14 +23,14 @@ namespace {
 
 using nlohmann::json;
 
-json catalogue_json(const std::string& name) {
+json state_hash_catalogue_json(const std::string& name) {
     std::ifstream in(testing::catalogue_scenario(name));
     std::stringstream text;
     text << in.rdbuf();
     return json::parse(text.str());
 }
 
-RunResult run_json(const json& scenario, uint64_t seed) {
+RunResult run_state_hash_json(const json& scenario, uint64_t seed) {
     RunOptions options;
     options.seed = seed;
     return run_scenario(load_scenario_text(scenario.dump(), "state-hash.json"), options);
@@ -79,13 +79,13 @@ EOSIM_REGISTER_SINK((engine::SinkKind{
     [](engine::SinkOptions&, const std::string&, const engine::SinkWorld&) { return std::make_shared<DriftingAppendConfig>(); }}));
 
 TEST_CASE("state hash: documents stored under other ids give another state hash", "[state_hash]") {
-    json generated = catalogue_json("kafka-to-es-auto-id");
+    json generated = state_hash_catalogue_json("kafka-to-es-auto-id");
     json record_ids = generated;
     for (json& v : record_ids["job"]["vertices"]) {
         if (v.value("sink", "") == "documents") v["options"]["id"] = "record";
     }
-    const RunResult a = run_json(generated, 1);
-    const RunResult b = run_json(record_ids, 1);
+    const RunResult a = run_state_hash_json(generated, 1);
+    const RunResult b = run_state_hash_json(record_ids, 1);
     INFO("trace hashes " << a.trace_hash << " and " << b.trace_hash);
     CHECK(a.state_hash != b.state_hash);
     // The output oracle counts an index's documents as documents.
@@ -93,7 +93,7 @@ TEST_CASE("state hash: documents stored under other ids give another state hash"
         if (v.oracle == "exactly_once_output") CHECK(v.message.find("documents in index \"counts\", ") != std::string::npos);
     }
     // The same scenario and seed: the same state hash.
-    CHECK(run_json(generated, 1).state_hash == a.state_hash);
+    CHECK(run_state_hash_json(generated, 1).state_hash == a.state_hash);
 }
 
 TEST_CASE("state hash: a sink storing other data through the same events fails --check-determinism", "[state_hash]") {
@@ -101,8 +101,8 @@ TEST_CASE("state hash: a sink storing other data through the same events fails -
     s["job"]["vertices"][1]["sink"] = "test_drifting_append";
     s["oracles"] = {"liveness"};
     s["expect"] = "pass";
-    const RunResult first = run_json(s, 1);
-    const RunResult second = run_json(s, 1);
+    const RunResult first = run_state_hash_json(s, 1);
+    const RunResult second = run_state_hash_json(s, 1);
     CHECK(first.trace_hash == second.trace_hash);  // the events are the same ...
     CHECK(first.state_hash != second.state_hash);  // ... what the store holds is not
 
