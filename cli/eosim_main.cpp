@@ -44,7 +44,7 @@ CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
     run->add_option("--grep", c.trace_grep, "With --trace: only the lines that contain this text, e.g. window.fired or tm1");
     run->add_option("--chrome-trace", c.chrome_trace_path,
                     "Write the run's timeline as Chrome trace events (open in ui.perfetto.dev or chrome://tracing)");
-    run->add_flag("--check-determinism", c.check_determinism, "Run twice and check that both runs give the same trace hash");
+    run->add_flag("--check-determinism", c.check_determinism, "Run twice and check that both runs give the same trace hash and state hash");
     run->add_flag("--json", c.json, "Print the result as one JSON object instead of the text report");
     run->add_option("--json-history", c.json_history,
                     "With --json: the timeline, per-checkpoint figures, status history and exceptions in it: all, failing (only "

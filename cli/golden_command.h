@@ -1,10 +1,11 @@
 #pragma once
-// `eosim golden`: the trace hash of every scenario of a suite over a few seeds, compared with (or
-// written to) a golden file. The design promises the same hash on every build type and compiler;
+// `eosim golden`: the trace hash and the state hash (what the outside systems hold at the end) of
+// every scenario of a suite over a few seeds, compared with (or written to) a golden file. The design promises the same hash on every build type and compiler;
 // the test suite (Release and sanitizer builds) and CI's clang build check this file to hold it.
 //
 // The golden file (tests/golden/trace-hashes.json) holds {"suite", "seeds", "hashes": {scenario:
-// {seed: "16 hex digits"}}}, with paths relative to the project root. Regenerate it with
+// {seed: "16 hex digits"}}, "state_hashes": {the same}}, with paths relative to the project root
+// ("hashes" are the trace hashes; a file without "state_hashes" has every state hash missing). Regenerate it with
 // `build/cli/eosim golden --write` (from the project root) only in a commit whose message says why
 // the hashes changed (tests/README.md).
 //
@@ -25,6 +26,7 @@ struct GoldenCommand {
 
 // One scenario x seed whose hash is not the golden one (or that one side lacks).
 struct GoldenMismatch {
+    std::string hash;  // which: "trace" or "state"
     std::string scenario;
     std::string seed;
     std::string golden;  // "" when the golden file lacks it

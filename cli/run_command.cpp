@@ -250,7 +250,8 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
         second = scenarios::run_scenario(*scenario, again);
         transcript_difference = engine::process::first_transcript_difference(transcript, second_transcript);
     }
-    const bool deterministic = !second || second->trace_hash == result.trace_hash;
+    const bool deterministic =
+        !second || (second->trace_hash == result.trace_hash && second->state_hash == result.state_hash);
 
     if (command.json) {
         if (command.json_history == "none" || (command.json_history == "failing" && record.status == reports::RunStatus::passed)) {
@@ -260,20 +261,24 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
         if (second) {
             j["determinism"] = {{"checked", true},
                                 {"deterministic", deterministic},
-                                {"second_trace_hash", reports::hex64(second->trace_hash)}};
+                                {"second_trace_hash", reports::hex64(second->trace_hash)},
+                                {"second_state_hash", reports::hex64(second->state_hash)}};
         }
         out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         reports::write_run_report(out, *scenario, result, reproduce);
-        if (second && deterministic) out << "determinism ok: the second run gave the same trace hash\n";
+        if (second && deterministic) out << "determinism ok: the second run gave the same trace hash and state hash\n";
         if (!command.chrome_trace_path.empty()) {
             out << "chrome trace " << command.chrome_trace_path << " (open in https://ui.perfetto.dev or chrome://tracing)\n";
         }
     }
     out.flush();
     if (!deterministic) {
-        err << "determinism check failed: trace hash " << reports::hex64(result.trace_hash) << " on the first run, "
-            << reports::hex64(second->trace_hash) << " on the second\n";
+        err << "determinism check failed: trace hash " << reports::hex64(result.trace_hash) << ", state hash "
+            << reports::hex64(result.state_hash) << " on the first run; trace hash " << reports::hex64(second->trace_hash)
+            << ", state hash " << reports::hex64(second->state_hash) << " on the second";
+        if (second->trace_hash == result.trace_hash) err << " (the same events stored different data in an outside system)";
+        err << '\n';
         if (!transcript_difference.empty()) err << transcript_difference << '\n';
         return kExitNotMet;
     }

@@ -1,7 +1,5 @@
 #include "oracles/exactly_once_output_oracle.h"
 
-#include <map>
-
 #include "engine/connectors/sink_registry.h"
 #include "oracles/committed_prefix_comparison.h"
 #include "oracles/every_sink_oracle.h"
@@ -21,24 +19,15 @@ Verdict ExactlyOnceOutputOracle::verdict() const {
     switch (shape_) {
         case engine::SinkOutputShape::appended: break;
         case engine::SinkOutputShape::keyed_table: return table_verdict(model_.final_table(sink_vertex_), "keyed table");
-        case engine::SinkOutputShape::key_counts: return table_verdict(model_key_counts(), "key counts");
+        case engine::SinkOutputShape::key_counts: return table_verdict(key_counts(model_.expected_output(sink_vertex_)), "key counts");
     }
     return appended_verdict();
-}
-
-std::vector<engine::Record> ExactlyOnceOutputOracle::model_key_counts() const {
-    std::map<int64_t, int64_t> counts;
-    const RecordMultiset& output = model_.expected_output(sink_vertex_);
-    for (size_t i = 0; i < output.size(); ++i) ++counts[output[i].key];
-    std::vector<engine::Record> table;
-    for (const auto& [key, count] : counts) table.push_back(engine::Record{key, count});
-    return table;
 }
 
 Verdict ExactlyOnceOutputOracle::appended_verdict() const {
     const auto c = OutputComparison::of(model_.expected_output(sink_vertex_), reader_());
     Verdict v;
-    v.message = "sink '" + sink_vertex_ + "': " + std::to_string(c.actual_records) + " committed records, " +
+    v.message = "sink '" + sink_vertex_ + "': " + std::to_string(c.actual_records) + " " + units_ + ", " +
                 std::to_string(c.expected_records) + " expected";
     if (c.missing_records == 0 && c.duplicate_records == 0) return v;
     if (!run_cut_.empty() && c.duplicate_records == 0) {
@@ -54,46 +43,34 @@ Verdict ExactlyOnceOutputOracle::appended_verdict() const {
 }
 
 Verdict ExactlyOnceOutputOracle::table_verdict(const std::vector<engine::Record>& expected, const char* shape) const {
-    std::map<int64_t, int64_t> actual;
-    int64_t repeated_keys = 0;  // a table shows a key once; a reader that returns it twice is wrong too
-    const RecordMultiset shown = reader_();
-    for (size_t i = 0; i < shown.size(); ++i) {
-        const engine::Record r = shown[i];
-        repeated_keys += actual.emplace(r.key, r.value).second ? 0 : 1;
-    }
-    int64_t missing = 0, wrong = 0;
-    std::string first;
-    auto note = [&first](const std::string& what) {
-        if (first.empty()) first = what;
-    };
-    for (const engine::Record& e : expected) {
-        auto it = actual.find(e.key);
-        if (it == actual.end()) {
-            ++missing;
-            note("key " + std::to_string(e.key) + " missing (expected value " + std::to_string(e.value) + ")");
-        } else {
-            if (it->second != e.value) {
-                ++wrong;
-                note("key " + std::to_string(e.key) + " holds " + std::to_string(it->second) + ", expected " +
-                     std::to_string(e.value));
-            }
-            actual.erase(it);
-        }
-    }
-    const auto extra = static_cast<int64_t>(actual.size());
-    if (extra > 0) note("key " + std::to_string(actual.begin()->first) + " present (value " +
-                        std::to_string(actual.begin()->second) + "), the model has no such key");
+    const TableComparison c = TableComparison::of(expected, reader_());
+    const auto missing = static_cast<int64_t>(c.missing.size());
+    const auto wrong = static_cast<int64_t>(c.wrong.size());
+    const auto extra = static_cast<int64_t>(c.extra.size());
     Verdict v;
     v.message = "sink '" + sink_vertex_ + "' (" + shape + "): " + std::to_string(expected.size()) + " keys expected";
-    if (missing == 0 && wrong == 0 && extra == 0 && repeated_keys == 0) return v;
-    if (!run_cut_.empty() && extra == 0 && repeated_keys == 0) {
+    if (c.equal()) return v;
+    if (!run_cut_.empty() && extra == 0 && c.repeated_keys == 0) {
         v.message += "; " + std::to_string(missing) + " missing, " + std::to_string(wrong) +
                      " not caught up: not judged, the run was cut (" + run_cut_ + ")";
         return v;
     }
+    // The first offence: the smallest key missing or with a wrong value, else the first extra key.
+    std::string first;
+    const bool missing_first = !c.missing.empty() && (c.wrong.empty() || c.missing.front().record.key < c.wrong.front().first.key);
+    if (missing_first) {
+        first = "key " + std::to_string(c.missing.front().record.key) + " missing (expected value " +
+                std::to_string(c.missing.front().record.value) + ")";
+    } else if (!c.wrong.empty()) {
+        first = "key " + std::to_string(c.wrong.front().first.key) + " holds " + std::to_string(c.wrong.front().second) +
+                ", expected " + std::to_string(c.wrong.front().first.value);
+    } else if (!c.extra.empty()) {
+        first = "key " + std::to_string(c.extra.front().key) + " present (value " + std::to_string(c.extra.front().value) +
+                "), the model has no such key";
+    }
     v.passed = false;
     v.message += "; " + std::to_string(missing) + " missing, " + std::to_string(wrong) + " with a wrong value, " +
-                 std::to_string(extra) + " extra, " + std::to_string(repeated_keys) + " shown twice; first: " + first;
+                 std::to_string(extra) + " extra, " + std::to_string(c.repeated_keys) + " shown twice; first: " + first;
     return v;
 }
 
@@ -103,8 +80,9 @@ OracleRegistration exactly_once_output_registration() {
             [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
                 auto every = std::make_unique<EverySinkOracle>("exactly_once_output");
                 for (const JudgedSink& judged : run.judged_sinks) {
-                    auto sink = std::make_unique<ExactlyOnceOutputOracle>(run.model, judged.vertex->id,
-                                                                          judged.vertex->sink->output_shape(), judged.reader);
+                    const engine::SinkConfig& config = *judged.vertex->sink;
+                    auto sink = std::make_unique<ExactlyOnceOutputOracle>(run.model, judged.vertex->id, config.output_shape(),
+                                                                          judged.reader, config.output_units());
                     ExactlyOnceOutputOracle* oracle = sink.get();
                     run.hooks.on_cut([oracle](const std::string& why) { oracle->set_run_cut(why); });
                     run.hooks.on_job_failed([oracle](const CommittedPrefix& prefix) { oracle->set_job_failed(prefix); });

@@ -33,9 +33,11 @@ namespace eosim::oracles {
 
 class ExactlyOnceOutputOracle final : public Oracle {
 public:
+    // `units`: what the reader counts (engine::SinkConfig::output_units), for the message.
     ExactlyOnceOutputOracle(const ReferenceModel& model, std::string sink_vertex, engine::SinkOutputShape shape,
-                            SinkReader reader)
-        : model_(model), sink_vertex_(std::move(sink_vertex)), shape_(shape), reader_(std::move(reader)) {}
+                            SinkReader reader, std::string units = "committed records")
+        : model_(model), sink_vertex_(std::move(sink_vertex)), shape_(shape), reader_(std::move(reader)),
+          units_(std::move(units)) {}
     const char* name() const override { return "exactly_once_output"; }
     Verdict verdict() const override;
     // The run was cut before the job finished, for this reason (see above).
@@ -47,12 +49,12 @@ private:
     Verdict appended_verdict() const;
     // A table of one (key, value) row per key against `expected`; `shape` names it in the message.
     Verdict table_verdict(const std::vector<engine::Record>& expected, const char* shape) const;
-    std::vector<engine::Record> model_key_counts() const;
 
     const ReferenceModel& model_;
     std::string sink_vertex_;
     engine::SinkOutputShape shape_;
     SinkReader reader_;
+    std::string units_;
     std::string run_cut_;
     std::optional<CommittedPrefix> failed_;
 };

@@ -1,6 +1,7 @@
 #include "oracles/output_comparison.h"
 
 #include <algorithm>
+#include <map>
 #include <span>
 
 namespace eosim::oracles {
@@ -35,7 +36,8 @@ private:
 };
 
 // Adds one record's counts (however found) to the result.
-void tally(OutputComparison& result, const RecordCount& count) {
+void tally(OutputComparison& result, const RecordCount& count, std::vector<RecordCount>* differing) {
+    if (differing != nullptr && count.actual != count.expected) differing->push_back(count);
     if (count.actual < count.expected) {
         result.missing_records += count.expected - count.actual;
         if (!result.first_missing) result.first_missing = count;
@@ -49,7 +51,7 @@ void tally(OutputComparison& result, const RecordCount& count) {
 // are equal records, so only the records reported are decoded.
 template <typename Code>
 void merge_codes(std::span<const Code> e, std::span<const Code> a, const RecordMultiset::Packing& packing,
-                 OutputComparison& result) {
+                 OutputComparison& result, std::vector<RecordCount>* differing) {
     if (std::ranges::equal(e, a)) return;  // the same records, as many times each: nothing missing or duplicated
     size_t i = 0, j = 0;
     while (i < e.size() || j < a.size()) {
@@ -57,23 +59,24 @@ void merge_codes(std::span<const Code> e, std::span<const Code> a, const RecordM
         int64_t expected = 0, actual = 0;
         while (i < e.size() && e[i] == code) ++expected, ++i;
         while (j < a.size() && a[j] == code) ++actual, ++j;
-        if (expected != actual) tally(result, RecordCount{packing.decode(code), expected, actual});
+        if (expected != actual) tally(result, RecordCount{packing.decode(code), expected, actual}, differing);
     }
 }
 
 }  // namespace
 
-OutputComparison OutputComparison::of(const RecordMultiset& expected, const RecordMultiset& actual) {
+OutputComparison OutputComparison::of(const RecordMultiset& expected, const RecordMultiset& actual,
+                                      std::vector<RecordCount>* differing) {
     OutputComparison result;
     result.expected_records = static_cast<int64_t>(expected.size());
     result.actual_records = static_cast<int64_t>(actual.size());
     if (expected.packed() && actual.packed() && expected.packing() == actual.packing()) {
         if (!expected.narrow_codes().empty() && !actual.narrow_codes().empty()) {
-            merge_codes(expected.narrow_codes(), actual.narrow_codes(), expected.packing(), result);
+            merge_codes(expected.narrow_codes(), actual.narrow_codes(), expected.packing(), result, differing);
             return result;
         }
         if (!expected.wide_codes().empty() && !actual.wide_codes().empty()) {
-            merge_codes(expected.wide_codes(), actual.wide_codes(), expected.packing(), result);
+            merge_codes(expected.wide_codes(), actual.wide_codes(), expected.packing(), result, differing);
             return result;
         }
     }
@@ -85,9 +88,37 @@ OutputComparison OutputComparison::of(const RecordMultiset& expected, const Reco
         RecordCount count{record, 0, 0};
         while (!e.done() && e.current() == record) ++count.expected, e.advance();
         while (!a.done() && a.current() == record) ++count.actual, a.advance();
-        tally(result, count);
+        tally(result, count, differing);
     }
     return result;
+}
+
+TableComparison TableComparison::of(const std::vector<engine::Record>& expected, const RecordMultiset& shown) {
+    TableComparison c;
+    std::map<int64_t, int64_t> actual;
+    for (size_t i = 0; i < shown.size(); ++i) {
+        const engine::Record r = shown[i];
+        c.repeated_keys += actual.emplace(r.key, r.value).second ? 0 : 1;
+    }
+    for (const engine::Record& e : expected) {
+        auto it = actual.find(e.key);
+        if (it == actual.end()) {
+            c.missing.push_back(RecordCount{e, 1, 0});
+            continue;
+        }
+        if (it->second != e.value) c.wrong.emplace_back(e, it->second);
+        actual.erase(it);
+    }
+    for (const auto& [key, value] : actual) c.extra.push_back(engine::Record{key, value});
+    return c;
+}
+
+std::vector<engine::Record> key_counts(const RecordMultiset& output) {
+    std::map<int64_t, int64_t> counts;
+    for (size_t i = 0; i < output.size(); ++i) ++counts[output[i].key];
+    std::vector<engine::Record> table;
+    for (const auto& [key, count] : counts) table.push_back(engine::Record{key, count});
+    return table;
 }
 
 std::string OutputComparison::describe(const RecordCount& count) {

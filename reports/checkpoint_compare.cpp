@@ -76,13 +76,14 @@ void write_checkpoint_table(std::ostream& out, const std::vector<ScenarioCheckpo
     for (const ScenarioCheckpoints& s : rows) name_width = std::max(name_width, s.scenario.size());
     char line[512];
     auto row = [&](const std::string& name, const std::vector<std::string>& v) {
-        std::snprintf(line, sizeof line, "%-*s  %9s  %6s  %10s %10s  %10s %10s  %10s %10s  %10s  %8s\n", static_cast<int>(name_width),
+        std::snprintf(line, sizeof line, "%-*s %5s %4s %8s %8s %8s %8s %8s %8s %8s %8s\n", static_cast<int>(name_width),
                       name.c_str(), v[0].c_str(), v[1].c_str(), v[2].c_str(), v[3].c_str(), v[4].c_str(), v[5].c_str(), v[6].c_str(),
                       v[7].c_str(), v[8].c_str(), v[9].c_str());
         out << line;
     };
-    out << "checkpoints per scenario (over its runs; failed: expired, declined, subsumed, failed)\n";
-    row("scenario", {"completed", "failed", "dur p50", "dur max", "delay max", "align max", "f.delay", "f.align", "persisted", "restarts"});
+    out << "checkpoints per scenario over its runs (ok: completed; fail: expired, declined, subsumed, failed; delay, align:\n"
+           "their maximum start delay and alignment, f.: of the failed ones; persist: the most channel state persisted)\n";
+    row("scenario", {"ok", "fail", "dur p50", "dur max", "delay", "align", "f.delay", "f.align", "persist", "restarts"});
     for (const ScenarioCheckpoints& s : rows) {
         row(s.scenario, {std::to_string(s.completed), std::to_string(s.failed), ms_text(s.duration_p50_ms), ms_text(s.duration_max_ms),
                          ms_text(s.start_delay_max_ms), ms_text(s.alignment_max_ms),

@@ -70,6 +70,31 @@ void write_checkpoint_summary(std::ostream& out, const scenarios::CheckpointStat
     write_group(out, "failed (expired, declined, subsumed, failed)", summary.failed_summary);
 }
 
+void write_checkpoint_history(std::ostream& out, const std::vector<scenarios::CheckpointStats>& checkpoints) {
+    if (checkpoints.empty()) return;
+    constexpr size_t kShown = 40;
+    out << "checkpoint history  id, deployment, type, status, triggered, end to end, checkpointed, persisted in-flight,\n"
+           "                    start delay and alignment (max), subtasks acknowledged\n";
+    for (size_t i = 0; i < checkpoints.size(); ++i) {
+        if (i == kShown / 2 && checkpoints.size() > kShown) {
+            out << "  ... " << checkpoints.size() - kShown << " more (--json and --html have them all)\n";
+            i = checkpoints.size() - kShown / 2;
+        }
+        const scenarios::CheckpointStats& c = checkpoints[i];
+        const std::string type = c.type + (c.savepoint() ? "" : ", " + c.alignment);
+        char text[256];
+        std::snprintf(text, sizeof text, "  %4lld  %-4s %-20s %-11s %10s %10s %10s %10s %9s %9s %4lld", static_cast<long long>(c.id),
+                      c.deployment.c_str(), type.c_str(), c.status.c_str(), seconds(c.triggered_s).c_str(),
+                      c.duration_ms < 0 ? "-" : ms_text(c.duration_ms).c_str(),
+                      bytes_text(static_cast<double>(c.checkpointed_bytes())).c_str(),
+                      bytes_text(static_cast<double>(c.channel_state_bytes)).c_str(), ms_text(c.max_start_delay_ms).c_str(),
+                      ms_text(c.max_alignment_ms).c_str(), static_cast<long long>(c.acknowledged));
+        out << text;
+        if (!c.failure_reason.empty()) out << "  " << c.failure_reason << ": " << c.failure;
+        out << '\n';
+    }
+}
+
 void write_savepoints(std::ostream& out, const std::vector<scenarios::CheckpointStats>& checkpoints) {
     bool any = false;
     for (const scenarios::CheckpointStats& c : checkpoints) {

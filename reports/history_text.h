@@ -1,7 +1,8 @@
 #pragma once
 // The run's history in the text report of `eosim run` (reports/run_report.h): Flink's checkpoint
 // Summary over the completed and over the failed checkpoints (min, avg, max, p50, p99 of the
-// end-to-end duration, start delay, alignment, checkpointed and persisted bytes), the savepoints
+// end-to-end duration, start delay, alignment, checkpointed and persisted bytes), its History (per
+// checkpoint), the savepoints
 // by name, the deployments (v1, v2, ...), the job's status history and its exceptions with their
 // probable root causes, and back pressure per vertex.
 #include <ostream>
@@ -14,6 +15,8 @@
 namespace eosim::reports {
 
 void write_checkpoint_summary(std::ostream& out, const scenarios::CheckpointStatsSummary& summary);
+// Per checkpoint, as Flink's History tab (the first and last 20 of a long run).
+void write_checkpoint_history(std::ostream& out, const std::vector<scenarios::CheckpointStats>& checkpoints);
 void write_savepoints(std::ostream& out, const std::vector<scenarios::CheckpointStats>& checkpoints);
 void write_deployments(std::ostream& out, const std::vector<scenarios::DeploymentSpan>& deployments);
 void write_status_history(std::ostream& out, const std::vector<scenarios::JobStatusChange>& changes);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "reports/anomaly_report.h"
 #include "reports/run_report.h"
 #include "reports/timeline_model.h"
 #include "reports/checkpoint_compare.h"
@@ -35,6 +36,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 tr.bad td { background: #fff0ee; }
 tr.total td { font-weight: 600; background: #fafafa; }
 .pass { color: #1b7e26; font-weight: 600; }
+.expected { color: #8a5300; font-weight: 600; }
 .fail { color: #b71c1c; font-weight: 600; }
 .error { color: #fff; background: #b71c1c; padding: 0 4px; border-radius: 3px; font-weight: 600; }
 code, pre { font-family: "SFMono-Regular", Consolas, "Liberation Mono", monospace; font-size: 12px; }
@@ -57,8 +59,11 @@ std::string h(const std::string& text) { return xml_escape(text); }
 
 std::string anchor(const RunRecord& r) { return "run-" + run_file_stem(r).substr(5); }
 
-std::string status_badge(RunStatus status) {
-    switch (status) {
+// A run's status in a word; a negative control that met its expectation says what it found
+// instead of PASSED (run_outcome), never in green.
+std::string status_badge(const RunRecord& r) {
+    if (r.status == RunStatus::passed && run_outcome(r) != "PASSED") return "<span class=\"expected\">" + h(run_outcome(r)) + "</span>";
+    switch (r.status) {
         case RunStatus::passed: return "<span class=\"pass\">PASSED</span>";
         case RunStatus::failed: return "<span class=\"fail\">FAILED</span>";
         case RunStatus::error: return "<span class=\"error\">ERROR</span>";
@@ -68,24 +73,26 @@ std::string status_badge(RunStatus status) {
 
 void write_summary(std::ostream& out, const SuiteSummary& summary) {
     out << "<table class=\"summary\">\n<tr><th>scenario</th><th>expect</th><th>seeds</th><th>runs</th><th>passed</th>"
-           "<th>failed</th><th>errors</th><th>expected violations found</th><th>faults planned / fired / without effect</th>"
-           "<th>wall time</th></tr>\n";
+           "<th>failed</th><th>errors</th><th>expected violations found</th><th>result</th>"
+           "<th>faults planned / fired / without effect</th><th>wall time</th></tr>\n";
     for (const ScenarioSummary& s : summary.scenarios) {
-        out << "<tr" << (s.failed > 0 ? " class=\"bad\"" : "") << "><td>" << h(s.scenario) << "</td><td>"
+        const std::string result = scenario_result(s, summary.sometimes_checked);
+        out << "<tr" << (result != "ok" ? " class=\"bad\"" : "") << "><td>" << h(s.scenario) << "</td><td>"
             << h(s.expectation) << "</td><td>" << h(seed_ranges(s.seeds)) << "</td><td class=\"n\">" << s.runs
             << "</td><td class=\"n\">" << s.passed << "</td><td class=\"n\">" << s.failed << "</td><td class=\"n\">"
             << s.errors << "</td><td class=\"n\">" << (s.expects_violation ? std::to_string(s.violations_found) : "-")
-            << "</td><td class=\"n\">" << faults_text(s.faults) << "</td><td class=\"n\">" << fixed(s.wall_seconds, 1)
+            << "</td><td>" << h(result) << "</td><td class=\"n\">" << faults_text(s.faults) << "</td><td class=\"n\">" << fixed(s.wall_seconds, 1)
             << "s</td></tr>\n";
     }
     const ScenarioSummary& t = summary.total;
     out << "<tr class=\"total\"><td>total</td><td></td><td></td><td class=\"n\">" << t.runs << "</td><td class=\"n\">"
         << t.passed << "</td><td class=\"n\">" << t.failed << "</td><td class=\"n\">" << t.errors
-        << "</td><td class=\"n\">" << t.violations_found << "</td><td class=\"n\">" << faults_text(t.faults)
+        << "</td><td class=\"n\">" << t.violations_found << "</td><td></td><td class=\"n\">" << faults_text(t.faults)
         << "</td><td class=\"n\">" << fixed(t.wall_seconds, 1)
         << "s</td></tr>\n</table>\n";
     out << "<p class=\"links\">passed: the run met its scenario's expectation (for a negative control: the expected "
-           "oracle fired, and no other); errors: runs that crashed, hung or ran out of memory; faults: the planned "
+           "oracle fired, and no other, or on a seed that did not reach the bug, none); result: NOT FOUND for a negative "
+           "control whose violation appeared in none of its runs; errors: runs that crashed, hung or ran out of memory; faults: the planned "
            "faults of the runs, those that fired and hit something, and those that fired without effect (the rest "
            "never fired; each run's table says why); wall time: the runs' own wall time, added up.</p>\n";
 }
@@ -161,7 +168,7 @@ void write_failing_table(std::ostream& out, const std::vector<const RunRecord*>&
            "<th>reproduce</th><th>details</th></tr>\n";
     for (const RunRecord* r : failing) {
         out << "<tr><td>" << h(r->scenario) << "</td><td class=\"n\">" << r->seed << "</td><td>"
-            << status_badge(r->status) << "</td><td>" << h(r->reason) << "</td><td><code>" << h(r->reproduce)
+            << status_badge(*r) << "</td><td>" << h(r->reason) << "</td><td><code>" << h(r->reproduce)
             << "</code></td><td>";
         if (drawn.count(r) != 0) out << "<a href=\"#" << h(anchor(*r)) << "\">timeline</a> ";
         if (run_files) out << "<a href=\"" << h(run_file_stem(*r)) << ".json\">JSON</a>";
@@ -176,6 +183,7 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
     out << "<tr><th>outcome</th><td>" << h(r.expectation_message) << "</td></tr>\n";
     out << "<tr><th>job</th><td>" << (r.job_finished ? "finished" : "did not finish") << "</td></tr>\n";
     if (!r.trace_hash.empty()) out << "<tr><th>trace hash</th><td><code>" << h(r.trace_hash) << "</code></td></tr>\n";
+    if (!r.state_hash.empty()) out << "<tr><th>state hash</th><td><code>" << h(r.state_hash) << "</code></td></tr>\n";
     const scenarios::RunFigures& f = r.figures;
     out << "<tr><th>virtual time</th><td>" << fixed(f.virtual_seconds, 3) << " s (" << f.events << " events, "
         << fixed(r.wall_seconds, 3) << " s wall)</td></tr>\n";
@@ -249,11 +257,12 @@ void write_run_tables(std::ostream& out, const RunRecord& r) {
 void write_run_section(std::ostream& out, const RunRecord& r, bool run_files) {
     const char* css = r.status == RunStatus::passed ? "passed" : (r.status == RunStatus::failed ? "failed" : "error");
     out << "<section class=\"run " << css << "\" id=\"" << h(anchor(r)) << "\">\n";
-    out << "<h4>" << h(r.scenario) << ", seed " << r.seed << ": " << status_badge(r.status);
+    out << "<h4>" << h(r.scenario) << ", seed " << r.seed << ": " << status_badge(r);
     if (!r.reason.empty()) out << " " << h(r.reason);
     out << "</h4>\n";
     write_rollbacks_html(out, r.rollbacks);
     write_run_tables(out, r);
+    write_anomalies_html(out, r.anomalies);
     if (r.has_timeline) {
         if (r.timeline_events_cut > 0) {
             out << "<p class=\"cut\">This timeline was thinned: " << r.timeline_events_cut << " of "

@@ -40,6 +40,7 @@ std::string failure_text(const RunRecord& r) {
         }
     }
     if (!r.trace_hash.empty()) out << "trace hash: " << r.trace_hash << '\n';
+    if (!r.state_hash.empty()) out << "state hash: " << r.state_hash << '\n';
     if (!r.stderr_tail.empty()) out << "standard error (end):\n" << r.stderr_tail << (r.stderr_tail.back() == '\n' ? "" : "\n");
     out << "reproduce:  " << r.reproduce << '\n';
     return out.str();

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "oracles/oracle_registry.h"
+#include "reports/anomaly_report.h"
 #include "reports/history_json.h"
 #include "reports/json_fields.h"
 #include "reports/rollbacks_report.h"
@@ -86,6 +87,20 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
 
 }  // namespace
 
+bool expected_violation_found(const RunRecord& r) {
+    if (r.expect.pass || !r.expect.job_failure.empty()) return false;
+    return std::any_of(r.verdicts.begin(), r.verdicts.end(), [&](const scenarios::OracleVerdict& v) {
+        return v.oracle == r.expect.violation && !v.passed;
+    });
+}
+
+std::string run_outcome(const RunRecord& r) {
+    if (r.status != RunStatus::passed) return r.status == RunStatus::failed ? "FAILED" : "ERROR";
+    if (!r.expect.job_failure.empty()) return "JOB FAILED, AS EXPECTED";
+    if (r.expect.pass) return "PASSED";
+    return expected_violation_found(r) ? "VIOLATION FOUND, AS EXPECTED" : "NO VIOLATION ON THIS SEED (ALLOWED)";
+}
+
 const char* to_string(RunStatus status) {
     switch (status) {
         case RunStatus::passed: return "passed";
@@ -166,6 +181,7 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
         }
     }
     r.trace_hash = hex64(result.trace_hash);
+    r.state_hash = hex64(result.state_hash);
     r.job_finished = result.job_finished;
     r.verdicts = result.verdicts;
     r.figures = result.figures;
@@ -199,6 +215,7 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
     r.deployments = result.deployments;
     r.back_pressure = result.back_pressure;
     r.rollbacks = result.rollbacks;
+    r.anomalies = result.anomalies;
     r.reproduce = reproduce;
     r.wall_seconds = result.figures.wall_seconds;
     return r;
@@ -244,6 +261,7 @@ json to_json(const RunRecord& r) {
         {"expectation_met", r.expectation_met},
         {"expectation_message", r.expectation_message},
         {"trace_hash", r.trace_hash},
+        {"state_hash", r.state_hash},
         {"job_finished", r.job_finished},
         {"verdicts", std::move(verdicts)},
         {"figures", to_json(r.figures)},
@@ -255,6 +273,7 @@ json to_json(const RunRecord& r) {
         {"deployments", deployments_to_json(r.deployments)},
         {"back_pressure", back_pressure_to_json(r.back_pressure)},
         {"rollbacks", rollbacks_to_json(r.rollbacks)},
+        {"anomalies", to_json(r.anomalies)},
         {"reproduce", r.reproduce},
         {"wall_seconds", r.wall_seconds},
     };
@@ -386,6 +405,8 @@ void bound_record(RunRecord& r) {
         r.faults.shrink_to_fit();
     }
     if (!r.has_timeline) {  // the history goes with the timeline; the summaries stay
+        std::vector<scenarios::AnomalyGroup>().swap(r.anomalies.groups);
+        std::vector<scenarios::TransactionMargin>().swap(r.anomalies.margins);
         std::vector<scenarios::CheckpointStats>().swap(r.checkpoints);
         std::vector<scenarios::JobStatusChange>().swap(r.status_history);
         std::vector<scenarios::JobException>().swap(r.exceptions);
@@ -421,6 +442,7 @@ RunRecord run_record_from_json(const json& j) {
     r.expectation_met = optional_field<bool>(j, "expectation_met", "", r.status == RunStatus::passed);
     r.expectation_message = optional_field<std::string>(j, "expectation_message", "", "");
     r.trace_hash = optional_field<std::string>(j, "trace_hash", "", "");
+    r.state_hash = optional_field<std::string>(j, "state_hash", "", "");
     r.job_finished = optional_field<bool>(j, "job_finished", "", false);
     if (j.contains("verdicts")) {
         const json& verdicts = j["verdicts"];
@@ -467,6 +489,7 @@ RunRecord run_record_from_json(const json& j) {
     if (j.contains("deployments")) r.deployments = deployments_from_json(j["deployments"], "/deployments");
     if (j.contains("back_pressure")) r.back_pressure = back_pressure_from_json(j["back_pressure"], "/back_pressure");
     if (j.contains("rollbacks")) r.rollbacks = rollbacks_from_json(j["rollbacks"], "/rollbacks");
+    if (j.contains("anomalies")) r.anomalies = anomalies_from_json(j["anomalies"], "/anomalies");
     if (j.contains("timeline")) {
         const json& timeline = j["timeline"];
         if (!timeline.is_array()) throw RecordError("/timeline: expected an array");

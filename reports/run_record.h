@@ -55,6 +55,7 @@ struct RunRecord {
     bool expectation_met = false;
     std::string expectation_message;
     std::string trace_hash;  // 16 hex digits; "" when the run did not complete
+    std::string state_hash;  // the same for what the outside systems hold at the end
     bool job_finished = false;
     std::vector<scenarios::OracleVerdict> verdicts;
     scenarios::RunFigures figures;
@@ -74,6 +75,7 @@ struct RunRecord {
     std::vector<scenarios::DeploymentSpan> deployments;
     std::vector<scenarios::VertexBackPressure> back_pressure;  // per vertex
     std::vector<oracles::Rollback> rollbacks;  // restores older than what an exactly-once sink committed (a warning)
+    scenarios::AnomalyTable anomalies;  // its groups and margins with the timeline; the counts always
     int64_t timeline_events_cut = 0;  // events bound_record left out of the timeline (thin_timeline)
     int64_t timeline_essential_cut = 0;  // of them, essential ones: what they would close is unknown
     int64_t faults_cut = 0;           // fired faults bound_record dropped from the end of `faults`
@@ -81,6 +83,13 @@ struct RunRecord {
     double wall_seconds = 0;     // the worker process from start to exit (suites), else the run's own
     std::string stderr_tail;     // errors only: the end of the worker's standard error
 };
+
+// Whether the oracle a negative control expects fired in this run.
+bool expected_violation_found(const RunRecord& r);
+// The run's outcome in a few words, for a report's header: "PASSED", "FAILED", "ERROR"; for a
+// scenario that expects a violation or a failure and met it, what it found instead of PASSED:
+// "VIOLATION FOUND, AS EXPECTED", "JOB FAILED, AS EXPECTED", or "NO VIOLATION ON THIS SEED (ALLOWED)".
+std::string run_outcome(const RunRecord& r);
 
 // What a suite keeps of a run, whatever the run did (a hung run may print megabytes): text fields
 // (verdict and expectation messages, the fault draw, the reason) cut at kRecordTextMax bytes, the

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "reports/anomaly_report.h"
 #include "reports/history_text.h"
 #include "reports/rollbacks_report.h"
 #include "scenarios/fault_json.h"
@@ -185,9 +186,11 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     if (!result.expectation_message.empty()) out << ": " << result.expectation_message;
     out << '\n';
     write_rollbacks_text(out, result.rollbacks);
-    out << "trace hash  " << hex64(result.trace_hash) << '\n';
+    out << "trace hash  " << hex64(result.trace_hash) << "  state hash  " << hex64(result.state_hash) << '\n';
+    write_anomalies(out, result.anomalies);
     write_figures(out, result.figures);
     write_checkpoint_summary(out, result.checkpoint_summary);
+    write_checkpoint_history(out, result.checkpoints);
     write_savepoints(out, result.checkpoints);
     write_deployments(out, result.deployments);
     write_status_history(out, result.status_history);
@@ -363,6 +366,7 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
         {"scenario", result.scenario},
         {"seed", result.seed},
         {"trace_hash", hex64(result.trace_hash)},
+        {"state_hash", hex64(result.state_hash)},
         {"job_finished", result.job_finished},
         {"verdicts", std::move(verdicts)},
         {"expectation_met", result.expectation_met},
@@ -375,6 +379,7 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
         {"deployments", deployments_to_json(result.deployments)},
         {"back_pressure", back_pressure_to_json(result.back_pressure)},
         {"rollbacks", rollbacks_to_json(result.rollbacks)},
+        {"anomalies", to_json(result.anomalies)},
         {"faults", std::move(faults)},
         {"fault_accounts", fault_accounts_to_json(result.fault_accounts)},
         {"timeline", std::move(timeline)},

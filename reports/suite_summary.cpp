@@ -10,13 +10,6 @@ namespace eosim::reports {
 
 namespace {
 
-bool expected_violation_found(const RunRecord& r) {
-    if (r.expect.pass) return false;
-    return std::any_of(r.verdicts.begin(), r.verdicts.end(), [&](const scenarios::OracleVerdict& v) {
-        return v.oracle == r.expect.violation && !v.passed;
-    });
-}
-
 void add(ScenarioSummary& s, const RunRecord& r) {
     s.seeds.push_back(r.seed);
     ++s.runs;
@@ -49,6 +42,24 @@ std::string faults_text(const scenarios::FaultTally& t) {
     return std::to_string(t.planned) + "/" + std::to_string(t.fired) + "/" + std::to_string(t.without_effect);
 }
 
+std::string scenario_result(const ScenarioSummary& s, bool sometimes_checked) {
+    if (s.failed > 0) return "FAILED";
+    const bool violation_missing = s.expects_violation && s.violations_found == 0 && s.runs > 0;
+    if (violation_missing) return sometimes_checked ? "NOT FOUND" : "none yet";
+    if (!s.sometimes_missing.empty()) return "MISSING";
+    return "ok";
+}
+
+std::string short_expectation(const scenarios::Expectation& expect) {
+    if (!expect.job_failure.empty()) {
+        constexpr size_t kShown = 16;
+        const std::string& text = expect.job_failure;
+        return "job fails: \"" + (text.size() <= kShown ? text : text.substr(0, kShown) + "...") + "\"";
+    }
+    if (expect.pass) return "pass";
+    return (expect.every_seed ? "violates " : "may violate ") + expect.violation;
+}
+
 bool SuiteSummary::all_met() const {
     if (total.failed != 0) return false;
     return std::all_of(scenarios.begin(), scenarios.end(),
@@ -63,6 +74,7 @@ SuiteSummary summarize(const std::vector<RunRecord>& records,
         if (s.runs == 0) {
             s.scenario = r.scenario;
             s.expectation = describe_expectation(r.expect);
+            s.short_expectation = reports::short_expectation(r.expect);
             s.expects_violation = !r.expect.pass;
         }
         add(s, r);
@@ -114,37 +126,60 @@ std::string seed_ranges(const std::vector<uint64_t>& seeds, size_t max_ranges) {
     return out;
 }
 
+namespace {
+
+// The seeds every row ran, when they are the same for every row (then said once above the table
+// instead of in a column); "" when they differ.
+std::string shared_seeds(const SuiteSummary& summary) {
+    if (summary.scenarios.empty()) return "";
+    const std::vector<uint64_t>& first = summary.scenarios.front().seeds;
+    for (const ScenarioSummary& s : summary.scenarios) {
+        if (s.seeds != first) return "";
+    }
+    return seed_ranges(first);
+}
+
+}  // namespace
+
 void write_summary_table(std::ostream& out, const SuiteSummary& summary) {
-    size_t name_width = 8;
-    size_t expect_width = 6;
-    size_t seeds_width = 5;
+    const std::string seeds_once = shared_seeds(summary);
+    size_t name_width = 8, expect_width = 6, seeds_width = 5, faults_width = 6;
     for (const ScenarioSummary& s : summary.scenarios) {
         name_width = std::max(name_width, s.scenario.size());
-        expect_width = std::max(expect_width, s.expectation.size());
+        expect_width = std::max(expect_width, s.short_expectation.size());
         seeds_width = std::max(seeds_width, seed_ranges(s.seeds).size());
+        faults_width = std::max(faults_width, faults_text(s.faults).size());
+    }
+    faults_width = std::max(faults_width, faults_text(summary.total.faults).size());
+    if (!seeds_once.empty()) {
+        seeds_width = 0;
+        out << "seeds " << seeds_once << " for every scenario\n";
     }
     char line[512];
-    auto row = [&](const std::string& name, const std::string& expect, const std::string& seeds,
-                   const std::string& runs, const std::string& passed, const std::string& failed,
-                   const std::string& errors, const std::string& found, const std::string& faults, const std::string& wall) {
-        std::snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %6s  %6s  %6s  %6s  %10s  %16s  %8s\n",
-                      static_cast<int>(name_width), name.c_str(), static_cast<int>(expect_width), expect.c_str(),
-                      static_cast<int>(seeds_width), seeds.c_str(), runs.c_str(), passed.c_str(), failed.c_str(),
-                      errors.c_str(), found.c_str(), faults.c_str(), wall.c_str());
+    auto row = [&](const std::string& name, const std::string& expect, const std::string& seeds, const std::string& met,
+                   const std::string& errors, const std::string& found, const std::string& result,
+                   const std::string& faults, const std::string& wall) {
+        const std::string seeds_cell = seeds_width == 0 ? "" : seeds + std::string(seeds_width - std::min(seeds_width, seeds.size()) + 2, ' ');
+        std::snprintf(line, sizeof line, "%-*s  %-*s  %s%9s %3s %5s  %-9s %*s %6s\n", static_cast<int>(name_width), name.c_str(),
+                      static_cast<int>(expect_width), expect.c_str(), seeds_cell.c_str(), met.c_str(), errors.c_str(),
+                      found.c_str(), result.c_str(), static_cast<int>(faults_width), faults.c_str(), wall.c_str());
         out << line;
     };
-    row("scenario", "expect", "seeds", "runs", "passed", "failed", "errors", "violations", "faults p/f/noeff", "wall");
+    auto met = [](const ScenarioSummary& s) { return std::to_string(s.passed) + "/" + std::to_string(s.runs); };
+    row("scenario", "expect", "seeds", "met/runs", "err", "found", "result", "faults", "wall");
     for (const ScenarioSummary& s : summary.scenarios) {
-        row(s.scenario, s.expectation, seed_ranges(s.seeds), std::to_string(s.runs), std::to_string(s.passed),
-            std::to_string(s.failed), std::to_string(s.errors),
-            s.expects_violation ? std::to_string(s.violations_found) : "-", faults_text(s.faults), wall_text(s.wall_seconds));
+        row(s.scenario, s.short_expectation, seed_ranges(s.seeds), met(s), std::to_string(s.errors),
+            s.expects_violation ? std::to_string(s.violations_found) : "-", scenario_result(s, summary.sometimes_checked),
+            faults_text(s.faults), wall_text(s.wall_seconds));
     }
     const ScenarioSummary& t = summary.total;
-    row("total", "", "", std::to_string(t.runs), std::to_string(t.passed), std::to_string(t.failed),
-        std::to_string(t.errors), std::to_string(t.violations_found), faults_text(t.faults), wall_text(t.wall_seconds));
-    out << "(passed: the run met its scenario's expectation; violations: runs of a negative control in which the\n"
-           " expected oracle fired; errors: runs that crashed, hung or ran out of memory; faults: planned faults over\n"
-           " the runs / fired with an effect / fired without effect (the rest never fired: `eosim run` says why);\n"
+    row("total", "", "", met(t), std::to_string(t.errors), std::to_string(t.violations_found),
+        summary.all_met() ? "ok" : (t.failed > 0 ? "FAILED" : "MISSING"), faults_text(t.faults), wall_text(t.wall_seconds));
+    out << "(met/runs: runs that met the scenario's expectation; err: runs that crashed, hung or ran out of memory;\n"
+           " found: runs of a negative control in which the expected oracle fired; result: ok, FAILED (a run did not\n"
+           " meet its expectation), NOT FOUND (a negative control whose violation appeared in no run: each run may\n"
+           " pass alone, the scenario does not), MISSING (an expected coverage combination never happened); faults:\n"
+           " planned/fired with an effect/without effect over the runs (`eosim run` says why the rest never fired);\n"
            " wall: the runs' own wall time)\n";
     bool any_sometimes = false;
     for (const ScenarioSummary& s : summary.scenarios) {
@@ -185,7 +220,10 @@ nlohmann::json to_json(const SuiteSummary& summary) {
         return j;
     };
     nlohmann::json rows = nlohmann::json::array();
-    for (const ScenarioSummary& s : summary.scenarios) rows.push_back(row(s));
+    for (const ScenarioSummary& s : summary.scenarios) {
+        rows.push_back(row(s));
+        rows.back()["result"] = scenario_result(s, summary.sometimes_checked);
+    }
     nlohmann::json total = row(summary.total);
     total["violations_found"] = summary.total.violations_found;
     return {{"scenarios", std::move(rows)},

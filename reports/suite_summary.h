@@ -19,6 +19,7 @@ namespace eosim::reports {
 struct ScenarioSummary {
     std::string scenario;
     std::string expectation;      // "pass" or "violation of <oracle>" ("" in the total)
+    std::string short_expectation;  // the same for the text table (short_expectation)
     std::vector<uint64_t> seeds;  // sorted
     int64_t runs = 0;
     int64_t passed = 0;              // expectation met
@@ -55,6 +56,17 @@ std::string seed_ranges(const std::vector<uint64_t>& sorted_seeds, size_t max_ra
 
 // The faults column: "planned/fired/without effect" over the runs, e.g. "60/52/5" ("-" for none).
 std::string faults_text(const scenarios::FaultTally& tally);
+
+// What a scenario's row amounts to, in a word: "ok"; "FAILED" (some run did not meet its
+// expectation); "NOT FOUND" (a negative control whose violation appeared in none of its runs,
+// though each run alone may pass); "MISSING" (a coverage combination it expects sometimes never
+// happened); "none yet" (a negative control's violation not found in a shard, which another
+// shard's seeds may find: `sometimes_checked` false).
+std::string scenario_result(const ScenarioSummary& s, bool sometimes_checked);
+
+// The expectation as the suite table shows it, at most ~32 columns: "pass", "violates <oracle>"
+// (every seed), "may violate <oracle>" (some seeds), "job fails: \"<text...>\"".
+std::string short_expectation(const scenarios::Expectation& expect);
 
 // The table printed at the end of a suite.
 void write_summary_table(std::ostream& out, const SuiteSummary& summary);

@@ -75,6 +75,7 @@ public:
         f.commit_outcomes_unknown = static_cast<int64_t>(stats.commit_outcomes_unknown);
         f.fenced_writes = static_cast<int64_t>(stats.fenced_writes);
     }
+    uint64_t content_digest() const override { return kafka_.content_digest(); }
     void add_effect_probes(EffectProbes& p, std::map<std::string, std::function<uint64_t()>>&) const override {
         p.kafka_refused_calls = [this] { return kafka_.calls_refused_by_fault(); };
         p.kafka_commit_errors = [this] { return kafka_.stats().commit_errors; };
@@ -94,6 +95,7 @@ public:
     void expose(engine::OutsideSystems& systems) override { systems.append_store = &store_; }
     void add_fault_hooks(sim::OutsideFaults&) override {}
     void add_figures(RunFigures&) const override {}
+    uint64_t content_digest() const override { return store_.content_digest(); }
     void add_effect_probes(EffectProbes&, std::map<std::string, std::function<uint64_t()>>&) const override {}
 
 private:
@@ -114,6 +116,7 @@ public:
         f.outside_calls_failed += static_cast<int64_t>(stats.failed_calls);
         f.absorbed_duplicates += static_cast<int64_t>(stats.absorbed_duplicates);
     }
+    uint64_t content_digest() const override { return model_->content_digest(); }
     void add_effect_probes(EffectProbes&, std::map<std::string, std::function<uint64_t()>>& failed_calls) const override {
         failed_calls[name_] = [this] { return model_->stats().failed_calls; };
     }
@@ -148,6 +151,7 @@ public:
         f.outside_calls_failed += static_cast<int64_t>(stats.failed_calls);
         f.absorbed_duplicates += static_cast<int64_t>(stats.unchanged_writes);
     }
+    uint64_t content_digest() const override { return database_->content_digest(); }
     void add_effect_probes(EffectProbes&, std::map<std::string, std::function<uint64_t()>>& failed_calls) const override {
         failed_calls[name_] = [this] { return database_->stats().failed_calls; };
     }
@@ -168,6 +172,7 @@ public:
     void expose(engine::OutsideSystems& systems) override { systems.coordination = &service_; }
     void add_fault_hooks(sim::OutsideFaults& hooks) override { hooks.systems.emplace("coordination", &service_); }
     void add_figures(RunFigures& f) const override { f.sessions_expired = static_cast<int64_t>(service_.stats().sessions_expired); }
+    uint64_t content_digest() const override { return service_.content_digest(); }
     void add_effect_probes(EffectProbes&, std::map<std::string, std::function<uint64_t()>>& failed_calls) const override {
         failed_calls["coordination"] = [this] { return service_.stats().refused_by_fault; };
     }
@@ -322,6 +327,12 @@ oracles::RecordMultiset RunOutsideSystems::committed_content(const engine::SinkC
 
 void RunOutsideSystems::add_figures(RunFigures& figures) const {
     for (const auto& system : built_) system->add_figures(figures);
+}
+
+uint64_t RunOutsideSystems::state_hash() const {
+    uint64_t hash = 0x452821e638d01377ULL;
+    for (const auto& system : built_) hash = sim::digest_mix(hash, system->content_digest());
+    return hash;
 }
 
 EffectProbes RunOutsideSystems::effect_probes() const {

@@ -63,6 +63,8 @@ public:
         return std::nullopt;
     }
     virtual void add_figures(RunFigures& figures) const = 0;
+    // A digest of what it holds now (its model's content_digest): folded into the run's state hash.
+    virtual uint64_t content_digest() const = 0;
     // For the fault accounting (scenarios/fault_accounting.h): the counters that tell whether a
     // fault aimed at this system hit a call -- Kafka's own probes, or its calls failed by a fault
     // under its name in `failed_calls`.
@@ -106,6 +108,9 @@ public:
     // What a committed reader sees of `sink` (read by the system that holds it, or read_output).
     oracles::RecordMultiset committed_content(const engine::SinkConfig& sink) const;
     void add_figures(RunFigures& figures) const;
+    // What every system holds now, as one hash (each system's content_digest, in registration
+    // order): the run's state hash, reported and checked beside the trace hash.
+    uint64_t state_hash() const;
     // Every system's effect probes; `probes.load_of` is the caller's to set.
     EffectProbes effect_probes() const;
 

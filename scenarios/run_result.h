@@ -10,6 +10,7 @@
 
 #include "engine/runtime/run_observer.h"
 #include "oracles/rollback_detector.h"
+#include "scenarios/anomalies.h"
 #include "scenarios/checkpoint_stats.h"
 #include "scenarios/fault_accounting.h"
 #include "scenarios/job_history.h"
@@ -125,6 +126,9 @@ struct RunResult {
     std::string scenario;
     uint64_t seed = 0;
     uint64_t trace_hash = 0;
+    // What the outside systems hold at the end (RunOutsideSystems::state_hash): Kafka's topics,
+    // the stores, the databases. Checked beside the trace hash by --check-determinism and the golden file.
+    uint64_t state_hash = 0;
     bool job_finished = false;
     // Why the run stopped before the job finished or failed ("" when it did either): the
     // time_limit, the event limit, or a hung run cut early once the liveness bound had passed with
@@ -154,6 +158,9 @@ struct RunResult {
     // Restores older than what an exactly-once sink already committed (oracles/rollback_detector.h):
     // a warning in every report; a failure only where the scenario lists `no_rollbacks`.
     std::vector<oracles::Rollback> rollbacks;
+    // Lost and duplicated records grouped by sink, transaction and checkpoint, and the Kafka
+    // transactions' timeout margins (scenarios/anomalies.h).
+    AnomalyTable anomalies;
 };
 
 struct RunOptions {

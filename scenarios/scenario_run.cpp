@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "scenarios/deployment_run.h"
+#include "scenarios/run/anomaly_table.h"
 #include "scenarios/run/judge.h"
 #include "scenarios/run/observers.h"
 #include "scenarios/run/planned_faults.h"
@@ -50,6 +51,7 @@ RunResult run_scenario(const Scenario& given, const RunOptions& options) {
     if (drawn) result.deployments_drawn = describe_deployments(scenario);
     result.cut = run_to_end(scenario, options, run, deployments, faults, observers, oracles);
     result.trace_hash = run.world.trace().hash();
+    result.state_hash = run.outside.state_hash();
     result.job_finished = deployments.current().finished();
     // 6. Judge the verdicts against the expectation; 7. the figures.
     result.verdicts = oracles.verdicts();
@@ -58,6 +60,8 @@ RunResult run_scenario(const Scenario& given, const RunOptions& options) {
     account_faults(scenario, options, faults.accounts(run_end_text(deployments.current(), result.cut)), result);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     gather_figures(FigureSources{run, deployments, faults, observers, oracles, wall}, result);
+    // 8. The anomaly table: lost and duplicated records by transaction, the transactions' margins.
+    find_anomalies(AnomalySources{run.model, oracles.judged_sinks(), run.outside.systems().kafka, run.world.now()}, result);
     return result;
 }
 

@@ -571,8 +571,9 @@ void CheckpointCoordinator::notify_aborted(int64_t checkpoint_id) {
 
 void CheckpointCoordinator::count_failure(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
     if (!running_ || !failures_.failure(checkpoint_id, reason)) return;
-    fail_job_("more than " + std::to_string(config_.tolerable_failures) + " consecutive failed checkpoints (last: " +
-              to_string(reason) + ": " + detail + ")");
+    // Flink's CheckpointFailureManager's text, so that a Flink user's job_failure matches.
+    fail_job_(std::string("Exceeded checkpoint tolerable failure threshold. The latest checkpoint failed due to ") + to_string(reason) +
+              ": " + detail + " (more than " + std::to_string(config_.tolerable_failures) + " consecutive failed checkpoints)");
 }
 
 // ---- storage ------------------------------------------------------------------------------------

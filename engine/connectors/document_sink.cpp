@@ -101,6 +101,7 @@ public:
     SinkOutputShape output_shape() const override {
         return options_.id == DocumentIdMode::key_versioned ? SinkOutputShape::keyed_table : SinkOutputShape::appended;
     }
+    std::string output_units() const override { return "documents in index \"" + options_.index + "\""; }
     std::vector<Record> read_output(const OutsideSystems& systems) const override {
         std::vector<Record> out;
         for (const external::Document& doc : systems.documents->documents(options_.index)) {

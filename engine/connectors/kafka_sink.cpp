@@ -21,6 +21,17 @@ KafkaSink::KafkaSink(const KafkaSinkOptions& options, SinkContext& context, sim:
       partitions_(kafka.partitions(options.topic)),
       client_(kafka, options.topic, options.idempotence) {}
 
+namespace {
+
+// An error as the sink reports it: Kafka's exception text where a Flink user greps for it.
+std::string kafka_error_text(KafkaError error) {
+    if (error != KafkaError::invalid_transaction_timeout) return to_string(error);
+    return "InvalidTxnTimeoutException: The transaction timeout is larger than the maximum value allowed by the broker "
+           "(as configured by transaction.max.timeout.ms)";
+}
+
+}  // namespace
+
 std::string KafkaSink::transactional_id(int64_t checkpoint_id) const {
     return options_.transactional_id_prefix + "-" + std::to_string(context_.subtask()) + "-" + std::to_string(checkpoint_id);
 }
@@ -106,8 +117,9 @@ bool KafkaSink::abort_lingering(int32_t subtask, int64_t restored_checkpoint_id,
         if (!id.starts_with(own) || !all_digits(std::string_view(id).substr(own.size()))) continue;
         if (std::stoll(id.substr(own.size())) <= restored_checkpoint_id) continue;  // a restored state's: committed from there
         ProducerHandle fencing;  // init_transactions fences the old producer and aborts its transaction
-        if (const KafkaError error = kafka_.init_transactions(context_.node(), id, &fencing); error != KafkaError::none) {
-            context_.fail(std::string("cannot abort lingering transaction ") + id + ": " + to_string(error));
+        if (const KafkaError error = kafka_.init_transactions(context_.node(), id, &fencing, options_.transaction_timeout);
+            error != KafkaError::none) {
+            context_.fail(std::string("cannot abort lingering transaction ") + id + ": " + kafka_error_text(error));
             return false;
         }
         context_.observer().transaction_event(context_.world().now(), id, "aborted-lingering");
@@ -137,10 +149,11 @@ void KafkaSink::abort_open_transaction() {
 }
 
 bool KafkaSink::begin_transaction(int64_t checkpoint_id) {
-    KafkaError error = kafka_.init_transactions(context_.node(), transactional_id(checkpoint_id), &current_);
+    KafkaError error =
+        kafka_.init_transactions(context_.node(), transactional_id(checkpoint_id), &current_, options_.transaction_timeout);
     if (error == KafkaError::none) error = kafka_.begin(context_.node(), current_);
     if (error != KafkaError::none) {
-        context_.fail(std::string("cannot begin transaction ") + transactional_id(checkpoint_id) + ": " + to_string(error));
+        context_.fail(std::string("cannot begin transaction ") + transactional_id(checkpoint_id) + ": " + kafka_error_text(error));
         return false;
     }
     client_.use(current_);
@@ -269,6 +282,9 @@ std::shared_ptr<const SinkConfig> configure_kafka_sink(SinkOptions& options, con
         options.choice("guarantee", {"none", "at_least_once", "exactly_once"}, 2));
     o.transactional_id_prefix = options.string("transactional_id_prefix", vertex_id);
     o.idempotence = options.boolean("idempotence", true);
+    if (options.has("transaction_timeout_ms")) {
+        o.transaction_timeout = sim::Duration::millis(options.integer("transaction_timeout_ms", 0, 1, int64_t{1} << 40));
+    }
     if (!o.idempotence && o.guarantee == DeliveryGuarantee::exactly_once) {
         options.fail("idempotence", "expected true with guarantee exactly_once (Kafka transactions need enable.idempotence), found false");
     }

@@ -36,8 +36,13 @@
 // reads), "guarantee" ("none" | "at_least_once" | "exactly_once", default exactly_once),
 // "transactional_id_prefix" (default: the vertex id; unique among every job writing to the cluster:
 // the restore aborts every ongoing transaction of `prefix-subtask-N`), "idempotence" (default true;
-// false only with at_least_once or none, as Kafka refuses transactions without it).
+// false only with at_least_once or none, as Kafka refuses transactions without it),
+// "transaction_timeout_ms" (the producer's transaction.timeout.ms, Flink's knob in the sink's
+// producer properties; default: the broker's maximum, world.kafka.transaction_timeout, which is
+// Kafka's transaction.max.timeout.ms; above it the broker refuses the producer, as Kafka answers
+// InvalidTxnTimeout, and every attempt's sink fails).
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +62,7 @@ struct KafkaSinkOptions {
     // answer was lost is not written twice. Only at_least_once and none may turn it off (a
     // negative control: duplicates without any failover).
     bool idempotence = true;
+    std::optional<sim::Duration> transaction_timeout = std::nullopt;  // transaction.timeout.ms; none: the broker's maximum
 };
 
 // The configured sink kind (what a scenario's "options" become); tests make one directly.

@@ -42,6 +42,9 @@ public:
     virtual std::unique_ptr<Sink> make(SinkContext& context, const OutsideSystems& systems,
                                        const RuntimeConfig& runtime) const = 0;
     virtual SinkOutputShape output_shape() const { return SinkOutputShape::appended; }
+    // What a reader of an appended output counts, in the oracles' messages ("17000 committed
+    // records, 17000 expected"): e.g. "documents in index \"output\"" for a document index.
+    virtual std::string output_units() const { return "committed records"; }
     // What a reader of the outside system sees now (committed data only), in any order; for a
     // keyed table one record (key, value) per key.
     virtual std::vector<Record> read_output(const OutsideSystems& systems) const = 0;

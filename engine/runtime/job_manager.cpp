@@ -436,9 +436,14 @@ void JobManager::failover(const std::string& reason) {
     if (!attempt_is_restart_ || phase_ == Phase::running) ++engine_.stats().restarts;
     if (++engine_.stats().failovers > strategy.max_attempts) {
         phase_ = Phase::failed;
-        engine_.set_failure("restart strategy exhausted; last failure: " + reason);
+        // Flink's text (a JobException from its ExecutionFailureHandler), so that a Flink user's job_failure matches.
+        const std::string failure = "Recovery is suppressed by FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=" +
+                                    std::to_string(strategy.max_attempts) + ", backoffTimeMS=" +
+                                    std::to_string(strategy.delay.millis_count()) +
+                                    "): restart strategy exhausted; last failure: " + reason;
+        engine_.set_failure(failure);
         engine_.mark_failed();
-        engine_.observer().job_failed(engine_.world().now(), "restart strategy exhausted; last failure: " + reason);
+        engine_.observer().job_failed(engine_.world().now(), failure);
         return;
     }
     ++attempt_;

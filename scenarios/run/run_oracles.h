@@ -30,6 +30,8 @@ public:
     bool ends_hung_runs() const { return ends_hung_runs_; }
     // What a committed reader sees of the job's first sink.
     oracles::RecordMultiset first_sink_content() const { return judged_.front().reader(); }
+    // Every sink the output oracles judge, with its committed reader (read once, shared).
+    const std::vector<oracles::JudgedSink>& judged_sinks() const { return judged_; }
     // Every oracle's verdict, in the scenario's order.
     std::vector<OracleVerdict> verdicts() const;
 

@@ -38,6 +38,9 @@ public:
 
     // Narrow view for oracles and tests: every record ever appended, in append order.
     const std::vector<KafkaRecord>& records() const { return records_; }
+    // A digest of what it holds at the end (sim/external/content_digest.cpp): equal contents, equal
+    // digests; folded into a run's state hash beside its trace hash.
+    uint64_t content_digest() const;
     uint64_t failed_appends() const { return failed_appends_; }
 
 private:

@@ -122,6 +122,8 @@ public:
     const std::map<std::string, CoordinationNode>& nodes() const { return nodes_; }
     bool session_alive(SessionId session) const { return sessions_.contains(session); }
     const CoordinationStats& stats() const { return stats_; }
+    // A digest of the nodes it holds (sim/external/content_digest.cpp).
+    uint64_t content_digest() const;
 
 private:
     struct Session {

@@ -158,6 +158,9 @@ public:
 
     // ---- narrow views for oracles, the workload and tests (no caller, no faults) ----
     const std::map<int64_t, Row>& table_contents(const std::string& table) const;
+    // A digest of what it holds at the end (sim/external/content_digest.cpp): equal contents, equal
+    // digests; folded into a run's state hash beside its trace hash.
+    uint64_t content_digest() const;
     size_t open_transaction_count() const { return open_.size(); }  // begun, neither committed nor rolled back
     // Every event ever committed, purged or not (the harness's record, not the database's).
     const std::vector<BinlogEvent>& history() const { return history_; }

@@ -116,6 +116,9 @@ public:
     std::vector<Document> documents(const std::string& index) const;  // sorted by id; empty if no index
     uint64_t generated_ids() const { return next_generated_id_ - 1; }
     uint64_t rejected_items() const { return rejected_items_; }
+    // A digest of what it holds at the end (sim/external/content_digest.cpp): equal contents, equal
+    // digests; folded into a run's state hash beside its trace hash.
+    uint64_t content_digest() const;
 
 private:
     using Index = std::map<std::string, Document>;

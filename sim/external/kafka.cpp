@@ -25,6 +25,7 @@ const char* to_string(KafkaError error) {
         case KafkaError::request_timeout: return "request_timeout";
         case KafkaError::out_of_order_sequence: return "out_of_order_sequence";
         case KafkaError::transaction_abortable: return "transaction_abortable";
+        case KafkaError::invalid_transaction_timeout: return "invalid_transaction_timeout";
     }
     return "unknown";
 }
@@ -119,12 +120,15 @@ std::vector<KafkaCluster::Partition>* KafkaCluster::partitions_for(const std::st
 }
 
 KafkaError KafkaCluster::init_transactions(NodeId caller, const std::string& transactional_id,
-                                           ProducerHandle* handle) {
+                                           ProducerHandle* handle, std::optional<Duration> transaction_timeout) {
     assert(handle != nullptr);
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
+    if (transaction_timeout && *transaction_timeout > options_.transaction_timeout) {
+        return KafkaError::invalid_transaction_timeout;  // checked before the id is touched, as Kafka does
+    }
     auto it = producers_.find(transactional_id);
     if (it == producers_.end()) {
-        it = producers_.emplace(transactional_id, Producer{next_producer_id_++, 0, std::nullopt, {}}).first;
+        it = producers_.emplace(transactional_id, Producer{next_producer_id_++, 0, std::nullopt, {}, std::nullopt}).first;
     } else {
         Producer& producer = it->second;
         // With fencing on, the broker aborts the previous incarnation's open transaction. With
@@ -135,6 +139,7 @@ KafkaError KafkaCluster::init_transactions(NodeId caller, const std::string& tra
         }
         ++producer.epoch;
     }
+    it->second.transaction_timeout = transaction_timeout;
     *handle = ProducerHandle{transactional_id, it->second.producer_id, it->second.epoch};
     return KafkaError::none;
 }
@@ -200,6 +205,7 @@ KafkaError KafkaCluster::begin(NodeId caller, const ProducerHandle& producer) {
     txn.epoch = producer.epoch;
     txn.state = TxnState::open;
     txn.started = scheduler_.now();
+    txn.timeout = state->transaction_timeout.value_or(options_.transaction_timeout);
     // No timer yet: beginTransaction is client-side in Kafka; the coordinator's timer starts with
     // the first partition added (note_batch), and an empty transaction never expires.
     state->latest_transaction[producer.epoch] = index;
@@ -213,7 +219,7 @@ void KafkaCluster::start_timeout(int64_t transaction) {
     // Owned by the world, not the broker node: the coordinator's transaction log is durable, so
     // a broker crash must not lose the timeout (it would leave the transaction open forever).
     txn.timeout_timer = scheduler_.schedule(
-        options_.transaction_timeout, kNoNode, kTransactionTimeout,
+        txn.timeout, kNoNode, kTransactionTimeout,
         digest_mix(digest_of(txn.transactional_id), static_cast<uint64_t>(transaction)),
         [this, transaction] { on_transaction_timeout(transaction); });
 }
@@ -222,6 +228,7 @@ void KafkaCluster::on_transaction_timeout(int64_t transaction) {
     Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
     txn.timeout_timer = TimerId{};
     if (txn.state != TxnState::open) return;
+    txn.expired = true;
     abort_and_fence(transaction);
 }
 
@@ -688,7 +695,8 @@ size_t KafkaCluster::committed_count(const std::string& topic) const {
 
 TransactionView KafkaCluster::transaction_view(int64_t transaction) const {
     const Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
-    TransactionView view{txn.transactional_id, txn.state, txn.started, txn.first_record, txn.ended, {}, txn.records};
+    TransactionView view{txn.transactional_id, txn.state, txn.started, txn.first_record, txn.ended, {}, txn.records,
+                         txn.timeout, txn.expired};
     for (const auto& [where, first_offset] : txn.first_offsets) view.partitions.push_back(where);
     return view;
 }

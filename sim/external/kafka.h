@@ -13,7 +13,10 @@
 // - the broker aborts a transaction that stays *ongoing* longer than the transaction timeout,
 //   counted from its first partition added (AddPartitionsToTxn; begin is client-side, so an empty
 //   transaction never expires), and bumps the epoch as it does so (Kafka's "fence producer
-//   epoch"): the old producer is fenced, the next init_transactions of the id gives epoch + 2;
+//   epoch"): the old producer is fenced, the next init_transactions of the id gives epoch + 2.
+//   The timeout is the producer's transaction.timeout.ms (init_transactions), at most the broker's
+//   transaction.max.timeout.ms (KafkaOptions::transaction_timeout, also the timeout of a producer
+//   that asks for none); a producer asking for more is refused (INVALID_TRANSACTION_TIMEOUT);
 // - idempotent-producer sequence numbers per (producer id, partition): a batch already written
 //   (one of the last five) is acknowledged again without being appended (a retried send), a batch
 //   with a gap answers out_of_order_sequence, and so does a batch of an epoch never issued that
@@ -79,6 +82,7 @@ enum class KafkaError : uint8_t {
     request_timeout,              // no answer in time; the request may or may not have been applied: retriable
     out_of_order_sequence,        // OUT_OF_ORDER_SEQUENCE_NUMBER: a gap in the batch's sequence numbers
     transaction_abortable,        // an earlier send of this transaction failed: only abort is allowed
+    invalid_transaction_timeout,  // INVALID_TRANSACTION_TIMEOUT: the producer's timeout is above the broker's maximum
 };
 const char* to_string(KafkaError error);
 // The errors after which a caller retries the same request (Kafka's RetriableException family).
@@ -97,6 +101,8 @@ struct ProducerHandle {
 
 // Fault and behaviour knobs. Every default means "correct Kafka, no fault".
 struct KafkaOptions {
+    // The broker's transaction.max.timeout.ms: the largest transaction timeout a producer may ask
+    // for, and the timeout of a producer that asks for none.
     Duration transaction_timeout = Duration::seconds(60);
     bool fencing = true;                      // false: a negative control, never in a passing scenario
     bool read_committed_ignores_lso = false;  // true: a negative control for the visibility oracle
@@ -122,6 +128,8 @@ struct TransactionView {
     Time ended = Time::never();         // when it was committed or aborted; never while open
     std::vector<std::pair<std::string, int32_t>> partitions;  // (topic, partition) it holds records on
     int64_t records = 0;  // records written in it (a retried batch the broker acknowledged as a duplicate once)
+    Duration timeout;      // its producer's transaction timeout
+    bool expired = false;  // the broker aborted it at its timeout
 };
 
 struct KafkaStats {
@@ -155,7 +163,10 @@ public:
 
     // Fences older producers of the id, aborts their open transaction, returns the new handle.
     // `handle->epoch == 0` tells the id was never used before (how lingering transactions are probed).
-    KafkaError init_transactions(NodeId caller, const std::string& transactional_id, ProducerHandle* handle);
+    // `transaction_timeout`: the producer's transaction.timeout.ms (none: the broker's maximum), for
+    // the transactions it begins from then on; above the maximum: invalid_transaction_timeout.
+    KafkaError init_transactions(NodeId caller, const std::string& transactional_id, ProducerHandle* handle,
+                                 std::optional<Duration> transaction_timeout = std::nullopt);
     // ListTransactions (KIP-664) filtered to the Ongoing state, with the filter on the id's prefix
     // applied here (as a client does with the answer): the transactional ids whose current producer
     // has an open transaction and that start with `prefix`, in id order. Reachability as every call.
@@ -256,6 +267,9 @@ public:
     // The same records handed one by one (no copy of the whole topic), and how many there are.
     void for_each_committed(const std::string& topic, const std::function<void(const KafkaRecord&)>& visit) const;
     size_t committed_count(const std::string& topic) const;
+    // A digest of every topic's log (key and value, and whether its transaction committed, aborted or is
+    // still open), topic by topic and partition by partition (sim/external/content_digest.cpp).
+    uint64_t content_digest() const;
     // The same records' keys and values in batches (timestamps are not handed), for readers that
     // walk a whole topic: partition by partition in offset order, each call the keys and values of
     // up to a few thousand consecutive committed records, as two columns of equal length. One call
@@ -264,6 +278,10 @@ public:
     void for_each_committed_batch(const std::string& topic, const CommittedColumns& visit) const;
     const KafkaStats& stats() const { return stats_; }
     TransactionView transaction_view(int64_t transaction) const;
+    size_t transaction_count() const { return transactions_.size(); }  // views 0 .. count - 1
+    // Every entry of every partition of `topic` (whatever its transaction's state), partition by
+    // partition in offset order: visit(partition, entry) (sim/external/content_digest.cpp).
+    void for_each_entry(const std::string& topic, const std::function<void(int32_t, const ReadResult::Entry&)>& visit) const;
     // The open transaction of the id's current producer, or -1.
     int64_t open_transaction_of(const std::string& transactional_id) const;
     // The open transactions that hold records on a partition (they hold its last stable offset),
@@ -306,6 +324,8 @@ private:
         Time ended = Time::never();
         std::map<std::pair<std::string, int32_t>, int64_t> first_offsets;  // partition -> first offset
         TimerId timeout_timer;  // the broker's timeout check, cancelled when the transaction ends
+        Duration timeout;       // its producer's transaction timeout
+        bool expired = false;   // aborted by the broker at its timeout
         bool abortable = false;  // a send failed: only abort is allowed, and it bumps the epoch
         int64_t records = 0;     // records appended in it
     };
@@ -314,6 +334,7 @@ private:
         int32_t epoch;
         std::optional<int64_t> open_transaction;
         std::map<int32_t, int64_t> latest_transaction;  // epoch -> its latest transaction
+        std::optional<Duration> transaction_timeout;  // asked for at its last init_transactions
     };
 
     KafkaError reachable(NodeId caller) const;

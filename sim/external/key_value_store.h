@@ -72,6 +72,9 @@ public:
     // absent), sorted; keys starting with `prefix` only.
     std::map<std::string, int64_t> entries(const std::string& prefix = "") const;
     std::optional<int64_t> peek(const std::string& key) const;
+    // A digest of what it holds at the end (sim/external/content_digest.cpp): equal contents, equal
+    // digests; folded into a run's state hash beside its trace hash.
+    uint64_t content_digest() const;
 
 private:
     struct Entry {

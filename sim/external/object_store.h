@@ -79,6 +79,9 @@ public:
     const std::map<std::string, std::string>& objects() const { return objects_; }
     std::optional<std::string> peek(const std::string& path) const;
     std::vector<int64_t> open_uploads() const;  // ids, ascending
+    // A digest of what it holds at the end (sim/external/content_digest.cpp): equal contents, equal
+    // digests; folded into a run's state hash beside its trace hash.
+    uint64_t content_digest() const;
 
 private:
     struct Upload {

@@ -134,6 +134,9 @@ TEST_CASE("coordinator: a storage failure aborts checkpoints, with no tolerable 
     const auto failovers = events(result, "failover");
     REQUIRE_FALSE(failovers.empty());
     CHECK(failovers.front().detail.find("consecutive failed checkpoints") != std::string::npos);
+    // Flink's CheckpointFailureManager's text, which a Flink user's job_failure greps for.
+    CHECK(failovers.front().detail.find("Exceeded checkpoint tolerable failure threshold. The latest checkpoint failed due to ") !=
+          std::string::npos);
     // Recovery: exactly-once still holds and the job finishes.
     CHECK(result.expectation_met);
     CHECK(result.job_finished);

@@ -53,6 +53,31 @@ TEST_CASE("run report: the text report shows verdicts, expectation, hash, figure
     CHECK_THAT(text, Catch::Contains("reproduce   eosim run x.json --seed 42"));
 }
 
+TEST_CASE("run report: the text report has the per-checkpoint history and the state hash", "[reports]") {
+    scenarios::RunResult result = sample_result();
+    result.state_hash = 0x1234;
+    scenarios::CheckpointStats completed;
+    completed.id = 1;
+    completed.status = "completed";
+    completed.triggered_s = 0.5;
+    completed.duration_ms = 12.5;
+    completed.acknowledged = 4;
+    scenarios::CheckpointStats expired = completed;
+    expired.id = 2;
+    expired.status = "expired";
+    expired.failure_reason = "CHECKPOINT_EXPIRED";
+    expired.failure = "not acknowledged by every task within 600 ms";
+    result.checkpoints = {completed, expired};
+    std::ostringstream out;
+    write_run_report(out, scenarios::Scenario{}, result, "eosim run x.json --seed 42");
+    const std::string text = out.str();
+    CHECK_THAT(text, Catch::Contains("state hash  0000000000001234"));
+    CHECK_THAT(text, Catch::Contains("checkpoint history"));
+    CHECK_THAT(text, Catch::Contains("     1  v1   checkpoint, aligned  completed       0.500s    12.5 ms"));
+    CHECK_THAT(text, Catch::Contains("expired"));
+    CHECK_THAT(text, Catch::Contains("CHECKPOINT_EXPIRED: not acknowledged by every task within 600 ms"));
+}
+
 TEST_CASE("run report: the JSON form carries the whole result", "[reports]") {
     const nlohmann::json j = to_json(sample_result());
     CHECK(j["scenario"] == "append-duplicates");

@@ -168,6 +168,48 @@ TEST_CASE("suite summary: per scenario, independent of record order", "[reports]
     CHECK(seed_ranges({}) == "-");
 }
 
+TEST_CASE("suite summary: a negative control whose violation never appeared says NOT FOUND, the table fits 120 columns",
+          "[reports][suite_table]") {
+    std::vector<RunRecord> records;
+    for (uint64_t seed = 1; seed <= 50; ++seed) {
+        RunRecord quiet = passed_record("kafka-commit-faults-short-txn-timeout", seed, true);
+        quiet.expect.every_seed = false;
+        quiet.verdicts = {{"exactly_once_output", true, "17000 committed records, 17000 expected"}};
+        records.push_back(quiet);
+        records.push_back(passed_record("checkpoint-ids-after-jobmanager-crash", seed, false));
+        RunRecord failure = passed_record("savepoint-retention-discards-negative", seed, false);
+        failure.expect.job_failure = "Cannot map checkpoint/savepoint state for operator count-per-key to the new program";
+        records.push_back(failure);
+    }
+    const std::map<std::string, std::vector<std::string>> sometimes = {
+        {"kafka-commit-faults-short-txn-timeout", {"oracle:exactly_once_output"}}};
+    const SuiteSummary summary = summarize(records, &sometimes);
+    REQUIRE(summary.scenarios.size() == 3);
+    CHECK(scenario_result(summary.scenarios[1], true) == "NOT FOUND");
+    CHECK(scenario_result(summary.scenarios[1], false) == "none yet");
+    CHECK(scenario_result(summary.scenarios[0], true) == "ok");
+    CHECK(to_json(summary)["scenarios"][1]["result"] == "NOT FOUND");
+
+    std::ostringstream table;
+    write_summary_table(table, summary);
+    std::istringstream lines(table.str());
+    std::string line;
+    bool not_found_row = false;
+    while (std::getline(lines, line)) {
+        INFO(line);
+        CHECK(line.size() <= 120);
+        if (line.starts_with("kafka-commit-faults-short-txn-timeout")) {
+            not_found_row = true;
+            CHECK_THAT(line, Catch::Contains("may violate exactly_once_output"));
+            CHECK_THAT(line, Catch::Contains("50/50"));
+            CHECK_THAT(line, Catch::Contains("NOT FOUND"));
+        }
+    }
+    CHECK(not_found_row);
+    CHECK_THAT(table.str(), Catch::StartsWith("seeds 1..50 for every scenario\n"));
+    CHECK_THAT(table.str(), Catch::Contains("job fails: \"Cannot map check...\""));
+}
+
 TEST_CASE("xml text: markup escaped, control characters and bad UTF-8 replaced", "[reports]") {
     CHECK(xml_escape("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&#39;");
     CHECK(xml_escape(std::string("x\x01y\tz", 5)) == "x?y\tz");
