@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -209,6 +211,23 @@ TEST_CASE("queued barriers: a checkpoint without the timeout is unaffected", "[q
     // The knob that keeps the timeout from queued barriers changes nothing without the timeout.
     s.job.checkpointing.queued_barriers_wait = true;
     CHECK(scenarios::run_scenario(s, options).trace_hash == aligned.trace_hash);
+}
+
+TEST_CASE("queued barriers: trace lines of barriers name their channel and checkpoint, storage lines their path", "[queued-barriers][trace]") {
+    const scenarios::Scenario s = slow_count();
+    scenarios::RunOptions options;
+    options.seed = 1;
+    std::ostringstream log;
+    scenarios::RunOptions logged = options;
+    logged.trace_log = &log;
+    CHECK(scenarios::run_scenario(s, logged).trace_hash == scenarios::run_scenario(s, options).trace_hash);
+    const std::string text = log.str();
+    CHECK_THAT(text, Catch::Contains("\"kind\":\"channel.barrier\""));
+    CHECK(std::regex_search(text, std::regex("\"what\":\"(un)?aligned barrier 1 source-0 -> count-0 \\(input channel 0, gate 0\\)\"")));
+    CHECK(std::regex_search(text, std::regex("\"what\":\"(un)?aligned barrier 1 source-1 -> count-1 \\(input channel 1, gate 0\\)\"")));
+    CHECK(std::regex_search(text, std::regex("\"what\":\"unaligned barrier [0-9]+ count-1 -> sink-1 \\(input channel 0, gate 0\\)\"")));
+    CHECK(std::regex_search(text, std::regex("\"kind\":\"storage.apply\",\"seq\":[0-9]+,\"t_ns\":[0-9]+,\"what\":\"put [^\"]+\"")));
+    CHECK(std::regex_search(text, std::regex("\"kind\":\"storage.done\",[^}]*\"what\":\"(put|get|remove|list) [^\"]+\"")));
 }
 
 }  // namespace
