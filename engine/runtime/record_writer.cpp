@@ -221,8 +221,7 @@ bool RecordWriter::barrier_queued(int64_t checkpoint_id) const {
     });
 }
 
-bool RecordWriter::overtake_queued_barrier(int64_t checkpoint_id, ChannelStateWriter& writer) {
-    bool overtook = false;
+void RecordWriter::overtake_queued_barrier(int64_t checkpoint_id, ChannelStateWriter& writer) {
     for (size_t c = 0; c < channels_.size(); ++c) {
         OutputChannel& out = channels_[c];
         auto it = std::find_if(out.queue.begin(), out.queue.end(), [&](const ChannelElement& e) {
@@ -236,10 +235,8 @@ bool RecordWriter::overtake_queued_barrier(int64_t checkpoint_id, ChannelStateWr
         out.queue.erase(it);
         barrier.unaligned_barrier = true;
         out.queue.push_front(std::move(barrier));
-        overtook = true;
         send_ready(out);
     }
-    return overtook;
 }
 
 void RecordWriter::queue_recovered(std::vector<std::vector<RecordBatch>>& recovered, std::vector<InFlightRecords>& in_flight) {

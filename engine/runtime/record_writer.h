@@ -67,8 +67,8 @@ public:
     // True while a barrier of `checkpoint_id` waits in some channel's queue.
     bool barrier_queued(int64_t checkpoint_id) const;
     // Aligned-checkpoint timeout on the output side: a queued barrier of `checkpoint_id` jumps
-    // ahead as unaligned; the buffers it overtakes go to `writer`. True when a barrier was queued.
-    bool overtake_queued_barrier(int64_t checkpoint_id, ChannelStateWriter& writer);
+    // ahead as unaligned; the buffers it overtakes go to `writer`.
+    void overtake_queued_barrier(int64_t checkpoint_id, ChannelStateWriter& writer);
     // A restore: the recovered buffers go to the head of their channels (told to `in_flight`).
     void queue_recovered(std::vector<std::vector<RecordBatch>>& recovered, std::vector<InFlightRecords>& in_flight);
 

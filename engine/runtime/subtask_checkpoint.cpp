@@ -207,7 +207,9 @@ void SubtaskCheckpoint::upload_when_barrier_sent() {
 
 void SubtaskCheckpoint::overtake_queued_barriers(int64_t checkpoint_id) {
     if (barrier_send_.checkpoint_id() != checkpoint_id || task_.engine().job().checkpointing.queued_barriers_wait) return;
-    barrier_overtook_ = task_.writer().overtake_queued_barrier(checkpoint_id, barrier_send_);
+    // Set first: sending the moved barrier calls back into upload_when_barrier_sent.
+    barrier_overtook_ = task_.writer().barrier_queued(checkpoint_id);
+    task_.writer().overtake_queued_barrier(checkpoint_id, barrier_send_);
     upload_when_barrier_sent();
 }
 

@@ -1,6 +1,6 @@
 // Timeoutable aligned barriers (Flink 1.14+, issue 44): the aligned-checkpoint timeout reaches a
 // barrier still queued in a channel. The handler sequences follow Flink's AlternatingCheckpointsTest
-// (an announced barrier starts the timer; at the timeout the checkpoint goes unaligned before any
+// (an announced barrier starts the timer, and at the timeout the checkpoint goes unaligned before any
 // barrier was taken); the engine runs follow PipelinedSubpartitionWithReadViewTest's story through
 // the real job: a queued barrier is converted at the timeout and overtakes the buffers before it,
 // which become channel state and are replayed on restore (exactly-once holds); a barrier that
@@ -54,7 +54,7 @@ std::unique_ptr<BarrierHandler> handler_of(AlignmentMode mode, int32_t channels,
     return make_barrier_handler(CheckpointingMode::exactly_once, mode, sim::Duration::millis(200), channels, controller);
 }
 
-TEST_CASE("queued barriers: an announced barrier starts the timer; at the timeout the checkpoint goes unaligned before any barrier was taken",
+TEST_CASE("queued barriers: an announced barrier starts the timer, and at the timeout the checkpoint goes unaligned before any barrier was taken",
           "[queued-barriers]") {
     TimerController controller;
     controller.clock = kStart + sim::Duration::millis(30);
