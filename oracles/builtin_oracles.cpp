@@ -18,6 +18,7 @@ OracleRegistration stop_with_savepoint_registration();    // stop_with_savepoint
 OracleRegistration no_leaks_registration();              // no_leaks_oracle.cpp
 OracleRegistration no_rollbacks_registration();          // no_rollbacks_oracle.cpp
 OracleRegistration checkpoint_history_registration();    // checkpoint_history_oracle.cpp
+OracleRegistration start_delay_registration();           // start_delay_oracle.cpp
 
 // In the order listings and error messages name them. A new oracle: its files, its declaration
 // above and one line here (and its name in scenarios/schema.json's oracle list, which
@@ -38,6 +39,7 @@ void register_builtin_oracles(OracleRegistry& registry) {
     registry.add(no_leaks_registration());
     registry.add(no_rollbacks_registration());
     registry.add(checkpoint_history_registration());
+    registry.add(start_delay_registration());
 }
 
 }  // namespace eosim::oracles

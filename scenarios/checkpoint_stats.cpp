@@ -110,8 +110,9 @@ void CheckpointStatsTracker::task_checkpoint_stats(sim::Time at, const engine::T
     t.subtask = task.subtask;
     t.start_delay_ms = std::max(0.0, (task.first_barrier_at.seconds() - stats->triggered_s) * 1e3);
     t.alignment_ms = ms(task.alignment);
-    t.sync_ms = std::max(0.0, ms(at - (task.first_barrier_at + task.alignment)));
-    t.uploaded_s = at.seconds();
+    const sim::Time sync_end = task.sync_end.value_or(at);
+    t.sync_ms = std::max(0.0, ms(sync_end - (task.first_barrier_at + task.alignment)));
+    t.uploaded_s = sync_end.seconds();
     t.operator_state_bytes = task.operator_state_bytes;
     t.channel_state_bytes = task.channel_state_bytes;
     t.unaligned = task.unaligned;

@@ -7,9 +7,10 @@
 // Flink's CheckpointFailureReason and what happened), trigger time, end-to-end duration, the bytes
 // its tasks checkpointed (operator state and shared files uploaded) and persisted (channel state:
 // in-flight data), and per subtask: start delay (trigger to first barrier), alignment (first to last
-// barrier), the synchronous part (the snapshot to the start of its upload: for an unaligned
-// snapshot, until its barrier left the output queue) and the asynchronous part (the upload to the
-// acknowledgement; -1 when it never acknowledged).
+// barrier), the synchronous part (the snapshot to the start of its upload) and the asynchronous
+// part (from there to the acknowledgement; -1 when it never acknowledged). With an aligned-checkpoint
+// timeout, a snapshot's wait for its barrier to leave the output queues is the asynchronous part's,
+// as in Flink (its AsyncCheckpointRunnable waits for the output channel state).
 //
 // Not here: Flink's "processed in-flight data" (bytes read during alignment) -- the engine does not
 // count it.

@@ -177,9 +177,9 @@ int64_t FaultAccounting::counter(size_t index) const {
 void FaultAccounting::firing(size_t index, const std::vector<sim::NodeId>& targets) {
     const sim::FaultSpec& spec = injector_.plan()[index];
     Tracked& tr = tracked_[index];
-    // Per-fault counters (a partition's, a loss rule's, a slow link's) start at zero when it acts.
-    const bool own_counter = spec.kind == sim::FaultKind::partition || spec.kind == sim::FaultKind::message_loss ||
-                             spec.kind == sim::FaultKind::slow_link;
+    // Per-fault counters (a partition's, a loss rule's) start at zero when it acts; a slow link's
+    // counts per link over every slow fault on it (a later one on the same link replaces the earlier).
+    const bool own_counter = spec.kind == sim::FaultKind::partition || spec.kind == sim::FaultKind::message_loss;
     tr.baseline = own_counter ? 0 : counter(index);
     if (spec.kind != sim::FaultKind::crash && spec.kind != sim::FaultKind::pause) return;
     for (sim::NodeId node : targets) {

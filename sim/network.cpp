@@ -230,7 +230,11 @@ bool Network::lost_by_rule(const EventKind& kind) {
 void Network::set_latency(NodeId a, NodeId b, LinkLatency latency) { latencies_[link_key(a, b)] = latency; }
 
 void Network::slow_link(NodeId a, NodeId b, uint32_t multiplier, Duration period) {
-    slow_links_[link_key(a, b)] = SlowLink{multiplier, scheduler_.now() + period, 0};
+    // A later slow link on the same link replaces the earlier one's multiplier and end; the hits
+    // count on over both (a fault's own share is what it added since it fired).
+    SlowLink& link = slow_links_[link_key(a, b)];
+    link.multiplier = multiplier;
+    link.until = scheduler_.now() + period;
 }
 
 void Network::on_node_crash(NodeId node) {

@@ -83,8 +83,8 @@ public:
 
     // What the faults hit (scenarios/fault_accounting.h): messages and connections partition `id`
     // cut (datagrams refused or dropped in flight, connections broken or refused), datagrams loss
-    // rule `rule` lost, messages that travelled a slow link while it was slow (the link's latest
-    // slow_link; a new one on the same link starts from zero).
+    // rule `rule` lost, messages that travelled a slow link while it was slow (over every slow_link
+    // on that link: a new one replaces the earlier one's multiplier and end, the count goes on).
     uint64_t partition_hits(PartitionId id) const { return partitions_.at(id).hits; }
     uint64_t loss_rule_hits(size_t rule) const { return loss_rules_.at(rule).hits; }
     uint64_t slow_link_hits(NodeId a, NodeId b) const;

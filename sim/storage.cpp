@@ -15,6 +15,10 @@ void DurableStorage::slow_until(Time until, uint32_t multiplier) {
     slow_multiplier_ = multiplier;
 }
 
+void DurableStorage::annotate(uint64_t digest, std::string_view what, const std::string& path) {
+    if (scheduler_.trace().logging()) scheduler_.trace().annotate(digest, std::string(what) + " " + path);
+}
+
 void DurableStorage::submit(NodeId caller, uint64_t digest, std::function<std::function<void()>(bool)> apply) {
     if (!scheduler_.nodes().is_up(caller)) return;
     Duration latency = prng_.duration_between(options_.latency.min, options_.latency.max);
@@ -36,6 +40,7 @@ void DurableStorage::submit(NodeId caller, uint64_t digest, std::function<std::f
 
 void DurableStorage::put(NodeId caller, std::string key, std::string value, Done done) {
     const uint64_t digest = digest_mix(digest_of(key), digest_of(value));
+    annotate(digest, "put", key);
     submit(caller, digest, [this, key = std::move(key), value = std::move(value), done = std::move(done)](bool failed) mutable {
         if (!failed) blobs_[key] = std::move(value);
         return std::function<void()>([done = std::move(done), failed] { done(failed ? StorageStatus::failed : StorageStatus::ok); });
@@ -44,6 +49,7 @@ void DurableStorage::put(NodeId caller, std::string key, std::string value, Done
 
 void DurableStorage::get(NodeId caller, std::string key, GetDone done) {
     const uint64_t digest = digest_of(key);
+    annotate(digest, "get", key);
     submit(caller, digest, [this, key = std::move(key), done = std::move(done)](bool failed) mutable {
         StorageStatus status = StorageStatus::failed;
         std::string value;
@@ -59,9 +65,11 @@ void DurableStorage::get(NodeId caller, std::string key, GetDone done) {
 }
 
 void DurableStorage::remove(NodeId caller, std::string key, Done done) {
-    const uint64_t digest = digest_of(key);
+    // Each operation mixed in, so that a get and a remove of one path differ in the trace.
+    const uint64_t digest = digest_mix(digest_of(key), digest_of("remove"));
     if (!scheduler_.nodes().is_up(caller)) return;
     ++removals_in_flight_[key];
+    annotate(digest, "remove", key);
     submit(caller, digest, [this, key = std::move(key), done = std::move(done)](bool failed) mutable {
         if (auto it = removals_in_flight_.find(key); it != removals_in_flight_.end() && --it->second == 0) removals_in_flight_.erase(it);
         if (!failed) blobs_.erase(key);
@@ -70,7 +78,8 @@ void DurableStorage::remove(NodeId caller, std::string key, Done done) {
 }
 
 void DurableStorage::list(NodeId caller, std::string prefix, ListDone done) {
-    const uint64_t digest = digest_of(prefix);
+    const uint64_t digest = digest_mix(digest_of(prefix), digest_of("list"));
+    annotate(digest, "list", prefix);
     submit(caller, digest, [this, prefix = std::move(prefix), done = std::move(done)](bool failed) mutable {
         std::vector<std::string> keys;
         if (!failed) {

@@ -59,6 +59,9 @@ private:
     // Draws the latency and whether the operation fails, then runs `apply` at completion time and
     // hands the result to the caller on its own node.
     void submit(NodeId caller, uint64_t digest, std::function<std::function<void()>(bool failed)> apply);
+    // Names the operation of `digest` in a trace log ("put <path>"); called before submit, which
+    // takes the path away.
+    void annotate(uint64_t digest, std::string_view what, const std::string& path);
 
     Scheduler& scheduler_;
     Prng prng_;

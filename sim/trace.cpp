@@ -15,7 +15,11 @@ void Trace::write_line(const EventKind& kind, Time at, NodeId node, uint64_t dig
             if (std::string subject = subject_(node, digest); !subject.empty()) line["task"] = std::move(subject);
         }
     }
-    if (!note.empty()) line["what"] = note;
+    if (!note.empty()) {
+        line["what"] = note;
+    } else if (auto it = notes_.find(digest); it != notes_.end()) {
+        line["what"] = it->second;
+    }
     *log_ << line.dump() << '\n';
 }
 

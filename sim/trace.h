@@ -5,6 +5,7 @@
 // reader needs (the node's name, what a protocol point is): names only, never part of the hash.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -45,6 +46,12 @@ public:
         if (log_ != nullptr) write_line(kind, at, node, digest, note);
     }
     bool logging() const { return log_ != nullptr; }
+    // With a log only: the events of `digest` are about `note` (a barrier's channel and checkpoint, a
+    // storage operation's path), written as their "what" when they carry no note of their own. For
+    // the reader only: never hashed.
+    void annotate(uint64_t digest, std::string note) {
+        if (log_ != nullptr) notes_[digest] = std::move(note);
+    }
 
     uint64_t hash() const { return hash_; }
     uint64_t events() const { return events_; }
@@ -72,6 +79,7 @@ private:
     std::ostream* log_ = nullptr;
     NodeNamer node_name_;
     SubjectNamer subject_;
+    std::map<uint64_t, std::string> notes_;  // annotate(): by digest, only while logging
 };
 
 }  // namespace eosim::sim

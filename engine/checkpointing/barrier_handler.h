@@ -83,8 +83,16 @@ public:
     virtual void end_of_partition(int32_t channel) = 0;
     // The alignment timer of `checkpoint_id` fired (aligned_then_unaligned only).
     virtual void alignment_timed_out(int64_t /*checkpoint_id*/) {}
+    // An aligned barrier reached `channel` and waits in its queue behind earlier buffers (Flink's
+    // barrier announcement, a priority event the input channel sends on arrival of a timeoutable
+    // barrier): in aligned_then_unaligned mode the first one of a checkpoint makes it pending and
+    // starts its alignment timer, so the timeout reaches a barrier no task has taken yet. Every
+    // other handler ignores it (Flink's tracker does too).
+    virtual void barrier_announced(int32_t /*channel*/, const CheckpointBarrier& /*barrier*/) {}
     // The checkpoint being aligned or counted, or 0.
     virtual int64_t pending_checkpoint() const = 0;
+    // No barrier of the pending checkpoint was handled yet (none pending, or only announced).
+    virtual bool awaiting_first_barrier() const { return pending_checkpoint() == 0; }
     // True while `checkpoint_id` is pending and taken unaligned: its barriers are handled on arrival.
     virtual bool collecting_unaligned(int64_t /*checkpoint_id*/) const { return false; }
     virtual const char* name() const = 0;

@@ -74,7 +74,8 @@ std::unique_ptr<BarrierHandlerState> WaitingForFirstBarrierUnaligned::all_barrie
 }
 
 std::unique_ptr<BarrierHandlerState> WaitingForFirstBarrierUnaligned::abort(const BarrierHandlerContext&) {
-    return std::make_unique<WaitingForFirstBarrierUnaligned>(alternating_);
+    if (alternating_) return std::make_unique<AlternatingWaitingForFirstBarrier>();
+    return std::make_unique<WaitingForFirstBarrierUnaligned>(false);
 }
 
 std::unique_ptr<BarrierHandlerState> CollectingBarriersUnaligned::barrier_received(const BarrierHandlerContext& context,
@@ -108,8 +109,12 @@ std::unique_ptr<BarrierHandlerState> AlternatingWaitingForFirstBarrier::barrier_
     if (barrier.unaligned || context.alignment_time_left <= sim::Duration::zero()) return begin_unaligned(context, true);
     if (context.all_barriers_in) return all_barriers_in(context);
     context.controller.block_channel(channel);
-    context.controller.start_alignment_timer(context.checkpoint_id, context.alignment_time_left);
+    if (!context.alignment_timer_set) context.controller.start_alignment_timer(context.checkpoint_id, context.alignment_time_left);
     return std::make_unique<AlternatingCollectingBarriers>();
+}
+
+std::unique_ptr<BarrierHandlerState> AlternatingWaitingForFirstBarrier::alignment_timed_out(const BarrierHandlerContext&) {
+    return std::make_unique<WaitingForFirstBarrierUnaligned>(true);
 }
 
 std::unique_ptr<BarrierHandlerState> AlternatingWaitingForFirstBarrier::all_barriers_in(const BarrierHandlerContext& context) {

@@ -12,6 +12,9 @@
 //                            (timer set for the rest of the timeout, counted from the checkpoint's start);
 //                            --unaligned barrier, a barrier after the timeout, or the timer--> CollectingBarriersUnaligned
 //                            (which returns to AlternatingWaitingForFirstBarrier at the end)
+//                            AlternatingWaitingForFirstBarrier (announced: the timer set, no barrier taken)
+//                            --the timer--> WaitingForFirstBarrierUnaligned (the task takes a queued barrier
+//                            ahead of its channel's buffers; Flink's prioritised announcements)
 // `abort` (the pending checkpoint ends without completing here) releases what the state holds and
 // returns the waiting state of its mode.
 #include <cstdint>
@@ -31,6 +34,9 @@ struct BarrierHandlerContext {
     // aligned_then_unaligned: what is left of the aligned-checkpoint timeout, counted from the
     // checkpoint's start (zero or less: a barrier that comes now starts unaligned at once).
     sim::Duration alignment_time_left;
+    // aligned_then_unaligned: the pending checkpoint's alignment timer already runs (its barrier was
+    // announced while queued behind buffers).
+    bool alignment_timer_set = false;
 };
 
 class BarrierHandlerState {
@@ -103,6 +109,8 @@ public:
     std::unique_ptr<BarrierHandlerState> barrier_received(const BarrierHandlerContext& context, int32_t channel,
                                                           const CheckpointBarrier& barrier) override;
     std::unique_ptr<BarrierHandlerState> all_barriers_in(const BarrierHandlerContext& context) override;
+    // The timeout passed while the checkpoint's barriers were only announced (queued behind buffers).
+    std::unique_ptr<BarrierHandlerState> alignment_timed_out(const BarrierHandlerContext& context) override;
     std::unique_ptr<BarrierHandlerState> abort(const BarrierHandlerContext& context) override;
     const char* name() const override { return "alternating-waiting-for-first-barrier"; }
 };

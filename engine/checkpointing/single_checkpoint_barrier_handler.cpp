@@ -20,7 +20,7 @@ SingleCheckpointBarrierHandler::SingleCheckpointBarrierHandler(int32_t channels,
 
 BarrierHandlerContext SingleCheckpointBarrierHandler::context() const {
     const sim::Duration left = alignment_timeout_ - (controller_.now() - current_started_);
-    return BarrierHandlerContext{controller_, current_, barrier_in_, all_barriers_in(), left};
+    return BarrierHandlerContext{controller_, current_, barrier_in_, all_barriers_in(), left, alignment_timer_set_};
 }
 
 bool SingleCheckpointBarrierHandler::all_barriers_in() const {
@@ -48,6 +48,7 @@ bool SingleCheckpointBarrierHandler::advance_to(int64_t checkpoint_id, const cha
     }
     current_ = checkpoint_id;
     current_started_ = started;
+    alignment_timer_set_ = false;
     barrier_in_.assign(barrier_in_.size(), false);
     const bool aborted = aborted_ahead_.contains(checkpoint_id);
     aborted_ahead_.erase(aborted_ahead_.begin(), aborted_ahead_.upper_bound(checkpoint_id));
@@ -64,6 +65,21 @@ void SingleCheckpointBarrierHandler::barrier_received(int32_t channel, const Che
     barrier_in_[static_cast<size_t>(channel)] = true;
     apply(state_->barrier_received(context(), channel, barrier));
     if (all_barriers_in()) pending_ = false;
+}
+
+// Flink's processBarrierAnnouncement: the announcement of a new checkpoint starts its alignment
+// timer (checkNewCheckpoint), counted from the checkpoint's start; nothing is blocked.
+void SingleCheckpointBarrierHandler::barrier_announced(int32_t channel, const CheckpointBarrier& barrier) {
+    if (mode_ != AlignmentMode::aligned_then_unaligned || barrier.unaligned) return;
+    if (!advance_to(barrier.checkpoint_id, "barrier of a newer checkpoint arrived during alignment", barrier.started)) return;
+    // Once a barrier was handled, the state has set the timer (or gone unaligned) itself.
+    if (alignment_timer_set_ || !awaiting_first_barrier() || barrier_in_[static_cast<size_t>(channel)]) return;
+    alignment_timer_set_ = true;
+    controller_.start_alignment_timer(current_, std::max(context().alignment_time_left, sim::Duration::zero()));
+}
+
+bool SingleCheckpointBarrierHandler::awaiting_first_barrier() const {
+    return !pending_ || std::none_of(barrier_in_.begin(), barrier_in_.end(), [](bool in) { return in; });
 }
 
 void SingleCheckpointBarrierHandler::cancellation_marker_received(int32_t /*channel*/, int64_t checkpoint_id) {

@@ -13,6 +13,9 @@
 //       cancelled here and declined downstream in turn (once)
 //   aborted(n) by the coordinator:                    n pending: the state releases it; n newer than
 //       anything seen: remembered, and the pending older checkpoint is left alone
+//   announced(n) (aligned_then_unaligned: an aligned barrier queued behind buffers):  as a barrier
+//       for which checkpoint is current; a newly pending n starts its alignment timer, whose
+//       timeout lets the task take the queued barrier ahead of the buffers before it
 //   end of partition(c):                              c leaves every alignment from now on; if it
 //       was the last barrier missing, the checkpoint completes
 // A second barrier of the same checkpoint on one channel is impossible (channels are FIFO and a
@@ -37,7 +40,9 @@ public:
     void checkpoint_aborted(int64_t checkpoint_id) override;
     void end_of_partition(int32_t channel) override;
     void alignment_timed_out(int64_t checkpoint_id) override;
+    void barrier_announced(int32_t channel, const CheckpointBarrier& barrier) override;
     int64_t pending_checkpoint() const override { return pending_ ? current_ : 0; }
+    bool awaiting_first_barrier() const override;
     bool collecting_unaligned(int64_t checkpoint_id) const override {
         return pending_ && checkpoint_id == current_ && state_->unaligned();
     }
@@ -62,6 +67,7 @@ private:
     int64_t current_ = 0;   // the pending checkpoint, or the last one seen
     sim::Time current_started_ = sim::Time::zero();  // when the coordinator triggered it
     bool pending_ = false;
+    bool alignment_timer_set_ = false;  // the pending checkpoint's alignment timer runs (aligned_then_unaligned)
     std::set<int64_t> aborted_ahead_;  // aborted by the coordinator before their first barrier came
 };
 

@@ -130,6 +130,11 @@ struct CheckpointConfig {
     // a checkpoint and discards its files once `retained` newer checkpoints completed (Flink >= 1.15
     // never does: savepoints are the user's).
     bool retention_discards_savepoints = false;
+    // A negative control, never in a passing scenario: the aligned-checkpoint timeout does not reach
+    // a barrier still queued in a channel (an output queue waiting for credit, or an input queue
+    // behind unprocessed buffers): such a barrier waits for the buffers before it, as before Flink
+    // 1.14's timeoutable aligned barriers.
+    bool queued_barriers_wait = false;
 
     // True when a checkpoint may hold channel state (the task state format carries it).
     bool channel_state_possible() const { return mode == CheckpointingMode::exactly_once && unaligned; }

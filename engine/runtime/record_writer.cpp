@@ -166,7 +166,11 @@ void RecordWriter::send_ready(OutputChannel& out) {
         const uint64_t payload = is_buffer      ? front.records.size()
                                  : is_watermark ? static_cast<uint64_t>(front.watermark) ^ static_cast<uint64_t>(front.idle)
                                                 : static_cast<uint64_t>(front.checkpoint_id);
-        const uint64_t digest = sim::digest_mix(key_digest(consumer), payload);
+        const bool has_checkpoint = is_barrier || front.type == ChannelElement::Type::cancellation_marker;
+        // A barrier's (or marker's) digest names its channel too: two producers on one node differ.
+        const uint64_t digest = has_checkpoint ? sim::digest_mix(sim::digest_mix(key_digest(consumer), static_cast<uint64_t>(input_channel)), payload)
+                                               : sim::digest_mix(key_digest(consumer), payload);
+        if (has_checkpoint && engine->world().trace().logging()) annotate_checkpoint_element(out, front, digest);
         if (is_buffer) {
             --out.credits;
             --out.queued_buffers;
@@ -180,6 +184,19 @@ void RecordWriter::send_ready(OutputChannel& out) {
         out.queue.pop_front();
         if (is_barrier) task_.barrier_sent();
     }
+}
+
+// A trace log's words for a barrier or cancellation marker: checkpoint, kind, channel.
+void RecordWriter::annotate_checkpoint_element(const OutputChannel& out, const ChannelElement& element, uint64_t digest) {
+    Engine& engine = task_.engine();
+    const std::vector<int32_t> gates = engine.topology().input_edges(out.consumer.vertex, out.consumer.subtask);
+    const bool barrier = element.type == ChannelElement::Type::barrier;
+    std::string note = barrier ? (element.unaligned_barrier ? "unaligned barrier " : "aligned barrier ") : "cancellation marker ";
+    note += std::to_string(element.checkpoint_id) + " " + task_.vertex().id + "-" + std::to_string(task_.key().subtask) + " -> " +
+            engine.job().vertices[static_cast<size_t>(out.consumer.vertex)].id + "-" + std::to_string(out.consumer.subtask) +
+            " (input channel " + std::to_string(out.consumer.channel) + ", gate " +
+            std::to_string(gates[static_cast<size_t>(out.consumer.channel)]) + ")";
+    engine.world().trace().annotate(digest, std::move(note));
 }
 
 void RecordWriter::send_barrier_ahead(const ChannelElement& barrier_element, ChannelStateWriter& writer) {

@@ -99,6 +99,7 @@ private:
     void append(int32_t channel, const Record& record);
     void schedule_flush();
     void send_ready(OutputChannel& channel);
+    void annotate_checkpoint_element(const OutputChannel& out, const ChannelElement& element, uint64_t digest);
 
     Task& task_;
     int32_t channel_credits_;  // what a consumer grants

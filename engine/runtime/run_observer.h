@@ -3,6 +3,7 @@
 // the engine's inside. Observing never changes behaviour; every method defaults to nothing.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,9 @@ struct TaskCheckpointStats {
     int32_t subtask = 0;
     sim::Time first_barrier_at;                           // sources: when the trigger arrived
     sim::Duration alignment = sim::Duration::zero();      // first barrier to last barrier (0 for sources)
+    // The synchronous part's end when it came before these stats (a snapshot whose barrier waited in
+    // an output queue: the asynchronous part waits for its channel state); unset: at the stats' time.
+    std::optional<sim::Time> sync_end;
     int64_t operator_state_bytes = 0;
     int64_t channel_state_bytes = 0;
     bool unaligned = false;

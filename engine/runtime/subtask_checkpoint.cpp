@@ -94,6 +94,7 @@ void SubtaskCheckpoint::take_aligned(int64_t checkpoint_id) {
 bool SubtaskCheckpoint::snapshot(int64_t checkpoint_id, bool unaligned) {
     EOSIM_INVARIANT(checkpoint_id > last_barrier_forwarded_, "a task snapshots each checkpoint once, in increasing order");
     last_barrier_at_ = task_.world().now();
+    snapshot_taken_ = last_barrier_at_;
     OperatorSnapshot captured;
     std::string error;
     if (!task_.chain().snapshot_state(checkpoint_id, snapshot_type(checkpoint_id), &captured, &error)) {
@@ -171,6 +172,7 @@ void SubtaskCheckpoint::finish_aligned(int64_t checkpoint_id) {
         return;
     }
     barrier_send_.start(checkpoint_id, 0, task_.writer().size());
+    barrier_overtook_ = false;
     barrier_send_state_ = std::move(snapshot_operator_state_);
     barrier_send_offsets_ = snapshot_offsets_;
     // As on the input side, the timeout counts from the checkpoint's start (Flink's
@@ -186,17 +188,27 @@ void SubtaskCheckpoint::barrier_sent() {
     if (barrier_send_.active()) upload_when_barrier_sent();
 }
 
+// The synchronous part ended at the snapshot; this wait for the barrier is the asynchronous part's
+// (Flink's AsyncCheckpointRunnable waits for the output channel state). A barrier that left every
+// queue in order keeps the snapshot aligned; one that overtook a queue makes it unaligned here.
 void SubtaskCheckpoint::upload_when_barrier_sent() {
     const int64_t checkpoint_id = barrier_send_.checkpoint_id();
     if (checkpoint_id == 0 || task_.writer().barrier_queued(checkpoint_id)) return;
     const ChannelState channels = barrier_send_.take();
+    sync_end_ = snapshot_taken_;
+    if (!barrier_overtook_) {
+        upload_snapshot(checkpoint_id, std::move(barrier_send_state_), barrier_send_offsets_, false);
+        return;
+    }
     operator_state_size_ = barrier_send_state_.size();
     upload_snapshot(checkpoint_id, encode_task_state(barrier_send_state_, channels, channel_record_fields_of(task_.engine().job())),
                     barrier_send_offsets_, true);
 }
 
 void SubtaskCheckpoint::overtake_queued_barriers(int64_t checkpoint_id) {
-    if (barrier_send_.checkpoint_id() != checkpoint_id) return;
+    if (barrier_send_.checkpoint_id() != checkpoint_id || task_.engine().job().checkpointing.queued_barriers_wait) return;
+    // Set first: sending the moved barrier calls back into upload_when_barrier_sent.
+    barrier_overtook_ = task_.writer().barrier_queued(checkpoint_id);
     task_.writer().overtake_queued_barrier(checkpoint_id, barrier_send_);
     upload_when_barrier_sent();
 }
@@ -225,6 +237,8 @@ void SubtaskCheckpoint::upload_snapshot(int64_t checkpoint_id, std::string blob,
     stats.first_barrier_at = first_barrier_at_;
     stats.alignment = task_.inputs().empty() ? sim::Duration::zero() : last_barrier_at_ - first_barrier_at_;
     stats.unaligned = unaligned;
+    stats.sync_end = sync_end_;
+    sync_end_.reset();
     stats.after_alignment_timeout = unaligned && task_.engine().job().checkpointing.aligned_checkpoint_timeout > sim::Duration::zero();
     stats.operator_state_bytes = static_cast<int64_t>(unaligned ? operator_state_size_ : blob.size());
     if (!unaligned && task_.channel_state_possible()) {

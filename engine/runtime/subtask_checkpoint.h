@@ -9,9 +9,12 @@
 // buffers it overtook become output channel state. With an aligned-checkpoint timeout an aligned
 // snapshot waits until its barrier left every output queue; a barrier still queued when the
 // timeout fires is sent on as unaligned, ahead of the buffers it overtakes, which join the
-// snapshot as output channel state (Flink times out aligned barriers on the output side too).
+// snapshot as output channel state (Flink times out aligned barriers on the output side too); a
+// barrier that left every queue in time keeps the snapshot aligned. The wait is the asynchronous
+// part's: the synchronous part ends at the snapshot.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -110,6 +113,9 @@ private:
     // Aligned-checkpoint timeout: an aligned snapshot waiting for its barrier to leave the outputs.
     ChannelStateWriter barrier_send_;
     std::string barrier_send_state_;
+    bool barrier_overtook_ = false;  // the timeout moved its barrier ahead of queued buffers
+    sim::Time snapshot_taken_;       // when the snapshot in progress captured the operator state
+    std::optional<sim::Time> sync_end_;  // the synchronous part's end, when before the upload
     SourceOffsets barrier_send_offsets_;
     std::map<int64_t, int64_t> snapshot_watermarks_;  // checkpoint id -> input watermark at the snapshot
 };

@@ -285,7 +285,12 @@ void Task::element_arrived(int32_t input_channel, ChannelElement element) {
         pump();
         return;
     }
+    const bool announce = element.type == ChannelElement::Type::barrier && state_ == State::running;
+    const CheckpointBarrier barrier{element.checkpoint_id, element.unaligned_barrier, element.checkpoint_started};
     inputs_.queue(input_channel, std::move(element));
+    // An aligned barrier queued behind buffers is announced (Flink's priority EventAnnouncement): with
+    // an aligned-checkpoint timeout, its checkpoint's timer starts now, not when the barrier is taken.
+    if (announce && !engine_.job().checkpointing.queued_barriers_wait) inputs_.barriers().barrier_announced(input_channel, barrier);
     pump();
 }
 
@@ -320,7 +325,7 @@ void Task::pump() {
 // notes its type and, for the first barrier of a checkpoint, the time (before the handler).
 void Task::handle_barrier(int32_t channel, const ChannelElement& element, bool overtook_queue) {
     BarrierHandler& barriers = inputs_.barriers();
-    const bool was_idle = barriers.pending_checkpoint() == 0;
+    const bool was_idle = barriers.awaiting_first_barrier();
     if (was_idle) checkpoint_.first_barrier_arrived();
     checkpoint_.note_checkpoint(element.checkpoint_id, element.snapshot, element.checkpoint_started);
     inputs_.hand_over_barrier(channel, element, overtook_queue);
@@ -572,9 +577,25 @@ void Task::start_alignment_timer(int64_t checkpoint_id, sim::Duration delay) {
     engine_.schedule_for_task(node_, key_, delay, kAlignmentTimer, [checkpoint_id](Task& task) {
         if (task.state_ != State::running) return;
         task.inputs_.barriers().alignment_timed_out(checkpoint_id);
+        task.take_announced_barrier();
         task.inputs_.deliver_queued_barriers();
         task.pump();
     });
+}
+
+// The timeout passed before any barrier of the pending checkpoint was taken, now unaligned: the first
+// queued one is taken at once, ahead of the buffers before it (Flink's convertToPriorityEvent of an
+// announced barrier), which become input channel state; what came after it stays queued.
+void Task::take_announced_barrier() {
+    BarrierHandler& barriers = inputs_.barriers();
+    const int64_t pending = barriers.pending_checkpoint();
+    if (holding() || pending == 0 || !barriers.awaiting_first_barrier() || !barriers.collecting_unaligned(pending)) return;
+    std::deque<ChannelElement> after;
+    int32_t channel = -1;
+    ChannelElement barrier;
+    if (!inputs_.split_at_barrier(pending, &channel, &barrier, &after)) return;
+    handle_barrier(channel, barrier, true);
+    inputs_.requeue(channel, std::move(after));
 }
 
 }  // namespace eosim::engine

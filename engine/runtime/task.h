@@ -168,6 +168,7 @@ private:
     void process_buffer(int32_t channel, RecordBatch records, bool recovered);
     void finish_processing(int32_t channel, bool return_credit);
     void handle_barrier(int32_t channel, const ChannelElement& element, bool overtook_queue);
+    void take_announced_barrier();  // the alignment timer fired before any barrier was taken
     void poll_source();
     // Finishes the task once its final checkpoint completed (`completed_checkpoint` or earlier),
     // its sink settled and (with inputs) every input partition ended.

@@ -132,6 +132,27 @@ void TaskInputs::deliver_queued_barriers() {
     }
 }
 
+bool TaskInputs::split_at_barrier(int64_t checkpoint_id, int32_t* channel, ChannelElement* barrier, std::deque<ChannelElement>* after) {
+    for (size_t c = 0; c < channels_.size(); ++c) {
+        auto& queue = channels_[c].queue;
+        auto it = std::find_if(queue.begin(), queue.end(), [&](const ChannelElement& e) {
+            return e.type == ChannelElement::Type::barrier && e.checkpoint_id == checkpoint_id;
+        });
+        if (it == queue.end()) continue;
+        *channel = static_cast<int32_t>(c);
+        *barrier = std::move(*it);
+        after->assign(std::make_move_iterator(std::next(it)), std::make_move_iterator(queue.end()));
+        queue.erase(it, queue.end());
+        return true;
+    }
+    return false;
+}
+
+void TaskInputs::requeue(int32_t channel, std::deque<ChannelElement> after) {
+    auto& queue = channels_[static_cast<size_t>(known(channel))].queue;
+    for (ChannelElement& element : after) queue.push_back(std::move(element));
+}
+
 void TaskInputs::persist_queued(int32_t channel, int64_t checkpoint_id, ChannelStateWriter& writer) const {
     for (const ChannelElement& queued : channels_[static_cast<size_t>(channel)].queue) {
         if (queued.type == ChannelElement::Type::barrier && queued.checkpoint_id == checkpoint_id) break;

@@ -80,6 +80,12 @@ public:
     void deliver_queued_barriers();
     // The channel whose priority barrier is being handed over (-1: none).
     int32_t overtaking_channel() const { return overtaking_channel_; }
+    // The first channel (by index) with a queued barrier of `checkpoint_id`: the barrier goes to
+    // `barrier` and what is queued after it to `after`, leaving on the channel only what came before
+    // it. False when no channel holds one.
+    bool split_at_barrier(int64_t checkpoint_id, int32_t* channel, ChannelElement* barrier, std::deque<ChannelElement>* after);
+    // Puts `after` back at the end of `channel`'s queue, in order.
+    void requeue(int32_t channel, std::deque<ChannelElement> after);
     // Puts the buffers queued on `channel` before its barrier of `checkpoint_id` into `writer`.
     void persist_queued(int32_t channel, int64_t checkpoint_id, ChannelStateWriter& writer) const;
     // A restore: the recovered buffers go to the head of their channels (told to `in_flight`).

@@ -445,7 +445,7 @@ void Loader::check_vertices(const Value& v) {
 void Loader::read_checkpointing(const Value& v) {
     const Object o(
         v, {"enabled", "mode", "interval", "timeout", "min_pause", "max_concurrent", "tolerable_failures", "retained",
-            "unaligned", "aligned_checkpoint_timeout", "retention_discards_savepoints"});
+            "unaligned", "aligned_checkpoint_timeout", "retention_discards_savepoints", "queued_barriers_wait"});
     engine::CheckpointConfig& c = s_.job.checkpointing;
     if (auto x = o.get("enabled")) c.enabled = read_bool(*x);
     if (auto x = o.get("mode")) c.mode = read_enum(*x, kAllModes, "a checkpointing mode");
@@ -468,6 +468,13 @@ void Loader::read_checkpointing(const Value& v) {
         if (c.aligned_checkpoint_timeout > sim::Duration::zero() && !c.unaligned) {
             x->fail("expected aligned_checkpoint_timeout only with \"unaligned\": true (as in Flink, the timeout switches "
                     "an aligned checkpoint to unaligned)");
+        }
+    }
+    if (auto x = o.get("queued_barriers_wait")) {
+        c.queued_barriers_wait = read_bool(*x);
+        if (c.queued_barriers_wait && c.aligned_checkpoint_timeout == sim::Duration::zero()) {
+            x->fail("expected queued_barriers_wait only with an aligned_checkpoint_timeout (it keeps that timeout from "
+                    "reaching queued barriers)");
         }
     }
 }

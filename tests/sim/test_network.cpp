@@ -328,6 +328,13 @@ TEST_CASE("network: latency ranges, local links and slow links", "[sim][network]
     at(world, world.now() + Duration::seconds(1), [] {});
     run(world);
     CHECK(latency_of(a, b, true) == Duration::millis(3));  // the slow period is over
+    // A later slow link on the same link replaces the earlier one's multiplier and end; the messages
+    // it slowed are counted on over both (fault accounting takes each fault's share from its start).
+    const uint64_t hits = world.network().slow_link_hits(a, b);
+    CHECK(hits == 2);
+    world.network().slow_link(a, b, 2, Duration::seconds(1));
+    CHECK(latency_of(a, b, false) == Duration::millis(6));
+    CHECK(world.network().slow_link_hits(a, b) == hits + 1);
 
     rc::prop("latencies stay in the configured range", [](uint64_t seed) {
         const int64_t min_us = *rc::gen::inRange<int64_t>(0, 1'000);
