@@ -68,7 +68,7 @@ struct SavepointRestoreSettings {
 
 // JobManager high availability (engine/runtime/leader_election.h): `job_managers` JobManager
 // processes ("jobmanager", "jobmanager-1", ...) elect a leader through `service`. Without a service
-// there is one JobManager that recovers by listing checkpoint storage (no HA).
+// there is one JobManager, and `without_ha` says what a restarted one does.
 struct HighAvailability {
     sim::external::CoordinationService* service = nullptr;
     int32_t job_managers = 1;
@@ -77,6 +77,7 @@ struct HighAvailability {
     // nothing from the service keeps leading until the service says its session expired (instead of
     // giving up after a session timeout of silence). Safety then rests on fencing alone.
     bool tolerate_suspended_connections = false;
+    NoHaRecovery without_ha = NoHaRecovery::application;  // used only without a service
     bool enabled() const { return service != nullptr; }
 };
 
