@@ -17,7 +17,7 @@ namespace {
 using eosim::sim::NodeId;
 using namespace eosim::sim::external;
 
-const std::string kTopic = "out";
+const std::string kStateTopic = "out";
 
 struct ProducerStateFixture : eosim::test::ExternalTestWorld {
     NodeId broker = add_node("broker");
@@ -26,7 +26,7 @@ struct ProducerStateFixture : eosim::test::ExternalTestWorld {
     ProducerHandle producer;
 
     ProducerStateFixture() {
-        kafka.create_topic(kTopic, 2);
+        kafka.create_topic(kStateTopic, 2);
         REQUIRE(kafka.init_producer_id(client, &producer) == KafkaError::none);
     }
     ProducerHandle at_epoch(int32_t epoch) const {
@@ -40,9 +40,9 @@ struct ProducerStateFixture : eosim::test::ExternalTestWorld {
         for (int32_t i = 0; i < count; ++i) records.push_back({partition, KafkaRecord{sequence + i, h.epoch}});
         std::vector<int32_t> sequences(2, 0);
         sequences[static_cast<size_t>(partition)] = sequence;
-        return to_string(kafka.produce_request(client, h, kTopic, records, sequences));
+        return to_string(kafka.produce_request(client, h, kStateTopic, records, sequences));
     }
-    int64_t end(int32_t partition) const { return kafka.end_offset(kTopic, partition, Isolation::read_uncommitted); }
+    int64_t end(int32_t partition) const { return kafka.end_offset(kStateTopic, partition, Isolation::read_uncommitted); }
 };
 
 }  // namespace
@@ -58,7 +58,7 @@ TEST_CASE("producer state: in-order batches, a gap refused, a new epoch from seq
     CHECK(f.send(f.at_epoch(1), 0, 0) == "none");
     CHECK(f.send(f.at_epoch(1), 0, 1) == "none");
     CHECK(f.end(0) == 4);
-    CHECK(f.kafka.next_sequence(f.at_epoch(1), kTopic, 0) == 2);
+    CHECK(f.kafka.next_sequence(f.at_epoch(1), kStateTopic, 0) == 2);
 }
 
 // UnifiedLogTest.testOldProducerEpoch (the issue's case): epoch 1 sequence 0 is written, then

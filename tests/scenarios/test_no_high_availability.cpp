@@ -18,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string error_path(const json& document) {
+std::string no_ha_error_path(const json& document) {
     testing::TempDir dir;
     try {
         load_scenario(dir.write("s.json", document.dump()));
@@ -29,7 +29,7 @@ std::string error_path(const json& document) {
 }
 
 // jobmanager-crash.json (a JobManager crash at 3.3 s and another after the 8th checkpoint) run in `mode`.
-RunResult run_crashes(engine::NoHaRecovery mode, uint64_t seed) {
+RunResult run_no_ha_crashes(engine::NoHaRecovery mode, uint64_t seed) {
     Scenario scenario = load_scenario(testing::catalogue_scenario("jobmanager-crash"));
     scenario.without_ha = mode;
     RunOptions options;
@@ -37,7 +37,7 @@ RunResult run_crashes(engine::NoHaRecovery mode, uint64_t seed) {
     return run_scenario(scenario, options);
 }
 
-const OracleVerdict& verdict_of(const RunResult& result, const std::string& oracle) {
+const OracleVerdict& no_ha_verdict(const RunResult& result, const std::string& oracle) {
     for (const OracleVerdict& v : result.verdicts) {
         if (v.oracle == oracle) return v;
     }
@@ -56,32 +56,32 @@ TEST_CASE("loader: without_ha names what a restarted JobManager does", "[loader]
         CHECK(to_string(load_scenario(dir.write("s.json", s.dump())).without_ha) == std::string(mode));
     }
     s["without_ha"] = "listing";
-    CHECK(error_path(s) == "/without_ha");
+    CHECK(no_ha_error_path(s) == "/without_ha");
     s["without_ha"] = "session";
     s["high_availability"] = json::object();
-    CHECK(error_path(s) == "/without_ha");  // HA has no restart without it
+    CHECK(no_ha_error_path(s) == "/without_ha");  // HA has no restart without it
 }
 
 TEST_CASE("no HA, application mode: the job is submitted again from scratch, the EOS sink gets records twice",
           "[no-ha]") {
     for (uint64_t seed = 1; seed <= 2; ++seed) {
-        const RunResult resubmitted = run_crashes(engine::NoHaRecovery::application, seed);
+        const RunResult resubmitted = run_no_ha_crashes(engine::NoHaRecovery::application, seed);
         CHECK(resubmitted.job_finished);
-        const OracleVerdict& output = verdict_of(resubmitted, "exactly_once_output");
+        const OracleVerdict& output = no_ha_verdict(resubmitted, "exactly_once_output");
         CHECK_FALSE(output.passed);
         CHECK(output.message.find("duplicate") != std::string::npos);
-        CHECK(verdict_of(resubmitted, "liveness").passed);
+        CHECK(no_ha_verdict(resubmitted, "liveness").passed);
         // The operator's script restores the newest checkpoint it lists: exactly-once holds here.
-        const RunResult listed = run_crashes(engine::NoHaRecovery::storage_listing, seed);
+        const RunResult listed = run_no_ha_crashes(engine::NoHaRecovery::storage_listing, seed);
         CHECK(listed.verdicts.size() == resubmitted.verdicts.size());
         for (const OracleVerdict& v : listed.verdicts) CHECK(v.passed);
     }
 }
 
 TEST_CASE("no HA, session mode: the restarted JobManager has no job, which ends FAILED as lost", "[no-ha]") {
-    const RunResult lost = run_crashes(engine::NoHaRecovery::session, 1);
+    const RunResult lost = run_no_ha_crashes(engine::NoHaRecovery::session, 1);
     CHECK_FALSE(lost.job_finished);
-    const OracleVerdict& liveness = verdict_of(lost, "liveness");
+    const OracleVerdict& liveness = no_ha_verdict(lost, "liveness");
     CHECK_FALSE(liveness.passed);
     CHECK(liveness.message.find("the job was lost") != std::string::npos);
     CHECK(liveness.message.find("session cluster") != std::string::npos);
