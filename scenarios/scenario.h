@@ -78,8 +78,7 @@ struct Expectation {
 // JobManager high availability (engine/runtime/leader_election.h): `job_managers` JobManagers
 // ("jobmanager", "jobmanager-1", ...) elect a leader through a ZooKeeper-like coordination service
 // on node "coordination" (sim/external/coordination_service.h); completed checkpoints and the id
-// counter live there. Absent: one JobManager whose successor recovers by listing checkpoint
-// storage (no HA -- unsafe when a dead JobManager's metadata write lands late).
+// counter live there. Absent: one JobManager; what its successor does is `without_ha`.
 struct HighAvailabilitySpec {
     int32_t job_managers = 2;
     sim::Duration session_timeout = sim::Duration::seconds(2);
@@ -161,6 +160,8 @@ struct Scenario {
     std::vector<InputSpec> inputs;
     std::optional<DatabaseSpec> database;
     std::optional<HighAvailabilitySpec> high_availability;
+    // "without_ha": what a JobManager restarted without high_availability does (engine::NoHaRecovery).
+    engine::NoHaRecovery without_ha = engine::NoHaRecovery::application;
     std::vector<sim::FaultSpec> faults;                // faults.schedule
     std::optional<RandomFaults> random_faults;         // faults.random: drawn per seed, run after `faults`
     // faults.strict: a scheduled fault that does not fire with an effect fails the run

@@ -68,7 +68,7 @@ struct SavepointRestoreSettings {
 
 // JobManager high availability (engine/runtime/leader_election.h): `job_managers` JobManager
 // processes ("jobmanager", "jobmanager-1", ...) elect a leader through `service`. Without a service
-// there is one JobManager that recovers by listing checkpoint storage (no HA).
+// there is one JobManager, and `without_ha` says what a restarted one does.
 struct HighAvailability {
     sim::external::CoordinationService* service = nullptr;
     int32_t job_managers = 1;
@@ -81,6 +81,7 @@ struct HighAvailability {
     // lost (RunObserver::job_manager_lost, as eosim did before): its checkpoints in flight then never
     // end in what the harness hears (the checkpoint_history oracle's negative control).
     bool tell_leader_loss = true;
+    NoHaRecovery without_ha = NoHaRecovery::application;  // used only without a service
     bool enabled() const { return service != nullptr; }
 };
 

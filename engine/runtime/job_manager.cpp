@@ -55,8 +55,15 @@ void JobManager::boot() {
         election_->start();
         return;
     }
-    attempt_ = engine_.attempt_base() + static_cast<int64_t>(engine_.world().nodes().incarnation(node_)) * 1000 + 1;
+    const uint32_t incarnation = engine_.world().nodes().incarnation(node_);
+    attempt_ = engine_.attempt_base() + static_cast<int64_t>(incarnation) * 1000 + 1;
     heartbeat_round();
+    if (incarnation > 0 && engine_.high_availability().without_ha == NoHaRecovery::session) {
+        fail_job("the job was lost: the JobManager on " + engine_.world().nodes().name(node_) +
+                 " restarted without high availability in a session cluster, which keeps no job graph "
+                 "(Flink's high-availability.type NONE: the job must be submitted again)");
+        return;
+    }
     recover_checkpoints();
 }
 
@@ -149,6 +156,12 @@ void JobManager::recover_checkpoints() {
 void JobManager::recovered(const std::vector<std::string>& keys) {
     // The highest id ever made durable, the newest metadata, the older completed checkpoints.
     StoredCheckpoints found = read_checkpoint_listing(keys);
+    if (engine_.high_availability().without_ha != NoHaRecovery::storage_listing) {
+        // Application mode: the job as submitted, from its savepoint or from scratch. Only the
+        // highest id is kept, so its checkpoints never overwrite the earlier submission's files
+        // (Flink gives the new submission a fresh job id, so a directory of its own).
+        found = StoredCheckpoints{.highest_id = found.highest_id, .counter_key = found.counter_key};
+    }
     if (found.latest_metadata_key.empty() && engine_.restore_from()) {
         read_savepoint(found);
         return;

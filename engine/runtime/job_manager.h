@@ -8,11 +8,15 @@
 // TaskManagers registered then (restarted or spare), restoring every task from the latest
 // completed checkpoint. More failovers than the strategy allows fail the job for good.
 //
-// A JobManager that starts after a crash of the previous one first recovers the latest completed
-// checkpoint (and the highest checkpoint id ever made durable) from durable storage, then waits for the
-// TaskManagers, which drop their tasks and register again once they miss its heartbeats. Attempt
-// numbers are `attempt_base + incarnation * 1000 + n`, so attempts of different JobManagers (and
-// deployments) never collide.
+// Without HA (engine::NoHaRecovery), a JobManager that starts after a crash of the previous one
+// finds no job graph and no completed checkpoint, as Flink's: in application mode (the default) the
+// job is submitted again as it was, from its savepoint (restore_from) or from scratch; in a session
+// cluster the job is lost (it ends FAILED); with the operator's script (storage_listing) it recovers
+// the latest completed checkpoint found by listing durable storage. Every mode keeps the highest
+// checkpoint id made durable, so ids (and files) never repeat. It then waits for the TaskManagers,
+// which drop their tasks and register again once they miss its heartbeats. Attempt numbers are
+// `attempt_base + incarnation * 1000 + n`, so attempts of different JobManagers (and deployments)
+// never collide.
 //
 // With high availability (Engine::high_availability()), several JobManager processes run; each
 // contends for leadership (engine/runtime/leader_election.h). A standby does nothing else and

@@ -67,6 +67,15 @@ const char* to_string(OperatorKind kind) {
     return "unknown";
 }
 
+const char* to_string(NoHaRecovery recovery) {
+    switch (recovery) {
+        case NoHaRecovery::application: return "application";
+        case NoHaRecovery::session: return "session";
+        case NoHaRecovery::storage_listing: return "storage_listing";
+    }
+    return "?";
+}
+
 const char* to_string(WindowSpec::Kind kind) {
     switch (kind) {
         case WindowSpec::Kind::tumbling: return "tumbling";

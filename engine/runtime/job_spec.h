@@ -168,6 +168,17 @@ struct RuntimeConfig {
     bool sinks_drop_removed_state = false;
 };
 
+// What a JobManager restarted without HA does (Flink's high-availability.type NONE keeps job graphs
+// and completed checkpoints in the JobManager's memory, so a restart finds neither):
+// - application: application mode (the common deployment) runs the user's main again, which
+//   submits the job as it was: from its initial savepoint (execution.savepoint.path, the
+//   deployment's own `from`) or from scratch. An exactly-once sink gets every record again.
+// - session: a standalone session cluster comes back without the job: it is lost (FAILED here).
+// - storage_listing: an operator's script lists checkpoint storage and resubmits the job from the
+//   newest _metadata found (unsafe: a dead JobManager's late metadata write can be restored).
+enum class NoHaRecovery : uint8_t { application, session, storage_listing };
+const char* to_string(NoHaRecovery recovery);
+
 struct JobSpec {
     std::string name = "job";
     std::vector<VertexSpec> vertices;  // in topological order

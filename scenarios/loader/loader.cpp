@@ -15,7 +15,7 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     const Value root(document, "", file_);
     const Object o(
         root,
-        {"name", "description", "world", "high_availability", "database", "job", "input", "faults", "oracles",
+        {"name", "description", "world", "high_availability", "without_ha", "database", "job", "input", "faults", "oracles",
          "liveness_bound", "freshness_bound", "time_limit", "expect", "sometimes", "savepoints", "deployments", "upgrade_swarm", "sensitivity"},
         "an object (a scenario)");
     s_.source = path;
@@ -28,6 +28,15 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     has_database_ = o.has("database");
     read_world(o.require("world", "an object (the world)"));
     if (auto x = o.get("high_availability")) read_high_availability(*x);
+    if (auto x = o.get("without_ha")) {
+        if (o.has("high_availability")) {
+            x->fail("expected either \"high_availability\" or \"without_ha\" (what a JobManager restarted "
+                    "without HA does), not both");
+        }
+        constexpr std::array kNoHa{engine::NoHaRecovery::application, engine::NoHaRecovery::session,
+                                   engine::NoHaRecovery::storage_listing};
+        s_.without_ha = read_enum(*x, kNoHa, "what a JobManager restarted without HA does");
+    }
     if (auto x = o.get("database")) read_database(*x);
     read_job(o.require("job", "an object (the job)"));
     // With high_availability each deployment's JobManagers elect their leader and keep their

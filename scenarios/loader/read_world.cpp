@@ -158,13 +158,17 @@ void Loader::read_database(const Value& v) {
     const Object o(v, {"binlog", "tables", "workload"});
     DatabaseSpec& d = s_.database.emplace();
     if (auto x = o.get("binlog")) {
-        const Object b(*x, {"file_bytes", "retain_files"});
+        const Object b(*x, {"file_bytes", "retain_files", "expire_logs_seconds"});
         if (auto y = b.get("file_bytes")) {
             d.options.binlog_file_bytes = read_int(*y, IntRange{sim::external::Database::kEventBytes,
                                                                std::numeric_limits<int64_t>::max(),
                                                                "a number of bytes of at least one event (40)"});
         }
         if (auto y = b.get("retain_files")) d.options.retain_files = read_int32(*y, kNonNegative32);
+        if (auto y = b.get("expire_logs_seconds")) {
+            const int32_t seconds = read_int32(*y, IntRange{0, 4'294'967, "a number of seconds in [0, 4294967] (MySQL's range)"});
+            d.options.binlog_expire = sim::Duration::seconds(seconds);
+        }
     }
     const Value tables = o.require("tables", "an array of tables");
     for_each_element(tables, "an array of tables", [&](const Value& element) {

@@ -13,6 +13,7 @@ RunWorld::RunWorld(const Scenario& scenario, const RunOptions& options)
 
 engine::HighAvailability high_availability(const Scenario& scenario, const engine::OutsideSystems& systems) {
     engine::HighAvailability ha;
+    ha.without_ha = scenario.without_ha;
     if (!scenario.high_availability) return ha;
     ha.service = systems.coordination;
     ha.job_managers = scenario.high_availability->job_managers;

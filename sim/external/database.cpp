@@ -209,10 +209,21 @@ void Database::append_event(BinlogEvent event) {
 
 void Database::rotate_if_full() {
     if (next_position_.offset < options_.binlog_file_bytes) return;
+    file_closed_at_.push_back(scheduler_.now());
     next_position_ = BinlogPosition{next_position_.file + 1, 0};
     if (options_.retain_files > 0 && next_position_.file - first_retained_file_ + 1 > options_.retain_files) {
         purge_binlogs_before(next_position_.file - options_.retain_files + 1);
     }
+    purge_expired();
+}
+
+void Database::purge_expired() {
+    if (options_.binlog_expire == Duration::zero()) return;
+    int32_t file = first_retained_file_;
+    while (file < next_position_.file && file_closed_at_[static_cast<size_t>(file - 1)] + options_.binlog_expire <= scheduler_.now()) {
+        ++file;
+    }
+    purge_binlogs_before(file);
 }
 
 void Database::purge_binlogs_before(int32_t file) {

@@ -19,9 +19,12 @@
 // - a row-based binlog of committed changes (insert / update / delete with before and after
 //   images), each committed transaction that changed rows getting the next GTID-like transaction
 //   number; positions are (file, offset), the offset counting bytes in the file (an event takes
-//   kEventBytes), files rotating once they reach `binlog_file_bytes`; retention (`retain_files`:
-//   at most that many files, the oldest purged at a rotation) and an explicit purge of every file
-//   before a given one. Reading from a position in a purged file fails with `binlog_purged`;
+//   kEventBytes), files rotating once they reach `binlog_file_bytes`; retention by count
+//   (`retain_files`: at most that many files, the oldest purged at a rotation) and by age
+//   (`binlog_expire`, MySQL 8's binlog_expire_logs_seconds: at a rotation, as MySQL purges when it
+//   flushes the binary log, every closed file whose last event is older than that is purged), and
+//   an explicit purge of every file before a given one. Reading from a position in a purged file
+//   fails with `binlog_purged`;
 // - a read-only switch (SET GLOBAL read_only): the workload sets it when its bounded input is
 //   done, so a CDC reader knows where the input ends.
 //
@@ -98,6 +101,9 @@ struct BinlogEvent {
 struct DatabaseOptions {
     int64_t binlog_file_bytes = 64 * 1024;  // a file rotates once it holds this many bytes
     int32_t retain_files = 0;               // keep at most this many binlog files (0: keep all)
+    // binlog_expire_logs_seconds: a closed file whose last event is older than this is purged at
+    // the next rotation (zero: never by age).
+    Duration binlog_expire = Duration::zero();
 };
 
 // What a statement did when its transaction committed.
@@ -191,6 +197,8 @@ private:
     StatementResult apply(const Statement& statement, int64_t gtid, bool* logged);
     void append_event(BinlogEvent event);
     void rotate_if_full();
+    // Purges the closed files whose last event is older than options_.binlog_expire.
+    void purge_expired();
 
     Scheduler& scheduler_;
     Network& network_;
@@ -201,6 +209,7 @@ private:
     TransactionId next_transaction_ = 1;
     int64_t next_gtid_ = 1;
     std::vector<BinlogEvent> history_;
+    std::vector<Time> file_closed_at_;  // by file - 1: when each closed file took its last event
     size_t first_retained_event_ = 0;  // index into history_ of the first event of the first retained file
     int32_t first_retained_file_ = 1;
     BinlogPosition next_position_;

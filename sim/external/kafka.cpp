@@ -26,6 +26,7 @@ const char* to_string(KafkaError error) {
         case KafkaError::out_of_order_sequence: return "out_of_order_sequence";
         case KafkaError::transaction_abortable: return "transaction_abortable";
         case KafkaError::invalid_transaction_timeout: return "invalid_transaction_timeout";
+        case KafkaError::invalid_producer_epoch: return "invalid_producer_epoch";
     }
     return "unknown";
 }
@@ -333,6 +334,16 @@ KafkaError KafkaCluster::init_producer_id(NodeId caller, ProducerHandle* handle)
     return KafkaError::none;
 }
 
+KafkaCluster::BatchCheck KafkaCluster::check_batch(const SequenceState& state, int32_t epoch, int32_t base_sequence,
+                                                    int32_t count) {
+    // A retried batch of the same epoch, among the last five written, is acknowledged again.
+    if (epoch == state.epoch && find_written(state, base_sequence, count) != nullptr) return BatchCheck::duplicate;
+    if (epoch < state.epoch) return BatchCheck::invalid_epoch;
+    // A new epoch starts the sequence over: its first batch starts at 0.
+    const int32_t expected = epoch > state.epoch ? 0 : state.next;
+    return base_sequence == expected ? BatchCheck::append : BatchCheck::out_of_order;
+}
+
 const KafkaCluster::WrittenBatch* KafkaCluster::find_written(const SequenceState& state, int32_t base_sequence, int32_t count) {
     int32_t at = state.oldest;
     for (int32_t i = 0; i < state.written; ++i) {  // oldest first
@@ -396,19 +407,22 @@ KafkaError KafkaCluster::produce_request(NodeId caller, const ProducerHandle& pr
     batch_states_.clear();
     for (const int32_t partition : batch_partitions_) {
         const auto p = static_cast<size_t>(partition);
-        SequenceState& state = sequence_state(partitions[p], producer);
         // A hash map's element stays where it is as others join.
-        if (sequences[p] == state.next) {
-            batch_states_.push_back({&state, false});
-            continue;
-        }
-        if (find_written(state, sequences[p], batch_counts_[p]) != nullptr) {
-            batch_states_.push_back({&state, true});
+        SequenceState& state = partitions[p].sequences[producer.producer_id];
+        // With fencing off (the negative control) a transactional zombie's older epoch is not checked.
+        const int32_t epoch = transactional && !options_.fencing ? std::max(producer.epoch, state.epoch) : producer.epoch;
+        const BatchCheck check = check_batch(state, epoch, sequences[p], batch_counts_[p]);
+        if (check == BatchCheck::append || check == BatchCheck::duplicate) {
+            batch_states_.push_back({&state, check == BatchCheck::duplicate});
             continue;
         }
         clear_batch_counts();
-        ++stats_.out_of_order_batches;
         if (transactional) transactions_[static_cast<size_t>(index)].abortable = true;
+        if (check == BatchCheck::invalid_epoch) {
+            ++stats_.invalid_epoch_batches;
+            return KafkaError::invalid_producer_epoch;
+        }
+        ++stats_.out_of_order_batches;
         return KafkaError::out_of_order_sequence;
     }
     for (size_t i = 0; i < batch_partitions_.size(); ++i) {
@@ -418,9 +432,11 @@ KafkaError KafkaCluster::produce_request(NodeId caller, const ProducerHandle& pr
         if (duplicate) {
             ++stats_.duplicate_batches;
             batch_counts_[p] = 0;  // none of its records is appended below
-        } else {
-            note_batch(index, topic, partition, partitions[p], *state, batch_counts_[p]);
+            continue;
         }
+        // The partition's producer state takes a newer epoch when its first batch is written.
+        if (producer.epoch > state->epoch) *state = SequenceState{.epoch = producer.epoch};
+        note_batch(index, topic, partition, partitions[p], *state, batch_counts_[p]);
     }
     for (const auto& [partition, record] : records) {
         const auto p = static_cast<size_t>(partition);

@@ -20,7 +20,12 @@
 // - idempotent-producer sequence numbers per (producer id, partition): a batch already written
 //   (one of the last five) is acknowledged again without being appended (a retried send), a batch
 //   with a gap answers out_of_order_sequence, and so does a batch of an epoch never issued that
-//   does not start at sequence 0 (the leader's check for a new epoch). A failed send (an injected
+//   does not start at sequence 0 (the leader's check for a new epoch). Each partition keeps the
+//   epoch it last saw per producer id, as Kafka's ProducerStateManager: a batch of an older epoch
+//   answers invalid_producer_epoch (INVALID_PRODUCER_EPOCH, what a produce gets since Kafka 2.7), a
+//   newer one must start at sequence 0 and then starts the sequence over, only a batch of the same
+//   epoch is a duplicate of one written (an unknown producer's first batch must start at 0, where
+//   Kafka accepts any sequence after retention removed its state: not modelled). A failed send (an injected
 //   write failure, a sequence gap) makes the transaction abortable: it can no longer be committed,
 //   and aborting it bumps the epoch (KIP-360: the client re-initialises with its own producer id
 //   and epoch);
@@ -83,6 +88,7 @@ enum class KafkaError : uint8_t {
     out_of_order_sequence,        // OUT_OF_ORDER_SEQUENCE_NUMBER: a gap in the batch's sequence numbers
     transaction_abortable,        // an earlier send of this transaction failed: only abort is allowed
     invalid_transaction_timeout,  // INVALID_TRANSACTION_TIMEOUT: the producer's timeout is above the broker's maximum
+    invalid_producer_epoch,       // INVALID_PRODUCER_EPOCH: a produce with an epoch older than the partition's
 };
 const char* to_string(KafkaError error);
 // The errors after which a caller retries the same request (Kafka's RetriableException family).
@@ -142,6 +148,7 @@ struct KafkaStats {
     uint64_t commit_outcomes_unknown = 0;  // EndTxn calls applied but answered with a request timeout
     uint64_t duplicate_batches = 0;        // retried batches acknowledged without being appended again
     uint64_t out_of_order_batches = 0;
+    uint64_t invalid_epoch_batches = 0;  // produce batches of an epoch older than their partition's
     uint64_t produce_acks_lost = 0;  // produce requests written whose answer was lost (request_timeout)
     uint64_t fenced_writes = 0;  // of fenced_calls: sends of a superseded producer (a zombie writing)
 };
@@ -390,6 +397,11 @@ private:
     // Aborts an open transaction as the broker does on timeout: the producer's epoch is bumped.
     void abort_and_fence(int64_t transaction);
     static SequenceState& sequence_state(Partition& p, const ProducerHandle& producer);
+    // Kafka's checks of a produce batch against its partition's producer state (UnifiedLog's
+    // duplicate check, then ProducerAppendInfo's checkProducerEpoch and checkSequence), `epoch`
+    // being the batch's.
+    enum class BatchCheck : uint8_t { append, duplicate, invalid_epoch, out_of_order };
+    static BatchCheck check_batch(const SequenceState& state, int32_t epoch, int32_t base_sequence, int32_t count);
     // The batch of the last five written that starts at `base_sequence` with `count` records, or nullptr.
     static const WrittenBatch* find_written(const SequenceState& state, int32_t base_sequence, int32_t count);
     static void record_written(SequenceState& state, int32_t count, int64_t base_offset);

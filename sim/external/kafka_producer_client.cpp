@@ -26,11 +26,22 @@ KafkaError KafkaProducerClient::send(NodeId caller, const std::vector<std::pair<
     }
     if (error == KafkaError::request_timeout && idempotent_ && producer_.transactional_id.empty()) {
         // Written or not, nobody knows: the next batch must not reuse these sequence numbers (the
-        // broker would take it for this one). Like Kafka's client, start over with a new producer
-        // id. (A transactional producer's transaction fails instead: its sink declines the checkpoint.)
-        init(caller);
+        // broker would take it for this one). (A transactional producer's transaction fails
+        // instead: its sink declines the checkpoint.)
+        bump_epoch(caller);
     }
     return error;
+}
+
+void KafkaProducerClient::bump_epoch(NodeId caller) {
+    // Kafka's client bumps an idempotent producer's epoch itself (KIP-360), and takes a new producer
+    // id only when the epoch is exhausted; the broker starts the sequence over at the new epoch.
+    if (producer_.epoch >= kMaxEpoch) {
+        init(caller);
+        return;
+    }
+    ++producer_.epoch;
+    sequences_.assign(sequences_.size(), 0);
 }
 
 }  // namespace eosim::sim::external

@@ -7,8 +7,9 @@
 // acknowledges what it already wrote; without, the records are plain appends and a retry after a
 // lost answer writes them twice -- the duplicates idempotence exists to prevent.
 //
-// Non-transactional idempotent producers take a producer id once (init); a transactional one is
-// given each transaction's handle (use), its sequences start over with it.
+// Non-transactional idempotent producers take a producer id once (init) and bump its epoch after a
+// send whose outcome stays unknown; a transactional one is given each transaction's handle (use),
+// its sequences start over with it.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -36,7 +37,14 @@ public:
     // its answer is lost (up to kAttempts times); returns the last answer.
     KafkaError send(NodeId caller, const std::vector<std::pair<int32_t, KafkaRecord>>& records);
 
+    const ProducerHandle& producer() const { return producer_; }
+    // Kafka's epochs are 16-bit: at the largest, a bump takes a new producer id instead.
+    static constexpr int32_t kMaxEpoch = 32767;
+
 private:
+    // After a send whose outcome is unknown (an idempotent producer without a transaction).
+    void bump_epoch(NodeId caller);
+
     KafkaCluster& kafka_;
     std::string topic_;
     bool idempotent_;

@@ -21,6 +21,9 @@ inline scenarios::Scenario count_scenario(int64_t records = 2000, int32_t parall
                                           DeliveryGuarantee guarantee = DeliveryGuarantee::exactly_once) {
     scenarios::Scenario s;
     s.name = "test-count";
+    // The engine's tests of a JobManager crash judge the recovery of the latest checkpoint (Flink's
+    // application mode without HA would start the job over: tests/scenarios/test_no_high_availability.cpp).
+    s.without_ha = NoHaRecovery::storage_listing;
     s.world.task_managers = 2;
     s.world.slots_per_task_manager = (parallelism + 1) / 2;
     s.world.topics = {{"input", parallelism}, {"output", parallelism}};

@@ -155,6 +155,38 @@ TEST_CASE("database: binlog files rotate at their size, purge then read fails, r
     CHECK(g.db.history().size() == 6);  // the harness's record keeps everything
 }
 
+// MySQL 8's binlog_expire_logs_seconds: at each rotation (when MySQL flushes the binary log) the
+// closed files whose last event is older than the expiry are purged; nothing is purged between
+// rotations; a count retention beside it purges too, whichever reaches further.
+TEST_CASE("database: binlog files expire by age at a rotation", "[external][database]") {
+    DatabaseFixture f(DatabaseOptions{Database::kEventBytes * 2, 0, Duration::seconds(10)});
+    const auto write_at = [&f](int64_t seconds, int64_t key) {
+        f.advance_to(Time::zero() + Duration::seconds(seconds));
+        REQUIRE(f.write({{key, key, 1}}) == DatabaseError::none);
+    };
+    write_at(0, 1);
+    write_at(0, 2);  // file 1 closed at 0 s
+    write_at(5, 3);
+    write_at(5, 4);  // file 2 closed at 5 s
+    CHECK(f.db.first_retained_file() == 1);
+    write_at(12, 5);
+    write_at(12, 6);  // file 3 closed at 12 s: file 1 (0 s) is 12 s old, file 2 (5 s) only 7
+    CHECK(f.db.first_retained_file() == 2);
+    std::vector<BinlogEvent> out;
+    CHECK(f.db.read_binlog(f.client, BinlogPosition{1, Database::kEventBytes}, 10, &out) == DatabaseError::binlog_purged);
+    CHECK(f.db.read_binlog(f.client, BinlogPosition{2, 0}, 10, &out) == DatabaseError::none);
+    CHECK(out.size() == 4);
+    write_at(30, 7);  // no rotation: nothing is purged, however old
+    CHECK(f.db.first_retained_file() == 2);
+    write_at(30, 8);  // file 4 closed at 30 s: files 2 and 3 expired, file 4 is new
+    CHECK(f.db.first_retained_file() == 4);
+    CHECK(f.db.history().size() == 8);
+
+    DatabaseFixture g(DatabaseOptions{Database::kEventBytes, 3, Duration::seconds(60)});
+    for (int64_t k = 0; k < 6; ++k) REQUIRE(g.write({{k, k, 1}}) == DatabaseError::none);
+    CHECK(g.db.first_retained_file() == 5);  // the count purges where the age does not yet
+}
+
 TEST_CASE("database: calls fail from a down or partitioned node, while unavailable, commits fail under write errors", "[external][database]") {
     DatabaseFixture f;
     std::vector<Row> rows;
