@@ -7,6 +7,7 @@
 #include "oracles/oracle_registry.h"
 #include "reports/history_json.h"
 #include "reports/json_fields.h"
+#include "reports/placement_report.h"
 #include "reports/run_report.h"
 #include "reports/xml_text.h"
 #include "scenarios/fault_json.h"
@@ -195,6 +196,7 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
     r.exceptions = result.exceptions;
     r.deployments = result.deployments;
     r.back_pressure = result.back_pressure;
+    r.placements = result.placements;
     r.reproduce = reproduce;
     r.wall_seconds = result.figures.wall_seconds;
     return r;
@@ -264,6 +266,7 @@ json to_json(const RunRecord& r) {
         j["checkpoints"] = checkpoints_to_json(r.checkpoints);
         j["status_history"] = status_history_to_json(r.status_history);
         j["exceptions"] = exceptions_to_json(r.exceptions);
+        j["placements"] = placements_to_json(r.placements);
     }
     if (r.timeline_events_cut != 0) j["timeline_events_cut"] = r.timeline_events_cut;
     if (r.timeline_essential_cut != 0) j["timeline_essential_cut"] = r.timeline_essential_cut;
@@ -461,6 +464,7 @@ RunRecord run_record_from_json(const json& j) {
     if (j.contains("exceptions")) r.exceptions = exceptions_from_json(j["exceptions"], "/exceptions");
     if (j.contains("deployments")) r.deployments = deployments_from_json(j["deployments"], "/deployments");
     if (j.contains("back_pressure")) r.back_pressure = back_pressure_from_json(j["back_pressure"], "/back_pressure");
+    if (j.contains("placements")) r.placements = placements_from_json(j["placements"], "/placements");
     if (j.contains("timeline")) {
         const json& timeline = j["timeline"];
         if (!timeline.is_array()) throw RecordError("/timeline: expected an array");

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "reports/history_text.h"
+#include "reports/placement_report.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/random_faults.h"
 
@@ -185,6 +186,7 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     write_status_history(out, result.status_history);
     write_exceptions(out, result.exceptions);
     write_back_pressure(out, result.back_pressure);
+    write_placements(out, result.placements);
     write_fault_draw(out, scenario, result);
     for (const std::string& line : result.deployments_drawn) out << "deployment drawn  " << line << '\n';
     write_faults(out, result);
@@ -364,6 +366,7 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
         {"exceptions", exceptions_to_json(result.exceptions)},
         {"deployments", deployments_to_json(result.deployments)},
         {"back_pressure", back_pressure_to_json(result.back_pressure)},
+        {"placements", placements_to_json(result.placements)},
         {"faults", std::move(faults)},
         {"fault_accounts", fault_accounts_to_json(result.fault_accounts)},
         {"timeline", std::move(timeline)},

@@ -12,6 +12,7 @@
 #include "scenarios/checkpoint_stats.h"
 #include "scenarios/fault_accounting.h"
 #include "scenarios/job_history.h"
+#include "scenarios/placement_history.h"
 #include "scenarios/random_faults.h"
 #include "scenarios/timeline.h"
 #include "sim/fault_injector.h"
@@ -147,6 +148,8 @@ struct RunResult {
     std::vector<JobException> exceptions;
     std::vector<DeploymentSpan> deployments;
     std::vector<VertexBackPressure> back_pressure;  // per vertex, in the order first seen running
+    // Where every attempt ran (scenarios/placement_history.h), in deployment order.
+    std::vector<AttemptPlacement> placements;
 };
 
 struct RunOptions {
