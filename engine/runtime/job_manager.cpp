@@ -298,15 +298,14 @@ bool JobManager::hosts_current_tasks(sim::NodeId tm) const {
     return false;
 }
 
-// A JobManager's first deployment waits until every TaskManager of the cluster (spares aside) has
+// A JobManager's first deployment waits until every TaskManager of the cluster (spares included) has
 // registered, or a heartbeat timeout after it began waiting for them: placement then depends on the
 // cluster, not on which registration came first (a standalone cluster's workers are up when a job
 // is submitted). Later attempts are placed on the TaskManagers registered then.
 bool JobManager::cluster_assembled() {
     if (cluster_assembled_) return true;
     const std::vector<sim::NodeId>& nodes = engine_.task_manager_nodes();
-    const auto cluster_end = nodes.begin() + std::min<ptrdiff_t>(engine_.shape().task_managers, static_cast<ptrdiff_t>(nodes.size()));
-    if (std::all_of(nodes.begin(), cluster_end, [this](sim::NodeId tm) { return task_managers_.contains(tm); })) {
+    if (std::all_of(nodes.begin(), nodes.end(), [this](sim::NodeId tm) { return task_managers_.contains(tm); })) {
         cluster_assembled_ = true;
         return true;
     }

@@ -15,7 +15,7 @@
 namespace eosim::engine {
 namespace {
 
-VertexSpec vertex(const std::string& id, int32_t parallelism, const std::string& group = "") {
+VertexSpec placed_vertex(const std::string& id, int32_t parallelism, const std::string& group = "") {
     VertexSpec v;
     v.id = id;
     v.parallelism = parallelism;
@@ -23,50 +23,50 @@ VertexSpec vertex(const std::string& id, int32_t parallelism, const std::string&
     return v;
 }
 
-JobSpec job_of(std::vector<VertexSpec> vertices) {
+JobSpec placement_job(std::vector<VertexSpec> vertices) {
     JobSpec job;
     job.vertices = std::move(vertices);
     return job;
 }
 
 // "tm/slot" of each subtask of vertex `v`.
-std::vector<std::string> where(const std::vector<std::vector<SlotAssignment>>& placed, size_t v) {
+std::vector<std::string> slots_where(const std::vector<std::vector<SlotAssignment>>& placed, size_t v) {
     std::vector<std::string> out;
     for (const SlotAssignment& a : placed[v]) out.push_back(std::to_string(a.task_manager) + "/" + std::to_string(a.slot));
     return out;
 }
 
-using Where = std::vector<std::string>;
+using SlotsWhere = std::vector<std::string>;
 
 TEST_CASE("slot placement: one default group, slot i holds subtask i of every vertex, TaskManagers fill in order", "[placement]") {
-    const JobSpec job = job_of({vertex("source", 4), vertex("count", 4), vertex("sink", 2)});
+    const JobSpec job = placement_job({placed_vertex("source", 4), placed_vertex("count", 4), placed_vertex("sink", 2)});
     CHECK(slots_needed(job) == 4);
     REQUIRE(slot_sharing_groups(job).size() == 1);
     CHECK(slot_sharing_groups(job)[0].group == "default");
     const auto placed = place_subtasks(job, {{7, 4}, {8, 4}}, false);
     REQUIRE(placed);
-    CHECK(where(*placed, 0) == Where{"7/0", "7/1", "7/2", "7/3"});
-    CHECK(where(*placed, 1) == where(*placed, 0));
-    CHECK(where(*placed, 2) == Where{"7/0", "7/1"});
+    CHECK(slots_where(*placed, 0) == SlotsWhere{"7/0", "7/1", "7/2", "7/3"});
+    CHECK(slots_where(*placed, 1) == slots_where(*placed, 0));
+    CHECK(slots_where(*placed, 2) == SlotsWhere{"7/0", "7/1"});
     // Fewer slots on the first: the rest on the next.
     const auto spilled = place_subtasks(job, {{7, 3}, {8, 4}}, false);
     REQUIRE(spilled);
-    CHECK(where(*spilled, 1) == Where{"7/0", "7/1", "7/2", "8/0"});
+    CHECK(slots_where(*spilled, 1) == SlotsWhere{"7/0", "7/1", "7/2", "8/0"});
 }
 
 TEST_CASE("slot placement: evenly spread out takes the TaskManager with the lowest share of slots in use", "[placement]") {
-    const JobSpec job = job_of({vertex("source", 4), vertex("count", 4)});
+    const JobSpec job = placement_job({placed_vertex("source", 4), placed_vertex("count", 4)});
     const auto placed = place_subtasks(job, {{7, 4}, {8, 4}}, true);
     REQUIRE(placed);
-    CHECK(where(*placed, 1) == Where{"7/0", "8/0", "7/1", "8/1"});
+    CHECK(slots_where(*placed, 1) == SlotsWhere{"7/0", "8/0", "7/1", "8/1"});
     // A share, not a count: 1 of 2 in use on the small one is more than 1 of 4 on the big one.
     const auto uneven = place_subtasks(job, {{7, 2}, {8, 4}}, true);
     REQUIRE(uneven);
-    CHECK(where(*uneven, 0) == Where{"7/0", "8/0", "8/1", "7/1"});
+    CHECK(slots_where(*uneven, 0) == SlotsWhere{"7/0", "8/0", "8/1", "7/1"});
 }
 
 TEST_CASE("slot placement: sharing groups take their own slots, each its largest parallelism", "[placement]") {
-    const JobSpec job = job_of({vertex("source", 2, "io"), vertex("count", 4), vertex("sink", 3, "io")});
+    const JobSpec job = placement_job({placed_vertex("source", 2, "io"), placed_vertex("count", 4), placed_vertex("sink", 3, "io")});
     REQUIRE(slot_sharing_groups(job).size() == 2);
     CHECK(slot_sharing_groups(job)[0].group == "io");  // in the order their first vertex appears
     CHECK(slot_sharing_groups(job)[0].slots == 3);
@@ -74,15 +74,15 @@ TEST_CASE("slot placement: sharing groups take their own slots, each its largest
     CHECK(slots_needed(job) == 7);
     const auto placed = place_subtasks(job, {{7, 4}, {8, 4}}, false);
     REQUIRE(placed);
-    CHECK(where(*placed, 0) == Where{"7/0", "7/1"});
-    CHECK(where(*placed, 2) == Where{"7/0", "7/1", "7/2"});
-    CHECK(where(*placed, 1) == Where{"7/3", "8/0", "8/1", "8/2"});
+    CHECK(slots_where(*placed, 0) == SlotsWhere{"7/0", "7/1"});
+    CHECK(slots_where(*placed, 2) == SlotsWhere{"7/0", "7/1", "7/2"});
+    CHECK(slots_where(*placed, 1) == SlotsWhere{"7/3", "8/0", "8/1", "8/2"});
     CHECK_FALSE(place_subtasks(job, {{7, 4}, {8, 2}}, false));  // 6 slots for 7
     CHECK_FALSE(place_subtasks(job, {}, true));
 }
 
 // The placement of every attempt of a run, as "attempt: vertex-subtask@tm/slot ...".
-std::vector<std::string> placements(const scenarios::RunResult& result) {
+std::vector<std::string> placements_text(const scenarios::RunResult& result) {
     std::vector<std::string> out;
     for (const scenarios::AttemptPlacement& p : result.placements) {
         std::string text;
@@ -105,7 +105,7 @@ TEST_CASE("slot placement: whole runs place the same on every seed, filled in or
             const scenarios::RunResult result = scenarios::run_scenario(s, scenarios::RunOptions{seed});
             REQUIRE(result.placements.size() == 1);
             CHECK(result.placements[0].attempt_name == "v1/1");
-            seen.insert(placements(result)[0]);
+            seen.insert(placements_text(result)[0]);
         }
         REQUIRE(seen.size() == 1);
         const std::string expected = evenly ? "source-0@tm0/0 source-1@tm1/0 source-2@tm0/1 source-3@tm1/1 "
@@ -126,7 +126,7 @@ TEST_CASE("slot placement: a restart with the same TaskManagers back is placed a
     const scenarios::RunResult result = scenarios::run_scenario(s, scenarios::RunOptions{3});
     CHECK(result.expectation_met);
     REQUIRE(result.placements.size() >= 2);
-    const std::vector<std::string> all = placements(result);
+    const std::vector<std::string> all = placements_text(result);
     for (const std::string& p : all) CHECK(p == all.front());
     CHECK(result.placements[1].attempt_name == "v1/2");
 }

@@ -14,7 +14,7 @@
 namespace eosim::reports {
 namespace {
 
-scenarios::AttemptPlacement attempt(const std::string& name, double at_s, const std::string& tm_of_subtask_1) {
+scenarios::AttemptPlacement placed_attempt(const std::string& name, double at_s, const std::string& tm_of_subtask_1) {
     scenarios::AttemptPlacement p;
     p.at_s = at_s;
     p.attempt = name == "v1/1" ? 1001 : 1002;
@@ -26,8 +26,8 @@ scenarios::AttemptPlacement attempt(const std::string& name, double at_s, const 
     return p;
 }
 
-const std::vector<scenarios::AttemptPlacement> kPlacements = {attempt("v1/1", 0.012, "tm1"), attempt("v1/2", 5.5, "tm1"),
-                                                              attempt("v1/3", 9.25, "tm0")};
+const std::vector<scenarios::AttemptPlacement> kPlacements = {placed_attempt("v1/1", 0.012, "tm1"), placed_attempt("v1/2", 5.5, "tm1"),
+                                                              placed_attempt("v1/3", 9.25, "tm0")};
 
 TEST_CASE("placement report: text per attempt, a line per TaskManager, repeats said in one line", "[reports][placement]") {
     std::ostringstream out;
