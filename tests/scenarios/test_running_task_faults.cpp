@@ -70,7 +70,7 @@ json running_case_base() {
                 "topics": [{"name": "input", "partitions": 2}, {"name": "output", "partitions": 2}]},
       "job": {"vertices": [
         {"id": "source", "kind": "kafka_source", "topic": "input", "parallelism": 2},
-        {"id": "count", "kind": "keyed_count", "parallelism": 2, "inputs": [{"from": "source", "kind": "hash"}]},
+        {"id": "count", "kind": "keyed_count", "parallelism": 2, "inputs": [{"from": "source", "edge": "hash"}]},
         {"id": "sink", "kind": "sink", "sink": "kafka", "options": {"topic": "output"}, "parallelism": 2,
          "inputs": [{"from": "count"}]}]},
       "input": [{"topic": "input", "records": 50, "keys": 4, "rate_per_second": 100}],
