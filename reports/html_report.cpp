@@ -11,6 +11,7 @@
 #include "reports/checkpoint_panel_svg.h"
 #include "reports/history_html.h"
 #include "reports/rollbacks_report.h"
+#include "reports/placement_report.h"
 #include "reports/timeline_svg.h"
 #include "reports/xml_text.h"
 #include "sim/time.h"
@@ -278,6 +279,7 @@ void write_run_section(std::ostream& out, const RunRecord& r, bool run_files) {
         if (!r.checkpoints.empty()) out << "<div class=\"svgbox\">\n" << checkpoint_panel_svg(r.checkpoints) << "</div>\n";
         write_checkpoint_history_html(out, r);
         write_back_pressure_html(out, r);
+        write_placements_html(out, r.placements);
     } else if (r.status == RunStatus::error && !r.stderr_tail.empty()) {
         out << "<p>The run did not complete; the end of its standard error:</p>\n<pre>" << h(r.stderr_tail) << "</pre>\n";
     }

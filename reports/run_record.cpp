@@ -9,6 +9,7 @@
 #include "reports/history_json.h"
 #include "reports/json_fields.h"
 #include "reports/rollbacks_report.h"
+#include "reports/placement_report.h"
 #include "reports/run_report.h"
 #include "reports/xml_text.h"
 #include "scenarios/fault_json.h"
@@ -216,6 +217,7 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
     r.back_pressure = result.back_pressure;
     r.rollbacks = result.rollbacks;
     r.anomalies = result.anomalies;
+    r.placements = result.placements;
     r.reproduce = reproduce;
     r.wall_seconds = result.figures.wall_seconds;
     return r;
@@ -288,6 +290,7 @@ json to_json(const RunRecord& r) {
         j["checkpoints"] = checkpoints_to_json(r.checkpoints);
         j["status_history"] = status_history_to_json(r.status_history);
         j["exceptions"] = exceptions_to_json(r.exceptions);
+        j["placements"] = placements_to_json(r.placements);
     }
     if (r.timeline_events_cut != 0) j["timeline_events_cut"] = r.timeline_events_cut;
     if (r.timeline_essential_cut != 0) j["timeline_essential_cut"] = r.timeline_essential_cut;
@@ -490,6 +493,7 @@ RunRecord run_record_from_json(const json& j) {
     if (j.contains("back_pressure")) r.back_pressure = back_pressure_from_json(j["back_pressure"], "/back_pressure");
     if (j.contains("rollbacks")) r.rollbacks = rollbacks_from_json(j["rollbacks"], "/rollbacks");
     if (j.contains("anomalies")) r.anomalies = anomalies_from_json(j["anomalies"], "/anomalies");
+    if (j.contains("placements")) r.placements = placements_from_json(j["placements"], "/placements");
     if (j.contains("timeline")) {
         const json& timeline = j["timeline"];
         if (!timeline.is_array()) throw RecordError("/timeline: expected an array");

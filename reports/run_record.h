@@ -76,6 +76,7 @@ struct RunRecord {
     std::vector<scenarios::VertexBackPressure> back_pressure;  // per vertex
     std::vector<oracles::Rollback> rollbacks;  // restores older than what an exactly-once sink committed (a warning)
     scenarios::AnomalyTable anomalies;  // its groups and margins with the timeline; the counts always
+    std::vector<scenarios::AttemptPlacement> placements;       // with the timeline: per attempt deployed (reports/placement_report.h)
     int64_t timeline_events_cut = 0;  // events bound_record left out of the timeline (thin_timeline)
     int64_t timeline_essential_cut = 0;  // of them, essential ones: what they would close is unknown
     int64_t faults_cut = 0;           // fired faults bound_record dropped from the end of `faults`

@@ -6,6 +6,7 @@
 #include "reports/anomaly_report.h"
 #include "reports/history_text.h"
 #include "reports/rollbacks_report.h"
+#include "reports/placement_report.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/random_faults.h"
 
@@ -197,6 +198,7 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     write_exceptions(out, result.exceptions);
     write_uncompleted_restores(out, result.checkpoints);
     write_back_pressure(out, result.back_pressure);
+    write_placements(out, result.placements);
     write_fault_draw(out, scenario, result);
     for (const std::string& line : result.deployments_drawn) out << "deployment drawn  " << line << '\n';
     write_faults(out, result);
@@ -380,6 +382,7 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
         {"back_pressure", back_pressure_to_json(result.back_pressure)},
         {"rollbacks", rollbacks_to_json(result.rollbacks)},
         {"anomalies", to_json(result.anomalies)},
+        {"placements", placements_to_json(result.placements)},
         {"faults", std::move(faults)},
         {"fault_accounts", fault_accounts_to_json(result.fault_accounts)},
         {"timeline", std::move(timeline)},

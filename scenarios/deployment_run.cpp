@@ -34,7 +34,8 @@ DeploymentRun::DeploymentRun(const Scenario& scenario, sim::World& world, const 
         engines_.push_back(std::make_unique<engine::Engine>(
             world, jobs_[d],
             engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
-                                 scenario.world.spare_task_managers, Scenario::deployment_suffix(d)},
+                                 scenario.world.spare_task_managers, Scenario::deployment_suffix(d),
+                                 scenario.world.evenly_spread_out_slots},
             services, observer, high_availability));
         if (d > 0) engines_.back()->set_deployment(static_cast<int64_t>(d) * kAttemptsPerDeployment, std::nullopt);
     }
@@ -49,7 +50,8 @@ DeploymentRun::DeploymentRun(const Scenario& scenario, sim::World& world, const 
         v->engine = std::make_unique<engine::Engine>(
             world, v->job,
             engine::ClusterShape{scenario.world.task_managers, scenario.world.slots_per_task_manager,
-                                 scenario.world.spare_task_managers, Scenario::verification_suffix(d)},
+                                 scenario.world.spare_task_managers, Scenario::verification_suffix(d),
+                                 scenario.world.evenly_spread_out_slots},
             services, observer, high_availability);
         verifications_[d] = std::move(v);
     }

@@ -51,6 +51,9 @@ nlohmann::ordered_json fault_to_json(const sim::FaultSpec& fault) {
         j["at_point"] = std::move(at_point);
     }
     const std::string duration = format_duration_exact(fault.duration);
+    if (fault.targets_running_task()) {
+        j["task_manager_running"] = {{"vertex", fault.running_vertex}, {"subtask", fault.running_subtask}};
+    }
     switch (fault.kind) {
         case FaultKind::crash:
             if (!fault.nodes.empty()) j["nodes"] = fault.nodes;
@@ -62,7 +65,7 @@ nlohmann::ordered_json fault_to_json(const sim::FaultSpec& fault) {
             j["duration"] = duration;
             break;
         case FaultKind::partition:
-            j["nodes"] = fault.nodes;
+            if (!fault.targets_running_task()) j["nodes"] = fault.nodes;
             if (!fault.other_nodes.empty()) j["other_nodes"] = fault.other_nodes;
             j["one_way"] = fault.one_way;
             j["duration"] = duration;

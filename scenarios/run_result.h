@@ -14,6 +14,7 @@
 #include "scenarios/checkpoint_stats.h"
 #include "scenarios/fault_accounting.h"
 #include "scenarios/job_history.h"
+#include "scenarios/placement_history.h"
 #include "scenarios/random_faults.h"
 #include "scenarios/timeline.h"
 #include "sim/fault_injector.h"
@@ -161,6 +162,8 @@ struct RunResult {
     // Lost and duplicated records grouped by sink, transaction and checkpoint, and the Kafka
     // transactions' timeout margins (scenarios/anomalies.h).
     AnomalyTable anomalies;
+    // Where every attempt ran (scenarios/placement_history.h), in deployment order.
+    std::vector<AttemptPlacement> placements;
 };
 
 struct RunOptions {

@@ -31,6 +31,8 @@ struct WorldSpec {
     int32_t task_managers = 2;
     int32_t slots_per_task_manager = 4;
     int32_t spare_task_managers = 0;
+    // Flink's cluster.evenly-spread-out-slots (engine/runtime/slot_placement.h).
+    bool evenly_spread_out_slots = false;
     sim::NetworkOptions network;
     sim::StorageOptions storage;
     sim::external::KafkaOptions kafka;

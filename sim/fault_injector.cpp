@@ -104,9 +104,16 @@ void FaultInjector::validate_and_resolve(size_t index) {
     if (spec.trigger.attempt_min < 1 || spec.trigger.attempt_max < spec.trigger.attempt_min) {
         throw std::invalid_argument(what + "attempt range must be within [1, max] and not empty");
     }
-    const bool announcer_allowed =
-        at_point && (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause || spec.kind == FaultKind::partition);
-    if (needs_targets(spec.kind) && armed.nodes.empty() && !announcer_allowed) {
+    const bool announcer_or_task_allowed =
+        (at_point || spec.targets_running_task()) &&
+        (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause || spec.kind == FaultKind::partition);
+    if (spec.targets_running_task()) {
+        if (!announcer_or_task_allowed) throw std::invalid_argument(what + "only a crash, pause or partition targets a running task");
+        if (!armed.nodes.empty()) throw std::invalid_argument(what + "target nodes or a running task, not both");
+        if (!hooks_.task_manager_running) throw std::invalid_argument(what + "no placement hook wired for a running task");
+        if (spec.running_subtask < 0) throw std::invalid_argument(what + "negative subtask");
+    }
+    if (needs_targets(spec.kind) && armed.nodes.empty() && !announcer_or_task_allowed) {
         throw std::invalid_argument(what + "no target nodes");
     }
     if (spec.kind == FaultKind::slow_link && armed.nodes.size() != 2) {
@@ -189,13 +196,19 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
     extend_quiet(now);
 
     std::vector<NodeId> targets = armed.nodes;
-    if (targets.empty() && announcer != kNoNode &&
-        (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause || spec.kind == FaultKind::partition)) {
+    if (spec.targets_running_task()) {
+        const NodeId running = hooks_.task_manager_running(spec.running_vertex, spec.running_subtask);
+        if (running != kNoNode) targets.push_back(running);
+    } else if (targets.empty() && announcer != kNoNode &&
+               (spec.kind == FaultKind::crash || spec.kind == FaultKind::pause || spec.kind == FaultKind::partition)) {
         targets.push_back(announcer);
     }
     for (const FiringObserver& observer : firing_observers_) observer(index, targets);
     const std::string until = format_time(now + spec.duration);
-    switch (spec.kind) {
+    if (spec.targets_running_task() && targets.empty()) {
+        record.skipped = true;
+        record.action = "no target: no attempt deployed runs " + spec.running_vertex + "-" + std::to_string(spec.running_subtask);
+    } else switch (spec.kind) {
         case FaultKind::crash: fire_crash(spec, targets, record); break;
         case FaultKind::pause: fire_pause(spec, targets, record); break;
         case FaultKind::partition: fire_partition(spec, targets, armed.other_nodes, record); break;

@@ -14,6 +14,11 @@
 //   that every effect ends before its quiet period.
 //
 // Actions (and their undo, scheduled as world-owned events):
+// Targets: `nodes`; at a point without them, the announcer (crash, pause, partition); or, for
+// crash, pause and partition, the TaskManager running a subtask (`FaultSpec::running_vertex`),
+// looked up through `OutsideFaults::task_manager_running` when the fault fires (skipped when no
+// attempt has been deployed).
+//
 // - crash: `Scheduler::crash`; when `restart`, `Scheduler::restart` after restart_delay if the node
 //   is still down then. Crashing a node that is already down does nothing (recorded as skipped).
 // - pause: `Scheduler::pause`, `resume` after duration. A node that is down or paused is skipped.
@@ -61,6 +66,9 @@ struct OutsideFaults {
     std::function<void(Time until)> kafka_commit_errors;           // EndTxn fails retriably until `until`
     std::function<void(Time until)> kafka_commit_outcome_unknown;  // EndTxn applied, answer lost until `until`
     std::function<void(Time until)> kafka_produce_ack_lost;        // produce written, every other answer lost until `until`
+    // The job's placement (FaultSpec::running_vertex): the TaskManager node the latest attempt
+    // deployed runs (vertex, subtask) on, kNoNode when none.
+    std::function<NodeId(const std::string& vertex, int32_t subtask)> task_manager_running;
 };
 
 struct FiredFault {

@@ -72,6 +72,12 @@ struct FaultSpec {
                                         // bulk_partial_failure: the chance each item fails;
                                         // system_call_races: the chance each write races
     std::string system;                 // system_*, bulk_partial_failure: the target system's name
+    // crash, pause, partition, instead of `nodes`: the TaskManager that runs subtask
+    // `running_subtask` of vertex `running_vertex` when the fault fires, in the latest attempt the
+    // job deployed (OutsideFaults::task_manager_running says which; none yet: the fault is skipped).
+    std::string running_vertex;
+    int32_t running_subtask = 0;
+    bool targets_running_task() const { return !running_vertex.empty(); }
 };
 
 const char* to_string(FaultKind kind);

@@ -64,6 +64,7 @@ struct SharedStateReport {
 struct Deployment {
     int64_t attempt = 0;
     std::vector<std::vector<sim::NodeId>> placement;  // [vertex][subtask] -> TaskManager node
+    std::vector<std::vector<int32_t>> slots;          // [vertex][subtask] -> its slot on that TaskManager
     CompletedCheckpoint restore;                      // id 0: start from scratch
 };
 

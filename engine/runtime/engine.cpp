@@ -80,6 +80,25 @@ Engine::Engine(sim::World& world, const JobSpec& job, ClusterShape shape, Engine
 
 Engine::~Engine() = default;
 
+void Engine::attempt_placed(const Deployment& deployment) {
+    placement_ = deployment.placement;
+    std::vector<SubtaskPlacement> placed;
+    for (size_t v = 0; v < deployment.placement.size(); ++v) {
+        for (size_t s = 0; s < deployment.placement[v].size(); ++s) {
+            placed.push_back(SubtaskPlacement{job_.vertices[v].id, static_cast<int32_t>(s),
+                                              world_.nodes().name(deployment.placement[v][s]), deployment.slots[v][s]});
+        }
+    }
+    observer_.attempt_deployed(world_.now(), deployment.attempt, placed);
+}
+
+sim::NodeId Engine::task_manager_running(const std::string& vertex, int32_t subtask) const {
+    const int32_t v = job_.vertex_index(vertex);
+    if (v < 0 || static_cast<size_t>(v) >= placement_.size() || subtask < 0) return sim::kNoNode;
+    const std::vector<sim::NodeId>& subtasks = placement_[static_cast<size_t>(v)];
+    return static_cast<size_t>(subtask) < subtasks.size() ? subtasks[static_cast<size_t>(subtask)] : sim::kNoNode;
+}
+
 void Engine::start() {
     started_ = true;
     for (sim::NodeId node : job_manager_nodes_) boot_job_manager(node);

@@ -43,6 +43,9 @@ struct ClusterShape {
     int32_t spare_task_managers = 0;
     // Appended to every node name: a later deployment's cluster ("jobmanager.v2", "tm0.v2").
     std::string node_suffix{};
+    // Flink's cluster.evenly-spread-out-slots: slots spread over the TaskManagers instead of filling
+    // them in order (engine/runtime/slot_placement.h).
+    bool evenly_spread_out_slots = false;
 };
 
 // A savepoint the user asked for, as a CLI or REST client does, kept outside every process (a
@@ -143,6 +146,11 @@ public:
     const HighAvailability& high_availability() const { return high_availability_; }
     bool is_job_manager_node(sim::NodeId node) const;
     const std::vector<sim::NodeId>& task_manager_nodes() const { return task_manager_nodes_; }
+    // A JobManager deployed `deployment`: kept (it outlives the JobManager) and told to the observer.
+    void attempt_placed(const Deployment& deployment);
+    // The TaskManager the latest attempt deployed put subtask `subtask` of vertex `vertex` on; kNoNode
+    // before any deployment, or for a vertex or subtask the job does not have.
+    sim::NodeId task_manager_running(const std::string& vertex, int32_t subtask) const;
 
     // The current process of a node; nullptr while it is down.
     JobManager* job_manager() { return job_manager_on(job_manager_node_); }
@@ -202,6 +210,7 @@ private:
     sim::NodeId job_manager_node_;
     std::vector<sim::NodeId> job_manager_nodes_;
     std::vector<sim::NodeId> task_manager_nodes_;
+    std::vector<std::vector<sim::NodeId>> placement_;  // the latest attempt deployed: [vertex][subtask]
     std::map<sim::NodeId, std::unique_ptr<JobManager>> job_managers_;
     uint64_t job_manager_instances_ = 0;
     // By node id (a few dozen nodes at most): every message to a task looks its TaskManager up here.

@@ -1,5 +1,7 @@
 #include "engine/runtime/job_manager.h"
 
+#include <algorithm>
+
 #include "engine/checkpointing/checkpoint_id_counter.h"
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/completed_checkpoint_store.h"
@@ -8,6 +10,7 @@
 #include "engine/runtime/engine.h"
 #include "engine/runtime/leader_election.h"
 #include "engine/runtime/protocol_points.h"
+#include "engine/runtime/slot_placement.h"
 #include "engine/runtime/task_manager.h"
 
 namespace eosim::engine {
@@ -18,6 +21,7 @@ constexpr sim::EventKind kDeployTimeout{"jm.deploy_timeout"};
 constexpr sim::EventKind kRestart{"jm.restart"};
 constexpr sim::EventKind kRecoverRetry{"jm.recover_retry"};
 constexpr sim::EventKind kRecoverTimeout{"jm.recover_timeout"};
+constexpr sim::EventKind kClusterWait{"jm.cluster_wait"};
 
 // A callback that runs `f(JobManager&, args...)` only while the process numbered `instance` is the
 // one on `node` (a crash drops its callbacks anyway; a lost leadership replaces the process).
@@ -314,27 +318,50 @@ bool JobManager::hosts_current_tasks(sim::NodeId tm) const {
     return false;
 }
 
+// A JobManager's first deployment waits until every TaskManager of the cluster (spares included) has
+// registered, or a heartbeat timeout after it began waiting for them: placement then depends on the
+// cluster, not on which registration came first (a standalone cluster's workers are up when a job
+// is submitted). Later attempts are placed on the TaskManagers registered then.
+bool JobManager::cluster_assembled() {
+    if (cluster_assembled_) return true;
+    const std::vector<sim::NodeId>& nodes = engine_.task_manager_nodes();
+    if (std::all_of(nodes.begin(), nodes.end(), [this](sim::NodeId tm) { return task_managers_.contains(tm); })) {
+        cluster_assembled_ = true;
+        return true;
+    }
+    if (!cluster_wait_started_) {
+        cluster_wait_started_ = true;
+        engine_.world().scheduler().schedule(engine_.job().runtime.heartbeat_timeout, node_, kClusterWait, 0,
+                                             on_job_manager(&engine_, node_, instance_, [](JobManager& jm) {
+                                                 jm.cluster_assembled_ = true;
+                                                 if (jm.phase_ == Phase::waiting_for_resources) jm.try_deploy();
+                                             }));
+    }
+    return false;
+}
+
 void JobManager::try_deploy() {
     const JobSpec& job = engine_.job();
-    int32_t needed = 0;
-    for (const VertexSpec& v : job.vertices) needed = std::max(needed, v.parallelism);
-    // Slot sharing: slot i runs subtask i of every vertex. Slots are taken in node order.
-    std::vector<sim::NodeId> slots;
-    for (const auto& [tm, info] : task_managers_) {
-        for (int32_t s = 0; s < info.slots; ++s) slots.push_back(tm);
-    }
-    if (static_cast<int32_t>(slots.size()) < needed) return;  // wait for more TaskManagers
+    if (!cluster_assembled()) return;
+    std::vector<SlotOffer> offers;  // in node order
+    for (const auto& [tm, info] : task_managers_) offers.push_back(SlotOffer{tm, info.slots});
+    const auto placed = place_subtasks(job, offers, engine_.shape().evenly_spread_out_slots);
+    if (!placed) return;  // wait for more TaskManagers
     if (coordinator_.settling()) return;  // wait until the checkpoint to restore is decided
     deployment_ = Deployment{};
     deployment_.attempt = attempt_;
     std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>> per_node;
-    for (int32_t v = 0; v < static_cast<int32_t>(job.vertices.size()); ++v) {
-        std::vector<sim::NodeId> placed;
-        for (int32_t s = 0; s < job.vertices[static_cast<size_t>(v)].parallelism; ++s) {
-            placed.push_back(slots[static_cast<size_t>(s)]);
-            per_node[slots[static_cast<size_t>(s)]].push_back({v, s});
+    for (int32_t v = 0; v < static_cast<int32_t>(placed->size()); ++v) {
+        std::vector<sim::NodeId> nodes;
+        std::vector<int32_t> slots;
+        for (int32_t s = 0; s < static_cast<int32_t>((*placed)[static_cast<size_t>(v)].size()); ++s) {
+            const SlotAssignment& slot = (*placed)[static_cast<size_t>(v)][static_cast<size_t>(s)];
+            nodes.push_back(slot.task_manager);
+            slots.push_back(slot.slot);
+            per_node[slot.task_manager].push_back({v, s});
         }
-        deployment_.placement.push_back(std::move(placed));
+        deployment_.placement.push_back(std::move(nodes));
+        deployment_.slots.push_back(std::move(slots));
     }
     if (const CompletedCheckpoint* latest = coordinator_.latest()) {
         deployment_.restore = *latest;
@@ -350,6 +377,7 @@ void JobManager::try_deploy() {
     ready_.clear();
     finished_.clear();
     engine_.observer().restore_started(engine_.world().now(), attempt_, deployment_.restore.id, deployment_.restore.offsets);
+    engine_.attempt_placed(deployment_);
     auto deployment = std::make_shared<const Deployment>(deployment_);
     Engine* engine = &engine_;
     const int64_t attempt = attempt_;

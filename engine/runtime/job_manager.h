@@ -2,6 +2,9 @@
 // The JobManager process: keeps the registry of TaskManagers (registration and heartbeats),
 // deploys the job's attempts, runs the checkpoint coordinator, and fails the job over.
 //
+// Placement (engine/runtime/slot_placement.h): slot sharing groups, slots filled in TaskManager
+// order or spread evenly; a JobManager's first deployment waits for the cluster's TaskManagers.
+//
 // Failover (Flink's full restart): when a task fails, a TaskManager running tasks stops answering
 // heartbeats, a deployment times out, or too many checkpoints fail, the current attempt is
 // cancelled everywhere; after the restart strategy's delay a new attempt is deployed on the
@@ -111,6 +114,7 @@ private:
                          const std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>>& per_node);
     void recovered(const std::vector<std::string>& keys);
     void try_deploy();
+    bool cluster_assembled();
     void read_savepoint(const StoredCheckpoints& found);
     void savepoint_read(const StoredCheckpoints& found, const std::string& path, const std::string& text);
     void ask_for_savepoints();
@@ -130,6 +134,9 @@ private:
     bool loss_told_ = false;
     bool attempt_is_restart_ = false;  // the current attempt was started by failover() (for EngineStats::restarts)
     std::map<sim::NodeId, Registered> task_managers_;
+    // The first deployment's wait for the cluster's TaskManagers (cluster_assembled).
+    bool cluster_assembled_ = false;
+    bool cluster_wait_started_ = false;
     Deployment deployment_;
     std::optional<CompletedCheckpoint> savepoint_restore_;  // restore_from, mapped to this job
     std::set<std::pair<int32_t, int32_t>> ready_;

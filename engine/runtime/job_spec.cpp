@@ -16,6 +16,11 @@ int32_t JobSpec::vertex_index(const std::string& id) const {
     return -1;
 }
 
+const std::string& VertexSpec::sharing_group() const {
+    static const std::string kDefault = kDefaultSlotSharingGroup;
+    return slot_sharing_group.empty() ? kDefault : slot_sharing_group;
+}
+
 bool JobSpec::uses_event_time() const {
     for (const VertexSpec& v : vertices) {
         if (v.watermarks) return true;

@@ -106,6 +106,11 @@ struct VertexSpec {
     // the operators of the job restoring it by uid. Empty: the vertex id is the uid.
     std::string uid;
     const std::string& uid_or_id() const { return uid.empty() ? id : uid; }
+    // The slot sharing group (engine/runtime/slot_placement.h; Flink's slotSharingGroup(name)):
+    // empty is Flink's "default", the group of every vertex that names none.
+    std::string slot_sharing_group;
+    const std::string& sharing_group() const;
+    static constexpr const char* kDefaultSlotSharingGroup = "default";
 };
 
 struct CheckpointConfig {

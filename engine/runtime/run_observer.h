@@ -46,6 +46,14 @@ struct TaskCheckpointStats {
     int64_t shared_bytes_referenced = 0;
 };
 
+// Where a subtask of an attempt runs: its TaskManager's node name and its slot there.
+struct SubtaskPlacement {
+    std::string vertex;
+    int32_t subtask = 0;
+    std::string task_manager;
+    int32_t slot = 0;
+};
+
 class RunObserver {
 public:
     virtual ~RunObserver() = default;
@@ -57,6 +65,9 @@ public:
                                     const std::string& /*detail*/) {}
     // A new attempt restores from `checkpoint_id` (0: from scratch) whose sources were at `offsets`.
     virtual void restore_started(sim::Time, int64_t /*attempt*/, int64_t /*checkpoint_id*/, const SourceOffsets&) {}
+    // The JobManager deployed attempt `attempt` (right after restore_started): every subtask's
+    // TaskManager and slot (engine/runtime/slot_placement.h), vertex by vertex in subtask order.
+    virtual void attempt_deployed(sim::Time, int64_t /*attempt*/, const std::vector<SubtaskPlacement>& /*placement*/) {}
     // One subtask of a keyed vertex applied its restored keyed state.
     virtual void keyed_state_restored(sim::Time, int64_t /*attempt*/, const std::string& /*vertex*/,
                                       int32_t /*subtask*/, const std::map<int64_t, int64_t>& /*state*/) {}

@@ -49,6 +49,11 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     }
     if (auto x = o.get("savepoints")) read_savepoints(*x);
     check_restore_sources();
+    for (size_t d = 0; d < s_.deployments.size(); ++d) {
+        if (const std::string shortage = slot_shortage(s_.deployment_job(d + 1), s_.world); !shortage.empty()) {
+            throw ScenarioError(file_, "/deployments/" + std::to_string(d), shortage);
+        }
+    }
     if (auto x = o.get("input")) read_input(*x);
     if (auto x = o.get("faults")) read_faults(*x);
     read_oracles(o.require("oracles", "an array of oracle names"));

@@ -43,6 +43,10 @@ inline constexpr std::array kAllFaults = {sim::FaultKind::crash,
                                    sim::FaultKind::kafka_produce_ack_lost,
                                    sim::FaultKind::system_call_races};
 
+// "" when `job` fits the slots of `world`'s TaskManagers; else what its slot sharing groups need
+// (engine/runtime/slot_placement.h), as a ScenarioError's "expected ..." text.
+std::string slot_shortage(const engine::JobSpec& job, const WorldSpec& world);
+
 // A window vertex's "window" (scenarios/loader/read_window.cpp).
 engine::WindowSpec read_window(const Value& v);
 
@@ -83,6 +87,7 @@ private:
     void read_faults(const Value& v);
     void read_fault(const Value& v);
     void read_trigger(const Object& o, sim::FaultSpec& fault);
+    void read_running_task(const Value& v, sim::FaultSpec& fault);
     void read_random_faults(const Value& v);
     void read_end_window(const Value& v, RandomFaults& r);
     void read_random_kinds(const Value& v, RandomFaults& r);

@@ -50,11 +50,15 @@ std::vector<std::string> fault_kind_keys(sim::FaultKind kind, FaultUse use) {
     switch (kind) {
         case sim::FaultKind::crash:
             keys.insert(keys.end(), {"nodes", "restart_delay"});
-            if (scheduled) keys.push_back("restart");
+            if (scheduled) keys.insert(keys.end(), {"restart", "task_manager_running"});
             break;
-        case sim::FaultKind::pause: keys.insert(keys.end(), {"nodes", "duration"}); break;
+        case sim::FaultKind::pause:
+            keys.insert(keys.end(), {"nodes", "duration"});
+            if (scheduled) keys.push_back("task_manager_running");
+            break;
         case sim::FaultKind::partition:
             keys.insert(keys.end(), {"nodes", "duration", "one_way"});
+            if (scheduled) keys.push_back("task_manager_running");
             keys.push_back(scheduled ? "other_nodes" : "job_manager_cut");
             break;
         case sim::FaultKind::slow_link: keys.insert(keys.end(), {"nodes", "multiplier", "duration"}); break;
@@ -100,8 +104,13 @@ void Loader::read_fault(const Value& v) {
     const bool targets_nodes = fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause ||
                                fault.kind == sim::FaultKind::partition || fault.kind == sim::FaultKind::slow_link;
     if (auto x = o.get("nodes")) fault.nodes = read_node_names(*x);
-    const bool may_omit_nodes = at_point && (fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause ||
-                                             fault.kind == sim::FaultKind::partition);
+    if (auto x = o.get("task_manager_running")) {
+        if (o.has("nodes")) x->fail("expected either \"nodes\" or \"task_manager_running\", found both");
+        read_running_task(*x, fault);
+    }
+    const bool may_omit_nodes = (at_point || fault.targets_running_task()) &&
+                                (fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause ||
+                                 fault.kind == sim::FaultKind::partition);
     if (targets_nodes && fault.nodes.empty() && !may_omit_nodes) {
         const std::string what = "an array of node names (" + join(node_names()) + ")";
         if (!o.has("nodes")) o.missing("nodes", what);
@@ -147,6 +156,33 @@ void Loader::read_fault(const Value& v) {
         if (auto x = o.get("ratio")) fault.ratio = read_ratio(*x);
     }
     s_.faults.push_back(std::move(fault));
+}
+
+// "task_manager_running": {"vertex": id, "subtask": i}, the TaskManager that runs that subtask when
+// the fault fires. The vertex must be one of some deployment's program, the subtask below its
+// largest parallelism there.
+void Loader::read_running_task(const Value& v, sim::FaultSpec& fault) {
+    const Object o(v, {"vertex", "subtask"}, "an object ({\"vertex\": id, \"subtask\": i}: the TaskManager running that subtask)");
+    const Value vertex = o.require("vertex", "a vertex id of the job");
+    fault.running_vertex = read_string(vertex, "a vertex id of the job");
+    fault.running_subtask = read_int32(o.require("subtask", "a subtask index (0-based)"), kNonNegative32);
+    int32_t parallelism = 0;
+    std::vector<std::string> ids;
+    for (size_t d = 0; d <= s_.deployments.size(); ++d) {
+        for (const engine::VertexSpec& spec : s_.deployment_job(d).vertices) {
+            if (std::find(ids.begin(), ids.end(), spec.id) == ids.end()) ids.push_back(spec.id);
+            if (spec.id == fault.running_vertex) parallelism = std::max(parallelism, spec.parallelism);
+        }
+    }
+    if (parallelism == 0) {
+        vertex.fail("expected a vertex id of the job, one of: " + join(ids) + "; found " + in_quotes(fault.running_vertex) +
+                    suggestion(fault.running_vertex, ids));
+    }
+    if (fault.running_subtask >= parallelism) {
+        o.get("subtask")->fail("expected a subtask of " + in_quotes(fault.running_vertex) + " (0.." + std::to_string(parallelism - 1) +
+                               ": its parallelism is " + std::to_string(parallelism) + "), found " +
+                               std::to_string(fault.running_subtask));
+    }
 }
 
 // A fault at a point nothing of this job announces could never fire: refused at `where`, naming who does.

@@ -1,6 +1,7 @@
 // The loader's job section: vertices, sinks, checkpointing, restart, runtime (scenarios/loader/loader.h).
 #include "engine/connectors/sink_registry.h"
 #include "engine/connectors/upsert_sink.h"
+#include "engine/runtime/slot_placement.h"
 #include "scenarios/loader/loader.h"
 #include "scenarios/outside_system_registry.h"
 #include "scenarios/run_limits.h"
@@ -85,7 +86,7 @@ std::vector<std::string> vertex_keys(engine::OperatorKind kind) {
         case engine::OperatorKind::cdc_source: keys.insert(keys.end(), {"table", "chunk_size", "fetch_size"}); break;
         default: break;
     }
-    keys.insert(keys.end(), {"record_cost", "uid"});
+    keys.insert(keys.end(), {"record_cost", "uid", "slot_sharing_group"});
     return keys;
 }
 
@@ -217,6 +218,7 @@ void Loader::read_vertex(const Value& v) {
             }
         }
     }
+    if (auto x = o.get("slot_sharing_group")) vertex.slot_sharing_group = read_string(*x, "a slot sharing group's name");
     s_.job.vertices.push_back(std::move(vertex));
 }
 
@@ -421,12 +423,27 @@ void Loader::read_vertex_inputs(const Object& o, engine::VertexSpec& vertex) {
     }
 }
 
+// "" when `job` fits the cluster's slots; else what its slot sharing groups need, against what there is.
+std::string slot_shortage(const engine::JobSpec& job, const WorldSpec& world) {
+    const int32_t slots = world.task_managers * world.slots_per_task_manager;
+    const int32_t needed = engine::slots_needed(job);
+    if (needed <= slots) return "";
+    std::string groups;
+    for (const engine::SlotSharingGroupNeed& g : engine::slot_sharing_groups(job)) {
+        groups += (groups.empty() ? "" : ", ") + in_quotes(g.group) + " " + std::to_string(g.slots);
+    }
+    return "expected a job that fits the slots of the task managers (" + std::to_string(world.task_managers) + " x " +
+           std::to_string(world.slots_per_task_manager) + " = " + std::to_string(slots) + "), found its slot sharing groups need " +
+           std::to_string(needed) + " (" + groups + ": each its largest parallelism)";
+}
+
 void Loader::check_vertices(const Value& v) {
     const auto& vertices = s_.job.vertices;
     if (vertices.empty()) v.fail("expected at least one vertex, found an empty array");
     if (!is_sink(vertices.back().kind)) {
         v.fail("expected the job to end in a sink (a vertex of kind \"sink\"), found none");
     }
+    if (const std::string shortage = slot_shortage(s_.job, s_.world); !shortage.empty()) v.fail(shortage);
     std::map<std::string, std::string> claimed;  // what a sink claims for itself -> its vertex path
     for (size_t i = 0; i < vertices.size(); ++i) {
         if (vertices[i].kind != engine::OperatorKind::sink) continue;

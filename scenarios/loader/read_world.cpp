@@ -9,7 +9,8 @@ namespace eosim::scenarios::loading {
 
 void Loader::read_world(const Value& v) {
     const Object o(
-        v, {"task_managers", "slots_per_task_manager", "spare_task_managers", "network", "storage", "kafka", "topics"});
+        v, {"task_managers", "slots_per_task_manager", "spare_task_managers", "evenly_spread_out_slots", "network", "storage",
+            "kafka", "topics"});
     WorldSpec& w = s_.world;
     if (auto x = o.get("task_managers")) w.task_managers = read_int32(*x, IntRange{1, 1024, "a positive integer"});
     if (auto x = o.get("slots_per_task_manager")) {
@@ -18,6 +19,7 @@ void Loader::read_world(const Value& v) {
     if (auto x = o.get("spare_task_managers")) {
         w.spare_task_managers = read_int32(*x, IntRange{0, 1024, "a non-negative integer"});
     }
+    if (auto x = o.get("evenly_spread_out_slots")) w.evenly_spread_out_slots = read_bool(*x);
     if (w.task_managers + w.spare_task_managers > kMaxTaskManagers) {
         (o.has("spare_task_managers") ? *o.get("spare_task_managers") : *o.get("task_managers"))
             .fail("expected " + within_limit(kMaxTaskManagers, "task managers and spares together", "kMaxTaskManagers") +

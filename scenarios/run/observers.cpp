@@ -18,6 +18,10 @@ void ObserverFanout::checkpoint_completed(sim::Time t, int64_t id, const engine:
 void ObserverFanout::checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason, const std::string& detail) {
     each([&](auto* o) { o->checkpoint_aborted(t, id, reason, detail); });
 }
+void ObserverFanout::attempt_deployed(sim::Time t, int64_t attempt, const std::vector<engine::SubtaskPlacement>& placement) {
+    each([&](auto* o) { o->attempt_deployed(t, attempt, placement); });
+}
+
 void ObserverFanout::restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) {
     each([&](auto* o) { o->restore_started(t, attempt, id, offsets); });
 }
@@ -99,6 +103,7 @@ RunObservers::RunObservers(engine::RunObserver* extra) {
     fanout.add(&history);
     fanout.add(&timeline);
     fanout.add(&checkpoint_stats);
+    fanout.add(&placements);
     if (extra != nullptr) fanout.add(extra);
     fanout.add(&progress);
     fanout.add(&committed);

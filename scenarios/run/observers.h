@@ -11,6 +11,7 @@
 #include "scenarios/coverage.h"
 #include "scenarios/deployment_run.h"
 #include "scenarios/job_history.h"
+#include "scenarios/placement_history.h"
 #include "scenarios/run/back_pressure.h"
 #include "scenarios/run/committed_cuts.h"
 #include "scenarios/timeline.h"
@@ -29,6 +30,7 @@ public:
     void checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets& offsets) override;
     void checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason, const std::string& detail) override;
     void restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) override;
+    void attempt_deployed(sim::Time t, int64_t attempt, const std::vector<engine::SubtaskPlacement>& placement) override;
     void keyed_state_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
                               const std::map<int64_t, int64_t>& state) override;
     void keyed_cells_restored(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
@@ -83,6 +85,7 @@ struct RunObservers {
     JobHistory history;  // first: the others ask it for names
     TimelineRecorder timeline{&history};
     CheckpointStatsTracker checkpoint_stats{&history};
+    PlacementHistory placements{&history};
     ProgressWatch progress;
     CoverageTracker coverage;  // hears protocol points and fired faults (PlannedFaults wires it)
     BackPressureSampler back_pressure;  // the run loop has it sample between events

@@ -29,7 +29,11 @@ PlannedFaults::PlannedFaults(const Scenario& scenario, RunWorld& run, Deployment
     world.on_point([&coverage, &world](const sim::ProtocolPointEvent& event) {
         coverage.point(world.now(), event.point, world.nodes().name(event.node), event.detail);
     });
-    injector_.emplace(world, std::move(plan), run.outside.fault_hooks());
+    sim::OutsideFaults hooks = run.outside.fault_hooks();
+    hooks.task_manager_running = [&deployments](const std::string& vertex, int32_t subtask) {
+        return deployments.current().task_manager_running(vertex, subtask);
+    };
+    injector_.emplace(world, std::move(plan), std::move(hooks));
     sim::FaultInjector& injector = *injector_;
     injector.on_fired([&coverage, &injector](const sim::FiredFault& fired) { coverage.fault(fired, injector.plan()[fired.plan_index]); });
     EffectProbes probes = run.outside.effect_probes();

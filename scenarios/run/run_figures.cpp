@@ -131,6 +131,7 @@ void gather_figures(const FigureSources& from, RunResult& result) {
     }
     result.timeline = timeline.take();
     job_history(from.observers.history, result);
+    result.placements = from.observers.placements.placements();
     result.back_pressure = from.observers.back_pressure.shares();
     f.transactions_lost = std::count_if(result.timeline.begin(), result.timeline.end(),
                                         [](const TimelineEvent& e) { return e.what == "txn.lost"; });
