@@ -16,6 +16,7 @@ OracleRegistration verification_output_registration();   // verification_output_
 OracleRegistration window_output_registration();         // window_oracle.cpp
 OracleRegistration stop_with_savepoint_registration();    // stop_with_savepoint_oracle.cpp
 OracleRegistration no_leaks_registration();              // no_leaks_oracle.cpp
+OracleRegistration finished_after_final_checkpoint_registration();  // finished_after_final_checkpoint_oracle.cpp
 
 // In the order listings and error messages name them. A new oracle: its files, its declaration
 // above and one line here (and its name in scenarios/schema.json's oracle list, which
@@ -34,6 +35,7 @@ void register_builtin_oracles(OracleRegistry& registry) {
     registry.add(window_output_registration());
     registry.add(stop_with_savepoint_registration());
     registry.add(no_leaks_registration());
+    registry.add(finished_after_final_checkpoint_registration());
 }
 
 }  // namespace eosim::oracles

@@ -36,7 +36,8 @@
 // reads), "guarantee" ("none" | "at_least_once" | "exactly_once", default exactly_once),
 // "transactional_id_prefix" (default: the vertex id; unique among every job writing to the cluster:
 // the restore aborts every ongoing transaction of `prefix-subtask-N`), "idempotence" (default true;
-// false only with at_least_once or none, as Kafka refuses transactions without it).
+// false only with at_least_once or none, as Kafka refuses transactions without it), "settled_early"
+// (default false; a negative control: settled() while commits are outstanding).
 #include <functional>
 #include <string>
 #include <vector>
@@ -57,6 +58,10 @@ struct KafkaSinkOptions {
     // answer was lost is not written twice. Only at_least_once and none may turn it off (a
     // negative control: duplicates without any failover).
     bool idempotence = true;
+    // A negative control (a planted slip): the sink reports itself settled while a commit is still
+    // outstanding, so its finished task stops before a refused commit of its final checkpoint is
+    // retried. Only with exactly_once.
+    bool settled_early = false;
 };
 
 // The configured sink kind (what a scenario's "options" become); tests make one directly.
@@ -88,7 +93,7 @@ public:
     void write(const RecordBatch& records) override;
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t checkpoint_id) override;
-    bool settled() const override { return pending_.empty(); }
+    bool settled() const override { return options_.settled_early || pending_.empty(); }
     void close() override;
 
 protected:

@@ -161,6 +161,9 @@ struct RuntimeConfig {
     // commit sink's pre-committed transactions among it (what eosim did before; Flink
     // redistributes it, see restoring_subtask in engine/connectors/sink.h).
     bool sinks_drop_removed_state = false;
+    // A negative control (FLIP-147's contract broken): a task finishes at its end of data, once its
+    // output is processed, without waiting for a final checkpoint (or its sink to settle).
+    bool tasks_finish_before_final_checkpoint = false;
 };
 
 struct JobSpec {

@@ -397,6 +397,7 @@ void Task::reach_end_of_data() {
         engine_.observer().watermark_advanced(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, kMaxWatermark);
     }
     writer_.broadcast(ChannelElement{ChannelElement::Type::end_of_data, 0, {}});
+    if (runtime_.tasks_finish_before_final_checkpoint) report_finished_if_done(last_completed_);
 }
 
 // ---- checkpoints: what the trigger, the notifications and the barrier handler ask ---------------
@@ -431,8 +432,9 @@ void Task::checkpoint_aborted(int64_t checkpoint_id) {
 }
 
 void Task::report_finished_if_done(int64_t completed_checkpoint) {
-    if (!checkpoint_.done_after(completed_checkpoint)) return;
-    if (chain_.sink() && !chain_.sink()->settled()) {
+    const bool early = runtime_.tasks_finish_before_final_checkpoint && end_of_data_;  // a negative control
+    if (!early && !checkpoint_.done_after(completed_checkpoint)) return;
+    if (!early && chain_.sink() && !chain_.sink()->settled()) {
         // A commit is being retried (the broker refused it for now): look again once it may have
         // gone through. After a stop-with-savepoint's final savepoint no later checkpoint would
         // bring this task here again, and the job would never finish.

@@ -277,6 +277,9 @@ int64_t KafkaCluster::note_batch(int64_t transaction, const std::string& topic, 
             // (TransactionStateManager.timedOutTransactions looks at Ongoing transactions only).
             txn.first_record = scheduler_.now();
             start_timeout(transaction);
+        } else if (options_.timer_restarts_on_write) {
+            scheduler_.cancel(txn.timeout_timer);
+            start_timeout(transaction);
         }
         // The transaction's first offset on this partition, when this is its first batch here. A
         // sequence state whose last batch was written in this transaction knows it is not (this runs
