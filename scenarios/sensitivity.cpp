@@ -41,6 +41,26 @@ void add_targeted_twins(const json& document, bool kafka_eos, std::vector<KnownB
     }
 }
 
+// The targeted twins of a job's savepoints and event time.
+void add_restore_twins(const json& document, std::vector<KnownBadTwin>& twins) {
+    const json& job = document.at("job");
+    const json checkpointing = job.value("checkpointing", json::object());
+    if (checkpointing.value("enabled", true) && !checkpointing.value("retention_discards_savepoints", false)) {
+        json twin = document;
+        twin["job"]["checkpointing"]["retention_discards_savepoints"] = true;
+        twins.push_back({"checkpointing.retention_discards_savepoints",
+                         "retention deletes a savepoint's files as a checkpoint's (a stop's final savepoint included)", std::move(twin), true});
+    }
+    const json vertices = job.at("vertices");
+    const bool event_time = std::any_of(vertices.begin(), vertices.end(), [](const json& v) { return v.contains("watermarks"); });
+    if (event_time && !job.value("runtime", json::object()).value("restored_watermark_max", false)) {
+        json twin = document;
+        twin["job"]["runtime"]["restored_watermark_max"] = true;
+        twins.push_back({"tasks.watermark_max_on_restore",
+                         "a task restored from several subtasks' states takes the highest watermark, not the lowest", std::move(twin), true});
+    }
+}
+
 std::vector<std::string> targets_of(const json& document) {
     const json sensitivity = document.value("sensitivity", json::object());
     return sensitivity.value("targets", std::vector<std::string>{});
@@ -118,6 +138,7 @@ std::vector<KnownBadTwin> all_known_bad_twins(const json& document) {
         }
     }
     add_targeted_twins(document, kafka_eos, twins);
+    add_restore_twins(document, twins);
     return twins;
 }
 

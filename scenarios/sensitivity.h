@@ -22,6 +22,10 @@
 //   transaction kept busy past the timeout never expires; with an exactly-once Kafka sink);
 // - "tasks.finish_early": tasks finish at their end of data without waiting for a final checkpoint
 //   (FLIP-147's contract broken; with checkpointing enabled);
+// - "checkpointing.retention_discards_savepoints": retention deletes savepoints' files as
+//   checkpoints' (an intermediate one once subsumed, a stop's final one leaving the window);
+// - "tasks.watermark_max_on_restore": a task restored from several subtasks' states takes the
+//   highest watermark (with event time);
 // - "sink.<vertex id>.<twin>" of a sink kind's targeted forms (the Kafka sink's settled_early).
 // A scenario that expects a violation (a negative control) runs its targeted twins only, and a
 // seed catches one when the run misses the expectation: the twin removed what the violation needs.

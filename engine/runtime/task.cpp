@@ -127,9 +127,12 @@ void Task::restore_read(size_t index, sim::StorageStatus status, std::string val
         return;
     }
     if (carries_watermark()) {
-        // The minimum over the subtasks read.
+        // The minimum over the subtasks read (the maximum: a negative control).
         const int64_t watermark = strip_watermark(value);
-        restored_watermark_ = restored_watermark_ ? std::min(*restored_watermark_, watermark) : watermark;
+        const bool max = runtime_.restored_watermark_max;
+        restored_watermark_ = !restored_watermark_ ? watermark
+                              : max                ? std::max(*restored_watermark_, watermark)
+                                                   : std::min(*restored_watermark_, watermark);
     }
     restored_blobs_[index] = std::move(value);
     if (--restore_reads_outstanding_ == 0) fetch_shared_state();

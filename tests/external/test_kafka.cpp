@@ -413,7 +413,7 @@ TEST_CASE("the broker aborts a transaction that outlives the timeout, through th
 
 // Kafka times a transaction from its first AddPartitionsToTxn, however busy it stays (a checkpoint
 // interval longer than transaction.timeout.ms while records flow: Flink's documented pitfall).
-TEST_CASE("a transaction kept busy past the timeout is aborted; the planted slip restarting the timer per write is not",
+TEST_CASE("a transaction kept busy past the timeout is aborted, with the planted slip restarting the timer per write it is not",
           "[kafka]") {
     const bool per_write = GENERATE(false, true);
     KafkaOptions options;

@@ -75,7 +75,7 @@ TEST_CASE("FLIP-147 contract: a task without end of data in its attempt is not j
     CHECK(verdict.message.find("0 tasks") == 0);
 }
 
-TEST_CASE("FLIP-147 contract in runs: tasks over uneven splits pass; tasks that finish early are caught", "[oracle][flip147][.slow]") {
+TEST_CASE("FLIP-147 contract in runs: tasks over uneven splits pass, tasks that finish early are caught", "[oracle][flip147][.slow]") {
     const scenarios::Scenario correct = scenarios::load_scenario(testing::catalogue_scenario("finished-splits-aligned"));
     const scenarios::Scenario early = scenarios::load_scenario(testing::catalogue_scenario("finished-splits-finish-early"));
     for (uint64_t seed : {1u, 2u}) {

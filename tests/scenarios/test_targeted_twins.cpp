@@ -1,0 +1,69 @@
+// The catalogue's scenarios for bug classes the default suite barely saw, each with the targeted
+// twin it is built to catch (scenarios/sensitivity.h): the scenario meets its expectation and the
+// twin, the same scenario with the slip planted, does not.
+// - txn-busy-past-timeout (a negative control): the broker aborts a transaction kept busy past the
+//   timeout; with kafka.timer_per_write it never does and the expected loss vanishes;
+// - final-commit-refused: the final checkpoint's commits refused for a while; with
+//   sink.sink.settled_early the sinks' tasks stop before the retried commits, and with
+//   tasks.finish_early tasks finish before their final checkpoint.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "scenarios/scenario.h"
+#include "scenarios/scenario_run.h"
+#include "scenarios/sensitivity.h"
+#include "tests/catalogue.h"
+
+namespace eosim::scenarios {
+namespace {
+
+RunResult run(const Scenario& scenario, uint64_t seed) {
+    RunOptions options;
+    options.seed = seed;
+    options.strict_faults = true;
+    return run_scenario(scenario, options);
+}
+
+bool oracle_fired(const RunResult& result, const std::string& oracle) {
+    for (const OracleVerdict& verdict : result.verdicts) {
+        if (verdict.oracle == oracle && !verdict.passed) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("targeted twins: a busy transaction past the timeout loses the job's output, the per-write timer hides it",
+          "[sensitivity][targeted]") {
+    const auto file = testing::catalogue_scenario("txn-busy-past-timeout");
+    const Scenario scenario = load_scenario(file);
+    const Scenario twin = load_twin(file, "kafka.timer_per_write");
+    CHECK(twin.name == "txn-busy-past-timeout+kafka.timer_per_write");
+    for (uint64_t seed : {1u, 2u}) {
+        const RunResult correct = run(scenario, seed);
+        CHECK(correct.expectation_met);
+        CHECK(oracle_fired(correct, "exactly_once_output"));
+        const RunResult slipped = run(twin, seed);
+        CHECK_FALSE(slipped.expectation_met);
+        CHECK_FALSE(oracle_fired(slipped, "exactly_once_output"));
+    }
+}
+
+TEST_CASE("targeted twins: the final checkpoint's refused commits are retried before the tasks finish",
+          "[sensitivity][targeted]") {
+    const auto file = testing::catalogue_scenario("final-commit-refused");
+    const Scenario scenario = load_scenario(file);
+    const Scenario settled_early = load_twin(file, "sink.sink.settled_early");
+    const Scenario finish_early = load_twin(file, "tasks.finish_early");
+    for (uint64_t seed : {1u, 2u}) {
+        CHECK(run(scenario, seed).expectation_met);
+        const RunResult open_commit = run(settled_early, seed);
+        CHECK_FALSE(open_commit.expectation_met);
+        CHECK(oracle_fired(open_commit, "exactly_once_output"));
+        const RunResult early = run(finish_early, seed);
+        CHECK(oracle_fired(early, "finished_after_final_checkpoint"));
+    }
+}
+
+}  // namespace eosim::scenarios
