@@ -1,5 +1,7 @@
 #include "oracles/finished_after_final_checkpoint_oracle.h"
 
+#include <algorithm>
+
 #include "engine/runtime/protocol_points.h"
 #include "oracles/oracle_registry.h"
 
