@@ -4,8 +4,10 @@
 // - txn-busy-past-timeout (a negative control): the broker aborts a transaction kept busy past the
 //   timeout; with kafka.timer_per_write it never does and the expected loss vanishes;
 // - final-commit-refused: the final checkpoint's commits refused for a while; with
-//   sink.sink.settled_early the sinks' tasks stop before the retried commits, and with
-//   tasks.finish_early tasks finish before their final checkpoint.
+//   sink.sink.settled_early the sinks' tasks stop before the retried commits;
+// - finished-splits-aligned: with tasks.finish_early tasks finish before their final checkpoint;
+// - stop-with-savepoint-crash-retained-one: with checkpointing.retention_discards_savepoints
+//   retention deletes the first final savepoint's files once the second completed.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -55,14 +57,22 @@ TEST_CASE("targeted twins: the final checkpoint's refused commits are retried be
     const auto file = testing::catalogue_scenario("final-commit-refused");
     const Scenario scenario = load_scenario(file);
     const Scenario settled_early = load_twin(file, "sink.sink.settled_early");
-    const Scenario finish_early = load_twin(file, "tasks.finish_early");
     for (uint64_t seed : {1u, 2u}) {
         CHECK(run(scenario, seed).expectation_met);
         const RunResult open_commit = run(settled_early, seed);
         CHECK_FALSE(open_commit.expectation_met);
         CHECK(oracle_fired(open_commit, "exactly_once_output"));
-        const RunResult early = run(finish_early, seed);
-        CHECK(oracle_fired(early, "finished_after_final_checkpoint"));
+    }
+}
+
+TEST_CASE("targeted twins: tasks finishing early and a final savepoint lost to retention are caught",
+          "[sensitivity][targeted]") {
+    const auto splits = testing::catalogue_scenario("finished-splits-aligned");
+    const auto retained = testing::catalogue_scenario("stop-with-savepoint-crash-retained-one");
+    for (uint64_t seed : {1u, 2u}) {
+        CHECK(run(load_scenario(retained), seed).expectation_met);
+        CHECK(oracle_fired(run(load_twin(splits, "tasks.finish_early"), seed), "finished_after_final_checkpoint"));
+        CHECK(oracle_fired(run(load_twin(retained, "checkpointing.retention_discards_savepoints"), seed), "storage"));
     }
 }
 
