@@ -12,6 +12,8 @@
 
 #include <string>
 
+#include "cli/sensitivity_check.h"
+#include "cli/suite_plan.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/sensitivity.h"
@@ -74,6 +76,15 @@ TEST_CASE("targeted twins: tasks finishing early and a final savepoint lost to r
         CHECK(oracle_fired(run(load_twin(splits, "tasks.finish_early"), seed), "finished_after_final_checkpoint"));
         CHECK(oracle_fired(run(load_twin(retained, "checkpointing.retention_discards_savepoints"), seed), "storage"));
     }
+}
+
+TEST_CASE("targeted twins: the sensitivity check runs a negative control's targeted twins only", "[sensitivity][targeted]") {
+    const cli::SuitePlan plan = cli::load_suite_plan(testing::catalogue_scenario("txn-busy-past-timeout"), std::string("1..2"));
+    const reports::SensitivityTable table = cli::plan_sensitivity(plan);
+    REQUIRE(table.twins.size() == 1);
+    CHECK(table.twins[0].twin == "kafka.timer_per_write");
+    CHECK(table.twins[0].seeds == 2);
+    CHECK(table.twins[0].not_applicable.empty());
 }
 
 }  // namespace eosim::scenarios
