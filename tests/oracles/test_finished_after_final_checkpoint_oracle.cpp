@@ -18,25 +18,25 @@ namespace {
 using engine::SnapshotKind;
 using engine::SnapshotType;
 
-sim::Time at_ms(int64_t ms) { return sim::Time::zero() + sim::Duration::millis(ms); }
+sim::Time flip147_at(int64_t ms) { return sim::Time::zero() + sim::Duration::millis(ms); }
 
-void complete(FinishedAfterFinalCheckpointOracle& oracle, int64_t id, SnapshotType type = {}) {
-    oracle.checkpoint_triggered(at_ms(id * 100), id, type);
-    oracle.checkpoint_completed(at_ms(id * 100 + 50), id, {});
+void flip147_complete(FinishedAfterFinalCheckpointOracle& oracle, int64_t id, SnapshotType type = {}) {
+    oracle.checkpoint_triggered(flip147_at(id * 100), id, type);
+    oracle.checkpoint_completed(flip147_at(id * 100 + 50), id, {});
 }
 
 }  // namespace
 
 TEST_CASE("FLIP-147 contract: a task finishes only after a checkpoint after its end of data completed", "[oracle][flip147]") {
     FinishedAfterFinalCheckpointOracle oracle;
-    complete(oracle, 1);
-    oracle.end_of_data(at_ms(160), "source", 0, 1);
-    oracle.end_of_data(at_ms(170), "source", 1, 1);
-    complete(oracle, 2);
-    oracle.finished(at_ms(300), "source", 0);  // after checkpoint 2: fine
+    flip147_complete(oracle, 1);
+    oracle.end_of_data(flip147_at(160), "source", 0, 1);
+    oracle.end_of_data(flip147_at(170), "source", 1, 1);
+    flip147_complete(oracle, 2);
+    oracle.finished(flip147_at(300), "source", 0);  // after checkpoint 2: fine
     CHECK(oracle.verdict().passed);
-    oracle.end_of_data(at_ms(310), "sink", 0, 2);
-    oracle.finished(at_ms(320), "sink", 0);  // checkpoint 2 is not after its end of data
+    oracle.end_of_data(flip147_at(310), "sink", 0, 2);
+    oracle.finished(flip147_at(320), "sink", 0);  // checkpoint 2 is not after its end of data
     const Verdict verdict = oracle.verdict();
     CHECK_FALSE(verdict.passed);
     CHECK(verdict.message.find("task sink-0 finished at 0.320s") != std::string::npos);
@@ -46,30 +46,30 @@ TEST_CASE("FLIP-147 contract: a task finishes only after a checkpoint after its 
 
 TEST_CASE("FLIP-147 contract: a completed stop-with-savepoint counts, an intermediate savepoint never", "[oracle][flip147]") {
     FinishedAfterFinalCheckpointOracle oracle;
-    complete(oracle, 1);
-    oracle.end_of_data(at_ms(150), "count", 0, 1);
-    complete(oracle, 2, SnapshotType{SnapshotKind::savepoint});
-    oracle.finished(at_ms(260), "count", 0);
+    flip147_complete(oracle, 1);
+    oracle.end_of_data(flip147_at(150), "count", 0, 1);
+    flip147_complete(oracle, 2, SnapshotType{SnapshotKind::savepoint});
+    oracle.finished(flip147_at(260), "count", 0);
     CHECK_FALSE(oracle.verdict().passed);
 
     FinishedAfterFinalCheckpointOracle stopped;
-    stopped.checkpoint_triggered(at_ms(100), 1, SnapshotType{SnapshotKind::terminate_savepoint, true});
-    stopped.end_of_data(at_ms(120), "source", 0, 1);  // drain: end of data after the final savepoint's barrier
-    stopped.finished(at_ms(130), "source", 0);        // the savepoint has not completed yet
+    stopped.checkpoint_triggered(flip147_at(100), 1, SnapshotType{SnapshotKind::terminate_savepoint, true});
+    stopped.end_of_data(flip147_at(120), "source", 0, 1);  // drain: end of data after the final savepoint's barrier
+    stopped.finished(flip147_at(130), "source", 0);        // the savepoint has not completed yet
     CHECK_FALSE(stopped.verdict().passed);
     FinishedAfterFinalCheckpointOracle drained;
-    drained.checkpoint_triggered(at_ms(100), 1, SnapshotType{SnapshotKind::terminate_savepoint, true});
-    drained.end_of_data(at_ms(120), "source", 0, 1);
-    drained.checkpoint_completed(at_ms(150), 1, {});
-    drained.finished(at_ms(160), "source", 0);
+    drained.checkpoint_triggered(flip147_at(100), 1, SnapshotType{SnapshotKind::terminate_savepoint, true});
+    drained.end_of_data(flip147_at(120), "source", 0, 1);
+    drained.checkpoint_completed(flip147_at(150), 1, {});
+    drained.finished(flip147_at(160), "source", 0);
     CHECK(drained.verdict().passed);
 }
 
 TEST_CASE("FLIP-147 contract: a task without end of data in its attempt is not judged", "[oracle][flip147]") {
     FinishedAfterFinalCheckpointOracle oracle;
-    oracle.end_of_data(at_ms(100), "source", 0, 0);
-    oracle.restore_started(at_ms(200), 2, 0, {});
-    oracle.finished(at_ms(250), "source", 0);  // deployed finished after the restore
+    oracle.end_of_data(flip147_at(100), "source", 0, 0);
+    oracle.restore_started(flip147_at(200), 2, 0, {});
+    oracle.finished(flip147_at(250), "source", 0);  // deployed finished after the restore
     const Verdict verdict = oracle.verdict();
     CHECK(verdict.passed);
     CHECK(verdict.message.find("0 tasks") == 0);

@@ -22,14 +22,14 @@
 namespace eosim::scenarios {
 namespace {
 
-RunResult run(const Scenario& scenario, uint64_t seed) {
+RunResult run_targeted(const Scenario& scenario, uint64_t seed) {
     RunOptions options;
     options.seed = seed;
     options.strict_faults = true;
     return run_scenario(scenario, options);
 }
 
-bool oracle_fired(const RunResult& result, const std::string& oracle) {
+bool targeted_oracle_fired(const RunResult& result, const std::string& oracle) {
     for (const OracleVerdict& verdict : result.verdicts) {
         if (verdict.oracle == oracle && !verdict.passed) return true;
     }
@@ -45,12 +45,12 @@ TEST_CASE("targeted twins: a busy transaction past the timeout loses the job's o
     const Scenario twin = load_twin(file, "kafka.timer_per_write");
     CHECK(twin.name == "txn-busy-past-timeout+kafka.timer_per_write");
     for (uint64_t seed : {1u, 2u}) {
-        const RunResult correct = run(scenario, seed);
+        const RunResult correct = run_targeted(scenario, seed);
         CHECK(correct.expectation_met);
-        CHECK(oracle_fired(correct, "exactly_once_output"));
-        const RunResult slipped = run(twin, seed);
+        CHECK(targeted_oracle_fired(correct, "exactly_once_output"));
+        const RunResult slipped = run_targeted(twin, seed);
         CHECK_FALSE(slipped.expectation_met);
-        CHECK_FALSE(oracle_fired(slipped, "exactly_once_output"));
+        CHECK_FALSE(targeted_oracle_fired(slipped, "exactly_once_output"));
     }
 }
 
@@ -60,10 +60,10 @@ TEST_CASE("targeted twins: the final checkpoint's refused commits are retried be
     const Scenario scenario = load_scenario(file);
     const Scenario settled_early = load_twin(file, "sink.sink.settled_early");
     for (uint64_t seed : {1u, 2u}) {
-        CHECK(run(scenario, seed).expectation_met);
-        const RunResult open_commit = run(settled_early, seed);
+        CHECK(run_targeted(scenario, seed).expectation_met);
+        const RunResult open_commit = run_targeted(settled_early, seed);
         CHECK_FALSE(open_commit.expectation_met);
-        CHECK(oracle_fired(open_commit, "exactly_once_output"));
+        CHECK(targeted_oracle_fired(open_commit, "exactly_once_output"));
     }
 }
 
@@ -72,9 +72,9 @@ TEST_CASE("targeted twins: tasks finishing early and a final savepoint lost to r
     const auto splits = testing::catalogue_scenario("finished-splits-aligned");
     const auto retained = testing::catalogue_scenario("stop-with-savepoint-crash-retained-one");
     for (uint64_t seed : {1u, 2u}) {
-        CHECK(run(load_scenario(retained), seed).expectation_met);
-        CHECK(oracle_fired(run(load_twin(splits, "tasks.finish_early"), seed), "finished_after_final_checkpoint"));
-        CHECK(oracle_fired(run(load_twin(retained, "checkpointing.retention_discards_savepoints"), seed), "storage"));
+        CHECK(run_targeted(load_scenario(retained), seed).expectation_met);
+        CHECK(targeted_oracle_fired(run_targeted(load_twin(splits, "tasks.finish_early"), seed), "finished_after_final_checkpoint"));
+        CHECK(targeted_oracle_fired(run_targeted(load_twin(retained, "checkpointing.retention_discards_savepoints"), seed), "storage"));
     }
 }
 
