@@ -7,7 +7,9 @@
 //   sink.sink.settled_early the sinks' tasks stop before the retried commits;
 // - finished-splits-aligned: with tasks.finish_early tasks finish before their final checkpoint;
 // - stop-with-savepoint-crash-retained-one: with checkpointing.retention_discards_savepoints
-//   retention deletes the first final savepoint's files once the second completed.
+//   retention deletes the first final savepoint's files once the second completed;
+// - window-unaligned-restore-watermark: with tasks.watermark_max_on_restore a keyed window restored
+//   from unaligned checkpoints takes the highest subtask watermark and in-bound records come late.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -75,6 +77,19 @@ TEST_CASE("targeted twins: tasks finishing early and a final savepoint lost to r
         CHECK(run_targeted(load_scenario(retained), seed).expectation_met);
         CHECK(targeted_oracle_fired(run_targeted(load_twin(splits, "tasks.finish_early"), seed), "finished_after_final_checkpoint"));
         CHECK(targeted_oracle_fired(run_targeted(load_twin(retained, "checkpointing.retention_discards_savepoints"), seed), "storage"));
+    }
+}
+
+TEST_CASE("targeted twins: a window restored from unaligned checkpoints takes the lowest subtask watermark",
+          "[sensitivity][targeted]") {
+    const auto file = testing::catalogue_scenario("window-unaligned-restore-watermark");
+    const Scenario scenario = load_scenario(file);
+    const Scenario highest = load_twin(file, "tasks.watermark_max_on_restore");
+    for (uint64_t seed : {1u, 2u}) {
+        const RunResult correct = run_targeted(scenario, seed);
+        CHECK(correct.expectation_met);
+        CHECK_FALSE(targeted_oracle_fired(correct, "window_output"));
+        CHECK(targeted_oracle_fired(run_targeted(highest, seed), "window_output"));
     }
 }
 
