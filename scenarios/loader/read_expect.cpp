@@ -64,7 +64,7 @@ void Loader::read_expect(const Value& v) {
 void Loader::read_sensitivity(const Value& v, const json& document) {
     const Object o(v, {"skip", "why", "targets"}, "an object {\"skip\": [twin names], \"why\": text, \"targets\": [twin names]}");
     if (auto targets = o.get("targets")) read_sensitivity_targets(*targets, document);
-    if (!o.get("skip") && o.get("targets")) return;
+    if (!o.get("skip") && !o.get("why") && o.get("targets")) return;  // "why" explains a skip: it needs one
     const std::vector<std::string> twins = twin_names(known_bad_twins(document));
     for_each_element(o.require("skip", "an array of known-bad twin names"), "an array of known-bad twin names", [&](const Value& element) {
         const std::string name = read_string(element);
