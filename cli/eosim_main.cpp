@@ -73,6 +73,10 @@ CLI::App* add_suite(CLI::App& app, eosim::cli::SuiteCommand& c) {
     suite->add_option("MORE", c.more_paths, "More of them, run as one suite (e.g. to --compare them)");
     suite->add_flag("--compare", c.compare, "Also print the scenarios' checkpoints side by side, a column each");
     suite->add_option("--seeds", c.seeds, "Seeds for every scenario, e.g. 1..50 or 1..10,20 (replaces the suite's ranges)");
+    suite->add_option("--fresh-seeds", c.fresh_seeds,
+                      "Run every scenario over seeds it is not tuned to: without a value three times as many right above "
+                      "its own (1..100 -> 101..400), or the range given (above every scenario's seeds)")
+        ->expected(0, 1);
     suite->add_option("--jobs,-j", c.jobs, "Worker processes at a time (default: one per CPU this process may use: affinity, cgroup quota)");
     suite->add_option("--junit", c.junit_path, "Write JUnit XML here (one testcase per scenario x seed)");
     suite->add_option("--report", c.report_dir,

@@ -38,9 +38,11 @@ std::string failure_of(const WorkerOutcome& o) {
 reports::SensitivityTable plan_sensitivity(const SuitePlan& plan) {
     reports::SensitivityTable table;
     for (const PlannedScenario& s : plan.scenarios) {
-        if (!s.expect.pass || !s.expect.job_failure.empty()) continue;  // only scenarios that expect every oracle to pass
+        if (!s.expect.job_failure.empty()) continue;
         const scenarios::Scenario loaded = scenarios::load_scenario(s.file);
         for (const scenarios::KnownBadTwin& twin : scenarios::known_bad_twins_of(s.file)) {
+            // A negative control runs only the twins it targets (caught where its violation vanishes).
+            if (!s.expect.pass && !twin.targeted) continue;
             reports::TwinResult t;
             t.scenario = s.name;
             t.file = s.file;
@@ -89,8 +91,13 @@ void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan, co
             return;
         }
         bool caught = false;
+        if (!by_file.at(t.file)->expect.pass) {
+            // A negative control's twin is caught where the run misses the expected violation.
+            caught = !record->expectation_met;
+            if (caught) ++t.by["no " + by_file.at(t.file)->expect.violation];
+        }
         for (const auto& verdict : record->verdicts) {
-            if (verdict.passed) continue;
+            if (verdict.passed || !by_file.at(t.file)->expect.pass) continue;
             ++t.by[verdict.oracle];
             caught = true;
         }

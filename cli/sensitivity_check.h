@@ -2,7 +2,9 @@
 // The sensitivity check as `eosim sensitivity` and `eosim suite --sensitivity` run it: for every
 // scenario of a plan that expects every oracle to pass, each known-bad twin that applies to it
 // (scenarios/sensitivity.h) runs over the scenario's seeds as worker processes (`eosim run FILE
-// --twin NAME --seed N --json`); a seed catches the twin when any oracle fires. A twin the scenario
+// --twin NAME --seed N --json`); a seed catches the twin when any oracle fires. A negative control
+// runs only the targeted twins it names; a seed catches one when the run misses its expectation
+// (the twin removed what the violation needs). A twin the scenario
 // skips ("sensitivity": {"skip", "why"}) or the loader refuses (a fault at a point only the original
 // announces) does not run. Results: reports/sensitivity_table.h.
 #include <string>

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -472,6 +473,7 @@ int suite_command(const SuiteCommand& command, std::ostream& out, std::ostream& 
         }
         if (command.max_memory_mb > (uint64_t{1} << 40)) throw std::invalid_argument("--max-memory: too large");
         if (command.seeds) parse_seed_set(*command.seeds);
+        if (command.seeds && command.fresh_seeds) throw std::invalid_argument("--fresh-seeds: not with --seeds (it chooses the seeds)");
     } catch (const std::invalid_argument& error) {
         err << "error: " << error.what() << '\n';
         return kExitBadInput;
@@ -481,9 +483,23 @@ int suite_command(const SuiteCommand& command, std::ostream& out, std::ostream& 
         std::vector<std::filesystem::path> paths{command.path};
         paths.insert(paths.end(), command.more_paths.begin(), command.more_paths.end());
         plan = load_suite_plan(paths, command.seeds);
+        if (command.fresh_seeds) use_fresh_seeds(plan, *command.fresh_seeds);
     } catch (const scenarios::ScenarioError& error) {
         err << "error: " << error.what() << '\n';
         return kExitBadInput;
+    } catch (const std::invalid_argument& error) {
+        err << "error: " << error.what() << '\n';
+        return kExitBadInput;
+    }
+    if (command.fresh_seeds && !plan.runs.empty()) {
+        uint64_t lowest = UINT64_MAX;
+        uint64_t highest = 0;
+        for (const PlannedRun& r : plan.runs) {
+            lowest = std::min(lowest, r.seed);
+            highest = std::max(highest, r.seed);
+        }
+        err << "fresh seeds: " << plan.runs.size() << " runs over seeds " << lowest << ".." << highest
+            << " (above each scenario's own: a run that misses is a scenario tuned to the seeds it is run on)\n";
     }
     if (command.sensitivity && shard.total > 1) {
         err << "error: --sensitivity checks the whole plan's scenarios; run it without --shard\n";

@@ -24,6 +24,7 @@ struct SuiteCommand {
     std::string path;                  // scenario file, suite file or folder
     std::vector<std::string> more_paths;  // more of them, run as one suite (to --compare them)
     std::optional<std::string> seeds;  // replaces every seed range of the plan
+    std::optional<std::string> fresh_seeds;  // seeds above the plan's ("" : 3x as many right above each scenario's; cli/suite_plan.h)
     size_t jobs = 0;                   // worker processes at a time (0: one per CPU the process may use, cli/cpu_share.h)
     std::string junit_path;
     std::string report_dir;

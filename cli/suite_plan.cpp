@@ -241,6 +241,31 @@ std::string expect_argument(const scenarios::Expectation& expect) {
     return std::string("violation:") + expect.violation + (expect.every_seed ? "" : ":some-seeds");
 }
 
+void use_fresh_seeds(SuitePlan& plan, const std::string& range) {
+    uint64_t highest = 0;
+    for (const PlannedScenario& s : plan.scenarios) {
+        if (!s.seeds.empty()) highest = std::max(highest, s.seeds.back());
+    }
+    const std::vector<uint64_t> given = range.empty() ? std::vector<uint64_t>{} : parse_seed_set(range);
+    if (!given.empty() && given.front() <= highest) {
+        throw std::invalid_argument("--fresh-seeds: expected seeds above the suite's own (its highest is " + std::to_string(highest) +
+                                    "), found " + range);
+    }
+    plan.runs.clear();
+    for (size_t i = 0; i < plan.scenarios.size(); ++i) {
+        PlannedScenario& s = plan.scenarios[i];
+        if (given.empty()) {
+            const uint64_t from = s.seeds.empty() ? 1 : s.seeds.back() + 1;
+            const uint64_t count = 3 * std::max<uint64_t>(s.seeds.size(), 1);
+            s.seeds.clear();
+            for (uint64_t seed = from; seed < from + count; ++seed) s.seeds.push_back(seed);
+        } else {
+            s.seeds = given;
+        }
+        for (uint64_t seed : s.seeds) plan.runs.push_back(PlannedRun{i, seed});
+    }
+}
+
 std::string reproduce_command(const PlannedScenario& planned, uint64_t seed) {
     scenarios::Scenario scenario;
     scenario.source = planned.file;

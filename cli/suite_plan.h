@@ -52,6 +52,12 @@ SuitePlan load_suite_plan(const std::filesystem::path& path, const std::optional
 // Several of them as one suite (`eosim suite A B C --compare`), named "A+B+C"; a scenario named twice is an error.
 SuitePlan load_suite_plan(const std::vector<std::filesystem::path>& paths, const std::optional<std::string>& seeds_override);
 
+// Fresh seeds (`eosim suite --fresh-seeds`): a catalogue tuned to the seeds it is run on passes
+// them and may fail others. Replaces every scenario's seeds with seeds above them: `range` empty,
+// three times as many as it had, right above its highest (1..100 -> 101..400); otherwise that
+// range, whose lowest seed must lie above every scenario's own seeds. Throws std::invalid_argument.
+void use_fresh_seeds(SuitePlan& plan, const std::string& range);
+
 // The command that reproduces one run of the plan.
 std::string reproduce_command(const PlannedScenario& scenario, uint64_t seed);
 // "pass", "violation:<oracle>" or "violation:<oracle>:some-seeds": how `eosim run --expect` is told

@@ -19,6 +19,7 @@ OracleRegistration no_leaks_registration();              // no_leaks_oracle.cpp
 OracleRegistration no_rollbacks_registration();          // no_rollbacks_oracle.cpp
 OracleRegistration checkpoint_history_registration();    // checkpoint_history_oracle.cpp
 OracleRegistration start_delay_registration();           // start_delay_oracle.cpp
+OracleRegistration finished_after_final_checkpoint_registration();  // finished_after_final_checkpoint_oracle.cpp
 
 // In the order listings and error messages name them. A new oracle: its files, its declaration
 // above and one line here (and its name in scenarios/schema.json's oracle list, which
@@ -40,6 +41,7 @@ void register_builtin_oracles(OracleRegistry& registry) {
     registry.add(no_rollbacks_registration());
     registry.add(checkpoint_history_registration());
     registry.add(start_delay_registration());
+    registry.add(finished_after_final_checkpoint_registration());
 }
 
 }  // namespace eosim::oracles

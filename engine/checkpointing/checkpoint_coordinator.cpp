@@ -579,7 +579,8 @@ void CheckpointCoordinator::count_failure(int64_t checkpoint_id, CheckpointFailu
 // ---- storage ------------------------------------------------------------------------------------
 
 void CheckpointCoordinator::discard(const CompletedCheckpoint& checkpoint, bool completed) {
-    cleaner_.discard_files(checkpoint, completed);
+    // The negative control discards a completed savepoint's files as a checkpoint's.
+    cleaner_.discard_files(checkpoint, completed && !config_.retention_discards_savepoints);
     cleaner_.discard_shared(shared_registry_.release_checkpoint(checkpoint));
 }
 

@@ -288,6 +288,10 @@ std::shared_ptr<const SinkConfig> configure_kafka_sink(SinkOptions& options, con
     if (!o.idempotence && o.guarantee == DeliveryGuarantee::exactly_once) {
         options.fail("idempotence", "expected true with guarantee exactly_once (Kafka transactions need enable.idempotence), found false");
     }
+    o.settled_early = options.boolean("settled_early", false);
+    if (o.settled_early && o.guarantee != DeliveryGuarantee::exactly_once) {
+        options.fail("settled_early", "expected false unless guarantee is exactly_once (only its commits can be outstanding), found true");
+    }
     return std::make_shared<KafkaSinkConfig>(std::move(o));
 }
 
@@ -305,8 +309,15 @@ void register_kafka_sink(SinkRegistry& registry) {
                                                       "enable.idempotence=false: a request sent again after a lost answer "
                                                       "is written again");
                               }
-                              return twin_setting(options, "guarantee", "exactly_once", "at_least_once", "at_least_once",
-                                                  "no transactions: records written as they come, replayed after a restore");
+                              std::vector<SinkTwin> twins = twin_setting(options, "guarantee", "exactly_once", "at_least_once", "at_least_once",
+                                                                         "no transactions: records written as they come, replayed after a restore");
+                              for (SinkTwin& twin : twin_setting(options, "settled_early", false, true, "settled_early",
+                                                                 "settled while a commit is outstanding: a finished task stops before "
+                                                                 "its final checkpoint's refused commit is retried")) {
+                                  twin.targeted = true;
+                                  twins.push_back(std::move(twin));
+                              }
+                              return twins;
                           }});
 }
 

@@ -40,7 +40,8 @@
 // "transaction_timeout_ms" (the producer's transaction.timeout.ms, Flink's knob in the sink's
 // producer properties; default: the broker's maximum, world.kafka.transaction_timeout, which is
 // Kafka's transaction.max.timeout.ms; above it the broker refuses the producer, as Kafka answers
-// InvalidTxnTimeout, and every attempt's sink fails).
+// InvalidTxnTimeout, and every attempt's sink fails), "settled_early"
+// (default false; a negative control: settled() while commits are outstanding).
 #include <functional>
 #include <optional>
 #include <string>
@@ -63,6 +64,10 @@ struct KafkaSinkOptions {
     // negative control: duplicates without any failover).
     bool idempotence = true;
     std::optional<sim::Duration> transaction_timeout = std::nullopt;  // transaction.timeout.ms; none: the broker's maximum
+    // A negative control (a planted slip): the sink reports itself settled while a commit is still
+    // outstanding, so its finished task stops before a refused commit of its final checkpoint is
+    // retried. Only with exactly_once.
+    bool settled_early = false;
 };
 
 // The configured sink kind (what a scenario's "options" become); tests make one directly.
@@ -94,7 +99,7 @@ public:
     void write(const RecordBatch& records) override;
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t checkpoint_id) override;
-    bool settled() const override { return pending_.empty(); }
+    bool settled() const override { return options_.settled_early || pending_.empty(); }
     void close() override;
 
 protected:

@@ -86,6 +86,10 @@ struct SinkTwin {
     std::string name;     // e.g. "at_least_once"
     std::string summary;  // what breaks, for people
     nlohmann::json options;
+    // A bug class only a scenario built for it can see (e.g. a commit outstanding at the end of
+    // the job): the sensitivity check runs it only where the scenario targets it
+    // ("sensitivity": {"targets": [...]}), never as a blind spot of every other scenario.
+    bool targeted = false;
 };
 
 // The one known-bad form that sets `key` to `bad` (`fallback`: the key's default), or none when

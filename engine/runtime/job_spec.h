@@ -132,8 +132,10 @@ struct CheckpointConfig {
     // execution.checkpointing.aligned-checkpoint-timeout.
     sim::Duration aligned_checkpoint_timeout = sim::Duration::zero();
     // A negative control, never in a passing scenario: retention treats an intermediate savepoint as
-    // a checkpoint and discards its files once `retained` newer checkpoints completed (Flink >= 1.15
-    // never does: savepoints are the user's).
+    // a checkpoint and discards its files once `retained` newer checkpoints completed, and deletes a
+    // stop-with-savepoint's final savepoint's files when it leaves the retained window (after a
+    // failover restored it and a newer one completed) (Flink >= 1.15 never does: savepoints are the
+    // user's).
     bool retention_discards_savepoints = false;
     // A negative control, never in a passing scenario: the aligned-checkpoint timeout does not reach
     // a barrier still queued in a channel (an output queue waiting for credit, or an input queue
@@ -171,6 +173,12 @@ struct RuntimeConfig {
     // commit sink's pre-committed transactions among it (what eosim did before; Flink
     // redistributes it, see restoring_subtask in engine/connectors/sink.h).
     bool sinks_drop_removed_state = false;
+    // A negative control (FLIP-147's contract broken): a task finishes at its end of data, once its
+    // output is processed, without waiting for a final checkpoint (or its sink to settle).
+    bool tasks_finish_before_final_checkpoint = false;
+    // A negative control: a task restored from several subtasks' states (a rescale) takes the
+    // highest of their watermarks instead of the lowest, so records of a slower split come late.
+    bool restored_watermark_max = false;
 };
 
 // What a JobManager restarted without HA does (Flink's high-availability.type NONE keeps job graphs

@@ -127,9 +127,12 @@ void Task::restore_read(size_t index, sim::StorageStatus status, std::string val
         return;
     }
     if (carries_watermark()) {
-        // The minimum over the subtasks read.
+        // The minimum over the subtasks read (the maximum: a negative control).
         const int64_t watermark = strip_watermark(value);
-        restored_watermark_ = restored_watermark_ ? std::min(*restored_watermark_, watermark) : watermark;
+        const bool max = runtime_.restored_watermark_max;
+        restored_watermark_ = !restored_watermark_ ? watermark
+                              : max                ? std::max(*restored_watermark_, watermark)
+                                                   : std::min(*restored_watermark_, watermark);
     }
     restored_blobs_[index] = std::move(value);
     if (--restore_reads_outstanding_ == 0) fetch_shared_state();
@@ -402,6 +405,7 @@ void Task::reach_end_of_data() {
         engine_.observer().watermark_advanced(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, kMaxWatermark);
     }
     writer_.broadcast(ChannelElement{ChannelElement::Type::end_of_data, 0, {}});
+    if (runtime_.tasks_finish_before_final_checkpoint) report_finished_if_done(last_completed_);
 }
 
 // ---- checkpoints: what the trigger, the notifications and the barrier handler ask ---------------
@@ -436,8 +440,9 @@ void Task::checkpoint_aborted(int64_t checkpoint_id) {
 }
 
 void Task::report_finished_if_done(int64_t completed_checkpoint) {
-    if (!checkpoint_.done_after(completed_checkpoint)) return;
-    if (chain_.sink() && !chain_.sink()->settled()) {
+    const bool early = runtime_.tasks_finish_before_final_checkpoint && end_of_data_;  // a negative control
+    if (!early && !checkpoint_.done_after(completed_checkpoint)) return;
+    if (!early && chain_.sink() && !chain_.sink()->settled()) {
         // A commit is being retried (the broker refused it for now): look again once it may have
         // gone through. After a stop-with-savepoint's final savepoint no later checkpoint would
         // bring this task here again, and the job would never finish.

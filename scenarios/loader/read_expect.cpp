@@ -74,7 +74,9 @@ void Loader::read_expect(const Value& v) {
 }
 
 void Loader::read_sensitivity(const Value& v, const json& document) {
-    const Object o(v, {"skip", "why"}, "an object {\"skip\": [twin names], \"why\": text}");
+    const Object o(v, {"skip", "why", "targets"}, "an object {\"skip\": [twin names], \"why\": text, \"targets\": [twin names]}");
+    if (auto targets = o.get("targets")) read_sensitivity_targets(*targets, document);
+    if (!o.get("skip") && !o.get("why") && o.get("targets")) return;  // "why" explains a skip: it needs one
     const std::vector<std::string> twins = twin_names(known_bad_twins(document));
     for_each_element(o.require("skip", "an array of known-bad twin names"), "an array of known-bad twin names", [&](const Value& element) {
         const std::string name = read_string(element);
@@ -90,6 +92,23 @@ void Loader::read_sensitivity(const Value& v, const json& document) {
     const Value why = o.require("why", "a text saying why the scenario does not target these twins");
     s_.sensitivity_why = read_string(why);
     if (s_.sensitivity_why.empty()) why.expected("a non-empty text saying why the scenario does not target these twins");
+}
+
+void Loader::read_sensitivity_targets(const Value& v, const json& document) {
+    std::vector<std::string> targeted;
+    for (const KnownBadTwin& twin : all_known_bad_twins(document)) {
+        if (twin.targeted) targeted.push_back(twin.name);
+    }
+    std::vector<std::string> seen;
+    for_each_element(v, "an array of targeted twin names", [&](const Value& element) {
+        const std::string name = read_string(element);
+        if (std::find(targeted.begin(), targeted.end(), name) == targeted.end()) {
+            element.fail("expected a targeted twin that applies to this scenario, one of: " +
+                         (targeted.empty() ? std::string("(none)") : join(targeted)) + "; found " + in_quotes(name) + suggestion(name, targeted));
+        }
+        if (std::find(seen.begin(), seen.end(), name) != seen.end()) element.fail("duplicate twin " + in_quotes(name));
+        seen.push_back(name);
+    });
 }
 
 }  // namespace eosim::scenarios::loading

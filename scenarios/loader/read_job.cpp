@@ -505,7 +505,8 @@ void Loader::read_restart(const Value& v) {
 void Loader::read_runtime(const Value& v) {
     const Object o(v, {"record_cost", "buffer_timeout", "buffer_records", "channel_credits", "source_poll_interval",
                        "heartbeat_interval", "heartbeat_timeout", "deploy_timeout", "commit_retry_delay", "sources_read_after_stop",
-                       "finished_sources_read_again", "sinks_drop_removed_state"});
+                       "finished_sources_read_again", "sinks_drop_removed_state", "tasks_finish_before_final_checkpoint",
+                       "restored_watermark_max"});
     engine::RuntimeConfig& r = s_.job.runtime;
     if (auto x = o.get("record_cost")) r.record_cost = read_duration(*x, true);
     if (auto x = o.get("buffer_timeout")) r.buffer_timeout = read_duration(*x, true);
@@ -519,6 +520,8 @@ void Loader::read_runtime(const Value& v) {
     if (auto x = o.get("sources_read_after_stop")) r.sources_read_after_stop = read_bool(*x);
     if (auto x = o.get("finished_sources_read_again")) r.finished_sources_read_again = read_bool(*x);
     if (auto x = o.get("sinks_drop_removed_state")) r.sinks_drop_removed_state = read_bool(*x);
+    if (auto x = o.get("tasks_finish_before_final_checkpoint")) r.tasks_finish_before_final_checkpoint = read_bool(*x);
+    if (auto x = o.get("restored_watermark_max")) r.restored_watermark_max = read_bool(*x);
     if (r.heartbeat_timeout <= r.heartbeat_interval) {
         const Value where = o.has("heartbeat_timeout") ? *o.get("heartbeat_timeout") : *o.get("heartbeat_interval");
         where.fail("expected heartbeat_timeout above heartbeat_interval, found " +

@@ -74,11 +74,12 @@ void Loader::read_storage(const Value& v) {
 }
 
 void Loader::read_kafka(const Value& v) {
-    const Object o(v, {"transaction_timeout", "fencing", "read_committed_ignores_lso"});
+    const Object o(v, {"transaction_timeout", "fencing", "read_committed_ignores_lso", "timer_restarts_on_write"});
     sim::external::KafkaOptions& k = s_.world.kafka;
     if (auto x = o.get("transaction_timeout")) k.transaction_timeout = read_duration(*x, false);
     if (auto x = o.get("fencing")) k.fencing = read_bool(*x);
     if (auto x = o.get("read_committed_ignores_lso")) k.read_committed_ignores_lso = read_bool(*x);
+    if (auto x = o.get("timer_restarts_on_write")) k.timer_restarts_on_write = read_bool(*x);
 }
 
 bool Loader::topic_exists(const std::string& name) const {

@@ -285,6 +285,9 @@ int64_t KafkaCluster::note_batch(int64_t transaction, const std::string& topic, 
             // (TransactionStateManager.timedOutTransactions looks at Ongoing transactions only).
             txn.first_record = scheduler_.now();
             start_timeout(transaction);
+        } else if (options_.timer_restarts_on_write) {
+            scheduler_.cancel(txn.timeout_timer);
+            start_timeout(transaction);
         }
         txn.records += count;
         // The transaction's first offset on this partition, when this is its first batch here. A

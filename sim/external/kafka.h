@@ -40,7 +40,9 @@
 // - faults: the broker unavailable for a period; writes failing for a period; produce answers lost
 //   for a period (written, answered request_timeout: the client retries); a switch that turns
 //   fencing off (a negative control: zombies then write and commit); a switch that makes
-//   read_committed ignore the last stable offset (a negative control for the visibility oracle).
+//   read_committed ignore the last stable offset (a negative control for the visibility oracle);
+//   a switch that restarts the timeout check at every write (a negative control: a transaction
+//   kept busy past the timeout, Flink's documented misconfiguration, then never expires).
 //   With fencing off, epochs are not checked: every producer of a transactional.id acts on the id's
 //   open transaction, so a zombie's writes land in its successor's transaction (and a successor
 //   continues a transaction its predecessor left open) — what fencing exists to prevent.
@@ -112,6 +114,9 @@ struct KafkaOptions {
     Duration transaction_timeout = Duration::seconds(60);
     bool fencing = true;                      // false: a negative control, never in a passing scenario
     bool read_committed_ignores_lso = false;  // true: a negative control for the visibility oracle
+    // true: a negative control (a planted slip): the broker's timeout check restarts at every write
+    // of the transaction, so a transaction kept busy longer than the timeout is never aborted.
+    bool timer_restarts_on_write = false;
 };
 
 struct ReadResult {

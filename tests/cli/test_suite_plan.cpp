@@ -36,6 +36,32 @@ TEST_CASE("suite plan: --seeds replaces every range", "[cli]") {
     CHECK(plan.scenarios[1].seeds == std::vector<uint64_t>{5, 6});
 }
 
+TEST_CASE("suite plan: --fresh-seeds runs every scenario above the seeds it is tuned to", "[cli][fresh_seeds]") {
+    SuitePlan plan = load_suite_plan(kCliFixtures / "quick.suite.json", std::nullopt);  // seeds 1..4
+    use_fresh_seeds(plan, "");
+    REQUIRE(plan.scenarios.size() == 2);
+    std::vector<uint64_t> above;
+    for (uint64_t seed = 5; seed <= 16; ++seed) above.push_back(seed);  // three times as many, right above
+    CHECK(plan.scenarios[0].seeds == above);
+    CHECK(plan.scenarios[1].seeds == above);
+    REQUIRE(plan.runs.size() == 24);
+    CHECK(plan.runs[12].scenario == 1);
+    CHECK(plan.runs[12].seed == 5);
+
+    SuitePlan given = load_suite_plan(kCliFixtures / "quick.suite.json", std::nullopt);
+    use_fresh_seeds(given, "101..103");
+    CHECK(given.scenarios[1].seeds == std::vector<uint64_t>{101, 102, 103});
+    CHECK(given.runs.size() == 6);
+
+    SuitePlan overlapping = load_suite_plan(kCliFixtures / "quick.suite.json", std::nullopt);
+    try {
+        use_fresh_seeds(overlapping, "3..10");
+        FAIL("accepted");
+    } catch (const std::invalid_argument& e) {
+        CHECK(std::string(e.what()) == "--fresh-seeds: expected seeds above the suite's own (its highest is 4), found 3..10");
+    }
+}
+
 TEST_CASE("suite plan: a folder means its scenario files, not suites or schemas", "[cli]") {
     TempDir dir;
     for (const char* name : {"b.json", "a.json"}) {

@@ -411,6 +411,32 @@ TEST_CASE("the broker aborts a transaction that outlives the timeout, through th
     CHECK(f.values(0, Isolation::read_committed) == Values{12});
 }
 
+// Kafka times a transaction from its first AddPartitionsToTxn, however busy it stays (a checkpoint
+// interval longer than transaction.timeout.ms while records flow: Flink's documented pitfall).
+TEST_CASE("a transaction kept busy past the timeout is aborted, with the planted slip restarting the timer per write it is not",
+          "[kafka]") {
+    const bool per_write = GENERATE(false, true);
+    KafkaOptions options;
+    options.transaction_timeout = Duration::seconds(2);
+    options.timer_restarts_on_write = per_write;
+    KafkaFixture f(options);
+    ProducerHandle h = f.init("t");
+    REQUIRE(err(f.kafka.begin(f.producer, h)) == "none");
+    for (int64_t ms = 0; ms <= 3'000; ms += 500) {  // a write every 500 ms for 3 s
+        f.advance_to(Time::zero() + Duration::millis(ms));
+        const std::string answer = err(f.kafka.send(f.producer, h, kTopic, 0, {1, ms}));
+        CHECK(answer == (per_write || ms < 2'000 ? "none" : "fenced"));
+    }
+    CHECK(f.kafka.stats().aborted_by_timeout == (per_write ? 0u : 1u));
+    CHECK(err(f.kafka.commit(f.producer, h)) == (per_write ? "none" : "fenced"));
+    // Idle past the timeout after its last write, a transaction expires either way.
+    ProducerHandle next = f.init("t");
+    REQUIRE(err(f.kafka.begin(f.producer, next)) == "none");
+    REQUIRE(err(f.kafka.send(f.producer, next, kTopic, 1, {1, 1})) == "none");
+    f.advance_to(f.world.now() + Duration::seconds(3));
+    CHECK(f.kafka.stats().aborted_by_timeout == (per_write ? 1u : 2u));
+}
+
 TEST_CASE("the transaction timeout survives a crash of the broker node", "[kafka]") {
     KafkaOptions options;
     options.transaction_timeout = Duration::seconds(10);

@@ -113,4 +113,41 @@ TEST_CASE("sensitivity: \"skip\" names twins that apply, with a reason", "[sensi
     }
 }
 
+TEST_CASE("sensitivity: targeted twins run only where a scenario names them in \"targets\"", "[sensitivity][loader]") {
+    json document = exactly_once_kafka_job();
+    std::vector<std::string> targeted;
+    for (const KnownBadTwin& twin : all_known_bad_twins(document)) {
+        if (twin.targeted) targeted.push_back(twin.name);
+    }
+    CHECK(targeted == std::vector<std::string>{"sink.sink.settled_early", "kafka.timer_per_write", "tasks.finish_early",
+                                               "checkpointing.retention_discards_savepoints"});
+    CHECK(twin_names(known_bad_twins(document)) ==
+          std::vector<std::string>{"checkpointing.at_least_once", "kafka.no_fencing", "sink.sink.at_least_once"});
+
+    document["sensitivity"] = {{"targets", {"kafka.timer_per_write", "sink.sink.settled_early", "tasks.finish_early"}}};
+    const std::vector<KnownBadTwin> twins = known_bad_twins(document);
+    REQUIRE(twin_names(twins) == std::vector<std::string>{"checkpointing.at_least_once", "kafka.no_fencing", "sink.sink.at_least_once",
+                                                          "sink.sink.settled_early", "kafka.timer_per_write", "tasks.finish_early"});
+    CHECK(twins[3].document["job"]["vertices"][2]["options"] == json{{"topic", "out"}, {"settled_early", true}});
+    CHECK(twins[4].document["world"]["kafka"]["timer_restarts_on_write"] == true);
+    CHECK(twins[5].document["job"]["runtime"]["tasks_finish_before_final_checkpoint"] == true);
+    testing::TempDir dir;
+    const std::filesystem::path file = dir.write("targets.json", document.dump());
+    CHECK(load_scenario(file).sensitivity_skip.empty());  // "targets" alone needs no "why"
+    CHECK(load_twin(file, "kafka.timer_per_write").world.kafka.timer_restarts_on_write);
+
+    document["sensitivity"] = {{"targets", {"kafka.timer_per_writ"}}};
+    try {
+        load_scenario(dir.write("bad.json", document.dump()));
+        FAIL("loaded");
+    } catch (const ScenarioError& e) {
+        CHECK(e.json_path() == "/sensitivity/targets/0");
+        CHECK(std::string(e.what()).find("did you mean \"kafka.timer_per_write\"") != std::string::npos);
+    }
+    // A sink that cannot be settled early (at-least-once) has no such twin to target.
+    document["job"]["vertices"][2]["options"]["guarantee"] = "at_least_once";
+    document["sensitivity"] = {{"targets", {"sink.sink.settled_early"}}};
+    CHECK_THROWS_AS(load_scenario(dir.write("alo.json", document.dump())), ScenarioError);
+}
+
 }  // namespace eosim::scenarios
