@@ -89,7 +89,7 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
 }  // namespace
 
 bool expected_violation_found(const RunRecord& r) {
-    if (r.expect.pass || !r.expect.job_failure.empty()) return false;
+    if (r.expect.pass) return false;  // with job_failure too: a negative control of a failed job
     return std::any_of(r.verdicts.begin(), r.verdicts.end(), [&](const scenarios::OracleVerdict& v) {
         return v.oracle == r.expect.violation && !v.passed;
     });
@@ -97,7 +97,10 @@ bool expected_violation_found(const RunRecord& r) {
 
 std::string run_outcome(const RunRecord& r) {
     if (r.status != RunStatus::passed) return r.status == RunStatus::failed ? "FAILED" : "ERROR";
-    if (!r.expect.job_failure.empty()) return "JOB FAILED, AS EXPECTED";
+    if (!r.expect.job_failure.empty()) {
+        return r.expect.pass || !expected_violation_found(r) ? "JOB FAILED, AS EXPECTED"
+                                                             : "JOB FAILED AND VIOLATION FOUND, AS EXPECTED";
+    }
     if (r.expect.pass) return "PASSED";
     return expected_violation_found(r) ? "VIOLATION FOUND, AS EXPECTED" : "NO VIOLATION ON THIS SEED (ALLOWED)";
 }

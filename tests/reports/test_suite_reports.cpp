@@ -210,6 +210,28 @@ TEST_CASE("suite summary: a negative control whose violation never appeared says
     CHECK_THAT(table.str(), Catch::Contains("job fails: \"Cannot map check...\""));
 }
 
+TEST_CASE("suite summary: a failed job with a violation beside it counts its violations found", "[reports][suite_table]") {
+    std::vector<RunRecord> records;
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        RunRecord r = passed_record("failed-job-committed-prefix-alo", seed, true);
+        r.expect.job_failure = "restart strategy exhausted";
+        records.push_back(r);
+    }
+    RunRecord quiet = passed_record("failed-job-committed-prefix-alo", 4, true);
+    quiet.expect.job_failure = "restart strategy exhausted";
+    quiet.verdicts = {{"exactly_once_output", true, "no duplicates"}};
+    records.push_back(quiet);
+    const SuiteSummary summary = summarize(records);
+    REQUIRE(summary.scenarios.size() == 1);
+    CHECK(summary.scenarios[0].violations_found == 3);
+    CHECK(scenario_result(summary.scenarios[0], true) == "ok");
+    CHECK(run_outcome(records[0]) == "JOB FAILED AND VIOLATION FOUND, AS EXPECTED");
+    CHECK(run_outcome(quiet) == "JOB FAILED, AS EXPECTED");
+    RunRecord failed_only = passed_record("upgrade-remove-operator-refused", 1, false);
+    failed_only.expect.job_failure = "Cannot map";
+    CHECK_FALSE(expected_violation_found(failed_only));
+}
+
 TEST_CASE("xml text: markup escaped, control characters and bad UTF-8 replaced", "[reports]") {
     CHECK(xml_escape("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&#39;");
     CHECK(xml_escape(std::string("x\x01y\tz", 5)) == "x?y\tz");
