@@ -15,22 +15,13 @@
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "tests/catalogue.h"
+#include "tests/scenario_documents.h"
 #include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
 namespace {
 
 using nlohmann::json;
-
-std::string error_path(const json& document) {
-    testing::TempDir dir;
-    try {
-        load_scenario(dir.write("s.json", document.dump()));
-    } catch (const ScenarioError& e) {
-        return e.json_path();
-    }
-    return "";
-}
 
 RunResult run(const std::string& name, uint64_t seed) {
     const Scenario scenario = load_scenario(testing::catalogue_scenario(name));
@@ -48,7 +39,7 @@ TEST_CASE("loader: high_availability and the names it brings", "[loader][ha]") {
       {"kind": "crash", "at": "1s", "nodes": ["jobmanager-2"]},
       {"kind": "partition", "at": "1s", "nodes": ["jobmanager"], "other_nodes": ["coordination"]},
       {"kind": "system_unavailable", "at": "2s", "system": "coordination"}])");
-    CHECK(error_path(s).empty());
+    CHECK(testing::load_error_path(s).empty());
     testing::TempDir dir;
     const Scenario loaded = load_scenario(dir.write("s.json", s.dump()));
     REQUIRE(loaded.high_availability);
@@ -59,21 +50,21 @@ TEST_CASE("loader: high_availability and the names it brings", "[loader][ha]") {
     // Without the block there is no standby and no coordination service to name.
     json without = s;
     without.erase("high_availability");
-    CHECK(error_path(without) == "/faults/schedule/0/nodes/0");
+    CHECK(testing::load_error_path(without) == "/faults/schedule/0/nodes/0");
     without["faults"]["schedule"].erase(0);
-    CHECK(error_path(without) == "/faults/schedule/0/other_nodes/0");
+    CHECK(testing::load_error_path(without) == "/faults/schedule/0/other_nodes/0");
     without["faults"]["schedule"].erase(0);
-    CHECK(error_path(without) == "/faults/schedule/0/system");
+    CHECK(testing::load_error_path(without) == "/faults/schedule/0/system");
 
     json bad = s;
     bad["high_availability"]["job_managers"] = 0;
-    CHECK(error_path(bad) == "/high_availability/job_managers");
+    CHECK(testing::load_error_path(bad) == "/high_availability/job_managers");
     bad = s;
     bad["high_availability"]["session_timeout"] = "10ms";
-    CHECK(error_path(bad) == "/high_availability/session_timeout");
+    CHECK(testing::load_error_path(bad) == "/high_availability/session_timeout");
     bad = s;
     bad["high_availability"]["leader"] = "jobmanager";
-    CHECK(error_path(bad) == "/high_availability/leader");
+    CHECK(testing::load_error_path(bad) == "/high_availability/leader");
 }
 
 TEST_CASE("HA: the late metadata write of a dead JobManager loses records without HA, not with it", "[ha]") {

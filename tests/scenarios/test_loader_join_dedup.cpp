@@ -9,6 +9,7 @@
 
 #include "scenarios/scenario.h"
 #include "tests/cli/test_support.h"
+#include "tests/scenario_documents.h"
 #include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
@@ -31,18 +32,6 @@ json job() {
     })");
 }
 
-void check_error(const json& document, const std::string& path, const std::string& fragment) {
-    TempDir dir;
-    try {
-        load_scenario(dir.write("bad.json", document.dump(2)));
-        FAIL("the scenario loaded, but an error at " << path << " was expected");
-    } catch (const ScenarioError& error) {
-        INFO(error.what());
-        CHECK(error.json_path() == path);
-        CHECK_THAT(error.what(), Catch::Contains(fragment));
-    }
-}
-
 TEST_CASE("loader: join and dedup vertices load with their values", "[loader][join][dedup]") {
     TempDir dir;
     const Scenario s = load_scenario(dir.write("ok.json", job().dump(2)));
@@ -55,25 +44,25 @@ TEST_CASE("loader: join and dedup vertices load with their values", "[loader][jo
 TEST_CASE("loader: join and dedup shapes that cannot run exactly are errors", "[loader][join][dedup]") {
     json one_input = job();
     one_input["job"]["vertices"][3]["inputs"].erase(1);
-    check_error(one_input, "/job/vertices/3/inputs", "expected exactly two inputs for a join");
+    testing::check_load_error(one_input, "/job/vertices/3/inputs", "expected exactly two inputs for a join");
     json forward = job();
     forward["job"]["vertices"][3]["inputs"][1]["edge"] = "forward";
-    check_error(forward, "/job/vertices/3/inputs/1/edge", "expected \"hash\" (a join vertex reads keyed input)");
+    testing::check_load_error(forward, "/job/vertices/3/inputs/1/edge", "expected \"hash\" (a join vertex reads keyed input)");
     json no_bound = job();
     no_bound["job"]["vertices"][2].erase("dedup");
-    check_error(no_bound, "/job/vertices/2/dedup", "missing");
+    testing::check_load_error(no_bound, "/job/vertices/2/dedup", "missing");
     json zero_bound = job();
     zero_bound["job"]["vertices"][2]["dedup"]["bound"] = "0ms";
-    check_error(zero_bound, "/job/vertices/2/dedup/bound", "");
+    testing::check_load_error(zero_bound, "/job/vertices/2/dedup/bound", "");
     // A rebalance before the dedup loses each key's partition order.
     json reordered = job();
     reordered["job"]["vertices"].insert(reordered["job"]["vertices"].begin() + 2,
                                         json::parse(R"({"id": "shuffle", "kind": "map", "inputs": [{"from": "l", "edge": "rebalance"}]})"));
     reordered["job"]["vertices"][3]["inputs"][0]["from"] = "shuffle";
-    check_error(reordered, "/job/vertices/3/inputs", "found \"shuffle\" (map) in between");
+    testing::check_load_error(reordered, "/job/vertices/3/inputs", "found \"shuffle\" (map) in between");
     json two_dedup_inputs = job();
     two_dedup_inputs["job"]["vertices"][2]["inputs"].push_back(json::parse(R"({"from": "r", "edge": "hash"})"));
-    check_error(two_dedup_inputs, "/job/vertices/2/inputs", "expected one input (only a union or a join reads several)");
+    testing::check_load_error(two_dedup_inputs, "/job/vertices/2/inputs", "expected one input (only a union or a join reads several)");
 }
 
 // An input of `topic` with 5% late records.
@@ -84,7 +73,7 @@ json late_input(const std::string& topic) {
 TEST_CASE("loader: late records into a dedup are refused, in the job's program and in a later one's", "[loader][dedup]") {
     json late = job();
     late["input"] = late_input("l");
-    check_error(late, "/input/0/event_time/late_percent",
+    testing::check_load_error(late, "/input/0/event_time/late_percent",
                 "expected no late records (late_percent 0) in an input that reaches a dedup, found 5: topic \"l\" reaches "
                 "dedup \"first\" (/job/vertices/2), whose model is exact only for in-bound input");
     // Late records the dedup does not read (the join's other side) load.
@@ -98,13 +87,13 @@ TEST_CASE("loader: late records into a dedup are refused, in the job's program a
     upgraded["job"]["vertices"].erase(2);
     upgraded["job"]["vertices"][2]["inputs"][0]["from"] = "l";
     upgraded["input"] = late_input("l");
-    check_error(upgraded, "/input/0/event_time/late_percent", "reaches dedup \"first\" (/deployments/0/job_vertices/2)");
+    testing::check_load_error(upgraded, "/input/0/event_time/late_percent", "reaches dedup \"first\" (/deployments/0/job_vertices/2)");
 }
 
 TEST_CASE("loader: a dedup whose source has idle splits is refused, at the source's idle_timeout", "[loader][dedup]") {
     json idle = job();
     idle["job"]["vertices"][0]["watermarks"] = json::parse(R"({"out_of_orderness": "100ms", "idle_timeout": "2s"})");
-    check_error(idle, "/job/vertices/0/watermarks/idle_timeout",
+    testing::check_load_error(idle, "/job/vertices/0/watermarks/idle_timeout",
                 "expected no idle_timeout on a source that reaches a dedup: source \"l\" reaches dedup \"first\" "
                 "(/job/vertices/2), whose model is exact only for in-bound input");
     // Watermarks without idleness load; so do idle splits on the join's other source.
@@ -118,7 +107,7 @@ TEST_CASE("loader: a dedup whose source has idle splits is refused, at the sourc
     // In a later deployment's program: the path names that program.
     json upgraded = job();
     upgraded["deployments"] = json::array({{{"at", "1s"}, {"job_vertices", idle["job"]["vertices"]}}});
-    check_error(upgraded, "/deployments/0/job_vertices/0/watermarks/idle_timeout", "reaches dedup \"first\" (/deployments/0/job_vertices/2)");
+    testing::check_load_error(upgraded, "/deployments/0/job_vertices/0/watermarks/idle_timeout", "reaches dedup \"first\" (/deployments/0/job_vertices/2)");
 }
 
 TEST_CASE("cli: `eosim run` refuses late records into a dedup with exit 2, the file, the JSON path and why", "[loader][dedup][cli]") {

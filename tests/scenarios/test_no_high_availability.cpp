@@ -11,22 +11,13 @@
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "tests/catalogue.h"
+#include "tests/scenario_documents.h"
 #include "tests/temp_dir.h"
 
 namespace eosim::scenarios {
 namespace {
 
 using nlohmann::json;
-
-std::string no_ha_error_path(const json& document) {
-    testing::TempDir dir;
-    try {
-        load_scenario(dir.write("s.json", document.dump()));
-    } catch (const ScenarioError& e) {
-        return e.json_path();
-    }
-    return "";
-}
 
 // jobmanager-crash.json (a JobManager crash at 3.3 s and another after the 8th checkpoint) run in `mode`.
 RunResult run_no_ha_crashes(engine::NoHaRecovery mode, uint64_t seed) {
@@ -56,10 +47,10 @@ TEST_CASE("loader: without_ha names what a restarted JobManager does", "[loader]
         CHECK(to_string(load_scenario(dir.write("s.json", s.dump())).without_ha) == std::string(mode));
     }
     s["without_ha"] = "listing";
-    CHECK(no_ha_error_path(s) == "/without_ha");
+    CHECK(testing::load_error_path(s) == "/without_ha");
     s["without_ha"] = "session";
     s["high_availability"] = json::object();
-    CHECK(no_ha_error_path(s) == "/without_ha");  // HA has no restart without it
+    CHECK(testing::load_error_path(s) == "/without_ha");  // HA has no restart without it
 }
 
 TEST_CASE("no HA, application mode: the job is submitted again from scratch, the EOS sink gets records twice",

@@ -3,7 +3,6 @@
 // reported in the run's JSON, text and HTML (a warning) and failed by the no_rollbacks oracle.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -16,40 +15,16 @@
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "tests/catalogue.h"
-#include "tests/temp_dir.h"
+#include "tests/scenario_documents.h"
 
 // A named namespace, not an anonymous one: the unity build puts this file beside other loader tests.
 namespace eosim::scenarios::rollback_tests {
 
 using nlohmann::json;
 
-json catalogue_json(const std::string& name) {
-    std::ifstream in(testing::catalogue_scenario(name));
-    return json::parse(in);
-}
-
-Scenario load_json(const json& document) {
-    testing::TempDir dir;
-    return load_scenario(dir.write("rollback.json", document.dump(2)));
-}
-
-void check_error(const json& document, const std::string& path, const std::string& fragment) {
-    testing::TempDir dir;
-    try {
-        load_scenario(dir.write("bad.json", document.dump(2)));
-    } catch (const ScenarioError& error) {
-        INFO(error.what());
-        CHECK(error.json_path() == path);
-        CHECK_THAT(error.what(), Catch::Contains(fragment));
-        CHECK_THAT(error.what(), Catch::Contains("bad.json"));
-        return;
-    }
-    FAIL("the scenario loaded, but an error at " + path + " was expected");
-}
-
 // savepoint-restore-rollback with v2 started from `from` (the previous deployment then cancelled).
 json restored_from(const std::string& from) {
-    json doc = catalogue_json("savepoint-restore-rollback");
+    json doc = testing::catalogue_json("savepoint-restore-rollback");
     doc["deployments"][0]["from"] = from;
     doc.erase("savepoints");
     doc["faults"] = json::object();
@@ -96,11 +71,11 @@ int64_t records_between(const engine::SourceOffsets& from, const engine::SourceO
 }
 
 TEST_CASE("loader: from \"checkpoint <N>\" and \"nothing\"", "[loader][upgrade][rollbacks]") {
-    const Scenario by_id = load_json(restored_from("checkpoint 7"));
+    const Scenario by_id = testing::load_document(restored_from("checkpoint 7"));
     CHECK(by_id.deployments[0].from.kind == RestoreSource::Kind::retained_checkpoint);
     CHECK(by_id.deployments[0].from.checkpoint_id == 7);
     CHECK(by_id.deployments[0].from.cancels_previous());
-    const Scenario fresh = load_json(restored_from("nothing"));
+    const Scenario fresh = testing::load_document(restored_from("nothing"));
     CHECK(fresh.deployments[0].from.kind == RestoreSource::Kind::nothing);
     CHECK(fresh.deployments[0].from.cancels_previous());
     CHECK_FALSE(fresh.deployments[0].from.from_checkpoint());
@@ -110,22 +85,22 @@ TEST_CASE("loader: a malformed or impossible checkpoint id is refused with its p
     for (const std::string bad : {"checkpoint", "checkpoint ", "checkpoint x", "checkpoint 0", "checkpoint 07", "checkpoint -3",
                                   "checkpoint 12345678901", "checkpoint12", "checkpoint 1 2"}) {
         INFO(bad);
-        check_error(restored_from(bad), "/deployments/0/from", "\"checkpoint <N>\" with N a checkpoint id");
+        testing::check_load_error(restored_from(bad), "/deployments/0/from", "\"checkpoint <N>\" with N a checkpoint id");
     }
-    check_error(restored_from("nothing at all"), "/deployments/0/from", "\"nothing\" (a fresh start without state)");
+    testing::check_load_error(restored_from("nothing at all"), "/deployments/0/from", "\"nothing\" (a fresh start without state)");
     json no_checkpoints = restored_from("checkpoint 3");
     no_checkpoints["job"]["checkpointing"]["enabled"] = false;
-    check_error(no_checkpoints, "/deployments/0/from", "v1 takes no checkpoints");
+    testing::check_load_error(no_checkpoints, "/deployments/0/from", "v1 takes no checkpoints");
     json drained = restored_from("nothing");
     drained["deployments"][0]["drain"] = true;
-    check_error(drained, "/deployments/0/from", "no \"drain\" with \"from\": \"nothing\"");
+    testing::check_load_error(drained, "/deployments/0/from", "no \"drain\" with \"from\": \"nothing\"");
 }
 
 TEST_CASE("from \"checkpoint <N>\" restores that retained checkpoint's state, older than what the sink committed", "[scenarios][rollbacks][slow]") {
     json doc = restored_from("checkpoint 9");
     doc["job"]["checkpointing"]["retained"] = 6;  // at 7s v1 retains about 9..14
     Restores restores;
-    const RunResult result = run_with(load_json(doc), restores);
+    const RunResult result = run_with(testing::load_document(doc), restores);
     INFO(result.expectation_message);
     CHECK(result.expectation_met);
     CHECK(verdict(result, "state_after_restore").passed);
@@ -147,14 +122,14 @@ TEST_CASE("a checkpoint id not retained fails the deployment with Flink's error"
     doc["expect"] = {{"job_failure", "Failed to rollback to checkpoint/savepoint checkpoints/count/chk-2/_metadata"}};
     doc["oracles"] = {"state_after_restore", "visibility"};
     Restores restores;
-    const RunResult result = run_with(load_json(doc), restores);
+    const RunResult result = run_with(testing::load_document(doc), restores);
     INFO(result.expectation_message);
     CHECK(result.expectation_met);
 }
 
 TEST_CASE("from \"nothing\" starts without state: every record again, a rollback of everything committed", "[scenarios][rollbacks][slow]") {
     Restores restores;
-    const RunResult result = run_with(load_json(restored_from("nothing")), restores);
+    const RunResult result = run_with(testing::load_document(restored_from("nothing")), restores);
     INFO(result.expectation_message);
     CHECK(result.expectation_met);
     CHECK(verdict(result, "exactly_once_output").passed);

@@ -4,7 +4,6 @@
 // of the seed and never yields what Flink refuses.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <set>
 #include <string>
 
@@ -13,38 +12,15 @@
 #include "scenarios/scenario.h"
 #include "scenarios/upgrade_swarm.h"
 #include "tests/catalogue.h"
-#include "tests/temp_dir.h"
+#include "tests/scenario_documents.h"
 
 namespace eosim::scenarios {
 namespace {
 
 using nlohmann::json;
 
-json catalogue_json(const std::string& name) {
-    std::ifstream in(testing::catalogue_scenario(name));
-    return json::parse(in);
-}
-
-Scenario load_upgrade_json(const json& document) {
-    testing::TempDir dir;
-    return load_scenario(dir.write("upgrade.json", document.dump(2)));
-}
-
-void check_error(const json& document, const std::string& path, const std::string& fragment) {
-    testing::TempDir dir;
-    try {
-        load_scenario(dir.write("bad.json", document.dump(2)));
-    } catch (const ScenarioError& error) {
-        INFO(error.what());
-        CHECK(error.json_path() == path);
-        CHECK_THAT(error.what(), Catch::Contains(fragment));
-        return;
-    }
-    FAIL("the scenario loaded, but an error at " + path + " was expected");
-}
-
 TEST_CASE("loader: a deployment's from names savepoints and checkpoints", "[loader][upgrade]") {
-    const Scenario rollback = load_upgrade_json(catalogue_json("savepoint-rollback"));
+    const Scenario rollback = testing::load_document(testing::catalogue_json("savepoint-rollback"));
     REQUIRE(rollback.deployments.size() == 3);
     CHECK(rollback.deployments[0].from.kind == RestoreSource::Kind::stop_savepoint);
     CHECK(rollback.deployments[0].from.deployment == 0);  // the default: v1's final savepoint
@@ -52,49 +28,49 @@ TEST_CASE("loader: a deployment's from names savepoints and checkpoints", "[load
     CHECK(rollback.deployments[2].from.kind == RestoreSource::Kind::named_savepoint);
     CHECK(rollback.deployments[2].from.name == "nightly");
     CHECK(rollback.savepoints.front().name == "nightly");
-    const Scenario rescale = load_upgrade_json(catalogue_json("rescale-from-retained-checkpoint"));
+    const Scenario rescale = testing::load_document(testing::catalogue_json("rescale-from-retained-checkpoint"));
     CHECK(rescale.deployments[0].from.kind == RestoreSource::Kind::latest_checkpoint);
-    const Scenario no_clip = load_upgrade_json(catalogue_json("rescale-from-checkpoint-no-clip"));
+    const Scenario no_clip = testing::load_document(testing::catalogue_json("rescale-from-checkpoint-no-clip"));
     CHECK_FALSE(no_clip.deployment_job(1).state_backend.clip_on_rescale);
     CHECK(no_clip.job.state_backend.clip_on_rescale);
 }
 
 TEST_CASE("loader: a bad from is refused with its path", "[loader][upgrade]") {
-    json doc = catalogue_json("savepoint-rollback");
+    json doc = testing::catalogue_json("savepoint-rollback");
     SECTION("an unknown form") {
         doc["deployments"][1]["from"] = "the checkpoint before";  // "checkpoint 3" names a retained checkpoint (test_rollbacks.cpp)
-        check_error(doc, "/deployments/1/from", "\"savepoint after v<k>\", \"savepoint <name>\"");
+        testing::check_load_error(doc, "/deployments/1/from", "\"savepoint after v<k>\", \"savepoint <name>\"");
     }
     SECTION("a deployment not before this one") {
         doc["deployments"][1]["from"] = "savepoint after v3";
-        check_error(doc, "/deployments/1/from", "k from 1 to 2");
+        testing::check_load_error(doc, "/deployments/1/from", "k from 1 to 2");
     }
     SECTION("an unknown named savepoint, with a suggestion") {
         doc["deployments"][2]["from"] = "savepoint nighty";
-        check_error(doc, "/deployments/2/from", "one of: nightly");
+        testing::check_load_error(doc, "/deployments/2/from", "one of: nightly");
     }
     SECTION("a named savepoint taken after the deployment starts") {
         doc["savepoints"][0]["at"] = "14s";
-        check_error(doc, "/deployments/2/from", "taken before this deployment starts");
+        testing::check_load_error(doc, "/deployments/2/from", "taken before this deployment starts");
     }
     SECTION("a rollback to a cancelled deployment") {
         doc["deployments"][0]["from"] = "latest checkpoint";
         doc["deployments"][1]["from"] = "savepoint after v1";
-        check_error(doc, "/deployments/1/from", "v1 was cancelled");
+        testing::check_load_error(doc, "/deployments/1/from", "v1 was cancelled");
     }
     SECTION("an incremental RocksDB checkpoint into the heap") {
-        json rescale = catalogue_json("rescale-from-retained-checkpoint");
+        json rescale = testing::catalogue_json("rescale-from-retained-checkpoint");
         rescale["deployments"][0]["state_backend"] = "heap";
-        check_error(rescale, "/deployments/0", "a retained checkpoint keeps its native files");
+        testing::check_load_error(rescale, "/deployments/0", "a retained checkpoint keeps its native files");
     }
     SECTION("the negative-control switch needs incremental RocksDB") {
         doc["deployments"][1]["clip_on_rescale"] = false;
-        check_error(doc, "/deployments/1/clip_on_rescale", "only with \"state_backend\": \"rocksdb\" and \"incremental\": true");
+        testing::check_load_error(doc, "/deployments/1/clip_on_rescale", "only with \"state_backend\": \"rocksdb\" and \"incremental\": true");
     }
 }
 
 TEST_CASE("upgrade swarm: placeholders load, each seed draws valid deployments", "[loader][upgrade]") {
-    const Scenario swarm = load_upgrade_json(catalogue_json("upgrade-swarm"));
+    const Scenario swarm = testing::load_document(testing::catalogue_json("upgrade-swarm"));
     REQUIRE(swarm.upgrade_swarm);
     REQUIRE(swarm.deployments.size() == 3);
     std::set<std::string> seen;
@@ -130,22 +106,22 @@ TEST_CASE("upgrade swarm: placeholders load, each seed draws valid deployments",
 }
 
 TEST_CASE("loader: upgrade_swarm is refused with deployments, without uids, or with a forward edge into a sink", "[loader][upgrade]") {
-    const json swarm = catalogue_json("upgrade-swarm");
+    const json swarm = testing::catalogue_json("upgrade-swarm");
     json both = swarm;
     both["deployments"] = json::array({{{"at", "5s"}}});
-    check_error(both, "/upgrade_swarm", "either \"deployments\" or \"upgrade_swarm\"");
+    testing::check_load_error(both, "/upgrade_swarm", "either \"deployments\" or \"upgrade_swarm\"");
     json forward = swarm;
     forward["job"]["vertices"][2]["inputs"][0]["edge"] = "forward";
-    check_error(forward, "/upgrade_swarm", "no forward edge into a sink");
+    testing::check_load_error(forward, "/upgrade_swarm", "no forward edge into a sink");
     json no_uid = swarm;
     no_uid["job"]["vertices"][1].erase("uid");
-    check_error(no_uid, "/upgrade_swarm", "found none on \"count\"");
+    testing::check_load_error(no_uid, "/upgrade_swarm", "found none on \"count\"");
     json too_wide = swarm;
     too_wide["upgrade_swarm"]["parallelism"] = json::array({2, 7});
-    check_error(too_wide, "/upgrade_swarm/parallelism/1", "at most the slots of the task managers (6)");
+    testing::check_load_error(too_wide, "/upgrade_swarm/parallelism/1", "at most the slots of the task managers (6)");
     json overlapping = swarm;
     overlapping["upgrade_swarm"]["at"][1] = json::array({"4s", "5s"});
-    check_error(overlapping, "/upgrade_swarm/at/1", "after the previous one's end");
+    testing::check_load_error(overlapping, "/upgrade_swarm/at/1", "after the previous one's end");
 }
 
 }  // namespace
