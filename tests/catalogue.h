@@ -32,4 +32,18 @@ inline nlohmann::json smallest_append_job() {
     })");
 }
 
+// Flink CDC's copy of one table into the upsert sink (`orders` -> `copy`, parallelism 2), no
+// oracles: a loader test adds the oracles and expectation it is about.
+inline nlohmann::json smallest_cdc_copy() {
+    return nlohmann::json::parse(R"({
+      "world": {"task_managers": 1, "slots_per_task_manager": 4},
+      "database": {"tables": [{"name": "orders", "initial_rows": 10}],
+                   "workload": {"table": "orders", "transactions": 10, "keys": 40}},
+      "job": {"vertices": [
+        {"id": "source", "kind": "cdc_source", "table": "orders", "chunk_size": 8, "parallelism": 2},
+        {"id": "sink", "kind": "sink", "sink": "upsert", "options": {"table": "copy"}, "parallelism": 2,
+         "inputs": [{"from": "source", "edge": "hash"}]}]}
+    })");
+}
+
 }  // namespace eosim::testing

@@ -160,15 +160,10 @@ namespace {
 
 // A CDC copy (its model reads the source table at the end) listing `oracles`, expecting `expect`.
 std::string failed_cdc_copy(const std::string& oracles, const std::string& expect) {
-    return R"({
-      "world": {"task_managers": 1, "slots_per_task_manager": 4},
-      "database": {"tables": [{"name": "orders", "initial_rows": 10}],
-                   "workload": {"table": "orders", "transactions": 10, "keys": 40}},
-      "job": {"vertices": [
-        {"id": "source", "kind": "cdc_source", "table": "orders", "chunk_size": 8, "parallelism": 2},
-        {"id": "sink", "kind": "sink", "sink": "upsert", "options": {"table": "copy"}, "parallelism": 2,
-         "inputs": [{"from": "source", "edge": "hash"}]}]},
-      "oracles": )" + oracles + R"(, "expect": )" + expect + "}";
+    nlohmann::json document = testing::smallest_cdc_copy();
+    document["oracles"] = nlohmann::json::parse(oracles);
+    document["expect"] = nlohmann::json::parse(expect);
+    return document.dump();
 }
 
 TEST_CASE("loader: a failed job's expectation, its negative control, and the oracles that cannot judge it", "[loader][failed_job]") {

@@ -387,16 +387,9 @@ TEST_CASE("loader: an expected violation must name a listed oracle", "[loader]")
 }
 
 json cdc_example() {
-    return json::parse(R"({
-      "world": {"task_managers": 1, "slots_per_task_manager": 4},
-      "database": {"tables": [{"name": "orders", "initial_rows": 10}],
-                   "workload": {"table": "orders", "transactions": 10, "keys": 40}},
-      "job": {"vertices": [
-        {"id": "source", "kind": "cdc_source", "table": "orders", "chunk_size": 8, "parallelism": 2},
-        {"id": "sink", "kind": "sink", "sink": "upsert", "options": {"table": "copy"}, "parallelism": 2,
-         "inputs": [{"from": "source", "edge": "hash"}]}]},
-      "oracles": ["exactly_once_output", "mirror", "no_key_backwards", "liveness"]
-    })");
+    json document = testing::smallest_cdc_copy();
+    document["oracles"] = {"exactly_once_output", "mirror", "no_key_backwards", "liveness"};
+    return document;
 }
 
 TEST_CASE("loader: a CDC scenario reads its database, chunks over the workload's keys, and marks the changelog", "[loader]") {
