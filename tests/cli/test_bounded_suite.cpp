@@ -46,7 +46,7 @@ std::string huge_record() {
 }
 
 TEST_CASE("suite: 200 runs that each print a huge record keep the results file and the suite's memory small",
-          "[cli][suite][bounded]") {
+          "[cli][suite][bounded][heavy]") {
     TempDir dir;
     const std::string record = huge_record();
     REQUIRE(record.size() > 400'000);

@@ -146,7 +146,7 @@ TEST_CASE("schema: an unknown key anywhere is rejected by both the loader and th
     CHECK(mutations > 50);
 }
 
-TEST_CASE("schema: a value of the wrong type at any leaf is rejected by both", "[schema]") {
+TEST_CASE("schema: a value of the wrong type at any leaf is rejected by both", "[schema][heavy]") {
     JsonSchemaCheck check = schema_check();
     ScratchFile scratch;
     for (const std::string& name : kFullFixtures) {
@@ -163,7 +163,7 @@ TEST_CASE("schema: a value of the wrong type at any leaf is rejected by both", "
     }
 }
 
-TEST_CASE("schema: required keys agree with the loader's missing-key errors", "[schema]") {
+TEST_CASE("schema: required keys agree with the loader's missing-key errors", "[schema][heavy]") {
     JsonSchemaCheck check = schema_check();
     ScratchFile scratch;
     for (const std::string& name : kFullFixtures) {

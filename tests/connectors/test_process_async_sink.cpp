@@ -73,7 +73,7 @@ void require_async_protocol_error(const std::string& script, const std::string& 
 
 }  // namespace
 
-TEST_CASE("process sink, asynchronous calls: the Python AsyncSinkWriter passes the contract level at its defaults", "[process_sink]") {
+TEST_CASE("process sink, asynchronous calls: the Python AsyncSinkWriter passes the contract level at its defaults", "[process_sink][heavy]") {
     const TempDir dir;
     const AsyncProcessOutcome outcome = run_async_process_sink("python3 sink.py", async_example("python-async-sink"), dir / "failures");
     INFO(outcome.out << outcome.err);

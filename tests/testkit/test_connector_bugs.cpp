@@ -310,7 +310,7 @@ ContractOptions contract_for(const Bug& bug, const char* sink, int cases) {
     return o;
 }
 
-TEST_CASE("connector bugs: every buggy sink is caught within the default cases, every twin passes", "[testkit]") {
+TEST_CASE("connector bugs: every buggy sink is caught within the default cases, every twin passes", "[testkit][heavy]") {
     for (const Bug& bug : bugs()) {
         INFO(std::string(bug.buggy) + " (" + bug.ticket + ")");
         const auto caught = check_sink_contract(contract_for(bug, bug.buggy, ContractOptions{}.cases));
@@ -323,7 +323,7 @@ TEST_CASE("connector bugs: every buggy sink is caught within the default cases, 
     }
 }
 
-TEST_CASE("connector bugs: the file sinks' and the deduplicating table's bugs are caught at the defaults on seeds 1..3", "[testkit]") {
+TEST_CASE("connector bugs: the file sinks' and the deduplicating table's bugs are caught at the defaults on seeds 1..3", "[testkit][heavy]") {
     for (const Bug& bug : bugs()) {
         const std::string name = bug.buggy;
         if (name.rfind("bugs_files_", 0) != 0 && name != "bugs_kv_dedup_by_key_set") continue;
@@ -344,7 +344,7 @@ TEST_CASE("connector bugs: the file sinks' and the deduplicating table's bugs ar
     }
 }
 
-TEST_CASE("connector bugs: every twin passes with parallel subtasks, savepoint restores and rescales out and in", "[testkit]") {
+TEST_CASE("connector bugs: every twin passes with parallel subtasks, savepoint restores and rescales out and in", "[testkit][heavy]") {
     std::vector<std::string> twins;
     for (const Bug& bug : bugs()) {
         if (std::find(twins.begin(), twins.end(), bug.twin) != twins.end()) continue;

@@ -26,7 +26,7 @@ ContractOptions kafka(const std::string& guarantee, int cases) {
     return o;
 }
 
-TEST_CASE("sink contract: the Kafka exactly-once sink passes 10000 cases", "[testkit]") {
+TEST_CASE("sink contract: the Kafka exactly-once sink passes 10000 cases", "[testkit][heavy]") {
     const auto result = check_sink_contract(kafka("exactly_once", 10000));
     INFO(result.report);
     CHECK(result.passed);
@@ -190,7 +190,7 @@ TEST_CASE("sink contract: parallel subtasks, savepoint restores and rescales are
 // subtasks' commit retries (their timers fire on, as a zombie's) would commit a dropped state's
 // transactions anyway, so the negative control keeps only each subtask's own state, as the engine
 // did then, with retries that stop at close; its twin, the same retries and every state, passes.
-TEST_CASE("sink contract: scaling in hands the removed subtasks' sink state on, and nothing is lost", "[testkit]") {
+TEST_CASE("sink contract: scaling in hands the removed subtasks' sink state on, and nothing is lost", "[testkit][heavy]") {
     auto o = kafka("exactly_once", 3000);
     o.faults = {{"kafka_commit_errors", 1}, {"stop_with_savepoint", 1}};
     const auto result = check_sink_contract(o);
