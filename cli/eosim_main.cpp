@@ -18,15 +18,8 @@
 
 #include "cli/eosim_main.h"
 
-#include "cli/explore_command.h"
-#include "cli/golden_command.h"
+#include "cli/command_line.h"
 #include "cli/exit_codes.h"
-#include "cli/points_command.h"
-#include "cli/run_command.h"
-#include "cli/sensitivity_command.h"
-#include "cli/shrink_command.h"
-#include "cli/suite_command.h"
-#include "cli/test_sink_command.h"
 #include "engine/connectors/process/process_channel.h"
 #include "engine/connectors/sink_registry.h"
 
@@ -218,55 +211,76 @@ std::string this_program() {
     return std::string(path, static_cast<size_t>(n));
 }
 
+// Every subcommand with its options, on `app`; `c` receives what the command line gives.
+void add_commands(CLI::App& app, eosim::cli::CommandLine& c) {
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("eosim ") + EOSIM_VERSION);  // the package's version (CMakeLists.txt)
+    add_run(app, c.run);
+    add_suite(app, c.suite);
+    add_merge(app, c.merge);
+    add_shrink(app, c.shrink);
+    add_explore(app, c.explore);
+    add_golden(app, c.golden);
+    add_sinks(app);
+    add_test_sink(app, c.test_sink);
+    add_sensitivity(app, c.sensitivity);
+    add_points(app, c.points);
+}
+
+std::string parsed_subcommand(const CLI::App& app) {
+    const std::vector<const CLI::App*> parsed = app.get_subcommands([](const CLI::App* sub) { return sub->parsed(); });
+    return parsed.empty() ? std::string() : parsed.front()->get_name();
+}
+
+int dispatch(eosim::cli::CommandLine& c) {
+    namespace cli = eosim::cli;
+    if (c.subcommand == "run") return cli::run_command(c.run, std::cout, std::cerr);
+    if (c.subcommand == "suite") return cli::suite_command(c.suite, std::cout, std::cerr);
+    if (c.subcommand == "merge") return cli::merge_command(c.merge, std::cout, std::cerr);
+    if (c.subcommand == "shrink") return cli::shrink_command(c.shrink, std::cout, std::cerr);
+    if (c.subcommand == "explore") return cli::explore_command(c.explore, std::cout, std::cerr);
+    if (c.subcommand == "golden") return cli::golden_command(c.golden, std::cout, std::cerr);
+    if (c.subcommand == "sinks") return list_sinks(std::cout);
+    if (c.subcommand == "sensitivity") return cli::sensitivity_command(c.sensitivity, std::cout, std::cerr);
+    if (c.subcommand == "points") return cli::points_command(c.points, std::cout, std::cerr);
+    if (c.subcommand == "test-sink") return cli::test_sink_command(c.test_sink, std::cout, std::cerr);
+    return kExitBadInput;
+}
+
 }  // namespace
+
+std::string eosim::cli::parse_command_line(const std::vector<std::string>& arguments, CommandLine& parsed) {
+    CLI::App app{"eosim"};
+    add_commands(app, parsed);
+    std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());  // CLI11 takes them last first
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ParseError& error) {
+        return error.get_name() + ": " + error.what();
+    }
+    parsed.subcommand = parsed_subcommand(app);
+    return {};
+}
 
 int eosim::eosim_main(int argc, char** argv) {
     CLI::App app{"eosim: deterministic simulation and fault injection for exactly-once stream processing"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("eosim ") + EOSIM_VERSION);  // the package's version (CMakeLists.txt)
-    eosim::cli::RunCommand run_command;
-    eosim::cli::SuiteCommand suite_command;
-    eosim::cli::MergeCommand merge_command;
-    CLI::App* run = add_run(app, run_command);
-    CLI::App* suite = add_suite(app, suite_command);
-    CLI::App* merge = add_merge(app, merge_command);
-    eosim::cli::ShrinkCommand shrink_command;
-    eosim::cli::ExploreCommand explore_command;
-    CLI::App* shrink = add_shrink(app, shrink_command);
-    CLI::App* explore = add_explore(app, explore_command);
-    eosim::cli::GoldenCommand golden_command;
-    CLI::App* golden = add_golden(app, golden_command);
-    CLI::App* sinks = add_sinks(app);
-    eosim::cli::TestSinkCommand test_sink_command;
-    CLI::App* test_sink = add_test_sink(app, test_sink_command);
-    eosim::cli::SensitivityCommand sensitivity_command;
-    CLI::App* sensitivity = add_sensitivity(app, sensitivity_command);
-    sensitivity_command.self_program = this_program();
-    sensitivity_command.self_entry = &eosim_main;
-    eosim::cli::PointsCommand points_command;
-    CLI::App* points = add_points(app, points_command);
-    suite_command.self_program = this_program();
-    suite_command.self_entry = &eosim_main;
-
+    eosim::cli::CommandLine commands;
+    add_commands(app, commands);
+    commands.sensitivity.self_program = this_program();
+    commands.sensitivity.self_entry = &eosim_main;
+    commands.suite.self_program = this_program();
+    commands.suite.self_entry = &eosim_main;
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
         const int code = app.exit(error);  // prints help, or the error and a hint
         return code == 0 ? kExitMet : kExitBadInput;
     }
-    for (int i = 0; i < argc; ++i) suite_command.command_line += (i == 0 ? "eosim" : std::string(" ") + argv[i]);
+    commands.subcommand = parsed_subcommand(app);
+    for (int i = 0; i < argc; ++i) commands.suite.command_line += (i == 0 ? "eosim" : std::string(" ") + argv[i]);
 
     try {
-        if (run->parsed()) return eosim::cli::run_command(run_command, std::cout, std::cerr);
-        if (suite->parsed()) return eosim::cli::suite_command(suite_command, std::cout, std::cerr);
-        if (merge->parsed()) return eosim::cli::merge_command(merge_command, std::cout, std::cerr);
-        if (shrink->parsed()) return eosim::cli::shrink_command(shrink_command, std::cout, std::cerr);
-        if (explore->parsed()) return eosim::cli::explore_command(explore_command, std::cout, std::cerr);
-        if (golden->parsed()) return eosim::cli::golden_command(golden_command, std::cout, std::cerr);
-        if (sinks->parsed()) return list_sinks(std::cout);
-        if (sensitivity->parsed()) return eosim::cli::sensitivity_command(sensitivity_command, std::cout, std::cerr);
-        if (points->parsed()) return eosim::cli::points_command(points_command, std::cout, std::cerr);
-        if (test_sink->parsed()) return eosim::cli::test_sink_command(test_sink_command, std::cout, std::cerr);
+        return dispatch(commands);
     } catch (const eosim::engine::process::ProcessSinkError& error) {  // a process sink broke the protocol
         std::cerr << "error: a process sink broke the protocol (docs/sink-protocol.md):\n" << error.what() << '\n';
         return kExitBadInput;
@@ -278,5 +292,4 @@ int eosim::eosim_main(int argc, char** argv) {
                   << '\n';
         return kExitInternal;
     }
-    return kExitBadInput;
 }

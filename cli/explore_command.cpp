@@ -18,6 +18,7 @@
 #include "cli/run_values.h"
 #include "scenarios/coverage.h"
 #include "scenarios/exploration.h"
+#include "scenarios/reproducer.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 
@@ -35,7 +36,8 @@ struct ExploreSetup {
     std::vector<uint64_t> seeds;
     bool unbounded = false;
     double budget_seconds = 0;
-    std::string pct_reproduce;  // " --pct-depth D ..." for pct runs
+    uint32_t pct_depth = 0;     // the PCT options every run had (0: not a pct run), for the reproducers
+    uint64_t pct_steps = 0;
     WorkerCount workers;        // threads: --jobs, else the CPUs the process may use (cli/cpu_share.h)
 };
 
@@ -63,9 +65,11 @@ std::string explore_setup(const ExploreCommand& command, ExploreSetup& setup) {
     setup.options.guided_batch = command.guided_batch;
     if (*strategy == scenarios::ExploreStrategy::pct) {
         scenarios::Scenario probe = setup.scenario;
-        const std::string problem = apply_pct_option(command.pct_depth == 0 ? 3 : command.pct_depth, command.pct_steps, probe,
-                                                     &setup.pct_reproduce);
+        scenarios::Reproducer pct;
+        const std::string problem = apply_pct_option(command.pct_depth == 0 ? 3 : command.pct_depth, command.pct_steps, probe, &pct);
         if (!problem.empty()) return problem;
+        setup.pct_depth = pct.pct_depth;
+        setup.pct_steps = pct.pct_steps;
         setup.options.pct = probe.world.network.priority_delivery;
     }
     try {
@@ -83,6 +87,14 @@ std::string explore_setup(const ExploreCommand& command, ExploreSetup& setup) {
     setup.options.jobs = setup.workers.workers;
     if (!setup.unbounded) setup.options.jobs = std::min(setup.options.jobs, setup.seeds.size());
     return {};
+}
+
+// The command that replays `seed` of the explored scenario, with the PCT options the runs had.
+scenarios::Reproducer reproducer(const ExploreSetup& setup, uint64_t seed) {
+    scenarios::Reproducer r = scenarios::Reproducer::of(setup.scenario, seed);
+    r.pct_depth = setup.pct_depth;
+    r.pct_steps = setup.pct_steps;
+    return r;
 }
 
 // The scenario file a guided mutant replays from, written next to nothing else: "" or the error.
@@ -104,7 +116,7 @@ void print_explore_run(const ExploreCommand& command, const ExploreSetup& setup,
     if (!is_catch(run)) return;
     std::string oracles;
     for (const std::string& name : run.fired) oracles += (oracles.empty() ? "" : ",") + name;
-    std::string reproduce = scenarios::reproduce_command(setup.scenario, run.seed) + setup.pct_reproduce;
+    std::string reproduce = reproducer(setup, run.seed).text();
     if (run.schedule) {
         reproduce = "(not written: more than " + std::to_string(kExploreWrittenCatchesMax) + " catches)";
         if (*written_catches < kExploreWrittenCatchesMax) {
@@ -114,7 +126,10 @@ void print_explore_run(const ExploreCommand& command, const ExploreSetup& setup,
                 reproduce = "(could not write the scenario file)";
             } else {
                 ++*written_catches;
-                reproduce = "eosim run " + written.string() + " --seed " + std::to_string(run.seed);
+                scenarios::Reproducer replay;
+                replay.file = written.string();
+                replay.seed = run.seed;
+                reproduce = replay.text();
             }
         }
     }
@@ -126,16 +141,10 @@ void print_explore_run(const ExploreCommand& command, const ExploreSetup& setup,
     out << "  reproduce: " << reproduce << '\n' << std::flush;
 }
 
-}  // namespace
-
-int explore_command(const ExploreCommand& command, std::ostream& out, std::ostream& err) {
-    ExploreSetup setup;
-    if (const std::string problem = explore_setup(command, setup); !problem.empty()) {
-        err << "error: " << problem << '\n';
-        return kExitBadInput;
-    }
+void print_explore_header(const ExploreCommand& command, const ExploreSetup& setup, std::ostream& out) {
     const scenarios::Scenario& scenario = setup.scenario;
     const size_t jobs = setup.options.jobs;
+    const bool guided = setup.options.strategy == scenarios::ExploreStrategy::guided;
     out << "explore " << command.file << ": strategy " << scenarios::to_string(setup.options.strategy)
         << (setup.options.strategy == scenarios::ExploreStrategy::pct ? " (depth " + std::to_string(setup.options.pct.depth) + ")"
                                                                        : std::string())
@@ -144,27 +153,29 @@ int explore_command(const ExploreCommand& command, std::ostream& out, std::ostre
                                    : std::string("its explicit faults only (no faults.random)"))
         << "; "
         << (setup.unbounded ? "seeds from " + std::to_string(setup.seeds.front())
-                            : std::to_string(setup.seeds.size()) + (setup.options.strategy == scenarios::ExploreStrategy::guided
-                                                                        ? " runs"
-                                                                        : " seeds"))
+                            : std::to_string(setup.seeds.size()) + (guided ? " runs" : " seeds"))
         << (command.time_budget ? " within " + *command.time_budget : std::string()) << "; "
         << describe(WorkerCount{jobs, jobs < setup.workers.workers ? "one per seed" : setup.workers.why}, "thread") << '\n'
         << std::flush;
+}
 
+// Runs the exploration, printing every catch as its generation ends and a progress line every
+// kExploreProgressEvery runs; stops at the first catch (--until-first) or when the budget is spent.
+scenarios::ExploreReport run_exploration(const ExploreCommand& command, const ExploreSetup& setup, std::ostream& out,
+                                         std::ostream& err, std::optional<size_t>* first_catch) {
     const auto start = std::chrono::steady_clock::now();
     auto elapsed = [&start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     size_t written_catches = 0;
     size_t runs_so_far = 0;
     size_t catches = 0;
-    std::optional<size_t> first_catch;
-    const scenarios::ExploreReport report = scenarios::explore_scenario(
-        scenario, setup.seeds, setup.unbounded, setup.options,
+    return scenarios::explore_scenario(
+        setup.scenario, setup.seeds, setup.unbounded, setup.options,
         [&](const std::vector<scenarios::ExploreRun>& generation, size_t coverage_keys) {
             for (const scenarios::ExploreRun& run : generation) {
                 print_explore_run(command, setup, run, &written_catches, out, err);
                 if (is_catch(run)) {
                     ++catches;
-                    if (!first_catch) first_catch = run.index + 1;
+                    if (!*first_catch) *first_catch = run.index + 1;
                 }
             }
             const size_t before = runs_so_far;
@@ -173,66 +184,98 @@ int explore_command(const ExploreCommand& command, std::ostream& out, std::ostre
                 err << "progress: " << runs_so_far << " runs, " << coverage_keys << " coverage keys, " << catches
                     << " catch" << (catches == 1 ? "" : "es") << '\n';
             }
-            if (command.until_first && first_catch) return false;
+            if (command.until_first && *first_catch) return false;
             return !(setup.budget_seconds > 0 && elapsed() >= setup.budget_seconds);
         });
+}
 
-    scenarios::CoverageSummary coverage;
-    for (const scenarios::ExploreRun& run : report.runs) coverage.add_run(run.coverage);
-    out << scenarios::coverage_table(coverage, scenario.sometimes);
-    const std::vector<std::string> never = scenarios::check_sometimes(coverage, scenario.sometimes);
-
+// What the explored runs add up to.
+struct ExploreTally {
     std::map<std::string, int64_t> per_oracle;
     int64_t runs_fired = 0;
     int64_t not_met = 0;
     int64_t invariants_broken = 0;
     std::optional<uint64_t> first_failing_seed;
     std::optional<uint64_t> first_breaking_seed;  // the first seed that broke an invariant (not a guided mutant)
-    for (const scenarios::ExploreRun& run : report.runs) {
-        if (!run.invariant_broken.empty() && invariants_broken++ == 0 && !run.schedule) first_breaking_seed = run.seed;
-        if (!run.fired.empty() && runs_fired++ == 0 && !run.schedule) first_failing_seed = run.seed;
-        for (const std::string& name : run.fired) ++per_oracle[name];
-        if (!run.outcome_met) ++not_met;
-    }
-    std::string by_oracle;
-    for (const auto& [name, count] : per_oracle) by_oracle += (by_oracle.empty() ? "" : ", ") + name + ": " + std::to_string(count);
-    char timing[96];
-    std::snprintf(timing, sizeof timing, "%.1f s", elapsed());
-    uint64_t lowest = UINT64_MAX;
+    uint64_t lowest = 0;
     uint64_t highest = 0;
-    for (const scenarios::ExploreRun& run : report.runs) {
-        lowest = std::min(lowest, run.seed);
-        highest = std::max(highest, run.seed);
+
+    explicit ExploreTally(const std::vector<scenarios::ExploreRun>& runs) {
+        lowest = runs.empty() ? 0 : UINT64_MAX;
+        for (const scenarios::ExploreRun& run : runs) {
+            if (!run.invariant_broken.empty() && invariants_broken++ == 0 && !run.schedule) first_breaking_seed = run.seed;
+            if (!run.fired.empty() && runs_fired++ == 0 && !run.schedule) first_failing_seed = run.seed;
+            for (const std::string& name : run.fired) ++per_oracle[name];
+            if (!run.outcome_met) ++not_met;
+            lowest = std::min(lowest, run.seed);
+            highest = std::max(highest, run.seed);
+        }
     }
-    if (report.runs.empty()) lowest = 0;
+};
+
+void print_explore_summary(const ExploreSetup& setup, const scenarios::ExploreReport& report, const ExploreTally& tally,
+                           double seconds, std::optional<size_t> first_catch, std::ostream& out) {
+    std::string by_oracle;
+    for (const auto& [name, count] : tally.per_oracle) {
+        by_oracle += (by_oracle.empty() ? "" : ", ") + name + ": " + std::to_string(count);
+    }
+    char timing[96];
+    std::snprintf(timing, sizeof timing, "%.1f s", seconds);
     const bool guided = setup.options.strategy == scenarios::ExploreStrategy::guided;
-    out << "explored " << report.runs.size() << (guided ? " runs (seeds " : " seeds (") << lowest << ".." << highest << ") in "
-        << timing << ": " << runs_fired << " fired an oracle" << (by_oracle.empty() ? "" : " (" + by_oracle + ")") << "; "
-        << (invariants_broken > 0 ? std::to_string(invariants_broken) + " broke an engine invariant; " : std::string())
+    out << "explored " << report.runs.size() << (guided ? " runs (seeds " : " seeds (") << tally.lowest << ".." << tally.highest
+        << ") in " << timing << ": " << tally.runs_fired << " fired an oracle" << (by_oracle.empty() ? "" : " (" + by_oracle + ")")
+        << "; "
+        << (tally.invariants_broken > 0 ? std::to_string(tally.invariants_broken) + " broke an engine invariant; " : std::string())
         << report.coverage_keys << " coverage keys" << (guided ? "; corpus " + std::to_string(report.corpus_size) : std::string())
         << '\n';
     if (first_catch) out << "first catch: run " << *first_catch << '\n';
     // A guided mutant shrinks from its written file: eosim shrink FILE --seed N.
-    if (first_breaking_seed) {  // an engine bug comes first
-        out << "shrink the broken invariant: eosim shrink " << command.file << " --seed " << *first_breaking_seed
-            << setup.pct_reproduce << '\n';
+    if (tally.first_breaking_seed) {  // an engine bug comes first
+        out << "shrink the broken invariant: " << reproducer(setup, *tally.first_breaking_seed).shrink_text() << '\n';
     }
-    if (first_failing_seed) {
-        out << "shrink one: eosim shrink " << command.file << " --seed " << *first_failing_seed << setup.pct_reproduce << '\n';
-    }
+    if (tally.first_failing_seed) out << "shrink one: " << reproducer(setup, *tally.first_failing_seed).shrink_text() << '\n';
+}
 
-    bool ok = not_met == 0 && never.empty();
+// Whether the exploration met what the scenario expects: every run's outcome, every sometimes
+// expectation, and a negative control's violation found.
+bool explore_verdict(const scenarios::Scenario& scenario, const ExploreTally& tally, const std::vector<std::string>& never,
+                     std::ostream& out) {
+    bool ok = tally.not_met == 0 && never.empty();
     for (const std::string& name : never) out << "sometimes expectation never met: " << name << '\n';
-    if (not_met > 0) out << not_met << " run(s) gave an outcome the scenario does not expect (marked \"not expected\")\n";
+    if (tally.not_met > 0) out << tally.not_met << " run(s) gave an outcome the scenario does not expect (marked \"not expected\")\n";
     if (!scenario.expect.pass) {
         const std::string wanted = scenario.expect.violation;
-        const bool found = per_oracle.count(wanted) != 0;
-        out << "negative control: " << wanted << (found ? " found on " + std::to_string(per_oracle[wanted]) + " run(s), as expected"
-                                                        : " never found: the control did not show its bug")
+        const auto found = tally.per_oracle.find(wanted);
+        out << "negative control: " << wanted
+            << (found != tally.per_oracle.end() ? " found on " + std::to_string(found->second) + " run(s), as expected"
+                                                : " never found: the control did not show its bug")
             << '\n';
-        ok = ok && found;
+        ok = ok && found != tally.per_oracle.end();
     }
-    return ok ? kExitMet : kExitNotMet;
+    return ok;
+}
+
+}  // namespace
+
+int explore_command(const ExploreCommand& command, std::ostream& out, std::ostream& err) {
+    ExploreSetup setup;
+    if (const std::string problem = explore_setup(command, setup); !problem.empty()) {
+        err << "error: " << problem << '\n';
+        return kExitBadInput;
+    }
+    print_explore_header(command, setup, out);
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<size_t> first_catch;
+    const scenarios::ExploreReport report = run_exploration(command, setup, out, err, &first_catch);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    scenarios::CoverageSummary coverage;
+    for (const scenarios::ExploreRun& run : report.runs) coverage.add_run(run.coverage);
+    out << scenarios::coverage_table(coverage, setup.scenario.sometimes);
+    const std::vector<std::string> never = scenarios::check_sometimes(coverage, setup.scenario.sometimes);
+    const ExploreTally tally(report.runs);
+    print_explore_summary(setup, report, tally, seconds, first_catch, out);
+    return explore_verdict(setup.scenario, tally, never, out) ? kExitMet : kExitNotMet;
 }
 
 }  // namespace eosim::cli

@@ -20,6 +20,7 @@
 #include "reports/chrome_trace.h"
 #include "reports/run_record.h"
 #include "reports/run_report.h"
+#include "scenarios/reproducer.h"
 #include "scenarios/sensitivity.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
@@ -138,7 +139,7 @@ std::string cut_reason(const scenarios::RunResult& result, const RunCommand& com
 
 }  // namespace
 
-std::string apply_pct_option(uint32_t depth, uint64_t steps, scenarios::Scenario& scenario, std::string* reproduce) {
+std::string apply_pct_option(uint32_t depth, uint64_t steps, scenarios::Scenario& scenario, scenarios::Reproducer* reproduce) {
     if (depth == 0) return steps == 0 ? std::string() : "--pct-steps: needs --pct-depth (the PCT ordering is off without it)";
     if (depth > kPctDepthMax) {
         return "--pct-depth: expected 1.." + std::to_string(kPctDepthMax) + ", found " + std::to_string(depth);
@@ -147,142 +148,186 @@ std::string apply_pct_option(uint32_t depth, uint64_t steps, scenarios::Scenario
     pct.depth = depth;
     if (steps != 0) pct.change_point_steps = steps;
     scenario.world.network.priority_delivery = pct;
-    *reproduce += " --pct-depth " + std::to_string(depth);
-    if (steps != 0) *reproduce += " --pct-steps " + std::to_string(steps);
+    reproduce->pct_depth = depth;
+    reproduce->pct_steps = steps;
     return {};
 }
 
-int run_command(const RunCommand& command, std::ostream& out, std::ostream& err) {
-    std::optional<scenarios::Scenario> scenario;
+namespace {
+
+// A duration option ("12s", "1.5m") as virtual time; throws std::invalid_argument.
+sim::Duration virtual_duration(const std::string& text) {
+    const double seconds = parse_duration_seconds(text);
+    return sim::Duration::nanos(static_cast<int64_t>(std::llround(std::min(seconds, 1e9) * 1e9)));
+}
+
+// The options that change the run (and so its reproducer): --expect, --max-virtual-time, the PCT
+// ordering, --savepoint-at and --strict-faults. Throws std::invalid_argument.
+void apply_run_options(const RunCommand& command, scenarios::Scenario& scenario, scenarios::Reproducer& reproduce) {
+    if (!command.expect.empty()) {
+        scenario.expect = parse_expect(command.expect, scenario);
+        reproduce.expect = command.expect;
+    }
+    if (!command.max_virtual_time.empty()) {
+        const sim::Duration limit = virtual_duration(command.max_virtual_time);
+        if (limit.ns <= 0) throw std::invalid_argument("--max-virtual-time: expected a positive duration");
+        scenario.time_limit = std::min(scenario.time_limit, limit);
+    }
+    if (const std::string problem = apply_pct_option(command.pct_depth, command.pct_steps, scenario, &reproduce);
+        !problem.empty()) {
+        throw std::invalid_argument(problem);
+    }
+    for (const std::string& at : command.savepoint_at) {
+        const sim::Duration when = virtual_duration(at);
+        if (when.ns < 0 || when >= scenario.time_limit) {
+            throw std::invalid_argument("--savepoint-at: expected a time within the time_limit, found \"" + at + "\"");
+        }
+        scenario.savepoints.push_back(scenarios::SavepointSpec{when, "", 1, ""});
+        reproduce.savepoint_at.push_back(at);
+    }
+    reproduce.strict_faults = command.strict_faults;
+}
+
+// The scenario (or its twin) with the command line's options applied, and the command that
+// reproduces the run; an error message on bad input.
+std::optional<scenarios::Scenario> prepare_run(const RunCommand& command, scenarios::Reproducer& reproduce, std::ostream& err) {
     try {
-        scenario = command.twin.empty() ? scenarios::load_scenario(command.file) : scenarios::load_twin(command.file, command.twin);
+        scenarios::Scenario scenario =
+            command.twin.empty() ? scenarios::load_scenario(command.file) : scenarios::load_twin(command.file, command.twin);
+        reproduce = scenarios::Reproducer::of(scenario, command.seed);
+        reproduce.twin = command.twin;
+        apply_run_options(command, scenario, reproduce);
+        return scenario;
     } catch (const scenarios::ScenarioError& error) {
         err << "error: " << error.what() << '\n';
-        return kExitBadInput;
-    }
-    std::string reproduce = scenarios::reproduce_command(*scenario, command.seed);
-    if (!command.twin.empty()) reproduce += " --twin " + command.twin;
-    try {
-        if (!command.expect.empty()) {
-            scenario->expect = parse_expect(command.expect, *scenario);
-            reproduce += " --expect " + command.expect;
-        }
-        if (!command.max_virtual_time.empty()) {
-            const double seconds = parse_duration_seconds(command.max_virtual_time);
-            const auto limit = sim::Duration::nanos(static_cast<int64_t>(std::llround(std::min(seconds, 1e9) * 1e9)));
-            if (limit.ns <= 0) throw std::invalid_argument("--max-virtual-time: expected a positive duration");
-            scenario->time_limit = std::min(scenario->time_limit, limit);
-        }
-        if (const std::string problem = apply_pct_option(command.pct_depth, command.pct_steps, *scenario, &reproduce);
-            !problem.empty()) {
-            throw std::invalid_argument(problem);
-        }
-        for (const std::string& at : command.savepoint_at) {
-            const double seconds = parse_duration_seconds(at);
-            const auto when = sim::Duration::nanos(static_cast<int64_t>(std::llround(std::min(seconds, 1e9) * 1e9)));
-            if (when.ns < 0 || when >= scenario->time_limit) {
-                throw std::invalid_argument("--savepoint-at: expected a time within the time_limit, found \"" + at + "\"");
-            }
-            scenario->savepoints.push_back(scenarios::SavepointSpec{when, "", 1, ""});
-            reproduce += " --savepoint-at " + at;
-        }
     } catch (const std::invalid_argument& error) {
         err << "error: " << error.what() << '\n';
-        return kExitBadInput;
     }
+    return std::nullopt;
+}
 
-    std::optional<TraceFile> trace;
+// The trace file --trace asks for, opened; false (with the error said) on bad input.
+bool open_trace(const RunCommand& command, std::optional<TraceFile>& trace, std::ostream& err) {
     if (!command.trace_grep.empty() && command.trace_path.empty()) {
         err << "error: --grep filters the trace: give --trace OUT.jsonl too\n";
-        return kExitBadInput;
+        return false;
     }
-    if (!command.trace_path.empty()) {
-        trace.emplace(command.trace_path, command.trace_grep);
-        if (!trace->open()) {
-            err << "error: cannot open the trace file " << command.trace_path << " for writing\n";
-            return kExitBadInput;
-        }
-    }
+    if (command.trace_path.empty()) return true;
+    trace.emplace(command.trace_path, command.trace_grep);
+    if (trace->open()) return true;
+    err << "error: cannot open the trace file " << command.trace_path << " for writing\n";
+    return false;
+}
 
+scenarios::RunOptions run_options(const RunCommand& command) {
     scenarios::RunOptions options;
     options.seed = command.seed;
-    options.trace_log = trace ? &trace->stream() : nullptr;
     options.max_events = command.max_events;
     options.strict_faults = command.strict_faults;
-    if (command.strict_faults) reproduce += " --strict-faults";
+    return options;
+}
+
+// The first run, and with --check-determinism the second: both results and how the process
+// sinks' exchanges differ ("" when alike).
+struct RunPair {
+    scenarios::RunResult first;
+    std::optional<scenarios::RunResult> second;
+    std::string transcript_difference;
+
+    bool deterministic() const {
+        return !second || (second->trace_hash == first.trace_hash && second->state_hash == first.state_hash);
+    }
+};
+
+RunPair run_once_or_twice(const RunCommand& command, const scenarios::Scenario& scenario, std::ostream* trace_log) {
     std::vector<std::string> transcript;  // every process sink's exchange, for --check-determinism
     std::optional<engine::process::TranscriptRecorder> recording;
     if (command.check_determinism) recording.emplace(&transcript);
-    scenarios::RunResult result = scenarios::run_scenario(*scenario, options);
+    scenarios::RunOptions options = run_options(command);
+    options.trace_log = trace_log;
+    RunPair runs{scenarios::run_scenario(scenario, options), std::nullopt, ""};
     recording.reset();
+    if (!command.check_determinism) return runs;
+    std::vector<std::string> second_transcript;
+    const engine::process::TranscriptRecorder recording_again(&second_transcript);
+    runs.second = scenarios::run_scenario(scenario, run_options(command));
+    runs.transcript_difference = engine::process::first_transcript_difference(transcript, second_transcript);
+    return runs;
+}
+
+void print_json(const RunCommand& command, reports::RunRecord& record, const RunPair& runs, std::ostream& out) {
+    if (command.json_history == "none" || (command.json_history == "failing" && record.status == reports::RunStatus::passed)) {
+        record.has_timeline = false;
+    }
+    nlohmann::json j = reports::to_json(record);
+    if (runs.second) {
+        j["determinism"] = {{"checked", true},
+                            {"deterministic", runs.deterministic()},
+                            {"second_trace_hash", reports::hex64(runs.second->trace_hash)},
+                            {"second_state_hash", reports::hex64(runs.second->state_hash)}};
+    }
+    out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+void print_text(const RunCommand& command, const scenarios::Scenario& scenario, const RunPair& runs,
+                const scenarios::Reproducer& reproduce, std::ostream& out) {
+    reports::write_run_report(out, scenario, runs.first, reproduce.text());
+    if (runs.second && runs.deterministic()) out << "determinism ok: the second run gave the same trace hash and state hash\n";
+    if (!command.chrome_trace_path.empty()) {
+        out << "chrome trace " << command.chrome_trace_path << " (open in https://ui.perfetto.dev or chrome://tracing)\n";
+    }
+}
+
+void report_nondeterminism(const RunPair& runs, std::ostream& err) {
+    const scenarios::RunResult& first = runs.first;
+    const scenarios::RunResult& second = *runs.second;
+    err << "determinism check failed: trace hash " << reports::hex64(first.trace_hash) << ", state hash "
+        << reports::hex64(first.state_hash) << " on the first run; trace hash " << reports::hex64(second.trace_hash)
+        << ", state hash " << reports::hex64(second.state_hash) << " on the second";
+    if (second.trace_hash == first.trace_hash) err << " (the same events stored different data in an outside system)";
+    err << '\n';
+    if (!runs.transcript_difference.empty()) err << runs.transcript_difference << '\n';
+}
+
+}  // namespace
+
+int run_command(const RunCommand& command, std::ostream& out, std::ostream& err) {
+    scenarios::Reproducer reproduce;
+    const std::optional<scenarios::Scenario> scenario = prepare_run(command, reproduce, err);
+    std::optional<TraceFile> trace;
+    if (!scenario || !open_trace(command, trace, err)) return kExitBadInput;
+    RunPair runs = run_once_or_twice(command, *scenario, trace ? &trace->stream() : nullptr);
     if (trace) {
-        const std::string error = trace->commit();
-        if (!error.empty()) {
+        if (const std::string error = trace->commit(); !error.empty()) {
             err << "error: " << error << '\n';
             return kExitBadInput;
         }
     }
-    const std::string cut = cut_reason(result, command, *scenario);
+    const std::string cut = cut_reason(runs.first, command, *scenario);
     if (!cut.empty()) {
-        result.expectation_met = false;
-        result.expectation_message = cut;
+        runs.first.expectation_met = false;
+        runs.first.expectation_message = cut;
     }
-    reports::RunRecord record = reports::make_run_record(*scenario, result, reproduce);
+    reports::RunRecord record = reports::make_run_record(*scenario, runs.first, reproduce.text());
     if (!cut.empty()) record.reason = cut;
     if (!command.chrome_trace_path.empty()) {
-        const std::string error =
-            write_file_atomically(command.chrome_trace_path, reports::chrome_trace(record).dump() + "\n");
+        const std::string error = write_file_atomically(command.chrome_trace_path, reports::chrome_trace(record).dump() + "\n");
         if (!error.empty()) {
             err << "error: " << error << '\n';
             return kExitBadInput;
         }
     }
-
-    std::optional<scenarios::RunResult> second;
-    std::string transcript_difference;
-    if (command.check_determinism) {
-        scenarios::RunOptions again;
-        again.seed = command.seed;
-        again.max_events = command.max_events;
-        again.strict_faults = command.strict_faults;
-        std::vector<std::string> second_transcript;
-        const engine::process::TranscriptRecorder recording_again(&second_transcript);
-        second = scenarios::run_scenario(*scenario, again);
-        transcript_difference = engine::process::first_transcript_difference(transcript, second_transcript);
-    }
-    const bool deterministic =
-        !second || (second->trace_hash == result.trace_hash && second->state_hash == result.state_hash);
-
     if (command.json) {
-        if (command.json_history == "none" || (command.json_history == "failing" && record.status == reports::RunStatus::passed)) {
-            record.has_timeline = false;
-        }
-        nlohmann::json j = reports::to_json(record);
-        if (second) {
-            j["determinism"] = {{"checked", true},
-                                {"deterministic", deterministic},
-                                {"second_trace_hash", reports::hex64(second->trace_hash)},
-                                {"second_state_hash", reports::hex64(second->state_hash)}};
-        }
-        out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        print_json(command, record, runs, out);
     } else {
-        reports::write_run_report(out, *scenario, result, reproduce);
-        if (second && deterministic) out << "determinism ok: the second run gave the same trace hash and state hash\n";
-        if (!command.chrome_trace_path.empty()) {
-            out << "chrome trace " << command.chrome_trace_path << " (open in https://ui.perfetto.dev or chrome://tracing)\n";
-        }
+        print_text(command, *scenario, runs, reproduce, out);
     }
     out.flush();
-    if (!deterministic) {
-        err << "determinism check failed: trace hash " << reports::hex64(result.trace_hash) << ", state hash "
-            << reports::hex64(result.state_hash) << " on the first run; trace hash " << reports::hex64(second->trace_hash)
-            << ", state hash " << reports::hex64(second->state_hash) << " on the second";
-        if (second->trace_hash == result.trace_hash) err << " (the same events stored different data in an outside system)";
-        err << '\n';
-        if (!transcript_difference.empty()) err << transcript_difference << '\n';
+    if (!runs.deterministic()) {
+        report_nondeterminism(runs, err);
         return kExitNotMet;
     }
-    return result.expectation_met ? kExitMet : kExitNotMet;
+    return runs.first.expectation_met ? kExitMet : kExitNotMet;
 }
 
 }  // namespace eosim::cli

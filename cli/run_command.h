@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/reproducer.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::cli {
@@ -34,10 +35,10 @@ struct RunCommand {
     uint64_t pct_steps = 0;  // change points within the first this many messages (0: the default, 20,000)
 };
 
-// PCT options of `run` and `explore`: sets `scenario`'s priority-ordered delivery and appends the
-// options to `reproduce`; returns what is wrong with them ("" when fine). Depth 0 with steps 0: off.
+// PCT options of `run`, `explore` and `shrink`: sets `scenario`'s priority-ordered delivery and
+// the options of `reproduce`; returns what is wrong with them ("" when fine). Depth 0 with steps 0: off.
 inline constexpr uint32_t kPctDepthMax = 64;
-std::string apply_pct_option(uint32_t depth, uint64_t steps, scenarios::Scenario& scenario, std::string* reproduce);
+std::string apply_pct_option(uint32_t depth, uint64_t steps, scenarios::Scenario& scenario, scenarios::Reproducer* reproduce);
 
 // Returns the exit code: 0 expectation met, 1 not met, 2 bad input. Throws on internal errors.
 int run_command(const RunCommand& command, std::ostream& out, std::ostream& err);

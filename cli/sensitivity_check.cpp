@@ -75,7 +75,10 @@ void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan, co
         const reports::TwinResult& t = table.twins[i];
         if (t.skipped || !t.not_applicable.empty()) continue;
         for (uint64_t seed : by_file.at(t.file)->seeds) {
-            tasks.push_back({tasks.size(), {worker.program, "run", t.file, "--twin", t.twin, "--seed", std::to_string(seed), "--json", "--json-history", "none"}});
+            std::vector<std::string> argv = t.reproducer(seed).arguments();
+            argv.insert(argv.begin(), worker.program);
+            argv.insert(argv.end(), {"--json", "--json-history", "none"});
+            tasks.push_back({tasks.size(), std::move(argv)});
             task_of.emplace_back(i, seed);
         }
     }

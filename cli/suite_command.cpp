@@ -98,12 +98,13 @@ struct RunContext {
     uint64_t seed;
     const SuiteCommand& command;
     double timeout_seconds;
+    std::string reproduce;  // the worker's command line without the worker-only flags
 };
 
 reports::RunRecord error_record(const RunContext& c, std::string reason, const std::string& stderr_text,
                                 double wall_seconds) {
     reports::RunRecord r = reports::make_error_record(c.scenario.name, c.scenario.file, c.seed, c.scenario.expect,
-                                                      reproduce_command(c.scenario, c.seed), std::move(reason),
+                                                      c.reproduce, std::move(reason),
                                                       tail(stderr_text));
     r.wall_seconds = wall_seconds;
     return r;
@@ -154,7 +155,7 @@ reports::RunRecord record_from_outcome(const WorkerOutcome& o, const RunContext&
                             o.err_tail, o.wall_seconds);
     }
     record.file = c.scenario.file;
-    record.reproduce = reproduce_command(c.scenario, c.seed);
+    record.reproduce = c.reproduce;
     record.wall_seconds = o.wall_seconds;
     return record;
 }
@@ -165,16 +166,20 @@ bool timeline_kept_when_passed(const SuiteCommand& command, const PlannedScenari
     return command.timelines == "all" || (command.timelines == "first" && !s.seeds.empty() && seed == s.seeds.front());
 }
 
+// Whether the suite runs every run with --strict-faults (the command line or the suite file says so).
+bool strict_runs(const SuiteCommand& command, const SuitePlan& plan) { return command.strict_faults || plan.strict_faults; }
+
+// A worker runs the run's reproducer with --json and the suite's limits.
 std::vector<std::string> worker_argv(const std::string& program, const PlannedScenario& s, uint64_t seed,
                                      const SuiteCommand& command, bool strict) {
-    std::vector<std::string> argv = {program, "run", s.file, "--seed", std::to_string(seed), "--json"};
+    std::vector<std::string> argv = reproducer(s, seed, strict).arguments();
+    argv.insert(argv.begin(), program);
+    argv.emplace_back("--json");
     // The run's history is most of what a worker prints: a passing run the suite does not keep
     // need not print it.
     if (!timeline_kept_when_passed(command, s, seed)) argv.insert(argv.end(), {"--json-history", "failing"});
     if (command.max_events != 0) argv.insert(argv.end(), {"--max-events", std::to_string(command.max_events)});
     if (!command.max_virtual_time.empty()) argv.insert(argv.end(), {"--max-virtual-time", command.max_virtual_time});
-    if (s.expect_overridden) argv.insert(argv.end(), {"--expect", expect_argument(s.expect)});
-    if (command.strict_faults || strict) argv.emplace_back("--strict-faults");
     return argv;
 }
 
@@ -306,7 +311,8 @@ private:
         const InProcessWorker program = worker();
         std::vector<WorkerTask> tasks;
         for (size_t i = 0; i < todo.size(); ++i) {
-            tasks.push_back({i, worker_argv(program.program, plan_.scenarios[todo[i].scenario], todo[i].seed, command_, plan_.strict_faults)});
+            tasks.push_back({i, worker_argv(program.program, plan_.scenarios[todo[i].scenario], todo[i].seed, command_,
+                                             strict_runs(command_, plan_))});
         }
         WorkerLimits limits;
         limits.wall_seconds = timeout_seconds_;
@@ -322,7 +328,8 @@ private:
                 const PlannedRun& run = todo[outcome.id];
                 const PlannedScenario& scenario = plan_.scenarios[run.scenario];
                 reports::RunRecord record =
-                    record_from_outcome(outcome, RunContext{scenario, run.seed, command_, timeout_seconds_});
+                    record_from_outcome(outcome, RunContext{scenario, run.seed, command_, timeout_seconds_,
+                                                         reproducer(scenario, run.seed, strict_runs(command_, plan_)).text()});
                 // A record stays small whatever the run printed: timelines for the first
                 // kTimelinesKept runs the policy picks only, each cut (reports::bound_record).
                 if (!keeps_timeline(record, scenario) || timelines_kept_ >= kTimelinesKept) {
@@ -569,7 +576,7 @@ std::string missing_runs(const std::vector<PlanEntry>& planned, const MergedResu
             reason = "no result: " + name + "'s results file lacks this run (interrupted? run the shard again with --resume)";
         }
         missing.push_back(reports::make_error_record(run.scenario.name, run.scenario.file, run.seed, run.scenario.expect,
-                                                     reproduce_command(run.scenario, run.seed), std::move(reason), ""));
+                                                     reproducer(run.scenario, run.seed, false).text(), std::move(reason), ""));
     }
     if (missing.empty()) return "";
     std::string list;

@@ -266,12 +266,13 @@ void use_fresh_seeds(SuitePlan& plan, const std::string& range) {
     }
 }
 
-std::string reproduce_command(const PlannedScenario& planned, uint64_t seed) {
-    scenarios::Scenario scenario;
-    scenario.source = planned.file;
-    std::string command = scenarios::reproduce_command(scenario, seed);
-    if (planned.expect_overridden) command += " --expect " + expect_argument(planned.expect);
-    return command;
+scenarios::Reproducer reproducer(const PlannedScenario& planned, uint64_t seed, bool strict_faults) {
+    scenarios::Reproducer r;
+    r.file = planned.file;
+    r.seed = seed;
+    if (planned.expect_overridden) r.expect = expect_argument(planned.expect);
+    r.strict_faults = strict_faults;
+    return r;
 }
 
 nlohmann::json plan_json(const SuitePlan& plan) {

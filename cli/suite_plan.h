@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scenarios/reproducer.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::cli {
@@ -58,8 +59,8 @@ SuitePlan load_suite_plan(const std::vector<std::filesystem::path>& paths, const
 // range, whose lowest seed must lie above every scenario's own seeds. Throws std::invalid_argument.
 void use_fresh_seeds(SuitePlan& plan, const std::string& range);
 
-// The command that reproduces one run of the plan.
-std::string reproduce_command(const PlannedScenario& scenario, uint64_t seed);
+// The command that reproduces one run of the plan (a worker runs it, with --json and the limits).
+scenarios::Reproducer reproducer(const PlannedScenario& scenario, uint64_t seed, bool strict_faults);
 // "pass", "violation:<oracle>" or "violation:<oracle>:some-seeds": how `eosim run --expect` is told
 // an overridden expectation.
 std::string expect_argument(const scenarios::Expectation& expect);

@@ -120,8 +120,7 @@ int run_jobs(const Plan& plan, const TestSinkCommand& c, const engine::process::
     if (latch.error()) return protocol_error(latch, err);
     out << "job level:\n" << result.report << "\n";
     if (result.passed) return kExitMet;
-    out << "counterexample: replay file " << result.scenario_file << " (replay: " << c.eosim_program << " run "
-        << result.scenario_file << " --seed " << result.failing_seed << ")\n";
+    out << "counterexample: replay file " << result.scenario_file << " (replay: " << result.reproduce << ")\n";
     return kExitNotMet;
 }
 

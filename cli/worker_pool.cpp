@@ -469,6 +469,118 @@ void finish(Child& child) {
     child.outcome.wall_seconds = std::chrono::duration<double>(Clock::now() - child.start).count();
 }
 
+// Kills and reaps every running task and stops the idle residents (the suite was interrupted).
+void stop_everything(std::vector<Child>& running, std::vector<Resident>& idle) {
+    for (Child& child : running) {
+        if (child.pid > 0) kill_group(child.pid);
+    }
+    for (Child& child : running) {
+        close_fd(child.out_fd);
+        close_fd(child.err_fd);
+        close_fd(child.resident.control_fd);
+        if (child.pid > 0) ::waitpid(child.pid, nullptr, 0);
+    }
+    for (Resident& resident : idle) stop_resident(resident);
+    idle.clear();
+}
+
+// The descriptors the running tasks may have something on, and whose each one is.
+struct PollSet {
+    enum class Pipe { out, err, answer };
+    std::vector<pollfd> fds;
+    std::vector<std::pair<size_t, Pipe>> owners;  // per pollfd: child index, which descriptor
+
+    void add(int fd, size_t child, Pipe pipe) {
+        fds.push_back({fd, POLLIN, 0});
+        owners.emplace_back(child, pipe);
+    }
+};
+
+// Fills `set` with the running tasks' open descriptors; returns how long to wait for them in ms:
+// at most 100, shorter for a task that is exiting or whose wall-clock limit is near.
+int gather_poll_set(const std::vector<Child>& running, const WorkerLimits& limits, PollSet& set) {
+    const Clock::time_point now = Clock::now();
+    int timeout_ms = 100;
+    set.fds.clear();
+    set.owners.clear();
+    for (size_t i = 0; i < running.size(); ++i) {
+        const Child& child = running[i];
+        if (child.out_fd >= 0) set.add(child.out_fd, i, PollSet::Pipe::out);
+        if (child.err_fd >= 0) set.add(child.err_fd, i, PollSet::Pipe::err);
+        if (child.on_resident() && child.resident.control_fd >= 0 && !child.answered()) {
+            set.add(child.resident.control_fd, i, PollSet::Pipe::answer);
+        }
+        if (child.out_fd < 0 && child.err_fd < 0 && !(child.on_resident() && child.resident.control_fd >= 0)) {
+            // Pipes closed and no answer to wait for: it is exiting. Look again soon (soon-ish
+            // if it lingers).
+            timeout_ms = std::min(timeout_ms, now - child.pipes_closed < std::chrono::milliseconds(50) ? 1 : 20);
+        }
+        if (limits.wall_seconds > 0 && !child.killed) {
+            const auto deadline = child.start + std::chrono::duration_cast<Clock::duration>(
+                                                    std::chrono::duration<double>(limits.wall_seconds));
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+            timeout_ms = std::min<int>(timeout_ms, static_cast<int>(std::max<int64_t>(left, 0)) + 1);
+        }
+    }
+    return timeout_ms;
+}
+
+// Waits up to `timeout_ms` for the set's descriptors and reads what arrived.
+void poll_and_read(PollSet& set, int timeout_ms, std::vector<Child>& running, const WorkerLimits& limits) {
+    if (set.fds.empty() && timeout_ms <= 0) return;
+    if (::poll(set.fds.data(), set.fds.size(), timeout_ms) <= 0) return;
+    for (size_t k = 0; k < set.fds.size(); ++k) {
+        if (set.fds[k].revents == 0) continue;
+        Child& child = running[set.owners[k].first];
+        switch (set.owners[k].second) {
+            case PollSet::Pipe::out: drain(child, child.out_fd, true, limits); break;
+            case PollSet::Pipe::err: drain(child, child.err_fd, false, limits); break;
+            case PollSet::Pipe::answer: read_answer(child); break;
+        }
+    }
+}
+
+// Kills a task over its wall-clock limit (it then ends as timed out).
+void enforce_wall_limit(Child& child, const WorkerLimits& limits, Clock::time_point now) {
+    if (limits.wall_seconds > 0 && !child.killed && child.pid > 0 && !child.answered() &&
+        now - child.start >= std::chrono::duration<double>(limits.wall_seconds)) {
+        child.outcome.timed_out = true;
+        child.killed = true;
+        kill_group(child.pid);
+    }
+}
+
+// The tasks not yet started, the residents free for one, and the tasks running.
+struct PoolState {
+    std::deque<size_t> queue;
+    std::vector<bool> needs_fresh;  // per task: run it in a fresh resident (it died in a used one)
+    std::vector<Resident> idle;
+    std::vector<Child> running;
+};
+
+// Takes the ended tasks out of `running`: each reported to `on_done`, or queued again first for a
+// fresh resident (worth_a_fresh_try); a resident that answered becomes idle.
+void retire_ended(PoolState& state, const WorkerLimits& limits, const std::function<void(WorkerOutcome&&)>& on_done) {
+    const Clock::time_point now = Clock::now();
+    for (size_t i = 0; i < state.running.size();) {
+        Child& child = state.running[i];
+        enforce_wall_limit(child, limits, now);
+        if (!ended(child)) {
+            ++i;
+            continue;
+        }
+        finish(child);
+        if (child.on_resident() && child.answered()) state.idle.push_back(child.resident);
+        if (worth_a_fresh_try(child)) {
+            state.needs_fresh[child.task] = true;
+            state.queue.push_front(child.task);
+        } else {
+            on_done(std::move(child.outcome));
+        }
+        state.running.erase(state.running.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+}
+
 }  // namespace
 
 std::string final_line(const std::string& text) {
@@ -499,114 +611,31 @@ WorkerPool::WorkerPool(size_t jobs, WorkerLimits limits, InProcessWorker in_proc
 
 bool WorkerPool::run(const std::vector<WorkerTask>& tasks, const std::function<void(WorkerOutcome&&)>& on_done,
                      const std::function<bool()>& interrupted, const std::function<void()>& tick) {
-    std::deque<size_t> queue;
-    for (size_t i = 0; i < tasks.size(); ++i) queue.push_back(i);
-    std::vector<bool> needs_fresh(tasks.size(), false);
-    std::vector<Resident> idle;
-    std::vector<Child> running;
-    std::vector<pollfd> fds;
-    enum class Pipe { out, err, answer };
-    std::vector<std::pair<size_t, Pipe>> owners;  // per pollfd: child index, which descriptor
+    PoolState state;
+    for (size_t i = 0; i < tasks.size(); ++i) state.queue.push_back(i);
+    state.needs_fresh.assign(tasks.size(), false);
+    PollSet poll_set;
     const auto in_process = [&](const WorkerTask& task) {
         return in_process_.entry != nullptr && !task.argv.empty() && task.argv[0] == in_process_.program;
     };
-    const auto stop_idle = [&] {
-        for (Resident& resident : idle) stop_resident(resident);
-        idle.clear();
-    };
-    while (!queue.empty() || !running.empty()) {
+    while (!state.queue.empty() || !state.running.empty()) {
         if (interrupted && interrupted()) {
-            for (Child& child : running) {
-                if (child.pid > 0) kill_group(child.pid);
-            }
-            for (Child& child : running) {
-                close_fd(child.out_fd);
-                close_fd(child.err_fd);
-                close_fd(child.resident.control_fd);
-                if (child.pid > 0) ::waitpid(child.pid, nullptr, 0);
-            }
-            stop_idle();
+            stop_everything(state.running, state.idle);
             return false;
         }
-        while (running.size() < jobs_ && !queue.empty()) {
-            const size_t index = queue.front();
-            queue.pop_front();
+        while (state.running.size() < jobs_ && !state.queue.empty()) {
+            const size_t index = state.queue.front();
+            state.queue.pop_front();
             const WorkerTask& task = tasks[index];
-            running.push_back(in_process(task) ? hand_over(index, task, needs_fresh[index], idle, in_process_, limits_)
-                                               : spawn(index, task, limits_));
+            state.running.push_back(in_process(task)
+                                        ? hand_over(index, task, state.needs_fresh[index], state.idle, in_process_, limits_)
+                                        : spawn(index, task, limits_));
         }
-
-        const Clock::time_point now = Clock::now();
-        int timeout_ms = 100;
-        fds.clear();
-        owners.clear();
-        for (size_t i = 0; i < running.size(); ++i) {
-            Child& child = running[i];
-            if (child.out_fd >= 0) {
-                fds.push_back({child.out_fd, POLLIN, 0});
-                owners.emplace_back(i, Pipe::out);
-            }
-            if (child.err_fd >= 0) {
-                fds.push_back({child.err_fd, POLLIN, 0});
-                owners.emplace_back(i, Pipe::err);
-            }
-            if (child.on_resident() && child.resident.control_fd >= 0 && !child.answered()) {
-                fds.push_back({child.resident.control_fd, POLLIN, 0});
-                owners.emplace_back(i, Pipe::answer);
-            }
-            if (child.out_fd < 0 && child.err_fd < 0 && !(child.on_resident() && child.resident.control_fd >= 0)) {
-                // Pipes closed and no answer to wait for: it is exiting. Look again soon (soon-ish
-                // if it lingers).
-                timeout_ms = std::min(timeout_ms, now - child.pipes_closed < std::chrono::milliseconds(50) ? 1 : 20);
-            }
-            if (limits_.wall_seconds > 0 && !child.killed) {
-                const auto deadline = child.start + std::chrono::duration_cast<Clock::duration>(
-                                                        std::chrono::duration<double>(limits_.wall_seconds));
-                const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-                timeout_ms = std::min<int>(timeout_ms, static_cast<int>(std::max<int64_t>(left, 0)) + 1);
-            }
-        }
-        if (!fds.empty() || timeout_ms > 0) {
-            const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
-            if (ready > 0) {
-                for (size_t k = 0; k < fds.size(); ++k) {
-                    if (fds[k].revents == 0) continue;
-                    Child& child = running[owners[k].first];
-                    switch (owners[k].second) {
-                        case Pipe::out: drain(child, child.out_fd, true, limits_); break;
-                        case Pipe::err: drain(child, child.err_fd, false, limits_); break;
-                        case Pipe::answer: read_answer(child); break;
-                    }
-                }
-            }
-        }
-
-        const Clock::time_point after = Clock::now();
-        for (size_t i = 0; i < running.size();) {
-            Child& child = running[i];
-            if (limits_.wall_seconds > 0 && !child.killed && child.pid > 0 && !child.answered() &&
-                after - child.start >= std::chrono::duration<double>(limits_.wall_seconds)) {
-                child.outcome.timed_out = true;
-                child.killed = true;
-                kill_group(child.pid);
-            }
-            if (!ended(child)) {
-                ++i;
-                continue;
-            }
-            finish(child);
-            if (child.on_resident() && child.answered()) idle.push_back(child.resident);
-            if (worth_a_fresh_try(child)) {
-                needs_fresh[child.task] = true;
-                queue.push_front(child.task);
-            } else {
-                on_done(std::move(child.outcome));
-            }
-            running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
-        }
+        poll_and_read(poll_set, gather_poll_set(state.running, limits_, poll_set), state.running, limits_);
+        retire_ended(state, limits_, on_done);
         if (tick) tick();
     }
-    stop_idle();
+    for (Resident& resident : state.idle) stop_resident(resident);
     return true;
 }
 

@@ -16,10 +16,15 @@ std::string TwinResult::verdict() const {
     return errors > 0 ? "ERRORS" : "NOT CAUGHT";
 }
 
-std::string TwinResult::reproduce() const {
-    if (!first_caught_seed) return "";
-    return "eosim run " + file + " --twin " + twin + " --seed " + std::to_string(*first_caught_seed);
+scenarios::Reproducer TwinResult::reproducer(uint64_t seed) const {
+    scenarios::Reproducer r;
+    r.file = file;
+    r.twin = twin;
+    r.seed = seed;
+    return r;
 }
+
+std::string TwinResult::reproduce() const { return first_caught_seed ? reproducer(*first_caught_seed).text() : ""; }
 
 std::string TwinResult::by_text() const {
     std::string text;

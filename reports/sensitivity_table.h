@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scenarios/reproducer.h"
+
 namespace eosim::reports {
 
 struct TwinResult {
@@ -32,6 +34,8 @@ struct TwinResult {
     // "caught", "NOT CAUGHT", "skipped", "not applicable" or "ERRORS".
     std::string verdict() const;
     bool blind() const { return !skipped && not_applicable.empty() && caught == 0; }
+    // The twin's run with `seed` (what a sensitivity worker runs, with --json).
+    scenarios::Reproducer reproducer(uint64_t seed) const;
     // "eosim run FILE --twin NAME --seed N" for the first seed that caught it ("" when none did).
     std::string reproduce() const;
     // "exactly_once_output 12, visibility 3".

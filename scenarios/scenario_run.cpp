@@ -65,8 +65,4 @@ RunResult run_scenario(const Scenario& given, const RunOptions& options) {
     return result;
 }
 
-std::string reproduce_command(const Scenario& scenario, uint64_t seed) {
-    return "eosim run " + scenario.source.string() + " --seed " + std::to_string(seed);
-}
-
 }  // namespace eosim::scenarios

@@ -12,7 +12,4 @@ namespace eosim::scenarios {
 
 RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
 
-// The shell command that reproduces a run.
-std::string reproduce_command(const Scenario& scenario, uint64_t seed);
-
 }  // namespace eosim::scenarios

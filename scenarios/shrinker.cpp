@@ -6,6 +6,7 @@
 
 #include "engine/invariant.h"
 #include "scenarios/fault_json.h"
+#include "scenarios/reproducer.h"
 #include "scenarios/run/planned_faults.h"
 
 namespace eosim::scenarios {
@@ -361,7 +362,10 @@ std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_
 nlohmann::ordered_json shrunk_scenario_document(const nlohmann::ordered_json& original, const ShrinkResult& result,
                                                 const std::string& source, uint64_t seed) {
     nlohmann::ordered_json doc = original;
-    const std::string origin = "Shrunk by `eosim shrink " + source + " --seed " + std::to_string(seed) + "`: " +
+    Reproducer shrunk_from;
+    shrunk_from.file = source;
+    shrunk_from.seed = seed;
+    const std::string origin = "Shrunk by `" + shrunk_from.shrink_text() + "`: " +
                                std::to_string(result.faults_after.size()) + " of " +
                                std::to_string(result.faults_before.size()) + " faults; the same failure: " + result.target.what() +
                                ". Run it with --seed " + std::to_string(seed) + ".";

@@ -1,4 +1,5 @@
 #include "testkit/contract_harness.h"
+#include "testkit/contract_instances.h"
 
 #include <algorithm>
 #include <limits>
@@ -7,13 +8,6 @@
 namespace eosim::testkit {
 
 namespace {
-
-constexpr sim::EventKind kTick{"testkit.tick"};
-constexpr sim::EventKind kSinkTimer{"testkit.sink_timer"};
-constexpr int kRestoreAttempts = 30;
-constexpr size_t kFlushSteps = 2000;  // steps of calls (or 10 ms) a subtask may wait for prepare_pre_commit
-constexpr int64_t kLegMillis = 5;     // the virtual time one step of a call in flight takes
-constexpr int64_t kEverything = std::numeric_limits<int64_t>::max();  // a count or barrier without a limit
 
 std::string kind_words(const std::string& kind) {
     if (kind == "system_unavailable" || kind == "broker_unavailable") return "unavailable";
@@ -50,40 +44,6 @@ const std::vector<std::string>& contract_systems() {
     return names;
 }
 
-struct ContractHarness::Subtask {
-    Incarnation* incarnation = nullptr;
-    int32_t index = 0;
-    sim::NodeId node = sim::kNoNode;
-    std::unique_ptr<Context> context;
-    std::unique_ptr<engine::Sink> sink;
-    int64_t position = 0;  // S is written up to here (its own records before it)
-    std::string name() const;
-};
-
-struct ContractHarness::Incarnation {
-    // An instance's life (testkit/README.md, "An instance's life"): live; zombie (the job failed
-    // over without reaching it: not closed, it finishes what reaches it); failed (it failed the job,
-    // close() comes next); closed (close() called: only its own timers and its calls' late answers
-    // are left); crashed (its process died: nothing at all).
-    enum class State : uint8_t { live, zombie, failed, closed, crashed };
-    int32_t number = 0;
-    std::vector<std::unique_ptr<Subtask>> subtasks;
-    State state = State::live;
-    std::string failure;  // why it failed (SinkContext::fail or a refused pre-commit)
-    // A zombie's one barrier: the checkpoint in flight when the job failed over without it (or one
-    // triggered just before), which each subtask that had not yet may still pre-commit -- once.
-    int64_t zombie_barrier = 0;
-    std::vector<bool> barrier_taken;
-    std::string name() const { return "incarnation " + std::to_string(number); }
-    int32_t parallelism() const { return static_cast<int32_t>(subtasks.size()); }
-    // Where its subtasks are in S: the furthest of their positions.
-    int64_t furthest() const {
-        int64_t out = 0;
-        for (const auto& s : subtasks) out = std::max(out, s->position);
-        return out;
-    }
-};
-
 std::string ContractHarness::Subtask::name() const {
     const auto state = incarnation->state;
     return incarnation->name() +
@@ -94,42 +54,6 @@ std::string ContractHarness::Subtask::name() const {
 bool ContractHarness::Checkpoint::complete_set() const {
     return std::all_of(pre_committed.begin(), pre_committed.end(), [](bool done) { return done; });
 }
-
-class ContractHarness::Context final : public engine::SinkContext {
-public:
-    Context(ContractHarness& harness, Subtask& subtask) : harness_(harness), subtask_(subtask) {}
-    sim::World& world() override { return harness_.world_; }
-    sim::NodeId node() const override { return subtask_.node; }
-    int32_t subtask() const override { return subtask_.index; }
-    int32_t parallelism() const override { return subtask_.incarnation->parallelism(); }
-    int64_t attempt() const override { return subtask_.incarnation->number; }
-    engine::RunObserver& observer() override { return harness_.observer_; }
-    std::optional<std::vector<std::string_view>> declared_points() const override { return harness_.config_->announced_points(); }
-    void after(sim::Duration delay, std::function<void()> fn) override {
-        Incarnation* incarnation = subtask_.incarnation;
-        ContractHarness* harness = &harness_;
-        harness_.world_.scheduler().schedule(delay, subtask_.node, kSinkTimer, 0, [harness, incarnation, fn = std::move(fn)] {
-            // A crashed task is gone; any other's process lives on, and so do its timers: a zombie's,
-            // and a closed one's (cancelled, failed, stopped) until close() stopped them, as in the
-            // engine (engine/runtime/task.cpp, Task::after).
-            const auto state = incarnation->state;
-            if (state == Incarnation::State::crashed) return;
-            if (harness->finished_ && state == Incarnation::State::closed) ++harness->timers_after_close_;
-            fn();
-        });
-    }
-    void send(AsyncCall call) override { harness_.hold_call(subtask_, std::move(call)); }
-    void fail(const std::string& reason) override {
-        Incarnation& incarnation = *subtask_.incarnation;
-        if (incarnation.state != Incarnation::State::live) return;
-        incarnation.state = Incarnation::State::failed;
-        incarnation.failure = "subtask " + std::to_string(subtask_.index) + ": " + reason;
-    }
-
-private:
-    ContractHarness& harness_;
-    Subtask& subtask_;
-};
 
 ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> config, const ContractOptions& options,
                                  ContractChecks checks, uint64_t seed, FaultPaths* paths)
@@ -706,91 +630,6 @@ bool ContractHarness::wait_for_flush(Subtask& subtask, int64_t id, const std::ve
     return false;
 }
 
-void ContractHarness::fail_over_if_failed() {
-    if (incarnations_.empty() || violation_) return;
-    Incarnation& last = *incarnations_.back();
-    if (last.state == Incarnation::State::crashed) {  // a crash at a point, in the step
-        restore("after the crash", failover_parallelism(armed_parallelism_));
-        return;
-    }
-    if (last.state != Incarnation::State::failed) return;
-    line(last.name() + " FAILS (" + last.failure + "); the job fails over");
-    close_incarnation(last);
-    restore("after the failure", parallelism_);
-}
-
-std::vector<engine::RestoredSinkState> ContractHarness::restored_states(int32_t subtask) const {
-    std::vector<engine::RestoredSinkState> out;
-    if (last_completed_ == 0) return out;
-    const std::vector<std::string>& states = checkpoints_.at(last_completed_).states;
-    for (size_t j = 0; j < states.size(); ++j) {
-        const auto old_subtask = static_cast<int32_t>(j);
-        if (engine::restoring_subtask(old_subtask, parallelism_) == subtask) out.push_back(engine::RestoredSinkState{old_subtask, states[j]});
-    }
-    return out;
-}
-
-void ContractHarness::restore(const char* why, int32_t parallelism) {
-    const int32_t restored_parallelism =
-        last_completed_ == 0 ? parallelism : static_cast<int32_t>(checkpoints_.at(last_completed_).states.size());
-    const bool failover = std::string_view(why).starts_with("after");  // "after the crash", "after the cancel", ...
-    parallelism_ = parallelism;
-    in_flight_.reset();  // a checkpoint in flight dies with the incarnation that took it
-    for (int attempt = 0; attempt < kRestoreAttempts; ++attempt) {
-        if (attempt > 0) {
-            const sim::Time until = world_.now() + sim::Duration::seconds(1);  // the restart delay
-            world_.scheduler().schedule_at(until, sim::kNoNode, kTick, 0, [] {});
-            world_.scheduler().run_until(until);
-        }
-        auto incarnation = std::make_unique<Incarnation>();
-        incarnation->number = static_cast<int32_t>(incarnations_.size()) + 1;
-        Incarnation& current = *incarnation;
-        incarnations_.push_back(std::move(incarnation));
-        for (int32_t i = 0; i < parallelism; ++i) {
-            auto subtask = std::make_unique<Subtask>();
-            subtask->incarnation = &current;
-            subtask->index = i;
-            subtask->node = world_.nodes().add("task-" + std::to_string(current.number) + "-" + std::to_string(i));
-            subtask->context = std::make_unique<Context>(*this, *subtask);
-            subtask->position = completed_position();
-            current.subtasks.push_back(std::move(subtask));
-        }
-        log_calls();
-        int32_t opened = 0;
-        for (const auto& subtask : current.subtasks) {
-            subtask->sink = config_->make(*subtask->context, systems_, options_.runtime);
-            if (!subtask->sink->open(last_completed_, restored_states(subtask->index)) || current.state != Incarnation::State::live) break;
-            ++opened;
-        }
-        if (opened == parallelism) {
-            if (paths_ != nullptr && restored_parallelism != parallelism) ++paths_->effects["restored at another parallelism"];
-            if (paths_ != nullptr && restored_parallelism > parallelism) ++paths_->effects["restored at a smaller parallelism (scale-in)"];
-            if (paths_ != nullptr && restored_parallelism != parallelism && failover) ++paths_->effects["rescaled at a failover"];
-            if (paths_ != nullptr && parallelism > 1) ++paths_->effects["incarnations with parallel subtasks"];
-            const std::string rescaled = restored_parallelism == parallelism
-                                             ? std::string()
-                                             : ", RESCALED from " + std::to_string(restored_parallelism) + " subtask(s)";
-            line(current.name() + " opens " + why + " with " + std::to_string(parallelism) + " subtask(s)" +
-                     (last_completed_ == 0 ? std::string(" from scratch")
-                                           : " from checkpoint " + std::to_string(last_completed_) + " (covers #1..#" +
-                                                 std::to_string(completed_position()) + ")" + rescaled),
-                 true);
-            return;
-        }
-        if (current.state == Incarnation::State::crashed) continue;  // at a point in open(): logged there
-        if (current.state == Incarnation::State::live) {
-            current.state = Incarnation::State::failed;
-            current.failure = "subtask " + std::to_string(opened) + ": open returned false";
-        }
-        line(current.name() + " cannot open (" + current.failure + "); retried in 1 s", true);
-        close_incarnation(current);
-    }
-    if (!violation_) {
-        violation_ = "the sink did not start in " + std::to_string(kRestoreAttempts) +
-                     " attempts a second apart (outside-system faults last at most a few seconds)";
-    }
-}
-
 void ContractHarness::finish() {
     const sim::Time now = world_.now();
     kafka_.set_unavailable_until(now);
@@ -824,165 +663,6 @@ void ContractHarness::finish() {
         return;
     }
     if (!violation_) violation_ = "the final checkpoint did not complete in 5 rounds without faults";
-}
-
-// Every subtask of `incarnation` writes what it has not, and a checkpoint of it all is pre-committed
-// and completed (notified at once). False when the incarnation stopped being the live one before
-// the checkpoint could complete.
-bool ContractHarness::checkpoint_everything(Incarnation* incarnation) {
-    in_flight_.reset();
-    const int64_t written = static_cast<int64_t>(sequence_.size());
-    for (const auto& subtask : incarnation->subtasks) {
-        if (live() == incarnation) emit(*subtask, kEverything, nullptr, written);
-    }
-    fail_over_if_failed();
-    for (int32_t i = 0; i < incarnation->parallelism() && live() == incarnation; ++i) pre_commit(0);
-    if (live() != incarnation) return false;
-    complete(0, Delivery::now);
-    return true;
-}
-
-// Every subtask of the live incarnation writes what it has not, a checkpoint of it all completes,
-// and the incarnation crashes at once: whatever it still had in flight dies with it.
-void ContractHarness::checkpoint_then_crash() {
-    Incarnation* incarnation = live();
-    if (incarnation == nullptr || violation_) return;
-    line("FINAL: " + incarnation->name() + " checkpoints everything written, then CRASHES (what it has in flight dies): "
-         "a completed checkpoint must not need its calls in flight");
-    if (!checkpoint_everything(incarnation) || live() != incarnation) return;
-    line(incarnation->name() + " CRASHES right after the checkpoint completed");
-    crash_incarnation(*incarnation, "crashed after the checkpoint");
-    restore("after the crash", parallelism_);
-}
-
-std::optional<std::string> ContractHarness::violation(const std::string& what) {
-    log_calls();
-    violation_ = "after step " + std::to_string(step_) + ": " + what + "\n  the outside system shows " + last_output_;
-    return violation_;
-}
-
-std::optional<std::string> ContractHarness::check() {
-    if (violation_) return violation_;
-    // The reader is a client too: a late write whose turn comes lands before its read.
-    for (const std::string& system : contract_systems()) {
-        if (sim::external::CallRaces* races = races_of(system)) races->before_call();
-    }
-    const std::vector<engine::Record> output = config_->read_output(systems_);
-    last_output_ = describe_output(output);
-    const int64_t written = static_cast<int64_t>(sequence_.size());
-    const int64_t completed = completed_position();
-    const bool committed_only = checks_.visibility;
-    std::map<int64_t, int32_t> seen;  // by value (unique per record of S), or by key for a table
-    for (const engine::Record& r : output) {
-        if (r.value < 1 || r.value > written || sequence_[static_cast<size_t>(r.value - 1)].key != r.key) {
-            return violation("record " + describe(r) + " is visible but was never written");
-        }
-        if (committed_only && r.value > completed) {
-            return violation("record " + describe(r) + " is visible but no completed checkpoint covers it (" +
-                             (completed == 0 ? std::string("none has completed")
-                                             : "the completed ones cover #1..#" + std::to_string(completed)) +
-                             ")");
-        }
-        if (config_->output_shape() == engine::SinkOutputShape::appended) {
-            if (++seen[r.value] == 2 && checks_.exactly_once) {
-                return violation("record " + describe(r) + " is visible TWICE (a duplicate)");
-            }
-        } else {
-            if (++seen[r.key] == 2) return violation("key k" + std::to_string(r.key) + " is shown in two rows");
-            auto [it, inserted] = shown_values_.emplace(r.key, r.value);
-            if (!inserted) {
-                if (r.value < it->second && checks_.no_key_backwards) {
-                    return violation("key k" + std::to_string(r.key) + " went BACKWARDS from #" + std::to_string(it->second) +
-                                     " to #" + std::to_string(r.value));
-                }
-                it->second = r.value;
-            }
-        }
-    }
-    return std::nullopt;
-}
-
-std::pair<size_t, size_t> ContractHarness::leaks() const {
-    return {objects_.open_uploads().size(), open_kafka_transactions().size()};
-}
-
-std::vector<std::string> ContractHarness::open_kafka_transactions() const {
-    std::vector<int64_t> open;
-    for (int32_t p = 0; p < options_.kafka_partitions; ++p) {
-        for (int64_t t : kafka_.open_transactions("output", p)) {
-            if (std::find(open.begin(), open.end(), t) == open.end()) open.push_back(t);
-        }
-    }
-    std::vector<std::string> ids;
-    for (int64_t t : open) ids.push_back(kafka_.transaction_view(t).transactional_id);
-    std::sort(ids.begin(), ids.end());
-    return ids;
-}
-
-std::optional<std::string> ContractHarness::check_final() {
-    if (auto v = check()) return v;
-    if (checks_.no_leaks) {
-        const auto [uploads, transactions] = leaks();
-        if (uploads != 0) return violation("at the end, " + std::to_string(uploads) + " multipart upload(s) are still open (a leak)");
-        if (transactions != 0) {
-            return violation("at the end, " + std::to_string(transactions) + " Kafka transaction(s) are still open (a leak)");
-        }
-        if (timers_after_close_ != 0) {
-            return violation("after the end, timers of closed instances fired " + std::to_string(timers_after_close_) +
-                             " time(s) in 10 s (a retry loop that never stops)");
-        }
-    }
-    if (auto v = final_output()) return v;
-    if (checks_.freshness) {
-        const std::vector<std::string> open = open_kafka_transactions();
-        std::string ids;
-        for (const std::string& id : open) ids += (ids.empty() ? "\"" : ", \"") + id + "\"";
-        if (!open.empty()) {
-            return violation("at the end, " + std::to_string(open.size()) + " Kafka transaction(s) still open hold records on \"output\" (" +
-                             ids + "): read_committed readers wait for the broker's transaction timeout (lingering transactions "
-                             "nobody aborted: after a rescale, a subtask aborts those above the restored checkpoint of every "
-                             "subtask index that maps to it, FLINK-23854; engine/connectors/sink.h)");
-        }
-    }
-    return std::nullopt;
-}
-
-// The final output against the completed checkpoints (MISSING, a wrong value), before freshness:
-// data lost says more than a transaction left open.
-std::optional<std::string> ContractHarness::final_output() {
-    const std::vector<engine::Record> output = config_->read_output(systems_);
-    const int64_t completed = completed_position();
-    if (!checks_.exactly_once && !checks_.at_least_once) return std::nullopt;
-    if (config_->output_shape() == engine::SinkOutputShape::appended) {
-        std::map<int64_t, int32_t> count;
-        for (const engine::Record& r : output) ++count[r.value];
-        for (int64_t v = 1; v <= completed; ++v) {
-            if (count[v] == 0) {
-                return violation("at the end, record " + describe(sequence_[static_cast<size_t>(v - 1)]) +
-                                 " of completed checkpoint " + std::to_string(last_completed_) + " is MISSING (lost)");
-            }
-        }
-        return std::nullopt;  // extras and duplicates were caught by check()
-    }
-    std::map<int64_t, int64_t> expected;
-    for (int64_t v = 1; v <= completed; ++v) expected[sequence_[static_cast<size_t>(v - 1)].key] = v;
-    std::map<int64_t, int64_t> shown;
-    for (const engine::Record& r : output) shown[r.key] = r.value;
-    for (const auto& [key, value] : expected) {
-        auto it = shown.find(key);
-        if (it == shown.end() || it->second != value) {
-            return violation("at the end, key k" + std::to_string(key) + " should hold #" + std::to_string(value) +
-                             " (the last value of the completed checkpoints) but shows " +
-                             (it == shown.end() ? std::string("nothing") : "#" + std::to_string(it->second)));
-        }
-    }
-    for (const auto& [key, value] : shown) {
-        if (!expected.contains(key)) {
-            return violation("at the end, key k" + std::to_string(key) + " shows #" + std::to_string(value) +
-                             " though no completed checkpoint wrote it");
-        }
-    }
-    return std::nullopt;
 }
 
 }  // namespace eosim::testkit

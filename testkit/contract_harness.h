@@ -2,7 +2,7 @@
 // The system under test of the contract-level property (sink_contract.h): a simulated world with
 // every outside system, the sink's incarnations, the job's output sequence, the coordinator's view
 // of checkpoints, and the checks of what the outside system may show. The commands
-// (sink_contract.cpp) call one method each; every method logs one readable line, followed by the
+// (contract_commands.cpp) call one method each; every method logs one readable line, followed by the
 // outside-system calls the step made: each call with its arguments and answer (Kafka's counted).
 //
 // The job's output is one deterministic sequence S of records (key, value), value = position in S

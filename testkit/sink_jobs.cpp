@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "scenarios/point_reach.h"
+#include "scenarios/reproducer.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/shrinker.h"
@@ -361,6 +362,13 @@ struct PathCounts {
         }
         return out.str();
     }
+
+    // The counts into the result: kinds fired, points hit, and the report of both.
+    void finish(const ordered_json& kinds, const std::vector<std::string>& points, JobResult& out) const {
+        out.faults_fired = fired;
+        out.points_hit = points_hit;
+        out.fault_paths = report(kinds, points);
+    }
 };
 
 }  // namespace
@@ -373,6 +381,11 @@ void report_failure(const JobOptions& options, const DrawnJob& job, int case_num
                     const std::filesystem::path& dir, JobResult& out) {
     out.scenario_file = written.file.string();
     out.failing_seed = seed;
+    scenarios::Reproducer replay;
+    replay.program = options.eosim_command;
+    replay.file = out.scenario_file;
+    replay.seed = seed;
+    out.reproduce = replay.text();
     out.reproducer_replays = replays_the_same(written, seed);
     for (const auto& v : written.run.verdicts) {
         if (!v.passed) out.failed_oracles.emplace_back(v.oracle);
@@ -382,7 +395,7 @@ void report_failure(const JobOptions& options, const DrawnJob& job, int case_num
            << "; the run in the file: " << run_figures(written.run) << "\n"
            << failed_oracles(written.run) << written.shrinking;
     report << "scenario file: " << out.scenario_file << "\n"
-           << "replay it:     " << options.eosim_command << " run " << out.scenario_file << " --seed " << seed << "\n"
+           << "replay it:     " << out.reproduce << "\n"
            << "HTML timeline: " << options.eosim_command << " suite " << out.scenario_file << " --seeds " << seed << " --report "
            << (dir / "report").string() << "   (open report/index.html)\n";
     if (!out.reproducer_replays) {
@@ -390,6 +403,45 @@ void report_failure(const JobOptions& options, const DrawnJob& job, int case_num
                << ", does not fail the same way (same oracles, same trace hash): please report it\n";
     }
     out.report = report.str() + out.fault_paths;
+}
+
+// What was asked for and never exercised (require_requested): " fault kind X never fired; ...".
+std::string never_exercised(const JobOptions& options, const PathCounts& paths) {
+    std::string missing;
+    if (!options.require_requested) return missing;
+    for (const auto& [kind, weight] : options.faults) {
+        if (weight > 0 && !paths.fired.contains(kind)) missing += " fault kind " + kind + " never fired;";
+    }
+    for (const std::string& point : options.points) {
+        if (!paths.points_hit.contains(point)) missing += " no fault fired at point " + point + ";";
+    }
+    return missing;
+}
+
+// The verdict and report of runs that all met their expectation.
+void report_pass(const JobOptions& options, const PathCounts& paths, JobResult& out) {
+    const std::string missing = never_exercised(options, paths);
+    out.passed = missing.empty();
+    out.report = "sink \"" + options.sink + "\" passed " + std::to_string(out.runs) + " job runs (" +
+                 std::to_string(options.cases) + " drawn jobs x " + std::to_string(options.runs_per_case) + " seeds; " +
+                 std::to_string(out.records_in) + " records in, " + std::to_string(out.faults_injected) + " faults injected, " +
+                 std::to_string(out.restarts) + " restarts, " + std::to_string(out.checkpoints_completed) +
+                 " checkpoints completed)\n" +
+                 (missing.empty() ? std::string() : "FAILED: what was asked for was not exercised:" + missing + "\n") + out.fault_paths;
+}
+
+// One run of a drawn job, its figures added to the result's.
+scenarios::RunResult run_case(const scenarios::Scenario& scenario, uint64_t seed, PathCounts& paths, JobResult& out) {
+    scenarios::RunOptions run;
+    run.seed = seed;
+    run.max_events = 50'000'000;
+    scenarios::RunResult result = scenarios::run_scenario(scenario, run);
+    out.records_in += result.figures.records_in;
+    out.faults_injected += result.figures.faults_injected;
+    out.restarts += result.figures.restarts;
+    out.checkpoints_completed += result.figures.checkpoints_completed;
+    paths.add(result, scenario.faults.size());
+    return result;
 }
 
 }  // namespace
@@ -408,11 +460,6 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
     std::filesystem::create_directories(dir);
     JobResult out;
     PathCounts paths;
-    auto finish_paths = [&] {
-        out.faults_fired = paths.fired;
-        out.points_hit = paths.points_hit;
-        out.fault_paths = paths.report(kinds, points);
-    };
     const sim::Prng root(options.seed);
     for (int c = 1; c <= options.cases; ++c) {
         sim::Prng prng = root.fork(static_cast<uint64_t>(c));
@@ -424,20 +471,12 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
         require_reachable(options.points, scenario);
         for (int r = 0; r < options.runs_per_case; ++r) {
             const uint64_t seed = prng.between(1, 1'000'000);
-            scenarios::RunOptions run;
-            run.seed = seed;
-            run.max_events = 50'000'000;
-            const scenarios::RunResult result = scenarios::run_scenario(scenario, run);
-            out.records_in += result.figures.records_in;
-            out.faults_injected += result.figures.faults_injected;
-            out.restarts += result.figures.restarts;
-            out.checkpoints_completed += result.figures.checkpoints_completed;
-            paths.add(result, scenario.faults.size());
+            const scenarios::RunResult result = run_case(scenario, seed, paths, out);
             if (scenarios::run_outcome_met(result)) {
                 ++out.runs;
                 continue;
             }
-            finish_paths();
+            paths.finish(kinds, points, out);
             report_failure(options, job, c, seed, write_failure_file(options, job.document, scenario, file, seed, result), dir, out);
             return out;
         }
@@ -447,23 +486,8 @@ JobResult check_sink_in_jobs(const JobOptions& options) {
     }
     std::error_code ignored;
     std::filesystem::remove(dir, ignored);  // when empty
-    finish_paths();
-    std::string missing;
-    if (options.require_requested) {
-        for (const auto& [kind, weight] : options.faults) {
-            if (weight > 0 && !paths.fired.contains(kind)) missing += " fault kind " + kind + " never fired;";
-        }
-        for (const std::string& point : options.points) {
-            if (!paths.points_hit.contains(point)) missing += " no fault fired at point " + point + ";";
-        }
-    }
-    out.passed = missing.empty();
-    out.report = "sink \"" + options.sink + "\" passed " + std::to_string(out.runs) + " job runs (" +
-                 std::to_string(options.cases) + " drawn jobs x " + std::to_string(options.runs_per_case) + " seeds; " +
-                 std::to_string(out.records_in) + " records in, " + std::to_string(out.faults_injected) + " faults injected, " +
-                 std::to_string(out.restarts) + " restarts, " + std::to_string(out.checkpoints_completed) +
-                 " checkpoints completed)\n" +
-                 (missing.empty() ? std::string() : "FAILED: what was asked for was not exercised:" + missing + "\n") + out.fault_paths;
+    paths.finish(kinds, points, out);
+    report_pass(options, paths, out);
     return out;
 }
 

@@ -92,6 +92,8 @@ struct JobResult {
     std::string report;    // on a failure: seed, oracle, scenario file, replay command
     std::string scenario_file;  // the failing (shrunk) scenario, when one failed
     uint64_t failing_seed = 0;
+    // The command that replays it (scenarios/reproducer.h): `<eosim_command> run FILE --seed N`.
+    std::string reproduce;
     std::vector<std::string> failed_oracles;  // the oracles that fired in the run the file replays
     // The file, loaded as `eosim run` loads it and run with `failing_seed`, failed the same way (the
     // same oracles, the same trace hash); checked for every file written (false: a testkit bug, said so in the report).

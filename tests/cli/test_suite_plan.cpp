@@ -27,7 +27,8 @@ TEST_CASE("suite plan: a suite file lists scenarios with seed ranges, relative t
     CHECK(plan.runs[0].scenario == 0);
     CHECK(plan.runs[4].scenario == 1);
     CHECK(plan.runs[4].seed == 1);
-    CHECK(reproduce_command(plan.scenarios[1], 3) == "eosim run " + plan.scenarios[1].file + " --seed 3");
+    CHECK(reproducer(plan.scenarios[1], 3, false).text() == "eosim run " + plan.scenarios[1].file + " --seed 3");
+    CHECK(reproducer(plan.scenarios[1], 3, true).text() == "eosim run " + plan.scenarios[1].file + " --seed 3 --strict-faults");
 }
 
 TEST_CASE("suite plan: --seeds replaces every range", "[cli]") {
@@ -133,7 +134,7 @@ TEST_CASE("suite plan: an entry's expect replaces the scenario's, and the reprod
     REQUIRE(plan.scenarios.size() == 1);
     CHECK(plan.scenarios[0].expect.pass);
     CHECK(plan.scenarios[0].expect_overridden);
-    CHECK_THAT(reproduce_command(plan.scenarios[0], 1), Catch::EndsWith("--seed 1 --expect pass"));
+    CHECK_THAT(reproducer(plan.scenarios[0], 1, false).text(), Catch::EndsWith("--seed 1 --expect pass"));
 }
 
 TEST_CASE("suite plan: mistakes name the file and the JSON path", "[cli]") {
