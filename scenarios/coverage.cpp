@@ -5,6 +5,7 @@
 
 #include "engine/runtime/protocol_points.h"
 #include "oracles/oracle_registry.h"
+#include "scenarios/fault_types.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::scenarios {
@@ -16,11 +17,7 @@ namespace points = engine::points;
 constexpr std::string_view kPointPrefix = "point:";
 constexpr std::string_view kOraclePrefix = "oracle:";
 
-std::vector<std::string> fault_kind_names() {
-    std::vector<std::string> names;
-    for (size_t i = 0; i < sim::kFaultKindCount; ++i) names.emplace_back(sim::to_string(static_cast<sim::FaultKind>(i)));
-    return names;
-}
+std::vector<std::string> fault_kind_names() { return FaultTypes::global().names(); }
 
 template <typename Range>
 std::string join(const Range& items) {
