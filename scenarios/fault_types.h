@@ -13,7 +13,8 @@
 // - its effect's length (the schedule mutator, the shrinker, the oracles' "a fault's effect
 //   overlaps") and its accounting (scenarios/fault_accounting.h): what it hits, how that is
 //   counted, why it hit nothing;
-// - its words in the sink testkit (testkit/contract_harness.cpp).
+// - what it does to its nodes for the coverage tracker (scenarios/coverage.h) and its words in the
+//   sink testkit (testkit/contract_harness.cpp).
 // Nothing outside a type switches on a kind.
 //
 // The built-in types live in scenarios/faults/, one file per family (node_fault_types.cpp: crash,
@@ -45,6 +46,16 @@ enum class SystemTarget : uint8_t {
     any,      // any outside system, or one of the scenario's databases
     batches,  // an outside system with bulk requests
     races,    // an outside system whose calls race (or a database whose calls race)
+};
+
+// What a fault that fired does to its nodes, as the coverage tracker (scenarios/coverage.h) sees it.
+enum class CoverageNodes : uint8_t {
+    untouched,  // nothing it tracks per node
+    ended,      // their processes end (a crash): what they held is forgotten
+    frozen,     // frozen for `duration` (a pause): "<kind>@zombie-resumed" when a failover came meanwhile
+                // and they resumed before the run ended
+    cut_off,    // cut off for `duration` (a partition): "<kind>@zombie-writes" when a failover came
+                // meanwhile and fenced writes were refused
 };
 
 // A duration field of a fault the shrinker shortens, and the least it tries (in milliseconds).
@@ -109,6 +120,9 @@ public:
     virtual int64_t counter(const FaultCounters&, const sim::FaultSpec&) const { return 0; }
     virtual std::string hit_unit() const = 0;  // "hit: 3 <unit>"
     virtual std::string nothing_hit(const sim::FaultSpec& fault) const = 0;
+
+    // --- coverage ---
+    virtual CoverageNodes coverage_nodes() const { return CoverageNodes::untouched; }
 
     // --- the sink testkit ---
     virtual std::string testkit_words() const { return name(); }  // "fault: kafka <words> for 500 ms"

@@ -39,6 +39,7 @@ public:
         fault.duration = draw_duration(kind.duration, prng);
         return fault.duration;
     }
+    CoverageNodes coverage_nodes() const override { return CoverageNodes::cut_off; }
     bool counter_per_fault() const override { return true; }
     int64_t counter(const FaultCounters& c, const sim::FaultSpec&) const override {
         if (c.fired == nullptr || c.fired->skipped) return 0;

@@ -43,6 +43,7 @@ public:
         return fault.restart_delay;
     }
     void clip_effect(sim::FaultSpec& fault, sim::Duration limit) const override { fault.restart_delay = limit; }
+    CoverageNodes coverage_nodes() const override { return CoverageNodes::ended; }
     std::vector<ShrinkableDuration> shrinkable(const sim::FaultSpec& fault) const override {
         if (!fault.restart) return {};
         return {{&sim::FaultSpec::restart_delay, 0}};
@@ -66,6 +67,7 @@ public:
         fault.duration = draw_duration(kind.duration, prng);
         return fault.duration;
     }
+    CoverageNodes coverage_nodes() const override { return CoverageNodes::frozen; }
 };
 
 }  // namespace
