@@ -15,6 +15,8 @@
 #include "scenarios/random_faults.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "sim/fault_injector.h"
+#include "sim/world.h"
 #include "tests/catalogue.h"
 #include "tests/scenario_documents.h"
 
@@ -109,6 +111,16 @@ TEST_CASE("fault registry: an unknown kind is refused at its path, with the regi
     testing::check_load_error(unknown, "/faults/schedule/0/kind", "did you mean \"crash\"");
     const json drawn = kafka_count_eos_with({{"random", {{"quiet_after", "20s"}, {"kinds", {{"crsh", json::object()}}}}}});
     CHECK(testing::load_error_path(drawn) == "/faults/random/kinds/crsh");
+}
+
+TEST_CASE("fault registry: the injector refuses a kind with no firing registered", "[fault_registry]") {
+    sim::World world{sim::WorldOptions{}};
+    world.nodes().add("tm0");
+    sim::FaultSpec spec;
+    spec.kind = sim::FaultKind{"test_never_registered"};
+    spec.trigger.at = sim::Time::zero() + sim::Duration::seconds(1);
+    CHECK_THROWS_WITH(sim::FaultInjector(world, {spec}, {}),
+                      Catch::Contains("fault 0 (test_never_registered): no such fault kind is registered"));
 }
 
 TEST_CASE("fault registry: every built-in kind has a type and a firing, once", "[fault_registry]") {
