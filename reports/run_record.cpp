@@ -13,6 +13,7 @@
 #include "reports/run_report.h"
 #include "reports/xml_text.h"
 #include "scenarios/fault_json.h"
+#include "scenarios/fault_types.h"
 #include "scenarios/random_faults.h"
 
 namespace eosim::reports {
@@ -124,11 +125,8 @@ std::optional<RunStatus> run_status_from_string(const std::string& text) {
 int64_t fault_end_ns(const sim::FaultSpec& spec, const sim::FiredFault& fired) {
     const int64_t at = fired.at.ns;
     if (fired.skipped) return at;
-    switch (spec.kind) {
-        case sim::FaultKind::crash: return spec.restart ? at + spec.restart_delay.ns : -1;
-        case sim::FaultKind::transaction_abort: return at;
-        default: return at + spec.duration.ns;  // pause, partition, slow link, storage, broker, message loss
-    }
+    const std::optional<sim::Duration> lasts = scenarios::fault_type(spec.kind).effect_length(spec);
+    return lasts ? at + lasts->ns : -1;  // -1: it never ends (a crash without restart)
 }
 
 json expectation_file_form(const scenarios::Expectation& expect) {

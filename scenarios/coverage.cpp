@@ -5,6 +5,7 @@
 
 #include "engine/runtime/protocol_points.h"
 #include "oracles/oracle_registry.h"
+#include "scenarios/fault_types.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::scenarios {
@@ -16,11 +17,7 @@ namespace points = engine::points;
 constexpr std::string_view kPointPrefix = "point:";
 constexpr std::string_view kOraclePrefix = "oracle:";
 
-std::vector<std::string> fault_kind_names() {
-    std::vector<std::string> names;
-    for (size_t i = 0; i < sim::kFaultKindCount; ++i) names.emplace_back(sim::to_string(static_cast<sim::FaultKind>(i)));
-    return names;
-}
+std::vector<std::string> fault_kind_names() { return FaultTypes::global().names(); }
 
 template <typename Range>
 std::string join(const Range& items) {
@@ -55,8 +52,9 @@ std::string check_combination_name(const std::string& name) {
         return form + ", with a protocol point (" + join(points::kAll) + ")";
     }
     if (std::find(std::begin(phases::kAll), std::end(phases::kAll), phase) != std::end(phases::kAll)) {
-        if (phase == phases::kZombieResumed && kind != "pause") return form + " (zombie-resumed is a pause phase)";
-        if (phase == phases::kZombieWrites && kind != "partition") return form + " (zombie-writes is a partition phase)";
+        const CoverageNodes nodes = FaultTypes::global().find(kind)->coverage_nodes();
+        if (phase == phases::kZombieResumed && nodes != CoverageNodes::frozen) return form + " (zombie-resumed is a pause phase)";
+        if (phase == phases::kZombieWrites && nodes != CoverageNodes::cut_off) return form + " (zombie-writes is a partition phase)";
         return "";
     }
     return form + ", with a phase (" + join(phases::kAll) + ")";
@@ -179,13 +177,16 @@ void CoverageTracker::fault(const sim::FiredFault& fired, const sim::FaultSpec& 
     if (in_alignment) hit(kind, phases::kAlignment);
     if (!checkpoints_in_progress_.empty()) hit(kind, phases::kCheckpointing);
 
-    if (kind == sim::FaultKind::crash) {
-        for (const std::string& node : fired.nodes) forget_node(node);
+    switch (fault_type(kind).coverage_nodes()) {
+        case CoverageNodes::untouched: break;
+        case CoverageNodes::ended:
+            for (const std::string& node : fired.nodes) forget_node(node);
+            break;
+        case CoverageNodes::frozen:
+            for (const std::string& node : fired.nodes) pauses_.push_back(Pause{kind, node, fired.at + spec.duration, false});
+            break;
+        case CoverageNodes::cut_off: partitions_.push_back(Pause{kind, fired.nodes.front(), fired.at + spec.duration, false}); break;
     }
-    if (kind == sim::FaultKind::pause) {
-        for (const std::string& node : fired.nodes) pauses_.push_back(Pause{node, fired.at + spec.duration, false});
-    }
-    if (kind == sim::FaultKind::partition) partitions_.push_back(Pause{fired.nodes.front(), fired.at + spec.duration, false});
 }
 
 void CoverageTracker::forget_node(const std::string& node) {
@@ -198,11 +199,11 @@ void CoverageTracker::forget_node(const std::string& node) {
 
 void CoverageTracker::finish(sim::Time end) {
     for (const Pause& pause : pauses_) {
-        if (pause.failover_during && pause.resume_at <= end) hit(sim::FaultKind::pause, phases::kZombieResumed);
+        if (pause.failover_during && pause.resume_at <= end) hit(pause.kind, phases::kZombieResumed);
     }
     pauses_.clear();
     for (const Pause& cut : partitions_) {
-        if (cut.failover_during && fenced_writes_ > 0) hit(sim::FaultKind::partition, phases::kZombieWrites);
+        if (cut.failover_during && fenced_writes_ > 0) hit(cut.kind, phases::kZombieWrites);
     }
     partitions_.clear();
 }

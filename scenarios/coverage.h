@@ -94,6 +94,7 @@ public:
 
 private:
     struct Pause {
+        sim::FaultKind kind;
         std::string node;
         sim::Time resume_at;
         bool failover_during = false;

@@ -4,6 +4,8 @@
 #include <climits>
 #include <cstdio>
 
+#include "scenarios/fault_types.h"
+
 namespace eosim::scenarios {
 
 namespace {
@@ -37,64 +39,6 @@ std::string trigger_text(const sim::FaultTrigger& t) {
     std::string text = "at the " + ordinal(t.occurrence) + " " + t.point + filter_text(t);
     if (t.delay > sim::Duration::zero()) text += " + " + seconds_text(sim::Time::zero() + t.delay);
     return text;
-}
-
-// When the effect of a fault that fired at `at` ends (an instant one's: at once).
-sim::Time effect_end(const sim::FaultSpec& spec, sim::Time at) {
-    switch (spec.kind) {
-        case sim::FaultKind::crash:
-        case sim::FaultKind::transaction_abort: return at;  // what they hit is known when they fire
-        case sim::FaultKind::pause: return at;
-        default: return at + spec.duration;
-    }
-}
-
-// What a fault of this kind hits, for "hit: 3 <unit>".
-const char* hit_unit(sim::FaultKind kind) {
-    switch (kind) {
-        case sim::FaultKind::crash:
-        case sim::FaultKind::pause: return "tasks or processes";
-        case sim::FaultKind::partition: return "messages or connections cut";
-        case sim::FaultKind::slow_link: return "messages slowed";
-        case sim::FaultKind::message_loss: return "datagrams lost";
-        case sim::FaultKind::storage_failure: return "storage operations failed";
-        case sim::FaultKind::storage_slow: return "storage operations slowed";
-        case sim::FaultKind::broker_unavailable:
-        case sim::FaultKind::kafka_write_failure: return "Kafka calls refused";
-        case sim::FaultKind::transaction_abort: return "transactions aborted";
-        case sim::FaultKind::kafka_commit_errors: return "commits or aborts failed";
-        case sim::FaultKind::kafka_commit_outcome_unknown: return "commits or aborts answered with a timeout";
-        case sim::FaultKind::kafka_produce_ack_lost: return "produce answers lost";
-        case sim::FaultKind::system_unavailable:
-        case sim::FaultKind::system_write_errors:
-        case sim::FaultKind::bulk_partial_failure: return "calls failed";
-        case sim::FaultKind::system_call_races: return "calls failed or raced";
-    }
-    return "hits";
-}
-
-// Why a fault that fired hit nothing.
-std::string nothing_hit(const sim::FaultSpec& spec) {
-    switch (spec.kind) {
-        case sim::FaultKind::partition: return "nothing crossed it: the nodes exchanged no message while it lasted";
-        case sim::FaultKind::slow_link: return "no message travelled the link while it was slow";
-        case sim::FaultKind::message_loss: return "no datagram of those kinds was sent while it lasted";
-        case sim::FaultKind::storage_failure: return "no storage operation completed while storage was failing";
-        case sim::FaultKind::storage_slow: return "no storage operation started while storage was slow";
-        case sim::FaultKind::broker_unavailable:
-        case sim::FaultKind::kafka_write_failure: return "nobody called Kafka while it lasted";
-        case sim::FaultKind::transaction_abort: return "no transaction was open";
-        case sim::FaultKind::kafka_commit_errors:
-        case sim::FaultKind::kafka_commit_outcome_unknown: return "no transaction was committed or aborted while it lasted";
-        case sim::FaultKind::kafka_produce_ack_lost: return "nobody wrote to Kafka while it lasted";
-        case sim::FaultKind::system_unavailable:
-        case sim::FaultKind::system_write_errors:
-        case sim::FaultKind::bulk_partial_failure: return "no call to " + spec.system + " failed: nobody called it while it lasted";
-        case sim::FaultKind::system_call_races: return "no write to " + spec.system + " raced: nobody wrote to it while it lasted, or no draw hit";
-        case sim::FaultKind::crash:
-        case sim::FaultKind::pause: return "no task and no JobManager on the node";
-    }
-    return "nothing hit";
 }
 
 }  // namespace
@@ -143,45 +87,18 @@ void FaultAccounting::on_point(const sim::ProtocolPointEvent& event) {
 }
 
 int64_t FaultAccounting::counter(size_t index) const {
-    const sim::FaultSpec& spec = injector_.plan()[index];
     const Tracked& tr = tracked_[index];
-    auto value = [](const std::function<uint64_t()>& probe) { return probe ? static_cast<int64_t>(probe()) : 0; };
-    switch (spec.kind) {
-        case sim::FaultKind::crash:
-        case sim::FaultKind::pause: return 0;
-        case sim::FaultKind::partition: return tr.fired && !tr.record.skipped ? static_cast<int64_t>(world_.network().partition_hits(tr.record.handle)) : 0;
-        case sim::FaultKind::message_loss: return tr.fired ? static_cast<int64_t>(world_.network().loss_rule_hits(tr.record.handle)) : 0;
-        case sim::FaultKind::slow_link: {
-            if (!tr.fired) return 0;
-            const sim::NodeId a = world_.nodes().find(spec.nodes[0]);
-            const sim::NodeId b = world_.nodes().find(spec.nodes[1]);
-            return static_cast<int64_t>(world_.network().slow_link_hits(a, b));
-        }
-        case sim::FaultKind::storage_failure: return static_cast<int64_t>(world_.storage().operations_failed_by_fault());
-        case sim::FaultKind::storage_slow: return static_cast<int64_t>(world_.storage().operations_slowed_by_fault());
-        case sim::FaultKind::broker_unavailable:
-        case sim::FaultKind::kafka_write_failure: return value(probes_.kafka_refused_calls);
-        case sim::FaultKind::transaction_abort: return value(probes_.kafka_transactions_aborted);
-        case sim::FaultKind::kafka_commit_errors: return value(probes_.kafka_commit_errors);
-        case sim::FaultKind::kafka_commit_outcome_unknown: return value(probes_.kafka_commit_outcomes_unknown);
-        case sim::FaultKind::kafka_produce_ack_lost: return value(probes_.kafka_produce_acks_lost);
-        case sim::FaultKind::system_unavailable:
-        case sim::FaultKind::system_write_errors:
-        case sim::FaultKind::bulk_partial_failure:
-        case sim::FaultKind::system_call_races:  // a raced write's caller sees a timeout: a failed call
-            return probes_.system_failed_calls ? static_cast<int64_t>(probes_.system_failed_calls(spec.system)) : 0;
-    }
-    return 0;
+    const sim::FaultSpec& spec = injector_.plan()[index];
+    return fault_type(spec.kind).counter(FaultCounters{world_, probes_, tr.fired ? &tr.record : nullptr}, spec);
 }
 
 void FaultAccounting::firing(size_t index, const std::vector<sim::NodeId>& targets) {
-    const sim::FaultSpec& spec = injector_.plan()[index];
+    const FaultType& type = fault_type(injector_.plan()[index].kind);
     Tracked& tr = tracked_[index];
-    // Per-fault counters (a partition's, a loss rule's) start at zero when it acts; a slow link's
-    // counts per link over every slow fault on it (a later one on the same link replaces the earlier).
-    const bool own_counter = spec.kind == sim::FaultKind::partition || spec.kind == sim::FaultKind::message_loss;
-    tr.baseline = own_counter ? 0 : counter(index);
-    if (spec.kind != sim::FaultKind::crash && spec.kind != sim::FaultKind::pause) return;
+    // Per-fault counters (a partition's, a loss rule's) start at zero when it acts; shared ones
+    // (a slow link's, storage's, Kafka's) count from their value now.
+    tr.baseline = type.counter_per_fault() ? 0 : counter(index);
+    if (!type.accounts_targets()) return;
     for (sim::NodeId node : targets) {
         const std::string& name = world_.nodes().name(node);
         if (!world_.nodes().is_up(node)) continue;
@@ -209,7 +126,10 @@ void FaultAccounting::fired(const sim::FiredFault& record) {
     Tracked& tr = tracked_[record.plan_index];
     tr.fired = true;
     tr.record = record;
-    tr.closes_at = effect_end(injector_.plan()[record.plan_index], record.at);
+    const sim::FaultSpec& spec = injector_.plan()[record.plan_index];
+    const FaultType& type = fault_type(spec.kind);
+    // What a kind accounting its targets hit is known when it fires; a counter is read when its effect ends.
+    tr.closes_at = type.accounts_targets() ? record.at : record.at + type.counted_for(spec);
     next_close_ = std::min(next_close_, tr.closes_at);
 }
 
@@ -224,7 +144,7 @@ void FaultAccounting::close_due(sim::Time now) {
             continue;
         }
         tr.closed = true;
-        if (plan[i].kind != sim::FaultKind::crash && plan[i].kind != sim::FaultKind::pause) tr.hits = counter(i) - tr.baseline;
+        if (!fault_type(plan[i].kind).accounts_targets()) tr.hits = counter(i) - tr.baseline;
     }
 }
 
@@ -276,7 +196,8 @@ FaultAccount FaultAccounting::account(size_t index, const std::string& run_end) 
     }
     a.at_ns = tr.record.at.ns;
     a.nodes = tr.record.nodes;
-    const bool by_counter = spec.kind != sim::FaultKind::crash && spec.kind != sim::FaultKind::pause;
+    const FaultType& type = fault_type(spec.kind);
+    const bool by_counter = !type.accounts_targets();
     a.hits = tr.record.skipped ? 0 : (by_counter && !tr.closed ? counter(index) - tr.baseline : tr.hits);
     const std::string when = "fired at " + seconds_text(tr.record.at) + (a.nodes.empty() ? "" : " on " + [&] {
         std::string names;
@@ -290,12 +211,12 @@ FaultAccount FaultAccounting::account(size_t index, const std::string& run_end) 
     }
     if (a.hits == 0) {
         a.outcome = FaultOutcome::no_effect;
-        a.detail = when + " without effect: " + (by_counter ? nothing_hit(spec) : tr.hit_text.empty() ? nothing_hit(spec) : tr.hit_text);
+        a.detail = when + " without effect: " + (by_counter || tr.hit_text.empty() ? type.nothing_hit(spec) : tr.hit_text);
         return a;
     }
     a.outcome = FaultOutcome::fired;
     a.detail = when + ": " + tr.record.action + "; hit: " +
-               (by_counter ? std::to_string(a.hits) + " " + hit_unit(spec.kind) : tr.hit_text);
+               (by_counter ? std::to_string(a.hits) + " " + type.hit_unit() : tr.hit_text);
     return a;
 }
 

@@ -3,6 +3,8 @@
 #include <climits>
 #include <cstdint>
 
+#include "scenarios/fault_types.h"
+
 namespace eosim::scenarios {
 
 namespace {
@@ -14,10 +16,6 @@ struct Unit {
 constexpr Unit kUnits[] = {{3'600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"},
                            {1'000'000, "ms"},        {1'000, "us"},         {1, "ns"}};
 
-std::string format_ratio(sim::Ratio ratio) {
-    return std::to_string(ratio.numerator) + "/" + std::to_string(ratio.denominator);
-}
-
 }  // namespace
 
 std::string format_duration_exact(sim::Duration d) {
@@ -28,7 +26,6 @@ std::string format_duration_exact(sim::Duration d) {
 }
 
 nlohmann::ordered_json fault_to_json(const sim::FaultSpec& fault) {
-    using sim::FaultKind;
     nlohmann::ordered_json j;
     j["kind"] = sim::to_string(fault.kind);
     const sim::FaultTrigger& trigger = fault.trigger;
@@ -50,59 +47,10 @@ nlohmann::ordered_json fault_to_json(const sim::FaultSpec& fault) {
         }
         j["at_point"] = std::move(at_point);
     }
-    const std::string duration = format_duration_exact(fault.duration);
     if (fault.targets_running_task()) {
         j["task_manager_running"] = {{"vertex", fault.running_vertex}, {"subtask", fault.running_subtask}};
     }
-    switch (fault.kind) {
-        case FaultKind::crash:
-            if (!fault.nodes.empty()) j["nodes"] = fault.nodes;
-            j["restart"] = fault.restart;
-            j["restart_delay"] = format_duration_exact(fault.restart_delay);
-            break;
-        case FaultKind::pause:
-            if (!fault.nodes.empty()) j["nodes"] = fault.nodes;
-            j["duration"] = duration;
-            break;
-        case FaultKind::partition:
-            if (!fault.targets_running_task()) j["nodes"] = fault.nodes;
-            if (!fault.other_nodes.empty()) j["other_nodes"] = fault.other_nodes;
-            j["one_way"] = fault.one_way;
-            j["duration"] = duration;
-            break;
-        case FaultKind::slow_link:
-            j["nodes"] = fault.nodes;
-            j["multiplier"] = fault.multiplier;
-            j["duration"] = duration;
-            break;
-        case FaultKind::storage_slow:
-            j["multiplier"] = fault.multiplier;
-            j["duration"] = duration;
-            break;
-        case FaultKind::storage_failure:
-        case FaultKind::broker_unavailable:
-        case FaultKind::kafka_write_failure:
-        case FaultKind::kafka_commit_errors:
-        case FaultKind::kafka_commit_outcome_unknown:
-        case FaultKind::kafka_produce_ack_lost: j["duration"] = duration; break;
-        case FaultKind::transaction_abort: break;
-        case FaultKind::system_unavailable:
-        case FaultKind::system_write_errors:
-            j["system"] = fault.system;
-            j["duration"] = duration;
-            break;
-        case FaultKind::bulk_partial_failure:
-        case FaultKind::system_call_races:
-            j["system"] = fault.system;
-            j["ratio"] = format_ratio(fault.ratio);
-            j["duration"] = duration;
-            break;
-        case FaultKind::message_loss:
-            j["messages"] = fault.messages;
-            j["ratio"] = format_ratio(fault.ratio);
-            j["duration"] = duration;
-            break;
-    }
+    fault_type(fault.kind).write(fault, j);
     return j;
 }
 

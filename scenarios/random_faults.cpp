@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "engine/runtime/protocol_points.h"
+#include "scenarios/fault_types.h"
 
 namespace eosim::scenarios {
 
@@ -14,38 +15,6 @@ using sim::Duration;
 using sim::FaultKind;
 
 constexpr int64_t kRatioSteps = 1000;  // drawn message-loss ratios are multiples of 1/1000
-
-template <typename T>
-const T& pick(const std::vector<T>& items, sim::Prng& prng) {
-    assert(!items.empty());
-    return items[prng.below(items.size())];
-}
-
-// Uniform in [low, high], in whole milliseconds when the range holds one (logs and shrunk files
-// read better), else in nanoseconds.
-Duration draw_between(Duration low, Duration high, sim::Prng& prng) {
-    constexpr int64_t kMs = 1'000'000;
-    const int64_t low_ms = (low.ns + kMs - 1) / kMs;
-    const int64_t high_ms = high.ns / kMs;
-    if (low_ms > high_ms) return prng.duration_between(low, high);
-    return Duration::millis(prng.between(low_ms, high_ms));
-}
-
-Duration draw_duration(const DurationRange& range, sim::Prng& prng) { return draw_between(range.min, range.max, prng); }
-
-// A ratio in [min, max], rounded inwards to thousandths.
-sim::Ratio draw_ratio(const RatioRange& range, sim::Prng& prng) {
-    const auto thousandths_up = [](sim::Ratio r) {
-        return static_cast<int64_t>((static_cast<__uint128_t>(r.numerator) * kRatioSteps + r.denominator - 1) /
-                                    r.denominator);
-    };
-    const auto thousandths_down = [](sim::Ratio r) {
-        return static_cast<int64_t>(static_cast<__uint128_t>(r.numerator) * kRatioSteps / r.denominator);
-    };
-    const int64_t low = thousandths_up(range.min);
-    const int64_t high = std::max(low, thousandths_down(range.max));
-    return sim::Ratio{static_cast<uint64_t>(prng.between(low, high)), kRatioSteps};
-}
 
 bool contains(const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
@@ -58,91 +27,15 @@ bool announcers_are_candidates(const RandomFaults& spec, const RandomFaultKind& 
                        [&](const std::string& tm) { return contains(kind.nodes, tm); });
 }
 
-// The kind's own parameters; returns how long its effect lasts (0: instantaneous).
-Duration draw_parameters(const RandomFaultKind& kind, sim::FaultSpec& fault, sim::Prng& prng) {
-    switch (kind.kind) {
-        case FaultKind::crash:
-            fault.nodes = {pick(kind.nodes, prng)};
-            fault.restart = true;
-            fault.restart_delay = draw_duration(kind.restart_delay, prng);
-            return fault.restart_delay;
-        case FaultKind::pause: fault.nodes = {pick(kind.nodes, prng)}; break;
-        case FaultKind::partition: {
-            fault.nodes = {pick(kind.nodes, prng)};
-            // `job_manager_cut` of the partitions of a TaskManager (when the JobManager is a candidate too)
-            // cut it off from the JobManager only, one way: what it sends to the JobManager is
-            // lost, while the JobManager, Kafka and the other TaskManagers still reach it. The
-            // JobManager drops it and fails over; its tasks run on and write -- a zombie -- until
-            // it misses the JobManager's heartbeats.
-            if (fault.nodes.front().rfind("tm", 0) == 0 && contains(kind.nodes, "jobmanager") &&
-                prng.chance(kind.job_manager_cut)) {
-                fault.other_nodes = {"jobmanager"};
-                fault.one_way = true;
-                break;
-            }
-            std::vector<std::string> others;
-            for (const std::string& node : kind.nodes) {
-                if (node != fault.nodes.front()) others.push_back(node);
-            }
-            // Half of the partitions cut one node from everything else, half from one other node.
-            if (!others.empty() && prng.chance(sim::Ratio{1, 2})) fault.other_nodes = {pick(others, prng)};
-            fault.one_way = prng.chance(kind.one_way);
-            break;
-        }
-        case FaultKind::slow_link: {
-            const size_t first = prng.below(kind.nodes.size());
-            size_t second = prng.below(kind.nodes.size() - 1);
-            if (second >= first) ++second;
-            fault.nodes = {kind.nodes[first], kind.nodes[second]};
-            fault.multiplier = static_cast<uint32_t>(prng.between(kind.multiplier.min, kind.multiplier.max));
-            break;
-        }
-        case FaultKind::storage_slow:
-            fault.multiplier = static_cast<uint32_t>(prng.between(kind.multiplier.min, kind.multiplier.max));
-            break;
-        case FaultKind::storage_failure:
-        case FaultKind::broker_unavailable:
-        case FaultKind::kafka_write_failure:
-        case FaultKind::kafka_commit_errors:
-        case FaultKind::kafka_commit_outcome_unknown:
-        case FaultKind::kafka_produce_ack_lost: break;
-        case FaultKind::transaction_abort: return Duration::zero();
-        case FaultKind::system_unavailable:
-        case FaultKind::system_write_errors: fault.system = pick(kind.systems, prng); break;
-        case FaultKind::bulk_partial_failure:
-        case FaultKind::system_call_races:
-            fault.system = pick(kind.systems, prng);
-            fault.ratio = draw_ratio(kind.ratio, prng);
-            break;
-        case FaultKind::message_loss: {
-            for (const std::string& message : kind.messages) {
-                if (prng.chance(sim::Ratio{1, 2})) fault.messages.push_back(message);
-            }
-            if (fault.messages.empty()) fault.messages.push_back(pick(kind.messages, prng));
-            fault.ratio = draw_ratio(kind.ratio, prng);
-            break;
-        }
-    }
-    fault.duration = draw_duration(kind.duration, prng);
-    return fault.duration;
-}
-
-// Shortens the effect to at most `limit` (so that it can end before the quiet period).
-Duration clip_effect(sim::FaultSpec& fault, Duration effect, Duration limit) {
-    if (effect <= limit) return effect;
-    if (fault.kind == FaultKind::crash) {
-        fault.restart_delay = limit;
-    } else {
-        fault.duration = limit;
-    }
-    return limit;
-}
-
 sim::FaultSpec draw_fault(const RandomFaults& spec, const RandomFaultKind& kind, sim::Prng& prng) {
+    const FaultType& type = fault_type(kind.kind);
     sim::FaultSpec fault;
     fault.kind = kind.kind;
-    Duration effect = draw_parameters(kind, fault, prng);
-    effect = clip_effect(fault, effect, spec.quiet_after - spec.window_from);
+    Duration effect = type.draw(kind, fault, prng);
+    if (const Duration limit = spec.quiet_after - spec.window_from; effect > limit) {  // it can end before the quiet period
+        type.clip_effect(fault, limit);
+        effect = limit;
+    }
 
     const PointTriggers& points = spec.point_triggers;
     if (!points.points.empty() && prng.chance(points.ratio)) {
@@ -154,9 +47,8 @@ sim::FaultSpec draw_fault(const RandomFaults& spec, const RandomFaultKind& kind,
         if (!points.after_failover.is_zero() && prng.chance(points.after_failover)) fault.trigger.attempt_min = 2;
         if (points.delay) fault.trigger.delay = draw_duration(*points.delay, prng);
         fault.trigger.not_after = sim::Time::zero() + (spec.quiet_after - effect);
-        const bool hits_a_node = fault.kind == FaultKind::crash || fault.kind == FaultKind::pause;
         // Half of the crashes and pauses at a point hit whichever node announced it.
-        if (hits_a_node && announcers_are_candidates(spec, kind, fault.trigger.point) &&
+        if (type.drawn_at_announcer() && announcers_are_candidates(spec, kind, fault.trigger.point) &&
             prng.chance(sim::Ratio{1, 2})) {
             fault.nodes.clear();
         }
@@ -201,6 +93,29 @@ const RandomFaultKind& kind_spec(const RandomFaults& spec, FaultKind kind) {
 }
 
 }  // namespace
+
+Duration draw_between(Duration low, Duration high, sim::Prng& prng) {
+    constexpr int64_t kMs = 1'000'000;
+    const int64_t low_ms = (low.ns + kMs - 1) / kMs;
+    const int64_t high_ms = high.ns / kMs;
+    if (low_ms > high_ms) return prng.duration_between(low, high);
+    return Duration::millis(prng.between(low_ms, high_ms));
+}
+
+Duration draw_duration(const DurationRange& range, sim::Prng& prng) { return draw_between(range.min, range.max, prng); }
+
+sim::Ratio draw_ratio(const RatioRange& range, sim::Prng& prng) {
+    const auto thousandths_up = [](sim::Ratio r) {
+        return static_cast<int64_t>((static_cast<__uint128_t>(r.numerator) * kRatioSteps + r.denominator - 1) /
+                                    r.denominator);
+    };
+    const auto thousandths_down = [](sim::Ratio r) {
+        return static_cast<int64_t>(static_cast<__uint128_t>(r.numerator) * kRatioSteps / r.denominator);
+    };
+    const int64_t low = thousandths_up(range.min);
+    const int64_t high = std::max(low, thousandths_down(range.max));
+    return sim::Ratio{static_cast<uint64_t>(prng.between(low, high)), kRatioSteps};
+}
 
 const char* to_string(RandomMode mode) { return mode == RandomMode::swarm ? "swarm" : "fixed"; }
 

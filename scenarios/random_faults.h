@@ -125,6 +125,18 @@ FaultDraw draw_random_faults(const RandomFaults& spec, sim::Prng& prng);
 // failover.started, job.running, job.finished); false for the points TaskManagers announce.
 bool announced_by_job_manager(const std::string& point);
 
+// The draws kinds make (scenarios/fault_types.h, FaultType::draw), each a fixed number of PRNG values:
+// an element of `items` (not empty); uniform in [low, high], in whole milliseconds when the range
+// holds one (logs and shrunk files read better), else in nanoseconds; a ratio in [min, max],
+// rounded inwards to thousandths.
+template <typename T>
+const T& pick(const std::vector<T>& items, sim::Prng& prng) {
+    return items[prng.below(items.size())];
+}
+sim::Duration draw_between(sim::Duration low, sim::Duration high, sim::Prng& prng);
+sim::Duration draw_duration(const DurationRange& range, sim::Prng& prng);
+sim::Ratio draw_ratio(const RatioRange& range, sim::Prng& prng);
+
 // One line per drawn parameter set, for reports: "swarm: crash x7, partition x2; 12 faults".
 std::string describe_draw(const FaultDraw& draw);
 

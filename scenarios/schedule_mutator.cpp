@@ -3,19 +3,17 @@
 #include <algorithm>
 #include <utility>
 
+#include "scenarios/fault_types.h"
+
 namespace eosim::scenarios {
 
 namespace {
 
 constexpr int64_t kScheduleShiftMaxMs = 2000;
 
-// How long a fault's effect lasts once it fired (a crash: until the restart).
+// How long a fault's effect lasts once fired (a crash: until the restart; without one, 0).
 sim::Duration mutator_effect_length(const sim::FaultSpec& f) {
-    switch (f.kind) {
-        case sim::FaultKind::crash: return f.restart ? f.restart_delay : sim::Duration::zero();
-        case sim::FaultKind::transaction_abort: return sim::Duration::zero();
-        default: return f.duration;
-    }
+    return fault_type(f.kind).effect_length(f).value_or(sim::Duration::zero());
 }
 
 bool mutator_shift(std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random, sim::Prng& prng) {
@@ -73,8 +71,9 @@ bool mutator_add(std::vector<sim::FaultSpec>& faults, const std::optional<Random
 bool mutator_aim(std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random, sim::Prng& prng) {
     if (!random || random->point_triggers.points.empty() || faults.empty()) return false;
     sim::FaultSpec& f = faults[prng.below(faults.size())];
-    const bool needs_nodes = f.kind == sim::FaultKind::slow_link;
-    if (needs_nodes || ((f.kind == sim::FaultKind::crash || f.kind == sim::FaultKind::pause) && f.nodes.empty())) return false;
+    // A link's ends stay as they are; a crash or pause without nodes hits its own point's announcer.
+    const FaultType& type = fault_type(f.kind);
+    if (type.targets() == sim::FaultTargets::link || (type.drawn_at_announcer() && f.nodes.empty())) return false;
     const std::vector<std::string>& points = random->point_triggers.points;
     sim::FaultTrigger trigger;
     trigger.point = points[prng.below(points.size())];
@@ -94,7 +93,7 @@ bool mutator_splice(std::vector<sim::FaultSpec>& faults, const std::vector<sim::
     if (donor == nullptr) return false;
     std::vector<const sim::FaultSpec*> copyable;
     for (const sim::FaultSpec& f : *donor) {
-        if (f.kind != sim::FaultKind::crash || f.restart) copyable.push_back(&f);
+        if (fault_type(f.kind).effect_length(f)) copyable.push_back(&f);
     }
     if (copyable.empty()) return false;
     faults.push_back(*copyable[prng.below(copyable.size())]);
@@ -111,7 +110,7 @@ bool mutator_retarget(std::vector<sim::FaultSpec>& faults, const std::optional<R
     if (!random || faults.empty()) return false;
     sim::FaultSpec& f = faults[prng.below(faults.size())];
     if (f.nodes.size() != 1) return false;
-    if (f.kind != sim::FaultKind::crash && f.kind != sim::FaultKind::pause && f.kind != sim::FaultKind::partition) return false;
+    if (fault_type(f.kind).targets() != sim::FaultTargets::node_or_announcer) return false;
     for (const RandomFaultKind& kind : random->kinds) {
         if (kind.kind != f.kind || kind.nodes.size() < 2) continue;
         const std::string& node = kind.nodes[prng.below(kind.nodes.size())];

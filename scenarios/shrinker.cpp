@@ -6,6 +6,7 @@
 
 #include "engine/invariant.h"
 #include "scenarios/fault_json.h"
+#include "scenarios/fault_types.h"
 #include "scenarios/reproducer.h"
 #include "scenarios/run/planned_faults.h"
 
@@ -14,7 +15,6 @@ namespace eosim::scenarios {
 namespace {
 
 using sim::Duration;
-using sim::FaultKind;
 
 constexpr int64_t kMs = 1'000'000;
 constexpr int kMaxRounds = 4;
@@ -25,8 +25,6 @@ RunOptions run_options(uint64_t seed, const ShrinkOptions& options) {
     run.max_events = options.max_events;
     return run;
 }
-
-bool has_duration(FaultKind kind) { return kind != FaultKind::crash && kind != FaultKind::transaction_abort; }
 
 // The smallest value in [low, known] for which `fails` holds, where `fails(known)` is known to
 // hold; a binary search that only ever settles on a value it has seen fail.
@@ -145,12 +143,10 @@ public:
                     changed = true;
                 }
             }
-            if (has_duration(faults[i].kind) && faults[i].duration.ns % kMs == 0) {
-                shrink_field(1, faults[i].duration.ns / kMs, [](sim::FaultSpec& x, int64_t ms) { x.duration = Duration::millis(ms); });
-            }
-            if (faults[i].kind == FaultKind::crash && faults[i].restart && faults[i].restart_delay.ns % kMs == 0) {
-                shrink_field(0, faults[i].restart_delay.ns / kMs,
-                             [](sim::FaultSpec& x, int64_t ms) { x.restart_delay = Duration::millis(ms); });
+            for (const ShrinkableDuration& d : fault_type(faults[i].kind).shrinkable(faults[i])) {
+                if ((faults[i].*d.field).ns % kMs != 0) continue;
+                shrink_field(d.least_ms, (faults[i].*d.field).ns / kMs,
+                             [field = d.field](sim::FaultSpec& x, int64_t ms) { x.*field = Duration::millis(ms); });
             }
             if (faults[i].trigger.point.empty() && faults[i].trigger.at.ns % kMs == 0) {
                 shrink_field(0, faults[i].trigger.at.ns / kMs,

@@ -13,25 +13,14 @@
 //   `trigger.not_after`, it is dropped (it stays pending), so that a random schedule can promise
 //   that every effect ends before its quiet period.
 //
-// Actions (and their undo, scheduled as world-owned events):
-// Targets: `nodes`; at a point without them, the announcer (crash, pause, partition); or, for
-// crash, pause and partition, the TaskManager running a subtask (`FaultSpec::running_vertex`),
-// looked up through `OutsideFaults::task_manager_running` when the fault fires (skipped when no
-// attempt has been deployed).
-//
-// - crash: `Scheduler::crash`; when `restart`, `Scheduler::restart` after restart_delay if the node
-//   is still down then. Crashing a node that is already down does nothing (recorded as skipped).
-// - pause: `Scheduler::pause`, `resume` after duration. A node that is down or paused is skipped.
-// - partition: `Network::partition(nodes, other_nodes, one_way)`, healed after duration. Empty
-//   `other_nodes` means every other node of the world. Placed at a protocol point with no `nodes`,
-//   one side is the announcing node (skipped when the announcer is among `other_nodes`).
-// - slow_link: `Network::slow_link(nodes[0], nodes[1], multiplier, duration)`.
-// - storage_failure / storage_slow: `DurableStorage::fail_until` / `slow_until` (now + duration).
-// - broker_unavailable / kafka_write_failure / transaction_abort / kafka_commit_errors /
-//   kafka_commit_outcome_unknown / kafka_produce_ack_lost: the `OutsideFaults` hooks, so
-//   that sim/ does not depend on the models in sim/external/.
-// - system_unavailable / system_write_errors / bulk_partial_failure: the `OutsideFaultTarget`
-//   registered under the fault's `system` name (`OutsideFaults::systems`).
+// Actions (and their undo, scheduled as world-owned events) are the kinds' own: each kind's
+// `FaultFiring`, found by name in `FaultFirings::global()` (sim/fault_firing.h; the built-in kinds'
+// in sim/faults/). The injector checks what every fault has in common (node names, trigger,
+// durations, ratio, the targets its kind takes), resolves the targets and records what fired;
+// it switches on no kind. Targets: `nodes`; at a point without them, the announcer (the kinds
+// that take one: crash, pause, partition); or, for those, the TaskManager running a subtask
+// (`FaultSpec::running_vertex`), looked up through `OutsideFaults::task_manager_running` when the
+// fault fires (skipped when no attempt has been deployed).
 //
 // Every firing is recorded (`fired()`), counted, and folded into the trace as an event of kind
 // "fault.<kind>". Deterministic: faults are kept and visited in plan order.
@@ -41,46 +30,16 @@
 //
 // Lifetime: the injector registers callbacks that point to it with the world's scheduler and
 // point hook; it must outlive every later step of the world and must not move.
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "sim/fault_firing.h"
 #include "sim/fault_plan.h"
-#include "sim/outside_fault_target.h"
 #include "sim/world.h"
 
 namespace eosim::sim {
-
-inline constexpr size_t kFaultKindCount = 17;  // FaultKind::crash .. FaultKind::system_call_races
-
-// Hooks into the outside systems, wired by the runner (e.g. to `external::KafkaCluster`).
-// A plan that uses a kind whose hook is empty is rejected at construction.
-struct OutsideFaults {
-    std::function<void(Time until)> broker_unavailable;   // answers nothing until `until`
-    std::function<void(Time until)> kafka_write_failure;  // writes fail until `until`
-    std::function<void()> transaction_abort;              // aborts every open transaction now
-    // The generic kinds' targets, by system name (a plan naming a system not here is rejected).
-    std::map<std::string, OutsideFaultTarget*> systems;
-    std::function<void(Time until)> kafka_commit_errors;           // EndTxn fails retriably until `until`
-    std::function<void(Time until)> kafka_commit_outcome_unknown;  // EndTxn applied, answer lost until `until`
-    std::function<void(Time until)> kafka_produce_ack_lost;        // produce written, every other answer lost until `until`
-    // The job's placement (FaultSpec::running_vertex): the TaskManager node the latest attempt
-    // deployed runs (vertex, subtask) on, kNoNode when none.
-    std::function<NodeId(const std::string& vertex, int32_t subtask)> task_manager_running;
-};
-
-struct FiredFault {
-    Time at;
-    FaultKind kind = FaultKind::crash;
-    size_t plan_index = 0;           // position in the plan
-    std::vector<std::string> nodes;  // target node names (both sides of a partition: nodes, then other_nodes)
-    std::string action;              // what it did, for people ("crashed tm1; restart at 5.000s")
-    bool skipped = false;            // it fired but had nothing to do (e.g. the node was already down)
-    // partition: its PartitionId; message_loss: its loss rule (sim::Network's hit counters).
-    uint64_t handle = 0;
-};
 
 class FaultInjector {
 public:
@@ -115,7 +74,7 @@ public:
     uint64_t injected_count() const { return fired_.size() - skipped_count_; }
     uint64_t skipped_count() const { return skipped_count_; }
     // Faults of one kind that fired (skipped ones included).
-    uint64_t count(FaultKind kind) const { return counts_[static_cast<size_t>(kind)]; }
+    uint64_t count(FaultKind kind) const;
     // Faults of the plan that have not fired (yet): a point that was never announced often enough.
     uint64_t pending_count() const { return plan_.size() - fired_.size(); }
     // When the effects of every fault fired so far end (restart, resume, heal, end of a period);
@@ -131,6 +90,7 @@ private:
         bool triggered = false;           // its point's k-th announcement came (it fires now, or after `delay`)
         Time triggered_at = Time::never();
         bool fired = false;
+        const FaultFiring* firing = nullptr;  // its kind's
     };
 
     void validate_and_resolve(size_t index);
@@ -138,13 +98,11 @@ private:
     void on_point(const ProtocolPointEvent& event);
     // Carries out fault `index`; `announcer` is the node that announced its point (or kNoNode).
     void fire(size_t index, NodeId announcer);
-    void fire_crash(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record);
-    void fire_pause(const FaultSpec& spec, const std::vector<NodeId>& targets, FiredFault& record);
-    void fire_partition(const FaultSpec& spec, const std::vector<NodeId>& side_a, const std::vector<NodeId>& other_nodes,
-                        FiredFault& record);
-    void fire_outside_system(const FaultSpec& spec, FiredFault& record);
-    void extend_quiet(Time until);
-    std::vector<std::string> names(const std::vector<NodeId>& ids) const;
+    void check_trigger(size_t index, const std::string& what) const;
+    void check_targets(size_t index, const std::string& what) const;
+    // Fault `index`'s target nodes when it fires (see Targets above).
+    std::vector<NodeId> targets_now(size_t index, NodeId announcer) const;
+    void record(size_t index, FiredFault record, const std::vector<NodeId>& targets);
 
     World& world_;
     std::vector<FaultSpec> plan_;
@@ -154,7 +112,7 @@ private:
     std::vector<std::function<void(const FiredFault&)>> fired_observers_;
     std::vector<FiringObserver> firing_observers_;
     std::function<int64_t()> attempt_;
-    std::array<uint64_t, kFaultKindCount> counts_{};
+    std::map<std::string, uint64_t> counts_;  // by kind name
     uint64_t skipped_count_ = 0;
     Time quiet_since_ = Time::zero();
 };

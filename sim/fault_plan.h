@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/prng.h"
@@ -13,30 +14,64 @@
 
 namespace eosim::sim {
 
-enum class FaultKind : uint8_t {
-    crash,               // node crashes; restarts after restart_delay unless restart is false
-    pause,               // node freezes for duration (a long GC pause), then resumes as it was
-    partition,           // nodes | other_nodes cannot talk for duration (one_way: nodes -> other_nodes only)
-    slow_link,           // latency between nodes[0] and nodes[1] multiplied for duration
-    storage_failure,     // every durable-storage operation fails for duration
-    storage_slow,        // durable-storage latency multiplied for duration
-    broker_unavailable,  // the Kafka broker answers nothing for duration
-    kafka_write_failure, // Kafka writes fail for duration
-    transaction_abort,   // the broker aborts every open transaction (as on timeout)
-    message_loss,        // datagrams of the named kinds are lost with `ratio` for duration
+// A fault kind: its name, the "kind" of a scenario's fault. What a kind does is registered, not
+// switched on: its firing (what it does to the world) in sim/fault_firing.h, the rest (JSON, random
+// draw, accounting) in scenarios/fault_types.h. The constants name the built-in kinds, so that code
+// and tests read `FaultKind::crash`; a kind registered elsewhere (e.g. a test's) is a constant of its
+// own (`inline constexpr sim::FaultKind kMine{"mine"}`). Two kinds are equal when their names are.
+class FaultKind {
+public:
+    constexpr explicit FaultKind(const char* name) : name_(name) {}
+    constexpr const char* name() const { return name_; }
+    friend constexpr bool operator==(FaultKind a, FaultKind b) { return std::string_view(a.name_) == b.name_; }
+    friend constexpr bool operator<(FaultKind a, FaultKind b) { return std::string_view(a.name_) < b.name_; }
+
+    static const FaultKind crash;               // node crashes; restarts after restart_delay unless restart is false
+    static const FaultKind pause;               // node freezes for duration (a long GC pause), then resumes as it was
+    static const FaultKind partition;           // nodes | other_nodes cannot talk for duration (one_way: nodes -> other_nodes only)
+    static const FaultKind slow_link;           // latency between nodes[0] and nodes[1] multiplied for duration
+    static const FaultKind storage_failure;     // every durable-storage operation fails for duration
+    static const FaultKind storage_slow;        // durable-storage latency multiplied for duration
+    static const FaultKind broker_unavailable;  // the Kafka broker answers nothing for duration
+    static const FaultKind kafka_write_failure; // Kafka writes fail for duration
+    static const FaultKind transaction_abort;   // the broker aborts every open transaction (as on timeout)
+    static const FaultKind message_loss;        // datagrams of the named kinds are lost with `ratio` for duration
     // Generic outside-system faults: `system` names the target (a registered system, e.g.
     // "documents", "key_values", "objects"; see sim/outside_fault_target.h).
-    system_unavailable,    // the system answers nothing for duration
-    system_write_errors,   // the system's writes fail for duration (reads still answer)
-    bulk_partial_failure,  // each item of the system's batch requests fails with `ratio` for duration
+    static const FaultKind system_unavailable;    // the system answers nothing for duration
+    static const FaultKind system_write_errors;   // the system's writes fail for duration (reads still answer)
+    static const FaultKind bulk_partial_failure;  // each item of the system's batch requests fails with `ratio` for duration
     // Kafka commit faults (produce and reads keep working):
-    kafka_commit_errors,           // EndTxn (commit, abort) fails with a retriable coordinator error for duration
-    kafka_commit_outcome_unknown,  // EndTxn is applied but answered with a request timeout for duration
-    kafka_produce_ack_lost,        // produce requests are written but every other answer is lost for duration
+    static const FaultKind kafka_commit_errors;           // EndTxn (commit, abort) fails with a retriable coordinator error for duration
+    static const FaultKind kafka_commit_outcome_unknown;  // EndTxn is applied but answered with a request timeout for duration
+    static const FaultKind kafka_produce_ack_lost;        // produce requests are written but every other answer is lost for duration
     // Calls that race (sim/external/call_races.h): each write to `system` races with `ratio` for
     // duration (its answer lost after it applied, it lands late after later calls, or it is lost).
-    system_call_races,
+    static const FaultKind system_call_races;
+
+private:
+    const char* name_;
 };
+
+inline constexpr FaultKind FaultKind::crash{"crash"};
+inline constexpr FaultKind FaultKind::pause{"pause"};
+inline constexpr FaultKind FaultKind::partition{"partition"};
+inline constexpr FaultKind FaultKind::slow_link{"slow_link"};
+inline constexpr FaultKind FaultKind::storage_failure{"storage_failure"};
+inline constexpr FaultKind FaultKind::storage_slow{"storage_slow"};
+inline constexpr FaultKind FaultKind::broker_unavailable{"broker_unavailable"};
+inline constexpr FaultKind FaultKind::kafka_write_failure{"kafka_write_failure"};
+inline constexpr FaultKind FaultKind::transaction_abort{"transaction_abort"};
+inline constexpr FaultKind FaultKind::message_loss{"message_loss"};
+inline constexpr FaultKind FaultKind::system_unavailable{"system_unavailable"};
+inline constexpr FaultKind FaultKind::system_write_errors{"system_write_errors"};
+inline constexpr FaultKind FaultKind::bulk_partial_failure{"bulk_partial_failure"};
+inline constexpr FaultKind FaultKind::kafka_commit_errors{"kafka_commit_errors"};
+inline constexpr FaultKind FaultKind::kafka_commit_outcome_unknown{"kafka_commit_outcome_unknown"};
+inline constexpr FaultKind FaultKind::kafka_produce_ack_lost{"kafka_produce_ack_lost"};
+inline constexpr FaultKind FaultKind::system_call_races{"system_call_races"};
+
+inline const char* to_string(FaultKind kind) { return kind.name(); }
 
 struct FaultTrigger {
     Time at = Time::never();  // used when point is empty
@@ -79,7 +114,5 @@ struct FaultSpec {
     int32_t running_subtask = 0;
     bool targets_running_task() const { return !running_vertex.empty(); }
 };
-
-const char* to_string(FaultKind kind);
 
 }  // namespace eosim::sim

@@ -3,20 +3,25 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <string_view>
+
+#include "scenarios/fault_types.h"
 
 namespace eosim::testkit {
 
 namespace {
 
-std::string kind_words(const std::string& kind) {
-    if (kind == "system_unavailable" || kind == "broker_unavailable") return "unavailable";
-    if (kind == "system_write_errors" || kind == "kafka_write_failure") return "write errors";
-    if (kind == "bulk_partial_failure") return "half of every bulk request's items fail";
-    if (kind == "kafka_commit_errors") return "commits and aborts fail (retriable)";
-    if (kind == "kafka_commit_outcome_unknown") return "commits and aborts applied, answers lost (timeout)";
-    return kind;
-}
+// The append store as a fault target: it has only unavailability (the testkit draws no other of its faults).
+class AppendStoreTarget final : public sim::OutsideFaultTarget {
+public:
+    explicit AppendStoreTarget(sim::external::AppendStore& store) : store_(store) {}
+    void set_unavailable_until(sim::Time until) override { store_.set_unavailable_until(until); }
+    void set_write_errors_until(sim::Time) override { throw std::logic_error("the append store has no write errors, only unavailability"); }
+
+private:
+    sim::external::AppendStore& store_;
+};
 
 std::string race_words(const sim::external::RaceStep& step) {
     switch (step.delivery) {
@@ -539,18 +544,32 @@ sim::OutsideFaultTarget* ContractHarness::target(const std::string& system) {
     return nullptr;
 }
 
+// Through the fault registry (scenarios/fault_types.h): the kind's firing acts on the harness's
+// systems, as the fault injector's acts on a run's.
 void ContractHarness::fault(const FaultChoice& choice, int64_t millis) {
-    const sim::Time until = world_.now() + sim::Duration::millis(millis);
-    const std::string& kind = choice.kind;
-    if (kind == "broker_unavailable") kafka_.set_unavailable_until(until);
-    else if (kind == "kafka_write_failure") kafka_.set_write_failures_until(until);
-    else if (kind == "kafka_commit_errors") kafka_.set_commit_errors_until(until);
-    else if (kind == "kafka_commit_outcome_unknown") kafka_.set_commit_outcome_unknown_until(until);
-    else if (choice.system == "append_store") store_.set_unavailable_until(until);  // it has only unavailability
-    else if (kind == "system_unavailable") target(choice.system)->set_unavailable_until(until);
-    else if (kind == "system_write_errors") target(choice.system)->set_write_errors_until(until);
-    else if (kind == "bulk_partial_failure") target(choice.system)->set_partial_batch_failure(sim::Ratio{1, 2}, until);
-    line("fault: " + choice.system + " " + kind_words(kind) + " for " + std::to_string(millis) + " ms");
+    const scenarios::FaultType* type = scenarios::FaultTypes::global().find(choice.kind);
+    if (type == nullptr) throw std::invalid_argument("no fault kind \"" + choice.kind + "\" is registered");
+    sim::FaultSpec spec;
+    spec.kind = type->kind();
+    spec.system = choice.system;
+    spec.duration = sim::Duration::millis(millis);
+    spec.ratio = sim::Ratio{1, 2};  // bulk_partial_failure: half of every bulk request's items
+    AppendStoreTarget store(store_);
+    sim::OutsideFaults hooks;
+    hooks.broker_unavailable = [this](sim::Time until) { kafka_.set_unavailable_until(until); };
+    hooks.kafka_write_failure = [this](sim::Time until) { kafka_.set_write_failures_until(until); };
+    hooks.kafka_commit_errors = [this](sim::Time until) { kafka_.set_commit_errors_until(until); };
+    hooks.kafka_commit_outcome_unknown = [this](sim::Time until) { kafka_.set_commit_outcome_unknown_until(until); };
+    hooks.systems = {{"append_store", &store}, {"objects", target("objects")}, {"documents", target("documents")},
+                     {"key_values", target("key_values")}, {"database", target("database")}};
+    const std::string problem = type->firing().check(spec, hooks);
+    if (!problem.empty()) throw std::invalid_argument("fault " + choice.kind + " on " + choice.system + ": " + problem);
+    sim::FiredFault record;
+    sim::Time quiet = world_.now();
+    const std::vector<sim::NodeId> no_nodes;
+    sim::FaultAct act{world_, spec, hooks, no_nodes, no_nodes, record, quiet};
+    type->firing().fire(act);
+    line("fault: " + choice.system + " " + type->testkit_words() + " for " + std::to_string(millis) + " ms");
 }
 
 void ContractHarness::run_time(int64_t millis) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "scenarios/fault_types.h"
 #include "scenarios/loader/json_value.h"
 
 namespace eosim::scenarios::loading {
@@ -25,24 +26,6 @@ inline constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source,
                                       engine::OperatorKind::join,         engine::OperatorKind::dedup};
 inline constexpr std::array kAllEdges = {engine::EdgeKind::forward, engine::EdgeKind::hash, engine::EdgeKind::rebalance};
 inline constexpr std::array kAllModes = {engine::CheckpointingMode::exactly_once, engine::CheckpointingMode::at_least_once};
-inline constexpr std::array kAllFaults = {sim::FaultKind::crash,
-                                   sim::FaultKind::pause,
-                                   sim::FaultKind::partition,
-                                   sim::FaultKind::slow_link,
-                                   sim::FaultKind::storage_failure,
-                                   sim::FaultKind::storage_slow,
-                                   sim::FaultKind::broker_unavailable,
-                                   sim::FaultKind::kafka_write_failure,
-                                   sim::FaultKind::transaction_abort,
-                                   sim::FaultKind::message_loss,
-                                   sim::FaultKind::system_unavailable,
-                                   sim::FaultKind::system_write_errors,
-                                   sim::FaultKind::bulk_partial_failure,
-                                   sim::FaultKind::kafka_commit_errors,
-                                   sim::FaultKind::kafka_commit_outcome_unknown,
-                                   sim::FaultKind::kafka_produce_ack_lost,
-                                   sim::FaultKind::system_call_races};
-
 // "" when `job` fits the slots of `world`'s TaskManagers; else what its slot sharing groups need
 // (engine/runtime/slot_placement.h), as a ScenarioError's "expected ..." text.
 std::string slot_shortage(const engine::JobSpec& job, const WorldSpec& world);
@@ -91,6 +74,7 @@ private:
     void read_random_faults(const Value& v);
     void read_end_window(const Value& v, RandomFaults& r);
     void read_random_kinds(const Value& v, RandomFaults& r);
+    RandomFaultKind read_random_kind(const Value& v, const FaultType& type);
     void read_point_triggers(const Value& v, PointTriggers& p);
     void read_sometimes(const Value& v);
     void read_sensitivity(const Value& v, const json& document);
@@ -98,10 +82,10 @@ private:
     std::vector<std::string> read_node_names(const Value& v);
     std::string read_node_name(const Value& v);
     // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the run,
-    // one that accepts `kind` (bulk_partial_failure: one with bulk requests; system_call_races: one
-    // whose calls race).
-    std::string read_system_name(const Value& v, sim::FaultKind kind);
-    std::vector<std::string> read_system_names(const Value& v, sim::FaultKind kind);
+    // one a fault's "system" may name (`target`: batches, one with bulk requests; races, one whose
+    // calls race).
+    std::string read_system_name(const Value& v, SystemTarget target);
+    std::vector<std::string> read_system_names(const Value& v, SystemTarget target);
     void use_outside_system(const std::string& name);
     void read_savepoints(const Value& v);
     void read_deployments(const Value& v);

@@ -2,6 +2,7 @@
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/protocol_points.h"
 #include "scenarios/coverage.h"
+#include "scenarios/fault_types.h"
 #include "scenarios/loader/loader.h"
 #include "scenarios/outside_system_registry.h"
 #include "scenarios/point_reach.h"
@@ -9,74 +10,48 @@
 
 namespace eosim::scenarios::loading {
 
-bool targets_a_system(sim::FaultKind kind) {
-    return kind == sim::FaultKind::system_unavailable || kind == sim::FaultKind::system_write_errors ||
-           kind == sim::FaultKind::bulk_partial_failure || kind == sim::FaultKind::system_call_races;
-}
-
-// Whether the optional system `r` takes a fault of `kind`.
-bool accepts(const OutsideSystemRegistration& r, sim::FaultKind kind) {
-    if (kind == sim::FaultKind::bulk_partial_failure) return r.partial_batch_failures;
-    if (kind == sim::FaultKind::system_call_races) return r.call_races;
+// Whether the optional system `r` takes a fault whose "system" is `target`.
+bool accepts(const OutsideSystemRegistration& r, SystemTarget target) {
+    if (target == SystemTarget::batches) return r.partial_batch_failures;
+    if (target == SystemTarget::races) return r.call_races;
     return true;
 }
 
-// "an outside system (documents, key_values, objects)": those a fault of `kind` may name.
-std::string systems_expected(sim::FaultKind kind) {
+// "an outside system (documents, key_values, objects)": those a fault's "system" may name.
+std::string systems_expected(SystemTarget target) {
     std::string names;
     for (const OutsideSystemRegistration& r : outside_system_registrations()) {
-        if (r.present != nullptr || !accepts(r, kind)) continue;
+        if (r.present != nullptr || !accepts(r, target)) continue;
         names += (names.empty() ? "" : ", ") + std::string(r.name);
     }
-    const char* what = kind == sim::FaultKind::bulk_partial_failure ? "an outside system with bulk requests"
-                       : kind == sim::FaultKind::system_call_races  ? "an outside system whose calls race"
-                                                                    : "an outside system";
+    const char* what = target == SystemTarget::batches ? "an outside system with bulk requests"
+                       : target == SystemTarget::races ? "an outside system whose calls race"
+                                                       : "an outside system";
     return std::string(what) + " (" + names + ")";
 }
 
 // --- faults ---
 
-// The keys a fault of `kind` takes, scheduled (besides "kind", "at", "at_point") or drawn by
-// faults.random (besides "weight"): one table, so a new kind is added in one place. They differ
-// where a scheduled fault names one thing and a drawn one a set to draw from ("system" /
-// "systems"), and in what only one of them can say (a crash's "restart" and a partition's
-// "other_nodes" when scheduled; a partition's "job_manager_cut" when drawn).
-enum class FaultUse : uint8_t { scheduled, drawn };
-
-std::vector<std::string> fault_kind_keys(sim::FaultKind kind, FaultUse use) {
-    const bool scheduled = use == FaultUse::scheduled;
-    std::vector<std::string> keys = scheduled ? std::vector<std::string>{"kind", "at", "at_point"} : std::vector<std::string>{"weight"};
-    const std::string system = scheduled ? "system" : "systems";
-    switch (kind) {
-        case sim::FaultKind::crash:
-            keys.insert(keys.end(), {"nodes", "restart_delay"});
-            if (scheduled) keys.insert(keys.end(), {"restart", "task_manager_running"});
-            break;
-        case sim::FaultKind::pause:
-            keys.insert(keys.end(), {"nodes", "duration"});
-            if (scheduled) keys.push_back("task_manager_running");
-            break;
-        case sim::FaultKind::partition:
-            keys.insert(keys.end(), {"nodes", "duration", "one_way"});
-            if (scheduled) keys.push_back("task_manager_running");
-            keys.push_back(scheduled ? "other_nodes" : "job_manager_cut");
-            break;
-        case sim::FaultKind::slow_link: keys.insert(keys.end(), {"nodes", "multiplier", "duration"}); break;
-        case sim::FaultKind::storage_slow: keys.insert(keys.end(), {"multiplier", "duration"}); break;
-        case sim::FaultKind::storage_failure:
-        case sim::FaultKind::broker_unavailable:
-        case sim::FaultKind::kafka_write_failure:
-        case sim::FaultKind::kafka_commit_errors:
-        case sim::FaultKind::kafka_commit_outcome_unknown:
-        case sim::FaultKind::kafka_produce_ack_lost: keys.push_back("duration"); break;
-        case sim::FaultKind::transaction_abort: break;
-        case sim::FaultKind::message_loss: keys.insert(keys.end(), {"messages", "ratio", "duration"}); break;
-        case sim::FaultKind::system_unavailable:
-        case sim::FaultKind::system_write_errors: keys.insert(keys.end(), {system, "duration"}); break;
-        case sim::FaultKind::bulk_partial_failure:
-        case sim::FaultKind::system_call_races: keys.insert(keys.end(), {system, "ratio", "duration"}); break;
-    }
+// The keys a fault of `type` takes, scheduled (besides "kind", "at", "at_point") or drawn by
+// faults.random (besides "weight"): the type's own list (scenarios/fault_types.h).
+std::vector<std::string> fault_kind_keys(const FaultType& type, FaultUse use) {
+    std::vector<std::string> keys = use == FaultUse::scheduled ? std::vector<std::string>{"kind", "at", "at_point"}
+                                                               : std::vector<std::string>{"weight"};
+    const std::vector<std::string> own = type.keys(use);
+    keys.insert(keys.end(), own.begin(), own.end());
     return keys;
+}
+
+// The registered fault type "kind" names.
+const FaultType& read_fault_type(const Value& v) {
+    const FaultTypes& types = FaultTypes::global();
+    const std::vector<std::string> names = types.names();
+    if (v.get().is_string()) {
+        const std::string text = v.get().get<std::string>();
+        if (const FaultType* type = types.find(text)) return *type;
+        v.fail("expected a fault kind, one of: " + join(names) + "; found " + describe(v.get()) + suggestion(text, names));
+    }
+    v.fail("expected a fault kind, one of: " + join(names) + "; found " + describe(v.get()));
 }
 
 void Loader::read_faults(const Value& v) {
@@ -96,27 +71,26 @@ void Loader::read_faults(const Value& v) {
 void Loader::read_fault(const Value& v) {
     if (!v.get().is_object()) v.expected("an object (a fault)");
     if (!v.get().contains("kind")) Object(v, {"kind"}).missing("kind", "a fault kind");
+    const FaultType& type = read_fault_type(v.child("kind"));
     sim::FaultSpec fault;
-    fault.kind = read_enum(v.child("kind"), kAllFaults, "a fault kind");
-    const Object o(v, fault_kind_keys(fault.kind, FaultUse::scheduled), "an object (a fault)");
+    fault.kind = type.kind();
+    const Object o(v, fault_kind_keys(type, FaultUse::scheduled), "an object (a fault)");
     read_trigger(o, fault);
     const bool at_point = !fault.trigger.point.empty();
-    const bool targets_nodes = fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause ||
-                               fault.kind == sim::FaultKind::partition || fault.kind == sim::FaultKind::slow_link;
+    const bool targets_nodes = type.targets() != sim::FaultTargets::none;
     if (auto x = o.get("nodes")) fault.nodes = read_node_names(*x);
     if (auto x = o.get("task_manager_running")) {
         if (o.has("nodes")) x->fail("expected either \"nodes\" or \"task_manager_running\", found both");
         read_running_task(*x, fault);
     }
-    const bool may_omit_nodes = (at_point || fault.targets_running_task()) &&
-                                (fault.kind == sim::FaultKind::crash || fault.kind == sim::FaultKind::pause ||
-                                 fault.kind == sim::FaultKind::partition);
+    const bool may_omit_nodes =
+        (at_point || fault.targets_running_task()) && type.targets() == sim::FaultTargets::node_or_announcer;
     if (targets_nodes && fault.nodes.empty() && !may_omit_nodes) {
         const std::string what = "an array of node names (" + join(node_names()) + ")";
         if (!o.has("nodes")) o.missing("nodes", what);
         o.get("nodes")->fail("expected at least one node, found an empty array");
     }
-    if (fault.kind == sim::FaultKind::slow_link && fault.nodes.size() != 2) {
+    if (type.targets() == sim::FaultTargets::link && fault.nodes.size() != 2) {
         o.get("nodes")->fail("expected exactly two nodes (the ends of the link), found " +
                              std::to_string(fault.nodes.size()));
     }
@@ -135,7 +109,7 @@ void Loader::read_fault(const Value& v) {
     if (auto x = o.get("multiplier")) {
         fault.multiplier = static_cast<uint32_t>(read_int(*x, IntRange{1, 1'000'000, "a positive integer"}));
     }
-    if (fault.kind == sim::FaultKind::message_loss) {
+    if (type.reads_messages()) {
         std::vector<std::string> known;
         for (const sim::EventKind* kind : engine::messages::kAll) known.emplace_back(kind->name);
         const std::string what = "an array of control messages (" + join(known) + ")";
@@ -151,8 +125,8 @@ void Loader::read_fault(const Value& v) {
         if (fault.messages.empty()) messages.fail("expected at least one control message, found an empty array");
         if (auto x = o.get("ratio")) fault.ratio = read_ratio(*x);
     }
-    if (targets_a_system(fault.kind)) {
-        fault.system = read_system_name(o.require("system", systems_expected(fault.kind)), fault.kind);
+    if (type.system_target() != SystemTarget::none) {
+        fault.system = read_system_name(o.require("system", systems_expected(type.system_target())), type.system_target());
         if (auto x = o.get("ratio")) fault.ratio = read_ratio(*x);
     }
     s_.faults.push_back(std::move(fault));
@@ -255,27 +229,6 @@ void Loader::read_trigger(const Object& o, sim::FaultSpec& fault) {
 
 constexpr std::array kRandomModes = {RandomMode::swarm, RandomMode::fixed};
 
-// The defaults of a drawn kind's duration (or a crash's restart delay).
-DurationRange default_random_duration(sim::FaultKind kind) {
-    switch (kind) {
-        case sim::FaultKind::crash: return {Duration::millis(200), Duration::seconds(3)};
-        case sim::FaultKind::pause: return {Duration::millis(200), Duration::seconds(3)};
-        case sim::FaultKind::partition: return {Duration::millis(200), Duration::seconds(5)};
-        case sim::FaultKind::storage_failure:
-        case sim::FaultKind::broker_unavailable:
-        case sim::FaultKind::kafka_write_failure:
-        case sim::FaultKind::system_unavailable:
-        case sim::FaultKind::system_write_errors:
-        case sim::FaultKind::bulk_partial_failure:
-        case sim::FaultKind::system_call_races:
-        case sim::FaultKind::kafka_commit_errors:
-        case sim::FaultKind::kafka_commit_outcome_unknown:
-        case sim::FaultKind::kafka_produce_ack_lost: return {Duration::millis(100), Duration::seconds(2)};
-        default: return {Duration::millis(500), Duration::seconds(5)};
-    }
-}
-
-
 MultiplierRange read_multiplier_range(const Value& v) {
     const Object o(v, {"min", "max"}, "an object {\"min\": integer, \"max\": integer}");
     MultiplierRange range;
@@ -327,16 +280,6 @@ std::vector<std::string> read_control_messages(const Value& v) {
     });
     if (messages.empty()) v.fail("expected at least one control message, found an empty array");
     return messages;
-}
-
-// The node names a drawn kind targets by default: the TaskManagers that run tasks; partitions also
-// the JobManager; slow links also the Kafka broker.
-std::vector<std::string> default_random_nodes(sim::FaultKind kind, const WorldSpec& world) {
-    std::vector<std::string> nodes;
-    if (kind == sim::FaultKind::partition || kind == sim::FaultKind::slow_link) nodes.push_back("jobmanager");
-    for (int32_t i = 0; i < world.task_managers; ++i) nodes.push_back("tm" + std::to_string(i));
-    if (kind == sim::FaultKind::slow_link) nodes.push_back("kafka");
-    return nodes;
 }
 
 void Loader::read_random_faults(const Value& v) {
@@ -405,50 +348,50 @@ void Loader::read_end_window(const Value& v, RandomFaults& r) {
 }
 
 void Loader::read_random_kinds(const Value& v, RandomFaults& r) {
-    std::vector<std::string> names;
-    for (sim::FaultKind kind : kAllFaults) names.emplace_back(to_string(kind));
-    const Object o(v, names, "an object of fault kinds ({\"crash\": {...}, ...})");
-    for (sim::FaultKind kind : kAllFaults) {
-        const std::optional<Value> entry = o.get(to_string(kind));
-        if (!entry) continue;
-        const Object k(*entry, fault_kind_keys(kind, FaultUse::drawn), "an object (how this kind is drawn; {} for the defaults)");
-        RandomFaultKind spec;
-        spec.kind = kind;
-        if (auto x = k.get("weight")) spec.weight = static_cast<uint32_t>(read_int(*x, IntRange{1, 1000, "a positive integer"}));
-        const DurationRange defaults = default_random_duration(kind);
-        spec.duration = defaults;
-        spec.restart_delay = defaults;
-        if (auto x = k.get("duration")) spec.duration = read_min_max(*x, defaults, false);
-        if (auto x = k.get("restart_delay")) spec.restart_delay = read_min_max(*x, defaults, true);
-        if (auto x = k.get("multiplier")) spec.multiplier = read_multiplier_range(*x);
-        if (auto x = k.get("one_way")) spec.one_way = read_ratio(*x);
-        if (auto x = k.get("job_manager_cut")) spec.job_manager_cut = read_ratio(*x);
-        const bool targets_nodes = kind == sim::FaultKind::crash || kind == sim::FaultKind::pause ||
-                                   kind == sim::FaultKind::partition || kind == sim::FaultKind::slow_link;
-        if (targets_nodes) {
-            spec.nodes = default_random_nodes(kind, s_.world);
-            if (auto x = k.get("nodes")) {
-                spec.nodes = read_node_names(*x);
-                const size_t least = kind == sim::FaultKind::slow_link ? 2 : 1;
-                if (spec.nodes.size() < least) {
-                    x->fail("expected at least " + std::to_string(least) + " node" + (least == 1 ? "" : "s") +
-                            ", found " + std::to_string(spec.nodes.size()));
-                }
-            }
-        }
-        if (kind == sim::FaultKind::message_loss) {
-            for (const sim::EventKind* message : engine::messages::kAll) spec.messages.emplace_back(message->name);
-            if (auto x = k.get("messages")) spec.messages = read_control_messages(*x);
-            if (auto x = k.get("ratio")) spec.ratio = read_ratio_range(*x);
-        }
-        if (targets_a_system(kind)) {
-            spec.systems = read_system_names(k.require("systems", "an array of " + systems_expected(kind)), kind);
-            spec.ratio = RatioRange{sim::Ratio{1, 10}, sim::Ratio{1, 2}};
-            if (auto x = k.get("ratio")) spec.ratio = read_ratio_range(*x);
-        }
-        r.kinds.push_back(std::move(spec));
+    const FaultTypes& types = FaultTypes::global();
+    const Object o(v, types.names(), "an object of fault kinds ({\"crash\": {...}, ...})");
+    for (const FaultType* type : types.all()) {
+        const std::optional<Value> entry = o.get(type->name());
+        if (entry) r.kinds.push_back(read_random_kind(*entry, *type));
     }
     if (r.kinds.empty()) v.fail("expected at least one fault kind, found an empty object");
+}
+
+RandomFaultKind Loader::read_random_kind(const Value& v, const FaultType& type) {
+    const Object k(v, fault_kind_keys(type, FaultUse::drawn), "an object (how this kind is drawn; {} for the defaults)");
+    RandomFaultKind spec;
+    spec.kind = type.kind();
+    if (auto x = k.get("weight")) spec.weight = static_cast<uint32_t>(read_int(*x, IntRange{1, 1000, "a positive integer"}));
+    const DurationRange defaults = type.default_duration();
+    spec.duration = defaults;
+    spec.restart_delay = defaults;
+    if (auto x = k.get("duration")) spec.duration = read_min_max(*x, defaults, false);
+    if (auto x = k.get("restart_delay")) spec.restart_delay = read_min_max(*x, defaults, true);
+    if (auto x = k.get("multiplier")) spec.multiplier = read_multiplier_range(*x);
+    if (auto x = k.get("one_way")) spec.one_way = read_ratio(*x);
+    if (auto x = k.get("job_manager_cut")) spec.job_manager_cut = read_ratio(*x);
+    if (type.targets() != sim::FaultTargets::none) {
+        spec.nodes = type.candidate_nodes(s_.world.task_managers);
+        if (auto x = k.get("nodes")) {
+            spec.nodes = read_node_names(*x);
+            const size_t least = type.targets() == sim::FaultTargets::link ? 2 : 1;
+            if (spec.nodes.size() < least) {
+                x->fail("expected at least " + std::to_string(least) + " node" + (least == 1 ? "" : "s") + ", found " +
+                        std::to_string(spec.nodes.size()));
+            }
+        }
+    }
+    if (type.reads_messages()) {
+        for (const sim::EventKind* message : engine::messages::kAll) spec.messages.emplace_back(message->name);
+        if (auto x = k.get("messages")) spec.messages = read_control_messages(*x);
+    }
+    if (type.system_target() != SystemTarget::none) {
+        spec.systems = read_system_names(k.require("systems", "an array of " + systems_expected(type.system_target())),
+                                         type.system_target());
+    }
+    spec.ratio = type.default_ratio();
+    if (auto x = k.get("ratio")) spec.ratio = read_ratio_range(*x);
+    return spec;
 }
 
 void Loader::read_point_triggers(const Value& v, PointTriggers& p) {
@@ -534,21 +477,21 @@ void Loader::use_outside_system(const std::string& name) {
     }
 }
 
-std::string Loader::read_system_name(const Value& v, sim::FaultKind kind) {
-    const bool batches = kind == sim::FaultKind::bulk_partial_failure;
+std::string Loader::read_system_name(const Value& v, SystemTarget target) {
+    const bool batches = target == SystemTarget::batches;
     std::vector<std::string> names;
     for (const OutsideSystemRegistration& r : outside_system_registrations()) {
-        if (r.present == nullptr && accepts(r, kind)) names.emplace_back(r.name);
+        if (r.present == nullptr && accepts(r, target)) names.emplace_back(r.name);
     }
     // The scenario's own databases (a CDC source's, an upsert sink's) take the generic faults too, and
     // so does HA's coordination service; they have no bulk requests. The job is read before the
     // faults, so they are known.
     const std::vector<std::string> databases =
-        batches ? std::vector<std::string>{} : scenario_fault_systems(s_, kind == sim::FaultKind::system_call_races);
+        batches ? std::vector<std::string>{} : scenario_fault_systems(s_, target == SystemTarget::races);
     names.insert(names.end(), databases.begin(), databases.end());
     if (!v.get().is_string() || std::find(names.begin(), names.end(), v.get().get<std::string>()) == names.end()) {
         const std::string hint = v.get().is_string() ? suggestion(v.get().get<std::string>(), names) : "";
-        std::string expected = systems_expected(kind);
+        std::string expected = systems_expected(target);
         if (!databases.empty()) expected += " or one of this scenario's databases (" + join(databases) + ")";
         v.fail("expected " + expected + "; found " + describe(v.get()) + hint);
     }
@@ -557,10 +500,10 @@ std::string Loader::read_system_name(const Value& v, sim::FaultKind kind) {
     return name;
 }
 
-std::vector<std::string> Loader::read_system_names(const Value& v, sim::FaultKind kind) {
+std::vector<std::string> Loader::read_system_names(const Value& v, SystemTarget target) {
     std::vector<std::string> names;
     for_each_element(v, "an array of outside systems", [&](const Value& element) {
-        std::string name = read_system_name(element, kind);
+        std::string name = read_system_name(element, target);
         if (std::find(names.begin(), names.end(), name) != names.end()) element.fail("duplicate system " + in_quotes(name));
         names.push_back(std::move(name));
     });

@@ -1,5 +1,6 @@
 #include "scenarios/run/planned_faults.h"
 
+#include "scenarios/fault_types.h"
 #include "scenarios/point_reach.h"
 
 namespace eosim::scenarios {
@@ -50,9 +51,8 @@ bool PlannedFaults::effect_during(sim::Time from, sim::Time to) const {
     for (const sim::FiredFault& fired : injector_->fired()) {
         if (fired.skipped || fired.at > to) continue;
         const sim::FaultSpec& spec = injector_->plan()[fired.plan_index];
-        sim::Time end = fired.at + spec.duration;
-        if (spec.kind == sim::FaultKind::crash) end = spec.restart ? fired.at + spec.restart_delay : sim::Time::never();
-        if (spec.kind == sim::FaultKind::transaction_abort) end = fired.at;
+        const std::optional<sim::Duration> lasts = fault_type(spec.kind).effect_length(spec);
+        const sim::Time end = lasts ? fired.at + *lasts : sim::Time::never();
         if (end >= from) return true;
     }
     return false;
