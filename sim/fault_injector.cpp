@@ -1,9 +1,10 @@
 #include "sim/fault_injector.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdio>
 #include <stdexcept>
+
+#include "sim/invariant.h"
 
 namespace eosim::sim {
 
@@ -309,7 +310,7 @@ void FaultInjector::fire_outside_system(const FaultSpec& spec, FiredFault& recor
             record.action = spec.system + " writes race with " + std::to_string(spec.ratio.numerator) + "/" +
                             std::to_string(spec.ratio.denominator) + " until " + format_time(until);
             break;
-        default: assert(false && "not an outside-system kind");
+        default: EOSIM_INVARIANT(false, "an outside-system fault kind");
     }
     extend_quiet(until);
 }

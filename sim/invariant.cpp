@@ -1,9 +1,9 @@
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 
 #include <cstdio>
 #include <cstdlib>
 
-namespace eosim::engine {
+namespace eosim::sim {
 
 namespace {
 void print_and_abort(const InvariantFailure& failure) {
@@ -32,4 +32,4 @@ void invariant_broken(const char* name, const char* condition, const char* file,
     std::abort();  // a handler that returned
 }
 
-}  // namespace eosim::engine
+}  // namespace eosim::sim
