@@ -16,7 +16,6 @@ World::World(WorldOptions options)
 
 void World::announce(std::string_view point, NodeId node, int64_t detail, PointTask task) {
     EOSIM_INVARIANT(!point.empty() && node < nodes_.size(), "a protocol point is named and announced by a known node");
-    EOSIM_INVARIANT(nodes_.is_up(node), "a protocol point is announced by a live node (a crash ends its process's step)");
     const std::string note = trace_.logging() ? std::string(point) + " " + std::to_string(detail) : std::string();
     trace_.record(kProtocolPoint, now(), node, digest_mix(digest_of(point), static_cast<uint64_t>(detail)), note);
     const ProtocolPointEvent event{point, node, detail, task};
