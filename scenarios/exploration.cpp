@@ -7,7 +7,7 @@
 #include <thread>
 #include <utility>
 
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/run/planned_faults.h"
 #include "scenarios/run_shape.h"
@@ -57,7 +57,7 @@ ExplorationOutcome run_exploration_input(const Scenario& base, const Exploration
     RunResult result;
     try {
         result = run_scenario(scenario, run_options);
-    } catch (const engine::InvariantBrokenError& broken) {
+    } catch (const sim::InvariantBrokenError& broken) {
         out.run.invariant_broken = broken.what();
         return out;  // not met, no coverage: it never joins the corpus
     }
@@ -180,7 +180,7 @@ std::set<std::string> exploration_keys(const RunResult& result, const std::set<s
 ExploreReport explore_scenario(const Scenario& scenario, const std::vector<uint64_t>& seeds, bool unbounded,
                                const ExploreOptions& options, const ExploreProgress& progress) {
     assert(!seeds.empty());
-    const engine::ScopedInvariantHandler one_run_stops(engine::throw_invariant_broken);
+    const sim::ScopedInvariantHandler one_run_stops(sim::throw_invariant_broken);
     const Scenario base = options.strategy == ExploreStrategy::pct ? with_priority_delivery(scenario, options.pct) : scenario;
     const size_t total = unbounded ? std::numeric_limits<size_t>::max() : seeds.size();
     // Swarm and pct runs are independent: a generation is as large as keeps the threads busy.

@@ -82,7 +82,7 @@ struct ExploreReport {
 
 // Runs up to `seeds.size()` runs of `scenario` (more with `unbounded`: seeds.back() + 1, + 2, ...),
 // a generation at a time, until `progress` says stop. A run that breaks an engine invariant ends
-// there (engine::throw_invariant_broken is the handler meanwhile) and is reported with it, not
+// there (sim::throw_invariant_broken is the handler meanwhile) and is reported with it, not
 // met; the others go on.
 ExploreReport explore_scenario(const Scenario& scenario, const std::vector<uint64_t>& seeds, bool unbounded,
                                const ExploreOptions& options, const ExploreProgress& progress);

@@ -4,7 +4,7 @@
 #include <climits>
 #include <map>
 
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/fault_types.h"
 #include "scenarios/reproducer.h"
@@ -273,11 +273,11 @@ bool run_outcome_met(const RunResult& result) {
 std::string FailureSignature::what() const { return invariant.empty() ? oracle + " fires" : "engine " + invariant; }
 
 Replay replay_run(const Scenario& scenario, const RunOptions& options) {
-    const engine::ScopedInvariantHandler stops_the_run(engine::throw_invariant_broken);
+    const sim::ScopedInvariantHandler stops_the_run(sim::throw_invariant_broken);
     Replay replay;
     try {
         replay.result = run_scenario(scenario, options);
-    } catch (const engine::InvariantBrokenError& broken) {
+    } catch (const sim::InvariantBrokenError& broken) {
         replay.invariant_broken = broken.what();
     }
     return replay;

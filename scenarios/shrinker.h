@@ -43,14 +43,14 @@ struct ShrinkOptions {
 struct FailureSignature {
     std::string oracle = "exactly_once_output";  // the first oracle that fired (its registered name); "" for an invariant
     bool expectation_met = false;                 // the run's outcome (exit code 0 or 1)
-    std::string invariant;                        // the broken invariant's engine::InvariantFailure::message(), or ""
+    std::string invariant;                        // the broken invariant's sim::InvariantFailure::message(), or ""
 
     // "exactly_once_output fires" or "engine invariant broken: NAME (CONDITION) at FILE:LINE".
     std::string what() const;
 };
 
 // A run as the shrinker replays it: its result, or the message of the engine invariant it broke
-// (engine::throw_invariant_broken is the handler meanwhile: the run stops, the process goes on).
+// (sim::throw_invariant_broken is the handler meanwhile: the run stops, the process goes on).
 struct Replay {
     std::optional<RunResult> result;
     std::string invariant_broken;

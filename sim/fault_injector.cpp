@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/invariant.h"
+
 namespace eosim::sim {
 
 namespace {

@@ -1,7 +1,8 @@
 #include "sim/network.h"
 
 #include <algorithm>
-#include <cassert>
+
+#include "sim/invariant.h"
 
 namespace eosim::sim {
 
@@ -59,15 +60,16 @@ Duration Network::draw_latency(NodeId from, NodeId to) {
 
 // The hot path of every message: flattened, it contains the latency draw instead of calling it.
 [[gnu::flatten]] bool Network::send(ConnectionId id, NodeId from, const EventKind& kind, uint64_t digest, Callback&& on_receive) {
-    assert(id < connections_.size());  // ids come from connect() only
+    EOSIM_INVARIANT(id < connections_.size(), "a message on a known connection (ids come from connect)");
     Connection& c = connections_[id];
-    assert(from == c.ends[0] || from == c.ends[1]);
+    EOSIM_INVARIANT(from == c.ends[0] || from == c.ends[1], "a message sent from an end of its connection");
     if (!c.open || !scheduler_.nodes().is_up(from)) {
         ++messages_dropped_;
         return false;
     }
     const int dir = from == c.ends[0] ? 0 : 1;
     const NodeId to = c.ends[1 - dir];
+    EOSIM_INVARIANT(scheduler_.nodes().is_up(to), "an open connection's ends are up: a crash breaks the node's connections");
     Direction& d = c.direction[dir];
     // FIFO: never before the previous message of this direction (ties run in send order).
     const Time arrival = std::max(scheduler_.now() + draw_latency(from, to), d.last_arrival);
@@ -76,12 +78,16 @@ Duration Network::draw_latency(NodeId from, NodeId to) {
     // The message is delivered by a timer of its own, cancelled if the connection breaks first.
     const TimerId timer = scheduler_.schedule_at(arrival, to, kind, digest, std::move(on_receive));
     if (d.in_flight.size() == d.in_flight.capacity()) trim_delivered(d);  // amortised: before growing
-    if (timer.valid()) d.in_flight.push_back(timer);
+    d.in_flight.push_back(timer);
     return true;
 }
 
+// Also where FIFO order is checked, in O(1): the messages of a direction leave it in the order they
+// were sent, so while the oldest one is in flight the newest is too (a break drops them all at once).
 void Network::trim_delivered(Direction& d) {
     while (d.head < d.in_flight.size() && !scheduler_.is_pending(d.in_flight[d.head])) ++d.head;
+    EOSIM_INVARIANT(d.head == d.in_flight.size() || scheduler_.is_pending(d.in_flight.back()),
+                    "channel FIFO: a message leaves its direction after every earlier one");
     if (d.head == d.in_flight.size()) {
         d.in_flight.clear();
         d.head = 0;
@@ -227,11 +233,16 @@ bool Network::lost_by_rule(const EventKind& kind) {
     return false;
 }
 
-void Network::set_latency(NodeId a, NodeId b, LinkLatency latency) { latencies_[link_key(a, b)] = latency; }
+void Network::set_latency(NodeId a, NodeId b, LinkLatency latency) {
+    EOSIM_INVARIANT(latency.min >= Duration::zero() && latency.min <= latency.max,
+                    "a link's latency range is ordered and never negative: a message never arrives before it is sent");
+    latencies_[link_key(a, b)] = latency;
+}
 
 void Network::slow_link(NodeId a, NodeId b, uint32_t multiplier, Duration period) {
     // A later slow link on the same link replaces the earlier one's multiplier and end; the hits
     // count on over both (a fault's own share is what it added since it fired).
+    EOSIM_INVARIANT(multiplier >= 1 && period >= Duration::zero(), "a slow link slows, for a period that does not end in the past");
     SlowLink& link = slow_links_[link_key(a, b)];
     link.multiplier = multiplier;
     link.until = scheduler_.now() + period;

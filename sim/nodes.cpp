@@ -1,6 +1,5 @@
 #include "sim/nodes.h"
 
-#include <cassert>
 #include <stdexcept>
 
 namespace eosim::sim {

@@ -1,12 +1,14 @@
 #include "sim/priority_delivery.h"
 
 #include <algorithm>
-#include <cassert>
+
+#include "sim/invariant.h"
 
 namespace eosim::sim {
 
 PriorityDelivery::PriorityDelivery(Prng prng, PriorityDeliveryOptions options) : prng_(prng), options_(options) {
-    assert(options_.enabled() && options_.change_point_steps > 0);
+    EOSIM_INVARIANT(options_.enabled() && options_.change_point_steps > 0,
+                    "PCT ordering made only when enabled, with change points");
     for (uint32_t i = 1; i < options_.depth; ++i) {
         change_points_.push_back(1 + prng_.below(options_.change_point_steps));
     }

@@ -1,8 +1,9 @@
 #include "sim/scheduler.h"
 
 #include <algorithm>
-#include <cassert>
 #include <stdexcept>
+
+#include "sim/invariant.h"
 
 namespace eosim::sim {
 
@@ -14,7 +15,7 @@ constexpr size_t kSweepMinimum = 8;
 
 TimerId Scheduler::schedule(Duration delay, NodeId owner, const EventKind& kind, uint64_t digest,
                             Callback&& callback) {
-    assert(delay >= Duration::zero());
+    EOSIM_INVARIANT(delay >= Duration::zero(), "time never goes back: no event is scheduled in the past");
     return schedule_at(now_ + delay, owner, kind, digest, std::move(callback));
 }
 
@@ -22,7 +23,8 @@ TimerId Scheduler::schedule(Duration delay, NodeId owner, const EventKind& kind,
 // release (nor the trace's record) but contain them.
 [[gnu::flatten]] TimerId Scheduler::schedule_at(Time at, NodeId owner, const EventKind& kind, uint64_t digest,
                                Callback&& callback) {
-    assert(at >= now_);
+    EOSIM_INVARIANT(at >= now_, "time never goes back: no event is scheduled in the past");
+    EOSIM_INVARIANT(owner == kNoNode || owner < nodes_.size(), "an event belongs to the world or to a known node");
     if (owner != kNoNode && !nodes_.is_up(owner)) return TimerId{};
     uint32_t slot;
     if (free_slots_.empty()) {
@@ -62,7 +64,7 @@ void Scheduler::push(int64_t at_ns, uint32_t slot) {
 }
 
 Scheduler::Key Scheduler::pop() {
-    assert(!heap_.empty());
+    EOSIM_INVARIANT(!heap_.empty(), "a pop from a non-empty queue");
     const Key top = heap_.front();
     const Key last = heap_.back();
     heap_.pop_back();
@@ -98,6 +100,7 @@ void Scheduler::release(uint32_t slot) {
 bool Scheduler::cancel(TimerId id) {
     if (!id.valid() || id.slot >= slots_.size()) return false;
     Slot& s = slots_[id.slot];
+    EOSIM_INVARIANT(id.generation <= s.generation, "a timer id is never newer than its slot (ids come from schedule)");
     if (s.generation != id.generation || !s.pending) return false;
     s.pending = false;  // the heap key stays; the slot is released when it comes due or is swept
     s.callback = nullptr;
@@ -138,6 +141,7 @@ void Scheduler::sweep_cancelled() {
         release(key.slot());
         return true;
     }
+    EOSIM_INVARIANT(static_cast<int64_t>(key.at_ns) >= now_.ns, "time never goes back: events come due in order");
     now_ = Time{static_cast<int64_t>(key.at_ns)};
     if (s.owner != kNoNode) {
         if (!nodes_.is_current(s.owner, s.incarnation)) {
@@ -152,6 +156,8 @@ void Scheduler::sweep_cancelled() {
             return true;
         }
     }
+    EOSIM_INVARIANT(s.owner == kNoNode || nodes_.state(s.owner) == NodeState::up,
+                    "an event runs only on its owner's live, running incarnation");
     ++processed_;
     trace_.record(*s.kind, now_, s.owner, s.digest);
     Callback callback = std::move(s.callback);
@@ -184,7 +190,11 @@ void Scheduler::resume(NodeId id) {
     nodes_.set_paused(id, false);
     if (id >= parked_.size()) return;
     // Parked events come due now, in the order they originally came due.
-    for (uint32_t slot : parked_[id]) push(now_.ns, slot);
+    for (uint32_t slot : parked_[id]) {
+        EOSIM_INVARIANT(slots_[slot].owner == id && slots_[slot].incarnation == nodes_.incarnation(id),
+                        "a parked event belongs to its paused node's current incarnation (a crash releases them)");
+        push(now_.ns, slot);
+    }
     parked_[id].clear();
 }
 

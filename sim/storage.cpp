@@ -1,5 +1,7 @@
 #include "sim/storage.h"
 
+#include "sim/invariant.h"
+
 namespace eosim::sim {
 
 namespace {
@@ -8,9 +10,13 @@ constexpr EventKind kStorageDone{"storage.done"};
 }  // namespace
 
 DurableStorage::DurableStorage(Scheduler& scheduler, Prng prng, StorageOptions options)
-    : scheduler_(scheduler), prng_(prng), options_(options) {}
+    : scheduler_(scheduler), prng_(prng), options_(options) {
+    EOSIM_INVARIANT(options_.latency.min >= Duration::zero() && options_.latency.min <= options_.latency.max,
+                    "the store's latency range is ordered and never negative: an operation completes after it is issued");
+}
 
 void DurableStorage::slow_until(Time until, uint32_t multiplier) {
+    EOSIM_INVARIANT(multiplier >= 1, "a slow store is not faster");
     slow_until_ = until;
     slow_multiplier_ = multiplier;
 }
@@ -20,6 +26,7 @@ void DurableStorage::annotate(uint64_t digest, std::string_view what, const std:
 }
 
 void DurableStorage::submit(NodeId caller, uint64_t digest, std::function<std::function<void()>(bool)> apply) {
+    EOSIM_INVARIANT(caller < scheduler_.nodes().size(), "a storage operation comes from a known node");
     if (!scheduler_.nodes().is_up(caller)) return;
     Duration latency = prng_.duration_between(options_.latency.min, options_.latency.max);
     if (scheduler_.now() < slow_until_) {
@@ -33,7 +40,9 @@ void DurableStorage::submit(NodeId caller, uint64_t digest, std::function<std::f
                             const bool failed = random_failure || scheduler_.now() < failing_until_;
                             if (!random_failure && failed) ++failed_by_fault_;
                             std::function<void()> reply = apply(failed);
-                            if (scheduler_.nodes().incarnation(caller) != incarnation) return;
+                            const uint32_t now_incarnation = scheduler_.nodes().incarnation(caller);
+                            EOSIM_INVARIANT(now_incarnation >= incarnation, "a node's incarnations only go forward");
+                            if (now_incarnation != incarnation) return;
                             scheduler_.schedule(Duration::zero(), caller, kStorageDone, digest, std::move(reply));
                         });
 }
@@ -71,7 +80,9 @@ void DurableStorage::remove(NodeId caller, std::string key, Done done) {
     ++removals_in_flight_[key];
     annotate(digest, "remove", key);
     submit(caller, digest, [this, key = std::move(key), done = std::move(done)](bool failed) mutable {
-        if (auto it = removals_in_flight_.find(key); it != removals_in_flight_.end() && --it->second == 0) removals_in_flight_.erase(it);
+        const auto it = removals_in_flight_.find(key);
+        EOSIM_INVARIANT(it != removals_in_flight_.end() && it->second > 0, "a remove applied is a remove issued and not yet applied");
+        if (--it->second == 0) removals_in_flight_.erase(it);
         if (!failed) blobs_.erase(key);
         return std::function<void()>([done = std::move(done), failed] { done(failed ? StorageStatus::failed : StorageStatus::ok); });
     });

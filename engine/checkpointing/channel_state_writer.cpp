@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "engine/state/blob_codec.h"
 
 namespace eosim::engine {

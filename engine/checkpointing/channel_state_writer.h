@@ -51,7 +51,7 @@ public:
     bool active() const { return checkpoint_id_ != 0; }
     int64_t checkpoint_id() const { return checkpoint_id_; }
     bool recording(int32_t input) const { return active() && recording_[index(input, recording_.size())]; }
-    // Invariants (engine/invariant.h): these, add_* and take only between start and the hand-over
+    // Invariants (sim/invariant.h): these, add_* and take only between start and the hand-over
     // (take) or discard, and only for the channels given to start.
     void set_recording(int32_t input, bool on);
     void add_input(int32_t input, const RecordBatch& buffer);

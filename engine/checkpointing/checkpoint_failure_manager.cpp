@@ -1,11 +1,11 @@
 #include "engine/checkpointing/checkpoint_failure_manager.h"
 
-#include <cassert>
+#include "sim/invariant.h"
 
 namespace eosim::engine {
 
 CheckpointFailureManager::CheckpointFailureManager(int32_t tolerable_failures) : tolerable_failures_(tolerable_failures) {
-    assert(tolerable_failures >= 0);
+    EOSIM_INVARIANT(tolerable_failures >= 0, "a tolerable failure count is never negative");
 }
 
 bool CheckpointFailureManager::failure(int64_t checkpoint_id, CheckpointFailureReason reason) {
@@ -14,6 +14,7 @@ bool CheckpointFailureManager::failure(int64_t checkpoint_id, CheckpointFailureR
     if (!counts_toward_tolerable_failures(reason)) return false;
     if (known && !counted_.insert(checkpoint_id).second) return false;  // this checkpoint counted already
     if (++consecutive_failures_ <= tolerable_failures_) return false;
+    EOSIM_INVARIANT(consecutive_failures_ == tolerable_failures_ + 1, "the job fails at the first failure past the tolerable count");
     clear();
     return true;
 }

@@ -1,12 +1,12 @@
 #include "engine/checkpointing/checkpoint_request_decider.h"
 
-#include <cassert>
+#include "sim/invariant.h"
 
 namespace eosim::engine {
 
 CheckpointRequestDecider::CheckpointRequestDecider(int32_t max_concurrent, sim::Duration min_pause, size_t max_queued)
     : max_concurrent_(max_concurrent), min_pause_(min_pause), max_queued_(max_queued) {
-    assert(max_queued > 0);
+    EOSIM_INVARIANT(max_queued > 0, "a request queue holds at least one request");
 }
 
 CheckpointRequestDecider::Decision CheckpointRequestDecider::submit(CheckpointRequest request, const Situation& now) {
@@ -21,6 +21,7 @@ CheckpointRequestDecider::Decision CheckpointRequestDecider::submit(CheckpointRe
     if (queued() > max_queued_) {
         decision.dropped.emplace_back(pop_last(), CheckpointFailureReason::too_many_checkpoint_requests);
     }
+    EOSIM_INVARIANT(queued() <= max_queued_, "the request queue never holds more than its bound");
     choose(now, decision);
     return decision;
 }
@@ -61,10 +62,12 @@ std::deque<CheckpointRequest>& CheckpointRequestDecider::queue_of(const Checkpoi
 }
 
 const CheckpointRequest& CheckpointRequestDecider::first() const {
+    EOSIM_INVARIANT(queued() > 0, "a request is taken from a non-empty queue");
     return savepoints_.empty() ? periodic_.front() : savepoints_.front();
 }
 
 CheckpointRequest CheckpointRequestDecider::pop_first() {
+    EOSIM_INVARIANT(queued() > 0, "a request is taken from a non-empty queue");
     std::deque<CheckpointRequest>& queue = savepoints_.empty() ? periodic_ : savepoints_;
     CheckpointRequest request = queue.front();
     queue.pop_front();
@@ -72,6 +75,7 @@ CheckpointRequest CheckpointRequestDecider::pop_first() {
 }
 
 CheckpointRequest CheckpointRequestDecider::pop_last() {
+    EOSIM_INVARIANT(queued() > 0, "a request is taken from a non-empty queue");
     std::deque<CheckpointRequest>& queue = periodic_.empty() ? savepoints_ : periodic_;
     CheckpointRequest request = queue.back();
     queue.pop_back();

@@ -4,7 +4,7 @@
 
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/connectors/sink_registry.h"
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/protocol_points.h"
 #include "engine/runtime/task.h"

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "engine/runtime/dedup_operator.h"
 #include "engine/runtime/join_operator.h"
 #include "engine/runtime/operator_replacement.h"

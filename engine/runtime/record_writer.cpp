@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/task.h"
 #include "engine/state/key_groups.h"

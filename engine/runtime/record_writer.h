@@ -94,7 +94,7 @@ private:
         }
     };
 
-    OutputChannel& known(int32_t channel);  // checked to be one of this task's (engine/invariant.h)
+    OutputChannel& known(int32_t channel);  // checked to be one of this task's (sim/invariant.h)
     int32_t channel_for(size_t group, const Record& record);  // the group's channel for the record
     void append(int32_t channel, const Record& record);
     void schedule_flush();

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "engine/connectors/sink_registry.h"
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/protocol_points.h"
 #include "engine/runtime/task.h"

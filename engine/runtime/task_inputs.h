@@ -12,7 +12,7 @@
 
 #include "engine/checkpointing/barrier_handler.h"
 #include "engine/checkpointing/channel_state_writer.h"
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "engine/runtime/channel_element.h"
 #include "engine/runtime/job_topology.h"
 #include "engine/runtime/run_observer.h"
@@ -38,7 +38,7 @@ public:
     WatermarkValve* valve() { return valve_ ? &*valve_ : nullptr; }
     const WatermarkValve* valve() const { return valve_ ? &*valve_ : nullptr; }
 
-    // `channel`, checked to be one of this task's (engine/invariant.h).
+    // `channel`, checked to be one of this task's (sim/invariant.h).
     int32_t known(int32_t channel) const {
         EOSIM_INVARIANT(channel >= 0 && static_cast<size_t>(channel) < channels_.size(), "an input element on a known input channel");
         return channel;

@@ -1,7 +1,8 @@
 #include "engine/state/rocksdb_cell_cache.h"
 
 #include <algorithm>
-#include <cassert>
+
+#include "sim/invariant.h"
 
 namespace eosim::engine::rocksdb_state {
 
@@ -11,7 +12,7 @@ CellCache::Entry* CellCache::find(const std::string& key) {
 }
 
 CellCache::Entry& CellCache::insert(std::string key, std::optional<int64_t> value) {
-    assert(!full());
+    EOSIM_INVARIANT(!full(), "a cell is inserted only into a cache with room");
     return *cells_.insert_or_assign(std::move(key), Cell{value, false}).first;
 }
 
@@ -40,7 +41,7 @@ std::vector<CellCache::Entry*> CellCache::take_dirty() {
 }
 
 void CellCache::overflowed() {
-    assert(dirty_.empty());
+    EOSIM_INVARIANT(dirty_.empty(), "a cache overflows only with no unwritten cell");
     cells_.clear();
     complete_ = false;
 }

@@ -1,6 +1,6 @@
 #include "sim/external/append_store.h"
 
-#include <cassert>
+#include "sim/invariant.h"
 
 namespace eosim::sim::external {
 
@@ -14,7 +14,7 @@ const char* to_string(AppendStoreError error) {
 
 AppendStore::AppendStore(Scheduler& scheduler, Network& network, NodeId store_node)
     : scheduler_(scheduler), network_(network), store_node_(store_node) {
-    assert(store_node < scheduler.nodes().size());
+    EOSIM_INVARIANT(store_node < scheduler.nodes().size(), "the append store runs on a known node");
 }
 
 AppendStoreError AppendStore::reachable(NodeId caller) const {

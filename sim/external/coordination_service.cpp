@@ -1,6 +1,6 @@
 #include "sim/external/coordination_service.h"
 
-#include <cassert>
+#include "sim/invariant.h"
 
 namespace eosim::sim::external {
 
@@ -28,7 +28,7 @@ const char* to_string(CoordinationStatus status) {
 
 CoordinationService::CoordinationService(Scheduler& scheduler, Network& network, NodeId node, Duration request_timeout)
     : scheduler_(scheduler), network_(network), node_(node), request_timeout_(request_timeout) {
-    assert(node < scheduler.nodes().size());
+    EOSIM_INVARIANT(node < scheduler.nodes().size(), "the coordination service runs on a known node");
 }
 
 void CoordinationService::booted() {

@@ -1,8 +1,9 @@
 #include "sim/external/database.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdio>
+
+#include "sim/invariant.h"
 
 namespace eosim::sim::external {
 
@@ -37,8 +38,8 @@ std::string BinlogPosition::describe() const {
 
 Database::Database(Scheduler& scheduler, Network& network, NodeId node, DatabaseOptions options)
     : scheduler_(scheduler), network_(network), node_(node), options_(options), races_(scheduler) {
-    assert(node < scheduler.nodes().size());
-    assert(options_.binlog_file_bytes >= kEventBytes);
+    EOSIM_INVARIANT(node < scheduler.nodes().size(), "the database runs on a known node");
+    EOSIM_INVARIANT(options_.binlog_file_bytes >= kEventBytes, "a binlog file holds at least one event");
 }
 
 DatabaseError Database::create_table(const std::string& table) {

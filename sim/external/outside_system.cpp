@@ -1,16 +1,17 @@
 #include "sim/external/outside_system.h"
 
-#include <cassert>
+#include "sim/invariant.h"
 
 namespace eosim::sim::external {
 
 OutsideSystem::OutsideSystem(Scheduler& scheduler, Network& network, NodeId node)
     : scheduler_(scheduler), network_(network), node_(node), races_(scheduler), latency_prng_(Prng(0x1a7e).fork(node)) {
-    assert(node < scheduler.nodes().size());
+    EOSIM_INVARIANT(node < scheduler.nodes().size(), "an outside system runs on a known node");
 }
 
 void OutsideSystem::set_latency(CallLatency latency, Prng prng) {
-    assert(latency.min > Duration::zero() && latency.min <= latency.max);
+    EOSIM_INVARIANT(latency.min > Duration::zero() && latency.min <= latency.max,
+                    "an outside system's latency range is positive and ordered");
     latency_ = latency;
     latency_prng_ = prng;
 }

@@ -16,7 +16,7 @@
 #include "cli/explore_command.h"
 #include "cli/run_command.h"
 #include "cli/shrink_command.h"
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "oracles/oracle.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/run/planned_faults.h"

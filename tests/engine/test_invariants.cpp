@@ -1,4 +1,4 @@
-// Invariants checked in every build (engine/invariant.h): the default handler names the invariant
+// Invariants checked in every build (sim/invariant.h): the default handler names the invariant
 // and its place and aborts (seen in a forked child); each check of the task's pieces and of the
 // channel-state writer fires on its slip (a handler that throws stands in for the abort), and a
 // normal run breaks none of them.
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "engine/checkpointing/channel_state_writer.h"
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/task.h"
 #include "sim/external/kafka.h"
@@ -99,7 +99,7 @@ TEST_CASE("invariants: the default handler names the invariant and its place, th
 
 TEST_CASE("invariants: a replaced handler sees the failure, and the scope puts the default back", "[invariants]") {
     {
-        ScopedInvariantHandler scope(throw_invariant_broken);
+        sim::ScopedInvariantHandler scope(sim::throw_invariant_broken);
         CHECK_THROWS_WITH(broken_invariant(), Catch::StartsWith("invariant broken: arithmetic holds (1 + 1 == 3) at "));
         CHECK_NOTHROW(kept_invariant());
     }
@@ -108,7 +108,7 @@ TEST_CASE("invariants: a replaced handler sees the failure, and the scope puts t
 }
 
 TEST_CASE("invariants: the channel-state writer is not used after its hand-over", "[invariants]") {
-    ScopedInvariantHandler scope(throw_invariant_broken);
+    sim::ScopedInvariantHandler scope(sim::throw_invariant_broken);
     ChannelStateWriter writer;
     // Positive twin: start, record, hand over.
     writer.start(3, 2, 1);
@@ -134,7 +134,7 @@ TEST_CASE("invariants: the channel-state writer is not used after its hand-over"
 }
 
 TEST_CASE("invariants: a running job breaks none, and each slip at a task's pieces is caught", "[invariants]") {
-    ScopedInvariantHandler scope(throw_invariant_broken);
+    sim::ScopedInvariantHandler scope(sim::throw_invariant_broken);
     RunningJob job;
     // Positive twin: deployment, channels, credits and several checkpoints, none broken.
     REQUIRE_NOTHROW(job.run_for(sim::Duration::seconds(6)));

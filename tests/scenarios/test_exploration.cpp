@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "oracles/oracle.h"
 #include "scenarios/exploration.h"
 #include "scenarios/run_shape.h"

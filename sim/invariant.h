@@ -1,6 +1,6 @@
 #pragma once
 // Invariants checked in every build, Release included (as TigerBeetle asserts in production): a
-// slip inside the engine stops the run with the invariant's name and place instead of running on
+// slip inside the simulator or the engine stops the run with the invariant's name and place instead of running on
 // into undefined behaviour. Only cheap conditions: some sit on the per-buffer path.
 //
 //   EOSIM_INVARIANT(out.credits >= 0, "credits never negative");
@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace eosim::engine {
+namespace eosim::sim {
 
 struct InvariantFailure {
     const char* name;       // what must hold, in words
@@ -53,7 +53,7 @@ private:
     InvariantHandler previous_;
 };
 
-}  // namespace eosim::engine
+}  // namespace eosim::sim
 
 #define EOSIM_INVARIANT(condition, name) \
-    ((condition) ? static_cast<void>(0) : ::eosim::engine::invariant_broken(name, #condition, __FILE__, __LINE__))
+    ((condition) ? static_cast<void>(0) : ::eosim::sim::invariant_broken(name, #condition, __FILE__, __LINE__))
