@@ -438,92 +438,86 @@ constexpr int kProducers = 3;
 // Named ids, not "p" + std::to_string(p): that trips GCC 12's false -Wrestrict (bug 105329).
 const std::string kProducerIds[kProducers] = {"p0", "p1", "p2"};
 
-}  // namespace
+// One run of the property: the broker and the model side by side, each operation applied to both.
+struct KafkaPropertyRun {
+    KafkaFixture f;
+    Model model;
+    std::vector<std::vector<ProducerHandle>> handles;  // every epoch's handle, by producer
+    int64_t next_value = 1;
 
-TEST_CASE("property: read_committed shows exactly the committed transactions, in partition order",
-          "[kafka]") {
-    rc::prop("random interleavings of begin/send/commit/abort/re-init of several producers", [] {
-        const auto ops = *rc::gen::container<std::vector<std::tuple<int, int, int>>>(rc::gen::tuple(
-            rc::gen::inRange(0, kProducers), rc::gen::inRange(0, static_cast<int>(OpKind::count)),
-            rc::gen::inRange(0, 2)));
-
-        KafkaFixture f;
-        Model model;
-        std::vector<std::vector<ProducerHandle>> handles(kProducers);  // every epoch's handle
+    KafkaPropertyRun() : handles(kProducers) {
         for (int p = 0; p < kProducers; ++p) handles[p].push_back(f.init(kProducerIds[p]));
+    }
 
-        int64_t next_value = 1;
-        for (const auto& [p, kind_index, partition] : ops) {
-            const ProducerHandle h = handles[p].back();  // a copy: reinit grows the vector
-            const auto kind = static_cast<OpKind>(kind_index);
-            const Model::Txn state = model.state_of(p, h.epoch);
-            const int64_t value = next_value++;
-            switch (kind) {
-                case OpKind::begin: {
-                    RC_ASSERT(kafka_err(f.kafka.begin(f.producer, h)) == "none");
-                    if (state != Model::Txn::open) {
-                        model.txns.push_back(Model::Txn::open);
-                        model.latest[{p, h.epoch}] = static_cast<int>(model.txns.size() - 1);
-                    }
-                    break;
+    void apply(int p, OpKind kind, int32_t partition) {
+        const ProducerHandle h = handles[p].back();  // a copy: reinit grows the vector
+        const Model::Txn state = model.state_of(p, h.epoch);
+        const int64_t value = next_value++;
+        switch (kind) {
+            case OpKind::begin:
+                RC_ASSERT(kafka_err(f.kafka.begin(f.producer, h)) == "none");
+                if (state != Model::Txn::open) {
+                    model.txns.push_back(Model::Txn::open);
+                    model.latest[{p, h.epoch}] = static_cast<int>(model.txns.size() - 1);
                 }
-                case OpKind::send: {
-                    const std::string e = kafka_err(f.kafka.send(f.producer, h, kKafkaTopic, partition, {p, value}));
-                    if (state == Model::Txn::open) {
-                        RC_ASSERT(e == "none");
-                        model.log[partition].push_back({value, model.txn_of(p, h.epoch)});
-                    } else {
-                        RC_ASSERT(e == "invalid_txn_state");
-                    }
-                    break;
+                return;
+            case OpKind::send: {
+                const std::string e = kafka_err(f.kafka.send(f.producer, h, kKafkaTopic, partition, {p, value}));
+                if (state == Model::Txn::open) {
+                    RC_ASSERT(e == "none");
+                    model.log[partition].push_back({value, model.txn_of(p, h.epoch)});
+                } else {
+                    RC_ASSERT(e == "invalid_txn_state");
                 }
-                case OpKind::commit:
-                case OpKind::abort: {
-                    const bool commit = kind == OpKind::commit;
-                    const std::string e = kafka_err(commit ? f.kafka.commit(f.producer, h) : f.kafka.abort(f.producer, h));
-                    const Model::Txn done = commit ? Model::Txn::committed : Model::Txn::aborted;
-                    if (state == Model::Txn::open) {
-                        RC_ASSERT(e == "none");
-                        model.txns[static_cast<size_t>(model.txn_of(p, h.epoch))] = done;
-                    } else if (state == done) {
-                        RC_ASSERT(e == "none");
-                    } else {
-                        RC_ASSERT(e == "invalid_txn_state");
-                    }
-                    break;
-                }
-                case OpKind::reinit: {
-                    handles[p].push_back(f.init(kProducerIds[p]));
-                    RC_ASSERT(handles[p].back().epoch == h.epoch + 1);
-                    if (state == Model::Txn::open) {
-                        model.txns[static_cast<size_t>(model.txn_of(p, h.epoch))] = Model::Txn::aborted;
-                    }
-                    break;
-                }
-                case OpKind::zombie_send:
-                case OpKind::zombie_commit: {
-                    if (handles[p].size() < 2) break;
-                    const ProducerHandle& zombie = handles[p][handles[p].size() - 2];
-                    if (kind == OpKind::zombie_send) {
-                        RC_ASSERT(kafka_err(f.kafka.send(f.producer, zombie, kKafkaTopic, partition, {p, value})) == "fenced");
-                    } else {
-                        // Fenced whatever became of its transaction (committed ones included).
-                        RC_ASSERT(kafka_err(f.kafka.commit(f.producer, zombie)) == "fenced");
-                    }
-                    break;
-                }
-                case OpKind::plain_append: {
-                    RC_ASSERT(kafka_err(f.kafka.append(f.other, kKafkaTopic, partition, {-1, value})) == "none");
-                    model.log[partition].push_back({value, -1});
-                    break;
-                }
-                case OpKind::count: break;
+                return;
             }
+            case OpKind::commit:
+            case OpKind::abort: end(p, h, state, kind == OpKind::commit); return;
+            case OpKind::reinit:
+                handles[p].push_back(f.init(kProducerIds[p]));
+                RC_ASSERT(handles[p].back().epoch == h.epoch + 1);
+                if (state == Model::Txn::open) model.txns[static_cast<size_t>(model.txn_of(p, h.epoch))] = Model::Txn::aborted;
+                return;
+            case OpKind::zombie_send:
+            case OpKind::zombie_commit: zombie(p, kind, partition, value); return;
+            case OpKind::plain_append:
+                RC_ASSERT(kafka_err(f.kafka.append(f.other, kKafkaTopic, partition, {-1, value})) == "none");
+                model.log[partition].push_back({value, -1});
+                return;
+            case OpKind::count: return;
         }
+    }
 
-        auto visible = [&](const Model::Appended& a) {
-            return a.txn < 0 || model.txns[static_cast<size_t>(a.txn)] == Model::Txn::committed;
-        };
+    void end(int p, const ProducerHandle& h, Model::Txn state, bool commit) {
+        const std::string e = kafka_err(commit ? f.kafka.commit(f.producer, h) : f.kafka.abort(f.producer, h));
+        const Model::Txn done = commit ? Model::Txn::committed : Model::Txn::aborted;
+        if (state == Model::Txn::open) {
+            RC_ASSERT(e == "none");
+            model.txns[static_cast<size_t>(model.txn_of(p, h.epoch))] = done;
+        } else if (state == done) {
+            RC_ASSERT(e == "none");
+        } else {
+            RC_ASSERT(e == "invalid_txn_state");
+        }
+    }
+
+    void zombie(int p, OpKind kind, int32_t partition, int64_t value) {
+        if (handles[p].size() < 2) return;
+        const ProducerHandle& zombie = handles[p][handles[p].size() - 2];
+        if (kind == OpKind::zombie_send) {
+            RC_ASSERT(kafka_err(f.kafka.send(f.producer, zombie, kKafkaTopic, partition, {p, value})) == "fenced");
+        } else {
+            // Fenced whatever became of its transaction (committed ones included).
+            RC_ASSERT(kafka_err(f.kafka.commit(f.producer, zombie)) == "fenced");
+        }
+    }
+
+    bool visible(const Model::Appended& a) const {
+        return a.txn < 0 || model.txns[static_cast<size_t>(a.txn)] == Model::Txn::committed;
+    }
+
+    // Now, with some transactions still open: the committed prefix below the first open record.
+    void check_reads_now() {
         std::set<int64_t> aborted_values;
         for (const auto& partition_log : model.log) {
             for (const auto& a : partition_log) {
@@ -532,8 +526,6 @@ TEST_CASE("property: read_committed shows exactly the committed transactions, in
                 }
             }
         }
-
-        // Now, with some transactions still open: the committed prefix below the first open record.
         for (int32_t partition = 0; partition < 2; ++partition) {
             KafkaValues expected;
             KafkaValues everything;
@@ -543,27 +535,33 @@ TEST_CASE("property: read_committed shows exactly the committed transactions, in
                 if (a.txn >= 0 && model.txns[static_cast<size_t>(a.txn)] == Model::Txn::open) behind_open = true;
                 if (!behind_open && visible(a)) expected.push_back(a.value);
             }
-            // Read in small pages, as a consumer would.
-            KafkaValues seen;
-            int64_t offset = 0;
-            for (;;) {
-                ReadResult r = f.kafka.read(f.reader, kKafkaTopic, partition, offset, 3, Isolation::read_committed);
-                RC_ASSERT(kafka_err(r.error) == "none");
-                if (r.entries.empty()) break;
-                for (const auto& e : r.entries) {
-                    RC_ASSERT(aborted_values.count(e.record.value) == 0u);
-                    // Parenthesised: RC_ASSERT's decomposition would evaluate both sides of a bare `||`.
-                    RC_ASSERT((e.transaction < 0 || f.kafka.transaction_state(e.transaction) == TxnState::committed));
-                    seen.push_back(e.record.value);
-                }
-                offset = r.next_offset;
-            }
-            RC_ASSERT(seen == expected);
+            RC_ASSERT(read_in_pages(partition, aborted_values) == expected);
             RC_ASSERT(f.values(partition, Isolation::read_uncommitted) == everything);
             RC_ASSERT(summary_agrees_with_read(f.kafka, f.reader, partition));
         }
+    }
 
-        // Once the broker aborts the rest, everything committed is visible, nothing else.
+    // Reads a partition read_committed in small pages, as a consumer would.
+    KafkaValues read_in_pages(int32_t partition, const std::set<int64_t>& aborted_values) const {
+        KafkaValues seen;
+        int64_t offset = 0;
+        for (;;) {
+            ReadResult r = f.kafka.read(f.reader, kKafkaTopic, partition, offset, 3, Isolation::read_committed);
+            RC_ASSERT(kafka_err(r.error) == "none");
+            if (r.entries.empty()) break;
+            for (const auto& e : r.entries) {
+                RC_ASSERT(aborted_values.count(e.record.value) == 0u);
+                // Parenthesised: RC_ASSERT's decomposition would evaluate both sides of a bare `||`.
+                RC_ASSERT((e.transaction < 0 || f.kafka.transaction_state(e.transaction) == TxnState::committed));
+                seen.push_back(e.record.value);
+            }
+            offset = r.next_offset;
+        }
+        return seen;
+    }
+
+    // Once the broker aborts the rest, everything committed is visible, nothing else.
+    void check_after_aborting_the_rest() {
         f.kafka.abort_open_transactions();
         for (auto& t : model.txns) {
             if (t == Model::Txn::open) t = Model::Txn::aborted;
@@ -582,5 +580,20 @@ TEST_CASE("property: read_committed shows exactly the committed transactions, in
         RC_ASSERT(actual.size() == committed.size());
         for (size_t i = 0; i < actual.size(); ++i) RC_ASSERT(actual[i].value == committed[i].value);
         RC_ASSERT(batches_agree_with_committed(f.kafka));
+    }
+};
+
+}  // namespace
+
+TEST_CASE("property: read_committed shows exactly the committed transactions, in partition order",
+          "[kafka]") {
+    rc::prop("random interleavings of begin/send/commit/abort/re-init of several producers", [] {
+        const auto ops = *rc::gen::container<std::vector<std::tuple<int, int, int>>>(rc::gen::tuple(
+            rc::gen::inRange(0, kProducers), rc::gen::inRange(0, static_cast<int>(OpKind::count)),
+            rc::gen::inRange(0, 2)));
+        KafkaPropertyRun run;
+        for (const auto& [p, kind, partition] : ops) run.apply(p, static_cast<OpKind>(kind), partition);
+        run.check_reads_now();
+        run.check_after_aborting_the_rest();
     });
 }
