@@ -34,7 +34,7 @@ void VisibilityOracle::poll() {
             violation_ = "at t=" + std::string(when) + "s a read_committed reader saw (key=" + std::to_string(entry.record.key) +
                          ", value=" + std::to_string(entry.record.value) + ") at " + topic_ + "/" + std::to_string(p) + "@" +
                          std::to_string(entry.offset) + " of a transaction that is " +
-                         (state == sim::external::TxnState::open ? "still open" : "aborted");
+                         (sim::external::is_open(state) ? "still open" : "aborted");
         }
         next_offsets_[p] = result.next_offset;
     }

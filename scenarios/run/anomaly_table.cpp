@@ -33,7 +33,7 @@ int64_t checkpoint_of(const std::string& transactional_id) {
 
 std::string outcome_of(const TransactionView& view) {
     if (view.state == TxnState::committed) return "committed";
-    if (view.state == TxnState::open) return "open at the end";
+    if (is_open(view.state)) return "open at the end";
     return view.expired ? "expired" : "aborted";
 }
 

@@ -34,6 +34,13 @@ uint64_t mix_record(uint64_t h, const KafkaRecord& r) {
     return mix_signed(mix_signed(mix_signed(h, r.key), r.value), r.timestamp);
 }
 
+// What a reader sees of an entry's transaction, as a number: open 0, committed 1, aborted 2 (the
+// states of an open transaction are one to a reader, and to the digest).
+uint64_t outcome_code(TxnState state) {
+    if (state == TxnState::committed) return 1;
+    return state == TxnState::aborted ? 2 : 0;
+}
+
 }  // namespace
 
 uint64_t KafkaCluster::content_digest() const {
@@ -48,7 +55,7 @@ uint64_t KafkaCluster::content_digest() const {
                 [&](size_t, std::span<int64_t> keys, std::span<int64_t> values, std::span<int64_t> transactions) {
                     for (size_t i = 0; i < keys.size(); ++i) {
                         h = mix_signed(mix_signed(h, keys[i]), values[i]);
-                        h = digest_mix(h, static_cast<uint64_t>(entry_state(transactions[i])));
+                        h = digest_mix(h, outcome_code(entry_state(transactions[i])));
                     }
                 },
                 p.log.keys(), p.log.values(), p.log.transactions());

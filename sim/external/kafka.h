@@ -70,6 +70,7 @@
 #include <vector>
 
 #include "sim/external/kafka_record.h"
+#include "sim/external/kafka_txn_state.h"
 #include "sim/external/partition_log.h"
 #include "sim/network.h"
 #include "sim/scheduler.h"
@@ -97,7 +98,6 @@ const char* to_string(KafkaError error);
 bool is_retriable(KafkaError error);
 
 enum class Isolation : uint8_t { read_committed, read_uncommitted };
-enum class TxnState : uint8_t { open, committed, aborted };
 
 // What a transactional producer holds; what a two-phase-commit sink puts into its checkpoint.
 struct ProducerHandle {
@@ -133,7 +133,7 @@ struct ReadResult {
 // One transaction as an oracle sees it (the broker's transaction table; not for the engine).
 struct TransactionView {
     std::string transactional_id;
-    TxnState state = TxnState::open;
+    TxnState state = TxnState::empty;
     Time started;
     Time first_record = Time::never();  // when it first held a record; never when it holds none
     Time ended = Time::never();         // when it was committed or aborted; never while open
@@ -273,7 +273,7 @@ public:
     void abort_open_transactions();
 
     // Narrow views for oracles (not for the engine).
-    TxnState transaction_state(int64_t transaction) const { return transactions_.at(transaction).state; }
+    TxnState transaction_state(int64_t transaction) const { return transactions_.at(transaction).lifecycle.state(); }
     // Every record a read_committed reader would eventually see, partition by partition.
     std::vector<KafkaRecord> committed_records(const std::string& topic) const;
     // The same records handed one by one (no copy of the whole topic), and how many there are.
@@ -330,7 +330,7 @@ private:
         std::string transactional_id;
         int64_t producer_id;
         int32_t epoch;
-        TxnState state = TxnState::open;
+        TxnLifecycle lifecycle;  // its state, changed by the lifecycle's verbs only
         Time started;
         Time first_record = Time::never();
         Time ended = Time::never();
@@ -338,7 +338,6 @@ private:
         TimerId timeout_timer;  // the broker's timeout check, cancelled when the transaction ends
         Duration timeout;       // its producer's transaction timeout
         bool expired = false;   // aborted by the broker at its timeout
-        bool abortable = false;  // a send failed: only abort is allowed, and it bumps the epoch
         int64_t records = 0;     // records appended in it
     };
     struct Producer {
@@ -351,7 +350,15 @@ private:
 
     KafkaError reachable(NodeId caller) const;
     KafkaError check_producer(const ProducerHandle& producer, Producer** out);
-    void finish(int64_t transaction, TxnState state);
+    // The transitions that end a transaction (TxnLifecycle checks each), then close_transaction.
+    void commit_transaction(int64_t transaction);
+    void abort_transaction(int64_t transaction);
+    // What ending a transaction releases: its partitions' last stable offsets, its timer, its
+    // producer's open transaction.
+    void close_transaction(int64_t transaction);
+    // A failed send of `transaction` (-1: none, an idempotent producer's) makes it abortable;
+    // returns `error`.
+    KafkaError fail_send(int64_t transaction, KafkaError error);
     Partition* find_partition(const std::string& topic, int32_t partition);
     // The partitions of `topic` when it exists and has every partition `records` names; nullptr otherwise.
     std::vector<Partition>* partitions_for(const std::string& topic, const std::vector<std::pair<int32_t, KafkaRecord>>& records);
@@ -366,7 +373,7 @@ private:
                         const Partition** p, int64_t* bound) const;
     // The state of the transaction a log entry was written in; a plain append's (-1) is committed.
     TxnState entry_state(int64_t transaction) const {
-        return transaction < 0 ? TxnState::committed : transactions_[static_cast<size_t>(transaction)].state;
+        return transaction < 0 ? TxnState::committed : transactions_[static_cast<size_t>(transaction)].lifecycle.state();
     }
     // A read's loop over partition `p` up to `bound`: visits what a reader of `isolation` sees from
     // `from_offset` on, at most `max_records` entries; returns where the next read should start.
@@ -389,8 +396,8 @@ private:
     int64_t transaction_of(const ProducerHandle& producer) const;
     // Latest transaction of (transactional.id, epoch), or -1.
     int64_t find_transaction(const std::string& transactional_id, int32_t epoch) const;
-    // Checks the handle for commit/abort; on success `*transaction` is the latest instance of its
-    // (id, epoch), or -1 when there is none.
+    // EndTxn applied: checks the handle, then commits or aborts the latest transaction of its
+    // (id, epoch); the abort of an abortable one bumps the epoch (the new handle to `*bumped`).
     KafkaError end_transaction(const ProducerHandle& producer, bool commit, ProducerHandle* bumped);
     // EndTxn as the sink sees it: the injected coordinator errors and lost answers around end_transaction.
     KafkaError abort_or_commit(NodeId caller, const ProducerHandle& producer, bool commit, ProducerHandle* bumped);
@@ -420,6 +427,26 @@ private:
                        SequenceState& state, int32_t count);
     // Zeroes produce_request's counts per partition (batch_counts_) of the partitions it wrote.
     void clear_batch_counts();
+    // produce_request's steps. What `producer` writes into: its open transaction (`*transaction`)
+    // or, for an idempotent producer, plain appends (-1); or an error.
+    KafkaError producing_into(const ProducerHandle& producer, int64_t* transaction);
+    // Everything after the producer and topic are known, counts per partition left for the caller
+    // to clear: the records counted into batches, the write-failure fault, each batch checked, and
+    // the batches written.
+    KafkaError produce_batches(const ProducerHandle& producer, int64_t transaction, const std::string& topic,
+                               std::vector<Partition>& partitions,
+                               const std::vector<std::pair<int32_t, KafkaRecord>>& records,
+                               std::span<const int32_t> sequences);
+    // Counts `records` per partition (batch_counts_, batch_partitions_); false when one names a
+    // partition the topic lacks.
+    bool count_batches(size_t partitions, const std::vector<std::pair<int32_t, KafkaRecord>>& records);
+    // Checks every counted batch against its partition's producer state (batch_states_ then holds
+    // each one's state and whether it is a duplicate); the first refusal's error.
+    KafkaError check_batches(const ProducerHandle& producer, bool transactional, std::vector<Partition>& partitions,
+                             std::span<const int32_t> sequences);
+    // Writes the checked batches that are not duplicates, records in their order.
+    void write_batches(const ProducerHandle& producer, int64_t transaction, const std::string& topic,
+                       std::vector<Partition>& partitions, const std::vector<std::pair<int32_t, KafkaRecord>>& records);
     // The open transaction a send of `producer` writes into, or an error.
     KafkaError writable_transaction(const ProducerHandle& producer, int64_t* transaction);
 
