@@ -355,7 +355,7 @@ void FaultInjector::fire_pause(const FaultSpec& spec, const std::vector<NodeId>&
     for (NodeId node : targets) {
         const std::string& name = world_.nodes().name(node);
         if (!record.action.empty()) record.action += "; ";
-        if (world_.nodes().state(node) != NodeState::up) {
+        if (world_.scheduler().state(node) != NodeState::up) {  // a pause waiting for its handler counts
             record.action += name + " not running (skipped)";
             continue;
         }
