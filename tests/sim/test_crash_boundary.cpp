@@ -15,10 +15,10 @@
 namespace eosim::sim {
 namespace {
 
-constexpr EventKind kHandler{"test.handler"};
-constexpr EventKind kMessage{"test.message"};
+constexpr EventKind kBoundaryHandler{"test.handler"};
+constexpr EventKind kBoundaryMessage{"test.message"};
 
-FaultSpec at_point(FaultKind kind, std::string point, std::vector<std::string> nodes = {}) {
+FaultSpec crash_boundary_fault(FaultKind kind, std::string point, std::vector<std::string> nodes = {}) {
     FaultSpec spec;
     spec.kind = kind;
     spec.trigger.point = std::move(point);
@@ -30,7 +30,7 @@ FaultSpec at_point(FaultKind kind, std::string point, std::vector<std::string> n
 
 // A world with a task manager, a peer it talks to and a database; `effects` is what the outside
 // world saw of the task manager (a sink's external log, say).
-struct BoundaryFixture {
+struct CrashBoundaryFixture {
     World world{WorldOptions{}};
     NodeId tm = world.nodes().add("tm");
     NodeId peer = world.nodes().add("peer");
@@ -41,14 +41,14 @@ struct BoundaryFixture {
     // Schedules `handler` as an event of `node` at `ms`.
     template <typename Fn>
     void at_ms(int64_t ms, NodeId node, Fn handler) {
-        world.scheduler().schedule_at(Time::zero() + Duration::millis(ms), node, kHandler, 0, std::move(handler));
+        world.scheduler().schedule_at(Time::zero() + Duration::millis(ms), node, kBoundaryHandler, 0, std::move(handler));
     }
 };
 
 TEST_CASE("crash boundary: a crash at a point leaves no effect of the crashed node after the announcement",
           "[sim][crash_boundary]") {
-    BoundaryFixture f;
-    FaultInjector injector(f.world, {at_point(FaultKind::crash, "sink.precommitted")}, {});
+    CrashBoundaryFixture f;
+    FaultInjector injector(f.world, {crash_boundary_fault(FaultKind::crash, "sink.precommitted")}, {});
     const ConnectionId connection = f.world.network().connect(f.tm, f.peer, {}, {});
     int destroyed = 0;
     int delivered = 0;
@@ -65,7 +65,7 @@ TEST_CASE("crash boundary: a crash at a point leaves no effect of the crashed no
         }
         // The dead incarnation's next steps: none of them may happen.
         f.effects.push_back("committed transaction 1");
-        f.world.network().send(connection, f.tm, kMessage, 0, [&delivered] { ++delivered; });
+        f.world.network().send(connection, f.tm, kBoundaryMessage, 0, [&delivered] { ++delivered; });
     });
     f.at_ms(20, f.peer, [&] { f.effects.push_back("peer ran"); });  // the world goes on
     f.run_until_ms(1000);
@@ -81,14 +81,14 @@ TEST_CASE("crash boundary: a crash at a point leaves no effect of the crashed no
 }
 
 TEST_CASE("crash boundary: a crash of the booting node at a point ends its boot", "[sim][crash_boundary]") {
-    BoundaryFixture f;
+    CrashBoundaryFixture f;
     int boots = 0;
     f.world.nodes().set_process(f.tm, [&] {
         ++boots;
         f.world.announce("task.restoring", f.tm, 7);
         f.effects.push_back("restored");
     }, {});
-    FaultInjector injector(f.world, {at_point(FaultKind::crash, "task.restoring")}, {});
+    FaultInjector injector(f.world, {crash_boundary_fault(FaultKind::crash, "task.restoring")}, {});
     f.world.scheduler().crash(f.tm);
     f.world.scheduler().restart(f.tm);  // the boot runs as the new incarnation and is crashed at its point
     CHECK(boots == 1);
@@ -98,9 +98,9 @@ TEST_CASE("crash boundary: a crash of the booting node at a point ends its boot"
 }
 
 TEST_CASE("crash boundary: a pause at a point takes effect when the running handler returns", "[sim][crash_boundary]") {
-    BoundaryFixture f;
+    CrashBoundaryFixture f;
     // Two pauses at the same point: the second sees the first as taken effect and is skipped.
-    FaultInjector injector(f.world, {at_point(FaultKind::pause, "sink.precommitted"), at_point(FaultKind::pause, "sink.precommitted")}, {});
+    FaultInjector injector(f.world, {crash_boundary_fault(FaultKind::pause, "sink.precommitted"), crash_boundary_fault(FaultKind::pause, "sink.precommitted")}, {});
     const ConnectionId connection = f.world.network().connect(f.tm, f.peer, {}, {});
     std::vector<int64_t> ran_at_ms;
     NodeState seen_in_handler = NodeState::down;
@@ -109,8 +109,8 @@ TEST_CASE("crash boundary: a pause at a point takes effect when the running hand
         // The rest of the handler runs as if just before the pause.
         seen_in_handler = f.world.nodes().state(f.tm);
         f.effects.push_back("committed transaction 1");
-        f.world.network().send(connection, f.tm, kMessage, 0, [&] { f.effects.push_back("peer heard"); });
-        f.world.scheduler().schedule(Duration::zero(), f.tm, kHandler, 0,
+        f.world.network().send(connection, f.tm, kBoundaryMessage, 0, [&] { f.effects.push_back("peer heard"); });
+        f.world.scheduler().schedule(Duration::zero(), f.tm, kBoundaryHandler, 0,
                                      [&] { ran_at_ms.push_back(f.world.now().ns / 1'000'000); });
     });
     f.run_until_ms(10);
@@ -128,10 +128,10 @@ TEST_CASE("crash boundary: a pause at a point takes effect when the running hand
 }
 
 TEST_CASE("crash boundary: a crash of another node during a synchronous call is seen as a refusal", "[sim][crash_boundary]") {
-    BoundaryFixture f;
+    CrashBoundaryFixture f;
     external::Database database(f.world.scheduler(), f.world.network(), f.db_node);
     REQUIRE(database.create_table("t") == external::DatabaseError::none);
-    FaultInjector injector(f.world, {at_point(FaultKind::crash, "database.applying")}, {});
+    FaultInjector injector(f.world, {crash_boundary_fault(FaultKind::crash, "database.applying")}, {});
     external::DatabaseError refusal = external::DatabaseError::none;
     f.at_ms(10, f.tm, [&] {
         // The database announces a point of its own while the task manager's handler calls it: the
@@ -149,8 +149,8 @@ TEST_CASE("crash boundary: a crash of another node during a synchronous call is 
 }
 
 TEST_CASE("crash boundary: a point announced outside any node's handler crashes without unwinding", "[sim][crash_boundary]") {
-    BoundaryFixture f;
-    FaultInjector injector(f.world, {at_point(FaultKind::crash, "sink.precommitted")}, {});
+    CrashBoundaryFixture f;
+    FaultInjector injector(f.world, {crash_boundary_fault(FaultKind::crash, "sink.precommitted")}, {});
     CHECK_NOTHROW(f.world.announce("sink.precommitted", f.tm, 1));  // e.g. a test driving a sink directly
     CHECK(f.world.nodes().state(f.tm) == NodeState::down);
 }
