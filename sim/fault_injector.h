@@ -7,7 +7,9 @@
 // - at the k-th announcement of a protocol point (optionally counting only announcements by
 //   `point_node`, by a task of `point_vertex`, by subtask `point_subtask`, in the job's attempts
 //   `attempt_min..attempt_max`): a `World::on_point` listener. A crash or pause there with no target nodes hits
-//   the announcing node, on the spot (the rest of the announcing step is then lost); with
+//   the announcing node: a crash before the announced step (no code of the crashed incarnation
+//   runs after the announcement: `World::announce` unwinds the running handler), a pause when the
+//   running handler returns (sim/scheduler.h, "The crash boundary"); with
 //   `trigger.delay`, a world-owned event fires it that long after the announcement (a crash then
 //   still hits the announcer, whatever it does by then). When the fault would fire after
 //   `trigger.not_after`, it is dropped (it stays pending), so that a random schedule can promise

@@ -161,9 +161,29 @@ void Scheduler::sweep_cancelled() {
     ++processed_;
     trace_.record(*s.kind, now_, s.owner, s.digest);
     Callback callback = std::move(s.callback);
+    const NodeId owner = s.owner;
+    const uint32_t incarnation = s.incarnation;
     release(key.slot());
-    callback();
+    run_as(owner, incarnation, callback);
     return true;
+}
+
+template <typename Handler>
+void Scheduler::run_as(NodeId node, uint32_t incarnation, Handler&& handler) {
+    struct Restore {  // also when an exception other than CrashUnwind leaves the handler
+        Running& running;
+        Running outer;
+        ~Restore() { running = outer; }
+    } restore{running_, running_};
+    running_ = Running{node, incarnation, false};
+    try {
+        handler();
+    } catch (const CrashUnwind& unwind) {
+        // Thrown only for the running node, which is down: nothing of the handler runs on.
+        if (unwind.node != node || nodes_.is_current(node, incarnation)) throw std::logic_error("scheduler: a crash unwind of a node that is not the running one");
+        return;
+    }
+    if (running_.pause_pending && nodes_.is_current(node, incarnation)) nodes_.set_paused(node, true);
 }
 
 void Scheduler::run_until(Time limit, const std::function<bool()>& stop) {
@@ -181,11 +201,24 @@ void Scheduler::crash(NodeId id) {
     }
 }
 
-void Scheduler::restart(NodeId id) { nodes_.restart(id); }
+void Scheduler::restart(NodeId id) {
+    // NodeTable::restart begins incarnation + 1 and boots it: the boot runs as that incarnation.
+    run_as(id, nodes_.incarnation(id) + 1, [this, id] { nodes_.restart(id); });
+}
 
-void Scheduler::pause(NodeId id) { nodes_.set_paused(id, true); }
+void Scheduler::pause(NodeId id) {
+    if (id == running_.node && nodes_.is_current(id, running_.incarnation)) {
+        running_.pause_pending = true;
+        return;
+    }
+    nodes_.set_paused(id, true);
+}
 
 void Scheduler::resume(NodeId id) {
+    if (id == running_.node && running_.pause_pending) {  // resumed before its handler returned: never paused
+        running_.pause_pending = false;
+        return;
+    }
     if (nodes_.state(id) != NodeState::paused) return;
     nodes_.set_paused(id, false);
     if (id >= parked_.size()) return;

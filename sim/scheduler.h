@@ -4,6 +4,18 @@
 // incarnation (or to the world, kNoNode): when it comes due, an event of a crashed incarnation is
 // dropped and one of a paused node is parked until the node resumes. Timers are cancellable.
 //
+// The crash boundary. An event runs its callback as its owner node (`running()`; kNoNode for a
+// world-owned event, and between events). A crash at a protocol point takes effect before the
+// announced step: when a fault at a point crashes the running node, `World::announce` throws
+// `CrashUnwind`, which unwinds the handler up to `step` (RAII destructors only) -- no code of the
+// crashed incarnation runs after it, as no actor of a killed FoundationDB process resumes. A crash of
+// any other node (the announcer of a point reached through another node's call, the target of a
+// fault naming other nodes) only takes the node down: the running handler goes on and sees it
+// refuse, as it would a real dead peer. A pause of the running node takes effect when its handler
+// returns (the rest of the handler runs as if just before the pause); TigerBeetle's nodes likewise
+// stop only between ticks. `restart` runs the node's boot function as the new incarnation, with the
+// same boundary.
+//
 // The heap holds only 16-byte keys; callbacks (sim::Callback, captures kept inline) live in a slot
 // table with a free list, so a push or a pop moves no callback.
 //
@@ -22,6 +34,13 @@
 #include "sim/trace.h"
 
 namespace eosim::sim {
+
+// Unwinds the handler of a node that crashed while it ran (see above). Deliberately not derived
+// from std::exception, so that no `catch (const std::exception&)` on the way swallows it; only
+// the scheduler catches it.
+struct CrashUnwind {
+    NodeId node = kNoNode;
+};
 
 struct TimerId {
     uint32_t slot = UINT32_MAX;
@@ -66,8 +85,21 @@ public:
     // Node lifecycle, with the queue kept consistent (parked events released or dropped).
     void crash(NodeId id);
     void restart(NodeId id);
+    // Pausing the running node waits until its handler returns (see above); any other node now.
     void pause(NodeId id);
     void resume(NodeId id);
+
+    // The node whose event handler runs now; kNoNode in a world-owned event and between events.
+    NodeId running() const { return running_.node; }
+    // Throws CrashUnwind when the running node's incarnation ended while its handler ran.
+    void unwind_if_running_crashed() const {
+        if (running_.node != kNoNode && !nodes_.is_current(running_.node, running_.incarnation)) throw CrashUnwind{running_.node};
+    }
+    // A node's state with a pause waiting for the running handler to return counted as taken effect.
+    NodeState state(NodeId id) const {
+        if (running_.pause_pending && id == running_.node && nodes_.state(id) == NodeState::up) return NodeState::paused;
+        return nodes_.state(id);
+    }
 
 private:
     // 16 bytes: the due time, and the insertion sequence with the slot in its low bits. Sequences
@@ -93,6 +125,15 @@ private:
         using Order = unsigned __int128;
         return (static_cast<Order>(a.at_ns) << 64 | a.order) < (static_cast<Order>(b.at_ns) << 64 | b.order);
     }
+    struct Running {
+        NodeId node = kNoNode;
+        uint32_t incarnation = 0;
+        bool pause_pending = false;  // the node pauses when its handler returns
+    };
+    // Runs `handler` as `node`'s incarnation `incarnation`: a CrashUnwind ends it, a pause of the node
+    // asked for meanwhile takes effect when it returns.
+    template <typename Handler>
+    void run_as(NodeId node, uint32_t incarnation, Handler&& handler);
     void push(int64_t at_ns, uint32_t slot);
     Key pop();
     void release(uint32_t slot);
@@ -105,6 +146,7 @@ private:
     uint64_t processed_ = 0;
     uint64_t dropped_ = 0;
     size_t cancels_since_sweep_ = 0;
+    Running running_;
     std::vector<Key> heap_;
     std::vector<Slot> slots_;
     std::vector<uint32_t> free_slots_;

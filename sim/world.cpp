@@ -1,6 +1,7 @@
 #include "sim/world.h"
 
 #include "sim/invariant.h"
+#include <exception>
 
 namespace eosim::sim {
 
@@ -19,7 +20,15 @@ void World::announce(std::string_view point, NodeId node, int64_t detail, PointT
     const std::string note = trace_.logging() ? std::string(point) + " " + std::to_string(detail) : std::string();
     trace_.record(kProtocolPoint, now(), node, digest_mix(digest_of(point), static_cast<uint64_t>(detail)), note);
     const ProtocolPointEvent event{point, node, detail, task};
+    struct Depth {  // also when a listener throws
+        int& depth;
+        ~Depth() { --depth; }
+    } depth{++announcing_};
     for (auto& listener : point_listeners_) listener(event);
+    // The crash boundary (sim/scheduler.h), once the listeners are done: not from an announcement
+    // made while a crash is being carried out (a halt announcing its own point), nor while a
+    // handler is unwinding already (a destructor announcing).
+    if (announcing_ == 1 && std::uncaught_exceptions() == 0) scheduler_.unwind_if_running_crashed();
 }
 
 }  // namespace eosim::sim

@@ -5,6 +5,7 @@
 #include "engine/checkpointing/checkpoint_plan.h"
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
+#include "engine/invariant.h"
 #include "engine/runtime/protocol_points.h"
 
 namespace eosim::engine {
@@ -451,7 +452,7 @@ void CheckpointCoordinator::complete(int64_t checkpoint_id) {
         gateway_.savepoint_completed(user_request, checkpoint);
         ++gateway_.stats().savepoints_completed;
         gateway_.world().announce(points::kSavepointCompleted, node_, checkpoint_id);
-        if (!gateway_.world().nodes().is_up(node_)) return;
+        EOSIM_INVARIANT(gateway_.world().nodes().is_up(node_), "no code runs on a crashed node after an announcement (sim/scheduler.h)");
     }
     if (snapshot.is_savepoint() && !snapshot.terminates()) {
         finish_savepoint(std::move(checkpoint), user_request);

@@ -1,5 +1,6 @@
 #include "engine/checkpointing/checkpoints_cleaner.h"
 
+#include "engine/invariant.h"
 #include "engine/runtime/protocol_points.h"
 
 namespace eosim::engine {
@@ -33,7 +34,8 @@ void CheckpointsCleaner::discard_state(const std::string& key, int64_t bytes) {
 void CheckpointsCleaner::discard_shared(const std::vector<std::string>& keys) {
     if (keys.empty()) return;
     gateway_.world().announce(points::kSharedStateDiscarded, node_, static_cast<int64_t>(keys.size()));
-    if (!gateway_.world().nodes().is_up(node_)) return;  // crashed at the point: the files stay (orphans)
+    // A crash at the point unwinds this handler (sim/scheduler.h): the files stay (orphans).
+    EOSIM_INVARIANT(gateway_.world().nodes().is_up(node_), "no code runs on a crashed node after an announcement");
     for (const std::string& key : keys) remove(key, kDiscardTries);
     gateway_.stats().shared_files_discarded += static_cast<int64_t>(keys.size());
 }

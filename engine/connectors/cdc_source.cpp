@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/invariant.h"
 #include "engine/runtime/protocol_points.h"
 #include "engine/state/blob_codec.h"
 
@@ -53,7 +54,10 @@ bool CdcSourceReader::snapshot_done() const {
     return std::all_of(chunks_.begin(), chunks_.end(), [](const Chunk& c) { return c.finished(); });
 }
 
-bool CdcSourceReader::crashed() const { return !context_.world().nodes().is_up(context_.node()); }
+void CdcSourceReader::check_live_after_point() const {
+    // A crash at a point unwinds the running handler (sim/scheduler.h, the crash boundary).
+    EOSIM_INVARIANT(context_.world().nodes().is_up(context_.node()), "no source code runs on a crashed node after an announcement");
+}
 
 std::string CdcSourceReader::describe(DatabaseError error, BinlogPosition at) const {
     if (error == DatabaseError::binlog_purged) {
@@ -145,7 +149,7 @@ void CdcSourceReader::emit_chunk(Chunk& chunk, RecordBatch* out) {
     chunk.status = ChunkStatus::emitted;
     chunk.rows.reset();
     context_.announce(points::kCdcChunkFinished, chunk.index);
-    if (crashed()) return;
+    check_live_after_point();
     if (snapshot_done()) context_.announce(points::kCdcSnapshotFinished, context_.subtask());
 }
 
@@ -163,7 +167,7 @@ std::optional<std::string> CdcSourceReader::read_chunk_page(RecordBatch* out) {
             return describe(e, low);
         }
         context_.announce(points::kCdcChunkStarted, chunks_[next].index);
-        if (crashed()) return std::nullopt;
+        check_live_after_point();
         std::optional<BinlogPosition> as_of;
         if (chunks_[next].status == ChunkStatus::read) as_of = chunks_[next].position;
         reading_ = ChunkRead{next, low, std::nullopt, {}, as_of};

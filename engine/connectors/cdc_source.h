@@ -94,7 +94,7 @@ private:
     void emit_chunk(Chunk& chunk, RecordBatch* out);
     std::optional<std::string> read_binlog(size_t max_records, RecordBatch* out);
     std::string describe(sim::external::DatabaseError error, sim::external::BinlogPosition at) const;
-    bool crashed() const;
+    void check_live_after_point() const;  // an invariant after each announcement
 
     SinkContext& context_;
     sim::external::Database& database_;

@@ -4,6 +4,7 @@
 
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
+#include "engine/invariant.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
@@ -146,7 +147,8 @@ void CheckpointUpload::upload_private_state(int64_t checkpoint_id, std::string b
                                       if (unaligned && status == sim::StorageStatus::ok) {
                                           engine->world().announce(points::kChannelStatePersisted, node, checkpoint_id,
                                                                   {engine->job().vertices[static_cast<size_t>(key.vertex)].id, key.subtask});
-                                          if (!engine->world().nodes().is_up(node)) return;
+                                          EOSIM_INVARIANT(engine->world().nodes().is_up(node),
+                                                          "no code runs on a crashed node after an announcement (sim/scheduler.h)");
                                       }
                                       if (status != sim::StorageStatus::ok) {
                                           send_decline(*engine, node, key, checkpoint_id, CheckpointFailureReason::checkpoint_async_exception,

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/connectors/sink_registry.h"
+#include "engine/invariant.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
@@ -12,6 +13,10 @@
 namespace eosim::engine {
 
 namespace {
+
+// A crash at a point unwinds the running handler (sim/scheduler.h, the crash boundary): an
+// announcement by a task returns only on a live node.
+constexpr const char* kLiveAfterPoint = "no task code runs on a crashed node after an announcement";
 constexpr sim::EventKind kTaskProcessed{"task.processed"};
 constexpr sim::EventKind kSourcePoll{"source.poll"};
 constexpr sim::EventKind kTaskTimer{"task.timer"};
@@ -181,7 +186,7 @@ void Task::shared_state_read(const std::string& key, sim::StorageStatus status, 
 void Task::apply_restored_state() {
     const int64_t checkpoint_id = deployment_.restore.id;
     announce_restore(checkpoint_id);
-    if (!engine_.world().nodes().is_up(node_)) return;  // crashed at the point: nothing is applied
+    EOSIM_INVARIANT(engine_.world().nodes().is_up(node_), kLiveAfterPoint);
     if (channel_state_possible()) {
         // Each blob holds operator state and its subtask's channel state; keep our own channel state.
         for (size_t i = 0; i < restored_blobs_.size(); ++i) {
@@ -215,7 +220,8 @@ void Task::apply_restored_state() {
 void Task::announce_restore(int64_t checkpoint_id) {
     announce(points::kTaskRestoring, checkpoint_id);
     auto rescaled = deployment_.restore.rescaled_from.find(key_.vertex);
-    if (rescaled == deployment_.restore.rescaled_from.end() || !engine_.world().nodes().is_up(node_)) return;
+    EOSIM_INVARIANT(engine_.world().nodes().is_up(node_), kLiveAfterPoint);
+    if (rescaled == deployment_.restore.rescaled_from.end()) return;
     announce(points::kTaskRestoringRescaled, rescaled->second);
 }
 
@@ -248,7 +254,7 @@ void Task::start() {
     if (!chain_.open(deployment_.restore.id)) return;
     if (replaying_channel_state_) {
         announce(points::kChannelStateReplaying, deployment_.restore.id);
-        if (!engine_.world().nodes().is_up(node_)) return;
+        EOSIM_INVARIANT(engine_.world().nodes().is_up(node_), kLiveAfterPoint);
         writer_.send_all();
     }
     inputs_.open();
@@ -418,7 +424,7 @@ void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type,
     chain_.source()->add_offsets(&position);
     engine_.observer().source_stopped_for_savepoint(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, checkpoint_id, position);
     announce(points::kSourceStoppedForSavepoint, checkpoint_id);
-    if (!engine_.world().nodes().is_up(node_)) return;
+    EOSIM_INVARIANT(engine_.world().nodes().is_up(node_), kLiveAfterPoint);
     if (snapshot_type.drain && !end_of_data_) reach_end_of_data();
 }
 
@@ -466,7 +472,7 @@ void Task::finish() {
     writer_.broadcast(ChannelElement{ChannelElement::Type::end_of_partition, 0, {}});
     state_ = State::finished;
     announce(points::kTaskFinished, last_completed_);
-    if (!engine_.world().nodes().is_up(node_)) return;
+    EOSIM_INVARIANT(engine_.world().nodes().is_up(node_), kLiveAfterPoint);
     report_finished();
 }
 

@@ -63,7 +63,7 @@ public:
         for (NodeId node : act.targets) {
             const std::string& name = world->nodes().name(node);
             if (!act.record.action.empty()) act.record.action += "; ";
-            if (world->nodes().state(node) != NodeState::up) {
+            if (world->scheduler().state(node) != NodeState::up) {  // a pause waiting for its handler counts
                 act.record.action += name + " not running (skipped)";
                 continue;
             }
