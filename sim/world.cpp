@@ -1,7 +1,8 @@
 #include "sim/world.h"
 
-#include "sim/invariant.h"
 #include <exception>
+
+#include "sim/invariant.h"
 
 namespace eosim::sim {
 
