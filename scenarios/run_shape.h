@@ -1,5 +1,5 @@
 #pragma once
-// An abstraction of one run's event order, for `eosim explore --strategy guided` (issue 30): the
+// An abstraction of one run's event order, for `eosim explore --strategy guided`: the
 // order in which checkpoints and transactions happened, as Mallory (CCS 2023) summarises a
 // distributed run by its happens-before order rather than by lines covered.
 //
