@@ -5,7 +5,7 @@
 #include "engine/checkpointing/checkpoint_plan.h"
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 
 namespace eosim::engine {
 

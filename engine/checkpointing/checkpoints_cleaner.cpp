@@ -1,6 +1,6 @@
 #include "engine/checkpointing/checkpoints_cleaner.h"
 
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 
 namespace eosim::engine {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "engine/state/blob_codec.h"
 
 namespace eosim::engine {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/runtime/record.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/record.h"
+#include "engine/vocabulary/run_observer.h"
 #include "sim/external/outside_system.h"
 #include "sim/world.h"
 

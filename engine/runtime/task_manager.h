@@ -12,7 +12,7 @@
 
 #include <boost/container/flat_map.hpp>
 
-#include "engine/runtime/deployment.h"
+#include "engine/vocabulary/deployment.h"
 #include "engine/runtime/task.h"
 
 namespace eosim::engine {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/checkpointing/checkpoint_storage.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "tests/engine/scenario_fixtures.h"
 
 namespace eosim::engine {
