@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The planted-bug corpus of issue 30 (bench/bug-corpus/, bench/README.md): small slips modelled on
+# The planted-bug corpus (bench/bug-corpus/, bench/README.md): small slips modelled on
 # real bug reports, kept as patches and never in the product tree. This script applies them to a
 # scratch copy of the committed tree, builds it, and measures the exploration strategies on it.
 #

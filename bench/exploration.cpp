@@ -1,4 +1,4 @@
-// bench_exploration (issue 30): runs to first catch of the exploration strategies on one scenario.
+// bench_exploration: runs to first catch of the exploration strategies on one scenario.
 //
 //   bench_exploration --scenario FILE [--strategies swarm,pct,guided] [--masters 3] [--max-runs 200]
 //                     [--oracle NAME] [--jobs 2] [--pct-depth 3] [--full]
@@ -57,7 +57,7 @@ std::string bench_median(std::vector<int64_t> values, int64_t cap) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"Runs to first catch of the exploration strategies on one scenario (issue 30)"};
+    CLI::App app{"Runs to first catch of the exploration strategies on one scenario"};
     std::string scenario_path;
     std::string strategies = "swarm,pct,guided";
     int64_t masters = 3;

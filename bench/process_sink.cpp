@@ -1,4 +1,4 @@
-// Process-sink benchmark (issue 42, docs/sink-protocol.md): (1) protocol round trips per second: eosim
+// Process-sink benchmark (docs/sink-protocol.md): (1) protocol round trips per second: eosim
 // sends a `write` message of one record and reads the answer, through the process sink's channel,
 // to an echo sink in Python (and any other --command); (2) a contract-level run of the Python example
 // (examples/python-kv-sink) of `--cases` cases, as `eosim test-sink --level contract` runs it.

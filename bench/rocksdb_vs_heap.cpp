@@ -5,7 +5,7 @@
 // seeds, their wall time, whether every run met its expectation, and the ratio RocksDB/heap of the
 // CPU times. Runs alternate (RocksDB, heap) seed by seed, so a slow phase of a shared machine hits
 // both; a first pair, not counted, warms the process up (its first runs map the code and grow the
-// heap, which the first scenario measured would otherwise pay alone). Target (issue 31): a ratio of
+// heap, which the first scenario measured would otherwise pay alone). Target: a ratio of
 // at most 2.
 //
 // Wall-clock and CPU time are read here and only here: benchmarks are not part of any simulation.

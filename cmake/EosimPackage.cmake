@@ -19,17 +19,18 @@ include(CMakePackageConfigHelpers)
 set(EOSIM_PUBLIC_HEADERS
   cli/eosim_main.h
   cli/exit_codes.h
-  engine/checkpointing/checkpoint_failure_reason.h
-  engine/checkpointing/snapshot_type.h
+  engine/vocabulary/checkpoint_failure_reason.h
+  engine/vocabulary/snapshot_type.h
   engine/connectors/outside_systems.h
   engine/connectors/sink.h
   engine/connectors/sink_options.h
   engine/connectors/sink_points.h
   engine/connectors/sink_registry.h
-  engine/runtime/job_spec.h
-  engine/runtime/record.h
-  engine/runtime/run_observer.h
-  engine/state/state_backend_options.h
+  engine/vocabulary/sink_point_names.h
+  engine/vocabulary/job_spec.h
+  engine/vocabulary/record.h
+  engine/vocabulary/run_observer.h
+  engine/vocabulary/state_backend_options.h
   sim/callback.h
   sim/external/append_store.h
   sim/external/input_producer.h

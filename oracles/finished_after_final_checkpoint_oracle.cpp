@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {

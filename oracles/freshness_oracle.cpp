@@ -5,7 +5,7 @@
 #include <set>
 
 #include "engine/connectors/kafka_sink.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "oracles/oracle_registry.h"
 
 namespace eosim::oracles {

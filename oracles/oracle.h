@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/record.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/record.h"
+#include "engine/vocabulary/run_observer.h"
 #include "oracles/record_multiset.h"
 
 namespace eosim::oracles {

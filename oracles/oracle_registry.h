@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "engine/connectors/outside_systems.h"
-#include "engine/runtime/job_spec.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/job_spec.h"
+#include "engine/vocabulary/run_observer.h"
 #include "oracles/oracle.h"
 #include "sim/time.h"
 #include "sim/world.h"

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/record.h"
 #include "oracles/record_multiset.h"
 
 namespace eosim::oracles {

@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/record.h"
 
 namespace eosim::oracles {
 

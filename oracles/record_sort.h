@@ -7,7 +7,7 @@
 // timestamp) order).
 #include <vector>
 
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/record.h"
 
 namespace eosim::oracles {
 

@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/job_spec.h"
-#include "engine/runtime/record.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/job_spec.h"
+#include "engine/vocabulary/record.h"
+#include "engine/vocabulary/run_observer.h"
 #include "engine/state/state_backend.h"
 #include "oracles/record_multiset.h"
 #include "oracles/window_model.h"

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/job_spec.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/job_spec.h"
+#include "engine/vocabulary/run_observer.h"
 #include "sim/external/kafka.h"
 
 namespace eosim::oracles {

@@ -5,43 +5,6 @@
 // reflects exactly the records before the barrier. At-least-once checkpointing breaks it (records
 // that overtook a barrier are counted in the state and replayed after the restore).
 //
-// Channel state (unaligned checkpoints): the cut then runs through the channels, and the records
-// before it are either in some operator's state or in flight (recovered channel state, replayed
-// before any new data). Every restored subtask reports its recovered in-flight records, each named
-// by the vertex that will process them. For a keyed vertex V the oracle waits until every subtask
-// of every vertex upstream of V (V included) reported, then replays: in topological order over
-// those vertices, each vertex processes its recovered in-flight records plus what its upstream
-// vertices produced in this replay, with the model's operator definitions and, for keyed vertices,
-// starting from their restored state. V's state after the replay must equal the model's. A record
-// lost from channel state leaves V under-counted; one both in state and in flight over-counts it.
-// For aligned checkpoints nothing is in flight and the check is the plain one above.
-//
-// Deployments (scenarios' "deployments"): a restore from a savepoint is a restore like any other,
-// checked against the model at the savepoint's offsets and the new deployment's parallelism; with
-// a new program, an added keyed operator must load nothing and a kept one (same uid) the model's.
-//
-// Joins (engine/runtime/join_operator.h): the state is both sides' rows, cells {key, side,
-// timestamp, value} -> multiplicity, never expired; every subtask reports its restored cells
-// (keyed_cells_restored) and the merged cells, after replaying in-flight rows side by side (an
-// in-flight record's side is its edge's), must equal the model's cells at the cut exactly. A side
-// restored at another cut than the other (rows missing, or rows past the cut kept) breaks it.
-//
-// Deduplication (engine/runtime/dedup_operator.h): the state is each key's period start, cleared by
-// an event-time timer when the watermark reaches the period's end. Which periods the watermark had
-// expired at a cut depends on how the inputs interleaved (the watermark at the barrier is the
-// minimum over channels of watermarks emitted at moments the cut does not fix), so the projection
-// compared is: every restored period equals the model's period of that key at the cut (never
-// expiring), and every model period that ends after the largest watermark the cut allows
-// (ReferenceModel::watermark_upper_bound: the largest timestamp read minus 1) was restored. Periods
-// that may have expired are counted, not checked. A restore that forgets the state breaks the
-// second part whenever a period is still open at the cut; a stale or duplicated period the first.
-//
-// Every subtask's keys: each restored subtask holds only keys of the key groups it owns at the
-// restoring job's parallelism (a key also restored by a subtask that does not own it -- a rescaled
-// restore that copied an old subtask's whole files without clipping them -- is a stale copy that
-// the merged comparison cannot see). With the merged comparison this checks every subtask's keys
-// against the model.
-//
 // Checks: every keyed vertex, every restore from a checkpoint whose subtasks all got as far as
 // loading their state. Does not check: operator state of sources and sinks (the output oracles
 // see its effects), restores from scratch (nothing to load), the order of the replay (keyed count
@@ -62,6 +25,10 @@ namespace eosim::oracles {
 class StateAfterRestoreOracle final : public Oracle {
 public:
     StateAfterRestoreOracle(const ReferenceModel& model, const engine::JobSpec& job) : model_(model), job_(&job) {}
+    // Deployments (scenarios' "deployments"): a restore from a savepoint is a restore like any other,
+    // checked against the model at the savepoint's offsets and the new deployment's parallelism; with
+    // a new program, an added keyed operator must load nothing and a kept one (same uid) the model's.
+    //
     // A later deployment runs this job (its parallelism): restores from now on are checked against it.
     // The model stays one execution over the whole history; a deployment with a program of its own
     // is added to it (ReferenceModel::add_deployment), and its vertex ids are then this job's.
@@ -99,18 +66,47 @@ private:
     Restore* first_report(int64_t attempt, SubtaskReports kind, const std::string& vertex, int32_t subtask);
     void check_ready(sim::Time at, Restore& restore);
     bool ready(const Restore& restore, const std::set<std::string>& closure) const;
+    // Channel state (unaligned checkpoints): the cut then runs through the channels, and the records
+    // before it are either in some operator's state or in flight (recovered channel state, replayed
+    // before any new data). Every restored subtask reports its recovered in-flight records, each named
+    // by the vertex that will process them. For a keyed vertex V the oracle waits until every subtask
+    // of every vertex upstream of V (V included) reported, then replays: in topological order over
+    // those vertices, each vertex processes its recovered in-flight records plus what its upstream
+    // vertices produced in this replay, with the model's operator definitions and, for keyed vertices,
+    // starting from their restored state. V's state after the replay must equal the model's. A record
+    // lost from channel state leaves V under-counted; one both in state and in flight over-counts it.
+    // For aligned checkpoints nothing is in flight and the check is the plain one above.
     std::set<std::string> upstream_closure(const std::string& vertex) const;
     // `vertex`'s state after the replay; a join's in `joined_cells`.
     std::map<int64_t, int64_t> replay(const Restore& restore, const std::set<std::string>& closure,
                                       const std::string& vertex, std::map<engine::StateKey, int64_t>& joined_cells);
+    // Joins (engine/runtime/join_operator.h): the state is both sides' rows, cells {key, side,
+    // timestamp, value} -> multiplicity, never expired; every subtask reports its restored cells
+    // (keyed_cells_restored) and the merged cells, after replaying in-flight rows side by side (an
+    // in-flight record's side is its edge's), must equal the model's cells at the cut exactly. A side
+    // restored at another cut than the other (rows missing, or rows past the cut kept) breaks it.
     void replay_join(const Restore& restore, const engine::VertexSpec& v,
                      std::map<std::string, std::vector<engine::Record>>& produced,
                      std::map<engine::StateKey, int64_t>& cells, std::vector<engine::Record>& out);
     void check_join(sim::Time at, const Restore& restore, const std::string& vertex,
                     const std::map<engine::StateKey, int64_t>& actual);
     void check(sim::Time at, const Restore& restore, const std::string& vertex, const std::map<int64_t, int64_t>& actual);
+    // Every subtask's keys: each restored subtask holds only keys of the key groups it owns at the
+    // restoring job's parallelism (a key also restored by a subtask that does not own it -- a rescaled
+    // restore that copied an old subtask's whole files without clipping them -- is a stale copy that
+    // the merged comparison cannot see). With the merged comparison this checks every subtask's keys
+    // against the model.
     void check_key_groups(sim::Time at, const Restore& restore, const std::string& vertex, int32_t subtask,
                           const std::map<int64_t, int64_t>& state);
+    // Deduplication (engine/runtime/dedup_operator.h): the state is each key's period start, cleared by
+    // an event-time timer when the watermark reaches the period's end. Which periods the watermark had
+    // expired at a cut depends on how the inputs interleaved (the watermark at the barrier is the
+    // minimum over channels of watermarks emitted at moments the cut does not fix), so the projection
+    // compared is: every restored period equals the model's period of that key at the cut (never
+    // expiring), and every model period that ends after the largest watermark the cut allows
+    // (ReferenceModel::watermark_upper_bound: the largest timestamp read minus 1) was restored. Periods
+    // that may have expired are counted, not checked. A restore that forgets the state breaks the
+    // second part whenever a period is still open at the cut; a stale or duplicated period the first.
     std::optional<std::string> dedup_difference(const Restore& restore, const engine::VertexSpec& v,
                                                 const std::map<int64_t, int64_t>& actual);
     void report(sim::Time at, const Restore& restore, const std::string& vertex, const std::string& detail);

@@ -23,7 +23,7 @@
 #include <string>
 #include <tuple>
 
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 #include "oracles/oracle.h"
 
 namespace eosim::oracles {

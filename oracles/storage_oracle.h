@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 #include "oracles/oracle.h"
 #include "sim/scheduler.h"
 #include "sim/storage.h"

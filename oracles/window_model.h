@@ -21,8 +21,8 @@
 #include <optional>
 #include <vector>
 
-#include "engine/runtime/job_spec.h"
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/job_spec.h"
+#include "engine/vocabulary/record.h"
 #include "engine/runtime/window_operator.h"
 #include "oracles/record_multiset.h"
 

@@ -85,7 +85,7 @@ void write_sensitivity_text(std::ostream& out, const SensitivityTable& table) {
             << (skipped > 0 ? " (" + std::to_string(skipped) + " skipped or not applicable, with the reason)" : "") << '\n';
     } else {
         out << blind << " twin(s) NOT CAUGHT: their scenarios cannot tell that bug class from a correct run; sharpen them "
-            << "(faults aimed where the twin differs) or say why with \"sensitivity\": {\"skip\", \"why\"}\n";
+            << "(faults aimed where the twin differs) or say why with \"sensitivity\": {\"skip\", \"why\" or \"reasons\"}\n";
     }
 }
 

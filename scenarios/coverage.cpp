@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "oracles/oracle_registry.h"
 #include "scenarios/fault_types.h"
 #include "scenarios/scenario.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Searching for failing runs of one scenario (issue 30): the strategies of `eosim explore
+// Searching for failing runs of one scenario: the strategies of `eosim explore
 // --strategy NAME`, run in-process on a few threads, every run replayable by one command.
 //
 // - swarm (the default, as before): run i is seed seeds[i] with the faults the scenario draws.

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 
 namespace eosim::scenarios {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 #include "scenarios/job_history.h"
 
 namespace eosim::scenarios {

@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "engine/connectors/sink_registry.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 
 namespace eosim::scenarios {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Which protocol points (engine/runtime/protocol_points.h) a scenario's job can announce, and who
+// Which protocol points (engine/vocabulary/protocol_points.h) a scenario's job can announce, and who
 // announces each point in general: the loader refuses a fault placed at a point no component of
 // the job (or of a later deployment's program) announces, naming who does; `eosim points [FILE]`
 // prints the table; the run's fault accounting (scenarios/fault_accounting.h) names the announcer

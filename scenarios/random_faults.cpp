@@ -4,7 +4,7 @@
 #include <cassert>
 #include <string_view>
 
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "scenarios/fault_types.h"
 
 namespace eosim::scenarios {

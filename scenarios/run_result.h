@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 #include "oracles/rollback_detector.h"
 #include "scenarios/anomalies.h"
 #include "scenarios/checkpoint_stats.h"

@@ -1,7 +1,7 @@
 #include "scenarios/run_shape.h"
 
-#include "engine/checkpointing/checkpoint_failure_reason.h"
-#include "engine/checkpointing/snapshot_type.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
+#include "engine/vocabulary/snapshot_type.h"
 
 namespace eosim::scenarios {
 

@@ -1,9 +1,9 @@
 #pragma once
-// An abstraction of one run's event order, for `eosim explore --strategy guided` (issue 30): the
+// An abstraction of one run's event order, for `eosim explore --strategy guided`: the
 // order in which checkpoints and transactions happened, as Mallory (CCS 2023) summarises a
 // distributed run by its happens-before order rather than by lines covered.
 //
-// Symbols, in the order the engine tells them (engine/runtime/run_observer.h): the job's
+// Symbols, in the order the engine tells them (engine/vocabulary/run_observer.h): the job's
 // checkpoint events (T triggered, S savepoint triggered, C completed, A:<reason> aborted), F a
 // failover, R a restore, and per transactional id its transaction events (begun, precommitted,
 // committed, aborted, aborted-lingering, lost). Keys are trigrams: "job:T>C>T" over the job's
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 
 namespace eosim::scenarios {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 #include "scenarios/random_faults.h"
 #include "scenarios/upgrade_swarm.h"
 #include "sim/external/database.h"

@@ -15,7 +15,9 @@
 //   later program has gets its twins too).
 // An oracle that applies only to the scenario's own form (freshness: an exactly-once Kafka sink) is
 // left out of a twin it no longer applies to; the others judge it.
-// A scenario may leave twins out on purpose: "sensitivity": {"skip": [names], "why": "..."}.
+// A scenario may leave twins out on purpose: "sensitivity": {"skip": [names], "why": "..."}; a
+// reason several scenarios share is named once below (skip_reasons) and given by its key,
+// "sensitivity": {"skip": [names], "reasons": [keys]}, with "why" for the twins no key explains.
 // Targeted twins run only where a scenario names them ("sensitivity": {"targets": [names]}): bug
 // classes only a scenario built for them can see, which every other scenario would report blind:
 // - "kafka.timer_per_write": the broker's transaction timeout check restarts at every write (a
@@ -53,6 +55,20 @@ std::vector<std::string> twin_names(const std::vector<KnownBadTwin>& twins);
 
 // The twins of the scenario file `file` (a valid one).
 std::vector<KnownBadTwin> known_bad_twins_of(const std::filesystem::path& file);
+
+// A reason for skipping a twin, named once: scenarios give it by `key` in "sensitivity"/"reasons",
+// and the report prints its `text` where it printed a scenario's own "why".
+struct SkipReason {
+    std::string key;
+    std::string twin;  // the twin it explains; "sink.*.<twin>" for that twin of any sink vertex
+    std::string text;
+};
+// Every registered reason, in a fixed order.
+const std::vector<SkipReason>& skip_reasons();
+// The reason registered under `key`, or nullptr.
+const SkipReason* find_skip_reason(const std::string& key);
+// Whether `reason` explains the twin named `twin_name`.
+bool explains(const SkipReason& reason, const std::string& twin_name);
 
 struct Scenario;
 // The scenario of `file` with twin `twin` applied, named "<scenario>+<twin>". Throws ScenarioError

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/record.h"
 #include "scenarios/job_history.h"
 
 namespace eosim::scenarios {

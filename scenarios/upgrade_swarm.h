@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/state/state_backend_options.h"
+#include "engine/vocabulary/state_backend_options.h"
 #include "scenarios/random_faults.h"
 #include "sim/prng.h"
 

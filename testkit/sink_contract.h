@@ -134,7 +134,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/connectors/sink_registry.h"
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 
 namespace eosim::testkit {
 

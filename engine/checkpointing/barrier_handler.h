@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/checkpointing/checkpoint_failure_reason.h"
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
+#include "engine/vocabulary/job_spec.h"
 #include "sim/time.h"
 
 namespace eosim::engine {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/record.h"
 
 namespace eosim::engine {
 

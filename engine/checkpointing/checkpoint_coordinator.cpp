@@ -5,8 +5,8 @@
 #include "engine/checkpointing/checkpoint_plan.h"
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
-#include "engine/invariant.h"
-#include "engine/runtime/protocol_points.h"
+#include "sim/invariant.h"
+#include "engine/vocabulary/protocol_points.h"
 
 namespace eosim::engine {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <set>
 
-#include "engine/checkpointing/checkpoint_failure_reason.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
 
 namespace eosim::engine {
 

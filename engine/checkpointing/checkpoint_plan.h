@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 
 namespace eosim::engine {
 

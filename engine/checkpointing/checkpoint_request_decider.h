@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/checkpointing/checkpoint_failure_reason.h"
-#include "engine/checkpointing/snapshot_type.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
+#include "engine/vocabulary/snapshot_type.h"
 #include "sim/time.h"
 
 namespace eosim::engine {

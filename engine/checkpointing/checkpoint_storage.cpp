@@ -136,7 +136,7 @@ StoredCheckpoints read_checkpoint_listing(const std::vector<std::string>& keys) 
 namespace {
 
 // The metadata's JSON text, written directly rather than built as an nlohmann::json document first
-// (building it was ~5% of a standard run's instructions). Members come in the order nlohmann writes
+// (building it would cost ~5% of a standard run's instructions). Members come in the order nlohmann writes
 // an object's (sorted by name) and strings are escaped as nlohmann escapes them, so the text is byte for byte
 // what `nlohmann::json::dump()` of the same document gives (tests/engine/test_checkpoint_storage.cpp).
 class MetadataWriter {

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/deployment.h"
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/deployment.h"
+#include "engine/vocabulary/job_spec.h"
 
 namespace eosim::engine {
 

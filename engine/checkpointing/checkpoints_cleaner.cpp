@@ -1,7 +1,7 @@
 #include "engine/checkpointing/checkpoints_cleaner.h"
 
-#include "engine/invariant.h"
-#include "engine/runtime/protocol_points.h"
+#include "sim/invariant.h"
+#include "engine/vocabulary/protocol_points.h"
 
 namespace eosim::engine {
 

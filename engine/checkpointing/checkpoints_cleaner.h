@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/checkpointing/execution_gateway.h"
-#include "engine/runtime/deployment.h"
+#include "engine/vocabulary/deployment.h"
 
 namespace eosim::engine {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "engine/checkpointing/leader_session.h"
-#include "engine/runtime/deployment.h"
+#include "engine/vocabulary/deployment.h"
 #include "sim/external/coordination_service.h"
 #include "sim/storage.h"
 

@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "engine/checkpointing/snapshot_type.h"
-#include "engine/runtime/deployment.h"
-#include "engine/runtime/engine_stats.h"
-#include "engine/runtime/job_spec.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/snapshot_type.h"
+#include "engine/vocabulary/deployment.h"
+#include "engine/vocabulary/engine_stats.h"
+#include "engine/vocabulary/job_spec.h"
+#include "engine/vocabulary/run_observer.h"
 #include "sim/world.h"
 
 namespace eosim::engine {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/deployment.h"
+#include "engine/vocabulary/deployment.h"
 
 namespace eosim::engine {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "engine/invariant.h"
-#include "engine/runtime/protocol_points.h"
+#include "sim/invariant.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "engine/state/blob_codec.h"
 
 namespace eosim::engine {

@@ -14,7 +14,7 @@
 //   as an absorbed duplicate). Three `_id` modes give this:
 //   - `source_offset` (the one to use for events passed on as they are): `_id` =
 //     "<topic>-<partition>-<offset>" of the Kafka record the output record came from (its source
-//     identity, engine/runtime/record.h), the usual exactly-once pattern for an append-only index
+//     identity, engine/vocabulary/record.h), the usual exactly-once pattern for an append-only index
 //     (Elasticsearch's advice: an id from the event's own identity, so a retry or a replay
 //     overwrites). Unique per event, equal in a replay. The loader allows it only where every
 //     record reaching the sink has that identity: a job whose sources read one topic, the sink

@@ -5,7 +5,7 @@
 
 #include "engine/connectors/builtin_sinks.h"
 #include "engine/state/blob_codec.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 
 namespace eosim::engine {
 

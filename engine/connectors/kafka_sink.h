@@ -49,7 +49,7 @@
 
 #include "engine/connectors/sink.h"
 #include "engine/connectors/sink_registry.h"
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 #include "sim/external/kafka.h"
 #include "sim/external/kafka_producer_client.h"
 

@@ -11,8 +11,8 @@
 
 #include "engine/connectors/source_reader.h"
 #include "engine/connectors/split_watermarks.h"
-#include "engine/runtime/record.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/record.h"
+#include "engine/vocabulary/run_observer.h"
 #include "sim/external/kafka.h"
 #include "sim/scheduler.h"
 

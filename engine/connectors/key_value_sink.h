@@ -20,7 +20,7 @@
 //     state. Anywhere else two events with the same key and value share one id and the second is
 //     never counted;
 //   - `source_offset`: "<topic>-<partition>-<offset>" of the Kafka record the output record came
-//     from (its source identity, engine/runtime/record.h): unique per event, equal in a replay, for
+//     from (its source identity, engine/vocabulary/record.h): unique per event, equal in a replay, for
 //     a job passing events on as they are. Allowed only where every record reaching the sink has
 //     that identity (as the document sink's `source_offset` ids: one topic, the sink reached from a
 //     kafka_source through maps and filters only; refused otherwise, exit code 2). The harness then

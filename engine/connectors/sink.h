@@ -1,74 +1,8 @@
 #pragma once
 // The sink interface: general enough for two-phase-commit sinks (Kafka exactly-once) and for
-// sinks that write at once (at-least-once, none, append, and later idempotent upserts).
-//
-// The contract, after Flink's TwoPhaseCommittingSink:
-// - `open` runs when the task starts, with the sink's part of the restored checkpoint (if any):
-//   every state it was given (see below): a 2PC sink commits the transactions found in them and
-//   aborts the lingering ones (begun after the restored checkpoint) of its own subtask index and
-//   of every subtask index that maps to it (see "What sink authors keep tripping on" below);
-// - `write` for every record;
-// - `pre_commit` at the checkpoint barrier: flush, check every write, and return what a restore
-//   needs. A write that failed fails the checkpoint; it is never dropped silently;
-// - `checkpoint_complete(N)` commits everything pre-committed up to N. It is best effort: a lost
-//   notification is made good by the next one, which subsumes it.
-//
-// Restored state is a list, as Flink's operator list state and Sink V2's restoreWriter(context,
-// Collection<WriterState>) are: a restore hands the state every subtask of the checkpoint wrote to
-// the subtasks of the restored job by `restoring_subtask` -- old subtask j to new subtask
-// j % parallelism. At the same parallelism each subtask gets its own; when scaling in, a remaining
-// subtask also gets the states of the removed ones (old subtask 5 of 6 goes to subtask 1 of 2), and
-// must commit what they pre-committed and abort their lingering transactions; when scaling out, the
-// new subtasks beyond the old count get none. A sink's next `pre_commit` then carries on whatever it
-// took over that still needs a commit. Nothing is dropped. A restore at another parallelism follows a
-// savepoint, and a failover too (a restart from a retained checkpoint with another -p, the adaptive
-// scheduler after a lost TaskManager): the instances of the failed attempt may have crashed, so
-// nobody closed them.
-//
-// An instance's life (Flink's; the engine and the testkit's contract level both keep it):
-//   created --open--> open --close()--> closed; a crash ends any state with no further call.
-//   While open: write, pre_commit(N), checkpoint_complete(N) (of a checkpoint it pre-committed;
-//   late, out of order or never), in any number. A zombie -- an instance the job failed over
-//   without reaching (its TaskManager lost the JobManager) -- is still open: it finishes what
-//   reaches it (records, a barrier in flight, a notification already sent) while the next attempt
-//   already runs, until its TaskManager cancels it with close(). After close() nothing reaches the
-//   instance (its mailbox is closed: no write, pre_commit, notification or second close); what
-//   lives on is its own: timers it set with SinkContext::after that close() did not stop, and the
-//   answers of calls it made before, arriving late.
-//
-// What sink authors keep tripping on:
-// - A sink's state follows the subtask, not the key (Flink's operator list state): after a rescale
-//   a subtask holds the states of whichever old subtasks restoring_subtask hands it, while the
-//   records of a key may now reach another subtask. Per-key data kept in sink state (the last value
-//   written for a key, a key's sequence number) is not where that key's records go after a rescale:
-//   keep what must follow a key in the outside system, or in keyed state before the sink.
-// - A call answered with an unknown outcome (a timeout, a lost answer) may or may not have been
-//   applied, now or later (sim/external/call_races.h): retry only what is idempotent, or look.
-// - Which lingering transactions to abort on open: those begun after the restored checkpoint (ids
-//   above it) of your own subtask index and of every subtask index j that maps to you
-//   (restoring_subtask(j, parallelism) == subtask(); FLINK-23854): on a scale-in the removed
-//   subtasks' -- those whose states you were given, and also any that ran after the restored
-//   checkpoint (a scale-out before the failure) and so left no state: find them by listing or
-//   probing the outside system. Their instances may have crashed: nobody else will abort them, and
-//   an open Kafka transaction holds back every read_committed reader of its partitions until the
-//   broker's transaction timeout.
-//
-// Asynchronous calls (issue 41), after Flink's AsyncSinkWriter: a sink may call an outside system
-// (the key-value, document and object stores) synchronously -- the answer is the return value, no
-// time passes -- or asynchronously with `SinkContext::call`: the call gets an id at once; its
-// request reaches the system after a drawn latency and is applied there then (refused when the
-// caller's process is gone by then: a crash resets its connections); its answer reaches the
-// sink's callback after another drawn latency, on the sink's node. Two calls of one sink may land
-// and be answered in any order (answers overtake each other). A crashed task never gets its
-// answers; a cancelled (closed) one still does, in its own callback, as a zombie would: a callback
-// must only touch the state of the instance that made the call (a callback of a cancelled attempt
-// updating state shared with the current attempt is the "stale completion" bug).
-// Waiting for them: before `pre_commit` the task asks `prepare_pre_commit` (Flink's
-// prepareSnapshotPreBarrier -> AsyncSinkWriter::flush(true)); while it answers false the task takes
-// no input, answers keep arriving, and it is asked again after every answer delivered to this sink
-// (and every 10 ms while none is in flight, for a sink waiting on its own timer); when it answers
-// true, `pre_commit` runs. A sink whose completed checkpoint must cover its writes says true only
-// when nothing is in flight (`SinkContext::calls_in_flight()`).
+// sinks that write at once (at-least-once, none, append, and later idempotent upserts). What sink
+// authors keep tripping on (state after a rescale, unknown outcomes, lingering transactions) is in
+// docs/api.md.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -77,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/runtime/record.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/record.h"
+#include "engine/vocabulary/run_observer.h"
 #include "sim/external/outside_system.h"
 #include "sim/world.h"
 
@@ -90,7 +24,18 @@ using CallId = uint64_t;
 // The event of a call's request reaching its system.
 inline constexpr sim::EventKind kCallLands{"sink.call_lands"};
 
-// What a sink may use of its task.
+// Asynchronous calls, after Flink's AsyncSinkWriter: a sink may call an outside system
+// (the key-value, document and object stores) synchronously -- the answer is the return value, no
+// time passes -- or asynchronously with `SinkContext::call`: the call gets an id at once; its
+// request reaches the system after a drawn latency and is applied there then (refused when the
+// caller's process is gone by then: a crash resets its connections); its answer reaches the
+// sink's callback after another drawn latency, on the sink's node. Two calls of one sink may land
+// and be answered in any order (answers overtake each other). A crashed task never gets its
+// answers; a cancelled (closed) one still does, in its own callback, as a zombie would: a callback
+// must only touch the state of the instance that made the call (a callback of a cancelled attempt
+// updating state shared with the current attempt is the "stale completion" bug).
+//
+// SinkContext: what a sink may use of its task.
 class SinkContext {
 public:
     virtual ~SinkContext() = default;
@@ -124,7 +69,7 @@ public:
     // Fails the task (and with it the job's current attempt).
     virtual void fail(const std::string& reason) = 0;
 
-    // An asynchronous call to `system` (see the top of this file): `request(caller)` runs at the
+    // An asynchronous call to `system` (see above the class): `request(caller)` runs at the
     // system when the request lands (it makes the synchronous call on behalf of `caller`, e.g.
     // `[kv, key](sim::NodeId caller) { return kv->set(caller, key, 1); }`; it owns what it reads),
     // `on_answer(id, result)` runs when the answer reaches this sink (never after a crash; also
@@ -175,6 +120,18 @@ private:
     int64_t in_flight_ = 0;
 };
 
+// Restored state is a list, as Flink's operator list state and Sink V2's restoreWriter(context,
+// Collection<WriterState>) are: a restore hands the state every subtask of the checkpoint wrote to
+// the subtasks of the restored job by `restoring_subtask` -- old subtask j to new subtask
+// j % parallelism. At the same parallelism each subtask gets its own; when scaling in, a remaining
+// subtask also gets the states of the removed ones (old subtask 5 of 6 goes to subtask 1 of 2), and
+// must commit what they pre-committed and abort their lingering transactions; when scaling out, the
+// new subtasks beyond the old count get none. A sink's next `pre_commit` then carries on whatever it
+// took over that still needs a commit. Nothing is dropped. A restore at another parallelism follows a
+// savepoint, and a failover too (a restart from a retained checkpoint with another -p, the adaptive
+// scheduler after a lost TaskManager): the instances of the failed attempt may have crashed, so
+// nobody closed them.
+//
 // One restored sink state: what subtask `subtask` of the restored checkpoint's job returned from its
 // pre_commit (its index in that job's parallelism, which may differ from the restoring job's).
 struct RestoredSinkState {
@@ -186,6 +143,27 @@ struct RestoredSinkState {
 // the testkit both restore by it.
 constexpr int32_t restoring_subtask(int32_t old_subtask, int32_t parallelism) { return old_subtask % parallelism; }
 
+// The contract, after Flink's TwoPhaseCommittingSink:
+// - `open` runs when the task starts, with the sink's part of the restored checkpoint (if any):
+//   every state it was given (RestoredSinkState): a 2PC sink commits the transactions found in
+//   them and aborts the lingering ones (begun after the restored checkpoint) of its own subtask index and
+//   of every subtask index that maps to it (docs/api.md, "What sink authors keep tripping on");
+// - `write` for every record;
+// - `pre_commit` at the checkpoint barrier: flush, check every write, and return what a restore
+//   needs. A write that failed fails the checkpoint; it is never dropped silently;
+// - `checkpoint_complete(N)` commits everything pre-committed up to N. It is best effort: a lost
+//   notification is made good by the next one, which subsumes it.
+//
+// An instance's life (Flink's; the engine and the testkit's contract level both keep it):
+//   created --open--> open --close()--> closed; a crash ends any state with no further call.
+//   While open: write, pre_commit(N), checkpoint_complete(N) (of a checkpoint it pre-committed;
+//   late, out of order or never), in any number. A zombie -- an instance the job failed over
+//   without reaching (its TaskManager lost the JobManager) -- is still open: it finishes what
+//   reaches it (records, a barrier in flight, a notification already sent) while the next attempt
+//   already runs, until its TaskManager cancels it with close(). After close() nothing reaches the
+//   instance (its mailbox is closed: no write, pre_commit, notification or second close); what
+//   lives on is its own: timers it set with SinkContext::after that close() did not stop, and the
+//   answers of calls it made before, arriving late.
 class Sink {
 public:
     virtual ~Sink() = default;
@@ -197,7 +175,10 @@ public:
     virtual void write(const RecordBatch& records) = 0;
     // The barrier reached the sink: send what is buffered; true when pre_commit may run, false to
     // wait for answers (the task takes no input meanwhile and asks again after every answer it
-    // delivers to this sink). A synchronous sink has nothing to wait for (the default).
+    // delivers to this sink, and every 10 ms while none is in flight, for a sink waiting on its own
+    // timer). A synchronous sink has nothing to wait for (the default). Flink's
+    // prepareSnapshotPreBarrier -> AsyncSinkWriter::flush(true). A sink whose completed checkpoint
+    // must cover its writes says true only when nothing is in flight (SinkContext::calls_in_flight()).
     virtual bool prepare_pre_commit(int64_t checkpoint_id) {
         (void)checkpoint_id;
         return true;

@@ -21,8 +21,8 @@
 #include "engine/connectors/outside_systems.h"
 #include "engine/connectors/sink.h"
 #include "engine/connectors/sink_options.h"
-#include "engine/runtime/job_spec.h"
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/job_spec.h"
+#include "engine/vocabulary/record.h"
 
 namespace eosim::engine {
 
@@ -59,7 +59,7 @@ public:
     // that announces a point must list it here: SinkContext::announce throws for one it does not.
     virtual std::vector<std::string_view> announced_points() const { return {}; }
     // The option (a key of "options") that makes this sink name what it writes after each record's
-    // source identity (engine/runtime/record.h: the source partition and offset), or empty when it
+    // source identity (engine/vocabulary/record.h: the source partition and offset), or empty when it
     // does not. The loader then requires every record reaching the sink to have one: the sink reached
     // from a kafka_source through maps and filters only (exit code 2 otherwise, at this option).
     virtual std::string source_identity_option() const { return {}; }

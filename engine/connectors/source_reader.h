@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "engine/connectors/sink.h"
-#include "engine/runtime/job_spec.h"
-#include "engine/runtime/record.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/job_spec.h"
+#include "engine/vocabulary/record.h"
+#include "engine/vocabulary/run_observer.h"
 
 namespace eosim::sim::external {
 class KafkaCluster;

@@ -13,8 +13,8 @@
 #include <map>
 #include <optional>
 
-#include "engine/runtime/job_spec.h"
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/job_spec.h"
+#include "engine/vocabulary/record.h"
 #include "sim/time.h"
 
 namespace eosim::engine {

@@ -1,7 +1,7 @@
 #include "engine/connectors/upsert_sink.h"
 
 #include "engine/connectors/builtin_sinks.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "sim/external/database.h"
 
 namespace eosim::engine {

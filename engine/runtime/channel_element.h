@@ -3,9 +3,9 @@
 // messages carry in the trace.
 #include <cstdint>
 
-#include "engine/checkpointing/snapshot_type.h"
-#include "engine/runtime/deployment.h"
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/snapshot_type.h"
+#include "engine/vocabulary/deployment.h"
+#include "engine/vocabulary/record.h"
 #include "sim/time.h"
 #include "sim/trace.h"
 

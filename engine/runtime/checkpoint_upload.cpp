@@ -4,11 +4,11 @@
 
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "engine/runtime/task.h"
 
 namespace eosim::engine {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/checkpointing/checkpoint_failure_reason.h"
-#include "engine/runtime/deployment.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
+#include "engine/vocabulary/deployment.h"
 #include "engine/state/state_backend.h"
 #include "sim/world.h"
 

@@ -27,7 +27,7 @@
 #include <optional>
 
 #include "engine/runtime/operators.h"
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/record.h"
 #include "engine/state/state_backend.h"
 #include "engine/state/timer_service.h"
 

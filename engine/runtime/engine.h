@@ -13,16 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "engine/checkpointing/checkpoint_failure_reason.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
 #include "engine/checkpointing/execution_gateway.h"
-#include "engine/checkpointing/snapshot_type.h"
+#include "engine/vocabulary/snapshot_type.h"
 #include "engine/connectors/outside_systems.h"
-#include "engine/runtime/deployment.h"
-#include "engine/runtime/engine_stats.h"
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/deployment.h"
+#include "engine/vocabulary/engine_stats.h"
+#include "engine/vocabulary/job_spec.h"
 #include "engine/runtime/job_topology.h"
 #include "engine/runtime/record_batch_pool.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 #include "sim/external/coordination_service.h"
 #include "sim/world.h"
 

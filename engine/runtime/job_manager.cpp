@@ -9,7 +9,7 @@
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/leader_election.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "engine/runtime/slot_placement.h"
 #include "engine/runtime/task_manager.h"
 

@@ -46,7 +46,7 @@
 #include <string>
 
 #include "engine/checkpointing/checkpoint_coordinator.h"
-#include "engine/runtime/deployment.h"
+#include "engine/vocabulary/deployment.h"
 
 namespace eosim::engine {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 
 namespace eosim::engine {
 

@@ -22,7 +22,7 @@
 #include <memory>
 
 #include "engine/runtime/operators.h"
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/record.h"
 #include "engine/state/state_backend.h"
 
 namespace eosim::engine {

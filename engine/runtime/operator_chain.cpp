@@ -6,7 +6,7 @@
 #include "engine/connectors/sink_registry.h"
 #include "sim/invariant.h"
 #include "engine/runtime/engine.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "engine/runtime/task.h"
 #include "engine/runtime/window_operator.h"
 #include "engine/state/key_groups.h"

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/checkpointing/snapshot_type.h"
+#include "engine/vocabulary/snapshot_type.h"
 #include "engine/connectors/sink.h"
 #include "engine/connectors/source_reader.h"
-#include "engine/runtime/deployment.h"
+#include "engine/vocabulary/deployment.h"
 #include "engine/runtime/operators.h"
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/record.h"
 #include "engine/state/state_backend.h"
 
 namespace eosim::engine {

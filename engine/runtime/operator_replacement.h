@@ -7,7 +7,7 @@
 #include <functional>
 #include <memory>
 
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 #include "engine/state/state_backend.h"
 
 namespace eosim::engine {

@@ -10,8 +10,8 @@
 #include <optional>
 #include <type_traits>
 
-#include "engine/runtime/job_spec.h"
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/job_spec.h"
+#include "engine/vocabulary/record.h"
 #include "engine/state/state_backend.h"
 
 namespace eosim::engine {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/record.h"
 
 namespace eosim::engine {
 

@@ -17,7 +17,7 @@
 #include "engine/runtime/job_topology.h"
 #include "engine/runtime/operators.h"
 #include "engine/runtime/record_batch_pool.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 #include "sim/network.h"
 
 namespace eosim::engine {

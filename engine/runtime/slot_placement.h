@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 #include "sim/trace.h"
 
 namespace eosim::engine {

@@ -5,7 +5,7 @@
 #include "engine/connectors/sink_registry.h"
 #include "sim/invariant.h"
 #include "engine/runtime/engine.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "engine/runtime/task.h"
 
 namespace eosim::engine {

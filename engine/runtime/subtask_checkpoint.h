@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "engine/checkpointing/channel_state_writer.h"
-#include "engine/checkpointing/checkpoint_failure_reason.h"
-#include "engine/checkpointing/snapshot_type.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
+#include "engine/vocabulary/snapshot_type.h"
 #include "engine/runtime/checkpoint_upload.h"
-#include "engine/runtime/deployment.h"
+#include "engine/vocabulary/deployment.h"
 #include "sim/time.h"
 #include "sim/trace.h"
 

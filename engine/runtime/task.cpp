@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "engine/connectors/sink_registry.h"
-#include "engine/invariant.h"
+#include "sim/invariant.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "engine/state/key_groups.h"
 
 namespace eosim::engine {

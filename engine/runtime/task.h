@@ -51,10 +51,10 @@
 
 #include "engine/checkpointing/barrier_handler.h"
 #include "engine/checkpointing/channel_state_writer.h"
-#include "engine/checkpointing/snapshot_type.h"
+#include "engine/vocabulary/snapshot_type.h"
 #include "engine/connectors/sink.h"
 #include "engine/runtime/channel_element.h"
-#include "engine/runtime/deployment.h"
+#include "engine/vocabulary/deployment.h"
 #include "engine/runtime/operator_chain.h"
 #include "engine/runtime/record_writer.h"
 #include "engine/runtime/subtask_checkpoint.h"

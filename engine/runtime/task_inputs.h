@@ -15,7 +15,7 @@
 #include "sim/invariant.h"
 #include "engine/runtime/channel_element.h"
 #include "engine/runtime/job_topology.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 #include "engine/runtime/watermark_valve.h"
 #include "sim/network.h"
 

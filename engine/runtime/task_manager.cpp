@@ -5,7 +5,7 @@
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 
 namespace eosim::engine {
 

@@ -12,7 +12,7 @@
 
 #include <boost/container/flat_map.hpp>
 
-#include "engine/runtime/deployment.h"
+#include "engine/vocabulary/deployment.h"
 #include "engine/runtime/task.h"
 
 namespace eosim::engine {
@@ -102,7 +102,7 @@ private:
     // A sorted vector (a handful of tasks per TaskManager), iterated in key order.
     boost::container::flat_map<TaskKey, std::unique_ptr<Task>> tasks_;
     // Every channel message and timer of a task looks its task up (about 140k times in a standard
-    // run; the map's binary search over three-field keys was 2% of it). This table, by the job's
+    // run; the map's binary search over three-field keys alone would be 2% of it). This table, by the job's
     // flat subtask index (`first_slot_of_vertex_[vertex] + subtask`), holds the task of that
     // (vertex, subtask) deployed last, so `find` usually costs one load and a key comparison; when
     // the entry is empty or holds another attempt, `find` asks the map, so the answer is the map's.

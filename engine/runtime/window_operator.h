@@ -24,9 +24,9 @@
 #include <optional>
 #include <vector>
 
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 #include "engine/runtime/operators.h"
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/record.h"
 #include "engine/state/state_backend.h"
 #include "engine/state/timer_service.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/state/state_backend_options.h"
+#include "engine/vocabulary/state_backend_options.h"
 
 namespace eosim::engine {
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/connectors/sink_options.h"
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 #include "scenarios/scenario.h"
 
 namespace eosim::scenarios::loading {

@@ -79,6 +79,7 @@ private:
     void read_sometimes(const Value& v);
     void read_sensitivity(const Value& v, const json& document);
     void read_sensitivity_targets(const Value& v, const json& document);
+    void read_sensitivity_reasons(const Value& v, std::vector<std::string>& unexplained);
     std::vector<std::string> read_node_names(const Value& v);
     std::string read_node_name(const Value& v);
     // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the run,

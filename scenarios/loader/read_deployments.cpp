@@ -1,7 +1,7 @@
 // The loader's "savepoints" and "deployments" sections (scenarios/loader/loader.h), and
 // Scenario::deployment_job, which applies a deployment's changes.
 #include "engine/connectors/kafka_sink.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "scenarios/loader/loader.h"
 
 namespace eosim::scenarios {

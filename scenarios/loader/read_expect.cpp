@@ -74,9 +74,11 @@ void Loader::read_expect(const Value& v) {
 }
 
 void Loader::read_sensitivity(const Value& v, const json& document) {
-    const Object o(v, {"skip", "why", "targets"}, "an object {\"skip\": [twin names], \"why\": text, \"targets\": [twin names]}");
+    const Object o(v, {"skip", "reasons", "why", "targets"},
+                   "an object {\"skip\": [twin names], \"reasons\": [reason keys], \"why\": text, \"targets\": [twin names]}");
     if (auto targets = o.get("targets")) read_sensitivity_targets(*targets, document);
-    if (!o.get("skip") && !o.get("why") && o.get("targets")) return;  // "why" explains a skip: it needs one
+    // "reasons" and "why" explain a skip: they need one.
+    if (!o.get("skip") && !o.get("reasons") && !o.get("why") && o.get("targets")) return;
     const std::vector<std::string> twins = twin_names(known_bad_twins(document));
     for_each_element(o.require("skip", "an array of known-bad twin names"), "an array of known-bad twin names", [&](const Value& element) {
         const std::string name = read_string(element);
@@ -89,9 +91,37 @@ void Loader::read_sensitivity(const Value& v, const json& document) {
         }
         s_.sensitivity_skip.push_back(name);
     });
-    const Value why = o.require("why", "a text saying why the scenario does not target these twins");
-    s_.sensitivity_why = read_string(why);
-    if (s_.sensitivity_why.empty()) why.expected("a non-empty text saying why the scenario does not target these twins");
+    std::vector<std::string> unexplained = s_.sensitivity_skip;
+    if (auto reasons = o.get("reasons")) read_sensitivity_reasons(*reasons, unexplained);
+    const auto why = unexplained.empty() ? o.get("why")
+                                         : std::optional<Value>(o.require("why", "a text saying why the scenario does not target " +
+                                                                                    join(unexplained) + " (no key in \"reasons\" explains it)"));
+    if (!why) return;
+    const std::string text = read_string(*why);
+    if (text.empty()) why->expected("a non-empty text saying why the scenario does not target these twins");
+    s_.sensitivity_why += (s_.sensitivity_why.empty() ? "" : " ") + text;
+}
+
+// The registered reasons (scenarios/sensitivity.h skip_reasons) named by key, each for a skipped
+// twin; their texts open the scenario's "why", and the twins they explain leave `unexplained`.
+void Loader::read_sensitivity_reasons(const Value& v, std::vector<std::string>& unexplained) {
+    std::vector<std::string> keys;
+    for (const SkipReason& reason : skip_reasons()) keys.push_back(reason.key);
+    std::vector<std::string> seen;
+    for_each_element(v, "an array of reason keys", [&](const Value& element) {
+        const std::string key = read_string(element);
+        const SkipReason* reason = find_skip_reason(key);
+        if (reason == nullptr) element.fail("expected a reason key, one of: " + join(keys) + "; found " + in_quotes(key) + suggestion(key, keys));
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) element.fail("duplicate reason " + in_quotes(key));
+        seen.push_back(key);
+        const auto skipped = std::find_if(s_.sensitivity_skip.begin(), s_.sensitivity_skip.end(),
+                                          [&](const std::string& twin) { return explains(*reason, twin); });
+        if (skipped == s_.sensitivity_skip.end()) {
+            element.fail("expected a reason for a twin \"skip\" names: " + in_quotes(key) + " explains " + reason->twin + ", which it does not name");
+        }
+        std::erase_if(unexplained, [&](const std::string& twin) { return explains(*reason, twin); });
+        s_.sensitivity_why += (s_.sensitivity_why.empty() ? "" : " ") + reason->text;
+    });
 }
 
 void Loader::read_sensitivity_targets(const Value& v, const json& document) {

@@ -1,6 +1,6 @@
 // The loader's faults section: scheduled, random and protocol-point faults, node and system names (scenarios/loader/loader.h).
 #include "engine/runtime/control_messages.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "scenarios/coverage.h"
 #include "scenarios/fault_types.h"
 #include "scenarios/loader/loader.h"

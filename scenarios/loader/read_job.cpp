@@ -302,7 +302,7 @@ void Loader::check_version_source(const Object& o, const engine::VertexSpec& sin
 
 // A sink that names records by their source identity (SinkConfig::source_identity_option) needs
 // every record to have one: a kafka_source reaching the sink through maps and filters only. A keyed
-// operator, window, join or dedup makes records of its own (engine/runtime/record.h), a union mixes
+// operator, window, join or dedup makes records of its own (engine/vocabulary/record.h), a union mixes
 // sources, and a CDC row has no Kafka offset.
 void Loader::check_source_identity_chain(const Object& o, const engine::VertexSpec& sink) {
     const std::string option = sink.sink->source_identity_option();

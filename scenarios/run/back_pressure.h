@@ -53,7 +53,7 @@ private:
     std::vector<std::string> order_;  // vertices in the order first seen
     // The followed engine's vertex index (TaskKey::vertex) -> its entry in by_vertex_, or null
     // before its first sample: a sample visits every running task, and a lookup by the vertex's
-    // name each time was most of a run's sampling cost (issue 31).
+    // name each time would be most of a run's sampling cost.
     std::vector<Counts*> of_vertex_;
 };
 

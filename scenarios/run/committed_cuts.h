@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 #include "oracles/oracle_registry.h"
 
 namespace eosim::scenarios {

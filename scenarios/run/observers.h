@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 #include "scenarios/checkpoint_stats.h"
 #include "scenarios/coverage.h"
 #include "scenarios/deployment_run.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Calls that race (issue 26, point 5): the delivery of a client's write to an outside system, as
+// Calls that race: the delivery of a client's write to an outside system, as
 // a real network and a real server may deliver it. An admitted write is delivered
 //   - now: applied, answered (every call, unless races are switched on);
 //   - answer_lost: applied, but the answer never comes back: the caller sees `timeout` (a retry

@@ -78,8 +78,8 @@ private:
     PackedInts arrival_partitions_;   // the partition of each record, in arrival order
     std::vector<size_t> appended_;    // per partition: how many of its records are appended
     // append_due's reads, a window per column: each round reads on where the last one stopped, and a
-    // value at a time (PackedInts::operator[], a chunk lookup and a width switch each) was a visible
-    // share of the standard run (issue 31).
+    // value at a time (PackedInts::operator[], a chunk lookup and a width switch each) would be a
+    // visible share of the standard run.
     struct Windows {
         PackedWindow<> keys, values, timestamps;
     };

@@ -15,7 +15,7 @@
 // admitted write may apply and lose its answer, land later, or be lost; the caller then sees `timeout`.
 // Every call is noted in the call log when one is set (`races().set_log`).
 //
-// Latency (issue 41): a synchronous call takes no time. An asynchronous call (a sink's
+// Latency: a synchronous call takes no time. An asynchronous call (a sink's
 // engine::SinkContext::call) travels both ways with a latency drawn per leg from the system's own
 // PRNG stream, uniformly in [latency().min, latency().max] (default 2-20 ms, after a service in the
 // same region), times the slow factor while a slow period lasts (`set_slow_until`). Two calls of one

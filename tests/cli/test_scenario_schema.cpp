@@ -21,8 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/runtime/control_messages.h"
-#include "engine/runtime/job_spec.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/job_spec.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "oracles/oracle_registry.h"
 #include "scenarios/coverage.h"
 #include "scenarios/fault_types.h"

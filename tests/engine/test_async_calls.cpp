@@ -1,4 +1,4 @@
-// Asynchronous calls to an outside system (engine/connectors/sink.h: SinkContext::call, issue 41)
+// Asynchronous calls to an outside system (engine/connectors/sink.h: SinkContext::call)
 // through the default transport: the request lands after a latency drawn from the system's stream,
 // the answer comes back after another draw; answers overtake each other; a crashed caller gets no
 // answer and its requests still on the way are refused; a slow period stretches every leg.

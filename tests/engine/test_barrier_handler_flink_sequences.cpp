@@ -2,8 +2,8 @@
 // UnalignedCheckpointsTest, AlternatingCheckpointsTest and CheckpointBarrierTrackerTest: aborts
 // and cancellation markers (in-band, from a declining upstream task), checkpoints the coordinator
 // aborted before their first barrier came, end of partition, unaligned checkpoints and the
-// aligned-checkpoint timeout. The two disagreements issue 9 describes (an abort notice that
-// overtook the barriers) fail on the aligner and tracker this handler replaced.
+// aligned-checkpoint timeout. Two sequences with an abort notice that overtook the barriers
+// have a section of their own.
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -82,7 +82,7 @@ std::unique_ptr<BarrierHandler> alternating(int32_t channels, RecordingControlle
 }
 CheckpointBarrier priority(int64_t checkpoint_id) { return CheckpointBarrier{checkpoint_id, true}; }
 
-// ---- the two disagreements of issue 9 ---------------------------------------------------------
+// ---- an abort notice that overtook the barriers ------------------------------------------------
 
 TEST_CASE("flink sequences: an abort notice ahead of the first barrier cancels the checkpoint, nothing blocks", "[barrier-sequences]") {
     for (bool at_least_once : {false, true}) {

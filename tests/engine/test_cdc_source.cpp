@@ -13,7 +13,7 @@
 #include "engine/connectors/cdc_source.h"
 #include "engine/connectors/upsert_sink.h"
 #include "engine/runtime/operators.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "engine/state/state_backend.h"
 #include "sim/external/database.h"
 #include "sim/world.h"

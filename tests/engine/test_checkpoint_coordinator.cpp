@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/checkpointing/checkpoint_storage.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "tests/engine/scenario_fixtures.h"
 
 namespace eosim::engine {
@@ -63,7 +63,7 @@ TEST_CASE("coordinator: checkpoint ids strictly increase across failovers", "[co
     }
 }
 
-// Issue 18 (Flink's CheckpointIDCounter only moves forward): checkpoint 1 completed, checkpoint 2
+// Flink's CheckpointIDCounter only moves forward: checkpoint 1 completed, checkpoint 2
 // was triggered (announced) but no task wrote state for it, and the JobManager crashed. The
 // recovered JobManager must not trigger 2 again: the id counter is durable before a trigger goes
 // out. Before the fix the triggered sequence was 1, 2, 2.

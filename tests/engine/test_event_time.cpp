@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/connectors/split_watermarks.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 #include "engine/runtime/watermark_valve.h"
 #include "sim/external/input_producer.h"
 #include "tests/engine/scenario_fixtures.h"

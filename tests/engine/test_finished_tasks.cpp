@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "scenarios/scenario.h"
 #include "tests/engine/scenario_fixtures.h"
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "tests/engine/scenario_fixtures.h"
 
 namespace eosim::engine {

@@ -1,4 +1,4 @@
-// The Kafka sink under commit faults alone (issue 17 point 3): EndTxn failing retriably while
+// The Kafka sink under commit faults alone: EndTxn failing retriably while
 // produce works, and EndTxn applied but answered with a timeout. The sink retries and the output
 // stays exactly-once without any failover; a deliberately broken committer (defined here, never in
 // the product) that drops a commit after a failure instead of retrying it -- the FLINK-23896 class

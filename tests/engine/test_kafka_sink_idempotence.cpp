@@ -1,4 +1,4 @@
-// The Kafka sink and the input producer through Kafka's idempotent produce path (issue 28 point 4):
+// The Kafka sink and the input producer through Kafka's idempotent produce path:
 // produce answers lost for a while (written, answered request_timeout) and retried. With idempotence
 // the broker acknowledges the retried batches without writing them again, in the output and in the
 // input; with an at-least-once sink whose idempotence is off (the negative twin) the retries are

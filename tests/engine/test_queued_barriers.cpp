@@ -1,4 +1,4 @@
-// Timeoutable aligned barriers (Flink 1.14+, issue 44): the aligned-checkpoint timeout reaches a
+// Timeoutable aligned barriers (Flink 1.14+): the aligned-checkpoint timeout reaches a
 // barrier still queued in a channel. The handler sequences follow Flink's AlternatingCheckpointsTest
 // (an announced barrier starts the timer, and at the timeout the checkpoint goes unaligned before any
 // barrier was taken); the engine runs follow PipelinedSubpartitionWithReadViewTest's story through

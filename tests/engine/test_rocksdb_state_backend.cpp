@@ -196,7 +196,7 @@ TEST_CASE("rocksdb backend: a same-range restore keeps the files' levels and com
     auto restored = rocksdb_backend(all, true, "op-0-a2");
     restored->restore_incremental({last.private_state}, files);
     restored->put(1, 1);
-    // Were the 5 files all counted on level 0 (as RepairDB, which restores used to go through, put
+    // Were the 5 files all counted on level 0 (as RepairDB would put
     // them), they would be compacted and the whole state uploaded again. Imported at their
     // recorded levels, only the new small file is uploaded.
     const IncrementalSnapshot next = restored->snapshot_incremental(9, "shared/c9-");

@@ -12,7 +12,7 @@
 
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "engine/state/key_groups.h"
 #include "engine/state/state_backend.h"
 #include "sim/prng.h"

@@ -1,4 +1,4 @@
-// Records' source identity (engine/runtime/record.h, issue 28 point 5): the Kafka source names
+// Records' source identity (engine/vocabulary/record.h): the Kafka source names
 // each record by its partition and offset, a re-read after a restore names it the same, map and
 // filter pass the name on; the document sink's
 // `source_offset` ids and the key-value sink's `source_offset` event ids built from it, against

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "engine/connectors/kafka_sink.h"
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 #include "tests/engine/scenario_fixtures.h"
 
 namespace eosim::engine::test {

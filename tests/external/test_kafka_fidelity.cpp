@@ -1,5 +1,5 @@
-// The Kafka model against the cases of Kafka's own tests (issue 13 part 2, issue 28) and the commit
-// faults of issue 17: each TEST_CASE names the Kafka test it mirrors (TransactionsTest,
+// The Kafka model against the cases of Kafka's own tests and under commit
+// faults: each TEST_CASE names the Kafka test it mirrors (TransactionsTest,
 // TransactionCoordinatorTest, UnifiedLogTest, TransactionStateManagerTest, TransactionMetadataTest,
 // ProducerStateManagerTest). Written from those tests' behaviour, not their code.
 #include <catch2/catch.hpp>
@@ -217,7 +217,7 @@ TEST_CASE("kafka fidelity: idempotent produce deduplicates a retried batch and r
     }
 }
 
-// Commit faults (issue 17 point 3). TransactionCoordinatorTest
+// Commit faults. TransactionCoordinatorTest
 // shouldRespondWithNotCoordinatorOnEndTxnWhenCoordinatorNotFound and the client's retry of
 // CONCURRENT_TRANSACTIONS: EndTxn fails alone, produce still works, nothing changes.
 TEST_CASE("kafka fidelity: injected commit errors fail EndTxn only, retriably, and change nothing",

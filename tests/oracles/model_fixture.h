@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/connectors/kafka_sink.h"
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 #include "oracles/reference_model.h"
 
 namespace eosim::oracles::model_fixture {

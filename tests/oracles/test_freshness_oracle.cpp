@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine/connectors/kafka_sink.h"
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "engine/state/blob_codec.h"
 #include "tests/engine/scenario_fixtures.h"
 

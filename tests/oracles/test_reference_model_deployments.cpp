@@ -158,7 +158,7 @@ TEST_CASE("every-sink oracle: passes when each sink's oracle passes, fires namin
 namespace eosim::oracles {
 namespace {
 
-// A rollback (issue 32): v1 runs to the savepoint, v2 (same program) from it to the end of the
+// A rollback: v1 runs to the savepoint, v2 (same program) from it to the end of the
 // input and stops there, then v3 starts again from v1's savepoint: the records after it are
 // processed twice, each deployment continuing the state at the savepoint.
 TEST_CASE("reference model deployments: a rollback to an older savepoint processes its range again", "[reference_model][upgrade]") {

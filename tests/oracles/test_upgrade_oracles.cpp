@@ -1,4 +1,4 @@
-// The checks of issue 32, each with a negative control and its positive twin, fed by hand:
+// The upgrade checks, each with a negative control and its positive twin, fed by hand:
 // - StopWithSavepointOracle: a source reading after its stop barrier; a next deployment starting
 //   elsewhere than the stop's positions; a source resuming elsewhere than its snapshot says;
 // - SavepointWatch (the storage oracle's savepoint check): a savepoint's _metadata or file deleted;

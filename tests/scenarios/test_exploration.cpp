@@ -1,4 +1,4 @@
-// The exploration strategies of `eosim explore` (scenarios/exploration.h, issue 30): every strategy
+// The exploration strategies of `eosim explore` (scenarios/exploration.h): every strategy
 // is a function of the seeds (same seeds, same runs, same trace hashes, whatever the thread count);
 // pct changes the runs and replays from the seed and depth; guided keeps an input in its corpus
 // exactly when the input's coverage grew, and a guided catch replays bit for bit from its written

@@ -3,7 +3,7 @@
 // hole with and without HA (the same faults: the no-HA listing loses records, the store does not);
 // and that the fences act: a deposed leader's store adds are refused by the service, its messages
 // refused by the TaskManagers, and its deployments never sent, while exactly-once holds; and
-// liveness (issue 30): a standby whose watch event was lost contends again once reconnected, and a
+// liveness: a standby whose watch event was lost contends again once reconnected, and a
 // leader whose recovery read is stuck behind slow storage reads again after its timeout.
 #include <catch2/catch.hpp>
 
@@ -113,7 +113,7 @@ TEST_CASE("HA: a standby whose watch event was lost contends again once reconnec
         CHECK(lost.figures.sessions_expired >= 1);
     }
     // Where the exploration found it: both JobManagers replaced while the service was down, their
-    // successors' watches lost to a one-way partition (bench/README.md, issue 30).
+    // successors' watches lost to a one-way partition (bench/README.md).
     const RunResult swarm = run("jobmanager-ha-swarm", 101106);
     CHECK(swarm.expectation_met);
     CHECK(swarm.job_finished);

@@ -10,7 +10,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 #include "scenarios/checkpoint_stats.h"
 #include "scenarios/job_history.h"
 #include "scenarios/scenario.h"

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/runtime/protocol_points.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "scenarios/point_reach.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_files.h"

@@ -113,6 +113,54 @@ TEST_CASE("sensitivity: \"skip\" names twins that apply, with a reason", "[sensi
     }
 }
 
+TEST_CASE("sensitivity: \"reasons\" names a registered reason by key for a skipped twin", "[sensitivity][loader]") {
+    testing::TempDir dir;
+    json document = exactly_once_kafka_job();
+    const SkipReason* standard = find_skip_reason("barriers_not_skewed");
+    REQUIRE(standard != nullptr);
+    CHECK(standard->twin == "checkpointing.at_least_once");
+    // A reason alone explains its twin; the report prints its text as the scenario's reason.
+    document["sensitivity"] = {{"skip", {"checkpointing.at_least_once"}}, {"reasons", {"barriers_not_skewed"}}};
+    Scenario s = load_scenario(dir.write("s.json", document.dump()));
+    CHECK(s.sensitivity_skip == std::vector<std::string>{"checkpointing.at_least_once"});
+    CHECK(s.sensitivity_why == standard->text);
+    // The scenario's own "why" explains the twins no reason does, after the reasons' texts.
+    document["sensitivity"] = {{"skip", {"checkpointing.at_least_once", "kafka.no_fencing"}},
+                               {"reasons", {"barriers_not_skewed"}},
+                               {"why", "kafka.no_fencing: one attempt, no pause"}};
+    s = load_scenario(dir.write("s2.json", document.dump()));
+    CHECK(s.sensitivity_why == standard->text + " kafka.no_fencing: one attempt, no pause");
+    // A sink twin's reason explains that twin of any sink vertex.
+    const SkipReason* alo_job = find_skip_reason("at_least_once_job");
+    REQUIRE(alo_job != nullptr);
+    CHECK(explains(*alo_job, "sink.sink.idempotence_off"));
+    CHECK(explains(*alo_job, "sink.out.idempotence_off"));
+    CHECK_FALSE(explains(*alo_job, "sink.sink.at_least_once"));
+    CHECK_FALSE(explains(*standard, "kafka.no_fencing"));
+
+    const auto refused = [&](const json& sensitivity, const std::string& path, const std::string& says) {
+        document["sensitivity"] = sensitivity;
+        try {
+            load_scenario(dir.write("bad.json", document.dump()));
+            FAIL("loaded");
+        } catch (const ScenarioError& e) {
+            CHECK(e.json_path() == path);
+            CHECK(std::string(e.what()).find(says) != std::string::npos);
+        }
+    };
+    // An unknown key, with the registered ones and the nearest.
+    refused({{"skip", {"checkpointing.at_least_once"}}, {"reasons", {"barriers_not_skewd"}}}, "/sensitivity/reasons/0",
+            "did you mean \"barriers_not_skewed\"");
+    // A reason for a twin the scenario does not skip.
+    refused({{"skip", {"kafka.no_fencing"}}, {"reasons", {"barriers_not_skewed"}}}, "/sensitivity/reasons/0",
+            "explains checkpointing.at_least_once, which it does not name");
+    // A skipped twin no reason explains still needs "why".
+    refused({{"skip", {"checkpointing.at_least_once", "kafka.no_fencing"}}, {"reasons", {"barriers_not_skewed"}}},
+            "/sensitivity/why", "kafka.no_fencing");
+    refused({{"skip", {"checkpointing.at_least_once"}}, {"reasons", {"barriers_not_skewed", "barriers_not_skewed"}}},
+            "/sensitivity/reasons/1", "duplicate reason");
+}
+
 TEST_CASE("sensitivity: targeted twins run only where a scenario names them in \"targets\"", "[sensitivity][loader]") {
     json document = exactly_once_kafka_job();
     std::vector<std::string> targeted;

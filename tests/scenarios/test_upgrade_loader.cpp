@@ -1,4 +1,4 @@
-// Issue 32's scenario keys: a deployment's "from" (rollbacks, named savepoints, the latest
+// The upgrade scenario keys: a deployment's "from" (rollbacks, named savepoints, the latest
 // checkpoint of a cancelled deployment), the negative-control switches, and "upgrade_swarm" with
 // its per-seed draw. Bad input names the JSON path and what was expected; the draw is a function
 // of the seed and never yields what Flink refuses.

@@ -3,7 +3,7 @@
 // through `eosim run`'s own code (cli::run_command with --json, the file and the seed the report
 // names) and must give the same verdict: exit code 1 and the same failing oracles. Every job-level
 // check of the test suite goes through here, so every reproducer the suite's testkit failures write
-// is loaded and replayed (issue 41, point 4). reproducers_replayed() counts them.
+// is loaded and replayed. reproducers_replayed() counts them.
 #include <cstdint>
 
 #include "testkit/sink_jobs.h"

@@ -1,4 +1,4 @@
-// Issue 41, point 4: one list of the points a sink announces (SinkConfig::announced_points()), read
+// One list of the points a sink announces (SinkConfig::announced_points()), read
 // by the loader and the testkit alike and enforced where the sink announces; the contract level's
 // step log puts the calls of close() and of timers under the step that made them.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// The asynchronous bulk writer built in-tree (issue 41, point 1): examples/async-sink's own tests
+// The asynchronous bulk writer built in-tree: examples/async-sink's own tests
 // run here as they do against the installed package (it passes at the contract level on seeds 1..3
 // and inside jobs, where the engine's task waits for prepare_pre_commit), and its three buggy twins
 // (examples/async-sink-*) must each be caught at the contract level's DEFAULT options on seeds 1..3.

@@ -1,4 +1,4 @@
-// Rescales after failures (issue 41, point 2): a Kafka two-phase-commit sink that, restored at a
+// Rescales after failures: a Kafka two-phase-commit sink that, restored at a
 // smaller parallelism, aborts only its own index's lingering transactions and not those of the
 // removed subtasks whose state it was given (FLINK-23854, apache/flink#17019: "when Flink downscales
 // X subtasks to Y subtasks, subtask i is responsible for cleaning all subtasks j in [0; X) where

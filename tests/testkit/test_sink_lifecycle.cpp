@@ -1,4 +1,4 @@
-// An instance's life as Flink's (issue 41, point 3; testkit/README.md, "An instance's life"): the
+// An instance's life as Flink's (testkit/README.md, "An instance's life"): the
 // calls a sink instance gets follow one state machine at both levels of the testkit and in the
 // engine:
 //   created --open--> open --close()--> closed;  open: write, pre_commit(N), checkpoint_complete(N)

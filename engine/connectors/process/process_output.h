@@ -17,7 +17,7 @@
 
 #include "engine/connectors/outside_systems.h"
 #include "engine/connectors/sink_registry.h"
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/record.h"
 
 namespace eosim::engine::process {
 

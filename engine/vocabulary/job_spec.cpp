@@ -1,4 +1,4 @@
-#include "engine/runtime/job_spec.h"
+#include "engine/vocabulary/job_spec.h"
 
 #include <algorithm>
 

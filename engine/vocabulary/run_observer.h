@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "engine/checkpointing/checkpoint_failure_reason.h"
-#include "engine/checkpointing/snapshot_type.h"
-#include "engine/runtime/record.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
+#include "engine/vocabulary/snapshot_type.h"
+#include "engine/vocabulary/record.h"
 #include "sim/time.h"
 
 namespace eosim::engine {

@@ -1,4 +1,4 @@
-#include "engine/checkpointing/checkpoint_failure_reason.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
 
 namespace eosim::engine {
 

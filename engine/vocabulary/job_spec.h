@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/state/state_backend_options.h"
+#include "engine/vocabulary/state_backend_options.h"
 #include "sim/time.h"
 
 namespace eosim::engine {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/runtime/run_observer.h"
+#include "engine/vocabulary/run_observer.h"
 #include "sim/trace.h"
 
 namespace eosim::engine {

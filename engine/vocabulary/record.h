@@ -11,7 +11,7 @@
 // `timestamp` is the record's event time in milliseconds (Flink's StreamRecord timestamp): set by
 // the source from the input (the producer's event time, or its append time), kept by map, filter,
 // union and the keyed aggregates, set by a window (its end - 1) or a join (the later side's).
-// `source_id` is the record's source identity (issue 28 point 5): the partition and offset of the
+// `source_id` is the record's source identity: the partition and offset of the
 // Kafka record it was read from, set by the Kafka source and kept by map, filter and union; the
 // keyed operators, windows, joins and the CDC source make records of their own, with none. A replay
 // after a failover re-reads the same offsets, so a replayed record has the same identity: what a

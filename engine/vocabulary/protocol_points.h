@@ -11,7 +11,7 @@
 // window.fired..checkpoint.completed.
 #include <string_view>
 
-#include "engine/connectors/sink_points.h"
+#include "engine/vocabulary/sink_point_names.h"
 
 namespace eosim::engine::points {
 

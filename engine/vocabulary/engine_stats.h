@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <map>
 
-#include "engine/checkpointing/checkpoint_failure_reason.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
 
 namespace eosim::engine {
 
