@@ -30,7 +30,7 @@ CheckpointCoordinator::CheckpointCoordinator(ExecutionGateway& gateway, sim::Nod
     : gateway_(gateway), node_(node), instance_(instance), cleaner_(gateway, node, instance), fail_job_(std::move(fail_job)), settled_(std::move(settled)),
       config_(gateway.job().checkpointing),
       prng_(gateway.world().prng("checkpoint-coordinator/" + std::to_string(gateway.world().nodes().incarnation(node)))),
-      decider_(config_.max_concurrent, config_.min_pause), failures_(config_.tolerable_failures) {}
+      decider_(config_.max_concurrent, config_.min_pause), failures_(config_.tolerable_failures), retention_(config_.retained) {}
 
 // ---- lifecycle ----------------------------------------------------------------------------------
 
@@ -64,18 +64,13 @@ void CheckpointCoordinator::recover(const StoredCheckpoints& found, const Comple
 void CheckpointCoordinator::restore_completed(int64_t highest_id, std::vector<CompletedCheckpoint> retained) {
     last_id_ = std::max(last_id_, highest_id);
     if (retained.empty()) return;
-    completed_.assign(std::make_move_iterator(retained.begin()), std::make_move_iterator(retained.end()));
     // The shared files of the older checkpoints, as the newest one's metadata lists them: held by
     // the newest of the older ones that stay retained, for them all.
-    std::vector<std::string> older_shared = std::move(completed_.back().older_shared);
-    completed_.back().older_shared.clear();
-    while (static_cast<int32_t>(completed_.size()) > config_.retained) {  // Flink's store keeps `retained` too
-        discard_completed(completed_.front());
-        completed_.pop_front();
-    }
-    const bool older_retained = completed_.size() >= 2;
-    if (older_retained) completed_[completed_.size() - 2].older_shared = older_shared;
-    shared_registry_ = SharedStateRegistry::rebuild(completed_);
+    std::vector<std::string> older_shared = std::move(retained.back().older_shared);
+    retained.back().older_shared.clear();
+    for (const CompletedCheckpoint& gone : retention_.restore(std::move(retained), older_shared)) discard_completed(gone);
+    const bool older_retained = retention_.completed().size() >= 2;
+    shared_registry_ = SharedStateRegistry::rebuild(retention_.completed());
     if (older_retained) return;
     // No older checkpoint is retained: what only they referred to goes.
     std::vector<std::string> unreferenced;
@@ -100,18 +95,43 @@ void CheckpointCoordinator::stop(CheckpointFailureReason reason, const std::stri
     // Pending checkpoints are counted and observed as aborted, like every other abort, and the
     // tasks are told (Flink's abortPendingCheckpoints); checkpoint.aborted is not announced: the
     // step's own point (failover.started, job.finished) is where a fault belongs.
-    std::map<int64_t, Pending> stopped = std::move(pending_);
-    pending_.clear();
-    for (auto& [id, pending] : stopped) {
-        gateway_.world().scheduler().cancel(pending.timeout);
-        if (pending.writing_metadata) {
-            settling_.emplace(id, std::move(pending.result));  // its metadata write decides
+    std::vector<int64_t> stopped;
+    for (const auto& [id, checkpoint] : checkpoints_) {
+        if (checkpoint.in_progress()) stopped.push_back(id);
+    }
+    for (int64_t id : stopped) {
+        PendingCheckpoint& checkpoint = in_progress_at(id);
+        gateway_.world().scheduler().cancel(checkpoint.timeout());
+        if (checkpoint.writing_metadata()) {
+            checkpoint.settle();  // its metadata write decides
             continue;
         }
-        discard(pending.result);
+        const CompletedCheckpoint partial = checkpoint.abort();
+        checkpoints_.erase(id);
+        discard(partial);
         report_aborted(id, reason, detail);
         notify_aborted(id);
     }
+}
+
+bool CheckpointCoordinator::settling() const {
+    return std::any_of(checkpoints_.begin(), checkpoints_.end(), [](const auto& c) { return c.second.settling(); });
+}
+
+int32_t CheckpointCoordinator::in_progress_count() const {
+    return static_cast<int32_t>(
+        std::count_if(checkpoints_.begin(), checkpoints_.end(), [](const auto& c) { return c.second.in_progress(); }));
+}
+
+PendingCheckpoint* CheckpointCoordinator::find_in_progress(int64_t checkpoint_id) {
+    auto it = checkpoints_.find(checkpoint_id);
+    return it != checkpoints_.end() && it->second.in_progress() ? &it->second : nullptr;
+}
+
+PendingCheckpoint& CheckpointCoordinator::in_progress_at(int64_t checkpoint_id) {
+    PendingCheckpoint* checkpoint = find_in_progress(checkpoint_id);
+    EOSIM_INVARIANT(checkpoint != nullptr, "the coordinator completes or aborts only a checkpoint it holds in progress");
+    return *checkpoint;
 }
 
 // ---- triggering -------------------------------------------------------------------------------
@@ -156,7 +176,7 @@ void CheckpointCoordinator::run_queued() {
 }
 
 CheckpointRequestDecider::Situation CheckpointCoordinator::situation() const {
-    return {triggering_, static_cast<int32_t>(pending_.size()), gateway_.world().now(), last_completion_};
+    return {triggering_, in_progress_count(), gateway_.world().now(), last_completion_};
 }
 
 void CheckpointCoordinator::apply(const CheckpointRequestDecider::Decision& decision) {
@@ -219,29 +239,26 @@ void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t u
         return;
     }
     const CheckpointPlan& plan = *planned;
+    EOSIM_INVARIANT(id > last_triggered_id_, "checkpoint ids strictly increase");
+    EOSIM_INVARIANT(id > id_floor_, "checkpoint ids continue above the savepoint restored from");
+    last_triggered_id_ = id;
     ++gateway_.stats().checkpoints_triggered;
-    Pending& pending = pending_[id];
-    pending.id = id;
-    pending.result.id = id;
-    pending.result.savepoint = snapshot.is_savepoint();
-    pending.snapshot = snapshot;
-    pending.user_request = user_request;
+    PendingCheckpoint& pending = checkpoints_.try_emplace(id, id, snapshot, user_request, plan.to_wait_for).first->second;
     if (snapshot.terminates()) {
         stopping_ = true;  // Flink stops the checkpoint scheduler for a stop-with-savepoint
         gateway_.world().scheduler().cancel(periodic_timer_);
     }
-    pending.awaiting = plan.to_wait_for;
-    pending.result.finished = plan.finished;
+    pending.result().finished = plan.finished;
     // A finished source acknowledges no more: its offsets (the end of its splits) stay those of the
     // latest completed checkpoint; the running sources' acknowledgements overwrite theirs.
-    if (!plan.finished.empty() && latest() != nullptr) pending.result.offsets = latest()->offsets;
+    if (!plan.finished.empty() && latest() != nullptr) pending.result().offsets = latest()->offsets;
     const uint64_t generation = generation_;
-    pending.timeout = gateway_.world().scheduler().schedule(
+    pending.set_timeout(gateway_.world().scheduler().schedule(
         config_.timeout, node_, kTimeout, static_cast<uint64_t>(id), on_coordinator(&gateway_, node_, instance_, [generation, id](CheckpointCoordinator& c) {
-            if (c.generation_ == generation && c.pending_.contains(id)) {
+            if (c.generation_ == generation && c.find_in_progress(id) != nullptr) {
                 c.abort(id, CheckpointFailureReason::checkpoint_expired, "checkpoint expired before completing");
             }
-        }));
+        })));
     gateway_.observer().checkpoint_triggered(gateway_.world().now(), id, snapshot);
     gateway_.world().announce(snapshot.terminates() ? points::kStopWithSavepointTriggered : points::kCheckpointTriggered, node_, id);
     // One trigger message per TaskManager, naming its subtasks to trigger.
@@ -268,7 +285,7 @@ void CheckpointCoordinator::refuse_with_finished_tasks(int64_t id, SnapshotType 
 
 void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle,
                                         int64_t state_bytes, const SourceOffsets& offsets, const SharedStateReport& shared) {
-    auto it = running_ && task.attempt == attempt_ ? pending_.find(checkpoint_id) : pending_.end();
+    PendingCheckpoint* pending = running_ && task.attempt == attempt_ ? find_in_progress(checkpoint_id) : nullptr;
     // Shared files this acknowledgement uploaded that nothing holds: deleted with its state.
     auto discard_uploads = [this, &shared] {
         std::vector<std::string> orphans;
@@ -277,7 +294,7 @@ void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_
         }
         cleaner_.discard_shared(orphans);
     };
-    if (it == pending_.end() || !it->second.awaiting.contains({task.vertex, task.subtask})) {
+    if (pending == nullptr || !pending->awaits({task.vertex, task.subtask})) {
         // Late (aborted, unknown, an older attempt's) or repeated: Flink discards such state.
         if (!referenced(handle)) cleaner_.discard_state(handle, state_bytes);
         discard_uploads();
@@ -293,36 +310,35 @@ void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_
                   ": its state refers to shared state already discarded (" + key + ")");
         return;
     }
-    Pending& pending = it->second;
-    pending.awaiting.erase({task.vertex, task.subtask});
-    pending.result.handles[{task.vertex, task.subtask}] = handle;
+    pending->acknowledge({task.vertex, task.subtask}, handle, state_bytes);
+    CompletedCheckpoint& result = pending->result();
     if (!shared.keys.empty()) {
         shared_registry_.add_references(shared.keys);
-        pending.result.shared[{task.vertex, task.subtask}] = shared.keys;
-        pending.result.shared_bytes_uploaded += shared.bytes_uploaded;
-        pending.result.shared_bytes_referenced += shared.bytes_referenced;
+        result.shared[{task.vertex, task.subtask}] = shared.keys;
+        result.shared_bytes_uploaded += shared.bytes_uploaded;
+        result.shared_bytes_referenced += shared.bytes_referenced;
         gateway_.world().announce(points::kSharedStateRegistered, node_, checkpoint_id);
     }
-    pending.result.state_bytes += state_bytes;
-    for (const auto& [where, offset] : offsets) pending.result.offsets[where] = offset;
-    if (pending.awaiting.empty() && !pending.writing_metadata) write_metadata(pending);
+    for (const auto& [where, offset] : offsets) result.offsets[where] = offset;
+    if (pending->fully_acknowledged()) write_metadata(*pending);
 }
 
-void CheckpointCoordinator::write_metadata(Pending& pending) {
-    pending.writing_metadata = true;
+void CheckpointCoordinator::write_metadata(PendingCheckpoint& pending) {
+    pending.start_writing_metadata();
     // Fully acknowledged: from here the metadata write alone decides, not the timeout.
-    gateway_.world().scheduler().cancel(pending.timeout);
-    const int64_t id = pending.id;
+    gateway_.world().scheduler().cancel(pending.timeout());
+    const int64_t id = pending.id();
     gateway_.world().announce(points::kCheckpointAcknowledged, node_, id);
     const uint64_t generation = generation_;
-    if (pending.snapshot.is_savepoint()) {
+    if (pending.snapshot().is_savepoint()) {
         write_savepoint_metadata(pending);
         return;
     }
-    pending.result.metadata_key = metadata_key(gateway_.job(), id);
-    std::string metadata = serialize_checkpoint_metadata(pending.result, older_retained_shared());
-    pending.result.metadata_bytes = static_cast<int64_t>(metadata.size());
-    gateway_.world().storage().put(node_, pending.result.metadata_key, std::move(metadata),
+    CompletedCheckpoint& result = pending.result();
+    result.metadata_key = metadata_key(gateway_.job(), id);
+    std::string metadata = serialize_checkpoint_metadata(result, retention_.older_retained_shared());
+    result.metadata_bytes = static_cast<int64_t>(metadata.size());
+    gateway_.world().storage().put(node_, result.metadata_key, std::move(metadata),
                                   on_coordinator(&gateway_, node_, instance_, [generation, id](CheckpointCoordinator& c, sim::StorageStatus status) {
                                       c.metadata_written(generation, id, status == sim::StorageStatus::ok);
                                   }));
@@ -330,17 +346,18 @@ void CheckpointCoordinator::write_metadata(Pending& pending) {
 
 // A savepoint's own _metadata (uids, canonical state); the final one of a stop also gets a pointer
 // _metadata in the checkpoint folder, written second, so that a new JobManager restores it.
-void CheckpointCoordinator::write_savepoint_metadata(Pending& pending) {
-    const int64_t id = pending.id;
+void CheckpointCoordinator::write_savepoint_metadata(PendingCheckpoint& pending) {
+    const int64_t id = pending.id();
     const uint64_t generation = generation_;
-    const bool terminates = pending.snapshot.terminates();
-    std::string metadata = serialize_savepoint_metadata(gateway_.job(), pending.result);
-    pending.result.metadata_key = terminates ? metadata_key(gateway_.job(), id) : savepoint_metadata_key(gateway_.job(), id);
-    std::string pointer = terminates ? serialize_checkpoint_metadata(pending.result) : std::string();
-    pending.result.metadata_bytes = static_cast<int64_t>(metadata.size() + pointer.size());
+    const bool terminates = pending.snapshot().terminates();
+    CompletedCheckpoint& result = pending.result();
+    std::string metadata = serialize_savepoint_metadata(gateway_.job(), result);
+    result.metadata_key = terminates ? metadata_key(gateway_.job(), id) : savepoint_metadata_key(gateway_.job(), id);
+    std::string pointer = terminates ? serialize_checkpoint_metadata(result) : std::string();
+    result.metadata_bytes = static_cast<int64_t>(metadata.size() + pointer.size());
     ExecutionGateway* gateway = &gateway_;
     const sim::NodeId node = node_;
-    const std::string pointer_key = pending.result.metadata_key;
+    const std::string pointer_key = result.metadata_key;
     gateway_.world().storage().put(
         node_, savepoint_metadata_key(gateway_.job(), id), std::move(metadata),
         on_coordinator(&gateway_, node_, instance_, [gateway, node, instance = instance_, generation, id, terminates, pointer_key, pointer = std::move(pointer)](
@@ -359,95 +376,99 @@ void CheckpointCoordinator::write_savepoint_metadata(Pending& pending) {
 }
 
 void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkpoint_id, bool ok) {
-    if (store_ && ok && !aborted_while_writing_.contains(checkpoint_id) && finalising(checkpoint_id) != nullptr) {
+    if (const PendingCheckpoint* checkpoint = find(checkpoint_id); store_ && ok && checkpoint != nullptr && !checkpoint->discarding()) {
         add_to_store(generation, checkpoint_id);
         return;
     }
     finalised(generation, checkpoint_id, ok, false);
 }
 
-const CompletedCheckpoint* CheckpointCoordinator::finalising(int64_t checkpoint_id) const {
-    if (auto it = settling_.find(checkpoint_id); it != settling_.end()) return &it->second;
-    if (auto it = aborted_while_writing_.find(checkpoint_id); it != aborted_while_writing_.end()) return &it->second;
-    if (auto it = pending_.find(checkpoint_id); it != pending_.end()) return &it->second.result;
-    return nullptr;
+const PendingCheckpoint* CheckpointCoordinator::find(int64_t checkpoint_id) const {
+    auto it = checkpoints_.find(checkpoint_id);
+    return it != checkpoints_.end() ? &it->second : nullptr;
 }
 
 // Flink's protocol: the pointer is in the store before the checkpoint counts as complete and before
 // any task is notified. Fenced: a deposed leader's add is refused.
 void CheckpointCoordinator::add_to_store(uint64_t generation, int64_t checkpoint_id) {
     gateway_.world().announce(points::kCheckpointMetadataWritten, node_, checkpoint_id);
-    const CompletedCheckpoint* checkpoint = finalising(checkpoint_id);
+    const PendingCheckpoint* checkpoint = find(checkpoint_id);
     if (checkpoint == nullptr) return;  // a crash at the point above
-    store_->add(*checkpoint, on_coordinator(&gateway_, node_, instance_,
-                                            [generation, checkpoint_id](CheckpointCoordinator& c, sim::external::CoordinationStatus status) {
-                                                const bool unknown = status == sim::external::CoordinationStatus::connection_loss;
-                                                if (unknown) {
-                                                    // The store may or may not hold it: neither completing nor aborting
-                                                    // is safe (an abort restores an older checkpoint and aborts this
-                                                    // one's transactions, which a later leader may restore from the
-                                                    // store). Give leadership up; the next leader reads the store.
-                                                    if (c.gateway_.resign_leadership(c.node_, c.instance_, "checkpoint " + std::to_string(checkpoint_id) +
-                                                                                                               ": store write outcome unknown")) {
-                                                        return;
-                                                    }
-                                                }
-                                                if (status == sim::external::CoordinationStatus::ok) {
-                                                    ++c.gateway_.stats().checkpoints_stored;
-                                                } else if (!unknown) {
-                                                    ++c.gateway_.stats().checkpoint_store_refusals;
-                                                }
-                                                c.finalised(generation, checkpoint_id, status == sim::external::CoordinationStatus::ok, unknown);
-                                            }));
+    store_->add(checkpoint->result(), on_coordinator(&gateway_, node_, instance_,
+                                                     [generation, checkpoint_id](CheckpointCoordinator& c, sim::external::CoordinationStatus status) {
+                                                         c.store_added(generation, checkpoint_id, status);
+                                                     }));
+}
+
+void CheckpointCoordinator::store_added(uint64_t generation, int64_t checkpoint_id, sim::external::CoordinationStatus status) {
+    const bool unknown = status == sim::external::CoordinationStatus::connection_loss;
+    // The store may or may not hold it: neither completing nor aborting is safe (an abort restores
+    // an older checkpoint and aborts this one's transactions, which a later leader may restore from
+    // the store). Give leadership up; the next leader reads the store.
+    if (unknown && gateway_.resign_leadership(node_, instance_, "checkpoint " + std::to_string(checkpoint_id) + ": store write outcome unknown")) {
+        return;
+    }
+    if (status == sim::external::CoordinationStatus::ok) {
+        ++gateway_.stats().checkpoints_stored;
+    } else if (!unknown) {
+        ++gateway_.stats().checkpoint_store_refusals;
+    }
+    finalised(generation, checkpoint_id, status == sim::external::CoordinationStatus::ok, unknown);
 }
 
 void CheckpointCoordinator::finalised(uint64_t generation, int64_t checkpoint_id, bool ok, bool keep_files) {
-    if (auto aborted = aborted_while_writing_.find(checkpoint_id); aborted != aborted_while_writing_.end()) {
-        if (store_ && ok) {
-            discard_completed(aborted->second);  // its pointer made it into the store: out of it first
-        } else if (!keep_files) {
-            discard(aborted->second);
-        }
-        aborted_while_writing_.erase(aborted);
+    const PendingCheckpoint* checkpoint = find(checkpoint_id);
+    if (checkpoint != nullptr && checkpoint->discarding()) {
+        release_after_write(checkpoint_id, ok, keep_files);
         return;
     }
-    if (auto settling = settling_.find(checkpoint_id); settling != settling_.end()) {
-        CompletedCheckpoint checkpoint = std::move(settling->second);
-        settling_.erase(settling);
-        // Durable: completed, though its attempt is gone (the next one commits it on restore).
-        if (ok) {
-            finish_completion(std::move(checkpoint), false);
-        } else {
-            if (!keep_files) discard(checkpoint);
-            report_aborted(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure,
-                           "checkpoint metadata could not be written");
-        }
-        if (settling_.empty()) settled_();
+    if (checkpoint != nullptr && checkpoint->settling()) {
+        decide_settling(checkpoint_id, ok, keep_files);
         return;
     }
-    if (generation_ != generation || !pending_.contains(checkpoint_id)) return;
+    if (generation_ != generation || find_in_progress(checkpoint_id) == nullptr) return;
     if (ok) {
         complete(checkpoint_id);
     } else {
-        Pending& pending = pending_.at(checkpoint_id);
-        pending.writing_metadata = false;  // decided: nothing more will land
-        if (keep_files) {  // the store may hold it: delete nothing
-            CompletedCheckpoint nothing;
-            nothing.id = checkpoint_id;
-            pending.result = nothing;
-        }
+        in_progress_at(checkpoint_id).fail_metadata(keep_files);  // decided: nothing more will land
         abort(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure,
               store_ ? "checkpoint metadata or its store entry could not be written" : "checkpoint metadata could not be written");
     }
 }
 
+// Aborted while its metadata was being written: that write is decided, its files may go.
+void CheckpointCoordinator::release_after_write(int64_t checkpoint_id, bool ok, bool keep_files) {
+    const CompletedCheckpoint partial = checkpoints_.at(checkpoint_id).discard_written();
+    checkpoints_.erase(checkpoint_id);
+    if (store_ && ok) {
+        discard_completed(partial);  // its pointer made it into the store: out of it first
+    } else if (!keep_files) {
+        discard(partial);
+    }
+}
+
+// Stopped while its metadata was being written: durable means completed, though its attempt is
+// gone (the next one commits it on restore).
+void CheckpointCoordinator::decide_settling(int64_t checkpoint_id, bool ok, bool keep_files) {
+    PendingCheckpoint& decided = checkpoints_.at(checkpoint_id);
+    CompletedCheckpoint checkpoint = ok ? decided.complete() : decided.abort();
+    checkpoints_.erase(checkpoint_id);
+    if (ok) {
+        finish_completion(std::move(checkpoint), false);
+    } else {
+        if (!keep_files) discard(checkpoint);
+        report_aborted(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure, "checkpoint metadata could not be written");
+    }
+    if (!settling()) settled_();
+}
+
 void CheckpointCoordinator::complete(int64_t checkpoint_id) {
-    auto it = pending_.find(checkpoint_id);
-    gateway_.world().scheduler().cancel(it->second.timeout);
-    CompletedCheckpoint checkpoint = std::move(it->second.result);
-    const SnapshotType snapshot = it->second.snapshot;
-    const int32_t user_request = it->second.user_request;
-    pending_.erase(it);
+    PendingCheckpoint& pending = in_progress_at(checkpoint_id);
+    gateway_.world().scheduler().cancel(pending.timeout());
+    const SnapshotType snapshot = pending.snapshot();
+    const int32_t user_request = pending.user_request();
+    CompletedCheckpoint checkpoint = pending.complete();
+    checkpoints_.erase(checkpoint_id);
     if (snapshot.is_savepoint()) {
         gateway_.savepoint_completed(user_request, checkpoint);
         ++gateway_.stats().savepoints_completed;
@@ -461,8 +482,8 @@ void CheckpointCoordinator::complete(int64_t checkpoint_id) {
     }
     // Completing N subsumes every older pending checkpoint (a savepoint is never subsumed).
     std::vector<int64_t> subsumed;
-    for (const auto& [id, p] : pending_) {
-        if (id < checkpoint_id && !p.snapshot.is_savepoint()) subsumed.push_back(id);
+    for (const auto& [id, p] : checkpoints_) {
+        if (p.in_progress() && id < checkpoint_id && !p.snapshot().is_savepoint()) subsumed.push_back(id);
     }
     for (int64_t id : subsumed) {
         abort_pending(id, CheckpointFailureReason::checkpoint_subsumed, "subsumed by checkpoint " + std::to_string(checkpoint_id));
@@ -473,18 +494,17 @@ void CheckpointCoordinator::complete(int64_t checkpoint_id) {
 
 void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bool notify) {
     const int64_t checkpoint_id = checkpoint.id;
-    completed_.push_back(std::move(checkpoint));
-    while (static_cast<int32_t>(completed_.size()) > config_.retained) {
-        discard_completed(completed_.front());
-        completed_.pop_front();
+    for (const CompletedCheckpoint& gone : retention_.add(std::move(checkpoint))) discard_completed(gone);
+    if (config_.retention_discards_savepoints) {
+        for (const CompletedCheckpoint& savepoint : retention_.subsumed_savepoints()) cleaner_.discard_files(savepoint, false);
     }
-    if (config_.retention_discards_savepoints) discard_subsumed_savepoints();
     failures_.success(checkpoint_id);
-    gateway_.stats().shared_bytes_uploaded += completed_.back().shared_bytes_uploaded;
-    gateway_.stats().shared_bytes_referenced += completed_.back().shared_bytes_referenced;
+    const CompletedCheckpoint& completed = *latest();
+    gateway_.stats().shared_bytes_uploaded += completed.shared_bytes_uploaded;
+    gateway_.stats().shared_bytes_referenced += completed.shared_bytes_referenced;
     last_completion_ = gateway_.world().now();
     ++gateway_.stats().checkpoints_completed;
-    gateway_.observer().checkpoint_completed(gateway_.world().now(), checkpoint_id, completed_.back().offsets);
+    gateway_.observer().checkpoint_completed(gateway_.world().now(), checkpoint_id, completed.offsets);
     gateway_.world().announce(points::kCheckpointCompleted, node_, checkpoint_id);
     if (!notify) return;
     const int64_t attempt = attempt_;
@@ -496,24 +516,16 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
 void CheckpointCoordinator::finish_savepoint(CompletedCheckpoint savepoint, int32_t /*user_request*/) {
     failures_.success(savepoint.id);
     gateway_.observer().checkpoint_completed(gateway_.world().now(), savepoint.id, savepoint.offsets);
-    if (config_.retention_discards_savepoints) subsumable_savepoints_.push_back(std::move(savepoint));
+    if (config_.retention_discards_savepoints) retention_.hold_savepoint(std::move(savepoint));
 }
 
-void CheckpointCoordinator::discard_subsumed_savepoints() {
-    if (completed_.empty()) return;
-    while (!subsumable_savepoints_.empty() && subsumable_savepoints_.front().id < completed_.front().id) {
-        cleaner_.discard_files(subsumable_savepoints_.front(), false);
-        subsumable_savepoints_.pop_front();
-    }
-}
-
-void CheckpointCoordinator::savepoint_failed(const Pending& pending, const std::string& detail) {
-    savepoints_requested_.erase(pending.user_request);
+void CheckpointCoordinator::savepoint_failed(SnapshotType snapshot, int32_t user_request, const std::string& detail) {
+    savepoints_requested_.erase(user_request);
     if (!running_) return;  // stopped: the next attempt asks again
-    if (pending.snapshot.terminates()) {
+    if (snapshot.terminates()) {
         fail_job_("stop-with-savepoint failed: " + detail);
     } else {
-        request_savepoint(pending.user_request, pending.snapshot);
+        request_savepoint(user_request, snapshot);
     }
 }
 
@@ -527,12 +539,13 @@ void CheckpointCoordinator::decline(const TaskKey& task, int64_t checkpoint_id, 
 }
 
 void CheckpointCoordinator::abort(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
-    auto it = pending_.find(checkpoint_id);
-    if (it == pending_.end()) return;
-    const Pending failed{it->second.id, {}, {}, {}, false, it->second.snapshot, it->second.user_request};
+    const PendingCheckpoint* pending = find_in_progress(checkpoint_id);
+    if (pending == nullptr) return;
+    const SnapshotType snapshot = pending->snapshot();
+    const int32_t user_request = pending->user_request();
     abort_pending(checkpoint_id, reason, detail);
-    if (failed.snapshot.is_savepoint()) {
-        savepoint_failed(failed, std::string(to_string(reason)) + ": " + detail);  // not counted (a user's request)
+    if (snapshot.is_savepoint()) {
+        savepoint_failed(snapshot, user_request, std::string(to_string(reason)) + ": " + detail);  // not counted (a user's request)
     } else {
         count_failure(checkpoint_id, reason, detail);
     }
@@ -540,16 +553,15 @@ void CheckpointCoordinator::abort(int64_t checkpoint_id, CheckpointFailureReason
 }
 
 void CheckpointCoordinator::abort_pending(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
-    auto it = pending_.find(checkpoint_id);
-    gateway_.world().scheduler().cancel(it->second.timeout);
-    CompletedCheckpoint partial = std::move(it->second.result);
-    const bool writing_metadata = it->second.writing_metadata;
-    pending_.erase(it);
-    if (writing_metadata) {
+    PendingCheckpoint& pending = in_progress_at(checkpoint_id);
+    gateway_.world().scheduler().cancel(pending.timeout());
+    if (pending.writing_metadata()) {
         // Subsumed while its metadata is being written: delete it once that write is decided, so
         // that no _metadata lands after its state was deleted.
-        aborted_while_writing_.emplace(checkpoint_id, std::move(partial));
+        pending.abort_while_writing();
     } else {
+        const CompletedCheckpoint partial = pending.abort();
+        checkpoints_.erase(checkpoint_id);
         discard(partial);
     }
     report_aborted(checkpoint_id, reason, detail);
@@ -585,19 +597,6 @@ void CheckpointCoordinator::discard(const CompletedCheckpoint& checkpoint, bool 
     cleaner_.discard_shared(shared_registry_.release_checkpoint(checkpoint));
 }
 
-std::vector<std::string> CheckpointCoordinator::older_retained_shared() const {
-    std::vector<std::string> keys;
-    const size_t keep = static_cast<size_t>(std::max(config_.retained - 1, 0));
-    const size_t from = completed_.size() > keep ? completed_.size() - keep : 0;
-    for (size_t i = from; i < completed_.size(); ++i) {
-        const std::vector<std::string> held = SharedStateRegistry::keys_of(completed_[i]);
-        keys.insert(keys.end(), held.begin(), held.end());
-    }
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    return keys;
-}
-
 void CheckpointCoordinator::discard_completed(const CompletedCheckpoint& checkpoint) {
     if (!store_) {
         discard(checkpoint, true);
@@ -615,13 +614,8 @@ void CheckpointCoordinator::discard_completed(const CompletedCheckpoint& checkpo
 // Whether a checkpoint this coordinator still keeps refers to `key` (a repeated acknowledgement
 // must not delete it).
 bool CheckpointCoordinator::referenced(const std::string& key) const {
-    auto refers = [&key](const CompletedCheckpoint& c) {
-        return std::any_of(c.handles.begin(), c.handles.end(), [&key](const auto& h) { return h.second == key; });
-    };
-    return std::any_of(completed_.begin(), completed_.end(), refers) ||
-           std::any_of(pending_.begin(), pending_.end(), [&refers](const auto& p) { return refers(p.second.result); }) ||
-           std::any_of(settling_.begin(), settling_.end(), [&refers](const auto& s) { return refers(s.second); }) ||
-           std::any_of(aborted_while_writing_.begin(), aborted_while_writing_.end(), [&refers](const auto& a) { return refers(a.second); });
+    return retention_.refers_to(key) ||
+           std::any_of(checkpoints_.begin(), checkpoints_.end(), [&key](const auto& c) { return refers_to(c.second.result(), key); });
 }
 
 std::set<sim::NodeId> CheckpointCoordinator::nodes_running() const {

@@ -9,62 +9,24 @@
 // moment), a queued request the moment a slot frees, savepoints before periodic checkpoints.
 //
 // Ids strictly increase, also across JobManager crashes (Flink's CheckpointIDCounter): an id is
-// written to checkpoint storage before its trigger goes out, and a recovering JobManager continues
-// above the highest id it finds there. State keys also carry the attempt (checkpoint_storage.h),
-// so no late write of an older attempt can land under a key a newer checkpoint refers to.
+// made durable (checkpoint_storage.h's counter key, or checkpoint_id_counter.h with HA) before its
+// trigger goes out, and a recovering JobManager continues above the highest id it finds there.
 //
-// A checkpoint completes when every task acknowledged it and its metadata is durable; then
-// notifyCheckpointComplete goes out (best effort). It is aborted on a decline, on timeout or when
-// the metadata cannot be written, each with a CheckpointFailureReason; CheckpointFailureManager
-// decides which of those count toward tolerable_failures and when the job must fail over.
-// A failover or the end of the job aborts every pending checkpoint too and tells the tasks (Flink's
-// abortPendingCheckpoints) -- except one whose metadata is being written: durable metadata is what
-// a recovering JobManager restores from, so that write alone decides (Flink finalises a fully
-// acknowledged checkpoint in one step that no failover interleaves). Until it is decided,
-// settling() holds the next deployment back, so that it restores the same checkpoint a JobManager
-// restart would. Completing N subsumes every pending checkpoint below N.
+// Where the other concerns live, each with its own header comment:
+//   pending_checkpoint.h          one checkpoint's life: acknowledgements, metadata write,
+//                                 completion or abort, settling across a failover (checked states)
+//   checkpoint_failure_manager.h  which failures count toward tolerable_failures
+//   savepoint_storage.h           savepoints: never restored on failover, never retained or notified,
+//                                 except the final one of a stop-with-savepoint
+//   checkpoint_retention.h        the completed checkpoints retained (the last `retained`)
+//   checkpoints_cleaner.h         what is discarded, asynchronously
+//   completed_checkpoint_store.h  HA: a checkpoint is complete once its pointer is in the store
+//   shared_state_registry.h       incremental checkpoints' shared files and their references
+//   checkpoint_plan.h             finished tasks (FLIP-147): what is triggered, awaited, recorded
 //
-// Savepoints (engine/checkpointing/savepoint_storage.h) go through the same path as requests of
-// kind savepoint, which the decider runs first. As in Flink >= 1.15: an intermediate savepoint is
-// not added to the completed checkpoints (never restored on failover, never discarded by
-// retention), subsumes nothing and is not notified (it commits no side effects: a sink's
-// transaction pre-committed at it is committed by the next checkpoint). The final savepoint of a
-// stop-with-savepoint stops the periodic trigger, is notified (the sinks commit it, then the tasks
-// finish) and is added to the completed checkpoints, so that a failover before the job finished
-// restores it (a pointer _metadata in the checkpoint folder makes a new JobManager find it too);
-// retention drops it from the list but never deletes a savepoint's files. If it fails, the
-// attempt fails over and the stop is tried again once the job runs (the user's request stands).
-//
-// Storage: the last `retained` completed checkpoints are kept; the state of every other checkpoint
-// is discarded asynchronously (older completed ones, aborted ones with the state acknowledged so
-// far, and state acknowledged late for a checkpoint that is no longer pending), as Flink does. What
-// is not discarded: state whose acknowledgement never arrives (lost, or its JobManager died), and
-// the pending checkpoints of a crashed JobManager.
-//
-// With high availability (use_high_availability), the id counter and the completed-checkpoint store
-// live in the coordination service (checkpoint_id_counter.h, completed_checkpoint_store.h), written
-// with the leader's fence: the id comes from the counter; after the metadata is durable the
-// checkpoint's pointer is added to the store, and only then is it complete (announced, notified);
-// retention removes a pointer from the store before deleting the files. A store add whose outcome
-// is unknown (no answer) neither completes nor aborts the checkpoint: the leader resigns (Flink's
-// PossibleInconsistentStateException: its files are kept), and the next leader restores what the
-// store says; a removal of unknown outcome keeps the files.
-//
-// Shared state (incremental checkpoints): the SharedStateRegistry counts the references pending
-// and retained checkpoints hold to shared files, taken when an acknowledgement arrives and dropped
-// when the checkpoint is discarded; a file goes when its last reference does. An acknowledgement
-// that refers to a shared file the registry no longer holds (its task had not yet heard that the
-// checkpoints holding it were discarded) declines its checkpoint instead of completing one that
-// refers to a deleted file. A recovering JobManager rebuilds the registry from the retained
-// checkpoints (recover()).
-//
-// Finished tasks (FLIP-147, checkpoints-after-tasks-finish): once a subtask reports finished, the
-// checkpoints that follow trigger and wait for the running subtasks only (checkpoint_plan.h), record
-// the finished ones as finished, and carry the source offsets of the latest completed checkpoint
-// for the partitions no running source acknowledges (a finished source's: its end offsets; the
-// oracles read the input prefix from them). A savepoint has no finished marker (eosim's canonical
-// format): finished sources snapshot it too (their splits at their end, no barrier sent), and a
-// savepoint while a task other than a source has finished is refused (NOT_ALL_REQUIRED_TASKS_RUNNING).
+// Contracts checked always (engine/invariant.h): ids strictly increase and stay above a restored
+// savepoint; the coordinator completes or aborts only a checkpoint it holds in progress; each
+// checkpoint's transitions come from their valid states (pending_checkpoint.h).
 #include <cstdint>
 #include <algorithm>
 #include <deque>
@@ -80,10 +42,12 @@
 #include "engine/checkpointing/completed_checkpoint_store.h"
 #include "engine/vocabulary/checkpoint_failure_reason.h"
 #include "engine/checkpointing/checkpoint_request_decider.h"
+#include "engine/checkpointing/checkpoint_retention.h"
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/checkpoints_cleaner.h"
 #include "engine/checkpointing/execution_gateway.h"
 #include "engine/checkpointing/leader_session.h"
+#include "engine/checkpointing/pending_checkpoint.h"
 #include "engine/checkpointing/shared_state_registry.h"
 #include "engine/vocabulary/deployment.h"
 #include "engine/vocabulary/job_spec.h"
@@ -136,24 +100,13 @@ public:
                      const SourceOffsets& offsets, const SharedStateReport& shared = {});
     void decline(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
 
-    const CompletedCheckpoint* latest() const { return completed_.empty() ? nullptr : &completed_.back(); }
+    const CompletedCheckpoint* latest() const { return retention_.latest(); }
     // True while a checkpoint stopped mid metadata write is undecided: latest() may still change.
-    bool settling() const { return !settling_.empty(); }
+    bool settling() const;
     size_t queued_requests() const { return decider_.queued(); }
     const SharedStateRegistry& shared_state() const { return shared_registry_; }
 
 private:
-    int64_t id_floor_ = 0;  // the savepoint restored from: ids handed out continue above it
-    struct Pending {
-        int64_t id;
-        std::set<std::pair<int32_t, int32_t>> awaiting;
-        CompletedCheckpoint result;
-        sim::TimerId timeout;
-        bool writing_metadata = false;
-        SnapshotType snapshot;
-        int32_t user_request = -1;
-    };
-
     // -- triggering
     sim::Duration interval() const;
     void schedule_periodic(sim::Duration delay);
@@ -167,25 +120,23 @@ private:
     void trigger(int64_t id, SnapshotType snapshot, int32_t user_request);
     void refuse_with_finished_tasks(int64_t id, SnapshotType snapshot, bool all_finished);
     // -- completion
-    void write_metadata(Pending& pending);
-    void write_savepoint_metadata(Pending& pending);
+    void write_metadata(PendingCheckpoint& pending);
+    void write_savepoint_metadata(PendingCheckpoint& pending);
     void metadata_written(uint64_t generation, int64_t checkpoint_id, bool ok);
     // HA: the pointer of a checkpoint whose metadata is durable goes into the store.
     void add_to_store(uint64_t generation, int64_t checkpoint_id);
+    void store_added(uint64_t generation, int64_t checkpoint_id, sim::external::CoordinationStatus status);
     // The checkpoint's fate is decided: `ok` complete; otherwise aborted, and its files deleted
     // unless `keep_files` (a store write of unknown outcome).
     void finalised(uint64_t generation, int64_t checkpoint_id, bool ok, bool keep_files);
-    // The checkpoint being finalised: pending, settling or aborted while writing (nullptr: none).
-    const CompletedCheckpoint* finalising(int64_t checkpoint_id) const;
+    void release_after_write(int64_t checkpoint_id, bool ok, bool keep_files);
+    void decide_settling(int64_t checkpoint_id, bool ok, bool keep_files);
     void complete(int64_t checkpoint_id);
     // Records `checkpoint` as completed; `notify`: tell the running attempt's tasks.
     void finish_completion(CompletedCheckpoint checkpoint, bool notify);
     // An intermediate savepoint: the user's, nothing else refers to it.
     void finish_savepoint(CompletedCheckpoint savepoint, int32_t user_request);
-    // The negative control checkpointing.retention_discards_savepoints: savepoints older than every
-    // retained checkpoint are discarded as if they were checkpoints.
-    void discard_subsumed_savepoints();
-    void savepoint_failed(const Pending& pending, const std::string& detail);
+    void savepoint_failed(SnapshotType snapshot, int32_t user_request, const std::string& detail);
     // -- failure
     // Aborts a pending checkpoint, counts the failure and runs a queued request.
     void abort(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
@@ -201,10 +152,13 @@ private:
     // that fails); then discard(checkpoint, true).
     void discard_completed(const CompletedCheckpoint& checkpoint);
     bool referenced(const std::string& key) const;
-    // The shared files the checkpoints retained besides a completing one refer to (its metadata keeps them).
-    std::vector<std::string> older_retained_shared() const;
     // Every TaskManager of the attempt.
     std::set<sim::NodeId> nodes_running() const;
+    // -- the checkpoints held: any state (nullptr: none), in progress (PendingCheckpoint::in_progress)
+    const PendingCheckpoint* find(int64_t checkpoint_id) const;
+    PendingCheckpoint* find_in_progress(int64_t checkpoint_id);
+    PendingCheckpoint& in_progress_at(int64_t checkpoint_id);  // an invariant: it is held in progress
+    int32_t in_progress_count() const;
 
     ExecutionGateway& gateway_;
     sim::NodeId node_;
@@ -224,16 +178,15 @@ private:
     std::vector<std::vector<sim::NodeId>> placement_;
     std::set<std::pair<int32_t, int32_t>> finished_;  // subtasks of the attempt known finished
     int64_t last_id_ = 0;
+    int64_t id_floor_ = 0;           // the savepoint restored from: ids handed out continue above it
+    int64_t last_triggered_id_ = 0;  // ids strictly increase
     std::string counter_key_;  // where the highest durable id is (removed once a higher one is durable)
     sim::TimerId periodic_timer_{};
     sim::Time last_completion_ = sim::Time::zero();
-    std::map<int64_t, Pending> pending_;
-    std::map<int64_t, CompletedCheckpoint> settling_;  // stopped while their metadata was being written
-    std::map<int64_t, CompletedCheckpoint> aborted_while_writing_;  // subsumed mid metadata write: discarded once it is decided
-    std::deque<CompletedCheckpoint> completed_;
-    // checkpointing.retention_discards_savepoints only (a negative control): intermediate savepoints
-    // that retention discards once a checkpoint newer than them leaves the retained window.
-    std::deque<CompletedCheckpoint> subsumable_savepoints_;
+    // Every checkpoint triggered and not yet decided, in progress or waiting for its metadata write
+    // (settling, discarding); each one's state is its own (pending_checkpoint.h).
+    std::map<int64_t, PendingCheckpoint> checkpoints_;
+    CheckpointRetention retention_;
     SharedStateRegistry shared_registry_;
     uint64_t generation_ = 0;  // bumped by start/stop: stale timers and callbacks see it changed
     std::optional<CompletedCheckpointStore> store_;  // HA only

@@ -8,6 +8,13 @@
 // from has finished: no barrier would reach it otherwise. Every other running subtask gets its
 // barriers from upstream and is waited for. Upstream: a forward edge reads the subtask of the same
 // index, a hash or rebalance edge every subtask of the producer (Flink: POINTWISE and ALL_TO_ALL).
+//
+// The coordinator's side (checkpoint_coordinator.h): once a subtask reports finished, the
+// checkpoints that follow carry the source offsets of the latest completed checkpoint for the
+// partitions no running source acknowledges (a finished source's: its end offsets; the oracles read
+// the input prefix from them). A savepoint has no finished marker (eosim's canonical format):
+// finished sources snapshot it too (their splits at their end, no barrier sent), and a savepoint
+// while a task other than a source has finished is refused (NOT_ALL_REQUIRED_TASKS_RUNNING).
 #include <cstdint>
 #include <optional>
 #include <set>

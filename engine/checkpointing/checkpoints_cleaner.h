@@ -3,6 +3,13 @@
 // CheckpointsCleaner): a failed delete is tried again up to 10 times, a heartbeat interval apart,
 // as long as the JobManager process that asked lives (a crash leaves the file as an orphan).
 // What it deletes is counted in the run's figures (EngineStats).
+//
+// What the coordinator discards through it (checkpoint_coordinator.h): the last `retained`
+// completed checkpoints are kept; the state of every other checkpoint is discarded (older completed
+// ones, aborted ones with the state acknowledged so far, and state acknowledged late for a
+// checkpoint that is no longer pending), as Flink does. What is not discarded: state whose
+// acknowledgement never arrives (lost, or its JobManager died), and the pending checkpoints of a
+// crashed JobManager.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -11,6 +11,13 @@
 //
 // A value type (the session, fence and paths copied in): its chained callbacks hold no pointer to
 // a process that may be gone; the caller's own callbacks decide whether they still apply.
+//
+// The coordinator's side (checkpoint_coordinator.h): with use_high_availability the id comes from
+// the counter (checkpoint_id_counter.h); after the metadata is durable the checkpoint's pointer is
+// added here, and only then is it complete (announced, notified). A store add whose outcome is
+// unknown (no answer) neither completes nor aborts the checkpoint: the leader resigns (Flink's
+// PossibleInconsistentStateException: its files are kept), and the next leader restores what the
+// store says; a removal of unknown outcome keeps the files.
 #include <cstdint>
 #include <functional>
 #include <string>

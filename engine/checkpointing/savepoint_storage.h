@@ -11,6 +11,18 @@
 // Flink's Checkpoints.loadAndValidateCheckpoint does: an operator of the savepoint with state
 // that the job lacks is refused unless allow_non_restored_state; an operator whose max
 // parallelism differs is refused always. Both with Flink's error text.
+//
+// The coordinator's side (checkpoint_coordinator.h): savepoints go through the same path as
+// checkpoints, as requests of kind savepoint, which the decider runs first. As in Flink >= 1.15: an
+// intermediate savepoint is not added to the completed checkpoints (never restored on failover,
+// never discarded by retention), subsumes nothing and is not notified (it commits no side effects:
+// a sink's transaction pre-committed at it is committed by the next checkpoint). The final
+// savepoint of a stop-with-savepoint stops the periodic trigger, is notified (the sinks commit it,
+// then the tasks finish) and is added to the completed checkpoints, so that a failover before the
+// job finished restores it (a pointer _metadata in the checkpoint folder makes a new JobManager
+// find it too); retention drops it from the list but never deletes a savepoint's files. If it
+// fails, the attempt fails over and the stop is tried again once the job runs (the user's request
+// stands).
 #include <cstdint>
 #include <map>
 #include <optional>

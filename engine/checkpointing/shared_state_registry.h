@@ -10,6 +10,11 @@
 // After a JobManager restart the registry is rebuilt from the list of retained completed
 // checkpoints alone (rebuild()): each holds its own shared files, and the newest also holds, as a
 // group for the older ones, the files its metadata says they referred to (older_shared).
+//
+// The coordinator takes references when an acknowledgement arrives and drops them when the
+// checkpoint is discarded. An acknowledgement that refers to a shared file the registry no longer
+// holds (its task had not yet heard that the checkpoints holding it were discarded) declines its
+// checkpoint instead of completing one that refers to a deleted file.
 #include <cstdint>
 #include <deque>
 #include <map>

@@ -53,8 +53,8 @@ void Task::after(sim::Duration delay, std::function<void()> fn) {
 bool Task::channel_state_possible() const { return engine_.job().checkpointing.channel_state_possible(); }
 
 void Task::fail(const std::string& reason) {
-    if (state_ == State::failed) return;
-    state_ = State::failed;
+    if (state() == State::failed) return;
+    lifecycle_.transition_to(State::failed);
     failure_ = reason;
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key),
@@ -64,12 +64,12 @@ void Task::fail(const std::string& reason) {
 // ---- restore ----------------------------------------------------------------------------------
 
 void Task::restore() {
-    state_ = State::restoring;
+    lifecycle_.transition_to(State::restoring);
     const CompletedCheckpoint& checkpoint = deployment_.restore;
     deployed_finished_ = checkpoint.finished.contains({key_.vertex, key_.subtask});
     if (deployed_finished_) {  // no state of its own in the checkpoint: nothing to read, nothing in flight
         engine_.observer().channel_state_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, {});
-        state_ = State::ready;
+        lifecycle_.transition_to(State::ready);
         const TaskKey key = key_;
         engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_ready(key); });
         return;
@@ -126,7 +126,7 @@ void Task::restore() {
 }
 
 void Task::restore_read(size_t index, sim::StorageStatus status, std::string value) {
-    if (state_ != State::restoring) return;
+    if (state() != State::restoring) return;
     if (status != sim::StorageStatus::ok) {
         fail("cannot read checkpoint state from storage");
         return;
@@ -174,7 +174,7 @@ void Task::fetch_shared_state() {
 }
 
 void Task::shared_state_read(const std::string& key, sim::StorageStatus status, std::string value) {
-    if (state_ != State::restoring) return;
+    if (state() != State::restoring) return;
     if (status != sim::StorageStatus::ok) {
         fail("cannot read shared checkpoint state " + key + " from storage");
         return;
@@ -211,7 +211,7 @@ void Task::apply_restored_state() {
     restored_subtasks_.clear();
     if (checkpoint_id > 0) queue_recovered_channel_state();
     restore_watermark();
-    state_ = State::ready;
+    lifecycle_.transition_to(State::ready);
     const TaskKey key = key_;
     engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_ready(key); });
 }
@@ -245,8 +245,8 @@ void Task::cancel() {
 }
 
 void Task::start() {
-    if (state_ != State::ready) return;
-    state_ = State::running;
+    if (state() != State::ready) return;
+    lifecycle_.transition_to(State::running);
     if (deployed_finished_) {
         finish_on_restore();
         return;
@@ -271,16 +271,16 @@ void Task::credit_returned(int32_t output_channel) {
 }
 
 void Task::data_processed(int32_t output_channel) {
-    if (writer_.data_processed(output_channel) && state_ == State::running) report_finished_if_done(last_completed_);
+    if (writer_.data_processed(output_channel) && state() == State::running) report_finished_if_done(last_completed_);
 }
 
 void Task::connection_lost() {
     // A finished task sends and reads nothing more: a consumer that lost its end of partition fails itself.
-    if (state_ != State::finished) fail("a data channel's connection was reset");
+    if (state() != State::finished) fail("a data channel's connection was reset");
 }
 
 void Task::element_arrived(int32_t input_channel, ChannelElement element) {
-    if (state_ == State::failed || state_ == State::finished) return;
+    if (state() == State::failed || state() == State::finished) return;
     inputs_.known(input_channel);
     ChannelStateWriter& channel_state = checkpoint_.channel_state();
     if (element.type == ChannelElement::Type::records && channel_state.recording(input_channel)) {
@@ -288,13 +288,13 @@ void Task::element_arrived(int32_t input_channel, ChannelElement element) {
     }
     // A priority barrier (or any barrier of a checkpoint already taken unaligned here) is handled on
     // arrival: it overtakes what is queued on its channel.
-    if (element.type == ChannelElement::Type::barrier && state_ == State::running && !holding() &&
+    if (element.type == ChannelElement::Type::barrier && state() == State::running && !holding() &&
         (element.unaligned_barrier || inputs_.barriers().collecting_unaligned(element.checkpoint_id))) {
         handle_barrier(input_channel, element, true);
         pump();
         return;
     }
-    const bool announce = element.type == ChannelElement::Type::barrier && state_ == State::running;
+    const bool announce = element.type == ChannelElement::Type::barrier && state() == State::running;
     const CheckpointBarrier barrier{element.checkpoint_id, element.unaligned_barrier, element.checkpoint_started};
     inputs_.queue(input_channel, std::move(element));
     // An aligned barrier queued behind buffers is announced (Flink's priority EventAnnouncement): with
@@ -310,7 +310,7 @@ void Task::barrier_sent() { checkpoint_.barrier_sent(); }
 void Task::pump() {
     int32_t channel = -1;
     ChannelElement element;
-    while (state_ == State::running && !busy_ && !holding() && !writer_.backpressured() && !inputs_.empty()) {
+    while (state() == State::running && !busy_ && !holding() && !writer_.backpressured() && !inputs_.empty()) {
         if (!inputs_.take_next(&channel, &element)) return;
         switch (element.type) {
             case ChannelElement::Type::records: process_buffer(channel, std::move(element.records), element.recovered); break;
@@ -362,7 +362,7 @@ void Task::finish_processing(int32_t channel, bool return_credit) {
 void Task::poll_source() {
     // After a stop-with-savepoint's barrier nothing more is read (unless the negative control
     // runtime.sources_read_after_stop reads on).
-    if (state_ != State::running || end_of_data_ || (checkpoint_.stopped() && !runtime_.sources_read_after_stop)) return;
+    if (state() != State::running || end_of_data_ || (checkpoint_.stopped() && !runtime_.sources_read_after_stop)) return;
     if (busy_ || writer_.backpressured()) {
         after(runtime_.source_poll_interval, [this] { poll_source(); });
         return;
@@ -417,7 +417,7 @@ void Task::reach_end_of_data() {
 // ---- checkpoints: what the trigger, the notifications and the barrier handler ask ---------------
 
 void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type, sim::Time started) {
-    if (state_ == State::finished) report_finished();  // the coordinator has not heard it (a lost report)
+    if (state() == State::finished) report_finished();  // the coordinator has not heard it (a lost report)
     if (!checkpoint_.trigger(checkpoint_id, snapshot_type, started) || !snapshot_type.terminates()) return;
     // Stop-with-savepoint: read nothing more; with drain, end of input follows the barrier.
     SourceOffsets position;
@@ -429,7 +429,7 @@ void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type,
 }
 
 void Task::checkpoint_complete(int64_t checkpoint_id) {
-    if (state_ != State::running) return;
+    if (state() != State::running) return;
     last_completed_ = std::max(last_completed_, checkpoint_id);
     chain_.checkpoint_complete(checkpoint_id);
     report_finished_if_done(checkpoint_id);
@@ -456,7 +456,7 @@ void Task::report_finished_if_done(int64_t completed_checkpoint) {
             finish_recheck_scheduled_ = true;
             engine_.schedule_for_task(node_, key_, runtime_.commit_retry_delay, kTaskTimer, [completed_checkpoint](Task& task) {
                 task.finish_recheck_scheduled_ = false;
-                if (task.state_ == State::running) task.report_finished_if_done(completed_checkpoint);
+                if (task.state() == State::running) task.report_finished_if_done(completed_checkpoint);
             });
         }
         return;
@@ -470,7 +470,7 @@ void Task::report_finished_if_done(int64_t completed_checkpoint) {
 
 void Task::finish() {
     writer_.broadcast(ChannelElement{ChannelElement::Type::end_of_partition, 0, {}});
-    state_ = State::finished;
+    lifecycle_.transition_to(State::finished);
     announce(points::kTaskFinished, last_completed_);
     EOSIM_INVARIANT(engine_.world().nodes().is_up(node_), kLiveAfterPoint);
     report_finished();
@@ -548,7 +548,7 @@ void Task::discard_unaligned_snapshot(int64_t checkpoint_id) {
 
 bool Task::wait_for_sink(int64_t checkpoint_id, std::function<void()> snapshot) {
     Sink* sink = chain_.sink();
-    if (sink == nullptr || sink->prepare_pre_commit(checkpoint_id) || state_ != State::running) return false;
+    if (sink == nullptr || sink->prepare_pre_commit(checkpoint_id) || state() != State::running) return false;
     flushing_for_ = checkpoint_id;
     held_.push_back(std::move(snapshot));
     poll_sink_while_idle();
@@ -558,7 +558,7 @@ bool Task::wait_for_sink(int64_t checkpoint_id, std::function<void()> snapshot) 
 void Task::answered() { ask_sink_again(); }
 
 void Task::ask_sink_again() {
-    if (!holding() || closed_ || state_ != State::running) return;
+    if (!holding() || closed_ || state() != State::running) return;
     if (!chain_.sink()->prepare_pre_commit(flushing_for_)) {
         poll_sink_while_idle();
         return;
@@ -571,7 +571,7 @@ void Task::ask_sink_again() {
     for (auto& work : held) {
         if (holding()) {
             held_.push_back(std::move(work));
-        } else if (state_ == State::running) {
+        } else if (state() == State::running) {
             work();
         }
     }
@@ -586,7 +586,7 @@ void Task::poll_sink_while_idle() {
 
 void Task::start_alignment_timer(int64_t checkpoint_id, sim::Duration delay) {
     engine_.schedule_for_task(node_, key_, delay, kAlignmentTimer, [checkpoint_id](Task& task) {
-        if (task.state_ != State::running) return;
+        if (task.state() != State::running) return;
         task.inputs_.barriers().alignment_timed_out(checkpoint_id);
         task.take_announced_barrier();
         task.inputs_.deliver_queued_barriers();

@@ -59,6 +59,7 @@
 #include "engine/runtime/record_writer.h"
 #include "engine/runtime/subtask_checkpoint.h"
 #include "engine/runtime/task_inputs.h"
+#include "engine/runtime/task_lifecycle.h"
 #include "engine/runtime/watermark_valve.h"
 #include "sim/storage.h"
 
@@ -74,15 +75,15 @@ public:
     const TaskKey& key() const { return key_; }
     // Failed and waiting to be cancelled; `failure()` says why (its TaskManager reports it again
     // with every heartbeat, in case the first report was lost).
-    bool failed() const { return state_ == State::failed; }
-    bool running() const { return state_ == State::running; }
+    bool failed() const { return state() == State::failed; }
+    bool running() const { return state() == State::running; }
     // Finished (FLIP-147): end of partition sent through every output; takes part in no checkpoint.
-    bool finished() const { return state_ == State::finished; }
+    bool finished() const { return state() == State::finished; }
     // Processing a buffer (or a source's poll) now; its output full (more buffers queued than credits).
     bool busy() const { return busy_; }
     bool backpressured() const { return writer_.backpressured(); }
     // Restored and reported ready, waiting for the JobManager's start.
-    bool waiting_to_start() const { return state_ == State::ready; }
+    bool waiting_to_start() const { return state() == State::ready; }
     const std::string& failure() const { return failure_; }
     const VertexSpec& vertex() const { return vertex_; }
     const RuntimeConfig& runtime() const { return runtime_; }
@@ -153,7 +154,8 @@ protected:
     void answered() override;
 
 private:
-    enum class State : uint8_t { created, restoring, ready, running, finished, failed };
+    using State = TaskLifecycle::State;
+    State state() const { return lifecycle_.state(); }
 
     bool is_source() const { return is_source_kind(vertex_.kind); }
     sim::Duration record_cost() const { return vertex_.record_cost.value_or(runtime_.record_cost); }
@@ -197,7 +199,7 @@ private:
     const VertexSpec& vertex_;
     const RuntimeConfig& runtime_;
     Deployment deployment_;
-    State state_ = State::created;
+    TaskLifecycle lifecycle_;
     std::string failure_;
     // The pieces, in construction order: the chain's operator emits into the writer, the inputs'
     // barrier handler reaches back through this task.

@@ -75,7 +75,7 @@ void Task::schedule_processing_timer() {
     const int64_t at = *next;
     const sim::Duration delay = std::max(sim::Duration::zero(), sim::Duration::millis(at) - (engine_.world().now() - sim::Time{}));
     engine_.schedule_for_task(node_, key_, delay, kProcessingTimer, [at](Task& task) {
-        if (task.processing_timer_at_ != at || task.state_ != State::running) return;
+        if (task.processing_timer_at_ != at || task.state() != State::running) return;
         task.processing_timer_at_.reset();
         task.chain_.op()->advance_processing_time(task.engine_.world().now().millis_count(), task.chain_.output());
         task.schedule_processing_timer();

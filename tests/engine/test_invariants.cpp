@@ -158,7 +158,11 @@ TEST_CASE("invariants: a running job breaks none, and each slip at a task's piec
         CHECK_THROWS_WITH(job.task(1).trigger_snapshot(1), Catch::Contains("a task snapshots each checkpoint once, in increasing order"));
     }
     SECTION("operator chain: its restored state is taken once") {
-        CHECK_THROWS_WITH(job.task(1).restore(), Catch::Contains("an operator chain takes its restored state once"));
+        CHECK_THROWS_WITH(job.task(1).chain().restore({}, {}, {}, false, false, 0),
+                          Catch::Contains("an operator chain takes its restored state once"));
+    }
+    SECTION("task lifecycle: a running task is not restored again (task_lifecycle.h)") {
+        CHECK_THROWS_WITH(job.task(1).restore(), Catch::Contains("a task moves only along its lifecycle"));
     }
 }
 
