@@ -7,6 +7,8 @@
 #include <map>
 #include <utility>
 
+#include "scenarios/fault_types.h"
+
 namespace eosim::reports {
 
 namespace {
@@ -152,16 +154,11 @@ private:
 
     void add_faults() {
         for (const FaultRecord& f : record_.faults) {
-            std::vector<std::string> lanes;
-            if (f.kind == "crash" || f.kind == "pause") {
-                lanes = f.nodes;
-            } else if (f.kind == "partition" || f.kind == "slow_link" || f.kind == "message_loss") {
-                lanes = {"network"};
-            } else if (f.kind == "storage_failure" || f.kind == "storage_slow") {
-                lanes = {"storage"};
-            } else {
-                lanes = {"kafka"};
-            }
+            // The kind's lane (scenarios/fault_types.h); a kind this process has not registered (a
+            // record from another build) goes in the "faults" lane.
+            const scenarios::FaultType* type = scenarios::FaultTypes::global().find(f.kind);
+            const std::string lane_of_kind = type == nullptr ? "faults" : type->timeline_lane();
+            std::vector<std::string> lanes = lane_of_kind.empty() ? f.nodes : std::vector<std::string>{lane_of_kind};
             if (lanes.empty()) lanes = {"faults"};
             const std::string label = seconds_text(f.at_ns) + " " + f.kind + ": " + f.action;
             for (const std::string& lane : lanes) {

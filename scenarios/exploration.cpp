@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cassert>
 #include <limits>
 #include <thread>
 #include <utility>
@@ -179,7 +178,7 @@ std::set<std::string> exploration_keys(const RunResult& result, const std::set<s
 
 ExploreReport explore_scenario(const Scenario& scenario, const std::vector<uint64_t>& seeds, bool unbounded,
                                const ExploreOptions& options, const ExploreProgress& progress) {
-    assert(!seeds.empty());
+    EOSIM_INVARIANT(!seeds.empty(), "exploration over at least one seed");
     const sim::ScopedInvariantHandler one_run_stops(sim::throw_invariant_broken);
     const Scenario base = options.strategy == ExploreStrategy::pct ? with_priority_delivery(scenario, options.pct) : scenario;
     const size_t total = unbounded ? std::numeric_limits<size_t>::max() : seeds.size();

@@ -1,5 +1,5 @@
 #pragma once
-// Every planned fault accounted for (issue 25): each entry of a run's fault plan (the scenario's
+// Every planned fault accounted for: each entry of a run's fault plan (the scenario's
 // `faults.schedule`, then what `faults.random` drew) ends the run as one of
 // - fired: when, on which node, and what it hit (tasks on a crashed or paused node, messages and
 //   connections a partition cut, datagrams lost, messages slowed, storage operations or outside
@@ -117,7 +117,7 @@ private:
     std::vector<Tracked> tracked_;
     // Announcements in the run, by point: all of them and per node (by node id). One lookup a
     // point (asked at every protocol point: a second map keyed by a (name, node) string pair cost
-    // a string copy and compares each time, issue 31).
+    // a string copy and compares each time).
     struct Announced {
         int64_t all = 0;
         std::vector<int64_t> by_node;  // [0]: no node (sim::kNoNode), [id + 1]: node id

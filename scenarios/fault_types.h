@@ -124,6 +124,11 @@ public:
     // --- coverage ---
     virtual CoverageNodes coverage_nodes() const { return CoverageNodes::untouched; }
 
+    // --- reports ---
+    // The timeline lane of its bars and marks (reports/timeline_model.cpp); empty: one lane per node
+    // it hit (a crash, a pause).
+    virtual std::string timeline_lane() const { return "faults"; }
+
     // --- the sink testkit ---
     virtual std::string testkit_words() const { return name(); }  // "fault: kafka <words> for 500 ms"
 

@@ -1,11 +1,11 @@
 #include "scenarios/random_faults.h"
 
 #include <algorithm>
-#include <cassert>
 #include <string_view>
 
 #include "engine/vocabulary/protocol_points.h"
 #include "scenarios/fault_types.h"
+#include "sim/invariant.h"
 
 namespace eosim::scenarios {
 
@@ -60,8 +60,9 @@ sim::FaultSpec draw_fault(const RandomFaults& spec, const RandomFaultKind& kind,
         const Duration latest = std::min(spec.window_to, spec.quiet_after - effect);
         fault.trigger.at = sim::Time::zero() + draw_between(spec.window_from, latest, prng);
     }
-    assert(fault.trigger.point.empty() ? fault.trigger.at + effect <= sim::Time::zero() + spec.quiet_after
-                                       : fault.trigger.not_after + effect <= sim::Time::zero() + spec.quiet_after);
+    EOSIM_INVARIANT(fault.trigger.point.empty() ? fault.trigger.at + effect <= sim::Time::zero() + spec.quiet_after
+                                                : fault.trigger.not_after + effect <= sim::Time::zero() + spec.quiet_after,
+                    "a drawn fault's effect ends before the quiet time");
     return fault;
 }
 
@@ -88,7 +89,7 @@ const RandomFaultKind& kind_spec(const RandomFaults& spec, FaultKind kind) {
     for (const RandomFaultKind& k : spec.kinds) {
         if (k.kind == kind) return k;
     }
-    assert(false && "a kind switched on is configured");
+    EOSIM_INVARIANT(false, "a kind switched on is configured");
     return spec.kinds.front();
 }
 
@@ -125,8 +126,9 @@ bool announced_by_job_manager(const std::string& point) {
 }
 
 FaultDraw draw_random_faults(const RandomFaults& spec, sim::Prng& prng) {
-    assert(!spec.kinds.empty() && spec.count_min <= spec.count_max);
-    assert(spec.window_from < spec.window_to && spec.window_to <= spec.quiet_after);
+    EOSIM_INVARIANT(!spec.kinds.empty() && spec.count_min <= spec.count_max, "random faults: kinds and an ordered count");
+    EOSIM_INVARIANT(spec.window_from < spec.window_to && spec.window_to <= spec.quiet_after,
+                    "random faults: a window that ends by the quiet time");
     const uint64_t draws_before = prng.draws();
     FaultDraw draw;
     draw.mode = spec.mode;

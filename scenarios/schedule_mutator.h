@@ -1,5 +1,5 @@
 #pragma once
-// Mutations of an explicit fault schedule, for `eosim explore --strategy guided` (issue 30): the
+// Mutations of an explicit fault schedule, for `eosim explore --strategy guided`: the
 // greybox fuzzer's "havoc" step over a list of `sim::FaultSpec`s instead of bytes. One call makes
 // one mutant with one or more of:
 //   shift   a time-triggered fault moves by up to +-2 s (within the random section's window and

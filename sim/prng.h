@@ -6,10 +6,10 @@
 //
 // Streams: `fork(name)` derives an independent generator from this one's *seed* and a name, not
 // from its current state, so an extra draw in one component never shifts another's sequence.
-#include <cassert>
 #include <cstdint>
 #include <string_view>
 
+#include "sim/invariant.h"
 #include "sim/time.h"
 
 namespace eosim::sim {
@@ -84,7 +84,7 @@ inline uint64_t Prng::next() {
 }
 
 inline uint64_t Prng::below(uint64_t bound) {
-    assert(bound > 0);
+    EOSIM_INVARIANT(bound > 0, "a draw below a positive bound");
     __uint128_t product = static_cast<__uint128_t>(next()) * bound;
     auto low = static_cast<uint64_t>(product);
     if (low < bound) {
@@ -98,7 +98,7 @@ inline uint64_t Prng::below(uint64_t bound) {
 }
 
 inline int64_t Prng::between(int64_t low, int64_t high) {
-    assert(low <= high);
+    EOSIM_INVARIANT(low <= high, "a draw between an ordered pair");
     const uint64_t span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
     if (span == UINT64_MAX) return static_cast<int64_t>(next());
     return static_cast<int64_t>(static_cast<uint64_t>(low) + below(span + 1));
@@ -109,7 +109,7 @@ inline Duration Prng::duration_between(Duration low, Duration high) {
 }
 
 inline bool Prng::chance(Ratio ratio) {
-    assert(ratio.denominator > 0 && ratio.numerator <= ratio.denominator);
+    EOSIM_INVARIANT(ratio.denominator > 0 && ratio.numerator <= ratio.denominator, "a chance is a ratio in [0, 1]");
     if (ratio.numerator == 0) return false;
     if (ratio.numerator >= ratio.denominator) return true;
     return below(ratio.denominator) < ratio.numerator;

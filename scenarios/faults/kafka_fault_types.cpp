@@ -11,6 +11,7 @@ using Probe = std::function<uint64_t()> EffectProbes::*;
 // A Kafka outage of some calls for `duration`, counted by one of the run's probes.
 class KafkaOutageType final : public DurationFaultType {
 public:
+    std::string timeline_lane() const override { return "kafka"; }
     struct Words {
         const char* hit_unit;
         const char* nothing_hit;
@@ -34,6 +35,7 @@ private:
 
 class TransactionAbortType final : public FaultType {
 public:
+    std::string timeline_lane() const override { return "kafka"; }
     TransactionAbortType() : FaultType(builtin_firing(sim::FaultKind::transaction_abort)) {}
 
     std::vector<std::string> keys(FaultUse) const override { return {}; }

@@ -15,6 +15,7 @@ bool lists(const std::vector<std::string>& names, const std::string& name) {
 
 class PartitionType final : public FaultType {
 public:
+    std::string timeline_lane() const override { return "network"; }
     PartitionType() : FaultType(builtin_firing(sim::FaultKind::partition)) {}
 
     // Scheduled, it names the other side; drawn, how often a TaskManager is cut from the JobManager only.
@@ -75,6 +76,7 @@ private:
 
 class SlowLinkType final : public FaultType {
 public:
+    std::string timeline_lane() const override { return "network"; }
     SlowLinkType() : FaultType(builtin_firing(sim::FaultKind::slow_link)) {}
 
     std::vector<std::string> keys(FaultUse) const override { return {"nodes", "multiplier", "duration"}; }
@@ -112,6 +114,7 @@ public:
 
 class MessageLossType final : public FaultType {
 public:
+    std::string timeline_lane() const override { return "network"; }
     MessageLossType() : FaultType(builtin_firing(sim::FaultKind::message_loss)) {}
 
     std::vector<std::string> keys(FaultUse) const override { return {"messages", "ratio", "duration"}; }

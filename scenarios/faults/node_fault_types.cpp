@@ -16,6 +16,7 @@ public:
     bool accounts_targets() const override { return true; }
     std::string hit_unit() const override { return "tasks or processes"; }
     std::string nothing_hit(const sim::FaultSpec&) const override { return "no task and no JobManager on the node"; }
+    std::string timeline_lane() const override { return ""; }  // each node it hit
 };
 
 class CrashType final : public NodeFaultType {

@@ -9,6 +9,7 @@ namespace {
 
 class StorageFailureType final : public DurationFaultType {
 public:
+    std::string timeline_lane() const override { return "storage"; }
     StorageFailureType() : DurationFaultType(builtin_firing(sim::FaultKind::storage_failure)) {}
 
     int64_t counter(const FaultCounters& c, const sim::FaultSpec&) const override {
@@ -22,6 +23,7 @@ public:
 
 class StorageSlowType final : public FaultType {
 public:
+    std::string timeline_lane() const override { return "storage"; }
     StorageSlowType() : FaultType(builtin_firing(sim::FaultKind::storage_slow)) {}
 
     std::vector<std::string> keys(FaultUse) const override { return {"multiplier", "duration"}; }

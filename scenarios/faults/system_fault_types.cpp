@@ -12,6 +12,7 @@ namespace {
 // it fails or races a share of the calls.
 class SystemFaultType final : public FaultType {
 public:
+    std::string timeline_lane() const override { return "outside systems"; }
     struct Words {
         const char* hit_unit;
         const char* nothing_hit;  // after "no call to <system> failed: " or its own
