@@ -1,8 +1,10 @@
 #pragma once
-// The practical limit of an event loop: a bare binary heap of (time, seq, index) entries (std::vector
-// + push_heap / pop_heap, one latency draw per push) doing the pops and pushes of a ping-pong between
-// `node_count` nodes. bench_sim_pingpong compares the simulator with it; bench_standard_run prints it
-// as a yardstick of how fast the machine is at the moment (shared machines have slow phases).
+// The practical limit of an event loop: a bare binary heap of (time, seq, index) entries
+// (std::vector
+// + push_heap / pop_heap, one latency draw per push) doing the pops and pushes of a ping-pong
+// between `node_count` nodes. bench_sim_pingpong compares the simulator with it; bench_standard_run
+// prints it as a yardstick of how fast the machine is at the moment (shared machines have slow
+// phases).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -25,7 +27,9 @@ inline BareResult bare_heap(uint32_t node_count, uint64_t events, uint64_t seed)
         uint64_t seq;
         uint32_t index;
     };
-    auto later = [](const Entry& a, const Entry& b) { return a.at_ns != b.at_ns ? a.at_ns > b.at_ns : a.seq > b.seq; };
+    auto later = [](const Entry& a, const Entry& b) {
+        return a.at_ns != b.at_ns ? a.at_ns > b.at_ns : a.seq > b.seq;
+    };
     const sim::Duration min = sim::Duration::micros(500);  // NetworkOptions' default remote latency
     const sim::Duration max = sim::Duration::millis(2);
     sim::Prng prng = sim::Prng(seed).fork("bare");
@@ -47,7 +51,8 @@ inline BareResult bare_heap(uint32_t node_count, uint64_t events, uint64_t seed)
         checksum = checksum * 31 + entry.index + static_cast<uint64_t>(entry.at_ns);
         if (pushes_left == 0) continue;
         --pushes_left;
-        heap.push_back(Entry{entry.at_ns + prng.duration_between(min, max).ns, seq++, entry.index ^ 1U});
+        heap.push_back(
+            Entry{entry.at_ns + prng.duration_between(min, max).ns, seq++, entry.index ^ 1U});
         std::push_heap(heap.begin(), heap.end(), later);
     }
     return BareResult{operations, checksum};
@@ -60,7 +65,8 @@ inline double yardstick_mops() {
     for (int round = 0; round < 3; ++round) {
         const auto start = std::chrono::steady_clock::now();
         const BareResult r = bare_heap(64, 2'000'000, 1);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         best = std::max(best, static_cast<double>(r.operations) / seconds / 1e6);
     }
     return best;

@@ -1,11 +1,12 @@
 // The trade-off the articles describe, measured: the backpressured job of
-// backpressure-unaligned.json of the catalogue (a hot key, a slow keyed count and a slow sink; no faults)
-// with aligned checkpoints, with unaligned checkpoints, and aligned with a 200 ms aligned-checkpoint
-// timeout, on the same seeds. Prints side by side, over the completed checkpoints of every run:
-// end-to-end checkpoint duration (median, p99), alignment (per checkpoint, its slowest task), bytes
-// persisted per checkpoint (and of them channel state), and the job's throughput in virtual time.
-// The checkpoint timeout is raised to 60 s here so that aligned checkpoints complete (slowly)
-// instead of failing the job over as in backpressure-aligned-timeouts.json.
+// backpressure-unaligned.json of the catalogue (a hot key, a slow keyed count and a slow sink; no
+// faults) with aligned checkpoints, with unaligned checkpoints, and aligned with a 200 ms
+// aligned-checkpoint timeout, on the same seeds. Prints side by side, over the completed
+// checkpoints of every run: end-to-end checkpoint duration (median, p99), alignment (per
+// checkpoint, its slowest task), bytes persisted per checkpoint (and of them channel state), and
+// the job's throughput in virtual time. The checkpoint timeout is raised to 60 s here so that
+// aligned checkpoints complete (slowly) instead of failing the job over as in
+// backpressure-aligned-timeouts.json.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -42,9 +43,11 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
     using eosim::sim::Duration;
     const std::filesystem::path base = eosim::testing::catalogue_scenario("backpressure-unaligned");
-    const Mode modes[] = {{"aligned", false, 0}, {"unaligned", true, 0}, {"aligned, 200ms timeout", true, 200}};
-    std::printf("%-24s %6s %6s %10s %10s %10s %10s %12s %12s %12s\n", "mode", "done", "failed", "dur p50", "dur p99",
-                "align p50", "align max", "bytes p50", "channel p50", "records/s");
+    const Mode modes[] = {
+        {"aligned", false, 0}, {"unaligned", true, 0}, {"aligned, 200ms timeout", true, 200}};
+    std::printf("%-24s %6s %6s %10s %10s %10s %10s %12s %12s %12s\n", "mode", "done", "failed",
+                "dur p50", "dur p99", "align p50", "align max", "bytes p50", "channel p50",
+                "records/s");
     for (const Mode& mode : modes) {
         std::vector<double> durations, alignments, bytes, channel_bytes, throughput;
         int64_t completed = 0, failed = 0;
@@ -63,19 +66,24 @@ int main(int argc, char** argv) {
                 ++completed;
                 durations.push_back(c.duration_ms);
                 alignments.push_back(c.max_alignment_ms);
-                bytes.push_back(static_cast<double>(c.operator_state_bytes + c.channel_state_bytes));
+                bytes.push_back(
+                    static_cast<double>(c.operator_state_bytes + c.channel_state_bytes));
                 channel_bytes.push_back(static_cast<double>(c.channel_state_bytes));
             }
             if (r.figures.virtual_seconds > 0) {
-                throughput.push_back(static_cast<double>(r.figures.records_out) / r.figures.virtual_seconds);
+                throughput.push_back(static_cast<double>(r.figures.records_out) /
+                                     r.figures.virtual_seconds);
             }
         }
-        std::printf("%-24s %6lld %6lld %8.1fms %8.1fms %8.1fms %8.1fms %12.0f %12.0f %12.1f\n", mode.name,
-                    static_cast<long long>(completed), static_cast<long long>(failed), quantile(durations, 0.5),
-                    quantile(durations, 0.99), quantile(alignments, 0.5), quantile(alignments, 1.0), quantile(bytes, 0.5),
-                    quantile(channel_bytes, 0.5), quantile(throughput, 0.5));
+        std::printf("%-24s %6lld %6lld %8.1fms %8.1fms %8.1fms %8.1fms %12.0f %12.0f %12.1f\n",
+                    mode.name, static_cast<long long>(completed), static_cast<long long>(failed),
+                    quantile(durations, 0.5), quantile(durations, 0.99), quantile(alignments, 0.5),
+                    quantile(alignments, 1.0), quantile(bytes, 0.5), quantile(channel_bytes, 0.5),
+                    quantile(throughput, 0.5));
     }
-    std::printf("(over seeds 1..%d; durations and alignment in virtual time; throughput: committed records per virtual "
-                "second until the job finished, median over runs)\n", seeds);
+    std::printf(
+        "(over seeds 1..%d; durations and alignment in virtual time; throughput: committed records per virtual "
+        "second until the job finished, median over runs)\n",
+        seeds);
     return 0;
 }

@@ -1,14 +1,16 @@
 // bench_exploration: runs to first catch of the exploration strategies on one scenario.
 //
-//   bench_exploration --scenario FILE [--strategies swarm,pct,guided] [--masters 3] [--max-runs 200]
+//   bench_exploration --scenario FILE [--strategies swarm,pct,guided] [--masters 3] [--max-runs
+//   200]
 //                     [--oracle NAME] [--jobs 2] [--pct-depth 3] [--full]
 //
 // For every strategy and master seed m (1..masters) it explores the scenario from seed
 // m * 100000 + 1 upwards (guided: its mutator stream seeded with m too) until the first run that
-// catches -- an oracle fired (with --oracle: that oracle) -- or max-runs runs, and prints the runs to
-// the first catch per master seed, their median (a master that never caught counts as
+// catches -- an oracle fired (with --oracle: that oracle) -- or max-runs runs, and prints the runs
+// to the first catch per master seed, their median (a master that never caught counts as
 // "> max-runs"), the share of the runs that caught and the coverage keys reached. --full runs all
-// max-runs runs of every master (the share and the coverage after N runs, not only the first catch).
+// max-runs runs of every master (the share and the coverage after N runs, not only the first
+// catch).
 //
 // The planted bugs of bench/bug-corpus/ are switched on by the environment (EOSIM_PLANTED_BUG) in
 // a scratch build that bench/bug_corpus.sh makes; in the product build this measures the
@@ -67,13 +69,21 @@ int main(int argc, char** argv) {
     uint32_t pct_depth = 3;
     bool full = false;
     app.add_option("--scenario", scenario_path, "Scenario file")->required();
-    app.add_option("--strategies", strategies, "Comma-separated: swarm, pct, guided")->capture_default_str();
-    app.add_option("--masters", masters, "Master seeds (1..N)")->capture_default_str()->check(CLI::Range(1, 1000));
-    app.add_option("--max-runs", max_runs, "Runs per master seed at most")->capture_default_str()->check(CLI::Range(1, 100000));
+    app.add_option("--strategies", strategies, "Comma-separated: swarm, pct, guided")
+        ->capture_default_str();
+    app.add_option("--masters", masters, "Master seeds (1..N)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
+    app.add_option("--max-runs", max_runs, "Runs per master seed at most")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
     app.add_option("--oracle", oracle, "A catch is this oracle firing (default: any oracle)");
     app.add_option("--jobs", jobs, "Threads")->capture_default_str()->check(CLI::Range(1, 64));
-    app.add_option("--pct-depth", pct_depth, "pct: depth d")->capture_default_str()->check(CLI::Range(1, 64));
-    app.add_flag("--full", full, "Run every master's max-runs runs (share and coverage after N runs)");
+    app.add_option("--pct-depth", pct_depth, "pct: depth d")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 64));
+    app.add_flag("--full", full,
+                 "Run every master's max-runs runs (share and coverage after N runs)");
     CLI11_PARSE(app, argc, argv);
 
     eosim::scenarios::Scenario scenario;
@@ -84,16 +94,19 @@ int main(int argc, char** argv) {
         return 2;
     }
     const char* planted = std::getenv("EOSIM_PLANTED_BUG");
-    std::cout << "bench_exploration " << scenario_path << " (planted bug: " << (planted != nullptr ? planted : "none")
-              << "), " << masters << " master seeds, at most " << max_runs << " runs each"
-              << (oracle.empty() ? "" : ", catch = " + oracle + " fired") << (full ? ", full" : ", until the first catch") << '\n';
+    std::cout << "bench_exploration " << scenario_path
+              << " (planted bug: " << (planted != nullptr ? planted : "none") << "), " << masters
+              << " master seeds, at most " << max_runs << " runs each"
+              << (oracle.empty() ? "" : ", catch = " + oracle + " fired")
+              << (full ? ", full" : ", until the first catch") << '\n';
 
     std::vector<StrategyFigures> figures;
     std::stringstream list(strategies);
     for (std::string name; std::getline(list, name, ',');) {
         const auto strategy = eosim::scenarios::parse_explore_strategy(name);
         if (!strategy) {
-            std::cerr << "error: --strategies: expected swarm, pct or guided, found \"" << name << "\"\n";
+            std::cerr << "error: --strategies: expected swarm, pct or guided, found \"" << name
+                      << "\"\n";
             return 2;
         }
         StrategyFigures f;
@@ -101,7 +114,8 @@ int main(int argc, char** argv) {
         const auto start = std::chrono::steady_clock::now();
         for (int64_t m = 1; m <= masters; ++m) {
             std::vector<uint64_t> seeds;
-            for (int64_t i = 0; i < max_runs; ++i) seeds.push_back(static_cast<uint64_t>(m * 100000 + 1 + i));
+            for (int64_t i = 0; i < max_runs; ++i)
+                seeds.push_back(static_cast<uint64_t>(m * 100000 + 1 + i));
             eosim::scenarios::ExploreOptions options;
             options.strategy = *strategy;
             options.pct.depth = pct_depth;
@@ -110,38 +124,47 @@ int main(int argc, char** argv) {
             int64_t first = -1;
             std::string first_fired;
             const auto report = eosim::scenarios::explore_scenario(
-                scenario, seeds, false, options, [&](const std::vector<eosim::scenarios::ExploreRun>& generation, size_t) {
+                scenario, seeds, false, options,
+                [&](const std::vector<eosim::scenarios::ExploreRun>& generation, size_t) {
                     for (const auto& run : generation) {
                         if (first < 0 && bench_run_catches(run, oracle)) {
                             first = static_cast<int64_t>(run.index) + 1;
-                            for (const std::string& fired : run.fired) first_fired += (first_fired.empty() ? "" : ",") + fired;
+                            for (const std::string& fired : run.fired)
+                                first_fired += (first_fired.empty() ? "" : ",") + fired;
                         }
                     }
                     return full || first < 0;
                 });
             f.first_catch.push_back(first);
             f.runs += static_cast<int64_t>(report.runs.size());
-            for (const auto& run : report.runs) f.catching_runs += bench_run_catches(run, oracle) ? 1 : 0;
+            for (const auto& run : report.runs)
+                f.catching_runs += bench_run_catches(run, oracle) ? 1 : 0;
             f.coverage_keys += report.coverage_keys;
             std::cout << "  " << name << " master " << m << ": first catch "
-                      << (first < 0 ? "none in " + std::to_string(max_runs) : "at run " + std::to_string(first) + " (" + first_fired + ")")
-                      << ", "
-                      << report.runs.size() << " runs, " << report.coverage_keys << " coverage keys" << '\n'
+                      << (first < 0 ? "none in " + std::to_string(max_runs)
+                                    : "at run " + std::to_string(first) + " (" + first_fired + ")")
+                      << ", " << report.runs.size() << " runs, " << report.coverage_keys
+                      << " coverage keys" << '\n'
                       << std::flush;
         }
-        f.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        f.wall_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         figures.push_back(f);
     }
-    std::cout << "| strategy | runs to first catch per master | median | share of runs that caught | coverage keys (mean) | wall s |\n"
-              << "|---|---|---|---|---|---|\n";
+    std::cout
+        << "| strategy | runs to first catch per master | median | share of runs that caught | coverage keys (mean) | wall s |\n"
+        << "|---|---|---|---|---|---|\n";
     for (const StrategyFigures& f : figures) {
         std::string per;
-        for (const int64_t v : f.first_catch) per += (per.empty() ? "" : ", ") + (v < 0 ? std::string("-") : std::to_string(v));
+        for (const int64_t v : f.first_catch)
+            per += (per.empty() ? "" : ", ") + (v < 0 ? std::string("-") : std::to_string(v));
         char share[64];
-        std::snprintf(share, sizeof share, "%lld/%lld", static_cast<long long>(f.catching_runs), static_cast<long long>(f.runs));
+        std::snprintf(share, sizeof share, "%lld/%lld", static_cast<long long>(f.catching_runs),
+                      static_cast<long long>(f.runs));
         char wall[32];
         std::snprintf(wall, sizeof wall, "%.1f", f.wall_seconds);
-        std::cout << "| " << f.strategy << " | " << per << " | " << bench_median(f.first_catch, max_runs) << " | " << share << " | "
+        std::cout << "| " << f.strategy << " | " << per << " | "
+                  << bench_median(f.first_catch, max_runs) << " | " << share << " | "
                   << f.coverage_keys / static_cast<size_t>(masters) << " | " << wall << " |\n";
     }
     return 0;

@@ -1,12 +1,12 @@
-// What RocksDB costs a run: every scenario of the catalogue (scenarios/catalogue/) whose job (or a later deployment) keeps
-// its keyed state in RocksDB, run over the same seeds next to its heap twin (the same scenario with
-// every "state_backend": "heap", "incremental": false). Prints per scenario the CPU time of both
-// (the process's CPU clock, so RocksDB's background flushes and compactions count) summed over the
-// seeds, their wall time, whether every run met its expectation, and the ratio RocksDB/heap of the
-// CPU times. Runs alternate (RocksDB, heap) seed by seed, so a slow phase of a shared machine hits
-// both; a first pair, not counted, warms the process up (its first runs map the code and grow the
-// heap, which the first scenario measured would otherwise pay alone). Target: a ratio of
-// at most 2.
+// What RocksDB costs a run: every scenario of the catalogue (scenarios/catalogue/) whose job (or a
+// later deployment) keeps its keyed state in RocksDB, run over the same seeds next to its heap twin
+// (the same scenario with every "state_backend": "heap", "incremental": false). Prints per scenario
+// the CPU time of both (the process's CPU clock, so RocksDB's background flushes and compactions
+// count) summed over the seeds, their wall time, whether every run met its expectation, and the
+// ratio RocksDB/heap of the CPU times. Runs alternate (RocksDB, heap) seed by seed, so a slow phase
+// of a shared machine hits both; a first pair, not counted, warms the process up (its first runs
+// map the code and grow the heap, which the first scenario measured would otherwise pay alone).
+// Target: a ratio of at most 2.
 //
 // Wall-clock and CPU time are read here and only here: benchmarks are not part of any simulation.
 #include <time.h>
@@ -41,7 +41,8 @@ bool uses_rocksdb(const Scenario& s) {
 Scenario heap_twin(Scenario s) {
     s.job.state_backend = StateBackendOptions{StateBackendKind::heap, false};
     for (auto& deployment : s.deployments) {
-        if (deployment.state_backend) deployment.state_backend = StateBackendOptions{StateBackendKind::heap, false};
+        if (deployment.state_backend)
+            deployment.state_backend = StateBackendOptions{StateBackendKind::heap, false};
     }
     return s;
 }
@@ -64,7 +65,8 @@ void run_into(const Scenario& s, uint64_t seed, Totals& totals) {
     const double cpu_start = cpu_seconds();
     const auto wall_start = std::chrono::steady_clock::now();
     const eosim::scenarios::RunResult r = eosim::scenarios::run_scenario(s, options);
-    totals.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    totals.wall_s +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     totals.cpu_s += cpu_seconds() - cpu_start;
     totals.met += r.expectation_met ? 1 : 0;
 }
@@ -85,19 +87,22 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    const std::vector<std::filesystem::path> files = eosim::scenarios::scenario_files_in(eosim::testing::kCatalogue);
+    const std::vector<std::filesystem::path> files =
+        eosim::scenarios::scenario_files_in(eosim::testing::kCatalogue);
 
     const auto seeds = last_seed - first_seed + 1;
-    std::printf("seeds %llu..%llu; CPU and wall time summed over the seeds\n", static_cast<unsigned long long>(first_seed),
+    std::printf("seeds %llu..%llu; CPU and wall time summed over the seeds\n",
+                static_cast<unsigned long long>(first_seed),
                 static_cast<unsigned long long>(last_seed));
-    std::printf("%-30s %9s %9s %9s %9s %6s %6s %7s\n", "scenario", "rocks cpu", "heap cpu", "rocks wall", "heap wall",
-                "rocks", "heap", "ratio");
+    std::printf("%-30s %9s %9s %9s %9s %6s %6s %7s\n", "scenario", "rocks cpu", "heap cpu",
+                "rocks wall", "heap wall", "rocks", "heap", "ratio");
     bool warm = false;
     for (const auto& file : files) {
         const Scenario rocks = eosim::scenarios::load_scenario(file);
         if (!uses_rocksdb(rocks) || (!only.empty() && rocks.name != only)) continue;
         const Scenario heap = heap_twin(rocks);
-        if (!warm) {  // the process's first runs map the code and grow the heap: counted for neither
+        if (!warm) {  // the process's first runs map the code and grow the heap: counted for
+                      // neither
             Totals ignored;
             run_into(rocks, first_seed, ignored);
             run_into(heap, first_seed, ignored);
@@ -108,9 +113,10 @@ int main(int argc, char** argv) {
             run_into(rocks, seed, rocks_totals);
             run_into(heap, seed, heap_totals);
         }
-        std::printf("%-30s %8.2fs %8.2fs %9.2fs %8.2fs %3d/%-2llu %3d/%-2llu %6.2fx\n", rocks.name.c_str(), rocks_totals.cpu_s,
-                    heap_totals.cpu_s, rocks_totals.wall_s, heap_totals.wall_s, rocks_totals.met,
-                    static_cast<unsigned long long>(seeds), heap_totals.met, static_cast<unsigned long long>(seeds),
+        std::printf("%-30s %8.2fs %8.2fs %9.2fs %8.2fs %3d/%-2llu %3d/%-2llu %6.2fx\n",
+                    rocks.name.c_str(), rocks_totals.cpu_s, heap_totals.cpu_s, rocks_totals.wall_s,
+                    heap_totals.wall_s, rocks_totals.met, static_cast<unsigned long long>(seeds),
+                    heap_totals.met, static_cast<unsigned long long>(seeds),
                     rocks_totals.cpu_s / heap_totals.cpu_s);
     }
     return 0;

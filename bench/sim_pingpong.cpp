@@ -40,7 +40,8 @@ public:
     PingPong(uint32_t node_count, uint64_t events) : world_(options()), sends_left_(events) {
         for (uint32_t i = 0; i < node_count; ++i) world_.nodes().add("node-" + std::to_string(i));
         for (uint32_t pair = 0; pair < node_count / 2; ++pair) {
-            connections_.push_back(world_.network().connect(2 * pair, 2 * pair + 1, nullptr, nullptr));
+            connections_.push_back(
+                world_.network().connect(2 * pair, 2 * pair + 1, nullptr, nullptr));
         }
         for (uint32_t pair = 0; pair < connections_.size(); ++pair) {
             send(pair, 0);
@@ -50,8 +51,7 @@ public:
 
     uint64_t run() {
         auto& scheduler = world_.scheduler();
-        while (scheduler.step()) {
-        }
+        while (scheduler.step()) {}
         return scheduler.processed();
     }
     uint64_t trace_hash() const { return const_cast<World&>(world_).trace().hash(); }
@@ -68,14 +68,14 @@ private:
         if (sends_left_ == 0) return;
         --sends_left_;
         const NodeId from = 2 * pair + side;
-        world_.network().send(connections_[pair], from, kPing, sends_left_, [this, pair, side] { send(pair, 1 - side); });
+        world_.network().send(connections_[pair], from, kPing, sends_left_,
+                              [this, pair, side] { send(pair, 1 - side); });
     }
 
     World world_;
     std::vector<ConnectionId> connections_;
     uint64_t sends_left_;
 };
-
 
 }  // namespace
 
@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
     int rounds = 3;
     app.add_option("--nodes", node_count, "nodes, in pairs")->check(CLI::Range(2U, 1U << 20));
     app.add_option("--events", events, "events to simulate")->check(CLI::PositiveNumber);
-    app.add_option("--rounds", rounds, "rounds of (sim, bare); the fastest of each is reported")->check(CLI::Range(1, 100));
+    app.add_option("--rounds", rounds, "rounds of (sim, bare); the fastest of each is reported")
+        ->check(CLI::Range(1, 100));
     CLI11_PARSE(app, argc, argv);
     node_count -= node_count % 2;
 
@@ -110,13 +111,15 @@ int main(int argc, char** argv) {
     const double sim_rate = static_cast<double>(sim_events) / sim_seconds;
     const double bare_rate = static_cast<double>(bare.operations) / bare_seconds;
 
-    std::printf("sim ping-pong : %u nodes, %llu events in %.3f s = %.2f M events/s (trace hash %016llx)\n", node_count,
-                static_cast<unsigned long long>(sim_events), sim_seconds, sim_rate / 1e6,
-                static_cast<unsigned long long>(trace_hash));
+    std::printf(
+        "sim ping-pong : %u nodes, %llu events in %.3f s = %.2f M events/s (trace hash %016llx)\n",
+        node_count, static_cast<unsigned long long>(sim_events), sim_seconds, sim_rate / 1e6,
+        static_cast<unsigned long long>(trace_hash));
     std::printf("bare heap     : %llu pop+push in %.3f s = %.2f M ops/s (checksum %016llx)\n",
                 static_cast<unsigned long long>(bare.operations), bare_seconds, bare_rate / 1e6,
                 static_cast<unsigned long long>(bare.checksum));
-    std::printf("ratio sim/bare: %.2f (best of %d rounds each; targets: >= 10 M events/s, ratio >= 0.50)\n",
-                sim_rate / bare_rate, rounds);
+    std::printf(
+        "ratio sim/bare: %.2f (best of %d rounds each; targets: >= 10 M events/s, ratio >= 0.50)\n",
+        sim_rate / bare_rate, rounds);
     return 0;
 }

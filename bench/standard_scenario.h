@@ -5,9 +5,10 @@
 // Shared by bench_standard_run and bench_scaling.
 //
 // The liveness bound counts from the last input record's arrival (input span + 120 s), not from the
-// last fault: at 1M records and more the input keeps arriving long after the last crash, and a bound
-// from the last fault would call the job late for reading its input as it comes. The time limit is
-// the input span plus an hour. (At 100k records neither changes anything: the job ends at 100.3 s.)
+// last fault: at 1M records and more the input keeps arriving long after the last crash, and a
+// bound from the last fault would call the job late for reading its input as it comes. The time
+// limit is the input span plus an hour. (At 100k records neither changes anything: the job ends at
+// 100.3 s.)
 #include <cstdint>
 #include <filesystem>
 
@@ -31,7 +32,8 @@ inline scenarios::Scenario standard_scenario(const std::filesystem::path& base, 
         FaultSpec crash;
         crash.kind = FaultKind::crash;
         crash.nodes = {nodes[i]};
-        crash.trigger.at = Time::zero() + Duration::millis(static_cast<int64_t>(span * 1000 * (i + 1) / 4) + 317);
+        crash.trigger.at =
+            Time::zero() + Duration::millis(static_cast<int64_t>(span * 1000 * (i + 1) / 4) + 317);
         crash.restart_delay = Duration::seconds(1);
         s.faults.push_back(crash);
     }

@@ -1,7 +1,7 @@
 // The same job with three keyed state backends, side by side: the heap (full snapshots), RocksDB
 // with full snapshots, RocksDB with incremental checkpoints. The job is the keyed count of
-// rocksdb-incremental-crashes.json of the catalogue without faults, over a large key space (default 1M
-// keys, 1.2M records at 40,000 per virtual second, a checkpoint every second, retained 2). Each
+// rocksdb-incremental-crashes.json of the catalogue without faults, over a large key space (default
+// 1M keys, 1.2M records at 40,000 per virtual second, a checkpoint every second, retained 2). Each
 // backend runs in its own child process, so that its peak RSS is its own. Prints wall time, bytes
 // uploaded per completed checkpoint (task state blobs plus, for incremental, the new shared
 // files), bytes referred to per checkpoint, and peak RSS; and the ratio of the full to the
@@ -40,9 +40,11 @@ struct Figures {
     int passed = 0;
 };
 
-Figures run(const Backend& backend, long long keys, long long records, long long rate, unsigned long long seed) {
+Figures run(const Backend& backend, long long keys, long long records, long long rate,
+            unsigned long long seed) {
     using eosim::sim::Duration;
-    const std::filesystem::path base = eosim::testing::catalogue_scenario("rocksdb-incremental-crashes");
+    const std::filesystem::path base =
+        eosim::testing::catalogue_scenario("rocksdb-incremental-crashes");
     eosim::scenarios::Scenario s = eosim::scenarios::load_scenario(base);
     s.faults.clear();
     s.job.state_backend = eosim::engine::StateBackendOptions{backend.kind, backend.incremental};
@@ -64,8 +66,10 @@ Figures run(const Backend& backend, long long keys, long long records, long long
     double referenced = 0;
     for (const auto& c : r.checkpoints) {
         if (c.status != "completed") continue;
-        uploaded.push_back(static_cast<double>(c.operator_state_bytes + c.channel_state_bytes + c.shared_bytes_uploaded));
-        referenced += static_cast<double>(c.operator_state_bytes + c.channel_state_bytes + c.shared_bytes_referenced);
+        uploaded.push_back(static_cast<double>(c.operator_state_bytes + c.channel_state_bytes +
+                                               c.shared_bytes_uploaded));
+        referenced += static_cast<double>(c.operator_state_bytes + c.channel_state_bytes +
+                                          c.shared_bytes_referenced);
     }
     f.checkpoints = static_cast<long long>(uploaded.size());
     double all = 0, late = 0;
@@ -75,7 +79,8 @@ Figures run(const Backend& backend, long long keys, long long records, long long
     }
     if (!uploaded.empty()) {
         f.uploaded_per_checkpoint = all / static_cast<double>(uploaded.size());
-        f.uploaded_per_checkpoint_late = late / static_cast<double>(uploaded.size() - uploaded.size() / 2);
+        f.uploaded_per_checkpoint_late =
+            late / static_cast<double>(uploaded.size() - uploaded.size() / 2);
         f.referenced_per_checkpoint = referenced / static_cast<double>(uploaded.size());
     }
     f.records_out = r.figures.records_out;
@@ -96,12 +101,15 @@ int main(int argc, char** argv) {
     app.add_option("--rate", rate, "Records per virtual second");
     app.add_option("--seed", seed, "Seed");
     CLI11_PARSE(app, argc, argv);
-    const Backend backends[] = {{"heap", eosim::engine::StateBackendKind::heap, false},
-                                {"rocksdb full", eosim::engine::StateBackendKind::rocksdb, false},
-                                {"rocksdb incremental", eosim::engine::StateBackendKind::rocksdb, true}};
-    std::printf("%lld keys, %lld records at %lld/s, a checkpoint every second, retained 2, seed %llu\n", keys, records, rate, seed);
-    std::printf("%-20s %6s %9s %12s %14s %16s %14s %10s\n", "backend", "pass", "wall", "checkpoints", "uploaded/chk",
-                "uploaded/chk 2nd", "referred/chk", "peak RSS");
+    const Backend backends[] = {
+        {"heap", eosim::engine::StateBackendKind::heap, false},
+        {"rocksdb full", eosim::engine::StateBackendKind::rocksdb, false},
+        {"rocksdb incremental", eosim::engine::StateBackendKind::rocksdb, true}};
+    std::printf(
+        "%lld keys, %lld records at %lld/s, a checkpoint every second, retained 2, seed %llu\n",
+        keys, records, rate, seed);
+    std::printf("%-20s %6s %9s %12s %14s %16s %14s %10s\n", "backend", "pass", "wall",
+                "checkpoints", "uploaded/chk", "uploaded/chk 2nd", "referred/chk", "peak RSS");
     double full_late = 0, incremental_late = 0;
     for (const Backend& backend : backends) {
         int pipe_fds[2];
@@ -124,14 +132,17 @@ int main(int argc, char** argv) {
             std::printf("%-20s failed (child status %d)\n", backend.name, status);
             continue;
         }
-        std::printf("%-20s %6s %8.2fs %12lld %14.0f %16.0f %14.0f %7.0f MB\n", backend.name, f.passed ? "yes" : "NO", f.wall_s,
-                    f.checkpoints, f.uploaded_per_checkpoint, f.uploaded_per_checkpoint_late, f.referenced_per_checkpoint,
+        std::printf("%-20s %6s %8.2fs %12lld %14.0f %16.0f %14.0f %7.0f MB\n", backend.name,
+                    f.passed ? "yes" : "NO", f.wall_s, f.checkpoints, f.uploaded_per_checkpoint,
+                    f.uploaded_per_checkpoint_late, f.referenced_per_checkpoint,
                     static_cast<double>(usage.ru_maxrss) / 1024.0);
-        if (backend.kind == eosim::engine::StateBackendKind::rocksdb) (backend.incremental ? incremental_late : full_late) = f.uploaded_per_checkpoint_late;
+        if (backend.kind == eosim::engine::StateBackendKind::rocksdb)
+            (backend.incremental ? incremental_late : full_late) = f.uploaded_per_checkpoint_late;
     }
     if (incremental_late > 0) {
-        std::printf("RocksDB full / incremental bytes uploaded per checkpoint (second half of the run): %.1fx\n",
-                    full_late / incremental_late);
+        std::printf(
+            "RocksDB full / incremental bytes uploaded per checkpoint (second half of the run): %.1fx\n",
+            full_late / incremental_late);
     }
     return 0;
 }

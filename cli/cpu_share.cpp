@@ -76,7 +76,8 @@ std::optional<std::string> cgroup_path(const fs::path& root, bool v2) {
         const size_t second = line.find(':', first + 1);
         if (first == std::string::npos || second == std::string::npos) continue;
         const std::string controllers = line.substr(first + 1, second - first - 1);
-        if (v2 ? line.substr(0, first) == "0" && controllers.empty() : has_word(controllers, "cpu")) {
+        if (v2 ? line.substr(0, first) == "0" && controllers.empty()
+               : has_word(controllers, "cpu")) {
             return line.substr(second + 1);
         }
     }
@@ -90,7 +91,8 @@ std::optional<double> quota_in(const fs::path& dir, bool v2) {
     if (v2) {
         const std::vector<std::string> fields = words(first_line(dir / "cpu.max"), ' ');
         if (fields.size() != 2 || fields[0] == "max") return std::nullopt;
-        if (std::sscanf(fields[0].c_str(), "%lf", &quota) != 1 || std::sscanf(fields[1].c_str(), "%lf", &period) != 1) {
+        if (std::sscanf(fields[0].c_str(), "%lf", &quota) != 1 ||
+            std::sscanf(fields[1].c_str(), "%lf", &period) != 1) {
             return std::nullopt;
         }
     } else if (std::sscanf(first_line(dir / "cpu.cfs_quota_us").c_str(), "%lf", &quota) != 1 ||
@@ -108,7 +110,8 @@ std::optional<double> hierarchy_quota(const CpuHierarchy& h, const std::string& 
     std::string below;
     if (h.mount_root == "/") {
         below = path;
-    } else if (path.rfind(h.mount_root, 0) == 0 && (path.size() == h.mount_root.size() || path[h.mount_root.size()] == '/')) {
+    } else if (path.rfind(h.mount_root, 0) == 0 &&
+               (path.size() == h.mount_root.size() || path[h.mount_root.size()] == '/')) {
         below = path.substr(h.mount_root.size());
     }
     const fs::path top = h.mount_point.lexically_normal();
@@ -116,7 +119,8 @@ std::optional<double> hierarchy_quota(const CpuHierarchy& h, const std::string& 
     fs::path dir = relative.empty() || relative == "." ? top : (top / relative).lexically_normal();
     std::optional<double> smallest;
     for (;;) {
-        if (const std::optional<double> q = quota_in(dir, h.v2); q && (!smallest || *q < *smallest)) smallest = q;
+        if (const std::optional<double> q = quota_in(dir, h.v2); q && (!smallest || *q < *smallest))
+            smallest = q;
         if (dir == top || dir.string().size() <= top.string().size()) break;
         dir = dir.parent_path();
     }
@@ -131,7 +135,8 @@ std::optional<CpuQuota> cgroup_cpu_quota(const fs::path& root) {
         const std::optional<std::string> path = cgroup_path(root, h.v2);
         if (!path) continue;
         const std::optional<double> cpus = hierarchy_quota(h, *path);
-        if (cpus && (!smallest || *cpus < smallest->cpus)) smallest = CpuQuota{*cpus, h.v2 ? "cpu.max" : "cpu.cfs_quota_us"};
+        if (cpus && (!smallest || *cpus < smallest->cpus))
+            smallest = CpuQuota{*cpus, h.v2 ? "cpu.max" : "cpu.cfs_quota_us"};
     }
     return smallest;
 }
@@ -143,11 +148,13 @@ size_t affinity_cpus() {
     return static_cast<size_t>(CPU_COUNT(&set));
 }
 
-WorkerCount choose_workers(size_t requested, size_t affinity, const std::optional<CpuQuota>& quota, size_t machine_cpus) {
+WorkerCount choose_workers(size_t requested, size_t affinity, const std::optional<CpuQuota>& quota,
+                           size_t machine_cpus) {
     if (requested != 0) return {requested, "--jobs"};
     WorkerCount count;
     if (affinity != 0) {
-        count = {affinity, "CPU affinity: " + std::to_string(affinity) + " of " + std::to_string(machine_cpus) + " CPUs"};
+        count = {affinity, "CPU affinity: " + std::to_string(affinity) + " of " +
+                               std::to_string(machine_cpus) + " CPUs"};
     } else {
         count = {std::max<size_t>(machine_cpus, 1), "the machine's CPUs"};
     }
@@ -156,8 +163,9 @@ WorkerCount choose_workers(size_t requested, size_t affinity, const std::optiona
         if (quota_cpus < count.workers) {
             char cpus[32];
             std::snprintf(cpus, sizeof cpus, "%g", quota->cpus);
-            count = {quota_cpus, "cgroup CPU quota: " + std::string(cpus) + (quota->cpus == 1 ? " CPU (" : " CPUs (") +
-                                     quota->source + "); " + count.why};
+            count = {quota_cpus, "cgroup CPU quota: " + std::string(cpus) +
+                                     (quota->cpus == 1 ? " CPU (" : " CPUs (") + quota->source +
+                                     "); " + count.why};
         }
     }
     return count;
@@ -165,11 +173,13 @@ WorkerCount choose_workers(size_t requested, size_t affinity, const std::optiona
 
 WorkerCount default_workers(size_t requested) {
     if (requested != 0) return choose_workers(requested, 0, std::nullopt, 0);
-    return choose_workers(0, affinity_cpus(), cgroup_cpu_quota(), std::thread::hardware_concurrency());
+    return choose_workers(0, affinity_cpus(), cgroup_cpu_quota(),
+                          std::thread::hardware_concurrency());
 }
 
 std::string describe(const WorkerCount& count, const std::string& noun) {
-    return std::to_string(count.workers) + " " + noun + (count.workers == 1 ? "" : "s") + " (" + count.why + ")";
+    return std::to_string(count.workers) + " " + noun + (count.workers == 1 ? "" : "s") + " (" +
+           count.why + ")";
 }
 
 }  // namespace eosim::cli

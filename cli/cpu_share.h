@@ -1,9 +1,9 @@
 #pragma once
 // How many workers (processes or threads) a command starts when `--jobs` is not given: one per CPU
-// this process may use, not one per CPU of the machine. A Slurm task with one CPU (task/affinity), a
-// `taskset -c 0`, a container with a CPU limit (Docker's --cpus, a Kubernetes CPU limit: the cgroup
-// CPU quota) all run on a machine with more CPUs; starting one worker per machine CPU there only
-// makes the workers take turns (and, under a quota, be throttled).
+// this process may use, not one per CPU of the machine. A Slurm task with one CPU (task/affinity),
+// a `taskset -c 0`, a container with a CPU limit (Docker's --cpus, a Kubernetes CPU limit: the
+// cgroup CPU quota) all run on a machine with more CPUs; starting one worker per machine CPU there
+// only makes the workers take turns (and, under a quota, be throttled).
 //
 // What counts: the CPUs of the affinity mask (sched_getaffinity), and the cgroup CPU quota of the
 // process's cgroup and of every cgroup above it (v2 `cpu.max`, v1 `cpu.cfs_quota_us` /
@@ -32,12 +32,14 @@ size_t affinity_cpus();
 
 struct WorkerCount {
     size_t workers = 1;
-    std::string why;  // "--jobs", "CPU affinity: 1 of 2 CPUs", "cgroup CPU quota: 1.5 CPUs (cpu.max) ..."
+    std::string
+        why;  // "--jobs", "CPU affinity: 1 of 2 CPUs", "cgroup CPU quota: 1.5 CPUs (cpu.max) ..."
 };
 
 // The choice from its inputs: `requested` (--jobs; 0 when not given), the affinity mask's CPUs (0:
 // unknown), the quota and the machine's CPUs (std::thread::hardware_concurrency; 0: unknown).
-WorkerCount choose_workers(size_t requested, size_t affinity, const std::optional<CpuQuota>& quota, size_t machine_cpus);
+WorkerCount choose_workers(size_t requested, size_t affinity, const std::optional<CpuQuota>& quota,
+                           size_t machine_cpus);
 
 // The same for this process.
 WorkerCount default_workers(size_t requested);

@@ -26,10 +26,10 @@ struct ExploreCommand {
     uint64_t max_events = 50'000'000;        // per run (a hang guard)
     std::string strategy = "swarm";          // swarm | pct | guided
     uint32_t pct_depth = 0;                  // pct: the depth d (0: 3)
-    uint64_t pct_steps = 0;                  // pct: change points within this many messages (0: 20,000)
-    size_t guided_batch = 8;                 // guided: runs per generation
-    bool until_first = false;                // stop after the generation of the first catch
-    std::string out_dir = ".";               // guided: where a catching mutant's scenario file goes
+    uint64_t pct_steps = 0;     // pct: change points within this many messages (0: 20,000)
+    size_t guided_batch = 8;    // guided: runs per generation
+    bool until_first = false;   // stop after the generation of the first catch
+    std::string out_dir = ".";  // guided: where a catching mutant's scenario file goes
 };
 
 // Exit code: 0 when every run gave the outcome `eosim run` accepts (for a negative control: the

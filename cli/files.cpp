@@ -11,7 +11,9 @@ std::string write_file_atomically(const std::filesystem::path& path, const std::
     std::error_code error;
     if (path.has_parent_path()) {
         std::filesystem::create_directories(path.parent_path(), error);
-        if (error) return "cannot create the folder " + path.parent_path().string() + ": " + error.message();
+        if (error)
+            return "cannot create the folder " + path.parent_path().string() + ": " +
+                   error.message();
     }
     const std::filesystem::path temporary =
         path.string() + ".tmp-" + std::to_string(static_cast<long long>(::getpid()));
@@ -29,7 +31,8 @@ std::string write_file_atomically(const std::filesystem::path& path, const std::
     if (error) {
         std::error_code ignored;
         std::filesystem::remove(temporary, ignored);
-        return "cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message();
+        return "cannot rename " + temporary.string() + " to " + path.string() + ": " +
+               error.message();
     }
     return "";
 }

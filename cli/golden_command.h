@@ -1,13 +1,14 @@
 #pragma once
 // `eosim golden`: the trace hash and the state hash (what the outside systems hold at the end) of
-// every scenario of a suite over a few seeds, compared with (or written to) a golden file. The design promises the same hash on every build type and compiler;
-// the test suite (Release and sanitizer builds) and CI's clang build check this file to hold it.
+// every scenario of a suite over a few seeds, compared with (or written to) a golden file. The
+// design promises the same hash on every build type and compiler; the test suite (Release and
+// sanitizer builds) and CI's clang build check this file to hold it.
 //
 // The golden file (tests/golden/trace-hashes.json) holds {"suite", "seeds", "hashes": {scenario:
 // {seed: "16 hex digits"}}, "state_hashes": {the same}}, with paths relative to the project root
-// ("hashes" are the trace hashes; a file without "state_hashes" has every state hash missing). Regenerate it with
-// `build/cli/eosim golden --write` (from the project root) only in a commit whose message says why
-// the hashes changed (tests/README.md).
+// ("hashes" are the trace hashes; a file without "state_hashes" has every state hash missing).
+// Regenerate it with `build/cli/eosim golden --write` (from the project root) only in a commit
+// whose message says why the hashes changed (tests/README.md).
 //
 // Not here: judging runs (the hash only; expectations are the suite's business).
 #include <ostream>
@@ -18,10 +19,10 @@ namespace eosim::cli {
 
 struct GoldenCommand {
     std::string golden_path = "tests/golden/trace-hashes.json";
-    std::string project_dir = ".";     // the suite path in the golden file is relative to this
-    std::string suite_path;            // replaces the golden file's suite (with --write, or with no file yet)
-    std::string seeds;                 // replaces the golden file's seeds (likewise)
-    bool write = false;                // write the hashes instead of checking them
+    std::string project_dir = ".";  // the suite path in the golden file is relative to this
+    std::string suite_path;  // replaces the golden file's suite (with --write, or with no file yet)
+    std::string seeds;       // replaces the golden file's seeds (likewise)
+    bool write = false;      // write the hashes instead of checking them
 };
 
 // One scenario x seed whose hash is not the golden one (or that one side lacks).

@@ -20,8 +20,11 @@ int points_command(const PointsCommand& command, std::ostream& out, std::ostream
         }
     }
     size_t width = 5;
-    for (const scenarios::PointAnnouncer& a : scenarios::point_announcers()) width = std::max(width, a.point.size());
-    auto pad = [](std::string_view text, size_t to) { return std::string(text) + std::string(to > text.size() ? to - text.size() : 0, ' '); };
+    for (const scenarios::PointAnnouncer& a : scenarios::point_announcers())
+        width = std::max(width, a.point.size());
+    auto pad = [](std::string_view text, size_t to) {
+        return std::string(text) + std::string(to > text.size() ? to - text.size() : 0, ' ');
+    };
     out << pad("point", width) << "  " << pad("process", 11) << "  announced by";
     if (scenario) out << "; in " << command.file;
     out << '\n';
@@ -31,7 +34,9 @@ int points_command(const PointsCommand& command, std::ostream& out, std::ostream
         if (scenario) {
             const auto why = scenarios::unreachable_reason(*scenario, a.point);
             if (!why) ++reachable;
-            out << "\n" << pad("", width + 15) << (why ? "not in this job: " + *why : std::string("this job announces it"));
+            out << "\n"
+                << pad("", width + 15)
+                << (why ? "not in this job: " + *why : std::string("this job announces it"));
         }
         out << '\n';
     }

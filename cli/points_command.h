@@ -1,7 +1,7 @@
 #pragma once
-// `eosim points [FILE]`: every protocol point (engine/vocabulary/protocol_points.h) with the process
-// and component that announce it; given a scenario file, also whether its job can reach each one
-// (scenarios/point_reach.h: the loader refuses a fault at a point the job cannot reach).
+// `eosim points [FILE]`: every protocol point (engine/vocabulary/protocol_points.h) with the
+// process and component that announce it; given a scenario file, also whether its job can reach
+// each one (scenarios/point_reach.h: the loader refuses a fault at a point the job cannot reach).
 #include <ostream>
 #include <string>
 

@@ -13,7 +13,8 @@ namespace eosim::cli {
 
 enum class ProgressMode { bar, lines, none };
 
-// "auto" (bar on a terminal, lines otherwise), "bar", "lines" or "none"; throws std::invalid_argument.
+// "auto" (bar on a terminal, lines otherwise), "bar", "lines" or "none"; throws
+// std::invalid_argument.
 ProgressMode parse_progress_mode(const std::string& text, bool stderr_is_terminal);
 
 class Progress {

@@ -6,9 +6,9 @@
 #include "cli/files.h"
 #include "reports/checkpoint_compare.h"
 #include "reports/chrome_trace.h"
-#include "scenarios/coverage.h"
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
+#include "scenarios/coverage.h"
 
 namespace eosim::cli {
 
@@ -16,7 +16,9 @@ namespace {
 
 constexpr size_t kFailuresListed = 20;
 
-std::string dump(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; }
+std::string dump(const nlohmann::json& j) {
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 // Removes run files of an earlier report in the same folder, so the folder shows this suite only.
 void clear_old_run_files(const std::filesystem::path& runs) {
@@ -30,28 +32,33 @@ void clear_old_run_files(const std::filesystem::path& runs) {
     }
 }
 
-std::string write_report_dir(const ReportOutputs& outputs, const std::vector<reports::RunRecord>& records,
+std::string write_report_dir(const ReportOutputs& outputs,
+                             const std::vector<reports::RunRecord>& records,
                              const reports::SuiteSummary& summary) {
     const std::filesystem::path dir = outputs.report_dir;
     clear_old_run_files(dir / "runs");
     for (const reports::RunRecord& r : records) {
         if (!reports::shown_in_report(r)) continue;
         const std::filesystem::path stem = dir / reports::run_file_stem(r);
-        std::string error = write_file_atomically(stem.string() + ".json", dump(reports::to_json(r)));
+        std::string error =
+            write_file_atomically(stem.string() + ".json", dump(reports::to_json(r)));
         if (error.empty() && r.has_timeline) {
-            error = write_file_atomically(stem.string() + ".trace.json", reports::chrome_trace(r).dump(
-                                                                               -1, ' ', false,
-                                                                               nlohmann::json::error_handler_t::replace));
+            error = write_file_atomically(
+                stem.string() + ".trace.json",
+                reports::chrome_trace(r).dump(-1, ' ', false,
+                                              nlohmann::json::error_handler_t::replace));
         }
         if (!error.empty()) return error;
     }
     nlohmann::json summary_json = reports::to_json(summary);
     summary_json["checkpoints"] = reports::to_json(reports::checkpoints_per_scenario(records));
-    if (std::string error = write_file_atomically(dir / "summary.json", dump(summary_json)); !error.empty()) {
+    if (std::string error = write_file_atomically(dir / "summary.json", dump(summary_json));
+        !error.empty()) {
         return error;
     }
     if (outputs.sensitivity) {
-        if (std::string error = write_file_atomically(dir / "sensitivity.json", dump(reports::to_json(*outputs.sensitivity)));
+        if (std::string error = write_file_atomically(dir / "sensitivity.json",
+                                                      dump(reports::to_json(*outputs.sensitivity)));
             !error.empty()) {
             return error;
         }
@@ -71,19 +78,22 @@ std::string write_report_dir(const ReportOutputs& outputs, const std::vector<rep
 }  // namespace
 
 void sort_records(std::vector<reports::RunRecord>& records) {
-    std::sort(records.begin(), records.end(), [](const reports::RunRecord& a, const reports::RunRecord& b) {
-        return a.scenario != b.scenario ? a.scenario < b.scenario : a.seed < b.seed;
-    });
+    std::sort(records.begin(), records.end(),
+              [](const reports::RunRecord& a, const reports::RunRecord& b) {
+                  return a.scenario != b.scenario ? a.scenario < b.scenario : a.seed < b.seed;
+              });
 }
 
-std::string write_outputs(const ReportOutputs& outputs, const std::vector<reports::RunRecord>& records,
-                          std::ostream& out, bool& all_met) {
+std::string write_outputs(const ReportOutputs& outputs,
+                          const std::vector<reports::RunRecord>& records, std::ostream& out,
+                          bool& all_met) {
     const reports::SuiteSummary summary =
         reports::summarize(records, outputs.check_sometimes ? &outputs.sometimes : nullptr);
     all_met = summary.all_met();
     out << '\n';
     reports::write_summary_table(out, summary);
-    const std::vector<reports::ScenarioCheckpoints> checkpoints = reports::checkpoints_per_scenario(records);
+    const std::vector<reports::ScenarioCheckpoints> checkpoints =
+        reports::checkpoints_per_scenario(records);
     out << '\n';
     reports::write_checkpoint_table(out, checkpoints);
     if (outputs.compare) {
@@ -100,10 +110,12 @@ std::string write_outputs(const ReportOutputs& outputs, const std::vector<report
         if (r.status == reports::RunStatus::passed) continue;
         if (listed == 0) out << "\nruns that did not meet their expectation:\n";
         if (++listed > kFailuresListed) continue;
-        out << "  " << (r.status == reports::RunStatus::error ? "ERROR  " : "FAILED ") << r.scenario << " seed " << r.seed
-            << ": " << r.reason << "\n         reproduce: " << r.reproduce << '\n';
+        out << "  " << (r.status == reports::RunStatus::error ? "ERROR  " : "FAILED ") << r.scenario
+            << " seed " << r.seed << ": " << r.reason << "\n         reproduce: " << r.reproduce
+            << '\n';
     }
-    if (listed > kFailuresListed) out << "  ... and " << listed - kFailuresListed << " more (see the report)\n";
+    if (listed > kFailuresListed)
+        out << "  ... and " << listed - kFailuresListed << " more (see the report)\n";
     if (outputs.sensitivity) {
         out << '\n';
         reports::write_sensitivity_text(out, *outputs.sensitivity);
@@ -113,12 +125,16 @@ std::string write_outputs(const ReportOutputs& outputs, const std::vector<report
     if (!outputs.junit_path.empty()) {
         std::ostringstream xml;
         reports::write_junit(xml, outputs.suite_name, records, &summary);
-        if (std::string error = write_file_atomically(outputs.junit_path, xml.str()); !error.empty()) return error;
+        if (std::string error = write_file_atomically(outputs.junit_path, xml.str());
+            !error.empty())
+            return error;
         out << "JUnit:   " << outputs.junit_path << '\n';
     }
     if (!outputs.report_dir.empty()) {
-        if (std::string error = write_report_dir(outputs, records, summary); !error.empty()) return error;
-        out << "report:  " << (std::filesystem::path(outputs.report_dir) / "index.html").string() << '\n';
+        if (std::string error = write_report_dir(outputs, records, summary); !error.empty())
+            return error;
+        out << "report:  " << (std::filesystem::path(outputs.report_dir) / "index.html").string()
+            << '\n';
     }
     return "";
 }

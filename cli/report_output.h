@@ -18,10 +18,11 @@ namespace eosim::cli {
 
 struct ReportOutputs {
     std::string suite_name;
-    std::string junit_path;   // "" for none
-    std::string report_dir;   // "" for none
-    std::vector<std::string> facts;     // lines for the HTML report's head
-    std::vector<std::string> warnings;  // shown in the HTML report (the caller prints them on stderr)
+    std::string junit_path;          // "" for none
+    std::string report_dir;          // "" for none
+    std::vector<std::string> facts;  // lines for the HTML report's head
+    std::vector<std::string>
+        warnings;  // shown in the HTML report (the caller prints them on stderr)
     // Per scenario, the coverage combinations some run must hit; checked when `check_sometimes`.
     std::map<std::string, std::vector<std::string>> sometimes;
     bool check_sometimes = true;
@@ -29,14 +30,15 @@ struct ReportOutputs {
     // The sensitivity check's table (suite --sensitivity): printed, in the HTML report and in
     // sensitivity.json; a twin NOT CAUGHT makes the outputs not met.
     std::optional<reports::SensitivityTable> sensitivity;
-    bool compare = false;         // also print the checkpoints of the scenarios side by side (--compare)
+    bool compare = false;  // also print the checkpoints of the scenarios side by side (--compare)
 };
 
 // Writes what `outputs` asks for and prints the summary, the failing runs and where every file
 // went. Returns "" or what could not be written; `all_met` says whether every run met its
 // expectation and every checked "sometimes" combination happened.
-std::string write_outputs(const ReportOutputs& outputs, const std::vector<reports::RunRecord>& sorted_records,
-                          std::ostream& out, bool& all_met);
+std::string write_outputs(const ReportOutputs& outputs,
+                          const std::vector<reports::RunRecord>& sorted_records, std::ostream& out,
+                          bool& all_met);
 
 // Sorted by scenario name, then seed.
 void sort_records(std::vector<reports::RunRecord>& records);

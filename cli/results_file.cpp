@@ -67,10 +67,12 @@ ResultsFile read_results_file(const std::filesystem::path& path) {
         try {
             j = json::parse(line);
         } catch (const json::parse_error&) {
-            if (!have_header) throw ResultsError(file + ": not an eosim results file (line 1 is not JSON)");
+            if (!have_header)
+                throw ResultsError(file + ": not an eosim results file (line 1 is not JSON)");
             results.warnings.push_back(file + ": line " + std::to_string(line_number) +
-                                       (complete ? ": not JSON; skipped" : ": incomplete (the suite was interrupted "
-                                                                           "while writing it); ignored"));
+                                       (complete ? ": not JSON; skipped"
+                                                 : ": incomplete (the suite was interrupted "
+                                                   "while writing it); ignored"));
             continue;
         }
         if (!have_header) {
@@ -84,8 +86,8 @@ ResultsFile read_results_file(const std::filesystem::path& path) {
         try {
             results.records.push_back(reports::run_record_from_json(j));
         } catch (const reports::RecordError& error) {
-            results.warnings.push_back(file + ": line " + std::to_string(line_number) + ": not a run record (" +
-                                       error.what() + "); skipped");
+            results.warnings.push_back(file + ": line " + std::to_string(line_number) +
+                                       ": not a run record (" + error.what() + "); skipped");
         }
     }
     if (!have_header) throw ResultsError(file + ": not an eosim results file (it is empty)");
@@ -97,13 +99,17 @@ ResultsWriter::ResultsWriter(const std::filesystem::path& path, const ResultsHea
     : path_(path.string()) {
     std::error_code error;
     if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
-    const std::string temporary = path_ + ".tmp-" + std::to_string(static_cast<long long>(::getpid()));
+    const std::string temporary =
+        path_ + ".tmp-" + std::to_string(static_cast<long long>(::getpid()));
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw ResultsError("cannot write the results file " + temporary + ": " + std::strerror(errno));
+    if (fd < 0)
+        throw ResultsError("cannot write the results file " + temporary + ": " +
+                           std::strerror(errno));
     try {
         std::string text = header_json(header).dump() + "\n";
         for (const reports::RunRecord& record : kept) {
-            text += reports::to_json(record).dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+            text += reports::to_json(record).dump(-1, ' ', false, json::error_handler_t::replace) +
+                    "\n";
         }
         write_all(fd, text, temporary);
     } catch (...) {
@@ -118,7 +124,8 @@ ResultsWriter::ResultsWriter(const std::filesystem::path& path, const ResultsHea
         throw ResultsError("cannot rename " + temporary + " to " + path_ + ": " + reason);
     }
     fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd_ < 0) throw ResultsError("cannot open the results file " + path_ + ": " + std::strerror(errno));
+    if (fd_ < 0)
+        throw ResultsError("cannot open the results file " + path_ + ": " + std::strerror(errno));
 }
 
 ResultsWriter::~ResultsWriter() {
@@ -127,7 +134,9 @@ ResultsWriter::~ResultsWriter() {
 
 void ResultsWriter::append(const reports::RunRecord& record) {
     // error_handler replace: a worker's stderr may hold bytes that are not UTF-8.
-    write_all(fd_, reports::to_json(record).dump(-1, ' ', false, json::error_handler_t::replace) + "\n", path_);
+    write_all(fd_,
+              reports::to_json(record).dump(-1, ' ', false, json::error_handler_t::replace) + "\n",
+              path_);
 }
 
 }  // namespace eosim::cli

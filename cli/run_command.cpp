@@ -21,9 +21,9 @@
 #include "reports/run_record.h"
 #include "reports/run_report.h"
 #include "scenarios/reproducer.h"
-#include "scenarios/sensitivity.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
+#include "scenarios/sensitivity.h"
 
 namespace eosim::cli {
 
@@ -58,7 +58,8 @@ class TraceFile {
 public:
     TraceFile(std::filesystem::path target, const std::string& grep)
         : target_(std::move(target)),
-          temporary_(target_.string() + ".tmp-" + std::to_string(static_cast<long long>(::getpid()))),
+          temporary_(target_.string() + ".tmp-" +
+                     std::to_string(static_cast<long long>(::getpid()))),
           grep_buffer_(stream_, grep),
           grep_stream_(&grep_buffer_),
           grep_(!grep.empty()) {}
@@ -82,7 +83,9 @@ public:
         if (stream_.fail()) return "cannot write " + temporary_.string();
         std::error_code error;
         std::filesystem::rename(temporary_, target_, error);
-        if (error) return "cannot rename " + temporary_.string() + " to " + target_.string() + ": " + error.message();
+        if (error)
+            return "cannot rename " + temporary_.string() + " to " + target_.string() + ": " +
+                   error.message();
         committed_ = true;
         return "";
     }
@@ -105,16 +108,21 @@ scenarios::Expectation parse_expect(const std::string& text, const scenarios::Sc
     const std::string prefix = "violation:";
     const std::string some_seeds = ":some-seeds";
     std::string name = text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : "";
-    if (name.size() > some_seeds.size() && name.compare(name.size() - some_seeds.size(), some_seeds.size(), some_seeds) == 0) {
+    if (name.size() > some_seeds.size() &&
+        name.compare(name.size() - some_seeds.size(), some_seeds.size(), some_seeds) == 0) {
         name.resize(name.size() - some_seeds.size());
         expect.every_seed = false;
     }
     if (oracles::OracleRegistry::global().find(name) == nullptr) {
-        throw std::invalid_argument("--expect: expected \"pass\", \"violation:<oracle>\" or \"violation:<oracle>:some-seeds\", "
-                                    "found \"" + text + "\"");
+        throw std::invalid_argument(
+            "--expect: expected \"pass\", \"violation:<oracle>\" or \"violation:<oracle>:some-seeds\", "
+            "found \"" +
+            text + "\"");
     }
-    if (std::find(scenario.oracles.begin(), scenario.oracles.end(), name) == scenario.oracles.end()) {
-        throw std::invalid_argument("--expect: expected an oracle the scenario lists, found \"" + name + "\"");
+    if (std::find(scenario.oracles.begin(), scenario.oracles.end(), name) ==
+        scenario.oracles.end()) {
+        throw std::invalid_argument("--expect: expected an oracle the scenario lists, found \"" +
+                                    name + "\"");
     }
     expect.pass = false;
     expect.violation = name;
@@ -122,10 +130,12 @@ scenarios::Expectation parse_expect(const std::string& text, const scenarios::Sc
 }
 
 // Why the run is incomplete, or "" when the job finished or failed before any limit.
-std::string cut_reason(const scenarios::RunResult& result, const RunCommand& command, const scenarios::Scenario& scenario) {
-    const bool ended = std::any_of(result.timeline.begin(), result.timeline.end(), [](const scenarios::TimelineEvent& e) {
-        return e.what == "job.finished" || e.what == "job.failed";
-    });
+std::string cut_reason(const scenarios::RunResult& result, const RunCommand& command,
+                       const scenarios::Scenario& scenario) {
+    const bool ended = std::any_of(result.timeline.begin(), result.timeline.end(),
+                                   [](const scenarios::TimelineEvent& e) {
+                                       return e.what == "job.finished" || e.what == "job.failed";
+                                   });
     if (ended) return "";
     if (!result.cut.empty()) return result.cut;
     if (command.max_events != 0 && result.figures.events >= command.max_events) {
@@ -134,15 +144,20 @@ std::string cut_reason(const scenarios::RunResult& result, const RunCommand& com
     }
     char limit[48];
     std::snprintf(limit, sizeof limit, "%.3fs", static_cast<double>(scenario.time_limit.ns) / 1e9);
-    return std::string("cut at the virtual-time limit (") + limit + ") before the job finished or failed: a hang?";
+    return std::string("cut at the virtual-time limit (") + limit +
+           ") before the job finished or failed: a hang?";
 }
 
 }  // namespace
 
-std::string apply_pct_option(uint32_t depth, uint64_t steps, scenarios::Scenario& scenario, scenarios::Reproducer* reproduce) {
-    if (depth == 0) return steps == 0 ? std::string() : "--pct-steps: needs --pct-depth (the PCT ordering is off without it)";
+std::string apply_pct_option(uint32_t depth, uint64_t steps, scenarios::Scenario& scenario,
+                             scenarios::Reproducer* reproduce) {
+    if (depth == 0)
+        return steps == 0 ? std::string()
+                          : "--pct-steps: needs --pct-depth (the PCT ordering is off without it)";
     if (depth > kPctDepthMax) {
-        return "--pct-depth: expected 1.." + std::to_string(kPctDepthMax) + ", found " + std::to_string(depth);
+        return "--pct-depth: expected 1.." + std::to_string(kPctDepthMax) + ", found " +
+               std::to_string(depth);
     }
     sim::PriorityDeliveryOptions pct;
     pct.depth = depth;
@@ -163,24 +178,28 @@ sim::Duration virtual_duration(const std::string& text) {
 
 // The options that change the run (and so its reproducer): --expect, --max-virtual-time, the PCT
 // ordering, --savepoint-at and --strict-faults. Throws std::invalid_argument.
-void apply_run_options(const RunCommand& command, scenarios::Scenario& scenario, scenarios::Reproducer& reproduce) {
+void apply_run_options(const RunCommand& command, scenarios::Scenario& scenario,
+                       scenarios::Reproducer& reproduce) {
     if (!command.expect.empty()) {
         scenario.expect = parse_expect(command.expect, scenario);
         reproduce.expect = command.expect;
     }
     if (!command.max_virtual_time.empty()) {
         const sim::Duration limit = virtual_duration(command.max_virtual_time);
-        if (limit.ns <= 0) throw std::invalid_argument("--max-virtual-time: expected a positive duration");
+        if (limit.ns <= 0)
+            throw std::invalid_argument("--max-virtual-time: expected a positive duration");
         scenario.time_limit = std::min(scenario.time_limit, limit);
     }
-    if (const std::string problem = apply_pct_option(command.pct_depth, command.pct_steps, scenario, &reproduce);
+    if (const std::string problem =
+            apply_pct_option(command.pct_depth, command.pct_steps, scenario, &reproduce);
         !problem.empty()) {
         throw std::invalid_argument(problem);
     }
     for (const std::string& at : command.savepoint_at) {
         const sim::Duration when = virtual_duration(at);
         if (when.ns < 0 || when >= scenario.time_limit) {
-            throw std::invalid_argument("--savepoint-at: expected a time within the time_limit, found \"" + at + "\"");
+            throw std::invalid_argument(
+                "--savepoint-at: expected a time within the time_limit, found \"" + at + "\"");
         }
         scenario.savepoints.push_back(scenarios::SavepointSpec{when, "", 1, ""});
         reproduce.savepoint_at.push_back(at);
@@ -190,10 +209,13 @@ void apply_run_options(const RunCommand& command, scenarios::Scenario& scenario,
 
 // The scenario (or its twin) with the command line's options applied, and the command that
 // reproduces the run; an error message on bad input.
-std::optional<scenarios::Scenario> prepare_run(const RunCommand& command, scenarios::Reproducer& reproduce, std::ostream& err) {
+std::optional<scenarios::Scenario> prepare_run(const RunCommand& command,
+                                               scenarios::Reproducer& reproduce,
+                                               std::ostream& err) {
     try {
-        scenarios::Scenario scenario =
-            command.twin.empty() ? scenarios::load_scenario(command.file) : scenarios::load_twin(command.file, command.twin);
+        scenarios::Scenario scenario = command.twin.empty()
+                                           ? scenarios::load_scenario(command.file)
+                                           : scenarios::load_twin(command.file, command.twin);
         reproduce = scenarios::Reproducer::of(scenario, command.seed);
         reproduce.twin = command.twin;
         apply_run_options(command, scenario, reproduce);
@@ -235,11 +257,13 @@ struct RunPair {
     std::string transcript_difference;
 
     bool deterministic() const {
-        return !second || (second->trace_hash == first.trace_hash && second->state_hash == first.state_hash);
+        return !second ||
+               (second->trace_hash == first.trace_hash && second->state_hash == first.state_hash);
     }
 };
 
-RunPair run_once_or_twice(const RunCommand& command, const scenarios::Scenario& scenario, std::ostream* trace_log) {
+RunPair run_once_or_twice(const RunCommand& command, const scenarios::Scenario& scenario,
+                          std::ostream* trace_log) {
     std::vector<std::string> transcript;  // every process sink's exchange, for --check-determinism
     std::optional<engine::process::TranscriptRecorder> recording;
     if (command.check_determinism) recording.emplace(&transcript);
@@ -251,12 +275,15 @@ RunPair run_once_or_twice(const RunCommand& command, const scenarios::Scenario& 
     std::vector<std::string> second_transcript;
     const engine::process::TranscriptRecorder recording_again(&second_transcript);
     runs.second = scenarios::run_scenario(scenario, run_options(command));
-    runs.transcript_difference = engine::process::first_transcript_difference(transcript, second_transcript);
+    runs.transcript_difference =
+        engine::process::first_transcript_difference(transcript, second_transcript);
     return runs;
 }
 
-void print_json(const RunCommand& command, reports::RunRecord& record, const RunPair& runs, std::ostream& out) {
-    if (command.json_history == "none" || (command.json_history == "failing" && record.status == reports::RunStatus::passed)) {
+void print_json(const RunCommand& command, reports::RunRecord& record, const RunPair& runs,
+                std::ostream& out) {
+    if (command.json_history == "none" ||
+        (command.json_history == "failing" && record.status == reports::RunStatus::passed)) {
         record.has_timeline = false;
     }
     nlohmann::json j = reports::to_json(record);
@@ -272,19 +299,23 @@ void print_json(const RunCommand& command, reports::RunRecord& record, const Run
 void print_text(const RunCommand& command, const scenarios::Scenario& scenario, const RunPair& runs,
                 const scenarios::Reproducer& reproduce, std::ostream& out) {
     reports::write_run_report(out, scenario, runs.first, reproduce.text());
-    if (runs.second && runs.deterministic()) out << "determinism ok: the second run gave the same trace hash and state hash\n";
+    if (runs.second && runs.deterministic())
+        out << "determinism ok: the second run gave the same trace hash and state hash\n";
     if (!command.chrome_trace_path.empty()) {
-        out << "chrome trace " << command.chrome_trace_path << " (open in https://ui.perfetto.dev or chrome://tracing)\n";
+        out << "chrome trace " << command.chrome_trace_path
+            << " (open in https://ui.perfetto.dev or chrome://tracing)\n";
     }
 }
 
 void report_nondeterminism(const RunPair& runs, std::ostream& err) {
     const scenarios::RunResult& first = runs.first;
     const scenarios::RunResult& second = *runs.second;
-    err << "determinism check failed: trace hash " << reports::hex64(first.trace_hash) << ", state hash "
-        << reports::hex64(first.state_hash) << " on the first run; trace hash " << reports::hex64(second.trace_hash)
-        << ", state hash " << reports::hex64(second.state_hash) << " on the second";
-    if (second.trace_hash == first.trace_hash) err << " (the same events stored different data in an outside system)";
+    err << "determinism check failed: trace hash " << reports::hex64(first.trace_hash)
+        << ", state hash " << reports::hex64(first.state_hash) << " on the first run; trace hash "
+        << reports::hex64(second.trace_hash) << ", state hash " << reports::hex64(second.state_hash)
+        << " on the second";
+    if (second.trace_hash == first.trace_hash)
+        err << " (the same events stored different data in an outside system)";
     err << '\n';
     if (!runs.transcript_difference.empty()) err << runs.transcript_difference << '\n';
 }
@@ -311,7 +342,8 @@ int run_command(const RunCommand& command, std::ostream& out, std::ostream& err)
     reports::RunRecord record = reports::make_run_record(*scenario, runs.first, reproduce.text());
     if (!cut.empty()) record.reason = cut;
     if (!command.chrome_trace_path.empty()) {
-        const std::string error = write_file_atomically(command.chrome_trace_path, reports::chrome_trace(record).dump() + "\n");
+        const std::string error = write_file_atomically(
+            command.chrome_trace_path, reports::chrome_trace(record).dump() + "\n");
         if (!error.empty()) {
             err << "error: " << error << '\n';
             return kExitBadInput;

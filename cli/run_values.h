@@ -25,7 +25,9 @@ Shard parse_shard(const std::string& text);
 std::optional<Shard> shard_from_environment();
 // Whether the run at `position` of the full, sorted run list belongs to the shard: round-robin,
 // so shards differ in size by at most one and each gets a share of every scenario.
-inline bool in_shard(size_t position, const Shard& shard) { return position % shard.total == shard.index - 1; }
+inline bool in_shard(size_t position, const Shard& shard) {
+    return position % shard.total == shard.index - 1;
+}
 
 // Seconds, from "90", "90s", "1.5m", "500ms", "2h".
 double parse_duration_seconds(const std::string& text);

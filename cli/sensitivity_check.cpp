@@ -18,7 +18,8 @@ namespace {
 
 // The run record a worker printed last, or nullopt when it did not complete.
 std::optional<reports::RunRecord> record_of(const WorkerOutcome& o) {
-    if (o.timed_out || o.term_signal != 0 || (o.exit_code != 0 && o.exit_code != 1)) return std::nullopt;
+    if (o.timed_out || o.term_signal != 0 || (o.exit_code != 0 && o.exit_code != 1))
+        return std::nullopt;
     try {
         return reports::run_record_from_json(nlohmann::json::parse(final_line(o.out)));
     } catch (const std::exception&) {
@@ -41,7 +42,8 @@ reports::SensitivityTable plan_sensitivity(const SuitePlan& plan) {
         if (!s.expect.job_failure.empty()) continue;
         const scenarios::Scenario loaded = scenarios::load_scenario(s.file);
         for (const scenarios::KnownBadTwin& twin : scenarios::known_bad_twins_of(s.file)) {
-            // A negative control runs only the twins it targets (caught where its violation vanishes).
+            // A negative control runs only the twins it targets (caught where its violation
+            // vanishes).
             if (!s.expect.pass && !twin.targeted) continue;
             reports::TwinResult t;
             t.scenario = s.name;
@@ -52,8 +54,8 @@ reports::SensitivityTable plan_sensitivity(const SuitePlan& plan) {
             const auto& skip = loaded.sensitivity_skip;
             t.skipped = std::find(skip.begin(), skip.end(), twin.name) != skip.end();
             if (t.skipped) t.why = loaded.sensitivity_why;
-            // A twin whose scenario the loader refuses cannot run with the same faults, e.g. a fault
-            // at sink.precommitted, which only the exactly-once sink announces.
+            // A twin whose scenario the loader refuses cannot run with the same faults, e.g. a
+            // fault at sink.precommitted, which only the exactly-once sink announces.
             try {
                 scenarios::load_twin(s.file, loaded.name, twin);
             } catch (const scenarios::ScenarioError& error) {
@@ -65,8 +67,8 @@ reports::SensitivityTable plan_sensitivity(const SuitePlan& plan) {
     return table;
 }
 
-void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan, const InProcessWorker& worker, unsigned jobs,
-                     double timeout_seconds) {
+void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan,
+                     const InProcessWorker& worker, unsigned jobs, double timeout_seconds) {
     std::map<std::string, const PlannedScenario*> by_file;
     for (const PlannedScenario& s : plan.scenarios) by_file[s.file] = &s;
     std::vector<WorkerTask> tasks;
@@ -85,33 +87,40 @@ void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan, co
     const auto start = std::chrono::steady_clock::now();
     WorkerPool pool(std::max(1u, jobs), WorkerLimits{timeout_seconds, 0, 64u << 20}, worker);
     std::vector<std::vector<uint64_t>> caught_seeds(table.twins.size());
-    pool.run(tasks, [&](WorkerOutcome&& outcome) {
-        const auto [index, seed] = task_of[outcome.id];
-        reports::TwinResult& t = table.twins[index];
-        const std::optional<reports::RunRecord> record = record_of(outcome);
-        if (!record) {
-            if (t.errors++ == 0) t.first_error = failure_of(outcome) + " (seed " + std::to_string(seed) + ")";
-            return;
-        }
-        bool caught = false;
-        if (!by_file.at(t.file)->expect.pass) {
-            // A negative control's twin is caught where the run misses the expected violation.
-            caught = !record->expectation_met;
-            if (caught) ++t.by["no " + by_file.at(t.file)->expect.violation];
-        }
-        for (const auto& verdict : record->verdicts) {
-            if (verdict.passed || !by_file.at(t.file)->expect.pass) continue;
-            ++t.by[verdict.oracle];
-            caught = true;
-        }
-        if (caught) caught_seeds[index].push_back(seed);
-    }, [] { return false; });
+    pool.run(
+        tasks,
+        [&](WorkerOutcome&& outcome) {
+            const auto [index, seed] = task_of[outcome.id];
+            reports::TwinResult& t = table.twins[index];
+            const std::optional<reports::RunRecord> record = record_of(outcome);
+            if (!record) {
+                if (t.errors++ == 0)
+                    t.first_error = failure_of(outcome) + " (seed " + std::to_string(seed) + ")";
+                return;
+            }
+            bool caught = false;
+            if (!by_file.at(t.file)->expect.pass) {
+                // A negative control's twin is caught where the run misses the expected violation.
+                caught = !record->expectation_met;
+                if (caught) ++t.by["no " + by_file.at(t.file)->expect.violation];
+            }
+            for (const auto& verdict : record->verdicts) {
+                if (verdict.passed || !by_file.at(t.file)->expect.pass) continue;
+                ++t.by[verdict.oracle];
+                caught = true;
+            }
+            if (caught) caught_seeds[index].push_back(seed);
+        },
+        [] { return false; });
     for (size_t i = 0; i < table.twins.size(); ++i) {
         table.twins[i].caught = static_cast<int64_t>(caught_seeds[i].size());
-        if (!caught_seeds[i].empty()) table.twins[i].first_caught_seed = *std::min_element(caught_seeds[i].begin(), caught_seeds[i].end());
+        if (!caught_seeds[i].empty())
+            table.twins[i].first_caught_seed =
+                *std::min_element(caught_seeds[i].begin(), caught_seeds[i].end());
     }
     table.runs = tasks.size();
-    table.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    table.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace eosim::cli

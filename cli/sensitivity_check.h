@@ -5,8 +5,8 @@
 // --twin NAME --seed N --json`); a seed catches the twin when any oracle fires. A negative control
 // runs only the targeted twins it names; a seed catches one when the run misses its expectation
 // (the twin removed what the violation needs). A twin the scenario
-// skips ("sensitivity": {"skip", "why"}) or the loader refuses (a fault at a point only the original
-// announces) does not run. Results: reports/sensitivity_table.h.
+// skips ("sensitivity": {"skip", "why"}) or the loader refuses (a fault at a point only the
+// original announces) does not run. Results: reports/sensitivity_table.h.
 #include <string>
 
 #include "cli/suite_plan.h"
@@ -22,7 +22,7 @@ reports::SensitivityTable plan_sensitivity(const SuitePlan& plan);
 // `worker.program` (this eosim binary; forked without exec when `worker.entry` is set), `jobs` at a
 // time, each run limited to `timeout_seconds` of wall time; fills caught, by, errors, runs and wall
 // time.
-void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan, const InProcessWorker& worker, unsigned jobs,
-                     double timeout_seconds);
+void run_sensitivity(reports::SensitivityTable& table, const SuitePlan& plan,
+                     const InProcessWorker& worker, unsigned jobs, double timeout_seconds);
 
 }  // namespace eosim::cli

@@ -25,13 +25,16 @@ int sensitivity_command(const SensitivityCommand& command, std::ostream& out, st
         err << "error: " << error.what() << '\n';
         return kExitBadInput;
     }
-    const std::string program = command.self_program.empty() ? "/proc/self/exe" : command.self_program;
+    const std::string program =
+        command.self_program.empty() ? "/proc/self/exe" : command.self_program;
     const WorkerCount workers = default_workers(command.jobs);
     err << "sensitivity: " << describe(workers) << '\n';
-    run_sensitivity(table, plan, InProcessWorker{program, command.self_entry}, static_cast<unsigned>(workers.workers), timeout);
+    run_sensitivity(table, plan, InProcessWorker{program, command.self_entry},
+                    static_cast<unsigned>(workers.workers), timeout);
     reports::write_sensitivity_text(out, table);
     if (!command.json_path.empty()) {
-        const std::string problem = write_file_atomically(command.json_path, reports::to_json(table).dump(2) + "\n");
+        const std::string problem =
+            write_file_atomically(command.json_path, reports::to_json(table).dump(2) + "\n");
         if (!problem.empty()) {
             err << "error: " << problem << '\n';
             return kExitBadInput;

@@ -15,11 +15,13 @@ namespace eosim::cli {
 
 struct SensitivityCommand {
     std::string path;
-    std::optional<std::string> seeds;  // replaces every seed range of the plan (default: the plan's)
-    unsigned jobs = 0;                 // worker processes at a time (0: one per CPU the process may use, cli/cpu_share.h)
-    std::string timeout = "60s";       // wall-clock limit per run
-    std::string json_path;             // also write the table as JSON here
-    std::string self_program;          // this program (eosim_main resolves it); else /proc/self/exe
+    std::optional<std::string>
+        seeds;  // replaces every seed range of the plan (default: the plan's)
+    unsigned jobs =
+        0;  // worker processes at a time (0: one per CPU the process may use, cli/cpu_share.h)
+    std::string timeout = "60s";  // wall-clock limit per run
+    std::string json_path;        // also write the table as JSON here
+    std::string self_program;     // this program (eosim_main resolves it); else /proc/self/exe
     int (*self_entry)(int, char**) = nullptr;  // its entry (eosim_main): workers fork without exec
 };
 

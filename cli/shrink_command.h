@@ -15,12 +15,13 @@ namespace eosim::cli {
 struct ShrinkCommand {
     std::string file;
     uint64_t seed = 1;
-    std::string out;               // default: <file stem>-seed<N>-min.json in the current folder
+    std::string out;  // default: <file stem>-seed<N>-min.json in the current folder
     size_t max_replays = 1000;
     uint64_t max_events = 50'000'000;  // per replay
     bool verbose = false;              // progress lines on stderr
-    uint32_t pct_depth = 0;            // a pct run (`explore --strategy pct`): its PCT depth, also for every replay
-    uint64_t pct_steps = 0;            // and its change-point steps (0: the default)
+    uint32_t pct_depth =
+        0;  // a pct run (`explore --strategy pct`): its PCT depth, also for every replay
+    uint64_t pct_steps = 0;  // and its change-point steps (0: the default)
 };
 
 // Exit code: 0 shrunk and the written file reproduces the failure; 1 it does not reproduce;

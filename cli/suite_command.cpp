@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -50,17 +50,19 @@ public:
         struct sigaction action {};
         action.sa_handler = on_interrupt;
         sigemptyset(&action.sa_mask);
-        for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &action, &previous_[i]);
+        for (size_t i = 0; i < std::size(kSignals); ++i)
+            ::sigaction(kSignals[i], &action, &previous_[i]);
     }
     ~InterruptGuard() {
-        for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
+        for (size_t i = 0; i < std::size(kSignals); ++i)
+            ::sigaction(kSignals[i], &previous_[i], nullptr);
     }
     InterruptGuard(const InterruptGuard&) = delete;
     InterruptGuard& operator=(const InterruptGuard&) = delete;
 
 private:
     static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction previous_[3] {};
+    struct sigaction previous_[3]{};
 };
 
 std::string own_executable() {
@@ -101,11 +103,11 @@ struct RunContext {
     std::string reproduce;  // the worker's command line without the worker-only flags
 };
 
-reports::RunRecord error_record(const RunContext& c, std::string reason, const std::string& stderr_text,
-                                double wall_seconds) {
-    reports::RunRecord r = reports::make_error_record(c.scenario.name, c.scenario.file, c.seed, c.scenario.expect,
-                                                      c.reproduce, std::move(reason),
-                                                      tail(stderr_text));
+reports::RunRecord error_record(const RunContext& c, std::string reason,
+                                const std::string& stderr_text, double wall_seconds) {
+    reports::RunRecord r =
+        reports::make_error_record(c.scenario.name, c.scenario.file, c.seed, c.scenario.expect,
+                                   c.reproduce, std::move(reason), tail(stderr_text));
     r.wall_seconds = wall_seconds;
     return r;
 }
@@ -115,24 +117,34 @@ reports::RunRecord record_from_outcome(const WorkerOutcome& o, const RunContext&
     const std::string err_line = last_line(o.err_tail);
     const std::string because = err_line.empty() ? "" : ": " + err_line;
     if (o.timed_out) {
-        return error_record(c, "timed out after " + seconds_text(c.timeout_seconds) + " (killed)" + because, o.err_tail,
-                            o.wall_seconds);
+        return error_record(
+            c, "timed out after " + seconds_text(c.timeout_seconds) + " (killed)" + because,
+            o.err_tail, o.wall_seconds);
     }
-    if (o.output_overflow) return error_record(c, "printed too much on standard output (killed)", o.err_tail, o.wall_seconds);
-    if (o.term_signal != 0) return error_record(c, describe_signal(o.term_signal) + because, o.err_tail, o.wall_seconds);
+    if (o.output_overflow)
+        return error_record(c, "printed too much on standard output (killed)", o.err_tail,
+                            o.wall_seconds);
+    if (o.term_signal != 0)
+        return error_record(c, describe_signal(o.term_signal) + because, o.err_tail,
+                            o.wall_seconds);
     if (o.exit_code == 2) return error_record(c, "bad input" + because, o.err_tail, o.wall_seconds);
-    if (o.exit_code == 127) return error_record(c, "could not start the worker" + because, o.err_tail, o.wall_seconds);
+    if (o.exit_code == 127)
+        return error_record(c, "could not start the worker" + because, o.err_tail, o.wall_seconds);
     if (o.exit_code == 3) {
         const bool memory = o.err_tail.find("bad_alloc") != std::string::npos ||
                             o.err_tail.find("out of memory") != std::string::npos;
         if (memory && c.command.max_memory_mb != 0 && memory_limit_supported()) {
-            return error_record(c, "out of memory (over the " + std::to_string(c.command.max_memory_mb) + " MB limit)" +
-                                       because, o.err_tail, o.wall_seconds);
+            return error_record(c,
+                                "out of memory (over the " +
+                                    std::to_string(c.command.max_memory_mb) + " MB limit)" +
+                                    because,
+                                o.err_tail, o.wall_seconds);
         }
         return error_record(c, "internal error" + because, o.err_tail, o.wall_seconds);
     }
     if (o.exit_code != 0 && o.exit_code != 1) {
-        return error_record(c, "exited with code " + std::to_string(o.exit_code) + because, o.err_tail, o.wall_seconds);
+        return error_record(c, "exited with code " + std::to_string(o.exit_code) + because,
+                            o.err_tail, o.wall_seconds);
     }
     const std::string json_text = final_line(o.out);
     nlohmann::json j;
@@ -141,17 +153,22 @@ reports::RunRecord record_from_outcome(const WorkerOutcome& o, const RunContext&
     } catch (const nlohmann::json::parse_error&) {
         const std::string line = last_line(json_text);
         const std::string shown = line.empty() ? "nothing" : "\"" + line.substr(0, 80) + "\"";
-        return error_record(c, "printed no valid result (exit code " + std::to_string(o.exit_code) + "; printed " +
-                                   shown + ")" + because, o.err_tail, o.wall_seconds);
+        return error_record(c,
+                            "printed no valid result (exit code " + std::to_string(o.exit_code) +
+                                "; printed " + shown + ")" + because,
+                            o.err_tail, o.wall_seconds);
     }
     reports::RunRecord record;
     try {
         record = reports::run_record_from_json(j);
     } catch (const reports::RecordError& error) {
-        return error_record(c, std::string("printed an unreadable result: ") + error.what(), o.err_tail, o.wall_seconds);
+        return error_record(c, std::string("printed an unreadable result: ") + error.what(),
+                            o.err_tail, o.wall_seconds);
     }
     if (record.seed != c.seed || record.scenario != c.scenario.name) {
-        return error_record(c, "answered for another run (" + record.scenario + " seed " + std::to_string(record.seed) + ")",
+        return error_record(c,
+                            "answered for another run (" + record.scenario + " seed " +
+                                std::to_string(record.seed) + ")",
                             o.err_tail, o.wall_seconds);
     }
     record.file = c.scenario.file;
@@ -162,32 +179,42 @@ reports::RunRecord record_from_outcome(const WorkerOutcome& o, const RunContext&
 
 // Whether --timelines keeps the history (timeline, checkpoints, ...) of this run even when it
 // passes; a failing run's is always kept.
-bool timeline_kept_when_passed(const SuiteCommand& command, const PlannedScenario& s, uint64_t seed) {
-    return command.timelines == "all" || (command.timelines == "first" && !s.seeds.empty() && seed == s.seeds.front());
+bool timeline_kept_when_passed(const SuiteCommand& command, const PlannedScenario& s,
+                               uint64_t seed) {
+    return command.timelines == "all" ||
+           (command.timelines == "first" && !s.seeds.empty() && seed == s.seeds.front());
 }
 
-// Whether the suite runs every run with --strict-faults (the command line or the suite file says so).
-bool strict_runs(const SuiteCommand& command, const SuitePlan& plan) { return command.strict_faults || plan.strict_faults; }
+// Whether the suite runs every run with --strict-faults (the command line or the suite file says
+// so).
+bool strict_runs(const SuiteCommand& command, const SuitePlan& plan) {
+    return command.strict_faults || plan.strict_faults;
+}
 
 // A worker runs the run's reproducer with --json and the suite's limits.
-std::vector<std::string> worker_argv(const std::string& program, const PlannedScenario& s, uint64_t seed,
-                                     const SuiteCommand& command, bool strict) {
+std::vector<std::string> worker_argv(const std::string& program, const PlannedScenario& s,
+                                     uint64_t seed, const SuiteCommand& command, bool strict) {
     std::vector<std::string> argv = reproducer(s, seed, strict).arguments();
     argv.insert(argv.begin(), program);
     argv.emplace_back("--json");
     // The run's history is most of what a worker prints: a passing run the suite does not keep
     // need not print it.
-    if (!timeline_kept_when_passed(command, s, seed)) argv.insert(argv.end(), {"--json-history", "failing"});
-    if (command.max_events != 0) argv.insert(argv.end(), {"--max-events", std::to_string(command.max_events)});
-    if (!command.max_virtual_time.empty()) argv.insert(argv.end(), {"--max-virtual-time", command.max_virtual_time});
+    if (!timeline_kept_when_passed(command, s, seed))
+        argv.insert(argv.end(), {"--json-history", "failing"});
+    if (command.max_events != 0)
+        argv.insert(argv.end(), {"--max-events", std::to_string(command.max_events)});
+    if (!command.max_virtual_time.empty())
+        argv.insert(argv.end(), {"--max-virtual-time", command.max_virtual_time});
     return argv;
 }
 
 std::string default_results_path(const SuiteCommand& command, const Shard& shard) {
     std::string name = "eosim-results";
-    if (shard.total > 1) name += ".shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.total);
+    if (shard.total > 1)
+        name += ".shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.total);
     name += ".jsonl";
-    return command.report_dir.empty() ? name : (std::filesystem::path(command.report_dir) / name).string();
+    return command.report_dir.empty() ? name
+                                      : (std::filesystem::path(command.report_dir) / name).string();
 }
 
 using RunKey = std::pair<std::string, uint64_t>;  // scenario name, seed
@@ -195,12 +222,14 @@ using RunKey = std::pair<std::string, uint64_t>;  // scenario name, seed
 // The suite, after its options have been checked.
 class SuiteRun {
 public:
-    SuiteRun(const SuiteCommand& command, SuitePlan plan, Shard shard, std::ostream& out, std::ostream& err)
+    SuiteRun(const SuiteCommand& command, SuitePlan plan, Shard shard, std::ostream& out,
+             std::ostream& err)
         : command_(command), plan_(std::move(plan)), shard_(shard), out_(out), err_(err) {
         for (size_t i = 0; i < plan_.runs.size(); ++i) {
             if (in_shard(i, shard_)) shard_runs_.push_back(plan_.runs[i]);
         }
-        results_path_ = command_.results_path.empty() ? default_results_path(command_, shard_) : command_.results_path;
+        results_path_ = command_.results_path.empty() ? default_results_path(command_, shard_)
+                                                      : command_.results_path;
         workers_ = default_workers(command_.jobs);
     }
 
@@ -212,7 +241,8 @@ public:
         for (const reports::RunRecord& r : records) done.insert({r.scenario, r.seed});
         std::vector<PlannedRun> todo;
         for (const PlannedRun& run : shard_runs_) {
-            if (done.count({plan_.scenarios[run.scenario].name, run.seed}) == 0) todo.push_back(run);
+            if (done.count({plan_.scenarios[run.scenario].name, run.seed}) == 0)
+                todo.push_back(run);
         }
         std::optional<ResultsWriter> writer;
         try {
@@ -224,17 +254,22 @@ public:
         announce(records.size(), todo.size());
         const auto start = std::chrono::steady_clock::now();
         const bool completed = execute(todo, *writer, records);
-        wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        wall_seconds_ =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         ran_ = todo.size();
         if (!completed) {
-            err_ << "\ninterrupted: " << records.size() << " of " << shard_runs_.size() << " runs are in "
-                 << results_path_ << "; run the same command with --resume to run only the rest\n";
+            err_ << "\ninterrupted: " << records.size() << " of " << shard_runs_.size()
+                 << " runs are in " << results_path_
+                 << "; run the same command with --resume to run only the rest\n";
             return kExitInterrupted;
         }
         if (command_.sensitivity) {
-            err_ << "sensitivity: running the known-bad twins of every scenario that expects to pass\n" << std::flush;
+            err_
+                << "sensitivity: running the known-bad twins of every scenario that expects to pass\n"
+                << std::flush;
             sensitivity_ = plan_sensitivity(plan_);
-            run_sensitivity(*sensitivity_, plan_, worker(), static_cast<unsigned>(workers_.workers), timeout_seconds_);
+            run_sensitivity(*sensitivity_, plan_, worker(), static_cast<unsigned>(workers_.workers),
+                            timeout_seconds_);
         }
         return report(records);
     }
@@ -249,7 +284,8 @@ private:
         if (!command_.resume) return kExitMet;
         std::error_code error;
         if (!std::filesystem::exists(results_path_, error)) {
-            err_ << "resume: " << results_path_ << " does not exist yet; starting from the beginning\n";
+            err_ << "resume: " << results_path_
+                 << " does not exist yet; starting from the beginning\n";
             return kExitMet;
         }
         ResultsFile file;
@@ -260,13 +296,15 @@ private:
             return kExitBadInput;
         }
         if (file.header.suite != plan_.name) {
-            err_ << "error: " << results_path_ << " holds results of the suite \"" << file.header.suite << "\", not \""
-                 << plan_.name << "\"; give another --results or run without --resume\n";
+            err_ << "error: " << results_path_ << " holds results of the suite \""
+                 << file.header.suite << "\", not \"" << plan_.name
+                 << "\"; give another --results or run without --resume\n";
             return kExitBadInput;
         }
         for (const std::string& warning : file.warnings) err_ << "warning: " << warning << '\n';
         std::set<RunKey> wanted;
-        for (const PlannedRun& run : shard_runs_) wanted.insert({plan_.scenarios[run.scenario].name, run.seed});
+        for (const PlannedRun& run : shard_runs_)
+            wanted.insert({plan_.scenarios[run.scenario].name, run.seed});
         std::map<RunKey, reports::RunRecord> kept;
         for (reports::RunRecord& r : file.records) {
             auto it = wanted.find({r.scenario, r.seed});
@@ -281,19 +319,24 @@ private:
     void announce(size_t resumed, size_t todo) const {
         out_ << "suite " << plan_.name << ": " << plan_.scenarios.size() << " scenario"
              << (plan_.scenarios.size() == 1 ? "" : "s") << ", " << plan_.runs.size() << " runs";
-        if (shard_.total > 1) out_ << "; shard " << shard_.index << "/" << shard_.total << ": " << shard_runs_.size() << " runs";
+        if (shard_.total > 1)
+            out_ << "; shard " << shard_.index << "/" << shard_.total << ": " << shard_runs_.size()
+                 << " runs";
         if (command_.resume) out_ << "; " << resumed << " already done, " << todo << " to run";
         out_ << "; " << describe(workers_) << "\nresults: " << results_path_ << '\n' << std::flush;
     }
 
     bool keeps_timeline(const reports::RunRecord& r, const PlannedScenario& s) const {
-        return r.status != reports::RunStatus::passed || timeline_kept_when_passed(command_, s, r.seed);
+        return r.status != reports::RunStatus::passed ||
+               timeline_kept_when_passed(command_, s, r.seed);
     }
 
     std::string worker_program() const {
         std::string program = command_.worker_command;
         if (program.empty()) {
-            if (const char* env = std::getenv("EOSIM_WORKER_COMMAND"); env != nullptr && *env != '\0') program = env;
+            if (const char* env = std::getenv("EOSIM_WORKER_COMMAND");
+                env != nullptr && *env != '\0')
+                program = env;
         }
         if (program.empty()) program = command_.self_program;
         if (program.empty()) program = own_executable();
@@ -307,18 +350,20 @@ private:
         return worker;
     }
 
-    bool execute(const std::vector<PlannedRun>& todo, ResultsWriter& writer, std::vector<reports::RunRecord>& records) {
+    bool execute(const std::vector<PlannedRun>& todo, ResultsWriter& writer,
+                 std::vector<reports::RunRecord>& records) {
         const InProcessWorker program = worker();
         std::vector<WorkerTask> tasks;
         for (size_t i = 0; i < todo.size(); ++i) {
-            tasks.push_back({i, worker_argv(program.program, plan_.scenarios[todo[i].scenario], todo[i].seed, command_,
-                                             strict_runs(command_, plan_))});
+            tasks.push_back({i, worker_argv(program.program, plan_.scenarios[todo[i].scenario],
+                                            todo[i].seed, command_, strict_runs(command_, plan_))});
         }
         WorkerLimits limits;
         limits.wall_seconds = timeout_seconds_;
         limits.memory_bytes = command_.max_memory_mb << 20;
-        Progress progress(err_, parse_progress_mode(command_.progress, ::isatty(STDERR_FILENO) == 1), shard_runs_.size(),
-                          records.size());
+        Progress progress(err_,
+                          parse_progress_mode(command_.progress, ::isatty(STDERR_FILENO) == 1),
+                          shard_runs_.size(), records.size());
         std::string write_error;
         InterruptGuard guard;
         WorkerPool pool(workers_.workers, limits, program);
@@ -327,14 +372,17 @@ private:
             [&](WorkerOutcome&& outcome) {
                 const PlannedRun& run = todo[outcome.id];
                 const PlannedScenario& scenario = plan_.scenarios[run.scenario];
-                reports::RunRecord record =
-                    record_from_outcome(outcome, RunContext{scenario, run.seed, command_, timeout_seconds_,
-                                                         reproducer(scenario, run.seed, strict_runs(command_, plan_)).text()});
+                reports::RunRecord record = record_from_outcome(
+                    outcome,
+                    RunContext{
+                        scenario, run.seed, command_, timeout_seconds_,
+                        reproducer(scenario, run.seed, strict_runs(command_, plan_)).text()});
                 // A record stays small whatever the run printed: timelines for the first
                 // kTimelinesKept runs the policy picks only, each cut (reports::bound_record).
                 if (!keeps_timeline(record, scenario) || timelines_kept_ >= kTimelinesKept) {
                     record.has_timeline = false;
-                    std::vector<scenarios::TimelineEvent>().swap(record.timeline);  // `= {}` keeps the capacity
+                    std::vector<scenarios::TimelineEvent>().swap(
+                        record.timeline);  // `= {}` keeps the capacity
                 } else if (record.has_timeline) {
                     ++timelines_kept_;
                 }
@@ -362,29 +410,36 @@ private:
         outputs.report_dir = command_.report_dir;
         outputs.print_coverage = command_.coverage;
         outputs.compare = command_.compare;
-        const double rate = wall_seconds_ > 0 ? static_cast<double>(ran_) * 60.0 / wall_seconds_ : 0;
+        const double rate =
+            wall_seconds_ > 0 ? static_cast<double>(ran_) * 60.0 / wall_seconds_ : 0;
         char figures[96];
-        std::snprintf(figures, sizeof figures, "%zu runs in %.1f s of wall time with ", ran_, wall_seconds_);
+        std::snprintf(figures, sizeof figures, "%zu runs in %.1f s of wall time with ", ran_,
+                      wall_seconds_);
         char per_minute[48];
         std::snprintf(per_minute, sizeof per_minute, ", %.0f runs per minute", rate);
         const std::string timing = figures + describe(workers_) + per_minute;
         outputs.facts.push_back("command: " + command_.command_line);
-        outputs.facts.push_back(timing + (records.size() > ran_ ? "; " + std::to_string(records.size() - ran_) +
-                                                                                   " more from the resumed results file"
-                                                                             : ""));
+        outputs.facts.push_back(timing + (records.size() > ran_
+                                              ? "; " + std::to_string(records.size() - ran_) +
+                                                    " more from the resumed results file"
+                                              : ""));
         if (shard_.total > 1) {
-            outputs.facts.push_back("shard " + std::to_string(shard_.index) + "/" + std::to_string(shard_.total) + " of " +
+            outputs.facts.push_back("shard " + std::to_string(shard_.index) + "/" +
+                                    std::to_string(shard_.total) + " of " +
                                     std::to_string(plan_.runs.size()) + " runs");
         }
-        outputs.facts.push_back("limits per run: " + seconds_text(timeout_seconds_) + " wall, " +
-                                std::to_string(command_.max_events) + " events" +
-                                (command_.max_virtual_time.empty() ? "" : ", " + command_.max_virtual_time + " virtual") +
-                                (command_.max_memory_mb != 0 && memory_limit_supported()
-                                     ? ", " + std::to_string(command_.max_memory_mb) + " MB of address space"
-                                     : ""));
+        outputs.facts.push_back(
+            "limits per run: " + seconds_text(timeout_seconds_) + " wall, " +
+            std::to_string(command_.max_events) + " events" +
+            (command_.max_virtual_time.empty() ? ""
+                                               : ", " + command_.max_virtual_time + " virtual") +
+            (command_.max_memory_mb != 0 && memory_limit_supported()
+                 ? ", " + std::to_string(command_.max_memory_mb) + " MB of address space"
+                 : ""));
         outputs.facts.push_back("results: " + results_path_);
         for (const PlannedScenario& s : plan_.scenarios) outputs.sometimes[s.name] = s.sometimes;
-        outputs.check_sometimes = shard_.total == 1;  // a shard's seeds may miss what another's reach
+        outputs.check_sometimes =
+            shard_.total == 1;  // a shard's seeds may miss what another's reach
         outputs.sensitivity = sensitivity_;
         bool all_met = false;
         const std::string error = write_outputs(outputs, records, out_, all_met);
@@ -422,7 +477,8 @@ struct PlanEntry {
 // the order `--shard` splits).
 std::vector<PlanEntry> planned_runs(const nlohmann::json& plan) {
     std::vector<PlanEntry> runs;
-    if (!plan.is_object() || !plan.contains("scenarios") || !plan["scenarios"].is_array()) return runs;
+    if (!plan.is_object() || !plan.contains("scenarios") || !plan["scenarios"].is_array())
+        return runs;
     for (const nlohmann::json& s : plan["scenarios"]) {
         if (!s.is_object() || !s.contains("scenario") || !s.contains("seeds")) continue;
         if (!s["scenario"].is_string() || !s["seeds"].is_string()) continue;
@@ -430,18 +486,19 @@ std::vector<PlanEntry> planned_runs(const nlohmann::json& plan) {
         entry.scenario.name = s["scenario"].get<std::string>();
         entry.scenario.file = s.value("file", std::string());
         // The expectation the suite held the run to, given explicitly in its reproduce command.
-        entry.scenario.expect = reports::expectation_from_json(s.value("expect", nlohmann::json())).value_or(scenarios::Expectation{});
+        entry.scenario.expect = reports::expectation_from_json(s.value("expect", nlohmann::json()))
+                                    .value_or(scenarios::Expectation{});
         entry.scenario.expect_overridden = true;
         try {
             for (uint64_t seed : parse_seed_set(s["seeds"].get<std::string>())) {
                 entry.seed = seed;
                 runs.push_back(entry);
             }
-        } catch (const std::invalid_argument&) {
-        }
+        } catch (const std::invalid_argument&) {}
     }
     std::stable_sort(runs.begin(), runs.end(), [](const PlanEntry& a, const PlanEntry& b) {
-        return a.scenario.name != b.scenario.name ? a.scenario.name < b.scenario.name : a.seed < b.seed;
+        return a.scenario.name != b.scenario.name ? a.scenario.name < b.scenario.name
+                                                  : a.seed < b.seed;
     });
     return runs;
 }
@@ -449,7 +506,8 @@ std::vector<PlanEntry> planned_runs(const nlohmann::json& plan) {
 // Per scenario, the "sometimes" combinations a results file's plan header lists.
 std::map<std::string, std::vector<std::string>> planned_sometimes(const nlohmann::json& plan) {
     std::map<std::string, std::vector<std::string>> out;
-    if (!plan.is_object() || !plan.contains("scenarios") || !plan["scenarios"].is_array()) return out;
+    if (!plan.is_object() || !plan.contains("scenarios") || !plan["scenarios"].is_array())
+        return out;
     for (const nlohmann::json& s : plan["scenarios"]) {
         if (!s.is_object() || !s.contains("scenario") || !s["scenario"].is_string()) continue;
         std::vector<std::string>& list = out[s["scenario"].get<std::string>()];
@@ -475,12 +533,16 @@ int suite_command(const SuiteCommand& command, std::ostream& out, std::ostream& 
         timeout_seconds = parse_duration_seconds(command.timeout);
         if (!command.max_virtual_time.empty()) parse_duration_seconds(command.max_virtual_time);
         parse_progress_mode(command.progress, false);
-        if (command.timelines != "failing" && command.timelines != "first" && command.timelines != "all") {
-            throw std::invalid_argument("--timelines: expected failing, first or all, found \"" + command.timelines + "\"");
+        if (command.timelines != "failing" && command.timelines != "first" &&
+            command.timelines != "all") {
+            throw std::invalid_argument("--timelines: expected failing, first or all, found \"" +
+                                        command.timelines + "\"");
         }
-        if (command.max_memory_mb > (uint64_t{1} << 40)) throw std::invalid_argument("--max-memory: too large");
+        if (command.max_memory_mb > (uint64_t{1} << 40))
+            throw std::invalid_argument("--max-memory: too large");
         if (command.seeds) parse_seed_set(*command.seeds);
-        if (command.seeds && command.fresh_seeds) throw std::invalid_argument("--fresh-seeds: not with --seeds (it chooses the seeds)");
+        if (command.seeds && command.fresh_seeds)
+            throw std::invalid_argument("--fresh-seeds: not with --seeds (it chooses the seeds)");
     } catch (const std::invalid_argument& error) {
         err << "error: " << error.what() << '\n';
         return kExitBadInput;
@@ -505,7 +567,8 @@ int suite_command(const SuiteCommand& command, std::ostream& out, std::ostream& 
             lowest = std::min(lowest, r.seed);
             highest = std::max(highest, r.seed);
         }
-        err << "fresh seeds: " << plan.runs.size() << " runs over seeds " << lowest << ".." << highest
+        err << "fresh seeds: " << plan.runs.size() << " runs over seeds " << lowest << ".."
+            << highest
             << " (above each scenario's own: a run that misses is a scenario tuned to the seeds it is run on)\n";
     }
     if (command.sensitivity && shard.total > 1) {
@@ -513,7 +576,8 @@ int suite_command(const SuiteCommand& command, std::ostream& out, std::ostream& 
         return kExitBadInput;
     }
     // Bazel asks test runners that shard to say so by touching this file.
-    if (const char* status = std::getenv("TEST_SHARD_STATUS_FILE"); status != nullptr && *status != '\0' && shard.total > 1) {
+    if (const char* status = std::getenv("TEST_SHARD_STATUS_FILE");
+        status != nullptr && *status != '\0' && shard.total > 1) {
         if (FILE* f = std::fopen(status, "a")) std::fclose(f);
     }
     SuiteRun run(command, std::move(plan), shard, out, err);
@@ -531,23 +595,27 @@ struct MergedResults {
 };
 
 // "" or why the files cannot be merged (another plan).
-std::string join_results(const MergeCommand& command, std::vector<ResultsFile>& files, MergedResults& merged,
-                         std::ostream& err) {
+std::string join_results(const MergeCommand& command, std::vector<ResultsFile>& files,
+                         MergedResults& merged, std::ostream& err) {
     const ResultsHeader& first = files.front().header;
     for (size_t i = 0; i < files.size(); ++i) {
         const ResultsHeader& h = files[i].header;
-        if (h.suite != first.suite || h.plan.value("scenarios", nlohmann::json()) != first.plan.value("scenarios", nlohmann::json())) {
-            return command.inputs[i] + " holds results of another plan (suite \"" + h.suite + "\") than " +
-                   command.inputs.front() + " (suite \"" + first.suite + "\"); merge shards of one suite";
+        if (h.suite != first.suite || h.plan.value("scenarios", nlohmann::json()) !=
+                                          first.plan.value("scenarios", nlohmann::json())) {
+            return command.inputs[i] + " holds results of another plan (suite \"" + h.suite +
+                   "\") than " + command.inputs.front() + " (suite \"" + first.suite +
+                   "\"); merge shards of one suite";
         }
         if (h.shard.total == first.shard.total) merged.shards_given.insert(h.shard.index);
         for (const std::string& warning : files[i].warnings) err << "warning: " << warning << '\n';
         for (reports::RunRecord& r : files[i].records) {
             const RunKey key{r.scenario, r.seed};
             auto it = merged.records.find(key);
-            if (it != merged.records.end() && (it->second.status != r.status || it->second.trace_hash != r.trace_hash)) {
-                merged.warnings.push_back("two different results for " + r.scenario + " seed " + std::to_string(r.seed) +
-                                          "; kept the one from " + command.inputs[i]);
+            if (it != merged.records.end() &&
+                (it->second.status != r.status || it->second.trace_hash != r.trace_hash)) {
+                merged.warnings.push_back("two different results for " + r.scenario + " seed " +
+                                          std::to_string(r.seed) + "; kept the one from " +
+                                          command.inputs[i]);
             }
             merged.records[key] = std::move(r);
         }
@@ -558,31 +626,37 @@ std::string join_results(const MergeCommand& command, std::vector<ResultsFile>& 
 // The plan's runs without a result, as error records naming the shard that should have run them
 // (so the summary, the JUnit file and the report show them), and the message saying so ("" when
 // none is missing).
-std::string missing_runs(const std::vector<PlanEntry>& planned, const MergedResults& merged, uint32_t shards,
-                         std::vector<reports::RunRecord>& missing) {
+std::string missing_runs(const std::vector<PlanEntry>& planned, const MergedResults& merged,
+                         uint32_t shards, std::vector<reports::RunRecord>& missing) {
     std::set<uint32_t> shards_missing;
     for (size_t i = 0; i < planned.size(); ++i) {
         const PlanEntry& run = planned[i];
         if (merged.records.count({run.scenario.name, run.seed}) != 0) continue;
         const Shard shard{static_cast<uint32_t>(i % shards + 1), shards};
-        const std::string name = "shard " + std::to_string(shard.index) + "/" + std::to_string(shards);
+        const std::string name =
+            "shard " + std::to_string(shard.index) + "/" + std::to_string(shards);
         std::string reason;
         if (shards == 1) {
-            reason = "no result: the results file lacks this run (interrupted? run the suite again with --resume)";
+            reason =
+                "no result: the results file lacks this run (interrupted? run the suite again with --resume)";
         } else if (merged.shards_given.count(shard.index) == 0) {
             reason = "no result: " + name + " was not merged (its results file was not given)";
             shards_missing.insert(shard.index);
         } else {
-            reason = "no result: " + name + "'s results file lacks this run (interrupted? run the shard again with --resume)";
+            reason =
+                "no result: " + name +
+                "'s results file lacks this run (interrupted? run the shard again with --resume)";
         }
-        missing.push_back(reports::make_error_record(run.scenario.name, run.scenario.file, run.seed, run.scenario.expect,
-                                                     reproducer(run.scenario, run.seed, false).text(), std::move(reason), ""));
+        missing.push_back(reports::make_error_record(
+            run.scenario.name, run.scenario.file, run.seed, run.scenario.expect,
+            reproducer(run.scenario, run.seed, false).text(), std::move(reason), ""));
     }
     if (missing.empty()) return "";
     std::string list;
-    for (uint32_t index : shards_missing) list += (list.empty() ? "" : ", ") + std::to_string(index) + "/" + std::to_string(shards);
-    return std::to_string(missing.size()) + " of the plan's " + std::to_string(planned.size()) + " runs have no result" +
-           (list.empty() ? "" : " (shards not given: " + list + ")") +
+    for (uint32_t index : shards_missing)
+        list += (list.empty() ? "" : ", ") + std::to_string(index) + "/" + std::to_string(shards);
+    return std::to_string(missing.size()) + " of the plan's " + std::to_string(planned.size()) +
+           " runs have no result" + (list.empty() ? "" : " (shards not given: " + list + ")") +
            "; they are errors in the summary, the JUnit file and the report";
 }
 
@@ -614,9 +688,10 @@ int merge_command(const MergeCommand& command, std::ostream& out, std::ostream& 
     std::vector<reports::RunRecord> missing;
     const std::string missing_message = missing_runs(planned, merged, first.shard.total, missing);
     sort_records(records);
-    out << "merge of " << files.size() << " results file" << (files.size() == 1 ? "" : "s") << " of suite "
-        << first.suite << ": " << records.size() << " runs\n";
-    if (!command.results_path.empty()) {  // the results only: a later merge still sees the missing runs missing
+    out << "merge of " << files.size() << " results file" << (files.size() == 1 ? "" : "s")
+        << " of suite " << first.suite << ": " << records.size() << " runs\n";
+    if (!command.results_path
+             .empty()) {  // the results only: a later merge still sees the missing runs missing
         try {
             ResultsHeader header = first;
             header.shard = Shard{};
@@ -630,7 +705,8 @@ int merge_command(const MergeCommand& command, std::ostream& out, std::ostream& 
     }
     for (const std::string& warning : merged.warnings) err << "warning: " << warning << '\n';
     if (!missing_message.empty()) err << "error: " << missing_message << '\n';
-    records.insert(records.end(), std::make_move_iterator(missing.begin()), std::make_move_iterator(missing.end()));
+    records.insert(records.end(), std::make_move_iterator(missing.begin()),
+                   std::make_move_iterator(missing.end()));
     sort_records(records);
     ReportOutputs outputs;
     outputs.suite_name = first.suite;
@@ -639,7 +715,8 @@ int merge_command(const MergeCommand& command, std::ostream& out, std::ostream& 
     outputs.print_coverage = command.coverage;
     outputs.compare = command.compare;
     outputs.warnings = merged.warnings;
-    if (!missing_message.empty()) outputs.warnings.insert(outputs.warnings.begin(), missing_message);
+    if (!missing_message.empty())
+        outputs.warnings.insert(outputs.warnings.begin(), missing_message);
     std::string inputs;
     for (const std::string& input : command.inputs) inputs += (inputs.empty() ? "" : ", ") + input;
     outputs.facts.push_back("merged from: " + inputs);

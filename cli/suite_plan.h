@@ -26,10 +26,10 @@ namespace eosim::cli {
 
 struct PlannedScenario {
     std::string name;
-    std::string file;  // the path the worker and the reproduce command get
+    std::string file;               // the path the worker and the reproduce command get
     scenarios::Expectation expect;  // the one that counts: the suite entry's, else the scenario's
     bool expect_overridden = false;
-    std::vector<uint64_t> seeds;    // sorted
+    std::vector<uint64_t> seeds;         // sorted
     std::vector<std::string> sometimes;  // coverage combinations some run of the suite must hit
 };
 
@@ -40,7 +40,7 @@ struct PlannedRun {
 
 struct SuitePlan {
     std::string name;
-    std::string source;  // the path the suite was given as
+    std::string source;                      // the path the suite was given as
     std::vector<PlannedScenario> scenarios;  // sorted by name
     std::vector<PlannedRun> runs;            // sorted by scenario name, then seed
     bool strict_faults = false;  // "strict_faults": every run as `eosim run --strict-faults`
@@ -49,9 +49,12 @@ struct SuitePlan {
 inline constexpr const char* kDefaultSeeds = "1..100";
 
 // Throws scenarios::ScenarioError (file, JSON path, what was expected) for any problem.
-SuitePlan load_suite_plan(const std::filesystem::path& path, const std::optional<std::string>& seeds_override);
-// Several of them as one suite (`eosim suite A B C --compare`), named "A+B+C"; a scenario named twice is an error.
-SuitePlan load_suite_plan(const std::vector<std::filesystem::path>& paths, const std::optional<std::string>& seeds_override);
+SuitePlan load_suite_plan(const std::filesystem::path& path,
+                          const std::optional<std::string>& seeds_override);
+// Several of them as one suite (`eosim suite A B C --compare`), named "A+B+C"; a scenario named
+// twice is an error.
+SuitePlan load_suite_plan(const std::vector<std::filesystem::path>& paths,
+                          const std::optional<std::string>& seeds_override);
 
 // Fresh seeds (`eosim suite --fresh-seeds`): a catalogue tuned to the seeds it is run on passes
 // them and may fail others. Replaces every scenario's seeds with seeds above them: `range` empty,
@@ -60,7 +63,8 @@ SuitePlan load_suite_plan(const std::vector<std::filesystem::path>& paths, const
 void use_fresh_seeds(SuitePlan& plan, const std::string& range);
 
 // The command that reproduces one run of the plan (a worker runs it, with --json and the limits).
-scenarios::Reproducer reproducer(const PlannedScenario& scenario, uint64_t seed, bool strict_faults);
+scenarios::Reproducer reproducer(const PlannedScenario& scenario, uint64_t seed,
+                                 bool strict_faults);
 // "pass", "violation:<oracle>" or "violation:<oracle>:some-seeds": how `eosim run --expect` is told
 // an overridden expectation.
 std::string expect_argument(const scenarios::Expectation& expect);

@@ -7,9 +7,9 @@
 // A counterexample is written to a replay file in --out (default eosim-testkit-failures/): at the
 // job level the shrunk standalone scenario (replay: eosim run FILE --seed N), at the contract level
 // a JSON file of this command's arguments (replay: eosim test-sink --replay FILE).
-// Exit code: 0 every level passed; 1 a counterexample (its replay file named on stdout); 2 bad input
-// (the command line, or the sink broke the protocol: the error names the command, the last message
-// sent and the offending line).
+// Exit code: 0 every level passed; 1 a counterexample (its replay file named on stdout); 2 bad
+// input (the command line, or the sink broke the protocol: the error names the command, the last
+// message sent and the offending line).
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -18,14 +18,14 @@
 namespace eosim::cli {
 
 struct TestSinkCommand {
-    std::string command;              // the sink's command line (split at blanks; quotes group)
-    std::string replay;               // a contract-level replay file instead of the options below
-    std::string level = "both";       // contract, jobs or both
-    int cases = 0;                    // 0: the testkit's defaults (100 contract cases, 10 jobs x 2 runs)
+    std::string command;         // the sink's command line (split at blanks; quotes group)
+    std::string replay;          // a contract-level replay file instead of the options below
+    std::string level = "both";  // contract, jobs or both
+    int cases = 0;               // 0: the testkit's defaults (100 contract cases, 10 jobs x 2 runs)
     uint64_t seed = 1;
     std::string guarantee = "exactly_once";  // or at_least_once: what the sink promises
-    std::string cwd;                  // where the command runs (default: here)
-    int answer_timeout_ms = 10000;    // the watchdog for one line from the sink
+    std::string cwd;                         // where the command runs (default: here)
+    int answer_timeout_ms = 10000;           // the watchdog for one line from the sink
     std::string out = "eosim-testkit-failures";
     std::string eosim_program = "eosim";  // how replay commands name this program
 };

@@ -45,9 +45,9 @@ struct Child {
     pid_t pid = -1;   // the process running it: its own, or the resident's
     int out_fd = -1;
     int err_fd = -1;
-    Resident resident;                // the resident running it (pid -1: none, a process of its own)
+    Resident resident;  // the resident running it (pid -1: none, a process of its own)
     bool resident_was_fresh = false;  // it had run no task before this one
-    std::string answer;             // the resident's answer so far: the exit code, 4 bytes
+    std::string answer;               // the resident's answer so far: the exit code, 4 bytes
     Clock::time_point start;
     Clock::time_point pipes_closed;  // when both pipes reached end of file
     bool killed = false;
@@ -77,7 +77,7 @@ void prepare_child(int stdin_fd, int out_fd, int err_fd, pid_t parent, uint64_t 
     ::dup2(out_fd, STDOUT_FILENO);
     ::dup2(err_fd, STDERR_FILENO);
     if (memory_bytes != 0) {
-        const struct rlimit limit{memory_bytes, memory_bytes};
+        const struct rlimit limit { memory_bytes, memory_bytes };
         ::setrlimit(RLIMIT_AS, &limit);
     }
     for (int signal : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) ::signal(signal, SIG_DFL);
@@ -86,8 +86,8 @@ void prepare_child(int stdin_fd, int out_fd, int err_fd, pid_t parent, uint64_t 
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
-[[noreturn]] void exec_child(const std::vector<char*>& argv, int stdin_fd, int out_fd, int err_fd, pid_t parent,
-                             uint64_t memory_bytes) {
+[[noreturn]] void exec_child(const std::vector<char*>& argv, int stdin_fd, int out_fd, int err_fd,
+                             pid_t parent, uint64_t memory_bytes) {
     prepare_child(stdin_fd, out_fd, err_fd, parent, memory_bytes);
     ::execv(argv[0], argv.data());
     const char* reason = std::strerror(errno);
@@ -162,7 +162,8 @@ bool send_task(int control_fd, const std::vector<std::string>& argv, int out_fd,
     do {
         n = ::sendmsg(control_fd, &message.header, MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
-    return n == static_cast<ssize_t>(sizeof length) && send_all(control_fd, payload.data(), payload.size());
+    return n == static_cast<ssize_t>(sizeof length) &&
+           send_all(control_fd, payload.data(), payload.size());
 }
 
 // The resident's side of send_task. False at end of file (the parent closed the socket).
@@ -175,8 +176,8 @@ bool receive_task(int control_fd, std::vector<std::string>& argv, int& out_fd, i
     } while (n < 0 && errno == EINTR);
     if (n == 0) return false;
     const cmsghdr* rights = CMSG_FIRSTHDR(&message.header);
-    if (n != static_cast<ssize_t>(sizeof length) || rights == nullptr || rights->cmsg_type != SCM_RIGHTS ||
-        rights->cmsg_len != CMSG_LEN(2 * sizeof(int))) {
+    if (n != static_cast<ssize_t>(sizeof length) || rights == nullptr ||
+        rights->cmsg_type != SCM_RIGHTS || rights->cmsg_len != CMSG_LEN(2 * sizeof(int))) {
         ::_exit(kExecFailed);  // not what the parent sends: nothing sensible to run
     }
     int fds[2];
@@ -202,14 +203,16 @@ void close_descriptors_above(int fd) {
     if (::close_range(static_cast<unsigned>(fd) + 1, ~0U, 0) == 0) return;
     struct rlimit open_files {};
     ::getrlimit(RLIMIT_NOFILE, &open_files);
-    for (rlim_t other = static_cast<rlim_t>(fd) + 1; other < open_files.rlim_cur; ++other) ::close(static_cast<int>(other));
+    for (rlim_t other = static_cast<rlim_t>(fd) + 1; other < open_files.rlim_cur; ++other)
+        ::close(static_cast<int>(other));
 }
 
 // A resident's life: the parent is single-threaded, so the copy may allocate and run anything; it
 // leaves with _exit, so the parent's static objects are not destroyed twice. noexcept: an
 // exception the entry lets out terminates the resident, as it would end a main(); it must never
 // unwind into the copy of the parent's stack.
-[[noreturn]] void serve(const InProcessWorker& in_process, int control_fd, pid_t parent, uint64_t memory_bytes) noexcept {
+[[noreturn]] void serve(const InProcessWorker& in_process, int control_fd, pid_t parent,
+                        uint64_t memory_bytes) noexcept {
     const int null_fd = ::open("/dev/null", O_RDWR);
     prepare_child(null_fd, null_fd, null_fd, parent, memory_bytes);
     // As an exec would: every handled signal back to its default (the parent's handlers are not
@@ -217,7 +220,8 @@ void close_descriptors_above(int fd) {
     for (int signal = 1; signal < NSIG; ++signal) {
         struct sigaction action {};
         if (::sigaction(signal, nullptr, &action) != 0) continue;
-        const bool handled = (action.sa_flags & SA_SIGINFO) != 0 || (action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN);
+        const bool handled = (action.sa_flags & SA_SIGINFO) != 0 ||
+                             (action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN);
         if (handled) ::signal(signal, SIG_DFL);
     }
     if (control_fd != kResidentControlFd) ::dup2(control_fd, kResidentControlFd);
@@ -248,12 +252,14 @@ void close_descriptors_above(int fd) {
         flush_output();
         ::dup2(STDIN_FILENO, STDOUT_FILENO);  // the task's pipes close here: its output has ended
         ::dup2(STDIN_FILENO, STDERR_FILENO);
-        if (!send_all(kResidentControlFd, reinterpret_cast<const char*>(&code), sizeof code)) ::_exit(0);
+        if (!send_all(kResidentControlFd, reinterpret_cast<const char*>(&code), sizeof code))
+            ::_exit(0);
     }
 }
 
 // Forks a resident; false (and why) when it cannot.
-bool start_resident(Resident& resident, const InProcessWorker& in_process, uint64_t memory_bytes, std::string& error) {
+bool start_resident(Resident& resident, const InProcessWorker& in_process, uint64_t memory_bytes,
+                    std::string& error) {
     int sockets[2] = {-1, -1};
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
         error = std::string("cannot create a socket: ") + std::strerror(errno);
@@ -295,8 +301,11 @@ void not_started(Child& child, std::string why) {
 
 // A task's stdout and stderr pipes; false (the child finished, with why) when they cannot be made.
 bool open_pipes(const WorkerTask& task, Child& child, int (&out)[2], int (&err)[2]) {
-    if (!task.argv.empty() && ::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0) return true;
-    not_started(child, task.argv.empty() ? "empty command" : std::string("cannot create pipes: ") + std::strerror(errno));
+    if (!task.argv.empty() && ::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0)
+        return true;
+    not_started(child, task.argv.empty()
+                           ? "empty command"
+                           : std::string("cannot create pipes: ") + std::strerror(errno));
     for (int fd : {out[0], out[1], err[0], err[1]}) {
         if (fd >= 0) ::close(fd);
     }
@@ -338,13 +347,15 @@ Child spawn(size_t index, const WorkerTask& task, const WorkerLimits& limits) {
     if (!open_pipes(task, child, out, err)) return child;
     const int stdin_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (stdin_fd < 0) {
-        keep_read_ends(child, out, err, std::string("cannot open /dev/null: ") + std::strerror(errno));
+        keep_read_ends(child, out, err,
+                       std::string("cannot open /dev/null: ") + std::strerror(errno));
         return child;
     }
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid == 0) exec_child(argv, stdin_fd, out[1], err[1], parent, limits.memory_bytes);
-    const std::string why = pid < 0 ? std::string("cannot fork: ") + std::strerror(errno) : std::string();
+    const std::string why =
+        pid < 0 ? std::string("cannot fork: ") + std::strerror(errno) : std::string();
     ::close(stdin_fd);
     if (pid > 0) {
         ::setpgid(pid, pid);  // also done by the child; whichever runs first wins, both agree
@@ -361,17 +372,20 @@ Child hand_over(size_t index, const WorkerTask& task, bool fresh, std::vector<Re
     Child child = new_child(index, task);
     int out[2] = {-1, -1};
     int err[2] = {-1, -1};
-    if (!open_pipes(task, child, out, err)) return child;  // stdin: a resident's is /dev/null already
+    if (!open_pipes(task, child, out, err))
+        return child;  // stdin: a resident's is /dev/null already
     std::string error;
     // Two tries: an idle resident may have died since its last task (then a new one).
     for (int attempt = 0; attempt < 2 && child.pid < 0; ++attempt) {
-        auto usable = std::find_if(idle.begin(), idle.end(), [&](const Resident& r) { return !fresh || r.served == 0; });
+        auto usable = std::find_if(idle.begin(), idle.end(),
+                                   [&](const Resident& r) { return !fresh || r.served == 0; });
         Resident resident;
         if (usable != idle.end()) {
             resident = *usable;
             idle.erase(usable);
         } else {
-            if (!idle.empty()) {  // keep at most `jobs` residents: this one makes way for a fresh one
+            if (!idle.empty()) {  // keep at most `jobs` residents: this one makes way for a fresh
+                                  // one
                 stop_resident(idle.back());
                 idle.pop_back();
             }
@@ -418,7 +432,8 @@ void drain(Child& child, int& fd, bool is_stdout, const WorkerLimits& limits) {
 // Reads the resident's answer; at end of file (the resident died) closes its socket.
 void read_answer(Child& child) {
     char buffer[sizeof(int32_t)];
-    const ssize_t n = ::read(child.resident.control_fd, buffer, sizeof buffer - child.answer.size());
+    const ssize_t n =
+        ::read(child.resident.control_fd, buffer, sizeof buffer - child.answer.size());
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
     if (n <= 0) {
         close_fd(child.resident.control_fd);
@@ -457,8 +472,9 @@ bool ended(Child& child) {
 // A task that died in a resident that had run others first is run again in a fresh one: a run's
 // outcome must never depend on what ran before it in the same process.
 bool worth_a_fresh_try(const Child& child) {
-    return child.on_resident() && !child.resident_was_fresh && !child.answered() && child.outcome.term_signal != 0 &&
-           !child.outcome.timed_out && !child.outcome.output_overflow;
+    return child.on_resident() && !child.resident_was_fresh && !child.answered() &&
+           child.outcome.term_signal != 0 && !child.outcome.timed_out &&
+           !child.outcome.output_overflow;
 }
 
 void finish(Child& child) {
@@ -510,23 +526,29 @@ int gather_poll_set(const std::vector<Child>& running, const WorkerLimits& limit
         if (child.on_resident() && child.resident.control_fd >= 0 && !child.answered()) {
             set.add(child.resident.control_fd, i, PollSet::Pipe::answer);
         }
-        if (child.out_fd < 0 && child.err_fd < 0 && !(child.on_resident() && child.resident.control_fd >= 0)) {
+        if (child.out_fd < 0 && child.err_fd < 0 &&
+            !(child.on_resident() && child.resident.control_fd >= 0)) {
             // Pipes closed and no answer to wait for: it is exiting. Look again soon (soon-ish
             // if it lingers).
-            timeout_ms = std::min(timeout_ms, now - child.pipes_closed < std::chrono::milliseconds(50) ? 1 : 20);
+            timeout_ms = std::min(
+                timeout_ms, now - child.pipes_closed < std::chrono::milliseconds(50) ? 1 : 20);
         }
         if (limits.wall_seconds > 0 && !child.killed) {
-            const auto deadline = child.start + std::chrono::duration_cast<Clock::duration>(
-                                                    std::chrono::duration<double>(limits.wall_seconds));
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-            timeout_ms = std::min<int>(timeout_ms, static_cast<int>(std::max<int64_t>(left, 0)) + 1);
+            const auto deadline =
+                child.start + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(limits.wall_seconds));
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+            timeout_ms =
+                std::min<int>(timeout_ms, static_cast<int>(std::max<int64_t>(left, 0)) + 1);
         }
     }
     return timeout_ms;
 }
 
 // Waits up to `timeout_ms` for the set's descriptors and reads what arrived.
-void poll_and_read(PollSet& set, int timeout_ms, std::vector<Child>& running, const WorkerLimits& limits) {
+void poll_and_read(PollSet& set, int timeout_ms, std::vector<Child>& running,
+                   const WorkerLimits& limits) {
     if (set.fds.empty() && timeout_ms <= 0) return;
     if (::poll(set.fds.data(), set.fds.size(), timeout_ms) <= 0) return;
     for (size_t k = 0; k < set.fds.size(); ++k) {
@@ -560,7 +582,8 @@ struct PoolState {
 
 // Takes the ended tasks out of `running`: each reported to `on_done`, or queued again first for a
 // fresh resident (worth_a_fresh_try); a resident that answered becomes idle.
-void retire_ended(PoolState& state, const WorkerLimits& limits, const std::function<void(WorkerOutcome&&)>& on_done) {
+void retire_ended(PoolState& state, const WorkerLimits& limits,
+                  const std::function<void(WorkerOutcome&&)>& on_done) {
     const Clock::time_point now = Clock::now();
     for (size_t i = 0; i < state.running.size();) {
         Child& child = state.running[i];
@@ -609,14 +632,16 @@ WorkerPool::WorkerPool(size_t jobs, WorkerLimits limits, InProcessWorker in_proc
     if (!memory_limit_supported()) limits_.memory_bytes = 0;
 }
 
-bool WorkerPool::run(const std::vector<WorkerTask>& tasks, const std::function<void(WorkerOutcome&&)>& on_done,
+bool WorkerPool::run(const std::vector<WorkerTask>& tasks,
+                     const std::function<void(WorkerOutcome&&)>& on_done,
                      const std::function<bool()>& interrupted, const std::function<void()>& tick) {
     PoolState state;
     for (size_t i = 0; i < tasks.size(); ++i) state.queue.push_back(i);
     state.needs_fresh.assign(tasks.size(), false);
     PollSet poll_set;
     const auto in_process = [&](const WorkerTask& task) {
-        return in_process_.entry != nullptr && !task.argv.empty() && task.argv[0] == in_process_.program;
+        return in_process_.entry != nullptr && !task.argv.empty() &&
+               task.argv[0] == in_process_.program;
     };
     while (!state.queue.empty() || !state.running.empty()) {
         if (interrupted && interrupted()) {
@@ -628,10 +653,12 @@ bool WorkerPool::run(const std::vector<WorkerTask>& tasks, const std::function<v
             state.queue.pop_front();
             const WorkerTask& task = tasks[index];
             state.running.push_back(in_process(task)
-                                        ? hand_over(index, task, state.needs_fresh[index], state.idle, in_process_, limits_)
+                                        ? hand_over(index, task, state.needs_fresh[index],
+                                                    state.idle, in_process_, limits_)
                                         : spawn(index, task, limits_));
         }
-        poll_and_read(poll_set, gather_poll_set(state.running, limits_, poll_set), state.running, limits_);
+        poll_and_read(poll_set, gather_poll_set(state.running, limits_, poll_set), state.running,
+                      limits_);
         retire_ended(state, limits_, on_done);
         if (tick) tick();
     }

@@ -34,31 +34,31 @@
 namespace eosim::cli {
 
 struct WorkerLimits {
-    double wall_seconds = 60;       // kill a child still running after this long (0: never)
-    uint64_t memory_bytes = 0;      // RLIMIT_AS of a child (0: none)
+    double wall_seconds = 60;             // kill a child still running after this long (0: never)
+    uint64_t memory_bytes = 0;            // RLIMIT_AS of a child (0: none)
     size_t output_bytes_max = 64u << 20;  // kill a child that prints more than this on stdout
 };
 
 struct WorkerTask {
-    size_t id = 0;                   // handed back in the outcome
-    std::vector<std::string> argv;   // argv[0]: the program (a path; not looked up in PATH)
+    size_t id = 0;                  // handed back in the outcome
+    std::vector<std::string> argv;  // argv[0]: the program (a path; not looked up in PATH)
 };
 
 // The program's own entry point and the path that names it (argv[0] of a task).
 struct InProcessWorker {
-    std::string program;                  // a task whose argv[0] is this runs in-process
+    std::string program;  // a task whose argv[0] is this runs in-process
     int (*entry)(int argc, char** argv) = nullptr;
 };
 
 struct WorkerOutcome {
     size_t id = 0;
-    int exit_code = -1;        // when it exited; -1 when killed by a signal
-    int term_signal = 0;       // when killed by a signal
-    bool timed_out = false;    // killed at the wall-clock deadline
+    int exit_code = -1;            // when it exited; -1 when killed by a signal
+    int term_signal = 0;           // when killed by a signal
+    bool timed_out = false;        // killed at the wall-clock deadline
     bool output_overflow = false;  // killed for printing more than output_bytes_max
-    std::string out;           // all of its stdout
-    std::string err_tail;      // the last few KB of its stderr
-    double wall_seconds = 0;   // from start to exit
+    std::string out;               // all of its stdout
+    std::string err_tail;          // the last few KB of its stderr
+    double wall_seconds = 0;       // from start to exit
 };
 
 // "SIGABRT", "SIGSEGV", ... ("signal 42" for one without a name).
@@ -80,7 +80,8 @@ public:
     // comes (completion order). `tick` is called at least every 100 ms (progress display).
     // When `interrupted()` turns true, running children are killed, their outcomes dropped, and
     // run returns false; otherwise true once every task has finished.
-    bool run(const std::vector<WorkerTask>& tasks, const std::function<void(WorkerOutcome&&)>& on_done,
+    bool run(const std::vector<WorkerTask>& tasks,
+             const std::function<void(WorkerOutcome&&)>& on_done,
              const std::function<bool()>& interrupted, const std::function<void()>& tick = {});
 
 private:

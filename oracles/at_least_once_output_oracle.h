@@ -3,9 +3,9 @@
 // the sink at least as often as the model has it: nothing lost. Duplicates are allowed, counted,
 // and reported in the verdict's message.
 //
-// When the job failed for good (a scenario expecting `job_failure`): nothing of the model's output up
-// to the lower cut of its committed prefix lost (oracles/committed_prefix_comparison.h); input it
-// never read is not missing.
+// When the job failed for good (a scenario expecting `job_failure`): nothing of the model's output
+// up to the lower cut of its committed prefix lost (oracles/committed_prefix_comparison.h); input
+// it never read is not missing.
 //
 // Does not check: duplicates (that is the exactly-once oracle's job), order, visibility.
 #include <optional>

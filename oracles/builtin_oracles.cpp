@@ -14,12 +14,13 @@ OracleRegistration freshness_registration();             // freshness_oracle.cpp
 OracleRegistration storage_registration();               // storage_oracle.cpp
 OracleRegistration verification_output_registration();   // verification_output_oracle.cpp
 OracleRegistration window_output_registration();         // window_oracle.cpp
-OracleRegistration stop_with_savepoint_registration();    // stop_with_savepoint_oracle.cpp
+OracleRegistration stop_with_savepoint_registration();   // stop_with_savepoint_oracle.cpp
 OracleRegistration no_leaks_registration();              // no_leaks_oracle.cpp
 OracleRegistration no_rollbacks_registration();          // no_rollbacks_oracle.cpp
 OracleRegistration checkpoint_history_registration();    // checkpoint_history_oracle.cpp
 OracleRegistration start_delay_registration();           // start_delay_oracle.cpp
-OracleRegistration finished_after_final_checkpoint_registration();  // finished_after_final_checkpoint_oracle.cpp
+OracleRegistration
+finished_after_final_checkpoint_registration();  // finished_after_final_checkpoint_oracle.cpp
 
 // In the order listings and error messages name them. A new oracle: its files, its declaration
 // above and one line here (and its name in scenarios/schema.json's oracle list, which

@@ -15,7 +15,8 @@ struct TableBounds {
     std::map<int64_t, int64_t> whole_counts;
 };
 
-TableBounds table_bounds(const ReferenceModel& model, const std::string& sink, const CommittedPrefix& prefix, bool counts) {
+TableBounds table_bounds(const ReferenceModel& model, const std::string& sink,
+                         const CommittedPrefix& prefix, bool counts) {
     TableBounds bounds;
     const ReferenceModel::PrefixOutput lower = model.output_through(sink, prefix.lower);
     const RecordMultiset& whole = model.expected_output(sink);
@@ -42,15 +43,20 @@ TableBounds table_bounds(const ReferenceModel& model, const std::string& sink, c
 }  // namespace
 
 std::string failed_job_needs(const OracleJobFacts& facts) {
-    if (!facts.expects_job_failure || !engine::has_operator(facts.job, engine::OperatorKind::cdc_source)) return "";
+    if (!facts.expects_job_failure ||
+        !engine::has_operator(facts.job, engine::OperatorKind::cdc_source))
+        return "";
     return "Kafka inputs to judge a failed job's committed prefix (a CDC job's model reads the source table at the end; "
            "list mirror to judge a failed CDC copy)";
 }
 
-CommittedPrefixComparison CommittedPrefixComparison::appended(const ReferenceModel& model, const std::string& sink,
-                                                              const CommittedPrefix& prefix, const RecordMultiset& actual) {
+CommittedPrefixComparison CommittedPrefixComparison::appended(const ReferenceModel& model,
+                                                              const std::string& sink,
+                                                              const CommittedPrefix& prefix,
+                                                              const RecordMultiset& actual) {
     const RecordMultiset lower = model.output_through(sink, prefix.lower).records;
-    const RecordMultiset upper = prefix.upper == prefix.lower ? lower : model.output_through(sink, prefix.upper).records;
+    const RecordMultiset upper =
+        prefix.upper == prefix.lower ? lower : model.output_through(sink, prefix.upper).records;
     const OutputComparison low = OutputComparison::of(lower, actual);
     const OutputComparison high = OutputComparison::of(upper, actual);
     CommittedPrefixComparison c;
@@ -60,20 +66,26 @@ CommittedPrefixComparison CommittedPrefixComparison::appended(const ReferenceMod
     c.missing = low.missing_records;
     c.beyond = high.duplicate_records;
     if (low.first_missing) {
-        c.first = "first missing " + OutputComparison::describe(*low.first_missing) + " by " + prefix.lower_name;
+        c.first = "first missing " + OutputComparison::describe(*low.first_missing) + " by " +
+                  prefix.lower_name;
     } else if (high.first_duplicate) {
-        c.first = "first beyond " + OutputComparison::describe(*high.first_duplicate) + " by " + prefix.upper_name;
+        c.first = "first beyond " + OutputComparison::describe(*high.first_duplicate) + " by " +
+                  prefix.upper_name;
     }
     return c;
 }
 
-CommittedPrefixComparison CommittedPrefixComparison::table(const ReferenceModel& model, const std::string& sink,
-                                                           const CommittedPrefix& prefix, const RecordMultiset& actual, bool counts) {
+CommittedPrefixComparison CommittedPrefixComparison::table(const ReferenceModel& model,
+                                                           const std::string& sink,
+                                                           const CommittedPrefix& prefix,
+                                                           const RecordMultiset& actual,
+                                                           bool counts) {
     const TableBounds bounds = table_bounds(model, sink, prefix, counts);
     CommittedPrefixComparison c;
     c.committed = static_cast<int64_t>(actual.size());
     c.lower_expected = static_cast<int64_t>(bounds.at_lower.size());
-    c.upper_expected = static_cast<int64_t>(counts ? bounds.whole_counts.size() : model.final_table(sink).size());
+    c.upper_expected =
+        static_cast<int64_t>(counts ? bounds.whole_counts.size() : model.final_table(sink).size());
     auto note = [&c](const std::string& what) {
         if (c.first.empty()) c.first = what;
     };
@@ -90,7 +102,8 @@ CommittedPrefixComparison CommittedPrefixComparison::table(const ReferenceModel&
         bool allowed = false;
         if (counts) {
             const auto high = bounds.whole_counts.find(row.key);
-            allowed = high != bounds.whole_counts.end() && floor <= row.value && row.value <= high->second;
+            allowed = high != bounds.whole_counts.end() && floor <= row.value &&
+                      row.value <= high->second;
         } else {
             const auto later = bounds.later_values.find(row.key);
             allowed = (low != bounds.at_lower.end() && low->second == row.value) ||
@@ -100,22 +113,27 @@ CommittedPrefixComparison CommittedPrefixComparison::table(const ReferenceModel&
         const bool behind = low != bounds.at_lower.end() && (!counts || row.value < floor);
         ++(behind ? c.missing : c.beyond);
         note("key " + std::to_string(row.key) + " holds " + std::to_string(row.value) +
-             (low == bounds.at_lower.end() ? ", a value the model never gives it"
-                                           : ", the model's " + std::string(counts ? "count" : "value") + " at " +
-                                                 prefix.lower_name + " being " + std::to_string(floor)));
+             (low == bounds.at_lower.end()
+                  ? ", a value the model never gives it"
+                  : ", the model's " + std::string(counts ? "count" : "value") + " at " +
+                        prefix.lower_name + " being " + std::to_string(floor)));
     }
     for (const auto& [key, value] : bounds.at_lower) {
         if (shown.contains(key)) continue;
         ++c.missing;
-        note("key " + std::to_string(key) + " missing (" + std::to_string(value) + " at " + prefix.lower_name + ")");
+        note("key " + std::to_string(key) + " missing (" + std::to_string(value) + " at " +
+             prefix.lower_name + ")");
     }
     return c;
 }
 
-std::string CommittedPrefixComparison::describe(const std::string& sink, const CommittedPrefix& prefix, const char* unit) const {
-    std::string text = "sink '" + sink + "': " + std::to_string(committed) + " committed " + unit + ", " +
-                       std::to_string(lower_expected) + " to " + std::to_string(upper_expected) + " expected by " +
-                       prefix.describe() + " (the input it never read is not judged)";
+std::string CommittedPrefixComparison::describe(const std::string& sink,
+                                                const CommittedPrefix& prefix,
+                                                const char* unit) const {
+    std::string text = "sink '" + sink + "': " + std::to_string(committed) + " committed " + unit +
+                       ", " + std::to_string(lower_expected) + " to " +
+                       std::to_string(upper_expected) + " expected by " + prefix.describe() +
+                       " (the input it never read is not judged)";
     if (missing == 0 && beyond == 0) return text;
     return text + "; " + std::to_string(missing) + " missing, " + std::to_string(beyond) +
            " duplicated or beyond what it read; " + first;

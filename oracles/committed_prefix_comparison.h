@@ -32,16 +32,20 @@ struct CommittedPrefixComparison {
     int64_t lower_expected = 0;  // the model's output up to the lower cut
     int64_t upper_expected = 0;  // up to the upper cut (tables: over the whole input)
     int64_t missing = 0;         // of the lower cut's output, not committed
-    int64_t beyond = 0;          // committed beyond the upper cut's output: duplicated, or never covered
-    std::string first;           // the first record or key missing or beyond
+    int64_t beyond = 0;  // committed beyond the upper cut's output: duplicated, or never covered
+    std::string first;   // the first record or key missing or beyond
 
-    static CommittedPrefixComparison appended(const ReferenceModel& model, const std::string& sink, const CommittedPrefix& prefix,
+    static CommittedPrefixComparison appended(const ReferenceModel& model, const std::string& sink,
+                                              const CommittedPrefix& prefix,
                                               const RecordMultiset& actual);
     // `counts`: the table counts the model's records per key (SinkOutputShape::key_counts).
-    static CommittedPrefixComparison table(const ReferenceModel& model, const std::string& sink, const CommittedPrefix& prefix,
+    static CommittedPrefixComparison table(const ReferenceModel& model, const std::string& sink,
+                                           const CommittedPrefix& prefix,
                                            const RecordMultiset& actual, bool counts);
-    // "sink 'sink': 812 committed records, 800 to 900 expected by the committed prefix (...)[; 3 missing, ...]"
-    std::string describe(const std::string& sink, const CommittedPrefix& prefix, const char* unit) const;
+    // "sink 'sink': 812 committed records, 800 to 900 expected by the committed prefix (...)[; 3
+    // missing, ...]"
+    std::string describe(const std::string& sink, const CommittedPrefix& prefix,
+                         const char* unit) const;
 };
 
 }  // namespace eosim::oracles

@@ -19,7 +19,9 @@ namespace eosim::oracles {
 class EverySinkOracle final : public Oracle {
 public:
     explicit EverySinkOracle(const char* name) : name_(name) {}
-    void add(std::unique_ptr<Oracle> sink_oracle) { sink_oracles_.push_back(std::move(sink_oracle)); }
+    void add(std::unique_ptr<Oracle> sink_oracle) {
+        sink_oracles_.push_back(std::move(sink_oracle));
+    }
     const char* name() const override { return name_; }
     Verdict verdict() const override;
 

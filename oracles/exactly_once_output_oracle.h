@@ -17,8 +17,9 @@
 // was committed must still not be duplicated or extra.
 //
 // When the job failed for good (a scenario expecting `job_failure`), the output is judged on the
-// job's committed prefix instead (oracles/committed_prefix_comparison.h): input it never read is not
-// missing; what it committed must hold the lower cut's output and nothing beyond the upper cut's.
+// job's committed prefix instead (oracles/committed_prefix_comparison.h): input it never read is
+// not missing; what it committed must hold the lower cut's output and nothing beyond the upper
+// cut's.
 //
 // Does not check: order, when records became visible (the visibility oracle does), intermediate
 // states of a table (a key that went backwards and forward again passes here).
@@ -34,9 +35,13 @@ namespace eosim::oracles {
 class ExactlyOnceOutputOracle final : public Oracle {
 public:
     // `units`: what the reader counts (engine::SinkConfig::output_units), for the message.
-    ExactlyOnceOutputOracle(const ReferenceModel& model, std::string sink_vertex, engine::SinkOutputShape shape,
-                            SinkReader reader, std::string units = "committed records")
-        : model_(model), sink_vertex_(std::move(sink_vertex)), shape_(shape), reader_(std::move(reader)),
+    ExactlyOnceOutputOracle(const ReferenceModel& model, std::string sink_vertex,
+                            engine::SinkOutputShape shape, SinkReader reader,
+                            std::string units = "committed records")
+        : model_(model),
+          sink_vertex_(std::move(sink_vertex)),
+          shape_(shape),
+          reader_(std::move(reader)),
           units_(std::move(units)) {}
     const char* name() const override { return "exactly_once_output"; }
     Verdict verdict() const override;

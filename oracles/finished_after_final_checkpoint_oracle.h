@@ -28,13 +28,17 @@ public:
     Verdict verdict() const override;
 
     void checkpoint_triggered(sim::Time, int64_t checkpoint_id, engine::SnapshotType type) override;
-    void checkpoint_completed(sim::Time, int64_t checkpoint_id, const engine::SourceOffsets&) override;
-    void restore_started(sim::Time, int64_t, int64_t, const engine::SourceOffsets&) override { forget_tasks(); }
+    void checkpoint_completed(sim::Time, int64_t checkpoint_id,
+                              const engine::SourceOffsets&) override;
+    void restore_started(sim::Time, int64_t, int64_t, const engine::SourceOffsets&) override {
+        forget_tasks();
+    }
     // A new program (a later deployment) starts: its tasks are new ones.
     void forget_tasks();
     // The protocol points task.end_of_data (detail: the latest checkpoint the task took part in)
     // and task.finished, of subtask `subtask` of `vertex`.
-    void end_of_data(sim::Time t, std::string_view vertex, int32_t subtask, int64_t last_checkpoint);
+    void end_of_data(sim::Time t, std::string_view vertex, int32_t subtask,
+                     int64_t last_checkpoint);
     void finished(sim::Time t, std::string_view vertex, int32_t subtask);
 
 private:
@@ -44,9 +48,10 @@ private:
     };
 
     std::map<std::pair<std::string, int32_t>, EndOfData> end_of_data_;  // of the current attempt
-    std::map<int64_t, engine::SnapshotType> triggered_;  // checkpoint id -> its type
-    std::optional<int64_t> stop_savepoint_;              // the latest stop-with-savepoint triggered
-    int64_t latest_completed_ = 0;                       // the highest completed checkpoint (not intermediate savepoints)
+    std::map<int64_t, engine::SnapshotType> triggered_;                 // checkpoint id -> its type
+    std::optional<int64_t> stop_savepoint_;  // the latest stop-with-savepoint triggered
+    int64_t latest_completed_ =
+        0;  // the highest completed checkpoint (not intermediate savepoints)
     int64_t finishes_checked_ = 0;
     int64_t violations_ = 0;
     std::string first_violation_;

@@ -39,16 +39,20 @@ public:
     // Whether some fault's effect overlaps [from, to] (asked at the end of the run).
     using FaultDuring = std::function<bool(sim::Time from, sim::Time to)>;
 
-    FreshnessOracle(const sim::external::KafkaCluster& kafka, std::string topic, sim::Duration bound,
-                    FaultDuring fault_during, std::function<sim::Time()> now);
+    FreshnessOracle(const sim::external::KafkaCluster& kafka, std::string topic,
+                    sim::Duration bound, FaultDuring fault_during, std::function<sim::Time()> now);
     const char* name() const override { return "freshness"; }
     Verdict verdict() const override;
 
     void checkpoint_triggered(sim::Time t, int64_t checkpoint_id, engine::SnapshotType) override;
-    void checkpoint_completed(sim::Time t, int64_t checkpoint_id, const engine::SourceOffsets&) override;
-    void checkpoint_aborted(sim::Time t, int64_t, engine::CheckpointFailureReason, const std::string&) override;
-    void restore_started(sim::Time t, int64_t attempt, int64_t checkpoint_id, const engine::SourceOffsets&) override;
-    void transaction_event(sim::Time t, const std::string& transactional_id, const char* what) override;
+    void checkpoint_completed(sim::Time t, int64_t checkpoint_id,
+                              const engine::SourceOffsets&) override;
+    void checkpoint_aborted(sim::Time t, int64_t, engine::CheckpointFailureReason,
+                            const std::string&) override;
+    void restore_started(sim::Time t, int64_t attempt, int64_t checkpoint_id,
+                         const engine::SourceOffsets&) override;
+    void transaction_event(sim::Time t, const std::string& transactional_id,
+                           const char* what) override;
     void job_finished(sim::Time) override { finished_ = true; }
     // The job failed as the scenario expects (OracleRunHooks::on_job_failed): (a) is not judged.
     void expect_failure() { failure_expected_ = true; }
@@ -68,11 +72,14 @@ private:
         int64_t transaction;
         sim::Time from;
         bool must_commit;
-        std::string why;  // "checkpoint 7 completed", "the restore of attempt 3 (checkpoint 6) started"
+        std::string
+            why;  // "checkpoint 7 completed", "the restore of attempt 3 (checkpoint 6) started"
     };
 
-    std::string partitions_of(const sim::external::TransactionView& view) const;  // "output/0, output/3"
-    std::string describe_blocking(int64_t transaction, const std::string& what, sim::Time from, sim::Time until) const;
+    std::string partitions_of(
+        const sim::external::TransactionView& view) const;  // "output/0, output/3"
+    std::string describe_blocking(int64_t transaction, const std::string& what, sim::Time from,
+                                  sim::Time until) const;
     bool checkpoint_aborted_during(sim::Time from, sim::Time to) const;
 
     const sim::external::KafkaCluster& kafka_;
@@ -83,10 +90,13 @@ private:
     std::map<int64_t, sim::Time> triggered_;  // checkpoint id -> trigger time
     std::vector<sim::Time> aborted_at_;       // when checkpoints were aborted
     std::vector<Precommitted> precommitted_;  // in pre-commit order
-    std::vector<size_t> awaiting_completion_;  // indices into precommitted_ whose checkpoint has not completed
-    std::map<int64_t, int64_t> checkpoint_of_;  // transaction -> checkpoint it was pre-committed for
+    std::vector<size_t>
+        awaiting_completion_;  // indices into precommitted_ whose checkpoint has not completed
+    std::map<int64_t, int64_t>
+        checkpoint_of_;  // transaction -> checkpoint it was pre-committed for
     std::vector<Obligation> obligations_;
-    int64_t last_precommitted_ = -1;  // the transaction of the latest "precommitted" event, until its point
+    int64_t last_precommitted_ =
+        -1;  // the transaction of the latest "precommitted" event, until its point
     bool finished_ = false;
     bool failure_expected_ = false;
 };

@@ -2,9 +2,9 @@
 // Liveness: once faults stop (every fault's effect has ended: nodes restarted, partitions healed),
 // the job finishes its bounded input, with its final checkpoint committed, within `bound` of
 // virtual time. A job that failed for good, or that was still running when the run was cut,
-// violates it -- unless the scenario expects the failure ({"job_failure": ...}): the failure is then
-// the job's end, and must come within `bound` of the faults' end as a finish would (a job that hangs
-// before it fails still violates it).
+// violates it -- unless the scenario expects the failure ({"job_failure": ...}): the failure is
+// then the job's end, and must come within `bound` of the faults' end as a finish would (a job that
+// hangs before it fails still violates it).
 //
 // Does not check: anything about the content of the output.
 #include <functional>
@@ -28,7 +28,8 @@ public:
         failure_ = reason;
         failed_at_ = at;
     }
-    // The scenario expected the job to fail (OracleRunHooks::on_job_failed): its failure is its end.
+    // The scenario expected the job to fail (OracleRunHooks::on_job_failed): its failure is its
+    // end.
     void expect_failure() { failure_expected_ = true; }
 
 private:

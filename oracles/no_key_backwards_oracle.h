@@ -4,9 +4,10 @@
 // version it saw before for that key. Two tables are judged:
 // - the upsert sink's target table (engine/connectors/upsert_sink.h), by its `version` column:
 //   keeping that is the version guard's job (without it, the replay after a restore writes older
-//   rows over newer ones until it catches up). Tombstones count (a deleted key keeps its version); a
-//   key that disappears (an unguarded delete) and comes back is judged by the version it comes back
-//   with. Also counts the duplicates absorbed (writes the guard turned away, identical rewrites);
+//   rows over newer ones until it catches up). Tombstones count (a deleted key keeps its version);
+//   a key that disappears (an unguarded delete) and comes back is judged by the version it comes
+//   back with. Also counts the duplicates absorbed (writes the guard turned away, identical
+//   rewrites);
 // - any other keyed-table sink fed by a running count (a keyed_count vertex: a key's value grows
 //   with the job's output, so the value is the version), by what its committed reader sees (the
 //   testkit's job level: testkit/sink_jobs.h).
@@ -35,10 +36,12 @@ public:
         int64_t value = 0;
     };
     // `read` lists the table's rows now; `absorbed` (may be empty) adds to the verdict.
-    NoKeyBackwardsOracle(sim::Scheduler& scheduler, std::function<std::vector<Row>()> read, std::function<std::string()> absorbed,
+    NoKeyBackwardsOracle(sim::Scheduler& scheduler, std::function<std::vector<Row>()> read,
+                         std::function<std::string()> absorbed,
                          sim::Duration poll_interval = sim::Duration::millis(20));
     // The upsert sink's target table `table` in `database` (by its version column).
-    NoKeyBackwardsOracle(sim::Scheduler& scheduler, const sim::external::Database& database, const std::string& table,
+    NoKeyBackwardsOracle(sim::Scheduler& scheduler, const sim::external::Database& database,
+                         const std::string& table,
                          sim::Duration poll_interval = sim::Duration::millis(20));
     const char* name() const override { return "no_key_backwards"; }
     Verdict verdict() const override;

@@ -13,7 +13,8 @@ namespace eosim::oracles {
 
 struct Verdict {
     bool passed = true;
-    std::string message;  // for a violation: the first offending record or key, counts, virtual time
+    std::string
+        message;  // for a violation: the first offending record or key, counts, virtual time
 };
 
 class Oracle : public engine::RunObserver {
@@ -22,8 +23,8 @@ public:
     virtual Verdict verdict() const = 0;
 };
 
-// What a committed reader of a sink's outside system sees at the end of the run, as a compact sorted
-// multiset (a reader may hand a plain vector in any order: it converts).
+// What a committed reader of a sink's outside system sees at the end of the run, as a compact
+// sorted multiset (a reader may hand a plain vector in any order: it converts).
 using SinkReader = std::function<RecordMultiset()>;
 
 }  // namespace eosim::oracles

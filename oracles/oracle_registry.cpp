@@ -8,7 +8,8 @@ void OracleRunHooks::started() const {
     for (const auto& f : start_) f();
 }
 
-void OracleRunHooks::program_started(const engine::JobSpec& program, bool from_previous_stop) const {
+void OracleRunHooks::program_started(const engine::JobSpec& program,
+                                     bool from_previous_stop) const {
     for (const auto& f : hand_over_) f(from_previous_stop);
     for (const auto& f : program_) f(program);
 }
@@ -26,7 +27,8 @@ void OracleRunHooks::job_failed(const CommittedPrefix& prefix) const {
 }
 
 std::string CommittedPrefix::describe() const {
-    const std::string cuts = lower_name == upper_name ? upper_name : lower_name + " .. " + upper_name;
+    const std::string cuts =
+        lower_name == upper_name ? upper_name : lower_name + " .. " + upper_name;
     return "the committed prefix (" + cuts + ") of the failed job";
 }
 

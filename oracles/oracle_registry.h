@@ -35,7 +35,8 @@ struct OracleJobFacts {
     const engine::JobSpec& job;
     bool has_verification_deployment = false;  // a later deployment with "verification": true
     bool has_deployments = false;              // any later deployment
-    bool expects_job_failure = false;          // the scenario expects the job to fail ({"job_failure": ...})
+    bool expects_job_failure =
+        false;  // the scenario expects the job to fail ({"job_failure": ...})
 };
 
 // A sink the output oracles judge (every sink of every deployment's program, the job's own first),
@@ -53,8 +54,8 @@ struct VerificationRun {
     std::optional<engine::SourceOffsets> to;
 };
 
-// A job that failed for good (a scenario expecting `job_failure`): the two cuts its committed output
-// is judged between, as source offsets of the segment running at the end (ReferenceModel::
+// A job that failed for good (a scenario expecting `job_failure`): the two cuts its committed
+// output is judged between, as source offsets of the segment running at the end (ReferenceModel::
 // output_through). `upper`: the newest snapshot the failed deployment completed (or started from);
 // `lower`: the one before it -- an exactly-once sink may not yet have committed the newest one's
 // transactions when the job failed, but everything up to `lower` it must have. Equal when the
@@ -65,7 +66,7 @@ struct CommittedPrefix {
     engine::SourceOffsets upper;
     std::string lower_name;  // "checkpoint 7", "savepoint 3", "the start"
     std::string upper_name;
-    std::string failure;     // the job's failure
+    std::string failure;  // the job's failure
 
     // "the committed prefix (checkpoint 7 .. checkpoint 8) of the failed job"
     std::string describe() const;
@@ -78,15 +79,23 @@ public:
     // The inputs have started, the job not yet: an oracle that reads periodically starts here.
     void on_start(std::function<void()> f) { start_.push_back(std::move(f)); }
     // A later deployment's (or verification job's) program starts.
-    void on_program(std::function<void(const engine::JobSpec&)> f) { program_.push_back(std::move(f)); }
+    void on_program(std::function<void(const engine::JobSpec&)> f) {
+        program_.push_back(std::move(f));
+    }
     // The same moment, first: whether what starts restores the savepoint that stopped the
     // deployment before it (false: a rollback, a named savepoint, a cancelled one's checkpoint).
-    void on_hand_over(std::function<void(bool from_previous_stop)> f) { hand_over_.push_back(std::move(f)); }
-    void on_verification(std::function<void(const VerificationRun&)> f) { verification_.push_back(std::move(f)); }
+    void on_hand_over(std::function<void(bool from_previous_stop)> f) {
+        hand_over_.push_back(std::move(f));
+    }
+    void on_verification(std::function<void(const VerificationRun&)> f) {
+        verification_.push_back(std::move(f));
+    }
     // The run was cut before the job finished or failed (time limit, event limit, a hang): why.
     void on_cut(std::function<void(const std::string&)> f) { cut_.push_back(std::move(f)); }
     // The job failed for good: what it committed, to judge the output on (before any verdict).
-    void on_job_failed(std::function<void(const CommittedPrefix&)> f) { job_failed_.push_back(std::move(f)); }
+    void on_job_failed(std::function<void(const CommittedPrefix&)> f) {
+        job_failed_.push_back(std::move(f));
+    }
 
     void started() const;
     void program_started(const engine::JobSpec& program, bool from_previous_stop) const;
@@ -106,21 +115,23 @@ private:
 // Everything an oracle may be made from. Lives as long as the run.
 struct OracleRunContext {
     sim::World& world;
-    const engine::JobSpec& job;                // the first deployment's
+    const engine::JobSpec& job;  // the first deployment's
     const engine::OutsideSystems& systems;
     ReferenceModel& model;
     const std::vector<JudgedSink>& judged_sinks;  // the job's own first sink first
-    std::string input_topic;                   // the first input's topic ("" without one)
+    std::string input_topic;                      // the first input's topic ("" without one)
     sim::Duration freshness_bound;
     sim::Duration liveness_bound;
     // Whether the effect of a fault that fired overlaps [from, to]; and since when every planned
     // fault has fired and its effect is over (Time::zero() without faults).
     std::function<bool(sim::Time from, sim::Time to)> fault_effect_during;
     std::function<sim::Time()> faults_quiet_since;
-    // What a committed reader sees of a sink of a program that ran (a verification job's throw-away topics).
+    // What a committed reader sees of a sink of a program that ran (a verification job's throw-away
+    // topics).
     std::function<RecordMultiset(const engine::VertexSpec& sink)> committed_content;
     OracleRunHooks& hooks;
-    // The run's rollbacks (restores older than what an exactly-once sink committed), read at the end.
+    // The run's rollbacks (restores older than what an exactly-once sink committed), read at the
+    // end.
     const RollbackDetector* rollbacks = nullptr;
 
     const engine::VertexSpec& sink() const { return *judged_sinks.front().vertex; }
@@ -154,7 +165,8 @@ private:
     std::vector<OracleRegistration> kinds_;
 };
 
-// Registers the built-in oracle kinds (builtin_oracles.cpp); OracleRegistry::global() calls it once.
+// Registers the built-in oracle kinds (builtin_oracles.cpp); OracleRegistry::global() calls it
+// once.
 void register_builtin_oracles(OracleRegistry& registry);
 
 }  // namespace eosim::oracles

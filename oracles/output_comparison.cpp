@@ -36,7 +36,8 @@ private:
 };
 
 // Adds one record's counts (however found) to the result.
-void tally(OutputComparison& result, const RecordCount& count, std::vector<RecordCount>* differing) {
+void tally(OutputComparison& result, const RecordCount& count,
+           std::vector<RecordCount>* differing) {
     if (differing != nullptr && count.actual != count.expected) differing->push_back(count);
     if (count.actual < count.expected) {
         result.missing_records += count.expected - count.actual;
@@ -50,16 +51,19 @@ void tally(OutputComparison& result, const RecordCount& count, std::vector<Recor
 // The merge below over two code sequences of one packing (codes order as records do): equal codes
 // are equal records, so only the records reported are decoded.
 template <typename Code>
-void merge_codes(std::span<const Code> e, std::span<const Code> a, const RecordMultiset::Packing& packing,
-                 OutputComparison& result, std::vector<RecordCount>* differing) {
-    if (std::ranges::equal(e, a)) return;  // the same records, as many times each: nothing missing or duplicated
+void merge_codes(std::span<const Code> e, std::span<const Code> a,
+                 const RecordMultiset::Packing& packing, OutputComparison& result,
+                 std::vector<RecordCount>* differing) {
+    if (std::ranges::equal(e, a))
+        return;  // the same records, as many times each: nothing missing or duplicated
     size_t i = 0, j = 0;
     while (i < e.size() || j < a.size()) {
         const Code code = (j == a.size() || (i < e.size() && e[i] < a[j])) ? e[i] : a[j];
         int64_t expected = 0, actual = 0;
         while (i < e.size() && e[i] == code) ++expected, ++i;
         while (j < a.size() && a[j] == code) ++actual, ++j;
-        if (expected != actual) tally(result, RecordCount{packing.decode(code), expected, actual}, differing);
+        if (expected != actual)
+            tally(result, RecordCount{packing.decode(code), expected, actual}, differing);
     }
 }
 
@@ -72,11 +76,13 @@ OutputComparison OutputComparison::of(const RecordMultiset& expected, const Reco
     result.actual_records = static_cast<int64_t>(actual.size());
     if (expected.packed() && actual.packed() && expected.packing() == actual.packing()) {
         if (!expected.narrow_codes().empty() && !actual.narrow_codes().empty()) {
-            merge_codes(expected.narrow_codes(), actual.narrow_codes(), expected.packing(), result, differing);
+            merge_codes(expected.narrow_codes(), actual.narrow_codes(), expected.packing(), result,
+                        differing);
             return result;
         }
         if (!expected.wide_codes().empty() && !actual.wide_codes().empty()) {
-            merge_codes(expected.wide_codes(), actual.wide_codes(), expected.packing(), result, differing);
+            merge_codes(expected.wide_codes(), actual.wide_codes(), expected.packing(), result,
+                        differing);
             return result;
         }
     }
@@ -93,7 +99,8 @@ OutputComparison OutputComparison::of(const RecordMultiset& expected, const Reco
     return result;
 }
 
-TableComparison TableComparison::of(const std::vector<engine::Record>& expected, const RecordMultiset& shown) {
+TableComparison TableComparison::of(const std::vector<engine::Record>& expected,
+                                    const RecordMultiset& shown) {
     TableComparison c;
     std::map<int64_t, int64_t> actual;
     for (size_t i = 0; i < shown.size(); ++i) {
@@ -122,7 +129,8 @@ std::vector<engine::Record> key_counts(const RecordMultiset& output) {
 }
 
 std::string OutputComparison::describe(const RecordCount& count) {
-    return "(key=" + std::to_string(count.record.key) + ", value=" + std::to_string(count.record.value) + ") expected " +
+    return "(key=" + std::to_string(count.record.key) +
+           ", value=" + std::to_string(count.record.value) + ") expected " +
            std::to_string(count.expected) + "x, found " + std::to_string(count.actual) + "x";
 }
 

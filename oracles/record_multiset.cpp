@@ -34,13 +34,15 @@ void radix_sort(std::vector<Code>& codes, int bits) {
     const int digit_bits = (bits + passes - 1) / passes;
     const size_t buckets = size_t{1} << digit_bits;
     const Code mask = static_cast<Code>(buckets - 1);
-    std::array<size_t, (size_t{1} << kMaxDigitBits) + 1> start{};  // start[d + 1]: codes with digit d, then where they go
+    std::array<size_t, (size_t{1} << kMaxDigitBits) + 1>
+        start{};  // start[d + 1]: codes with digit d, then where they go
     std::vector<Code> scratch;
     for (int pass = 0; pass < passes; ++pass) {
         const int shift = pass * digit_bits;
         std::fill(start.begin(), start.end(), 0);
         for (Code code : codes) ++start[((code >> shift) & mask) + 1];
-        if (start[((codes.front() >> shift) & mask) + 1] == codes.size()) continue;  // one digit: already in order
+        if (start[((codes.front() >> shift) & mask) + 1] == codes.size())
+            continue;  // one digit: already in order
         for (size_t digit = 1; digit <= buckets; ++digit) start[digit] += start[digit - 1];
         if (scratch.empty()) scratch.resize(codes.size());
         for (Code code : codes) scratch[start[(code >> shift) & mask]++] = code;
@@ -70,8 +72,10 @@ struct RecordMultiset::Ranges {
         if (keys.empty()) return;
         if (size == 0) key_min = key_max = keys[0], value_min = value_max = values[0];
         size += keys.size();
-        for (const int64_t key : keys) key_min = std::min(key_min, key), key_max = std::max(key_max, key);
-        for (const int64_t value : values) value_min = std::min(value_min, value), value_max = std::max(value_max, value);
+        for (const int64_t key : keys)
+            key_min = std::min(key_min, key), key_max = std::max(key_max, key);
+        for (const int64_t value : values)
+            value_min = std::min(value_min, value), value_max = std::max(value_max, value);
     }
 };
 
@@ -79,15 +83,19 @@ struct RecordMultiset::Ranges {
 // order, as often as it is called: `each(visit)`; `release` frees what `each` reads, once the codes
 // are made and before the sort's scratch is taken.
 template <typename Each, typename Release>
-RecordMultiset RecordMultiset::build(const Ranges& ranges, const Each& each, const Release& release) {
+RecordMultiset RecordMultiset::build(const Ranges& ranges, const Each& each,
+                                     const Release& release) {
     auto content = std::make_shared<Content>();
     content->size = ranges.size;
     content->key_min = ranges.key_min;
     content->value_min = ranges.value_min;
     // Spans as unsigned differences (no signed overflow); the largest code must fit in 64 bits.
-    const uint64_t key_span = static_cast<uint64_t>(ranges.key_max) - static_cast<uint64_t>(ranges.key_min) + 1;
-    const uint64_t value_span = static_cast<uint64_t>(ranges.value_max) - static_cast<uint64_t>(ranges.value_min) + 1;
-    const bool packable = ranges.packable && key_span != 0 && value_span != 0 && key_span <= UINT64_MAX / value_span;  // 0: all 2^64
+    const uint64_t key_span =
+        static_cast<uint64_t>(ranges.key_max) - static_cast<uint64_t>(ranges.key_min) + 1;
+    const uint64_t value_span =
+        static_cast<uint64_t>(ranges.value_max) - static_cast<uint64_t>(ranges.value_min) + 1;
+    const bool packable = ranges.packable && key_span != 0 && value_span != 0 &&
+                          key_span <= UINT64_MAX / value_span;  // 0: all 2^64
     RecordMultiset set;
     if (!packable) {
         content->whole.reserve(content->size);
@@ -105,12 +113,14 @@ RecordMultiset RecordMultiset::build(const Ranges& ranges, const Each& each, con
     int bits = 0;
     while (bits < 64 && (max_code >> bits) != 0) ++bits;
     auto code_of = [&content](const Record& r) {
-        return (static_cast<uint64_t>(r.key) - static_cast<uint64_t>(content->key_min)) * content->value_span +
+        return (static_cast<uint64_t>(r.key) - static_cast<uint64_t>(content->key_min)) *
+                   content->value_span +
                (static_cast<uint64_t>(r.value) - static_cast<uint64_t>(content->value_min));
     };
     if (max_code <= UINT32_MAX) {
         content->narrow.reserve(content->size);
-        each([&](const Record& r) { content->narrow.push_back(static_cast<uint32_t>(code_of(r))); });
+        each(
+            [&](const Record& r) { content->narrow.push_back(static_cast<uint32_t>(code_of(r))); });
         release();
         radix_sort(content->narrow, bits);
     } else {
@@ -137,7 +147,9 @@ RecordMultiset RecordMultiset::from_stream(const Stream& stream) {
 
 RecordMultiset RecordMultiset::from_columns(const ColumnStream& stream) {
     Ranges ranges;
-    stream([&ranges](std::span<const int64_t> keys, std::span<const int64_t> values) { ranges.add_plain(keys, values); });
+    stream([&ranges](std::span<const int64_t> keys, std::span<const int64_t> values) {
+        ranges.add_plain(keys, values);
+    });
     return build(
         ranges,
         [&stream](const auto& visit) {
@@ -168,7 +180,8 @@ RecordMultiset RecordMultiset::from_stream_once(const Stream& stream) {
             sim::for_each_decoded_range(
                 0, keys.size(),
                 [&visit](size_t, std::span<int64_t> key_range, std::span<int64_t> value_range) {
-                    for (size_t i = 0; i < key_range.size(); ++i) visit(Record{key_range[i], value_range[i]});
+                    for (size_t i = 0; i < key_range.size(); ++i)
+                        visit(Record{key_range[i], value_range[i]});
                 },
                 keys, values);
         },
@@ -191,11 +204,13 @@ RecordMultiset::Packing RecordMultiset::packing() const {
 }
 
 std::span<const uint32_t> RecordMultiset::narrow_codes() const {
-    return content_ == nullptr ? std::span<const uint32_t>() : std::span<const uint32_t>(content_->narrow);
+    return content_ == nullptr ? std::span<const uint32_t>()
+                               : std::span<const uint32_t>(content_->narrow);
 }
 
 std::span<const uint64_t> RecordMultiset::wide_codes() const {
-    return content_ == nullptr ? std::span<const uint64_t>() : std::span<const uint64_t>(content_->wide);
+    return content_ == nullptr ? std::span<const uint64_t>()
+                               : std::span<const uint64_t>(content_->wide);
 }
 
 std::vector<Record> RecordMultiset::records() const {
@@ -207,7 +222,8 @@ std::vector<Record> RecordMultiset::records() const {
 
 size_t RecordMultiset::bytes() const {
     if (content_ == nullptr) return 0;
-    return content_->narrow.capacity() * sizeof(uint32_t) + content_->wide.capacity() * sizeof(uint64_t) +
+    return content_->narrow.capacity() * sizeof(uint32_t) +
+           content_->wide.capacity() * sizeof(uint64_t) +
            content_->whole.capacity() * sizeof(Record);
 }
 

@@ -35,13 +35,14 @@ public:
     // never exist unpacked all at once, and nothing but the result is held.
     static RecordMultiset from_stream(const Stream& stream);
     // The same from a stream read once (twice when a record cannot be packed), for a stream that is
-    // costly to produce (the reference model's evaluation): while the ranges are measured the records
-    // wait in packed columns, a few bytes each.
+    // costly to produce (the reference model's evaluation): while the ranges are measured the
+    // records wait in packed columns, a few bytes each.
     static RecordMultiset from_stream_once(const Stream& stream);
     // Plain inserts (version 0) handed as key and value columns of equal length, a batch per call
     // (a Kafka topic's committed content: sim/external/kafka.h, for_each_committed_batch). Read
     // twice, as from_stream.
-    using ColumnVisit = std::function<void(std::span<const int64_t> keys, std::span<const int64_t> values)>;
+    using ColumnVisit =
+        std::function<void(std::span<const int64_t> keys, std::span<const int64_t> values)>;
     using ColumnStream = std::function<void(const ColumnVisit&)>;
     static RecordMultiset from_columns(const ColumnStream& stream);
 
@@ -61,8 +62,9 @@ public:
         uint64_t value_span = 1;
         bool operator==(const Packing&) const = default;
         engine::Record decode(uint64_t code) const {
-            return engine::Record{static_cast<int64_t>(code / value_span + static_cast<uint64_t>(key_min)),
-                                  static_cast<int64_t>(code % value_span + static_cast<uint64_t>(value_min))};
+            return engine::Record{
+                static_cast<int64_t>(code / value_span + static_cast<uint64_t>(key_min)),
+                static_cast<int64_t>(code % value_span + static_cast<uint64_t>(value_min))};
         }
     };
     bool packed() const;  // false when empty or when the records are kept whole

@@ -39,7 +39,8 @@ void sort_records(std::vector<Record>& records) {
     for (const Record& r : records) {
         key_min = std::min(key_min, r.key), key_max = std::max(key_max, r.key);
         value_min = std::min(value_min, r.value), value_max = std::max(value_max, r.value);
-        same_rest = same_rest && r.version == first.version && r.kind == first.kind && r.timestamp == first.timestamp;
+        same_rest = same_rest && r.version == first.version && r.kind == first.kind &&
+                    r.timestamp == first.timestamp;
     }
     if (!same_rest) {
         std::sort(records.begin(), records.end());
@@ -48,15 +49,18 @@ void sort_records(std::vector<Record>& records) {
     // Spans as unsigned differences (no signed overflow); a code is key_offset * value_span +
     // value_offset, which orders like (key, value) and must fit in 64 bits.
     const uint64_t key_span = static_cast<uint64_t>(key_max) - static_cast<uint64_t>(key_min) + 1;
-    const uint64_t value_span = static_cast<uint64_t>(value_max) - static_cast<uint64_t>(value_min) + 1;
-    if (value_span == 0 || key_span == 0 || key_span > UINT64_MAX / value_span) {  // 0: the span is all 2^64 values
+    const uint64_t value_span =
+        static_cast<uint64_t>(value_max) - static_cast<uint64_t>(value_min) + 1;
+    if (value_span == 0 || key_span == 0 ||
+        key_span > UINT64_MAX / value_span) {  // 0: the span is all 2^64 values
         std::sort(records.begin(), records.end());
         return;
     }
     std::vector<uint64_t> codes;
     codes.reserve(records.size());
     for (const Record& r : records) {
-        codes.push_back((static_cast<uint64_t>(r.key) - static_cast<uint64_t>(key_min)) * value_span +
+        codes.push_back((static_cast<uint64_t>(r.key) - static_cast<uint64_t>(key_min)) *
+                            value_span +
                         (static_cast<uint64_t>(r.value) - static_cast<uint64_t>(value_min)));
     }
     const uint64_t max_code = key_span * value_span - 1;
@@ -64,8 +68,10 @@ void sort_records(std::vector<Record>& records) {
     while (bytes < 8 && (max_code >> (8 * bytes)) != 0) ++bytes;
     radix_sort_bytes(codes, bytes);
     for (size_t i = 0; i < codes.size(); ++i) {
-        records[i].key = static_cast<int64_t>(codes[i] / value_span + static_cast<uint64_t>(key_min));
-        records[i].value = static_cast<int64_t>(codes[i] % value_span + static_cast<uint64_t>(value_min));
+        records[i].key =
+            static_cast<int64_t>(codes[i] / value_span + static_cast<uint64_t>(key_min));
+        records[i].value =
+            static_cast<int64_t>(codes[i] % value_span + static_cast<uint64_t>(value_min));
     }
 }
 

@@ -29,10 +29,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/state/state_backend.h"
 #include "engine/vocabulary/job_spec.h"
 #include "engine/vocabulary/record.h"
 #include "engine/vocabulary/run_observer.h"
-#include "engine/state/state_backend.h"
 #include "oracles/record_multiset.h"
 #include "oracles/window_model.h"
 #include "sim/external/record_columns.h"
@@ -68,18 +68,22 @@ public:
     const std::vector<engine::Record>& final_table(const std::string& sink_vertex) const;
     // The keyed state of a keyed vertex after the sources consumed exactly `prefix` (records
     // below each partition's offset; a partition not named counts as not consumed).
-    std::map<int64_t, int64_t> keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const;
+    std::map<int64_t, int64_t> keyed_state(const std::string& vertex,
+                                           const engine::SourceOffsets& prefix) const;
     // The same for a vertex whose state is not one value per key (a join: both sides' rows, as the
     // engine's cells {key, side, timestamp, value} -> multiplicity): every cell, after `prefix`.
-    std::map<engine::StateKey, int64_t> keyed_cells(const std::string& vertex, const engine::SourceOffsets& prefix) const;
-    // An upper bound of the event-time watermark any task of `vertex` can hold at a checkpoint whose
-    // sources were at `prefix`: the watermark a source emits before the barrier is at most the
-    // largest timestamp it read minus 1 (bounded out-of-orderness B >= 0: max - B - 1), and a task's
-    // is the minimum over its inputs. kNoWatermarkLimit once every upstream partition is read to
-    // its end (the sources then emit the end-of-input watermark); kNoWatermark before any record.
+    std::map<engine::StateKey, int64_t> keyed_cells(const std::string& vertex,
+                                                    const engine::SourceOffsets& prefix) const;
+    // An upper bound of the event-time watermark any task of `vertex` can hold at a checkpoint
+    // whose sources were at `prefix`: the watermark a source emits before the barrier is at most
+    // the largest timestamp it read minus 1 (bounded out-of-orderness B >= 0: max - B - 1), and a
+    // task's is the minimum over its inputs. kNoWatermarkLimit once every upstream partition is
+    // read to its end (the sources then emit the end-of-input watermark); kNoWatermark before any
+    // record.
     static constexpr int64_t kNoWatermark = INT64_MIN;
     static constexpr int64_t kNoWatermarkLimit = INT64_MAX;
-    int64_t watermark_upper_bound(const std::string& vertex, const engine::SourceOffsets& prefix) const;
+    int64_t watermark_upper_bound(const std::string& vertex,
+                                  const engine::SourceOffsets& prefix) const;
     int64_t input_records() const;
 
     // Deployments that run another program (a scenario deployment's own vertex list): from the
@@ -90,23 +94,26 @@ public:
     // of a prefix past `from` is `job`'s (vertex ids of `job`). `job` must outlive the model.
     // Segments come in order (each `from` at or past the previous one's).
     void add_deployment(const engine::JobSpec& job, const engine::SourceOffsets& from);
-    // The general form, for a deployment restored from any retained snapshot (a rollback to an older
-    // savepoint, a savepoint taken before the previous deployment stopped): the running segment ends
-    // at `previous_end` (where the previous deployment stopped: what it committed), and the new one
-    // runs `job` from `from`, its keyed state that of segment `origin` (the one running when the
-    // snapshot was taken) at `from`. `from` may lie before `previous_end`: the records between
-    // are processed again, and the expected output holds both segments' output of them.
-    void add_deployment(const engine::JobSpec& job, const engine::SourceOffsets& from, size_t origin,
-                        const engine::SourceOffsets& previous_end);
+    // The general form, for a deployment restored from any retained snapshot (a rollback to an
+    // older savepoint, a savepoint taken before the previous deployment stopped): the running
+    // segment ends at `previous_end` (where the previous deployment stopped: what it committed),
+    // and the new one runs `job` from `from`, its keyed state that of segment `origin` (the one
+    // running when the snapshot was taken) at `from`. `from` may lie before `previous_end`: the
+    // records between are processed again, and the expected output holds both segments' output of
+    // them.
+    void add_deployment(const engine::JobSpec& job, const engine::SourceOffsets& from,
+                        size_t origin, const engine::SourceOffsets& previous_end);
     // Output of the sink with uid `sink_uid` of the program of deployment `segment` (0: the model's
-    // job) over its input from the start of that segment up to `to` (nullptr: to the next segment, or
-    // the end), its state continuing the history before it: what a verification job of that
+    // job) over its input from the start of that segment up to `to` (nullptr: to the next segment,
+    // or the end), its state continuing the history before it: what a verification job of that
     // deployment writes when it stops with a savepoint at `to`.
-    RecordMultiset segment_output(size_t segment, const std::string& sink_uid, const engine::SourceOffsets* to) const;
-    // Output of the sink with uid `sink_uid` of program `job` run over the input from `from` to `to`
-    // (nullptr: the end), its keyed operators continuing the history's state at `from` by uid: what
-    // a job started from a savepoint at `from` (a verification job) writes up to `to`.
-    RecordMultiset output_between(const engine::JobSpec& job, const engine::SourceOffsets& from, const engine::SourceOffsets* to,
+    RecordMultiset segment_output(size_t segment, const std::string& sink_uid,
+                                  const engine::SourceOffsets* to) const;
+    // Output of the sink with uid `sink_uid` of program `job` run over the input from `from` to
+    // `to` (nullptr: the end), its keyed operators continuing the history's state at `from` by uid:
+    // what a job started from a savepoint at `from` (a verification job) writes up to `to`.
+    RecordMultiset output_between(const engine::JobSpec& job, const engine::SourceOffsets& from,
+                                  const engine::SourceOffsets* to,
                                   const std::string& sink_uid) const;
     // A sink's output over the history up to `prefix` in its last segment (the one running at the
     // end): every earlier segment whole, the last from its start to `prefix` -- what a job that
@@ -116,7 +123,8 @@ public:
         RecordMultiset records;
         std::vector<engine::Record> table;  // sorted by key
     };
-    PrefixOutput output_through(const std::string& sink_vertex, const engine::SourceOffsets& prefix) const;
+    PrefixOutput output_through(const std::string& sink_vertex,
+                                const engine::SourceOffsets& prefix) const;
     size_t segments() const { return segments_.size() + 1; }
     // The model of a window vertex over the whole input (oracles/window_model.h): what the window
     // oracle compares the engine's firings with.
@@ -128,18 +136,21 @@ private:
     using Visit = RecordMultiset::Visit;
     struct Evaluation {
         std::map<std::string, std::map<int64_t, int64_t>> state;  // keyed vertex -> key -> value
-        std::map<std::string, std::map<engine::StateKey, int64_t>> cells;  // join vertex -> its rows' cells
+        std::map<std::string, std::map<engine::StateKey, int64_t>>
+            cells;  // join vertex -> its rows' cells
     };
     // Hands every output record of `v`, in evaluation order, to `visit`: v's inputs are its input
     // edges in order, each the whole output of its upstream vertex (produced anew, recursively),
     // over the input records from `from` (nullptr: the start) to `to` (nullptr: the end); keyed
-    // states continue those of `base` (nullptr: empty) and end up in `out`. Keyed count and sum fold
-    // commutatively, so their states after a prefix do not depend on how it was split.
+    // states continue those of `base` (nullptr: empty) and end up in `out`. Keyed count and sum
+    // fold commutatively, so their states after a prefix do not depend on how it was split.
     // `late_output`: hand the late side output of `v` (a window's) instead of its main output.
-    void produce(const engine::VertexSpec& v, const engine::SourceOffsets* from, const engine::SourceOffsets* to,
-                 const Evaluation* base, Evaluation& out, const Visit& visit, bool late_output = false) const;
-    void produce_join(const engine::VertexSpec& v, const engine::SourceOffsets* from, const engine::SourceOffsets* to,
-                      const Evaluation* base, Evaluation& out, const Visit& visit) const;
+    void produce(const engine::VertexSpec& v, const engine::SourceOffsets* from,
+                 const engine::SourceOffsets* to, const Evaluation* base, Evaluation& out,
+                 const Visit& visit, bool late_output = false) const;
+    void produce_join(const engine::VertexSpec& v, const engine::SourceOffsets* from,
+                      const engine::SourceOffsets* to, const Evaluation* base, Evaluation& out,
+                      const Visit& visit) const;
     const engine::VertexSpec& vertex(const std::string& id) const;
     // Keyed states by uid (a deployment's operators continue those with the same uid).
     using UidStates = std::map<std::string, std::map<int64_t, int64_t>>;
@@ -152,13 +163,15 @@ private:
     // Runs segment `k`'s program from its start to `to` (nullptr: the next segment's start, or the
     // end) with keyed states continuing `base`; visits the output of its sink `sink_uid` (empty:
     // none) and returns the keyed states at the end, by uid.
-    UidStates run_segment(size_t k, const UidStates& base, const engine::SourceOffsets* to, const std::string& sink_uid,
-                          const Visit& visit) const;
-    UidStates run_program(const engine::JobSpec& job, const engine::SourceOffsets* from, const engine::SourceOffsets* to,
-                          const UidStates& base, const std::string& sink_uid, const Visit& visit) const;
+    UidStates run_segment(size_t k, const UidStates& base, const engine::SourceOffsets* to,
+                          const std::string& sink_uid, const Visit& visit) const;
+    UidStates run_program(const engine::JobSpec& job, const engine::SourceOffsets* from,
+                          const engine::SourceOffsets* to, const UidStates& base,
+                          const std::string& sink_uid, const Visit& visit) const;
     size_t segment_at(const engine::SourceOffsets& prefix) const;
     const UidStates& states_before_segment(size_t k) const;
-    std::map<int64_t, int64_t> segmented_keyed_state(const std::string& vertex, const engine::SourceOffsets& prefix) const;
+    std::map<int64_t, int64_t> segmented_keyed_state(const std::string& vertex,
+                                                     const engine::SourceOffsets& prefix) const;
     void evaluate_segmented_outputs() const;
     struct LatestPrefix {
         engine::SourceOffsets prefix;
@@ -166,28 +179,37 @@ private:
     };
 
     const engine::JobSpec& job_;
-    // The program vertex() looks ids up in: job_, or a later segment's while run_segment evaluates it.
+    // The program vertex() looks ids up in: job_, or a later segment's while run_segment evaluates
+    // it.
     mutable const engine::JobSpec* evaluating_ = &job_;
-    std::vector<Segment> segments_;                    // the deployments after the first that change the program
-    // Where segment k ends when not where segment k+1 starts (a deployment restored from an older snapshot).
+    std::vector<Segment> segments_;  // the deployments after the first that change the program
+    // Where segment k ends when not where segment k+1 starts (a deployment restored from an older
+    // snapshot).
     std::map<size_t, engine::SourceOffsets> segment_ends_;
-    mutable std::vector<UidStates> states_before_;     // memo: keyed states at each segment's start
+    mutable std::vector<UidStates> states_before_;  // memo: keyed states at each segment's start
     mutable bool segmented_outputs_ready_ = false;
     mutable std::map<std::string, RecordMultiset> segmented_expected_;
     mutable std::map<std::string, std::vector<engine::Record>> segmented_tables_;
     ModelInput input_;
     std::map<std::string, std::vector<engine::Record>> tables_;
-    std::map<std::string, RecordMultiset> expected_;                   // sink vertex -> its output
-    std::set<std::string> declared_sinks_;                             // expect_sinks'
-    // Throws std::invalid_argument unless `sink_vertex` is a sink of a program the model ran or declared.
+    std::map<std::string, RecordMultiset> expected_;  // sink vertex -> its output
+    std::set<std::string> declared_sinks_;            // expect_sinks'
+    // Throws std::invalid_argument unless `sink_vertex` is a sink of a program the model ran or
+    // declared.
     void check_known_sink(const std::string& sink_vertex) const;
-    mutable std::map<std::string, std::vector<engine::Record>> final_tables_;  // sink vertex -> its final table (final_table's)
+    mutable std::map<std::string, std::vector<engine::Record>>
+        final_tables_;  // sink vertex -> its final table (final_table's)
     mutable std::map<std::string, std::vector<engine::Record>> unpacked_outputs_;  // sink_output's
-    mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>> prefix_states_;  // memo
-    // The evaluation of `vertex` after `prefix`, continuing the latest one when `prefix` extends it.
-    const Evaluation& prefix_evaluation(const std::string& vertex, const engine::SourceOffsets& prefix) const;
-    mutable std::map<std::string, LatestPrefix> latest_prefix_;  // per vertex, where keyed_state last evaluated to
-    mutable std::map<std::string, WindowModel> window_models_;   // window vertex -> its model over the whole input
+    mutable std::map<std::pair<std::string, engine::SourceOffsets>, std::map<int64_t, int64_t>>
+        prefix_states_;  // memo
+    // The evaluation of `vertex` after `prefix`, continuing the latest one when `prefix` extends
+    // it.
+    const Evaluation& prefix_evaluation(const std::string& vertex,
+                                        const engine::SourceOffsets& prefix) const;
+    mutable std::map<std::string, LatestPrefix>
+        latest_prefix_;  // per vertex, where keyed_state last evaluated to
+    mutable std::map<std::string, WindowModel>
+        window_models_;  // window vertex -> its model over the whole input
     // Whether the source record being streamed through the vertices is in-bound (window_model.h):
     // set by the source before it hands the record on, read by a window downstream.
     mutable bool current_in_bound_ = true;

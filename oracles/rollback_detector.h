@@ -1,11 +1,12 @@
 #pragma once
 // Rollbacks: restores older than what an exactly-once sink already committed. Flink restores the
-// snapshot it is given -- `flink run -s` with an old savepoint or retained checkpoint, a fresh start
-// without state, a JobManager without HA submitting the job again from its initial savepoint -- and
-// an exactly-once sink then commits again, in new transactions, the output of every record past the
-// snapshot that it had committed before. Each deployment is exactly-once from its own snapshot on
-// (the reference model follows each over its own range), so no output oracle fails: this detector
-// names each rollback for the reports (a warning), and `no_rollbacks` fails a run that has one.
+// snapshot it is given -- `flink run -s` with an old savepoint or retained checkpoint, a fresh
+// start without state, a JobManager without HA submitting the job again from its initial savepoint
+// -- and an exactly-once sink then commits again, in new transactions, the output of every record
+// past the snapshot that it had committed before. Each deployment is exactly-once from its own
+// snapshot on (the reference model follows each over its own range), so no output oracle fails:
+// this detector names each rollback for the reports (a warning), and `no_rollbacks` fails a run
+// that has one.
 //
 // Checks: every restore (a deployment's start and every failover's) against the transactions each
 // exactly-once Kafka sink committed: a commit whose checkpoint's source offsets are past the
@@ -36,12 +37,13 @@ struct RolledBackSink {
 };
 
 struct Rollback {
-    double at_s = 0;                   // when the restore started
-    std::string deployment;            // the deployment restoring ("v3")
-    std::string attempt;               // its attempt ("v3/1")
-    std::string restored;              // "savepoint 13", "checkpoint 12", "nothing (from scratch)"
-    int64_t restored_checkpoint = 0;   // the snapshot's id (0: nothing)
-    int64_t rolled_back_checkpoint = 0;  // the newest committed checkpoint rolled back, over the sinks
+    double at_s = 0;                  // when the restore started
+    std::string deployment;           // the deployment restoring ("v3")
+    std::string attempt;              // its attempt ("v3/1")
+    std::string restored;             // "savepoint 13", "checkpoint 12", "nothing (from scratch)"
+    int64_t restored_checkpoint = 0;  // the snapshot's id (0: nothing)
+    int64_t rolled_back_checkpoint =
+        0;  // the newest committed checkpoint rolled back, over the sinks
     std::string rolled_back_deployment;  // the deployment that committed it
     std::vector<RolledBackSink> sinks;   // the sinks rolled back, in the job's order
     int64_t records_re_emitted() const;
@@ -63,11 +65,15 @@ public:
 
     // `sinks`: every sink the run may deploy (the exactly-once Kafka ones are watched); `kafka` may
     // be null (no Kafka: nothing to watch). Both must outlive this.
-    RollbackDetector(const sim::external::KafkaCluster* kafka, const std::vector<const engine::VertexSpec*>& sinks, Naming naming);
+    RollbackDetector(const sim::external::KafkaCluster* kafka,
+                     const std::vector<const engine::VertexSpec*>& sinks, Naming naming);
 
-    void checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets& offsets) override;
-    void restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) override;
-    void transaction_event(sim::Time t, const std::string& transactional_id, const char* what) override;
+    void checkpoint_completed(sim::Time t, int64_t id,
+                              const engine::SourceOffsets& offsets) override;
+    void restore_started(sim::Time t, int64_t attempt, int64_t id,
+                         const engine::SourceOffsets& offsets) override;
+    void transaction_event(sim::Time t, const std::string& transactional_id,
+                           const char* what) override;
 
     const std::vector<Rollback>& rollbacks() const { return rollbacks_; }
 
@@ -81,7 +87,7 @@ private:
     };
     struct WatchedSink {
         std::string id;
-        std::string prefix;  // transactional ids "<prefix>-<subtask>-<checkpoint>"
+        std::string prefix;           // transactional ids "<prefix>-<subtask>-<checkpoint>"
         std::vector<Commit> commits;  // not yet rolled back, in commit order
     };
     // The sink whose transactional id this is, and the id's checkpoint; null when none is watched.
@@ -90,9 +96,10 @@ private:
     const sim::external::KafkaCluster* kafka_;
     Naming naming_;
     std::vector<WatchedSink> sinks_;
-    std::map<int64_t, engine::SourceOffsets> completed_;  // checkpoint id -> its offsets (the newest completion)
-    std::map<std::string, int64_t> precommitted_;         // transactional id -> its broker transaction
-    std::string deployment_ = "v1";                       // the deployment running now
+    std::map<int64_t, engine::SourceOffsets>
+        completed_;  // checkpoint id -> its offsets (the newest completion)
+    std::map<std::string, int64_t> precommitted_;  // transactional id -> its broker transaction
+    std::string deployment_ = "v1";                // the deployment running now
     int64_t commits_ = 0;
     std::vector<Rollback> rollbacks_;
 };

@@ -10,7 +10,8 @@ namespace {
 std::string millis_text(sim::Duration d) { return std::to_string(d.ns / 1'000'000) + " ms"; }
 }  // namespace
 
-void StartDelayOracle::checkpoint_triggered(sim::Time at, int64_t checkpoint_id, engine::SnapshotType type) {
+void StartDelayOracle::checkpoint_triggered(sim::Time at, int64_t checkpoint_id,
+                                            engine::SnapshotType type) {
     if (!type.is_savepoint()) pending_[checkpoint_id] = Slowest{at};
 }
 
@@ -24,7 +25,8 @@ void StartDelayOracle::task_checkpoint_stats(sim::Time, const engine::TaskCheckp
     }
 }
 
-void StartDelayOracle::checkpoint_completed(sim::Time at, int64_t checkpoint_id, const engine::SourceOffsets&) {
+void StartDelayOracle::checkpoint_completed(sim::Time at, int64_t checkpoint_id,
+                                            const engine::SourceOffsets&) {
     auto it = pending_.find(checkpoint_id);
     if (it == pending_.end()) return;
     const Slowest slowest = it->second;
@@ -36,27 +38,34 @@ void StartDelayOracle::checkpoint_completed(sim::Time at, int64_t checkpoint_id,
     ++judged_;
     if (slowest.delay > longest_) longest_ = slowest.delay;
     if (!violation_ && slowest.delay > timeout_ + kSlack) {
-        violation_ = "checkpoint " + std::to_string(checkpoint_id) + " (triggered at " + seconds_text(slowest.triggered) + "): " +
-                     slowest.subtask + " got its first barrier after " + millis_text(slowest.delay) + ", more than the " +
-                     millis_text(timeout_) + " aligned-checkpoint timeout + " + millis_text(kSlack);
+        violation_ = "checkpoint " + std::to_string(checkpoint_id) + " (triggered at " +
+                     seconds_text(slowest.triggered) + "): " + slowest.subtask +
+                     " got its first barrier after " + millis_text(slowest.delay) +
+                     ", more than the " + millis_text(timeout_) + " aligned-checkpoint timeout + " +
+                     millis_text(kSlack);
     }
 }
 
 Verdict StartDelayOracle::verdict() const {
     if (violation_) return Verdict{false, *violation_};
-    return Verdict{true, std::to_string(judged_) + " completed checkpoints, slowest start delay " + millis_text(longest_) + " (bound " +
-                             millis_text(timeout_ + kSlack) + "; " + std::to_string(excused_) + " excused by faults)"};
+    return Verdict{true, std::to_string(judged_) + " completed checkpoints, slowest start delay " +
+                             millis_text(longest_) + " (bound " + millis_text(timeout_ + kSlack) +
+                             "; " + std::to_string(excused_) + " excused by faults)"};
 }
 
 OracleRegistration start_delay_registration() {
-    return {"start_delay", "with an aligned-checkpoint timeout, no subtask's start delay exceeds the timeout by more than the network's hops",
-            [](const OracleJobFacts& facts) -> std::string {
-                if (facts.job.checkpointing.aligned_checkpoint_timeout > sim::Duration::zero()) return "";
-                return "an aligned_checkpoint_timeout in the job's checkpointing (it bounds start delays by that timeout)";
-            },
-            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
-                return std::make_unique<StartDelayOracle>(run.job.checkpointing.aligned_checkpoint_timeout, run.fault_effect_during);
-            }};
+    return {
+        "start_delay",
+        "with an aligned-checkpoint timeout, no subtask's start delay exceeds the timeout by more than the network's hops",
+        [](const OracleJobFacts& facts) -> std::string {
+            if (facts.job.checkpointing.aligned_checkpoint_timeout > sim::Duration::zero())
+                return "";
+            return "an aligned_checkpoint_timeout in the job's checkpointing (it bounds start delays by that timeout)";
+        },
+        [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+            return std::make_unique<StartDelayOracle>(
+                run.job.checkpointing.aligned_checkpoint_timeout, run.fault_effect_during);
+        }};
 }
 
 }  // namespace eosim::oracles

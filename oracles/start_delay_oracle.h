@@ -27,12 +27,15 @@ public:
     static constexpr sim::Duration kSlack = sim::Duration::millis(50);
 
     using FaultDuring = std::function<bool(sim::Time from, sim::Time to)>;
-    StartDelayOracle(sim::Duration timeout, FaultDuring fault_during) : timeout_(timeout), fault_during_(std::move(fault_during)) {}
+    StartDelayOracle(sim::Duration timeout, FaultDuring fault_during)
+        : timeout_(timeout), fault_during_(std::move(fault_during)) {}
     const char* name() const override { return "start_delay"; }
     Verdict verdict() const override;
 
-    void checkpoint_triggered(sim::Time at, int64_t checkpoint_id, engine::SnapshotType type) override;
-    void checkpoint_completed(sim::Time at, int64_t checkpoint_id, const engine::SourceOffsets&) override;
+    void checkpoint_triggered(sim::Time at, int64_t checkpoint_id,
+                              engine::SnapshotType type) override;
+    void checkpoint_completed(sim::Time at, int64_t checkpoint_id,
+                              const engine::SourceOffsets&) override;
     void task_checkpoint_stats(sim::Time at, const engine::TaskCheckpointStats& stats) override;
 
 private:

@@ -13,7 +13,8 @@ namespace {
 constexpr sim::EventKind kStoragePoll{"oracle.storage_poll"};
 }
 
-const CheckpointReferences::Referenced& CheckpointReferences::of(const std::string& metadata_key, const std::string& text) {
+const CheckpointReferences::Referenced& CheckpointReferences::of(const std::string& metadata_key,
+                                                                 const std::string& text) {
     auto known = parsed_.find(metadata_key);
     if (known != parsed_.end() && known->second.text == text) {
         known->second.used = true;
@@ -26,7 +27,8 @@ const CheckpointReferences::Referenced& CheckpointReferences::of(const std::stri
     entry.referenced.id = checkpoint.id;
     entry.referenced.keys.clear();
     for (const auto& [where, handle] : checkpoint.handles) entry.referenced.keys.push_back(handle);
-    for (const auto& [where, files] : checkpoint.shared) entry.referenced.keys.insert(entry.referenced.keys.end(), files.begin(), files.end());
+    for (const auto& [where, files] : checkpoint.shared)
+        entry.referenced.keys.insert(entry.referenced.keys.end(), files.begin(), files.end());
     return entry.referenced;
 }
 
@@ -35,21 +37,26 @@ void CheckpointReferences::forget_unused() {
     for (auto& [key, entry] : parsed_) entry.used = false;
 }
 
-std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
-                                                     const std::function<bool(const std::string&)>& being_removed,
-                                                     CheckpointReferences& references) {
+std::optional<std::string> find_lost_checkpoint_file(
+    const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
+    const std::function<bool(const std::string&)>& being_removed,
+    CheckpointReferences& references) {
     const std::string prefix = engine::checkpoint_prefix(job);
     std::map<int64_t, const std::string*> by_id;
-    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
-        if (it->first.ends_with("/_metadata") && !being_removed(it->first)) by_id[engine::checkpoint_id_of(it->first)] = &it->first;
+    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix);
+         ++it) {
+        if (it->first.ends_with("/_metadata") && !being_removed(it->first))
+            by_id[engine::checkpoint_id_of(it->first)] = &it->first;
     }
     std::optional<std::string> problem;
     int32_t left = job.checkpointing.retained;
     for (auto it = by_id.rbegin(); it != by_id.rend() && left > 0 && !problem; ++it, --left) {
-        const CheckpointReferences::Referenced& checkpoint = references.of(*it->second, blobs.at(*it->second));
+        const CheckpointReferences::Referenced& checkpoint =
+            references.of(*it->second, blobs.at(*it->second));
         for (const std::string& key : checkpoint.keys) {
             if (blobs.contains(key)) continue;
-            problem = "checkpoint " + std::to_string(checkpoint.id) + " refers to " + key + ", which is not in storage";
+            problem = "checkpoint " + std::to_string(checkpoint.id) + " refers to " + key +
+                      ", which is not in storage";
             break;
         }
     }
@@ -57,32 +64,37 @@ std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job,
     return problem;
 }
 
-std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
-                                                     const std::function<bool(const std::string&)>& being_removed) {
+std::optional<std::string> find_lost_checkpoint_file(
+    const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
+    const std::function<bool(const std::string&)>& being_removed) {
     CheckpointReferences references;
     return find_lost_checkpoint_file(job, blobs, being_removed, references);
 }
 
 std::optional<std::string> SavepointWatch::check(const std::map<std::string, std::string>& blobs) {
     for (auto& [metadata, files] : files_) {
-        const std::string savepoint = metadata.substr(0, metadata.size() - std::string("/_metadata").size());
+        const std::string savepoint =
+            metadata.substr(0, metadata.size() - std::string("/_metadata").size());
         auto stored = blobs.find(metadata);
-        if (stored == blobs.end()) return "savepoint " + savepoint + " is gone from storage (its _metadata was deleted)";
+        if (stored == blobs.end())
+            return "savepoint " + savepoint + " is gone from storage (its _metadata was deleted)";
         if (!files) {
             files.emplace();
-            for (const engine::SavepointOperator& op : engine::parse_savepoint_metadata(stored->second).operators) {
+            for (const engine::SavepointOperator& op :
+                 engine::parse_savepoint_metadata(stored->second).operators) {
                 for (const auto& [subtask, key] : op.subtask_state) files->push_back(key);
             }
         }
         for (const std::string& key : *files) {
-            if (!blobs.contains(key)) return "savepoint " + savepoint + " refers to " + key + ", which is not in storage";
+            if (!blobs.contains(key))
+                return "savepoint " + savepoint + " refers to " + key + ", which is not in storage";
         }
     }
     return std::nullopt;
 }
 
-StorageOracle::StorageOracle(sim::Scheduler& scheduler, const sim::DurableStorage& storage, const engine::JobSpec& job,
-                             sim::Duration poll_interval)
+StorageOracle::StorageOracle(sim::Scheduler& scheduler, const sim::DurableStorage& storage,
+                             const engine::JobSpec& job, sim::Duration poll_interval)
     : scheduler_(scheduler), storage_(storage), job_(job), poll_interval_(poll_interval) {}
 
 void StorageOracle::start() {
@@ -91,7 +103,9 @@ void StorageOracle::start() {
 
 std::optional<std::string> StorageOracle::check() const {
     if (auto lost = find_lost_checkpoint_file(
-            job_, storage_.contents(), [this](const std::string& key) { return storage_.removal_in_flight(key); }, references_)) {
+            job_, storage_.contents(),
+            [this](const std::string& key) { return storage_.removal_in_flight(key); },
+            references_)) {
         return lost;
     }
     return savepoints_.check(storage_.contents());
@@ -106,30 +120,38 @@ void StorageOracle::poll() {
             first_violation_ = *problem + at;
         }
     }
-    scheduler_.schedule(poll_interval_, sim::kNoNode, kStoragePoll, static_cast<uint64_t>(polls_), [this] { poll(); });
+    scheduler_.schedule(poll_interval_, sim::kNoNode, kStoragePoll, static_cast<uint64_t>(polls_),
+                        [this] { poll(); });
 }
 
 Verdict StorageOracle::verdict() const {
     const engine::CheckpointStorageUse use = engine::checkpoint_storage_use(
-        job_, storage_.contents(), [this](const std::string& key) { return storage_.removal_in_flight(key); });
-    const std::string figures = "; at the end " + std::to_string(use.retained.files) + " files (" + std::to_string(use.retained.bytes) +
-                                " bytes) retained, " + std::to_string(use.unretained.files) + " orphans (" +
-                                std::to_string(use.unretained.bytes) + " bytes); " + std::to_string(polls_) + " polls";
+        job_, storage_.contents(),
+        [this](const std::string& key) { return storage_.removal_in_flight(key); });
+    const std::string figures = "; at the end " + std::to_string(use.retained.files) + " files (" +
+                                std::to_string(use.retained.bytes) + " bytes) retained, " +
+                                std::to_string(use.unretained.files) + " orphans (" +
+                                std::to_string(use.unretained.bytes) + " bytes); " +
+                                std::to_string(polls_) + " polls";
     if (first_violation_) return Verdict{false, *first_violation_ + figures};
     if (auto problem = check()) return Verdict{false, *problem + " (at the end)" + figures};
-    return Verdict{true, "every file the retained checkpoints and the " + std::to_string(savepoints_.seen()) +
+    return Verdict{true, "every file the retained checkpoints and the " +
+                             std::to_string(savepoints_.seen()) +
                              " savepoints refer to is in storage" + figures};
 }
 
 OracleRegistration storage_registration() {
-    return {"storage", "no file a retained checkpoint or savepoint needs is ever missing from checkpoint storage",
-            [](const OracleJobFacts&) { return std::string(); },
-            [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
-                auto oracle = std::make_unique<StorageOracle>(run.world.scheduler(), run.world.storage(), run.job);
-                StorageOracle* storage = oracle.get();
-                run.hooks.on_start([storage] { storage->start(); });
-                return oracle;
-            }};
+    return {
+        "storage",
+        "no file a retained checkpoint or savepoint needs is ever missing from checkpoint storage",
+        [](const OracleJobFacts&) { return std::string(); },
+        [](OracleRunContext& run) -> std::unique_ptr<Oracle> {
+            auto oracle = std::make_unique<StorageOracle>(run.world.scheduler(),
+                                                          run.world.storage(), run.job);
+            StorageOracle* storage = oracle.get();
+            run.hooks.on_start([storage] { storage->start(); });
+            return oracle;
+        }};
 }
 
 }  // namespace eosim::oracles

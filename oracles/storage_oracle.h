@@ -45,7 +45,8 @@ public:
     size_t seen() const { return files_.size(); }
 
 private:
-    std::map<std::string, std::optional<std::vector<std::string>>> files_;  // _metadata key -> the state files it names
+    std::map<std::string, std::optional<std::vector<std::string>>>
+        files_;  // _metadata key -> the state files it names
 };
 
 // The files each checkpoint's _metadata refers to (its task state handles, then its shared files),
@@ -65,28 +66,33 @@ public:
 
 private:
     struct Parsed {
-        std::string text;  // the _metadata parsed: a key written again with other bytes is parsed again
+        std::string
+            text;  // the _metadata parsed: a key written again with other bytes is parsed again
         Referenced referenced;
         bool used = false;
     };
     std::map<std::string, Parsed> parsed_;
 };
 
-// The first file a retained checkpoint refers to that `blobs` lacks ("chk-7 refers to <key>"), if any.
-// `references` keeps the parsed _metadata between calls.
-std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
-                                                     const std::function<bool(const std::string&)>& being_removed,
-                                                     CheckpointReferences& references);
-std::optional<std::string> find_lost_checkpoint_file(const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
-                                                     const std::function<bool(const std::string&)>& being_removed);
+// The first file a retained checkpoint refers to that `blobs` lacks ("chk-7 refers to <key>"), if
+// any. `references` keeps the parsed _metadata between calls.
+std::optional<std::string> find_lost_checkpoint_file(
+    const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
+    const std::function<bool(const std::string&)>& being_removed, CheckpointReferences& references);
+std::optional<std::string> find_lost_checkpoint_file(
+    const engine::JobSpec& job, const std::map<std::string, std::string>& blobs,
+    const std::function<bool(const std::string&)>& being_removed);
 
 class StorageOracle final : public Oracle {
 public:
-    StorageOracle(sim::Scheduler& scheduler, const sim::DurableStorage& storage, const engine::JobSpec& job,
+    StorageOracle(sim::Scheduler& scheduler, const sim::DurableStorage& storage,
+                  const engine::JobSpec& job,
                   sim::Duration poll_interval = sim::Duration::millis(100));
     const char* name() const override { return "storage"; }
     Verdict verdict() const override;
-    void savepoint_completed(sim::Time, const std::string& path) override { savepoints_.completed(path); }
+    void savepoint_completed(sim::Time, const std::string& path) override {
+        savepoints_.completed(path);
+    }
     void start();
 
 private:

@@ -32,8 +32,9 @@ public:
     // A verification job of program `job` ran from `from`; `to`: its final savepoint's offsets
     // (nullopt: it read to the input's end). `reader`: its throw-away sink's committed content;
     // `sink_uid`: the uid of the sink it stands in for. `job` must outlive the oracle.
-    void verification_ran(const engine::JobSpec& job, engine::SourceOffsets from, std::optional<engine::SourceOffsets> to,
-                          std::string sink_uid, SinkReader reader);
+    void verification_ran(const engine::JobSpec& job, engine::SourceOffsets from,
+                          std::optional<engine::SourceOffsets> to, std::string sink_uid,
+                          SinkReader reader);
 
 private:
     struct Ran {

@@ -18,8 +18,8 @@ namespace eosim::oracles {
 
 class VisibilityOracle final : public Oracle {
 public:
-    VisibilityOracle(sim::Scheduler& scheduler, const sim::external::KafkaCluster& kafka, std::string topic,
-                     sim::Duration poll_interval = sim::Duration::millis(50));
+    VisibilityOracle(sim::Scheduler& scheduler, const sim::external::KafkaCluster& kafka,
+                     std::string topic, sim::Duration poll_interval = sim::Duration::millis(50));
     const char* name() const override { return "visibility"; }
     Verdict verdict() const override;
     void start();

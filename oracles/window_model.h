@@ -21,9 +21,9 @@
 #include <optional>
 #include <vector>
 
+#include "engine/runtime/window_operator.h"
 #include "engine/vocabulary/job_spec.h"
 #include "engine/vocabulary/record.h"
-#include "engine/runtime/window_operator.h"
 #include "oracles/record_multiset.h"
 
 namespace eosim::oracles {
@@ -32,8 +32,10 @@ namespace eosim::oracles {
 class SplitWatermark {
 public:
     // `out_of_orderness_ms`: absent when the source emits no watermarks (every record in-bound).
-    explicit SplitWatermark(std::optional<int64_t> out_of_orderness_ms) : bound_ms_(out_of_orderness_ms) {}
-    // Whether a record with `timestamp`, next in the split, is in-bound; then takes it into account.
+    explicit SplitWatermark(std::optional<int64_t> out_of_orderness_ms)
+        : bound_ms_(out_of_orderness_ms) {}
+    // Whether a record with `timestamp`, next in the split, is in-bound; then takes it into
+    // account.
     bool next(int64_t timestamp);
 
 private:
@@ -76,7 +78,7 @@ public:
 
 private:
     engine::WindowSpec spec_;
-    std::map<WindowId, WindowTotals> windows_;  // time windows
+    std::map<WindowId, WindowTotals> windows_;                 // time windows
     std::map<int64_t, engine::CountWindowContents> counting_;  // count windows: per key
     std::vector<engine::Record> count_results_;
     std::vector<engine::Record> out_of_bound_;

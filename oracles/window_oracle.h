@@ -38,7 +38,8 @@
 // values beyond the total (their chain has no order to check), the order of the sink's records,
 // windows whose results go through other vertices before the sink (the loader refuses that).
 // When the run was cut before the job finished, or the job failed as the scenario expects
-// ({"job_failure": ...}), windows not yet (fully) fired are noted, not judged; what fired must be right.
+// ({"job_failure": ...}), windows not yet (fully) fired are noted, not judged; what fired must be
+// right.
 #include <functional>
 #include <optional>
 #include <string>
@@ -65,9 +66,12 @@ public:
     using TimedReader = std::function<std::vector<engine::Record>()>;
     // `late`: empty when the window has no late output edge. `idleness`: a source upstream marks
     // idle splits (in-bound records may then be late too).
-    WindowOutputOracle(const WindowModel& model, std::string window_vertex, TimedReader results, TimedReader late,
-                       bool idleness)
-        : model_(model), vertex_(std::move(window_vertex)), results_(std::move(results)), late_(std::move(late)),
+    WindowOutputOracle(const WindowModel& model, std::string window_vertex, TimedReader results,
+                       TimedReader late, bool idleness)
+        : model_(model),
+          vertex_(std::move(window_vertex)),
+          results_(std::move(results)),
+          late_(std::move(late)),
           idleness_(idleness) {}
     const char* name() const override { return "window_output"; }
     Verdict verdict() const override;
@@ -75,8 +79,10 @@ public:
     void set_run_cut(std::string reason) { run_cut_ = std::move(reason); }
 
 private:
-    Verdict time_window_verdict(const std::vector<engine::Record>& results, const std::vector<engine::Record>& late) const;
-    Verdict count_window_verdict(const std::vector<engine::Record>& results, const std::vector<engine::Record>& late) const;
+    Verdict time_window_verdict(const std::vector<engine::Record>& results,
+                                const std::vector<engine::Record>& late) const;
+    Verdict count_window_verdict(const std::vector<engine::Record>& results,
+                                 const std::vector<engine::Record>& late) const;
 
     const WindowModel& model_;
     std::string vertex_;

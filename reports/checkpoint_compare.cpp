@@ -13,7 +13,8 @@ namespace {
 
 std::string reasons_text(const std::map<std::string, int64_t>& reasons) {
     std::string text;
-    for (const auto& [reason, count] : reasons) text += (text.empty() ? "" : ", ") + reason + " " + std::to_string(count);
+    for (const auto& [reason, count] : reasons)
+        text += (text.empty() ? "" : ", ") + reason + " " + std::to_string(count);
     return text.empty() ? "-" : text;
 }
 
@@ -47,13 +48,16 @@ std::vector<ScenarioCheckpoints> checkpoints_per_scenario(const std::vector<RunR
         ++s.runs;
         s.completed += f.checkpoints_completed;
         s.failed += f.checkpoints_aborted;
-        for (const auto& [reason, count] : f.checkpoints_aborted_by_reason) s.failed_by_reason[reason] += count;
+        for (const auto& [reason, count] : f.checkpoints_aborted_by_reason)
+            s.failed_by_reason[reason] += count;
         s.unaligned += f.checkpoints_unaligned;
-        if (f.checkpoints_completed > 0) p50s[r.scenario].push_back(f.checkpoint_duration_median_ms);
+        if (f.checkpoints_completed > 0)
+            p50s[r.scenario].push_back(f.checkpoint_duration_median_ms);
         s.duration_max_ms = std::max(s.duration_max_ms, f.checkpoint_duration_max_ms);
         s.start_delay_max_ms = std::max(s.start_delay_max_ms, f.start_delay_max_ms);
         s.alignment_max_ms = std::max(s.alignment_max_ms, f.alignment_max_ms);
-        s.failed_start_delay_max_ms = std::max(s.failed_start_delay_max_ms, f.failed_start_delay_max_ms);
+        s.failed_start_delay_max_ms =
+            std::max(s.failed_start_delay_max_ms, f.failed_start_delay_max_ms);
         s.failed_alignment_max_ms = std::max(s.failed_alignment_max_ms, f.failed_alignment_max_ms);
         s.persisted_bytes_max = std::max(s.persisted_bytes_max, f.persisted_bytes_max);
         s.restarts += f.restarts;
@@ -76,19 +80,23 @@ void write_checkpoint_table(std::ostream& out, const std::vector<ScenarioCheckpo
     for (const ScenarioCheckpoints& s : rows) name_width = std::max(name_width, s.scenario.size());
     char line[512];
     auto row = [&](const std::string& name, const std::vector<std::string>& v) {
-        std::snprintf(line, sizeof line, "%-*s %5s %4s %8s %8s %8s %8s %8s %8s %8s %8s\n", static_cast<int>(name_width),
-                      name.c_str(), v[0].c_str(), v[1].c_str(), v[2].c_str(), v[3].c_str(), v[4].c_str(), v[5].c_str(), v[6].c_str(),
+        std::snprintf(line, sizeof line, "%-*s %5s %4s %8s %8s %8s %8s %8s %8s %8s %8s\n",
+                      static_cast<int>(name_width), name.c_str(), v[0].c_str(), v[1].c_str(),
+                      v[2].c_str(), v[3].c_str(), v[4].c_str(), v[5].c_str(), v[6].c_str(),
                       v[7].c_str(), v[8].c_str(), v[9].c_str());
         out << line;
     };
     out << "checkpoints per scenario over its runs (ok: completed; fail: expired, declined, subsumed, failed; delay, align:\n"
            "their maximum start delay and alignment, f.: of the failed ones; persist: the most channel state persisted)\n";
-    row("scenario", {"ok", "fail", "dur p50", "dur max", "delay", "align", "f.delay", "f.align", "persist", "restarts"});
+    row("scenario", {"ok", "fail", "dur p50", "dur max", "delay", "align", "f.delay", "f.align",
+                     "persist", "restarts"});
     for (const ScenarioCheckpoints& s : rows) {
-        row(s.scenario, {std::to_string(s.completed), std::to_string(s.failed), ms_text(s.duration_p50_ms), ms_text(s.duration_max_ms),
-                         ms_text(s.start_delay_max_ms), ms_text(s.alignment_max_ms),
-                         s.failed == 0 ? "-" : ms_text(s.failed_start_delay_max_ms), s.failed == 0 ? "-" : ms_text(s.failed_alignment_max_ms),
-                         bytes_text(static_cast<double>(s.persisted_bytes_max)), std::to_string(s.restarts)});
+        row(s.scenario,
+            {std::to_string(s.completed), std::to_string(s.failed), ms_text(s.duration_p50_ms),
+             ms_text(s.duration_max_ms), ms_text(s.start_delay_max_ms), ms_text(s.alignment_max_ms),
+             s.failed == 0 ? "-" : ms_text(s.failed_start_delay_max_ms),
+             s.failed == 0 ? "-" : ms_text(s.failed_alignment_max_ms),
+             bytes_text(static_cast<double>(s.persisted_bytes_max)), std::to_string(s.restarts)});
     }
 }
 
@@ -106,11 +114,14 @@ void write_checkpoint_compare(std::ostream& out, const std::vector<ScenarioCheck
         }
         widths.push_back(width);
     }
-    auto pad = [](const std::string& text, size_t width) { return text + std::string(width > text.size() ? width - text.size() : 0, ' '); };
+    auto pad = [](const std::string& text, size_t width) {
+        return text + std::string(width > text.size() ? width - text.size() : 0, ' ');
+    };
     // Every column padded but the last (no trailing blanks).
     auto line = [&](const std::string& label, const std::function<std::string(size_t)>& cell) {
         out << pad(label, label_width);
-        for (size_t c = 0; c < rows.size(); ++c) out << "  " << (c + 1 == rows.size() ? cell(c) : pad(cell(c), widths[c]));
+        for (size_t c = 0; c < rows.size(); ++c)
+            out << "  " << (c + 1 == rows.size() ? cell(c) : pad(cell(c), widths[c]));
         out << '\n';
     };
     out << "compare: checkpoints side by side\n";
@@ -123,11 +134,14 @@ void write_checkpoint_compare(std::ostream& out, const std::vector<ScenarioCheck
 void write_checkpoint_table_html(std::ostream& out, const std::vector<ScenarioCheckpoints>& rows) {
     if (rows.empty()) return;
     out << "<h3>Checkpoints per scenario</h3>\n<table>\n<tr><th>scenario</th>";
-    for (const auto& [label, value] : cells(rows.front())) out << "<th>" << xml_escape(label) << "</th>";
+    for (const auto& [label, value] : cells(rows.front()))
+        out << "<th>" << xml_escape(label) << "</th>";
     out << "</tr>\n";
     for (const ScenarioCheckpoints& s : rows) {
-        out << "<tr" << (s.failed > 0 ? " class=\"bad\"" : "") << "><td>" << xml_escape(s.scenario) << "</td>";
-        for (const auto& [label, value] : cells(s)) out << "<td class=\"n\">" << xml_escape(value) << "</td>";
+        out << "<tr" << (s.failed > 0 ? " class=\"bad\"" : "") << "><td>" << xml_escape(s.scenario)
+            << "</td>";
+        for (const auto& [label, value] : cells(s))
+            out << "<td class=\"n\">" << xml_escape(value) << "</td>";
         out << "</tr>\n";
     }
     out << "</table>\n<p class=\"links\">Over each scenario's runs: failed checkpoints are those that expired, were declined or "

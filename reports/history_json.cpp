@@ -60,7 +60,8 @@ json to_json(const scenarios::CheckpointGroupSummary& g) {
             {"alignment_ms", to_json(g.alignment_ms)}};
 }
 
-scenarios::CheckpointGroupSummary group_from_json(const json& j, const char* key, const std::string& path) {
+scenarios::CheckpointGroupSummary group_from_json(const json& j, const char* key,
+                                                  const std::string& path) {
     scenarios::CheckpointGroupSummary g;
     if (!j.is_object() || !j.contains(key)) return g;
     const json& v = j.at(key);
@@ -108,7 +109,8 @@ json checkpoints_to_json(const std::vector<scenarios::CheckpointStats>& checkpoi
     return out;
 }
 
-std::vector<scenarios::CheckpointStats> checkpoints_from_json(const json& j, const std::string& path) {
+std::vector<scenarios::CheckpointStats> checkpoints_from_json(const json& j,
+                                                              const std::string& path) {
     if (!j.is_array()) throw RecordError(path + ": expected an array");
     std::vector<scenarios::CheckpointStats> out;
     for (size_t i = 0; i < j.size(); ++i) {
@@ -134,7 +136,8 @@ std::vector<scenarios::CheckpointStats> checkpoints_from_json(const json& j, con
         c.failure = optional_field<std::string>(e, "failure", at, "");
         c.restored_uncompleted = optional_field<bool>(e, "restored_uncompleted", at, false);
         const json& tasks = optional_array(e, "tasks", at);
-        for (size_t t = 0; t < tasks.size(); ++t) c.tasks.push_back(task_from_json(tasks[t], at + "/tasks/" + std::to_string(t)));
+        for (size_t t = 0; t < tasks.size(); ++t)
+            c.tasks.push_back(task_from_json(tasks[t], at + "/tasks/" + std::to_string(t)));
         out.push_back(std::move(c));
     }
     return out;
@@ -144,7 +147,8 @@ json to_json(const scenarios::CheckpointStatsSummary& s) {
     return {{"completed", to_json(s.completed_summary)}, {"failed", to_json(s.failed_summary)}};
 }
 
-scenarios::CheckpointStatsSummary checkpoint_summary_from_json(const json& j, const std::string& path) {
+scenarios::CheckpointStatsSummary checkpoint_summary_from_json(const json& j,
+                                                               const std::string& path) {
     scenarios::CheckpointStatsSummary s;
     s.completed_summary = group_from_json(j, "completed", path);
     s.failed_summary = group_from_json(j, "failed", path);
@@ -155,18 +159,24 @@ scenarios::CheckpointStatsSummary checkpoint_summary_from_json(const json& j, co
 json status_history_to_json(const std::vector<scenarios::JobStatusChange>& changes) {
     json out = json::array();
     for (const scenarios::JobStatusChange& c : changes) {
-        out.push_back({{"at_s", c.at_s}, {"status", c.status}, {"deployment", c.deployment}, {"detail", c.detail}});
+        out.push_back({{"at_s", c.at_s},
+                       {"status", c.status},
+                       {"deployment", c.deployment},
+                       {"detail", c.detail}});
     }
     return out;
 }
 
-std::vector<scenarios::JobStatusChange> status_history_from_json(const json& j, const std::string& path) {
+std::vector<scenarios::JobStatusChange> status_history_from_json(const json& j,
+                                                                 const std::string& path) {
     if (!j.is_array()) throw RecordError(path + ": expected an array");
     std::vector<scenarios::JobStatusChange> out;
     for (size_t i = 0; i < j.size(); ++i) {
         const std::string at = path + "/" + std::to_string(i);
-        out.push_back({optional_field<double>(j[i], "at_s", at, 0), field<std::string>(j[i], "status", at),
-                       optional_field<std::string>(j[i], "deployment", at, "v1"), optional_field<std::string>(j[i], "detail", at, "")});
+        out.push_back({optional_field<double>(j[i], "at_s", at, 0),
+                       field<std::string>(j[i], "status", at),
+                       optional_field<std::string>(j[i], "deployment", at, "v1"),
+                       optional_field<std::string>(j[i], "detail", at, "")});
     }
     return out;
 }
@@ -174,8 +184,11 @@ std::vector<scenarios::JobStatusChange> status_history_from_json(const json& j, 
 json exceptions_to_json(const std::vector<scenarios::JobException>& exceptions) {
     json out = json::array();
     for (const scenarios::JobException& e : exceptions) {
-        json x = {{"at_s", e.at_s},     {"attempt", e.attempt}, {"attempt_name", e.attempt_name},
-                  {"status_after", e.status_after}, {"reason", e.reason}};
+        json x = {{"at_s", e.at_s},
+                  {"attempt", e.attempt},
+                  {"attempt_name", e.attempt_name},
+                  {"status_after", e.status_after},
+                  {"reason", e.reason}};
         if (!e.root_cause.empty()) x["root_cause"] = e.root_cause;
         if (e.job_manager) x["job_manager"] = true;
         out.push_back(std::move(x));
@@ -188,9 +201,11 @@ std::vector<scenarios::JobException> exceptions_from_json(const json& j, const s
     std::vector<scenarios::JobException> out;
     for (size_t i = 0; i < j.size(); ++i) {
         const std::string at = path + "/" + std::to_string(i);
-        out.push_back({optional_field<double>(j[i], "at_s", at, 0), optional_field<int64_t>(j[i], "attempt", at, 0),
+        out.push_back({optional_field<double>(j[i], "at_s", at, 0),
+                       optional_field<int64_t>(j[i], "attempt", at, 0),
                        optional_field<std::string>(j[i], "attempt_name", at, ""),
-                       optional_field<std::string>(j[i], "status_after", at, ""), field<std::string>(j[i], "reason", at),
+                       optional_field<std::string>(j[i], "status_after", at, ""),
+                       field<std::string>(j[i], "reason", at),
                        optional_field<std::string>(j[i], "root_cause", at, ""),
                        optional_field<bool>(j[i], "job_manager", at, false)});
     }
@@ -211,7 +226,8 @@ json deployments_to_json(const std::vector<scenarios::DeploymentSpan>& deploymen
     return out;
 }
 
-std::vector<scenarios::DeploymentSpan> deployments_from_json(const json& j, const std::string& path) {
+std::vector<scenarios::DeploymentSpan> deployments_from_json(const json& j,
+                                                             const std::string& path) {
     if (!j.is_array()) throw RecordError(path + ": expected an array");
     std::vector<scenarios::DeploymentSpan> out;
     for (size_t i = 0; i < j.size(); ++i) {
@@ -242,13 +258,16 @@ json back_pressure_to_json(const std::vector<scenarios::VertexBackPressure>& ver
     return out;
 }
 
-std::vector<scenarios::VertexBackPressure> back_pressure_from_json(const json& j, const std::string& path) {
+std::vector<scenarios::VertexBackPressure> back_pressure_from_json(const json& j,
+                                                                   const std::string& path) {
     if (!j.is_array()) throw RecordError(path + ": expected an array");
     std::vector<scenarios::VertexBackPressure> out;
     for (size_t i = 0; i < j.size(); ++i) {
         const std::string at = path + "/" + std::to_string(i);
-        out.push_back({field<std::string>(j[i], "vertex", at), optional_field<double>(j[i], "busy", at, 0),
-                       optional_field<double>(j[i], "backpressured", at, 0), optional_field<double>(j[i], "idle", at, 0),
+        out.push_back({field<std::string>(j[i], "vertex", at),
+                       optional_field<double>(j[i], "busy", at, 0),
+                       optional_field<double>(j[i], "backpressured", at, 0),
+                       optional_field<double>(j[i], "idle", at, 0),
                        optional_field<int64_t>(j[i], "samples", at, 0)});
     }
     return out;

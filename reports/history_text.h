@@ -16,14 +16,20 @@ namespace eosim::reports {
 
 void write_checkpoint_summary(std::ostream& out, const scenarios::CheckpointStatsSummary& summary);
 // Per checkpoint, as Flink's History tab (the first and last 20 of a long run).
-void write_checkpoint_history(std::ostream& out, const std::vector<scenarios::CheckpointStats>& checkpoints);
-void write_savepoints(std::ostream& out, const std::vector<scenarios::CheckpointStats>& checkpoints);
-void write_deployments(std::ostream& out, const std::vector<scenarios::DeploymentSpan>& deployments);
-void write_status_history(std::ostream& out, const std::vector<scenarios::JobStatusChange>& changes);
+void write_checkpoint_history(std::ostream& out,
+                              const std::vector<scenarios::CheckpointStats>& checkpoints);
+void write_savepoints(std::ostream& out,
+                      const std::vector<scenarios::CheckpointStats>& checkpoints);
+void write_deployments(std::ostream& out,
+                       const std::vector<scenarios::DeploymentSpan>& deployments);
+void write_status_history(std::ostream& out,
+                          const std::vector<scenarios::JobStatusChange>& changes);
 void write_exceptions(std::ostream& out, const std::vector<scenarios::JobException>& exceptions);
 // A warning per checkpoint restored although no JobManager completed it (nothing when none was).
-void write_uncompleted_restores(std::ostream& out, const std::vector<scenarios::CheckpointStats>& checkpoints);
-void write_back_pressure(std::ostream& out, const std::vector<scenarios::VertexBackPressure>& vertices);
+void write_uncompleted_restores(std::ostream& out,
+                                const std::vector<scenarios::CheckpointStats>& checkpoints);
+void write_back_pressure(std::ostream& out,
+                         const std::vector<scenarios::VertexBackPressure>& vertices);
 // "12%".
 std::string percent_text(double share);
 

@@ -19,14 +19,15 @@
 namespace eosim::reports {
 
 struct HtmlReport {
-    std::string title;                    // "eosim suite default"
-    std::vector<std::string> facts;       // lines under the title: command, jobs, shards, wall time
-    std::vector<std::string> warnings;    // e.g. runs of the plan without a result
+    std::string title;                  // "eosim suite default"
+    std::vector<std::string> facts;     // lines under the title: command, jobs, shards, wall time
+    std::vector<std::string> warnings;  // e.g. runs of the plan without a result
     SuiteSummary summary;
-    std::vector<RunRecord> records;       // sorted by scenario, then seed
-    bool run_files = true;                // shown runs have <run_file_stem>.json and .trace.json next to the page
+    std::vector<RunRecord> records;  // sorted by scenario, then seed
+    bool run_files = true;  // shown runs have <run_file_stem>.json and .trace.json next to the page
     size_t max_drawn_per_scenario = 10;
-    const SensitivityTable* sensitivity = nullptr;  // suite --sensitivity: its section after the summary
+    const SensitivityTable* sensitivity =
+        nullptr;  // suite --sensitivity: its section after the summary
 };
 
 // Whether a run gets its own section, files and timeline in a report: it did not pass, or its

@@ -15,7 +15,8 @@ T field(const nlohmann::json& j, const char* key, const std::string& path) {
     try {
         return j.at(key).get<T>();
     } catch (const nlohmann::json::exception&) {
-        throw RecordError(path + "/" + key + ": unexpected type " + std::string(j.at(key).type_name()));
+        throw RecordError(path + "/" + key + ": unexpected type " +
+                          std::string(j.at(key).type_name()));
     }
 }
 
@@ -26,7 +27,8 @@ T optional_field(const nlohmann::json& j, const char* key, const std::string& pa
 }
 
 // The array at `key` (empty when absent); RecordError when it is not an array.
-inline const nlohmann::json& optional_array(const nlohmann::json& j, const char* key, const std::string& path) {
+inline const nlohmann::json& optional_array(const nlohmann::json& j, const char* key,
+                                            const std::string& path) {
     static const nlohmann::json empty = nlohmann::json::array();
     if (!j.is_object() || !j.contains(key)) return empty;
     if (!j.at(key).is_array()) throw RecordError(path + "/" + key + ": expected an array");

@@ -36,12 +36,15 @@ std::string failure_text(const RunRecord& r) {
             char at[32];
             std::snprintf(at, sizeof at, "%.3fs", static_cast<double>(f.at_ns) / 1e9);
             const bool says_so = f.action.find("skipped") != std::string::npos;
-            out << "  " << at << ' ' << f.kind << ": " << f.action << (f.skipped && !says_so ? " (skipped)" : "") << '\n';
+            out << "  " << at << ' ' << f.kind << ": " << f.action
+                << (f.skipped && !says_so ? " (skipped)" : "") << '\n';
         }
     }
     if (!r.trace_hash.empty()) out << "trace hash: " << r.trace_hash << '\n';
     if (!r.state_hash.empty()) out << "state hash: " << r.state_hash << '\n';
-    if (!r.stderr_tail.empty()) out << "standard error (end):\n" << r.stderr_tail << (r.stderr_tail.back() == '\n' ? "" : "\n");
+    if (!r.stderr_tail.empty())
+        out << "standard error (end):\n"
+            << r.stderr_tail << (r.stderr_tail.back() == '\n' ? "" : "\n");
     out << "reproduce:  " << r.reproduce << '\n';
     return out.str();
 }
@@ -65,8 +68,8 @@ Counts count(const std::vector<const RunRecord*>& runs) {
 }
 
 void write_testcase(std::ostream& out, const std::string& class_name, const RunRecord& r) {
-    out << "    <testcase name=\"seed " << r.seed << "\" classname=\"" << xml_escape(class_name) << "\" time=\""
-        << fixed(r.wall_seconds, 3) << "\"";
+    out << "    <testcase name=\"seed " << r.seed << "\" classname=\"" << xml_escape(class_name)
+        << "\" time=\"" << fixed(r.wall_seconds, 3) << "\"";
     const bool has_faults = r.figures.faults_planned > 0;
     if (r.status == RunStatus::passed && !has_faults) {
         out << "/>\n";
@@ -74,10 +77,10 @@ void write_testcase(std::ostream& out, const std::string& class_name, const RunR
     }
     out << ">\n";
     if (has_faults) {  // every planned fault accounted for (scenarios/fault_accounting.h)
-        const scenarios::FaultTally t{r.figures.faults_planned, r.figures.faults_fired, r.figures.faults_without_effect,
-                                      r.figures.faults_not_fired};
-        out << "      <properties><property name=\"faults\" value=\"" << xml_escape(describe_fault_tally(t))
-            << "\"/></properties>\n";
+        const scenarios::FaultTally t{r.figures.faults_planned, r.figures.faults_fired,
+                                      r.figures.faults_without_effect, r.figures.faults_not_fired};
+        out << "      <properties><property name=\"faults\" value=\""
+            << xml_escape(describe_fault_tally(t)) << "\"/></properties>\n";
     }
     if (r.status == RunStatus::passed) {
         out << "    </testcase>\n";
@@ -91,29 +94,34 @@ void write_testcase(std::ostream& out, const std::string& class_name, const RunR
             break;
         }
     }
-    out << "      <" << element << " message=\"" << xml_escape(one_line(r.reason)) << "\" type=\"" << xml_escape(type)
-        << "\">" << xml_escape(failure_text(r)) << "</" << element << ">\n";
+    out << "      <" << element << " message=\"" << xml_escape(one_line(r.reason)) << "\" type=\""
+        << xml_escape(type) << "\">" << xml_escape(failure_text(r)) << "</" << element << ">\n";
     out << "    </testcase>\n";
 }
 
 // The extra testcase of a scenario with "sometimes" expectations; "" for none.
-std::string sometimes_testcase(const std::string& scenario, const SuiteSummary* summary, Counts& counts) {
+std::string sometimes_testcase(const std::string& scenario, const SuiteSummary* summary,
+                               Counts& counts) {
     if (summary == nullptr) return "";
     for (const ScenarioSummary& s : summary->scenarios) {
         if (s.scenario != scenario || s.sometimes_runs.empty()) continue;
         std::ostringstream out;
         ++counts.tests;
-        out << "    <testcase name=\"sometimes\" classname=\"" << xml_escape("eosim." + scenario) << "\" time=\"0.000\"";
+        out << "    <testcase name=\"sometimes\" classname=\"" << xml_escape("eosim." + scenario)
+            << "\" time=\"0.000\"";
         if (s.sometimes_missing.empty()) {
             out << "/>\n";
             return out.str();
         }
         ++counts.failures;
         std::string missing;
-        for (const std::string& combination : s.sometimes_missing) missing += (missing.empty() ? "" : ", ") + combination;
-        std::string text = "coverage combinations the scenario expects in some run, and in how many of its " +
-                           std::to_string(s.runs) + " runs they happened:\n";
-        for (const auto& [combination, runs] : s.sometimes_runs) text += "  " + combination + ": " + std::to_string(runs) + "\n";
+        for (const std::string& combination : s.sometimes_missing)
+            missing += (missing.empty() ? "" : ", ") + combination;
+        std::string text =
+            "coverage combinations the scenario expects in some run, and in how many of its " +
+            std::to_string(s.runs) + " runs they happened:\n";
+        for (const auto& [combination, runs] : s.sometimes_runs)
+            text += "  " + combination + ": " + std::to_string(runs) + "\n";
         out << ">\n      <failure message=\"" << xml_escape("never happened in any run: " + missing)
             << "\" type=\"sometimes\">" << xml_escape(text) << "</failure>\n    </testcase>\n";
         return out.str();
@@ -123,8 +131,8 @@ std::string sometimes_testcase(const std::string& scenario, const SuiteSummary* 
 
 }  // namespace
 
-void write_junit(std::ostream& out, const std::string& suite_name, const std::vector<RunRecord>& records,
-                 const SuiteSummary* summary) {
+void write_junit(std::ostream& out, const std::string& suite_name,
+                 const std::vector<RunRecord>& records, const SuiteSummary* summary) {
     std::map<std::string, std::vector<const RunRecord*>> by_scenario;
     std::vector<const RunRecord*> all;
     for (const RunRecord& r : records) {
@@ -133,21 +141,24 @@ void write_junit(std::ostream& out, const std::string& suite_name, const std::ve
     }
     std::map<std::string, std::string> extra;
     std::map<std::string, Counts> extra_counts;
-    for (const auto& [scenario, runs] : by_scenario) extra[scenario] = sometimes_testcase(scenario, summary, extra_counts[scenario]);
+    for (const auto& [scenario, runs] : by_scenario)
+        extra[scenario] = sometimes_testcase(scenario, summary, extra_counts[scenario]);
     Counts total = count(all);
     for (const auto& [scenario, c] : extra_counts) {
         total.tests += c.tests;
         total.failures += c.failures;
     }
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out << "<testsuites name=\"" << xml_escape(suite_name) << "\" tests=\"" << total.tests << "\" failures=\""
-        << total.failures << "\" errors=\"" << total.errors << "\" time=\"" << fixed(total.seconds, 3) << "\">\n";
+    out << "<testsuites name=\"" << xml_escape(suite_name) << "\" tests=\"" << total.tests
+        << "\" failures=\"" << total.failures << "\" errors=\"" << total.errors << "\" time=\""
+        << fixed(total.seconds, 3) << "\">\n";
     for (const auto& [scenario, runs] : by_scenario) {
         Counts c = count(runs);
         c.tests += extra_counts[scenario].tests;
         c.failures += extra_counts[scenario].failures;
-        out << "  <testsuite name=\"" << xml_escape(scenario) << "\" tests=\"" << c.tests << "\" failures=\""
-            << c.failures << "\" errors=\"" << c.errors << "\" skipped=\"0\" time=\"" << fixed(c.seconds, 3) << "\">\n";
+        out << "  <testsuite name=\"" << xml_escape(scenario) << "\" tests=\"" << c.tests
+            << "\" failures=\"" << c.failures << "\" errors=\"" << c.errors
+            << "\" skipped=\"0\" time=\"" << fixed(c.seconds, 3) << "\">\n";
         for (const RunRecord* r : runs) write_testcase(out, "eosim." + scenario, *r);
         out << extra[scenario];
         out << "  </testsuite>\n";

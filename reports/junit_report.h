@@ -18,7 +18,7 @@ namespace eosim::reports {
 // `records` in the order they are to appear (sorted by scenario, then seed, by the caller). With
 // `summary`, a scenario that expects coverage combinations "sometimes" gets one more testcase,
 // "sometimes", failing when one never happened.
-void write_junit(std::ostream& out, const std::string& suite_name, const std::vector<RunRecord>& records,
-                 const SuiteSummary* summary = nullptr);
+void write_junit(std::ostream& out, const std::string& suite_name,
+                 const std::vector<RunRecord>& records, const SuiteSummary* summary = nullptr);
 
 }  // namespace eosim::reports

@@ -14,9 +14,12 @@
 namespace eosim::reports {
 
 nlohmann::json placements_to_json(const std::vector<scenarios::AttemptPlacement>& placements);
-std::vector<scenarios::AttemptPlacement> placements_from_json(const nlohmann::json& j, const std::string& path);
+std::vector<scenarios::AttemptPlacement> placements_from_json(const nlohmann::json& j,
+                                                              const std::string& path);
 
-void write_placements(std::ostream& out, const std::vector<scenarios::AttemptPlacement>& placements);
-void write_placements_html(std::ostream& out, const std::vector<scenarios::AttemptPlacement>& placements);
+void write_placements(std::ostream& out,
+                      const std::vector<scenarios::AttemptPlacement>& placements);
+void write_placements_html(std::ostream& out,
+                           const std::vector<scenarios::AttemptPlacement>& placements);
 
 }  // namespace eosim::reports

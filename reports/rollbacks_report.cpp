@@ -48,7 +48,8 @@ std::vector<oracles::Rollback> rollbacks_from_json(const json& j, const std::str
         const json& sinks = optional_array(j[i], "sinks", at);
         for (size_t k = 0; k < sinks.size(); ++k) {
             const std::string sink_at = at + "/sinks/" + std::to_string(k);
-            r.sinks.push_back({field<std::string>(sinks[k], "sink", sink_at), field<int64_t>(sinks[k], "rolled_back_checkpoint", sink_at),
+            r.sinks.push_back({field<std::string>(sinks[k], "sink", sink_at),
+                               field<int64_t>(sinks[k], "rolled_back_checkpoint", sink_at),
                                field<std::string>(sinks[k], "rolled_back_deployment", sink_at),
                                field<int64_t>(sinks[k], "records_re_emitted", sink_at)});
         }
@@ -58,22 +59,26 @@ std::vector<oracles::Rollback> rollbacks_from_json(const json& j, const std::str
 }
 
 void write_rollbacks_text(std::ostream& out, const std::vector<oracles::Rollback>& rollbacks) {
-    for (const oracles::Rollback& r : rollbacks) out << "WARNING     rollback: " << r.describe() << '\n';
+    for (const oracles::Rollback& r : rollbacks)
+        out << "WARNING     rollback: " << r.describe() << '\n';
 }
 
 void write_rollbacks_html(std::ostream& out, const std::vector<oracles::Rollback>& rollbacks) {
     if (rollbacks.empty()) return;
-    out << "<div class=\"warning\"><b>Warning: " << rollbacks.size() << (rollbacks.size() == 1 ? " rollback" : " rollbacks")
+    out << "<div class=\"warning\"><b>Warning: " << rollbacks.size()
+        << (rollbacks.size() == 1 ? " rollback" : " rollbacks")
         << "</b> (a restore older than what an exactly-once sink already committed: the sink commits that output again; "
            "a failure only where the scenario lists <code>no_rollbacks</code>)\n<table>\n<tr><th>at</th><th>attempt</th>"
            "<th>restored</th><th>rolls back (committed)</th><th>records re-emitted</th></tr>\n";
     for (const oracles::Rollback& r : rollbacks) {
         char at[32];
         std::snprintf(at, sizeof at, "%.3fs", r.at_s);
-        out << "<tr><td class=\"n\">" << at << "</td><td>" << xml_escape(r.attempt) << "</td><td>" << xml_escape(r.restored)
-            << "</td><td>checkpoint " << r.rolled_back_checkpoint << " (" << xml_escape(r.rolled_back_deployment) << ")</td><td>";
+        out << "<tr><td class=\"n\">" << at << "</td><td>" << xml_escape(r.attempt) << "</td><td>"
+            << xml_escape(r.restored) << "</td><td>checkpoint " << r.rolled_back_checkpoint << " ("
+            << xml_escape(r.rolled_back_deployment) << ")</td><td>";
         for (size_t i = 0; i < r.sinks.size(); ++i) {
-            out << (i == 0 ? "" : ", ") << xml_escape(r.sinks[i].sink) << ": " << r.sinks[i].records_re_emitted;
+            out << (i == 0 ? "" : ", ") << xml_escape(r.sinks[i].sink) << ": "
+                << r.sinks[i].records_re_emitted;
         }
         out << "</td></tr>\n";
     }

@@ -15,7 +15,8 @@ namespace eosim::reports {
 
 nlohmann::json rollbacks_to_json(const std::vector<oracles::Rollback>& rollbacks);
 // RecordError (reports/run_record.h) naming the JSON path of what is wrong.
-std::vector<oracles::Rollback> rollbacks_from_json(const nlohmann::json& j, const std::string& path);
+std::vector<oracles::Rollback> rollbacks_from_json(const nlohmann::json& j,
+                                                   const std::string& path);
 // "WARNING     rollback: ..." one line each; nothing without rollbacks.
 void write_rollbacks_text(std::ostream& out, const std::vector<oracles::Rollback>& rollbacks);
 // A warning box with a table: when, the attempt, what it restored, the newest committed checkpoint

@@ -8,8 +8,8 @@
 #include "reports/anomaly_report.h"
 #include "reports/history_json.h"
 #include "reports/json_fields.h"
-#include "reports/rollbacks_report.h"
 #include "reports/placement_report.h"
+#include "reports/rollbacks_report.h"
 #include "reports/run_report.h"
 #include "reports/xml_text.h"
 #include "scenarios/fault_json.h"
@@ -29,12 +29,16 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.wall_seconds = optional_field<double>(j, "wall_seconds", path, 0);
     f.checkpoints_completed = optional_field<int64_t>(j, "checkpoints_completed", path, 0);
     f.checkpoints_aborted = optional_field<int64_t>(j, "checkpoints_aborted", path, 0);
-    f.checkpoints_aborted_by_reason =
-        optional_field<std::map<std::string, int64_t>>(j, "checkpoints_aborted_by_reason", path, {});
-    f.checkpoint_files_discarded = optional_field<int64_t>(j, "checkpoint_files_discarded", path, 0);
-    f.checkpoint_bytes_discarded = optional_field<int64_t>(j, "checkpoint_bytes_discarded", path, 0);
-    f.checkpoint_files_unretained = optional_field<int64_t>(j, "checkpoint_files_unretained", path, 0);
-    f.checkpoint_bytes_unretained = optional_field<int64_t>(j, "checkpoint_bytes_unretained", path, 0);
+    f.checkpoints_aborted_by_reason = optional_field<std::map<std::string, int64_t>>(
+        j, "checkpoints_aborted_by_reason", path, {});
+    f.checkpoint_files_discarded =
+        optional_field<int64_t>(j, "checkpoint_files_discarded", path, 0);
+    f.checkpoint_bytes_discarded =
+        optional_field<int64_t>(j, "checkpoint_bytes_discarded", path, 0);
+    f.checkpoint_files_unretained =
+        optional_field<int64_t>(j, "checkpoint_files_unretained", path, 0);
+    f.checkpoint_bytes_unretained =
+        optional_field<int64_t>(j, "checkpoint_bytes_unretained", path, 0);
     f.checkpoint_files_retained = optional_field<int64_t>(j, "checkpoint_files_retained", path, 0);
     f.checkpoint_bytes_retained = optional_field<int64_t>(j, "checkpoint_bytes_retained", path, 0);
     f.shared_bytes_uploaded = optional_field<int64_t>(j, "shared_bytes_uploaded", path, 0);
@@ -72,7 +76,8 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
     f.outside_calls_failed = optional_field<int64_t>(j, "outside_calls_failed", path, 0);
     f.absorbed_duplicates = optional_field<int64_t>(j, "absorbed_duplicates", path, 0);
     f.checkpoints_unaligned = optional_field<int64_t>(j, "checkpoints_unaligned", path, 0);
-    f.checkpoint_duration_median_ms = optional_field<double>(j, "checkpoint_duration_median_ms", path, 0);
+    f.checkpoint_duration_median_ms =
+        optional_field<double>(j, "checkpoint_duration_median_ms", path, 0);
     f.checkpoint_duration_p99_ms = optional_field<double>(j, "checkpoint_duration_p99_ms", path, 0);
     f.checkpoint_duration_max_ms = optional_field<double>(j, "checkpoint_duration_max_ms", path, 0);
     f.alignment_median_ms = optional_field<double>(j, "alignment_median_ms", path, 0);
@@ -91,19 +96,22 @@ scenarios::RunFigures figures_from_json(const json& j, const std::string& path) 
 
 bool expected_violation_found(const RunRecord& r) {
     if (r.expect.pass) return false;  // with job_failure too: a negative control of a failed job
-    return std::any_of(r.verdicts.begin(), r.verdicts.end(), [&](const scenarios::OracleVerdict& v) {
-        return v.oracle == r.expect.violation && !v.passed;
-    });
+    return std::any_of(r.verdicts.begin(), r.verdicts.end(),
+                       [&](const scenarios::OracleVerdict& v) {
+                           return v.oracle == r.expect.violation && !v.passed;
+                       });
 }
 
 std::string run_outcome(const RunRecord& r) {
     if (r.status != RunStatus::passed) return r.status == RunStatus::failed ? "FAILED" : "ERROR";
     if (!r.expect.job_failure.empty()) {
-        return r.expect.pass || !expected_violation_found(r) ? "JOB FAILED, AS EXPECTED"
-                                                             : "JOB FAILED AND VIOLATION FOUND, AS EXPECTED";
+        return r.expect.pass || !expected_violation_found(r)
+                   ? "JOB FAILED, AS EXPECTED"
+                   : "JOB FAILED AND VIOLATION FOUND, AS EXPECTED";
     }
     if (r.expect.pass) return "PASSED";
-    return expected_violation_found(r) ? "VIOLATION FOUND, AS EXPECTED" : "NO VIOLATION ON THIS SEED (ALLOWED)";
+    return expected_violation_found(r) ? "VIOLATION FOUND, AS EXPECTED"
+                                       : "NO VIOLATION ON THIS SEED (ALLOWED)";
 }
 
 const char* to_string(RunStatus status) {
@@ -130,8 +138,10 @@ int64_t fault_end_ns(const sim::FaultSpec& spec, const sim::FiredFault& fired) {
 }
 
 json expectation_file_form(const scenarios::Expectation& expect) {
-    if (!expect.job_failure.empty() && expect.pass) return json{{"job_failure", expect.job_failure}};
-    if (!expect.job_failure.empty()) return json{{"job_failure", expect.job_failure}, {"violation", expect.violation}};
+    if (!expect.job_failure.empty() && expect.pass)
+        return json{{"job_failure", expect.job_failure}};
+    if (!expect.job_failure.empty())
+        return json{{"job_failure", expect.job_failure}, {"violation", expect.violation}};
     if (expect.pass) return "pass";
     json j = {{"violation", expect.violation}};
     if (!expect.every_seed) j["every_seed"] = false;
@@ -177,7 +187,8 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
         // The first oracle that fired against the expectation, with its message; else why not met.
         r.reason = r.expectation_message;
         for (const scenarios::OracleVerdict& v : result.verdicts) {
-            if (v.passed || (!scenario.expect.pass && v.oracle == scenario.expect.violation)) continue;
+            if (v.passed || (!scenario.expect.pass && v.oracle == scenario.expect.violation))
+                continue;
             r.reason = std::string(v.oracle) + " violated: " + v.message;
             break;
         }
@@ -205,7 +216,8 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
         f.skipped = fired.skipped;
         r.faults.push_back(std::move(f));
     }
-    for (const sim::FaultSpec& planned : plan) r.fault_schedule.push_back(json(scenarios::fault_to_json(planned)));
+    for (const sim::FaultSpec& planned : plan)
+        r.fault_schedule.push_back(json(scenarios::fault_to_json(planned)));
     r.fault_accounts = result.fault_accounts;
     r.coverage = result.coverage;
     r.has_timeline = true;
@@ -224,8 +236,9 @@ RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::
     return r;
 }
 
-RunRecord make_error_record(std::string scenario, std::string file, uint64_t seed, scenarios::Expectation expect,
-                            std::string reproduce, std::string reason, std::string stderr_tail) {
+RunRecord make_error_record(std::string scenario, std::string file, uint64_t seed,
+                            scenarios::Expectation expect, std::string reproduce,
+                            std::string reason, std::string stderr_tail) {
     RunRecord r;
     r.scenario = std::move(scenario);
     r.file = std::move(file);
@@ -283,7 +296,8 @@ json to_json(const RunRecord& r) {
     if (r.has_timeline) {
         json timeline = json::array();
         for (const scenarios::TimelineEvent& e : r.timeline) {
-            json event = {{"at_ns", e.at_ns}, {"lane", e.lane}, {"what", e.what}, {"detail", e.detail}};
+            json event = {
+                {"at_ns", e.at_ns}, {"lane", e.lane}, {"what", e.what}, {"detail", e.detail}};
             if (e.end_ns >= 0) event["end_ns"] = e.end_ns;
             timeline.push_back(std::move(event));
         }
@@ -304,15 +318,19 @@ json to_json(const RunRecord& r) {
 namespace {
 void cut_text(std::string& text) {
     if (text.size() <= kRecordTextMax) return;
-    const std::string note = " ... (" + std::to_string(text.size() - kRecordTextMax) + " more bytes cut)";
-    text = text.substr(0, kRecordTextMax) + note;  // a new string: resize would keep the old capacity
+    const std::string note =
+        " ... (" + std::to_string(text.size() - kRecordTextMax) + " more bytes cut)";
+    text =
+        text.substr(0, kRecordTextMax) + note;  // a new string: resize would keep the old capacity
 }
 }  // namespace
 
 bool essential_timeline_event(const scenarios::TimelineEvent& e) {
-    if (e.lane == "faults" || e.lane == "job") return true;  // faults, failovers, restores, the job's end
+    if (e.lane == "faults" || e.lane == "job")
+        return true;  // faults, failovers, restores, the job's end
     if (e.what.rfind("checkpoint.", 0) == 0) return true;
-    return e.what == "txn.begun" || e.what == "txn.committed" || e.what == "txn.aborted" || e.what == "txn.lost";
+    return e.what == "txn.begun" || e.what == "txn.committed" || e.what == "txn.aborted" ||
+           e.what == "txn.lost";
 }
 
 namespace {
@@ -323,7 +341,9 @@ void keep_where(std::vector<scenarios::TimelineEvent>& timeline, Keep keep) {
     size_t out = 0;
     for (size_t i = 0; i < timeline.size(); ++i) {
         if (!keep(i)) continue;
-        if (out != i) timeline[out] = std::move(timeline[i]);  // never a self-move: it would empty the strings
+        if (out != i)
+            timeline[out] =
+                std::move(timeline[i]);  // never a self-move: it would empty the strings
         ++out;
     }
     timeline.resize(out);
@@ -345,7 +365,8 @@ int64_t merge_watermark_spans(std::vector<scenarios::TimelineEvent>& timeline, s
             if (last == first) continue;
             scenarios::TimelineEvent& kept = timeline[spans[first]];
             kept.end_ns = timeline[spans[last]].end_ns;
-            kept.detail += " (and " + std::to_string(last - first) + " later values, merged: the timeline was thinned)";
+            kept.detail += " (and " + std::to_string(last - first) +
+                           " later values, merged: the timeline was thinned)";
             for (size_t k = first + 1; k <= last; ++k) drop[spans[k]] = true;
             dropped += static_cast<int64_t>(last - first);
         }
@@ -356,7 +377,8 @@ int64_t merge_watermark_spans(std::vector<scenarios::TimelineEvent>& timeline, s
 
 }  // namespace
 
-ThinnedTimeline thin_timeline(std::vector<scenarios::TimelineEvent>& timeline, size_t max_events, size_t essential_max) {
+ThinnedTimeline thin_timeline(std::vector<scenarios::TimelineEvent>& timeline, size_t max_events,
+                              size_t essential_max) {
     if (timeline.size() <= max_events) return {};
     const size_t before = timeline.size();
     size_t essential = 0;
@@ -369,15 +391,18 @@ ThinnedTimeline thin_timeline(std::vector<scenarios::TimelineEvent>& timeline, s
     const size_t others = timeline.size() - watermarks;
     const size_t watermark_room = max_events > others ? max_events - others : 0;
     if (watermarks > watermark_room) {
-        const size_t stride = watermark_room == 0 ? watermarks : (watermarks + watermark_room - 1) / watermark_room;
+        const size_t stride =
+            watermark_room == 0 ? watermarks : (watermarks + watermark_room - 1) / watermark_room;
         merge_watermark_spans(timeline, std::max<size_t>(stride, 2));
     }
     // 2. The rest that is not essential (pre-commit marks, connector events), from the end; then
     // essential events only beyond `essential_max` (from the end: the record says so).
     if (timeline.size() > max_events) {
-        const size_t merged = static_cast<size_t>(std::count_if(timeline.begin(), timeline.end(),
-                                                                [](const scenarios::TimelineEvent& e) { return e.what == "watermark"; }));
-        const size_t keep_optional = max_events > essential + merged ? max_events - essential - merged : 0;
+        const size_t merged = static_cast<size_t>(
+            std::count_if(timeline.begin(), timeline.end(),
+                          [](const scenarios::TimelineEvent& e) { return e.what == "watermark"; }));
+        const size_t keep_optional =
+            max_events > essential + merged ? max_events - essential - merged : 0;
         size_t optional_kept = 0;
         size_t essential_kept = 0;
         keep_where(timeline, [&](size_t i) {  // front to back: the earliest are kept
@@ -387,8 +412,9 @@ ThinnedTimeline thin_timeline(std::vector<scenarios::TimelineEvent>& timeline, s
         });
     }
     timeline.shrink_to_fit();
-    return ThinnedTimeline{static_cast<int64_t>(before - timeline.size()),
-                           essential > essential_max ? static_cast<int64_t>(essential - essential_max) : 0};
+    return ThinnedTimeline{
+        static_cast<int64_t>(before - timeline.size()),
+        essential > essential_max ? static_cast<int64_t>(essential - essential_max) : 0};
 }
 
 void bound_record(RunRecord& r) {
@@ -417,7 +443,8 @@ void bound_record(RunRecord& r) {
     }
     for (scenarios::JobException& e : r.exceptions) cut_text(e.reason);
     for (scenarios::JobStatusChange& c : r.status_history) cut_text(c.detail);
-    const ThinnedTimeline thinned = thin_timeline(r.timeline, kTimelineEventsMax, kTimelineEssentialMax);
+    const ThinnedTimeline thinned =
+        thin_timeline(r.timeline, kTimelineEventsMax, kTimelineEssentialMax);
     r.timeline_events_cut += thinned.left_out;
     r.timeline_essential_cut += thinned.essential_left_out;
     for (scenarios::TimelineEvent& e : r.timeline) cut_text(e.detail);
@@ -431,7 +458,8 @@ RunRecord run_record_from_json(const json& j) {
     r.seed = field<uint64_t>(j, "seed", "");
     const std::string status = optional_field<std::string>(j, "status", "", "");
     if (status.empty()) {
-        r.status = optional_field<bool>(j, "expectation_met", "", false) ? RunStatus::passed : RunStatus::failed;
+        r.status = optional_field<bool>(j, "expectation_met", "", false) ? RunStatus::passed
+                                                                         : RunStatus::failed;
     } else if (auto s = run_status_from_string(status)) {
         r.status = *s;
     } else {
@@ -443,7 +471,8 @@ RunRecord run_record_from_json(const json& j) {
         if (!expect) throw RecordError("/expect: expected \"pass\" or {\"violation\": oracle}");
         r.expect = *expect;
     }
-    r.expectation_met = optional_field<bool>(j, "expectation_met", "", r.status == RunStatus::passed);
+    r.expectation_met =
+        optional_field<bool>(j, "expectation_met", "", r.status == RunStatus::passed);
     r.expectation_message = optional_field<std::string>(j, "expectation_message", "", "");
     r.trace_hash = optional_field<std::string>(j, "trace_hash", "", "");
     r.state_hash = optional_field<std::string>(j, "state_hash", "", "");
@@ -454,7 +483,8 @@ RunRecord run_record_from_json(const json& j) {
         for (size_t i = 0; i < verdicts.size(); ++i) {
             const std::string path = "/verdicts/" + std::to_string(i);
             std::string oracle = field<std::string>(verdicts[i], "oracle", path);
-            if (oracles::OracleRegistry::global().find(oracle) == nullptr) throw RecordError(path + "/oracle: unknown oracle");
+            if (oracles::OracleRegistry::global().find(oracle) == nullptr)
+                throw RecordError(path + "/oracle: unknown oracle");
             r.verdicts.push_back({std::move(oracle), field<bool>(verdicts[i], "passed", path),
                                   optional_field<std::string>(verdicts[i], "message", path, "")});
         }
@@ -486,15 +516,23 @@ RunRecord run_record_from_json(const json& j) {
     }
     r.fault_draw = optional_field<std::string>(j, "fault_draw", "", "");
     r.coverage = optional_field<std::map<std::string, int64_t>>(j, "coverage", "", {});
-    if (j.contains("checkpoints")) r.checkpoints = checkpoints_from_json(j["checkpoints"], "/checkpoints");
-    if (j.contains("checkpoint_summary")) r.checkpoint_summary = checkpoint_summary_from_json(j["checkpoint_summary"], "/checkpoint_summary");
-    if (j.contains("status_history")) r.status_history = status_history_from_json(j["status_history"], "/status_history");
-    if (j.contains("exceptions")) r.exceptions = exceptions_from_json(j["exceptions"], "/exceptions");
-    if (j.contains("deployments")) r.deployments = deployments_from_json(j["deployments"], "/deployments");
-    if (j.contains("back_pressure")) r.back_pressure = back_pressure_from_json(j["back_pressure"], "/back_pressure");
+    if (j.contains("checkpoints"))
+        r.checkpoints = checkpoints_from_json(j["checkpoints"], "/checkpoints");
+    if (j.contains("checkpoint_summary"))
+        r.checkpoint_summary =
+            checkpoint_summary_from_json(j["checkpoint_summary"], "/checkpoint_summary");
+    if (j.contains("status_history"))
+        r.status_history = status_history_from_json(j["status_history"], "/status_history");
+    if (j.contains("exceptions"))
+        r.exceptions = exceptions_from_json(j["exceptions"], "/exceptions");
+    if (j.contains("deployments"))
+        r.deployments = deployments_from_json(j["deployments"], "/deployments");
+    if (j.contains("back_pressure"))
+        r.back_pressure = back_pressure_from_json(j["back_pressure"], "/back_pressure");
     if (j.contains("rollbacks")) r.rollbacks = rollbacks_from_json(j["rollbacks"], "/rollbacks");
     if (j.contains("anomalies")) r.anomalies = anomalies_from_json(j["anomalies"], "/anomalies");
-    if (j.contains("placements")) r.placements = placements_from_json(j["placements"], "/placements");
+    if (j.contains("placements"))
+        r.placements = placements_from_json(j["placements"], "/placements");
     if (j.contains("timeline")) {
         const json& timeline = j["timeline"];
         if (!timeline.is_array()) throw RecordError("/timeline: expected an array");

@@ -63,33 +63,43 @@ struct RunRecord {
     // Every planned fault accounted for (scenarios/fault_accounting.h); the counts are in `figures`
     // (faults_planned, ...), which stay whole when bound_record cuts this list.
     std::vector<scenarios::FaultAccount> fault_accounts;
-    nlohmann::json fault_schedule = nlohmann::json::array();  // the run's fault plan, in scenario-file form
-    std::string fault_draw;   // faults.random: what was drawn for this seed ("" without random faults)
+    nlohmann::json fault_schedule =
+        nlohmann::json::array();  // the run's fault plan, in scenario-file form
+    std::string
+        fault_draw;  // faults.random: what was drawn for this seed ("" without random faults)
     std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
-    bool has_timeline = false;                                // suites keep timelines of some runs only
+    bool has_timeline = false;                // suites keep timelines of some runs only
     std::vector<scenarios::TimelineEvent> timeline;
-    std::vector<scenarios::CheckpointStats> checkpoints;        // with the timeline, per subtask figures included
-    scenarios::CheckpointStatsSummary checkpoint_summary;       // over the completed and over the failed ones
-    std::vector<scenarios::JobStatusChange> status_history;     // with the timeline
-    std::vector<scenarios::JobException> exceptions;            // with the timeline
+    std::vector<scenarios::CheckpointStats>
+        checkpoints;  // with the timeline, per subtask figures included
+    scenarios::CheckpointStatsSummary
+        checkpoint_summary;  // over the completed and over the failed ones
+    std::vector<scenarios::JobStatusChange> status_history;  // with the timeline
+    std::vector<scenarios::JobException> exceptions;         // with the timeline
     std::vector<scenarios::DeploymentSpan> deployments;
     std::vector<scenarios::VertexBackPressure> back_pressure;  // per vertex
-    std::vector<oracles::Rollback> rollbacks;  // restores older than what an exactly-once sink committed (a warning)
-    scenarios::AnomalyTable anomalies;  // its groups and margins with the timeline; the counts always
-    std::vector<scenarios::AttemptPlacement> placements;       // with the timeline: per attempt deployed (reports/placement_report.h)
-    int64_t timeline_events_cut = 0;  // events bound_record left out of the timeline (thin_timeline)
-    int64_t timeline_essential_cut = 0;  // of them, essential ones: what they would close is unknown
-    int64_t faults_cut = 0;           // fired faults bound_record dropped from the end of `faults`
-    std::string reproduce;       // the command that reproduces the run
-    double wall_seconds = 0;     // the worker process from start to exit (suites), else the run's own
-    std::string stderr_tail;     // errors only: the end of the worker's standard error
+    std::vector<oracles::Rollback>
+        rollbacks;  // restores older than what an exactly-once sink committed (a warning)
+    scenarios::AnomalyTable
+        anomalies;  // its groups and margins with the timeline; the counts always
+    std::vector<scenarios::AttemptPlacement>
+        placements;  // with the timeline: per attempt deployed (reports/placement_report.h)
+    int64_t timeline_events_cut =
+        0;  // events bound_record left out of the timeline (thin_timeline)
+    int64_t timeline_essential_cut =
+        0;                    // of them, essential ones: what they would close is unknown
+    int64_t faults_cut = 0;   // fired faults bound_record dropped from the end of `faults`
+    std::string reproduce;    // the command that reproduces the run
+    double wall_seconds = 0;  // the worker process from start to exit (suites), else the run's own
+    std::string stderr_tail;  // errors only: the end of the worker's standard error
 };
 
 // Whether the oracle a negative control expects fired in this run.
 bool expected_violation_found(const RunRecord& r);
 // The run's outcome in a few words, for a report's header: "PASSED", "FAILED", "ERROR"; for a
 // scenario that expects a violation or a failure and met it, what it found instead of PASSED:
-// "VIOLATION FOUND, AS EXPECTED", "JOB FAILED, AS EXPECTED", or "NO VIOLATION ON THIS SEED (ALLOWED)".
+// "VIOLATION FOUND, AS EXPECTED", "JOB FAILED, AS EXPECTED", or "NO VIOLATION ON THIS SEED
+// (ALLOWED)".
 std::string run_outcome(const RunRecord& r);
 
 // What a suite keeps of a run, whatever the run did (a hung run may print megabytes): text fields
@@ -108,23 +118,25 @@ void bound_record(RunRecord& record);
 // A timeline event a thinned timeline never leaves out: faults, the job's events (failover,
 // restore, finished, failed), checkpoints' trigger and end, transactions' begin and end.
 bool essential_timeline_event(const scenarios::TimelineEvent& event);
-// Thins `timeline` to about `max_events`: watermark spans first (merged, so each vertex's line stays
-// whole), then other non-essential events (pre-commit marks, connector events) from the end;
+// Thins `timeline` to about `max_events`: watermark spans first (merged, so each vertex's line
+// stays whole), then other non-essential events (pre-commit marks, connector events) from the end;
 // essential events are kept, up to `essential_max` (past that, the latest are left out: a run that
 // long is replayed for its whole timeline). Returns how many events it left out.
 struct ThinnedTimeline {
     int64_t left_out = 0;            // events left out
     int64_t essential_left_out = 0;  // of them, essential ones (past `essential_max`)
 };
-ThinnedTimeline thin_timeline(std::vector<scenarios::TimelineEvent>& timeline, size_t max_events, size_t essential_max);
+ThinnedTimeline thin_timeline(std::vector<scenarios::TimelineEvent>& timeline, size_t max_events,
+                              size_t essential_max);
 
 // The record of a run that completed (passed or failed, as `result.expectation_met` says).
 RunRecord make_run_record(const scenarios::Scenario& scenario, const scenarios::RunResult& result,
                           const std::string& reproduce);
 
 // The record of a run that did not complete.
-RunRecord make_error_record(std::string scenario, std::string file, uint64_t seed, scenarios::Expectation expect,
-                            std::string reproduce, std::string reason, std::string stderr_tail);
+RunRecord make_error_record(std::string scenario, std::string file, uint64_t seed,
+                            scenarios::Expectation expect, std::string reproduce,
+                            std::string reason, std::string stderr_tail);
 
 // When the effect of a fired fault ends (see FaultRecord::end_ns).
 int64_t fault_end_ns(const sim::FaultSpec& spec, const sim::FiredFault& fired);

@@ -5,8 +5,8 @@
 
 #include "reports/anomaly_report.h"
 #include "reports/history_text.h"
-#include "reports/rollbacks_report.h"
 #include "reports/placement_report.h"
+#include "reports/rollbacks_report.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/random_faults.h"
 
@@ -33,7 +33,8 @@ void write_verdicts(std::ostream& out, const scenarios::RunResult& result) {
     if (result.verdicts.empty()) out << "  (none)\n";
     for (const scenarios::OracleVerdict& verdict : result.verdicts) {
         char text[64];
-        std::snprintf(text, sizeof text, "  %s  %-22s", verdict.passed ? "PASS" : "FAIL", verdict.oracle.c_str());
+        std::snprintf(text, sizeof text, "  %s  %-22s", verdict.passed ? "PASS" : "FAIL",
+                      verdict.oracle.c_str());
         out << text << verdict.message << '\n';
     }
 }
@@ -43,9 +44,11 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
     write_row(out, "events", std::to_string(f.events));
     write_row(out, "virtual time", fixed(f.virtual_seconds, 3) + " s");
     std::string wall = fixed(f.wall_seconds, 3) + " s";
-    if (f.wall_seconds > 0) wall += " (" + fixed(f.virtual_seconds / f.wall_seconds, 0) + "x real time)";
+    if (f.wall_seconds > 0)
+        wall += " (" + fixed(f.virtual_seconds / f.wall_seconds, 0) + "x real time)";
     write_row(out, "wall time", wall);
-    std::string checkpoints = std::to_string(f.checkpoints_completed) + " completed, " + std::to_string(f.checkpoints_aborted) + " aborted";
+    std::string checkpoints = std::to_string(f.checkpoints_completed) + " completed, " +
+                              std::to_string(f.checkpoints_aborted) + " aborted";
     std::string reasons;
     for (const auto& [reason, count] : f.checkpoints_aborted_by_reason) {
         reasons += (reasons.empty() ? "" : ", ") + reason + " " + std::to_string(count);
@@ -53,71 +56,96 @@ void write_figures(std::ostream& out, const scenarios::RunFigures& f) {
     if (!reasons.empty()) checkpoints += " (" + reasons + ")";
     write_row(out, "checkpoints", checkpoints);
     write_row(out, "checkpoint files",
-              std::to_string(f.checkpoint_files_discarded) + " files / " + std::to_string(f.checkpoint_bytes_discarded) +
-                  " bytes discarded; " + std::to_string(f.checkpoint_files_unretained) + " files / " +
+              std::to_string(f.checkpoint_files_discarded) + " files / " +
+                  std::to_string(f.checkpoint_bytes_discarded) + " bytes discarded; " +
+                  std::to_string(f.checkpoint_files_unretained) + " files / " +
                   std::to_string(f.checkpoint_bytes_unretained) + " bytes left unretained; " +
-                  std::to_string(f.checkpoint_files_retained) + " files / " + std::to_string(f.checkpoint_bytes_retained) +
-                  " bytes retained");
+                  std::to_string(f.checkpoint_files_retained) + " files / " +
+                  std::to_string(f.checkpoint_bytes_retained) + " bytes retained");
     if (f.shared_bytes_referenced > 0) {
         write_row(out, "incremental state",
-                  std::to_string(f.shared_bytes_uploaded) + " bytes uploaded of " + std::to_string(f.shared_bytes_referenced) +
+                  std::to_string(f.shared_bytes_uploaded) + " bytes uploaded of " +
+                      std::to_string(f.shared_bytes_referenced) +
                       " bytes referred to by the completed checkpoints (" +
-                      fixed(100.0 * static_cast<double>(f.shared_bytes_uploaded) / static_cast<double>(f.shared_bytes_referenced), 1) + "%)");
+                      fixed(100.0 * static_cast<double>(f.shared_bytes_uploaded) /
+                                static_cast<double>(f.shared_bytes_referenced),
+                            1) +
+                      "%)");
     }
     if (f.checkpoints_completed > 0) {
-        write_row(out, "unaligned", std::to_string(f.checkpoints_unaligned) + " of the completed checkpoints (checkpoint summary below)");
+        write_row(out, "unaligned",
+                  std::to_string(f.checkpoints_unaligned) +
+                      " of the completed checkpoints (checkpoint summary below)");
     }
-    write_row(out, "restarts", std::to_string(f.restarts) +
-                                   (f.failovers > f.restarts ? " (" + std::to_string(f.failovers) + " failovers: " +
-                                                                   std::to_string(f.failovers - f.restarts) +
-                                                                   " retried a restart whose deployment never ran)"
-                                                             : ""));
+    write_row(out, "restarts",
+              std::to_string(f.restarts) +
+                  (f.failovers > f.restarts ? " (" + std::to_string(f.failovers) + " failovers: " +
+                                                  std::to_string(f.failovers - f.restarts) +
+                                                  " retried a restart whose deployment never ran)"
+                                            : ""));
     if (f.jobmanager_failovers > 0) {
-        write_row(out, "JM failovers", std::to_string(f.jobmanager_failovers) +
-                                                   " (the JobManager running the job lost, a new one recovered it: not in restarts; exceptions below)");
+        write_row(
+            out, "JM failovers",
+            std::to_string(f.jobmanager_failovers) +
+                " (the JobManager running the job lost, a new one recovered it: not in restarts; exceptions below)");
     }
     if (f.savepoints_completed > 0 || f.savepoints_stored > 0) {
-        write_row(out, "savepoints", std::to_string(f.savepoints_completed) + " completed; " + std::to_string(f.savepoints_stored) +
-                                         " in storage at the end (" + std::to_string(f.savepoint_files) + " files, " +
-                                         std::to_string(f.savepoint_files_missing) + " referenced files missing)");
+        write_row(out, "savepoints",
+                  std::to_string(f.savepoints_completed) + " completed; " +
+                      std::to_string(f.savepoints_stored) + " in storage at the end (" +
+                      std::to_string(f.savepoint_files) + " files, " +
+                      std::to_string(f.savepoint_files_missing) + " referenced files missing)");
     }
     write_row(out, "transactions",
-              std::to_string(f.transactions_committed) + " committed, " + std::to_string(f.transactions_aborted) +
-                  " aborted, " + std::to_string(f.fenced_calls) + " calls fenced (" + std::to_string(f.fenced_writes) +
-                  " of them writes)");
+              std::to_string(f.transactions_committed) + " committed, " +
+                  std::to_string(f.transactions_aborted) + " aborted, " +
+                  std::to_string(f.fenced_calls) + " calls fenced (" +
+                  std::to_string(f.fenced_writes) + " of them writes)");
     if (f.commit_errors > 0 || f.commit_outcomes_unknown > 0 || f.transactions_lost > 0) {
-        write_row(out, "commits", std::to_string(f.commit_errors) + " failed retriably, " +
-                                      std::to_string(f.commit_outcomes_unknown) + " applied with the answer lost, " +
-                                      std::to_string(f.transactions_lost) + " transactions lost (likely data loss)");
+        write_row(out, "commits",
+                  std::to_string(f.commit_errors) + " failed retriably, " +
+                      std::to_string(f.commit_outcomes_unknown) +
+                      " applied with the answer lost, " + std::to_string(f.transactions_lost) +
+                      " transactions lost (likely data loss)");
     }
     if (f.leaderships > 0) {
-        write_row(out, "leadership", std::to_string(f.leaderships) + " granted, " + std::to_string(f.sessions_expired) +
-                                         " sessions expired; " + std::to_string(f.checkpoints_stored) + " checkpoints stored, " +
-                                         std::to_string(f.store_refusals) + " store writes refused; " +
-                                         std::to_string(f.fenced_messages) + " JobManager messages fenced, " +
-                                         std::to_string(f.deployments_refused) + " deployments refused");
+        write_row(out, "leadership",
+                  std::to_string(f.leaderships) + " granted, " +
+                      std::to_string(f.sessions_expired) + " sessions expired; " +
+                      std::to_string(f.checkpoints_stored) + " checkpoints stored, " +
+                      std::to_string(f.store_refusals) + " store writes refused; " +
+                      std::to_string(f.fenced_messages) + " JobManager messages fenced, " +
+                      std::to_string(f.deployments_refused) + " deployments refused");
     }
     write_row(out, "faults injected", std::to_string(f.faults_injected));
     if (f.faults_planned > 0) {
         write_row(out, "faults planned",
-                  describe_fault_tally({f.faults_planned, f.faults_fired, f.faults_without_effect, f.faults_not_fired}));
+                  describe_fault_tally({f.faults_planned, f.faults_fired, f.faults_without_effect,
+                                        f.faults_not_fired}));
     }
-    std::string records = std::to_string(f.records_in) + (f.source_table_rows > 0 ? " change events in" : " in") + ", " +
+    std::string records = std::to_string(f.records_in) +
+                          (f.source_table_rows > 0 ? " change events in" : " in") + ", " +
                           std::to_string(f.records_out) + " out";
-    if (f.source_table_rows > 0) records += "; the source table holds " + std::to_string(f.source_table_rows) + " rows at the end";
+    if (f.source_table_rows > 0)
+        records +=
+            "; the source table holds " + std::to_string(f.source_table_rows) + " rows at the end";
     if (f.source_table_rows == 0 && f.records_read != f.records_in) {
-        records += "; sources read " + std::to_string(f.records_read) + " (replays after restores included)";
+        records += "; sources read " + std::to_string(f.records_read) +
+                   " (replays after restores included)";
     }
     write_row(out, "records", records);
     if (f.outside_calls > 0) {
         write_row(out, "outside systems",
-                  std::to_string(f.outside_calls) + " calls, " + std::to_string(f.outside_calls_failed) + " failed, " +
-                      std::to_string(f.absorbed_duplicates) + " duplicates absorbed (writes that changed nothing)");
+                  std::to_string(f.outside_calls) + " calls, " +
+                      std::to_string(f.outside_calls_failed) + " failed, " +
+                      std::to_string(f.absorbed_duplicates) +
+                      " duplicates absorbed (writes that changed nothing)");
     }
 }
 
 // The faults drawn from faults.random for this seed: every drawn parameter, in plan order.
-void write_fault_draw(std::ostream& out, const scenarios::Scenario& scenario, const scenarios::RunResult& result) {
+void write_fault_draw(std::ostream& out, const scenarios::Scenario& scenario,
+                      const scenarios::RunResult& result) {
     if (!result.fault_draw) return;
     out << "faults drawn  " << scenarios::describe_draw(*result.fault_draw) << '\n';
     size_t index = scenario.faults.size();
@@ -130,13 +158,15 @@ void write_fault_draw(std::ostream& out, const scenarios::Scenario& scenario, co
 void write_fault_accounts(std::ostream& out, const scenarios::RunResult& result) {
     if (result.fault_accounts.empty()) return;
     out << "faults accounted for\n";
-    for (const scenarios::FaultAccount& a : result.fault_accounts) out << "  " << describe_fault_account(a) << '\n';
+    for (const scenarios::FaultAccount& a : result.fault_accounts)
+        out << "  " << describe_fault_account(a) << '\n';
 }
 
 void write_coverage(std::ostream& out, const scenarios::RunResult& result) {
     if (result.coverage.empty()) return;
     out << "coverage   ";
-    for (const auto& [combination, hits] : result.coverage) out << ' ' << combination << " x" << hits;
+    for (const auto& [combination, hits] : result.coverage)
+        out << ' ' << combination << " x" << hits;
     out << '\n';
 }
 
@@ -145,7 +175,8 @@ void write_faults(std::ostream& out, const scenarios::RunResult& result) {
     out << "faults fired\n";
     for (const sim::FiredFault& fault : result.faults) {
         char text[80];
-        std::snprintf(text, sizeof text, "  %10s  %-19s ", format_time_ns(fault.at.ns).c_str(), to_string(fault.kind));
+        std::snprintf(text, sizeof text, "  %10s  %-19s ", format_time_ns(fault.at.ns).c_str(),
+                      to_string(fault.kind));
         out << text << fault.action << '\n';
     }
 }
@@ -166,20 +197,23 @@ std::string hex64(uint64_t value) {
 
 std::string describe_expectation(const scenarios::Expectation& expect) {
     if (!expect.job_failure.empty()) {
-        return "the job fails with \"" + expect.job_failure + "\"" + (expect.pass ? "" : ", and " + expect.violation + " fires");
+        return "the job fails with \"" + expect.job_failure + "\"" +
+               (expect.pass ? "" : ", and " + expect.violation + " fires");
     }
     if (expect.pass) return "pass";
-    return std::string("violation of ") + expect.violation + (expect.every_seed ? "" : " (on some seeds)");
+    return std::string("violation of ") + expect.violation +
+           (expect.every_seed ? "" : " (on some seeds)");
 }
 
-void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, const scenarios::RunResult& result,
-                      const std::string& reproduce) {
+void write_run_report(std::ostream& out, const scenarios::Scenario& scenario,
+                      const scenarios::RunResult& result, const std::string& reproduce) {
     out << "scenario    " << result.scenario;
     if (!scenario.source.empty()) out << "  (" << scenario.source.string() << ")";
     out << '\n';
     out << "seed        " << result.seed << '\n';
     out << "job         " << (result.job_finished ? "finished" : "did not finish");
-    if (!result.cut.empty()) out << ": " << result.cut;  // said first: the verdicts below are of a cut run
+    if (!result.cut.empty())
+        out << ": " << result.cut;  // said first: the verdicts below are of a cut run
     out << '\n';
     write_verdicts(out, result);
     out << "expected    " << describe_expectation(scenario.expect) << '\n';
@@ -187,7 +221,8 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     if (!result.expectation_message.empty()) out << ": " << result.expectation_message;
     out << '\n';
     write_rollbacks_text(out, result.rollbacks);
-    out << "trace hash  " << hex64(result.trace_hash) << "  state hash  " << hex64(result.state_hash) << '\n';
+    out << "trace hash  " << hex64(result.trace_hash) << "  state hash  "
+        << hex64(result.state_hash) << '\n';
     write_anomalies(out, result.anomalies);
     write_figures(out, result.figures);
     write_checkpoint_summary(out, result.checkpoint_summary);
@@ -200,7 +235,8 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
     write_back_pressure(out, result.back_pressure);
     write_placements(out, result.placements);
     write_fault_draw(out, scenario, result);
-    for (const std::string& line : result.deployments_drawn) out << "deployment drawn  " << line << '\n';
+    for (const std::string& line : result.deployments_drawn)
+        out << "deployment drawn  " << line << '\n';
     write_faults(out, result);
     write_fault_accounts(out, result);
     write_coverage(out, result);
@@ -208,8 +244,9 @@ void write_run_report(std::ostream& out, const scenarios::Scenario& scenario, co
 }
 
 std::string describe_fault_tally(const scenarios::FaultTally& t) {
-    return std::to_string(t.planned) + " planned: " + std::to_string(t.fired) + " fired, " + std::to_string(t.without_effect) +
-           " without effect, " + std::to_string(t.not_fired) + " never fired";
+    return std::to_string(t.planned) + " planned: " + std::to_string(t.fired) + " fired, " +
+           std::to_string(t.without_effect) + " without effect, " + std::to_string(t.not_fired) +
+           " never fired";
 }
 
 std::string describe_fault_account(const scenarios::FaultAccount& a) {
@@ -219,15 +256,26 @@ std::string describe_fault_account(const scenarios::FaultAccount& a) {
     std::string text = std::to_string(a.plan_index);
     text.insert(text.begin(), '#');
     if (a.drawn) text += " (drawn)";
-    text.append("  ").append(outcome).append("  ").append(a.kind).append(" ").append(a.trigger).append(": ").append(a.detail);
+    text.append("  ")
+        .append(outcome)
+        .append("  ")
+        .append(a.kind)
+        .append(" ")
+        .append(a.trigger)
+        .append(": ")
+        .append(a.detail);
     return text;
 }
 
 nlohmann::json fault_accounts_to_json(const std::vector<scenarios::FaultAccount>& accounts) {
     nlohmann::json out = nlohmann::json::array();
     for (const scenarios::FaultAccount& a : accounts) {
-        nlohmann::json j = {{"plan_index", a.plan_index}, {"drawn", a.drawn},   {"kind", a.kind},
-                            {"trigger", a.trigger},       {"outcome", to_string(a.outcome)}, {"hits", a.hits},
+        nlohmann::json j = {{"plan_index", a.plan_index},
+                            {"drawn", a.drawn},
+                            {"kind", a.kind},
+                            {"trigger", a.trigger},
+                            {"outcome", to_string(a.outcome)},
+                            {"hits", a.hits},
                             {"detail", a.detail}};
         if (a.at_ns >= 0) {
             j["at_ns"] = a.at_ns;
@@ -252,13 +300,17 @@ std::vector<scenarios::FaultAccount> fault_accounts_from_json(const nlohmann::js
             a.trigger = e.value("trigger", std::string());
             const std::string outcome = e.at("outcome").get<std::string>();
             bool known = false;
-            for (auto o : {scenarios::FaultOutcome::fired, scenarios::FaultOutcome::no_effect, scenarios::FaultOutcome::not_fired}) {
+            for (auto o : {scenarios::FaultOutcome::fired, scenarios::FaultOutcome::no_effect,
+                           scenarios::FaultOutcome::not_fired}) {
                 if (outcome == to_string(o)) {
                     a.outcome = o;
                     known = true;
                 }
             }
-            if (!known) throw std::invalid_argument(path + "/outcome: expected fired, no_effect or not_fired, found \"" + outcome + "\"");
+            if (!known)
+                throw std::invalid_argument(
+                    path + "/outcome: expected fired, no_effect or not_fired, found \"" + outcome +
+                    "\"");
             a.hits = e.value("hits", int64_t{0});
             a.detail = e.value("detail", std::string());
             a.at_ns = e.value("at_ns", int64_t{-1});
@@ -360,7 +412,10 @@ nlohmann::json to_json(const scenarios::RunResult& result) {
     }
     json timeline = json::array();
     for (const scenarios::TimelineEvent& event : result.timeline) {
-        json e = {{"at_ns", event.at_ns}, {"lane", event.lane}, {"what", event.what}, {"detail", event.detail}};
+        json e = {{"at_ns", event.at_ns},
+                  {"lane", event.lane},
+                  {"what", event.what},
+                  {"detail", event.detail}};
         if (event.end_ns >= 0) e["end_ns"] = event.end_ns;
         timeline.push_back(std::move(e));
     }

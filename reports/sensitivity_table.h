@@ -20,14 +20,15 @@ struct TwinResult {
     std::string scenario;
     std::string file;
     std::string twin;
-    std::string summary;         // what the twin breaks
-    size_t seeds = 0;            // seeds it ran on
-    bool skipped = false;        // the scenario lists it in "sensitivity": {"skip"}
-    std::string why;             // the scenario's reason, when skipped
-    std::string not_applicable;  // why the twin cannot run as the same scenario (the loader's error)
-    int64_t caught = 0;          // seeds on which some oracle fired
+    std::string summary;   // what the twin breaks
+    size_t seeds = 0;      // seeds it ran on
+    bool skipped = false;  // the scenario lists it in "sensitivity": {"skip"}
+    std::string why;       // the scenario's reason, when skipped
+    std::string
+        not_applicable;  // why the twin cannot run as the same scenario (the loader's error)
+    int64_t caught = 0;  // seeds on which some oracle fired
     std::map<std::string, int64_t> by;  // oracle -> seeds it fired on
-    int64_t errors = 0;          // runs that did not complete (crash, timeout, garbage)
+    int64_t errors = 0;                 // runs that did not complete (crash, timeout, garbage)
     std::string first_error;
     std::optional<uint64_t> first_caught_seed;
 
@@ -48,7 +49,7 @@ struct SensitivityTable {
     double wall_seconds = 0;
 
     size_t scenarios() const;
-    size_t blind() const;                 // twins NOT CAUGHT (or only errors)
+    size_t blind() const;  // twins NOT CAUGHT (or only errors)
     size_t skipped_or_not_applicable() const;
 };
 

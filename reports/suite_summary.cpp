@@ -24,13 +24,13 @@ void add(ScenarioSummary& s, const RunRecord& r) {
     s.faults.not_fired += r.figures.faults_not_fired;
 }
 
-
 std::string wall_text(double seconds) {
     char text[32];
     if (seconds < 60) {
         std::snprintf(text, sizeof text, "%.1fs", seconds);
     } else {
-        std::snprintf(text, sizeof text, "%dm%02ds", static_cast<int>(seconds) / 60, static_cast<int>(seconds) % 60);
+        std::snprintf(text, sizeof text, "%dm%02ds", static_cast<int>(seconds) / 60,
+                      static_cast<int>(seconds) % 60);
     }
     return text;
 }
@@ -39,7 +39,8 @@ std::string wall_text(double seconds) {
 
 std::string faults_text(const scenarios::FaultTally& t) {
     if (t.planned == 0) return "-";
-    return std::to_string(t.planned) + "/" + std::to_string(t.fired) + "/" + std::to_string(t.without_effect);
+    return std::to_string(t.planned) + "/" + std::to_string(t.fired) + "/" +
+           std::to_string(t.without_effect);
 }
 
 std::string scenario_result(const ScenarioSummary& s, bool sometimes_checked) {
@@ -54,7 +55,8 @@ std::string short_expectation(const scenarios::Expectation& expect) {
     if (!expect.job_failure.empty()) {
         constexpr size_t kShown = 16;
         const std::string& text = expect.job_failure;
-        return "job fails: \"" + (text.size() <= kShown ? text : text.substr(0, kShown) + "...") + "\"";
+        return "job fails: \"" + (text.size() <= kShown ? text : text.substr(0, kShown) + "...") +
+               "\"";
     }
     if (expect.pass) return "pass";
     return (expect.every_seed ? "violates " : "may violate ") + expect.violation;
@@ -90,7 +92,8 @@ SuiteSummary summarize(const std::vector<RunRecord>& records,
             }
             for (const RunRecord& r : records) {
                 if (r.scenario != name) continue;
-                for (auto& [combination, runs] : s.sometimes_runs) runs += r.coverage.count(combination) != 0 ? 1 : 0;
+                for (auto& [combination, runs] : s.sometimes_runs)
+                    runs += r.coverage.count(combination) != 0 ? 1 : 0;
             }
             for (const auto& [combination, runs] : s.sometimes_runs) {
                 if (runs == 0) s.sometimes_missing.push_back(combination);
@@ -119,7 +122,8 @@ std::string seed_ranges(const std::vector<uint64_t>& seeds, size_t max_ranges) {
         return a == b ? std::to_string(a) : std::to_string(a) + ".." + std::to_string(b);
     };
     if (ranges.size() > max_ranges) {
-        return std::to_string(seeds.size()) + " seeds in " + range_text(seeds.front(), seeds.back());
+        return std::to_string(seeds.size()) + " seeds in " +
+               range_text(seeds.front(), seeds.back());
     }
     std::string out;
     for (const auto& [a, b] : ranges) out += (out.empty() ? "" : ", ") + range_text(a, b);
@@ -156,25 +160,34 @@ void write_summary_table(std::ostream& out, const SuiteSummary& summary) {
         out << "seeds " << seeds_once << " for every scenario\n";
     }
     char line[512];
-    auto row = [&](const std::string& name, const std::string& expect, const std::string& seeds, const std::string& met,
-                   const std::string& errors, const std::string& found, const std::string& result,
-                   const std::string& faults, const std::string& wall) {
-        const std::string seeds_cell = seeds_width == 0 ? "" : seeds + std::string(seeds_width - std::min(seeds_width, seeds.size()) + 2, ' ');
-        std::snprintf(line, sizeof line, "%-*s  %-*s  %s%9s %3s %5s  %-9s %*s %6s\n", static_cast<int>(name_width), name.c_str(),
-                      static_cast<int>(expect_width), expect.c_str(), seeds_cell.c_str(), met.c_str(), errors.c_str(),
-                      found.c_str(), result.c_str(), static_cast<int>(faults_width), faults.c_str(), wall.c_str());
+    auto row = [&](const std::string& name, const std::string& expect, const std::string& seeds,
+                   const std::string& met, const std::string& errors, const std::string& found,
+                   const std::string& result, const std::string& faults, const std::string& wall) {
+        const std::string seeds_cell =
+            seeds_width == 0
+                ? ""
+                : seeds + std::string(seeds_width - std::min(seeds_width, seeds.size()) + 2, ' ');
+        std::snprintf(line, sizeof line, "%-*s  %-*s  %s%9s %3s %5s  %-9s %*s %6s\n",
+                      static_cast<int>(name_width), name.c_str(), static_cast<int>(expect_width),
+                      expect.c_str(), seeds_cell.c_str(), met.c_str(), errors.c_str(),
+                      found.c_str(), result.c_str(), static_cast<int>(faults_width), faults.c_str(),
+                      wall.c_str());
         out << line;
     };
-    auto met = [](const ScenarioSummary& s) { return std::to_string(s.passed) + "/" + std::to_string(s.runs); };
+    auto met = [](const ScenarioSummary& s) {
+        return std::to_string(s.passed) + "/" + std::to_string(s.runs);
+    };
     row("scenario", "expect", "seeds", "met/runs", "err", "found", "result", "faults", "wall");
     for (const ScenarioSummary& s : summary.scenarios) {
         row(s.scenario, s.short_expectation, seed_ranges(s.seeds), met(s), std::to_string(s.errors),
-            s.expects_violation ? std::to_string(s.violations_found) : "-", scenario_result(s, summary.sometimes_checked),
-            faults_text(s.faults), wall_text(s.wall_seconds));
+            s.expects_violation ? std::to_string(s.violations_found) : "-",
+            scenario_result(s, summary.sometimes_checked), faults_text(s.faults),
+            wall_text(s.wall_seconds));
     }
     const ScenarioSummary& t = summary.total;
     row("total", "", "", met(t), std::to_string(t.errors), std::to_string(t.violations_found),
-        summary.all_met() ? "ok" : (t.failed > 0 ? "FAILED" : "MISSING"), faults_text(t.faults), wall_text(t.wall_seconds));
+        summary.all_met() ? "ok" : (t.failed > 0 ? "FAILED" : "MISSING"), faults_text(t.faults),
+        wall_text(t.wall_seconds));
     out << "(met/runs: runs that met the scenario's expectation; err: runs that crashed, hung or ran out of memory;\n"
            " found: runs of a negative control in which the expected oracle fired; result: ok, FAILED (a run did not\n"
            " meet its expectation), NOT FOUND (a negative control whose violation appeared in no run: each run may\n"
@@ -184,7 +197,8 @@ void write_summary_table(std::ostream& out, const SuiteSummary& summary) {
     bool any_sometimes = false;
     for (const ScenarioSummary& s : summary.scenarios) {
         if (s.sometimes_runs.empty()) continue;
-        if (!any_sometimes) out << "coverage a scenario expects sometimes (runs in which it happened):\n";
+        if (!any_sometimes)
+            out << "coverage a scenario expects sometimes (runs in which it happened):\n";
         any_sometimes = true;
         out << "  " << s.scenario << ":";
         for (const auto& [combination, runs] : s.sometimes_runs) {
@@ -195,17 +209,20 @@ void write_summary_table(std::ostream& out, const SuiteSummary& summary) {
     }
     for (const ScenarioSummary& s : summary.scenarios) {
         for (const std::string& combination : s.sometimes_missing) {
-            out << "SOMETIMES NEVER MET: " << s.scenario << ": " << combination << " happened in none of its "
-                << s.runs << " runs\n";
+            out << "SOMETIMES NEVER MET: " << s.scenario << ": " << combination
+                << " happened in none of its " << s.runs << " runs\n";
         }
     }
 }
 
 nlohmann::json to_json(const SuiteSummary& summary) {
     auto row = [](const ScenarioSummary& s) {
-        nlohmann::json j = {{"scenario", s.scenario},     {"seeds", seed_ranges(s.seeds, SIZE_MAX)},
-                            {"runs", s.runs},             {"passed", s.passed},
-                            {"failed", s.failed},         {"errors", s.errors},
+        nlohmann::json j = {{"scenario", s.scenario},
+                            {"seeds", seed_ranges(s.seeds, SIZE_MAX)},
+                            {"runs", s.runs},
+                            {"passed", s.passed},
+                            {"failed", s.failed},
+                            {"errors", s.errors},
                             {"wall_seconds", s.wall_seconds}};
         if (!s.expectation.empty()) j["expect"] = s.expectation;
         j["faults"] = {{"planned", s.faults.planned},

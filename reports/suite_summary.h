@@ -18,16 +18,16 @@ namespace eosim::reports {
 
 struct ScenarioSummary {
     std::string scenario;
-    std::string expectation;      // "pass" or "violation of <oracle>" ("" in the total)
+    std::string expectation;        // "pass" or "violation of <oracle>" ("" in the total)
     std::string short_expectation;  // the same for the text table (short_expectation)
-    std::vector<uint64_t> seeds;  // sorted
+    std::vector<uint64_t> seeds;    // sorted
     int64_t runs = 0;
-    int64_t passed = 0;              // expectation met
-    int64_t failed = 0;              // expectation not met, errors included
-    int64_t errors = 0;              // of the failed: runs that did not complete
-    int64_t violations_found = 0;    // negative controls: runs in which the expected oracle fired
+    int64_t passed = 0;            // expectation met
+    int64_t failed = 0;            // expectation not met, errors included
+    int64_t errors = 0;            // of the failed: runs that did not complete
+    int64_t violations_found = 0;  // negative controls: runs in which the expected oracle fired
     bool expects_violation = false;
-    double wall_seconds = 0;         // the runs' wall time, added up
+    double wall_seconds = 0;  // the runs' wall time, added up
     // Planned faults over the runs (scenarios/fault_accounting.h): planned, fired with an effect,
     // fired without effect, never fired.
     scenarios::FaultTally faults;

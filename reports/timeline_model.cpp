@@ -14,7 +14,8 @@ namespace eosim::reports {
 namespace {
 
 // Lane groups, top to bottom.
-constexpr const char* kGroupOrder[] = {"faults", "checkpoints", "job", "watermarks", "transactions", "other", "oracles"};
+constexpr const char* kGroupOrder[] = {"faults",       "checkpoints", "job",    "watermarks",
+                                       "transactions", "other",       "oracles"};
 
 int group_rank(const std::string& group) {
     for (size_t i = 0; i < std::size(kGroupOrder); ++i) {
@@ -28,7 +29,8 @@ bool natural_less(const std::string& a, const std::string& b) {
     size_t i = 0;
     size_t j = 0;
     while (i < a.size() && j < b.size()) {
-        if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+        if (std::isdigit(static_cast<unsigned char>(a[i])) &&
+            std::isdigit(static_cast<unsigned char>(b[j]))) {
             size_t i_end = i;
             size_t j_end = j;
             while (i_end < a.size() && std::isdigit(static_cast<unsigned char>(a[i_end]))) ++i_end;
@@ -62,7 +64,8 @@ struct LaneKey {
     std::string group;
     std::string label;
     bool operator<(const LaneKey& o) const {
-        if (group_rank(group) != group_rank(o.group)) return group_rank(group) < group_rank(o.group);
+        if (group_rank(group) != group_rank(o.group))
+            return group_rank(group) < group_rank(o.group);
         if (group == "faults" && fault_lane_rank(label) != fault_lane_rank(o.label)) {
             return fault_lane_rank(label) < fault_lane_rank(o.label);
         }
@@ -71,15 +74,19 @@ struct LaneKey {
     }
 };
 
-// The number in "checkpoint 12", "savepoint 12", "stop-with-savepoint 12: reason"; -1 if there is none.
+// The number in "checkpoint 12", "savepoint 12", "stop-with-savepoint 12: reason"; -1 if there is
+// none.
 int64_t checkpoint_id(const std::string& detail) {
     size_t i = std::string::npos;
     for (const char* prefix : {"checkpoint ", "savepoint ", "stop-with-savepoint "}) {
         if (detail.rfind(prefix, 0) == 0) i = std::string(prefix).size();
     }
-    if (i == std::string::npos || i == detail.size() || !std::isdigit(static_cast<unsigned char>(detail[i]))) return -1;
+    if (i == std::string::npos || i == detail.size() ||
+        !std::isdigit(static_cast<unsigned char>(detail[i])))
+        return -1;
     int64_t id = 0;
-    for (; i < detail.size() && std::isdigit(static_cast<unsigned char>(detail[i])); ++i) id = id * 10 + (detail[i] - '0');
+    for (; i < detail.size() && std::isdigit(static_cast<unsigned char>(detail[i])); ++i)
+        id = id * 10 + (detail[i] - '0');
     return id;
 }
 
@@ -129,12 +136,14 @@ private:
         for (const scenarios::TimelineEvent& e : record_.timeline) end = std::max(end, e.at_ns);
         if (record_.figures.virtual_seconds <= 0) {
             for (const FaultRecord& f : record_.faults) end = std::max(end, f.end_ns);
-            for (const scenarios::TimelineEvent& e : record_.timeline) end = std::max(end, e.end_ns);
+            for (const scenarios::TimelineEvent& e : record_.timeline)
+                end = std::max(end, e.end_ns);
         }
         return std::max<int64_t>(end, 1'000'000);
     }
 
-    void bar(LaneKey lane, int64_t start, int64_t end, bool open_end, std::string style, std::string label) {
+    void bar(LaneKey lane, int64_t start, int64_t end, bool open_end, std::string style,
+             std::string label) {
         TimelineBar b;
         b.start_ns = start;
         b.end_ns = std::max(start, end);
@@ -158,32 +167,37 @@ private:
             // record from another build) goes in the "faults" lane.
             const scenarios::FaultType* type = scenarios::FaultTypes::global().find(f.kind);
             const std::string lane_of_kind = type == nullptr ? "faults" : type->timeline_lane();
-            std::vector<std::string> lanes = lane_of_kind.empty() ? f.nodes : std::vector<std::string>{lane_of_kind};
+            std::vector<std::string> lanes =
+                lane_of_kind.empty() ? f.nodes : std::vector<std::string>{lane_of_kind};
             if (lanes.empty()) lanes = {"faults"};
             const std::string label = seconds_text(f.at_ns) + " " + f.kind + ": " + f.action;
             for (const std::string& lane : lanes) {
                 if (f.skipped) {
                     const bool says_so = f.action.find("skipped") != std::string::npos;
-                    mark({"faults", lane}, f.at_ns, "fault-skipped", label + (says_so ? "" : " (skipped)"));
+                    mark({"faults", lane}, f.at_ns, "fault-skipped",
+                         label + (says_so ? "" : " (skipped)"));
                 } else if (f.end_ns < 0) {
                     bar({"faults", lane}, f.at_ns, end_ns_, true, "fault-" + f.kind, label);
                 } else if (f.end_ns == f.at_ns) {
                     mark({"faults", lane}, f.at_ns, "fault-" + f.kind, label);
                 } else {
-                    bar({"faults", lane}, f.at_ns, std::min(f.end_ns, end_ns_), f.end_ns > end_ns_, "fault-" + f.kind,
-                        label + " (until " + seconds_text(f.end_ns) + ")");
+                    bar({"faults", lane}, f.at_ns, std::min(f.end_ns, end_ns_), f.end_ns > end_ns_,
+                        "fault-" + f.kind, label + " (until " + seconds_text(f.end_ns) + ")");
                 }
             }
         }
     }
 
     void add_event(const scenarios::TimelineEvent& e) {
-        if (e.lane == "faults") return;  // drawn from the fault records, which know when each fault ends
-        const std::string label = seconds_text(e.at_ns) + " " + e.what + (e.detail.empty() ? "" : ": " + e.detail);
+        if (e.lane == "faults")
+            return;  // drawn from the fault records, which know when each fault ends
+        const std::string label =
+            seconds_text(e.at_ns) + " " + e.what + (e.detail.empty() ? "" : ": " + e.detail);
         if (e.what.rfind("checkpoint.", 0) == 0) return add_checkpoint(e, label);
         if (e.what.rfind("txn.", 0) == 0) return add_transaction(e, label);
         if (e.what == "deployment") {  // a deployment's span, v1, v2, ... (scenarios/job_history.h)
-            return bar({"job", "deployments"}, e.at_ns, e.end_ns >= 0 ? e.end_ns : end_ns_, e.end_ns < 0, "deployment", label);
+            return bar({"job", "deployments"}, e.at_ns, e.end_ns >= 0 ? e.end_ns : end_ns_,
+                       e.end_ns < 0, "deployment", label);
         }
         if (e.lane == "job") {
             if (e.what == "failover") abandon_checkpoints(e.at_ns);
@@ -194,7 +208,8 @@ private:
             return mark({"job", "job"}, e.at_ns, style, label);
         }
         if (e.what == "watermark") {  // a vertex's watermark line: one span per value shown
-            if (e.end_ns >= 0) return bar({"watermarks", e.lane}, e.at_ns, e.end_ns, false, "watermark", label);
+            if (e.end_ns >= 0)
+                return bar({"watermarks", e.lane}, e.at_ns, e.end_ns, false, "watermark", label);
             return bar({"watermarks", e.lane}, e.at_ns, end_ns_, true, "watermark", label);
         }
         if (e.end_ns >= 0) return bar({"other", e.lane}, e.at_ns, e.end_ns, false, "other", label);
@@ -230,7 +245,8 @@ private:
             return;
         }
         if (what == "precommitted") {
-            if (auto it = transactions_.find(id); it != transactions_.end()) it->second.precommitted_ns = e.at_ns;
+            if (auto it = transactions_.find(id); it != transactions_.end())
+                it->second.precommitted_ns = e.at_ns;
             mark(lane, e.at_ns, "txn-precommitted", label);
             return;
         }
@@ -251,7 +267,8 @@ private:
         checkpoints_.clear();
     }
 
-    bool close_transaction(const std::string& id, int64_t at, const std::string& style, const std::string& how) {
+    bool close_transaction(const std::string& id, int64_t at, const std::string& style,
+                           const std::string& how) {
         auto it = transactions_.find(id);
         if (it == transactions_.end()) return false;
         const OpenTransaction& t = it->second;
@@ -275,10 +292,12 @@ private:
         const bool cut = record_.timeline_essential_cut > 0;
         for (const auto& [id, t] : transactions_) {
             std::string label = "transaction " + id + ": begun " + seconds_text(t.begun_ns);
-            if (t.precommitted_ns >= 0) label += ", pre-committed " + seconds_text(t.precommitted_ns);
+            if (t.precommitted_ns >= 0)
+                label += ", pre-committed " + seconds_text(t.precommitted_ns);
             bar(t.lane, t.begun_ns, end_ns_, true, cut ? "txn-unknown" : "txn-open",
-                label + (cut ? ": its end is among the events the record left out (replay the seed to see it)"
-                             : ", still open at the end of the run"));
+                label +
+                    (cut ? ": its end is among the events the record left out (replay the seed to see it)"
+                         : ", still open at the end of the run"));
         }
         transactions_.clear();
     }
@@ -288,10 +307,10 @@ private:
             if (v.passed) continue;
             const bool expected = !record_.expect.pass && record_.expect.violation == v.oracle;
             mark({"oracles", "oracles"}, end_ns_, expected ? "oracle-expected" : "oracle-failed",
-                 std::string(v.oracle) + (expected ? " (expected) " : " ") + "fired: " +
-                     v.message);
+                 std::string(v.oracle) + (expected ? " (expected) " : " ") + "fired: " + v.message);
         }
-        if (record_.status == RunStatus::error) mark({"oracles", "oracles"}, end_ns_, "run-error", record_.reason);
+        if (record_.status == RunStatus::error)
+            mark({"oracles", "oracles"}, end_ns_, "run-error", record_.reason);
     }
 
     TimelineModel finish() {
@@ -299,18 +318,23 @@ private:
         for (const PendingBar& b : bars_) keys.push_back(b.lane);
         for (const PendingMark& m : marks_) keys.push_back(m.lane);
         std::sort(keys.begin(), keys.end());
-        keys.erase(std::unique(keys.begin(), keys.end(),
-                               [](const LaneKey& a, const LaneKey& b) { return !(a < b) && !(b < a); }),
-                   keys.end());
+        keys.erase(
+            std::unique(keys.begin(), keys.end(),
+                        [](const LaneKey& a, const LaneKey& b) { return !(a < b) && !(b < a); }),
+            keys.end());
         auto index_of = [&keys](const LaneKey& key) {
-            return static_cast<size_t>(std::lower_bound(keys.begin(), keys.end(), key) - keys.begin());
+            return static_cast<size_t>(std::lower_bound(keys.begin(), keys.end(), key) -
+                                       keys.begin());
         };
         TimelineModel model;
         model.end_ns = end_ns_;
-        for (const LaneKey& key : keys) model.lanes.push_back(TimelineLane{key.label, key.group, 1});
-        // Bars by start (stable: ties keep recording order), each to the first row of its lane free by then.
-        std::stable_sort(bars_.begin(), bars_.end(),
-                         [](const PendingBar& a, const PendingBar& b) { return a.bar.start_ns < b.bar.start_ns; });
+        for (const LaneKey& key : keys)
+            model.lanes.push_back(TimelineLane{key.label, key.group, 1});
+        // Bars by start (stable: ties keep recording order), each to the first row of its lane free
+        // by then.
+        std::stable_sort(bars_.begin(), bars_.end(), [](const PendingBar& a, const PendingBar& b) {
+            return a.bar.start_ns < b.bar.start_ns;
+        });
         std::vector<std::vector<int64_t>> row_ends(keys.size());
         for (PendingBar& b : bars_) {
             b.bar.lane = index_of(b.lane);
@@ -320,7 +344,8 @@ private:
             if (row == ends.size()) ends.push_back(0);
             ends[row] = std::max(b.bar.end_ns, b.bar.start_ns + 1);
             b.bar.row = static_cast<int>(row);
-            model.lanes[b.bar.lane].rows = std::max(model.lanes[b.bar.lane].rows, static_cast<int>(row) + 1);
+            model.lanes[b.bar.lane].rows =
+                std::max(model.lanes[b.bar.lane].rows, static_cast<int>(row) + 1);
             model.bars.push_back(std::move(b.bar));
         }
         for (PendingMark& m : marks_) {
@@ -340,8 +365,8 @@ private:
     int64_t end_ns_ = 0;
     std::vector<PendingBar> bars_;
     std::vector<PendingMark> marks_;
-    std::map<int64_t, int64_t> checkpoints_;                 // id -> triggered at, until it ends
-    std::map<std::string, OpenTransaction> transactions_;    // transactional id -> open transaction
+    std::map<int64_t, int64_t> checkpoints_;               // id -> triggered at, until it ends
+    std::map<std::string, OpenTransaction> transactions_;  // transactional id -> open transaction
 };
 
 }  // namespace

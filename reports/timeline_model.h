@@ -37,7 +37,8 @@ struct TimelineBar {
 struct TimelineMark {
     size_t lane = 0;
     int64_t at_ns = 0;
-    std::string style;  // "failover", "restore", "job-finished", "txn-precommitted", "oracle-failed", ...
+    std::string
+        style;  // "failover", "restore", "job-finished", "txn-precommitted", "oracle-failed", ...
     std::string label;
 };
 

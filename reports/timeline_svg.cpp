@@ -109,7 +109,8 @@ std::string tick_label(int64_t ns, int64_t step_ns) {
 
 class SvgWriter {
 public:
-    SvgWriter(const TimelineModel& model, const TimelineSvgOptions& options) : model_(model), options_(options) {
+    SvgWriter(const TimelineModel& model, const TimelineSvgOptions& options)
+        : model_(model), options_(options) {
         int y = kAxisHeight;
         for (const TimelineLane& lane : model_.lanes) {
             lane_top_.push_back(y);
@@ -123,8 +124,9 @@ public:
     std::string write() {
         const int legend_rows = legend(false);
         const int height = plot_bottom_ + 14 + legend_rows * kLegendRowHeight;
-        out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"" << options_.width_px
-             << "\" height=\"" << height << "\" viewBox=\"0 0 " << options_.width_px << ' ' << height
+        out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\""
+             << options_.width_px << "\" height=\"" << height << "\" viewBox=\"0 0 "
+             << options_.width_px << ' ' << height
              << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
         out_ << "<rect x=\"0\" y=\"0\" width=\"" << options_.width_px << "\" height=\"" << height
              << "\" fill=\"#ffffff\"/>\n";
@@ -139,41 +141,54 @@ public:
     }
 
 private:
-    static int lane_height(const TimelineLane& lane) { return 2 * kLanePadding + lane.rows * kRowHeight; }
+    static int lane_height(const TimelineLane& lane) {
+        return 2 * kLanePadding + lane.rows * kRowHeight;
+    }
 
     double x(int64_t ns) const {
         const double plot_width = options_.width_px - options_.label_width_px - 16;
-        return options_.label_width_px + plot_width * static_cast<double>(std::clamp<int64_t>(ns, 0, model_.end_ns)) /
-                                             static_cast<double>(std::max<int64_t>(model_.end_ns, 1));
+        return options_.label_width_px +
+               plot_width * static_cast<double>(std::clamp<int64_t>(ns, 0, model_.end_ns)) /
+                   static_cast<double>(std::max<int64_t>(model_.end_ns, 1));
     }
     double right() const { return x(model_.end_ns); }
-    double row_y(const TimelineBar& b) const { return lane_top_[b.lane] + kLanePadding + b.row * kRowHeight; }
-    double lane_middle(size_t lane) const { return lane_top_[lane] + lane_height(model_.lanes[lane]) / 2.0; }
+    double row_y(const TimelineBar& b) const {
+        return lane_top_[b.lane] + kLanePadding + b.row * kRowHeight;
+    }
+    double lane_middle(size_t lane) const {
+        return lane_top_[lane] + lane_height(model_.lanes[lane]) / 2.0;
+    }
 
     void lanes() {
         for (size_t i = 0; i < model_.lanes.size(); ++i) {
             const TimelineLane& lane = model_.lanes[i];
             const bool first_of_group = i == 0 || model_.lanes[i - 1].group != lane.group;
-            out_ << "<rect x=\"0\" y=\"" << lane_top_[i] << "\" width=\"" << options_.width_px << "\" height=\""
-                 << lane_height(lane) << "\" fill=\"" << (i % 2 == 0 ? "#f7f7f7" : "#ffffff") << "\"/>\n";
+            out_ << "<rect x=\"0\" y=\"" << lane_top_[i] << "\" width=\"" << options_.width_px
+                 << "\" height=\"" << lane_height(lane) << "\" fill=\""
+                 << (i % 2 == 0 ? "#f7f7f7" : "#ffffff") << "\"/>\n";
             if (first_of_group && i != 0) {
-                out_ << "<line x1=\"0\" x2=\"" << options_.width_px << "\" y1=\"" << lane_top_[i] << "\" y2=\""
-                     << lane_top_[i] << "\" stroke=\"#999999\" stroke-width=\"0.6\"/>\n";
+                out_ << "<line x1=\"0\" x2=\"" << options_.width_px << "\" y1=\"" << lane_top_[i]
+                     << "\" y2=\"" << lane_top_[i]
+                     << "\" stroke=\"#999999\" stroke-width=\"0.6\"/>\n";
             }
-            out_ << "<text x=\"" << options_.label_width_px - 8 << "\" y=\"" << num(lane_middle(i) + 4)
-                 << "\" text-anchor=\"end\" fill=\"#333333\">" << xml_escape(lane.label) << "</text>\n";
+            out_ << "<text x=\"" << options_.label_width_px - 8 << "\" y=\""
+                 << num(lane_middle(i) + 4) << "\" text-anchor=\"end\" fill=\"#333333\">"
+                 << xml_escape(lane.label) << "</text>\n";
         }
     }
 
     void axis() {
         const int64_t step = tick_step_ns(std::max<int64_t>(model_.end_ns, 1));
         for (int64_t t = 0; t <= model_.end_ns; t += step) {
-            out_ << "<line x1=\"" << num(x(t)) << "\" x2=\"" << num(x(t)) << "\" y1=\"" << kAxisHeight - 4
-                 << "\" y2=\"" << plot_bottom_ << "\" stroke=\"#dddddd\" stroke-width=\"0.6\"/>\n";
-            out_ << "<text x=\"" << num(x(t)) << "\" y=\"" << kAxisHeight - 8 << "\" text-anchor=\"middle\" fill=\"#555555\">"
-                 << tick_label(t, step) << "</text>\n";
+            out_ << "<line x1=\"" << num(x(t)) << "\" x2=\"" << num(x(t)) << "\" y1=\""
+                 << kAxisHeight - 4 << "\" y2=\"" << plot_bottom_
+                 << "\" stroke=\"#dddddd\" stroke-width=\"0.6\"/>\n";
+            out_ << "<text x=\"" << num(x(t)) << "\" y=\"" << kAxisHeight - 8
+                 << "\" text-anchor=\"middle\" fill=\"#555555\">" << tick_label(t, step)
+                 << "</text>\n";
         }
-        out_ << "<text x=\"8\" y=\"" << kAxisHeight - 8 << "\" fill=\"#555555\">virtual time</text>\n";
+        out_ << "<text x=\"8\" y=\"" << kAxisHeight - 8
+             << "\" fill=\"#555555\">virtual time</text>\n";
     }
 
     // Faults shaded faintly across every lane.
@@ -181,8 +196,9 @@ private:
         for (const TimelineBar& b : model_.bars) {
             if (b.style.rfind("fault-", 0) != 0) continue;
             out_ << "<rect x=\"" << num(x(b.start_ns)) << "\" y=\"" << kAxisHeight << "\" width=\""
-                 << num(std::max(1.0, x(b.end_ns) - x(b.start_ns))) << "\" height=\"" << plot_bottom_ - kAxisHeight
-                 << "\" fill=\"" << style_of(b.style).colour << "\" fill-opacity=\"0.07\"/>\n";
+                 << num(std::max(1.0, x(b.end_ns) - x(b.start_ns))) << "\" height=\""
+                 << plot_bottom_ - kAxisHeight << "\" fill=\"" << style_of(b.style).colour
+                 << "\" fill-opacity=\"0.07\"/>\n";
         }
     }
 
@@ -191,8 +207,9 @@ private:
         const double x0 = x(b.start_ns);
         const double width = std::max(2.0, x(b.end_ns) - x0);
         const bool band = b.style.rfind("fault-", 0) == 0;
-        out_ << "<rect x=\"" << num(x0) << "\" y=\"" << num(row_y(b) + (band ? 0 : 1)) << "\" width=\"" << num(width)
-             << "\" height=\"" << (band ? kRowHeight - 1 : kBarHeight) << "\" rx=\"" << (band ? 1 : 2) << "\" fill=\""
+        out_ << "<rect x=\"" << num(x0) << "\" y=\"" << num(row_y(b) + (band ? 0 : 1))
+             << "\" width=\"" << num(width) << "\" height=\""
+             << (band ? kRowHeight - 1 : kBarHeight) << "\" rx=\"" << (band ? 1 : 2) << "\" fill=\""
              << s.colour << "\"" << (band ? " fill-opacity=\"0.75\"" : "");
         if (b.open_end) out_ << " stroke=\"#555555\" stroke-dasharray=\"3,2\" stroke-width=\"0.8\"";
         out_ << "><title>" << xml_escape(b.label) << "</title></rect>\n";
@@ -207,42 +224,48 @@ private:
         switch (s.mark_shape) {
             case Shape::line:
                 if (m.style.rfind("oracle-", 0) == 0 || m.style == "run-error") {
-                    out_ << "<line x1=\"" << num(cx) << "\" x2=\"" << num(cx) << "\" y1=\"" << kAxisHeight << "\" y2=\""
-                         << plot_bottom_ << "\" stroke=\"" << c << "\" stroke-width=\"2\"/>\n";
-                    out_ << "<circle cx=\"" << num(cx) << "\" cy=\"" << num(cy) << "\" r=\"5\" fill=\"" << c << "\">"
-                         << title << "</circle>\n";
+                    out_ << "<line x1=\"" << num(cx) << "\" x2=\"" << num(cx) << "\" y1=\""
+                         << kAxisHeight << "\" y2=\"" << plot_bottom_ << "\" stroke=\"" << c
+                         << "\" stroke-width=\"2\"/>\n";
+                    out_ << "<circle cx=\"" << num(cx) << "\" cy=\"" << num(cy)
+                         << "\" r=\"5\" fill=\"" << c << "\">" << title << "</circle>\n";
                     // The oracle's name (the label up to its first blank), left of the marker.
-                    out_ << "<text x=\"" << num(cx - 9) << "\" y=\"" << num(cy + 4) << "\" text-anchor=\"end\" fill=\""
-                         << c << "\" font-weight=\"bold\">" << xml_escape(m.label.substr(0, m.label.find(' ')))
-                         << "</text>\n";
+                    out_ << "<text x=\"" << num(cx - 9) << "\" y=\"" << num(cy + 4)
+                         << "\" text-anchor=\"end\" fill=\"" << c << "\" font-weight=\"bold\">"
+                         << xml_escape(m.label.substr(0, m.label.find(' '))) << "</text>\n";
                 } else {
-                    out_ << "<path d=\"M" << num(cx) << ' ' << num(cy + 6) << " V" << num(cy - 6) << " l5 3 -5 3\" fill=\""
-                         << c << "\" stroke=\"" << c << "\" stroke-width=\"1.5\">" << title << "</path>\n";
+                    out_ << "<path d=\"M" << num(cx) << ' ' << num(cy + 6) << " V" << num(cy - 6)
+                         << " l5 3 -5 3\" fill=\"" << c << "\" stroke=\"" << c
+                         << "\" stroke-width=\"1.5\">" << title << "</path>\n";
                 }
                 break;
             case Shape::tick:
-                out_ << "<rect x=\"" << num(cx - 0.75) << "\" y=\"" << num(cy - 6) << "\" width=\"1.5\" height=\"12\" fill=\""
-                     << c << "\">" << title << "</rect>\n";
+                out_ << "<rect x=\"" << num(cx - 0.75) << "\" y=\"" << num(cy - 6)
+                     << "\" width=\"1.5\" height=\"12\" fill=\"" << c << "\">" << title
+                     << "</rect>\n";
                 break;
             case Shape::circle:
-                out_ << "<circle cx=\"" << num(cx) << "\" cy=\"" << num(cy) << "\" r=\"3\" fill=\"" << c
-                     << "\" stroke=\"#ffffff\" stroke-width=\"0.5\">" << title << "</circle>\n";
+                out_ << "<circle cx=\"" << num(cx) << "\" cy=\"" << num(cy) << "\" r=\"3\" fill=\""
+                     << c << "\" stroke=\"#ffffff\" stroke-width=\"0.5\">" << title
+                     << "</circle>\n";
                 break;
             case Shape::cross:
-                out_ << "<path d=\"M" << num(cx - 4) << ' ' << num(cy - 4) << " l8 8 M" << num(cx + 4) << ' '
-                     << num(cy - 4) << " l-8 8\" stroke=\"" << c << "\" stroke-width=\"2\">" << title << "</path>\n";
+                out_ << "<path d=\"M" << num(cx - 4) << ' ' << num(cy - 4) << " l8 8 M"
+                     << num(cx + 4) << ' ' << num(cy - 4) << " l-8 8\" stroke=\"" << c
+                     << "\" stroke-width=\"2\">" << title << "</path>\n";
                 break;
             case Shape::diamond:
-                out_ << "<path d=\"M" << num(cx) << ' ' << num(cy - 6) << " l6 6 -6 6 -6 -6 z\" fill=\"" << c << "\">"
-                     << title << "</path>\n";
+                out_ << "<path d=\"M" << num(cx) << ' ' << num(cy - 6)
+                     << " l6 6 -6 6 -6 -6 z\" fill=\"" << c << "\">" << title << "</path>\n";
                 break;
             case Shape::triangle:
-                out_ << "<path d=\"M" << num(cx - 6) << ' ' << num(cy - 6) << " h12 l-6 11 z\" fill=\"" << c << "\">"
-                     << title << "</path>\n";
+                out_ << "<path d=\"M" << num(cx - 6) << ' ' << num(cy - 6)
+                     << " h12 l-6 11 z\" fill=\"" << c << "\">" << title << "</path>\n";
                 break;
             case Shape::square:
-                out_ << "<rect x=\"" << num(cx - 5) << "\" y=\"" << num(cy - 5) << "\" width=\"10\" height=\"10\" fill=\""
-                     << c << "\">" << title << "</rect>\n";
+                out_ << "<rect x=\"" << num(cx - 5) << "\" y=\"" << num(cy - 5)
+                     << "\" width=\"10\" height=\"10\" fill=\"" << c << "\">" << title
+                     << "</rect>\n";
                 break;
             case Shape::band:
             case Shape::bar: break;
@@ -264,10 +287,10 @@ private:
             }
             if (draw) {
                 const double ly = plot_bottom_ + 12 + row * kLegendRowHeight;
-                out_ << "<rect x=\"" << num(lx) << "\" y=\"" << num(ly) << "\" width=\"14\" height=\"9\" rx=\"2\" fill=\""
-                     << s.colour << "\"/>";
-                out_ << "<text x=\"" << num(lx + 18) << "\" y=\"" << num(ly + 8.5) << "\" fill=\"#333333\">" << s.legend
-                     << "</text>\n";
+                out_ << "<rect x=\"" << num(lx) << "\" y=\"" << num(ly)
+                     << "\" width=\"14\" height=\"9\" rx=\"2\" fill=\"" << s.colour << "\"/>";
+                out_ << "<text x=\"" << num(lx + 18) << "\" y=\"" << num(ly + 8.5)
+                     << "\" fill=\"#333333\">" << s.legend << "</text>\n";
             }
             lx += item_width;
         }

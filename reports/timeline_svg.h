@@ -12,8 +12,8 @@
 namespace eosim::reports {
 
 struct TimelineSvgOptions {
-    int width_px = 1280;        // the whole picture
-    int label_width_px = 150;   // lane labels on the left
+    int width_px = 1280;       // the whole picture
+    int label_width_px = 150;  // lane labels on the left
 };
 
 std::string timeline_svg(const TimelineModel& model, const TimelineSvgOptions& options = {});

@@ -23,10 +23,10 @@ struct AnomalyGroup {
     std::string sink;         // the sink vertex's id
     std::string kind;         // "lost", "duplicated", "wrong value", "extra"
     std::string transaction;  // the Kafka transactional id; "" when none
-    std::string where;        // for people: "committed transaction", "aborted transaction (expired)", ...
+    std::string where;  // for people: "committed transaction", "aborted transaction (expired)", ...
     int64_t checkpoint = -1;  // the checkpoint the transaction was pre-committed for (-1: unknown)
     int64_t records = 0;      // records (or keys) in the group
-    double from_s = -1;       // the transaction's first record .. its end (or the run's), -1: unknown
+    double from_s = -1;  // the transaction's first record .. its end (or the run's), -1: unknown
     double to_s = -1;
     std::vector<std::string> examples;     // a few of its records or keys
     std::vector<std::string> faults;       // the faults that fired within [from_s, to_s]
@@ -39,7 +39,8 @@ struct TransactionMargin {
     std::string sink;
     std::string transaction;
     int64_t checkpoint = -1;
-    std::string outcome;  // "committed", "expired" (aborted at its timeout), "aborted", "open at the end"
+    std::string
+        outcome;  // "committed", "expired" (aborted at its timeout), "aborted", "open at the end"
     double age_ms = 0;
     double timeout_ms = 0;
     double margin_ms() const { return timeout_ms - age_ms; }
@@ -60,12 +61,12 @@ struct AnomalyTable {
     bool examined = false;  // an output oracle fired, so the sinks' records were examined
     std::vector<AnomalyGroup> groups;
     int64_t groups_left_out = 0;
-    int64_t lost = 0;        // records (or keys) over every group, those left out included
+    int64_t lost = 0;  // records (or keys) over every group, those left out included
     int64_t duplicated = 0;
     // Over every transaction that held records of a Kafka sink's topic.
     int64_t transactions_measured = 0;
-    int64_t margin_warnings = 0;                // margins under kMarginWarningPercent of the timeout
-    std::vector<TransactionMargin> margins;     // the tightest first, at most kMarginsMax
+    int64_t margin_warnings = 0;             // margins under kMarginWarningPercent of the timeout
+    std::vector<TransactionMargin> margins;  // the tightest first, at most kMarginsMax
 };
 
 }  // namespace eosim::scenarios

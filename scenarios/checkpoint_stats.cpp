@@ -76,7 +76,8 @@ CheckpointStats* CheckpointStatsTracker::find(int64_t checkpoint_id) {
     return nullptr;
 }
 
-void CheckpointStatsTracker::checkpoint_triggered(sim::Time at, int64_t checkpoint_id, engine::SnapshotType type) {
+void CheckpointStatsTracker::checkpoint_triggered(sim::Time at, int64_t checkpoint_id,
+                                                  engine::SnapshotType type) {
     CheckpointStats stats;
     stats.id = checkpoint_id;
     if (history_ != nullptr) stats.deployment = history_->deployment_name();
@@ -85,14 +86,16 @@ void CheckpointStatsTracker::checkpoint_triggered(sim::Time at, int64_t checkpoi
     checkpoints_.push_back(std::move(stats));
 }
 
-void CheckpointStatsTracker::checkpoint_completed(sim::Time at, int64_t checkpoint_id, const engine::SourceOffsets&) {
+void CheckpointStatsTracker::checkpoint_completed(sim::Time at, int64_t checkpoint_id,
+                                                  const engine::SourceOffsets&) {
     CheckpointStats* stats = find(checkpoint_id);
     if (stats == nullptr || stats->status != "in_progress") return;
     stats->status = "completed";
     stats->duration_ms = (at.seconds() - stats->triggered_s) * 1e3;
 }
 
-void CheckpointStatsTracker::checkpoint_aborted(sim::Time at, int64_t checkpoint_id, engine::CheckpointFailureReason reason,
+void CheckpointStatsTracker::checkpoint_aborted(sim::Time at, int64_t checkpoint_id,
+                                                engine::CheckpointFailureReason reason,
                                                 const std::string& detail) {
     CheckpointStats* stats = find(checkpoint_id);
     if (stats == nullptr || stats->status != "in_progress") return;
@@ -102,7 +105,8 @@ void CheckpointStatsTracker::checkpoint_aborted(sim::Time at, int64_t checkpoint
     stats->duration_ms = (at.seconds() - stats->triggered_s) * 1e3;
 }
 
-void CheckpointStatsTracker::task_checkpoint_stats(sim::Time at, const engine::TaskCheckpointStats& task) {
+void CheckpointStatsTracker::task_checkpoint_stats(sim::Time at,
+                                                   const engine::TaskCheckpointStats& task) {
     CheckpointStats* stats = find(task.checkpoint_id);
     if (stats == nullptr) return;
     CheckpointTaskStats t;
@@ -131,7 +135,8 @@ void CheckpointStatsTracker::task_checkpoint_stats(sim::Time at, const engine::T
     stats->tasks.push_back(std::move(t));
 }
 
-void CheckpointStatsTracker::task_checkpoint_acknowledged(sim::Time at, int64_t checkpoint_id, const std::string& vertex,
+void CheckpointStatsTracker::task_checkpoint_acknowledged(sim::Time at, int64_t checkpoint_id,
+                                                          const std::string& vertex,
                                                           int32_t subtask) {
     CheckpointStats* stats = find(checkpoint_id);
     if (stats == nullptr) return;
@@ -144,7 +149,8 @@ void CheckpointStatsTracker::task_checkpoint_acknowledged(sim::Time at, int64_t 
     }
 }
 
-void CheckpointStatsTracker::end_in_flight(sim::Time at, engine::CheckpointFailureReason reason, const std::string& why) {
+void CheckpointStatsTracker::end_in_flight(sim::Time at, engine::CheckpointFailureReason reason,
+                                           const std::string& why) {
     for (CheckpointStats& stats : checkpoints_) {
         if (stats.status != "in_progress") continue;
         stats.status = "failed";
@@ -154,21 +160,29 @@ void CheckpointStatsTracker::end_in_flight(sim::Time at, engine::CheckpointFailu
     }
 }
 
-void CheckpointStatsTracker::job_manager_lost(sim::Time at, int64_t attempt, const std::string& why) {
-    // A JobManager already replaced that learns of its loss late: the takeover ended its checkpoints.
+void CheckpointStatsTracker::job_manager_lost(sim::Time at, int64_t attempt,
+                                              const std::string& why) {
+    // A JobManager already replaced that learns of its loss late: the takeover ended its
+    // checkpoints.
     const bool replaced = attempt_ >= 0 && attempt / 1000 != attempt_ / 1000;
-    if (!replaced) end_in_flight(at, engine::CheckpointFailureReason::checkpoint_coordinator_shutdown, "lost with the JobManager: " + why);
+    if (!replaced)
+        end_in_flight(at, engine::CheckpointFailureReason::checkpoint_coordinator_shutdown,
+                      "lost with the JobManager: " + why);
 }
 
-void CheckpointStatsTracker::failover(sim::Time, int64_t, const std::string&) { after_failover_ = true; }
+void CheckpointStatsTracker::failover(sim::Time, int64_t, const std::string&) {
+    after_failover_ = true;
+}
 
 void CheckpointStatsTracker::job_failed(sim::Time at, const std::string& reason) {
     end_in_flight(at, engine::CheckpointFailureReason::job_failure, "the job failed: " + reason);
 }
 
-void CheckpointStatsTracker::restore_started(sim::Time at, int64_t attempt, int64_t checkpoint_id, const engine::SourceOffsets&) {
+void CheckpointStatsTracker::restore_started(sim::Time at, int64_t attempt, int64_t checkpoint_id,
+                                             const engine::SourceOffsets&) {
     const bool takeover =
-        attempt_ >= 0 && !after_failover_ && deployment_name_of_attempt(attempt) == deployment_name_of_attempt(attempt_);
+        attempt_ >= 0 && !after_failover_ &&
+        deployment_name_of_attempt(attempt) == deployment_name_of_attempt(attempt_);
     if (takeover) {
         end_in_flight(at, engine::CheckpointFailureReason::checkpoint_coordinator_shutdown,
                       "lost with the JobManager: a new JobManager took the job over");
@@ -176,7 +190,8 @@ void CheckpointStatsTracker::restore_started(sim::Time at, int64_t attempt, int6
     after_failover_ = false;
     attempt_ = attempt;
     CheckpointStats* restored = checkpoint_id == 0 ? nullptr : find(checkpoint_id);
-    if (restored != nullptr && restored->status != "completed") restored->restored_uncompleted = true;
+    if (restored != nullptr && restored->status != "completed")
+        restored->restored_uncompleted = true;
 }
 
 CheckpointStatsSummary summarize(const std::vector<CheckpointStats>& checkpoints) {

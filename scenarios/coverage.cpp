@@ -32,14 +32,16 @@ bool has_targets(const sim::FiredFault& fired) { return !fired.nodes.empty(); }
 
 std::string check_combination_name(const std::string& name) {
     if (name.rfind(kOraclePrefix, 0) == 0) {
-        if (oracles::OracleRegistry::global().find(name.substr(kOraclePrefix.size())) != nullptr) return "";
+        if (oracles::OracleRegistry::global().find(name.substr(kOraclePrefix.size())) != nullptr)
+            return "";
         return "\"oracle:<oracle name>\" with an oracle name (exactly_once_output, at_least_once_output, "
                "state_after_restore, visibility, liveness)";
     }
     const std::vector<std::string> kinds = fault_kind_names();
     const size_t at = name.find('@');
-    const std::string form = "\"<fault kind>@<phase>\", \"<fault kind>@point:<protocol point>\" or "
-                             "\"oracle:<oracle name>\"";
+    const std::string form =
+        "\"<fault kind>@<phase>\", \"<fault kind>@point:<protocol point>\" or "
+        "\"oracle:<oracle name>\"";
     if (at == std::string::npos) return form;
     const std::string kind = name.substr(0, at);
     const std::string phase = name.substr(at + 1);
@@ -48,13 +50,18 @@ std::string check_combination_name(const std::string& name) {
     }
     if (phase.rfind(kPointPrefix, 0) == 0) {
         const std::string_view point = std::string_view(phase).substr(kPointPrefix.size());
-        if (std::find(std::begin(points::kAll), std::end(points::kAll), point) != std::end(points::kAll)) return "";
+        if (std::find(std::begin(points::kAll), std::end(points::kAll), point) !=
+            std::end(points::kAll))
+            return "";
         return form + ", with a protocol point (" + join(points::kAll) + ")";
     }
-    if (std::find(std::begin(phases::kAll), std::end(phases::kAll), phase) != std::end(phases::kAll)) {
+    if (std::find(std::begin(phases::kAll), std::end(phases::kAll), phase) !=
+        std::end(phases::kAll)) {
         const CoverageNodes nodes = FaultTypes::global().find(kind)->coverage_nodes();
-        if (phase == phases::kZombieResumed && nodes != CoverageNodes::frozen) return form + " (zombie-resumed is a pause phase)";
-        if (phase == phases::kZombieWrites && nodes != CoverageNodes::cut_off) return form + " (zombie-writes is a partition phase)";
+        if (phase == phases::kZombieResumed && nodes != CoverageNodes::frozen)
+            return form + " (zombie-resumed is a pause phase)";
+        if (phase == phases::kZombieWrites && nodes != CoverageNodes::cut_off)
+            return form + " (zombie-writes is a partition phase)";
         return "";
     }
     return form + ", with a phase (" + join(phases::kAll) + ")";
@@ -62,7 +69,8 @@ std::string check_combination_name(const std::string& name) {
 
 // --- CoverageTracker ---
 
-void CoverageTracker::point(sim::Time at, std::string_view point, const std::string& node, int64_t detail) {
+void CoverageTracker::point(sim::Time at, std::string_view point, const std::string& node,
+                            int64_t detail) {
     if (point == points::kSinkPrecommitted) {
         ++precommitted_[node][detail];
     } else if (point == points::kSinkCommitted) {
@@ -82,7 +90,8 @@ void CoverageTracker::point(sim::Time at, std::string_view point, const std::str
         stopping_ = true;
     } else if (point == points::kSavepointCompleted) {
         checkpoints_in_progress_.erase(detail);
-        if (stop_savepoints_.contains(detail)) {  // notified like a checkpoint (the sinks commit it)
+        if (stop_savepoints_.contains(
+                detail)) {  // notified like a checkpoint (the sinks commit it)
             last_completed_ = detail;
             awaiting_notification_ = job_nodes_;
         }
@@ -155,19 +164,23 @@ void CoverageTracker::fault(const sim::FiredFault& fired, const sim::FaultSpec& 
     const auto any_target = [&](auto&& predicate) {
         return std::any_of(fired.nodes.begin(), fired.nodes.end(), predicate);
     };
-    const bool precommitted = global ? std::any_of(precommitted_.begin(), precommitted_.end(),
-                                                   [](const auto& entry) { return !entry.second.empty(); })
-                                     : any_target([&](const std::string& n) { return holds_precommitted(n); });
-    const bool in_flight =
-        !awaiting_notification_.empty() &&
-        (global || any_target([&](const std::string& n) {
-             return n.starts_with("jobmanager") || awaiting_notification_.count(n) != 0;  // HA: jobmanager-1..
-         }));
-    const bool in_alignment = global ? std::any_of(aligning_.begin(), aligning_.end(),
-                                                   [](const auto& entry) { return !entry.second.empty(); })
-                                     : any_target([&](const std::string& n) { return aligning(n); });
-    const bool window_fired = global ? !fired_since_checkpoint_.empty()
-                                     : any_target([&](const std::string& n) { return fired_since_checkpoint_.contains(n); });
+    const bool precommitted =
+        global ? std::any_of(precommitted_.begin(), precommitted_.end(),
+                             [](const auto& entry) { return !entry.second.empty(); })
+               : any_target([&](const std::string& n) { return holds_precommitted(n); });
+    const bool in_flight = !awaiting_notification_.empty() &&
+                           (global || any_target([&](const std::string& n) {
+                                return n.starts_with("jobmanager") ||
+                                       awaiting_notification_.count(n) != 0;  // HA: jobmanager-1..
+                            }));
+    const bool in_alignment =
+        global ? std::any_of(aligning_.begin(), aligning_.end(),
+                             [](const auto& entry) { return !entry.second.empty(); })
+               : any_target([&](const std::string& n) { return aligning(n); });
+    const bool window_fired =
+        global
+            ? !fired_since_checkpoint_.empty()
+            : any_target([&](const std::string& n) { return fired_since_checkpoint_.contains(n); });
     if (precommitted) hit(kind, phases::kSinkPrecommitted);
     if (window_fired) hit(kind, phases::kWindowFired);
     if (in_flight) hit(kind, phases::kNotificationInFlight);
@@ -183,9 +196,13 @@ void CoverageTracker::fault(const sim::FiredFault& fired, const sim::FaultSpec& 
             for (const std::string& node : fired.nodes) forget_node(node);
             break;
         case CoverageNodes::frozen:
-            for (const std::string& node : fired.nodes) pauses_.push_back(Pause{kind, node, fired.at + spec.duration, false});
+            for (const std::string& node : fired.nodes)
+                pauses_.push_back(Pause{kind, node, fired.at + spec.duration, false});
             break;
-        case CoverageNodes::cut_off: partitions_.push_back(Pause{kind, fired.nodes.front(), fired.at + spec.duration, false}); break;
+        case CoverageNodes::cut_off:
+            partitions_.push_back(
+                Pause{kind, fired.nodes.front(), fired.at + spec.duration, false});
+            break;
     }
 }
 
@@ -199,7 +216,8 @@ void CoverageTracker::forget_node(const std::string& node) {
 
 void CoverageTracker::finish(sim::Time end) {
     for (const Pause& pause : pauses_) {
-        if (pause.failover_during && pause.resume_at <= end) hit(pause.kind, phases::kZombieResumed);
+        if (pause.failover_during && pause.resume_at <= end)
+            hit(pause.kind, phases::kZombieResumed);
     }
     pauses_.clear();
     for (const Pause& cut : partitions_) {
@@ -208,7 +226,9 @@ void CoverageTracker::finish(sim::Time end) {
     partitions_.clear();
 }
 
-void CoverageTracker::oracle_fired(const std::string& oracle) { ++hits_[std::string(kOraclePrefix) + oracle]; }
+void CoverageTracker::oracle_fired(const std::string& oracle) {
+    ++hits_[std::string(kOraclePrefix) + oracle];
+}
 
 // --- summaries ---
 
@@ -221,7 +241,8 @@ void CoverageSummary::add_run(const std::map<std::string, int64_t>& hits) {
     }
 }
 
-std::vector<std::string> check_sometimes(const CoverageSummary& summary, const std::vector<std::string>& sometimes) {
+std::vector<std::string> check_sometimes(const CoverageSummary& summary,
+                                         const std::vector<std::string>& sometimes) {
     std::vector<std::string> missing;
     for (const std::string& name : sometimes) {
         auto it = summary.combinations().find(name);
@@ -230,19 +251,25 @@ std::vector<std::string> check_sometimes(const CoverageSummary& summary, const s
     return missing;
 }
 
-std::string coverage_table(const CoverageSummary& summary, const std::vector<std::string>& sometimes) {
+std::string coverage_table(const CoverageSummary& summary,
+                           const std::vector<std::string>& sometimes) {
     std::map<std::string, CombinationCount> rows = summary.combinations();
-    for (const std::string& name : sometimes) rows.try_emplace(name);  // expected but never hit: a 0 row
+    for (const std::string& name : sometimes)
+        rows.try_emplace(name);  // expected but never hit: a 0 row
     size_t width = std::string_view("combination").size();
     for (const auto& [name, count] : rows) width = std::max(width, name.size());
-    std::string out = "coverage over " + std::to_string(summary.runs()) + " run" + (summary.runs() == 1 ? "" : "s") + "\n";
+    std::string out = "coverage over " + std::to_string(summary.runs()) + " run" +
+                      (summary.runs() == 1 ? "" : "s") + "\n";
     char line[512];
-    std::snprintf(line, sizeof line, "  %-*s %8s %7s\n", static_cast<int>(width), "combination", "hits", "runs");
+    std::snprintf(line, sizeof line, "  %-*s %8s %7s\n", static_cast<int>(width), "combination",
+                  "hits", "runs");
     out += line;
     for (const auto& [name, count] : rows) {
-        const bool expected = std::find(sometimes.begin(), sometimes.end(), name) != sometimes.end();
-        std::snprintf(line, sizeof line, "  %-*s %8lld %7lld", static_cast<int>(width), name.c_str(),
-                      static_cast<long long>(count.hits), static_cast<long long>(count.runs));
+        const bool expected =
+            std::find(sometimes.begin(), sometimes.end(), name) != sometimes.end();
+        std::snprintf(line, sizeof line, "  %-*s %8lld %7lld", static_cast<int>(width),
+                      name.c_str(), static_cast<long long>(count.hits),
+                      static_cast<long long>(count.runs));
         out += line;
         if (expected) out += count.runs > 0 ? "  (sometimes: ok)" : "  (sometimes: NEVER HIT)";
         out += '\n';

@@ -9,7 +9,8 @@
 // - "<kind>@<phase>": a fault of that kind fired (and did something) while the phase was open.
 //   Phases, derived from the protocol points the engine announces (engine/protocol_points.h):
 //   - sink-precommitted: on a target node, a sink pre-committed checkpoint N (sink.precommitted N)
-//     and has not committed it yet (sink.committed N); closed by a crash of that node or a failover.
+//     and has not committed it yet (sink.committed N); closed by a crash of that node or a
+//     failover.
 //   - notification-in-flight: the JobManager completed checkpoint N (checkpoint.completed N) and a
 //     TaskManager of the job has not received the notification yet (checkpoint.notified >= N, or
 //     sink.committed >= N); "of the job" = announced task.restoring in this attempt. A target that
@@ -33,8 +34,8 @@
 //     Approximate: the fenced writes are counted per run, not per partition.
 //   - window-fired: on a target node, a window operator fired a window (window.fired) and no
 //     checkpoint has completed since (checkpoint.completed): the firing's effects (result emitted,
-//     timer deleted, window maybe purged) are in no checkpoint yet, so a restore fires it again from
-//     the last one. Closed by a crash of that node or a failover.
+//     timer deleted, window maybe purged) are in no checkpoint yet, so a restore fires it again
+//     from the last one. Closed by a crash of that node or a failover.
 //   - any: every fault that fired and did something, whatever the phase.
 //   A fault without target nodes (storage, broker, transactions, message loss) hits a per-node
 //   phase when it is open on any node.
@@ -68,9 +69,10 @@ inline constexpr std::string_view kEndOfJob = "end-of-job";
 inline constexpr std::string_view kStopWithSavepoint = "stop-with-savepoint";
 inline constexpr std::string_view kWindowFired = "window-fired";
 inline constexpr std::string_view kAny = "any";
-inline constexpr std::string_view kAll[] = {kSinkPrecommitted, kNotificationInFlight, kRestore,  kAlignment,          kCheckpointing,
-                                            kZombieResumed,    kZombieWrites,         kEndOfJob, kStopWithSavepoint, kWindowFired,
-                                            kAny};
+inline constexpr std::string_view kAll[] = {
+    kSinkPrecommitted,  kNotificationInFlight, kRestore,      kAlignment,
+    kCheckpointing,     kZombieResumed,        kZombieWrites, kEndOfJob,
+    kStopWithSavepoint, kWindowFired,          kAny};
 }  // namespace phases
 
 // "" when `name` is a valid combination name; otherwise what was expected (for a loader message).
@@ -81,7 +83,8 @@ class CoverageTracker {
 public:
     // A protocol point, in the order the world announces them.
     void point(sim::Time at, std::string_view point, const std::string& node, int64_t detail);
-    // A fault that fired; `spec` is its plan entry (for the trigger point and the pause's duration).
+    // A fault that fired; `spec` is its plan entry (for the trigger point and the pause's
+    // duration).
     void fault(const sim::FiredFault& fired, const sim::FaultSpec& spec);
     // How many transactional writes the broker fenced in the run (before `finish`).
     void fenced_writes(uint64_t count) { fenced_writes_ = count; }
@@ -105,17 +108,22 @@ private:
     bool aligning(const std::string& node) const;
     void forget_node(const std::string& node);
 
-    std::map<std::string, std::map<int64_t, int64_t>> precommitted_;  // node -> checkpoint -> transactions
-    std::map<std::string, std::map<int64_t, int64_t>> aligning_;      // node -> checkpoint -> tasks aligning
-    std::set<std::string> fired_since_checkpoint_;  // nodes that fired a window since the last completed checkpoint
-    std::set<std::string> job_nodes_;          // TaskManagers with tasks in the current attempt
-    std::set<std::string> awaiting_notification_;  // TaskManagers that have not heard of the last completion
+    std::map<std::string, std::map<int64_t, int64_t>>
+        precommitted_;  // node -> checkpoint -> transactions
+    std::map<std::string, std::map<int64_t, int64_t>>
+        aligning_;  // node -> checkpoint -> tasks aligning
+    std::set<std::string>
+        fired_since_checkpoint_;  // nodes that fired a window since the last completed checkpoint
+    std::set<std::string> job_nodes_;  // TaskManagers with tasks in the current attempt
+    std::set<std::string>
+        awaiting_notification_;  // TaskManagers that have not heard of the last completion
     int64_t last_completed_ = 0;
     std::set<int64_t> checkpoints_in_progress_;
     bool restoring_ = false;
-    bool ending_ = false;  // end-of-job is open
-    bool stopping_ = false;             // a stop-with-savepoint is under way
-    std::set<int64_t> stop_savepoints_;  // ids of stop-with-savepoint savepoints (notified on completion)
+    bool ending_ = false;    // end-of-job is open
+    bool stopping_ = false;  // a stop-with-savepoint is under way
+    std::set<int64_t>
+        stop_savepoints_;  // ids of stop-with-savepoint savepoints (notified on completion)
     std::vector<Pause> pauses_;
     std::vector<Pause> partitions_;  // the same bookkeeping for partitions (zombie-writes)
     uint64_t fenced_writes_ = 0;
@@ -140,7 +148,8 @@ private:
 };
 
 // The "sometimes" expectations that never happened in any run of the summary, in the given order.
-std::vector<std::string> check_sometimes(const CoverageSummary& summary, const std::vector<std::string>& sometimes);
+std::vector<std::string> check_sometimes(const CoverageSummary& summary,
+                                         const std::vector<std::string>& sometimes);
 
 // The table of hit counts, one combination a line (sorted by name), marking the expected ones and
 // listing those never hit, e.g.
@@ -148,6 +157,7 @@ std::vector<std::string> check_sometimes(const CoverageSummary& summary, const s
 //     combination                           hits   runs
 //     crash@sink-precommitted                 57     41  (sometimes: ok)
 //     crash@restore                            0      0  (sometimes: NEVER HIT)
-std::string coverage_table(const CoverageSummary& summary, const std::vector<std::string>& sometimes = {});
+std::string coverage_table(const CoverageSummary& summary,
+                           const std::vector<std::string>& sometimes = {});
 
 }  // namespace eosim::scenarios

@@ -30,7 +30,8 @@ public:
     struct Verified {
         const engine::JobSpec* job;
         engine::SourceOffsets from;
-        std::optional<engine::SourceOffsets> to;  // its own final savepoint's offsets (none: it read to the end)
+        std::optional<engine::SourceOffsets>
+            to;  // its own final savepoint's offsets (none: it read to the end)
     };
     // What starts now: `job` (a verification job's or the deployment's program) from the snapshot
     // at `from`, taken while deployment `origin` ran (0: the first job); the deployment that just
@@ -43,14 +44,16 @@ public:
         bool first;
         size_t origin;
         const engine::SourceOffsets& previous_end;
-        bool from_previous_stop;  // the snapshot is the final savepoint that stopped the previous deployment
+        bool from_previous_stop;  // the snapshot is the final savepoint that stopped the previous
+                                  // deployment
     };
     using Starting = std::function<void(const Start&)>;
     using VerificationDone = std::function<void(const Verified&)>;
 
     // Builds every deployment's and verification job's engine (none started). `scenario` and
     // `world` must outlive this.
-    DeploymentRun(const Scenario& scenario, sim::World& world, const engine::EngineServices& services, engine::RunObserver& observer,
+    DeploymentRun(const Scenario& scenario, sim::World& world,
+                  const engine::EngineServices& services, engine::RunObserver& observer,
                   engine::HighAvailability high_availability);
     ~DeploymentRun();
     DeploymentRun(const DeploymentRun&) = delete;
@@ -69,8 +72,9 @@ public:
     const std::vector<engine::JobSpec>& jobs() const { return jobs_; }
     // Every job the run may have started: the deployments', then the verification jobs'.
     std::vector<const engine::JobSpec*> all_jobs() const;
-    // The running job finished and another one follows: a verification job is always followed by its
-    // live deployment; a live deployment after its stop-with-savepoint (or its cancel) by the next one.
+    // The running job finished and another one follows: a verification job is always followed by
+    // its live deployment; a live deployment after its stop-with-savepoint (or its cancel) by the
+    // next one.
     bool hands_over() const;
     // Starts what follows the finished job: the next deployment's verification job, or the next
     // deployment, from what its "from" names (the live one's final savepoint by default, an older
@@ -102,7 +106,8 @@ private:
     };
     void start_verification(Verification& v, const Starting& starting);
     void start_next(const Starting& starting, bool first);
-    // What deployment `next` (1-based: 1 is the first later one) starts from, once the one before it ended.
+    // What deployment `next` (1-based: 1 is the first later one) starts from, once the one before
+    // it ended.
     Snapshot restore_source(size_t next) const;
     // The newest retained checkpoint of deployment `d` in checkpoint storage; without one, what `d`
     // started from (it completed no checkpoint, so committed nothing past it); none: from scratch.
@@ -111,7 +116,8 @@ private:
     engine::SourceOffsets cancelled_end(size_t d) const;
     engine::SourceOffsets start_offsets(const engine::JobSpec& job) const;
     engine::SavepointRestoreSettings restore_settings(size_t next) const;
-    bool from_previous_stop() const;  // restore_ is the final savepoint of the deployment before the one starting
+    bool from_previous_stop()
+        const;  // restore_ is the final savepoint of the deployment before the one starting
     std::vector<engine::Engine*> all_engines() const;  // deployments', then verification jobs'
 
     const Scenario& scenario_;
@@ -121,11 +127,13 @@ private:
     std::vector<std::unique_ptr<Verification>> verifications_;  // by deployment; null: none
     size_t live_ = 0;
     bool verifying_ = false;
-    std::vector<std::optional<Snapshot>> stop_savepoints_;  // by deployment: the savepoint that stopped it
-    std::vector<std::shared_ptr<NamedRequest>> named_;        // named "savepoints", once asked
-    std::vector<std::optional<Snapshot>> started_from_;     // by deployment: what it started from (none: from scratch)
-    Snapshot restore_;                                       // what the next job starts from
-    engine::SourceOffsets previous_end_;                     // where the stopped deployment ended
+    std::vector<std::optional<Snapshot>>
+        stop_savepoints_;  // by deployment: the savepoint that stopped it
+    std::vector<std::shared_ptr<NamedRequest>> named_;  // named "savepoints", once asked
+    std::vector<std::optional<Snapshot>>
+        started_from_;  // by deployment: what it started from (none: from scratch)
+    Snapshot restore_;  // what the next job starts from
+    engine::SourceOffsets previous_end_;  // where the stopped deployment ended
 };
 
 }  // namespace eosim::scenarios

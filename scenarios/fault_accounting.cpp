@@ -14,7 +14,11 @@ using sim::seconds_text;
 
 std::string ordinal(int64_t n) {
     const int64_t tens = n % 100;
-    const char* suffix = (tens >= 11 && tens <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+    const char* suffix = (tens >= 11 && tens <= 13) ? "th"
+                         : n % 10 == 1              ? "st"
+                         : n % 10 == 2              ? "nd"
+                         : n % 10 == 3              ? "rd"
+                                                    : "th";
     return std::to_string(n) + suffix;
 }
 
@@ -29,7 +33,8 @@ std::string filter_text(const sim::FaultTrigger& t) {
     }
     if (!t.point_node.empty()) text += " on " + t.point_node;
     if (t.filters_attempt()) {
-        text += " in attempt " + std::to_string(t.attempt_min) + ".." + (t.attempt_max == INT32_MAX ? "" : std::to_string(t.attempt_max));
+        text += " in attempt " + std::to_string(t.attempt_min) + ".." +
+                (t.attempt_max == INT32_MAX ? "" : std::to_string(t.attempt_max));
     }
     return text;
 }
@@ -63,7 +68,8 @@ FaultTally tally(const std::vector<FaultAccount>& accounts) {
     return t;
 }
 
-FaultAccounting::FaultAccounting(sim::World& world, sim::FaultInjector& injector, size_t scheduled, EffectProbes probes,
+FaultAccounting::FaultAccounting(sim::World& world, sim::FaultInjector& injector, size_t scheduled,
+                                 EffectProbes probes,
                                  std::function<std::string(const std::string&)> announcer_of)
     : world_(world),
       injector_(injector),
@@ -72,13 +78,15 @@ FaultAccounting::FaultAccounting(sim::World& world, sim::FaultInjector& injector
       announcer_of_(std::move(announcer_of)),
       tracked_(injector.plan().size()) {
     world_.on_point([this](const sim::ProtocolPointEvent& event) { on_point(event); });
-    injector_.on_firing([this](size_t index, const std::vector<sim::NodeId>& targets) { firing(index, targets); });
+    injector_.on_firing(
+        [this](size_t index, const std::vector<sim::NodeId>& targets) { firing(index, targets); });
     injector_.on_fired([this](const sim::FiredFault& record) { fired(record); });
 }
 
 void FaultAccounting::on_point(const sim::ProtocolPointEvent& event) {
     auto it = announced_.find(event.point);
-    if (it == announced_.end()) it = announced_.emplace(std::string(event.point), Announced{}).first;
+    if (it == announced_.end())
+        it = announced_.emplace(std::string(event.point), Announced{}).first;
     Announced& a = it->second;
     ++a.all;
     const size_t slot = Announced::slot(event.node);
@@ -89,7 +97,8 @@ void FaultAccounting::on_point(const sim::ProtocolPointEvent& event) {
 int64_t FaultAccounting::counter(size_t index) const {
     const Tracked& tr = tracked_[index];
     const sim::FaultSpec& spec = injector_.plan()[index];
-    return fault_type(spec.kind).counter(FaultCounters{world_, probes_, tr.fired ? &tr.record : nullptr}, spec);
+    return fault_type(spec.kind).counter(
+        FaultCounters{world_, probes_, tr.fired ? &tr.record : nullptr}, spec);
 }
 
 void FaultAccounting::firing(size_t index, const std::vector<sim::NodeId>& targets) {
@@ -102,7 +111,8 @@ void FaultAccounting::firing(size_t index, const std::vector<sim::NodeId>& targe
     for (sim::NodeId node : targets) {
         const std::string& name = world_.nodes().name(node);
         if (!world_.nodes().is_up(node)) continue;
-        const EffectProbes::NodeLoad load = probes_.load_of ? probes_.load_of(node) : EffectProbes::NodeLoad{};
+        const EffectProbes::NodeLoad load =
+            probes_.load_of ? probes_.load_of(node) : EffectProbes::NodeLoad{};
         std::string what;
         if (!load.engine_node) {
             what = name + " (an outside system's node)";
@@ -113,7 +123,8 @@ void FaultAccounting::firing(size_t index, const std::vector<sim::NodeId>& targe
                 ++tr.hits;
             }
             if (load.tasks > 0) {
-                what += (what.empty() ? "" : ", ") + std::to_string(load.tasks) + " task" + (load.tasks == 1 ? "" : "s") + " on " + name;
+                what += (what.empty() ? "" : ", ") + std::to_string(load.tasks) + " task" +
+                        (load.tasks == 1 ? "" : "s") + " on " + name;
                 tr.hits += load.tasks;
             }
             if (what.empty()) what = name + " held no task and no JobManager";
@@ -128,7 +139,8 @@ void FaultAccounting::fired(const sim::FiredFault& record) {
     tr.record = record;
     const sim::FaultSpec& spec = injector_.plan()[record.plan_index];
     const FaultType& type = fault_type(spec.kind);
-    // What a kind accounting its targets hit is known when it fires; a counter is read when its effect ends.
+    // What a kind accounting its targets hit is known when it fires; a counter is read when its
+    // effect ends.
     tr.closes_at = type.accounts_targets() ? record.at : record.at + type.counted_for(spec);
     next_close_ = std::min(next_close_, tr.closes_at);
 }
@@ -152,33 +164,39 @@ std::string FaultAccounting::describe_unfired(size_t index, const std::string& r
     const sim::FaultSpec& spec = injector_.plan()[index];
     const sim::FaultTrigger& t = spec.trigger;
     const sim::FaultInjector::PointProgress progress = injector_.progress(index);
-    const std::string end = " the run ended at " + seconds_text(world_.now()) + " (" + run_end + ")";
+    const std::string end =
+        " the run ended at " + seconds_text(world_.now()) + " (" + run_end + ")";
     if (t.point.empty()) return "due at " + seconds_text(t.at) + ", after" + end;
     auto count = announced_.find(t.point);
     const int64_t all = count == announced_.end() ? 0 : count->second.all;
     if (all == 0) {
-        return "its point " + t.point + " was never announced in this run (announced by " + announcer_of_(t.point) + ")";
+        return "its point " + t.point + " was never announced in this run (announced by " +
+               announcer_of_(t.point) + ")";
     }
     if (progress.triggered_at == sim::Time::never()) {
-        std::string why = "occurrence " + std::to_string(t.occurrence) + " of " + t.point + " never reached: ";
+        std::string why =
+            "occurrence " + std::to_string(t.occurrence) + " of " + t.point + " never reached: ";
         if (t.filters_attempt() || t.filters_task()) {
-            return why + std::to_string(progress.seen) + " of its " + times(all) + " came" + filter_text(t);
+            return why + std::to_string(progress.seen) + " of its " + times(all) + " came" +
+                   filter_text(t);
         }
         if (t.point_node.empty()) return why + "the point came " + times(all) + " in this run";
         const sim::NodeId node = world_.nodes().find(t.point_node);
         const std::vector<int64_t>& by_node = count->second.by_node;
         const size_t slot = Announced::slot(node);
         const int64_t on_node = slot < by_node.size() ? by_node[slot] : 0;
-        return why + t.point_node + " announced it " + (on_node == 0 ? std::string("never") : times(on_node)) + " (all nodes: " +
-               times(all) + ")";
+        return why + t.point_node + " announced it " +
+               (on_node == 0 ? std::string("never") : times(on_node)) +
+               " (all nodes: " + times(all) + ")";
     }
     const sim::Time due = progress.triggered_at + t.delay;
     if (due > t.not_after) {
-        return "the " + ordinal(t.occurrence) + " " + t.point + " came at " + seconds_text(progress.triggered_at) + ", so it was due at " +
-               seconds_text(due) + ", after its not_after (" + seconds_text(t.not_after) + "): dropped";
+        return "the " + ordinal(t.occurrence) + " " + t.point + " came at " +
+               seconds_text(progress.triggered_at) + ", so it was due at " + seconds_text(due) +
+               ", after its not_after (" + seconds_text(t.not_after) + "): dropped";
     }
-    return "the " + ordinal(t.occurrence) + " " + t.point + " came at " + seconds_text(progress.triggered_at) + "; due at " +
-           seconds_text(due) + ", after" + end;
+    return "the " + ordinal(t.occurrence) + " " + t.point + " came at " +
+           seconds_text(progress.triggered_at) + "; due at " + seconds_text(due) + ", after" + end;
 }
 
 FaultAccount FaultAccounting::account(size_t index, const std::string& run_end) const {
@@ -198,12 +216,14 @@ FaultAccount FaultAccounting::account(size_t index, const std::string& run_end) 
     a.nodes = tr.record.nodes;
     const FaultType& type = fault_type(spec.kind);
     const bool by_counter = !type.accounts_targets();
-    a.hits = tr.record.skipped ? 0 : (by_counter && !tr.closed ? counter(index) - tr.baseline : tr.hits);
-    const std::string when = "fired at " + seconds_text(tr.record.at) + (a.nodes.empty() ? "" : " on " + [&] {
-        std::string names;
-        for (const std::string& n : a.nodes) names += (names.empty() ? "" : ",") + n;
-        return names;
-    }());
+    a.hits =
+        tr.record.skipped ? 0 : (by_counter && !tr.closed ? counter(index) - tr.baseline : tr.hits);
+    const std::string when =
+        "fired at " + seconds_text(tr.record.at) + (a.nodes.empty() ? "" : " on " + [&] {
+            std::string names;
+            for (const std::string& n : a.nodes) names += (names.empty() ? "" : ",") + n;
+            return names;
+        }());
     if (tr.record.skipped) {
         a.outcome = FaultOutcome::no_effect;
         a.detail = when + " without effect: " + tr.record.action;
@@ -211,7 +231,8 @@ FaultAccount FaultAccounting::account(size_t index, const std::string& run_end) 
     }
     if (a.hits == 0) {
         a.outcome = FaultOutcome::no_effect;
-        a.detail = when + " without effect: " + (by_counter || tr.hit_text.empty() ? type.nothing_hit(spec) : tr.hit_text);
+        a.detail = when + " without effect: " +
+                   (by_counter || tr.hit_text.empty() ? type.nothing_hit(spec) : tr.hit_text);
         return a;
     }
     a.outcome = FaultOutcome::fired;
@@ -229,16 +250,19 @@ std::vector<FaultAccount> FaultAccounting::finish(const std::string& run_end) co
 std::string strict_fault_failure(const std::vector<FaultAccount>& accounts, bool drawn) {
     int64_t first_drawn = -1;  // when the first drawn fault fired
     for (const FaultAccount& a : accounts) {
-        if (a.drawn && a.at_ns >= 0 && (first_drawn < 0 || a.at_ns < first_drawn)) first_drawn = a.at_ns;
+        if (a.drawn && a.at_ns >= 0 && (first_drawn < 0 || a.at_ns < first_drawn))
+            first_drawn = a.at_ns;
     }
     std::string text;
     int64_t count = 0;
     for (const FaultAccount& a : accounts) {
         if (a.outcome == FaultOutcome::fired || (a.drawn && !drawn)) continue;
-        if (!drawn && first_drawn >= 0 && (a.at_ns < 0 || first_drawn <= a.at_ns)) continue;  // the dice came first
+        if (!drawn && first_drawn >= 0 && (a.at_ns < 0 || first_drawn <= a.at_ns))
+            continue;  // the dice came first
         if (++count <= 3) {
-            text += std::string(text.empty() ? "" : "; ") + (a.drawn ? "drawn fault " : "fault ") + std::to_string(a.plan_index) +
-                    " (" + a.kind + " " + a.trigger + ") " + a.detail;
+            text += std::string(text.empty() ? "" : "; ") + (a.drawn ? "drawn fault " : "fault ") +
+                    std::to_string(a.plan_index) + " (" + a.kind + " " + a.trigger + ") " +
+                    a.detail;
         }
     }
     if (count == 0) return "";

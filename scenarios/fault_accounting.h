@@ -10,11 +10,13 @@
 // - not fired, with the reason: its point was never announced in the run (naming who announces
 //   it), its occurrence was never reached (the point came M times), it would have fired after its
 //   not_after, or after the run ended (the job finished, failed or the run was cut).
-// A passing run whose faults did not fire tested less than it claims; `strict` makes that a failure.
+// A passing run whose faults did not fire tested less than it claims; `strict` makes that a
+// failure.
 //
 // What it watches never changes the run: a protocol-point listener that counts, the injector's
 // firing observers, and counters in sim/ (sim::Network's per-partition hits, storage and Kafka
-// operations refused by a fault) read before every event (`tick`, from the run loop) and at the end.
+// operations refused by a fault) read before every event (`tick`, from the run loop) and at the
+// end.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -29,28 +31,28 @@
 namespace eosim::scenarios {
 
 enum class FaultOutcome : uint8_t {
-    fired,       // it fired and hit something
-    no_effect,   // it fired and hit nothing
-    not_fired,   // it never fired
+    fired,      // it fired and hit something
+    no_effect,  // it fired and hit nothing
+    not_fired,  // it never fired
 };
 const char* to_string(FaultOutcome outcome);  // "fired", "no_effect", "not_fired"
 
 struct FaultAccount {
     size_t plan_index = 0;
-    bool drawn = false;  // drawn by faults.random (else the scenario's schedule)
-    std::string kind;    // sim::to_string(FaultKind)
+    bool drawn = false;   // drawn by faults.random (else the scenario's schedule)
+    std::string kind;     // sim::to_string(FaultKind)
     std::string trigger;  // "at 3.000s", "at sink.precommitted #3 on tm0 +200ms"
     FaultOutcome outcome = FaultOutcome::not_fired;
     int64_t at_ns = -1;              // when it fired (-1: never)
     std::vector<std::string> nodes;  // its targets when it fired
-    int64_t hits = 0;                // what it hit, counted (tasks, messages, calls, operations, transactions)
-    std::string detail;              // for people: what it hit, or why nothing / why it never fired
+    int64_t hits = 0;    // what it hit, counted (tasks, messages, calls, operations, transactions)
+    std::string detail;  // for people: what it hit, or why nothing / why it never fired
 };
 
 // The counts a run, a suite record and a summary carry.
 struct FaultTally {
     int64_t planned = 0;
-    int64_t fired = 0;          // with an effect
+    int64_t fired = 0;  // with an effect
     int64_t without_effect = 0;
     int64_t not_fired = 0;
 };
@@ -64,12 +66,13 @@ struct EffectProbes {
         int64_t tasks = 0;         // tasks deployed there
     };
     std::function<NodeLoad(sim::NodeId)> load_of;
-    std::function<uint64_t()> kafka_refused_calls;          // broker_unavailable, kafka_write_failure
-    std::function<uint64_t()> kafka_commit_errors;          // kafka_commit_errors
+    std::function<uint64_t()> kafka_refused_calls;  // broker_unavailable, kafka_write_failure
+    std::function<uint64_t()> kafka_commit_errors;  // kafka_commit_errors
     std::function<uint64_t()> kafka_commit_outcomes_unknown;  // kafka_commit_outcome_unknown
     std::function<uint64_t()> kafka_produce_acks_lost;        // kafka_produce_ack_lost
-    std::function<uint64_t()> kafka_transactions_aborted;   // transaction_abort
-    std::function<uint64_t(const std::string& system)> system_failed_calls;  // system_*, bulk_partial_failure (and timeouts of raced writes)
+    std::function<uint64_t()> kafka_transactions_aborted;     // transaction_abort
+    std::function<uint64_t(const std::string& system)>
+        system_failed_calls;  // system_*, bulk_partial_failure (and timeouts of raced writes)
 };
 
 class FaultAccounting {
@@ -77,7 +80,8 @@ public:
     // `scheduled`: how many entries of the injector's plan are the scenario's own (the rest were
     // drawn). `announcer_of(point)` names who announces a point (scenarios/point_reach.h). Must be
     // made right after the injector, before the world runs; both must outlive it.
-    FaultAccounting(sim::World& world, sim::FaultInjector& injector, size_t scheduled, EffectProbes probes,
+    FaultAccounting(sim::World& world, sim::FaultInjector& injector, size_t scheduled,
+                    EffectProbes probes,
                     std::function<std::string(const std::string& point)> announcer_of);
     FaultAccounting(const FaultAccounting&) = delete;
     FaultAccounting& operator=(const FaultAccounting&) = delete;
@@ -94,9 +98,9 @@ private:
     struct Tracked {
         bool fired = false;
         sim::FiredFault record;
-        int64_t baseline = 0;   // the counter right before it acted
-        int64_t hits = 0;       // crash/pause: found at firing; else counter - baseline once closed
-        std::string hit_text;   // crash/pause: what was on the nodes
+        int64_t baseline = 0;  // the counter right before it acted
+        int64_t hits = 0;      // crash/pause: found at firing; else counter - baseline once closed
+        std::string hit_text;  // crash/pause: what was on the nodes
         sim::Time closes_at = sim::Time::never();
         bool closed = false;
     };
@@ -121,7 +125,9 @@ private:
     struct Announced {
         int64_t all = 0;
         std::vector<int64_t> by_node;  // [0]: no node (sim::kNoNode), [id + 1]: node id
-        static size_t slot(sim::NodeId node) { return node == sim::kNoNode ? 0 : static_cast<size_t>(node) + 1; }
+        static size_t slot(sim::NodeId node) {
+            return node == sim::kNoNode ? 0 : static_cast<size_t>(node) + 1;
+        }
     };
     std::map<std::string, Announced, std::less<>> announced_;
     sim::Time next_close_ = sim::Time::never();

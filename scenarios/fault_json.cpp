@@ -32,11 +32,13 @@ nlohmann::ordered_json fault_to_json(const sim::FaultSpec& fault) {
     if (trigger.point.empty()) {
         j["at"] = format_duration_exact(trigger.at - sim::Time::zero());
     } else {
-        nlohmann::ordered_json at_point = {{"point", trigger.point}, {"occurrence", trigger.occurrence}};
+        nlohmann::ordered_json at_point = {{"point", trigger.point},
+                                           {"occurrence", trigger.occurrence}};
         if (!trigger.point_node.empty()) at_point["node"] = trigger.point_node;
         if (!trigger.point_vertex.empty()) at_point["vertex"] = trigger.point_vertex;
         if (trigger.point_subtask >= 0) at_point["subtask"] = trigger.point_subtask;
-        if (trigger.delay != sim::Duration::zero()) at_point["delay"] = format_duration_exact(trigger.delay);
+        if (trigger.delay != sim::Duration::zero())
+            at_point["delay"] = format_duration_exact(trigger.delay);
         if (trigger.filters_attempt()) {
             nlohmann::ordered_json attempt = {{"min", trigger.attempt_min}};
             if (trigger.attempt_max != INT32_MAX) attempt["max"] = trigger.attempt_max;
@@ -48,7 +50,8 @@ nlohmann::ordered_json fault_to_json(const sim::FaultSpec& fault) {
         j["at_point"] = std::move(at_point);
     }
     if (fault.targets_running_task()) {
-        j["task_manager_running"] = {{"vertex", fault.running_vertex}, {"subtask", fault.running_subtask}};
+        j["task_manager_running"] = {{"vertex", fault.running_vertex},
+                                     {"subtask", fault.running_subtask}};
     }
     fault_type(fault.kind).write(fault, j);
     return j;

@@ -1,8 +1,9 @@
 #pragma once
-// A `sim::FaultSpec` as the JSON the loader reads (keys in the order a person writes them) (one element of `faults.schedule`), so that a
-// drawn or shrunk schedule can be logged and written into a standalone scenario file that loads
-// back to the same specs (tested: write, load, compare). Only the keys of the fault's kind are
-// written, every one of them explicitly (defaults included), so a log line says everything.
+// A `sim::FaultSpec` as the JSON the loader reads (keys in the order a person writes them) (one
+// element of `faults.schedule`), so that a drawn or shrunk schedule can be logged and written into
+// a standalone scenario file that loads back to the same specs (tested: write, load, compare). Only
+// the keys of the fault's kind are written, every one of them explicitly (defaults included), so a
+// log line says everything.
 #include <string>
 #include <vector>
 

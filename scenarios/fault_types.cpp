@@ -24,7 +24,9 @@ FaultTypes& FaultTypes::global() {
 void FaultTypes::add(const FaultType& type) {
     const FaultType* known = find(type.name());
     if (known == &type) return;
-    if (known != nullptr) throw std::logic_error(std::string("fault kind \"") + type.name() + "\" is registered twice");
+    if (known != nullptr)
+        throw std::logic_error(std::string("fault kind \"") + type.name() +
+                               "\" is registered twice");
     sim::FaultFirings::global().add(type.firing());
     types_.push_back(&type);
 }
@@ -38,7 +40,8 @@ const FaultType* FaultTypes::find(std::string_view name) const {
 
 const FaultType& FaultTypes::of(sim::FaultKind kind) const {
     const FaultType* type = find(kind.name());
-    if (type == nullptr) throw std::logic_error(std::string("fault kind \"") + kind.name() + "\" is not registered");
+    if (type == nullptr)
+        throw std::logic_error(std::string("fault kind \"") + kind.name() + "\" is not registered");
     return *type;
 }
 

@@ -48,14 +48,15 @@ enum class SystemTarget : uint8_t {
     races,    // an outside system whose calls race (or a database whose calls race)
 };
 
-// What a fault that fired does to its nodes, as the coverage tracker (scenarios/coverage.h) sees it.
+// What a fault that fired does to its nodes, as the coverage tracker (scenarios/coverage.h) sees
+// it.
 enum class CoverageNodes : uint8_t {
     untouched,  // nothing it tracks per node
     ended,      // their processes end (a crash): what they held is forgotten
-    frozen,     // frozen for `duration` (a pause): "<kind>@zombie-resumed" when a failover came meanwhile
-                // and they resumed before the run ended
-    cut_off,    // cut off for `duration` (a partition): "<kind>@zombie-writes" when a failover came
-                // meanwhile and fenced writes were refused
+    frozen,     // frozen for `duration` (a pause): "<kind>@zombie-resumed" when a failover came
+             // meanwhile and they resumed before the run ended
+    cut_off,  // cut off for `duration` (a partition): "<kind>@zombie-writes" when a failover came
+              // meanwhile and fenced writes were refused
 };
 
 // A duration field of a fault the shrinker shortens, and the least it tries (in milliseconds).
@@ -94,19 +95,28 @@ public:
     // --- random draw ---
     // The candidate nodes of a drawn kind that targets nodes, by default: the TaskManagers.
     virtual std::vector<std::string> candidate_nodes(int32_t task_managers) const;
-    virtual DurationRange default_duration() const { return {sim::Duration::millis(100), sim::Duration::seconds(2)}; }
+    virtual DurationRange default_duration() const {
+        return {sim::Duration::millis(100), sim::Duration::seconds(2)};
+    }
     virtual RatioRange default_ratio() const { return {}; }
     // Draws its own parameters into `fault`; returns how long its effect lasts (0: at once).
-    virtual sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault, sim::Prng& prng) const = 0;
+    virtual sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault,
+                               sim::Prng& prng) const = 0;
     // Whether half of those drawn at a point hit whichever node announced it (crash, pause).
     virtual bool drawn_at_announcer() const { return false; }
 
     // --- its effect ---
     // How long its effect lasts once fired; nullopt: it never ends (a crash without restart).
-    virtual std::optional<sim::Duration> effect_length(const sim::FaultSpec& fault) const { return fault.duration; }
+    virtual std::optional<sim::Duration> effect_length(const sim::FaultSpec& fault) const {
+        return fault.duration;
+    }
     // Shortens the effect to `limit`.
-    virtual void clip_effect(sim::FaultSpec& fault, sim::Duration limit) const { fault.duration = limit; }
-    virtual std::vector<ShrinkableDuration> shrinkable(const sim::FaultSpec&) const { return {{&sim::FaultSpec::duration, 1}}; }
+    virtual void clip_effect(sim::FaultSpec& fault, sim::Duration limit) const {
+        fault.duration = limit;
+    }
+    virtual std::vector<ShrinkableDuration> shrinkable(const sim::FaultSpec&) const {
+        return {{&sim::FaultSpec::duration, 1}};
+    }
 
     // --- accounting ---
     // Whether its hits are what ran on its target nodes when it fired (crash, pause) instead of a
@@ -125,12 +135,14 @@ public:
     virtual CoverageNodes coverage_nodes() const { return CoverageNodes::untouched; }
 
     // --- reports ---
-    // The timeline lane of its bars and marks (reports/timeline_model.cpp); empty: one lane per node
-    // it hit (a crash, a pause).
+    // The timeline lane of its bars and marks (reports/timeline_model.cpp); empty: one lane per
+    // node it hit (a crash, a pause).
     virtual std::string timeline_lane() const { return "faults"; }
 
     // --- the sink testkit ---
-    virtual std::string testkit_words() const { return name(); }  // "fault: kafka <words> for 500 ms"
+    virtual std::string testkit_words() const {
+        return name();
+    }  // "fault: kafka <words> for 500 ms"
 
 private:
     const sim::FaultFiring& firing_;

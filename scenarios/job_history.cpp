@@ -6,10 +6,13 @@ namespace eosim::scenarios {
 
 int64_t deployment_of_attempt(int64_t attempt) { return attempt / kAttemptsPerDeployment; }
 
-bool verification_attempt(int64_t attempt) { return attempt % kAttemptsPerDeployment >= kAttemptsPerDeployment / 2; }
+bool verification_attempt(int64_t attempt) {
+    return attempt % kAttemptsPerDeployment >= kAttemptsPerDeployment / 2;
+}
 
 std::string deployment_name_of_attempt(int64_t attempt) {
-    std::string name = "v";  // appended, not "v" + std::to_string(...): GCC 12's false -Wrestrict (bug 105329)
+    std::string name =
+        "v";  // appended, not "v" + std::to_string(...): GCC 12's false -Wrestrict (bug 105329)
     name += std::to_string(deployment_of_attempt(attempt) + 1);
     if (verification_attempt(attempt)) name += " verification";
     return name;
@@ -19,7 +22,8 @@ std::string snapshot_kind_name(engine::SnapshotType type) {
     switch (type.kind) {
         case engine::SnapshotKind::checkpoint: return "checkpoint";
         case engine::SnapshotKind::savepoint: return "savepoint";
-        case engine::SnapshotKind::terminate_savepoint: return type.drain ? "stop-with-savepoint, drain" : "stop-with-savepoint";
+        case engine::SnapshotKind::terminate_savepoint:
+            return type.drain ? "stop-with-savepoint, drain" : "stop-with-savepoint";
     }
     return "checkpoint";
 }
@@ -47,7 +51,8 @@ engine::SnapshotType JobHistory::snapshot_type(int64_t id) const {
 
 std::string JobHistory::snapshot_name(int64_t id) const {
     const engine::SnapshotType type = snapshot_type(id);
-    return (type.terminates() ? std::string("stop-with-savepoint") : snapshot_kind_name(type)) + " " + std::to_string(id);
+    return (type.terminates() ? std::string("stop-with-savepoint") : snapshot_kind_name(type)) +
+           " " + std::to_string(id);
 }
 
 std::string JobHistory::finished_text() const {
@@ -70,7 +75,8 @@ DeploymentSpan* JobHistory::span_of(int64_t attempt) {
 std::string JobHistory::restore_text(int64_t attempt, int64_t id) const {
     if (id == 0) return "from scratch";
     const DeploymentSpan* span = span_of(attempt);
-    const bool savepoint = span != nullptr && span->restored_from == id && !span->restored_kind.empty();
+    const bool savepoint =
+        span != nullptr && span->restored_from == id && !span->restored_kind.empty();
     return (savepoint ? "restores savepoint " : "restores checkpoint ") + std::to_string(id);
 }
 
@@ -88,8 +94,10 @@ void JobHistory::checkpoint_completed(sim::Time, int64_t id, const engine::Sourc
     completed_.insert(id);
 }
 
-void JobHistory::restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets&) {
-    const bool new_deployment = current_attempt_ < 0 || deployment_name_of_attempt(attempt) != deployment_name();
+void JobHistory::restore_started(sim::Time t, int64_t attempt, int64_t id,
+                                 const engine::SourceOffsets&) {
+    const bool new_deployment =
+        current_attempt_ < 0 || deployment_name_of_attempt(attempt) != deployment_name();
     const bool after_failover = restarting_;
     restarting_ = false;
     if (new_deployment) {
@@ -103,22 +111,28 @@ void JobHistory::restore_started(sim::Time t, int64_t attempt, int64_t id, const
         span.name = deployment_name();
         span.begin_s = t.seconds();
         span.restored_from = id;
-        if (id != 0) span.restored_kind = "savepoint";  // a later deployment starts from its predecessor's
+        if (id != 0)
+            span.restored_kind = "savepoint";  // a later deployment starts from its predecessor's
         deployments_.push_back(std::move(span));
         status(t, "CREATED", deployments_.back().name);
         status(t, "RUNNING", attempt_name(attempt) + " " + restore_text(attempt, id));
     } else {
         if (!after_failover && !job_manager_lost_) {
-            job_manager_failover(t, "JobManager lost: a new JobManager took the job over (the previous one's loss not yet seen)", false);
+            job_manager_failover(
+                t,
+                "JobManager lost: a new JobManager took the job over (the previous one's loss not yet seen)",
+                false);
         }
-        status(t, "RUNNING", attempt_name(attempt) + " " + restore_text(attempt, id) +
-                                 (after_failover ? "" : ": a new JobManager recovered the job"));
+        status(t, "RUNNING",
+               attempt_name(attempt) + " " + restore_text(attempt, id) +
+                   (after_failover ? "" : ": a new JobManager recovered the job"));
     }
     job_manager_lost_ = false;
     if (id != 0 && triggered_.contains(id) && !completed_.contains(id)) {
         restored_uncompleted_.push_back(id);
-        statuses_.back().detail += " (checkpoint " + std::to_string(id) +
-                                   " was never completed by a JobManager: the one completing it was lost; the next found its metadata)";
+        statuses_.back().detail +=
+            " (checkpoint " + std::to_string(id) +
+            " was never completed by a JobManager: the one completing it was lost; the next found its metadata)";
     }
     if (DeploymentSpan* span = span_of(attempt)) ++span->attempts;
 }
@@ -127,7 +141,8 @@ void JobHistory::failover(sim::Time t, int64_t attempt, const std::string& reaso
     const int64_t failed = current_attempt_;
     name_attempt(attempt);
     restarting_ = true;
-    exceptions_.push_back(JobException{t.seconds(), failed, attempt_name(failed), "RESTARTING", reason, ""});
+    exceptions_.push_back(
+        JobException{t.seconds(), failed, attempt_name(failed), "RESTARTING", reason, ""});
     status(t, "RESTARTING", attempt_name(failed) + " failed: " + reason);
 }
 
@@ -135,24 +150,30 @@ void JobHistory::job_suspended(sim::Time t, const std::string& why) { status(t, 
 
 bool JobHistory::runs_current_attempt(int64_t attempt) const {
     if (current_attempt_ < 0) return true;
-    return attempt / 1000 == current_attempt_ / 1000;  // the same JobManager (incarnation or leadership) of the same job
+    return attempt / 1000 ==
+           current_attempt_ /
+               1000;  // the same JobManager (incarnation or leadership) of the same job
 }
 
 void JobHistory::job_manager_failover(sim::Time t, std::string reason, bool told) {
     ++job_manager_failovers_;
-    exceptions_.push_back(JobException{t.seconds(), current_attempt_, attempt_name(current_attempt_), "SUSPENDED", std::move(reason), "", true});
+    exceptions_.push_back(JobException{t.seconds(), current_attempt_,
+                                       attempt_name(current_attempt_), "SUSPENDED",
+                                       std::move(reason), "", true});
     untold_failover_ = told ? SIZE_MAX : exceptions_.size() - 1;
 }
 
 void JobHistory::job_manager_lost(sim::Time t, int64_t attempt, const std::string& why) {
     if (!runs_current_attempt(attempt)) {  // replaced already: the takeover's exception learns why
-        if (untold_failover_ < exceptions_.size()) exceptions_[untold_failover_].reason = "JobManager lost: " + why;
+        if (untold_failover_ < exceptions_.size())
+            exceptions_[untold_failover_].reason = "JobManager lost: " + why;
         untold_failover_ = SIZE_MAX;
         return;
     }
     job_manager_lost_ = true;
     job_manager_failover(t, "JobManager lost: " + why, true);
-    if (why.find("leadership") == std::string::npos) status(t, "SUSPENDED", why);  // a lost leadership says so itself
+    if (why.find("leadership") == std::string::npos)
+        status(t, "SUSPENDED", why);  // a lost leadership says so itself
 }
 
 void JobHistory::job_finished(sim::Time t) {
@@ -164,7 +185,8 @@ void JobHistory::job_finished(sim::Time t) {
 }
 
 void JobHistory::job_failed(sim::Time t, const std::string& reason) {
-    exceptions_.push_back(JobException{t.seconds(), current_attempt_, attempt_name(current_attempt_), "FAILED", reason, ""});
+    exceptions_.push_back(JobException{t.seconds(), current_attempt_,
+                                       attempt_name(current_attempt_), "FAILED", reason, ""});
     status(t, "FAILING", reason);
     status(t, "FAILED", reason);
     if (DeploymentSpan* span = span_of(current_attempt_)) {

@@ -56,9 +56,10 @@ public:
     virtual void add_input(RunInput& input) const { (void)input; }
     // Its own activity, started before the job (input producers, an application's workload).
     virtual void start() {}
-    // What a committed reader of this system sees of `sink`, when the sink writes here and the system
-    // reads it faster than sink.read_output; nullopt otherwise.
-    virtual std::optional<oracles::RecordMultiset> committed_content(const engine::SinkConfig& sink) const {
+    // What a committed reader of this system sees of `sink`, when the sink writes here and the
+    // system reads it faster than sink.read_output; nullopt otherwise.
+    virtual std::optional<oracles::RecordMultiset> committed_content(
+        const engine::SinkConfig& sink) const {
         (void)sink;
         return std::nullopt;
     }
@@ -68,7 +69,9 @@ public:
     // For the fault accounting (scenarios/fault_accounting.h): the counters that tell whether a
     // fault aimed at this system hit a call -- Kafka's own probes, or its calls failed by a fault
     // under its name in `failed_calls`.
-    virtual void add_effect_probes(EffectProbes& probes, std::map<std::string, std::function<uint64_t()>>& failed_calls) const = 0;
+    virtual void add_effect_probes(
+        EffectProbes& probes,
+        std::map<std::string, std::function<uint64_t()>>& failed_calls) const = 0;
 };
 
 struct OutsideSystemRegistration {
@@ -78,8 +81,10 @@ struct OutsideSystemRegistration {
     bool (*present)(const Scenario& scenario) = nullptr;
     bool generic_faults = false;          // accepts system_unavailable and system_write_errors
     bool partial_batch_failures = false;  // accepts bulk_partial_failure
-    // Builds the system on `node`; `world` gives its PRNG streams (world.prng(name)) if it needs them.
-    std::unique_ptr<RunSystem> (*make)(const Scenario& scenario, sim::World& world, sim::NodeId node) = nullptr;
+    // Builds the system on `node`; `world` gives its PRNG streams (world.prng(name)) if it needs
+    // them.
+    std::unique_ptr<RunSystem> (*make)(const Scenario& scenario, sim::World& world,
+                                       sim::NodeId node) = nullptr;
     bool call_races = false;  // accepts system_call_races (sim/external/call_races.h)
 };
 

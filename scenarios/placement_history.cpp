@@ -11,12 +11,15 @@ std::vector<SlotContents> slots_of(const AttemptPlacement& placement) {
         by_slot[{p.task_manager, p.slot}].push_back(p.vertex + "-" + std::to_string(p.subtask));
     }
     std::vector<SlotContents> slots;
-    for (auto& [where, subtasks] : by_slot) slots.push_back(SlotContents{where.first, where.second, std::move(subtasks)});
+    for (auto& [where, subtasks] : by_slot)
+        slots.push_back(SlotContents{where.first, where.second, std::move(subtasks)});
     return slots;
 }
 
-void PlacementHistory::attempt_deployed(sim::Time t, int64_t attempt, const std::vector<engine::SubtaskPlacement>& placement) {
-    placements_.push_back(AttemptPlacement{t.seconds(), attempt, history_->attempt_name(attempt), placement});
+void PlacementHistory::attempt_deployed(sim::Time t, int64_t attempt,
+                                        const std::vector<engine::SubtaskPlacement>& placement) {
+    placements_.push_back(
+        AttemptPlacement{t.seconds(), attempt, history_->attempt_name(attempt), placement});
 }
 
 }  // namespace eosim::scenarios

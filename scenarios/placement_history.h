@@ -1,8 +1,8 @@
 #pragma once
-// Where every attempt ran, as Flink's web UI shows a job's subtasks with their TaskManager and slot:
-// one entry per attempt deployed (each deployment's first, each restart, each new JobManager's),
-// named as the job's history names it ("v1/2"), with each subtask's TaskManager and slot
-// (engine/runtime/slot_placement.h). The reports group it by TaskManager and slot.
+// Where every attempt ran, as Flink's web UI shows a job's subtasks with their TaskManager and
+// slot: one entry per attempt deployed (each deployment's first, each restart, each new
+// JobManager's), named as the job's history names it ("v1/2"), with each subtask's TaskManager and
+// slot (engine/runtime/slot_placement.h). The reports group it by TaskManager and slot.
 //
 // Not here: what a slot costs or holds beyond its subtasks (no resource profiles are modelled).
 #include <cstdint>
@@ -16,8 +16,8 @@ namespace eosim::scenarios {
 
 struct AttemptPlacement {
     double at_s = 0;
-    int64_t attempt = 0;       // raw
-    std::string attempt_name;  // "v1/2"
+    int64_t attempt = 0;                             // raw
+    std::string attempt_name;                        // "v1/2"
     std::vector<engine::SubtaskPlacement> subtasks;  // vertex by vertex, in subtask order
 };
 
@@ -34,7 +34,8 @@ class PlacementHistory final : public engine::RunObserver {
 public:
     // `history` names the attempts (it must hear restore_started first).
     explicit PlacementHistory(const JobHistory* history) : history_(history) {}
-    void attempt_deployed(sim::Time t, int64_t attempt, const std::vector<engine::SubtaskPlacement>& placement) override;
+    void attempt_deployed(sim::Time t, int64_t attempt,
+                          const std::vector<engine::SubtaskPlacement>& placement) override;
     const std::vector<AttemptPlacement>& placements() const { return placements_; }
 
 private:

@@ -1,6 +1,6 @@
 #pragma once
-// Which protocol points (engine/vocabulary/protocol_points.h) a scenario's job can announce, and who
-// announces each point in general: the loader refuses a fault placed at a point no component of
+// Which protocol points (engine/vocabulary/protocol_points.h) a scenario's job can announce, and
+// who announces each point in general: the loader refuses a fault placed at a point no component of
 // the job (or of a later deployment's program) announces, naming who does; `eosim points [FILE]`
 // prints the table; the run's fault accounting (scenarios/fault_accounting.h) names the announcer
 // of a point that was reachable but never announced.
@@ -23,8 +23,10 @@ namespace eosim::scenarios {
 
 struct PointAnnouncer {
     std::string_view point;
-    std::string_view process;    // "JobManager" or "TaskManager": the node a crash "at the announcer" hits
-    std::string_view component;  // who announces it, and when it is there: "the Kafka sink with guarantee exactly_once"
+    std::string_view
+        process;  // "JobManager" or "TaskManager": the node a crash "at the announcer" hits
+    std::string_view component;  // who announces it, and when it is there: "the Kafka sink with
+                                 // guarantee exactly_once"
 };
 
 // Every protocol point, in engine::points::kAll order.
@@ -45,7 +47,7 @@ bool announced_by_task(std::string_view point);
 // with index `subtask` (-1: any) in any program of `scenario`, or nullopt when they can: the point
 // is a process's, no program has the vertex, the vertex is not of the kind that announces the
 // point, or the subtask is past the vertex's parallelism in every program.
-std::optional<std::string> unmatched_task_reason(const Scenario& scenario, std::string_view point, const std::string& vertex,
-                                                 int32_t subtask);
+std::optional<std::string> unmatched_task_reason(const Scenario& scenario, std::string_view point,
+                                                 const std::string& vertex, int32_t subtask);
 
 }  // namespace eosim::scenarios

@@ -21,7 +21,8 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
 }
 
 // Whether every node that may announce `point` is a candidate target of `kind`.
-bool announcers_are_candidates(const RandomFaults& spec, const RandomFaultKind& kind, const std::string& point) {
+bool announcers_are_candidates(const RandomFaults& spec, const RandomFaultKind& kind,
+                               const std::string& point) {
     if (announced_by_job_manager(point)) return contains(kind.nodes, "jobmanager");
     return std::all_of(spec.task_manager_nodes.begin(), spec.task_manager_nodes.end(),
                        [&](const std::string& tm) { return contains(kind.nodes, tm); });
@@ -32,7 +33,8 @@ sim::FaultSpec draw_fault(const RandomFaults& spec, const RandomFaultKind& kind,
     sim::FaultSpec fault;
     fault.kind = kind.kind;
     Duration effect = type.draw(kind, fault, prng);
-    if (const Duration limit = spec.quiet_after - spec.window_from; effect > limit) {  // it can end before the quiet period
+    if (const Duration limit = spec.quiet_after - spec.window_from;
+        effect > limit) {  // it can end before the quiet period
         type.clip_effect(fault, limit);
         effect = limit;
     }
@@ -41,27 +43,33 @@ sim::FaultSpec draw_fault(const RandomFaults& spec, const RandomFaultKind& kind,
     if (!points.points.empty() && prng.chance(points.ratio)) {
         fault.trigger.point = pick(points.points, prng);
         fault.trigger.occurrence = static_cast<int32_t>(prng.between(1, points.max_occurrence));
-        if (auto it = points.vertices.find(fault.trigger.point); it != points.vertices.end() && prng.chance(sim::Ratio{1, 2})) {
+        if (auto it = points.vertices.find(fault.trigger.point);
+            it != points.vertices.end() && prng.chance(sim::Ratio{1, 2})) {
             fault.trigger.point_vertex = pick(it->second, prng);
         }
-        if (!points.after_failover.is_zero() && prng.chance(points.after_failover)) fault.trigger.attempt_min = 2;
+        if (!points.after_failover.is_zero() && prng.chance(points.after_failover))
+            fault.trigger.attempt_min = 2;
         if (points.delay) fault.trigger.delay = draw_duration(*points.delay, prng);
         fault.trigger.not_after = sim::Time::zero() + (spec.quiet_after - effect);
         // Half of the crashes and pauses at a point hit whichever node announced it.
-        if (type.drawn_at_announcer() && announcers_are_candidates(spec, kind, fault.trigger.point) &&
+        if (type.drawn_at_announcer() &&
+            announcers_are_candidates(spec, kind, fault.trigger.point) &&
             prng.chance(sim::Ratio{1, 2})) {
             fault.nodes.clear();
         }
     } else if (!spec.end_ratio.is_zero() && prng.chance(spec.end_ratio)) {
-        const Duration latest = std::min(spec.input_end + spec.end_after, spec.quiet_after - effect);
-        const Duration earliest = std::min(latest, std::max(spec.window_from, spec.input_end - spec.end_before));
+        const Duration latest =
+            std::min(spec.input_end + spec.end_after, spec.quiet_after - effect);
+        const Duration earliest =
+            std::min(latest, std::max(spec.window_from, spec.input_end - spec.end_before));
         fault.trigger.at = sim::Time::zero() + draw_between(earliest, latest, prng);
     } else {
         const Duration latest = std::min(spec.window_to, spec.quiet_after - effect);
         fault.trigger.at = sim::Time::zero() + draw_between(spec.window_from, latest, prng);
     }
-    EOSIM_INVARIANT(fault.trigger.point.empty() ? fault.trigger.at + effect <= sim::Time::zero() + spec.quiet_after
-                                                : fault.trigger.not_after + effect <= sim::Time::zero() + spec.quiet_after,
+    EOSIM_INVARIANT(fault.trigger.point.empty()
+                        ? fault.trigger.at + effect <= sim::Time::zero() + spec.quiet_after
+                        : fault.trigger.not_after + effect <= sim::Time::zero() + spec.quiet_after,
                     "a drawn fault's effect ends before the quiet time");
     return fault;
 }
@@ -103,15 +111,19 @@ Duration draw_between(Duration low, Duration high, sim::Prng& prng) {
     return Duration::millis(prng.between(low_ms, high_ms));
 }
 
-Duration draw_duration(const DurationRange& range, sim::Prng& prng) { return draw_between(range.min, range.max, prng); }
+Duration draw_duration(const DurationRange& range, sim::Prng& prng) {
+    return draw_between(range.min, range.max, prng);
+}
 
 sim::Ratio draw_ratio(const RatioRange& range, sim::Prng& prng) {
     const auto thousandths_up = [](sim::Ratio r) {
-        return static_cast<int64_t>((static_cast<__uint128_t>(r.numerator) * kRatioSteps + r.denominator - 1) /
-                                    r.denominator);
+        return static_cast<int64_t>(
+            (static_cast<__uint128_t>(r.numerator) * kRatioSteps + r.denominator - 1) /
+            r.denominator);
     };
     const auto thousandths_down = [](sim::Ratio r) {
-        return static_cast<int64_t>(static_cast<__uint128_t>(r.numerator) * kRatioSteps / r.denominator);
+        return static_cast<int64_t>(static_cast<__uint128_t>(r.numerator) * kRatioSteps /
+                                    r.denominator);
     };
     const int64_t low = thousandths_up(range.min);
     const int64_t high = std::max(low, thousandths_down(range.max));
@@ -126,7 +138,8 @@ bool announced_by_job_manager(const std::string& point) {
 }
 
 FaultDraw draw_random_faults(const RandomFaults& spec, sim::Prng& prng) {
-    EOSIM_INVARIANT(!spec.kinds.empty() && spec.count_min <= spec.count_max, "random faults: kinds and an ordered count");
+    EOSIM_INVARIANT(!spec.kinds.empty() && spec.count_min <= spec.count_max,
+                    "random faults: kinds and an ordered count");
     EOSIM_INVARIANT(spec.window_from < spec.window_to && spec.window_to <= spec.quiet_after,
                     "random faults: a window that ends by the quiet time");
     const uint64_t draws_before = prng.draws();
@@ -142,11 +155,13 @@ FaultDraw draw_random_faults(const RandomFaults& spec, sim::Prng& prng) {
         while (ticket >= draw.weights[chosen]) ticket -= draw.weights[chosen++];
         draw.faults.push_back(draw_fault(spec, kind_spec(spec, draw.kinds_on[chosen]), prng));
     }
-    std::stable_sort(draw.faults.begin(), draw.faults.end(), [](const sim::FaultSpec& a, const sim::FaultSpec& b) {
-        const sim::Time ta = a.trigger.point.empty() ? a.trigger.at : sim::Time::never();
-        const sim::Time tb = b.trigger.point.empty() ? b.trigger.at : sim::Time::never();
-        return ta < tb;
-    });
+    std::stable_sort(
+        draw.faults.begin(), draw.faults.end(),
+        [](const sim::FaultSpec& a, const sim::FaultSpec& b) {
+            const sim::Time ta = a.trigger.point.empty() ? a.trigger.at : sim::Time::never();
+            const sim::Time tb = b.trigger.point.empty() ? b.trigger.at : sim::Time::never();
+            return ta < tb;
+        });
     draw.prng_draws = prng.draws() - draws_before;
     return draw;
 }
@@ -155,10 +170,11 @@ std::string describe_draw(const FaultDraw& draw) {
     std::string kinds;
     for (size_t i = 0; i < draw.kinds_on.size(); ++i) {
         if (!kinds.empty()) kinds += ", ";
-        kinds += std::string(sim::to_string(draw.kinds_on[i])) + " (weight " + std::to_string(draw.weights[i]) + ")";
+        kinds += std::string(sim::to_string(draw.kinds_on[i])) + " (weight " +
+                 std::to_string(draw.weights[i]) + ")";
     }
-    return std::string(to_string(draw.mode)) + ": " + kinds + "; " + std::to_string(draw.count) + " faults drawn, " +
-           std::to_string(draw.prng_draws) + " random values";
+    return std::string(to_string(draw.mode)) + ": " + kinds + "; " + std::to_string(draw.count) +
+           " faults drawn, " + std::to_string(draw.prng_draws) + " random values";
 }
 
 }  // namespace eosim::scenarios

@@ -15,9 +15,9 @@
 //   TigerBeetle's swarm testing: a run explores a few kinds deeply instead of all shallowly.
 //
 // Partition shapes: `job_manager_cut` (a quarter by default) of the partitions of a TaskManager,
-// when the JobManager is a candidate too, cut the TaskManager off from the JobManager only (one way: a zombie that keeps
-// writing while its successor runs); the others cut one node from every other node or from one
-// other candidate, a quarter of them one way.
+// when the JobManager is a candidate too, cut the TaskManager off from the JobManager only (one
+// way: a zombie that keeps writing while its successor runs); the others cut one node from every
+// other node or from one other candidate, a quarter of them one way.
 //
 // Guarantee (the quiet period): every drawn fault's effect ends at or before `quiet_after` --
 // crashed nodes are back, pauses over, partitions healed, outages ended. A time-triggered fault is
@@ -57,16 +57,19 @@ struct RatioRange {
 // How one fault kind is drawn. Only the fields of its kind are used.
 struct RandomFaultKind {
     sim::FaultKind kind = sim::FaultKind::crash;
-    uint32_t weight = 1;                // relative rate among the kinds switched on
-    std::vector<std::string> nodes;     // crash, pause, partition, slow_link: candidate targets
-    DurationRange duration;             // every kind with a duration
-    DurationRange restart_delay;        // crash (always restarts)
-    MultiplierRange multiplier;         // slow_link, storage_slow
+    uint32_t weight = 1;                    // relative rate among the kinds switched on
+    std::vector<std::string> nodes;         // crash, pause, partition, slow_link: candidate targets
+    DurationRange duration;                 // every kind with a duration
+    DurationRange restart_delay;            // crash (always restarts)
+    MultiplierRange multiplier;             // slow_link, storage_slow
     sim::Ratio one_way = sim::Ratio{1, 4};  // partition: chance that it is one-way
-    sim::Ratio job_manager_cut = sim::Ratio{1, 4};  // partition: chance that a TaskManager is cut off from the JobManager only
-    std::vector<std::string> messages;  // message_loss: candidate messages (a non-empty subset is drawn)
-    RatioRange ratio;                   // message_loss; bulk_partial_failure (the chance an item fails)
-    std::vector<std::string> systems;   // system_*, bulk_partial_failure: candidate systems (one is drawn)
+    sim::Ratio job_manager_cut = sim::Ratio{
+        1, 4};  // partition: chance that a TaskManager is cut off from the JobManager only
+    std::vector<std::string>
+        messages;      // message_loss: candidate messages (a non-empty subset is drawn)
+    RatioRange ratio;  // message_loss; bulk_partial_failure (the chance an item fails)
+    std::vector<std::string>
+        systems;  // system_*, bulk_partial_failure: candidate systems (one is drawn)
 };
 
 enum class RandomMode : uint8_t { swarm, fixed };
@@ -77,12 +80,13 @@ struct PointTriggers {
     sim::Ratio ratio = sim::Ratio::never();  // chance that a drawn fault is placed at a point
     std::vector<std::string> points;         // candidate points (engine/protocol_points.h)
     int32_t max_occurrence = 20;             // k uniform in [1, max_occurrence]
-    // Aim, as a scheduled at_point's (each drawn only when configured, so other draws stay as they were):
-    // per point, the vertices of "vertices" whose tasks announce it: with chance 1/2 a drawn fault
-    // at that point counts only one of them (its `vertex` filter);
+    // Aim, as a scheduled at_point's (each drawn only when configured, so other draws stay as they
+    // were): per point, the vertices of "vertices" whose tasks announce it: with chance 1/2 a drawn
+    // fault at that point counts only one of them (its `vertex` filter);
     std::map<std::string, std::vector<std::string>> vertices;
-    sim::Ratio after_failover = sim::Ratio::never();  // chance of attempt {"min": 2}: only after a failover
-    std::optional<DurationRange> delay;               // a delay after the point, drawn in [min, max]
+    sim::Ratio after_failover =
+        sim::Ratio::never();             // chance of attempt {"min": 2}: only after a failover
+    std::optional<DurationRange> delay;  // a delay after the point, drawn in [min, max]
 };
 
 struct RandomFaults {
@@ -125,9 +129,9 @@ FaultDraw draw_random_faults(const RandomFaults& spec, sim::Prng& prng);
 // failover.started, job.running, job.finished); false for the points TaskManagers announce.
 bool announced_by_job_manager(const std::string& point);
 
-// The draws kinds make (scenarios/fault_types.h, FaultType::draw), each a fixed number of PRNG values:
-// an element of `items` (not empty); uniform in [low, high], in whole milliseconds when the range
-// holds one (logs and shrunk files read better), else in nanoseconds; a ratio in [min, max],
+// The draws kinds make (scenarios/fault_types.h, FaultType::draw), each a fixed number of PRNG
+// values: an element of `items` (not empty); uniform in [low, high], in whole milliseconds when the
+// range holds one (logs and shrunk files read better), else in nanoseconds; a ratio in [min, max],
 // rounded inwards to thousandths.
 template <typename T>
 const T& pick(const std::vector<T>& items, sim::Prng& prng) {

@@ -15,7 +15,8 @@ std::string joined(const std::string& program, const std::vector<std::string>& a
 void add_pct(const Reproducer& r, std::vector<std::string>& arguments) {
     if (r.pct_depth == 0) return;
     arguments.insert(arguments.end(), {"--pct-depth", std::to_string(r.pct_depth)});
-    if (r.pct_steps != 0) arguments.insert(arguments.end(), {"--pct-steps", std::to_string(r.pct_steps)});
+    if (r.pct_steps != 0)
+        arguments.insert(arguments.end(), {"--pct-steps", std::to_string(r.pct_steps)});
 }
 
 }  // namespace
@@ -33,7 +34,8 @@ std::vector<std::string> Reproducer::arguments() const {
     arguments.insert(arguments.end(), {"--seed", std::to_string(seed)});
     if (!expect.empty()) arguments.insert(arguments.end(), {"--expect", expect});
     add_pct(*this, arguments);
-    for (const std::string& at : savepoint_at) arguments.insert(arguments.end(), {"--savepoint-at", at});
+    for (const std::string& at : savepoint_at)
+        arguments.insert(arguments.end(), {"--savepoint-at", at});
     if (strict_faults) arguments.emplace_back("--strict-faults");
     return arguments;
 }

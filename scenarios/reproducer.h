@@ -21,13 +21,14 @@ namespace eosim::scenarios {
 struct Scenario;
 
 struct Reproducer {
-    std::string program = "eosim";  // how the user calls the binary (a sink author's own, for the testkit)
-    std::string file;               // the scenario file
+    std::string program =
+        "eosim";       // how the user calls the binary (a sink author's own, for the testkit)
+    std::string file;  // the scenario file
     uint64_t seed = 1;
-    std::string twin;               // a known-bad twin (scenarios/sensitivity.h), "" for the scenario itself
-    std::string expect;             // --expect's text ("pass", "violation:<oracle>"), "" for the file's
-    uint32_t pct_depth = 0;         // 0: no PCT ordering
-    uint64_t pct_steps = 0;         // 0: the default (only with pct_depth)
+    std::string twin;    // a known-bad twin (scenarios/sensitivity.h), "" for the scenario itself
+    std::string expect;  // --expect's text ("pass", "violation:<oracle>"), "" for the file's
+    uint32_t pct_depth = 0;                 // 0: no PCT ordering
+    uint64_t pct_steps = 0;                 // 0: the default (only with pct_depth)
     std::vector<std::string> savepoint_at;  // --savepoint-at times as given ("12s")
     bool strict_faults = false;
 

@@ -33,7 +33,8 @@ struct RunFigures {
     double wall_seconds = 0;
     int64_t checkpoints_completed = 0;
     int64_t checkpoints_aborted = 0;
-    std::map<std::string, int64_t> checkpoints_aborted_by_reason;  // Flink's CheckpointFailureReason name -> count
+    std::map<std::string, int64_t>
+        checkpoints_aborted_by_reason;  // Flink's CheckpointFailureReason name -> count
     // Checkpoint storage: files (and their bytes) the coordinator discarded -- aborted checkpoints,
     // late acknowledgements, completed checkpoints past `retained` -- and those still in storage at
     // the end that no retained checkpoint refers to (and whose deletion is not under way).
@@ -41,18 +42,21 @@ struct RunFigures {
     int64_t checkpoint_bytes_discarded = 0;
     int64_t checkpoint_files_unretained = 0;
     int64_t checkpoint_bytes_unretained = 0;
-    int64_t checkpoint_files_retained = 0;  // of checkpoints whose metadata is in storage at the end
+    int64_t checkpoint_files_retained =
+        0;  // of checkpoints whose metadata is in storage at the end
     int64_t checkpoint_bytes_retained = 0;
     // Incremental state, over the completed checkpoints: shared-file bytes they uploaded, and the
     // bytes of the shared files they refer to (what a full snapshot would have uploaded, roughly).
     int64_t shared_bytes_uploaded = 0;
     int64_t shared_bytes_referenced = 0;
-    int64_t restarts = 0;   // as Flink counts them: one TaskManager loss is one restart (EngineStats::restarts)
+    int64_t restarts =
+        0;  // as Flink counts them: one TaskManager loss is one restart (EngineStats::restarts)
     int64_t failovers = 0;  // every failover, retries of a restart still deploying included
-    // JobManager failovers (scenarios/job_history.h): the JobManager that ran the job crashed or lost
-    // its leadership and a new one recovered the job; apart from `restarts` (task failovers).
+    // JobManager failovers (scenarios/job_history.h): the JobManager that ran the job crashed or
+    // lost its leadership and a new one recovered the job; apart from `restarts` (task failovers).
     int64_t jobmanager_failovers = 0;
-    int64_t savepoints_completed = 0;  // over every deployment, the final ones of stop-with-savepoint too
+    int64_t savepoints_completed =
+        0;  // over every deployment, the final ones of stop-with-savepoint too
     // Savepoints in storage at the end (their _metadata), their files, and files their metadata
     // names that are gone (must be 0: a savepoint is the user's, nothing may delete it).
     int64_t savepoints_stored = 0;
@@ -62,12 +66,13 @@ struct RunFigures {
     int64_t transactions_aborted = 0;
     int64_t fenced_calls = 0;  // Kafka calls rejected because a newer producer fenced the caller
     // Kafka commit faults and their cost: EndTxn calls answered with an injected retriable error,
-    // applied but answered with a timeout; transactions a sink gave up committing (likely data loss,
-    // the "txn.lost" timeline events: Flink's committer logs these as an error).
+    // applied but answered with a timeout; transactions a sink gave up committing (likely data
+    // loss, the "txn.lost" timeline events: Flink's committer logs these as an error).
     int64_t commit_errors = 0;
     int64_t commit_outcomes_unknown = 0;
     int64_t transactions_lost = 0;
-    int64_t fenced_writes = 0;  // of fenced_calls: writes (a zombie writing while its successor runs)
+    int64_t fenced_writes =
+        0;  // of fenced_calls: writes (a zombie writing while its successor runs)
     int64_t faults_injected = 0;
     // Every planned fault accounted for (scenarios/fault_accounting.h): planned = fired (with an
     // effect) + without effect + not fired.
@@ -75,23 +80,26 @@ struct RunFigures {
     int64_t faults_fired = 0;
     int64_t faults_without_effect = 0;
     int64_t faults_not_fired = 0;
-    // JobManager high availability (zero without): leaderships granted, checkpoint pointers added to
-    // the store, store writes the service refused (a deposed leader's), JobManager messages the
+    // JobManager high availability (zero without): leaderships granted, checkpoint pointers added
+    // to the store, store writes the service refused (a deposed leader's), JobManager messages the
     // TaskManagers refused (an older fencing token), sessions the service expired.
     int64_t leaderships = 0;
     int64_t checkpoints_stored = 0;
     int64_t store_refusals = 0;
     int64_t fenced_messages = 0;
-    int64_t deployments_refused = 0;  // deployments a JobManager did not send: its fenced check failed
+    int64_t deployments_refused =
+        0;  // deployments a JobManager did not send: its fenced check failed
     int64_t sessions_expired = 0;
-    int64_t records_in = 0;     // input records; for a CDC source, the change events it read
+    int64_t records_in = 0;  // input records; for a CDC source, the change events it read
     int64_t records_out = 0;
-    int64_t records_read = 0;   // what the sources read, replays after restores included
+    int64_t records_read = 0;       // what the sources read, replays after restores included
     int64_t source_table_rows = 0;  // CDC: the source table's rows at the end (the model's input)
-    // The outside systems of scenarios/outside_system_registry.h (not Kafka, not the append store), added up:
+    // The outside systems of scenarios/outside_system_registry.h (not Kafka, not the append store),
+    // added up:
     int64_t outside_calls = 0;
     int64_t outside_calls_failed = 0;
-    int64_t absorbed_duplicates = 0;  // writes that changed nothing: replays an idempotent write made harmless
+    int64_t absorbed_duplicates =
+        0;  // writes that changed nothing: replays an idempotent write made harmless
     // Checkpoint statistics over the completed checkpoints (scenarios/checkpoint_stats.h).
     int64_t checkpoints_unaligned = 0;  // completed ones some task took unaligned
     double checkpoint_duration_median_ms = 0;
@@ -120,7 +128,9 @@ struct VertexBackPressure {
     double idle = 0;
     int64_t samples = 0;
     // Flink's level: OK (backpressured at most 10% of the time), LOW (at most 50%), HIGH.
-    const char* level() const { return backpressured <= 0.10 ? "OK" : backpressured <= 0.50 ? "LOW" : "HIGH"; }
+    const char* level() const {
+        return backpressured <= 0.10 ? "OK" : backpressured <= 0.50 ? "LOW" : "HIGH";
+    }
 };
 
 struct RunResult {
@@ -128,7 +138,8 @@ struct RunResult {
     uint64_t seed = 0;
     uint64_t trace_hash = 0;
     // What the outside systems hold at the end (RunOutsideSystems::state_hash): Kafka's topics,
-    // the stores, the databases. Checked beside the trace hash by --check-determinism and the golden file.
+    // the stores, the databases. Checked beside the trace hash by --check-determinism and the
+    // golden file.
     uint64_t state_hash = 0;
     bool job_finished = false;
     // Why the run stopped before the job finished or failed ("" when it did either): the
@@ -141,14 +152,15 @@ struct RunResult {
     std::string expectation_message;  // why the expectation was or was not met
     std::vector<TimelineEvent> timeline;
     std::vector<sim::FiredFault> faults;  // every fault that fired, in order
-    std::vector<FaultAccount> fault_accounts;  // every planned fault, in plan order: fired, without effect, not fired
+    std::vector<FaultAccount>
+        fault_accounts;  // every planned fault, in plan order: fired, without effect, not fired
     // What faults.random drew for this seed (every drawn parameter); its faults follow the
     // scenario's own in the plan, so plan_index counts scenario.faults first. Empty without it.
     std::optional<FaultDraw> fault_draw;
     // What upgrade_swarm drew for this seed: one line per later deployment. Empty without it.
     std::vector<std::string> deployments_drawn;
-    std::map<std::string, int64_t> coverage;  // coverage combinations hit (scenarios/coverage.h)
-    std::vector<CheckpointStats> checkpoints;  // per checkpoint, in trigger order
+    std::map<std::string, int64_t> coverage;    // coverage combinations hit (scenarios/coverage.h)
+    std::vector<CheckpointStats> checkpoints;   // per checkpoint, in trigger order
     CheckpointStatsSummary checkpoint_summary;  // over the completed ones and over the failed ones
     // The job's history (scenarios/job_history.h): status changes, the exceptions of its failovers
     // (with the fault that probably caused each), its deployments.
@@ -156,8 +168,9 @@ struct RunResult {
     std::vector<JobException> exceptions;
     std::vector<DeploymentSpan> deployments;
     std::vector<VertexBackPressure> back_pressure;  // per vertex, in the order first seen running
-    // Restores older than what an exactly-once sink already committed (oracles/rollback_detector.h):
-    // a warning in every report; a failure only where the scenario lists `no_rollbacks`.
+    // Restores older than what an exactly-once sink already committed
+    // (oracles/rollback_detector.h): a warning in every report; a failure only where the scenario
+    // lists `no_rollbacks`.
     std::vector<oracles::Rollback> rollbacks;
     // Lost and duplicated records grouped by sink, transaction and checkpoint, and the Kafka
     // transactions' timeout margins (scenarios/anomalies.h).
@@ -169,8 +182,9 @@ struct RunResult {
 struct RunOptions {
     uint64_t seed = 1;
     std::ostream* trace_log = nullptr;  // JSON lines of every event, when set
-    uint64_t max_events = 0;            // stop after this many events (0: no limit): a guard against a hang
-    engine::RunObserver* observer = nullptr;  // also told what the engine tells the oracles (tests); never changes the run
+    uint64_t max_events = 0;  // stop after this many events (0: no limit): a guard against a hang
+    engine::RunObserver* observer =
+        nullptr;  // also told what the engine tells the oracles (tests); never changes the run
     bool strict_faults = false;  // as the scenario's faults.strict (`--strict-faults`)
 };
 

@@ -29,11 +29,15 @@ class RunShapeObserver final : public engine::RunObserver {
 public:
     void checkpoint_triggered(sim::Time, int64_t, engine::SnapshotType type) override;
     void checkpoint_completed(sim::Time, int64_t, const engine::SourceOffsets&) override;
-    void checkpoint_aborted(sim::Time, int64_t, engine::CheckpointFailureReason reason, const std::string&) override;
-    void restore_started(sim::Time, int64_t, int64_t checkpoint_id, const engine::SourceOffsets&) override;
+    void checkpoint_aborted(sim::Time, int64_t, engine::CheckpointFailureReason reason,
+                            const std::string&) override;
+    void restore_started(sim::Time, int64_t, int64_t checkpoint_id,
+                         const engine::SourceOffsets&) override;
     void failover(sim::Time, int64_t, const std::string&) override;
-    void transaction_event(sim::Time, const std::string& transactional_id, const char* what) override;
-    void likely_data_loss(sim::Time, const std::string& transactional_id, const std::string&) override;
+    void transaction_event(sim::Time, const std::string& transactional_id,
+                           const char* what) override;
+    void likely_data_loss(sim::Time, const std::string& transactional_id,
+                          const std::string&) override;
 
     // The run's shape so far: every trigram key seen.
     const std::set<std::string>& keys() const { return keys_; }

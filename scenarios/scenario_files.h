@@ -18,6 +18,7 @@ std::vector<std::filesystem::path> scenario_files_in(const std::filesystem::path
 
 // The scenario file `<name>.json` somewhere below `folder`. Throws ScenarioError when there is
 // none or more than one.
-std::filesystem::path find_scenario_file(const std::filesystem::path& folder, const std::string& name);
+std::filesystem::path find_scenario_file(const std::filesystem::path& folder,
+                                         const std::string& name);
 
 }  // namespace eosim::scenarios

@@ -17,7 +17,8 @@
 namespace eosim::scenarios {
 
 RunResult run_scenario(const Scenario& given, const RunOptions& options) {
-    const auto wall_start = std::chrono::steady_clock::now();  // for the figures only, never for behaviour
+    const auto wall_start =
+        std::chrono::steady_clock::now();  // for the figures only, never for behaviour
     // 0. An upgrade swarm's deployments, drawn for this seed.
     std::optional<Scenario> drawn;
     if (given.upgrade_swarm) drawn = draw_upgrades(given, options.seed);
@@ -39,7 +40,8 @@ RunResult run_scenario(const Scenario& given, const RunOptions& options) {
             });
     }
     // Beside them, the rollbacks: restores older than what an exactly-once sink committed.
-    const std::unique_ptr<oracles::RollbackDetector> rollbacks = watch_rollbacks(scenario, deployments, run, observers);
+    const std::unique_ptr<oracles::RollbackDetector> rollbacks =
+        watch_rollbacks(scenario, deployments, run, observers);
     // 3. The faults: the scenario's and this seed's drawn ones, at their times and points.
     PlannedFaults faults(scenario, run, deployments, observers.coverage);
     // 4. The oracles, by their registered names.
@@ -57,11 +59,15 @@ RunResult run_scenario(const Scenario& given, const RunOptions& options) {
     result.verdicts = oracles.verdicts();
     result.rollbacks = rollbacks->rollbacks();
     judge(scenario, deployments.current(), result);
-    account_faults(scenario, options, faults.accounts(run_end_text(deployments.current(), result.cut)), result);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    account_faults(scenario, options,
+                   faults.accounts(run_end_text(deployments.current(), result.cut)), result);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     gather_figures(FigureSources{run, deployments, faults, observers, oracles, wall}, result);
     // 8. The anomaly table: lost and duplicated records by transaction, the transactions' margins.
-    find_anomalies(AnomalySources{run.model, oracles.judged_sinks(), run.outside.systems().kafka, run.world.now()}, result);
+    find_anomalies(AnomalySources{run.model, oracles.judged_sinks(), run.outside.systems().kafka,
+                                  run.world.now()},
+                   result);
     return result;
 }
 

@@ -16,7 +16,8 @@ sim::Duration mutator_effect_length(const sim::FaultSpec& f) {
     return fault_type(f.kind).effect_length(f).value_or(sim::Duration::zero());
 }
 
-bool mutator_shift(std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random, sim::Prng& prng) {
+bool mutator_shift(std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random,
+                   sim::Prng& prng) {
     if (faults.empty()) return false;
     sim::FaultSpec& f = faults[prng.below(faults.size())];
     if (f.trigger.point.empty()) {
@@ -32,7 +33,8 @@ bool mutator_shift(std::vector<sim::FaultSpec>& faults, const std::optional<Rand
         f.trigger.delay = sim::Duration::millis(prng.between(0, 500));
     } else {
         const int32_t step = static_cast<int32_t>(prng.between(1, 3));
-        f.trigger.occurrence = prng.below(2) == 0 ? f.trigger.occurrence + step : std::max(1, f.trigger.occurrence - step);
+        f.trigger.occurrence = prng.below(2) == 0 ? f.trigger.occurrence + step
+                                                  : std::max(1, f.trigger.occurrence - step);
     }
     return true;
 }
@@ -44,7 +46,8 @@ bool mutator_swap(std::vector<sim::FaultSpec>& faults, sim::Prng& prng) {
     const size_t a = prng.below(faults.size());
     std::vector<size_t> partners;
     for (size_t i = 0; i < faults.size(); ++i) {
-        if (i != a && faults[i].trigger.point.empty() == faults[a].trigger.point.empty()) partners.push_back(i);
+        if (i != a && faults[i].trigger.point.empty() == faults[a].trigger.point.empty())
+            partners.push_back(i);
     }
     if (partners.empty()) return false;
     const size_t b = partners[prng.below(partners.size())];
@@ -52,7 +55,8 @@ bool mutator_swap(std::vector<sim::FaultSpec>& faults, sim::Prng& prng) {
     return true;
 }
 
-bool mutator_add(std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random, sim::Prng& prng) {
+bool mutator_add(std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random,
+                 sim::Prng& prng) {
     if (!random || random->kinds.empty()) return false;
     RandomFaults one = *random;
     one.count_min = 1;
@@ -68,19 +72,23 @@ bool mutator_add(std::vector<sim::FaultSpec>& faults, const std::optional<Random
 // 1..3), after a failover half the time when the point is one a restore announces, a short delay
 // after it. The narrow windows (a restore, a pre-commit, the end of input) are where the thin bugs
 // live, and a time drawn uniformly over seconds rarely lands in one.
-bool mutator_aim(std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random, sim::Prng& prng) {
+bool mutator_aim(std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random,
+                 sim::Prng& prng) {
     if (!random || random->point_triggers.points.empty() || faults.empty()) return false;
     sim::FaultSpec& f = faults[prng.below(faults.size())];
-    // A link's ends stay as they are; a crash or pause without nodes hits its own point's announcer.
+    // A link's ends stay as they are; a crash or pause without nodes hits its own point's
+    // announcer.
     const FaultType& type = fault_type(f.kind);
-    if (type.targets() == sim::FaultTargets::link || (type.drawn_at_announcer() && f.nodes.empty())) return false;
+    if (type.targets() == sim::FaultTargets::link || (type.drawn_at_announcer() && f.nodes.empty()))
+        return false;
     const std::vector<std::string>& points = random->point_triggers.points;
     sim::FaultTrigger trigger;
     trigger.point = points[prng.below(points.size())];
     trigger.occurrence = static_cast<int32_t>(prng.between(1, 3));
     trigger.delay = sim::Duration::millis(prng.between(0, 200));
     if (prng.below(2) == 0) trigger.attempt_min = 2;  // only after a failover
-    trigger.not_after = sim::Time{random->quiet_after.ns - mutator_effect_length(f).ns - trigger.delay.ns};
+    trigger.not_after =
+        sim::Time{random->quiet_after.ns - mutator_effect_length(f).ns - trigger.delay.ns};
     f.trigger = trigger;
     return true;
 }
@@ -89,7 +97,8 @@ bool mutator_aim(std::vector<sim::FaultSpec>& faults, const std::optional<Random
 // interesting joins what makes this one interesting. Never a crash without restart: a scenario
 // plans how many nodes die for good, and a second copy can kill the last JobManager (or
 // TaskManager) a job has, which no engine survives (jobmanager-ha-lost-watch's guided mutants).
-bool mutator_splice(std::vector<sim::FaultSpec>& faults, const std::vector<sim::FaultSpec>* donor, sim::Prng& prng) {
+bool mutator_splice(std::vector<sim::FaultSpec>& faults, const std::vector<sim::FaultSpec>* donor,
+                    sim::Prng& prng) {
     if (donor == nullptr) return false;
     std::vector<const sim::FaultSpec*> copyable;
     for (const sim::FaultSpec& f : *donor) {
@@ -106,7 +115,8 @@ bool mutator_remove(std::vector<sim::FaultSpec>& faults, sim::Prng& prng) {
     return true;
 }
 
-bool mutator_retarget(std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random, sim::Prng& prng) {
+bool mutator_retarget(std::vector<sim::FaultSpec>& faults,
+                      const std::optional<RandomFaults>& random, sim::Prng& prng) {
     if (!random || faults.empty()) return false;
     sim::FaultSpec& f = faults[prng.below(faults.size())];
     if (f.nodes.size() != 1) return false;
@@ -114,7 +124,8 @@ bool mutator_retarget(std::vector<sim::FaultSpec>& faults, const std::optional<R
     for (const RandomFaultKind& kind : random->kinds) {
         if (kind.kind != f.kind || kind.nodes.size() < 2) continue;
         const std::string& node = kind.nodes[prng.below(kind.nodes.size())];
-        if (std::find(f.other_nodes.begin(), f.other_nodes.end(), node) != f.other_nodes.end()) return false;
+        if (std::find(f.other_nodes.begin(), f.other_nodes.end(), node) != f.other_nodes.end())
+            return false;
         f.nodes = {node};
         return true;
     }
@@ -123,9 +134,11 @@ bool mutator_retarget(std::vector<sim::FaultSpec>& faults, const std::optional<R
 
 }  // namespace
 
-ScheduleMutant mutate_schedule(const std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random,
-                               sim::Prng& prng, const std::vector<sim::FaultSpec>* donor) {
-    static constexpr const char* kNames[] = {"shift", "swap", "add", "remove", "retarget", "aim", "splice"};
+ScheduleMutant mutate_schedule(const std::vector<sim::FaultSpec>& faults,
+                               const std::optional<RandomFaults>& random, sim::Prng& prng,
+                               const std::vector<sim::FaultSpec>* donor) {
+    static constexpr const char* kNames[] = {"shift",    "swap", "add",   "remove",
+                                             "retarget", "aim",  "splice"};
     ScheduleMutant mutant{faults, ""};
     // One to three mutations, each a random operator; one that cannot apply (e.g. swap on a single
     // fault) is skipped, and an unchanged mutant gets a shift or an add as a last resort.

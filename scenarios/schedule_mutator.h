@@ -35,7 +35,8 @@ struct ScheduleMutant {
 
 // `random` is the scenario's faults.random section (nullopt: no add, retarget or aim); `donor`
 // another schedule to splice from (null: no splice).
-ScheduleMutant mutate_schedule(const std::vector<sim::FaultSpec>& faults, const std::optional<RandomFaults>& random,
-                               sim::Prng& prng, const std::vector<sim::FaultSpec>* donor = nullptr);
+ScheduleMutant mutate_schedule(const std::vector<sim::FaultSpec>& faults,
+                               const std::optional<RandomFaults>& random, sim::Prng& prng,
+                               const std::vector<sim::FaultSpec>* donor = nullptr);
 
 }  // namespace eosim::scenarios

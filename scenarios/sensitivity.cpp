@@ -25,9 +25,10 @@ void add_targeted_twins(const json& document, bool kafka_eos, std::vector<KnownB
     if (kafka_eos && !kafka.value("timer_restarts_on_write", false)) {
         json twin = document;
         twin["world"]["kafka"]["timer_restarts_on_write"] = true;
-        twins.push_back({"kafka.timer_per_write",
-                         "the broker's transaction timer restarts at every write: a transaction kept busy past the timeout never expires",
-                         std::move(twin), true});
+        twins.push_back(
+            {"kafka.timer_per_write",
+             "the broker's transaction timer restarts at every write: a transaction kept busy past the timeout never expires",
+             std::move(twin), true});
     }
     const json& job = document.at("job");
     const json runtime = job.value("runtime", json::object());
@@ -35,9 +36,10 @@ void add_targeted_twins(const json& document, bool kafka_eos, std::vector<KnownB
         !runtime.value("tasks_finish_before_final_checkpoint", false)) {
         json twin = document;
         twin["job"]["runtime"]["tasks_finish_before_final_checkpoint"] = true;
-        twins.push_back({"tasks.finish_early",
-                         "tasks finish at their end of data without waiting for a final checkpoint (FLIP-147's contract broken)",
-                         std::move(twin), true});
+        twins.push_back(
+            {"tasks.finish_early",
+             "tasks finish at their end of data without waiting for a final checkpoint (FLIP-147's contract broken)",
+             std::move(twin), true});
     }
 }
 
@@ -45,19 +47,26 @@ void add_targeted_twins(const json& document, bool kafka_eos, std::vector<KnownB
 void add_restore_twins(const json& document, std::vector<KnownBadTwin>& twins) {
     const json& job = document.at("job");
     const json checkpointing = job.value("checkpointing", json::object());
-    if (checkpointing.value("enabled", true) && !checkpointing.value("retention_discards_savepoints", false)) {
+    if (checkpointing.value("enabled", true) &&
+        !checkpointing.value("retention_discards_savepoints", false)) {
         json twin = document;
         twin["job"]["checkpointing"]["retention_discards_savepoints"] = true;
-        twins.push_back({"checkpointing.retention_discards_savepoints",
-                         "retention deletes a savepoint's files as a checkpoint's (a stop's final savepoint included)", std::move(twin), true});
+        twins.push_back(
+            {"checkpointing.retention_discards_savepoints",
+             "retention deletes a savepoint's files as a checkpoint's (a stop's final savepoint included)",
+             std::move(twin), true});
     }
     const json vertices = job.at("vertices");
-    const bool event_time = std::any_of(vertices.begin(), vertices.end(), [](const json& v) { return v.contains("watermarks"); });
-    if (event_time && !job.value("runtime", json::object()).value("restored_watermark_max", false)) {
+    const bool event_time = std::any_of(vertices.begin(), vertices.end(),
+                                        [](const json& v) { return v.contains("watermarks"); });
+    if (event_time &&
+        !job.value("runtime", json::object()).value("restored_watermark_max", false)) {
         json twin = document;
         twin["job"]["runtime"]["restored_watermark_max"] = true;
-        twins.push_back({"tasks.watermark_max_on_restore",
-                         "a task restored from several subtasks' states takes the highest watermark, not the lowest", std::move(twin), true});
+        twins.push_back(
+            {"tasks.watermark_max_on_restore",
+             "a task restored from several subtasks' states takes the highest watermark, not the lowest",
+             std::move(twin), true});
     }
 }
 
@@ -65,7 +74,9 @@ void add_restore_twins(const json& document, std::vector<KnownBadTwin>& twins) {
 std::vector<std::string> targets_of(const json& document) {
     std::vector<std::string> names;
     const auto sensitivity = document.find("sensitivity");
-    if (sensitivity == document.end() || !sensitivity->is_object() || !sensitivity->contains("targets")) return names;
+    if (sensitivity == document.end() || !sensitivity->is_object() ||
+        !sensitivity->contains("targets"))
+        return names;
     const json& targets = (*sensitivity)["targets"];
     if (!targets.is_array()) return names;
     for (const json& name : targets) {
@@ -80,7 +91,8 @@ std::vector<KnownBadTwin> known_bad_twins(const json& document) {
     const std::vector<std::string> targets = targets_of(document);
     std::vector<KnownBadTwin> twins = all_known_bad_twins(document);
     std::erase_if(twins, [&](const KnownBadTwin& twin) {
-        return twin.targeted && std::find(targets.begin(), targets.end(), twin.name) == targets.end();
+        return twin.targeted &&
+               std::find(targets.begin(), targets.end(), twin.name) == targets.end();
     });
     return twins;
 }
@@ -93,26 +105,33 @@ std::vector<KnownBadTwin> all_known_bad_twins(const json& document) {
         json twin = document;
         json& mode = twin["job"]["checkpointing"];
         mode["mode"] = "at_least_once";
-        // At-least-once barriers never align, so neither unaligned checkpoints nor their switch apply.
+        // At-least-once barriers never align, so neither unaligned checkpoints nor their switch
+        // apply.
         mode.erase("unaligned");
         mode.erase("aligned_checkpoint_timeout");
-        twins.push_back({"checkpointing.at_least_once",
-                         "at-least-once checkpointing: barriers not aligned, records after a barrier in the snapshot's future",
-                         std::move(twin)});
+        twins.push_back(
+            {"checkpointing.at_least_once",
+             "at-least-once checkpointing: barriers not aligned, records after a barrier in the snapshot's future",
+             std::move(twin)});
     }
     const json& vertices = job.at("vertices");
-    const bool kafka_fencing = document.value("world", json::object()).value("kafka", json::object()).value("fencing", true);
+    const bool kafka_fencing = document.value("world", json::object())
+                                   .value("kafka", json::object())
+                                   .value("fencing", true);
     const bool kafka_eos = std::any_of(vertices.begin(), vertices.end(), exactly_once_kafka_sink);
     if (kafka_fencing && kafka_eos) {
         json twin = document;
         twin["world"]["kafka"]["fencing"] = false;
-        twins.push_back({"kafka.no_fencing", "the broker fences no producer: a zombie's transaction stays open to writes",
-                         std::move(twin)});
+        twins.push_back(
+            {"kafka.no_fencing",
+             "the broker fences no producer: a zombie's transaction stays open to writes",
+             std::move(twin)});
     }
     // Each sink's twins, over every program: a sink vertex of /job/vertices, or one a later
     // deployment's program adds, is broken the same way wherever an id names it (else a twin of
     // an upgrade would break v1's sink and leave v2's as it was).
-    std::vector<json::json_pointer> sink_places;  // every sink vertex of every program, in file order
+    std::vector<json::json_pointer>
+        sink_places;  // every sink vertex of every program, in file order
     auto collect = [&](const json& list, const json::json_pointer& at) {
         for (size_t i = 0; i < list.size(); ++i) {
             if (list[i].value("kind", "") == "sink") sink_places.push_back(at / i);
@@ -122,7 +141,8 @@ std::vector<KnownBadTwin> all_known_bad_twins(const json& document) {
     const json deployments = document.value("deployments", json::array());
     for (size_t d = 0; d < deployments.size(); ++d) {
         if (deployments[d].contains("job_vertices")) {
-            collect(deployments[d]["job_vertices"], json::json_pointer("/deployments") / d / "job_vertices");
+            collect(deployments[d]["job_vertices"],
+                    json::json_pointer("/deployments") / d / "job_vertices");
         }
     }
     std::vector<std::string> done;  // sink ids whose twins are made
@@ -133,16 +153,21 @@ std::vector<KnownBadTwin> all_known_bad_twins(const json& document) {
         done.push_back(id);
         const engine::SinkKind* kind = engine::SinkRegistry::global().find(v.value("sink", ""));
         if (kind == nullptr || !kind->known_bad_twins) continue;
-        for (engine::SinkTwin& sink_twin : kind->known_bad_twins(v.value("options", json::object()))) {
+        for (engine::SinkTwin& sink_twin :
+             kind->known_bad_twins(v.value("options", json::object()))) {
             json twin = document;
             for (const json::json_pointer& place : sink_places) {
                 const json& other = document.at(place);
-                if (other.value("id", "") != id || other.value("sink", "") != v.value("sink", "")) continue;
-                for (engine::SinkTwin& same : kind->known_bad_twins(other.value("options", json::object()))) {
-                    if (same.name == sink_twin.name) twin[place]["options"] = std::move(same.options);
+                if (other.value("id", "") != id || other.value("sink", "") != v.value("sink", ""))
+                    continue;
+                for (engine::SinkTwin& same :
+                     kind->known_bad_twins(other.value("options", json::object()))) {
+                    if (same.name == sink_twin.name)
+                        twin[place]["options"] = std::move(same.options);
                 }
             }
-            twins.push_back({"sink." + id + "." + sink_twin.name, std::move(sink_twin.summary), std::move(twin), sink_twin.targeted});
+            twins.push_back({"sink." + id + "." + sink_twin.name, std::move(sink_twin.summary),
+                             std::move(twin), sink_twin.targeted});
         }
     }
     add_targeted_twins(document, kafka_eos, twins);
@@ -157,7 +182,8 @@ std::vector<KnownBadTwin> known_bad_twins_of(const std::filesystem::path& file) 
     return known_bad_twins(json::parse(text.str()));
 }
 
-Scenario load_twin(const std::filesystem::path& file, const std::string& scenario_name, const KnownBadTwin& twin) {
+Scenario load_twin(const std::filesystem::path& file, const std::string& scenario_name,
+                   const KnownBadTwin& twin) {
     json document = twin.document;
     document["name"] = scenario_name + "+" + twin.name;
     // What the original skips and targets is the sensitivity check's business, not the twin's run
@@ -183,9 +209,12 @@ Scenario load_twin(const std::filesystem::path& file, const std::string& twin) {
         if (candidate.name == twin) return load_twin(file, original.name, candidate);
     }
     std::string names;
-    for (const KnownBadTwin& candidate : twins) names += (names.empty() ? "" : ", ") + candidate.name;
-    throw ScenarioError(file.string(), "", "--twin: expected a known-bad twin of this scenario, one of: " +
-                                               (names.empty() ? std::string("(none)") : names) + "; found \"" + twin + "\"");
+    for (const KnownBadTwin& candidate : twins)
+        names += (names.empty() ? "" : ", ") + candidate.name;
+    throw ScenarioError(file.string(), "",
+                        "--twin: expected a known-bad twin of this scenario, one of: " +
+                            (names.empty() ? std::string("(none)") : names) + "; found \"" + twin +
+                            "\"");
 }
 
 // The reasons scenarios share, each written once (the sensitivity report prints the text).

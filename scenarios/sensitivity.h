@@ -3,10 +3,12 @@
 // something only if it could have failed: each twin is the same scenario -- same world, input,
 // faults and seeds -- with one part switched to a form known to break exactly-once, and the check
 // (`eosim sensitivity`, cli/sensitivity_command.h) runs every twin and reports which of them the
-// scenario's oracles catch. A twin no seed catches means the scenario is blind to that class of bug.
+// scenario's oracles catch. A twin no seed catches means the scenario is blind to that class of
+// bug.
 //
 // The twins that apply to a scenario:
-// - "checkpointing.at_least_once": the job's checkpointing mode at_least_once (barriers not aligned);
+// - "checkpointing.at_least_once": the job's checkpointing mode at_least_once (barriers not
+// aligned);
 // - "kafka.no_fencing": the Kafka model without producer fencing (with an exactly-once Kafka sink);
 // - "sink.<vertex id>.<twin>": each sink's known-bad forms, as its kind declares them
 //   (engine::SinkKind::known_bad_twins: the Kafka sink at_least_once, documents with generated ids,
@@ -41,9 +43,9 @@ namespace eosim::scenarios {
 
 struct KnownBadTwin {
     std::string name;
-    std::string summary;        // what breaks
-    nlohmann::json document;    // the scenario document with that part switched
-    bool targeted = false;      // runs only where the scenario names it in "sensitivity"/"targets"
+    std::string summary;      // what breaks
+    nlohmann::json document;  // the scenario document with that part switched
+    bool targeted = false;    // runs only where the scenario names it in "sensitivity"/"targets"
 };
 
 // Every twin that applies to the scenario `document` (a valid scenario's JSON), in a fixed order:
@@ -76,6 +78,7 @@ struct Scenario;
 Scenario load_twin(const std::filesystem::path& file, const std::string& twin);
 // The same for a twin already derived from `file`, whose scenario is named `scenario_name`; throws
 // ScenarioError when the loader refuses the twin (a fault at a point only the original announces).
-Scenario load_twin(const std::filesystem::path& file, const std::string& scenario_name, const KnownBadTwin& twin);
+Scenario load_twin(const std::filesystem::path& file, const std::string& scenario_name,
+                   const KnownBadTwin& twin);
 
 }  // namespace eosim::scenarios

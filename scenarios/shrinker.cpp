@@ -4,11 +4,11 @@
 #include <climits>
 #include <map>
 
-#include "sim/invariant.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/fault_types.h"
 #include "scenarios/reproducer.h"
 #include "scenarios/run/planned_faults.h"
+#include "sim/invariant.h"
 
 namespace eosim::scenarios {
 
@@ -43,7 +43,8 @@ int64_t smallest_failing(int64_t low, int64_t known, Fails fails) {
 
 class Shrinker {
 public:
-    Shrinker(const Scenario& base, uint64_t seed, FailureSignature target, const ShrinkOptions& options)
+    Shrinker(const Scenario& base, uint64_t seed, FailureSignature target,
+             const ShrinkOptions& options)
         : base_(base), seed_(seed), target_(target), options_(options) {
         for (const DeploymentSpec& d : base.deployments) deployment_at_.push_back(d.at);
     }
@@ -65,12 +66,14 @@ public:
             return false;
         }
         ++replays_;
-        const bool same = shows(replay_run(make(faults, records), run_options(seed_, options_)), target_);
+        const bool same =
+            shows(replay_run(make(faults, records), run_options(seed_, options_)), target_);
         cache_.emplace(std::move(key), same);
         return same;
     }
 
-    Scenario make(const std::vector<sim::FaultSpec>& faults, const std::vector<int64_t>& records) const {
+    Scenario make(const std::vector<sim::FaultSpec>& faults,
+                  const std::vector<int64_t>& records) const {
         Scenario s = base_;
         s.faults = faults;
         s.random_faults.reset();
@@ -102,7 +105,8 @@ public:
             for (size_t i = 0; !reduced && chunks.size() > 2 && i < chunks.size(); ++i) {
                 std::vector<sim::FaultSpec> complement;
                 for (size_t j = 0; j < chunks.size(); ++j) {
-                    if (j != i) complement.insert(complement.end(), chunks[j].begin(), chunks[j].end());
+                    if (j != i)
+                        complement.insert(complement.end(), chunks[j].begin(), chunks[j].end());
                 }
                 if (fails(complement, records)) {
                     faults = std::move(complement);
@@ -135,7 +139,8 @@ public:
                     changed = true;
                 }
             };
-            if (!faults[i].trigger.point.empty() && faults[i].trigger.not_after != sim::Time::never()) {
+            if (!faults[i].trigger.point.empty() &&
+                faults[i].trigger.not_after != sim::Time::never()) {
                 std::vector<sim::FaultSpec> candidate = faults;
                 candidate[i].trigger.not_after = sim::Time::never();
                 if (fails(candidate, records)) {
@@ -146,11 +151,14 @@ public:
             for (const ShrinkableDuration& d : fault_type(faults[i].kind).shrinkable(faults[i])) {
                 if ((faults[i].*d.field).ns % kMs != 0) continue;
                 shrink_field(d.least_ms, (faults[i].*d.field).ns / kMs,
-                             [field = d.field](sim::FaultSpec& x, int64_t ms) { x.*field = Duration::millis(ms); });
+                             [field = d.field](sim::FaultSpec& x, int64_t ms) {
+                                 x.*field = Duration::millis(ms);
+                             });
             }
             if (faults[i].trigger.point.empty() && faults[i].trigger.at.ns % kMs == 0) {
-                shrink_field(0, faults[i].trigger.at.ns / kMs,
-                             [](sim::FaultSpec& x, int64_t ms) { x.trigger.at = sim::Time::zero() + Duration::millis(ms); });
+                shrink_field(0, faults[i].trigger.at.ns / kMs, [](sim::FaultSpec& x, int64_t ms) {
+                    x.trigger.at = sim::Time::zero() + Duration::millis(ms);
+                });
             }
             if (faults[i].trigger.filters_attempt()) {  // no attempt filter, if the failure stays
                 std::vector<sim::FaultSpec> candidate = faults;
@@ -161,7 +169,8 @@ public:
                     changed = true;
                 }
             }
-            if (faults[i].trigger.filters_task()) {  // no vertex or subtask filter, if the failure stays
+            if (faults[i]
+                    .trigger.filters_task()) {  // no vertex or subtask filter, if the failure stays
                 std::vector<sim::FaultSpec> candidate = faults;
                 candidate[i].trigger.point_vertex.clear();
                 candidate[i].trigger.point_subtask = -1;
@@ -171,12 +180,14 @@ public:
                 }
             }
             if (!faults[i].trigger.point.empty() && faults[i].trigger.delay.ns % kMs == 0) {
-                shrink_field(0, faults[i].trigger.delay.ns / kMs,
-                             [](sim::FaultSpec& x, int64_t ms) { x.trigger.delay = Duration::millis(ms); });
+                shrink_field(
+                    0, faults[i].trigger.delay.ns / kMs,
+                    [](sim::FaultSpec& x, int64_t ms) { x.trigger.delay = Duration::millis(ms); });
             }
             if (!faults[i].trigger.point.empty()) {
-                shrink_field(1, faults[i].trigger.occurrence,
-                             [](sim::FaultSpec& x, int64_t k) { x.trigger.occurrence = static_cast<int32_t>(k); });
+                shrink_field(1, faults[i].trigger.occurrence, [](sim::FaultSpec& x, int64_t k) {
+                    x.trigger.occurrence = static_cast<int32_t>(k);
+                });
             }
         }
         return changed;
@@ -202,14 +213,16 @@ public:
     // one before it and after every timed savepoint that was taken before it (a named savepoint a
     // deployment starts from must stay before it). Not for an upgrade swarm: its deployments are
     // drawn per seed.
-    bool earlier_deployments(const std::vector<sim::FaultSpec>& faults, const std::vector<int64_t>& records) {
+    bool earlier_deployments(const std::vector<sim::FaultSpec>& faults,
+                             const std::vector<int64_t>& records) {
         if (base_.upgrade_swarm) return false;
         bool changed = false;
         for (size_t d = 0; d < deployment_at_.size(); ++d) {
             if (deployment_at_[d].ns % kMs != 0) continue;
             Duration floor = d == 0 ? Duration{} : deployment_at_[d - 1];
             for (const SavepointSpec& savepoint : base_.savepoints) {
-                if (savepoint.at && *savepoint.at < deployment_at_[d]) floor = std::max(floor, *savepoint.at);
+                if (savepoint.at && *savepoint.at < deployment_at_[d])
+                    floor = std::max(floor, *savepoint.at);
             }
             const int64_t low = floor.ns / kMs + 1;
             const int64_t current = deployment_at_[d].ns / kMs;
@@ -239,7 +252,8 @@ public:
     bool budget_exhausted() const { return budget_exhausted_; }
 
 private:
-    static std::vector<std::vector<sim::FaultSpec>> split(const std::vector<sim::FaultSpec>& faults, size_t parts) {
+    static std::vector<std::vector<sim::FaultSpec>> split(const std::vector<sim::FaultSpec>& faults,
+                                                          size_t parts) {
         std::vector<std::vector<sim::FaultSpec>> chunks;
         size_t start = 0;
         for (size_t p = 0; p < parts; ++p) {
@@ -264,13 +278,15 @@ private:
 }  // namespace
 
 bool run_outcome_met(const RunResult& result) {
-    const bool ended = std::any_of(result.timeline.begin(), result.timeline.end(), [](const TimelineEvent& e) {
-        return e.what == "job.finished" || e.what == "job.failed";
-    });
+    const bool ended = std::any_of(
+        result.timeline.begin(), result.timeline.end(),
+        [](const TimelineEvent& e) { return e.what == "job.finished" || e.what == "job.failed"; });
     return result.expectation_met && ended;
 }
 
-std::string FailureSignature::what() const { return invariant.empty() ? oracle + " fires" : "engine " + invariant; }
+std::string FailureSignature::what() const {
+    return invariant.empty() ? oracle + " fires" : "engine " + invariant;
+}
 
 Replay replay_run(const Scenario& scenario, const RunOptions& options) {
     const sim::ScopedInvariantHandler stops_the_run(sim::throw_invariant_broken);
@@ -291,18 +307,21 @@ std::optional<FailureSignature> failure_of(const RunResult& result) {
 }
 
 std::optional<FailureSignature> failure_of(const Replay& replay) {
-    if (!replay.invariant_broken.empty()) return FailureSignature{"", false, replay.invariant_broken};
+    if (!replay.invariant_broken.empty())
+        return FailureSignature{"", false, replay.invariant_broken};
     return failure_of(*replay.result);
 }
 
 bool shows(const Replay& replay, const FailureSignature& target) {
     if (!target.invariant.empty()) return replay.invariant_broken == target.invariant;
     if (!replay.result || run_outcome_met(*replay.result) != target.expectation_met) return false;
-    return std::any_of(replay.result->verdicts.begin(), replay.result->verdicts.end(),
-                       [&](const OracleVerdict& v) { return !v.passed && v.oracle == target.oracle; });
+    return std::any_of(
+        replay.result->verdicts.begin(), replay.result->verdicts.end(),
+        [&](const OracleVerdict& v) { return !v.passed && v.oracle == target.oracle; });
 }
 
-std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_t seed, const ShrinkOptions& options) {
+std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_t seed,
+                                               const ShrinkOptions& options) {
     const Replay original = replay_run(scenario, run_options(seed, options));
     const std::optional<FailureSignature> target = failure_of(original);
     if (!target) return std::nullopt;
@@ -311,12 +330,14 @@ std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_
     result.target = *target;
     result.faults_before = fault_plan(scenario, seed);
     for (const InputSpec& in : scenario.inputs) result.records_before.push_back(in.records);
-    for (const DeploymentSpec& d : scenario.deployments) result.deployments_at_before.push_back(d.at);
+    for (const DeploymentSpec& d : scenario.deployments)
+        result.deployments_at_before.push_back(d.at);
 
     Shrinker shrinker(scenario, seed, *target, options);
     std::vector<sim::FaultSpec> faults = result.faults_before;
     std::vector<int64_t> records = result.records_before;
-    shrinker.note("replaying with the schedule made explicit (" + std::to_string(faults.size()) + " faults)");
+    shrinker.note("replaying with the schedule made explicit (" + std::to_string(faults.size()) +
+                  " faults)");
     if (shrinker.fails(faults, records)) {
         // Faults that never fired: gone in one step when the failure does not need them (a run
         // that broke an invariant left no account of its faults: ddmin finds the ones it needs).
@@ -329,12 +350,14 @@ std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_
             for (size_t i = 0; i < faults.size(); ++i) {
                 if (did_fire[i]) fired.push_back(faults[i]);
             }
-            if (fired.size() < faults.size() && shrinker.fails(fired, records)) faults = std::move(fired);
+            if (fired.size() < faults.size() && shrinker.fails(fired, records))
+                faults = std::move(fired);
         }
         for (int round = 0; round < kMaxRounds; ++round) {
             const size_t before = faults.size();
             shrinker.ddmin(faults, records);
-            shrinker.note("round " + std::to_string(round + 1) + ": " + std::to_string(faults.size()) + " faults after ddmin (" +
+            shrinker.note("round " + std::to_string(round + 1) + ": " +
+                          std::to_string(faults.size()) + " faults after ddmin (" +
                           std::to_string(shrinker.replays()) + " replays so far)");
             bool changed = faults.size() != before;
             changed = shrinker.cut_records(faults, records) || changed;
@@ -355,18 +378,21 @@ std::optional<ShrinkResult> shrink_failing_run(const Scenario& scenario, uint64_
     return result;
 }
 
-nlohmann::ordered_json shrunk_scenario_document(const nlohmann::ordered_json& original, const ShrinkResult& result,
+nlohmann::ordered_json shrunk_scenario_document(const nlohmann::ordered_json& original,
+                                                const ShrinkResult& result,
                                                 const std::string& source, uint64_t seed) {
     nlohmann::ordered_json doc = original;
     Reproducer shrunk_from;
     shrunk_from.file = source;
     shrunk_from.seed = seed;
-    const std::string origin = "Shrunk by `" + shrunk_from.shrink_text() + "`: " +
-                               std::to_string(result.faults_after.size()) + " of " +
-                               std::to_string(result.faults_before.size()) + " faults; the same failure: " + result.target.what() +
+    const std::string origin = "Shrunk by `" + shrunk_from.shrink_text() +
+                               "`: " + std::to_string(result.faults_after.size()) + " of " +
+                               std::to_string(result.faults_before.size()) +
+                               " faults; the same failure: " + result.target.what() +
                                ". Run it with --seed " + std::to_string(seed) + ".";
-    const std::string description =
-        doc.contains("description") && doc["description"].is_string() ? doc["description"].get<std::string>() : "";
+    const std::string description = doc.contains("description") && doc["description"].is_string()
+                                        ? doc["description"].get<std::string>()
+                                        : "";
     doc["description"] = origin + (description.empty() ? "" : " Original: " + description);
     if (doc.contains("name") && doc["name"].is_string()) {
         doc["name"] = doc["name"].get<std::string>() + "-seed" + std::to_string(seed) + "-shrunk";
@@ -377,7 +403,8 @@ nlohmann::ordered_json shrunk_scenario_document(const nlohmann::ordered_json& or
         }
     }
     if (doc.contains("deployments") && doc["deployments"].is_array()) {
-        for (size_t d = 0; d < doc["deployments"].size() && d < result.deployments_at_after.size(); ++d) {
+        for (size_t d = 0; d < doc["deployments"].size() && d < result.deployments_at_after.size();
+             ++d) {
             if (result.deployments_at_after[d] != result.deployments_at_before[d]) {
                 doc["deployments"][d]["at"] = format_duration_exact(result.deployments_at_after[d]);
             }

@@ -25,14 +25,17 @@ public:
     // `history` (may be null) names attempts ("v1/2"), savepoints and how a deployment stopped.
     explicit TimelineRecorder(const JobHistory* history = nullptr) : history_(history) {}
     void checkpoint_triggered(sim::Time t, int64_t id, engine::SnapshotType type) override;
-    void checkpoint_completed(sim::Time t, int64_t id, const engine::SourceOffsets& offsets) override;
-    void checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason, const std::string& detail) override;
-    void restore_started(sim::Time t, int64_t attempt, int64_t id, const engine::SourceOffsets& offsets) override;
+    void checkpoint_completed(sim::Time t, int64_t id,
+                              const engine::SourceOffsets& offsets) override;
+    void checkpoint_aborted(sim::Time t, int64_t id, engine::CheckpointFailureReason reason,
+                            const std::string& detail) override;
+    void restore_started(sim::Time t, int64_t attempt, int64_t id,
+                         const engine::SourceOffsets& offsets) override;
     void failover(sim::Time t, int64_t attempt, const std::string& reason) override;
     void transaction_event(sim::Time t, const std::string& id, const char* what) override;
     void likely_data_loss(sim::Time t, const std::string& id, const std::string& why) override;
-    void connector_event(sim::Time begin, sim::Time end, const std::string& lane, const std::string& what,
-                         const std::string& detail) override;
+    void connector_event(sim::Time begin, sim::Time end, const std::string& lane,
+                         const std::string& what, const std::string& detail) override;
     void job_suspended(sim::Time t, const std::string& why) override;
     void job_finished(sim::Time t) override;
     void job_failed(sim::Time t, const std::string& reason) override;
@@ -40,8 +43,8 @@ public:
     // over its subtasks of the current attempt), a new span when it advanced and at least
     // kWatermarkStep of virtual time passed (or it reached the end of input), so a user sees why a
     // window fired when it did without one event per watermark.
-    void watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
-                            int64_t watermark) override;
+    void watermark_advanced(sim::Time t, int64_t attempt, const std::string& vertex,
+                            int32_t subtask, int64_t watermark) override;
     static constexpr sim::Duration kWatermarkStep = sim::Duration::millis(100);
 
     void add(TimelineEvent event) { events_.push_back(std::move(event)); }

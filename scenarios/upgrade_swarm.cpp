@@ -11,7 +11,9 @@ std::string backend_text(const engine::StateBackendOptions& b) {
     return b.incremental ? "rocksdb incremental" : "rocksdb";
 }
 
-bool incremental(const engine::StateBackendOptions& b) { return b.kind == engine::StateBackendKind::rocksdb && b.incremental; }
+bool incremental(const engine::StateBackendOptions& b) {
+    return b.kind == engine::StateBackendKind::rocksdb && b.incremental;
+}
 
 }  // namespace
 
@@ -30,7 +32,8 @@ Scenario draw_upgrades(const Scenario& scenario, uint64_t seed) {
         // was stopped with a savepoint (the deployment after it did not cancel it).
         std::vector<size_t> rollback_targets;
         for (size_t j = 0; j < d; ++j) {
-            if (drawn.deployments[j].from.kind != RestoreSource::Kind::latest_checkpoint) rollback_targets.push_back(j);
+            if (drawn.deployments[j].from.kind != RestoreSource::Kind::latest_checkpoint)
+                rollback_targets.push_back(j);
         }
         next.from.deployment = d;
         if (!rollback_targets.empty() && prng.chance(swarm.rollback)) {
@@ -40,12 +43,15 @@ Scenario draw_upgrades(const Scenario& scenario, uint64_t seed) {
             next.from.kind = RestoreSource::Kind::latest_checkpoint;
             next.from.text = "latest checkpoint";
         }
-        next.parallelism = static_cast<int32_t>(prng.between(swarm.parallelism_min, swarm.parallelism_max));
+        next.parallelism =
+            static_cast<int32_t>(prng.between(swarm.parallelism_min, swarm.parallelism_max));
         for (const engine::VertexSpec& v : scenario.job.vertices) {
             if (v.kind == engine::OperatorKind::sink) next.vertex_parallelism[v.id] = v.parallelism;
         }
         engine::StateBackendOptions backend = swarm.backends[prng.below(swarm.backends.size())];
-        if (next.from.kind == RestoreSource::Kind::latest_checkpoint && incremental(previous_backend)) backend = previous_backend;
+        if (next.from.kind == RestoreSource::Kind::latest_checkpoint &&
+            incremental(previous_backend))
+            backend = previous_backend;
         next.state_backend = backend;
         previous_backend = backend;
         drawn.deployments.push_back(std::move(next));
@@ -57,10 +63,12 @@ std::vector<std::string> describe_deployments(const Scenario& scenario) {
     std::vector<std::string> lines;
     for (size_t d = 0; d < scenario.deployments.size(); ++d) {
         const DeploymentSpec& spec = scenario.deployments[d];
-        // Appended, not "v" + std::to_string(...): that trips GCC 12's false -Wrestrict (bug 105329).
+        // Appended, not "v" + std::to_string(...): that trips GCC 12's false -Wrestrict (bug
+        // 105329).
         std::string line = "v";
-        line += std::to_string(d + 2) + " at " + sim::seconds_text(spec.at) + " from " +
-                (spec.from.text.empty() ? "savepoint after v" + std::to_string(d + 1) : spec.from.text);
+        line +=
+            std::to_string(d + 2) + " at " + sim::seconds_text(spec.at) + " from " +
+            (spec.from.text.empty() ? "savepoint after v" + std::to_string(d + 1) : spec.from.text);
         if (spec.parallelism) line += ", parallelism " + std::to_string(*spec.parallelism);
         if (spec.state_backend) line += ", " + backend_text(*spec.state_backend);
         lines.push_back(std::move(line));

@@ -23,12 +23,14 @@
 namespace eosim::scenarios {
 
 struct UpgradeSwarm {
-    std::vector<DurationRange> windows;  // per later deployment, in order: when it starts (uniform, ms steps)
-    int32_t parallelism_min = 1;         // every vertex but the sinks, uniform in [min, max]
+    std::vector<DurationRange>
+        windows;  // per later deployment, in order: when it starts (uniform, ms steps)
+    int32_t parallelism_min = 1;  // every vertex but the sinks, uniform in [min, max]
     int32_t parallelism_max = 1;
     std::vector<engine::StateBackendOptions> backends;  // one drawn per deployment
-    sim::Ratio rollback = sim::Ratio{1, 4};           // from an older deployment's final savepoint
-    sim::Ratio latest_checkpoint = sim::Ratio{1, 4};  // the previous deployment cancelled, its latest checkpoint
+    sim::Ratio rollback = sim::Ratio{1, 4};  // from an older deployment's final savepoint
+    sim::Ratio latest_checkpoint =
+        sim::Ratio{1, 4};  // the previous deployment cancelled, its latest checkpoint
 };
 
 struct Scenario;

@@ -21,8 +21,10 @@ public:
     Callback() = default;
     Callback(std::nullptr_t) {}  // NOLINT(google-explicit-constructor): like std::function
     template <typename F, typename Fn = std::decay_t<F>,
-              typename = std::enable_if_t<!std::is_same_v<Fn, Callback> && std::is_invocable_r_v<void, Fn&>>>
-    Callback(F&& f) {  // NOLINT(google-explicit-constructor): a lambda converts, as to std::function
+              typename = std::enable_if_t<!std::is_same_v<Fn, Callback> &&
+                                          std::is_invocable_r_v<void, Fn&>>>
+    Callback(
+        F&& f) {  // NOLINT(google-explicit-constructor): a lambda converts, as to std::function
         if constexpr (kFitsInline<Fn>) {
             ::new (static_cast<void*>(storage_)) Fn(std::forward<F>(f));
             ops_ = &kInlineOps<Fn>;
@@ -50,8 +52,9 @@ public:
     explicit operator bool() const { return ops_ != nullptr; }
     // Whether a callable is kept inline (no allocation): for a hot path to assert that it stays so.
     template <typename Fn>
-    static constexpr bool kFitsInline = sizeof(Fn) <= kInlineBytes && alignof(Fn) <= alignof(std::max_align_t) &&
-                                        std::is_nothrow_move_constructible_v<Fn>;
+    static constexpr bool kFitsInline =
+        sizeof(Fn) <= kInlineBytes &&
+        alignof(Fn) <= alignof(std::max_align_t) && std::is_nothrow_move_constructible_v<Fn>;
     // Calling an empty Callback is a programmer error.
     void operator()() { ops_->call(storage_); }
 

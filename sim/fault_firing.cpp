@@ -19,7 +19,10 @@ std::vector<std::string> FaultAct::names(const std::vector<NodeId>& ids) const {
 }
 
 FaultFiring::FaultFiring(FaultKind kind, FaultTargets targets)
-    : kind_(kind), targets_(targets), trace_name_(std::string("fault.") + kind.name()), traced_as_(trace_name_) {}
+    : kind_(kind),
+      targets_(targets),
+      trace_name_(std::string("fault.") + kind.name()),
+      traced_as_(trace_name_) {}
 
 std::string FaultFiring::check(const FaultSpec&, const OutsideFaults&) const { return ""; }
 
@@ -39,7 +42,9 @@ FaultFirings& FaultFirings::global() {
 void FaultFirings::add(const FaultFiring& firing) {
     const FaultFiring* known = find(firing.kind());
     if (known == &firing) return;
-    if (known != nullptr) throw std::logic_error(std::string("fault kind \"") + firing.kind().name() + "\" is registered twice");
+    if (known != nullptr)
+        throw std::logic_error(std::string("fault kind \"") + firing.kind().name() +
+                               "\" is registered twice");
     firings_.push_back(&firing);
 }
 

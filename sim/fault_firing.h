@@ -4,11 +4,11 @@
 // and fires them through it, and switches on no kind.
 //
 // The built-in kinds' firings live in sim/faults/, one file per family (node_faults.cpp: crash,
-// pause; network_faults.cpp: partition, slow_link, message_loss; storage_faults.cpp; kafka_faults.cpp;
-// system_faults.cpp: the generic outside-system kinds), each registered by one line of its
-// family's add_*_firings. Everything else a kind owns (its JSON, its random draw, its accounting)
-// is its `FaultType` (scenarios/fault_types.h); a type may bring its own firing (a kind outside
-// sim/, e.g. a test's), which registering the type adds here.
+// pause; network_faults.cpp: partition, slow_link, message_loss; storage_faults.cpp;
+// kafka_faults.cpp; system_faults.cpp: the generic outside-system kinds), each registered by one
+// line of its family's add_*_firings. Everything else a kind owns (its JSON, its random draw, its
+// accounting) is its `FaultType` (scenarios/fault_types.h); a type may bring its own firing (a kind
+// outside sim/, e.g. a test's), which registering the type adds here.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -29,9 +29,11 @@ struct OutsideFaults {
     std::function<void()> transaction_abort;              // aborts every open transaction now
     // The generic kinds' targets, by system name (a plan naming a system not here is rejected).
     std::map<std::string, OutsideFaultTarget*> systems;
-    std::function<void(Time until)> kafka_commit_errors;           // EndTxn fails retriably until `until`
-    std::function<void(Time until)> kafka_commit_outcome_unknown;  // EndTxn applied, answer lost until `until`
-    std::function<void(Time until)> kafka_produce_ack_lost;        // produce written, every other answer lost until `until`
+    std::function<void(Time until)> kafka_commit_errors;  // EndTxn fails retriably until `until`
+    std::function<void(Time until)>
+        kafka_commit_outcome_unknown;  // EndTxn applied, answer lost until `until`
+    std::function<void(Time until)>
+        kafka_produce_ack_lost;  // produce written, every other answer lost until `until`
     // The job's placement (FaultSpec::running_vertex): the TaskManager node the latest attempt
     // deployed runs (vertex, subtask) on, kNoNode when none.
     std::function<NodeId(const std::string& vertex, int32_t subtask)> task_manager_running;
@@ -40,10 +42,11 @@ struct OutsideFaults {
 struct FiredFault {
     Time at;
     FaultKind kind = FaultKind::crash;
-    size_t plan_index = 0;           // position in the plan
-    std::vector<std::string> nodes;  // target node names (both sides of a partition: nodes, then other_nodes)
-    std::string action;              // what it did, for people ("crashed tm1; restart at 5.000s")
-    bool skipped = false;            // it fired but had nothing to do (e.g. the node was already down)
+    size_t plan_index = 0;  // position in the plan
+    std::vector<std::string>
+        nodes;             // target node names (both sides of a partition: nodes, then other_nodes)
+    std::string action;    // what it did, for people ("crashed tm1; restart at 5.000s")
+    bool skipped = false;  // it fired but had nothing to do (e.g. the node was already down)
     // partition: its PartitionId; message_loss: its loss rule (sim::Network's hit counters).
     uint64_t handle = 0;
 };
@@ -55,8 +58,8 @@ std::string fault_time_text(Time at);
 enum class FaultTargets : uint8_t {
     none,               // no node: storage, Kafka, an outside system, datagrams by kind
     link,               // exactly two `nodes`: the ends of a link
-    node_or_announcer,  // `nodes`; or, at a protocol point without them, the node that announced it;
-                        // or the TaskManager running a task (FaultSpec::running_vertex)
+    node_or_announcer,  // `nodes`; or, at a protocol point without them, the node that announced
+                        // it; or the TaskManager running a task (FaultSpec::running_vertex)
 };
 
 // One firing of a fault: what the kind acts on, and where it says what it did.
@@ -64,14 +67,16 @@ struct FaultAct {
     World& world;
     const FaultSpec& spec;
     const OutsideFaults& hooks;
-    const std::vector<NodeId>& targets;      // resolved `nodes` (or the announcer, or the running task's TaskManager)
+    const std::vector<NodeId>&
+        targets;  // resolved `nodes` (or the announcer, or the running task's TaskManager)
     const std::vector<NodeId>& other_nodes;  // resolved `other_nodes`
-    FiredFault& record;                      // its `action`, `nodes`, `skipped`, `handle` are the kind's to fill
-    Time& quiet_since;                       // the injector's FaultInjector::quiet_since
+    FiredFault& record;  // its `action`, `nodes`, `skipped`, `handle` are the kind's to fill
+    Time& quiet_since;   // the injector's FaultInjector::quiet_since
 
     Time now() const { return world.now(); }
     Time until() const { return world.now() + spec.duration; }  // when a `duration` effect ends
-    // The effect lasts until `end` (a restart, a resume, a heal): the liveness bound counts from there.
+    // The effect lasts until `end` (a restart, a resume, a heal): the liveness bound counts from
+    // there.
     void lasts_until(Time end) { quiet_since = std::max(quiet_since, end); }
     std::vector<std::string> names(const std::vector<NodeId>& ids) const;
 };

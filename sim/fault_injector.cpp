@@ -25,7 +25,8 @@ FaultInjector::FaultInjector(World& world, std::vector<FaultSpec> plan, OutsideF
             continue;
         }
         const Time at = std::max(trigger.at, world_.now());
-        world_.scheduler().schedule_at(at, kNoNode, kFaultTrigger, i, [this, i] { fire(i, kNoNode); });
+        world_.scheduler().schedule_at(at, kNoNode, kFaultTrigger, i,
+                                       [this, i] { fire(i, kNoNode); });
     }
     if (listens) world_.on_point([this](const ProtocolPointEvent& event) { on_point(event); });
 }
@@ -33,8 +34,9 @@ FaultInjector::FaultInjector(World& world, std::vector<FaultSpec> plan, OutsideF
 NodeId FaultInjector::resolve(const std::string& name, size_t index) const {
     const NodeId id = world_.nodes().find(name);
     if (id == kNoNode) {
-        throw std::invalid_argument("fault " + std::to_string(index) + " (" + to_string(plan_[index].kind) +
-                                    "): unknown node '" + name + "'");
+        throw std::invalid_argument("fault " + std::to_string(index) + " (" +
+                                    to_string(plan_[index].kind) + "): unknown node '" + name +
+                                    "'");
     }
     return id;
 }
@@ -44,10 +46,13 @@ void FaultInjector::validate_and_resolve(size_t index) {
     Armed& armed = armed_[index];
     const std::string what = "fault " + std::to_string(index) + " (" + to_string(spec.kind) + "): ";
     armed.firing = FaultFirings::global().find(spec.kind);
-    if (armed.firing == nullptr) throw std::invalid_argument(what + "no such fault kind is registered");
+    if (armed.firing == nullptr)
+        throw std::invalid_argument(what + "no such fault kind is registered");
     for (const std::string& name : spec.nodes) armed.nodes.push_back(resolve(name, index));
-    for (const std::string& name : spec.other_nodes) armed.other_nodes.push_back(resolve(name, index));
-    if (!spec.trigger.point_node.empty()) armed.point_node = resolve(spec.trigger.point_node, index);
+    for (const std::string& name : spec.other_nodes)
+        armed.other_nodes.push_back(resolve(name, index));
+    if (!spec.trigger.point_node.empty())
+        armed.point_node = resolve(spec.trigger.point_node, index);
     check_trigger(index, what);
     check_targets(index, what);
     if (spec.duration < Duration::zero() || spec.restart_delay < Duration::zero()) {
@@ -63,8 +68,10 @@ void FaultInjector::validate_and_resolve(size_t index) {
 void FaultInjector::check_trigger(size_t index, const std::string& what) const {
     const FaultTrigger& trigger = plan_[index].trigger;
     const bool at_point = !trigger.point.empty();
-    if (!at_point && trigger.at == Time::never()) throw std::invalid_argument(what + "no trigger (time or point)");
-    if (at_point && trigger.occurrence < 1) throw std::invalid_argument(what + "occurrence must be at least 1");
+    if (!at_point && trigger.at == Time::never())
+        throw std::invalid_argument(what + "no trigger (time or point)");
+    if (at_point && trigger.occurrence < 1)
+        throw std::invalid_argument(what + "occurrence must be at least 1");
     if (trigger.delay < Duration::zero()) throw std::invalid_argument(what + "negative delay");
     if (trigger.attempt_min < 1 || trigger.attempt_max < trigger.attempt_min) {
         throw std::invalid_argument(what + "attempt range must be within [1, max] and not empty");
@@ -76,17 +83,23 @@ void FaultInjector::check_targets(size_t index, const std::string& what) const {
     const Armed& armed = armed_[index];
     const FaultTargets takes = armed.firing->targets();
     const bool announcer_or_task_allowed =
-        (!spec.trigger.point.empty() || spec.targets_running_task()) && takes == FaultTargets::node_or_announcer;
+        (!spec.trigger.point.empty() || spec.targets_running_task()) &&
+        takes == FaultTargets::node_or_announcer;
     if (spec.targets_running_task()) {
-        if (!announcer_or_task_allowed) throw std::invalid_argument(what + "only a crash, pause or partition targets a running task");
-        if (!armed.nodes.empty()) throw std::invalid_argument(what + "target nodes or a running task, not both");
-        if (!hooks_.task_manager_running) throw std::invalid_argument(what + "no placement hook wired for a running task");
+        if (!announcer_or_task_allowed)
+            throw std::invalid_argument(what +
+                                        "only a crash, pause or partition targets a running task");
+        if (!armed.nodes.empty())
+            throw std::invalid_argument(what + "target nodes or a running task, not both");
+        if (!hooks_.task_manager_running)
+            throw std::invalid_argument(what + "no placement hook wired for a running task");
         if (spec.running_subtask < 0) throw std::invalid_argument(what + "negative subtask");
     }
     if (takes != FaultTargets::none && armed.nodes.empty() && !announcer_or_task_allowed) {
         throw std::invalid_argument(what + "no target nodes");
     }
-    if (takes == FaultTargets::link && armed.nodes.size() != 2) throw std::invalid_argument(what + "needs exactly two nodes");
+    if (takes == FaultTargets::link && armed.nodes.size() != 2)
+        throw std::invalid_argument(what + "needs exactly two nodes");
 }
 
 void FaultInjector::on_point(const ProtocolPointEvent& event) {
@@ -110,7 +123,8 @@ void FaultInjector::on_point(const ProtocolPointEvent& event) {
         }
         if (trigger.delay > Duration::zero()) {
             const NodeId announcer = event.node;
-            world_.scheduler().schedule(trigger.delay, kNoNode, kFaultTrigger, i, [this, i, announcer] { fire(i, announcer); });
+            world_.scheduler().schedule(trigger.delay, kNoNode, kFaultTrigger, i,
+                                        [this, i, announcer] { fire(i, announcer); });
             continue;
         }
         fire(i, event.node);
@@ -127,9 +141,11 @@ std::vector<NodeId> FaultInjector::targets_now(size_t index, NodeId announcer) c
     const Armed& armed = armed_[index];
     std::vector<NodeId> targets = armed.nodes;
     if (spec.targets_running_task()) {
-        const NodeId running = hooks_.task_manager_running(spec.running_vertex, spec.running_subtask);
+        const NodeId running =
+            hooks_.task_manager_running(spec.running_vertex, spec.running_subtask);
         if (running != kNoNode) targets.push_back(running);
-    } else if (targets.empty() && announcer != kNoNode && armed.firing->targets() == FaultTargets::node_or_announcer) {
+    } else if (targets.empty() && announcer != kNoNode &&
+               armed.firing->targets() == FaultTargets::node_or_announcer) {
         targets.push_back(announcer);
     }
     return targets;
@@ -147,7 +163,8 @@ void FaultInjector::fire(size_t index, NodeId announcer) {
     for (const FiringObserver& observer : firing_observers_) observer(index, targets);
     if (spec.targets_running_task() && targets.empty()) {
         record.skipped = true;
-        record.action = "no target: no attempt deployed runs " + spec.running_vertex + "-" + std::to_string(spec.running_subtask);
+        record.action = "no target: no attempt deployed runs " + spec.running_vertex + "-" +
+                        std::to_string(spec.running_subtask);
     } else {
         FaultAct act{world_, spec, hooks_, targets, armed.other_nodes, record, quiet_since_};
         armed.firing->fire(act);

@@ -6,12 +6,12 @@
 // - at a virtual time: a world-owned scheduler event (owner kNoNode), so no crash can drop it;
 // - at the k-th announcement of a protocol point (optionally counting only announcements by
 //   `point_node`, by a task of `point_vertex`, by subtask `point_subtask`, in the job's attempts
-//   `attempt_min..attempt_max`): a `World::on_point` listener. A crash or pause there with no target nodes hits
-//   the announcing node: a crash before the announced step (no code of the crashed incarnation
-//   runs after the announcement: `World::announce` unwinds the running handler), a pause when the
-//   running handler returns (sim/scheduler.h, "The crash boundary"); with
-//   `trigger.delay`, a world-owned event fires it that long after the announcement (a crash then
-//   still hits the announcer, whatever it does by then). When the fault would fire after
+//   `attempt_min..attempt_max`): a `World::on_point` listener. A crash or pause there with no
+//   target nodes hits the announcing node: a crash before the announced step (no code of the
+//   crashed incarnation runs after the announcement: `World::announce` unwinds the running
+//   handler), a pause when the running handler returns (sim/scheduler.h, "The crash boundary");
+//   with `trigger.delay`, a world-owned event fires it that long after the announcement (a crash
+//   then still hits the announcer, whatever it does by then). When the fault would fire after
 //   `trigger.not_after`, it is dropped (it stays pending), so that a random schedule can promise
 //   that every effect ends before its quiet period.
 //
@@ -53,7 +53,9 @@ public:
     const std::vector<FiredFault>& fired() const { return fired_; }
     // Called with each record right after its fault fired (e.g. coverage tracking). Observers must
     // not change the world.
-    void on_fired(std::function<void(const FiredFault&)> observer) { fired_observers_.push_back(std::move(observer)); }
+    void on_fired(std::function<void(const FiredFault&)> observer) {
+        fired_observers_.push_back(std::move(observer));
+    }
     // Called right before fault `index` acts on `targets` (its resolved target nodes; the
     // announcer for a crash, pause or partition at a point without nodes), e.g. to see what a
     // crash is about to hit. Observers must not change the world.
@@ -69,7 +71,9 @@ public:
         int32_t seen = 0;
         Time triggered_at = Time::never();
     };
-    PointProgress progress(size_t index) const { return {armed_[index].seen, armed_[index].triggered_at}; }
+    PointProgress progress(size_t index) const {
+        return {armed_[index].seen, armed_[index].triggered_at};
+    }
 
     // Faults that fired (skipped ones included) / that fired and did something / skipped.
     uint64_t fired_count() const { return fired_.size(); }
@@ -89,7 +93,8 @@ private:
         std::vector<NodeId> other_nodes;  // resolved FaultSpec::other_nodes
         NodeId point_node = kNoNode;      // resolved FaultTrigger::point_node
         int32_t seen = 0;                 // announcements of the point counted so far
-        bool triggered = false;           // its point's k-th announcement came (it fires now, or after `delay`)
+        bool triggered =
+            false;  // its point's k-th announcement came (it fires now, or after `delay`)
         Time triggered_at = Time::never();
         bool fired = false;
         const FaultFiring* firing = nullptr;  // its kind's

@@ -16,7 +16,8 @@ InvariantHandler handler = print_and_abort;
 }  // namespace
 
 std::string InvariantFailure::message() const {
-    return std::string("invariant broken: ") + name + " (" + condition + ") at " + file + ":" + std::to_string(line);
+    return std::string("invariant broken: ") + name + " (" + condition + ") at " + file + ":" +
+           std::to_string(line);
 }
 
 InvariantHandler set_invariant_handler(InvariantHandler replacement) {
@@ -25,11 +26,14 @@ InvariantHandler set_invariant_handler(InvariantHandler replacement) {
     return previous;
 }
 
-void throw_invariant_broken(const InvariantFailure& failure) { throw InvariantBrokenError(failure.message()); }
+void throw_invariant_broken(const InvariantFailure& failure) {
+    throw InvariantBrokenError(failure.message());
+}
 
 // Out of line and cold: a check on a hot path (the scheduler's step is flattened) costs its
 // comparison and a branch, not the reporting code.
-[[gnu::noinline, gnu::cold]] void invariant_broken(const char* name, const char* condition, const char* file, int line) {
+[[gnu::noinline, gnu::cold]] void invariant_broken(const char* name, const char* condition,
+                                                   const char* file, int line) {
     handler(InvariantFailure{name, condition, file, line});
     std::abort();  // a handler that returned
 }

@@ -1,12 +1,13 @@
 #pragma once
 // Invariants checked in every build, Release included (as TigerBeetle asserts in production): a
-// slip inside the simulator or the engine stops the run with the invariant's name and place instead of running on
-// into undefined behaviour. Only cheap conditions: some sit on the per-buffer path.
+// slip inside the simulator or the engine stops the run with the invariant's name and place instead
+// of running on into undefined behaviour. Only cheap conditions: some sit on the per-buffer path.
 //
 //   EOSIM_INVARIANT(out.credits >= 0, "credits never negative");
 //
 // A broken invariant goes to the handler. The default one prints
-//   eosim: invariant broken: credits never negative (out.credits >= 0) at engine/runtime/record_writer.cpp:120
+//   eosim: invariant broken: credits never negative (out.credits >= 0) at
+//   engine/runtime/record_writer.cpp:120
 // to stderr and aborts. A test installs its own (ScopedInvariantHandler) to see a check fire
 // without dying; a handler must not return (one that does is followed by the abort).
 // `eosim explore`, which runs many runs in one process, installs throw_invariant_broken: the
@@ -30,7 +31,8 @@ using InvariantHandler = void (*)(const InvariantFailure&);
 // Installs `handler` (nullptr: the default) and returns the one it replaces.
 InvariantHandler set_invariant_handler(InvariantHandler handler);
 
-[[noreturn]] void invariant_broken(const char* name, const char* condition, const char* file, int line);
+[[noreturn]] void invariant_broken(const char* name, const char* condition, const char* file,
+                                   int line);
 
 // What throw_invariant_broken throws: the failure's message().
 class InvariantBrokenError : public std::logic_error {
@@ -44,7 +46,8 @@ public:
 // Installs a handler for a scope (tests).
 class ScopedInvariantHandler {
 public:
-    explicit ScopedInvariantHandler(InvariantHandler handler) : previous_(set_invariant_handler(handler)) {}
+    explicit ScopedInvariantHandler(InvariantHandler handler)
+        : previous_(set_invariant_handler(handler)) {}
     ~ScopedInvariantHandler() { set_invariant_handler(previous_); }
     ScopedInvariantHandler(const ScopedInvariantHandler&) = delete;
     ScopedInvariantHandler& operator=(const ScopedInvariantHandler&) = delete;
@@ -56,4 +59,5 @@ private:
 }  // namespace eosim::sim
 
 #define EOSIM_INVARIANT(condition, name) \
-    ((condition) ? static_cast<void>(0) : ::eosim::sim::invariant_broken(name, #condition, __FILE__, __LINE__))
+    ((condition) ? static_cast<void>(0)  \
+                 : ::eosim::sim::invariant_broken(name, #condition, __FILE__, __LINE__))

@@ -18,7 +18,8 @@ Network::Network(Scheduler& scheduler, Prng prng, NetworkOptions options)
     scheduler_.nodes().on_crash([this](NodeId node) { on_node_crash(node); });
     if (options_.priority_delivery.enabled()) {
         // Its own stream, forked from the network's seed: the latency draws stay as they were.
-        priority_delivery_ = std::make_unique<PriorityDelivery>(prng_.fork("pct"), options_.priority_delivery);
+        priority_delivery_ =
+            std::make_unique<PriorityDelivery>(prng_.fork("pct"), options_.priority_delivery);
     }
 }
 
@@ -47,7 +48,8 @@ Duration Network::draw_latency(NodeId from, NodeId to) {
         if (custom != latencies_.end()) range = &custom->second;
     }
     Duration latency = prng_.duration_between(range->min, range->max);
-    if (priority_delivery_) latency = priority_delivery_->place(from, to, range->min, range->max, latency);
+    if (priority_delivery_)
+        latency = priority_delivery_->place(from, to, range->min, range->max, latency);
     if (!slow_links_.empty()) {
         auto slow = slow_links_.find(link_key(from, to));
         if (slow != slow_links_.end() && scheduler_.now() < slow->second.until) {
@@ -59,17 +61,21 @@ Duration Network::draw_latency(NodeId from, NodeId to) {
 }
 
 // The hot path of every message: flattened, it contains the latency draw instead of calling it.
-[[gnu::flatten]] bool Network::send(ConnectionId id, NodeId from, const EventKind& kind, uint64_t digest, Callback&& on_receive) {
-    EOSIM_INVARIANT(id < connections_.size(), "a message on a known connection (ids come from connect)");
+[[gnu::flatten]] bool Network::send(ConnectionId id, NodeId from, const EventKind& kind,
+                                    uint64_t digest, Callback&& on_receive) {
+    EOSIM_INVARIANT(id < connections_.size(),
+                    "a message on a known connection (ids come from connect)");
     Connection& c = connections_[id];
-    EOSIM_INVARIANT(from == c.ends[0] || from == c.ends[1], "a message sent from an end of its connection");
+    EOSIM_INVARIANT(from == c.ends[0] || from == c.ends[1],
+                    "a message sent from an end of its connection");
     if (!c.open || !scheduler_.nodes().is_up(from)) {
         ++messages_dropped_;
         return false;
     }
     const int dir = from == c.ends[0] ? 0 : 1;
     const NodeId to = c.ends[1 - dir];
-    EOSIM_INVARIANT(scheduler_.nodes().is_up(to), "an open connection's ends are up: a crash breaks the node's connections");
+    EOSIM_INVARIANT(scheduler_.nodes().is_up(to),
+                    "an open connection's ends are up: a crash breaks the node's connections");
     Direction& d = c.direction[dir];
     // FIFO: never before the previous message of this direction (ties run in send order).
     const Time arrival = std::max(scheduler_.now() + draw_latency(from, to), d.last_arrival);
@@ -77,13 +83,15 @@ Duration Network::draw_latency(NodeId from, NodeId to) {
     ++messages_sent_;
     // The message is delivered by a timer of its own, cancelled if the connection breaks first.
     const TimerId timer = scheduler_.schedule_at(arrival, to, kind, digest, std::move(on_receive));
-    if (d.in_flight.size() == d.in_flight.capacity()) trim_delivered(d);  // amortised: before growing
+    if (d.in_flight.size() == d.in_flight.capacity())
+        trim_delivered(d);  // amortised: before growing
     d.in_flight.push_back(timer);
     return true;
 }
 
 // Also where FIFO order is checked, in O(1): the messages of a direction leave it in the order they
-// were sent, so while the oldest one is in flight the newest is too (a break drops them all at once).
+// were sent, so while the oldest one is in flight the newest is too (a break drops them all at
+// once).
 void Network::trim_delivered(Direction& d) {
     while (d.head < d.in_flight.size() && !scheduler_.is_pending(d.in_flight[d.head])) ++d.head;
     EOSIM_INVARIANT(d.head == d.in_flight.size() || scheduler_.is_pending(d.in_flight.back()),
@@ -92,7 +100,8 @@ void Network::trim_delivered(Direction& d) {
         d.in_flight.clear();
         d.head = 0;
     } else if (d.head > 0) {
-        d.in_flight.erase(d.in_flight.begin(), d.in_flight.begin() + static_cast<ptrdiff_t>(d.head));
+        d.in_flight.erase(d.in_flight.begin(),
+                          d.in_flight.begin() + static_cast<ptrdiff_t>(d.head));
         d.head = 0;
     }
 }
@@ -116,15 +125,18 @@ void Network::break_connection(ConnectionId id) {
     close(id);
     for (int end = 0; end < 2; ++end) {
         if (c.on_reset[end]) {
-            scheduler_.schedule(Duration::zero(), c.ends[end], kConnectionReset, id, std::move(c.on_reset[end]));
+            scheduler_.schedule(Duration::zero(), c.ends[end], kConnectionReset, id,
+                                std::move(c.on_reset[end]));
         }
         c.on_reset[end] = nullptr;
     }
 }
 
-void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest, Callback&& on_receive) {
+void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest,
+                            Callback&& on_receive) {
     NodeTable& nodes = scheduler_.nodes();
-    if (!nodes.is_up(from) || !can_reach(from, to) || prng_.chance(options_.datagram_loss) || lost_by_rule(kind)) {
+    if (!nodes.is_up(from) || !can_reach(from, to) || prng_.chance(options_.datagram_loss) ||
+        lost_by_rule(kind)) {
         if (nodes.is_up(from) && !can_reach(from, to)) count_blocked(from, to, false);
         ++messages_dropped_;
         return;
@@ -132,22 +144,24 @@ void Network::send_datagram(NodeId from, NodeId to, const EventKind& kind, uint6
     ++messages_sent_;
     const uint32_t sender_incarnation = nodes.incarnation(from);
     const auto partitions_at_send = static_cast<PartitionId>(partitions_.size());
-    scheduler_.schedule(draw_latency(from, to), to, kind, digest,
-                        [this, from, to, sender_incarnation, partitions_at_send, on_receive = std::move(on_receive)]() mutable {
-                            NodeTable& table = scheduler_.nodes();
-                            if (table.incarnation(from) != sender_incarnation ||
-                                partitioned_since(partitions_at_send, from, to)) {
-                                if (table.incarnation(from) == sender_incarnation) {
-                                    for (PartitionId id = 0; id < partitions_.size(); ++id) {
-                                        Partition& p = partitions_[id];
-                                        if ((p.active || id >= partitions_at_send) && blocks(p, from, to)) ++p.hits;
-                                    }
-                                }
-                                ++messages_dropped_;
-                                return;
-                            }
-                            on_receive();
-                        });
+    scheduler_.schedule(
+        draw_latency(from, to), to, kind, digest,
+        [this, from, to, sender_incarnation, partitions_at_send,
+         on_receive = std::move(on_receive)]() mutable {
+            NodeTable& table = scheduler_.nodes();
+            if (table.incarnation(from) != sender_incarnation ||
+                partitioned_since(partitions_at_send, from, to)) {
+                if (table.incarnation(from) == sender_incarnation) {
+                    for (PartitionId id = 0; id < partitions_.size(); ++id) {
+                        Partition& p = partitions_[id];
+                        if ((p.active || id >= partitions_at_send) && blocks(p, from, to)) ++p.hits;
+                    }
+                }
+                ++messages_dropped_;
+                return;
+            }
+            on_receive();
+        });
 }
 
 bool Network::partitioned_since(PartitionId first, NodeId from, NodeId to) const {
@@ -172,12 +186,14 @@ bool Network::can_reach(NodeId from, NodeId to) const {
     return true;
 }
 
-PartitionId Network::partition(std::vector<NodeId> side_a, std::vector<NodeId> side_b, bool one_way) {
+PartitionId Network::partition(std::vector<NodeId> side_a, std::vector<NodeId> side_b,
+                               bool one_way) {
     partitions_.push_back(Partition{std::move(side_a), std::move(side_b), one_way, true, 0});
     const auto id = static_cast<PartitionId>(partitions_.size() - 1);
     // The connections it breaks now are its hits (earlier partitions broke what they cut already).
     for (const Connection& c : connections_) {
-        if (c.open && (blocks(partitions_[id], c.ends[0], c.ends[1]) || blocks(partitions_[id], c.ends[1], c.ends[0]))) {
+        if (c.open && (blocks(partitions_[id], c.ends[0], c.ends[1]) ||
+                       blocks(partitions_[id], c.ends[1], c.ends[0]))) {
             ++partitions_[id].hits;
         }
     }
@@ -206,7 +222,8 @@ void Network::break_crossing_connections() {
     for (ConnectionId id = 0; id < connections_.size(); ++id) {
         const Connection& c = connections_[id];
         // A one-way partition still breaks a connection: its acknowledgements cannot flow.
-        if (c.open && (!can_reach(c.ends[0], c.ends[1]) || !can_reach(c.ends[1], c.ends[0]))) break_connection(id);
+        if (c.open && (!can_reach(c.ends[0], c.ends[1]) || !can_reach(c.ends[1], c.ends[0])))
+            break_connection(id);
     }
 }
 
@@ -224,7 +241,8 @@ size_t Network::lose_datagrams(std::vector<uint64_t> kind_ids, Ratio ratio, Time
 bool Network::lost_by_rule(const EventKind& kind) {
     for (LossRule& rule : loss_rules_) {
         if (scheduler_.now() >= rule.until) continue;
-        if (std::find(rule.kind_ids.begin(), rule.kind_ids.end(), kind.id) == rule.kind_ids.end()) continue;
+        if (std::find(rule.kind_ids.begin(), rule.kind_ids.end(), kind.id) == rule.kind_ids.end())
+            continue;
         if (prng_.chance(rule.ratio)) {
             ++rule.hits;
             return true;
@@ -234,15 +252,17 @@ bool Network::lost_by_rule(const EventKind& kind) {
 }
 
 void Network::set_latency(NodeId a, NodeId b, LinkLatency latency) {
-    EOSIM_INVARIANT(latency.min >= Duration::zero() && latency.min <= latency.max,
-                    "a link's latency range is ordered and never negative: a message never arrives before it is sent");
+    EOSIM_INVARIANT(
+        latency.min >= Duration::zero() && latency.min <= latency.max,
+        "a link's latency range is ordered and never negative: a message never arrives before it is sent");
     latencies_[link_key(a, b)] = latency;
 }
 
 void Network::slow_link(NodeId a, NodeId b, uint32_t multiplier, Duration period) {
     // A later slow link on the same link replaces the earlier one's multiplier and end; the hits
     // count on over both (a fault's own share is what it added since it fired).
-    EOSIM_INVARIANT(multiplier >= 1 && period >= Duration::zero(), "a slow link slows, for a period that does not end in the past");
+    EOSIM_INVARIANT(multiplier >= 1 && period >= Duration::zero(),
+                    "a slow link slows, for a period that does not end in the past");
     SlowLink& link = slow_links_[link_key(a, b)];
     link.multiplier = multiplier;
     link.until = scheduler_.now() + period;

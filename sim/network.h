@@ -34,10 +34,10 @@ struct LinkLatency {
 
 // Fault knobs of the network. Every default means "no fault".
 struct NetworkOptions {
-    LinkLatency remote;                                             // between two nodes
-    LinkLatency local{Duration::micros(5), Duration::micros(20)};   // a node to itself
-    Ratio datagram_loss = Ratio::never();                           // dropped datagrams
-    PriorityDeliveryOptions priority_delivery;                      // PCT ordering: off (depth 0)
+    LinkLatency remote;                                            // between two nodes
+    LinkLatency local{Duration::micros(5), Duration::micros(20)};  // a node to itself
+    Ratio datagram_loss = Ratio::never();                          // dropped datagrams
+    PriorityDeliveryOptions priority_delivery;                     // PCT ordering: off (depth 0)
 };
 
 using ConnectionId = uint32_t;
@@ -58,12 +58,14 @@ public:
     ConnectionId connect(NodeId a, NodeId b, Callback on_reset_a, Callback on_reset_b);
     // Sends on an open connection from end `from`; `on_receive` runs on the other end's node.
     // Returns false (and drops the message) when the connection is not open.
-    bool send(ConnectionId id, NodeId from, const EventKind& kind, uint64_t digest, Callback&& on_receive);
+    bool send(ConnectionId id, NodeId from, const EventKind& kind, uint64_t digest,
+              Callback&& on_receive);
     // Closes a connection without telling either end; messages in flight are dropped.
     void close(ConnectionId id);
     bool is_open(ConnectionId id) const { return connections_.at(id).open; }
 
-    void send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest, Callback&& on_receive);
+    void send_datagram(NodeId from, NodeId to, const EventKind& kind, uint64_t digest,
+                       Callback&& on_receive);
 
     PartitionId partition(std::vector<NodeId> side_a, std::vector<NodeId> side_b, bool one_way);
     void heal(PartitionId id);
@@ -128,7 +130,9 @@ private:
         Time until = Time::zero();
         uint64_t hits = 0;
     };
-    static std::pair<NodeId, NodeId> link_key(NodeId a, NodeId b) { return a < b ? std::pair{a, b} : std::pair{b, a}; }
+    static std::pair<NodeId, NodeId> link_key(NodeId a, NodeId b) {
+        return a < b ? std::pair{a, b} : std::pair{b, a};
+    }
 
     Duration draw_latency(NodeId from, NodeId to);
     bool lost_by_rule(const EventKind& kind);
@@ -151,7 +155,8 @@ private:
     std::map<std::pair<NodeId, NodeId>, LinkLatency> latencies_;
     std::map<std::pair<NodeId, NodeId>, SlowLink> slow_links_;
     std::vector<LossRule> loss_rules_;
-    std::unique_ptr<PriorityDelivery> priority_delivery_;  // null unless options_.priority_delivery is enabled
+    std::unique_ptr<PriorityDelivery>
+        priority_delivery_;  // null unless options_.priority_delivery is enabled
     uint64_t messages_sent_ = 0;
     uint64_t messages_dropped_ = 0;
 };

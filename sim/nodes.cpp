@@ -34,7 +34,8 @@ void NodeTable::crash(NodeId id) {
 
 void NodeTable::restart(NodeId id) {
     NodeInfo& node = nodes_.at(id);
-    if (node.state != NodeState::down) throw std::logic_error("restart of node '" + node.name + "' that is not down");
+    if (node.state != NodeState::down)
+        throw std::logic_error("restart of node '" + node.name + "' that is not down");
     node.state = NodeState::up;
     ++node.incarnation;
     if (node.boot) node.boot();

@@ -24,8 +24,8 @@ struct NodeInfo {
     NodeState state = NodeState::up;
     uint32_t incarnation = 0;
     LocalDisk disk;
-    std::function<void()> boot;   // starts the node's process (called on restart)
-    std::function<void()> halt;   // tears the process down (called on crash)
+    std::function<void()> boot;  // starts the node's process (called on restart)
+    std::function<void()> halt;  // tears the process down (called on crash)
 };
 
 class NodeTable {
@@ -44,7 +44,9 @@ public:
     LocalDisk& disk(NodeId id) { return nodes_[id].disk; }
 
     void set_process(NodeId id, std::function<void()> boot, std::function<void()> halt);
-    void on_crash(std::function<void(NodeId)> listener) { crash_listeners_.push_back(std::move(listener)); }
+    void on_crash(std::function<void(NodeId)> listener) {
+        crash_listeners_.push_back(std::move(listener));
+    }
 
     // Lifecycle; the scheduler wraps these so that paused events are released or dropped.
     void crash(NodeId id);

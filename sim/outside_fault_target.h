@@ -30,7 +30,8 @@ public:
     // Whether the system's writes can race (sim/external/call_races.h: answers lost after the
     // write applied, writes landing late).
     virtual bool has_call_races() const { return false; }
-    // Before `until`, each write races with `ratio`, drawn from `prng`. Called only when has_call_races().
+    // Before `until`, each write races with `ratio`, drawn from `prng`. Called only when
+    // has_call_races().
     virtual void set_call_races(Ratio ratio, Time until, Prng prng) {
         (void)ratio;
         (void)until;
@@ -38,8 +39,8 @@ public:
     }
     // Whether the system's asynchronous calls take a drawn latency (sim/external/outside_system.h).
     virtual bool has_latency() const { return false; }
-    // A slow system: before `until`, each leg of an asynchronous call takes `factor` times its drawn
-    // latency. Called only when has_latency().
+    // A slow system: before `until`, each leg of an asynchronous call takes `factor` times its
+    // drawn latency. Called only when has_latency().
     virtual void set_slow_until(Time until, int64_t factor) {
         (void)until;
         (void)factor;

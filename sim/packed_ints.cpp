@@ -12,7 +12,8 @@ namespace {
 template <typename Width>
 void encode_differences(std::span<const int64_t> values, int64_t base, uint8_t* out) {
     for (const int64_t value : values) {
-        const auto diff = static_cast<Width>(static_cast<uint64_t>(value) - static_cast<uint64_t>(base));
+        const auto diff =
+            static_cast<Width>(static_cast<uint64_t>(value) - static_cast<uint64_t>(base));
         std::memcpy(out, &diff, sizeof(Width));
         out += sizeof(Width);
     }
@@ -73,7 +74,11 @@ void PackedInts::seal() {
     }
     s.base = min;
     const uint64_t range = static_cast<uint64_t>(max) - static_cast<uint64_t>(s.base);
-    s.width = range == 0 ? 0 : range <= UINT8_MAX ? 1 : range <= UINT16_MAX ? 2 : range <= UINT32_MAX ? 4 : 8;
+    s.width = range == 0            ? 0
+              : range <= UINT8_MAX  ? 1
+              : range <= UINT16_MAX ? 2
+              : range <= UINT32_MAX ? 4
+                                    : 8;
     s.bytes.resize(open.size() * s.width);
     switch (s.width) {
         case 0: break;

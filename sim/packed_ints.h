@@ -38,8 +38,18 @@ public:
         switch (s.width) {
             case 0: break;
             case 1: diff = s.bytes[at]; break;
-            case 2: { uint16_t v; std::memcpy(&v, s.bytes.data() + at * 2, 2); diff = v; break; }
-            case 4: { uint32_t v; std::memcpy(&v, s.bytes.data() + at * 4, 4); diff = v; break; }
+            case 2: {
+                uint16_t v;
+                std::memcpy(&v, s.bytes.data() + at * 2, 2);
+                diff = v;
+                break;
+            }
+            case 4: {
+                uint32_t v;
+                std::memcpy(&v, s.bytes.data() + at * 4, 4);
+                diff = v;
+                break;
+            }
             default: std::memcpy(&diff, s.bytes.data() + at * 8, 8); break;
         }
         return static_cast<int64_t>(static_cast<uint64_t>(s.base) + diff);
@@ -105,14 +115,16 @@ private:
 // it in place). A caller that reads a few entries at a time (a poll) takes a smaller Range: less
 // buffer to clear.
 template <size_t Range = 256, typename Visit, typename... Columns>
-void for_each_decoded_range(size_t first, size_t end, const Visit& visit, const Columns&... columns) {
+void for_each_decoded_range(size_t first, size_t end, const Visit& visit,
+                            const Columns&... columns) {
     std::array<std::array<int64_t, Range>, sizeof...(Columns)> buffers{};
     for (size_t at = first; at < end; at += Range) {
         const size_t n = std::min(Range, end - at);
         [&]<size_t... I>(std::index_sequence<I...>) {
             (columns.copy(at, n, buffers[I].data()), ...);
             visit(at, std::span<int64_t>(buffers[I].data(), n)...);
-        }(std::index_sequence_for<Columns...>{});
+        }
+        (std::index_sequence_for<Columns...>{});
     }
 }
 

@@ -35,14 +35,16 @@
 namespace eosim::sim {
 
 struct PriorityDeliveryOptions {
-    uint32_t depth = 0;                       // d: 0 off; 1 fixed random priorities; d > 1: d-1 change points
-    uint64_t change_point_steps = 20'000;     // change points fall on the k-th message sent, k in [1, this]
+    uint32_t depth = 0;  // d: 0 off; 1 fixed random priorities; d > 1: d-1 change points
+    uint64_t change_point_steps =
+        20'000;  // change points fall on the k-th message sent, k in [1, this]
     bool enabled() const { return depth > 0; }
 };
 
 class PriorityDelivery {
 public:
-    // Priority positions: 0 is the highest priority (earliest in the range), kPositions - 1 the lowest.
+    // Priority positions: 0 is the highest priority (earliest in the range), kPositions - 1 the
+    // lowest.
     static constexpr uint64_t kPositions = 1 << 16;
     // Initial priorities take the first three quarters; change points the last quarter.
     static constexpr uint64_t kInitialPositions = kPositions / 4 * 3;
@@ -64,7 +66,8 @@ public:
 private:
     Prng prng_;
     PriorityDeliveryOptions options_;
-    std::map<std::pair<NodeId, NodeId>, uint64_t> positions_;  // ordered: nothing iterates it by address
+    std::map<std::pair<NodeId, NodeId>, uint64_t>
+        positions_;  // ordered: nothing iterates it by address
     std::vector<uint64_t> change_points_;
     size_t next_change_ = 0;
     uint64_t messages_ = 0;

@@ -109,7 +109,8 @@ inline Duration Prng::duration_between(Duration low, Duration high) {
 }
 
 inline bool Prng::chance(Ratio ratio) {
-    EOSIM_INVARIANT(ratio.denominator > 0 && ratio.numerator <= ratio.denominator, "a chance is a ratio in [0, 1]");
+    EOSIM_INVARIANT(ratio.denominator > 0 && ratio.numerator <= ratio.denominator,
+                    "a chance is a ratio in [0, 1]");
     if (ratio.numerator == 0) return false;
     if (ratio.numerator >= ratio.denominator) return true;
     return below(ratio.denominator) < ratio.numerator;

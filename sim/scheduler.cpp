@@ -11,24 +11,27 @@ namespace {
 constexpr EventKind kDropped{"sim.dropped"};
 // Below this many cancels a sweep is not worth a pass over the heap.
 constexpr size_t kSweepMinimum = 8;
-}
+}  // namespace
 
 TimerId Scheduler::schedule(Duration delay, NodeId owner, const EventKind& kind, uint64_t digest,
                             Callback&& callback) {
-    EOSIM_INVARIANT(delay >= Duration::zero(), "time never goes back: no event is scheduled in the past");
+    EOSIM_INVARIANT(delay >= Duration::zero(),
+                    "time never goes back: no event is scheduled in the past");
     return schedule_at(now_ + delay, owner, kind, digest, std::move(callback));
 }
 
 // schedule_at and step are the hot path of every run: flattened, they call neither push, pop nor
 // release (nor the trace's record) but contain them.
-[[gnu::flatten]] TimerId Scheduler::schedule_at(Time at, NodeId owner, const EventKind& kind, uint64_t digest,
-                               Callback&& callback) {
+[[gnu::flatten]] TimerId Scheduler::schedule_at(Time at, NodeId owner, const EventKind& kind,
+                                                uint64_t digest, Callback&& callback) {
     EOSIM_INVARIANT(at >= now_, "time never goes back: no event is scheduled in the past");
-    EOSIM_INVARIANT(owner == kNoNode || owner < nodes_.size(), "an event belongs to the world or to a known node");
+    EOSIM_INVARIANT(owner == kNoNode || owner < nodes_.size(),
+                    "an event belongs to the world or to a known node");
     if (owner != kNoNode && !nodes_.is_up(owner)) return TimerId{};
     uint32_t slot;
     if (free_slots_.empty()) {
-        if (slots_.size() > kSlotMask) throw std::length_error("scheduler: more than 2^24 events pending at once");
+        if (slots_.size() > kSlotMask)
+            throw std::length_error("scheduler: more than 2^24 events pending at once");
         slot = static_cast<uint32_t>(slots_.size());
         slots_.emplace_back();
     } else {
@@ -49,7 +52,8 @@ TimerId Scheduler::schedule(Duration delay, NodeId owner, const EventKind& kind,
 // A binary min-heap written out rather than std::push_heap/pop_heap, so that the comparison is
 // inlined and branch-free; keys are unique, so the order of events is the same either way.
 void Scheduler::push(int64_t at_ns, uint32_t slot) {
-    if (next_seq_ > (UINT64_MAX >> kSlotBits)) throw std::length_error("scheduler: more than 2^40 events scheduled in one run");
+    if (next_seq_ > (UINT64_MAX >> kSlotBits))
+        throw std::length_error("scheduler: more than 2^40 events scheduled in one run");
     const Key key{static_cast<uint64_t>(at_ns), next_seq_++ << kSlotBits | slot};
     size_t hole = heap_.size();
     heap_.emplace_back();
@@ -100,16 +104,19 @@ void Scheduler::release(uint32_t slot) {
 bool Scheduler::cancel(TimerId id) {
     if (!id.valid() || id.slot >= slots_.size()) return false;
     Slot& s = slots_[id.slot];
-    EOSIM_INVARIANT(id.generation <= s.generation, "a timer id is never newer than its slot (ids come from schedule)");
+    EOSIM_INVARIANT(id.generation <= s.generation,
+                    "a timer id is never newer than its slot (ids come from schedule)");
     if (s.generation != id.generation || !s.pending) return false;
     s.pending = false;  // the heap key stays; the slot is released when it comes due or is swept
     s.callback = nullptr;
-    if (++cancels_since_sweep_ > kSweepMinimum && cancels_since_sweep_ * 2 > heap_.size()) sweep_cancelled();
+    if (++cancels_since_sweep_ > kSweepMinimum && cancels_since_sweep_ * 2 > heap_.size())
+        sweep_cancelled();
     return true;
 }
 
 // Drops the keys of cancelled timers and restores the heap property bottom-up (Floyd's heapify).
-// A cancelled timer parked on a paused node is not in the heap; it is released on resume, as before.
+// A cancelled timer parked on a paused node is not in the heap; it is released on resume, as
+// before.
 void Scheduler::sweep_cancelled() {
     cancels_since_sweep_ = 0;
     const auto kept_end = std::remove_if(heap_.begin(), heap_.end(), [this](const Key& key) {
@@ -141,7 +148,8 @@ void Scheduler::sweep_cancelled() {
         release(key.slot());
         return true;
     }
-    EOSIM_INVARIANT(static_cast<int64_t>(key.at_ns) >= now_.ns, "time never goes back: events come due in order");
+    EOSIM_INVARIANT(static_cast<int64_t>(key.at_ns) >= now_.ns,
+                    "time never goes back: events come due in order");
     now_ = Time{static_cast<int64_t>(key.at_ns)};
     if (s.owner != kNoNode) {
         if (!nodes_.is_current(s.owner, s.incarnation)) {
@@ -180,10 +188,13 @@ void Scheduler::run_as(NodeId node, uint32_t incarnation, Handler&& handler) {
         handler();
     } catch (const CrashUnwind& unwind) {
         // Thrown only for the running node, which is down: nothing of the handler runs on.
-        if (unwind.node != node || nodes_.is_current(node, incarnation)) throw std::logic_error("scheduler: a crash unwind of a node that is not the running one");
+        if (unwind.node != node || nodes_.is_current(node, incarnation))
+            throw std::logic_error(
+                "scheduler: a crash unwind of a node that is not the running one");
         return;
     }
-    if (running_.pause_pending && nodes_.is_current(node, incarnation)) nodes_.set_paused(node, true);
+    if (running_.pause_pending && nodes_.is_current(node, incarnation))
+        nodes_.set_paused(node, true);
 }
 
 void Scheduler::run_until(Time limit, const std::function<bool()>& stop) {
@@ -215,7 +226,8 @@ void Scheduler::pause(NodeId id) {
 }
 
 void Scheduler::resume(NodeId id) {
-    if (id == running_.node && running_.pause_pending) {  // resumed before its handler returned: never paused
+    if (id == running_.node &&
+        running_.pause_pending) {  // resumed before its handler returned: never paused
         running_.pause_pending = false;
         return;
     }
@@ -224,8 +236,9 @@ void Scheduler::resume(NodeId id) {
     if (id >= parked_.size()) return;
     // Parked events come due now, in the order they originally came due.
     for (uint32_t slot : parked_[id]) {
-        EOSIM_INVARIANT(slots_[slot].owner == id && slots_[slot].incarnation == nodes_.incarnation(id),
-                        "a parked event belongs to its paused node's current incarnation (a crash releases them)");
+        EOSIM_INVARIANT(
+            slots_[slot].owner == id && slots_[slot].incarnation == nodes_.incarnation(id),
+            "a parked event belongs to its paused node's current incarnation (a crash releases them)");
         push(now_.ns, slot);
     }
     parked_[id].clear();

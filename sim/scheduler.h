@@ -8,8 +8,8 @@
 // world-owned event, and between events). A crash at a protocol point takes effect before the
 // announced step: when a fault at a point crashes the running node, `World::announce` throws
 // `CrashUnwind`, which unwinds the handler up to `step` (RAII destructors only) -- no code of the
-// crashed incarnation runs after it, as no actor of a killed FoundationDB process resumes. A crash of
-// any other node (the announcer of a point reached through another node's call, the target of a
+// crashed incarnation runs after it, as no actor of a killed FoundationDB process resumes. A crash
+// of any other node (the announcer of a point reached through another node's call, the target of a
 // fault naming other nodes) only takes the node down: the running handler goes on and sees it
 // refuse, as it would a real dead peer. A pause of the running node takes effect when its handler
 // returns (the rest of the handler runs as if just before the pause); TigerBeetle's nodes likewise
@@ -59,16 +59,19 @@ public:
     Trace& trace() { return trace_; }
 
     // Schedules `callback` at now + delay on behalf of `owner`'s current incarnation.
-    // Scheduling for a node that is down is a no-op (returns an invalid id). The callable is taken by
-    // rvalue reference and moved once, into its slot: a by-value parameter cost one more move (an
-    // indirect call and a copy of the captures) at every call it passed through.
-    TimerId schedule(Duration delay, NodeId owner, const EventKind& kind, uint64_t digest, Callback&& callback);
-    TimerId schedule_at(Time at, NodeId owner, const EventKind& kind, uint64_t digest, Callback&& callback);
+    // Scheduling for a node that is down is a no-op (returns an invalid id). The callable is taken
+    // by rvalue reference and moved once, into its slot: a by-value parameter cost one more move
+    // (an indirect call and a copy of the captures) at every call it passed through.
+    TimerId schedule(Duration delay, NodeId owner, const EventKind& kind, uint64_t digest,
+                     Callback&& callback);
+    TimerId schedule_at(Time at, NodeId owner, const EventKind& kind, uint64_t digest,
+                        Callback&& callback);
     // Returns true when the timer was pending and is now cancelled.
     bool cancel(TimerId id);
     // True while the timer waits to run (also while parked on a paused node).
     bool is_pending(TimerId id) const {
-        return id.slot < slots_.size() && slots_[id.slot].generation == id.generation && slots_[id.slot].pending;
+        return id.slot < slots_.size() && slots_[id.slot].generation == id.generation &&
+               slots_[id.slot].pending;
     }
 
     // Runs the next due event (dropped ones included). Returns false when the queue is empty.
@@ -78,7 +81,9 @@ public:
     // Keys in the heap, cancelled ones not yet swept out included.
     size_t pending() const { return heap_.size(); }
     // When the next event is due (now when none is): the state seen now lasts until then.
-    Time next_due() const { return heap_.empty() ? now_ : Time{static_cast<int64_t>(heap_.front().at_ns)}; }
+    Time next_due() const {
+        return heap_.empty() ? now_ : Time{static_cast<int64_t>(heap_.front().at_ns)};
+    }
     uint64_t processed() const { return processed_; }
     uint64_t dropped() const { return dropped_; }
 
@@ -93,11 +98,14 @@ public:
     NodeId running() const { return running_.node; }
     // Throws CrashUnwind when the running node's incarnation ended while its handler ran.
     void unwind_if_running_crashed() const {
-        if (running_.node != kNoNode && !nodes_.is_current(running_.node, running_.incarnation)) throw CrashUnwind{running_.node};
+        if (running_.node != kNoNode && !nodes_.is_current(running_.node, running_.incarnation))
+            throw CrashUnwind{running_.node};
     }
-    // A node's state with a pause waiting for the running handler to return counted as taken effect.
+    // A node's state with a pause waiting for the running handler to return counted as taken
+    // effect.
     NodeState state(NodeId id) const {
-        if (running_.pause_pending && id == running_.node && nodes_.state(id) == NodeState::up) return NodeState::paused;
+        if (running_.pause_pending && id == running_.node && nodes_.state(id) == NodeState::up)
+            return NodeState::paused;
         return nodes_.state(id);
     }
 
@@ -123,15 +131,16 @@ private:
     // (time, order) as one 128-bit number: a branch-free comparison.
     static bool before(const Key& a, const Key& b) {
         using Order = unsigned __int128;
-        return (static_cast<Order>(a.at_ns) << 64 | a.order) < (static_cast<Order>(b.at_ns) << 64 | b.order);
+        return (static_cast<Order>(a.at_ns) << 64 | a.order) <
+               (static_cast<Order>(b.at_ns) << 64 | b.order);
     }
     struct Running {
         NodeId node = kNoNode;
         uint32_t incarnation = 0;
         bool pause_pending = false;  // the node pauses when its handler returns
     };
-    // Runs `handler` as `node`'s incarnation `incarnation`: a CrashUnwind ends it, a pause of the node
-    // asked for meanwhile takes effect when it returns.
+    // Runs `handler` as `node`'s incarnation `incarnation`: a CrashUnwind ends it, a pause of the
+    // node asked for meanwhile takes effect when it returns.
     template <typename Handler>
     void run_as(NodeId node, uint32_t incarnation, Handler&& handler);
     void push(int64_t at_ns, uint32_t slot);

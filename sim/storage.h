@@ -41,7 +41,8 @@ public:
     // Keys starting with `prefix`, in lexicographic order.
     void list(NodeId caller, std::string prefix, ListDone done);
 
-    // Faults: every operation that completes before `until` fails / takes `multiplier` times longer.
+    // Faults: every operation that completes before `until` fails / takes `multiplier` times
+    // longer.
     void fail_until(Time until) { failing_until_ = until; }
     void slow_until(Time until, uint32_t multiplier);
     // What the faults hit (scenarios/fault_accounting.h): operations that failed because of
@@ -52,13 +53,16 @@ public:
     // Direct, synchronous view for oracles and tests (not for the engine).
     const std::map<std::string, std::string>& contents() const { return blobs_; }
     // Whether a remove of `key` was issued and has not taken effect yet.
-    bool removal_in_flight(const std::string& key) const { return removals_in_flight_.contains(key); }
+    bool removal_in_flight(const std::string& key) const {
+        return removals_in_flight_.contains(key);
+    }
     uint64_t bytes_stored() const;
 
 private:
     // Draws the latency and whether the operation fails, then runs `apply` at completion time and
     // hands the result to the caller on its own node.
-    void submit(NodeId caller, uint64_t digest, std::function<std::function<void()>(bool failed)> apply);
+    void submit(NodeId caller, uint64_t digest,
+                std::function<std::function<void()>(bool failed)> apply);
     // Names the operation of `digest` in a trace log ("put <path>"); called before submit, which
     // takes the path away.
     void annotate(uint64_t digest, std::string_view what, const std::string& path);

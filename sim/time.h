@@ -25,7 +25,10 @@ struct Duration {
     constexpr Duration operator-(Duration o) const { return Duration{ns - o.ns}; }
     constexpr Duration operator*(int64_t k) const { return Duration{ns * k}; }
     constexpr Duration operator/(int64_t k) const { return Duration{ns / k}; }
-    constexpr Duration& operator+=(Duration o) { ns += o.ns; return *this; }
+    constexpr Duration& operator+=(Duration o) {
+        ns += o.ns;
+        return *this;
+    }
 };
 
 // An instant of virtual time, counted from the start of the run.
@@ -41,7 +44,10 @@ struct Time {
     constexpr Time operator+(Duration d) const { return Time{ns + d.ns}; }
     constexpr Time operator-(Duration d) const { return Time{ns - d.ns}; }
     constexpr Duration operator-(Time o) const { return Duration{ns - o.ns}; }
-    constexpr Time& operator+=(Duration d) { ns += d.ns; return *this; }
+    constexpr Time& operator+=(Duration d) {
+        ns += d.ns;
+        return *this;
+    }
 };
 
 // "12.345s": seconds with millisecond digits, as messages and reports print a time or a span.

@@ -37,7 +37,8 @@ uint64_t digest_of(std::string_view text);
 class Trace {
 public:
     // `note`: for the log only (e.g. the protocol point's name), never hashed.
-    void record(const EventKind& kind, Time at, NodeId node, uint64_t digest, std::string_view note = {}) {
+    void record(const EventKind& kind, Time at, NodeId node, uint64_t digest,
+                std::string_view note = {}) {
         uint64_t h = digest_mix(hash_, kind.id);
         h = digest_mix(h, static_cast<uint64_t>(at.ns));
         h = digest_mix(h, node);
@@ -46,9 +47,9 @@ public:
         if (log_ != nullptr) write_line(kind, at, node, digest, note);
     }
     bool logging() const { return log_ != nullptr; }
-    // With a log only: the events of `digest` are about `note` (a barrier's channel and checkpoint, a
-    // storage operation's path), written as their "what" when they carry no note of their own. For
-    // the reader only: never hashed.
+    // With a log only: the events of `digest` are about `note` (a barrier's channel and checkpoint,
+    // a storage operation's path), written as their "what" when they carry no note of their own.
+    // For the reader only: never hashed.
     void annotate(uint64_t digest, std::string note) {
         if (log_ != nullptr) notes_[digest] = std::move(note);
     }
@@ -71,8 +72,8 @@ private:
     // schedule_at, Network::send) does not pull json's construction and dump into itself when a
     // unity batch puts trace.cpp beside them (under the sanitizers that made one batch a
     // 10-minute compile).
-    [[gnu::cold, gnu::noinline]] void write_line(const EventKind& kind, Time at, NodeId node, uint64_t digest,
-                                                 std::string_view note);
+    [[gnu::cold, gnu::noinline]] void write_line(const EventKind& kind, Time at, NodeId node,
+                                                 uint64_t digest, std::string_view note);
 
     uint64_t hash_ = 0x243f6a8885a308d3ULL;
     uint64_t events_ = 0;

@@ -17,9 +17,12 @@ World::World(WorldOptions options)
       storage_(scheduler_, root_prng_.fork("storage"), options.storage) {}
 
 void World::announce(std::string_view point, NodeId node, int64_t detail, PointTask task) {
-    EOSIM_INVARIANT(!point.empty() && node < nodes_.size(), "a protocol point is named and announced by a known node");
-    const std::string note = trace_.logging() ? std::string(point) + " " + std::to_string(detail) : std::string();
-    trace_.record(kProtocolPoint, now(), node, digest_mix(digest_of(point), static_cast<uint64_t>(detail)), note);
+    EOSIM_INVARIANT(!point.empty() && node < nodes_.size(),
+                    "a protocol point is named and announced by a known node");
+    const std::string note =
+        trace_.logging() ? std::string(point) + " " + std::to_string(detail) : std::string();
+    trace_.record(kProtocolPoint, now(), node,
+                  digest_mix(digest_of(point), static_cast<uint64_t>(detail)), note);
     const ProtocolPointEvent event{point, node, detail, task};
     struct Depth {  // also when a listener throws
         int& depth;

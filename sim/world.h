@@ -61,11 +61,11 @@ public:
 
     // Announces a protocol point: folded into the trace, then handed to every listener (a fault may
     // crash or pause a node there). A crash at a point takes effect before the announced step; no
-    // code of the crashed incarnation runs after it: when the node whose handler is running crashed,
-    // announce throws CrashUnwind (never returns) and the scheduler ends that handler. A crash of
-    // another node (one reached through a synchronous call, or a fault's named target) only takes it
-    // down; the running handler goes on and meets its refusals. A pause of the running node takes
-    // effect when its handler returns (sim/scheduler.h).
+    // code of the crashed incarnation runs after it: when the node whose handler is running
+    // crashed, announce throws CrashUnwind (never returns) and the scheduler ends that handler. A
+    // crash of another node (one reached through a synchronous call, or a fault's named target)
+    // only takes it down; the running handler goes on and meets its refusals. A pause of the
+    // running node takes effect when its handler returns (sim/scheduler.h).
     void announce(std::string_view point, NodeId node, int64_t detail, PointTask task = {});
     void on_point(PointListener listener) { point_listeners_.push_back(std::move(listener)); }
 
@@ -77,7 +77,8 @@ private:
     Network network_;
     DurableStorage storage_;
     std::vector<PointListener> point_listeners_;
-    int announcing_ = 0;  // announcements under way (one nests another when a crash's halt announces)
+    int announcing_ =
+        0;  // announcements under way (one nests another when a crash's halt announces)
 };
 
 }  // namespace eosim::sim

@@ -22,13 +22,15 @@ namespace eosim::testkit {
 // a shrunk sequence stays runnable.
 struct ModelData {
     int keys = 4;
-    int32_t parallelism = 1;             // the most subtasks an incarnation runs (ContractOptions::parallelism)
-    std::map<std::string, int> weights;  // engine fault kinds -> weight (crash, zombie, ...)
-    std::vector<FaultChoice> faults;     // outside-system faults (but races)
-    std::vector<int> fault_weights;      // per entry of `faults`
+    int32_t parallelism =
+        1;  // the most subtasks an incarnation runs (ContractOptions::parallelism)
+    std::map<std::string, int> weights;     // engine fault kinds -> weight (crash, zombie, ...)
+    std::vector<FaultChoice> faults;        // outside-system faults (but races)
+    std::vector<int> fault_weights;         // per entry of `faults`
     std::vector<std::string> race_systems;  // systems whose writes race (system_call_races)
-    std::vector<std::string> points;     // crash_at_point targets
-    bool async_calls = false;            // the sink calls asynchronously (ContractOptions::async_calls, or the probe)
+    std::vector<std::string> points;        // crash_at_point targets
+    bool async_calls =
+        false;  // the sink calls asynchronously (ContractOptions::async_calls, or the probe)
     int weight(const std::string& kind) const {
         auto it = weights.find(kind);
         return it == weights.end() ? 0 : it->second;
@@ -49,7 +51,8 @@ using ContractCommand = rc::state::Command<ContractModel, ContractHarness>;
 rc::Gen<std::shared_ptr<const ContractCommand>> next_command(const ContractModel& model);
 
 // The fault kind a drawn command exercises, by the name the options and the fault-path report
-// use ("crash", "zombie", "notification_lost", an outside kind, ...); "" for a command that is no fault.
+// use ("crash", "zombie", "notification_lost", an outside kind, ...); "" for a command that is no
+// fault.
 std::string drawn_fault_kind(const ContractCommand& command);
 
 // Checks what the outside system shows now; fails the rapidcheck case with the harness's log when

@@ -12,12 +12,15 @@ namespace eosim::testkit {
 
 namespace {
 
-// The append store as a fault target: it has only unavailability (the testkit draws no other of its faults).
+// The append store as a fault target: it has only unavailability (the testkit draws no other of its
+// faults).
 class AppendStoreTarget final : public sim::OutsideFaultTarget {
 public:
     explicit AppendStoreTarget(sim::external::AppendStore& store) : store_(store) {}
     void set_unavailable_until(sim::Time until) override { store_.set_unavailable_until(until); }
-    void set_write_errors_until(sim::Time) override { throw std::logic_error("the append store has no write errors, only unavailability"); }
+    void set_write_errors_until(sim::Time) override {
+        throw std::logic_error("the append store has no write errors, only unavailability");
+    }
 
 private:
     sim::external::AppendStore& store_;
@@ -27,7 +30,8 @@ std::string race_words(const sim::external::RaceStep& step) {
     switch (step.delivery) {
         case sim::external::CallDelivery::now: return "answered";
         case sim::external::CallDelivery::answer_lost: return "applied, answer LOST";
-        case sim::external::CallDelivery::late: return "LATE (lands after " + std::to_string(step.late_by_calls) + " more call(s))";
+        case sim::external::CallDelivery::late:
+            return "LATE (lands after " + std::to_string(step.late_by_calls) + " more call(s))";
         case sim::external::CallDelivery::request_lost: return "request LOST";
     }
     return "?";
@@ -45,23 +49,27 @@ const char* to_string(Delivery delivery) {
 }
 
 const std::vector<std::string>& contract_systems() {
-    static const std::vector<std::string> names = {"kafka", "append_store", "objects", "documents", "key_values", "database"};
+    static const std::vector<std::string> names = {"kafka",     "append_store", "objects",
+                                                   "documents", "key_values",   "database"};
     return names;
 }
 
 std::string ContractHarness::Subtask::name() const {
     const auto state = incarnation->state;
     return incarnation->name() +
-           (state == Incarnation::State::zombie ? " (ZOMBIE)" : state == Incarnation::State::closed ? " (CLOSED)" : "") + ", subtask " +
-           std::to_string(index);
+           (state == Incarnation::State::zombie   ? " (ZOMBIE)"
+            : state == Incarnation::State::closed ? " (CLOSED)"
+                                                  : "") +
+           ", subtask " + std::to_string(index);
 }
 
 bool ContractHarness::Checkpoint::complete_set() const {
     return std::all_of(pre_committed.begin(), pre_committed.end(), [](bool done) { return done; });
 }
 
-ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> config, const ContractOptions& options,
-                                 ContractChecks checks, uint64_t seed, FaultPaths* paths)
+ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> config,
+                                 const ContractOptions& options, ContractChecks checks,
+                                 uint64_t seed, FaultPaths* paths)
     : config_(std::move(config)),
       options_(options),
       checks_(checks),
@@ -93,7 +101,8 @@ ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> confi
         sim::external::CallRaces* races = races_of(system);
         if (races == nullptr) continue;
         races->set_log([this, system](const sim::external::CallNote& note) {
-            calls_.push_back("       " + caller_name(note.caller) + " -> " + system + ": " + note.call + "  => " + note.answer);
+            calls_.push_back("       " + caller_name(note.caller) + " -> " + system + ": " +
+                             note.call + "  => " + note.answer);
         });
     }
     world_.on_point([this](const sim::ProtocolPointEvent& event) {
@@ -103,10 +112,13 @@ ContractHarness::ContractHarness(std::shared_ptr<const engine::SinkConfig> confi
         if (!armed_point_ || *armed_point_ != event.point || subtask->incarnation != live()) return;
         armed_point_.reset();
         if (paths_ != nullptr) ++paths_->effects["crash_at_point fired"];
-        // Listed with the calls of the step that announced the point, in order (not as a step of its own).
-        calls_.push_back("       " + subtask->name() + " CRASHES at its announcement of " + std::string(event.point) + " (detail " +
-                         std::to_string(event.detail) + ")" +
-                         (subtask->incarnation->parallelism() > 1 ? "; its TaskManager runs every subtask" : ""));
+        // Listed with the calls of the step that announced the point, in order (not as a step of
+        // its own).
+        calls_.push_back(
+            "       " + subtask->name() + " CRASHES at its announcement of " +
+            std::string(event.point) + " (detail " + std::to_string(event.detail) + ")" +
+            (subtask->incarnation->parallelism() > 1 ? "; its TaskManager runs every subtask"
+                                                     : ""));
         crash_incarnation(*subtask->incarnation, "crashed at " + std::string(event.point));
     });
     last_calls_ = call_counts();
@@ -116,29 +128,43 @@ ContractHarness::~ContractHarness() {
     if (paths_ == nullptr) return;
     // What the faults did: calls the outside systems answered with an injected error.
     const auto& k = kafka_.stats();
-    if (k.commit_errors != 0) paths_->effects["kafka: commits/aborts answered with a retriable error"] += static_cast<int64_t>(k.commit_errors);
+    if (k.commit_errors != 0)
+        paths_->effects["kafka: commits/aborts answered with a retriable error"] +=
+            static_cast<int64_t>(k.commit_errors);
     if (k.commit_outcomes_unknown != 0) {
-        paths_->effects["kafka: commits/aborts applied, answer lost"] += static_cast<int64_t>(k.commit_outcomes_unknown);
+        paths_->effects["kafka: commits/aborts applied, answer lost"] +=
+            static_cast<int64_t>(k.commit_outcomes_unknown);
     }
-    if (k.fenced_calls != 0) paths_->effects["kafka: calls fenced (a zombie's)"] += static_cast<int64_t>(k.fenced_calls);
+    if (k.fenced_calls != 0)
+        paths_->effects["kafka: calls fenced (a zombie's)"] += static_cast<int64_t>(k.fenced_calls);
     for (const auto& [name, c] : call_counts()) {
-        if (name != "kafka" && c.failed != 0) paths_->effects[name + ": calls failed"] += static_cast<int64_t>(c.failed);
+        if (name != "kafka" && c.failed != 0)
+            paths_->effects[name + ": calls failed"] += static_cast<int64_t>(c.failed);
     }
     for (const std::string& system : contract_systems()) {
         const sim::external::CallRaces* races = races_of(system);
         if (races == nullptr) continue;
         const auto& r = races->stats();
-        if (r.answers_lost != 0) paths_->effects[system + ": writes applied, answer lost"] += static_cast<int64_t>(r.answers_lost);
-        if (r.landed_late != 0) paths_->effects[system + ": writes landed late"] += static_cast<int64_t>(r.landed_late);
-        if (r.requests_lost != 0) paths_->effects[system + ": write requests lost"] += static_cast<int64_t>(r.requests_lost);
+        if (r.answers_lost != 0)
+            paths_->effects[system + ": writes applied, answer lost"] +=
+                static_cast<int64_t>(r.answers_lost);
+        if (r.landed_late != 0)
+            paths_->effects[system + ": writes landed late"] += static_cast<int64_t>(r.landed_late);
+        if (r.requests_lost != 0)
+            paths_->effects[system + ": write requests lost"] +=
+                static_cast<int64_t>(r.requests_lost);
     }
     const auto [uploads, transactions] = leaks();
-    if (uploads != 0) paths_->effects["left open at the end: multipart uploads"] += static_cast<int64_t>(uploads);
-    if (transactions != 0) paths_->effects["left open at the end: Kafka transactions"] += static_cast<int64_t>(transactions);
+    if (uploads != 0)
+        paths_->effects["left open at the end: multipart uploads"] += static_cast<int64_t>(uploads);
+    if (transactions != 0)
+        paths_->effects["left open at the end: Kafka transactions"] +=
+            static_cast<int64_t>(transactions);
 }
 
 ContractHarness::Incarnation* ContractHarness::live() {
-    if (incarnations_.empty() || incarnations_.back()->state != Incarnation::State::live) return nullptr;
+    if (incarnations_.empty() || incarnations_.back()->state != Incarnation::State::live)
+        return nullptr;
     return incarnations_.back().get();
 }
 
@@ -161,29 +187,33 @@ ContractHarness::Subtask* ContractHarness::by_node(sim::NodeId node) {
 void ContractHarness::line(const std::string& text, bool made_the_calls) {
     if (!made_the_calls) log_calls();  // the calls since the last line were that line's
     log_ += "  " + std::to_string(++step_) + ". " + text + "\n";
-    if (made_the_calls) log_calls();  // this step's calls were made before its line could be written
+    if (made_the_calls)
+        log_calls();  // this step's calls were made before its line could be written
 }
 
 std::map<std::string, ContractHarness::CallCounts> ContractHarness::call_counts() const {
     std::map<std::string, CallCounts> out;
-    for (const auto& [name, system] : {std::pair<const char*, const sim::external::OutsideSystem*>{"objects", &objects_},
-                                       {"documents", &documents_},
-                                       {"key_values", &key_values_}}) {
+    for (const auto& [name, system] :
+         {std::pair<const char*, const sim::external::OutsideSystem*>{"objects", &objects_},
+          {"documents", &documents_},
+          {"key_values", &key_values_}}) {
         const auto& st = system->stats();
-        out[name] = CallCounts{st.calls, st.failed_calls, st.writes_applied, st.absorbed_duplicates};
+        out[name] =
+            CallCounts{st.calls, st.failed_calls, st.writes_applied, st.absorbed_duplicates};
     }
     const auto& db = database_.stats();
-    out["database"] = CallCounts{db.commits + db.rollbacks + db.failed_calls, db.failed_calls, db.statements_committed,
-                                 db.unchanged_writes};
+    out["database"] = CallCounts{db.commits + db.rollbacks + db.failed_calls, db.failed_calls,
+                                 db.statements_committed, db.unchanged_writes};
     // Kafka: records written to the topic's log (plain or in a transaction), transactions
     // committed, and calls answered with an error or fenced.
     const auto& k = kafka_.stats();
     uint64_t logged = 0;
     for (int32_t p = 0; p < options_.kafka_partitions; ++p) {
-        logged += static_cast<uint64_t>(kafka_.end_offset("output", p, sim::external::Isolation::read_uncommitted));
+        logged += static_cast<uint64_t>(
+            kafka_.end_offset("output", p, sim::external::Isolation::read_uncommitted));
     }
-    out["kafka"] = CallCounts{logged, k.fenced_calls + k.commit_errors + k.commit_outcomes_unknown, k.transactions_committed,
-                              k.duplicate_batches};
+    out["kafka"] = CallCounts{logged, k.fenced_calls + k.commit_errors + k.commit_outcomes_unknown,
+                              k.transactions_committed, k.duplicate_batches};
     return out;
 }
 
@@ -199,9 +229,12 @@ void ContractHarness::log_calls() {
     const CallCounts now = call_counts().at("kafka");
     const CallCounts& before = last_calls_["kafka"];
     if (now.calls != before.calls || now.applied != before.applied || now.failed != before.failed) {
-        std::string text = "       kafka: " + std::to_string(now.calls - before.calls) + " record(s) written to the log, " +
-                           std::to_string(now.applied - before.applied) + " transaction(s) committed";
-        if (now.failed != before.failed) text += ", " + std::to_string(now.failed - before.failed) + " call(s) failed or fenced";
+        std::string text = "       kafka: " + std::to_string(now.calls - before.calls) +
+                           " record(s) written to the log, " +
+                           std::to_string(now.applied - before.applied) +
+                           " transaction(s) committed";
+        if (now.failed != before.failed)
+            text += ", " + std::to_string(now.failed - before.failed) + " call(s) failed or fenced";
         log_ += text + "\n";
     }
     last_calls_["kafka"] = now;
@@ -241,7 +274,8 @@ void ContractHarness::start(int32_t parallelism) {
     restore("at the start", std::max(1, parallelism));
 }
 
-void ContractHarness::emit(Subtask& subtask, int64_t count, const std::vector<int32_t>* fresh_keys, int64_t barrier) {
+void ContractHarness::emit(Subtask& subtask, int64_t count, const std::vector<int32_t>* fresh_keys,
+                           int64_t barrier) {
     const int32_t parallelism = subtask.incarnation->parallelism();
     const auto routed_here = [&](int64_t key) { return key % parallelism == subtask.index; };
     engine::RecordBatch batch;
@@ -250,14 +284,17 @@ void ContractHarness::emit(Subtask& subtask, int64_t count, const std::vector<in
     while (static_cast<int64_t>(batch.size()) < count && subtask.position < barrier) {
         const int64_t position = subtask.position++;
         if (position < static_cast<int64_t>(sequence_.size())) {
-            if (!routed_here(sequence_[static_cast<size_t>(position)].key)) continue;  // another subtask's
+            if (!routed_here(sequence_[static_cast<size_t>(position)].key))
+                continue;  // another subtask's
             ++replayed;
         } else {
             // A new record of S, keyed for this subtask.
-            const int32_t drawn = fresh_keys != nullptr && !fresh_keys->empty()
-                                      ? (*fresh_keys)[static_cast<size_t>(fresh++) % fresh_keys->size()]
-                                      : static_cast<int32_t>((position + 1) % std::max(1, options_.keys));
-            sequence_.push_back(engine::Record{drawn - drawn % parallelism + subtask.index, position + 1});
+            const int32_t drawn =
+                fresh_keys != nullptr && !fresh_keys->empty()
+                    ? (*fresh_keys)[static_cast<size_t>(fresh++) % fresh_keys->size()]
+                    : static_cast<int32_t>((position + 1) % std::max(1, options_.keys));
+            sequence_.push_back(
+                engine::Record{drawn - drawn % parallelism + subtask.index, position + 1});
         }
         batch.push_back(sequence_[static_cast<size_t>(position)]);
     }
@@ -267,16 +304,21 @@ void ContractHarness::emit(Subtask& subtask, int64_t count, const std::vector<in
         text += ' ';
         text += describe(r);
     }
-    line(subtask.name() + " writes" + text + (replayed > 0 ? " (" + std::to_string(replayed) + " replayed)" : "") +
-         (static_cast<int64_t>(batch.size()) < count && count != kEverything ? " (the rest waits behind the barrier)" : ""));
+    line(subtask.name() + " writes" + text +
+         (replayed > 0 ? " (" + std::to_string(replayed) + " replayed)" : "") +
+         (static_cast<int64_t>(batch.size()) < count && count != kEverything
+              ? " (the rest waits behind the barrier)"
+              : ""));
     subtask.sink->write(batch);
 }
 
 void ContractHarness::write(int32_t pick, const std::vector<int32_t>& fresh_keys) {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
-    Subtask& subtask = *incarnation->subtasks[static_cast<size_t>(pick % incarnation->parallelism())];
-    const bool behind_barrier = in_flight_ && !in_flight_->pre_committed[static_cast<size_t>(subtask.index)];
+    Subtask& subtask =
+        *incarnation->subtasks[static_cast<size_t>(pick % incarnation->parallelism())];
+    const bool behind_barrier =
+        in_flight_ && !in_flight_->pre_committed[static_cast<size_t>(subtask.index)];
     emit(subtask, static_cast<int64_t>(fresh_keys.size()), &fresh_keys,
          behind_barrier ? in_flight_->position : kEverything);
     fail_over_if_failed();
@@ -292,7 +334,8 @@ ContractHarness::Checkpoint ContractHarness::trigger(Incarnation& incarnation) {
     return taken;
 }
 
-bool ContractHarness::ask_pre_commit(Subtask& subtask, Checkpoint& taken, const std::vector<int32_t>& call_picks) {
+bool ContractHarness::ask_pre_commit(Subtask& subtask, Checkpoint& taken,
+                                     const std::vector<int32_t>& call_picks) {
     emit(subtask, kEverything, nullptr, taken.position);  // the records before the barrier
     Incarnation& incarnation = *subtask.incarnation;
     if (incarnation.state != Incarnation::State::live) return false;
@@ -303,7 +346,8 @@ bool ContractHarness::ask_pre_commit(Subtask& subtask, Checkpoint& taken, const 
     const bool ok = subtask.sink->pre_commit(taken.id, &taken.states[index], &error);
     if (!ok && incarnation.state == Incarnation::State::live) {
         incarnation.state = Incarnation::State::failed;
-        incarnation.failure = "subtask " + std::to_string(subtask.index) + ": pre-commit refused: " + error;
+        incarnation.failure =
+            "subtask " + std::to_string(subtask.index) + ": pre-commit refused: " + error;
     }
     taken.pre_committed[index] = ok && incarnation.state == Incarnation::State::live;
     return taken.pre_committed[index];
@@ -318,22 +362,30 @@ void ContractHarness::pre_commit(int32_t pick, const std::vector<int32_t>& call_
     for (int32_t i = 0; i < incarnation->parallelism(); ++i) {
         if (!taken.pre_committed[static_cast<size_t>(i)]) waiting.push_back(i);
     }
-    Subtask& subtask = *incarnation->subtasks[static_cast<size_t>(waiting[static_cast<size_t>(pick) % waiting.size()])];
+    Subtask& subtask =
+        *incarnation
+             ->subtasks[static_cast<size_t>(waiting[static_cast<size_t>(pick) % waiting.size()])];
     const std::string checkpoint = "checkpoint " + std::to_string(taken.id);
     if (!ask_pre_commit(subtask, taken, call_picks)) {
-        line(checkpoint + ": " + subtask.name() + " cannot pre-commit (" + incarnation->failure + "); the checkpoint is aborted", true);
+        line(checkpoint + ": " + subtask.name() + " cannot pre-commit (" + incarnation->failure +
+                 "); the checkpoint is aborted",
+             true);
         in_flight_.reset();
         fail_over_if_failed();
         return;
     }
     const bool every = taken.complete_set();
     const int64_t still = subtask.context->calls_in_flight();
-    if (still > 0 && paths_ != nullptr) ++paths_->effects["pre-commits with calls of their own still in flight"];
+    if (still > 0 && paths_ != nullptr)
+        ++paths_->effects["pre-commits with calls of their own still in flight"];
     line(checkpoint + ": " + subtask.name() + " pre-commits" +
-             (still == 0 ? std::string() : " with " + std::to_string(still) + " call(s) of its own STILL IN FLIGHT") +
-             (every ? std::string(incarnation->parallelism() > 1 ? ", the last subtask to" : "") + " (covers #1..#" +
-                          std::to_string(taken.position) + ")"
-                    : std::string(" (waiting for ") + std::to_string(waiting.size() - 1) + " more subtask(s))"),
+             (still == 0
+                  ? std::string()
+                  : " with " + std::to_string(still) + " call(s) of its own STILL IN FLIGHT") +
+             (every ? std::string(incarnation->parallelism() > 1 ? ", the last subtask to" : "") +
+                          " (covers #1..#" + std::to_string(taken.position) + ")"
+                    : std::string(" (waiting for ") + std::to_string(waiting.size() - 1) +
+                          " more subtask(s))"),
          true);
     if (every) {
         checkpoints_[taken.id] = std::move(taken);
@@ -344,7 +396,9 @@ void ContractHarness::pre_commit(int32_t pick, const std::vector<int32_t>& call_
 
 void ContractHarness::notify(Incarnation& incarnation, int64_t id) {
     for (const auto& subtask : incarnation.subtasks) {
-        if (incarnation.state != Incarnation::State::live && incarnation.state != Incarnation::State::zombie) return;
+        if (incarnation.state != Incarnation::State::live &&
+            incarnation.state != Incarnation::State::zombie)
+            return;
         subtask->sink->checkpoint_complete(id);
     }
 }
@@ -354,21 +408,25 @@ void ContractHarness::complete(int32_t pick, Delivery delivery) {
     if (incarnation == nullptr) return;
     std::vector<int64_t> candidates;
     for (const auto& [id, checkpoint] : checkpoints_) {
-        if (id > last_completed_ && checkpoint.incarnation == incarnation->number) candidates.push_back(id);
+        if (id > last_completed_ && checkpoint.incarnation == incarnation->number)
+            candidates.push_back(id);
     }
     if (candidates.empty()) return;  // nothing pre-committed to complete: the command does nothing
-    const int64_t id = candidates[candidates.size() - 1 - static_cast<size_t>(pick) % candidates.size()];
+    const int64_t id =
+        candidates[candidates.size() - 1 - static_cast<size_t>(pick) % candidates.size()];
     std::string subsumed;
     for (int64_t c : candidates) {
-        if (c < id) subsumed += (subsumed.empty() ? " (subsumes aborted " : ", ") + std::to_string(c);
+        if (c < id)
+            subsumed += (subsumed.empty() ? " (subsumes aborted " : ", ") + std::to_string(c);
     }
     if (!subsumed.empty()) subsumed += ")";
     last_completed_ = id;
-    line("checkpoint " + std::to_string(id) + " completes" + subsumed + "; notification " + to_string(delivery) +
-         (incarnation->parallelism() > 1 ? " to every subtask" : ""));
+    line("checkpoint " + std::to_string(id) + " completes" + subsumed + "; notification " +
+         to_string(delivery) + (incarnation->parallelism() > 1 ? " to every subtask" : ""));
     if (delivery == Delivery::now) notify(*incarnation, id);
     if (delivery == Delivery::late) {
-        for (const auto& subtask : incarnation->subtasks) held_notifications_.push_back(Notification{incarnation->number, subtask->index, id});
+        for (const auto& subtask : incarnation->subtasks)
+            held_notifications_.push_back(Notification{incarnation->number, subtask->index, id});
     }
     fail_over_if_failed();
 }
@@ -380,10 +438,10 @@ void ContractHarness::deliver_late(int32_t pick) {
     held_notifications_.erase(held_notifications_.begin() + static_cast<std::ptrdiff_t>(index));
     Incarnation& incarnation = *incarnations_[static_cast<size_t>(held.incarnation - 1)];
     Subtask& subtask = *incarnation.subtasks[static_cast<size_t>(held.subtask)];
-    const bool reachable =
-        incarnation.state == Incarnation::State::live || incarnation.state == Incarnation::State::zombie;
-    line("late notification of checkpoint " + std::to_string(held.checkpoint) + " to " + subtask.name() +
-         (reachable ? std::string() : std::string(" (gone: dropped)")));
+    const bool reachable = incarnation.state == Incarnation::State::live ||
+                           incarnation.state == Incarnation::State::zombie;
+    line("late notification of checkpoint " + std::to_string(held.checkpoint) + " to " +
+         subtask.name() + (reachable ? std::string() : std::string(" (gone: dropped)")));
     if (reachable) subtask.sink->checkpoint_complete(held.checkpoint);
     fail_over_if_failed();
 }
@@ -393,15 +451,21 @@ void ContractHarness::crash_incarnation(Incarnation& incarnation, const std::str
     incarnation.failure = why;
     for (const auto& subtask : incarnation.subtasks) world_.scheduler().crash(subtask->node);
     // Its calls in flight die with it: requests not landed never land, answers never come.
-    const size_t dropped = std::erase_if(calls_in_flight_, [&](const InFlight& f) { return f.caller->incarnation == &incarnation; });
-    if (dropped > 0) calls_.push_back("       " + std::to_string(dropped) + " call(s) in flight of " + incarnation.name() + " die with it");
-    if (dropped > 0 && paths_ != nullptr) paths_->effects["asynchronous calls in flight dropped by a crash"] += static_cast<int64_t>(dropped);
+    const size_t dropped = std::erase_if(
+        calls_in_flight_, [&](const InFlight& f) { return f.caller->incarnation == &incarnation; });
+    if (dropped > 0)
+        calls_.push_back("       " + std::to_string(dropped) + " call(s) in flight of " +
+                         incarnation.name() + " die with it");
+    if (dropped > 0 && paths_ != nullptr)
+        paths_->effects["asynchronous calls in flight dropped by a crash"] +=
+            static_cast<int64_t>(dropped);
 }
 
 void ContractHarness::crash(int32_t parallelism) {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
-    line(incarnation->name() + " CRASHES" + (incarnation->parallelism() > 1 ? " (every subtask: their TaskManager dies)" : ""));
+    line(incarnation->name() + " CRASHES" +
+         (incarnation->parallelism() > 1 ? " (every subtask: their TaskManager dies)" : ""));
     crash_incarnation(*incarnation, "crashed");
     restore("after the crash", failover_parallelism(parallelism));
 }
@@ -424,17 +488,23 @@ void ContractHarness::cancel(int32_t parallelism) {
     Incarnation* incarnation = live();
     if (incarnation == nullptr) return;
     if (options_.zombies) {
-        // Its TaskManager lost the JobManager: the job fails over without it, and it runs on until it
-        // learns of the cancel (close_zombie). No new barrier reaches it: only one already in flight.
+        // Its TaskManager lost the JobManager: the job fails over without it, and it runs on until
+        // it learns of the cancel (close_zombie). No new barrier reaches it: only one already in
+        // flight.
         incarnation->state = Incarnation::State::zombie;
         incarnation->zombie_barrier = in_flight_ ? in_flight_->id : next_checkpoint_id_++;
-        incarnation->barrier_taken = in_flight_ ? in_flight_->pre_committed
-                                                : std::vector<bool>(static_cast<size_t>(incarnation->parallelism()), false);
-        line(incarnation->name() + " is CANCELLED but not reached (its TaskManager lost the JobManager): a ZOMBIE until it is closed");
+        incarnation->barrier_taken =
+            in_flight_ ? in_flight_->pre_committed
+                       : std::vector<bool>(static_cast<size_t>(incarnation->parallelism()), false);
+        line(
+            incarnation->name() +
+            " is CANCELLED but not reached (its TaskManager lost the JobManager): a ZOMBIE until it is closed");
     } else {
         log_calls();  // the previous step's; close()'s calls are this step's
         close_incarnation(*incarnation);
-        line(incarnation->name() + " is CANCELLED (close()" + (incarnation->parallelism() > 1 ? " on every subtask" : "") + ")", true);
+        line(incarnation->name() + " is CANCELLED (close()" +
+                 (incarnation->parallelism() > 1 ? " on every subtask" : "") + ")",
+             true);
     }
     restore("after the cancel", failover_parallelism(parallelism));
 }
@@ -444,7 +514,8 @@ void ContractHarness::close_zombie() {
     if (zombie == nullptr) return;
     log_calls();
     close_incarnation(*zombie);
-    line(zombie->name() + "'s TaskManager learns of the cancel: close()" + (zombie->parallelism() > 1 ? " on every subtask" : "") +
+    line(zombie->name() + "'s TaskManager learns of the cancel: close()" +
+             (zombie->parallelism() > 1 ? " on every subtask" : "") +
              "; nothing reaches it any more (its own timers and its calls' late answers aside)",
          true);
     fail_over_if_failed();
@@ -464,7 +535,9 @@ void ContractHarness::stop_with_savepoint() {
     const std::string savepoint = "savepoint " + std::to_string(taken.id);
     for (const auto& subtask : incarnation->subtasks) {
         if (!ask_pre_commit(*subtask, taken)) {
-            line(savepoint + ": " + subtask->name() + " cannot pre-commit (" + incarnation->failure + "); the savepoint fails", true);
+            line(savepoint + ": " + subtask->name() + " cannot pre-commit (" +
+                     incarnation->failure + "); the savepoint fails",
+                 true);
             fail_over_if_failed();
             return;
         }
@@ -472,8 +545,9 @@ void ContractHarness::stop_with_savepoint() {
     const int64_t id = taken.id;
     checkpoints_[id] = std::move(taken);
     last_completed_ = id;
-    line("STOP WITH SAVEPOINT " + std::to_string(id) + ": every subtask of " + incarnation->name() + " pre-commits (covers #1..#" +
-             std::to_string(checkpoints_.at(id).position) + "), the savepoint completes and they are notified",
+    line("STOP WITH SAVEPOINT " + std::to_string(id) + ": every subtask of " + incarnation->name() +
+             " pre-commits (covers #1..#" + std::to_string(checkpoints_.at(id).position) +
+             "), the savepoint completes and they are notified",
          true);
     notify(*incarnation, id);
     if (incarnation->state != Incarnation::State::live) {
@@ -483,7 +557,10 @@ void ContractHarness::stop_with_savepoint() {
     log_calls();  // the notifications' calls; close()'s are the next line's
     close_incarnation(*incarnation);
     stopped_ = true;
-    line(incarnation->name() + " is stopped (close()); the job waits for a restore from savepoint " + std::to_string(id), true);
+    line(incarnation->name() +
+             " is stopped (close()); the job waits for a restore from savepoint " +
+             std::to_string(id),
+         true);
 }
 
 void ContractHarness::restore_from_savepoint(int32_t parallelism) {
@@ -495,7 +572,8 @@ void ContractHarness::restore_from_savepoint(int32_t parallelism) {
 void ContractHarness::zombie_write(int32_t pick, int32_t records) {
     Incarnation* zombie = latest_zombie();
     if (zombie == nullptr) return;
-    emit(*zombie->subtasks[static_cast<size_t>(pick % zombie->parallelism())], records, nullptr, kEverything);
+    emit(*zombie->subtasks[static_cast<size_t>(pick % zombie->parallelism())], records, nullptr,
+         kEverything);
     fail_over_if_failed();
 }
 
@@ -503,20 +581,25 @@ void ContractHarness::zombie_pre_commit(int32_t pick) {
     Incarnation* zombie = latest_zombie();
     if (zombie == nullptr) return;
     Subtask& subtask = *zombie->subtasks[static_cast<size_t>(pick % zombie->parallelism())];
-    if (zombie->barrier_taken[static_cast<size_t>(subtask.index)]) return;  // its one barrier came already
+    if (zombie->barrier_taken[static_cast<size_t>(subtask.index)])
+        return;  // its one barrier came already
     zombie->barrier_taken[static_cast<size_t>(subtask.index)] = true;
-    const int64_t id = zombie->zombie_barrier;  // the barrier in flight at the failover; it never completes
+    const int64_t id =
+        zombie->zombie_barrier;  // the barrier in flight at the failover; it never completes
     std::string state;
     std::string error;
     log_calls();
-    if (!subtask.sink->prepare_pre_commit(id)) {  // a closed instance may never get ready: not waited for
-        line("checkpoint " + std::to_string(id) + ": " + subtask.name() + " is not ready to pre-commit (prepare_pre_commit); it never completes", true);
+    if (!subtask.sink->prepare_pre_commit(
+            id)) {  // a closed instance may never get ready: not waited for
+        line("checkpoint " + std::to_string(id) + ": " + subtask.name() +
+                 " is not ready to pre-commit (prepare_pre_commit); it never completes",
+             true);
         fail_over_if_failed();
         return;
     }
     const bool ok = subtask.sink->pre_commit(id, &state, &error);
-    line("checkpoint " + std::to_string(id) + ": " + subtask.name() + " pre-commits" + (ok ? "" : " (refused: " + error + ")") +
-             "; it never completes",
+    line("checkpoint " + std::to_string(id) + ": " + subtask.name() + " pre-commits" +
+             (ok ? "" : " (refused: " + error + ")") + "; it never completes",
          true);
     fail_over_if_failed();
 }
@@ -529,11 +612,13 @@ sim::external::CallRaces* ContractHarness::races_of(const std::string& system) {
     return nullptr;
 }
 
-void ContractHarness::race(const std::string& system, const std::vector<sim::external::RaceStep>& steps) {
+void ContractHarness::race(const std::string& system,
+                           const std::vector<sim::external::RaceStep>& steps) {
     races_of(system)->script(steps);
     std::string text;
     for (const auto& step : steps) text += (text.empty() ? "" : ", ") + race_words(step);
-    line("calls race: the next " + std::to_string(steps.size()) + " write(s) to " + system + " (after any raced before): " + text);
+    line("calls race: the next " + std::to_string(steps.size()) + " write(s) to " + system +
+         " (after any raced before): " + text);
 }
 
 sim::OutsideFaultTarget* ContractHarness::target(const std::string& system) {
@@ -548,7 +633,8 @@ sim::OutsideFaultTarget* ContractHarness::target(const std::string& system) {
 // systems, as the fault injector's acts on a run's.
 void ContractHarness::fault(const FaultChoice& choice, int64_t millis) {
     const scenarios::FaultType* type = scenarios::FaultTypes::global().find(choice.kind);
-    if (type == nullptr) throw std::invalid_argument("no fault kind \"" + choice.kind + "\" is registered");
+    if (type == nullptr)
+        throw std::invalid_argument("no fault kind \"" + choice.kind + "\" is registered");
     sim::FaultSpec spec;
     spec.kind = type->kind();
     spec.system = choice.system;
@@ -559,17 +645,25 @@ void ContractHarness::fault(const FaultChoice& choice, int64_t millis) {
     hooks.broker_unavailable = [this](sim::Time until) { kafka_.set_unavailable_until(until); };
     hooks.kafka_write_failure = [this](sim::Time until) { kafka_.set_write_failures_until(until); };
     hooks.kafka_commit_errors = [this](sim::Time until) { kafka_.set_commit_errors_until(until); };
-    hooks.kafka_commit_outcome_unknown = [this](sim::Time until) { kafka_.set_commit_outcome_unknown_until(until); };
-    hooks.systems = {{"append_store", &store}, {"objects", target("objects")}, {"documents", target("documents")},
-                     {"key_values", target("key_values")}, {"database", target("database")}};
+    hooks.kafka_commit_outcome_unknown = [this](sim::Time until) {
+        kafka_.set_commit_outcome_unknown_until(until);
+    };
+    hooks.systems = {{"append_store", &store},
+                     {"objects", target("objects")},
+                     {"documents", target("documents")},
+                     {"key_values", target("key_values")},
+                     {"database", target("database")}};
     const std::string problem = type->firing().check(spec, hooks);
-    if (!problem.empty()) throw std::invalid_argument("fault " + choice.kind + " on " + choice.system + ": " + problem);
+    if (!problem.empty())
+        throw std::invalid_argument("fault " + choice.kind + " on " + choice.system + ": " +
+                                    problem);
     sim::FiredFault record;
     sim::Time quiet = world_.now();
     const std::vector<sim::NodeId> no_nodes;
     sim::FaultAct act{world_, spec, hooks, no_nodes, no_nodes, record, quiet};
     type->firing().fire(act);
-    line("fault: " + choice.system + " " + type->testkit_words() + " for " + std::to_string(millis) + " ms");
+    line("fault: " + choice.system + " " + type->testkit_words() + " for " +
+         std::to_string(millis) + " ms");
 }
 
 void ContractHarness::run_time(int64_t millis) {
@@ -579,8 +673,10 @@ void ContractHarness::run_time(int64_t millis) {
 }
 
 void ContractHarness::advance(int64_t millis) {
-    log_calls();  // the previous step's; the calls of timers and late answers in these millis are this step's
-    // The calls in flight now end first (a few ms each), oldest first; calls their answers make stay in flight.
+    log_calls();  // the previous step's; the calls of timers and late answers in these millis are
+                  // this step's
+    // The calls in flight now end first (a few ms each), oldest first; calls their answers make
+    // stay in flight.
     const uint64_t last = calls_in_flight_.empty() ? 0 : calls_in_flight_.back().seq;
     while (!calls_in_flight_.empty() && calls_in_flight_.front().seq <= last) take_step(0);
     run_time(millis);
@@ -590,20 +686,27 @@ void ContractHarness::advance(int64_t millis) {
 
 void ContractHarness::hold_call(Subtask& caller, engine::SinkContext::AsyncCall call) {
     ++calls_sent_;
-    const std::string system = call.system == &objects_ ? "objects" : call.system == &documents_ ? "documents" : "key_values";
-    calls_.push_back("       " + caller.name() + " -> " + system + ": call #" + std::to_string(call.id) + " SENT (in flight)");
+    const std::string system = call.system == &objects_     ? "objects"
+                               : call.system == &documents_ ? "documents"
+                                                            : "key_values";
+    calls_.push_back("       " + caller.name() + " -> " + system + ": call #" +
+                     std::to_string(call.id) + " SENT (in flight)");
     calls_in_flight_.push_back(InFlight{&caller, system, std::move(call), false, calls_sent_});
     if (paths_ != nullptr) ++paths_->effects["asynchronous calls sent"];
 }
 
 void ContractHarness::take_step(size_t index) {
-    run_time(kLegMillis);  // the leg travels (timers due meanwhile fire; none drops a call of a live instance)
+    run_time(kLegMillis);  // the leg travels (timers due meanwhile fire; none drops a call of a
+                           // live instance)
     if (index >= calls_in_flight_.size()) return;
     InFlight& step = calls_in_flight_[index];
-    const std::string call = "       call #" + std::to_string(step.call.id) + " of " + step.caller->name();
+    const std::string call =
+        "       call #" + std::to_string(step.call.id) + " of " + step.caller->name();
     if (!step.landed) {
         step.landed = true;
-        calls_.push_back(call + ": its request LANDS at " + step.system + (calls_in_flight_.size() > 1 && index > 0 ? " (overtaking older calls)" : ""));
+        calls_.push_back(
+            call + ": its request LANDS at " + step.system +
+            (calls_in_flight_.size() > 1 && index > 0 ? " (overtaking older calls)" : ""));
         const std::function<void()> land = std::move(step.call.land);
         land();  // the system notes the call it applies
         return;
@@ -611,12 +714,16 @@ void ContractHarness::take_step(size_t index) {
     InFlight done = std::move(step);
     calls_in_flight_.erase(calls_in_flight_.begin() + static_cast<std::ptrdiff_t>(index));
     const auto state = done.caller->incarnation->state;
-    const bool reachable = state != Incarnation::State::crashed;  // a closed instance still gets its late answers
-    calls_.push_back(call + ": its answer " + (reachable ? "reaches it" : "is dropped (the instance is gone)") +
+    const bool reachable =
+        state != Incarnation::State::crashed;  // a closed instance still gets its late answers
+    calls_.push_back(call + ": its answer " +
+                     (reachable ? "reaches it" : "is dropped (the instance is gone)") +
                      (index > 0 ? " (overtaking older calls)" : ""));
     if (!reachable) return;
-    if (paths_ != nullptr && state != Incarnation::State::live) ++paths_->effects["asynchronous answers delivered to a closed (zombie) instance"];
-    if (paths_ != nullptr && index > 0) ++paths_->effects["asynchronous calls overtaking older ones"];
+    if (paths_ != nullptr && state != Incarnation::State::live)
+        ++paths_->effects["asynchronous answers delivered to a closed (zombie) instance"];
+    if (paths_ != nullptr && index > 0)
+        ++paths_->effects["asynchronous calls overtaking older ones"];
     done.call.answer();
 }
 
@@ -626,17 +733,23 @@ void ContractHarness::step_call(int32_t pick) {
     const size_t index = static_cast<size_t>(pick) % calls_in_flight_.size();
     const bool lands = !calls_in_flight_[index].landed;
     take_step(index);
-    line(std::string("one call in flight ") + (lands ? "lands" : "is answered") + " (#" + std::to_string(index + 1) + " of those in flight)", true);
+    line(std::string("one call in flight ") + (lands ? "lands" : "is answered") + " (#" +
+             std::to_string(index + 1) + " of those in flight)",
+         true);
     fail_over_if_failed();
 }
 
-bool ContractHarness::wait_for_flush(Subtask& subtask, int64_t id, const std::vector<int32_t>& call_picks) {
+bool ContractHarness::wait_for_flush(Subtask& subtask, int64_t id,
+                                     const std::vector<int32_t>& call_picks) {
     Incarnation& incarnation = *subtask.incarnation;
     const auto state = incarnation.state;
     for (size_t round = 0; round < kFlushSteps; ++round) {
         if (subtask.sink->prepare_pre_commit(id)) return incarnation.state == state;
         if (incarnation.state != state || violation_) return false;
-        if (round == 0) calls_.push_back("       " + subtask.name() + " is not ready to pre-commit (prepare_pre_commit): it waits, taking no input");
+        if (round == 0)
+            calls_.push_back(
+                "       " + subtask.name() +
+                " is not ready to pre-commit (prepare_pre_commit): it waits, taking no input");
         if (calls_in_flight_.empty()) {
             run_time(10);  // its own timers (a back-off) may be what it waits for
             continue;
@@ -644,8 +757,10 @@ bool ContractHarness::wait_for_flush(Subtask& subtask, int64_t id, const std::ve
         const size_t pick = round < call_picks.size() ? static_cast<size_t>(call_picks[round]) : 0;
         take_step(pick % calls_in_flight_.size());
     }
-    violation_ = subtask.name() + " never got ready to pre-commit checkpoint " + std::to_string(id) + ": prepare_pre_commit said false through " +
-                 std::to_string(kFlushSteps) + " steps of calls in flight (or 10 ms each with none)";
+    violation_ = subtask.name() + " never got ready to pre-commit checkpoint " +
+                 std::to_string(id) + ": prepare_pre_commit said false through " +
+                 std::to_string(kFlushSteps) +
+                 " steps of calls in flight (or 10 ms each with none)";
     return false;
 }
 
@@ -665,7 +780,8 @@ void ContractHarness::finish() {
     }
     armed_point_.reset();
     line("FINAL: every fault healed");
-    while (latest_zombie() != nullptr) close_zombie();  // their TaskManagers learn of the cancel at last
+    while (latest_zombie() != nullptr)
+        close_zombie();  // their TaskManagers learn of the cancel at last
     advance(2000);
     restore_from_savepoint(parallelism_);  // a job still stopped starts again
     if (checks_.crash_after_checkpoint) checkpoint_then_crash();
@@ -681,7 +797,8 @@ void ContractHarness::finish() {
         }
         return;
     }
-    if (!violation_) violation_ = "the final checkpoint did not complete in 5 rounds without faults";
+    if (!violation_)
+        violation_ = "the final checkpoint did not complete in 5 rounds without faults";
 }
 
 }  // namespace eosim::testkit

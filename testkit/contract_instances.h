@@ -14,9 +14,11 @@ namespace eosim::testkit {
 inline constexpr sim::EventKind kTick{"testkit.tick"};
 inline constexpr sim::EventKind kSinkTimer{"testkit.sink_timer"};
 inline constexpr int kRestoreAttempts = 30;
-inline constexpr size_t kFlushSteps = 2000;  // steps of calls (or 10 ms) a subtask may wait for prepare_pre_commit
-inline constexpr int64_t kLegMillis = 5;     // the virtual time one step of a call in flight takes
-inline constexpr int64_t kEverything = std::numeric_limits<int64_t>::max();  // a count or barrier without a limit
+inline constexpr size_t kFlushSteps =
+    2000;  // steps of calls (or 10 ms) a subtask may wait for prepare_pre_commit
+inline constexpr int64_t kLegMillis = 5;  // the virtual time one step of a call in flight takes
+inline constexpr int64_t kEverything =
+    std::numeric_limits<int64_t>::max();  // a count or barrier without a limit
 
 struct ContractHarness::Subtask {
     Incarnation* incarnation = nullptr;
@@ -30,9 +32,9 @@ struct ContractHarness::Subtask {
 
 struct ContractHarness::Incarnation {
     // An instance's life (testkit/README.md, "An instance's life"): live; zombie (the job failed
-    // over without reaching it: not closed, it finishes what reaches it); failed (it failed the job,
-    // close() comes next); closed (close() called: only its own timers and its calls' late answers
-    // are left); crashed (its process died: nothing at all).
+    // over without reaching it: not closed, it finishes what reaches it); failed (it failed the
+    // job, close() comes next); closed (close() called: only its own timers and its calls' late
+    // answers are left); crashed (its process died: nothing at all).
     enum class State : uint8_t { live, zombie, failed, closed, crashed };
     int32_t number = 0;
     std::vector<std::unique_ptr<Subtask>> subtasks;
@@ -61,19 +63,23 @@ public:
     int32_t parallelism() const override { return subtask_.incarnation->parallelism(); }
     int64_t attempt() const override { return subtask_.incarnation->number; }
     engine::RunObserver& observer() override { return harness_.observer_; }
-    std::optional<std::vector<std::string_view>> declared_points() const override { return harness_.config_->announced_points(); }
+    std::optional<std::vector<std::string_view>> declared_points() const override {
+        return harness_.config_->announced_points();
+    }
     void after(sim::Duration delay, std::function<void()> fn) override {
         Incarnation* incarnation = subtask_.incarnation;
         ContractHarness* harness = &harness_;
-        harness_.world_.scheduler().schedule(delay, subtask_.node, kSinkTimer, 0, [harness, incarnation, fn = std::move(fn)] {
-            // A crashed task is gone; any other's process lives on, and so do its timers: a zombie's,
-            // and a closed one's (cancelled, failed, stopped) until close() stopped them, as in the
-            // engine (engine/runtime/task.cpp, Task::after).
-            const auto state = incarnation->state;
-            if (state == Incarnation::State::crashed) return;
-            if (harness->finished_ && state == Incarnation::State::closed) ++harness->timers_after_close_;
-            fn();
-        });
+        harness_.world_.scheduler().schedule(
+            delay, subtask_.node, kSinkTimer, 0, [harness, incarnation, fn = std::move(fn)] {
+                // A crashed task is gone; any other's process lives on, and so do its timers: a
+                // zombie's, and a closed one's (cancelled, failed, stopped) until close() stopped
+                // them, as in the engine (engine/runtime/task.cpp, Task::after).
+                const auto state = incarnation->state;
+                if (state == Incarnation::State::crashed) return;
+                if (harness->finished_ && state == Incarnation::State::closed)
+                    ++harness->timers_after_close_;
+                fn();
+            });
     }
     void send(AsyncCall call) override { harness_.hold_call(subtask_, std::move(call)); }
     void fail(const std::string& reason) override {

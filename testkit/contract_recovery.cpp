@@ -25,15 +25,18 @@ std::vector<engine::RestoredSinkState> ContractHarness::restored_states(int32_t 
     const std::vector<std::string>& states = checkpoints_.at(last_completed_).states;
     for (size_t j = 0; j < states.size(); ++j) {
         const auto old_subtask = static_cast<int32_t>(j);
-        if (engine::restoring_subtask(old_subtask, parallelism_) == subtask) out.push_back(engine::RestoredSinkState{old_subtask, states[j]});
+        if (engine::restoring_subtask(old_subtask, parallelism_) == subtask)
+            out.push_back(engine::RestoredSinkState{old_subtask, states[j]});
     }
     return out;
 }
 
 void ContractHarness::restore(const char* why, int32_t parallelism) {
     const int32_t restored_parallelism =
-        last_completed_ == 0 ? parallelism : static_cast<int32_t>(checkpoints_.at(last_completed_).states.size());
-    const bool failover = std::string_view(why).starts_with("after");  // "after the crash", "after the cancel", ...
+        last_completed_ == 0 ? parallelism
+                             : static_cast<int32_t>(checkpoints_.at(last_completed_).states.size());
+    const bool failover =
+        std::string_view(why).starts_with("after");  // "after the crash", "after the cancel", ...
     parallelism_ = parallelism;
     in_flight_.reset();  // a checkpoint in flight dies with the incarnation that took it
     for (int attempt = 0; attempt < kRestoreAttempts; ++attempt) {
@@ -50,7 +53,8 @@ void ContractHarness::restore(const char* why, int32_t parallelism) {
             auto subtask = std::make_unique<Subtask>();
             subtask->incarnation = &current;
             subtask->index = i;
-            subtask->node = world_.nodes().add("task-" + std::to_string(current.number) + "-" + std::to_string(i));
+            subtask->node = world_.nodes().add("task-" + std::to_string(current.number) + "-" +
+                                               std::to_string(i));
             subtask->context = std::make_unique<Context>(*this, *subtask);
             subtask->position = completed_position();
             current.subtasks.push_back(std::move(subtask));
@@ -59,25 +63,36 @@ void ContractHarness::restore(const char* why, int32_t parallelism) {
         int32_t opened = 0;
         for (const auto& subtask : current.subtasks) {
             subtask->sink = config_->make(*subtask->context, systems_, options_.runtime);
-            if (!subtask->sink->open(last_completed_, restored_states(subtask->index)) || current.state != Incarnation::State::live) break;
+            if (!subtask->sink->open(last_completed_, restored_states(subtask->index)) ||
+                current.state != Incarnation::State::live)
+                break;
             ++opened;
         }
         if (opened == parallelism) {
-            if (paths_ != nullptr && restored_parallelism != parallelism) ++paths_->effects["restored at another parallelism"];
-            if (paths_ != nullptr && restored_parallelism > parallelism) ++paths_->effects["restored at a smaller parallelism (scale-in)"];
-            if (paths_ != nullptr && restored_parallelism != parallelism && failover) ++paths_->effects["rescaled at a failover"];
-            if (paths_ != nullptr && parallelism > 1) ++paths_->effects["incarnations with parallel subtasks"];
-            const std::string rescaled = restored_parallelism == parallelism
-                                             ? std::string()
-                                             : ", RESCALED from " + std::to_string(restored_parallelism) + " subtask(s)";
-            line(current.name() + " opens " + why + " with " + std::to_string(parallelism) + " subtask(s)" +
-                     (last_completed_ == 0 ? std::string(" from scratch")
-                                           : " from checkpoint " + std::to_string(last_completed_) + " (covers #1..#" +
-                                                 std::to_string(completed_position()) + ")" + rescaled),
+            if (paths_ != nullptr && restored_parallelism != parallelism)
+                ++paths_->effects["restored at another parallelism"];
+            if (paths_ != nullptr && restored_parallelism > parallelism)
+                ++paths_->effects["restored at a smaller parallelism (scale-in)"];
+            if (paths_ != nullptr && restored_parallelism != parallelism && failover)
+                ++paths_->effects["rescaled at a failover"];
+            if (paths_ != nullptr && parallelism > 1)
+                ++paths_->effects["incarnations with parallel subtasks"];
+            const std::string rescaled =
+                restored_parallelism == parallelism
+                    ? std::string()
+                    : ", RESCALED from " + std::to_string(restored_parallelism) + " subtask(s)";
+            line(current.name() + " opens " + why + " with " + std::to_string(parallelism) +
+                     " subtask(s)" +
+                     (last_completed_ == 0
+                          ? std::string(" from scratch")
+                          : " from checkpoint " + std::to_string(last_completed_) +
+                                " (covers #1..#" + std::to_string(completed_position()) + ")" +
+                                rescaled),
                  true);
             return;
         }
-        if (current.state == Incarnation::State::crashed) continue;  // at a point in open(): logged there
+        if (current.state == Incarnation::State::crashed)
+            continue;  // at a point in open(): logged there
         if (current.state == Incarnation::State::live) {
             current.state = Incarnation::State::failed;
             current.failure = "subtask " + std::to_string(opened) + ": open returned false";
@@ -91,9 +106,9 @@ void ContractHarness::restore(const char* why, int32_t parallelism) {
     }
 }
 
-// Every subtask of `incarnation` writes what it has not, and a checkpoint of it all is pre-committed
-// and completed (notified at once). False when the incarnation stopped being the live one before
-// the checkpoint could complete.
+// Every subtask of `incarnation` writes what it has not, and a checkpoint of it all is
+// pre-committed and completed (notified at once). False when the incarnation stopped being the live
+// one before the checkpoint could complete.
 bool ContractHarness::checkpoint_everything(Incarnation* incarnation) {
     in_flight_.reset();
     const int64_t written = static_cast<int64_t>(sequence_.size());
@@ -112,7 +127,8 @@ bool ContractHarness::checkpoint_everything(Incarnation* incarnation) {
 void ContractHarness::checkpoint_then_crash() {
     Incarnation* incarnation = live();
     if (incarnation == nullptr || violation_) return;
-    line("FINAL: " + incarnation->name() + " checkpoints everything written, then CRASHES (what it has in flight dies): "
+    line("FINAL: " + incarnation->name() +
+         " checkpoints everything written, then CRASHES (what it has in flight dies): "
          "a completed checkpoint must not need its calls in flight");
     if (!checkpoint_everything(incarnation) || live() != incarnation) return;
     line(incarnation->name() + " CRASHES right after the checkpoint completed");

@@ -24,7 +24,8 @@ public:
     bool has_system(const std::string& system) const override {
         const auto& known = contract_systems();
         if (std::find(known.begin(), known.end(), system) == known.end()) return false;
-        if (asked_ != nullptr && std::find(asked_->begin(), asked_->end(), system) == asked_->end()) asked_->push_back(system);
+        if (asked_ != nullptr && std::find(asked_->begin(), asked_->end(), system) == asked_->end())
+            asked_->push_back(system);
         return true;
     }
 
@@ -32,14 +33,21 @@ private:
     std::vector<std::string>* asked_;
 };
 
-const std::vector<std::string> kEngineFaults = {"crash", "crash_at_point", "zombie", "notification_lost", "notification_late",
+const std::vector<std::string> kEngineFaults = {"crash",
+                                                "crash_at_point",
+                                                "zombie",
+                                                "notification_lost",
+                                                "notification_late",
                                                 "stop_with_savepoint"};
 
 // The outside-system fault kinds of one system.
 std::vector<std::string> system_fault_kinds(const std::string& system) {
-    if (system == "kafka") return {"broker_unavailable", "kafka_write_failure", "kafka_commit_errors", "kafka_commit_outcome_unknown"};
+    if (system == "kafka")
+        return {"broker_unavailable", "kafka_write_failure", "kafka_commit_errors",
+                "kafka_commit_outcome_unknown"};
     if (system == "append_store") return {"system_unavailable"};
-    if (system == "documents") return {"system_unavailable", "system_write_errors", "bulk_partial_failure", kCallRaces};
+    if (system == "documents")
+        return {"system_unavailable", "system_write_errors", "bulk_partial_failure", kCallRaces};
     return {"system_unavailable", "system_write_errors", kCallRaces};
 }
 
@@ -49,7 +57,8 @@ std::string joined(const std::vector<std::string>& names) {
     return out;
 }
 
-// Everything a check needs besides the options: the config, the systems it uses, the checks, the model.
+// Everything a check needs besides the options: the config, the systems it uses, the checks, the
+// model.
 struct Plan {
     std::shared_ptr<const engine::SinkConfig> config;
     std::vector<std::string> systems;
@@ -69,20 +78,23 @@ bool calls_asynchronously(const Plan& plan, const ContractOptions& options) {
         probe.write(0, keys);
         probe.pre_commit(0);
     } catch (const std::exception&) {
-        // A sink that breaks its contract here (e.g. announces an undeclared point) breaks it in the
-        // cases too, where the property reports it: the probe only asks whether it calls asynchronously.
+        // A sink that breaks its contract here (e.g. announces an undeclared point) breaks it in
+        // the cases too, where the property reports it: the probe only asks whether it calls
+        // asynchronously.
     }
     return probe.calls_sent() > 0;
 }
 
-// The outside systems the cases use: the user's choice (checked), else the sink's Kafka topic and the
-// systems the kind asked for, else every one the testkit has.
-std::vector<std::string> plan_systems(const ContractOptions& options, const std::vector<std::string>& asked,
+// The outside systems the cases use: the user's choice (checked), else the sink's Kafka topic and
+// the systems the kind asked for, else every one the testkit has.
+std::vector<std::string> plan_systems(const ContractOptions& options,
+                                      const std::vector<std::string>& asked,
                                       const engine::SinkConfig& config) {
     const auto& known = contract_systems();
     for (const std::string& s : options.systems) {
         if (std::find(known.begin(), known.end(), s) == known.end()) {
-            throw std::invalid_argument("ContractOptions::systems: unknown system \"" + s + "\"; the testkit's: " + joined(known));
+            throw std::invalid_argument("ContractOptions::systems: unknown system \"" + s +
+                                        "\"; the testkit's: " + joined(known));
         }
     }
     if (!options.systems.empty()) return options.systems;
@@ -117,15 +129,19 @@ std::map<std::string, int> chosen_weights(const ContractOptions& options, const 
     std::map<std::string, int> chosen;
     for (const auto& [kind, weight] : options.faults) {
         if (!known.contains(kind)) {
-            throw std::invalid_argument("ContractOptions::faults: unknown fault kind \"" + kind + "\"; the contract level's: " +
-                                        joined(std::vector<std::string>(known.begin(), known.end())));
+            throw std::invalid_argument(
+                "ContractOptions::faults: unknown fault kind \"" + kind +
+                "\"; the contract level's: " +
+                joined(std::vector<std::string>(known.begin(), known.end())));
         }
-        if (weight < 0) throw std::invalid_argument("ContractOptions::faults[\"" + kind + "\"]: a weight >= 0");
+        if (weight < 0)
+            throw std::invalid_argument("ContractOptions::faults[\"" + kind + "\"]: a weight >= 0");
         if (weight > 0 && !applicable.contains(kind)) {
-            throw std::invalid_argument("ContractOptions::faults: \"" + kind + "\" does not apply: the sink uses " +
-                                        joined(plan.systems) + (kind == "zombie" ? " and zombies are off" : "") +
-                                        (kind == kCallRaces ? " (and races are off, or none of them races)" : "") +
-                                        " (ContractOptions::systems names the systems whose faults are drawn)");
+            throw std::invalid_argument(
+                "ContractOptions::faults: \"" + kind + "\" does not apply: the sink uses " +
+                joined(plan.systems) + (kind == "zombie" ? " and zombies are off" : "") +
+                (kind == kCallRaces ? " (and races are off, or none of them races)" : "") +
+                " (ContractOptions::systems names the systems whose faults are drawn)");
         }
         if (weight > 0) chosen[kind] = weight;
     }
@@ -134,8 +150,9 @@ std::map<std::string, int> chosen_weights(const ContractOptions& options, const 
 
 // The fault kinds the cases draw and their weights: the applicable ones, then the user's choice;
 // `kind_systems`: each outside kind -> the plan's systems it applies to.
-std::map<std::string, int> fault_weights(const ContractOptions& options, const Plan& plan,
-                                         const std::map<std::string, std::vector<std::string>>& kind_systems) {
+std::map<std::string, int> fault_weights(
+    const ContractOptions& options, const Plan& plan,
+    const std::map<std::string, std::vector<std::string>>& kind_systems) {
     std::map<std::string, int> weights;
     for (const std::string& k : kEngineFaults) {
         if (k != "zombie" || options.zombies) weights[k] = 1;
@@ -153,16 +170,20 @@ Plan make_plan(const ContractOptions& options) {
     std::vector<std::string> asked;
     plan.config = configure_sink_recording(options, &asked);
     plan.systems = plan_systems(options, asked, *plan.config);
-    plan.check_names = contract_checks(options, plan.config->output_shape(), !plan.config->kafka_topic().empty());
+    plan.check_names =
+        contract_checks(options, plan.config->output_shape(), !plan.config->kafka_topic().empty());
     plan.checks = checks_named(plan.check_names);
-    std::map<std::string, std::vector<std::string>> kind_systems;  // outside kind -> systems it applies to
+    std::map<std::string, std::vector<std::string>>
+        kind_systems;  // outside kind -> systems it applies to
     for (const std::string& system : plan.systems) {
-        for (const std::string& kind : system_fault_kinds(system)) kind_systems[kind].push_back(system);
+        for (const std::string& kind : system_fault_kinds(system))
+            kind_systems[kind].push_back(system);
     }
     const std::map<std::string, int> weights = fault_weights(options, plan, kind_systems);
     auto data = std::make_shared<ModelData>();
     data->keys = std::max(1, options.keys);
-    if (options.parallelism < 1) throw std::invalid_argument("ContractOptions::parallelism: at least 1 subtask");
+    if (options.parallelism < 1)
+        throw std::invalid_argument("ContractOptions::parallelism: at least 1 subtask");
     data->parallelism = options.parallelism;
     for (const auto& [kind, weight] : weights) {
         auto it = kind_systems.find(kind);
@@ -176,20 +197,25 @@ Plan make_plan(const ContractOptions& options) {
             data->fault_weights.push_back(weight * 60 / static_cast<int>(it->second.size()));
         }
     }
-    data->async_calls = options.async_calls.value_or(false) || (!options.async_calls && calls_asynchronously(plan, options));
+    data->async_calls = options.async_calls.value_or(false) ||
+                        (!options.async_calls && calls_asynchronously(plan, options));
     data->points = aimed_sink_points(*plan.config, options.points, "ContractOptions::points");
     plan.model.data = std::move(data);
     return plan;
 }
 
-std::function<void()> property_of(const Plan& plan, const ContractOptions& options, std::shared_ptr<FaultPaths> paths) {
+std::function<void()> property_of(const Plan& plan, const ContractOptions& options,
+                                  std::shared_ptr<FaultPaths> paths) {
     return [plan, options, paths] {
         const uint64_t seed = *rc::gen::inRange<uint64_t>(1, 1'000'000'000);
-        // Half the cases run one subtask (the single-subtask paths keep their share), half 2..parallelism.
+        // Half the cases run one subtask (the single-subtask paths keep their share),
+        // half 2..parallelism.
         const int32_t most = plan.model->parallelism;
-        const auto parallelism = most == 1 ? 1
-                                           : *rc::gen::weightedOneOf<int32_t>(
-                                                 {{1, rc::gen::just<int32_t>(1)}, {1, rc::gen::resize(100, rc::gen::inRange<int32_t>(2, most + 1))}});
+        const auto parallelism =
+            most == 1 ? 1
+                      : *rc::gen::weightedOneOf<int32_t>(
+                            {{1, rc::gen::just<int32_t>(1)},
+                             {1, rc::gen::resize(100, rc::gen::inRange<int32_t>(2, most + 1))}});
         const auto commands = *rc::state::gen::commands(plan.model, next_command);
         ContractChecks checks = plan.checks;
         checks.crash_after_checkpoint = plan.model->async_calls;
@@ -197,13 +223,15 @@ std::function<void()> property_of(const Plan& plan, const ContractOptions& optio
         harness.start(parallelism);
         check_now(harness);
         for (const auto& command : commands) {
-            if (const std::string kind = drawn_fault_kind(*command); !kind.empty()) ++paths->drawn[kind];
+            if (const std::string kind = drawn_fault_kind(*command); !kind.empty())
+                ++paths->drawn[kind];
         }
         rc::state::runAll(commands, plan.model, harness);
         harness.finish();
         if (auto v = harness.check_final()) {
             const std::string the_sink_broke_the_contract =
-                *v + "\n\nWhat happened (the shrunk run, step by step; world seed " + std::to_string(seed) + "):\n" + harness.log();
+                *v + "\n\nWhat happened (the shrunk run, step by step; world seed " +
+                std::to_string(seed) + "):\n" + harness.log();
             RC_FAIL(the_sink_broke_the_contract);
         }
     };
@@ -218,11 +246,11 @@ public:
 };
 
 // The fault-path report; `missing` gets what was requested and never exercised.
-std::string fault_path_report(const ContractOptions& options, const Plan& plan, const FaultPaths& paths,
-                              std::vector<std::string>* missing) {
+std::string fault_path_report(const ContractOptions& options, const Plan& plan,
+                              const FaultPaths& paths, std::vector<std::string>* missing) {
     std::ostringstream out;
-    out << "fault paths (over every case run, shrinking included; sink uses " << joined(plan.systems) << "; checks "
-        << joined(plan.check_names) << "):\n";
+    out << "fault paths (over every case run, shrinking included; sink uses "
+        << joined(plan.systems) << "; checks " << joined(plan.check_names) << "):\n";
     std::set<std::string> kinds;
     for (const auto& [kind, w] : plan.model->weights) {
         if (w > 0) kinds.insert(kind);
@@ -232,9 +260,11 @@ std::string fault_path_report(const ContractOptions& options, const Plan& plan, 
         auto it = paths.drawn.find(kind);
         const int64_t drawn = it == paths.drawn.end() ? 0 : it->second;
         out << "  " << kind << ": drawn " << drawn << "\n";
-        if (drawn == 0 && options.faults.contains(kind)) missing->push_back("fault kind " + kind + " was never drawn");
+        if (drawn == 0 && options.faults.contains(kind))
+            missing->push_back("fault kind " + kind + " was never drawn");
     }
-    for (const auto& [effect, count] : paths.effects) out << "  " << effect << ": " << count << "\n";
+    for (const auto& [effect, count] : paths.effects)
+        out << "  " << effect << ": " << count << "\n";
     out << "sink points announced:";
     if (paths.announced.empty()) out << " none";
     for (const auto& [point, count] : paths.announced) out << " " << point << " x" << count;
@@ -248,7 +278,8 @@ std::string fault_path_report(const ContractOptions& options, const Plan& plan, 
             << ": crashes aimed there never fired (announce a point with eosim::engine::announce_point, "
                "engine/connectors/sink_points.h)\n";
         if (!options.points.empty()) {
-            for (const std::string& p : silent) missing->push_back("point " + p + " was never announced by the sink");
+            for (const std::string& p : silent)
+                missing->push_back("point " + p + " was never announced by the sink");
         }
     }
     return out.str();
@@ -260,24 +291,32 @@ const char* to_string(Guarantee guarantee) {
     return guarantee == Guarantee::exactly_once ? "exactly_once" : "at_least_once";
 }
 
-std::vector<std::string> contract_checks(const ContractOptions& options, engine::SinkOutputShape shape, bool writes_kafka) {
+std::vector<std::string> contract_checks(const ContractOptions& options,
+                                         engine::SinkOutputShape shape, bool writes_kafka) {
     if (shape == engine::SinkOutputShape::key_counts) {
         // Its sinks name records by their source identity (sink_registry.h), which the contract
         // level's commands do not carry: only a job reading Kafka gives records one.
-        throw std::invalid_argument("the sink's output is key counts (it names records by their source offset): the "
-                                    "contract level, whose commands carry no source offsets, does not judge it");
+        throw std::invalid_argument(
+            "the sink's output is key counts (it names records by their source offset): the "
+            "contract level, whose commands carry no source offsets, does not judge it");
     }
     const bool table = shape == engine::SinkOutputShape::keyed_table;
     if (!options.oracles.empty()) {
-        const std::vector<std::string> known = {"exactly_once_output", "at_least_once_output", "visibility", "no_key_backwards",
-                                                "no_leaks", "freshness"};
+        const std::vector<std::string> known = {"exactly_once_output",
+                                                "at_least_once_output",
+                                                "visibility",
+                                                "no_key_backwards",
+                                                "no_leaks",
+                                                "freshness"};
         for (const std::string& name : options.oracles) {
             if (std::find(known.begin(), known.end(), name) == known.end()) {
-                throw std::invalid_argument("ContractOptions::oracles: \"" + name + "\" is not a contract-level check; known: " +
-                                            joined(known));
+                throw std::invalid_argument(
+                    "ContractOptions::oracles: \"" + name +
+                    "\" is not a contract-level check; known: " + joined(known));
             }
             if (name == "no_key_backwards" && !table) {
-                throw std::invalid_argument("ContractOptions::oracles: no_key_backwards judges a keyed table; the sink's output is appended");
+                throw std::invalid_argument(
+                    "ContractOptions::oracles: no_key_backwards judges a keyed table; the sink's output is appended");
             }
         }
         return options.oracles;
@@ -286,25 +325,29 @@ std::vector<std::string> contract_checks(const ContractOptions& options, engine:
     const bool exactly_once = options.guarantee == Guarantee::exactly_once;
     out.emplace_back(exactly_once ? "exactly_once_output" : "at_least_once_output");
     if (table && exactly_once) out.emplace_back("no_key_backwards");
-    const Visibility visibility =
-        options.visibility.value_or(!table && exactly_once ? Visibility::committed_only : Visibility::eventually);
+    const Visibility visibility = options.visibility.value_or(
+        !table && exactly_once ? Visibility::committed_only : Visibility::eventually);
     if (visibility == Visibility::committed_only) out.emplace_back("visibility");
     if (exactly_once && writes_kafka) out.emplace_back("freshness");
     return out;
 }
 
-std::vector<std::string> aimed_sink_points(const engine::SinkConfig& config, const std::vector<std::string>& requested,
+std::vector<std::string> aimed_sink_points(const engine::SinkConfig& config,
+                                           const std::vector<std::string>& requested,
                                            const std::string& option) {
     std::vector<std::string> declared;
     for (std::string_view p : config.announced_points()) declared.emplace_back(p);
     if (requested.empty()) return declared;
     for (const std::string& point : requested) {
-        const bool sink_point = std::find(std::begin(engine::sink_points::kAll), std::end(engine::sink_points::kAll), point) !=
-                                std::end(engine::sink_points::kAll);
+        const bool sink_point =
+            std::find(std::begin(engine::sink_points::kAll), std::end(engine::sink_points::kAll),
+                      point) != std::end(engine::sink_points::kAll);
         if (sink_point && std::find(declared.begin(), declared.end(), point) == declared.end()) {
-            throw std::invalid_argument(option + ": the sink does not declare " + point + " (SinkConfig::announced_points() lists " +
-                                        (declared.empty() ? std::string("none") : joined(declared)) +
-                                        "): a fault placed there could never fire, and a scenario naming it is refused");
+            throw std::invalid_argument(
+                option + ": the sink does not declare " + point +
+                " (SinkConfig::announced_points() lists " +
+                (declared.empty() ? std::string("none") : joined(declared)) +
+                "): a fault placed there could never fire, and a scenario naming it is refused");
         }
     }
     return requested;
@@ -314,14 +357,15 @@ std::shared_ptr<const engine::SinkConfig> configure_sink(const ContractOptions& 
     return configure_sink_recording(options, nullptr);
 }
 
-std::shared_ptr<const engine::SinkConfig> configure_sink_recording(const ContractOptions& options,
-                                                                   std::vector<std::string>* systems_asked) {
+std::shared_ptr<const engine::SinkConfig> configure_sink_recording(
+    const ContractOptions& options, std::vector<std::string>* systems_asked) {
     if (options.config) return options.config;
     const engine::SinkKind* kind = engine::SinkRegistry::global().find(options.sink);
     if (kind == nullptr) {
         std::string names;
         for (const std::string& n : engine::SinkRegistry::global().names()) names += " " + n;
-        throw std::invalid_argument("unknown sink kind \"" + options.sink + "\"; registered:" + names);
+        throw std::invalid_argument("unknown sink kind \"" + options.sink +
+                                    "\"; registered:" + names);
     }
     nlohmann::json json = options.options.is_null() ? nlohmann::json::object() : options.options;
     if (options.sink == "kafka" && !json.contains("topic")) json["topic"] = "output";
@@ -331,7 +375,8 @@ std::shared_ptr<const engine::SinkConfig> configure_sink_recording(const Contrac
         reader.finish();
         return config;
     } catch (const engine::SinkOptionsError& e) {
-        throw std::invalid_argument("sink \"" + options.sink + "\" options" + e.path() + ": " + e.expected());
+        throw std::invalid_argument("sink \"" + options.sink + "\" options" + e.path() + ": " +
+                                    e.expected());
     }
 }
 
@@ -353,15 +398,17 @@ ContractResult check_sink_contract(const ContractOptions& options) {
     // configuration's reproduce map would replace the cases these options draw: the report's replay
     // line (the same options) is the one way to reproduce, so neither is used here.
     SilentListener listener;
-    const auto result = rc::detail::checkProperty(rc::detail::toProperty(property_of(plan, options, paths)), metadata, params,
-                                                  listener, {});
+    const auto result = rc::detail::checkProperty(
+        rc::detail::toProperty(property_of(plan, options, paths)), metadata, params, listener, {});
     ContractResult out;
-    const std::string name = options.config ? std::string("under test") : "\"" + options.sink + "\"";
+    const std::string name =
+        options.config ? std::string("under test") : "\"" + options.sink + "\"";
     std::ostringstream report;
     if (result.template is<rc::detail::SuccessResult>()) {
         out.passed = true;
         out.cases = result.template get<rc::detail::SuccessResult>().numSuccess;
-        report << "sink " << name << " kept the contract in " << out.cases << " cases (" << to_string(options.guarantee) << ")\n";
+        report << "sink " << name << " kept the contract in " << out.cases << " cases ("
+               << to_string(options.guarantee) << ")\n";
     } else if (result.template is<rc::detail::FailureResult>()) {
         const auto& failure = result.template get<rc::detail::FailureResult>();
         out.cases = failure.numSuccess;
@@ -371,11 +418,15 @@ ContractResult check_sink_contract(const ContractOptions& options) {
         if (const size_t at = description.find(marker); at != std::string::npos) {
             description.erase(0, description.find_first_not_of("\n ", at + marker.size()));
         }
-        report << "sink " << name << " BROKE the contract after " << out.cases << " passing case(s):\n"
+        report << "sink " << name << " BROKE the contract after " << out.cases
+               << " passing case(s):\n"
                << description << "\n\nThe commands (shrunk):\n";
-        for (size_t i = 1; i < failure.counterExample.size(); ++i) report << failure.counterExample[i].second << "\n";
-        report << "\nReplay: run " << (options.program.empty() ? std::string("<your test binary>") : options.program)
-               << " again with the same options (ContractOptions::seed = " << options.seed << ", cases = " << options.cases
+        for (size_t i = 1; i < failure.counterExample.size(); ++i)
+            report << failure.counterExample[i].second << "\n";
+        report << "\nReplay: run "
+               << (options.program.empty() ? std::string("<your test binary>") : options.program)
+               << " again with the same options (ContractOptions::seed = " << options.seed
+               << ", cases = " << options.cases
                << "): the same seed finds the same case (the world seed above is drawn from it).\n";
     } else {
         std::ostringstream other;

@@ -11,7 +11,8 @@
 
 namespace eosim::testing {
 
-inline const std::filesystem::path kCatalogue = std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "catalogue";
+inline const std::filesystem::path kCatalogue =
+    std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios" / "catalogue";
 
 // The catalogue's file for scenario `name` (e.g. "kafka-count-eos"); throws when there is none.
 inline std::filesystem::path catalogue_scenario(const std::string& name) {

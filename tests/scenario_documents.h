@@ -21,7 +21,8 @@ inline nlohmann::json catalogue_json(const std::string& name) {
 }
 
 // `document` written to a temporary file named `file_name` and loaded.
-inline scenarios::Scenario load_document(const nlohmann::json& document, const std::string& file_name = "scenario.json") {
+inline scenarios::Scenario load_document(const nlohmann::json& document,
+                                         const std::string& file_name = "scenario.json") {
     TempDir dir;
     return scenarios::load_scenario(dir.write(file_name, document.dump(2)));
 }
@@ -37,7 +38,8 @@ inline std::string load_error_path(const nlohmann::json& document) {
 }
 
 // The loader refuses `document` at `path`, with `fragment` in its message and the file named.
-inline void check_load_error(const nlohmann::json& document, const std::string& path, const std::string& fragment) {
+inline void check_load_error(const nlohmann::json& document, const std::string& path,
+                             const std::string& fragment) {
     try {
         load_document(document, "bad.json");
     } catch (const scenarios::ScenarioError& error) {

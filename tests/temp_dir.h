@@ -13,8 +13,10 @@ namespace eosim::testing {
 class TempDir {
 public:
     TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "eosim-test-XXXXXX").string();
-        if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + pattern);
+        std::string pattern =
+            (std::filesystem::temp_directory_path() / "eosim-test-XXXXXX").string();
+        if (mkdtemp(pattern.data()) == nullptr)
+            throw std::runtime_error("mkdtemp failed: " + pattern);
         path_ = pattern;
     }
     ~TempDir() {

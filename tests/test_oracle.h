@@ -13,10 +13,11 @@ namespace eosim::testing {
 template <typename OracleKind>
 void register_test_oracle(const char* name, const char* description) {
     static const bool registered = [&] {
-        oracles::OracleRegistry::global().add({name, description, [](const oracles::OracleJobFacts&) { return std::string(); },
-                                               [](oracles::OracleRunContext&) -> std::unique_ptr<oracles::Oracle> {
-                                                   return std::make_unique<OracleKind>();
-                                               }});
+        oracles::OracleRegistry::global().add(
+            {name, description, [](const oracles::OracleJobFacts&) { return std::string(); },
+             [](oracles::OracleRunContext&) -> std::unique_ptr<oracles::Oracle> {
+                 return std::make_unique<OracleKind>();
+             }});
         return true;
     }();
     (void)registered;

@@ -37,9 +37,10 @@ struct CheckpointBarrier {
 
 // How the exactly-once handler aligns (from the job's checkpointing configuration).
 enum class AlignmentMode : uint8_t {
-    aligned,                   // block channels until every barrier arrived
-    unaligned,                 // snapshot on the first barrier, persist in-flight data
-    aligned_then_unaligned,    // aligned, switched to unaligned `alignment_timeout` after the checkpoint started
+    aligned,                 // block channels until every barrier arrived
+    unaligned,               // snapshot on the first barrier, persist in-flight data
+    aligned_then_unaligned,  // aligned, switched to unaligned `alignment_timeout` after the
+                             // checkpoint started
 };
 
 class BarrierHandlerController {
@@ -49,17 +50,21 @@ public:
     virtual sim::Time now() const = 0;
     virtual void block_channel(int32_t channel) = 0;
     virtual void unblock_all_channels() = 0;
-    // Every live channel delivered barrier `checkpoint_id` (aligned): snapshot and forward the barrier.
+    // Every live channel delivered barrier `checkpoint_id` (aligned): snapshot and forward the
+    // barrier.
     virtual void trigger_snapshot(int64_t checkpoint_id) = 0;
     // This task gives up on `checkpoint_id`: declines it to the coordinator for `reason` and tells
-    // its downstream tasks in-band (a cancellation marker), unless it already forwarded the barrier.
-    virtual void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) = 0;
+    // its downstream tasks in-band (a cancellation marker), unless it already forwarded the
+    // barrier.
+    virtual void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason,
+                                  const std::string& detail) = 0;
 
     // ---- unaligned checkpoints (the aligned-only handlers never call these) ----
     // Snapshot now and send the barrier ahead of the queued output buffers (persisted as output
     // channel state). From every input channel whose barrier is still to come (`barrier_in[c]`
     // false), persist the buffers queued and those arriving until its barrier.
-    virtual void start_unaligned_snapshot(int64_t /*checkpoint_id*/, const std::vector<bool>& /*barrier_in*/) {}
+    virtual void start_unaligned_snapshot(int64_t /*checkpoint_id*/,
+                                          const std::vector<bool>& /*barrier_in*/) {}
     // The barrier of the unaligned checkpoint arrived on `channel`: its channel state is complete.
     virtual void channel_barrier_received(int32_t /*channel*/) {}
     // Every barrier arrived: the channel state is complete; persist it with the operator state.
@@ -74,8 +79,11 @@ class BarrierHandler {
 public:
     virtual ~BarrierHandler() = default;
     virtual void barrier_received(int32_t channel, const CheckpointBarrier& barrier) = 0;
-    void barrier_received(int32_t channel, int64_t checkpoint_id) { barrier_received(channel, CheckpointBarrier{checkpoint_id}); }
-    // An upstream task declined `checkpoint_id` and said so in-band (Flink's CancelCheckpointMarker).
+    void barrier_received(int32_t channel, int64_t checkpoint_id) {
+        barrier_received(channel, CheckpointBarrier{checkpoint_id});
+    }
+    // An upstream task declined `checkpoint_id` and said so in-band (Flink's
+    // CancelCheckpointMarker).
     virtual void cancellation_marker_received(int32_t channel, int64_t checkpoint_id) = 0;
     // notifyCheckpointAborted from the coordinator.
     virtual void checkpoint_aborted(int64_t checkpoint_id) = 0;
@@ -93,16 +101,20 @@ public:
     virtual int64_t pending_checkpoint() const = 0;
     // No barrier of the pending checkpoint was handled yet (none pending, or only announced).
     virtual bool awaiting_first_barrier() const { return pending_checkpoint() == 0; }
-    // True while `checkpoint_id` is pending and taken unaligned: its barriers are handled on arrival.
+    // True while `checkpoint_id` is pending and taken unaligned: its barriers are handled on
+    // arrival.
     virtual bool collecting_unaligned(int64_t /*checkpoint_id*/) const { return false; }
     virtual const char* name() const = 0;
 };
 
 std::unique_ptr<BarrierHandler> make_barrier_handler(CheckpointingMode mode, int32_t channels,
                                                      BarrierHandlerController& controller);
-// The exactly-once handler in the given alignment mode (`alignment_timeout` for aligned_then_unaligned).
-std::unique_ptr<BarrierHandler> make_barrier_handler(CheckpointingMode mode, AlignmentMode alignment,
-                                                     sim::Duration alignment_timeout, int32_t channels,
+// The exactly-once handler in the given alignment mode (`alignment_timeout` for
+// aligned_then_unaligned).
+std::unique_ptr<BarrierHandler> make_barrier_handler(CheckpointingMode mode,
+                                                     AlignmentMode alignment,
+                                                     sim::Duration alignment_timeout,
+                                                     int32_t channels,
                                                      BarrierHandlerController& controller);
 
 }  // namespace eosim::engine

@@ -7,7 +7,8 @@
 namespace eosim::engine {
 
 bool BarrierTracker::Tracked::deliver(int32_t channel) {
-    if (std::find(delivered.begin(), delivered.end(), channel) == delivered.end()) delivered.push_back(channel);
+    if (std::find(delivered.begin(), delivered.end(), channel) == delivered.end())
+        delivered.push_back(channel);
     return static_cast<int32_t>(delivered.size()) >= target;
 }
 
@@ -26,8 +27,9 @@ std::vector<int64_t> BarrierTracker::tracked_checkpoints() const {
 
 void BarrierTracker::barrier_received(int32_t channel, const CheckpointBarrier& barrier) {
     if (closed_[static_cast<size_t>(channel)]) {
-        throw std::logic_error("barrier of checkpoint " + std::to_string(barrier.checkpoint_id) + " on channel " +
-                               std::to_string(channel) + " after its end of partition");
+        throw std::logic_error("barrier of checkpoint " + std::to_string(barrier.checkpoint_id) +
+                               " on channel " + std::to_string(channel) +
+                               " after its end of partition");
     }
     const int64_t checkpoint_id = barrier.checkpoint_id;
     auto it = std::find_if(tracked_.begin(), tracked_.end(),
@@ -61,8 +63,9 @@ void BarrierTracker::complete(std::deque<Tracked>::iterator it) {
 }
 
 void BarrierTracker::decline_on_cancellation(int64_t checkpoint_id) {
-    controller_.abort_checkpoint(checkpoint_id, CheckpointFailureReason::checkpoint_declined_on_cancellation_barrier,
-                                 "an upstream task declined the checkpoint (cancellation marker)");
+    controller_.abort_checkpoint(
+        checkpoint_id, CheckpointFailureReason::checkpoint_declined_on_cancellation_barrier,
+        "an upstream task declined the checkpoint (cancellation marker)");
 }
 
 void BarrierTracker::cancellation_marker_received(int32_t channel, int64_t checkpoint_id) {
@@ -82,12 +85,14 @@ void BarrierTracker::cancellation_marker_received(int32_t channel, int64_t check
         if (cancelled.deliver(channel)) tracked_.pop_front();  // every channel had its say
         return;
     }
-    if (checkpoint_id <= newest_seen_) return;  // already over here (completed, cancelled, or skipped)
+    if (checkpoint_id <= newest_seen_)
+        return;  // already over here (completed, cancelled, or skipped)
     newest_seen_ = checkpoint_id;
     const bool aborted_by_coordinator = aborted_ahead_.contains(checkpoint_id);
     aborted_ahead_.erase(aborted_ahead_.begin(), aborted_ahead_.upper_bound(checkpoint_id));
     decline_on_cancellation(checkpoint_id);
-    if (aborted_by_coordinator) return;  // its barriers are ignored anyway (newer than nothing tracked)
+    if (aborted_by_coordinator)
+        return;  // its barriers are ignored anyway (newer than nothing tracked)
     // Remembered as cancelled, so that its barriers still to come do not start a count.
     Tracked marker{checkpoint_id, open_channels_, {}, true};
     if (!marker.deliver(channel)) tracked_.push_front(std::move(marker));

@@ -1,17 +1,17 @@
 #pragma once
 // At-least-once barrier handling (Flink's CheckpointBarrierTracker): counts the barriers of each
-// checkpoint in a bounded deque and snapshots when every channel that was open when the checkpoint's
-// first barrier came has delivered it. It never blocks a channel. As in Flink, only a checkpoint
-// newer than every one seen so far starts a count (an older one was skipped by some channel and can
-// no longer complete), so the deque only grows at its back. When a checkpoint completes, older ones
-// still counting are dropped (they are subsumed).
+// checkpoint in a bounded deque and snapshots when every channel that was open when the
+// checkpoint's first barrier came has delivered it. It never blocks a channel. As in Flink, only a
+// checkpoint newer than every one seen so far starts a count (an older one was skipped by some
+// channel and can no longer complete), so the deque only grows at its back. When a checkpoint
+// completes, older ones still counting are dropped (they are subsumed).
 //
 // Each count remembers *which* channels delivered (Flink's CheckpointBarrierCount keeps a set):
 // a channel whose partition ends (a finished upstream task, FLIP-147) counts as delivered for the
-// newest checkpoint it completes and the newer ones, once — a channel that gave its barrier and then
-// ended is not counted twice (CheckpointBarrierTrackerTest.testDeduplicateChannelsWithBothBarrier-
-// AndEndOfPartition). A checkpoint that starts after an end of partition waits for the open
-// channels only.
+// newest checkpoint it completes and the newer ones, once — a channel that gave its barrier and
+// then ended is not counted twice
+// (CheckpointBarrierTrackerTest.testDeduplicateChannelsWithBothBarrier- AndEndOfPartition). A
+// checkpoint that starts after an end of partition waits for the open channels only.
 //
 // Cancellation (an in-band marker from an upstream task that declined): every older checkpoint
 // still counting is aborted with it, as Flink's processCancellationBarrier does; the cancelled one
@@ -33,7 +33,9 @@ public:
     static constexpr size_t kMaxTracked = 50;
 
     BarrierTracker(int32_t channels, BarrierHandlerController& controller)
-        : controller_(controller), open_channels_(channels), closed_(static_cast<size_t>(channels), false) {}
+        : controller_(controller),
+          open_channels_(channels),
+          closed_(static_cast<size_t>(channels), false) {}
 
     void barrier_received(int32_t channel, const CheckpointBarrier& barrier) override;
     using BarrierHandler::barrier_received;
@@ -50,9 +52,10 @@ public:
 private:
     struct Tracked {
         int64_t checkpoint_id;
-        int32_t target;                  // the channels open when its first barrier (or marker) came
-        std::vector<int32_t> delivered;  // the channels that delivered (barrier, marker or end of partition)
-        bool aborted = false;            // cancelled: counted to the end, never snapshotted
+        int32_t target;  // the channels open when its first barrier (or marker) came
+        std::vector<int32_t>
+            delivered;         // the channels that delivered (barrier, marker or end of partition)
+        bool aborted = false;  // cancelled: counted to the end, never snapshotted
 
         // Marks `channel` delivered; true when every target channel has.
         bool deliver(int32_t channel);
@@ -65,7 +68,8 @@ private:
     BarrierHandlerController& controller_;
     int32_t open_channels_;
     std::vector<bool> closed_;  // per channel: its partition ended
-    int64_t newest_seen_ = 0;   // the newest checkpoint whose first barrier (or cancellation) arrived
+    int64_t newest_seen_ =
+        0;  // the newest checkpoint whose first barrier (or cancellation) arrived
     std::set<int64_t> aborted_ahead_;  // aborted by the coordinator before their first barrier came
     std::deque<Tracked> tracked_;      // ascending checkpoint ids
 };

@@ -2,15 +2,16 @@
 
 #include <stdexcept>
 
-#include "sim/invariant.h"
 #include "engine/state/blob_codec.h"
+#include "sim/invariant.h"
 
 namespace eosim::engine {
 
 namespace {
 constexpr std::string_view kMagic = "TSB1";            // records as (key, value)
 constexpr std::string_view kMagicTimestamps = "TSB2";  // records as (key, value, timestamp)
-constexpr std::string_view kMagicSourceIds = "TSB3";   // records as (key, value, timestamp, source id)
+constexpr std::string_view kMagicSourceIds =
+    "TSB3";  // records as (key, value, timestamp, source id)
 
 std::string_view magic_of(ChannelRecordFields fields) {
     switch (fields) {
@@ -21,7 +22,8 @@ std::string_view magic_of(ChannelRecordFields fields) {
     return kMagic;
 }
 
-void put_channels(BlobWriter& out, const std::vector<std::vector<RecordBatch>>& channels, ChannelRecordFields fields) {
+void put_channels(BlobWriter& out, const std::vector<std::vector<RecordBatch>>& channels,
+                  ChannelRecordFields fields) {
     out.put_i64(static_cast<int64_t>(channels.size()));
     for (const auto& buffers : channels) {
         out.put_i64(static_cast<int64_t>(buffers.size()));
@@ -31,7 +33,8 @@ void put_channels(BlobWriter& out, const std::vector<std::vector<RecordBatch>>& 
                 out.put_i64(r.key);
                 out.put_i64(r.value);
                 if (fields != ChannelRecordFields::key_value) out.put_i64(r.timestamp);
-                if (fields == ChannelRecordFields::with_timestamp_and_source_id) out.put_i64(static_cast<int64_t>(r.source_id));
+                if (fields == ChannelRecordFields::with_timestamp_and_source_id)
+                    out.put_i64(static_cast<int64_t>(r.source_id));
             }
         }
     }
@@ -47,7 +50,8 @@ std::vector<std::vector<RecordBatch>> get_channels(BlobReader& in, ChannelRecord
                 r.key = in.get_i64();
                 r.value = in.get_i64();
                 if (fields != ChannelRecordFields::key_value) r.timestamp = in.get_i64();
-                if (fields == ChannelRecordFields::with_timestamp_and_source_id) r.source_id = static_cast<uint64_t>(in.get_i64());
+                if (fields == ChannelRecordFields::with_timestamp_and_source_id)
+                    r.source_id = static_cast<uint64_t>(in.get_i64());
             }
         }
     }
@@ -67,7 +71,8 @@ int64_t ChannelState::records() const {
     return total;
 }
 
-std::string encode_task_state(const std::string& operator_state, const ChannelState& channels, ChannelRecordFields fields) {
+std::string encode_task_state(const std::string& operator_state, const ChannelState& channels,
+                              ChannelRecordFields fields) {
     BlobWriter out;
     out.put_string(magic_of(fields));
     out.put_string(operator_state);
@@ -96,17 +101,20 @@ TaskStateBlob decode_task_state(const std::string& blob) {
 }
 
 size_t ChannelStateWriter::index(int32_t channel, size_t channels) {
-    EOSIM_INVARIANT(channel >= 0 && static_cast<size_t>(channel) < channels, "channel state of a channel the checkpoint has");
+    EOSIM_INVARIANT(channel >= 0 && static_cast<size_t>(channel) < channels,
+                    "channel state of a channel the checkpoint has");
     return static_cast<size_t>(channel);
 }
 
 void ChannelStateWriter::check_active() const {
-    EOSIM_INVARIANT(active(), "channel-state writer not used after its hand-over (or before its start)");
+    EOSIM_INVARIANT(active(),
+                    "channel-state writer not used after its hand-over (or before its start)");
 }
 
 void ChannelStateWriter::start(int64_t checkpoint_id, size_t inputs, size_t outputs) {
     EOSIM_INVARIANT(checkpoint_id > 0, "channel state of a real checkpoint id");
-    EOSIM_INVARIANT(!active(), "channel-state writer started while another checkpoint's recording is active");
+    EOSIM_INVARIANT(!active(),
+                    "channel-state writer started while another checkpoint's recording is active");
     checkpoint_id_ = checkpoint_id;
     recording_.assign(inputs, false);
     state_ = ChannelState{};

@@ -9,10 +9,10 @@
 // channels are still recording, and encodes it with the operator state for storage:
 //   task state blob = "TSB1" | operator state (string) | #inputs | per input: #buffers, buffers |
 //                     #outputs | per output: #buffers, buffers;   buffer = #records, (key, value)*
-// and in a job with event time (`with_timestamp`) "TSB2", the records as (key, value, timestamp); in
-// a job whose sink names records by their source identity (`with_timestamp_and_source_id`) "TSB3",
-// as (key, value, timestamp, source id), so a replayed in-flight record keeps its name. A job
-// without either keeps the old form, since the blob's bytes reach the trace hash (the storage
+// and in a job with event time (`with_timestamp`) "TSB2", the records as (key, value, timestamp);
+// in a job whose sink names records by their source identity (`with_timestamp_and_source_id`)
+// "TSB3", as (key, value, timestamp, source id), so a replayed in-flight record keeps its name. A
+// job without either keeps the old form, since the blob's bytes reach the trace hash (the storage
 // digest): its replayed in-flight records come back with timestamp 0 and no source identity, which
 // nothing there reads.
 #include <cstdint>
@@ -38,7 +38,11 @@ struct TaskStateBlob {
 };
 
 // Which fields of its records a task state blob keeps (above).
-enum class ChannelRecordFields : uint8_t { key_value, with_timestamp, with_timestamp_and_source_id };
+enum class ChannelRecordFields : uint8_t {
+    key_value,
+    with_timestamp,
+    with_timestamp_and_source_id
+};
 
 std::string encode_task_state(const std::string& operator_state, const ChannelState& channels,
                               ChannelRecordFields fields = ChannelRecordFields::key_value);
@@ -50,7 +54,9 @@ public:
     void start(int64_t checkpoint_id, size_t inputs, size_t outputs);
     bool active() const { return checkpoint_id_ != 0; }
     int64_t checkpoint_id() const { return checkpoint_id_; }
-    bool recording(int32_t input) const { return active() && recording_[index(input, recording_.size())]; }
+    bool recording(int32_t input) const {
+        return active() && recording_[index(input, recording_.size())];
+    }
     // Invariants (sim/invariant.h): these, add_* and take only between start and the hand-over
     // (take) or discard, and only for the channels given to start.
     void set_recording(int32_t input, bool on);

@@ -5,8 +5,8 @@
 #include "engine/checkpointing/checkpoint_plan.h"
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/savepoint_storage.h"
-#include "sim/invariant.h"
 #include "engine/vocabulary/protocol_points.h"
+#include "sim/invariant.h"
 
 namespace eosim::engine {
 
@@ -20,21 +20,31 @@ constexpr sim::EventKind kTimeout{"coordinator.timeout"};
 template <typename F>
 auto on_coordinator(ExecutionGateway* gateway, sim::NodeId node, uint64_t instance, F f) {
     return [gateway, node, instance, f = std::move(f)](auto&&... args) {
-        if (CheckpointCoordinator* coordinator = gateway->coordinator_on(node, instance)) f(*coordinator, args...);
+        if (CheckpointCoordinator* coordinator = gateway->coordinator_on(node, instance))
+            f(*coordinator, args...);
     };
 }
 }  // namespace
 
-CheckpointCoordinator::CheckpointCoordinator(ExecutionGateway& gateway, sim::NodeId node, uint64_t instance, FailJob fail_job,
-                                             Settled settled)
-    : gateway_(gateway), node_(node), instance_(instance), cleaner_(gateway, node, instance), fail_job_(std::move(fail_job)), settled_(std::move(settled)),
+CheckpointCoordinator::CheckpointCoordinator(ExecutionGateway& gateway, sim::NodeId node,
+                                             uint64_t instance, FailJob fail_job, Settled settled)
+    : gateway_(gateway),
+      node_(node),
+      instance_(instance),
+      cleaner_(gateway, node, instance),
+      fail_job_(std::move(fail_job)),
+      settled_(std::move(settled)),
       config_(gateway.job().checkpointing),
-      prng_(gateway.world().prng("checkpoint-coordinator/" + std::to_string(gateway.world().nodes().incarnation(node)))),
-      decider_(config_.max_concurrent, config_.min_pause), failures_(config_.tolerable_failures), retention_(config_.retained) {}
+      prng_(gateway.world().prng("checkpoint-coordinator/" +
+                                 std::to_string(gateway.world().nodes().incarnation(node)))),
+      decider_(config_.max_concurrent, config_.min_pause),
+      failures_(config_.tolerable_failures),
+      retention_(config_.retained) {}
 
 // ---- lifecycle ----------------------------------------------------------------------------------
 
-void CheckpointCoordinator::start(int64_t attempt, const std::vector<std::vector<sim::NodeId>>& placement,
+void CheckpointCoordinator::start(int64_t attempt,
+                                  const std::vector<std::vector<sim::NodeId>>& placement,
                                   const std::set<std::pair<int32_t, int32_t>>& finished) {
     running_ = true;
     finished_ = finished;
@@ -51,7 +61,8 @@ void CheckpointCoordinator::task_finished(const TaskKey& task) {
     if (running_ && task.attempt == attempt_) finished_.insert({task.vertex, task.subtask});
 }
 
-void CheckpointCoordinator::recover(const StoredCheckpoints& found, const CompletedCheckpoint* latest) {
+void CheckpointCoordinator::recover(const StoredCheckpoints& found,
+                                    const CompletedCheckpoint* latest) {
     if (!found.counter_key.empty()) counter_key_ = found.counter_key;
     std::vector<CompletedCheckpoint> retained;
     if (latest != nullptr) {
@@ -61,14 +72,16 @@ void CheckpointCoordinator::recover(const StoredCheckpoints& found, const Comple
     restore_completed(found.highest_id, std::move(retained));
 }
 
-void CheckpointCoordinator::restore_completed(int64_t highest_id, std::vector<CompletedCheckpoint> retained) {
+void CheckpointCoordinator::restore_completed(int64_t highest_id,
+                                              std::vector<CompletedCheckpoint> retained) {
     last_id_ = std::max(last_id_, highest_id);
     if (retained.empty()) return;
     // The shared files of the older checkpoints, as the newest one's metadata lists them: held by
     // the newest of the older ones that stay retained, for them all.
     std::vector<std::string> older_shared = std::move(retained.back().older_shared);
     retained.back().older_shared.clear();
-    for (const CompletedCheckpoint& gone : retention_.restore(std::move(retained), older_shared)) discard_completed(gone);
+    for (const CompletedCheckpoint& gone : retention_.restore(std::move(retained), older_shared))
+        discard_completed(gone);
     const bool older_retained = retention_.completed().size() >= 2;
     shared_registry_ = SharedStateRegistry::rebuild(retention_.completed());
     if (older_retained) return;
@@ -115,12 +128,14 @@ void CheckpointCoordinator::stop(CheckpointFailureReason reason, const std::stri
 }
 
 bool CheckpointCoordinator::settling() const {
-    return std::any_of(checkpoints_.begin(), checkpoints_.end(), [](const auto& c) { return c.second.settling(); });
+    return std::any_of(checkpoints_.begin(), checkpoints_.end(),
+                       [](const auto& c) { return c.second.settling(); });
 }
 
 int32_t CheckpointCoordinator::in_progress_count() const {
     return static_cast<int32_t>(
-        std::count_if(checkpoints_.begin(), checkpoints_.end(), [](const auto& c) { return c.second.in_progress(); }));
+        std::count_if(checkpoints_.begin(), checkpoints_.end(),
+                      [](const auto& c) { return c.second.in_progress(); }));
 }
 
 PendingCheckpoint* CheckpointCoordinator::find_in_progress(int64_t checkpoint_id) {
@@ -130,13 +145,16 @@ PendingCheckpoint* CheckpointCoordinator::find_in_progress(int64_t checkpoint_id
 
 PendingCheckpoint& CheckpointCoordinator::in_progress_at(int64_t checkpoint_id) {
     PendingCheckpoint* checkpoint = find_in_progress(checkpoint_id);
-    EOSIM_INVARIANT(checkpoint != nullptr, "the coordinator completes or aborts only a checkpoint it holds in progress");
+    EOSIM_INVARIANT(checkpoint != nullptr,
+                    "the coordinator completes or aborts only a checkpoint it holds in progress");
     return *checkpoint;
 }
 
 // ---- triggering -------------------------------------------------------------------------------
 
-sim::Duration CheckpointCoordinator::interval() const { return std::max(config_.interval, config_.min_pause); }
+sim::Duration CheckpointCoordinator::interval() const {
+    return std::max(config_.interval, config_.min_pause);
+}
 
 void CheckpointCoordinator::schedule_periodic(sim::Duration delay) {
     gateway_.world().scheduler().cancel(periodic_timer_);
@@ -166,7 +184,9 @@ void CheckpointCoordinator::request_savepoint(int32_t index, SnapshotType type) 
     submit(request);
 }
 
-void CheckpointCoordinator::submit(CheckpointRequest request) { apply(decider_.submit(request, situation())); }
+void CheckpointCoordinator::submit(CheckpointRequest request) {
+    apply(decider_.submit(request, situation()));
+}
 
 void CheckpointCoordinator::run_queued() {
     // After a stop-with-savepoint's trigger nothing more runs: its tasks finish once it completes
@@ -181,7 +201,8 @@ CheckpointRequestDecider::Situation CheckpointCoordinator::situation() const {
 
 void CheckpointCoordinator::apply(const CheckpointRequestDecider::Decision& decision) {
     // Dropped requests fail before they have an id; none of their reasons counts as a failure.
-    for (const auto& [dropped, reason] : decision.dropped) failures_.failure(CheckpointFailureManager::kUnknownCheckpointId, reason);
+    for (const auto& [dropped, reason] : decision.dropped)
+        failures_.failure(CheckpointFailureManager::kUnknownCheckpointId, reason);
     if (decision.reschedule_periodic_in) schedule_periodic(*decision.reschedule_periodic_in);
     if (decision.execute) reserve_id(*decision.execute);
 }
@@ -192,38 +213,50 @@ void CheckpointCoordinator::reserve_id(const CheckpointRequest& request) {
     triggering_ = true;
     if (counter_) {  // HA: the counter in the coordination service hands the id out
         const uint64_t generation = generation_;
-        counter_->increment(on_coordinator(&gateway_, node_, instance_, [generation, request](CheckpointCoordinator& c, bool ok, int64_t id) {
-            if (c.generation_ != generation) return;
-            if (ok) c.last_id_ = std::max(c.last_id_, id);
-            c.id_reserved(ok ? id : c.last_id_ + 1, "", ok, request);
-        }), id_floor_);
+        counter_->increment(
+            on_coordinator(&gateway_, node_, instance_,
+                           [generation, request](CheckpointCoordinator& c, bool ok, int64_t id) {
+                               if (c.generation_ != generation) return;
+                               if (ok) c.last_id_ = std::max(c.last_id_, id);
+                               c.id_reserved(ok ? id : c.last_id_ + 1, "", ok, request);
+                           }),
+            id_floor_);
         return;
     }
     const int64_t id = ++last_id_;
     const std::string key = checkpoint_id_counter_key(gateway_.job(), id);
     const uint64_t generation = generation_;
-    gateway_.world().storage().put(node_, key, std::to_string(id),
-                                  on_coordinator(&gateway_, node_, instance_, [generation, id, key, request](CheckpointCoordinator& c, sim::StorageStatus status) {
-                                      if (c.generation_ == generation) c.id_reserved(id, key, status == sim::StorageStatus::ok, request);
-                                  }));
+    gateway_.world().storage().put(
+        node_, key, std::to_string(id),
+        on_coordinator(
+            &gateway_, node_, instance_,
+            [generation, id, key, request](CheckpointCoordinator& c, sim::StorageStatus status) {
+                if (c.generation_ == generation)
+                    c.id_reserved(id, key, status == sim::StorageStatus::ok, request);
+            }));
 }
 
-void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_key, bool ok, const CheckpointRequest& request) {
+void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_key, bool ok,
+                                        const CheckpointRequest& request) {
     triggering_ = false;
     if (ok) {
-        if (!counter_key_.empty()) gateway_.world().storage().remove(node_, counter_key_, [](sim::StorageStatus) {});
+        if (!counter_key_.empty())
+            gateway_.world().storage().remove(node_, counter_key_, [](sim::StorageStatus) {});
         if (!counter_key.empty()) counter_key_ = counter_key;
         trigger(id, request.snapshot, request.user_request);
     } else {
         // Flink's trigger fails with the storage's IOException (IO_EXCEPTION, counted) and reports
         // a failed checkpoint; the id is not used again (nothing refers to it).
-        const std::string detail = "the checkpoint id could not be made durable; nothing was triggered";
+        const std::string detail =
+            "the checkpoint id could not be made durable; nothing was triggered";
         ++gateway_.stats().checkpoint_trigger_failures;
         report_aborted(id, CheckpointFailureReason::io_exception, detail);
         if (request.snapshot.is_savepoint()) {
             savepoints_requested_.erase(request.user_request);  // tried again below
-            if (request.snapshot.terminates() && running_) fail_job_("stop-with-savepoint failed: " + detail);
-            else request_savepoint(request.user_request, request.snapshot);
+            if (request.snapshot.terminates() && running_)
+                fail_job_("stop-with-savepoint failed: " + detail);
+            else
+                request_savepoint(request.user_request, request.snapshot);
         } else {
             count_failure(id, CheckpointFailureReason::io_exception, detail);
         }
@@ -232,8 +265,9 @@ void CheckpointCoordinator::id_reserved(int64_t id, const std::string& counter_k
 }
 
 void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t user_request) {
-    const std::optional<CheckpointPlan> planned =
-        snapshot.is_savepoint() ? plan_savepoint(gateway_.job(), finished_) : plan_checkpoint(gateway_.job(), finished_);
+    const std::optional<CheckpointPlan> planned = snapshot.is_savepoint()
+                                                      ? plan_savepoint(gateway_.job(), finished_)
+                                                      : plan_checkpoint(gateway_.job(), finished_);
     if (!planned || planned->to_trigger.empty()) {
         refuse_with_finished_tasks(id, snapshot, planned.has_value());
         return;
@@ -243,7 +277,8 @@ void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t u
     EOSIM_INVARIANT(id > id_floor_, "checkpoint ids continue above the savepoint restored from");
     last_triggered_id_ = id;
     ++gateway_.stats().checkpoints_triggered;
-    PendingCheckpoint& pending = checkpoints_.try_emplace(id, id, snapshot, user_request, plan.to_wait_for).first->second;
+    PendingCheckpoint& pending =
+        checkpoints_.try_emplace(id, id, snapshot, user_request, plan.to_wait_for).first->second;
     if (snapshot.terminates()) {
         stopping_ = true;  // Flink stops the checkpoint scheduler for a stop-with-savepoint
         gateway_.world().scheduler().cancel(periodic_timer_);
@@ -254,28 +289,38 @@ void CheckpointCoordinator::trigger(int64_t id, SnapshotType snapshot, int32_t u
     if (!plan.finished.empty() && latest() != nullptr) pending.result().offsets = latest()->offsets;
     const uint64_t generation = generation_;
     pending.set_timeout(gateway_.world().scheduler().schedule(
-        config_.timeout, node_, kTimeout, static_cast<uint64_t>(id), on_coordinator(&gateway_, node_, instance_, [generation, id](CheckpointCoordinator& c) {
+        config_.timeout, node_, kTimeout, static_cast<uint64_t>(id),
+        on_coordinator(&gateway_, node_, instance_, [generation, id](CheckpointCoordinator& c) {
             if (c.generation_ == generation && c.find_in_progress(id) != nullptr) {
-                c.abort(id, CheckpointFailureReason::checkpoint_expired, "checkpoint expired before completing");
+                c.abort(id, CheckpointFailureReason::checkpoint_expired,
+                        "checkpoint expired before completing");
             }
         })));
     gateway_.observer().checkpoint_triggered(gateway_.world().now(), id, snapshot);
-    gateway_.world().announce(snapshot.terminates() ? points::kStopWithSavepointTriggered : points::kCheckpointTriggered, node_, id);
+    gateway_.world().announce(
+        snapshot.terminates() ? points::kStopWithSavepointTriggered : points::kCheckpointTriggered,
+        node_, id);
     // One trigger message per TaskManager, naming its subtasks to trigger.
     std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>> per_node;
-    for (const auto& [v, s] : plan.to_trigger) per_node[placement_[static_cast<size_t>(v)][static_cast<size_t>(s)]].push_back({v, s});
+    for (const auto& [v, s] : plan.to_trigger)
+        per_node[placement_[static_cast<size_t>(v)][static_cast<size_t>(s)]].push_back({v, s});
     const int64_t attempt = attempt_;
     for (const auto& [tm, tasks] : per_node) {
-        gateway_.trigger_checkpoint(node_, tm, attempt, id, snapshot, gateway_.world().now(), tasks);
+        gateway_.trigger_checkpoint(node_, tm, attempt, id, snapshot, gateway_.world().now(),
+                                    tasks);
     }
 }
 
 // Flink's plan calculator refuses a checkpoint when every task finished; eosim also refuses a
 // savepoint while a task other than a source has (its savepoint format has no finished marker,
 // and such a task's final state is gone). Neither counts as a
-// failure, and a refused savepoint is not asked again in this attempt (a stop-with-savepoint fails).
-void CheckpointCoordinator::refuse_with_finished_tasks(int64_t id, SnapshotType snapshot, bool all_finished) {
-    const std::string detail = all_finished ? "every task has finished" : "a savepoint while tasks other than sources have finished";
+// failure, and a refused savepoint is not asked again in this attempt (a stop-with-savepoint
+// fails).
+void CheckpointCoordinator::refuse_with_finished_tasks(int64_t id, SnapshotType snapshot,
+                                                       bool all_finished) {
+    const std::string detail = all_finished
+                                   ? "every task has finished"
+                                   : "a savepoint while tasks other than sources have finished";
     report_aborted(id, CheckpointFailureReason::not_all_required_tasks_running, detail);
     // A refused savepoint request stays in savepoints_requested_: not asked again in this attempt.
     if (snapshot.terminates() && running_) fail_job_("stop-with-savepoint failed: " + detail);
@@ -283,9 +328,12 @@ void CheckpointCoordinator::refuse_with_finished_tasks(int64_t id, SnapshotType 
 
 // ---- acknowledgements and completion ------------------------------------------------------------
 
-void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle,
-                                        int64_t state_bytes, const SourceOffsets& offsets, const SharedStateReport& shared) {
-    PendingCheckpoint* pending = running_ && task.attempt == attempt_ ? find_in_progress(checkpoint_id) : nullptr;
+void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_id,
+                                        const std::string& handle, int64_t state_bytes,
+                                        const SourceOffsets& offsets,
+                                        const SharedStateReport& shared) {
+    PendingCheckpoint* pending =
+        running_ && task.attempt == attempt_ ? find_in_progress(checkpoint_id) : nullptr;
     // Shared files this acknowledgement uploaded that nothing holds: deleted with its state.
     auto discard_uploads = [this, &shared] {
         std::vector<std::string> orphans;
@@ -301,12 +349,15 @@ void CheckpointCoordinator::acknowledge(const TaskKey& task, int64_t checkpoint_
         return;
     }
     for (const std::string& key : shared.keys) {
-        if (std::binary_search(shared.uploaded.begin(), shared.uploaded.end(), key) || shared_registry_.contains(key)) continue;
+        if (std::binary_search(shared.uploaded.begin(), shared.uploaded.end(), key) ||
+            shared_registry_.contains(key))
+            continue;
         // Refers to a file already discarded: this checkpoint must not complete.
         if (!referenced(handle)) cleaner_.discard_file(handle);
         discard_uploads();
         abort(checkpoint_id, CheckpointFailureReason::checkpoint_declined,
-              "declined by " + gateway_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" + std::to_string(task.subtask) +
+              "declined by " + gateway_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" +
+                  std::to_string(task.subtask) +
                   ": its state refers to shared state already discarded (" + key + ")");
         return;
     }
@@ -336,12 +387,15 @@ void CheckpointCoordinator::write_metadata(PendingCheckpoint& pending) {
     }
     CompletedCheckpoint& result = pending.result();
     result.metadata_key = metadata_key(gateway_.job(), id);
-    std::string metadata = serialize_checkpoint_metadata(result, retention_.older_retained_shared());
+    std::string metadata =
+        serialize_checkpoint_metadata(result, retention_.older_retained_shared());
     result.metadata_bytes = static_cast<int64_t>(metadata.size());
-    gateway_.world().storage().put(node_, result.metadata_key, std::move(metadata),
-                                  on_coordinator(&gateway_, node_, instance_, [generation, id](CheckpointCoordinator& c, sim::StorageStatus status) {
-                                      c.metadata_written(generation, id, status == sim::StorageStatus::ok);
-                                  }));
+    gateway_.world().storage().put(
+        node_, result.metadata_key, std::move(metadata),
+        on_coordinator(&gateway_, node_, instance_,
+                       [generation, id](CheckpointCoordinator& c, sim::StorageStatus status) {
+                           c.metadata_written(generation, id, status == sim::StorageStatus::ok);
+                       }));
 }
 
 // A savepoint's own _metadata (uids, canonical state); the final one of a stop also gets a pointer
@@ -352,7 +406,8 @@ void CheckpointCoordinator::write_savepoint_metadata(PendingCheckpoint& pending)
     const bool terminates = pending.snapshot().terminates();
     CompletedCheckpoint& result = pending.result();
     std::string metadata = serialize_savepoint_metadata(gateway_.job(), result);
-    result.metadata_key = terminates ? metadata_key(gateway_.job(), id) : savepoint_metadata_key(gateway_.job(), id);
+    result.metadata_key =
+        terminates ? metadata_key(gateway_.job(), id) : savepoint_metadata_key(gateway_.job(), id);
     std::string pointer = terminates ? serialize_checkpoint_metadata(result) : std::string();
     result.metadata_bytes = static_cast<int64_t>(metadata.size() + pointer.size());
     ExecutionGateway* gateway = &gateway_;
@@ -360,23 +415,32 @@ void CheckpointCoordinator::write_savepoint_metadata(PendingCheckpoint& pending)
     const std::string pointer_key = result.metadata_key;
     gateway_.world().storage().put(
         node_, savepoint_metadata_key(gateway_.job(), id), std::move(metadata),
-        on_coordinator(&gateway_, node_, instance_, [gateway, node, instance = instance_, generation, id, terminates, pointer_key, pointer = std::move(pointer)](
-                                     CheckpointCoordinator& c, sim::StorageStatus status) {
-            if (status != sim::StorageStatus::ok || !terminates) {
-                c.metadata_written(generation, id, status == sim::StorageStatus::ok);
-                return;
-            }
-            gateway->world().storage().put(node, pointer_key, pointer,
-                                          on_coordinator(gateway, node, instance, [generation, id](CheckpointCoordinator& c2, sim::StorageStatus second) {
-                                              // A savepoint that failed leaves no _metadata naming files its discard deletes.
-                                              if (second != sim::StorageStatus::ok) c2.cleaner_.discard_file(savepoint_metadata_key(c2.gateway_.job(), id));
-                                              c2.metadata_written(generation, id, second == sim::StorageStatus::ok);
-                                          }));
-        }));
+        on_coordinator(
+            &gateway_, node_, instance_,
+            [gateway, node, instance = instance_, generation, id, terminates, pointer_key,
+             pointer = std::move(pointer)](CheckpointCoordinator& c, sim::StorageStatus status) {
+                if (status != sim::StorageStatus::ok || !terminates) {
+                    c.metadata_written(generation, id, status == sim::StorageStatus::ok);
+                    return;
+                }
+                gateway->world().storage().put(
+                    node, pointer_key, pointer,
+                    on_coordinator(
+                        gateway, node, instance,
+                        [generation, id](CheckpointCoordinator& c2, sim::StorageStatus second) {
+                            // A savepoint that failed leaves no _metadata naming files its discard
+                            // deletes.
+                            if (second != sim::StorageStatus::ok)
+                                c2.cleaner_.discard_file(
+                                    savepoint_metadata_key(c2.gateway_.job(), id));
+                            c2.metadata_written(generation, id, second == sim::StorageStatus::ok);
+                        }));
+            }));
 }
 
 void CheckpointCoordinator::metadata_written(uint64_t generation, int64_t checkpoint_id, bool ok) {
-    if (const PendingCheckpoint* checkpoint = find(checkpoint_id); store_ && ok && checkpoint != nullptr && !checkpoint->discarding()) {
+    if (const PendingCheckpoint* checkpoint = find(checkpoint_id);
+        store_ && ok && checkpoint != nullptr && !checkpoint->discarding()) {
         add_to_store(generation, checkpoint_id);
         return;
     }
@@ -394,18 +458,24 @@ void CheckpointCoordinator::add_to_store(uint64_t generation, int64_t checkpoint
     gateway_.world().announce(points::kCheckpointMetadataWritten, node_, checkpoint_id);
     const PendingCheckpoint* checkpoint = find(checkpoint_id);
     if (checkpoint == nullptr) return;  // a crash at the point above
-    store_->add(checkpoint->result(), on_coordinator(&gateway_, node_, instance_,
-                                                     [generation, checkpoint_id](CheckpointCoordinator& c, sim::external::CoordinationStatus status) {
-                                                         c.store_added(generation, checkpoint_id, status);
-                                                     }));
+    store_->add(
+        checkpoint->result(),
+        on_coordinator(&gateway_, node_, instance_,
+                       [generation, checkpoint_id](CheckpointCoordinator& c,
+                                                   sim::external::CoordinationStatus status) {
+                           c.store_added(generation, checkpoint_id, status);
+                       }));
 }
 
-void CheckpointCoordinator::store_added(uint64_t generation, int64_t checkpoint_id, sim::external::CoordinationStatus status) {
+void CheckpointCoordinator::store_added(uint64_t generation, int64_t checkpoint_id,
+                                        sim::external::CoordinationStatus status) {
     const bool unknown = status == sim::external::CoordinationStatus::connection_loss;
     // The store may or may not hold it: neither completing nor aborting is safe (an abort restores
     // an older checkpoint and aborts this one's transactions, which a later leader may restore from
     // the store). Give leadership up; the next leader reads the store.
-    if (unknown && gateway_.resign_leadership(node_, instance_, "checkpoint " + std::to_string(checkpoint_id) + ": store write outcome unknown")) {
+    if (unknown && gateway_.resign_leadership(node_, instance_,
+                                              "checkpoint " + std::to_string(checkpoint_id) +
+                                                  ": store write outcome unknown")) {
         return;
     }
     if (status == sim::external::CoordinationStatus::ok) {
@@ -416,7 +486,8 @@ void CheckpointCoordinator::store_added(uint64_t generation, int64_t checkpoint_
     finalised(generation, checkpoint_id, status == sim::external::CoordinationStatus::ok, unknown);
 }
 
-void CheckpointCoordinator::finalised(uint64_t generation, int64_t checkpoint_id, bool ok, bool keep_files) {
+void CheckpointCoordinator::finalised(uint64_t generation, int64_t checkpoint_id, bool ok,
+                                      bool keep_files) {
     const PendingCheckpoint* checkpoint = find(checkpoint_id);
     if (checkpoint != nullptr && checkpoint->discarding()) {
         release_after_write(checkpoint_id, ok, keep_files);
@@ -432,7 +503,8 @@ void CheckpointCoordinator::finalised(uint64_t generation, int64_t checkpoint_id
     } else {
         in_progress_at(checkpoint_id).fail_metadata(keep_files);  // decided: nothing more will land
         abort(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure,
-              store_ ? "checkpoint metadata or its store entry could not be written" : "checkpoint metadata could not be written");
+              store_ ? "checkpoint metadata or its store entry could not be written"
+                     : "checkpoint metadata could not be written");
     }
 }
 
@@ -457,7 +529,8 @@ void CheckpointCoordinator::decide_settling(int64_t checkpoint_id, bool ok, bool
         finish_completion(std::move(checkpoint), false);
     } else {
         if (!keep_files) discard(checkpoint);
-        report_aborted(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure, "checkpoint metadata could not be written");
+        report_aborted(checkpoint_id, CheckpointFailureReason::finalize_checkpoint_failure,
+                       "checkpoint metadata could not be written");
     }
     if (!settling()) settled_();
 }
@@ -473,7 +546,8 @@ void CheckpointCoordinator::complete(int64_t checkpoint_id) {
         gateway_.savepoint_completed(user_request, checkpoint);
         ++gateway_.stats().savepoints_completed;
         gateway_.world().announce(points::kSavepointCompleted, node_, checkpoint_id);
-        EOSIM_INVARIANT(gateway_.world().nodes().is_up(node_), "no code runs on a crashed node after an announcement (sim/scheduler.h)");
+        EOSIM_INVARIANT(gateway_.world().nodes().is_up(node_),
+                        "no code runs on a crashed node after an announcement (sim/scheduler.h)");
     }
     if (snapshot.is_savepoint() && !snapshot.terminates()) {
         finish_savepoint(std::move(checkpoint), user_request);
@@ -483,10 +557,12 @@ void CheckpointCoordinator::complete(int64_t checkpoint_id) {
     // Completing N subsumes every older pending checkpoint (a savepoint is never subsumed).
     std::vector<int64_t> subsumed;
     for (const auto& [id, p] : checkpoints_) {
-        if (p.in_progress() && id < checkpoint_id && !p.snapshot().is_savepoint()) subsumed.push_back(id);
+        if (p.in_progress() && id < checkpoint_id && !p.snapshot().is_savepoint())
+            subsumed.push_back(id);
     }
     for (int64_t id : subsumed) {
-        abort_pending(id, CheckpointFailureReason::checkpoint_subsumed, "subsumed by checkpoint " + std::to_string(checkpoint_id));
+        abort_pending(id, CheckpointFailureReason::checkpoint_subsumed,
+                      "subsumed by checkpoint " + std::to_string(checkpoint_id));
     }
     finish_completion(std::move(checkpoint), true);
     run_queued();
@@ -494,9 +570,11 @@ void CheckpointCoordinator::complete(int64_t checkpoint_id) {
 
 void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bool notify) {
     const int64_t checkpoint_id = checkpoint.id;
-    for (const CompletedCheckpoint& gone : retention_.add(std::move(checkpoint))) discard_completed(gone);
+    for (const CompletedCheckpoint& gone : retention_.add(std::move(checkpoint)))
+        discard_completed(gone);
     if (config_.retention_discards_savepoints) {
-        for (const CompletedCheckpoint& savepoint : retention_.subsumed_savepoints()) cleaner_.discard_files(savepoint, false);
+        for (const CompletedCheckpoint& savepoint : retention_.subsumed_savepoints())
+            cleaner_.discard_files(savepoint, false);
     }
     failures_.success(checkpoint_id);
     const CompletedCheckpoint& completed = *latest();
@@ -504,7 +582,8 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
     gateway_.stats().shared_bytes_referenced += completed.shared_bytes_referenced;
     last_completion_ = gateway_.world().now();
     ++gateway_.stats().checkpoints_completed;
-    gateway_.observer().checkpoint_completed(gateway_.world().now(), checkpoint_id, completed.offsets);
+    gateway_.observer().checkpoint_completed(gateway_.world().now(), checkpoint_id,
+                                             completed.offsets);
     gateway_.world().announce(points::kCheckpointCompleted, node_, checkpoint_id);
     if (!notify) return;
     const int64_t attempt = attempt_;
@@ -513,13 +592,16 @@ void CheckpointCoordinator::finish_completion(CompletedCheckpoint checkpoint, bo
     }
 }
 
-void CheckpointCoordinator::finish_savepoint(CompletedCheckpoint savepoint, int32_t /*user_request*/) {
+void CheckpointCoordinator::finish_savepoint(CompletedCheckpoint savepoint,
+                                             int32_t /*user_request*/) {
     failures_.success(savepoint.id);
-    gateway_.observer().checkpoint_completed(gateway_.world().now(), savepoint.id, savepoint.offsets);
+    gateway_.observer().checkpoint_completed(gateway_.world().now(), savepoint.id,
+                                             savepoint.offsets);
     if (config_.retention_discards_savepoints) retention_.hold_savepoint(std::move(savepoint));
 }
 
-void CheckpointCoordinator::savepoint_failed(SnapshotType snapshot, int32_t user_request, const std::string& detail) {
+void CheckpointCoordinator::savepoint_failed(SnapshotType snapshot, int32_t user_request,
+                                             const std::string& detail) {
     savepoints_requested_.erase(user_request);
     if (!running_) return;  // stopped: the next attempt asks again
     if (snapshot.terminates()) {
@@ -531,28 +613,33 @@ void CheckpointCoordinator::savepoint_failed(SnapshotType snapshot, int32_t user
 
 // ---- failures -----------------------------------------------------------------------------------
 
-void CheckpointCoordinator::decline(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason,
-                                    const std::string& detail) {
+void CheckpointCoordinator::decline(const TaskKey& task, int64_t checkpoint_id,
+                                    CheckpointFailureReason reason, const std::string& detail) {
     if (!running_ || task.attempt != attempt_) return;
     abort(checkpoint_id, reason,
-          "declined by " + gateway_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" + std::to_string(task.subtask) + ": " + detail);
+          "declined by " + gateway_.job().vertices[static_cast<size_t>(task.vertex)].id + "-" +
+              std::to_string(task.subtask) + ": " + detail);
 }
 
-void CheckpointCoordinator::abort(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
+void CheckpointCoordinator::abort(int64_t checkpoint_id, CheckpointFailureReason reason,
+                                  const std::string& detail) {
     const PendingCheckpoint* pending = find_in_progress(checkpoint_id);
     if (pending == nullptr) return;
     const SnapshotType snapshot = pending->snapshot();
     const int32_t user_request = pending->user_request();
     abort_pending(checkpoint_id, reason, detail);
     if (snapshot.is_savepoint()) {
-        savepoint_failed(snapshot, user_request, std::string(to_string(reason)) + ": " + detail);  // not counted (a user's request)
+        savepoint_failed(
+            snapshot, user_request,
+            std::string(to_string(reason)) + ": " + detail);  // not counted (a user's request)
     } else {
         count_failure(checkpoint_id, reason, detail);
     }
     run_queued();
 }
 
-void CheckpointCoordinator::abort_pending(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
+void CheckpointCoordinator::abort_pending(int64_t checkpoint_id, CheckpointFailureReason reason,
+                                          const std::string& detail) {
     PendingCheckpoint& pending = in_progress_at(checkpoint_id);
     gateway_.world().scheduler().cancel(pending.timeout());
     if (pending.writing_metadata()) {
@@ -569,7 +656,8 @@ void CheckpointCoordinator::abort_pending(int64_t checkpoint_id, CheckpointFailu
     notify_aborted(checkpoint_id);
 }
 
-void CheckpointCoordinator::report_aborted(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
+void CheckpointCoordinator::report_aborted(int64_t checkpoint_id, CheckpointFailureReason reason,
+                                           const std::string& detail) {
     ++gateway_.stats().checkpoints_aborted;
     ++gateway_.stats().checkpoints_aborted_by_reason[reason];
     gateway_.observer().checkpoint_aborted(gateway_.world().now(), checkpoint_id, reason, detail);
@@ -582,11 +670,15 @@ void CheckpointCoordinator::notify_aborted(int64_t checkpoint_id) {
     }
 }
 
-void CheckpointCoordinator::count_failure(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
+void CheckpointCoordinator::count_failure(int64_t checkpoint_id, CheckpointFailureReason reason,
+                                          const std::string& detail) {
     if (!running_ || !failures_.failure(checkpoint_id, reason)) return;
     // Flink's CheckpointFailureManager's text, so that a Flink user's job_failure matches.
-    fail_job_(std::string("Exceeded checkpoint tolerable failure threshold. The latest checkpoint failed due to ") + to_string(reason) +
-              ": " + detail + " (more than " + std::to_string(config_.tolerable_failures) + " consecutive failed checkpoints)");
+    fail_job_(
+        std::string(
+            "Exceeded checkpoint tolerable failure threshold. The latest checkpoint failed due to ") +
+        to_string(reason) + ": " + detail + " (more than " +
+        std::to_string(config_.tolerable_failures) + " consecutive failed checkpoints)");
 }
 
 // ---- storage ------------------------------------------------------------------------------------
@@ -602,20 +694,23 @@ void CheckpointCoordinator::discard_completed(const CompletedCheckpoint& checkpo
         discard(checkpoint, true);
         return;
     }
-    store_->remove(checkpoint.id, on_coordinator(&gateway_, node_, instance_,
-                                                 [checkpoint](CheckpointCoordinator& c, sim::external::CoordinationStatus status) {
-                                                     if (status == sim::external::CoordinationStatus::ok ||
-                                                         status == sim::external::CoordinationStatus::no_node) {
-                                                         c.discard(checkpoint, true);
-                                                     }
-                                                 }));
+    store_->remove(checkpoint.id,
+                   on_coordinator(&gateway_, node_, instance_,
+                                  [checkpoint](CheckpointCoordinator& c,
+                                               sim::external::CoordinationStatus status) {
+                                      if (status == sim::external::CoordinationStatus::ok ||
+                                          status == sim::external::CoordinationStatus::no_node) {
+                                          c.discard(checkpoint, true);
+                                      }
+                                  }));
 }
 
 // Whether a checkpoint this coordinator still keeps refers to `key` (a repeated acknowledgement
 // must not delete it).
 bool CheckpointCoordinator::referenced(const std::string& key) const {
     return retention_.refers_to(key) ||
-           std::any_of(checkpoints_.begin(), checkpoints_.end(), [&key](const auto& c) { return refers_to(c.second.result(), key); });
+           std::any_of(checkpoints_.begin(), checkpoints_.end(),
+                       [&key](const auto& c) { return refers_to(c.second.result(), key); });
 }
 
 std::set<sim::NodeId> CheckpointCoordinator::nodes_running() const {

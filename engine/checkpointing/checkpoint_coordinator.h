@@ -16,7 +16,8 @@
 //   pending_checkpoint.h          one checkpoint's life: acknowledgements, metadata write,
 //                                 completion or abort, settling across a failover (checked states)
 //   checkpoint_failure_manager.h  which failures count toward tolerable_failures
-//   savepoint_storage.h           savepoints: never restored on failover, never retained or notified,
+//   savepoint_storage.h           savepoints: never restored on failover, never retained or
+//   notified,
 //                                 except the final one of a stop-with-savepoint
 //   checkpoint_retention.h        the completed checkpoints retained (the last `retained`)
 //   checkpoints_cleaner.h         what is discarded, asynchronously
@@ -27,8 +28,8 @@
 // Contracts checked always (engine/invariant.h): ids strictly increase and stay above a restored
 // savepoint; the coordinator completes or aborts only a checkpoint it holds in progress; each
 // checkpoint's transitions come from their valid states (pending_checkpoint.h).
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -39,16 +40,16 @@
 #include "engine/checkpointing/checkpoint_failure_manager.h"
 #include "engine/checkpointing/checkpoint_id_counter.h"
 #include "engine/checkpointing/checkpoint_plan.h"
-#include "engine/checkpointing/completed_checkpoint_store.h"
-#include "engine/vocabulary/checkpoint_failure_reason.h"
 #include "engine/checkpointing/checkpoint_request_decider.h"
 #include "engine/checkpointing/checkpoint_retention.h"
 #include "engine/checkpointing/checkpoint_storage.h"
 #include "engine/checkpointing/checkpoints_cleaner.h"
+#include "engine/checkpointing/completed_checkpoint_store.h"
 #include "engine/checkpointing/execution_gateway.h"
 #include "engine/checkpointing/leader_session.h"
 #include "engine/checkpointing/pending_checkpoint.h"
 #include "engine/checkpointing/shared_state_registry.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
 #include "engine/vocabulary/deployment.h"
 #include "engine/vocabulary/job_spec.h"
 #include "sim/prng.h"
@@ -63,7 +64,8 @@ public:
 
     // `settled` runs when the last checkpoint that was settling at a stop() is decided.
     // Reaches the job through `gateway`; `instance` numbers its JobManager process on `node`.
-    CheckpointCoordinator(ExecutionGateway& gateway, sim::NodeId node, uint64_t instance, FailJob fail_job, Settled settled);
+    CheckpointCoordinator(ExecutionGateway& gateway, sim::NodeId node, uint64_t instance,
+                          FailJob fail_job, Settled settled);
 
     // Starts periodic checkpoints for a running attempt deployed at `placement`, `finished` its
     // subtasks deployed finished (the restored checkpoint's).
@@ -96,9 +98,11 @@ public:
         id_floor_ = std::max(id_floor_, id);
     }
 
-    void acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle, int64_t state_bytes,
-                     const SourceOffsets& offsets, const SharedStateReport& shared = {});
-    void decline(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
+    void acknowledge(const TaskKey& task, int64_t checkpoint_id, const std::string& handle,
+                     int64_t state_bytes, const SourceOffsets& offsets,
+                     const SharedStateReport& shared = {});
+    void decline(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason,
+                 const std::string& detail);
 
     const CompletedCheckpoint* latest() const { return retention_.latest(); }
     // True while a checkpoint stopped mid metadata write is undecided: latest() may still change.
@@ -116,7 +120,8 @@ private:
     void apply(const CheckpointRequestDecider::Decision& decision);
     CheckpointRequestDecider::Situation situation() const;
     void reserve_id(const CheckpointRequest& request);
-    void id_reserved(int64_t id, const std::string& counter_key, bool ok, const CheckpointRequest& request);
+    void id_reserved(int64_t id, const std::string& counter_key, bool ok,
+                     const CheckpointRequest& request);
     void trigger(int64_t id, SnapshotType snapshot, int32_t user_request);
     void refuse_with_finished_tasks(int64_t id, SnapshotType snapshot, bool all_finished);
     // -- completion
@@ -125,7 +130,8 @@ private:
     void metadata_written(uint64_t generation, int64_t checkpoint_id, bool ok);
     // HA: the pointer of a checkpoint whose metadata is durable goes into the store.
     void add_to_store(uint64_t generation, int64_t checkpoint_id);
-    void store_added(uint64_t generation, int64_t checkpoint_id, sim::external::CoordinationStatus status);
+    void store_added(uint64_t generation, int64_t checkpoint_id,
+                     sim::external::CoordinationStatus status);
     // The checkpoint's fate is decided: `ok` complete; otherwise aborted, and its files deleted
     // unless `keep_files` (a store write of unknown outcome).
     void finalised(uint64_t generation, int64_t checkpoint_id, bool ok, bool keep_files);
@@ -141,10 +147,13 @@ private:
     // Aborts a pending checkpoint, counts the failure and runs a queued request.
     void abort(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
     // The abort alone: discard, report, announce, tell the tasks.
-    void abort_pending(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
-    void report_aborted(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
+    void abort_pending(int64_t checkpoint_id, CheckpointFailureReason reason,
+                       const std::string& detail);
+    void report_aborted(int64_t checkpoint_id, CheckpointFailureReason reason,
+                        const std::string& detail);
     void notify_aborted(int64_t checkpoint_id);
-    void count_failure(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail);
+    void count_failure(int64_t checkpoint_id, CheckpointFailureReason reason,
+                       const std::string& detail);
     // -- storage
     // `completed`: it was completed (a savepoint's state files then stay: they are the user's).
     void discard(const CompletedCheckpoint& checkpoint, bool completed = false);
@@ -154,10 +163,12 @@ private:
     bool referenced(const std::string& key) const;
     // Every TaskManager of the attempt.
     std::set<sim::NodeId> nodes_running() const;
-    // -- the checkpoints held: any state (nullptr: none), in progress (PendingCheckpoint::in_progress)
+    // -- the checkpoints held: any state (nullptr: none), in progress
+    // (PendingCheckpoint::in_progress)
     const PendingCheckpoint* find(int64_t checkpoint_id) const;
     PendingCheckpoint* find_in_progress(int64_t checkpoint_id);
-    PendingCheckpoint& in_progress_at(int64_t checkpoint_id);  // an invariant: it is held in progress
+    PendingCheckpoint& in_progress_at(
+        int64_t checkpoint_id);  // an invariant: it is held in progress
     int32_t in_progress_count() const;
 
     ExecutionGateway& gateway_;
@@ -178,9 +189,10 @@ private:
     std::vector<std::vector<sim::NodeId>> placement_;
     std::set<std::pair<int32_t, int32_t>> finished_;  // subtasks of the attempt known finished
     int64_t last_id_ = 0;
-    int64_t id_floor_ = 0;           // the savepoint restored from: ids handed out continue above it
+    int64_t id_floor_ = 0;  // the savepoint restored from: ids handed out continue above it
     int64_t last_triggered_id_ = 0;  // ids strictly increase
-    std::string counter_key_;  // where the highest durable id is (removed once a higher one is durable)
+    std::string
+        counter_key_;  // where the highest durable id is (removed once a higher one is durable)
     sim::TimerId periodic_timer_{};
     sim::Time last_completion_ = sim::Time::zero();
     // Every checkpoint triggered and not yet decided, in progress or waiting for its metadata write

@@ -4,7 +4,8 @@
 
 namespace eosim::engine {
 
-CheckpointFailureManager::CheckpointFailureManager(int32_t tolerable_failures) : tolerable_failures_(tolerable_failures) {
+CheckpointFailureManager::CheckpointFailureManager(int32_t tolerable_failures)
+    : tolerable_failures_(tolerable_failures) {
     EOSIM_INVARIANT(tolerable_failures >= 0, "a tolerable failure count is never negative");
 }
 
@@ -12,9 +13,11 @@ bool CheckpointFailureManager::failure(int64_t checkpoint_id, CheckpointFailureR
     const bool known = checkpoint_id != kUnknownCheckpointId;
     if (known && checkpoint_id <= last_succeeded_) return false;  // a newer one already succeeded
     if (!counts_toward_tolerable_failures(reason)) return false;
-    if (known && !counted_.insert(checkpoint_id).second) return false;  // this checkpoint counted already
+    if (known && !counted_.insert(checkpoint_id).second)
+        return false;  // this checkpoint counted already
     if (++consecutive_failures_ <= tolerable_failures_) return false;
-    EOSIM_INVARIANT(consecutive_failures_ == tolerable_failures_ + 1, "the job fails at the first failure past the tolerable count");
+    EOSIM_INVARIANT(consecutive_failures_ == tolerable_failures_ + 1,
+                    "the job fails at the first failure past the tolerable count");
     clear();
     return true;
 }

@@ -7,7 +7,8 @@
 // `tolerable_failures`, failure() says the job must fail over and resets the count.
 //
 // It does not fail the job itself (the coordinator does) and knows nothing of savepoints yet
-// (Flink never counts a savepoint's failure; a synchronous savepoint's failure always fails the job).
+// (Flink never counts a savepoint's failure; a synchronous savepoint's failure always fails the
+// job).
 #include <cstdint>
 #include <set>
 

@@ -14,7 +14,6 @@
 
 namespace eosim::engine {
 
-
 class CheckpointIdCounter {
 public:
     using Value = std::function<void(bool ok, int64_t value)>;

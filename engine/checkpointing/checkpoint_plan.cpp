@@ -7,7 +7,8 @@ namespace eosim::engine {
 namespace {
 
 // Whether every subtask that (vertex, subtask) reads from has finished (true for a source).
-bool upstream_finished(const JobSpec& job, int32_t vertex, int32_t subtask, const std::set<SubtaskId>& finished) {
+bool upstream_finished(const JobSpec& job, int32_t vertex, int32_t subtask,
+                       const std::set<SubtaskId>& finished) {
     for (const InputEdge& edge : job.vertices[static_cast<size_t>(vertex)].inputs) {
         const int32_t producer = job.vertex_index(edge.from);
         const int32_t parallelism = job.vertices[static_cast<size_t>(producer)].parallelism;
@@ -36,7 +37,8 @@ CheckpointPlan plan_checkpoint(const JobSpec& job, const std::set<SubtaskId>& fi
     return plan;
 }
 
-std::optional<CheckpointPlan> plan_savepoint(const JobSpec& job, const std::set<SubtaskId>& finished) {
+std::optional<CheckpointPlan> plan_savepoint(const JobSpec& job,
+                                             const std::set<SubtaskId>& finished) {
     CheckpointPlan plan = plan_checkpoint(job, finished);
     for (const SubtaskId& s : plan.finished) {
         if (!is_source_kind(job.vertices[static_cast<size_t>(s.first)].kind)) return std::nullopt;

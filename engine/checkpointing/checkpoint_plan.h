@@ -1,13 +1,14 @@
 #pragma once
 // Which subtasks a checkpoint triggers and which it waits for once some subtasks have finished
-// (Flink's DefaultCheckpointPlanCalculator with execution.checkpointing.checkpoints-after-tasks-finish,
-// FLIP-147). A finished subtask sent end of partition through every output channel and left: it is
-// not triggered, not waited for, and the checkpoint records it as finished (Flink's
-// FinishedOperatorSubtaskState / FullyFinishedOperatorState), so that a restore deploys it finished.
-// A running subtask is triggered directly (as a source is) when every upstream subtask it reads
-// from has finished: no barrier would reach it otherwise. Every other running subtask gets its
-// barriers from upstream and is waited for. Upstream: a forward edge reads the subtask of the same
-// index, a hash or rebalance edge every subtask of the producer (Flink: POINTWISE and ALL_TO_ALL).
+// (Flink's DefaultCheckpointPlanCalculator with
+// execution.checkpointing.checkpoints-after-tasks-finish, FLIP-147). A finished subtask sent end of
+// partition through every output channel and left: it is not triggered, not waited for, and the
+// checkpoint records it as finished (Flink's FinishedOperatorSubtaskState /
+// FullyFinishedOperatorState), so that a restore deploys it finished. A running subtask is
+// triggered directly (as a source is) when every upstream subtask it reads from has finished: no
+// barrier would reach it otherwise. Every other running subtask gets its barriers from upstream and
+// is waited for. Upstream: a forward edge reads the subtask of the same index, a hash or rebalance
+// edge every subtask of the producer (Flink: POINTWISE and ALL_TO_ALL).
 //
 // The coordinator's side (checkpoint_coordinator.h): once a subtask reports finished, the
 // checkpoints that follow carry the source offsets of the latest completed checkpoint for the
@@ -41,6 +42,7 @@ CheckpointPlan plan_checkpoint(const JobSpec& job, const std::set<SubtaskId>& fi
 // are triggered and waited for too (they snapshot their splits at their end, without a barrier),
 // and nothing is recorded finished. std::nullopt when a subtask other than a source has finished
 // (its final state is gone: such a savepoint is refused).
-std::optional<CheckpointPlan> plan_savepoint(const JobSpec& job, const std::set<SubtaskId>& finished);
+std::optional<CheckpointPlan> plan_savepoint(const JobSpec& job,
+                                             const std::set<SubtaskId>& finished);
 
 }  // namespace eosim::engine

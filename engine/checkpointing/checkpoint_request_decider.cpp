@@ -4,22 +4,26 @@
 
 namespace eosim::engine {
 
-CheckpointRequestDecider::CheckpointRequestDecider(int32_t max_concurrent, sim::Duration min_pause, size_t max_queued)
+CheckpointRequestDecider::CheckpointRequestDecider(int32_t max_concurrent, sim::Duration min_pause,
+                                                   size_t max_queued)
     : max_concurrent_(max_concurrent), min_pause_(min_pause), max_queued_(max_queued) {
     EOSIM_INVARIANT(max_queued > 0, "a request queue holds at least one request");
 }
 
-CheckpointRequestDecider::Decision CheckpointRequestDecider::submit(CheckpointRequest request, const Situation& now) {
+CheckpointRequestDecider::Decision CheckpointRequestDecider::submit(CheckpointRequest request,
+                                                                    const Situation& now) {
     Decision decision;
     request.sequence = next_sequence_++;
     if (queued() >= max_queued_ && periodic_.empty()) {
         // Only savepoints wait: keep them, refuse the newcomer.
-        decision.dropped.emplace_back(request, CheckpointFailureReason::too_many_checkpoint_requests);
+        decision.dropped.emplace_back(request,
+                                      CheckpointFailureReason::too_many_checkpoint_requests);
         return decision;
     }
     queue_of(request).push_back(request);
     if (queued() > max_queued_) {
-        decision.dropped.emplace_back(pop_last(), CheckpointFailureReason::too_many_checkpoint_requests);
+        decision.dropped.emplace_back(pop_last(),
+                                      CheckpointFailureReason::too_many_checkpoint_requests);
     }
     EOSIM_INVARIANT(queued() <= max_queued_, "the request queue never holds more than its bound");
     choose(now, decision);
@@ -41,7 +45,8 @@ void CheckpointRequestDecider::choose(const Situation& now, Decision& decision) 
     if (!first().forced()) {
         const sim::Time allowed = now.last_completion + min_pause_;
         if (now.now < allowed) {
-            decision.dropped.emplace_back(pop_first(), CheckpointFailureReason::minimum_time_between_checkpoints);
+            decision.dropped.emplace_back(
+                pop_first(), CheckpointFailureReason::minimum_time_between_checkpoints);
             decision.reschedule_periodic_in = allowed - now.now;
             return;
         }
@@ -57,7 +62,8 @@ std::vector<CheckpointRequest> CheckpointRequestDecider::clear() {
     return dropped;
 }
 
-std::deque<CheckpointRequest>& CheckpointRequestDecider::queue_of(const CheckpointRequest& request) {
+std::deque<CheckpointRequest>& CheckpointRequestDecider::queue_of(
+    const CheckpointRequest& request) {
     return request.kind == CheckpointRequestKind::savepoint ? savepoints_ : periodic_;
 }
 

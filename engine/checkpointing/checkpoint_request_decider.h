@@ -29,9 +29,10 @@ enum class CheckpointRequestKind : uint8_t { periodic, savepoint };
 
 struct CheckpointRequest {
     CheckpointRequestKind kind = CheckpointRequestKind::periodic;
-    uint64_t sequence = 0;  // order of arrival, set by the decider
+    uint64_t sequence = 0;    // order of arrival, set by the decider
     SnapshotType snapshot{};  // savepoint: which one (intermediate, or the final one of a stop)
-    int32_t user_request = -1;  // savepoint: the user's request it serves (Engine::savepoint_requests)
+    int32_t user_request =
+        -1;  // savepoint: the user's request it serves (Engine::savepoint_requests)
     bool forced() const { return kind == CheckpointRequestKind::savepoint; }
 };
 
@@ -52,7 +53,8 @@ public:
         std::optional<sim::Duration> reschedule_periodic_in;  // the periodic trigger's next firing
     };
 
-    CheckpointRequestDecider(int32_t max_concurrent, sim::Duration min_pause, size_t max_queued = kDefaultMaxQueuedRequests);
+    CheckpointRequestDecider(int32_t max_concurrent, sim::Duration min_pause,
+                             size_t max_queued = kDefaultMaxQueuedRequests);
 
     // A new request: queue it, then choose.
     Decision submit(CheckpointRequest request, const Situation& now);

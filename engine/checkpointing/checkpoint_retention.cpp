@@ -8,14 +8,16 @@
 namespace eosim::engine {
 
 std::vector<CompletedCheckpoint> CheckpointRetention::add(CompletedCheckpoint checkpoint) {
-    EOSIM_INVARIANT(completed_.empty() || checkpoint.id > completed_.back().id, "checkpoints complete in increasing id order");
+    EOSIM_INVARIANT(completed_.empty() || checkpoint.id > completed_.back().id,
+                    "checkpoints complete in increasing id order");
     completed_.push_back(std::move(checkpoint));
     return trim();
 }
 
-std::vector<CompletedCheckpoint> CheckpointRetention::restore(std::vector<CompletedCheckpoint> retained,
-                                                              const std::vector<std::string>& older_shared) {
-    completed_.assign(std::make_move_iterator(retained.begin()), std::make_move_iterator(retained.end()));
+std::vector<CompletedCheckpoint> CheckpointRetention::restore(
+    std::vector<CompletedCheckpoint> retained, const std::vector<std::string>& older_shared) {
+    completed_.assign(std::make_move_iterator(retained.begin()),
+                      std::make_move_iterator(retained.end()));
     std::vector<CompletedCheckpoint> gone = trim();  // Flink's store keeps `retained` too
     if (completed_.size() >= 2) completed_[completed_.size() - 2].older_shared = older_shared;
     return gone;
@@ -44,7 +46,8 @@ std::vector<std::string> CheckpointRetention::older_retained_shared() const {
 }
 
 bool CheckpointRetention::refers_to(const std::string& key) const {
-    return std::any_of(completed_.begin(), completed_.end(), [&key](const CompletedCheckpoint& c) { return engine::refers_to(c, key); });
+    return std::any_of(completed_.begin(), completed_.end(),
+                       [&key](const CompletedCheckpoint& c) { return engine::refers_to(c, key); });
 }
 
 std::vector<CompletedCheckpoint> CheckpointRetention::subsumed_savepoints() {
@@ -58,7 +61,8 @@ std::vector<CompletedCheckpoint> CheckpointRetention::subsumed_savepoints() {
 }
 
 bool refers_to(const CompletedCheckpoint& checkpoint, const std::string& key) {
-    return std::any_of(checkpoint.handles.begin(), checkpoint.handles.end(), [&key](const auto& h) { return h.second == key; });
+    return std::any_of(checkpoint.handles.begin(), checkpoint.handles.end(),
+                       [&key](const auto& h) { return h.second == key; });
 }
 
 }  // namespace eosim::engine

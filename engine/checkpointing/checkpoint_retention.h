@@ -24,14 +24,17 @@ class CheckpointRetention {
 public:
     explicit CheckpointRetention(int32_t retained) : retained_(retained) {}
 
-    const CompletedCheckpoint* latest() const { return completed_.empty() ? nullptr : &completed_.back(); }
+    const CompletedCheckpoint* latest() const {
+        return completed_.empty() ? nullptr : &completed_.back();
+    }
     const std::deque<CompletedCheckpoint>& completed() const { return completed_; }
     // Adds the newest completed checkpoint; returns those that left the window, oldest first.
     std::vector<CompletedCheckpoint> add(CompletedCheckpoint checkpoint);
     // After a JobManager restart: `retained` (oldest first) as found; returns those past the
     // window. The shared files `older_shared` the newest one's metadata lists for the older ones
     // are held by the newest older one that stays (if one does).
-    std::vector<CompletedCheckpoint> restore(std::vector<CompletedCheckpoint> retained, const std::vector<std::string>& older_shared);
+    std::vector<CompletedCheckpoint> restore(std::vector<CompletedCheckpoint> retained,
+                                             const std::vector<std::string>& older_shared);
     // The shared files the checkpoints retained besides a completing one refer to (its metadata
     // keeps them), ordered, each once.
     std::vector<std::string> older_retained_shared() const;
@@ -39,7 +42,9 @@ public:
 
     // The negative control's intermediate savepoints: held, then handed back once older than every
     // retained checkpoint.
-    void hold_savepoint(CompletedCheckpoint savepoint) { savepoints_.push_back(std::move(savepoint)); }
+    void hold_savepoint(CompletedCheckpoint savepoint) {
+        savepoints_.push_back(std::move(savepoint));
+    }
     std::vector<CompletedCheckpoint> subsumed_savepoints();
 
 private:

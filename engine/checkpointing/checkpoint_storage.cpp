@@ -1,7 +1,7 @@
 #include "engine/checkpointing/checkpoint_storage.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <string_view>
 
@@ -57,40 +57,49 @@ int64_t checkpoint_id_counter_value(const std::string& key) {
     const size_t at = key.find(kCounterDir);
     if (at == std::string::npos) return 0;
     int64_t id = 0;
-    for (size_t i = at + kCounterDir.size(); i < key.size() && key[i] >= '0' && key[i] <= '9'; ++i) {
+    for (size_t i = at + kCounterDir.size(); i < key.size() && key[i] >= '0' && key[i] <= '9';
+         ++i) {
         id = id * 10 + (key[i] - '0');
     }
     return id;
 }
 
-std::string metadata_key(const JobSpec& job, int64_t checkpoint_id) { return checkpoint_dir(job, checkpoint_id) + "_metadata"; }
+std::string metadata_key(const JobSpec& job, int64_t checkpoint_id) {
+    return checkpoint_dir(job, checkpoint_id) + "_metadata";
+}
 
 std::string shared_state_prefix(const JobSpec& job, int64_t checkpoint_id, const TaskKey& task) {
-    return checkpoint_prefix(job) + "shared/" + job.vertices[static_cast<size_t>(task.vertex)].id + "-" + std::to_string(task.subtask) +
-           "-a" + std::to_string(task.attempt) + "-c" + std::to_string(checkpoint_id) + "-";
+    return checkpoint_prefix(job) + "shared/" + job.vertices[static_cast<size_t>(task.vertex)].id +
+           "-" + std::to_string(task.subtask) + "-a" + std::to_string(task.attempt) + "-c" +
+           std::to_string(checkpoint_id) + "-";
 }
 
 int64_t checkpoint_id_of(const std::string& key) {
     const size_t at = key.find("/chk-");
     if (at == std::string::npos) return 0;
     int64_t id = 0;
-    for (size_t i = at + 5; i < key.size() && key[i] >= '0' && key[i] <= '9'; ++i) id = id * 10 + (key[i] - '0');
+    for (size_t i = at + 5; i < key.size() && key[i] >= '0' && key[i] <= '9'; ++i)
+        id = id * 10 + (key[i] - '0');
     return id;
 }
 
-CheckpointStorageUse checkpoint_storage_use(const JobSpec& job, const std::map<std::string, std::string>& blobs,
-                                           const std::function<bool(const std::string&)>& being_removed) {
+CheckpointStorageUse checkpoint_storage_use(
+    const JobSpec& job, const std::map<std::string, std::string>& blobs,
+    const std::function<bool(const std::string&)>& being_removed) {
     const std::string prefix = checkpoint_prefix(job);
     std::set<std::string> retained;
-    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
+    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix);
+         ++it) {
         if (!it->first.ends_with("/_metadata") || being_removed(it->first)) continue;
         retained.insert(it->first);
         const CompletedCheckpoint checkpoint = parse_checkpoint_metadata(it->second);
         for (const auto& [where, handle] : checkpoint.handles) retained.insert(handle);
-        for (const auto& [where, files] : checkpoint.shared) retained.insert(files.begin(), files.end());
+        for (const auto& [where, files] : checkpoint.shared)
+            retained.insert(files.begin(), files.end());
     }
     CheckpointStorageUse use;
-    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix); ++it) {
+    for (auto it = blobs.lower_bound(prefix); it != blobs.end() && it->first.starts_with(prefix);
+         ++it) {
         const std::string& key = it->first;
         if (checkpoint_id_counter_value(key) != 0 || being_removed(key)) continue;
         CheckpointFiles& side = retained.contains(key) ? use.retained : use.unretained;
@@ -136,18 +145,25 @@ StoredCheckpoints read_checkpoint_listing(const std::vector<std::string>& keys) 
 namespace {
 
 // The metadata's JSON text, written directly rather than built as an nlohmann::json document first
-// (building it would cost ~5% of a standard run's instructions). Members come in the order nlohmann writes
-// an object's (sorted by name) and strings are escaped as nlohmann escapes them, so the text is byte for byte
-// what `nlohmann::json::dump()` of the same document gives (tests/engine/test_checkpoint_storage.cpp).
+// (building it would cost ~5% of a standard run's instructions). Members come in the order nlohmann
+// writes an object's (sorted by name) and strings are escaped as nlohmann escapes them, so the text
+// is byte for byte what `nlohmann::json::dump()` of the same document gives
+// (tests/engine/test_checkpoint_storage.cpp).
 class MetadataWriter {
 public:
     void open_object() { separate(), text_ += '{', first_ = true; }
     void close_object() { text_ += '}', first_ = false; }
     void open_array(std::string_view name) { member(name), text_ += '[', first_ = true; }
     void close_array() { text_ += ']', first_ = false; }
-    void number(std::string_view name, int64_t value) { member(name), text_ += std::to_string(value); }
-    void string(std::string_view name, const std::string& value) { member(name), string_value(value); }
-    void boolean(std::string_view name, bool value) { member(name), text_ += value ? "true" : "false"; }
+    void number(std::string_view name, int64_t value) {
+        member(name), text_ += std::to_string(value);
+    }
+    void string(std::string_view name, const std::string& value) {
+        member(name), string_value(value);
+    }
+    void boolean(std::string_view name, bool value) {
+        member(name), text_ += value ? "true" : "false";
+    }
     void strings(std::string_view name, const std::vector<std::string>& values) {
         open_array(name);
         for (const std::string& value : values) separate(), string_value(value);
@@ -166,7 +182,8 @@ private:
         text_ += name;  // the names below need no escaping
         text_ += "\":";
     }
-    // JSON's escapes, as nlohmann writes them (UTF-8 passes through: the names come from JSON input).
+    // JSON's escapes, as nlohmann writes them (UTF-8 passes through: the names come from JSON
+    // input).
     void string_value(const std::string& value) {
         text_ += '"';
         // Runs of characters that need no escape are appended whole (the metadata is mostly storage
@@ -207,13 +224,15 @@ private:
 
 }  // namespace
 
-std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint, const std::vector<std::string>& older_shared) {
+std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint,
+                                          const std::vector<std::string>& older_shared) {
     // Incremental state only (full snapshots keep the metadata as it was).
     const bool incremental = !checkpoint.shared.empty() || !older_shared.empty();
     MetadataWriter w;
     w.open_object();
     w.number("checkpoint", checkpoint.id);
-    if (!checkpoint.finished.empty()) {  // FLIP-147: subtasks that had finished (no state of theirs here)
+    if (!checkpoint.finished
+             .empty()) {  // FLIP-147: subtasks that had finished (no state of theirs here)
         w.open_array("finished");
         for (const auto& [vertex, subtask] : checkpoint.finished) {
             w.open_object();
@@ -242,7 +261,8 @@ std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint,
     }
     w.close_array();
     if (incremental) w.strings("older_shared", older_shared);
-    if (checkpoint.savepoint) w.boolean("savepoint", true);  // a stop-with-savepoint's pointer: the files are the user's
+    if (checkpoint.savepoint)
+        w.boolean("savepoint", true);  // a stop-with-savepoint's pointer: the files are the user's
     if (incremental) {
         w.open_array("shared");
         for (const auto& [where, files] : checkpoint.shared) {
@@ -269,17 +289,22 @@ CompletedCheckpoint parse_checkpoint_metadata(const std::string& text) {
     checkpoint.metadata_bytes = static_cast<int64_t>(text.size());
     checkpoint.savepoint = metadata.value("savepoint", false);
     for (const auto& h : metadata.at("handles")) {
-        checkpoint.handles[{h.at("vertex").get<int32_t>(), h.at("subtask").get<int32_t>()}] = h.at("key").get<std::string>();
+        checkpoint.handles[{h.at("vertex").get<int32_t>(), h.at("subtask").get<int32_t>()}] =
+            h.at("key").get<std::string>();
     }
     for (const auto& o : metadata.at("offsets")) {
-        checkpoint.offsets[{o.at("topic").get<std::string>(), o.at("partition").get<int32_t>()}] = o.at("offset").get<int64_t>();
+        checkpoint.offsets[{o.at("topic").get<std::string>(), o.at("partition").get<int32_t>()}] =
+            o.at("offset").get<int64_t>();
     }
     if (metadata.contains("finished")) {
-        for (const auto& f : metadata.at("finished")) checkpoint.finished.insert({f.at("vertex").get<int32_t>(), f.at("subtask").get<int32_t>()});
+        for (const auto& f : metadata.at("finished"))
+            checkpoint.finished.insert(
+                {f.at("vertex").get<int32_t>(), f.at("subtask").get<int32_t>()});
     }
     if (metadata.contains("shared")) {
         for (const auto& s : metadata.at("shared")) {
-            checkpoint.shared[{s.at("vertex").get<int32_t>(), s.at("subtask").get<int32_t>()}] = s.at("keys").get<std::vector<std::string>>();
+            checkpoint.shared[{s.at("vertex").get<int32_t>(), s.at("subtask").get<int32_t>()}] =
+                s.at("keys").get<std::vector<std::string>>();
         }
         checkpoint.shared_bytes_uploaded = metadata.value("shared_bytes_uploaded", int64_t{0});
         checkpoint.shared_bytes_referenced = metadata.value("shared_bytes_referenced", int64_t{0});

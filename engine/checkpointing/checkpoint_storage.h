@@ -1,16 +1,16 @@
 #pragma once
 // The layout of checkpoints in durable storage, in one place:
-//   checkpoints/<job>/chk-<id>/<vertex>-<subtask>-a<attempt>   a task's state, written by that attempt
-//   checkpoints/<job>/chk-<id>/_metadata            the completed checkpoint (JSON): handles and offsets
-//   checkpoints/<job>/shared/<vertex>-<subtask>-a<attempt>-c<id>-<file>
-//                                                   a shared file of incremental state (an SST file),
-//                                                   uploaded by checkpoint <id> and referred to by
-//                                                   later ones (shared_state_registry.h)
+//   checkpoints/<job>/chk-<id>/<vertex>-<subtask>-a<attempt>   a task's state, written by that
+//   attempt checkpoints/<job>/chk-<id>/_metadata            the completed checkpoint (JSON):
+//   handles and offsets checkpoints/<job>/shared/<vertex>-<subtask>-a<attempt>-c<id>-<file>
+//                                                   a shared file of incremental state (an SST
+//                                                   file), uploaded by checkpoint <id> and referred
+//                                                   to by later ones (shared_state_registry.h)
 //   checkpoints/<job>/checkpoint-id-counter/<id>    the highest checkpoint id made durable (Flink's
 //                                                   CheckpointIDCounter); one key per value, so a
 //                                                   late write of an older value never lowers it
-// A checkpoint is complete exactly when its _metadata exists; a JobManager recovers from the newest,
-// and continues ids above the highest counter value or checkpoint id it finds.
+// A checkpoint is complete exactly when its _metadata exists; a JobManager recovers from the
+// newest, and continues ids above the highest counter value or checkpoint id it finds.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -25,7 +25,8 @@ namespace eosim::engine {
 std::string checkpoint_prefix(const JobSpec& job);
 std::string state_key(const JobSpec& job, int64_t checkpoint_id, const TaskKey& task);
 std::string metadata_key(const JobSpec& job, int64_t checkpoint_id);
-// Where a task's incremental snapshot for `checkpoint_id` uploads its new shared files (+ file name).
+// Where a task's incremental snapshot for `checkpoint_id` uploads its new shared files (+ file
+// name).
 std::string shared_state_prefix(const JobSpec& job, int64_t checkpoint_id, const TaskKey& task);
 // The checkpoint id in a key under checkpoint_prefix, or 0.
 int64_t checkpoint_id_of(const std::string& key);
@@ -45,13 +46,14 @@ struct CheckpointStorageUse {
     CheckpointFiles retained;
     CheckpointFiles unretained;
 };
-CheckpointStorageUse checkpoint_storage_use(const JobSpec& job, const std::map<std::string, std::string>& blobs,
-                                           const std::function<bool(const std::string&)>& being_removed);
+CheckpointStorageUse checkpoint_storage_use(
+    const JobSpec& job, const std::map<std::string, std::string>& blobs,
+    const std::function<bool(const std::string&)>& being_removed);
 
 // What a listing of checkpoint_prefix shows a recovering JobManager.
 struct StoredCheckpoints {
-    int64_t highest_id = 0;           // the highest id made durable (counter value or checkpoint files)
-    std::string counter_key;          // the counter key holding it (empty: none)
+    int64_t highest_id = 0;   // the highest id made durable (counter value or checkpoint files)
+    std::string counter_key;  // the counter key holding it (empty: none)
     std::string latest_metadata_key;  // of the newest completed checkpoint (empty: none)
     // The completed checkpoints below the newest, oldest first, as their files: kept for
     // retention, never restored (their handles' positions are unknown: (-1, n)).
@@ -61,7 +63,8 @@ StoredCheckpoints read_checkpoint_listing(const std::vector<std::string>& keys);
 
 // `older_shared`: the shared files of the checkpoints retained besides this one (a recovering
 // JobManager rebuilds its shared-state registry from them).
-std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint, const std::vector<std::string>& older_shared = {});
+std::string serialize_checkpoint_metadata(const CompletedCheckpoint& checkpoint,
+                                          const std::vector<std::string>& older_shared = {});
 CompletedCheckpoint parse_checkpoint_metadata(const std::string& text);
 
 }  // namespace eosim::engine

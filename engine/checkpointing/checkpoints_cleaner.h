@@ -31,7 +31,8 @@ public:
     void discard_files(const CompletedCheckpoint& checkpoint, bool completed);
     // A state file no checkpoint holds (an acknowledgement that came late), counted.
     void discard_state(const std::string& key, int64_t bytes);
-    // Shared files no checkpoint refers to any more: announced (shared_state.discarded), deleted, counted.
+    // Shared files no checkpoint refers to any more: announced (shared_state.discarded), deleted,
+    // counted.
     void discard_shared(const std::vector<std::string>& keys);
     // One file, not counted.
     void discard_file(const std::string& key);

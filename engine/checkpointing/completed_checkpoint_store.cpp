@@ -9,8 +9,13 @@ namespace eosim::engine {
 using sim::external::CoordinationNode;
 using sim::external::CoordinationStatus;
 
-CompletedCheckpointStore::CompletedCheckpointStore(const LeaderSession& session, sim::DurableStorage& storage, sim::NodeId node)
-    : service_(session.service), storage_(&storage), node_(node), session_(session.session), fence_(session.fence),
+CompletedCheckpointStore::CompletedCheckpointStore(const LeaderSession& session,
+                                                   sim::DurableStorage& storage, sim::NodeId node)
+    : service_(session.service),
+      storage_(&storage),
+      node_(node),
+      session_(session.session),
+      fence_(session.fence),
       dir_(session.path("checkpoints/")) {}
 
 std::string CompletedCheckpointStore::entry_path(int64_t checkpoint_id) const {
@@ -20,8 +25,9 @@ std::string CompletedCheckpointStore::entry_path(int64_t checkpoint_id) const {
 }
 
 void CompletedCheckpointStore::add(const CompletedCheckpoint& checkpoint, Done done) const {
-    service_->create(node_, session_, entry_path(checkpoint.id), checkpoint.metadata_key, false, fence_,
-                     [done = std::move(done)](CoordinationStatus status, int64_t) { done(status); });
+    service_->create(
+        node_, session_, entry_path(checkpoint.id), checkpoint.metadata_key, false, fence_,
+        [done = std::move(done)](CoordinationStatus status, int64_t) { done(status); });
 }
 
 void CompletedCheckpointStore::remove(int64_t checkpoint_id, Done done) const {
@@ -31,8 +37,9 @@ void CompletedCheckpointStore::remove(int64_t checkpoint_id, Done done) const {
 void CompletedCheckpointStore::recover(Recovered done) const {
     const CompletedCheckpointStore self = *this;
     service_->list(node_, session_, dir_,
-                   [self, done = std::move(done)](CoordinationStatus status,
-                                                  std::vector<std::pair<std::string, CoordinationNode>> entries) {
+                   [self, done = std::move(done)](
+                       CoordinationStatus status,
+                       std::vector<std::pair<std::string, CoordinationNode>> entries) {
                        if (status != CoordinationStatus::ok) {
                            done(false, {});
                            return;
@@ -43,7 +50,8 @@ void CompletedCheckpointStore::recover(Recovered done) const {
                    });
 }
 
-void CompletedCheckpointStore::read_metadata(std::vector<std::string> keys, std::vector<CompletedCheckpoint> read,
+void CompletedCheckpointStore::read_metadata(std::vector<std::string> keys,
+                                             std::vector<CompletedCheckpoint> read,
                                              Recovered done) const {
     if (read.size() == keys.size()) {
         done(true, std::move(read));
@@ -52,8 +60,8 @@ void CompletedCheckpointStore::read_metadata(std::vector<std::string> keys, std:
     const CompletedCheckpointStore self = *this;
     const std::string key = keys[read.size()];
     storage_->get(node_, key,
-                  [self, keys = std::move(keys), read = std::move(read), done = std::move(done), key](
-                      sim::StorageStatus status, std::string value) mutable {
+                  [self, keys = std::move(keys), read = std::move(read), done = std::move(done),
+                   key](sim::StorageStatus status, std::string value) mutable {
                       if (status != sim::StorageStatus::ok) {
                           done(false, {});
                           return;

@@ -30,13 +30,13 @@
 
 namespace eosim::engine {
 
-
 class CompletedCheckpointStore {
 public:
     using Done = std::function<void(sim::external::CoordinationStatus)>;
     using Recovered = std::function<void(bool ok, std::vector<CompletedCheckpoint> retained)>;
 
-    CompletedCheckpointStore(const LeaderSession& session, sim::DurableStorage& storage, sim::NodeId node);
+    CompletedCheckpointStore(const LeaderSession& session, sim::DurableStorage& storage,
+                             sim::NodeId node);
 
     void add(const CompletedCheckpoint& checkpoint, Done done) const;
     void remove(int64_t checkpoint_id, Done done) const;
@@ -46,7 +46,8 @@ public:
     std::string entry_path(int64_t checkpoint_id) const;
 
 private:
-    void read_metadata(std::vector<std::string> keys, std::vector<CompletedCheckpoint> read, Recovered done) const;
+    void read_metadata(std::vector<std::string> keys, std::vector<CompletedCheckpoint> read,
+                       Recovered done) const;
 
     sim::external::CoordinationService* service_;
     sim::DurableStorage* storage_;

@@ -16,10 +16,12 @@ PendingCheckpoint::PendingCheckpoint(int64_t id, SnapshotType snapshot, int32_t 
 }
 
 bool PendingCheckpoint::in_progress() const {
-    return state_ == State::pending || state_ == State::writing_metadata || state_ == State::metadata_failed;
+    return state_ == State::pending || state_ == State::writing_metadata ||
+           state_ == State::metadata_failed;
 }
 
-void PendingCheckpoint::acknowledge(std::pair<int32_t, int32_t> subtask, const std::string& handle, int64_t state_bytes) {
+void PendingCheckpoint::acknowledge(std::pair<int32_t, int32_t> subtask, const std::string& handle,
+                                    int64_t state_bytes) {
     EOSIM_INVARIANT(state_ == State::pending, "a checkpoint is acknowledged only while pending");
     const bool awaited = awaiting_.erase(subtask) == 1;
     EOSIM_INVARIANT(awaited, "a checkpoint is acknowledged only by a task it awaits, once");
@@ -28,13 +30,16 @@ void PendingCheckpoint::acknowledge(std::pair<int32_t, int32_t> subtask, const s
 }
 
 void PendingCheckpoint::start_writing_metadata() {
-    EOSIM_INVARIANT(state_ == State::pending, "a checkpoint's metadata is written only from pending");
-    EOSIM_INVARIANT(awaiting_.empty(), "a checkpoint's metadata is written only once every awaited task acknowledged");
+    EOSIM_INVARIANT(state_ == State::pending,
+                    "a checkpoint's metadata is written only from pending");
+    EOSIM_INVARIANT(awaiting_.empty(),
+                    "a checkpoint's metadata is written only once every awaited task acknowledged");
     state_ = State::writing_metadata;
 }
 
 void PendingCheckpoint::fail_metadata(bool keep_files) {
-    EOSIM_INVARIANT(state_ == State::writing_metadata, "a metadata write fails only while it is being written");
+    EOSIM_INVARIANT(state_ == State::writing_metadata,
+                    "a metadata write fails only while it is being written");
     state_ = State::metadata_failed;
     if (keep_files) {  // the store may hold it: an abort deletes nothing
         CompletedCheckpoint nothing;
@@ -44,12 +49,14 @@ void PendingCheckpoint::fail_metadata(bool keep_files) {
 }
 
 void PendingCheckpoint::settle() {
-    EOSIM_INVARIANT(state_ == State::writing_metadata, "only a checkpoint writing its metadata settles at a stop");
+    EOSIM_INVARIANT(state_ == State::writing_metadata,
+                    "only a checkpoint writing its metadata settles at a stop");
     state_ = State::settling;
 }
 
 void PendingCheckpoint::abort_while_writing() {
-    EOSIM_INVARIANT(state_ == State::writing_metadata, "a checkpoint is aborted mid write only while writing its metadata");
+    EOSIM_INVARIANT(state_ == State::writing_metadata,
+                    "a checkpoint is aborted mid write only while writing its metadata");
     state_ = State::discarding;
 }
 
@@ -60,13 +67,16 @@ CompletedCheckpoint PendingCheckpoint::complete() {
 }
 
 CompletedCheckpoint PendingCheckpoint::abort() {
-    EOSIM_INVARIANT(state_ == State::pending || state_ == State::metadata_failed || state_ == State::settling,
-                    "a checkpoint is aborted only while pending, settling or after its metadata failed");
+    EOSIM_INVARIANT(
+        state_ == State::pending || state_ == State::metadata_failed || state_ == State::settling,
+        "a checkpoint is aborted only while pending, settling or after its metadata failed");
     return hand_out(State::aborted);
 }
 
 CompletedCheckpoint PendingCheckpoint::discard_written() {
-    EOSIM_INVARIANT(state_ == State::discarding, "a checkpoint's files are released after its write only when aborted mid write");
+    EOSIM_INVARIANT(
+        state_ == State::discarding,
+        "a checkpoint's files are released after its write only when aborted mid write");
     return hand_out(State::discarded);
 }
 

@@ -5,13 +5,13 @@
 //
 //   pending ──acknowledge (an awaited task, once each)──> pending
 //   pending ──start_writing_metadata (every awaited task acknowledged)──> writing_metadata
-//   writing_metadata ──complete──> completed             the metadata (and HA store entry) is durable
-//   writing_metadata ──fail_metadata──> metadata_failed ──abort──> aborted
-//   writing_metadata ──settle──> settling                the coordinator stopped mid write
-//   settling ──complete──> completed  /  settling ──abort──> aborted
-//   writing_metadata ──abort_while_writing──> discarding subsumed or declined mid write
-//   discarding ──discard_written──> discarded            its write decided: its files may go
-//   pending ──abort──> aborted                           declined, expired, stopped
+//   writing_metadata ──complete──> completed             the metadata (and HA store entry) is
+//   durable writing_metadata ──fail_metadata──> metadata_failed ──abort──> aborted writing_metadata
+//   ──settle──> settling                the coordinator stopped mid write settling ──complete──>
+//   completed  /  settling ──abort──> aborted writing_metadata ──abort_while_writing──> discarding
+//   subsumed or declined mid write discarding ──discard_written──> discarded            its write
+//   decided: its files may go pending ──abort──> aborted                           declined,
+//   expired, stopped
 //
 // A checkpoint completes when every task it waits for acknowledged it and its metadata is durable
 // (with HA: its pointer is in the completed-checkpoint store too); then the coordinator notifies
@@ -31,23 +31,34 @@
 // pending checkpoint and tells the tasks (Flink's abortPendingCheckpoints), except one writing its
 // metadata, which settles; until every settling checkpoint is decided, the coordinator's
 // settling() holds the next deployment back, so that it restores the same checkpoint a JobManager
-// restart would. Completing N subsumes (aborts) every pending checkpoint below N, never a savepoint.
+// restart would. Completing N subsumes (aborts) every pending checkpoint below N, never a
+// savepoint.
 #include <cstdint>
 #include <set>
 #include <string>
 #include <utility>
 
-#include "engine/vocabulary/snapshot_type.h"
 #include "engine/vocabulary/deployment.h"
+#include "engine/vocabulary/snapshot_type.h"
 #include "sim/scheduler.h"
 
 namespace eosim::engine {
 
 class PendingCheckpoint {
 public:
-    enum class State : uint8_t { pending, writing_metadata, metadata_failed, settling, discarding, completed, aborted, discarded };
+    enum class State : uint8_t {
+        pending,
+        writing_metadata,
+        metadata_failed,
+        settling,
+        discarding,
+        completed,
+        aborted,
+        discarded
+    };
 
-    PendingCheckpoint(int64_t id, SnapshotType snapshot, int32_t user_request, std::set<std::pair<int32_t, int32_t>> awaiting);
+    PendingCheckpoint(int64_t id, SnapshotType snapshot, int32_t user_request,
+                      std::set<std::pair<int32_t, int32_t>> awaiting);
 
     int64_t id() const { return result_.id; }
     State state() const { return state_; }
@@ -59,7 +70,9 @@ public:
     bool writing_metadata() const { return state_ == State::writing_metadata; }
     bool settling() const { return state_ == State::settling; }
     bool discarding() const { return state_ == State::discarding; }
-    bool awaits(std::pair<int32_t, int32_t> subtask) const { return state_ == State::pending && awaiting_.contains(subtask); }
+    bool awaits(std::pair<int32_t, int32_t> subtask) const {
+        return state_ == State::pending && awaiting_.contains(subtask);
+    }
     bool fully_acknowledged() const { return awaiting_.empty(); }
     // What the acknowledgements brought so far (the files a discard deletes, what a restore reads).
     const CompletedCheckpoint& result() const { return result_; }
@@ -68,8 +81,10 @@ public:
     void set_timeout(sim::TimerId timer) { timeout_ = timer; }
 
     // -- transitions (each checks the states it comes from)
-    // `subtask` acknowledged with its state; the coordinator adds shared files and offsets to result().
-    void acknowledge(std::pair<int32_t, int32_t> subtask, const std::string& handle, int64_t state_bytes);
+    // `subtask` acknowledged with its state; the coordinator adds shared files and offsets to
+    // result().
+    void acknowledge(std::pair<int32_t, int32_t> subtask, const std::string& handle,
+                     int64_t state_bytes);
     void start_writing_metadata();
     // The metadata (or its store entry) could not be written; `keep_files`: the outcome is unknown,
     // so nothing is deleted on abort (the store may hold it).

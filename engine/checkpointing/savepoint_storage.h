@@ -1,7 +1,8 @@
 #pragma once
 // Savepoints in durable storage, next to (never inside) the checkpoints:
 //   savepoints/<job>/savepoint-<id>/<uid>-<subtask>-a<attempt>   a task's state, canonical form
-//   savepoints/<job>/savepoint-<id>/_metadata                    which operator (by uid) holds which state
+//   savepoints/<job>/savepoint-<id>/_metadata                    which operator (by uid) holds
+//   which state
 // A savepoint is self-contained (its tasks wrote its own files; it shares none with a checkpoint)
 // and owned by the user: no retention, subsumption or JobManager recovery ever deletes it, and a
 // JobManager's recovery never lists it (Flink >= 1.15: intermediate savepoints are not added to
@@ -73,12 +74,14 @@ struct SavepointRestore {
     std::string error;
     std::vector<std::string> skipped_uids;  // state of operators the job lacks, skipped (allowed)
 };
-SavepointRestore restore_from_savepoint(const SavepointMetadata& savepoint, const std::string& path, const JobSpec& job,
-                                        bool allow_non_restored_state);
+SavepointRestore restore_from_savepoint(const SavepointMetadata& savepoint, const std::string& path,
+                                        const JobSpec& job, bool allow_non_restored_state);
 // The same for a retained checkpoint of job `writer` (its handles by the writer's vertex indices),
 // restored by `job`: matched by uid with the same refusals; the state stays in the checkpoint's own
 // format (native, incremental or not), restored at any parallelism by key-group range, NO_CLAIM.
-SavepointRestore restore_from_retained_checkpoint(const CompletedCheckpoint& checkpoint, const JobSpec& writer, const std::string& path,
-                                                  const JobSpec& job, bool allow_non_restored_state);
+SavepointRestore restore_from_retained_checkpoint(const CompletedCheckpoint& checkpoint,
+                                                  const JobSpec& writer, const std::string& path,
+                                                  const JobSpec& job,
+                                                  bool allow_non_restored_state);
 
 }  // namespace eosim::engine

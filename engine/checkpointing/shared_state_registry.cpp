@@ -6,7 +6,8 @@ namespace eosim::engine {
 
 std::vector<std::string> SharedStateRegistry::keys_of(const CompletedCheckpoint& checkpoint) {
     std::vector<std::string> keys = checkpoint.older_shared;
-    for (const auto& [where, files] : checkpoint.shared) keys.insert(keys.end(), files.begin(), files.end());
+    for (const auto& [where, files] : checkpoint.shared)
+        keys.insert(keys.end(), files.begin(), files.end());
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     return keys;
@@ -35,7 +36,8 @@ int32_t SharedStateRegistry::references(const std::string& key) const {
 
 SharedStateRegistry SharedStateRegistry::rebuild(const std::deque<CompletedCheckpoint>& retained) {
     SharedStateRegistry registry;
-    for (const CompletedCheckpoint& checkpoint : retained) registry.add_references(keys_of(checkpoint));
+    for (const CompletedCheckpoint& checkpoint : retained)
+        registry.add_references(keys_of(checkpoint));
     return registry;
 }
 

@@ -27,21 +27,26 @@ namespace eosim::engine {
 
 class SharedStateRegistry {
 public:
-    // Every shared key `checkpoint` holds a reference to (its subtasks' files and older_shared), ordered, no repeats.
+    // Every shared key `checkpoint` holds a reference to (its subtasks' files and older_shared),
+    // ordered, no repeats.
     static std::vector<std::string> keys_of(const CompletedCheckpoint& checkpoint);
 
     void add_references(const std::vector<std::string>& keys);
-    // Drops one reference to each key; returns the keys no checkpoint refers to any more (to delete).
+    // Drops one reference to each key; returns the keys no checkpoint refers to any more (to
+    // delete).
     std::vector<std::string> release(const std::vector<std::string>& keys);
     // A checkpoint that is no longer kept (discarded, or aborted with the references its
     // acknowledgements took): release(keys_of(checkpoint)).
-    std::vector<std::string> release_checkpoint(const CompletedCheckpoint& checkpoint) { return release(keys_of(checkpoint)); }
+    std::vector<std::string> release_checkpoint(const CompletedCheckpoint& checkpoint) {
+        return release(keys_of(checkpoint));
+    }
 
     bool contains(const std::string& key) const { return references_.contains(key); }
     int32_t references(const std::string& key) const;
     const std::map<std::string, int32_t>& entries() const { return references_; }
 
-    // The registry a JobManager rebuilds on recovery, a function of the retained completed checkpoints.
+    // The registry a JobManager rebuilds on recovery, a function of the retained completed
+    // checkpoints.
     static SharedStateRegistry rebuild(const std::deque<CompletedCheckpoint>& retained);
 
 private:

@@ -20,7 +20,8 @@ SingleCheckpointBarrierHandler::SingleCheckpointBarrierHandler(int32_t channels,
 
 BarrierHandlerContext SingleCheckpointBarrierHandler::context() const {
     const sim::Duration left = alignment_timeout_ - (controller_.now() - current_started_);
-    return BarrierHandlerContext{controller_, current_, barrier_in_, all_barriers_in(), left, alignment_timer_set_};
+    return BarrierHandlerContext{controller_,       current_, barrier_in_,
+                                 all_barriers_in(), left,     alignment_timer_set_};
 }
 
 bool SingleCheckpointBarrierHandler::all_barriers_in() const {
@@ -39,11 +40,14 @@ void SingleCheckpointBarrierHandler::release_pending() {
     pending_ = false;
 }
 
-bool SingleCheckpointBarrierHandler::advance_to(int64_t checkpoint_id, const char* why_older_fails, sim::Time started) {
-    if (checkpoint_id < current_ || (checkpoint_id == current_ && !pending_)) return false;  // late, done or cancelled
+bool SingleCheckpointBarrierHandler::advance_to(int64_t checkpoint_id, const char* why_older_fails,
+                                                sim::Time started) {
+    if (checkpoint_id < current_ || (checkpoint_id == current_ && !pending_))
+        return false;  // late, done or cancelled
     if (checkpoint_id == current_) return true;
     if (pending_) {
-        controller_.abort_checkpoint(current_, CheckpointFailureReason::checkpoint_declined_subsumed, why_older_fails);
+        controller_.abort_checkpoint(
+            current_, CheckpointFailureReason::checkpoint_declined_subsumed, why_older_fails);
         release_pending();
     }
     current_ = checkpoint_id;
@@ -56,10 +60,14 @@ bool SingleCheckpointBarrierHandler::advance_to(int64_t checkpoint_id, const cha
     return pending_;
 }
 
-void SingleCheckpointBarrierHandler::barrier_received(int32_t channel, const CheckpointBarrier& barrier) {
-    if (!advance_to(barrier.checkpoint_id, "barrier of a newer checkpoint arrived during alignment", barrier.started)) return;
+void SingleCheckpointBarrierHandler::barrier_received(int32_t channel,
+                                                      const CheckpointBarrier& barrier) {
+    if (!advance_to(barrier.checkpoint_id, "barrier of a newer checkpoint arrived during alignment",
+                    barrier.started))
+        return;
     if (barrier_in_[static_cast<size_t>(channel)]) {
-        throw std::logic_error("second barrier of checkpoint " + std::to_string(barrier.checkpoint_id) + " on channel " +
+        throw std::logic_error("second barrier of checkpoint " +
+                               std::to_string(barrier.checkpoint_id) + " on channel " +
                                std::to_string(channel) + ": a blocked channel cannot be read");
     }
     barrier_in_[static_cast<size_t>(channel)] = true;
@@ -69,24 +77,34 @@ void SingleCheckpointBarrierHandler::barrier_received(int32_t channel, const Che
 
 // Flink's processBarrierAnnouncement: the announcement of a new checkpoint starts its alignment
 // timer (checkNewCheckpoint), counted from the checkpoint's start; nothing is blocked.
-void SingleCheckpointBarrierHandler::barrier_announced(int32_t channel, const CheckpointBarrier& barrier) {
+void SingleCheckpointBarrierHandler::barrier_announced(int32_t channel,
+                                                       const CheckpointBarrier& barrier) {
     if (mode_ != AlignmentMode::aligned_then_unaligned || barrier.unaligned) return;
-    if (!advance_to(barrier.checkpoint_id, "barrier of a newer checkpoint arrived during alignment", barrier.started)) return;
+    if (!advance_to(barrier.checkpoint_id, "barrier of a newer checkpoint arrived during alignment",
+                    barrier.started))
+        return;
     // Once a barrier was handled, the state has set the timer (or gone unaligned) itself.
-    if (alignment_timer_set_ || !awaiting_first_barrier() || barrier_in_[static_cast<size_t>(channel)]) return;
+    if (alignment_timer_set_ || !awaiting_first_barrier() ||
+        barrier_in_[static_cast<size_t>(channel)])
+        return;
     alignment_timer_set_ = true;
-    controller_.start_alignment_timer(current_, std::max(context().alignment_time_left, sim::Duration::zero()));
+    controller_.start_alignment_timer(
+        current_, std::max(context().alignment_time_left, sim::Duration::zero()));
 }
 
 bool SingleCheckpointBarrierHandler::awaiting_first_barrier() const {
-    return !pending_ || std::none_of(barrier_in_.begin(), barrier_in_.end(), [](bool in) { return in; });
+    return !pending_ ||
+           std::none_of(barrier_in_.begin(), barrier_in_.end(), [](bool in) { return in; });
 }
 
-void SingleCheckpointBarrierHandler::cancellation_marker_received(int32_t /*channel*/, int64_t checkpoint_id) {
-    if (checkpoint_id < current_ || (checkpoint_id == current_ && !pending_)) return;  // already over here
+void SingleCheckpointBarrierHandler::cancellation_marker_received(int32_t /*channel*/,
+                                                                  int64_t checkpoint_id) {
+    if (checkpoint_id < current_ || (checkpoint_id == current_ && !pending_))
+        return;  // already over here
     if (checkpoint_id > current_ && pending_) {
-        controller_.abort_checkpoint(current_, CheckpointFailureReason::checkpoint_declined_subsumed,
-                                     "cancellation marker of a newer checkpoint arrived during alignment");
+        controller_.abort_checkpoint(
+            current_, CheckpointFailureReason::checkpoint_declined_subsumed,
+            "cancellation marker of a newer checkpoint arrived during alignment");
         release_pending();
     } else if (pending_) {
         release_pending();
@@ -94,8 +112,9 @@ void SingleCheckpointBarrierHandler::cancellation_marker_received(int32_t /*chan
     current_ = checkpoint_id;
     pending_ = false;
     aborted_ahead_.erase(aborted_ahead_.begin(), aborted_ahead_.upper_bound(checkpoint_id));
-    controller_.abort_checkpoint(checkpoint_id, CheckpointFailureReason::checkpoint_declined_on_cancellation_barrier,
-                                 "an upstream task declined the checkpoint (cancellation marker)");
+    controller_.abort_checkpoint(
+        checkpoint_id, CheckpointFailureReason::checkpoint_declined_on_cancellation_barrier,
+        "an upstream task declined the checkpoint (cancellation marker)");
 }
 
 void SingleCheckpointBarrierHandler::checkpoint_aborted(int64_t checkpoint_id) {
@@ -118,16 +137,21 @@ void SingleCheckpointBarrierHandler::alignment_timed_out(int64_t checkpoint_id) 
     apply(state_->alignment_timed_out(context()));
 }
 
-std::unique_ptr<BarrierHandler> make_barrier_handler(CheckpointingMode mode, AlignmentMode alignment,
-                                                     sim::Duration alignment_timeout, int32_t channels,
+std::unique_ptr<BarrierHandler> make_barrier_handler(CheckpointingMode mode,
+                                                     AlignmentMode alignment,
+                                                     sim::Duration alignment_timeout,
+                                                     int32_t channels,
                                                      BarrierHandlerController& controller) {
-    if (mode == CheckpointingMode::at_least_once) return std::make_unique<BarrierTracker>(channels, controller);
-    return std::make_unique<SingleCheckpointBarrierHandler>(channels, alignment, alignment_timeout, controller);
+    if (mode == CheckpointingMode::at_least_once)
+        return std::make_unique<BarrierTracker>(channels, controller);
+    return std::make_unique<SingleCheckpointBarrierHandler>(channels, alignment, alignment_timeout,
+                                                            controller);
 }
 
 std::unique_ptr<BarrierHandler> make_barrier_handler(CheckpointingMode mode, int32_t channels,
                                                      BarrierHandlerController& controller) {
-    return make_barrier_handler(mode, AlignmentMode::aligned, sim::Duration::zero(), channels, controller);
+    return make_barrier_handler(mode, AlignmentMode::aligned, sim::Duration::zero(), channels,
+                                controller);
 }
 
 }  // namespace eosim::engine

@@ -5,13 +5,14 @@
 // (engine/checkpointing/barrier_handler_states.h), which depends on the alignment mode.
 //
 //   barrier(n), n newer than the current checkpoint:   a pending older one is declined (its barrier
-//       was skipped on this channel); n starts, unless the coordinator already aborted it (then n is
-//       cancelled here: its barriers are ignored, nothing blocks, nothing is snapshotted)
+//       was skipped on this channel); n starts, unless the coordinator already aborted it (then n
+//       is cancelled here: its barriers are ignored, nothing blocks, nothing is snapshotted)
 //   barrier(n) of the pending checkpoint:             counted; the state acts
 //   barrier(n) older, or of a completed/cancelled one: ignored (late)
 //   cancellation marker(n) (an upstream declined n):  a pending older one is declined, n is
 //       cancelled here and declined downstream in turn (once)
-//   aborted(n) by the coordinator:                    n pending: the state releases it; n newer than
+//   aborted(n) by the coordinator:                    n pending: the state releases it; n newer
+//   than
 //       anything seen: remembered, and the pending older checkpoint is left alone
 //   announced(n) (aligned_then_unaligned: an aligned barrier queued behind buffers):  as a barrier
 //       for which checkpoint is current; a newly pending n starts its alignment timer, whose
@@ -31,7 +32,8 @@ namespace eosim::engine {
 
 class SingleCheckpointBarrierHandler final : public BarrierHandler {
 public:
-    SingleCheckpointBarrierHandler(int32_t channels, AlignmentMode mode, sim::Duration alignment_timeout,
+    SingleCheckpointBarrierHandler(int32_t channels, AlignmentMode mode,
+                                   sim::Duration alignment_timeout,
                                    BarrierHandlerController& controller);
 
     void barrier_received(int32_t channel, const CheckpointBarrier& barrier) override;
@@ -51,7 +53,8 @@ public:
 
 private:
     // Makes `checkpoint_id` the current checkpoint when it is newer; true when it is pending.
-    bool advance_to(int64_t checkpoint_id, const char* why_older_fails, sim::Time started = sim::Time::zero());
+    bool advance_to(int64_t checkpoint_id, const char* why_older_fails,
+                    sim::Time started = sim::Time::zero());
     void apply(std::unique_ptr<BarrierHandlerState> next);
     void release_pending();  // the pending checkpoint ends without completing here
     void finish_if_all_in();
@@ -64,10 +67,11 @@ private:
     std::unique_ptr<BarrierHandlerState> state_;
     std::vector<bool> barrier_in_;
     std::vector<bool> closed_;
-    int64_t current_ = 0;   // the pending checkpoint, or the last one seen
+    int64_t current_ = 0;                            // the pending checkpoint, or the last one seen
     sim::Time current_started_ = sim::Time::zero();  // when the coordinator triggered it
     bool pending_ = false;
-    bool alignment_timer_set_ = false;  // the pending checkpoint's alignment timer runs (aligned_then_unaligned)
+    bool alignment_timer_set_ =
+        false;  // the pending checkpoint's alignment timer runs (aligned_then_unaligned)
     std::set<int64_t> aborted_ahead_;  // aborted by the coordinator before their first barrier came
 };
 

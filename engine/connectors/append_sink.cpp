@@ -10,11 +10,13 @@ namespace {
 
 class AppendSink final : public Sink {
 public:
-    AppendSink(SinkContext& context, sim::external::AppendStore& store) : context_(context), store_(store) {}
+    AppendSink(SinkContext& context, sim::external::AppendStore& store)
+        : context_(context), store_(store) {}
     bool open(int64_t, const std::vector<RestoredSinkState>&) override { return true; }
     void write(const RecordBatch& records) override {
         for (const Record& record : records) {
-            if (store_.append(context_.node(), sim::external::KafkaRecord{record.key, record.value}) !=
+            if (store_.append(context_.node(),
+                              sim::external::KafkaRecord{record.key, record.value}) !=
                 sim::external::AppendStoreError::none) {
                 context_.fail("append store write failed");
                 return;
@@ -32,7 +34,8 @@ private:
 
 class AppendSinkConfig final : public SinkConfig {
 public:
-    std::unique_ptr<Sink> make(SinkContext& context, const OutsideSystems& systems, const RuntimeConfig&) const override {
+    std::unique_ptr<Sink> make(SinkContext& context, const OutsideSystems& systems,
+                               const RuntimeConfig&) const override {
         return std::make_unique<AppendSink>(context, *systems.append_store);
     }
     std::vector<Record> read_output(const OutsideSystems& systems) const override {
@@ -47,8 +50,11 @@ public:
 
 void register_append_sink(SinkRegistry& registry) {
     registry.add(SinkKind{
-        "append", "appends every record to an unprotected store at once (no checkpoint part): duplicates on replay",
-        [](SinkOptions&, const std::string&, const SinkWorld&) { return std::make_shared<AppendSinkConfig>(); }});
+        "append",
+        "appends every record to an unprotected store at once (no checkpoint part): duplicates on replay",
+        [](SinkOptions&, const std::string&, const SinkWorld&) {
+            return std::make_shared<AppendSinkConfig>();
+        }});
 }
 
 }  // namespace eosim::engine

@@ -5,11 +5,12 @@
 
 namespace eosim::engine {
 
-void register_kafka_sink(SinkRegistry& registry);   // kafka_sink.cpp
-void register_append_sink(SinkRegistry& registry);  // append_sink.cpp
-void register_upsert_sink(SinkRegistry& registry);  // upsert_sink.cpp
+void register_kafka_sink(SinkRegistry& registry);      // kafka_sink.cpp
+void register_append_sink(SinkRegistry& registry);     // append_sink.cpp
+void register_upsert_sink(SinkRegistry& registry);     // upsert_sink.cpp
 void register_document_sink(SinkRegistry& registry);   // document_sink.cpp
 void register_key_value_sink(SinkRegistry& registry);  // key_value_sink.cpp
-void register_process_sink(SinkRegistry& registry);    // process/process_sink.cpp (docs/sink-protocol.md)
+void register_process_sink(
+    SinkRegistry& registry);  // process/process_sink.cpp (docs/sink-protocol.md)
 
 }  // namespace eosim::engine

@@ -5,7 +5,8 @@
 //
 // - Chunks: the primary-key space is cut into chunks of `chunk_size` keys over [0, chunk_key_end)
 //   (the first chunk unbounded below, the last unbounded above, so every key has a chunk); chunk i
-//   belongs to subtask i mod parallelism. Every subtask computes the same chunks from the job alone.
+//   belongs to subtask i mod parallelism. Every subtask computes the same chunks from the job
+//   alone.
 // - A chunk read (over several polls, `fetch_size` rows per read, so the table changes meanwhile):
 //   low watermark L = the binlog position when it starts; the rows of its key range, page by page;
 //   high watermark H = the position when the last page is read; then the binlog events between L
@@ -18,12 +19,13 @@
 //   events after H (before images) to get the table at H back. Without that wait, a chunk read by a
 //   lost attempt after the last checkpoint is read again at a later H', and a row the lost attempt
 //   emitted and the table deleted between H and H' is never retracted: an idempotent sink keeps it
-//   forever (eosim found this: mysql-upsert-no-version-guard failed exactly_once_output and mirror).
-//   Flink CDC avoids it differently: its snapshot records are emitted as the split finishes and the
-//   split is acknowledged to the enumerator; eosim's wait is the simplest rule that makes the replay
-//   of a chunk deterministic.// - A binlog position that was purged (retention) fails the task with a message naming the position
-//   and the oldest retained file; the job then fails for good once its restarts are used up. It
-//   never skips the purged changes silently.
+//   forever (eosim found this: mysql-upsert-no-version-guard failed exactly_once_output and
+//   mirror). Flink CDC avoids it differently: its snapshot records are emitted as the split
+//   finishes and the split is acknowledged to the enumerator; eosim's wait is the simplest rule
+//   that makes the replay of a chunk deterministic.// - A binlog position that was purged
+//   (retention) fails the task with a message naming the position and the oldest retained file; the
+//   job then fails for good once its restarts are used up. It never skips the purged changes
+//   silently.
 // - Bounded: the input ends when the database is read-only (the workload is done) and every chunk
 //   is finished and read to the binlog's end.
 //
@@ -48,13 +50,15 @@ namespace eosim::engine {
 
 class CdcSourceReader final : public SourceReader {
 public:
-    CdcSourceReader(const VertexSpec& vertex, SinkContext& context, sim::external::Database& database, int32_t subtask);
+    CdcSourceReader(const VertexSpec& vertex, SinkContext& context,
+                    sim::external::Database& database, int32_t subtask);
 
     void restore(const std::vector<std::string>& snapshots) override;
     std::optional<std::string> poll(size_t max_records, RecordBatch* out) override;
     bool reached_end() const override;
     std::string snapshot(int64_t checkpoint_id) override;
-    // ("cdc:<table>", chunk) -> the chunk's binlog position packed as file * 2^40 + offset; -1 while unfinished.
+    // ("cdc:<table>", chunk) -> the chunk's binlog position packed as file * 2^40 + offset; -1
+    // while unfinished.
     void add_offsets(SourceOffsets* offsets) const override;
     void checkpoint_complete(int64_t checkpoint_id) override;
 
@@ -65,10 +69,12 @@ private:
     struct Chunk {
         int32_t index = 0;
         ChunkStatus status = ChunkStatus::unread;
-        sim::external::BinlogPosition position;  // read: its H; emitted: where its keys' binlog reading resumes
+        sim::external::BinlogPosition
+            position;  // read: its H; emitted: where its keys' binlog reading resumes
         bool finished() const { return status == ChunkStatus::emitted; }
         // Not persisted: the rows read (status read, this attempt), the checkpoint that captured H
-        // (0: none yet), and whether that checkpoint is complete (or the chunk came from a restore).
+        // (0: none yet), and whether that checkpoint is complete (or the chunk came from a
+        // restore).
         std::optional<std::map<int64_t, sim::external::Row>> rows;
         int64_t captured_by = 0;
         bool releasable = false;
@@ -79,7 +85,8 @@ private:
         sim::external::BinlogPosition low;
         std::optional<int64_t> after_key;
         std::map<int64_t, sim::external::Row> rows;
-        std::optional<sim::external::BinlogPosition> as_of;  // a restored "read at H" chunk: rebuild the rows at H
+        std::optional<sim::external::BinlogPosition>
+            as_of;  // a restored "read at H" chunk: rebuild the rows at H
     };
     std::optional<int64_t> chunk_from(int32_t index) const;
     std::optional<int64_t> chunk_to(int32_t index) const;
@@ -88,12 +95,14 @@ private:
     std::optional<std::string> read_chunk_page(RecordBatch* out);
     std::optional<std::string> finish_chunk(RecordBatch* out);
     // Applies (forward) or undoes (backward, with before images) the chunk's events in [from, to).
-    std::optional<std::string> replay_chunk_events(int32_t index, sim::external::BinlogPosition from,
+    std::optional<std::string> replay_chunk_events(int32_t index,
+                                                   sim::external::BinlogPosition from,
                                                    sim::external::BinlogPosition to, bool undo,
                                                    std::map<int64_t, sim::external::Row>* rows);
     void emit_chunk(Chunk& chunk, RecordBatch* out);
     std::optional<std::string> read_binlog(size_t max_records, RecordBatch* out);
-    std::string describe(sim::external::DatabaseError error, sim::external::BinlogPosition at) const;
+    std::string describe(sim::external::DatabaseError error,
+                         sim::external::BinlogPosition at) const;
     void check_live_after_point() const;  // an invariant after each announcement
 
     SinkContext& context_;
@@ -102,7 +111,7 @@ private:
     int64_t chunk_size_;
     int64_t fetch_size_;
     int32_t chunk_count_ = 1;
-    std::vector<Chunk> chunks_;  // this subtask's, by index
+    std::vector<Chunk> chunks_;             // this subtask's, by index
     std::map<int32_t, size_t> chunk_slot_;  // chunk index -> position in chunks_
     std::optional<ChunkRead> reading_;
     bool binlog_started_ = false;

@@ -14,8 +14,8 @@
 //   as an absorbed duplicate). Three `_id` modes give this:
 //   - `source_offset` (the one to use for events passed on as they are): `_id` =
 //     "<topic>-<partition>-<offset>" of the Kafka record the output record came from (its source
-//     identity, engine/vocabulary/record.h), the usual exactly-once pattern for an append-only index
-//     (Elasticsearch's advice: an id from the event's own identity, so a retry or a replay
+//     identity, engine/vocabulary/record.h), the usual exactly-once pattern for an append-only
+//     index (Elasticsearch's advice: an id from the event's own identity, so a retry or a replay
 //     overwrites). Unique per event, equal in a replay. The loader allows it only where every
 //     record reaching the sink has that identity: a job whose sources read one topic, the sink
 //     reached from a kafka_source through maps and filters only (a keyed operator, window, join,
@@ -59,21 +59,25 @@ struct DocumentSinkOptions {
     DocumentIdMode id = DocumentIdMode::record;
     int32_t batch_records = 50;  // a bulk request once this many records are buffered
     int32_t item_retries = 3;    // immediate re-sends of failed items within one flush
-    std::string source_topic;    // source_offset: the topic the job's source reads (the _id's first part)
+    std::string
+        source_topic;  // source_offset: the topic the job's source reads (the _id's first part)
 };
 
 class DocumentSink final : public Sink {
 public:
-    DocumentSink(DocumentSinkOptions options, SinkContext& context, sim::external::DocumentStore& store);
+    DocumentSink(DocumentSinkOptions options, SinkContext& context,
+                 sim::external::DocumentStore& store);
 
-    bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) override;
+    bool open(int64_t restored_checkpoint_id,
+              const std::vector<RestoredSinkState>& restored) override;
     void write(const RecordBatch& records) override;
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t) override {}
     bool settled() const override { return true; }
 
     // The document a record becomes (its id, fields and version): what a replay rewrites.
-    static sim::external::DocumentWrite document_for(const Record& record, const DocumentSinkOptions& options);
+    static sim::external::DocumentWrite document_for(const Record& record,
+                                                     const DocumentSinkOptions& options);
     // The record a stored document holds (the inverse of document_for's fields).
     static Record record_of(const sim::external::Document& document);
 

@@ -8,23 +8,28 @@
 
 namespace eosim::engine {
 
-KafkaSourceReader::KafkaSourceReader(const sim::external::KafkaCluster& kafka, sim::NodeId caller, std::string topic,
-                                     int32_t subtask, int32_t parallelism, const SourceOffsets& end_offsets,
-                                     const std::optional<WatermarkSpec>& watermarks, const sim::Scheduler* clock)
+KafkaSourceReader::KafkaSourceReader(const sim::external::KafkaCluster& kafka, sim::NodeId caller,
+                                     std::string topic, int32_t subtask, int32_t parallelism,
+                                     const SourceOffsets& end_offsets,
+                                     const std::optional<WatermarkSpec>& watermarks,
+                                     const sim::Scheduler* clock)
     : kafka_(kafka), caller_(caller), topic_(std::move(topic)), clock_(clock) {
     for (const auto& [where, end] : end_offsets) {
-        if (where.first == topic_ && where.second % parallelism == subtask) splits_.push_back(Split{where.second, 0, end});
+        if (where.first == topic_ && where.second % parallelism == subtask)
+            splits_.push_back(Split{where.second, 0, end});
     }
     if (watermarks) {
         watermarks_.emplace(*watermarks);
-        for (const Split& split : splits_) watermarks_->add_split(split.partition, kMinWatermark, now());
+        for (const Split& split : splits_)
+            watermarks_->add_split(split.partition, kMinWatermark, now());
     }
 }
 
 sim::Time KafkaSourceReader::now() const { return clock_ == nullptr ? sim::Time{} : clock_->now(); }
 
 void KafkaSourceReader::restore(const std::vector<std::string>& snapshots) {
-    std::map<int32_t, std::pair<int64_t, int64_t>> restored;  // partition -> (next offset, max timestamp)
+    std::map<int32_t, std::pair<int64_t, int64_t>>
+        restored;  // partition -> (next offset, max timestamp)
     for (const std::string& blob : snapshots) {
         BlobReader in(blob);
         while (!in.done()) {
@@ -39,7 +44,8 @@ void KafkaSourceReader::restore(const std::vector<std::string>& snapshots) {
         split.next_offset = it == restored.end() ? 0 : it->second.first;
         if (it == restored.end()) unrestored_.push_back(split.partition);
         if (watermarks_) {
-            watermarks_->add_split(split.partition, it == restored.end() ? kMinWatermark : it->second.second, now());
+            watermarks_->add_split(split.partition,
+                                   it == restored.end() ? kMinWatermark : it->second.second, now());
             if (split.next_offset >= split.end_offset) watermarks_->split_finished(split.partition);
         }
     }
@@ -49,21 +55,25 @@ std::optional<std::string> KafkaSourceReader::poll(size_t max_records, RecordBat
     for (size_t n = 0; n < splits_.size() && out->size() < max_records; ++n) {
         Split& split = splits_[(next_split_ + n) % splits_.size()];
         if (split.next_offset >= split.end_offset) continue;
-        const auto limit = std::min<size_t>(max_records - out->size(), static_cast<size_t>(split.end_offset - split.next_offset));
+        const auto limit = std::min<size_t>(
+            max_records - out->size(), static_cast<size_t>(split.end_offset - split.next_offset));
         // Each record goes straight into `out` (and its timestamp to the split's watermark).
         int64_t next_offset = 0;
         const sim::Time read_at = now();
-        const auto error = kafka_.read_each(caller_, topic_, split.partition, split.next_offset, limit,
-                                            sim::external::Isolation::read_committed, &next_offset,
-                                            [&](const sim::external::ReadResult::Entry& entry) {
-                                                out->push_back(Record{entry.record.key, entry.record.value, 0, RowKind::insert,
-                                                                      entry.record.timestamp,
-                                                                      make_source_id(split.partition, entry.offset)});
-                                                if (watermarks_) watermarks_->record_read(split.partition, entry.record.timestamp, read_at);
-                                            });
+        const auto error = kafka_.read_each(
+            caller_, topic_, split.partition, split.next_offset, limit,
+            sim::external::Isolation::read_committed, &next_offset,
+            [&](const sim::external::ReadResult::Entry& entry) {
+                out->push_back(Record{entry.record.key, entry.record.value, 0, RowKind::insert,
+                                      entry.record.timestamp,
+                                      make_source_id(split.partition, entry.offset)});
+                if (watermarks_)
+                    watermarks_->record_read(split.partition, entry.record.timestamp, read_at);
+            });
         if (error != sim::external::KafkaError::none) return std::string(to_string(error));
         split.next_offset = next_offset;
-        if (watermarks_ && split.next_offset >= split.end_offset) watermarks_->split_finished(split.partition);
+        if (watermarks_ && split.next_offset >= split.end_offset)
+            watermarks_->split_finished(split.partition);
     }
     if (!splits_.empty()) next_split_ = (next_split_ + 1) % splits_.size();
     return std::nullopt;
@@ -71,11 +81,13 @@ std::optional<std::string> KafkaSourceReader::poll(size_t max_records, RecordBat
 
 void KafkaSourceReader::resume_unrestored_at(const SourceOffsets& checkpointed) {
     for (Split& split : splits_) {
-        if (std::find(unrestored_.begin(), unrestored_.end(), split.partition) == unrestored_.end()) continue;
+        if (std::find(unrestored_.begin(), unrestored_.end(), split.partition) == unrestored_.end())
+            continue;
         auto it = checkpointed.find({topic_, split.partition});
         if (it == checkpointed.end()) continue;
         split.next_offset = it->second;
-        if (watermarks_ && split.next_offset >= split.end_offset) watermarks_->split_finished(split.partition);
+        if (watermarks_ && split.next_offset >= split.end_offset)
+            watermarks_->split_finished(split.partition);
     }
 }
 

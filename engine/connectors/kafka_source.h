@@ -20,10 +20,13 @@ namespace eosim::engine {
 
 class KafkaSourceReader final : public SourceReader {
 public:
-    // `end_offsets`: where each partition of the topic ends (the bounded input). Reads on behalf of `caller`.
-    KafkaSourceReader(const sim::external::KafkaCluster& kafka, sim::NodeId caller, std::string topic, int32_t subtask,
-                      int32_t parallelism, const SourceOffsets& end_offsets,
-                      const std::optional<WatermarkSpec>& watermarks = std::nullopt, const sim::Scheduler* clock = nullptr);
+    // `end_offsets`: where each partition of the topic ends (the bounded input). Reads on behalf of
+    // `caller`.
+    KafkaSourceReader(const sim::external::KafkaCluster& kafka, sim::NodeId caller,
+                      std::string topic, int32_t subtask, int32_t parallelism,
+                      const SourceOffsets& end_offsets,
+                      const std::optional<WatermarkSpec>& watermarks = std::nullopt,
+                      const sim::Scheduler* clock = nullptr);
 
     // Restores from the snapshots of every subtask of the source (the union of split states).
     void restore(const std::vector<std::string>& snapshots) override;
@@ -49,8 +52,8 @@ private:
     sim::NodeId caller_;
     std::string topic_;
     std::vector<Split> splits_;
-    size_t next_split_ = 0;  // polled round-robin
-    std::vector<int32_t> unrestored_;  // partitions of splits no restored snapshot named
+    size_t next_split_ = 0;                      // polled round-robin
+    std::vector<int32_t> unrestored_;            // partitions of splits no restored snapshot named
     std::optional<SplitWatermarks> watermarks_;  // with a watermark strategy
     const sim::Scheduler* clock_ = nullptr;      // virtual time, for idleness
 };

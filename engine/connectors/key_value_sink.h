@@ -15,18 +15,19 @@
 //   finds its event id set and changes nothing (an absorbed duplicate). Event ids never expire here
 //   (a TTL shorter than the longest replay would let a replay count again). Two event ids
 //   (`event_id`):
-//   - `record` (default): "<key>:<value>", derived from the output record alone: for a keyed running
+//   - `record` (default): "<key>:<value>", derived from the output record alone: for a keyed
+//   running
 //     count the pair (key, count) is unique per key and recomputed identically from the restored
 //     state. Anywhere else two events with the same key and value share one id and the second is
 //     never counted;
 //   - `source_offset`: "<topic>-<partition>-<offset>" of the Kafka record the output record came
-//     from (its source identity, engine/vocabulary/record.h): unique per event, equal in a replay, for
-//     a job passing events on as they are. Allowed only where every record reaching the sink has
-//     that identity (as the document sink's `source_offset` ids: one topic, the sink reached from a
-//     kafka_source through maps and filters only; refused otherwise, exit code 2). The harness then
-//     reads the counters as key counts (sink_registry.h: each key's number of records), which is
-//     what they are for any job; with `record` ids it reads them as a keyed table (the running
-//     count's last value, which equals it).
+//     from (its source identity, engine/vocabulary/record.h): unique per event, equal in a replay,
+//     for a job passing events on as they are. Allowed only where every record reaching the sink
+//     has that identity (as the document sink's `source_offset` ids: one topic, the sink reached
+//     from a kafka_source through maps and filters only; refused otherwise, exit code 2). The
+//     harness then reads the counters as key counts (sink_registry.h: each key's number of
+//     records), which is what they are for any job; with `record` ids it reads them as a keyed
+//     table (the running count's last value, which equals it).
 // - `dedup_non_atomic` (a negative control): the same SETNX and INCRBY as two calls, as a client
 //   without MULTI or a script does. A SETNX that applied but whose INCRBY then failed or timed out
 //   (calls that race, sim/external/call_races.h: an answer lost) leaves the event marked and not
@@ -62,9 +63,11 @@ struct KeyValueSinkOptions {
 
 class KeyValueSink final : public Sink {
 public:
-    KeyValueSink(KeyValueSinkOptions options, SinkContext& context, sim::external::KeyValueStore& store);
+    KeyValueSink(KeyValueSinkOptions options, SinkContext& context,
+                 sim::external::KeyValueStore& store);
 
-    bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) override;
+    bool open(int64_t restored_checkpoint_id,
+              const std::vector<RestoredSinkState>& restored) override;
     void write(const RecordBatch& records) override;
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t) override {}
@@ -73,7 +76,8 @@ public:
     static std::string counter_key(const std::string& prefix, int64_t key);
     static std::string event_key(const KeyValueSinkOptions& options, const Record& record);
     // The counters the store shows, as (key, count) records sorted by key: what the harness reads.
-    static std::vector<Record> counters(const sim::external::KeyValueStore& store, const std::string& prefix);
+    static std::vector<Record> counters(const sim::external::KeyValueStore& store,
+                                        const std::string& prefix);
 
 private:
     // Sends the pending records in order; stops at the first failure (order per key is kept).

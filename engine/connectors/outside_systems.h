@@ -37,7 +37,8 @@ struct OutsideSystems {
     sim::external::DocumentStore* documents = nullptr;
     sim::external::KeyValueStore* key_values = nullptr;
     sim::external::ObjectStore* objects = nullptr;
-    sim::external::CoordinationService* coordination = nullptr;  // JobManager HA's (with high_availability)
+    sim::external::CoordinationService* coordination =
+        nullptr;  // JobManager HA's (with high_availability)
     // Databases by name, in the order the run built them.
     std::vector<std::pair<std::string, sim::external::Database*>> databases;
 

@@ -50,13 +50,17 @@ public:
     virtual int64_t attempt() const = 0;
     // A name unique to this subtask and attempt, stable from run to run of the same seed (e.g. a
     // transactional id or an upload prefix that a later attempt must not reuse).
-    std::string attempt_id() const { return "attempt-" + std::to_string(attempt()) + "-subtask-" + std::to_string(subtask()); }
+    std::string attempt_id() const {
+        return "attempt-" + std::to_string(attempt()) + "-subtask-" + std::to_string(subtask());
+    }
     virtual RunObserver& observer() = 0;
     // The sink points (engine/connectors/sink_points.h) this sink may announce: its kind's
     // SinkConfig::announced_points() (sink_registry.h), the one list the scenario loader (a fault
-    // `at_point`), the testkit (where it aims faults) and `eosim points` read. The engine's task and
-    // the testkit's context return it; a context of your own may return nullopt (not checked).
-    virtual std::optional<std::vector<std::string_view>> declared_points() const { return std::nullopt; }
+    // `at_point`), the testkit (where it aims faults) and `eosim points` read. The engine's task
+    // and the testkit's context return it; a context of your own may return nullopt (not checked).
+    virtual std::optional<std::vector<std::string_view>> declared_points() const {
+        return std::nullopt;
+    }
     // Announces a protocol point on behalf of this task: its node, vertex and subtask (a fault's
     // `vertex`/`subtask` filters match them). Listeners may crash the node before this returns.
     // A sink point that declared_points() does not list throws std::logic_error naming it (and the
@@ -75,17 +79,20 @@ public:
     // `on_answer(id, result)` runs when the answer reaches this sink (never after a crash; also
     // after close()). Returns the call's id at once.
     template <typename Result>
-    CallId call(sim::external::OutsideSystem& system, std::function<Result(sim::NodeId caller)> request,
+    CallId call(sim::external::OutsideSystem& system,
+                std::function<Result(sim::NodeId caller)> request,
                 std::function<void(CallId, const Result&)> on_answer) {
         auto result = std::make_shared<Result>();
         const CallId id = ++last_call_;
         ++in_flight_;
-        AsyncCall async{id, &system, [request = std::move(request), result, caller = node()] { *result = request(caller); },
-                        [this, id, result, on_answer = std::move(on_answer)] {
-                            --in_flight_;
-                            on_answer(id, *result);
-                            answered();
-                        }};
+        AsyncCall async{
+            id, &system,
+            [request = std::move(request), result, caller = node()] { *result = request(caller); },
+            [this, id, result, on_answer = std::move(on_answer)] {
+                --in_flight_;
+                on_answer(id, *result);
+                answered();
+            }};
         send(std::move(async));
         return id;
     }
@@ -126,14 +133,14 @@ private:
 // j % parallelism. At the same parallelism each subtask gets its own; when scaling in, a remaining
 // subtask also gets the states of the removed ones (old subtask 5 of 6 goes to subtask 1 of 2), and
 // must commit what they pre-committed and abort their lingering transactions; when scaling out, the
-// new subtasks beyond the old count get none. A sink's next `pre_commit` then carries on whatever it
-// took over that still needs a commit. Nothing is dropped. A restore at another parallelism follows a
-// savepoint, and a failover too (a restart from a retained checkpoint with another -p, the adaptive
-// scheduler after a lost TaskManager): the instances of the failed attempt may have crashed, so
-// nobody closed them.
+// new subtasks beyond the old count get none. A sink's next `pre_commit` then carries on whatever
+// it took over that still needs a commit. Nothing is dropped. A restore at another parallelism
+// follows a savepoint, and a failover too (a restart from a retained checkpoint with another -p,
+// the adaptive scheduler after a lost TaskManager): the instances of the failed attempt may have
+// crashed, so nobody closed them.
 //
-// One restored sink state: what subtask `subtask` of the restored checkpoint's job returned from its
-// pre_commit (its index in that job's parallelism, which may differ from the restoring job's).
+// One restored sink state: what subtask `subtask` of the restored checkpoint's job returned from
+// its pre_commit (its index in that job's parallelism, which may differ from the restoring job's).
 struct RestoredSinkState {
     int32_t subtask = 0;
     std::string state;
@@ -141,13 +148,16 @@ struct RestoredSinkState {
 
 // The subtask (of `parallelism`) a restore hands the sink state of `old_subtask` to; the engine and
 // the testkit both restore by it.
-constexpr int32_t restoring_subtask(int32_t old_subtask, int32_t parallelism) { return old_subtask % parallelism; }
+constexpr int32_t restoring_subtask(int32_t old_subtask, int32_t parallelism) {
+    return old_subtask % parallelism;
+}
 
 // The contract, after Flink's TwoPhaseCommittingSink:
 // - `open` runs when the task starts, with the sink's part of the restored checkpoint (if any):
 //   every state it was given (RestoredSinkState): a 2PC sink commits the transactions found in
-//   them and aborts the lingering ones (begun after the restored checkpoint) of its own subtask index and
-//   of every subtask index that maps to it (docs/api.md, "What sink authors keep tripping on");
+//   them and aborts the lingering ones (begun after the restored checkpoint) of its own subtask
+//   index and of every subtask index that maps to it (docs/api.md, "What sink authors keep tripping
+//   on");
 // - `write` for every record;
 // - `pre_commit` at the checkpoint barrier: flush, check every write, and return what a restore
 //   needs. A write that failed fails the checkpoint; it is never dropped silently;
@@ -168,17 +178,19 @@ class Sink {
 public:
     virtual ~Sink() = default;
     // `restored`: the states this subtask is given from checkpoint `restored_checkpoint_id` (0 and
-    // none on a fresh start), ascending by old subtask; possibly several (a scale-in), possibly none
-    // (a subtask beyond the old parallelism). Returns false (after calling ctx.fail) when the sink
-    // cannot start.
-    virtual bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) = 0;
+    // none on a fresh start), ascending by old subtask; possibly several (a scale-in), possibly
+    // none (a subtask beyond the old parallelism). Returns false (after calling ctx.fail) when the
+    // sink cannot start.
+    virtual bool open(int64_t restored_checkpoint_id,
+                      const std::vector<RestoredSinkState>& restored) = 0;
     virtual void write(const RecordBatch& records) = 0;
     // The barrier reached the sink: send what is buffered; true when pre_commit may run, false to
     // wait for answers (the task takes no input meanwhile and asks again after every answer it
     // delivers to this sink, and every 10 ms while none is in flight, for a sink waiting on its own
     // timer). A synchronous sink has nothing to wait for (the default). Flink's
     // prepareSnapshotPreBarrier -> AsyncSinkWriter::flush(true). A sink whose completed checkpoint
-    // must cover its writes says true only when nothing is in flight (SinkContext::calls_in_flight()).
+    // must cover its writes says true only when nothing is in flight
+    // (SinkContext::calls_in_flight()).
     virtual bool prepare_pre_commit(int64_t checkpoint_id) {
         (void)checkpoint_id;
         return true;

@@ -55,7 +55,8 @@ void SinkOptions::fail(const std::string& key, const std::string& expected) cons
 std::string SinkOptions::string(const std::string& key, const std::string& fallback) {
     const nlohmann::json* v = find(key);
     if (v == nullptr) return fallback;
-    if (!v->is_string() || v->get<std::string>().empty()) fail(key, "expected a non-empty string, found " + describe(*v));
+    if (!v->is_string() || v->get<std::string>().empty())
+        fail(key, "expected a non-empty string, found " + describe(*v));
     return v->get<std::string>();
 }
 
@@ -68,11 +69,13 @@ int64_t SinkOptions::integer(const std::string& key, int64_t fallback, int64_t m
     const nlohmann::json* v = find(key);
     if (v == nullptr) return fallback;
     const bool integral = v->is_number_integer() || v->is_number_unsigned();
-    const bool in_range = integral && (v->is_number_unsigned() ? v->get<uint64_t>() <= static_cast<uint64_t>(max) &&
-                                                                      static_cast<int64_t>(v->get<uint64_t>()) >= min
-                                                                : v->get<int64_t>() >= min && v->get<int64_t>() <= max);
+    const bool in_range = integral && (v->is_number_unsigned()
+                                           ? v->get<uint64_t>() <= static_cast<uint64_t>(max) &&
+                                                 static_cast<int64_t>(v->get<uint64_t>()) >= min
+                                           : v->get<int64_t>() >= min && v->get<int64_t>() <= max);
     if (!in_range) {
-        fail(key, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], found " + describe(*v));
+        fail(key, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+                      "], found " + describe(*v));
     }
     return v->get<int64_t>();
 }
@@ -84,7 +87,8 @@ bool SinkOptions::boolean(const std::string& key, bool fallback) {
     return v->get<bool>();
 }
 
-size_t SinkOptions::choice(const std::string& key, const std::vector<std::string>& choices, size_t fallback) {
+size_t SinkOptions::choice(const std::string& key, const std::vector<std::string>& choices,
+                           size_t fallback) {
     const nlohmann::json* v = find(key);
     if (v == nullptr) return fallback;
     if (v->is_string()) {
@@ -99,10 +103,12 @@ size_t SinkOptions::choice(const std::string& key, const std::vector<std::string
 std::vector<std::string> SinkOptions::strings(const std::string& key) {
     const nlohmann::json* v = find(key);
     const auto all_strings = [](const nlohmann::json& a) {
-        return std::all_of(a.begin(), a.end(), [](const nlohmann::json& e) { return e.is_string(); });
+        return std::all_of(a.begin(), a.end(),
+                           [](const nlohmann::json& e) { return e.is_string(); });
     };
     if (v == nullptr || !v->is_array() || v->empty() || !all_strings(*v)) {
-        fail(key, "expected a non-empty array of strings, found " + (v == nullptr ? std::string("nothing") : describe(*v)));
+        fail(key, "expected a non-empty array of strings, found " +
+                      (v == nullptr ? std::string("nothing") : describe(*v)));
     }
     return v->get<std::vector<std::string>>();
 }
@@ -112,7 +118,8 @@ void SinkOptions::finish() const {
         if (read_.count(item.key()) != 0) continue;
         std::string known;
         for (const std::string& k : read_) known += (known.empty() ? "" : ", ") + k;
-        fail(item.key(), "unknown key \"" + item.key() + "\"; expected one of: " + (known.empty() ? "(none)" : known));
+        fail(item.key(), "unknown key \"" + item.key() +
+                             "\"; expected one of: " + (known.empty() ? "(none)" : known));
     }
 }
 

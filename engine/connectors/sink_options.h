@@ -26,7 +26,9 @@ class SinkOptionsError : public std::runtime_error {
 public:
     SinkOptionsError(std::string path, const std::string& expected)
         : std::runtime_error(path + ": " + expected), path_(std::move(path)), expected_(expected) {}
-    const std::string& path() const { return path_; }  // a JSON Pointer below "options", e.g. "/topic"
+    const std::string& path() const {
+        return path_;
+    }  // a JSON Pointer below "options", e.g. "/topic"
     const std::string& expected() const { return expected_; }
 
 private:
@@ -42,7 +44,8 @@ public:
     bool has(const std::string& key) const;
     std::string string(const std::string& key, const std::string& fallback);
     std::string required_string(const std::string& key);
-    int64_t integer(const std::string& key, int64_t fallback, int64_t min = std::numeric_limits<int64_t>::min(),
+    int64_t integer(const std::string& key, int64_t fallback,
+                    int64_t min = std::numeric_limits<int64_t>::min(),
                     int64_t max = std::numeric_limits<int64_t>::max());
     bool boolean(const std::string& key, bool fallback);
     // A required non-empty array of strings (e.g. a command's argv).

@@ -9,8 +9,8 @@
 //
 //     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override {
 //         ... flush, prepare ...
-//         eosim::engine::announce_point(context_, eosim::engine::sink_points::kPrecommitted, checkpoint_id);
-//         return true;
+//         eosim::engine::announce_point(context_, eosim::engine::sink_points::kPrecommitted,
+//         checkpoint_id); return true;
 //     }
 //
 // Announce a point where a crash is the most interesting: after the outside system holds what the

@@ -23,7 +23,8 @@ SinkRegistry& SinkRegistry::global() {
 }
 
 void SinkRegistry::add(SinkKind kind) {
-    if (kind.name.empty() || !kind.configure) throw std::logic_error("a sink kind needs a name and a configure function");
+    if (kind.name.empty() || !kind.configure)
+        throw std::logic_error("a sink kind needs a name and a configure function");
     const std::string name = kind.name;
     if (!kinds_.emplace(name, std::move(kind)).second) {
         throw std::logic_error("sink kind \"" + name + "\" is registered twice");
@@ -41,18 +42,25 @@ std::vector<std::string> SinkRegistry::names() const {
     return out;
 }
 
-std::string the_source_topic(const SinkOptions& options, const std::string& key, const SinkWorld& world) {
+std::string the_source_topic(const SinkOptions& options, const std::string& key,
+                             const SinkWorld& world) {
     const std::vector<std::string> topics = world.source_topics();
     if (topics.size() == 1) return topics.front();
     std::string found = topics.empty() ? "none" : std::to_string(topics.size()) + " (";
-    for (size_t i = 0; i < topics.size(); ++i) found += (i == 0 ? "" : ", ") + topics[i] + (i + 1 == topics.size() ? ")" : "");
-    options.fail(key, "expected a job whose sources read one Kafka topic (records are named \"<topic>-<partition>-"
-                      "<offset>\" after it), found " + found);
+    for (size_t i = 0; i < topics.size(); ++i)
+        found += (i == 0 ? "" : ", ") + topics[i] + (i + 1 == topics.size() ? ")" : "");
+    options.fail(
+        key,
+        "expected a job whose sources read one Kafka topic (records are named \"<topic>-<partition>-"
+        "<offset>\" after it), found " +
+            found);
 }
 
-std::vector<SinkTwin> twin_setting(const nlohmann::json& options, const std::string& key, const nlohmann::json& fallback,
-                                   const nlohmann::json& bad, std::string name, std::string summary) {
-    const nlohmann::json current = options.is_object() && options.contains(key) ? options[key] : fallback;
+std::vector<SinkTwin> twin_setting(const nlohmann::json& options, const std::string& key,
+                                   const nlohmann::json& fallback, const nlohmann::json& bad,
+                                   std::string name, std::string summary) {
+    const nlohmann::json current =
+        options.is_object() && options.contains(key) ? options[key] : fallback;
     if (current == bad) return {};
     nlohmann::json broken = options.is_object() ? options : nlohmann::json::object();
     broken[key] = bad;

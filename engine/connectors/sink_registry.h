@@ -2,7 +2,8 @@
 // The sink registry: every sink kind, built-in or a user's, registers here under a name, and a
 // scenario names it in a sink vertex:
 //
-//     {"id": "out", "kind": "sink", "sink": "kafka", "options": {"topic": "output"}, "inputs": [...]}
+//     {"id": "out", "kind": "sink", "sink": "kafka", "options": {"topic": "output"}, "inputs":
+//     [...]}
 //
 // A kind turns the vertex's "options" into a SinkConfig when the scenario is loaded (so a bad
 // option is a load error, exit code 2). The config then makes one Sink per subtask and attempt
@@ -28,9 +29,11 @@ namespace eosim::engine {
 
 // How the oracles read a sink's outside system after the run.
 enum class SinkOutputShape : uint8_t {
-    appended,     // every record the system shows, as a multiset (Kafka read_committed, an append log)
-    keyed_table,  // one row per key holding the latest value (an upsert table, a keyspace, an index by key)
-    key_counts,   // one row per key holding how many records the sink received for it (a counter per key)
+    appended,  // every record the system shows, as a multiset (Kafka read_committed, an append log)
+    keyed_table,  // one row per key holding the latest value (an upsert table, a keyspace, an index
+                  // by key)
+    key_counts,  // one row per key holding how many records the sink received for it (a counter per
+                 // key)
 };
 const char* to_string(SinkOutputShape shape);
 
@@ -53,15 +56,16 @@ public:
     // Resources the sink needs for itself within a job (e.g. "Kafka topic \"out\""): the loader
     // refuses two sinks that claim the same one.
     virtual std::vector<std::string> claims() const { return {}; }
-    // The sink points (engine/connectors/sink_points.h) this sink's instances announce: the one list
-    // the loader (a fault at a point no component of the job announces is refused,
+    // The sink points (engine/connectors/sink_points.h) this sink's instances announce: the one
+    // list the loader (a fault at a point no component of the job announces is refused,
     // scenarios/point_reach.h), the testkit (where it aims faults) and `eosim points` read. A sink
     // that announces a point must list it here: SinkContext::announce throws for one it does not.
     virtual std::vector<std::string_view> announced_points() const { return {}; }
     // The option (a key of "options") that makes this sink name what it writes after each record's
-    // source identity (engine/vocabulary/record.h: the source partition and offset), or empty when it
-    // does not. The loader then requires every record reaching the sink to have one: the sink reached
-    // from a kafka_source through maps and filters only (exit code 2 otherwise, at this option).
+    // source identity (engine/vocabulary/record.h: the source partition and offset), or empty when
+    // it does not. The loader then requires every record reaching the sink to have one: the sink
+    // reached from a kafka_source through maps and filters only (exit code 2 otherwise, at this
+    // option).
     virtual std::string source_identity_option() const { return {}; }
 };
 
@@ -77,7 +81,8 @@ public:
 // The one topic the job's sources read, for a sink whose option `key` names records by their source
 // identity ("<topic>-<partition>-<offset>"); throws SinkOptionsError at `key` when the sources read
 // none or several.
-std::string the_source_topic(const SinkOptions& options, const std::string& key, const SinkWorld& world);
+std::string the_source_topic(const SinkOptions& options, const std::string& key,
+                             const SinkWorld& world);
 
 // A known-bad form of a configured sink: the same vertex with `options` that break its guarantee
 // on purpose (the Kafka sink without transactions, documents with generated ids). The sensitivity
@@ -94,15 +99,16 @@ struct SinkTwin {
 
 // The one known-bad form that sets `key` to `bad` (`fallback`: the key's default), or none when
 // the options already have `bad` there.
-std::vector<SinkTwin> twin_setting(const nlohmann::json& options, const std::string& key, const nlohmann::json& fallback,
-                                   const nlohmann::json& bad, std::string name, std::string summary);
+std::vector<SinkTwin> twin_setting(const nlohmann::json& options, const std::string& key,
+                                   const nlohmann::json& fallback, const nlohmann::json& bad,
+                                   std::string name, std::string summary);
 
 struct SinkKind {
     std::string name;     // what a scenario writes in "sink"
     std::string summary;  // one line for listings and errors
     // Reads `options` (throwing SinkOptionsError) for the sink vertex `vertex_id`.
-    std::function<std::shared_ptr<const SinkConfig>(SinkOptions& options, const std::string& vertex_id,
-                                                    const SinkWorld& world)>
+    std::function<std::shared_ptr<const SinkConfig>(
+        SinkOptions& options, const std::string& vertex_id, const SinkWorld& world)>
         configure;
     // The known-bad forms of a sink with these (valid) options; none when unset or when the options
     // already ask for the weaker guarantee.
@@ -134,8 +140,9 @@ void register_builtin_sinks(SinkRegistry& registry);
 // that a unity build batches together (CMake's UNITY_BUILD) do not clash, as __LINE__'s did.
 #define EOSIM_SINK_CONCAT_INNER(a, b) a##b
 #define EOSIM_SINK_CONCAT(a, b) EOSIM_SINK_CONCAT_INNER(a, b)
-#define EOSIM_REGISTER_SINK(kind_expression)                                                        \
-    static const bool EOSIM_SINK_CONCAT(eosim_sink_registered_, __COUNTER__) [[maybe_unused]] = [] { \
-        ::eosim::engine::SinkRegistry::global().add(kind_expression);                              \
-        return true;                                                                                \
-    }()
+#define EOSIM_REGISTER_SINK(kind_expression)                                 \
+    static const bool EOSIM_SINK_CONCAT(eosim_sink_registered_, __COUNTER__) \
+        [[maybe_unused]] = [] {                                              \
+            ::eosim::engine::SinkRegistry::global().add(kind_expression);    \
+            return true;                                                     \
+        }()

@@ -22,7 +22,8 @@ bool UpsertSink::open(int64_t, const std::vector<RestoredSinkState>&) { return t
 void UpsertSink::write(const RecordBatch& records) {
     for (const Record& record : records) {
         if (record.kind == RowKind::update_before) continue;
-        buffer_[record.key] = Change{record.value, record.version, record.kind == RowKind::delete_row};
+        buffer_[record.key] =
+            Change{record.value, record.version, record.kind == RowKind::delete_row};
         if (buffer_.size() < batch_size_) continue;
         if (const std::string error = flush(); !error.empty()) {
             context_.fail(error);
@@ -46,7 +47,8 @@ std::string UpsertSink::flush() {
         if (change.remove && !guarded_) {
             e = database_.remove(node, id, table_, key);
         } else {
-            e = database_.upsert(node, id, table_, Row{key, change.value, change.version, change.remove}, guarded_);
+            e = database_.upsert(node, id, table_,
+                                 Row{key, change.value, change.version, change.remove}, guarded_);
         }
     }
     if (e == DatabaseError::none) e = database_.commit(node, id);
@@ -57,18 +59,22 @@ std::string UpsertSink::flush() {
     const auto rows = static_cast<int64_t>(buffer_.size());
     buffer_.clear();
     const sim::Time now = context_.world().now();
-    context_.observer().connector_event(now, now, "upsert sink-" + std::to_string(context_.subtask()), "sink.batch",
-                                        std::to_string(rows) + " rows into '" + table_ + "'");
+    context_.observer().connector_event(
+        now, now, "upsert sink-" + std::to_string(context_.subtask()), "sink.batch",
+        std::to_string(rows) + " rows into '" + table_ + "'");
     context_.announce(points::kSinkFlushed, rows);
     return {};
 }
 
 std::unique_ptr<Sink> UpsertSinkConfig::make(SinkContext& context, const OutsideSystems& systems,
                                              const RuntimeConfig&) const {
-    return std::make_unique<UpsertSink>(options_, context, *systems.database(kUpsertTargetDatabase));
+    return std::make_unique<UpsertSink>(options_, context,
+                                        *systems.database(kUpsertTargetDatabase));
 }
 
-std::vector<std::string_view> UpsertSinkConfig::announced_points() const { return {points::kSinkFlushed}; }
+std::vector<std::string_view> UpsertSinkConfig::announced_points() const {
+    return {points::kSinkFlushed};
+}
 
 std::vector<Record> UpsertSinkConfig::read_output(const OutsideSystems& systems) const {
     std::vector<Record> out;
@@ -99,8 +105,9 @@ void register_upsert_sink(SinkRegistry& registry) {
             return std::make_shared<UpsertSinkConfig>(std::move(o));
         },
         [](const nlohmann::json& options) {
-            return twin_setting(options, "version_guard", true, false, "no_version_guard",
-                                "no version column guard: a replayed older row overwrites a newer one");
+            return twin_setting(
+                options, "version_guard", true, false, "no_version_guard",
+                "no version column guard: a replayed older row overwrites a newer one");
         }});
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// The "upsert" sink kind: a sink into a database table (after Flink's JDBC sink in upsert mode): each change
-// becomes an `INSERT ... ON DUPLICATE KEY UPDATE` on the record's key, buffered per key (the last
-// change of a key in a batch wins, as in Flink's reduce buffer) and written as one transaction when
-// `batch_size` keys are buffered and at every checkpoint barrier.
+// The "upsert" sink kind: a sink into a database table (after Flink's JDBC sink in upsert mode):
+// each change becomes an `INSERT ... ON DUPLICATE KEY UPDATE` on the record's key, buffered per key
+// (the last change of a key in a batch wins, as in Flink's reduce buffer) and written as one
+// transaction when `batch_size` keys are buffered and at every checkpoint barrier.
 //
 // Delivery guarantee: at-least-once writes whose effect is exactly-once. `pre_commit` flushes the
 // buffer and the checkpoint fails (and the task with it) if the flush fails, so every change before
@@ -55,7 +55,9 @@ public:
                                const RuntimeConfig& runtime) const override;
     SinkOutputShape output_shape() const override { return SinkOutputShape::keyed_table; }
     std::vector<Record> read_output(const OutsideSystems& systems) const override;
-    std::vector<std::string> claims() const override { return {"target table \"" + options_.table + "\""}; }
+    std::vector<std::string> claims() const override {
+        return {"target table \"" + options_.table + "\""};
+    }
     std::vector<std::string_view> announced_points() const override;  // sink.flushed
 
 private:
@@ -67,9 +69,11 @@ const UpsertSinkOptions* upsert_sink_options(const VertexSpec& vertex);
 
 class UpsertSink final : public Sink {
 public:
-    UpsertSink(const UpsertSinkOptions& options, SinkContext& context, sim::external::Database& database);
+    UpsertSink(const UpsertSinkOptions& options, SinkContext& context,
+               sim::external::Database& database);
 
-    bool open(int64_t restored_checkpoint_id, const std::vector<RestoredSinkState>& restored) override;
+    bool open(int64_t restored_checkpoint_id,
+              const std::vector<RestoredSinkState>& restored) override;
     void write(const RecordBatch& records) override;
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override;
     void checkpoint_complete(int64_t) override {}

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/state/state_backend.h"
 #include "engine/vocabulary/checkpoint_failure_reason.h"
 #include "engine/vocabulary/deployment.h"
-#include "engine/state/state_backend.h"
 #include "sim/world.h"
 
 namespace eosim::engine {
@@ -19,8 +19,8 @@ class Engine;
 class Task;
 
 // Declines `checkpoint_id` for `task` to the JobManager (a datagram).
-void send_decline(Engine& engine, sim::NodeId node, const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason,
-                  const std::string& detail);
+void send_decline(Engine& engine, sim::NodeId node, const TaskKey& task, int64_t checkpoint_id,
+                  CheckpointFailureReason reason, const std::string& detail);
 
 class CheckpointUpload {
 public:
@@ -31,7 +31,8 @@ public:
     // What `checkpoint_id`'s shared files weigh (nullptr: no incremental keyed state).
     const SharedStateReport* shared_report(int64_t checkpoint_id) const;
     // Uploads the snapshot's shared files (if any), then `blob`, then acknowledges.
-    void upload(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned);
+    void upload(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets,
+                bool unaligned);
     // A shared file's upload ended.
     void shared_file_uploaded(int64_t checkpoint_id, const std::string& key, bool ok);
 
@@ -47,11 +48,12 @@ private:
         SourceOffsets offsets;
         bool unaligned = false;
     };
-    void upload_private_state(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned,
-                              const SharedStateReport& shared);
+    void upload_private_state(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets,
+                              bool unaligned, const SharedStateReport& shared);
 
     Task& task_;
-    // Incremental keyed state of snapshots not yet uploaded, and of those whose shared files are uploading.
+    // Incremental keyed state of snapshots not yet uploaded, and of those whose shared files are
+    // uploading.
     std::map<int64_t, SharedUploads> shared_uploads_;
 };
 

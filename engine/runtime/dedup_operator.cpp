@@ -24,7 +24,8 @@ TimerService& DedupOperator::timers() {
 void DedupOperator::process(int32_t, const Record& in, const Emit& out) {
     const std::optional<int64_t> period_start = state_->get(StateKey{in.key});
     if (!dedup_keeps(period_start, in.timestamp, bound_ms_)) return;
-    if (period_start) timers().delete_event_time_timer(in.key, kTimerNamespace, *period_start + bound_ms_);
+    if (period_start)
+        timers().delete_event_time_timer(in.key, kTimerNamespace, *period_start + bound_ms_);
     state_->put(StateKey{in.key}, in.timestamp);
     timers().register_event_time_timer(in.key, kTimerNamespace, in.timestamp + bound_ms_);
     out(in);

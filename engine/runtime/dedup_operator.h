@@ -14,9 +14,9 @@
 //
 // Why the expiry changes nothing for in-bound input: a record that arrives after the timer at
 // ts0 + bound fired has timestamp > watermark >= ts0 + bound (it is in-bound), so it starts a new
-// period whether or not the old one was still in state. Out-of-bound (late) records are the one case
-// where expiry would decide the outcome (kept after the expiry, dropped before it: it depends on the
-// interleaving). The decision: late input is not handled specially here (no side output, no
+// period whether or not the old one was still in state. Out-of-bound (late) records are the one
+// case where expiry would decide the outcome (kept after the expiry, dropped before it: it depends
+// on the interleaving). The decision: late input is not handled specially here (no side output, no
 // drop): the operator applies the rule to whatever state it holds, and a dedup is exact only for
 // in-bound input. The loader refuses a dedup downstream of an input with late records
 // (`event_time.late_percent` > 0, scenarios/loader/read_input.cpp) and a dedup whose source has
@@ -27,9 +27,9 @@
 #include <optional>
 
 #include "engine/runtime/operators.h"
-#include "engine/vocabulary/record.h"
 #include "engine/state/state_backend.h"
 #include "engine/state/timer_service.h"
+#include "engine/vocabulary/record.h"
 
 namespace eosim::engine {
 

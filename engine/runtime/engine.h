@@ -13,16 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "engine/vocabulary/checkpoint_failure_reason.h"
 #include "engine/checkpointing/execution_gateway.h"
-#include "engine/vocabulary/snapshot_type.h"
 #include "engine/connectors/outside_systems.h"
+#include "engine/runtime/job_topology.h"
+#include "engine/runtime/record_batch_pool.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
 #include "engine/vocabulary/deployment.h"
 #include "engine/vocabulary/engine_stats.h"
 #include "engine/vocabulary/job_spec.h"
-#include "engine/runtime/job_topology.h"
-#include "engine/runtime/record_batch_pool.h"
 #include "engine/vocabulary/run_observer.h"
+#include "engine/vocabulary/snapshot_type.h"
 #include "sim/external/coordination_service.h"
 #include "sim/world.h"
 
@@ -43,8 +43,8 @@ struct ClusterShape {
     int32_t spare_task_managers = 0;
     // Appended to every node name: a later deployment's cluster ("jobmanager.v2", "tm0.v2").
     std::string node_suffix{};
-    // Flink's cluster.evenly-spread-out-slots: slots spread over the TaskManagers instead of filling
-    // them in order (engine/runtime/slot_placement.h).
+    // Flink's cluster.evenly-spread-out-slots: slots spread over the TaskManagers instead of
+    // filling them in order (engine/runtime/slot_placement.h).
     bool evenly_spread_out_slots = false;
 };
 
@@ -54,18 +54,19 @@ struct ClusterShape {
 struct SavepointRequest {
     SnapshotType type;
     bool done = false;
-    int64_t savepoint_id = 0;   // the last savepoint that completed for it
-    std::string path{};         // its _metadata (the path a user restores from)
-    SourceOffsets offsets{};    // its source offsets
+    int64_t savepoint_id = 0;  // the last savepoint that completed for it
+    std::string path{};        // its _metadata (the path a user restores from)
+    SourceOffsets offsets{};   // its source offsets
 };
 
 // Where a deployment restores from when it has no checkpoint of its own (Flink's
 // SavepointRestoreSettings: `flink run -s PATH [--allowNonRestoredState]`).
 struct SavepointRestoreSettings {
-    std::string path;  // a savepoint's _metadata, or a retained checkpoint's (then `checkpoint_of` is set)
+    std::string
+        path;  // a savepoint's _metadata, or a retained checkpoint's (then `checkpoint_of` is set)
     bool allow_non_restored_state = false;
-    // A retained checkpoint's: the job that wrote it. Flink's checkpoint metadata names operators by
-    // id; eosim's by the writer's vertex index, which the writer's program maps to uids.
+    // A retained checkpoint's: the job that wrote it. Flink's checkpoint metadata names operators
+    // by id; eosim's by the writer's vertex index, which the writer's program maps to uids.
     const JobSpec* checkpoint_of = nullptr;
 };
 
@@ -76,13 +77,14 @@ struct HighAvailability {
     sim::external::CoordinationService* service = nullptr;
     int32_t job_managers = 1;
     sim::Duration session_timeout = sim::Duration::seconds(2);
-    // Flink's high-availability.zookeeper.client.tolerate-suspended-connections: a leader that hears
-    // nothing from the service keeps leading until the service says its session expired (instead of
-    // giving up after a session timeout of silence). Safety then rests on fencing alone.
+    // Flink's high-availability.zookeeper.client.tolerate-suspended-connections: a leader that
+    // hears nothing from the service keeps leading until the service says its session expired
+    // (instead of giving up after a session timeout of silence). Safety then rests on fencing
+    // alone.
     bool tolerate_suspended_connections = false;
     // Negative-control switch: false, the engine does not tell its observers that the leader was
-    // lost (RunObserver::job_manager_lost, as eosim did before): its checkpoints in flight then never
-    // end in what the harness hears (the checkpoint_history oracle's negative control).
+    // lost (RunObserver::job_manager_lost, as eosim did before): its checkpoints in flight then
+    // never end in what the harness hears (the checkpoint_history oracle's negative control).
     bool tell_leader_loss = true;
     NoHaRecovery without_ha = NoHaRecovery::application;  // used only without a service
     bool enabled() const { return service != nullptr; }
@@ -90,8 +92,8 @@ struct HighAvailability {
 
 class Engine {
 public:
-    Engine(sim::World& world, const JobSpec& job, ClusterShape shape, EngineServices services, RunObserver& observer,
-           HighAvailability high_availability = {});
+    Engine(sim::World& world, const JobSpec& job, ClusterShape shape, EngineServices services,
+           RunObserver& observer, HighAvailability high_availability = {});
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
@@ -101,15 +103,16 @@ public:
     // Retires every process of a finished (or failed) job, so that its cluster goes quiet while
     // a later deployment runs; a restart of one of its nodes boots nothing.
     void shut_down();
-    // Flink's cancel of a running job: every process stops at once, nothing more is written, and the
-    // retained checkpoints stay in storage (externalized checkpoints, RETAIN_ON_CANCELLATION), for a
-    // later deployment to start from. The job counts as ended (finished() is true).
+    // Flink's cancel of a running job: every process stops at once, nothing more is written, and
+    // the retained checkpoints stay in storage (externalized checkpoints, RETAIN_ON_CANCELLATION),
+    // for a later deployment to start from. The job counts as ended (finished() is true).
     void cancel();
     bool cancelled() const { return cancelled_; }
 
     // A later deployment: attempt numbers start above `attempt_base` (no collision with an
     // earlier deployment's in the oracles), and the first restore is from `restore_from`.
-    void set_deployment(int64_t attempt_base, std::optional<SavepointRestoreSettings> restore_from) {
+    void set_deployment(int64_t attempt_base,
+                        std::optional<SavepointRestoreSettings> restore_from) {
         attempt_base_ = attempt_base;
         restore_from_ = std::move(restore_from);
     }
@@ -137,7 +140,8 @@ public:
     EngineServices& services() { return services_; }
     RunObserver& observer() { return observer_; }
     EngineStats& stats() { return stats_; }
-    // What the checkpoint coordinator reaches the job through (engine/checkpointing/execution_gateway.h).
+    // What the checkpoint coordinator reaches the job through
+    // (engine/checkpointing/execution_gateway.h).
     ExecutionGateway& execution_gateway() { return *execution_gateway_; }
     // Spare record buffers shared by this engine's tasks (engine/runtime/record_batch_pool.h).
     RecordBatchPool& record_batches() { return record_batches_; }
@@ -146,10 +150,11 @@ public:
     const HighAvailability& high_availability() const { return high_availability_; }
     bool is_job_manager_node(sim::NodeId node) const;
     const std::vector<sim::NodeId>& task_manager_nodes() const { return task_manager_nodes_; }
-    // A JobManager deployed `deployment`: kept (it outlives the JobManager) and told to the observer.
+    // A JobManager deployed `deployment`: kept (it outlives the JobManager) and told to the
+    // observer.
     void attempt_placed(const Deployment& deployment);
-    // The TaskManager the latest attempt deployed put subtask `subtask` of vertex `vertex` on; kNoNode
-    // before any deployment, or for a vertex or subtask the job does not have.
+    // The TaskManager the latest attempt deployed put subtask `subtask` of vertex `vertex` on;
+    // kNoNode before any deployment, or for a vertex or subtask the job does not have.
     sim::NodeId task_manager_running(const std::string& vertex, int32_t subtask) const;
 
     // The current process of a node; nullptr while it is down.
@@ -161,8 +166,8 @@ public:
     JobManager* job_manager_on(sim::NodeId node, uint64_t instance);
     // HA: the JobManager on `node` lost leadership; a fresh process takes its place (a standby).
     void replace_job_manager(sim::NodeId node);
-    // Tells the observers that the JobManager on `node` is gone ("crashed", "lost its leadership: ..."),
-    // when it ran the job (RunObserver::job_manager_lost).
+    // Tells the observers that the JobManager on `node` is gone ("crashed", "lost its leadership:
+    // ..."), when it ran the job (RunObserver::job_manager_lost).
     void job_manager_lost(sim::NodeId node, const std::string& why);
     // HA: the JobManager on `node` was granted leadership; a previous leader that does not know yet
     // (paused, cut off from the service) lost it then: told now, not when it learns.
@@ -173,23 +178,25 @@ public:
     // Best-effort RPCs (datagrams): `handler` runs on the target's process when it arrives.
     void send_to_job_manager(sim::NodeId from, const sim::EventKind& kind, uint64_t digest,
                              std::function<void(JobManager&)> handler);
-    void send_to_task_manager(sim::NodeId from, sim::NodeId to, const sim::EventKind& kind, uint64_t digest,
-                              std::function<void(TaskManager&)> handler);
+    void send_to_task_manager(sim::NodeId from, sim::NodeId to, const sim::EventKind& kind,
+                              uint64_t digest, std::function<void(TaskManager&)> handler);
     // Runs `handler(Task&)` on task `key` at `node` after `delay`, if the task still exists then.
     // A template rather than a std::function parameter: the handler is stored inside the one
-    // scheduler callback instead of a second heap-allocated function (every record buffer pays this).
+    // scheduler callback instead of a second heap-allocated function (every record buffer pays
+    // this).
     template <typename Handler>
-    void schedule_for_task(sim::NodeId node, const TaskKey& key, sim::Duration delay, const sim::EventKind& kind,
-                           Handler handler) {
-        world_.scheduler().schedule(delay, node, kind, task_digest(key), [this, node, key, handler = std::move(handler)] {
-            if (Task* task = find_task(node, key)) handler(*task);
-        });
+    void schedule_for_task(sim::NodeId node, const TaskKey& key, sim::Duration delay,
+                           const sim::EventKind& kind, Handler handler) {
+        world_.scheduler().schedule(delay, node, kind, task_digest(key),
+                                    [this, node, key, handler = std::move(handler)] {
+                                        if (Task* task = find_task(node, key)) handler(*task);
+                                    });
     }
 
     // A sink's own timer (SinkContext::after): runs while the task runs, and after the task was
     // cancelled while its process lives (RunObserver::closed_sink_timer_fired), not after a crash.
-    void schedule_for_sink(sim::NodeId node, const TaskKey& key, sim::Duration delay, const sim::EventKind& kind,
-                           std::function<void()> fn);
+    void schedule_for_sink(sim::NodeId node, const TaskKey& key, sim::Duration delay,
+                           const sim::EventKind& kind, std::function<void()> fn);
     // The digest of task `key`'s own events (its timers): what a readable trace names it by.
     static uint64_t task_digest(const TaskKey& key);
 
@@ -210,10 +217,12 @@ private:
     sim::NodeId job_manager_node_;
     std::vector<sim::NodeId> job_manager_nodes_;
     std::vector<sim::NodeId> task_manager_nodes_;
-    std::vector<std::vector<sim::NodeId>> placement_;  // the latest attempt deployed: [vertex][subtask]
+    std::vector<std::vector<sim::NodeId>>
+        placement_;  // the latest attempt deployed: [vertex][subtask]
     std::map<sim::NodeId, std::unique_ptr<JobManager>> job_managers_;
     uint64_t job_manager_instances_ = 0;
-    // By node id (a few dozen nodes at most): every message to a task looks its TaskManager up here.
+    // By node id (a few dozen nodes at most): every message to a task looks its TaskManager up
+    // here.
     std::vector<std::unique_ptr<TaskManager>> task_managers_;
     // Processes of crashed incarnations: their code may still be on the stack when the crash
     // happens (a crash placed at a protocol point), so they are destroyed at the next event.
@@ -221,7 +230,8 @@ private:
     std::vector<std::unique_ptr<TaskManager>> retired_task_managers_;
     bool finished_ = false;
     bool failed_ = false;
-    bool started_ = false;  // start() ran: before it, a node's restart boots nothing (a later deployment's cluster)
+    bool started_ = false;  // start() ran: before it, a node's restart boots nothing (a later
+                            // deployment's cluster)
     bool shut_down_ = false;
     bool cancelled_ = false;
     int64_t attempt_base_ = 0;

@@ -14,12 +14,12 @@
 // Without HA (engine::NoHaRecovery), a JobManager that starts after a crash of the previous one
 // finds no job graph and no completed checkpoint, as Flink's: in application mode (the default) the
 // job is submitted again as it was, from its savepoint (restore_from) or from scratch; in a session
-// cluster the job is lost (it ends FAILED); with the operator's script (storage_listing) it recovers
-// the latest completed checkpoint found by listing durable storage. Every mode keeps the highest
-// checkpoint id made durable, so ids (and files) never repeat. It then waits for the TaskManagers,
-// which drop their tasks and register again once they miss its heartbeats. Attempt numbers are
-// `attempt_base + incarnation * 1000 + n`, so attempts of different JobManagers (and deployments)
-// never collide.
+// cluster the job is lost (it ends FAILED); with the operator's script (storage_listing) it
+// recovers the latest completed checkpoint found by listing durable storage. Every mode keeps the
+// highest checkpoint id made durable, so ids (and files) never repeat. It then waits for the
+// TaskManagers, which drop their tasks and register again once they miss its heartbeats. Attempt
+// numbers are `attempt_base + incarnation * 1000 + n`, so attempts of different JobManagers (and
+// deployments) never collide.
 //
 // With high availability (Engine::high_availability()), several JobManager processes run; each
 // contends for leadership (engine/runtime/leader_election.h). A standby does nothing else and
@@ -79,7 +79,8 @@ public:
     void savepoint_requested();
 
     // RPCs from TaskManagers.
-    // `instance` tells TaskManager processes apart: a new one on the same node restarted and lost its tasks.
+    // `instance` tells TaskManager processes apart: a new one on the same node restarted and lost
+    // its tasks.
     void register_task_manager(sim::NodeId tm, uint32_t instance, int32_t slots);
     void heartbeat_reply(sim::NodeId tm);
     void task_ready(const TaskKey& task);
@@ -88,14 +89,25 @@ public:
     // the attempt is the running one (the first start was lost).
     void tasks_waiting_to_start(sim::NodeId tm, int64_t attempt);
     void task_finished(const TaskKey& task);
-    // Every acknowledgement reaches the coordinator, also one of an older attempt: its state is discarded.
-    void acknowledge_checkpoint(const TaskKey& task, int64_t checkpoint_id, const std::string& handle, int64_t state_bytes,
+    // Every acknowledgement reaches the coordinator, also one of an older attempt: its state is
+    // discarded.
+    void acknowledge_checkpoint(const TaskKey& task, int64_t checkpoint_id,
+                                const std::string& handle, int64_t state_bytes,
                                 const SourceOffsets& offsets, const SharedStateReport& shared = {});
-    void decline_checkpoint(const TaskKey& task, int64_t checkpoint_id, CheckpointFailureReason reason,
-                            const std::string& detail);
+    void decline_checkpoint(const TaskKey& task, int64_t checkpoint_id,
+                            CheckpointFailureReason reason, const std::string& detail);
 
 private:
-    enum class Phase : uint8_t { recovering, waiting_for_resources, deploying, running, restarting, finished, failed, standby };
+    enum class Phase : uint8_t {
+        recovering,
+        waiting_for_resources,
+        deploying,
+        running,
+        restarting,
+        finished,
+        failed,
+        standby
+    };
     struct Registered {
         uint32_t instance;
         int32_t slots;
@@ -108,15 +120,18 @@ private:
     // HA.
     void granted_leadership(int64_t token);
     void recover_from_store();
-    void deploy_confirmed(int64_t attempt, const std::shared_ptr<const Deployment>& deployment,
-                          const std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>>& per_node);
-    void send_deployment(const std::shared_ptr<const Deployment>& deployment,
-                         const std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>>& per_node);
+    void deploy_confirmed(
+        int64_t attempt, const std::shared_ptr<const Deployment>& deployment,
+        const std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>>& per_node);
+    void send_deployment(
+        const std::shared_ptr<const Deployment>& deployment,
+        const std::map<sim::NodeId, std::vector<std::pair<int32_t, int32_t>>>& per_node);
     void recovered(const std::vector<std::string>& keys);
     void try_deploy();
     bool cluster_assembled();
     void read_savepoint(const StoredCheckpoints& found);
-    void savepoint_read(const StoredCheckpoints& found, const std::string& path, const std::string& text);
+    void savepoint_read(const StoredCheckpoints& found, const std::string& path,
+                        const std::string& text);
     void ask_for_savepoints();
     void fail_job(const std::string& reason);
     void failover(const std::string& reason);
@@ -132,7 +147,8 @@ private:
     Phase phase_ = Phase::recovering;
     int64_t attempt_ = 0;
     bool loss_told_ = false;
-    bool attempt_is_restart_ = false;  // the current attempt was started by failover() (for EngineStats::restarts)
+    bool attempt_is_restart_ =
+        false;  // the current attempt was started by failover() (for EngineStats::restarts)
     std::map<sim::NodeId, Registered> task_managers_;
     // The first deployment's wait for the cluster's TaskManagers (cluster_assembled).
     bool cluster_assembled_ = false;

@@ -3,7 +3,9 @@
 namespace eosim::engine {
 
 namespace {
-int32_t fan_in(EdgeKind kind, int32_t producer_parallelism) { return kind == EdgeKind::forward ? 1 : producer_parallelism; }
+int32_t fan_in(EdgeKind kind, int32_t producer_parallelism) {
+    return kind == EdgeKind::forward ? 1 : producer_parallelism;
+}
 }  // namespace
 
 int32_t JobTopology::input_index(int32_t consumer, int32_t edge, int32_t producer_subtask) const {
@@ -22,7 +24,8 @@ std::vector<ChannelEnd> JobTopology::input_channels(int32_t vertex, int32_t subt
     const VertexSpec& v = job_.vertices[static_cast<size_t>(vertex)];
     for (const InputEdge& in : v.inputs) {
         const int32_t producer = job_.vertex_index(in.from);
-        const int32_t producer_parallelism = job_.vertices[static_cast<size_t>(producer)].parallelism;
+        const int32_t producer_parallelism =
+            job_.vertices[static_cast<size_t>(producer)].parallelism;
         for (int32_t p = 0; p < producer_parallelism; ++p) {
             if (in.kind == EdgeKind::forward && p != subtask) continue;
             channels.push_back(ChannelEnd{producer, p, -1});
@@ -83,7 +86,8 @@ std::vector<OutputGroup> JobTopology::output_groups(int32_t vertex) const {
             if (in.kind == EdgeKind::forward) {
                 group.channel_of_subtask.push_back(next_channel++);
             } else {
-                for (int32_t t = 0; t < consumer.parallelism; ++t) group.channel_of_subtask.push_back(next_channel++);
+                for (int32_t t = 0; t < consumer.parallelism; ++t)
+                    group.channel_of_subtask.push_back(next_channel++);
             }
             groups.push_back(std::move(group));
         }

@@ -29,11 +29,13 @@ public:
 
     // Input channels of (vertex, subtask), each named by its producer end.
     std::vector<ChannelEnd> input_channels(int32_t vertex, int32_t subtask) const;
-    // For each of those channels, in the same order, the index of the vertex's input edge it serves.
+    // For each of those channels, in the same order, the index of the vertex's input edge it
+    // serves.
     std::vector<int32_t> input_edges(int32_t vertex, int32_t subtask) const;
     // Output channels of (vertex, subtask), each named by its consumer end.
     std::vector<ChannelEnd> output_channels(int32_t vertex, int32_t subtask) const;
-    // The same for every subtask of the vertex; forward groups serve the producer's own subtask index.
+    // The same for every subtask of the vertex; forward groups serve the producer's own subtask
+    // index.
     std::vector<OutputGroup> output_groups(int32_t vertex) const;
     int32_t total_subtasks() const;
 

@@ -31,8 +31,12 @@ Record join_row(const StateKey& cell) {
 JoinOperator::JoinOperator(std::unique_ptr<KeyedStateBackend> state) : state_(std::move(state)) {}
 
 void JoinOperator::process(int32_t input, const Record& in, const Emit& out) {
-    if (input != 0 && input != 1) throw std::logic_error("a join has two inputs, got a record on input " + std::to_string(input));
-    if (is_retraction(in.kind)) throw std::logic_error("the join reads append streams only (the loader refuses a changelog)");
+    if (input != 0 && input != 1)
+        throw std::logic_error("a join has two inputs, got a record on input " +
+                               std::to_string(input));
+    if (is_retraction(in.kind))
+        throw std::logic_error(
+            "the join reads append streams only (the loader refuses a changelog)");
     const int32_t side = input == 0 ? kJoinLeftState : kJoinRightState;
     const int32_t other = input == 0 ? kJoinRightState : kJoinLeftState;
     const StateKey cell = join_row_cell(side, in);
@@ -40,7 +44,9 @@ void JoinOperator::process(int32_t input, const Record& in, const Emit& out) {
     // Collect first: `scan` hands cells to a visitor that must not write, and `out` may reach
     // anything downstream in the same task.
     std::vector<std::pair<Record, int64_t>> matches;
-    state_->scan(in.key, other, [&](const StateKey& at, int64_t multiplicity) { matches.emplace_back(join_row(at), multiplicity); });
+    state_->scan(in.key, other, [&](const StateKey& at, int64_t multiplicity) {
+        matches.emplace_back(join_row(at), multiplicity);
+    });
     for (const auto& [row, multiplicity] : matches) {
         const Record result = input == 0 ? join_result(in, row) : join_result(row, in);
         for (int64_t i = 0; i < multiplicity; ++i) out(result);

@@ -22,8 +22,8 @@
 #include <memory>
 
 #include "engine/runtime/operators.h"
-#include "engine/vocabulary/record.h"
 #include "engine/state/state_backend.h"
+#include "engine/vocabulary/record.h"
 
 namespace eosim::engine {
 

@@ -1,6 +1,7 @@
 #pragma once
-// JobManager leader election through the coordination service (sim/external/coordination_service.h),
-// after Flink's ZooKeeper leader election (a LeaderLatch) and its fenced state handle store.
+// JobManager leader election through the coordination service
+// (sim/external/coordination_service.h), after Flink's ZooKeeper leader election (a LeaderLatch)
+// and its fenced state handle store.
 //
 // Each JobManager process opens a session and tries to create the ephemeral node
 // `/eosim/<job>/leader`. The one that creates it leads; the node's creation zxid is its fencing

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/vocabulary/snapshot_type.h"
 #include "engine/connectors/sink.h"
 #include "engine/connectors/source_reader.h"
-#include "engine/vocabulary/deployment.h"
 #include "engine/runtime/operators.h"
-#include "engine/vocabulary/record.h"
 #include "engine/state/state_backend.h"
+#include "engine/vocabulary/deployment.h"
+#include "engine/vocabulary/record.h"
+#include "engine/vocabulary/snapshot_type.h"
 
 namespace eosim::engine {
 
@@ -52,7 +52,8 @@ public:
     }
     // Captures the state of `checkpoint_id` (a savepoint in the canonical form). False with
     // `error` set when the sink cannot pre-commit.
-    bool snapshot_state(int64_t checkpoint_id, SnapshotType type, OperatorSnapshot* snapshot, std::string* error);
+    bool snapshot_state(int64_t checkpoint_id, SnapshotType type, OperatorSnapshot* snapshot,
+                        std::string* error);
     void checkpoint_complete(int64_t checkpoint_id);
     void checkpoint_aborted(int64_t checkpoint_id);
     // The restored blobs of `checkpoint_id` (0: none), `subtasks[i]` the subtask that wrote
@@ -60,7 +61,8 @@ public:
     // canonical form; `no_claim`: another job's checkpoint, whose shared files the restored keyed
     // state must not refer to.
     void restore(const std::vector<std::string>& blobs, const std::vector<int32_t>& subtasks,
-                 const std::map<std::string, std::string>& shared, bool savepoint, bool no_claim, int64_t checkpoint_id);
+                 const std::map<std::string, std::string>& shared, bool savepoint, bool no_claim,
+                 int64_t checkpoint_id);
     // Opens the sink on its restored state; false when it cannot start (it failed the task).
     bool open(int64_t restored_checkpoint_id);
     void close();

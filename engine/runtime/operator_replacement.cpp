@@ -19,9 +19,11 @@ const OperatorFactory* operator_replacement(OperatorKind kind) {
     return it == table.end() ? nullptr : &it->second;
 }
 
-ScopedOperatorReplacement::ScopedOperatorReplacement(OperatorKind kind, OperatorFactory factory) : kind_(kind) {
+ScopedOperatorReplacement::ScopedOperatorReplacement(OperatorKind kind, OperatorFactory factory)
+    : kind_(kind) {
     if (!replacements().emplace(kind, std::move(factory)).second) {
-        throw std::logic_error(std::string("an operator replacement for ") + to_string(kind) + " is already set");
+        throw std::logic_error(std::string("an operator replacement for ") + to_string(kind) +
+                               " is already set");
     }
 }
 

@@ -7,13 +7,14 @@
 #include <functional>
 #include <memory>
 
-#include "engine/vocabulary/job_spec.h"
 #include "engine/state/state_backend.h"
+#include "engine/vocabulary/job_spec.h"
 
 namespace eosim::engine {
 
 class Operator;
-using OperatorFactory = std::function<std::unique_ptr<Operator>(const VertexSpec&, std::unique_ptr<KeyedStateBackend>)>;
+using OperatorFactory =
+    std::function<std::unique_ptr<Operator>(const VertexSpec&, std::unique_ptr<KeyedStateBackend>)>;
 
 // The replacement for `kind`, or nullptr (the normal case).
 const OperatorFactory* operator_replacement(OperatorKind kind);

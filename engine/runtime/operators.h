@@ -10,9 +10,9 @@
 #include <optional>
 #include <type_traits>
 
+#include "engine/state/state_backend.h"
 #include "engine/vocabulary/job_spec.h"
 #include "engine/vocabulary/record.h"
-#include "engine/state/state_backend.h"
 
 namespace eosim::engine {
 
@@ -22,9 +22,11 @@ struct Emit {
     std::function<void(const Record&)> main;
     std::function<void(const Record&)> late;  // may be empty for vertices without a late edge
     template <class F>
-        requires(!std::same_as<std::remove_cvref_t<F>, Emit> && std::invocable<F&, const Record&>)
-    Emit(F f) : main(std::move(f)) {}  // NOLINT(google-explicit-constructor): a lambda is the main output
-    Emit(std::function<void(const Record&)> m, std::function<void(const Record&)> l) : main(std::move(m)), late(std::move(l)) {}
+    requires(!std::same_as<std::remove_cvref_t<F>, Emit> && std::invocable<F&, const Record&>)
+        Emit(F f)
+        : main(std::move(f)) {}  // NOLINT(google-explicit-constructor): a lambda is the main output
+    Emit(std::function<void(const Record&)> m, std::function<void(const Record&)> l)
+        : main(std::move(m)), late(std::move(l)) {}
     void operator()(const Record& r) const { main(r); }
     void to_late(const Record& r) const {
         if (late) late(r);
@@ -49,7 +51,8 @@ public:
     // restored one, before any record): fire event-time timers up to it, emitting to `out`.
     // The task forwards the watermark downstream after this returns.
     virtual void advance_watermark(int64_t /*watermark*/, const Emit& /*out*/) {}
-    // Processing-time timers: the task calls this when virtual time reaches next_processing_timer().
+    // Processing-time timers: the task calls this when virtual time reaches
+    // next_processing_timer().
     virtual void advance_processing_time(int64_t /*now_ms*/, const Emit& /*out*/) {}
     virtual std::optional<int64_t> next_processing_timer() const { return std::nullopt; }
     // The keyed state, for keyed operators; nullptr otherwise.
@@ -57,6 +60,7 @@ public:
 };
 
 // Builds the operator of a map, filter, union or keyed vertex; `state` only for keyed ones.
-std::unique_ptr<Operator> make_operator(const VertexSpec& vertex, std::unique_ptr<KeyedStateBackend> state);
+std::unique_ptr<Operator> make_operator(const VertexSpec& vertex,
+                                        std::unique_ptr<KeyedStateBackend> state);
 
 }  // namespace eosim::engine

@@ -70,7 +70,8 @@ public:
     // ahead as unaligned; the buffers it overtakes go to `writer`.
     void overtake_queued_barrier(int64_t checkpoint_id, ChannelStateWriter& writer);
     // A restore: the recovered buffers go to the head of their channels (told to `in_flight`).
-    void queue_recovered(std::vector<std::vector<RecordBatch>>& recovered, std::vector<InFlightRecords>& in_flight);
+    void queue_recovered(std::vector<std::vector<RecordBatch>>& recovered,
+                         std::vector<InFlightRecords>& in_flight);
 
 private:
     struct OutputChannel {
@@ -83,11 +84,12 @@ private:
         std::deque<ChannelElement> queue;
         RecordBatch open_buffer;
 
-        // Queues the open buffer for sending and opens the next one (a spare from `pool`), with room
-        // for at least as many records as the last.
+        // Queues the open buffer for sending and opens the next one (a spare from `pool`), with
+        // room for at least as many records as the last.
         void seal_buffer(RecordBatchPool& pool) {
             const size_t size = open_buffer.size();
-            queue.push_back(ChannelElement{ChannelElement::Type::records, 0, std::move(open_buffer)});
+            queue.push_back(
+                ChannelElement{ChannelElement::Type::records, 0, std::move(open_buffer)});
             open_buffer = pool.take();
             open_buffer.reserve(size);
             ++queued_buffers;
@@ -99,7 +101,8 @@ private:
     void append(int32_t channel, const Record& record);
     void schedule_flush();
     void send_ready(OutputChannel& channel);
-    void annotate_checkpoint_element(const OutputChannel& out, const ChannelElement& element, uint64_t digest);
+    void annotate_checkpoint_element(const OutputChannel& out, const ChannelElement& element,
+                                     uint64_t digest);
 
     Task& task_;
     int32_t channel_credits_;  // what a consumer grants

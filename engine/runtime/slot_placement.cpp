@@ -8,7 +8,8 @@ std::vector<SlotSharingGroupNeed> slot_sharing_groups(const JobSpec& job) {
     std::vector<SlotSharingGroupNeed> groups;
     for (const VertexSpec& vertex : job.vertices) {
         const std::string& name = vertex.sharing_group();
-        auto it = std::find_if(groups.begin(), groups.end(), [&name](const SlotSharingGroupNeed& g) { return g.group == name; });
+        auto it = std::find_if(groups.begin(), groups.end(),
+                               [&name](const SlotSharingGroupNeed& g) { return g.group == name; });
         if (it == groups.end()) {
             groups.push_back(SlotSharingGroupNeed{name, vertex.parallelism});
         } else {
@@ -33,8 +34,8 @@ struct TaskManagerSlots {
     int32_t taken = 0;
 };
 
-// The offer the next slot comes from: the first with a free slot, or (evenly spread) the one with the
-// lowest share taken, taken / total compared exactly by cross-multiplying; ties to the first.
+// The offer the next slot comes from: the first with a free slot, or (evenly spread) the one with
+// the lowest share taken, taken / total compared exactly by cross-multiplying; ties to the first.
 size_t pick(const std::vector<TaskManagerSlots>& tms, bool evenly_spread_out_slots) {
     size_t best = tms.size();
     for (size_t i = 0; i < tms.size(); ++i) {
@@ -50,8 +51,8 @@ size_t pick(const std::vector<TaskManagerSlots>& tms, bool evenly_spread_out_slo
 
 }  // namespace
 
-std::optional<std::vector<std::vector<SlotAssignment>>> place_subtasks(const JobSpec& job, const std::vector<SlotOffer>& offers,
-                                                                       bool evenly_spread_out_slots) {
+std::optional<std::vector<std::vector<SlotAssignment>>> place_subtasks(
+    const JobSpec& job, const std::vector<SlotOffer>& offers, bool evenly_spread_out_slots) {
     std::vector<TaskManagerSlots> tms;
     int32_t free = 0;
     for (const SlotOffer& offer : offers) {
@@ -67,7 +68,8 @@ std::optional<std::vector<std::vector<SlotAssignment>>> place_subtasks(const Job
             const SlotAssignment slot{tm.task_manager, tm.taken++};
             for (size_t v = 0; v < job.vertices.size(); ++v) {
                 const VertexSpec& vertex = job.vertices[v];
-                if (vertex.sharing_group() == group.group && s < vertex.parallelism) placement[v].push_back(slot);
+                if (vertex.sharing_group() == group.group && s < vertex.parallelism)
+                    placement[v].push_back(slot);
             }
         }
     }

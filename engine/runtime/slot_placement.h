@@ -17,9 +17,9 @@
 //   a TaskManager, the lowest free slot index.
 //
 // Not modelled: co-location groups, fine-grained resource profiles, the local-input preference of
-// Flink's slot sharing strategy (subtask i of each vertex of a group shares slot i, which is what it
-// gives along forward edges), and slots kept across a restart (every attempt is placed afresh over
-// the TaskManagers registered then; the same ones give the same placement).
+// Flink's slot sharing strategy (subtask i of each vertex of a group shares slot i, which is what
+// it gives along forward edges), and slots kept across a restart (every attempt is placed afresh
+// over the TaskManagers registered then; the same ones give the same placement).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -54,7 +54,7 @@ int32_t slots_needed(const JobSpec& job);
 
 // [vertex][subtask] -> where it runs; nullopt when the offers hold fewer slots than the job needs.
 // `offers` in node order.
-std::optional<std::vector<std::vector<SlotAssignment>>> place_subtasks(const JobSpec& job, const std::vector<SlotOffer>& offers,
-                                                                       bool evenly_spread_out_slots);
+std::optional<std::vector<std::vector<SlotAssignment>>> place_subtasks(
+    const JobSpec& job, const std::vector<SlotOffer>& offers, bool evenly_spread_out_slots);
 
 }  // namespace eosim::engine

@@ -20,17 +20,17 @@
 #include <vector>
 
 #include "engine/checkpointing/channel_state_writer.h"
-#include "engine/vocabulary/checkpoint_failure_reason.h"
-#include "engine/vocabulary/snapshot_type.h"
 #include "engine/runtime/checkpoint_upload.h"
+#include "engine/vocabulary/checkpoint_failure_reason.h"
 #include "engine/vocabulary/deployment.h"
+#include "engine/vocabulary/snapshot_type.h"
 #include "sim/time.h"
 #include "sim/trace.h"
 
 namespace eosim::engine {
 
-// The event of both alignment timers: the input side's (Task::start_alignment_timer) and the aligned
-// checkpoint timeout on the output side (SubtaskCheckpoint::finish_aligned).
+// The event of both alignment timers: the input side's (Task::start_alignment_timer) and the
+// aligned checkpoint timeout on the output side (SubtaskCheckpoint::finish_aligned).
 inline constexpr sim::EventKind kAlignmentTimer{"task.alignment_timer"};
 
 class Task;
@@ -62,7 +62,8 @@ public:
 
     // The first barrier of a checkpoint reached the task's inputs.
     void first_barrier_arrived();
-    // The snapshot type of checkpoint `id` as its trigger or barrier said (a checkpoint unless noted).
+    // The snapshot type of checkpoint `id` as its trigger or barrier said (a checkpoint unless
+    // noted).
     SnapshotType snapshot_type(int64_t checkpoint_id) const;
     // What a trigger or a barrier tells of checkpoint `id`: its type and when it started.
     void note_checkpoint(int64_t checkpoint_id, SnapshotType snapshot, sim::Time started);
@@ -88,20 +89,23 @@ private:
     // When checkpoint `id` started, as its trigger or first barrier said (now when neither did).
     sim::Time started(int64_t checkpoint_id) const;
     // The synchronous part's end: statistics, then the upload.
-    void upload_snapshot(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets, bool unaligned);
+    void upload_snapshot(int64_t checkpoint_id, std::string blob, const SourceOffsets& offsets,
+                         bool unaligned);
 
     Task& task_;
     CheckpointUpload upload_;
-    int64_t last_barrier_forwarded_ = 0;       // the newest checkpoint this task snapshotted
-    int64_t last_cancellation_sent_ = 0;       // the newest checkpoint declined downstream in-band
-    std::set<int64_t> aborted_ahead_;          // sources: aborted before their trigger arrived
+    int64_t last_barrier_forwarded_ = 0;  // the newest checkpoint this task snapshotted
+    int64_t last_cancellation_sent_ = 0;  // the newest checkpoint declined downstream in-band
+    std::set<int64_t> aborted_ahead_;     // sources: aborted before their trigger arrived
     std::map<int64_t, SnapshotType> savepoints_seen_;  // savepoint barriers and triggers, by id
     // When each checkpoint seen and not yet snapshotted started (the coordinator's trigger time):
     // the barriers this task sends carry it, and the aligned-checkpoint timeout counts from it.
     std::map<int64_t, sim::Time> started_;
-    int64_t stop_savepoint_ = 0;  // the final savepoint of a stop-with-savepoint this task snapshotted
+    int64_t stop_savepoint_ =
+        0;  // the final savepoint of a stop-with-savepoint this task snapshotted
     int64_t end_of_data_checkpoint_ = 0;  // first checkpoint taken after end of data
-    // The snapshot being taken: its operator state (kept until an unaligned one has its channel state).
+    // The snapshot being taken: its operator state (kept until an unaligned one has its channel
+    // state).
     ChannelStateWriter channel_state_;
     std::string snapshot_operator_state_;
     SourceOffsets snapshot_offsets_;
@@ -117,7 +121,8 @@ private:
     sim::Time snapshot_taken_;       // when the snapshot in progress captured the operator state
     std::optional<sim::Time> sync_end_;  // the synchronous part's end, when before the upload
     SourceOffsets barrier_send_offsets_;
-    std::map<int64_t, int64_t> snapshot_watermarks_;  // checkpoint id -> input watermark at the snapshot
+    std::map<int64_t, int64_t>
+        snapshot_watermarks_;  // checkpoint id -> input watermark at the snapshot
 };
 
 }  // namespace eosim::engine

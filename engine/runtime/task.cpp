@@ -3,12 +3,12 @@
 #include <algorithm>
 
 #include "engine/connectors/sink_registry.h"
-#include "sim/invariant.h"
 #include "engine/runtime/control_messages.h"
 #include "engine/runtime/engine.h"
 #include "engine/runtime/job_manager.h"
-#include "engine/vocabulary/protocol_points.h"
 #include "engine/state/key_groups.h"
+#include "engine/vocabulary/protocol_points.h"
+#include "sim/invariant.h"
 
 namespace eosim::engine {
 
@@ -50,7 +50,9 @@ void Task::after(sim::Duration delay, std::function<void()> fn) {
     engine_.schedule_for_sink(node_, key_, delay, kTaskTimer, std::move(fn));
 }
 
-bool Task::channel_state_possible() const { return engine_.job().checkpointing.channel_state_possible(); }
+bool Task::channel_state_possible() const {
+    return engine_.job().checkpointing.channel_state_possible();
+}
 
 void Task::fail(const std::string& reason) {
     if (state() == State::failed) return;
@@ -67,11 +69,14 @@ void Task::restore() {
     lifecycle_.transition_to(State::restoring);
     const CompletedCheckpoint& checkpoint = deployment_.restore;
     deployed_finished_ = checkpoint.finished.contains({key_.vertex, key_.subtask});
-    if (deployed_finished_) {  // no state of its own in the checkpoint: nothing to read, nothing in flight
-        engine_.observer().channel_state_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, {});
+    if (deployed_finished_) {  // no state of its own in the checkpoint: nothing to read, nothing in
+                               // flight
+        engine_.observer().channel_state_restored(engine_.world().now(), key_.attempt, vertex_.id,
+                                                  key_.subtask, {});
         lifecycle_.transition_to(State::ready);
         const TaskKey key = key_;
-        engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_ready(key); });
+        engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key),
+                                    [key](JobManager& jm) { jm.task_ready(key); });
         return;
     }
     // Sources and keyed operators read every subtask's state of their vertex (union of splits,
@@ -81,10 +86,12 @@ void Task::restore() {
     // operator reads only that.
     const auto reads = [this](int32_t old_subtask) {
         if (chain_.sink()) {
-            return runtime_.sinks_drop_removed_state ? old_subtask == key_.subtask
-                                                     : restoring_subtask(old_subtask, vertex_.parallelism) == key_.subtask;
+            return runtime_.sinks_drop_removed_state
+                       ? old_subtask == key_.subtask
+                       : restoring_subtask(old_subtask, vertex_.parallelism) == key_.subtask;
         }
-        return !channel_state_possible() || chain_.source() || chain_.keyed_state() || old_subtask == key_.subtask;
+        return !channel_state_possible() || chain_.source() || chain_.keyed_state() ||
+               old_subtask == key_.subtask;
     };
     std::vector<std::string> keys;
     int32_t subtasks_in_checkpoint = 0;
@@ -98,15 +105,19 @@ void Task::restore() {
         keys.push_back(handle);
         restored_subtasks_.push_back(where.second);
     }
-    // A finished subtask (FLIP-147) has no state in the checkpoint but counts as one of its subtasks.
+    // A finished subtask (FLIP-147) has no state in the checkpoint but counts as one of its
+    // subtasks.
     subtasks_in_checkpoint += static_cast<int32_t>(
-        std::count_if(checkpoint.finished.begin(), checkpoint.finished.end(), [this](const auto& f) { return f.first == key_.vertex; }));
-    if (channel_state_possible() && checkpoint.id > 0 && subtasks_in_checkpoint != vertex_.parallelism) {
+        std::count_if(checkpoint.finished.begin(), checkpoint.finished.end(),
+                      [this](const auto& f) { return f.first == key_.vertex; }));
+    if (channel_state_possible() && checkpoint.id > 0 &&
+        subtasks_in_checkpoint != vertex_.parallelism) {
         // Flink redistributes channel state on rescaling; eosim cannot yet.
-        fail("cannot restore checkpoint " + std::to_string(checkpoint.id) + ": vertex '" + vertex_.id + "' has " +
-             std::to_string(vertex_.parallelism) + " subtasks but the checkpoint holds " +
-             std::to_string(subtasks_in_checkpoint) +
-             "; restoring channel state (unaligned checkpoints) with a changed parallelism is not supported");
+        fail(
+            "cannot restore checkpoint " + std::to_string(checkpoint.id) + ": vertex '" +
+            vertex_.id + "' has " + std::to_string(vertex_.parallelism) +
+            " subtasks but the checkpoint holds " + std::to_string(subtasks_in_checkpoint) +
+            "; restoring channel state (unaligned checkpoints) with a changed parallelism is not supported");
         return;
     }
     restored_blobs_.assign(keys.size(), std::string());
@@ -119,9 +130,11 @@ void Task::restore() {
     const sim::NodeId node = node_;
     const TaskKey key = key_;
     for (size_t i = 0; i < keys.size(); ++i) {
-        engine_.world().storage().get(node_, keys[i], [engine, node, key, i](sim::StorageStatus status, std::string value) {
-            if (Task* task = engine->find_task(node, key)) task->restore_read(i, status, std::move(value));
-        });
+        engine_.world().storage().get(
+            node_, keys[i], [engine, node, key, i](sim::StorageStatus status, std::string value) {
+                if (Task* task = engine->find_task(node, key))
+                    task->restore_read(i, status, std::move(value));
+            });
     }
 }
 
@@ -152,12 +165,14 @@ void Task::fetch_shared_state() {
     }
     std::vector<std::string> private_states;
     for (const std::string& blob : restored_blobs_) {
-        std::string state = channel_state_possible() ? decode_task_state(blob).operator_state : blob;
+        std::string state =
+            channel_state_possible() ? decode_task_state(blob).operator_state : blob;
         if (is_incremental_state(state)) private_states.push_back(std::move(state));
     }
     const JobSpec& job = engine_.job();
     const std::vector<std::string> keys = shared_keys_to_restore(
-        private_states, KeyGroupRange::of_subtask(key_.subtask, vertex_.parallelism, job.max_parallelism));
+        private_states,
+        KeyGroupRange::of_subtask(key_.subtask, vertex_.parallelism, job.max_parallelism));
     if (keys.empty()) {
         apply_restored_state();
         return;
@@ -167,9 +182,12 @@ void Task::fetch_shared_state() {
     const sim::NodeId node = node_;
     const TaskKey key = key_;
     for (const std::string& shared_key : keys) {
-        engine_.world().storage().get(node_, shared_key, [engine, node, key, shared_key](sim::StorageStatus status, std::string value) {
-            if (Task* task = engine->find_task(node, key)) task->shared_state_read(shared_key, status, std::move(value));
-        });
+        engine_.world().storage().get(
+            node_, shared_key,
+            [engine, node, key, shared_key](sim::StorageStatus status, std::string value) {
+                if (Task* task = engine->find_task(node, key))
+                    task->shared_state_read(shared_key, status, std::move(value));
+            });
     }
 }
 
@@ -188,23 +206,27 @@ void Task::apply_restored_state() {
     announce_restore(checkpoint_id);
     EOSIM_INVARIANT(engine_.world().nodes().is_up(node_), kLiveAfterPoint);
     if (channel_state_possible()) {
-        // Each blob holds operator state and its subtask's channel state; keep our own channel state.
+        // Each blob holds operator state and its subtask's channel state; keep our own channel
+        // state.
         for (size_t i = 0; i < restored_blobs_.size(); ++i) {
             TaskStateBlob blob = decode_task_state(restored_blobs_[i]);
             if (i == own_blob_) recovered_ = std::move(blob.channels);
             restored_blobs_[i] = std::move(blob.operator_state);
         }
     }
-    chain_.restore(restored_blobs_, restored_subtasks_, restored_shared_, deployment_.restore.savepoint, deployment_.restore.no_claim, checkpoint_id);
+    chain_.restore(restored_blobs_, restored_subtasks_, restored_shared_,
+                   deployment_.restore.savepoint, deployment_.restore.no_claim, checkpoint_id);
     // A source subtask that had finished left no state; its splits resume at the checkpoint's
     // offsets for them (unless the negative control reads them again).
-    if (SourceReader* source = chain_.source(); source != nullptr && checkpoint_id > 0 && !runtime_.finished_sources_read_again) {
+    if (SourceReader* source = chain_.source();
+        source != nullptr && checkpoint_id > 0 && !runtime_.finished_sources_read_again) {
         source->resume_unrestored_at(deployment_.restore.offsets);
     }
     if (const SourceReader* source = chain_.source(); source != nullptr && checkpoint_id > 0) {
         SourceOffsets position;
         source->add_offsets(&position);
-        engine_.observer().source_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, checkpoint_id, position);
+        engine_.observer().source_restored(engine_.world().now(), key_.attempt, vertex_.id,
+                                           key_.subtask, checkpoint_id, position);
     }
     restored_shared_.clear();
     restored_blobs_.clear();
@@ -213,7 +235,8 @@ void Task::apply_restored_state() {
     restore_watermark();
     lifecycle_.transition_to(State::ready);
     const TaskKey key = key_;
-    engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_ready(key); });
+    engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key),
+                                [key](JobManager& jm) { jm.task_ready(key); });
 }
 
 // task.restoring, and task.restoring_rescaled when the snapshot had another parallelism here.
@@ -233,7 +256,8 @@ void Task::queue_recovered_channel_state() {
     writer_.queue_recovered(recovered_.outputs, in_flight);
     replaying_channel_state_ = !in_flight.empty();
     recovered_ = ChannelState{};
-    engine_.observer().channel_state_restored(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, in_flight);
+    engine_.observer().channel_state_restored(engine_.world().now(), key_.attempt, vertex_.id,
+                                              key_.subtask, in_flight);
 }
 
 // ---- start and channels -----------------------------------------------------------------------
@@ -271,11 +295,13 @@ void Task::credit_returned(int32_t output_channel) {
 }
 
 void Task::data_processed(int32_t output_channel) {
-    if (writer_.data_processed(output_channel) && state() == State::running) report_finished_if_done(last_completed_);
+    if (writer_.data_processed(output_channel) && state() == State::running)
+        report_finished_if_done(last_completed_);
 }
 
 void Task::connection_lost() {
-    // A finished task sends and reads nothing more: a consumer that lost its end of partition fails itself.
+    // A finished task sends and reads nothing more: a consumer that lost its end of partition fails
+    // itself.
     if (state() != State::finished) fail("a data channel's connection was reset");
 }
 
@@ -284,22 +310,28 @@ void Task::element_arrived(int32_t input_channel, ChannelElement element) {
     inputs_.known(input_channel);
     ChannelStateWriter& channel_state = checkpoint_.channel_state();
     if (element.type == ChannelElement::Type::records && channel_state.recording(input_channel)) {
-        channel_state.add_input(input_channel, element.records);  // in flight before this channel's barrier
+        channel_state.add_input(input_channel,
+                                element.records);  // in flight before this channel's barrier
     }
-    // A priority barrier (or any barrier of a checkpoint already taken unaligned here) is handled on
-    // arrival: it overtakes what is queued on its channel.
+    // A priority barrier (or any barrier of a checkpoint already taken unaligned here) is handled
+    // on arrival: it overtakes what is queued on its channel.
     if (element.type == ChannelElement::Type::barrier && state() == State::running && !holding() &&
-        (element.unaligned_barrier || inputs_.barriers().collecting_unaligned(element.checkpoint_id))) {
+        (element.unaligned_barrier ||
+         inputs_.barriers().collecting_unaligned(element.checkpoint_id))) {
         handle_barrier(input_channel, element, true);
         pump();
         return;
     }
-    const bool announce = element.type == ChannelElement::Type::barrier && state() == State::running;
-    const CheckpointBarrier barrier{element.checkpoint_id, element.unaligned_barrier, element.checkpoint_started};
+    const bool announce =
+        element.type == ChannelElement::Type::barrier && state() == State::running;
+    const CheckpointBarrier barrier{element.checkpoint_id, element.unaligned_barrier,
+                                    element.checkpoint_started};
     inputs_.queue(input_channel, std::move(element));
-    // An aligned barrier queued behind buffers is announced (Flink's priority EventAnnouncement): with
-    // an aligned-checkpoint timeout, its checkpoint's timer starts now, not when the barrier is taken.
-    if (announce && !engine_.job().checkpointing.queued_barriers_wait) inputs_.barriers().barrier_announced(input_channel, barrier);
+    // An aligned barrier queued behind buffers is announced (Flink's priority EventAnnouncement):
+    // with an aligned-checkpoint timeout, its checkpoint's timer starts now, not when the barrier
+    // is taken.
+    if (announce && !engine_.job().checkpointing.queued_barriers_wait)
+        inputs_.barriers().barrier_announced(input_channel, barrier);
     pump();
 }
 
@@ -310,16 +342,21 @@ void Task::barrier_sent() { checkpoint_.barrier_sent(); }
 void Task::pump() {
     int32_t channel = -1;
     ChannelElement element;
-    while (state() == State::running && !busy_ && !holding() && !writer_.backpressured() && !inputs_.empty()) {
+    while (state() == State::running && !busy_ && !holding() && !writer_.backpressured() &&
+           !inputs_.empty()) {
         if (!inputs_.take_next(&channel, &element)) return;
         switch (element.type) {
-            case ChannelElement::Type::records: process_buffer(channel, std::move(element.records), element.recovered); break;
+            case ChannelElement::Type::records:
+                process_buffer(channel, std::move(element.records), element.recovered);
+                break;
             case ChannelElement::Type::barrier: handle_barrier(channel, element, false); break;
             case ChannelElement::Type::cancellation_marker:
                 inputs_.barriers().cancellation_marker_received(channel, element.checkpoint_id);
                 break;
             case ChannelElement::Type::watermark:
-            case ChannelElement::Type::watermark_status: handle_watermark_element(channel, element); break;
+            case ChannelElement::Type::watermark_status:
+                handle_watermark_element(channel, element);
+                break;
             case ChannelElement::Type::end_of_data:
                 if (inputs_.end_of_data(channel)) reach_end_of_data();
                 break;
@@ -336,7 +373,8 @@ void Task::handle_barrier(int32_t channel, const ChannelElement& element, bool o
     BarrierHandler& barriers = inputs_.barriers();
     const bool was_idle = barriers.awaiting_first_barrier();
     if (was_idle) checkpoint_.first_barrier_arrived();
-    checkpoint_.note_checkpoint(element.checkpoint_id, element.snapshot, element.checkpoint_started);
+    checkpoint_.note_checkpoint(element.checkpoint_id, element.snapshot,
+                                element.checkpoint_started);
     inputs_.hand_over_barrier(channel, element, overtook_queue);
     if (was_idle && barriers.pending_checkpoint() != 0) {
         announce(points::kAlignmentStarted, element.checkpoint_id);
@@ -348,8 +386,9 @@ void Task::process_buffer(int32_t channel, RecordBatch records, bool recovered) 
     chain_.process(inputs_.edge(channel), records);
     if (!chain_.sink()) schedule_processing_timer();
     busy_ = true;
-    engine_.schedule_for_task(node_, key_, record_cost() * static_cast<int64_t>(records.size()), kTaskProcessed,
-                              [channel, recovered](Task& task) { task.finish_processing(channel, !recovered); });
+    engine_.schedule_for_task(
+        node_, key_, record_cost() * static_cast<int64_t>(records.size()), kTaskProcessed,
+        [channel, recovered](Task& task) { task.finish_processing(channel, !recovered); });
     engine_.record_batches().give_back(std::move(records));
 }
 
@@ -362,7 +401,9 @@ void Task::finish_processing(int32_t channel, bool return_credit) {
 void Task::poll_source() {
     // After a stop-with-savepoint's barrier nothing more is read (unless the negative control
     // runtime.sources_read_after_stop reads on).
-    if (state() != State::running || end_of_data_ || (checkpoint_.stopped() && !runtime_.sources_read_after_stop)) return;
+    if (state() != State::running || end_of_data_ ||
+        (checkpoint_.stopped() && !runtime_.sources_read_after_stop))
+        return;
     if (busy_ || writer_.backpressured()) {
         after(runtime_.source_poll_interval, [this] { poll_source(); });
         return;
@@ -376,7 +417,8 @@ void Task::poll_source() {
     }
     engine_.stats().records_read += static_cast<int64_t>(batch.size());
     if (!batch.empty()) {
-        engine_.observer().source_read(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, static_cast<int64_t>(batch.size()));
+        engine_.observer().source_read(engine_.world().now(), key_.attempt, vertex_.id,
+                                       key_.subtask, static_cast<int64_t>(batch.size()));
     }
     for (const Record& record : batch) writer_.emit(record);
     const size_t records_polled = batch.size();
@@ -388,10 +430,11 @@ void Task::poll_source() {
     }
     const sim::Duration cost = record_cost() * static_cast<int64_t>(records_polled);
     busy_ = records_polled != 0;
-    engine_.schedule_for_task(node_, key_, std::max(cost, runtime_.source_poll_interval), kSourcePoll, [](Task& task) {
-        task.busy_ = false;
-        task.poll_source();
-    });
+    engine_.schedule_for_task(node_, key_, std::max(cost, runtime_.source_poll_interval),
+                              kSourcePoll, [](Task& task) {
+                                  task.busy_ = false;
+                                  task.poll_source();
+                              });
 }
 
 void Task::reach_end_of_data() {
@@ -399,7 +442,8 @@ void Task::reach_end_of_data() {
     busy_ = false;
     announce(points::kTaskEndOfData, checkpoint_.last_barrier_forwarded());
     SourceReader* source = chain_.source();
-    if (source != nullptr && source->watermark(engine_.world().now())) {  // a bounded source's input is complete
+    if (source != nullptr &&
+        source->watermark(engine_.world().now())) {  // a bounded source's input is complete
         if (source_idle_) {  // active again, so that downstream valves take the final watermark
             source_idle_ = false;
             ChannelElement status{ChannelElement::Type::watermark_status, 0, {}};
@@ -408,7 +452,8 @@ void Task::reach_end_of_data() {
         ChannelElement element{ChannelElement::Type::watermark, 0, {}};
         element.watermark = kMaxWatermark;
         writer_.broadcast(std::move(element));
-        engine_.observer().watermark_advanced(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, kMaxWatermark);
+        engine_.observer().watermark_advanced(engine_.world().now(), key_.attempt, vertex_.id,
+                                              key_.subtask, kMaxWatermark);
     }
     writer_.broadcast(ChannelElement{ChannelElement::Type::end_of_data, 0, {}});
     if (runtime_.tasks_finish_before_final_checkpoint) report_finished_if_done(last_completed_);
@@ -416,13 +461,17 @@ void Task::reach_end_of_data() {
 
 // ---- checkpoints: what the trigger, the notifications and the barrier handler ask ---------------
 
-void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type, sim::Time started) {
-    if (state() == State::finished) report_finished();  // the coordinator has not heard it (a lost report)
-    if (!checkpoint_.trigger(checkpoint_id, snapshot_type, started) || !snapshot_type.terminates()) return;
+void Task::trigger_checkpoint(int64_t checkpoint_id, SnapshotType snapshot_type,
+                              sim::Time started) {
+    if (state() == State::finished)
+        report_finished();  // the coordinator has not heard it (a lost report)
+    if (!checkpoint_.trigger(checkpoint_id, snapshot_type, started) || !snapshot_type.terminates())
+        return;
     // Stop-with-savepoint: read nothing more; with drain, end of input follows the barrier.
     SourceOffsets position;
     chain_.source()->add_offsets(&position);
-    engine_.observer().source_stopped_for_savepoint(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, checkpoint_id, position);
+    engine_.observer().source_stopped_for_savepoint(engine_.world().now(), key_.attempt, vertex_.id,
+                                                    key_.subtask, checkpoint_id, position);
     announce(points::kSourceStoppedForSavepoint, checkpoint_id);
     EOSIM_INVARIANT(engine_.world().nodes().is_up(node_), kLiveAfterPoint);
     if (snapshot_type.drain && !end_of_data_) reach_end_of_data();
@@ -446,7 +495,8 @@ void Task::checkpoint_aborted(int64_t checkpoint_id) {
 }
 
 void Task::report_finished_if_done(int64_t completed_checkpoint) {
-    const bool early = runtime_.tasks_finish_before_final_checkpoint && end_of_data_;  // a negative control
+    const bool early =
+        runtime_.tasks_finish_before_final_checkpoint && end_of_data_;  // a negative control
     if (!early && !checkpoint_.done_after(completed_checkpoint)) return;
     if (!early && chain_.sink() && !chain_.sink()->settled()) {
         // A commit is being retried (the broker refused it for now): look again once it may have
@@ -454,14 +504,17 @@ void Task::report_finished_if_done(int64_t completed_checkpoint) {
         // bring this task here again, and the job would never finish.
         if (!finish_recheck_scheduled_) {
             finish_recheck_scheduled_ = true;
-            engine_.schedule_for_task(node_, key_, runtime_.commit_retry_delay, kTaskTimer, [completed_checkpoint](Task& task) {
-                task.finish_recheck_scheduled_ = false;
-                if (task.state() == State::running) task.report_finished_if_done(completed_checkpoint);
-            });
+            engine_.schedule_for_task(node_, key_, runtime_.commit_retry_delay, kTaskTimer,
+                                      [completed_checkpoint](Task& task) {
+                                          task.finish_recheck_scheduled_ = false;
+                                          if (task.state() == State::running)
+                                              task.report_finished_if_done(completed_checkpoint);
+                                      });
         }
         return;
     }
-    if (!inputs_.empty() && !inputs_.all_partitions_ended()) return;  // the last end of partition brings it here again
+    if (!inputs_.empty() && !inputs_.all_partitions_ended())
+        return;  // the last end of partition brings it here again
     // As Flink's StreamTask: after end of data, finished only once every consumer processed all
     // of it (the last acknowledgement brings it here again).
     if (end_of_data_ && !writer_.all_data_processed()) return;
@@ -478,13 +531,15 @@ void Task::finish() {
 
 void Task::report_finished() {
     const TaskKey key = key_;
-    engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key), [key](JobManager& jm) { jm.task_finished(key); });
+    engine_.send_to_job_manager(node_, messages::kTaskReport, key_digest(key),
+                                [key](JobManager& jm) { jm.task_finished(key); });
 }
 
 void Task::finish_on_restore() {
     end_of_data_ = true;
     if (SourceReader* source = chain_.source()) source->skip_to_end();
-    if (engine_.job().uses_event_time() && !writer_.empty()) {  // downstream valves take its channels as complete
+    if (engine_.job().uses_event_time() &&
+        !writer_.empty()) {  // downstream valves take its channels as complete
         ChannelElement element{ChannelElement::Type::watermark, 0, {}};
         element.watermark = kMaxWatermark;
         writer_.broadcast(std::move(element));
@@ -499,14 +554,18 @@ void Task::unblock_all_channels() { inputs_.unblock_all(); }
 void Task::trigger_snapshot(int64_t checkpoint_id) {
     if (holding()) {
         held_.push_back([this, checkpoint_id] { trigger_snapshot(checkpoint_id); });
-    } else if (!wait_for_sink(checkpoint_id, [this, checkpoint_id] { checkpoint_.take_aligned(checkpoint_id); })) {
+    } else if (!wait_for_sink(checkpoint_id,
+                              [this, checkpoint_id] { checkpoint_.take_aligned(checkpoint_id); })) {
         checkpoint_.take_aligned(checkpoint_id);
     }
 }
 
-void Task::abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) {
+void Task::abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason,
+                            const std::string& detail) {
     if (holding()) {
-        held_.push_back([this, checkpoint_id, reason, detail] { abort_checkpoint(checkpoint_id, reason, detail); });
+        held_.push_back([this, checkpoint_id, reason, detail] {
+            abort_checkpoint(checkpoint_id, reason, detail);
+        });
         return;
     }
     checkpoint_.decline(checkpoint_id, reason, detail);
@@ -514,8 +573,12 @@ void Task::abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reaso
 
 void Task::start_unaligned_snapshot(int64_t checkpoint_id, const std::vector<bool>& barrier_in) {
     if (holding()) {
-        held_.push_back([this, checkpoint_id, barrier_in] { start_unaligned_snapshot(checkpoint_id, barrier_in); });
-    } else if (!wait_for_sink(checkpoint_id, [this, checkpoint_id, barrier_in] { checkpoint_.start_unaligned(checkpoint_id, barrier_in); })) {
+        held_.push_back([this, checkpoint_id, barrier_in] {
+            start_unaligned_snapshot(checkpoint_id, barrier_in);
+        });
+    } else if (!wait_for_sink(checkpoint_id, [this, checkpoint_id, barrier_in] {
+                   checkpoint_.start_unaligned(checkpoint_id, barrier_in);
+               })) {
         checkpoint_.start_unaligned(checkpoint_id, barrier_in);
     }
 }
@@ -548,7 +611,8 @@ void Task::discard_unaligned_snapshot(int64_t checkpoint_id) {
 
 bool Task::wait_for_sink(int64_t checkpoint_id, std::function<void()> snapshot) {
     Sink* sink = chain_.sink();
-    if (sink == nullptr || sink->prepare_pre_commit(checkpoint_id) || state() != State::running) return false;
+    if (sink == nullptr || sink->prepare_pre_commit(checkpoint_id) || state() != State::running)
+        return false;
     flushing_for_ = checkpoint_id;
     held_.push_back(std::move(snapshot));
     poll_sink_while_idle();
@@ -594,13 +658,15 @@ void Task::start_alignment_timer(int64_t checkpoint_id, sim::Duration delay) {
     });
 }
 
-// The timeout passed before any barrier of the pending checkpoint was taken, now unaligned: the first
-// queued one is taken at once, ahead of the buffers before it (Flink's convertToPriorityEvent of an
-// announced barrier), which become input channel state; what came after it stays queued.
+// The timeout passed before any barrier of the pending checkpoint was taken, now unaligned: the
+// first queued one is taken at once, ahead of the buffers before it (Flink's convertToPriorityEvent
+// of an announced barrier), which become input channel state; what came after it stays queued.
 void Task::take_announced_barrier() {
     BarrierHandler& barriers = inputs_.barriers();
     const int64_t pending = barriers.pending_checkpoint();
-    if (holding() || pending == 0 || !barriers.awaiting_first_barrier() || !barriers.collecting_unaligned(pending)) return;
+    if (holding() || pending == 0 || !barriers.awaiting_first_barrier() ||
+        !barriers.collecting_unaligned(pending))
+        return;
     std::deque<ChannelElement> after;
     int32_t channel = -1;
     ChannelElement barrier;

@@ -36,9 +36,10 @@
 // A sink's flush before its snapshot (Sink::prepare_pre_commit, Flink's prepareSnapshotPreBarrier
 // with an AsyncSinkWriter's flush(true)): when the sink is not ready, the snapshot waits; the task
 // takes no input (arriving elements are queued, a priority barrier too) and holds every later piece
-// of checkpoint work the barrier handler asks for, in order; after each answer delivered to the sink
-// (and every 10 ms while none is in flight) it asks again, and once the sink is ready it snapshots,
-// runs what it held and takes input again. A synchronous sink is ready at once: nothing changes.
+// of checkpoint work the barrier handler asks for, in order; after each answer delivered to the
+// sink (and every 10 ms while none is in flight) it asks again, and once the sink is ready it
+// snapshots, runs what it held and takes input again. A synchronous sink is ready at once: nothing
+// changes.
 //
 // Processing a buffer costs record_cost per record of virtual time, during which the task does
 // nothing else. Outputs are flushed when a buffer fills, before a barrier, and at least every
@@ -51,16 +52,16 @@
 
 #include "engine/checkpointing/barrier_handler.h"
 #include "engine/checkpointing/channel_state_writer.h"
-#include "engine/vocabulary/snapshot_type.h"
 #include "engine/connectors/sink.h"
 #include "engine/runtime/channel_element.h"
-#include "engine/vocabulary/deployment.h"
 #include "engine/runtime/operator_chain.h"
 #include "engine/runtime/record_writer.h"
 #include "engine/runtime/subtask_checkpoint.h"
 #include "engine/runtime/task_inputs.h"
 #include "engine/runtime/task_lifecycle.h"
 #include "engine/runtime/watermark_valve.h"
+#include "engine/vocabulary/deployment.h"
+#include "engine/vocabulary/snapshot_type.h"
 #include "sim/storage.h"
 
 namespace eosim::engine {
@@ -79,7 +80,8 @@ public:
     bool running() const { return state() == State::running; }
     // Finished (FLIP-147): end of partition sent through every output; takes part in no checkpoint.
     bool finished() const { return state() == State::finished; }
-    // Processing a buffer (or a source's poll) now; its output full (more buffers queued than credits).
+    // Processing a buffer (or a source's poll) now; its output full (more buffers queued than
+    // credits).
     bool busy() const { return busy_; }
     bool backpressured() const { return writer_.backpressured(); }
     // Restored and reported ready, waiting for the JobManager's start.
@@ -103,7 +105,7 @@ public:
     // Lifecycle, driven by the TaskManager.
     void restore();  // reads the restored state (if any), then reports ready to the JobManager
     void start();
-    void cancel();   // about to be dropped, its process alive (not a crash): the sink closes
+    void cancel();  // about to be dropped, its process alive (not a crash): the sink closes
     // Data channels.
     void channel_opened(int32_t output_channel, sim::ConnectionId connection, int32_t credits);
     void credit_returned(int32_t output_channel);
@@ -131,8 +133,10 @@ public:
     void block_channel(int32_t channel) override;
     void unblock_all_channels() override;
     void trigger_snapshot(int64_t checkpoint_id) override;
-    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason, const std::string& detail) override;
-    void start_unaligned_snapshot(int64_t checkpoint_id, const std::vector<bool>& barrier_in) override;
+    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason reason,
+                          const std::string& detail) override;
+    void start_unaligned_snapshot(int64_t checkpoint_id,
+                                  const std::vector<bool>& barrier_in) override;
     void channel_barrier_received(int32_t channel) override;
     void finish_unaligned_snapshot(int64_t checkpoint_id) override;
     void discard_unaligned_snapshot(int64_t checkpoint_id) override;
@@ -146,7 +150,8 @@ public:
     std::string_view vertex_id() const override { return vertex_.id; }
     int64_t attempt() const override { return key_.attempt; }
     RunObserver& observer() override;
-    std::optional<std::vector<std::string_view>> declared_points() const override;  // a sink vertex's announced_points()
+    std::optional<std::vector<std::string_view>> declared_points()
+        const override;  // a sink vertex's announced_points()
     void after(sim::Duration delay, std::function<void()> fn) override;
     void fail(const std::string& reason) override;
 
@@ -175,7 +180,8 @@ private:
     // Finishes the task once its final checkpoint completed (`completed_checkpoint` or earlier),
     // its sink settled and (with inputs) every input partition ended.
     void report_finished_if_done(int64_t completed_checkpoint);
-    // End of partition through every output, then the JobManager is told (again after a lost report).
+    // End of partition through every output, then the JobManager is told (again after a lost
+    // report).
     void finish();
     void report_finished();
     // Restored from a checkpoint that recorded this subtask finished: reads nothing, sends the end
@@ -188,7 +194,8 @@ private:
     void ask_sink_again();
     void poll_sink_while_idle();
     // Event time (task_event_time.cpp).
-    void send_source_watermark();  // a source: its splits' watermark and idleness, when they changed
+    void
+    send_source_watermark();  // a source: its splits' watermark and idleness, when they changed
     void handle_watermark_element(int32_t channel, const ChannelElement& element);
     void forward_watermark(const WatermarkValve::Output& change);
     void restore_watermark();
@@ -210,22 +217,23 @@ private:
     bool busy_ = false;
     bool finish_recheck_scheduled_ = false;  // report_finished_if_done waits for a retried commit
     bool end_of_data_ = false;
-    bool deployed_finished_ = false;   // the restored checkpoint recorded this subtask finished
-    int64_t last_completed_ = 0;       // the newest checkpoint this task heard completed
-    bool closed_ = false;              // cancelled: its sink closed
-    // The sink's flush before a snapshot: the checkpoint waiting for it (0: none), and the checkpoint
-    // work held meanwhile, in order (the snapshot first).
+    bool deployed_finished_ = false;  // the restored checkpoint recorded this subtask finished
+    int64_t last_completed_ = 0;      // the newest checkpoint this task heard completed
+    bool closed_ = false;             // cancelled: its sink closed
+    // The sink's flush before a snapshot: the checkpoint waiting for it (0: none), and the
+    // checkpoint work held meanwhile, in order (the snapshot first).
     int64_t flushing_for_ = 0;
     std::vector<std::function<void()>> held_;
     // Restore.
     std::vector<std::string> restored_blobs_;  // the state read for the restore, in handle order
     std::vector<int32_t> restored_subtasks_;   // the subtask (of the checkpoint's job) of each blob
     int32_t restore_reads_outstanding_ = 0;
-    size_t own_blob_ = SIZE_MAX;               // this subtask's blob among restored_blobs_
-    std::map<std::string, std::string> restored_shared_;  // incremental keyed state: shared key -> bytes
+    size_t own_blob_ = SIZE_MAX;  // this subtask's blob among restored_blobs_
+    std::map<std::string, std::string>
+        restored_shared_;  // incremental keyed state: shared key -> bytes
     int32_t shared_reads_outstanding_ = 0;
-    ChannelState recovered_;                   // channel state to replay before any new data
-    bool replaying_channel_state_ = false;     // recovered buffers were queued at restore
+    ChannelState recovered_;                     // channel state to replay before any new data
+    bool replaying_channel_state_ = false;       // recovered buffers were queued at restore
     std::optional<int64_t> restored_watermark_;  // the minimum over the restored subtasks' states
     // Event time: only in jobs with a watermark strategy (JobSpec::uses_event_time).
     int64_t source_watermark_ = kMinWatermark;    // sources: the last watermark sent

@@ -33,7 +33,8 @@ void Task::send_source_watermark() {
     ChannelElement element{ChannelElement::Type::watermark, 0, {}};
     element.watermark = now->watermark;
     writer_.broadcast(std::move(element));
-    engine_.observer().watermark_advanced(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, now->watermark);
+    engine_.observer().watermark_advanced(engine_.world().now(), key_.attempt, vertex_.id,
+                                          key_.subtask, now->watermark);
 }
 
 void Task::handle_watermark_element(int32_t channel, const ChannelElement& element) {
@@ -54,7 +55,8 @@ void Task::forward_watermark(const WatermarkValve::Output& change) {
             op->advance_watermark(watermark, chain_.output());
             schedule_processing_timer();
         }
-        engine_.observer().watermark_advanced(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, watermark);
+        engine_.observer().watermark_advanced(engine_.world().now(), key_.attempt, vertex_.id,
+                                              key_.subtask, watermark);
         if (!writer_.empty()) {
             ChannelElement element{ChannelElement::Type::watermark, 0, {}};
             element.watermark = watermark;
@@ -73,11 +75,13 @@ void Task::schedule_processing_timer() {
     if (!next || (processing_timer_at_ && *processing_timer_at_ <= *next)) return;
     processing_timer_at_ = *next;
     const int64_t at = *next;
-    const sim::Duration delay = std::max(sim::Duration::zero(), sim::Duration::millis(at) - (engine_.world().now() - sim::Time{}));
+    const sim::Duration delay = std::max(
+        sim::Duration::zero(), sim::Duration::millis(at) - (engine_.world().now() - sim::Time{}));
     engine_.schedule_for_task(node_, key_, delay, kProcessingTimer, [at](Task& task) {
         if (task.processing_timer_at_ != at || task.state() != State::running) return;
         task.processing_timer_at_.reset();
-        task.chain_.op()->advance_processing_time(task.engine_.world().now().millis_count(), task.chain_.output());
+        task.chain_.op()->advance_processing_time(task.engine_.world().now().millis_count(),
+                                                  task.chain_.output());
         task.schedule_processing_timer();
     });
 }
@@ -89,7 +93,8 @@ void Task::restore_watermark() {
     const int64_t watermark = *restored_watermark_;
     valve->restore(watermark);
     if (Operator* op = chain_.op()) op->advance_watermark(watermark, chain_.output());
-    engine_.observer().watermark_advanced(engine_.world().now(), key_.attempt, vertex_.id, key_.subtask, watermark);
+    engine_.observer().watermark_advanced(engine_.world().now(), key_.attempt, vertex_.id,
+                                          key_.subtask, watermark);
 }
 
 }  // namespace eosim::engine

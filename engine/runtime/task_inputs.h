@@ -12,11 +12,11 @@
 
 #include "engine/checkpointing/barrier_handler.h"
 #include "engine/checkpointing/channel_state_writer.h"
-#include "sim/invariant.h"
 #include "engine/runtime/channel_element.h"
 #include "engine/runtime/job_topology.h"
-#include "engine/vocabulary/run_observer.h"
 #include "engine/runtime/watermark_valve.h"
+#include "engine/vocabulary/run_observer.h"
+#include "sim/invariant.h"
 #include "sim/network.h"
 
 namespace eosim::engine {
@@ -40,7 +40,8 @@ public:
 
     // `channel`, checked to be one of this task's (sim/invariant.h).
     int32_t known(int32_t channel) const {
-        EOSIM_INVARIANT(channel >= 0 && static_cast<size_t>(channel) < channels_.size(), "an input element on a known input channel");
+        EOSIM_INVARIANT(channel >= 0 && static_cast<size_t>(channel) < channels_.size(),
+                        "an input element on a known input channel");
         return channel;
     }
     // Connects to every producer and grants it the channel's credits.
@@ -62,7 +63,8 @@ public:
         }
         return false;
     }
-    // End of data on `channel`, processed (the producer is told); true when every channel has ended.
+    // End of data on `channel`, processed (the producer is told); true when every channel has
+    // ended.
     bool end_of_data(int32_t channel);
     // End of partition on `channel` (its producer finished): the barrier handler counts it as
     // delivered from now on; true when every channel's producer has finished.
@@ -81,15 +83,17 @@ public:
     // The channel whose priority barrier is being handed over (-1: none).
     int32_t overtaking_channel() const { return overtaking_channel_; }
     // The first channel (by index) with a queued barrier of `checkpoint_id`: the barrier goes to
-    // `barrier` and what is queued after it to `after`, leaving on the channel only what came before
-    // it. False when no channel holds one.
-    bool split_at_barrier(int64_t checkpoint_id, int32_t* channel, ChannelElement* barrier, std::deque<ChannelElement>* after);
+    // `barrier` and what is queued after it to `after`, leaving on the channel only what came
+    // before it. False when no channel holds one.
+    bool split_at_barrier(int64_t checkpoint_id, int32_t* channel, ChannelElement* barrier,
+                          std::deque<ChannelElement>* after);
     // Puts `after` back at the end of `channel`'s queue, in order.
     void requeue(int32_t channel, std::deque<ChannelElement> after);
     // Puts the buffers queued on `channel` before its barrier of `checkpoint_id` into `writer`.
     void persist_queued(int32_t channel, int64_t checkpoint_id, ChannelStateWriter& writer) const;
     // A restore: the recovered buffers go to the head of their channels (told to `in_flight`).
-    void queue_recovered(std::vector<std::vector<RecordBatch>>& recovered, std::vector<InFlightRecords>& in_flight);
+    void queue_recovered(std::vector<std::vector<RecordBatch>>& recovered,
+                         std::vector<InFlightRecords>& in_flight);
 
 private:
     struct InputChannel {
@@ -105,7 +109,8 @@ private:
 
     // A message back to `channel`'s producer over the channel's connection (credits, end of data
     // processed), handled by that task if it still runs there.
-    void send_to_producer(int32_t channel, const sim::EventKind& kind, void (*handler)(Task&, int32_t));
+    void send_to_producer(int32_t channel, const sim::EventKind& kind,
+                          void (*handler)(Task&, int32_t));
 
     Task& task_;
     std::vector<InputChannel> channels_;

@@ -17,7 +17,9 @@ bool TaskLifecycle::valid(State from, State next) {
 }
 
 void TaskLifecycle::transition_to(State next) {
-    EOSIM_INVARIANT(valid(state_, next), "a task moves only along its lifecycle (created, restoring, ready, running, finished; failed from any but failed)");
+    EOSIM_INVARIANT(
+        valid(state_, next),
+        "a task moves only along its lifecycle (created, restoring, ready, running, finished; failed from any but failed)");
     state_ = next;
 }
 

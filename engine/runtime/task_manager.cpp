@@ -15,8 +15,10 @@ constexpr sim::EventKind kWatchJobManager{"tm.watch_job_manager"};
 }  // namespace
 
 TaskManager::TaskManager(Engine& engine, sim::NodeId node)
-    : engine_(engine), node_(node),
-      leader_node_(engine.high_availability().enabled() ? sim::kNoNode : engine.job_manager_node()) {
+    : engine_(engine),
+      node_(node),
+      leader_node_(engine.high_availability().enabled() ? sim::kNoNode
+                                                        : engine.job_manager_node()) {
     size_t slots = 0;
     for (const VertexSpec& vertex : engine.job().vertices) {
         first_slot_of_vertex_.push_back(slots);
@@ -38,7 +40,9 @@ bool TaskManager::admit_leader(sim::NodeId from, int64_t token) {
         const int32_t slots = engine_.shape().slots_per_task_manager;
         const uint32_t instance = engine_.world().nodes().incarnation(node_);
         engine_.send_to_job_manager(node_, messages::kRegister, node_,
-                                    [node, instance, slots](JobManager& jm) { jm.register_task_manager(node, instance, slots); });
+                                    [node, instance, slots](JobManager& jm) {
+                                        jm.register_task_manager(node, instance, slots);
+                                    });
     }
     return true;
 }
@@ -57,14 +61,17 @@ void TaskManager::registration_accepted() {
 
 void TaskManager::watch_job_manager() {
     const RuntimeConfig& runtime = engine_.job().runtime;
-    if (registered_ && engine_.world().now() - last_heard_from_job_manager_ > runtime.heartbeat_timeout) {
+    if (registered_ &&
+        engine_.world().now() - last_heard_from_job_manager_ > runtime.heartbeat_timeout) {
         drop_tasks_and_register();
     }
     Engine* engine = &engine_;
     const sim::NodeId node = node_;
-    engine_.world().scheduler().schedule(runtime.heartbeat_interval, node_, kWatchJobManager, node_, [engine, node] {
-        if (TaskManager* tm = engine->task_manager(node)) tm->watch_job_manager();
-    });
+    engine_.world().scheduler().schedule(runtime.heartbeat_interval, node_, kWatchJobManager, node_,
+                                         [engine, node] {
+                                             if (TaskManager* tm = engine->task_manager(node))
+                                                 tm->watch_job_manager();
+                                         });
 }
 
 void TaskManager::drop_tasks_and_register() {
@@ -81,11 +88,14 @@ void TaskManager::send_registration() {
     const int32_t slots = engine_.shape().slots_per_task_manager;
     const uint32_t instance = engine_.world().nodes().incarnation(node_);
     engine_.send_to_job_manager(node_, messages::kRegister, node_,
-                                [node, instance, slots](JobManager& jm) { jm.register_task_manager(node, instance, slots); });
+                                [node, instance, slots](JobManager& jm) {
+                                    jm.register_task_manager(node, instance, slots);
+                                });
     Engine* engine = &engine_;
-    engine_.world().scheduler().schedule(engine_.job().runtime.heartbeat_interval, node_, kRegistrationRetry, node_,
-                                         [engine, node] {
-                                             if (TaskManager* tm = engine->task_manager(node)) tm->send_registration();
+    engine_.world().scheduler().schedule(engine_.job().runtime.heartbeat_interval, node_,
+                                         kRegistrationRetry, node_, [engine, node] {
+                                             if (TaskManager* tm = engine->task_manager(node))
+                                                 tm->send_registration();
                                          });
 }
 
@@ -114,21 +124,25 @@ void TaskManager::heartbeat() {
     for (const auto& [key, task] : tasks_) {
         if (task->failed()) failed.emplace_back(key, task->failure());
         if (task->finished()) finished.push_back(key);
-        if (task->waiting_to_start() && (waiting.empty() || waiting.back() != key.attempt)) waiting.push_back(key.attempt);
+        if (task->waiting_to_start() && (waiting.empty() || waiting.back() != key.attempt))
+            waiting.push_back(key.attempt);
     }
     engine_.send_to_job_manager(node_, messages::kHeartbeatReply, node_,
                                 [node, failed = std::move(failed), finished = std::move(finished),
                                  waiting = std::move(waiting)](JobManager& jm) {
                                     jm.heartbeat_reply(node);
                                     for (const auto& [key, reason] : failed) {
-                                        jm.task_failed(key, reason + " (reported again with a heartbeat)");
+                                        jm.task_failed(
+                                            key, reason + " (reported again with a heartbeat)");
                                     }
                                     for (const TaskKey& key : finished) jm.task_finished(key);
-                                    for (int64_t attempt : waiting) jm.tasks_waiting_to_start(node, attempt);
+                                    for (int64_t attempt : waiting)
+                                        jm.tasks_waiting_to_start(node, attempt);
                                 });
 }
 
-void TaskManager::deploy(const Deployment& deployment, const std::vector<std::pair<int32_t, int32_t>>& subtasks) {
+void TaskManager::deploy(const Deployment& deployment,
+                         const std::vector<std::pair<int32_t, int32_t>>& subtasks) {
     cancel_attempts_before(deployment.attempt);
     std::vector<Task*> created;
     for (const auto& [vertex, subtask] : subtasks) {
@@ -157,21 +171,25 @@ void TaskManager::cancel_attempts_before(int64_t attempt) {
     }
 }
 
-void TaskManager::trigger_checkpoint(int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot, sim::Time started,
+void TaskManager::trigger_checkpoint(int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot,
+                                     sim::Time started,
                                      const std::vector<std::pair<int32_t, int32_t>>& tasks) {
     for_each_task_of(attempt, [checkpoint_id, snapshot, started, &tasks](Task& task) {
         const std::pair<int32_t, int32_t> subtask{task.key().vertex, task.key().subtask};
-        if (std::find(tasks.begin(), tasks.end(), subtask) != tasks.end()) task.trigger_checkpoint(checkpoint_id, snapshot, started);
+        if (std::find(tasks.begin(), tasks.end(), subtask) != tasks.end())
+            task.trigger_checkpoint(checkpoint_id, snapshot, started);
     });
 }
 
 void TaskManager::checkpoint_complete(int64_t attempt, int64_t checkpoint_id) {
     engine_.world().announce(points::kCheckpointNotified, node_, checkpoint_id);
-    for_each_task_of(attempt, [checkpoint_id](Task& task) { task.checkpoint_complete(checkpoint_id); });
+    for_each_task_of(attempt,
+                     [checkpoint_id](Task& task) { task.checkpoint_complete(checkpoint_id); });
 }
 
 void TaskManager::checkpoint_aborted(int64_t attempt, int64_t checkpoint_id) {
-    for_each_task_of(attempt, [checkpoint_id](Task& task) { task.checkpoint_aborted(checkpoint_id); });
+    for_each_task_of(attempt,
+                     [checkpoint_id](Task& task) { task.checkpoint_aborted(checkpoint_id); });
 }
 
 void TaskManager::add_task(std::unique_ptr<Task> task) {
@@ -188,7 +206,8 @@ void TaskManager::forget_slot(const Task& task) {
 
 void TaskManager::cancel(std::unique_ptr<Task> task) {
     task->cancel();
-    if (task->chain().sink() != nullptr) closed_.push_back(Closed{std::move(task), engine_.world().now()});
+    if (task->chain().sink() != nullptr)
+        closed_.push_back(Closed{std::move(task), engine_.world().now()});
 }
 
 Task* TaskManager::find_closed(const TaskKey& key, sim::Time* closed_at) {

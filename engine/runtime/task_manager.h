@@ -12,8 +12,8 @@
 
 #include <boost/container/flat_map.hpp>
 
-#include "engine/vocabulary/deployment.h"
 #include "engine/runtime/task.h"
+#include "engine/vocabulary/deployment.h"
 
 namespace eosim::engine {
 
@@ -34,11 +34,14 @@ public:
     void heartbeat();
     // HA: the leader (admitted by its token) does not know this TaskManager: register with it.
     void leader_announced();
-    void deploy(const Deployment& deployment, const std::vector<std::pair<int32_t, int32_t>>& subtasks);
+    void deploy(const Deployment& deployment,
+                const std::vector<std::pair<int32_t, int32_t>>& subtasks);
     void start_tasks(int64_t attempt);
     void cancel_attempts_before(int64_t attempt);
-    // Triggers `tasks` (vertex, subtask) of `attempt` here (the coordinator's plan: checkpoint_plan.h).
-    void trigger_checkpoint(int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot, sim::Time started,
+    // Triggers `tasks` (vertex, subtask) of `attempt` here (the coordinator's plan:
+    // checkpoint_plan.h).
+    void trigger_checkpoint(int64_t attempt, int64_t checkpoint_id, SnapshotType snapshot,
+                            sim::Time started,
                             const std::vector<std::pair<int32_t, int32_t>>& tasks);
     void checkpoint_complete(int64_t attempt, int64_t checkpoint_id);
     void checkpoint_aborted(int64_t attempt, int64_t checkpoint_id);
@@ -79,10 +82,12 @@ private:
     void drop_tasks_and_register();
     template <typename F>
     void for_each_task_of(int64_t attempt, F&& f);
-    // The slot of (vertex, subtask) in `by_subtask_`, or SIZE_MAX for a vertex or subtask the job does not have.
+    // The slot of (vertex, subtask) in `by_subtask_`, or SIZE_MAX for a vertex or subtask the job
+    // does not have.
     size_t subtask_slot(const TaskKey& key) const {
         const auto vertex = static_cast<size_t>(key.vertex);
-        if (key.vertex < 0 || vertex + 1 >= first_slot_of_vertex_.size() || key.subtask < 0) return SIZE_MAX;
+        if (key.vertex < 0 || vertex + 1 >= first_slot_of_vertex_.size() || key.subtask < 0)
+            return SIZE_MAX;
         const size_t slot = first_slot_of_vertex_[vertex] + static_cast<size_t>(key.subtask);
         return slot < first_slot_of_vertex_[vertex + 1] ? slot : SIZE_MAX;
     }
@@ -102,11 +107,11 @@ private:
     // A sorted vector (a handful of tasks per TaskManager), iterated in key order.
     boost::container::flat_map<TaskKey, std::unique_ptr<Task>> tasks_;
     // Every channel message and timer of a task looks its task up (about 140k times in a standard
-    // run; the map's binary search over three-field keys alone would be 2% of it). This table, by the job's
-    // flat subtask index (`first_slot_of_vertex_[vertex] + subtask`), holds the task of that
-    // (vertex, subtask) deployed last, so `find` usually costs one load and a key comparison; when
-    // the entry is empty or holds another attempt, `find` asks the map, so the answer is the map's.
-    // Invariant: every entry is null or a task in `tasks_`.
+    // run; the map's binary search over three-field keys alone would be 2% of it). This table, by
+    // the job's flat subtask index (`first_slot_of_vertex_[vertex] + subtask`), holds the task of
+    // that (vertex, subtask) deployed last, so `find` usually costs one load and a key comparison;
+    // when the entry is empty or holds another attempt, `find` asks the map, so the answer is the
+    // map's. Invariant: every entry is null or a task in `tasks_`.
     std::vector<size_t> first_slot_of_vertex_;
     std::vector<Task*> by_subtask_;
     struct Closed {

@@ -29,7 +29,8 @@ std::optional<int64_t> WatermarkValve::advance() {
 WatermarkValve::Output WatermarkValve::watermark_received(size_t channel, int64_t watermark) {
     Channel& c = channels_.at(channel);
     Output out;
-    if (c.idle || watermark <= c.watermark) return out;  // an idle channel sends none; never backwards
+    if (c.idle || watermark <= c.watermark)
+        return out;  // an idle channel sends none; never backwards
     c.watermark = watermark;
     if (!c.aligned && watermark >= current_) c.aligned = true;
     out.watermark = advance();
@@ -75,7 +76,8 @@ std::string prepend_watermark(int64_t watermark, std::string blob) {
 
 int64_t strip_watermark(std::string& blob) {
     int64_t watermark = kMinWatermark;
-    if (blob.size() >= kWatermarkMagic.size() + sizeof(int64_t) && blob.compare(0, kWatermarkMagic.size(), kWatermarkMagic) == 0) {
+    if (blob.size() >= kWatermarkMagic.size() + sizeof(int64_t) &&
+        blob.compare(0, kWatermarkMagic.size(), kWatermarkMagic) == 0) {
         std::memcpy(&watermark, blob.data() + kWatermarkMagic.size(), sizeof(int64_t));
         blob.erase(0, kWatermarkMagic.size() + sizeof(int64_t));
     }

@@ -38,9 +38,11 @@ private:
     struct Channel {
         int64_t watermark = kMinWatermark;
         bool idle = false;
-        bool aligned = true;  // its watermark is at or above the task's: it takes part in the minimum
+        bool aligned =
+            true;  // its watermark is at or above the task's: it takes part in the minimum
     };
-    std::optional<int64_t> advance();  // the new minimum over active aligned channels, if it moved up
+    std::optional<int64_t>
+    advance();  // the new minimum over active aligned channels, if it moved up
 
     std::vector<Channel> channels_;
     int64_t current_ = kMinWatermark;

@@ -4,9 +4,9 @@
 //   watermark reaches its maxTimestamp (end - 1), with the aggregate (count or sum) of its records.
 //   With allowed lateness L a window stays until the watermark passes maxTimestamp + L (its cleanup
 //   timer purges it then); every record accepted in between fires the window again at once, with
-//   the cumulative aggregate. A record late for ALL its windows (each past its cleanup time) goes to
-//   the late side output (sideOutputLateData); one late for only some of its (sliding) windows is
-//   dropped for those and counted in the others. Result: Record{key, aggregate, 0, insert,
+//   the cumulative aggregate. A record late for ALL its windows (each past its cleanup time) goes
+//   to the late side output (sideOutputLateData); one late for only some of its (sliding) windows
+//   is dropped for those and counted in the others. Result: Record{key, aggregate, 0, insert,
 //   timestamp = maxTimestamp}.
 // - count windows (countWindow(n): GlobalWindows + CountTrigger.of(n), purging): every n-th record
 //   of a key fires its key's window with the aggregate of those n records and empties it. Result
@@ -24,11 +24,11 @@
 #include <optional>
 #include <vector>
 
-#include "engine/vocabulary/job_spec.h"
 #include "engine/runtime/operators.h"
-#include "engine/vocabulary/record.h"
 #include "engine/state/state_backend.h"
 #include "engine/state/timer_service.h"
+#include "engine/vocabulary/job_spec.h"
+#include "engine/vocabulary/record.h"
 
 namespace eosim::engine {
 
@@ -56,7 +56,8 @@ bool is_window_late(const WindowSpec& spec, const TimeWindow& window, int64_t wa
 // one of its windows late, it goes to the late side output.
 bool is_element_late(const WindowSpec& spec, int64_t timestamp, int64_t watermark);
 // The window's aggregate after `in` (current absent: the window's first record).
-int64_t fold_window(WindowSpec::Aggregate aggregate, std::optional<int64_t> current, const Record& in);
+int64_t fold_window(WindowSpec::Aggregate aggregate, std::optional<int64_t> current,
+                    const Record& in);
 // The result a firing emits.
 Record window_result(int64_t key, const TimeWindow& window, int64_t aggregate);
 
@@ -67,7 +68,8 @@ struct CountWindowContents {
 };
 // Adds `in` to its key's count window; when that completes the window (spec.size_records records),
 // returns the result and empties `contents` (purging trigger).
-std::optional<Record> add_to_count_window(const WindowSpec& spec, CountWindowContents& contents, const Record& in);
+std::optional<Record> add_to_count_window(const WindowSpec& spec, CountWindowContents& contents,
+                                          const Record& in);
 
 // The operator. `fired` (optional) hears of every firing, after its result was emitted, with the
 // window's maxTimestamp (count windows: the result's timestamp): the task announces window.fired.
@@ -75,14 +77,18 @@ class WindowOperator final : public Operator {
 public:
     // Keyed state ids (StateKey::state) of the window's cells.
     static constexpr int32_t kWindowContentsState = 1;  // {key, 1, ns = window end, 0} -> aggregate
-    static constexpr int32_t kCountRecordsState = 2;    // count windows: {key, 2, 0, 0} -> records so far
-    static constexpr int32_t kCountAggregateState = 3;  // count windows: {key, 3, 0, 0} -> aggregate so far
+    static constexpr int32_t kCountRecordsState =
+        2;  // count windows: {key, 2, 0, 0} -> records so far
+    static constexpr int32_t kCountAggregateState =
+        3;  // count windows: {key, 3, 0, 0} -> aggregate so far
 
     WindowOperator(WindowSpec spec, std::unique_ptr<KeyedStateBackend> state);
     void process(int32_t input, const Record& in, const Emit& out) override;
     void advance_watermark(int64_t watermark, const Emit& out) override;
     KeyedStateBackend* keyed_state() override { return state_.get(); }
-    void set_fired_listener(std::function<void(int64_t max_timestamp)> fired) { fired_ = std::move(fired); }
+    void set_fired_listener(std::function<void(int64_t max_timestamp)> fired) {
+        fired_ = std::move(fired);
+    }
     int64_t current_watermark() const { return timers_.current_watermark(); }
 
 private:

@@ -13,7 +13,8 @@ class BlobWriter {
 public:
     void put_i64(int64_t value) {
         char bytes[8];
-        for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff);
+        for (int i = 0; i < 8; ++i)
+            bytes[i] = static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xff);
         out_.append(bytes, 8);
     }
     void put_string(std::string_view text) {
@@ -32,7 +33,8 @@ public:
     int64_t get_i64() {
         if (in_.size() - pos_ < 8) throw std::runtime_error("snapshot blob truncated");
         uint64_t value = 0;
-        for (int i = 0; i < 8; ++i) value |= static_cast<uint64_t>(static_cast<uint8_t>(in_[pos_ + i])) << (8 * i);
+        for (int i = 0; i < 8; ++i)
+            value |= static_cast<uint64_t>(static_cast<uint8_t>(in_[pos_ + i])) << (8 * i);
         pos_ += 8;
         return static_cast<int64_t>(value);
     }

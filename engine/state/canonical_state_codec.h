@@ -16,12 +16,15 @@
 namespace eosim::engine {
 
 // Whether the cell is a key's state-0/ns-0/item-0 cell (what the int64-key API reads and writes).
-inline bool is_plain_cell(const StateKey& at) { return at.state == 0 && at.ns == 0 && at.item == 0; }
+inline bool is_plain_cell(const StateKey& at) {
+    return at.state == 0 && at.ns == 0 && at.item == 0;
+}
 
 // Writes one key group's sections; either list may be empty (an empty section is left out).
 // `plain`: (key, value) in key order; `namespaced`: (cell, value) in StateKey order.
 template <class PlainCells, class NamespacedCells>
-void write_canonical_key_group(BlobWriter& out, int32_t key_group, const PlainCells& plain, const NamespacedCells& namespaced) {
+void write_canonical_key_group(BlobWriter& out, int32_t key_group, const PlainCells& plain,
+                               const NamespacedCells& namespaced) {
     if (!plain.empty()) {
         out.put_i64(key_group);
         out.put_i64(static_cast<int64_t>(plain.size()));

@@ -11,7 +11,8 @@
 
 namespace eosim::engine {
 
-KeyGroupRange KeyGroupRange::of_subtask(int32_t subtask, int32_t parallelism, int32_t max_parallelism) {
+KeyGroupRange KeyGroupRange::of_subtask(int32_t subtask, int32_t parallelism,
+                                        int32_t max_parallelism) {
     // The inverse of subtask_for_key_group: the key groups kg with kg * P / M == subtask.
     const int64_t m = max_parallelism;
     const int64_t p = parallelism;
@@ -59,7 +60,9 @@ void visit_state_in_group(const HeapKeyGroup& group, int32_t state, const CellVi
 class HeapStateBackend final : public KeyedStateBackend {
 public:
     HeapStateBackend(KeyGroupRange range, int32_t max_parallelism)
-        : range_(range), max_parallelism_(max_parallelism), groups_(static_cast<size_t>(range.last - range.first + 1)) {}
+        : range_(range),
+          max_parallelism_(max_parallelism),
+          groups_(static_cast<size_t>(range.last - range.first + 1)) {}
 
     std::optional<int64_t> get(int64_t key) const override {
         const auto& plain = groups_[index_of(key)].plain;
@@ -102,7 +105,8 @@ public:
         }
         const StateKey plain_at{key, 0, 0, 0};
         auto it = group.namespaced.lower_bound(StateKey{key, state, INT64_MIN, INT64_MIN});
-        for (; it != group.namespaced.end() && it->first.key == key && it->first.state == state; ++it) {
+        for (; it != group.namespaced.end() && it->first.key == key && it->first.state == state;
+             ++it) {
             if (plain && plain_at < it->first) {
                 visit(plain_at, *plain);
                 plain.reset();
@@ -128,7 +132,8 @@ public:
     std::string snapshot() const override {
         BlobWriter out;
         for (size_t i = 0; i < groups_.size(); ++i) {
-            write_canonical_key_group(out, range_.first + static_cast<int32_t>(i), groups_[i].plain, groups_[i].namespaced);
+            write_canonical_key_group(out, range_.first + static_cast<int32_t>(i), groups_[i].plain,
+                                      groups_[i].namespaced);
         }
         return out.take();
     }
@@ -136,32 +141,37 @@ public:
     void restore(const std::vector<std::string>& snapshots) override {
         for (auto& group : groups_) group = HeapKeyGroup{};
         for (const std::string& blob : snapshots) {
-            read_canonical_state(blob, [this](int32_t key_group, const StateKey& at, int64_t value) {
-                if (!range_.contains(key_group)) return;
-                HeapKeyGroup& group = groups_[static_cast<size_t>(key_group - range_.first)];
-                if (is_plain_cell(at)) {
-                    group.plain[at.key] = value;
-                } else {
-                    group.namespaced[at] = value;
-                }
-            });
+            read_canonical_state(
+                blob, [this](int32_t key_group, const StateKey& at, int64_t value) {
+                    if (!range_.contains(key_group)) return;
+                    HeapKeyGroup& group = groups_[static_cast<size_t>(key_group - range_.first)];
+                    if (is_plain_cell(at)) {
+                        group.plain[at.key] = value;
+                    } else {
+                        group.namespaced[at] = value;
+                    }
+                });
         }
     }
 
     // The heap backend's checkpoint form is the canonical form itself.
     std::string canonical_snapshot() const override { return snapshot(); }
-    void restore_canonical(const std::vector<std::string>& snapshots) override { restore(snapshots); }
+    void restore_canonical(const std::vector<std::string>& snapshots) override {
+        restore(snapshots);
+    }
 
     std::map<int64_t, int64_t> contents() const override {
         std::map<int64_t, int64_t> all;
-        for (const HeapKeyGroup& group : groups_) all.insert(group.plain.begin(), group.plain.end());
+        for (const HeapKeyGroup& group : groups_)
+            all.insert(group.plain.begin(), group.plain.end());
         return all;
     }
 
 private:
     size_t index_of(int64_t key) const {
         const int32_t key_group = key_group_of(key, max_parallelism_);
-        if (!range_.contains(key_group)) throw std::logic_error("key routed to a subtask that does not own its key group");
+        if (!range_.contains(key_group))
+            throw std::logic_error("key routed to a subtask that does not own its key group");
         return static_cast<size_t>(key_group - range_.first);
     }
 
@@ -172,7 +182,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<KeyedStateBackend> make_heap_state_backend(KeyGroupRange range, int32_t max_parallelism) {
+std::unique_ptr<KeyedStateBackend> make_heap_state_backend(KeyGroupRange range,
+                                                           int32_t max_parallelism) {
     return std::make_unique<HeapStateBackend>(range, max_parallelism);
 }
 

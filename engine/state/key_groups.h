@@ -13,7 +13,8 @@ inline int32_t key_group_of(int64_t key, int32_t max_parallelism) {
                                 static_cast<uint64_t>(max_parallelism));
 }
 
-inline int32_t subtask_for_key_group(int32_t key_group, int32_t max_parallelism, int32_t parallelism) {
+inline int32_t subtask_for_key_group(int32_t key_group, int32_t max_parallelism,
+                                     int32_t parallelism) {
     return static_cast<int32_t>(static_cast<int64_t>(key_group) * parallelism / max_parallelism);
 }
 

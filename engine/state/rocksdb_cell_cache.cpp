@@ -35,7 +35,8 @@ void CellCache::write(Entry& entry, std::optional<int64_t> value) {
 std::vector<CellCache::Entry*> CellCache::take_dirty() {
     std::vector<Entry*> taken = std::move(dirty_);
     dirty_.clear();
-    std::sort(taken.begin(), taken.end(), [](const Entry* a, const Entry* b) { return a->first < b->first; });
+    std::sort(taken.begin(), taken.end(),
+              [](const Entry* a, const Entry* b) { return a->first < b->first; });
     for (Entry* entry : taken) entry->second.dirty = false;
     return taken;
 }

@@ -17,8 +17,8 @@
 
 namespace eosim::engine::rocksdb_state {
 
-// The backend's capacity, a subtask's whole state in the catalogue's scenarios (bench_state_backends'
-// million keys overflow it).
+// The backend's capacity, a subtask's whole state in the catalogue's scenarios
+// (bench_state_backends' million keys overflow it).
 constexpr size_t kCellCacheCapacity = size_t{1} << 16;
 
 class CellCache {
@@ -64,8 +64,9 @@ public:
 
 private:
     size_t capacity_;
-    std::unordered_map<std::string, Cell> cells_;  // iterated only by for_each: the dirty cells are listed apart
-    std::vector<Entry*> dirty_;                     // each dirty cell once (an element stays put until erased)
+    std::unordered_map<std::string, Cell>
+        cells_;                  // iterated only by for_each: the dirty cells are listed apart
+    std::vector<Entry*> dirty_;  // each dirty cell once (an element stays put until erased)
     bool complete_ = true;
 };
 

@@ -45,16 +45,19 @@ public:
         system_clock_ = std::make_shared<FrozenClock>(memory_->GetSystemClock());
     }
     const char* Name() const override { return "EosimLocalDiskEnv"; }
-    rocksdb::Status NewWritableFile(const std::string& name, std::unique_ptr<rocksdb::WritableFile>* result,
+    rocksdb::Status NewWritableFile(const std::string& name,
+                                    std::unique_ptr<rocksdb::WritableFile>* result,
                                     const rocksdb::EnvOptions& options) override {
-        if (name.find("/OPTIONS-") != std::string::npos) return rocksdb::Status::NotSupported("no OPTIONS file on this disk");
+        if (name.find("/OPTIONS-") != std::string::npos)
+            return rocksdb::Status::NotSupported("no OPTIONS file on this disk");
         return rocksdb::EnvWrapper::NewWritableFile(name, result, options);
     }
     std::string GenerateUniqueId() override { return "eosim-rocksdb-state-backend"; }
     // RocksDB's background work (a flush) is queued here and run on the calling thread by
     // run_scheduled(), right after the call that scheduled it: no background thread to hand the job
     // to and wake again, and the job runs at the same point of the simulation every time.
-    void Schedule(void (*function)(void*), void* arg, Priority priority, void* tag, void (*unschedule)(void*)) override {
+    void Schedule(void (*function)(void*), void* arg, Priority priority, void* tag,
+                  void (*unschedule)(void*)) override {
         jobs_.push_back(Job{function, arg, priority, tag, unschedule});
     }
     int UnSchedule(void* tag, Priority priority) override {
@@ -67,7 +70,8 @@ public:
         });
         return removed;
     }
-    void IncBackgroundThreadsIfNeeded(int /*number*/, Priority /*priority*/) override {}  // no thread started for it
+    void IncBackgroundThreadsIfNeeded(int /*number*/, Priority /*priority*/) override {
+    }  // no thread started for it
     void run_scheduled() {
         while (!jobs_.empty()) {
             const Job job = jobs_.front();
@@ -100,7 +104,9 @@ private:
 // RocksDB's info log goes nowhere (it would hold thread ids and is never read).
 class NoLogger final : public rocksdb::Logger {
 public:
-    NoLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::FATAL_LEVEL) {}  // RocksDB formats no message for it
+    NoLogger()
+        : rocksdb::Logger(rocksdb::InfoLogLevel::FATAL_LEVEL) {
+    }  // RocksDB formats no message for it
     using rocksdb::Logger::Logv;
     void Logv(const char* /*format*/, va_list /*ap*/) override {}
 };
@@ -115,24 +121,29 @@ rocksdb::Options db_options(rocksdb::Env* env) {
     o.create_if_missing = true;
     o.create_missing_column_families = true;
     o.disable_auto_compactions = true;  // compactions only where a snapshot asks for them
-    o.write_buffer_size = 512 << 20;    // never full before the backend's flush trigger: no automatic flush
+    o.write_buffer_size =
+        512 << 20;  // never full before the backend's flush trigger: no automatic flush
     o.max_background_jobs = 1;
     o.stats_dump_period_sec = 0;
     o.stats_persist_period_sec = 0;
     o.db_host_id = "eosim";
     o.compression = rocksdb::kNoCompression;
     // The uploaded files carry a deterministic session id in place of RocksDB's random one (see
-    // the backend's normalise_session_id): no checksums over it, no check of unique ids derived from it.
+    // the backend's normalise_session_id): no checksums over it, no check of unique ids derived
+    // from it.
     o.verify_sst_unique_id_in_manifest = false;
-    // One writer (the task's thread): no concurrent memtable inserts, no spinning for a write group.
+    // One writer (the task's thread): no concurrent memtable inserts, no spinning for a write
+    // group.
     o.allow_concurrent_memtable_write = false;
     o.enable_write_thread_adaptive_yield = false;
-    // No Bloom filter over the memtable: it holds only the batch the backend's cell cache hands over
-    // right before a flush or an iteration, and lookups of cells written since go to that cache.
-    // Memtable memory in blocks of 64 KB rather than 1 MB (a memtable holds one flush interval's cells).
+    // No Bloom filter over the memtable: it holds only the batch the backend's cell cache hands
+    // over right before a flush or an iteration, and lookups of cells written since go to that
+    // cache. Memtable memory in blocks of 64 KB rather than 1 MB (a memtable holds one flush
+    // interval's cells).
     o.arena_block_size = 64 << 10;
     o.skip_stats_update_on_db_open = true;  // no table properties read at open for statistics
-    o.skip_checking_sst_file_sizes_on_db_open = true;  // the files are the ones just written or downloaded
+    o.skip_checking_sst_file_sizes_on_db_open =
+        true;  // the files are the ones just written or downloaded
     // An open loads its table readers on the calling thread, not on up to 16 new ones.
     o.max_file_opening_threads = 1;
     o.table_cache_numshardbits = 0;  // one shard: one thread uses the table cache
@@ -150,8 +161,9 @@ rocksdb::Options db_options(rocksdb::Env* env) {
     // state.backend.rocksdb.bloom-filter.bits-per-key): a lookup skips the files that cannot hold
     // its key instead of searching each one's index and data block. Most lookups that reach RocksDB
     // (a subtask with more cells than the cell cache holds) are of keys a file does not hold (new
-    // keys, and every level-0 file newer than the key's last write). Without it bench_state_backends'
-    // million keys took twice as long on incremental RocksDB; the catalogue's runs saved 2.5%.
+    // keys, and every level-0 file newer than the key's last write). Without it
+    // bench_state_backends' million keys took twice as long on incremental RocksDB; the catalogue's
+    // runs saved 2.5%.
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
     o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
     return o;
@@ -160,11 +172,14 @@ rocksdb::Options db_options(rocksdb::Env* env) {
 }  // namespace
 
 void check(const rocksdb::Status& status, const char* what) {
-    if (!status.ok()) throw std::runtime_error(std::string("rocksdb state backend: ") + what + ": " + status.ToString());
+    if (!status.ok())
+        throw std::runtime_error(std::string("rocksdb state backend: ") + what + ": " +
+                                 status.ToString());
 }
 
 LocalDisk::LocalDisk()
-    : env_(std::make_unique<LocalDiskEnv>(std::unique_ptr<rocksdb::Env>(rocksdb::NewMemEnv(rocksdb::Env::Default())))),
+    : env_(std::make_unique<LocalDiskEnv>(
+          std::unique_ptr<rocksdb::Env>(rocksdb::NewMemEnv(rocksdb::Env::Default())))),
       options_(db_options(env_.get())) {
     // RocksDB's per-operation counters (thread-local, never read) off on the simulation's thread.
     rocksdb::SetPerfLevel(rocksdb::kDisable);
@@ -201,7 +216,8 @@ rocksdb::DB* open_db(LocalDisk& disk, const std::string& dir,
                      const std::vector<rocksdb::ColumnFamilyDescriptor>& families,
                      std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
     rocksdb::DB* db = nullptr;
-    check(rocksdb::DB::Open(rocksdb::DBOptions(disk.options()), dir, families, handles, &db), "open");
+    check(rocksdb::DB::Open(rocksdb::DBOptions(disk.options()), dir, families, handles, &db),
+          "open");
     disk.run_background_work();  // none expected at open; run here if RocksDB scheduled any
     return db;
 }
@@ -211,15 +227,21 @@ rocksdb::DB* open_db(LocalDisk& disk, const std::string& dir,
 Instance::Instance(LocalDisk& disk, std::string dir) : disk_(disk), dir_(std::move(dir)) {
     const rocksdb::ColumnFamilyOptions family(disk_.options());
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    db_.reset(open_db(disk_, dir_, {{rocksdb::kDefaultColumnFamilyName, family}, {kStateFamily, family}}, &handles));
+    db_.reset(open_db(disk_, dir_,
+                      {{rocksdb::kDefaultColumnFamilyName, family}, {kStateFamily, family}},
+                      &handles));
     delete handles[0];  // the default column family stays empty (DB keeps its own handle to it)
     state_ = handles[1];
 }
 
-Instance::Instance(LocalDisk& disk, std::string dir, const std::vector<rocksdb::LiveFileMetaData>& files)
+Instance::Instance(LocalDisk& disk, std::string dir,
+                   const std::vector<rocksdb::LiveFileMetaData>& files)
     : disk_(disk), dir_(std::move(dir)) {
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    db_.reset(open_db(disk_, dir_, {{rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(disk_.options())}}, &handles));
+    db_.reset(open_db(
+        disk_, dir_,
+        {{rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(disk_.options())}},
+        &handles));
     delete handles[0];
     state_ = import(kStateFamily, files);
 }
@@ -232,10 +254,12 @@ Instance::~Instance() {
     rocksdb::DestroyDB(dir_, disk_.options()).PermitUncheckedError();
 }
 
-rocksdb::ColumnFamilyHandle* Instance::import(const std::string& name, const std::vector<rocksdb::LiveFileMetaData>& files) {
+rocksdb::ColumnFamilyHandle* Instance::import(const std::string& name,
+                                              const std::vector<rocksdb::LiveFileMetaData>& files) {
     if (files.empty()) {  // RocksDB imports no empty set: an empty column family then
         rocksdb::ColumnFamilyHandle* family = nullptr;
-        check(db_->CreateColumnFamily(rocksdb::ColumnFamilyOptions(disk_.options()), name, &family), "create column family");
+        check(db_->CreateColumnFamily(rocksdb::ColumnFamilyOptions(disk_.options()), name, &family),
+              "create column family");
         return family;
     }
     rocksdb::ExportImportFilesMetaData metadata;
@@ -244,7 +268,8 @@ rocksdb::ColumnFamilyHandle* Instance::import(const std::string& name, const std
     rocksdb::ImportColumnFamilyOptions options;
     options.move_files = true;  // a link on the in-memory disk, the downloaded name removed
     rocksdb::ColumnFamilyHandle* family = nullptr;
-    check(db_->CreateColumnFamilyWithImport(rocksdb::ColumnFamilyOptions(disk_.options()), name, options, metadata, &family),
+    check(db_->CreateColumnFamilyWithImport(rocksdb::ColumnFamilyOptions(disk_.options()), name,
+                                            options, metadata, &family),
           "import checkpoint files");
     return family;
 }
@@ -257,7 +282,9 @@ void Instance::drop(rocksdb::ColumnFamilyHandle* family) {
 std::vector<rocksdb::LiveFileMetaData> Instance::live_files() {
     std::vector<rocksdb::LiveFileMetaData> live;
     db_->GetLiveFilesMetaData(&live);
-    std::erase_if(live, [](const rocksdb::LiveFileMetaData& file) { return file.column_family_name != kStateFamily; });
+    std::erase_if(live, [](const rocksdb::LiveFileMetaData& file) {
+        return file.column_family_name != kStateFamily;
+    });
     return live;
 }
 

@@ -64,11 +64,13 @@ public:
     rocksdb::ColumnFamilyHandle* state() { return state_; }
     // Another instance's SST files imported into a new column family `name` of this one, to read
     // them; drop() removes it (and its files) again.
-    rocksdb::ColumnFamilyHandle* import(const std::string& name, const std::vector<rocksdb::LiveFileMetaData>& files);
+    rocksdb::ColumnFamilyHandle* import(const std::string& name,
+                                        const std::vector<rocksdb::LiveFileMetaData>& files);
     void drop(rocksdb::ColumnFamilyHandle* family);
     // The state column family's live SST files.
     std::vector<rocksdb::LiveFileMetaData> live_files();
-    // Flush the state's memtable into a level-0 SST file (RocksDB's flush job, on the calling thread).
+    // Flush the state's memtable into a level-0 SST file (RocksDB's flush job, on the calling
+    // thread).
     void flush();
 
 private:

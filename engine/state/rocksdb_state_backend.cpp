@@ -37,8 +37,9 @@ constexpr int64_t kLevel0FilesPerCompaction = 4;
 constexpr int64_t kLevel0FilesLimit = 32;
 
 // RocksDB keys, big-endian with the sign bits flipped so that bytes sort as the numbers do:
-//   plain cell (state 0, ns 0, item 0):  key group (4) | key (8)                                12 bytes
-//   any other cell:                      key group (4) | key (8) | state (4) | ns (8) | item (8)  32 bytes
+//   plain cell (state 0, ns 0, item 0):  key group (4) | key (8)                                12
+//   bytes any other cell:                      key group (4) | key (8) | state (4) | ns (8) | item
+//   (8)  32 bytes
 // Keys sort by key group, then by key (a key group is a contiguous key range); a key's plain cell
 // comes first, then its other cells in (state, ns, item) order. Plain cells keep the key bytes
 // they had before cells existed.
@@ -47,12 +48,15 @@ constexpr size_t kCellKeySize = 32;
 constexpr size_t kScanPrefixSize = 16;  // key group, key, state: the cells scan() visits
 
 void put_big_endian(std::string& out, size_t at, uint64_t value, int bytes) {
-    for (int i = 0; i < bytes; ++i) out[at + static_cast<size_t>(i)] = static_cast<char>((value >> (8 * (bytes - 1 - i))) & 0xff);
+    for (int i = 0; i < bytes; ++i)
+        out[at + static_cast<size_t>(i)] =
+            static_cast<char>((value >> (8 * (bytes - 1 - i))) & 0xff);
 }
 
 uint64_t get_big_endian(const rocksdb::Slice& in, size_t at, int bytes) {
     uint64_t value = 0;
-    for (int i = 0; i < bytes; ++i) value = (value << 8) | static_cast<uint8_t>(in[at + static_cast<size_t>(i)]);
+    for (int i = 0; i < bytes; ++i)
+        value = (value << 8) | static_cast<uint8_t>(in[at + static_cast<size_t>(i)]);
     return value;
 }
 
@@ -86,7 +90,8 @@ std::string encode_cell_key(int32_t key_group, const StateKey& at) {
 }
 
 int32_t key_group_of_encoded(const rocksdb::Slice& in) {
-    if (in.size() != kPlainKeySize && in.size() != kCellKeySize) throw std::runtime_error("rocksdb state backend: malformed key");
+    if (in.size() != kPlainKeySize && in.size() != kCellKeySize)
+        throw std::runtime_error("rocksdb state backend: malformed key");
     return static_cast<int32_t>(get_big_endian(in, 0, 4));
 }
 
@@ -109,16 +114,19 @@ std::string encode_value(int64_t value) {
     return out.take();
 }
 
-int64_t decode_value(const rocksdb::Slice& in) { return BlobReader(std::string_view(in.data(), in.size())).get_i64(); }
+int64_t decode_value(const rocksdb::Slice& in) {
+    return BlobReader(std::string_view(in.data(), in.size())).get_i64();
+}
 
 // The private blob of an incremental snapshot: the writer's key-group range and its files.
 struct SnapshotFile {
     std::string name;  // the local SST file name ("000009.sst")
     std::string key;   // where checkpoint storage holds it
     int64_t bytes = 0;
-    int64_t level = 0;    // its level in the writer's instance (0: flushed since the last compaction)
+    int64_t level = 0;  // its level in the writer's instance (0: flushed since the last compaction)
     int64_t entries = 0;  // its entries (cells and deletions)
-    int64_t smallest_seqno = 0;  // the range of its entries' sequence numbers (a restore imports it with them)
+    int64_t smallest_seqno =
+        0;  // the range of its entries' sequence numbers (a restore imports it with them)
     int64_t largest_seqno = 0;
 };
 struct IncrementalManifest {
@@ -146,7 +154,8 @@ std::string encode_manifest(const IncrementalManifest& manifest) {
 
 IncrementalManifest decode_manifest(const std::string& blob) {
     BlobReader in(blob);
-    if (in.get_string() != kIncrementalMagic) throw std::runtime_error("not an incremental RocksDB snapshot");
+    if (in.get_string() != kIncrementalMagic)
+        throw std::runtime_error("not an incremental RocksDB snapshot");
     IncrementalManifest manifest;
     manifest.range.first = static_cast<int32_t>(in.get_i64());
     manifest.range.last = static_cast<int32_t>(in.get_i64());
@@ -171,15 +180,20 @@ using rocksdb_state::CellCache;
 
 class RocksDbStateBackend final : public KeyedStateBackend {
 public:
-    RocksDbStateBackend(KeyGroupRange range, int32_t max_parallelism, const StateBackendOptions& options, const std::string& identity)
+    RocksDbStateBackend(KeyGroupRange range, int32_t max_parallelism,
+                        const StateBackendOptions& options, const std::string& identity)
         : range_(range),
           max_parallelism_(max_parallelism),
           incremental_(options.incremental),
           clip_on_rescale_(options.clip_on_rescale),
           identity_digest_(digest_of(identity)) {}
 
-    std::optional<int64_t> get(int64_t key) const override { return lookup(encode_key(owned_group(key), key)); }
-    void put(int64_t key, int64_t value) override { write(encode_key(owned_group(key), key), value); }
+    std::optional<int64_t> get(int64_t key) const override {
+        return lookup(encode_key(owned_group(key), key));
+    }
+    void put(int64_t key, int64_t value) override {
+        write(encode_key(owned_group(key), key), value);
+    }
     void remove(int64_t key) override { write(encode_key(owned_group(key), key), std::nullopt); }
 
     // One lookup in the cell cache, and in RocksDB only for a cell it does not hold.
@@ -190,15 +204,23 @@ public:
         return updated;
     }
 
-    std::optional<int64_t> get(const StateKey& at) const override { return lookup(encode_cell_key(owned_group(at.key), at)); }
-    void put(const StateKey& at, int64_t value) override { write(encode_cell_key(owned_group(at.key), at), value); }
-    void remove(const StateKey& at) override { write(encode_cell_key(owned_group(at.key), at), std::nullopt); }
+    std::optional<int64_t> get(const StateKey& at) const override {
+        return lookup(encode_cell_key(owned_group(at.key), at));
+    }
+    void put(const StateKey& at, int64_t value) override {
+        write(encode_cell_key(owned_group(at.key), at), value);
+    }
+    void remove(const StateKey& at) override {
+        write(encode_cell_key(owned_group(at.key), at), std::nullopt);
+    }
 
     // The key's cells of `state` lie under one prefix; for state 0 the plain cell (stored first,
     // under the shorter key) is handed over at its place in (ns, item) order.
-    void scan(int64_t key, int32_t state, const std::function<void(const StateKey&, int64_t)>& visit) const override {
+    void scan(int64_t key, int32_t state,
+              const std::function<void(const StateKey&, int64_t)>& visit) const override {
         const int32_t key_group = owned_group(key);
-        // (A bool and a value rather than an optional: GCC 12 at -O3 warns of the optional's value.)
+        // (A bool and a value rather than an optional: GCC 12 at -O3 warns of the optional's
+        // value.)
         int64_t plain_value = 0;
         bool plain_pending = false;
         if (state == 0) {
@@ -222,7 +244,8 @@ public:
     }
 
     // One pass in key order; a key's plain cell waits for its place among the key's state-0 cells.
-    void scan_state(int32_t state, const std::function<void(const StateKey&, int64_t)>& visit) const override {
+    void scan_state(int32_t state,
+                    const std::function<void(const StateKey&, int64_t)>& visit) const override {
         std::optional<std::pair<StateKey, int64_t>> plain;
         std::unique_ptr<rocksdb::Iterator> it(iterator());
         for (it->SeekToFirst(); it->Valid(); it->Next()) {
@@ -246,17 +269,20 @@ public:
     std::map<StateKey, int64_t> cells() const override {
         std::map<StateKey, int64_t> all;
         std::unique_ptr<rocksdb::Iterator> it(iterator());
-        for (it->SeekToFirst(); it->Valid(); it->Next()) all.emplace(decode_cell_key(it->key()).second, decode_value(it->value()));
+        for (it->SeekToFirst(); it->Valid(); it->Next())
+            all.emplace(decode_cell_key(it->key()).second, decode_value(it->value()));
         check(it->status(), "iterate");
         return all;
     }
 
-    // A full snapshot is the canonical form (as Flink's full RocksDB snapshots are backend-neutral).
+    // A full snapshot is the canonical form (as Flink's full RocksDB snapshots are
+    // backend-neutral).
     std::string snapshot() const override { return canonical_snapshot(); }
 
     void restore(const std::vector<std::string>& snapshots) override {
         for (const std::string& blob : snapshots) {
-            if (is_incremental_state(blob)) throw std::runtime_error("incremental RocksDB state handed to a full restore");
+            if (is_incremental_state(blob))
+                throw std::runtime_error("incremental RocksDB state handed to a full restore");
         }
         restore_canonical(snapshots);
     }
@@ -266,7 +292,8 @@ public:
         std::unique_ptr<rocksdb::Iterator> it(iterator());
         int32_t group = -1;
         std::vector<std::pair<int64_t, int64_t>> plain;
-        std::vector<std::pair<StateKey, int64_t>> namespaced;  // in StateKey order: the key order within a key group
+        std::vector<std::pair<StateKey, int64_t>>
+            namespaced;  // in StateKey order: the key order within a key group
         auto emit = [&] {
             write_canonical_key_group(out, group, plain, namespaced);
             plain.clear();
@@ -291,12 +318,13 @@ public:
         open_fresh();
         rocksdb::WriteBatch batch;
         for (const std::string& blob : snapshots) {
-            read_canonical_state(blob, [this, &batch](int32_t key_group, const StateKey& at, int64_t value) {
-                if (!range_.contains(key_group)) return;
-                std::string encoded = encode_cell_key(key_group, at);
-                check(batch.Put(state(), encoded, encode_value(value)), "batch");
-                cache_.remember(std::move(encoded), value);
-            });
+            read_canonical_state(
+                blob, [this, &batch](int32_t key_group, const StateKey& at, int64_t value) {
+                    if (!range_.contains(key_group)) return;
+                    std::string encoded = encode_cell_key(key_group, at);
+                    check(batch.Put(state(), encoded, encode_value(value)), "batch");
+                    cache_.remember(std::move(encoded), value);
+                });
         }
         check(db().Write(write_options(), &batch), "restore write");
         flush();
@@ -309,13 +337,15 @@ public:
         std::map<int64_t, int64_t> all;
         if (cache_.complete()) {
             cache_.for_each([&all](const std::string& encoded, int64_t value) {
-                if (encoded.size() == kPlainKeySize) all.emplace(decode_cell_key(encoded).second.key, value);
+                if (encoded.size() == kPlainKeySize)
+                    all.emplace(decode_cell_key(encoded).second.key, value);
             });
             return all;
         }
         std::unique_ptr<rocksdb::Iterator> it(iterator());
         for (it->SeekToFirst(); it->Valid(); it->Next()) {
-            if (it->key().size() == kPlainKeySize) all[decode_cell_key(it->key()).second.key] = decode_value(it->value());
+            if (it->key().size() == kPlainKeySize)
+                all[decode_cell_key(it->key()).second.key] = decode_value(it->value());
         }
         check(it->status(), "iterate");
         return all;
@@ -323,10 +353,12 @@ public:
 
     bool incremental() const override { return incremental_; }
 
-    IncrementalSnapshot snapshot_incremental(int64_t checkpoint_id, const std::string& shared_key_prefix) override {
+    IncrementalSnapshot snapshot_incremental(int64_t checkpoint_id,
+                                             const std::string& shared_key_prefix) override {
         flush();
         std::vector<rocksdb::LiveFileMetaData> live = compact_if_due();
-        std::sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+        std::sort(live.begin(), live.end(),
+                  [](const auto& a, const auto& b) { return a.name < b.name; });
         IncrementalSnapshot snapshot;
         IncrementalManifest manifest{range_, {}};
         std::map<std::string, std::string> files;  // name -> key
@@ -344,7 +376,8 @@ public:
             } else {
                 file.key = shared_key_prefix + name;
                 std::string bytes;
-                check(rocksdb::ReadFileToString(disk_->env(), db_->dir() + "/" + name, &bytes), "read SST");
+                check(rocksdb::ReadFileToString(disk_->env(), db_->dir() + "/" + name, &bytes),
+                      "read SST");
                 normalise_session_id(&bytes);
                 snapshot.uploads.push_back(SharedStateUpload{file.key, std::move(bytes)});
             }
@@ -385,17 +418,20 @@ public:
         confirmed_.clear();
         restored_files_.clear();
         drop_cache();
-        if (sources.size() == 1 && sources.front().range.first == range_.first && sources.front().range.last == range_.last) {
+        if (sources.size() == 1 && sources.front().range.first == range_.first &&
+            sources.front().range.last == range_.last) {
             // The same key groups: the downloaded files themselves become the new instance's state,
             // at their recorded levels, and the backend goes on referring to them (the next
             // incremental snapshot uploads only new files).
             const IncrementalManifest& source = sources.front();
             const std::string download = next_dir();
             db_.reset();
-            db_ = std::make_unique<Instance>(*disk_, next_dir(), import_metadata(download, source, shared));
+            db_ = std::make_unique<Instance>(*disk_, next_dir(),
+                                             import_metadata(download, source, shared));
             name_imported_files(source);
             std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options(), state()));
-            for (it->SeekToFirst(); it->Valid() && cache_.complete(); it->Next()) cache_.remember(it->key().ToString(), decode_value(it->value()));
+            for (it->SeekToFirst(); it->Valid() && cache_.complete(); it->Next())
+                cache_.remember(it->key().ToString(), decode_value(it->value()));
             check(it->status(), "iterate restored instance");
             return;
         }
@@ -406,9 +442,11 @@ public:
         open_fresh();
         for (const IncrementalManifest& source : sources) {
             const std::string download = next_dir();
-            rocksdb::ColumnFamilyHandle* temporary = db_->import(download.substr(1), import_metadata(download, source, shared));
+            rocksdb::ColumnFamilyHandle* temporary =
+                db_->import(download.substr(1), import_metadata(download, source, shared));
             std::unique_ptr<rocksdb::Iterator> it(db().NewIterator(read_options(), temporary));
-            const std::string from = encode_key(clip_on_rescale_ ? std::max(range_.first, source.range.first) : 0, INT64_MIN);
+            const std::string from = encode_key(
+                clip_on_rescale_ ? std::max(range_.first, source.range.first) : 0, INT64_MIN);
             rocksdb::WriteBatch batch;
             for (it->Seek(from); it->Valid(); it->Next()) {
                 if (clip_on_rescale_ && key_group_of_encoded(it->key()) > range_.last) break;
@@ -433,16 +471,19 @@ private:
 
     int32_t owned_group(int64_t key) const {
         const int32_t key_group = key_group_of(key, max_parallelism_);
-        if (!range_.contains(key_group)) throw std::logic_error("key routed to a subtask that does not own its key group");
+        if (!range_.contains(key_group))
+            throw std::logic_error("key routed to a subtask that does not own its key group");
         return key_group;
     }
 
-    static std::string file_name(const rocksdb::LiveFileMetaData& meta) { return meta.name.substr(meta.name.find_first_not_of('/')); }
+    static std::string file_name(const rocksdb::LiveFileMetaData& meta) {
+        return meta.name.substr(meta.name.find_first_not_of('/'));
+    }
 
     // A file's level for the compaction trigger: its own, but for the one file a rescaled or
-    // canonical restore wrote, which is on level 0 and counts as a deeper sorted run (else the first
-    // checkpoint after such a restore with a few small new files would compact, rewrite and upload
-    // the whole state).
+    // canonical restore wrote, which is on level 0 and counts as a deeper sorted run (else the
+    // first checkpoint after such a restore with a few small new files would compact, rewrite and
+    // upload the whole state).
     int64_t level_of(const rocksdb::LiveFileMetaData& meta) const {
         if (meta.level > 0) return meta.level;
         auto restored = restored_files_.find(file_name(meta));
@@ -453,14 +494,16 @@ private:
     // counts them at open only for some files: skip_stats_update_on_db_open).
     int64_t entries_of(const rocksdb::LiveFileMetaData& meta) const {
         auto restored = restored_files_.find(file_name(meta));
-        return restored == restored_files_.end() ? static_cast<int64_t>(meta.num_entries) : restored->second.entries;
+        return restored == restored_files_.end() ? static_cast<int64_t>(meta.num_entries)
+                                                 : restored->second.entries;
     }
 
     // The whole state was just written and flushed into one file (a rescaled or canonical
     // restore): one sorted run, as a full compaction leaves it, so it counts as a deeper level.
     void count_restored_file_as_deeper() {
         for (const rocksdb::LiveFileMetaData& meta : instance().live_files()) {
-            restored_files_[file_name(meta)] = RestoredFile{std::max<int64_t>(meta.level, 1), static_cast<int64_t>(meta.num_entries)};
+            restored_files_[file_name(meta)] = RestoredFile{std::max<int64_t>(meta.level, 1),
+                                                            static_cast<int64_t>(meta.num_entries)};
         }
     }
     // The live files, after compacting everything into one sorted run when level 0 holds
@@ -478,7 +521,9 @@ private:
                 deeper_entries += entries_of(file);
             }
         }
-        if (level0_files < kLevel0FilesLimit && (level0_files < kLevel0FilesPerCompaction || level0_entries < deeper_entries)) return live;
+        if (level0_files < kLevel0FilesLimit &&
+            (level0_files < kLevel0FilesPerCompaction || level0_entries < deeper_entries))
+            return live;
         // Every file (level 0 and level 1) into level 1: one sorted run, deletions dropped (nothing
         // lies deeper). CompactFiles compacts on the calling thread: no hand-off to RocksDB's
         // background thread and back (CompactRange schedules the job there and waits for it).
@@ -486,7 +531,8 @@ private:
         inputs.reserve(live.size());
         for (const rocksdb::LiveFileMetaData& file : live) inputs.push_back(file.name);
         rocksdb::CompactionOptions compact;
-        // As a CompactRange into level 1 would write them (CompactionOptions' own default is Snappy).
+        // As a CompactRange into level 1 would write them (CompactionOptions' own default is
+        // Snappy).
         compact.compression = disk_->options().compression;
         compact.output_file_size_limit = disk_->options().target_file_size_base;
         check(db().CompactFiles(compact, state(), inputs, 1), "compact");
@@ -532,9 +578,13 @@ private:
         return cache_.insert(std::move(encoded), value);
     }
 
-    std::optional<int64_t> lookup(std::string encoded) const { return cached(std::move(encoded)).second.value; }
+    std::optional<int64_t> lookup(std::string encoded) const {
+        return cached(std::move(encoded)).second.value;
+    }
 
-    void write(std::string encoded, std::optional<int64_t> value) { write(cached(std::move(encoded)), value); }
+    void write(std::string encoded, std::optional<int64_t> value) {
+        write(cached(std::move(encoded)), value);
+    }
 
     void write(CellCache::Entry& cell, std::optional<int64_t> value) {
         cache_.write(cell, value);
@@ -549,7 +599,9 @@ private:
         rocksdb::WriteBatch batch;
         for (const CellCache::Entry* cell : dirty) {
             const std::optional<int64_t>& value = cell->second.value;
-            check(value ? batch.Put(state(), cell->first, encode_value(*value)) : batch.Delete(state(), cell->first), "batch");
+            check(value ? batch.Put(state(), cell->first, encode_value(*value))
+                        : batch.Delete(state(), cell->first),
+                  "batch");
         }
         check(db().Write(write_options(), &batch), "write");
     }
@@ -573,14 +625,18 @@ private:
     }
 
     // The manifest's files written into directory `dir` (as downloaded), described for an import.
-    std::vector<rocksdb::LiveFileMetaData> import_metadata(const std::string& dir, const IncrementalManifest& manifest,
-                                                          const std::map<std::string, std::string>& shared) {
+    std::vector<rocksdb::LiveFileMetaData> import_metadata(
+        const std::string& dir, const IncrementalManifest& manifest,
+        const std::map<std::string, std::string>& shared) {
         check(disk_->env()->CreateDirIfMissing(dir), "create directory");
         std::vector<rocksdb::LiveFileMetaData> files;
         for (const SnapshotFile& file : manifest.files) {
             auto bytes = shared.find(file.key);
-            if (bytes == shared.end()) throw std::runtime_error("shared state file missing for restore: " + file.key);
-            check(rocksdb::WriteStringToFile(disk_->env(), bytes->second, dir + "/" + file.name, false), "write SST");
+            if (bytes == shared.end())
+                throw std::runtime_error("shared state file missing for restore: " + file.key);
+            check(rocksdb::WriteStringToFile(disk_->env(), bytes->second, dir + "/" + file.name,
+                                             false),
+                  "write SST");
             rocksdb::LiveFileMetaData meta;
             meta.db_path = dir;
             meta.name = file.name;
@@ -597,12 +653,16 @@ private:
     // name refers to its uploaded key, with its recorded level and entries.
     void name_imported_files(const IncrementalManifest& manifest) {
         std::vector<rocksdb::LiveFileMetaData> live = db_->live_files();
-        std::sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.file_number < b.file_number; });
-        if (live.size() != manifest.files.size()) throw std::logic_error("rocksdb state backend: imported files missing");
+        std::sort(live.begin(), live.end(),
+                  [](const auto& a, const auto& b) { return a.file_number < b.file_number; });
+        if (live.size() != manifest.files.size())
+            throw std::logic_error("rocksdb state backend: imported files missing");
         for (size_t i = 0; i < live.size(); ++i) {
             const SnapshotFile& file = manifest.files[i];
-            if (live[i].size != static_cast<size_t>(file.bytes) || live[i].largest_seqno != static_cast<rocksdb::SequenceNumber>(file.largest_seqno)) {
-                throw std::logic_error("rocksdb state backend: imported file " + file.name + " not where expected");
+            if (live[i].size != static_cast<size_t>(file.bytes) ||
+                live[i].largest_seqno != static_cast<rocksdb::SequenceNumber>(file.largest_seqno)) {
+                throw std::logic_error("rocksdb state backend: imported file " + file.name +
+                                       " not where expected");
             }
             const std::string name = file_name(live[i]);
             confirmed_[name] = file.key;
@@ -625,7 +685,8 @@ private:
             replacement[i] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[h % 36];
             h /= 36;
         }
-        for (size_t at = bytes->find(session); at != std::string::npos; at = bytes->find(session, at + session.size())) {
+        for (size_t at = bytes->find(session); at != std::string::npos;
+             at = bytes->find(session, at + session.size())) {
             bytes->replace(at, session.size(), replacement);
         }
     }
@@ -636,19 +697,22 @@ private:
     bool clip_on_rescale_;
     uint64_t identity_digest_;
     std::unique_ptr<rocksdb_state::LocalDisk> disk_ = std::make_unique<rocksdb_state::LocalDisk>();
-    mutable std::unique_ptr<Instance> db_;  // opened by instance(); declared after the disk it lives on
-    int64_t instances_ = 1;                 // the instance the first access opens is /db-1
+    mutable std::unique_ptr<Instance>
+        db_;                 // opened by instance(); declared after the disk it lives on
+    int64_t instances_ = 1;  // the instance the first access opens is /db-1
     int64_t writes_since_flush_ = 0;
     // Lookups and writes go to the cell cache first (as Kafka Streams' record cache sits before
     // RocksDB); flushes, iterations and snapshots hand its dirty cells to RocksDB first.
     mutable CellCache cache_{rocksdb_state::kCellCacheCapacity};
-    std::map<int64_t, std::map<std::string, std::string>> pending_;  // checkpoint -> its files (name -> key)
-    std::map<std::string, std::string> confirmed_;                   // name -> key, of the newest confirmed snapshot
+    std::map<int64_t, std::map<std::string, std::string>>
+        pending_;                                   // checkpoint -> its files (name -> key)
+    std::map<std::string, std::string> confirmed_;  // name -> key, of the newest confirmed snapshot
     struct RestoredFile {
         int64_t level = 0;
         int64_t entries = 0;
     };
-    std::map<std::string, RestoredFile> restored_files_;  // name -> as its snapshot recorded it, for files a restore wrote
+    std::map<std::string, RestoredFile>
+        restored_files_;  // name -> as its snapshot recorded it, for files a restore wrote
 };
 
 }  // namespace
@@ -660,7 +724,8 @@ bool is_incremental_state(const std::string& blob) {
            std::string_view(blob).substr(8, kIncrementalMagic.size()) == kIncrementalMagic;
 }
 
-std::vector<std::string> shared_keys_to_restore(const std::vector<std::string>& private_states, KeyGroupRange range) {
+std::vector<std::string> shared_keys_to_restore(const std::vector<std::string>& private_states,
+                                                KeyGroupRange range) {
     std::vector<std::string> keys;
     for (const std::string& blob : private_states) {
         const IncrementalManifest manifest = decode_manifest(blob);
@@ -672,9 +737,11 @@ std::vector<std::string> shared_keys_to_restore(const std::vector<std::string>& 
     return keys;
 }
 
-std::unique_ptr<KeyedStateBackend> make_state_backend(const StateBackendOptions& options, KeyGroupRange range,
-                                                      int32_t max_parallelism, const std::string& identity) {
-    if (options.kind == StateBackendKind::heap) return make_heap_state_backend(range, max_parallelism);
+std::unique_ptr<KeyedStateBackend> make_state_backend(const StateBackendOptions& options,
+                                                      KeyGroupRange range, int32_t max_parallelism,
+                                                      const std::string& identity) {
+    if (options.kind == StateBackendKind::heap)
+        return make_heap_state_backend(range, max_parallelism);
     return std::make_unique<RocksDbStateBackend>(range, max_parallelism, options, identity);
 }
 

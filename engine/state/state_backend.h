@@ -43,10 +43,11 @@ struct KeyGroupRange {
 // A cell of keyed state: a key's value in one of the operator's states, under a namespace (Flink's
 // namespace: a window, a timer's time, a join row). The keyed aggregates use state 0, ns 0, item 0.
 struct StateKey {
-    int64_t key = 0;    // the record key: decides the key group
-    int32_t state = 0;  // which state of the operator (operators number their own; < 0 reserved: timers)
-    int64_t ns = 0;     // namespace within the state (window end, timer time, row timestamp, ...)
-    int64_t item = 0;   // element within the namespace (a join row's value, a timer's namespace)
+    int64_t key = 0;  // the record key: decides the key group
+    int32_t state =
+        0;  // which state of the operator (operators number their own; < 0 reserved: timers)
+    int64_t ns = 0;    // namespace within the state (window end, timer time, row timestamp, ...)
+    int64_t item = 0;  // element within the namespace (a join row's value, a timer's namespace)
     auto operator<=>(const StateKey&) const = default;
 };
 
@@ -56,8 +57,8 @@ public:
     // The key's state-0/ns-0/item-0 cell: get(key) == get(StateKey{key}), and so on.
     virtual std::optional<int64_t> get(int64_t key) const = 0;
     virtual void put(int64_t key, int64_t value) = 0;
-    // put(key, get(key).value_or(0) + delta), returning the new value; a backend that can overrides it
-    // with one lookup (a keyed count or sum does this for every record).
+    // put(key, get(key).value_or(0) + delta), returning the new value; a backend that can overrides
+    // it with one lookup (a keyed count or sum does this for every record).
     virtual int64_t add(int64_t key, int64_t delta) {
         const int64_t updated = get(key).value_or(0) + delta;
         put(key, updated);
@@ -69,10 +70,13 @@ public:
     virtual std::optional<int64_t> get(const StateKey& at) const = 0;
     virtual void put(const StateKey& at, int64_t value) = 0;
     virtual void remove(const StateKey& at) = 0;
-    // Every cell of (`key`, `state`), ordered by (ns, item), handed to `visit` (which must not write).
-    virtual void scan(int64_t key, int32_t state, const std::function<void(const StateKey&, int64_t)>& visit) const = 0;
+    // Every cell of (`key`, `state`), ordered by (ns, item), handed to `visit` (which must not
+    // write).
+    virtual void scan(int64_t key, int32_t state,
+                      const std::function<void(const StateKey&, int64_t)>& visit) const = 0;
     // Every cell of `state` over all keys held, ordered by (key group, key, ns, item).
-    virtual void scan_state(int32_t state, const std::function<void(const StateKey&, int64_t)>& visit) const = 0;
+    virtual void scan_state(int32_t state,
+                            const std::function<void(const StateKey&, int64_t)>& visit) const = 0;
     // Every cell (all states), ordered: what oracles and tests compare.
     virtual std::map<StateKey, int64_t> cells() const = 0;
 
@@ -96,7 +100,8 @@ public:
     // ---- incremental snapshots (only a backend whose incremental() is true implements these)
     virtual bool incremental() const { return false; }
     // Files new since the last confirmed snapshot are uploaded under `shared_key_prefix` + name.
-    virtual IncrementalSnapshot snapshot_incremental(int64_t /*checkpoint_id*/, const std::string& /*shared_key_prefix*/) {
+    virtual IncrementalSnapshot snapshot_incremental(int64_t /*checkpoint_id*/,
+                                                     const std::string& /*shared_key_prefix*/) {
         return {};
     }
     // Checkpoint `checkpoint_id` completed: the files its snapshot uploaded may be referred to from
@@ -118,14 +123,17 @@ public:
 bool is_incremental_state(const std::string& blob);
 // The shared keys a backend owning `range` needs to restore from these private blobs: the files
 // of every old subtask whose key-group range overlaps `range`, in key order, without repeats.
-std::vector<std::string> shared_keys_to_restore(const std::vector<std::string>& private_states, KeyGroupRange range);
+std::vector<std::string> shared_keys_to_restore(const std::vector<std::string>& private_states,
+                                                KeyGroupRange range);
 
 // `identity` names the backend's owner (vertex, subtask, attempt): it makes RocksDB's file
 // contents a function of it instead of a random session id.
-std::unique_ptr<KeyedStateBackend> make_state_backend(const StateBackendOptions& options, KeyGroupRange range,
-                                                      int32_t max_parallelism, const std::string& identity);
+std::unique_ptr<KeyedStateBackend> make_state_backend(const StateBackendOptions& options,
+                                                      KeyGroupRange range, int32_t max_parallelism,
+                                                      const std::string& identity);
 
 // The in-memory hash-map backend of Flink (HashMapStateBackend), with full snapshots.
-std::unique_ptr<KeyedStateBackend> make_heap_state_backend(KeyGroupRange range, int32_t max_parallelism);
+std::unique_ptr<KeyedStateBackend> make_heap_state_backend(KeyGroupRange range,
+                                                           int32_t max_parallelism);
 
 }  // namespace eosim::engine

@@ -6,7 +6,9 @@ namespace eosim::engine {
 
 namespace {
 
-StateKey timer_cell(int32_t state, int64_t key, int64_t ns, int64_t time) { return StateKey{key, state, time, ns}; }
+StateKey timer_cell(int32_t state, int64_t key, int64_t ns, int64_t time) {
+    return StateKey{key, state, time, ns};
+}
 
 }  // namespace
 
@@ -50,19 +52,22 @@ void TimerService::restored() {
     rebuild(kProcessingTimerState, processing_time_);
 }
 
-void TimerService::add(int32_t state, std::set<Timer>& index, int64_t key, int64_t ns, int64_t time) {
+void TimerService::add(int32_t state, std::set<Timer>& index, int64_t key, int64_t ns,
+                       int64_t time) {
     if (!index.insert(Timer{time, key, ns}).second) return;
     state_.put(timer_cell(state, key, ns, time), 1);
 }
 
-void TimerService::erase(int32_t state, std::set<Timer>& index, int64_t key, int64_t ns, int64_t time) {
+void TimerService::erase(int32_t state, std::set<Timer>& index, int64_t key, int64_t ns,
+                         int64_t time) {
     if (index.erase(Timer{time, key, ns}) == 0) return;
     state_.remove(timer_cell(state, key, ns, time));
 }
 
 // One timer at a time, the earliest first: `fire` may register (or delete) timers, and one it
 // registers at or below `time` fires in this same call.
-void TimerService::fire_until(int32_t state, std::set<Timer>& index, int64_t time, const Fire& fire) {
+void TimerService::fire_until(int32_t state, std::set<Timer>& index, int64_t time,
+                              const Fire& fire) {
     while (!index.empty() && std::get<0>(*index.begin()) <= time) {
         const auto [at, key, ns] = *index.begin();
         index.erase(index.begin());
@@ -73,7 +78,9 @@ void TimerService::fire_until(int32_t state, std::set<Timer>& index, int64_t tim
 
 void TimerService::rebuild(int32_t state, std::set<Timer>& index) {
     index.clear();
-    state_.scan_state(state, [&index](const StateKey& cell, int64_t /*value*/) { index.insert(Timer{cell.ns, cell.key, cell.item}); });
+    state_.scan_state(state, [&index](const StateKey& cell, int64_t /*value*/) {
+        index.insert(Timer{cell.ns, cell.key, cell.item});
+    });
 }
 
 }  // namespace eosim::engine

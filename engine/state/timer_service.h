@@ -36,14 +36,16 @@ public:
     void delete_processing_time_timer(int64_t key, int64_t ns, int64_t time);
     using Fire = std::function<void(int64_t key, int64_t ns, int64_t time)>;
     // Removes and fires, in (time, key, ns) order, every event-time timer with time <= watermark,
-    // including ones `fire` registers at or below it. Remembers the watermark (current_watermark()).
-    // A watermark below the current one (the task never sends one) changes nothing.
+    // including ones `fire` registers at or below it. Remembers the watermark
+    // (current_watermark()). A watermark below the current one (the task never sends one) changes
+    // nothing.
     void advance_watermark(int64_t watermark, const Fire& fire);
     int64_t current_watermark() const;  // kMinWatermark before the first advance
     // Removes and fires, in (time, key, ns) order, every processing-time timer with time <= now,
     // including ones `fire` registers at or below it.
     void advance_processing_time(int64_t now, const Fire& fire);
-    // The earliest processing-time timer, if any (when the task should call advance_processing_time).
+    // The earliest processing-time timer, if any (when the task should call
+    // advance_processing_time).
     std::optional<int64_t> next_processing_time() const;
     void restored();  // the backend was restored: rebuild the index from its timer cells
 

@@ -11,10 +11,10 @@
 // checkpoint_declined_subsumed (a barrier of a newer checkpoint arrived during alignment),
 // checkpoint_async_exception (a task could not upload its state), finalize_checkpoint_failure (the
 // metadata could not be written), io_exception (the checkpoint id could not be made durable: the
-// storage failed while triggering), checkpoint_coordinator_suspend (failover), checkpoint_coordinator_shutdown (the job
-// ended), too_many_checkpoint_requests and minimum_time_between_checkpoints (requests the queue
-// dropped). The others are listed so that later work (unaligned checkpoints, savepoints) names
-// its failures the same way.
+// storage failed while triggering), checkpoint_coordinator_suspend (failover),
+// checkpoint_coordinator_shutdown (the job ended), too_many_checkpoint_requests and
+// minimum_time_between_checkpoints (requests the queue dropped). The others are listed so that
+// later work (unaligned checkpoints, savepoints) names its failures the same way.
 #include <cstdint>
 
 namespace eosim::engine {
@@ -85,7 +85,8 @@ const char* to_string(CheckpointFailureReason reason);
 // Flink's message for the reason, e.g. "Checkpoint expired before completing."
 const char* description(CheckpointFailureReason reason);
 // Whether a failure for this reason counts toward tolerable_failures (Flink: IO_EXCEPTION,
-// CHECKPOINT_ASYNC_EXCEPTION, CHECKPOINT_DECLINED and CHECKPOINT_EXPIRED do; every other is ignored).
+// CHECKPOINT_ASYNC_EXCEPTION, CHECKPOINT_DECLINED and CHECKPOINT_EXPIRED do; every other is
+// ignored).
 bool counts_toward_tolerable_failures(CheckpointFailureReason reason);
 
 }  // namespace eosim::engine

@@ -30,15 +30,15 @@ struct CompletedCheckpoint {
     std::string metadata_key;
     int64_t state_bytes = 0;     // the tasks' state files together (for the storage figures)
     int64_t metadata_bytes = 0;  // the _metadata file
-    // A savepoint (engine/checkpointing/savepoint_storage.h): its state is in the canonical form and
-    // its files are the user's, never discarded by retention or subsumption.
+    // A savepoint (engine/checkpointing/savepoint_storage.h): its state is in the canonical form
+    // and its files are the user's, never discarded by retention or subsumption.
     bool savepoint = false;
     // Restoring from a snapshot whose vertices had other parallelisms: vertex -> its old
     // parallelism (only those that differ), for the task.restoring_rescaled point.
     std::map<int32_t, int32_t> rescaled_from;
-    // Another job's retained checkpoint, restored by a new deployment (`flink run -s <checkpoint>`):
-    // its shared files stay that job's, so the restored backends refer to none of them and the
-    // first checkpoint uploads everything (Flink's restore mode NO_CLAIM).
+    // Another job's retained checkpoint, restored by a new deployment (`flink run -s
+    // <checkpoint>`): its shared files stay that job's, so the restored backends refer to none of
+    // them and the first checkpoint uploads everything (Flink's restore mode NO_CLAIM).
     bool no_claim = false;
     // Incremental state: the shared files (checkpoint_storage.h) each subtask's state refers to,
     // and the bytes this checkpoint uploaded of them vs the bytes it refers to.
@@ -64,8 +64,8 @@ struct SharedStateReport {
 struct Deployment {
     int64_t attempt = 0;
     std::vector<std::vector<sim::NodeId>> placement;  // [vertex][subtask] -> TaskManager node
-    std::vector<std::vector<int32_t>> slots;          // [vertex][subtask] -> its slot on that TaskManager
-    CompletedCheckpoint restore;                      // id 0: start from scratch
+    std::vector<std::vector<int32_t>> slots;  // [vertex][subtask] -> its slot on that TaskManager
+    CompletedCheckpoint restore;              // id 0: start from scratch
 };
 
 }  // namespace eosim::engine

@@ -31,26 +31,33 @@ bool JobSpec::uses_event_time() const {
 bool JobSpec::reads_timestamps() const {
     if (uses_event_time()) return true;
     for (const VertexSpec& v : vertices) {
-        if (v.kind == OperatorKind::window || v.kind == OperatorKind::join || v.kind == OperatorKind::dedup) return true;
+        if (v.kind == OperatorKind::window || v.kind == OperatorKind::join ||
+            v.kind == OperatorKind::dedup)
+            return true;
     }
     return false;
 }
 
 // The names below are the ones scenario files use (scenarios/README.md).
-bool is_source_kind(OperatorKind kind) { return kind == OperatorKind::kafka_source || kind == OperatorKind::cdc_source; }
+bool is_source_kind(OperatorKind kind) {
+    return kind == OperatorKind::kafka_source || kind == OperatorKind::cdc_source;
+}
 
 bool has_operator(const JobSpec& job, OperatorKind kind) {
-    return std::any_of(job.vertices.begin(), job.vertices.end(), [kind](const VertexSpec& v) { return v.kind == kind; });
+    return std::any_of(job.vertices.begin(), job.vertices.end(),
+                       [kind](const VertexSpec& v) { return v.kind == kind; });
 }
 
 bool has_sink_kind(const JobSpec& job, const std::string& sink_kind) {
-    return std::any_of(job.vertices.begin(), job.vertices.end(),
-                       [&sink_kind](const VertexSpec& v) { return v.kind == OperatorKind::sink && v.sink_kind == sink_kind; });
+    return std::any_of(job.vertices.begin(), job.vertices.end(), [&sink_kind](const VertexSpec& v) {
+        return v.kind == OperatorKind::sink && v.sink_kind == sink_kind;
+    });
 }
 
 bool is_keyed(OperatorKind kind) {
-    return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum || kind == OperatorKind::window ||
-           kind == OperatorKind::join || kind == OperatorKind::dedup;
+    return kind == OperatorKind::keyed_count || kind == OperatorKind::keyed_sum ||
+           kind == OperatorKind::window || kind == OperatorKind::join ||
+           kind == OperatorKind::dedup;
 }
 
 bool has_late_output(OperatorKind kind) { return kind == OperatorKind::window; }

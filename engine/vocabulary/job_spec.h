@@ -14,9 +14,21 @@ namespace eosim::engine {
 
 class SinkConfig;
 
-// A sink is any registered sink kind (engine/connectors/sink_registry.h), named by VertexSpec::sink_kind.
-// New kinds go at the end (the value may reach a hash).
-enum class OperatorKind : uint8_t { kafka_source, map, filter, union_all, keyed_count, keyed_sum, sink, cdc_source, window, join, dedup };
+// A sink is any registered sink kind (engine/connectors/sink_registry.h), named by
+// VertexSpec::sink_kind. New kinds go at the end (the value may reach a hash).
+enum class OperatorKind : uint8_t {
+    kafka_source,
+    map,
+    filter,
+    union_all,
+    keyed_count,
+    keyed_sum,
+    sink,
+    cdc_source,
+    window,
+    join,
+    dedup
+};
 enum class EdgeKind : uint8_t { forward, hash, rebalance };
 enum class DeliveryGuarantee : uint8_t { none, at_least_once, exactly_once };
 enum class CheckpointingMode : uint8_t { exactly_once, at_least_once };
@@ -46,7 +58,7 @@ struct WindowSpec {
     enum class Kind : uint8_t { tumbling, sliding, count };
     enum class Aggregate : uint8_t { count, sum };
     Kind kind = Kind::tumbling;
-    sim::Duration size = sim::Duration::seconds(1);   // tumbling, sliding (event time: milliseconds)
+    sim::Duration size = sim::Duration::seconds(1);  // tumbling, sliding (event time: milliseconds)
     sim::Duration slide = sim::Duration::seconds(1);  // sliding
     int64_t size_records = 0;                         // count
     Aggregate aggregate = Aggregate::count;
@@ -55,7 +67,8 @@ struct WindowSpec {
 };
 const char* to_string(WindowSpec::Kind kind);
 const char* to_string(WindowSpec::Aggregate aggregate);
-// A dedup keeps the first record per key within `bound` of event time (engine/runtime/dedup_operator.h).
+// A dedup keeps the first record per key within `bound` of event time
+// (engine/runtime/dedup_operator.h).
 struct DedupSpec {
     sim::Duration bound = sim::Duration::seconds(1);
 };
@@ -71,9 +84,9 @@ struct InputEdge {
 };
 
 // A source's watermark strategy: bounded out-of-orderness (Flink's
-// WatermarkStrategy.forBoundedOutOfOrderness), per split W = max timestamp seen - bound - 1, with an
-// optional idleness (WatermarksWithIdleness): a split with no record for `idle_timeout` of virtual
-// time is left out of the minimum; all idle marks the source's output idle.
+// WatermarkStrategy.forBoundedOutOfOrderness), per split W = max timestamp seen - bound - 1, with
+// an optional idleness (WatermarksWithIdleness): a split with no record for `idle_timeout` of
+// virtual time is left out of the minimum; all idle marks the source's output idle.
 struct WatermarkSpec {
     sim::Duration out_of_orderness = sim::Duration::zero();
     std::optional<sim::Duration> idle_timeout;
@@ -87,13 +100,15 @@ struct VertexSpec {
     std::string topic;  // kafka_source: topic read
     MapSpec map;
     FilterSpec filter;
-    WindowSpec window;  // window
-    DedupSpec dedup;  // dedup only
+    WindowSpec window;                       // window
+    DedupSpec dedup;                         // dedup only
     std::string sink_kind;                   // sink: the registered kind's name
     std::shared_ptr<const SinkConfig> sink;  // sink: its configuration, read from "options"
-    std::optional<sim::Duration> record_cost;  // overrides runtime.record_cost (a slow operator or sink)
+    std::optional<sim::Duration>
+        record_cost;  // overrides runtime.record_cost (a slow operator or sink)
     // cdc_source: the table read; its primary-key space cut into chunks of `chunk_size` keys over
-    // [0, chunk_key_end) (the first and last chunks unbounded); `fetch_size` rows per snapshot read.
+    // [0, chunk_key_end) (the first and last chunks unbounded); `fetch_size` rows per snapshot
+    // read.
     std::string table;
     int64_t chunk_size = 16;
     int64_t chunk_key_end = 0;
@@ -123,7 +138,7 @@ struct CheckpointConfig {
     // Consecutive failed checkpoints before the job fails over; only the failure reasons Flink
     // counts (engine/checkpoint_failure_reason.h) count.
     int32_t tolerable_failures = 0;
-    int32_t retained = 3;            // completed checkpoints kept in storage
+    int32_t retained = 3;  // completed checkpoints kept in storage
     // exactly_once only. Unaligned: a task snapshots on the first barrier, the barrier overtakes
     // the queued output buffers, and the in-flight data it overtook is persisted as channel state.
     bool unaligned = false;
@@ -131,20 +146,22 @@ struct CheckpointConfig {
     // has passed since the checkpoint started (zero: unaligned from the start). Flink's
     // execution.checkpointing.aligned-checkpoint-timeout.
     sim::Duration aligned_checkpoint_timeout = sim::Duration::zero();
-    // A negative control, never in a passing scenario: retention treats an intermediate savepoint as
-    // a checkpoint and discards its files once `retained` newer checkpoints completed, and deletes a
-    // stop-with-savepoint's final savepoint's files when it leaves the retained window (after a
-    // failover restored it and a newer one completed) (Flink >= 1.15 never does: savepoints are the
-    // user's).
+    // A negative control, never in a passing scenario: retention treats an intermediate savepoint
+    // as a checkpoint and discards its files once `retained` newer checkpoints completed, and
+    // deletes a stop-with-savepoint's final savepoint's files when it leaves the retained window
+    // (after a failover restored it and a newer one completed) (Flink >= 1.15 never does:
+    // savepoints are the user's).
     bool retention_discards_savepoints = false;
-    // A negative control, never in a passing scenario: the aligned-checkpoint timeout does not reach
-    // a barrier still queued in a channel (an output queue waiting for credit, or an input queue
-    // behind unprocessed buffers): such a barrier waits for the buffers before it, as before Flink
-    // 1.14's timeoutable aligned barriers.
+    // A negative control, never in a passing scenario: the aligned-checkpoint timeout does not
+    // reach a barrier still queued in a channel (an output queue waiting for credit, or an input
+    // queue behind unprocessed buffers): such a barrier waits for the buffers before it, as before
+    // Flink 1.14's timeoutable aligned barriers.
     bool queued_barriers_wait = false;
 
     // True when a checkpoint may hold channel state (the task state format carries it).
-    bool channel_state_possible() const { return mode == CheckpointingMode::exactly_once && unaligned; }
+    bool channel_state_possible() const {
+        return mode == CheckpointingMode::exactly_once && unaligned;
+    }
 };
 
 struct RestartStrategy {
@@ -153,10 +170,10 @@ struct RestartStrategy {
 };
 
 struct RuntimeConfig {
-    sim::Duration record_cost = sim::Duration::micros(20);   // virtual time to process one record
-    sim::Duration buffer_timeout = sim::Duration::millis(50); // output flushed at least this often
-    int32_t buffer_records = 256;                             // records per network buffer
-    int32_t channel_credits = 4;                              // buffers a consumer grants per channel
+    sim::Duration record_cost = sim::Duration::micros(20);     // virtual time to process one record
+    sim::Duration buffer_timeout = sim::Duration::millis(50);  // output flushed at least this often
+    int32_t buffer_records = 256;                              // records per network buffer
+    int32_t channel_credits = 4;  // buffers a consumer grants per channel
     sim::Duration source_poll_interval = sim::Duration::millis(25);
     sim::Duration heartbeat_interval = sim::Duration::seconds(1);
     sim::Duration heartbeat_timeout = sim::Duration::seconds(4);
@@ -215,10 +232,12 @@ struct JobSpec {
 
 const char* to_string(OperatorKind kind);
 bool is_source_kind(OperatorKind kind);  // reads an outside system: kafka_source, cdc_source
-bool is_keyed(OperatorKind kind);        // keeps keyed state: keyed_count, keyed_sum, window, join, dedup
-bool has_operator(const JobSpec& job, OperatorKind kind);            // some vertex of the job is of that kind
-bool has_sink_kind(const JobSpec& job, const std::string& sink_kind);  // some sink vertex is of that registered kind
-// The kind has a late-data side output that an edge may read ("output": "late"): event-time windows.
+bool is_keyed(OperatorKind kind);  // keeps keyed state: keyed_count, keyed_sum, window, join, dedup
+bool has_operator(const JobSpec& job, OperatorKind kind);  // some vertex of the job is of that kind
+bool has_sink_kind(const JobSpec& job,
+                   const std::string& sink_kind);  // some sink vertex is of that registered kind
+// The kind has a late-data side output that an edge may read ("output": "late"): event-time
+// windows.
 bool has_late_output(OperatorKind kind);
 const char* to_string(EdgeKind kind);
 const char* to_string(DeliveryGuarantee guarantee);

@@ -28,25 +28,34 @@ namespace eosim::engine {
 enum class RowKind : uint8_t { insert, update_before, update_after, delete_row };
 const char* to_string(RowKind kind);
 // update_before and delete withdraw a row; insert and update_after add one.
-inline bool is_retraction(RowKind kind) { return kind == RowKind::update_before || kind == RowKind::delete_row; }
+inline bool is_retraction(RowKind kind) {
+    return kind == RowKind::update_before || kind == RowKind::delete_row;
+}
 
 struct Record {
     int64_t key = 0;
     int64_t value = 0;
     int32_t version = 0;
     RowKind kind = RowKind::insert;
-    int64_t timestamp = 0;  // event time, ms (after kind, so {key, value, version, kind} initialisers stay valid)
+    int64_t timestamp =
+        0;  // event time, ms (after kind, so {key, value, version, kind} initialisers stay valid)
     uint64_t source_id = 0;  // the source identity (above); kSourceIdNone when there is none
     auto operator<=>(const Record&) const = default;
 };
 
 inline constexpr uint64_t kSourceIdNone = 0;
-inline constexpr int64_t kSourceOffsetLimit = int64_t{1} << 48;  // offsets below this have an identity
-inline constexpr int32_t kSourcePartitionLimit = (1 << 16) - 1;   // partitions below this have an identity
+inline constexpr int64_t kSourceOffsetLimit = int64_t{1}
+                                              << 48;  // offsets below this have an identity
+inline constexpr int32_t kSourcePartitionLimit =
+    (1 << 16) - 1;  // partitions below this have an identity
 // The identity of the record at `offset` of `partition` (both checked against the limits above).
 uint64_t make_source_id(int32_t partition, int64_t offset);
-inline int32_t source_partition(uint64_t source_id) { return static_cast<int32_t>(source_id >> 48) - 1; }
-inline int64_t source_offset(uint64_t source_id) { return static_cast<int64_t>(source_id & (kSourceOffsetLimit - 1)); }
+inline int32_t source_partition(uint64_t source_id) {
+    return static_cast<int32_t>(source_id >> 48) - 1;
+}
+inline int64_t source_offset(uint64_t source_id) {
+    return static_cast<int64_t>(source_id & (kSourceOffsetLimit - 1));
+}
 // "<topic>-<partition>-<offset>" (Kafka's own naming of a record's position, as a document _id or
 // an event id): the identity of a record of a job whose sink reads one source topic.
 std::string source_id_text(const std::string& topic, uint64_t source_id);

@@ -1,4 +1,6 @@
-// Registers the buggy variant of the asynchronous bulk writer as "buggy_async_drops_failed" (AsyncSlip::drop_failed; see ../async-sink/async_sink.h).
+// Registers the buggy variant of the asynchronous bulk writer as "buggy_async_drops_failed"
+// (AsyncSlip::drop_failed; see ../async-sink/async_sink.h).
 #include "../async-sink/async_sink.h"
 
-EOSIM_REGISTER_SINK(async_sink_example::async_kind("buggy_async_drops_failed", async_sink_example::AsyncSlip::drop_failed));
+EOSIM_REGISTER_SINK(async_sink_example::async_kind("buggy_async_drops_failed",
+                                                   async_sink_example::AsyncSlip::drop_failed));

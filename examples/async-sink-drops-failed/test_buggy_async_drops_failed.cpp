@@ -4,11 +4,14 @@
 
 #include "testkit/sink_contract.h"
 
-TEST_CASE("buggy_async_drops_failed: keeps the sink contract (contract level)", "[buggy_async_drops_failed]") {
+TEST_CASE("buggy_async_drops_failed: keeps the sink contract (contract level)",
+          "[buggy_async_drops_failed]") {
     eosim::testkit::ContractOptions options;
-    options.sink = "buggy_async_drops_failed";  // registered in register_buggy_async_drops_failed.cpp
+    options.sink =
+        "buggy_async_drops_failed";  // registered in register_buggy_async_drops_failed.cpp
     options.guarantee = eosim::testkit::Guarantee::at_least_once;  // what the correct twin promises
-    const auto result = eosim::testkit::check_sink_contract(options);  // the defaults: 100 cases, seed 1
+    const auto result =
+        eosim::testkit::check_sink_contract(options);  // the defaults: 100 cases, seed 1
     INFO(result.report);
     REQUIRE(result.passed);
 }

@@ -41,18 +41,23 @@ enum class DbXaSlip { none, roll_back_restored, ignore_commit_failure };
 
 struct DbXaOptions {
     std::string table = "output";
-    DbXaSlip slip = DbXaSlip::none;  // the buggy variants (examples/db-xa-sink-buggy: roll_back_restored)
+    DbXaSlip slip =
+        DbXaSlip::none;  // the buggy variants (examples/db-xa-sink-buggy: roll_back_restored)
 };
 
 class DbXaConfig final : public eosim::engine::SinkConfig {
 public:
     explicit DbXaConfig(DbXaOptions options) : options_(std::move(options)) {}
-    std::unique_ptr<eosim::engine::Sink> make(eosim::engine::SinkContext& context,
-                                              const eosim::engine::OutsideSystems& systems,
-                                              const eosim::engine::RuntimeConfig& runtime) const override;
-    std::vector<eosim::engine::Record> read_output(const eosim::engine::OutsideSystems& systems) const override;
-    std::vector<std::string> claims() const override { return {"database table \"" + options_.table + "\""}; }
-    // Every point its sinks announce (a scenario's fault may aim at these; announcing another throws).
+    std::unique_ptr<eosim::engine::Sink> make(
+        eosim::engine::SinkContext& context, const eosim::engine::OutsideSystems& systems,
+        const eosim::engine::RuntimeConfig& runtime) const override;
+    std::vector<eosim::engine::Record> read_output(
+        const eosim::engine::OutsideSystems& systems) const override;
+    std::vector<std::string> claims() const override {
+        return {"database table \"" + options_.table + "\""};
+    }
+    // Every point its sinks announce (a scenario's fault may aim at these; announcing another
+    // throws).
     std::vector<std::string_view> announced_points() const override {
         return {eosim::engine::sink_points::kPrecommitted, eosim::engine::sink_points::kCommitted,
                 eosim::engine::sink_points::kRecovered};

@@ -43,17 +43,21 @@ struct FileSinkOptions {
 class FileSinkConfig final : public eosim::engine::SinkConfig {
 public:
     explicit FileSinkConfig(FileSinkOptions options) : options_(std::move(options)) {}
-    std::unique_ptr<eosim::engine::Sink> make(eosim::engine::SinkContext& context,
-                                              const eosim::engine::OutsideSystems& systems,
-                                              const eosim::engine::RuntimeConfig& runtime) const override;
-    std::vector<eosim::engine::Record> read_output(const eosim::engine::OutsideSystems& systems) const override;
-    std::vector<std::string> claims() const override { return {"object store prefix \"" + options_.path + "\""}; }
+    std::unique_ptr<eosim::engine::Sink> make(
+        eosim::engine::SinkContext& context, const eosim::engine::OutsideSystems& systems,
+        const eosim::engine::RuntimeConfig& runtime) const override;
+    std::vector<eosim::engine::Record> read_output(
+        const eosim::engine::OutsideSystems& systems) const override;
+    std::vector<std::string> claims() const override {
+        return {"object store prefix \"" + options_.path + "\""};
+    }
 
 private:
     FileSinkOptions options_;
 };
 
 // The sink kind `name` (options: "path"); a slip makes a buggy variant.
-eosim::engine::SinkKind file_sink_kind(const std::string& name, bool commit_at_pre_commit, bool timeout_as_committed = false);
+eosim::engine::SinkKind file_sink_kind(const std::string& name, bool commit_at_pre_commit,
+                                       bool timeout_as_committed = false);
 
 }  // namespace file_sink_example

@@ -12,6 +12,7 @@ namespace hello {
 eosim::engine::SinkKind hello_upsert_kind();
 
 // What a reader of the table sees: per key, the last value appended (sorted by key).
-std::vector<eosim::engine::Record> latest_per_key(const std::vector<eosim::engine::Record>& appended);
+std::vector<eosim::engine::Record> latest_per_key(
+    const std::vector<eosim::engine::Record>& appended);
 
 }  // namespace hello

@@ -1,5 +1,5 @@
-// The sink kind as the harness sees it: registered under its name (by the EOSIM_REGISTER_SINK linked
-// into this program), strict about its options, and read back as a table of latest values.
+// The sink kind as the harness sees it: registered under its name (by the EOSIM_REGISTER_SINK
+// linked into this program), strict about its options, and read back as a table of latest values.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -9,8 +9,10 @@
 
 #include "hello_sink.h"
 
-TEST_CASE("hello_upsert is registered, refuses unknown options and reads as a table of latest values") {
-    const eosim::engine::SinkKind* kind = eosim::engine::SinkRegistry::global().find("hello_upsert");
+TEST_CASE(
+    "hello_upsert is registered, refuses unknown options and reads as a table of latest values") {
+    const eosim::engine::SinkKind* kind =
+        eosim::engine::SinkRegistry::global().find("hello_upsert");
     REQUIRE(kind != nullptr);
 
     struct NoWorld final : eosim::engine::SinkWorld {

@@ -4,7 +4,8 @@
 
 #include "testkit/sink_contract.h"
 
-TEST_CASE("buggy kv table sink: keeps the sink contract (contract level)", "[buggy_kv_table_sink]") {
+TEST_CASE("buggy kv table sink: keeps the sink contract (contract level)",
+          "[buggy_kv_table_sink]") {
     eosim::testkit::ContractOptions options;
     options.sink = "buggy_kv_table";  // registered in register_buggy_kv_table_sink.cpp
     options.options = {{"prefix", "table:"}};

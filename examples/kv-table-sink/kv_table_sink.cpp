@@ -15,15 +15,20 @@ using eosim::sim::external::KeyValueStore;
 
 class KvTableSink final : public eosim::engine::Sink {
 public:
-    KvTableSink(const KvTableOptions& options, eosim::engine::SinkContext& context, KeyValueStore& store)
+    KvTableSink(const KvTableOptions& options, eosim::engine::SinkContext& context,
+                KeyValueStore& store)
         : options_(options), context_(context), store_(store) {}
 
-    bool open(int64_t, const std::vector<eosim::engine::RestoredSinkState>&) override { return true; }  // nothing restored: the replay rewrites
+    bool open(int64_t, const std::vector<eosim::engine::RestoredSinkState>&) override {
+        return true;
+    }  // nothing restored: the replay rewrites
 
     void write(const eosim::engine::RecordBatch& records) override {
         for (const Record& r : records) {
             if (options_.slip == KvTableSlip::dedup_by_key_set) {
-                std::erase_if(pending_, [&](const auto& entry) { return key_set(entry.first) == key_set(r.key); });
+                std::erase_if(pending_, [&](const auto& entry) {
+                    return key_set(entry.first) == key_set(r.key);
+                });
             }
             pending_[r.key] = r.value;  // the latest version per key wins
         }
@@ -37,7 +42,8 @@ public:
             return false;
         }
         state->clear();
-        eosim::engine::announce_point(context_, eosim::engine::sink_points::kPrecommitted, checkpoint_id);
+        eosim::engine::announce_point(context_, eosim::engine::sink_points::kPrecommitted,
+                                      checkpoint_id);
         return true;
     }
 
@@ -61,17 +67,21 @@ private:
             pending_.erase(pending_.begin());
             ++sent;
         }
-        if (sent > 0) eosim::engine::announce_point(context_, eosim::engine::sink_points::kFlushed, sent);
+        if (sent > 0)
+            eosim::engine::announce_point(context_, eosim::engine::sink_points::kFlushed, sent);
     }
 
     // One guarded upsert; false when the store did not take it.
     bool put(const std::string& key, int64_t version) {
-        if (options_.slip == KvTableSlip::no_version_guard) return store_.set(context_.node(), key, version).error == KeyValueError::none;
+        if (options_.slip == KvTableSlip::no_version_guard)
+            return store_.set(context_.node(), key, version).error == KeyValueError::none;
         for (int attempt = 0; attempt < 3; ++attempt) {
             const auto current = store_.get(context_.node(), key);
             if (current.error != KeyValueError::none) return false;
-            if (current.value && *current.value >= version) return true;  // as new or newer there already
-            if (options_.slip == KvTableSlip::check_then_set) return store_.set(context_.node(), key, version).error == KeyValueError::none;
+            if (current.value && *current.value >= version)
+                return true;  // as new or newer there already
+            if (options_.slip == KvTableSlip::check_then_set)
+                return store_.set(context_.node(), key, version).error == KeyValueError::none;
             const auto cas = store_.compare_and_set(context_.node(), key, current.value, version);
             if (cas.error != KeyValueError::none) return false;
             if (cas.applied) return true;
@@ -87,9 +97,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<eosim::engine::Sink> KvTableConfig::make(eosim::engine::SinkContext& context,
-                                                         const eosim::engine::OutsideSystems& systems,
-                                                         const eosim::engine::RuntimeConfig&) const {
+std::unique_ptr<eosim::engine::Sink> KvTableConfig::make(
+    eosim::engine::SinkContext& context, const eosim::engine::OutsideSystems& systems,
+    const eosim::engine::RuntimeConfig&) const {
     return std::make_unique<KvTableSink>(options_, context, *systems.key_values);
 }
 
@@ -104,8 +114,10 @@ std::vector<Record> KvTableConfig::read_output(const eosim::engine::OutsideSyste
 eosim::engine::SinkKind kv_table_kind(const std::string& name, KvTableSlip slip) {
     return eosim::engine::SinkKind{
         name, "a keyed table in the key-value store, idempotent guarded upserts (example)",
-        [slip](eosim::engine::SinkOptions& options, const std::string&, const eosim::engine::SinkWorld& world) {
-            if (!world.has_system("key_values")) options.fail("prefix", "a world with the key-value store \"key_values\"");
+        [slip](eosim::engine::SinkOptions& options, const std::string&,
+               const eosim::engine::SinkWorld& world) {
+            if (!world.has_system("key_values"))
+                options.fail("prefix", "a world with the key-value store \"key_values\"");
             KvTableOptions o;
             o.prefix = options.string("prefix", "table:");
             o.slip = slip;

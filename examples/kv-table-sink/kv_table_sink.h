@@ -41,7 +41,8 @@ enum class KvTableSlip {
     none,
     no_version_guard,  // a plain SET (examples/kv-table-sink-buggy)
     check_then_set,    // GET, then a plain SET when the stored version is older
-    dedup_by_key_set,  // pending writes deduplicated by an identity two keys share (risingwave#25985)
+    dedup_by_key_set,  // pending writes deduplicated by an identity two keys share
+                       // (risingwave#25985)
 };
 
 struct KvTableOptions {
@@ -52,13 +53,19 @@ struct KvTableOptions {
 class KvTableConfig final : public eosim::engine::SinkConfig {
 public:
     explicit KvTableConfig(KvTableOptions options) : options_(std::move(options)) {}
-    std::unique_ptr<eosim::engine::Sink> make(eosim::engine::SinkContext& context,
-                                              const eosim::engine::OutsideSystems& systems,
-                                              const eosim::engine::RuntimeConfig& runtime) const override;
-    eosim::engine::SinkOutputShape output_shape() const override { return eosim::engine::SinkOutputShape::keyed_table; }
-    std::vector<eosim::engine::Record> read_output(const eosim::engine::OutsideSystems& systems) const override;
-    std::vector<std::string> claims() const override { return {"key-value prefix \"" + options_.prefix + "\""}; }
-    // Every point its sinks announce (a scenario's fault may aim at these; announcing another throws).
+    std::unique_ptr<eosim::engine::Sink> make(
+        eosim::engine::SinkContext& context, const eosim::engine::OutsideSystems& systems,
+        const eosim::engine::RuntimeConfig& runtime) const override;
+    eosim::engine::SinkOutputShape output_shape() const override {
+        return eosim::engine::SinkOutputShape::keyed_table;
+    }
+    std::vector<eosim::engine::Record> read_output(
+        const eosim::engine::OutsideSystems& systems) const override;
+    std::vector<std::string> claims() const override {
+        return {"key-value prefix \"" + options_.prefix + "\""};
+    }
+    // Every point its sinks announce (a scenario's fault may aim at these; announcing another
+    // throws).
     std::vector<std::string_view> announced_points() const override {
         return {eosim::engine::sink_points::kPrecommitted, eosim::engine::sink_points::kFlushed};
     }
@@ -68,6 +75,7 @@ private:
 };
 
 // The sink kind `name` (options: "prefix"); a slip makes a buggy variant.
-eosim::engine::SinkKind kv_table_kind(const std::string& name, KvTableSlip slip = KvTableSlip::none);
+eosim::engine::SinkKind kv_table_kind(const std::string& name,
+                                      KvTableSlip slip = KvTableSlip::none);
 
 }  // namespace kv_table_example

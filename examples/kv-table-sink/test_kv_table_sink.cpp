@@ -15,7 +15,8 @@ TEST_CASE("kv table sink: keeps the sink contract (contract level)", "[kv_table_
     REQUIRE(result.passed);
 }
 
-TEST_CASE("kv table sink: its final table is exact inside faulty jobs (job level)", "[kv_table_sink]") {
+TEST_CASE("kv table sink: its final table is exact inside faulty jobs (job level)",
+          "[kv_table_sink]") {
     eosim::testkit::JobOptions options;
     options.sink = "kv_table";
     options.options = {{"prefix", "table:"}};

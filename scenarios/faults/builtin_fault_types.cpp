@@ -8,17 +8,21 @@ namespace eosim::scenarios {
 
 const sim::FaultFiring& builtin_firing(sim::FaultKind kind) {
     const sim::FaultFiring* firing = sim::FaultFirings::global().find(kind);
-    if (firing == nullptr) throw std::logic_error(std::string("no firing for the built-in fault kind ") + kind.name());
+    if (firing == nullptr)
+        throw std::logic_error(std::string("no firing for the built-in fault kind ") + kind.name());
     return *firing;
 }
 
-std::string ratio_text(sim::Ratio ratio) { return std::to_string(ratio.numerator) + "/" + std::to_string(ratio.denominator); }
+std::string ratio_text(sim::Ratio ratio) {
+    return std::to_string(ratio.numerator) + "/" + std::to_string(ratio.denominator);
+}
 
 void DurationFaultType::write(const sim::FaultSpec& fault, nlohmann::ordered_json& j) const {
     j["duration"] = format_duration_exact(fault.duration);
 }
 
-sim::Duration DurationFaultType::draw(const RandomFaultKind& kind, sim::FaultSpec& fault, sim::Prng& prng) const {
+sim::Duration DurationFaultType::draw(const RandomFaultKind& kind, sim::FaultSpec& fault,
+                                      sim::Prng& prng) const {
     fault.duration = draw_duration(kind.duration, prng);
     return fault.duration;
 }

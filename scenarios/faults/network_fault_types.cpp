@@ -18,7 +18,8 @@ public:
     std::string timeline_lane() const override { return "network"; }
     PartitionType() : FaultType(builtin_firing(sim::FaultKind::partition)) {}
 
-    // Scheduled, it names the other side; drawn, how often a TaskManager is cut from the JobManager only.
+    // Scheduled, it names the other side; drawn, how often a TaskManager is cut from the JobManager
+    // only.
     std::vector<std::string> keys(FaultUse use) const override {
         if (use == FaultUse::drawn) return {"nodes", "duration", "one_way", "job_manager_cut"};
         return {"nodes", "duration", "one_way", "task_manager_running", "other_nodes"};
@@ -34,8 +35,11 @@ public:
         for (const std::string& tm : FaultType::candidate_nodes(task_managers)) nodes.push_back(tm);
         return nodes;
     }
-    DurationRange default_duration() const override { return {sim::Duration::millis(200), sim::Duration::seconds(5)}; }
-    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault, sim::Prng& prng) const override {
+    DurationRange default_duration() const override {
+        return {sim::Duration::millis(200), sim::Duration::seconds(5)};
+    }
+    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault,
+                       sim::Prng& prng) const override {
         draw_sides(kind, fault, prng);
         fault.duration = draw_duration(kind.duration, prng);
         return fault.duration;
@@ -59,7 +63,8 @@ private:
         // lost, while the JobManager, Kafka and the other TaskManagers still reach it. The
         // JobManager drops it and fails over; its tasks run on and write -- a zombie -- until it
         // misses the JobManager's heartbeats.
-        if (fault.nodes.front().rfind("tm", 0) == 0 && lists(kind.nodes, "jobmanager") && prng.chance(kind.job_manager_cut)) {
+        if (fault.nodes.front().rfind("tm", 0) == 0 && lists(kind.nodes, "jobmanager") &&
+            prng.chance(kind.job_manager_cut)) {
             fault.other_nodes = {"jobmanager"};
             fault.one_way = true;
             return;
@@ -69,7 +74,8 @@ private:
             if (node != fault.nodes.front()) others.push_back(node);
         }
         // Half of the partitions cut one node from everything else, half from one other node.
-        if (!others.empty() && prng.chance(sim::Ratio{1, 2})) fault.other_nodes = {pick(others, prng)};
+        if (!others.empty() && prng.chance(sim::Ratio{1, 2}))
+            fault.other_nodes = {pick(others, prng)};
         fault.one_way = prng.chance(kind.one_way);
     }
 };
@@ -79,7 +85,9 @@ public:
     std::string timeline_lane() const override { return "network"; }
     SlowLinkType() : FaultType(builtin_firing(sim::FaultKind::slow_link)) {}
 
-    std::vector<std::string> keys(FaultUse) const override { return {"nodes", "multiplier", "duration"}; }
+    std::vector<std::string> keys(FaultUse) const override {
+        return {"nodes", "multiplier", "duration"};
+    }
     void write(const sim::FaultSpec& fault, nlohmann::ordered_json& j) const override {
         j["nodes"] = fault.nodes;
         j["multiplier"] = fault.multiplier;
@@ -91,17 +99,22 @@ public:
         nodes.push_back("kafka");
         return nodes;
     }
-    DurationRange default_duration() const override { return {sim::Duration::millis(500), sim::Duration::seconds(5)}; }
-    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault, sim::Prng& prng) const override {
+    DurationRange default_duration() const override {
+        return {sim::Duration::millis(500), sim::Duration::seconds(5)};
+    }
+    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault,
+                       sim::Prng& prng) const override {
         const size_t first = prng.below(kind.nodes.size());
         size_t second = prng.below(kind.nodes.size() - 1);
         if (second >= first) ++second;
         fault.nodes = {kind.nodes[first], kind.nodes[second]};
-        fault.multiplier = static_cast<uint32_t>(prng.between(kind.multiplier.min, kind.multiplier.max));
+        fault.multiplier =
+            static_cast<uint32_t>(prng.between(kind.multiplier.min, kind.multiplier.max));
         fault.duration = draw_duration(kind.duration, prng);
         return fault.duration;
     }
-    // Counted per link over every slow fault on it (a later one on the same link replaces the earlier).
+    // Counted per link over every slow fault on it (a later one on the same link replaces the
+    // earlier).
     int64_t counter(const FaultCounters& c, const sim::FaultSpec& spec) const override {
         if (c.fired == nullptr) return 0;
         const sim::NodeId a = c.world.nodes().find(spec.nodes[0]);
@@ -109,7 +122,9 @@ public:
         return static_cast<int64_t>(c.world.network().slow_link_hits(a, b));
     }
     std::string hit_unit() const override { return "messages slowed"; }
-    std::string nothing_hit(const sim::FaultSpec&) const override { return "no message travelled the link while it was slow"; }
+    std::string nothing_hit(const sim::FaultSpec&) const override {
+        return "no message travelled the link while it was slow";
+    }
 };
 
 class MessageLossType final : public FaultType {
@@ -117,15 +132,20 @@ public:
     std::string timeline_lane() const override { return "network"; }
     MessageLossType() : FaultType(builtin_firing(sim::FaultKind::message_loss)) {}
 
-    std::vector<std::string> keys(FaultUse) const override { return {"messages", "ratio", "duration"}; }
+    std::vector<std::string> keys(FaultUse) const override {
+        return {"messages", "ratio", "duration"};
+    }
     bool reads_messages() const override { return true; }
     void write(const sim::FaultSpec& fault, nlohmann::ordered_json& j) const override {
         j["messages"] = fault.messages;
         j["ratio"] = ratio_text(fault.ratio);
         j["duration"] = format_duration_exact(fault.duration);
     }
-    DurationRange default_duration() const override { return {sim::Duration::millis(500), sim::Duration::seconds(5)}; }
-    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault, sim::Prng& prng) const override {
+    DurationRange default_duration() const override {
+        return {sim::Duration::millis(500), sim::Duration::seconds(5)};
+    }
+    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault,
+                       sim::Prng& prng) const override {
         for (const std::string& message : kind.messages) {
             if (prng.chance(sim::Ratio{1, 2})) fault.messages.push_back(message);
         }
@@ -136,10 +156,14 @@ public:
     }
     bool counter_per_fault() const override { return true; }
     int64_t counter(const FaultCounters& c, const sim::FaultSpec&) const override {
-        return c.fired == nullptr ? 0 : static_cast<int64_t>(c.world.network().loss_rule_hits(c.fired->handle));
+        return c.fired == nullptr
+                   ? 0
+                   : static_cast<int64_t>(c.world.network().loss_rule_hits(c.fired->handle));
     }
     std::string hit_unit() const override { return "datagrams lost"; }
-    std::string nothing_hit(const sim::FaultSpec&) const override { return "no datagram of those kinds was sent while it lasted"; }
+    std::string nothing_hit(const sim::FaultSpec&) const override {
+        return "no datagram of those kinds was sent while it lasted";
+    }
 };
 
 }  // namespace

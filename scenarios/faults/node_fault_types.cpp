@@ -1,4 +1,5 @@
-// The node fault types: crash and pause (scenarios/fault_types.h). Their firings: sim/faults/node_faults.cpp.
+// The node fault types: crash and pause (scenarios/fault_types.h). Their firings:
+// sim/faults/node_faults.cpp.
 #include "scenarios/fault_json.h"
 #include "scenarios/faults/builtin_fault_types.h"
 
@@ -11,11 +12,15 @@ namespace {
 class NodeFaultType : public FaultType {
 public:
     using FaultType::FaultType;
-    DurationRange default_duration() const override { return {sim::Duration::millis(200), sim::Duration::seconds(3)}; }
+    DurationRange default_duration() const override {
+        return {sim::Duration::millis(200), sim::Duration::seconds(3)};
+    }
     bool drawn_at_announcer() const override { return true; }
     bool accounts_targets() const override { return true; }
     std::string hit_unit() const override { return "tasks or processes"; }
-    std::string nothing_hit(const sim::FaultSpec&) const override { return "no task and no JobManager on the node"; }
+    std::string nothing_hit(const sim::FaultSpec&) const override {
+        return "no task and no JobManager on the node";
+    }
     std::string timeline_lane() const override { return ""; }  // each node it hit
 };
 
@@ -33,7 +38,8 @@ public:
         j["restart_delay"] = format_duration_exact(fault.restart_delay);
     }
     // A drawn crash always restarts; its effect lasts until the restart.
-    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault, sim::Prng& prng) const override {
+    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault,
+                       sim::Prng& prng) const override {
         fault.nodes = {pick(kind.nodes, prng)};
         fault.restart = true;
         fault.restart_delay = draw_duration(kind.restart_delay, prng);
@@ -43,7 +49,9 @@ public:
         if (!fault.restart) return std::nullopt;
         return fault.restart_delay;
     }
-    void clip_effect(sim::FaultSpec& fault, sim::Duration limit) const override { fault.restart_delay = limit; }
+    void clip_effect(sim::FaultSpec& fault, sim::Duration limit) const override {
+        fault.restart_delay = limit;
+    }
     CoverageNodes coverage_nodes() const override { return CoverageNodes::ended; }
     std::vector<ShrinkableDuration> shrinkable(const sim::FaultSpec& fault) const override {
         if (!fault.restart) return {};
@@ -63,7 +71,8 @@ public:
         if (!fault.nodes.empty()) j["nodes"] = fault.nodes;
         j["duration"] = format_duration_exact(fault.duration);
     }
-    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault, sim::Prng& prng) const override {
+    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault,
+                       sim::Prng& prng) const override {
         fault.nodes = {pick(kind.nodes, prng)};
         fault.duration = draw_duration(kind.duration, prng);
         return fault.duration;

@@ -31,9 +31,13 @@ public:
         j["multiplier"] = fault.multiplier;
         j["duration"] = format_duration_exact(fault.duration);
     }
-    DurationRange default_duration() const override { return {sim::Duration::millis(500), sim::Duration::seconds(5)}; }
-    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault, sim::Prng& prng) const override {
-        fault.multiplier = static_cast<uint32_t>(prng.between(kind.multiplier.min, kind.multiplier.max));
+    DurationRange default_duration() const override {
+        return {sim::Duration::millis(500), sim::Duration::seconds(5)};
+    }
+    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault,
+                       sim::Prng& prng) const override {
+        fault.multiplier =
+            static_cast<uint32_t>(prng.between(kind.multiplier.min, kind.multiplier.max));
         fault.duration = draw_duration(kind.duration, prng);
         return fault.duration;
     }
@@ -41,7 +45,9 @@ public:
         return static_cast<int64_t>(c.world.storage().operations_slowed_by_fault());
     }
     std::string hit_unit() const override { return "storage operations slowed"; }
-    std::string nothing_hit(const sim::FaultSpec&) const override { return "no storage operation started while storage was slow"; }
+    std::string nothing_hit(const sim::FaultSpec&) const override {
+        return "no storage operation started while storage was slow";
+    }
 };
 
 }  // namespace

@@ -34,7 +34,8 @@ public:
         j["duration"] = format_duration_exact(fault.duration);
     }
     RatioRange default_ratio() const override { return {sim::Ratio{1, 10}, sim::Ratio{1, 2}}; }
-    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault, sim::Prng& prng) const override {
+    sim::Duration draw(const RandomFaultKind& kind, sim::FaultSpec& fault,
+                       sim::Prng& prng) const override {
         fault.system = pick(kind.systems, prng);
         if (ratio_) fault.ratio = draw_ratio(kind.ratio, prng);
         fault.duration = draw_duration(kind.duration, prng);
@@ -42,14 +43,19 @@ public:
     }
     // A raced write's caller sees a timeout: a failed call.
     int64_t counter(const FaultCounters& c, const sim::FaultSpec& spec) const override {
-        return c.probes.system_failed_calls ? static_cast<int64_t>(c.probes.system_failed_calls(spec.system)) : 0;
+        return c.probes.system_failed_calls
+                   ? static_cast<int64_t>(c.probes.system_failed_calls(spec.system))
+                   : 0;
     }
     std::string hit_unit() const override { return words_.hit_unit; }
     std::string nothing_hit(const sim::FaultSpec& spec) const override {
-        if (target_ == SystemTarget::races) return "no write to " + spec.system + " raced: " + words_.nothing_hit;
+        if (target_ == SystemTarget::races)
+            return "no write to " + spec.system + " raced: " + words_.nothing_hit;
         return "no call to " + spec.system + " failed: " + words_.nothing_hit;
     }
-    std::string testkit_words() const override { return words_.testkit == nullptr ? name() : words_.testkit; }
+    std::string testkit_words() const override {
+        return words_.testkit == nullptr ? name() : words_.testkit;
+    }
 
 private:
     SystemTarget target_;
@@ -60,26 +66,31 @@ private:
 }  // namespace
 
 const FaultType& system_unavailable_type() {
-    static const SystemFaultType type(sim::FaultKind::system_unavailable, SystemTarget::any, false,
-                                      {"calls failed", "nobody called it while it lasted", "unavailable"});
+    static const SystemFaultType type(
+        sim::FaultKind::system_unavailable, SystemTarget::any, false,
+        {"calls failed", "nobody called it while it lasted", "unavailable"});
     return type;
 }
 
 const FaultType& system_write_errors_type() {
-    static const SystemFaultType type(sim::FaultKind::system_write_errors, SystemTarget::any, false,
-                                      {"calls failed", "nobody called it while it lasted", "write errors"});
+    static const SystemFaultType type(
+        sim::FaultKind::system_write_errors, SystemTarget::any, false,
+        {"calls failed", "nobody called it while it lasted", "write errors"});
     return type;
 }
 
 const FaultType& bulk_partial_failure_type() {
-    static const SystemFaultType type(sim::FaultKind::bulk_partial_failure, SystemTarget::batches, true,
-                                      {"calls failed", "nobody called it while it lasted", "half of every bulk request's items fail"});
+    static const SystemFaultType type(sim::FaultKind::bulk_partial_failure, SystemTarget::batches,
+                                      true,
+                                      {"calls failed", "nobody called it while it lasted",
+                                       "half of every bulk request's items fail"});
     return type;
 }
 
 const FaultType& system_call_races_type() {
-    static const SystemFaultType type(sim::FaultKind::system_call_races, SystemTarget::races, true,
-                                      {"calls failed or raced", "nobody wrote to it while it lasted, or no draw hit", nullptr});
+    static const SystemFaultType type(
+        sim::FaultKind::system_call_races, SystemTarget::races, true,
+        {"calls failed or raced", "nobody wrote to it while it lasted, or no draw hit", nullptr});
     return type;
 }
 

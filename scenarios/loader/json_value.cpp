@@ -10,12 +10,14 @@ struct DurationUnit {
     std::string_view suffix;
 };
 // Largest first, for formatting.
-constexpr DurationUnit kDurationUnits[] = {{3'600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"},
-                                           {1'000'000, "ms"},        {1'000, "us"},         {1, "ns"}};
+constexpr DurationUnit kDurationUnits[] = {
+    {3'600'000'000'000, "h"}, {60'000'000'000, "m"}, {1'000'000'000, "s"},
+    {1'000'000, "ms"},        {1'000, "us"},         {1, "ns"}};
 
 std::string format_duration(Duration d) {
     for (const DurationUnit& unit : kDurationUnits) {
-        if (d.ns != 0 && d.ns % unit.ns == 0) return std::to_string(d.ns / unit.ns) + std::string(unit.suffix);
+        if (d.ns != 0 && d.ns % unit.ns == 0)
+            return std::to_string(d.ns / unit.ns) + std::string(unit.suffix);
     }
     return "0ms";
 }
@@ -28,7 +30,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
         row[0] = i;
         for (size_t j = 1; j <= b.size(); ++j) {
             const size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            row[j] =
+                std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
             diagonal = above;
         }
     }
@@ -52,16 +55,20 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& ca
 int64_t read_int(const Value& v, const IntRange& range) {
     const json& j = v.get();
     if (!j.is_number_integer()) v.expected(range.what);
-    if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    if (j.is_number_unsigned() &&
+        j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
         v.expected(std::string(range.what) + " (at most " + std::to_string(range.max) + ")");
     }
     const int64_t n = j.get<int64_t>();
     if (n < range.min) v.expected(range.what);
-    if (n > range.max) v.expected(std::string(range.what) + " (at most " + std::to_string(range.max) + ")");
+    if (n > range.max)
+        v.expected(std::string(range.what) + " (at most " + std::to_string(range.max) + ")");
     return n;
 }
 
-int32_t read_int32(const Value& v, const IntRange& range) { return static_cast<int32_t>(read_int(v, range)); }
+int32_t read_int32(const Value& v, const IntRange& range) {
+    return static_cast<int32_t>(read_int(v, range));
+}
 
 bool read_bool(const Value& v) {
     if (!v.get().is_boolean()) v.expected("true or false");
@@ -102,18 +109,20 @@ std::optional<Duration> parse_duration(std::string_view text) {
     if (unit_ns == 0) return std::nullopt;
     if (whole > Duration::max().ns / unit_ns) return std::nullopt;
     const __int128 fraction_ns = static_cast<__int128>(fraction) * unit_ns;
-    if (fraction_ns % fraction_scale != 0) return std::nullopt;  // not a whole number of nanoseconds
+    if (fraction_ns % fraction_scale != 0)
+        return std::nullopt;  // not a whole number of nanoseconds
     const int64_t ns = whole * unit_ns + static_cast<int64_t>(fraction_ns / fraction_scale);
     if (ns > Duration::max().ns) return std::nullopt;
     return Duration::nanos(ns);
 }
 
 Duration read_duration(const Value& v, bool allow_zero) {
-    const std::string what = std::string(allow_zero ? "a duration " : "a positive duration ") + kDurationForm;
+    const std::string what =
+        std::string(allow_zero ? "a duration " : "a positive duration ") + kDurationForm;
     std::optional<Duration> d;
     if (v.get().is_number_integer()) {
-        const int64_t ms =
-            read_int(v, IntRange{0, Duration::max().ns / 1'000'000, "a non-negative integer of milliseconds"});
+        const int64_t ms = read_int(v, IntRange{0, Duration::max().ns / 1'000'000,
+                                                "a non-negative integer of milliseconds"});
         d = Duration::millis(ms);
     } else if (v.get().is_string()) {
         d = parse_duration(v.get().get<std::string>());
@@ -122,7 +131,8 @@ Duration read_duration(const Value& v, bool allow_zero) {
     return *d;
 }
 
-constexpr const char* kRatioForm = "a ratio between 0 and 1 (\"1/100\" or {\"numerator\": 1, \"denominator\": 100})";
+constexpr const char* kRatioForm =
+    "a ratio between 0 and 1 (\"1/100\" or {\"numerator\": 1, \"denominator\": 100})";
 
 std::optional<sim::Ratio> parse_ratio(std::string_view text) {
     const size_t slash = text.find('/');
@@ -150,10 +160,10 @@ sim::Ratio read_ratio(const Value& v) {
         ratio = *parsed;
     } else if (v.get().is_object()) {
         const Object o(v, {"numerator", "denominator"}, kRatioForm);
-        ratio.numerator =
-            static_cast<uint64_t>(read_int(o.require("numerator", "a non-negative integer"), kNonNegative64));
-        ratio.denominator =
-            static_cast<uint64_t>(read_int(o.require("denominator", "a positive integer"), kPositive64));
+        ratio.numerator = static_cast<uint64_t>(
+            read_int(o.require("numerator", "a non-negative integer"), kNonNegative64));
+        ratio.denominator = static_cast<uint64_t>(
+            read_int(o.require("denominator", "a positive integer"), kPositive64));
     } else {
         v.expected(kRatioForm);
     }
@@ -161,7 +171,9 @@ sim::Ratio read_ratio(const Value& v) {
     return ratio;
 }
 
-sim::LinkLatency read_latency(const Value& v, sim::LinkLatency latency) { return read_min_max(v, latency, true); }
+sim::LinkLatency read_latency(const Value& v, sim::LinkLatency latency) {
+    return read_min_max(v, latency, true);
+}
 
 std::string within_limit(int64_t limit, const std::string& what, const char* constant) {
     return "at most " + std::to_string(limit) + " " + what + " (the run limit " + constant +

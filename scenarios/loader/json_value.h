@@ -64,7 +64,9 @@ public:
     Value child(std::string_view key) const {
         return Value(value_->at(std::string(key)), path_ + "/" + pointer_token(key), *file_);
     }
-    Value child(size_t index) const { return Value(value_->at(index), path_ + "/" + std::to_string(index), *file_); }
+    Value child(size_t index) const {
+        return Value(value_->at(index), path_ + "/" + std::to_string(index), *file_);
+    }
 
     [[noreturn]] void fail(const std::string& message) const {
         throw ScenarioError(*file_, path_.empty() ? "/" : path_, message);
@@ -83,7 +85,8 @@ private:
 // An object whose keys are checked against the allowed ones on construction.
 class Object {
 public:
-    Object(const Value& value, std::vector<std::string> allowed, const std::string& what = "an object")
+    Object(const Value& value, std::vector<std::string> allowed,
+           const std::string& what = "an object")
         : value_(value), allowed_(std::move(allowed)) {
         if (!value.get().is_object()) value.expected(what);
         for (const auto& item : value.get().items()) {
@@ -127,7 +130,8 @@ constexpr IntRange kPositive32{1, std::numeric_limits<int32_t>::max(), "a positi
 constexpr IntRange kNonNegative32{0, std::numeric_limits<int32_t>::max(), "a non-negative integer"};
 constexpr IntRange kPositive64{1, std::numeric_limits<int64_t>::max(), "a positive integer"};
 constexpr IntRange kNonNegative64{0, std::numeric_limits<int64_t>::max(), "a non-negative integer"};
-constexpr IntRange kAny64{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), "an integer"};
+constexpr IntRange kAny64{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                          "an integer"};
 
 int64_t read_int(const Value& v, const IntRange& range);
 int32_t read_int32(const Value& v, const IntRange& range);

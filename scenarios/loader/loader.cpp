@@ -15,8 +15,9 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     const Value root(document, "", file_);
     const Object o(
         root,
-        {"name", "description", "world", "high_availability", "without_ha", "database", "job", "input", "faults", "oracles",
-         "liveness_bound", "freshness_bound", "time_limit", "expect", "sometimes", "savepoints", "deployments", "upgrade_swarm", "sensitivity"},
+        {"name", "description", "world", "high_availability", "without_ha", "database", "job",
+         "input", "faults", "oracles", "liveness_bound", "freshness_bound", "time_limit", "expect",
+         "sometimes", "savepoints", "deployments", "upgrade_swarm", "sensitivity"},
         "an object (a scenario)");
     s_.source = path;
     s_.name = path.stem().string();
@@ -30,8 +31,9 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     if (auto x = o.get("high_availability")) read_high_availability(*x);
     if (auto x = o.get("without_ha")) {
         if (o.has("high_availability")) {
-            x->fail("expected either \"high_availability\" or \"without_ha\" (what a JobManager restarted "
-                    "without HA does), not both");
+            x->fail(
+                "expected either \"high_availability\" or \"without_ha\" (what a JobManager restarted "
+                "without HA does), not both");
         }
         constexpr std::array kNoHa{engine::NoHaRecovery::application, engine::NoHaRecovery::session,
                                    engine::NoHaRecovery::storage_listing};
@@ -40,17 +42,20 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
     if (auto x = o.get("database")) read_database(*x);
     read_job(o.require("job", "an object (the job)"));
     // With high_availability each deployment's JobManagers elect their leader and keep their
-    // completed checkpoints and id counter under the deployment's own job name (/eosim/<job>-v<k>/),
-    // as Flink gives each submitted job its own job id and HA paths.
+    // completed checkpoints and id counter under the deployment's own job name
+    // (/eosim/<job>-v<k>/), as Flink gives each submitted job its own job id and HA paths.
     if (auto x = o.get("deployments")) read_deployments(*x);
     if (auto x = o.get("upgrade_swarm")) {
-        if (o.has("deployments")) x->fail("expected either \"deployments\" or \"upgrade_swarm\" (deployments drawn per seed), not both");
+        if (o.has("deployments"))
+            x->fail(
+                "expected either \"deployments\" or \"upgrade_swarm\" (deployments drawn per seed), not both");
         read_upgrade_swarm(*x);
     }
     if (auto x = o.get("savepoints")) read_savepoints(*x);
     check_restore_sources();
     for (size_t d = 0; d < s_.deployments.size(); ++d) {
-        if (const std::string shortage = slot_shortage(s_.deployment_job(d + 1), s_.world); !shortage.empty()) {
+        if (const std::string shortage = slot_shortage(s_.deployment_job(d + 1), s_.world);
+            !shortage.empty()) {
             throw ScenarioError(file_, "/deployments/" + std::to_string(d), shortage);
         }
     }
@@ -70,35 +75,44 @@ Scenario Loader::load(const json& document, const std::filesystem::path& path) {
         }
     }
     if (s_.time_limit > Duration::seconds(kMaxTimeLimitSeconds)) {
-        o.get("time_limit")->expected(within_limit(kMaxTimeLimitSeconds, "seconds of virtual time", "kMaxTimeLimitSeconds"));
+        o.get("time_limit")
+            ->expected(within_limit(kMaxTimeLimitSeconds, "seconds of virtual time",
+                                    "kMaxTimeLimitSeconds"));
     }
     if (auto x = o.get("liveness_bound"); x && s_.liveness_bound > s_.time_limit) {
-        x->fail("expected a liveness_bound within the time_limit (" + format_duration(s_.time_limit) + "), found " +
-                format_duration(s_.liveness_bound) + ": the liveness oracle could never judge the run");
+        x->fail("expected a liveness_bound within the time_limit (" +
+                format_duration(s_.time_limit) + "), found " + format_duration(s_.liveness_bound) +
+                ": the liveness oracle could never judge the run");
     }
     for (const auto& [path, at] : fault_times_) {
         if (at >= sim::Time::zero() + s_.time_limit) {
-            throw ScenarioError(file_, path, "expected a time before the time_limit (" + format_duration(s_.time_limit) +
-                                                 "), found " + format_duration(at - sim::Time::zero()) +
-                                                 ": the fault would never fire");
+            throw ScenarioError(file_, path,
+                                "expected a time before the time_limit (" +
+                                    format_duration(s_.time_limit) + "), found " +
+                                    format_duration(at - sim::Time::zero()) +
+                                    ": the fault would never fire");
         }
     }
     for (size_t i = 0; i < s_.inputs.size(); ++i) {
-        // The producer writes `records` at `rate_per_second`: all of it must arrive before the limit.
+        // The producer writes `records` at `rate_per_second`: all of it must arrive before the
+        // limit.
         const InputSpec& in = s_.inputs[i];
         const int64_t seconds = in.records / in.rate_per_second;
         if (Duration::seconds(seconds) >= s_.time_limit) {
             throw ScenarioError(file_, input_paths_[i],
-                                "expected an input that arrives within the time_limit (" + format_duration(s_.time_limit) +
-                                    "), found " + std::to_string(in.records) + " records at " +
-                                    std::to_string(in.rate_per_second) + " per second (" + std::to_string(seconds) +
+                                "expected an input that arrives within the time_limit (" +
+                                    format_duration(s_.time_limit) + "), found " +
+                                    std::to_string(in.records) + " records at " +
+                                    std::to_string(in.rate_per_second) + " per second (" +
+                                    std::to_string(seconds) +
                                     " s); raise rate_per_second or time_limit, or lower records");
         }
     }
     if (s_.random_faults && s_.random_faults->quiet_after >= s_.time_limit) {
         throw ScenarioError(file_, quiet_after_path_,
-                            "expected quiet_after before the time_limit (" + format_duration(s_.time_limit) +
-                                "), found " + format_duration(s_.random_faults->quiet_after));
+                            "expected quiet_after before the time_limit (" +
+                                format_duration(s_.time_limit) + "), found " +
+                                format_duration(s_.random_faults->quiet_after));
     }
     return std::move(s_);
 }
@@ -118,7 +132,8 @@ public:
                 Frame& top = frames_.back();
                 top.key = parsed.get<std::string>();
                 if (!top.keys.insert(top.key).second) {
-                    throw ScenarioError(file_, path(), "duplicate key " + in_quotes(top.key) + " in an object");
+                    throw ScenarioError(file_, path(),
+                                        "duplicate key " + in_quotes(top.key) + " in an object");
                 }
                 break;
             }
@@ -177,12 +192,15 @@ json parse_document(const std::string& text, const std::string& file) {
                 message = message.substr(colon + 2);
             }
         }
-        throw ScenarioError(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
+        throw ScenarioError(file,
+                            "line " + std::to_string(line) + ", column " + std::to_string(column),
                             "invalid JSON: " + message);
     } catch (const json::out_of_range& e) {
-        // A number no double holds (e.g. 1e999; found by the fuzzer): nlohmann says which, not where.
+        // A number no double holds (e.g. 1e999; found by the fuzzer): nlohmann says which, not
+        // where.
         std::string message = e.what();
-        if (const size_t at = message.find("] "); at != std::string::npos) message = message.substr(at + 2);
+        if (const size_t at = message.find("] "); at != std::string::npos)
+            message = message.substr(at + 2);
         throw ScenarioError(file, "/", "invalid JSON: " + message);
     }
 }

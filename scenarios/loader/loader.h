@@ -18,14 +18,17 @@
 namespace eosim::scenarios::loading {
 
 // Every value of the enums a scenario names, for reading them by name and listing them in errors.
-inline constexpr std::array kAllOperators = {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
-                                      engine::OperatorKind::filter,       engine::OperatorKind::union_all,
-                                      engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
-                                      engine::OperatorKind::sink,         engine::OperatorKind::cdc_source,
-                                      engine::OperatorKind::window,
-                                      engine::OperatorKind::join,         engine::OperatorKind::dedup};
-inline constexpr std::array kAllEdges = {engine::EdgeKind::forward, engine::EdgeKind::hash, engine::EdgeKind::rebalance};
-inline constexpr std::array kAllModes = {engine::CheckpointingMode::exactly_once, engine::CheckpointingMode::at_least_once};
+inline constexpr std::array kAllOperators = {
+    engine::OperatorKind::kafka_source, engine::OperatorKind::map,
+    engine::OperatorKind::filter,       engine::OperatorKind::union_all,
+    engine::OperatorKind::keyed_count,  engine::OperatorKind::keyed_sum,
+    engine::OperatorKind::sink,         engine::OperatorKind::cdc_source,
+    engine::OperatorKind::window,       engine::OperatorKind::join,
+    engine::OperatorKind::dedup};
+inline constexpr std::array kAllEdges = {engine::EdgeKind::forward, engine::EdgeKind::hash,
+                                         engine::EdgeKind::rebalance};
+inline constexpr std::array kAllModes = {engine::CheckpointingMode::exactly_once,
+                                         engine::CheckpointingMode::at_least_once};
 // "" when `job` fits the slots of `world`'s TaskManagers; else what its slot sharing groups need
 // (engine/runtime/slot_placement.h), as a ScenarioError's "expected ..." text.
 std::string slot_shortage(const engine::JobSpec& job, const WorldSpec& world);
@@ -33,7 +36,8 @@ std::string slot_shortage(const engine::JobSpec& job, const WorldSpec& world);
 // A window vertex's "window" (scenarios/loader/read_window.cpp).
 engine::WindowSpec read_window(const Value& v);
 
-// "state_backend" ("heap" or "rocksdb") and "incremental" of `o` (a job or a deployment), if either is there.
+// "state_backend" ("heap" or "rocksdb") and "incremental" of `o` (a job or a deployment), if either
+// is there.
 std::optional<engine::StateBackendOptions> read_state_backend(const Object& o);
 
 class Loader {
@@ -82,9 +86,9 @@ private:
     void read_sensitivity_reasons(const Value& v, std::vector<std::string>& unexplained);
     std::vector<std::string> read_node_names(const Value& v);
     std::string read_node_name(const Value& v);
-    // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the run,
-    // one a fault's "system" may name (`target`: batches, one with bulk requests; races, one whose
-    // calls race).
+    // A registered outside system's name (scenarios/outside_system_registry.h), marked used by the
+    // run, one a fault's "system" may name (`target`: batches, one with bulk requests; races, one
+    // whose calls race).
     std::string read_system_name(const Value& v, SystemTarget target);
     std::vector<std::string> read_system_names(const Value& v, SystemTarget target);
     void use_outside_system(const std::string& name);
@@ -105,7 +109,7 @@ private:
 
     const std::string& file_;
     Scenario s_;
-    std::set<std::string> listed_vertex_ids_;           // every vertex id in the file, read or not yet
+    std::set<std::string> listed_vertex_ids_;  // every vertex id in the file, read or not yet
     std::map<std::string, std::string> sink_topics_;    // topic -> sink vertex path
     std::map<std::string, std::string> source_topics_;  // topic -> source vertex path
     std::string quiet_after_path_;                      // where faults.random.quiet_after was read
@@ -113,7 +117,8 @@ private:
     int64_t input_records_ = 0;                         // of all inputs read so far
     int64_t topic_partitions_ = 0;                      // of all topics read so far
     std::vector<std::string> input_paths_;              // per input, its JSON path
-    std::vector<std::pair<std::string, sim::Time>> fault_times_;  // per scheduled fault at a time: its "at" path
+    std::vector<std::pair<std::string, sim::Time>>
+        fault_times_;  // per scheduled fault at a time: its "at" path
 };
 
 }  // namespace eosim::scenarios::loading

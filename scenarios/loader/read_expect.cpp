@@ -16,7 +16,8 @@ const oracles::OracleRegistration& read_oracle_name(const Value& v) {
     if (v.get().is_string()) {
         const std::string text = v.get().get<std::string>();
         if (const oracles::OracleRegistration* kind = registry.find(text)) return *kind;
-        v.fail("expected an oracle name, one of: " + join(names) + "; found " + describe(v.get()) + suggestion(text, names));
+        v.fail("expected an oracle name, one of: " + join(names) + "; found " + describe(v.get()) +
+               suggestion(text, names));
     }
     v.fail("expected an oracle name, one of: " + join(names) + "; found " + describe(v.get()));
 }
@@ -31,26 +32,32 @@ void Loader::read_oracles(const Value& v) {
         if (std::find(s_.oracles.begin(), s_.oracles.end(), oracle.name) != s_.oracles.end()) {
             element.fail("duplicate oracle " + in_quotes(oracle.name));
         }
-        const std::string needs = oracle.needs(oracles::OracleJobFacts{s_.job, verification, !s_.deployments.empty()});
+        const std::string needs =
+            oracle.needs(oracles::OracleJobFacts{s_.job, verification, !s_.deployments.empty()});
         if (!needs.empty()) element.fail("oracle " + in_quotes(oracle.name) + " needs " + needs);
         s_.oracles.push_back(oracle.name);
     });
     if (s_.oracles.empty()) v.fail("expected at least one oracle, found an empty array");
 }
 
-// Every listed oracle must be able to judge a job that fails (its `needs` with expects_job_failure).
+// Every listed oracle must be able to judge a job that fails (its `needs` with
+// expects_job_failure).
 void Loader::check_oracles_judge_failure(const Value& v) {
     const bool verification = std::any_of(s_.deployments.begin(), s_.deployments.end(),
                                           [](const DeploymentSpec& d) { return d.verification; });
     for (const std::string& name : s_.oracles) {
         const oracles::OracleRegistration& oracle = *oracles::OracleRegistry::global().find(name);
-        const std::string needs = oracle.needs(oracles::OracleJobFacts{s_.job, verification, !s_.deployments.empty(), true});
-        if (!needs.empty()) v.fail("oracle " + in_quotes(name) + " listed in /oracles cannot judge a job that fails: it needs " + needs);
+        const std::string needs = oracle.needs(
+            oracles::OracleJobFacts{s_.job, verification, !s_.deployments.empty(), true});
+        if (!needs.empty())
+            v.fail("oracle " + in_quotes(name) +
+                   " listed in /oracles cannot judge a job that fails: it needs " + needs);
     }
 }
 
 void Loader::read_expect(const Value& v) {
-    constexpr const char* kForm = "\"pass\", {\"violation\": oracle name} or {\"job_failure\": text of the error}";
+    constexpr const char* kForm =
+        "\"pass\", {\"violation\": oracle name} or {\"job_failure\": text of the error}";
     if (v.get().is_string()) {
         if (v.get().get<std::string>() != "pass") v.expected(kForm);
         s_.expect = Expectation{};
@@ -58,7 +65,9 @@ void Loader::read_expect(const Value& v) {
     }
     const Object o(v, {"violation", "every_seed", "job_failure"}, kForm);
     if (auto x = o.get("job_failure")) {
-        if (o.has("every_seed")) x->fail("expected \"job_failure\" without \"every_seed\" (the job fails on every seed)");
+        if (o.has("every_seed"))
+            x->fail(
+                "expected \"job_failure\" without \"every_seed\" (the job fails on every seed)");
         s_.expect = Expectation{};
         s_.expect.job_failure = read_string(*x);
         check_oracles_judge_failure(*x);
@@ -74,31 +83,39 @@ void Loader::read_expect(const Value& v) {
 }
 
 void Loader::read_sensitivity(const Value& v, const json& document) {
-    const Object o(v, {"skip", "reasons", "why", "targets"},
-                   "an object {\"skip\": [twin names], \"reasons\": [reason keys], \"why\": text, \"targets\": [twin names]}");
+    const Object o(
+        v, {"skip", "reasons", "why", "targets"},
+        "an object {\"skip\": [twin names], \"reasons\": [reason keys], \"why\": text, \"targets\": [twin names]}");
     if (auto targets = o.get("targets")) read_sensitivity_targets(*targets, document);
     // "reasons" and "why" explain a skip: they need one.
     if (!o.get("skip") && !o.get("reasons") && !o.get("why") && o.get("targets")) return;
     const std::vector<std::string> twins = twin_names(known_bad_twins(document));
-    for_each_element(o.require("skip", "an array of known-bad twin names"), "an array of known-bad twin names", [&](const Value& element) {
-        const std::string name = read_string(element);
-        if (std::find(twins.begin(), twins.end(), name) == twins.end()) {
-            element.fail("expected a known-bad twin of this scenario, one of: " + (twins.empty() ? std::string("(none)") : join(twins)) +
-                         "; found " + in_quotes(name) + suggestion(name, twins));
-        }
-        if (std::find(s_.sensitivity_skip.begin(), s_.sensitivity_skip.end(), name) != s_.sensitivity_skip.end()) {
-            element.fail("duplicate twin " + in_quotes(name));
-        }
-        s_.sensitivity_skip.push_back(name);
-    });
+    for_each_element(o.require("skip", "an array of known-bad twin names"),
+                     "an array of known-bad twin names", [&](const Value& element) {
+                         const std::string name = read_string(element);
+                         if (std::find(twins.begin(), twins.end(), name) == twins.end()) {
+                             element.fail("expected a known-bad twin of this scenario, one of: " +
+                                          (twins.empty() ? std::string("(none)") : join(twins)) +
+                                          "; found " + in_quotes(name) + suggestion(name, twins));
+                         }
+                         if (std::find(s_.sensitivity_skip.begin(), s_.sensitivity_skip.end(),
+                                       name) != s_.sensitivity_skip.end()) {
+                             element.fail("duplicate twin " + in_quotes(name));
+                         }
+                         s_.sensitivity_skip.push_back(name);
+                     });
     std::vector<std::string> unexplained = s_.sensitivity_skip;
     if (auto reasons = o.get("reasons")) read_sensitivity_reasons(*reasons, unexplained);
-    const auto why = unexplained.empty() ? o.get("why")
-                                         : std::optional<Value>(o.require("why", "a text saying why the scenario does not target " +
-                                                                                    join(unexplained) + " (no key in \"reasons\" explains it)"));
+    const auto why =
+        unexplained.empty()
+            ? o.get("why")
+            : std::optional<Value>(
+                  o.require("why", "a text saying why the scenario does not target " +
+                                       join(unexplained) + " (no key in \"reasons\" explains it)"));
     if (!why) return;
     const std::string text = read_string(*why);
-    if (text.empty()) why->expected("a non-empty text saying why the scenario does not target these twins");
+    if (text.empty())
+        why->expected("a non-empty text saying why the scenario does not target these twins");
     s_.sensitivity_why += (s_.sensitivity_why.empty() ? "" : " ") + text;
 }
 
@@ -111,15 +128,21 @@ void Loader::read_sensitivity_reasons(const Value& v, std::vector<std::string>& 
     for_each_element(v, "an array of reason keys", [&](const Value& element) {
         const std::string key = read_string(element);
         const SkipReason* reason = find_skip_reason(key);
-        if (reason == nullptr) element.fail("expected a reason key, one of: " + join(keys) + "; found " + in_quotes(key) + suggestion(key, keys));
-        if (std::find(seen.begin(), seen.end(), key) != seen.end()) element.fail("duplicate reason " + in_quotes(key));
+        if (reason == nullptr)
+            element.fail("expected a reason key, one of: " + join(keys) + "; found " +
+                         in_quotes(key) + suggestion(key, keys));
+        if (std::find(seen.begin(), seen.end(), key) != seen.end())
+            element.fail("duplicate reason " + in_quotes(key));
         seen.push_back(key);
-        const auto skipped = std::find_if(s_.sensitivity_skip.begin(), s_.sensitivity_skip.end(),
-                                          [&](const std::string& twin) { return explains(*reason, twin); });
+        const auto skipped =
+            std::find_if(s_.sensitivity_skip.begin(), s_.sensitivity_skip.end(),
+                         [&](const std::string& twin) { return explains(*reason, twin); });
         if (skipped == s_.sensitivity_skip.end()) {
-            element.fail("expected a reason for a twin \"skip\" names: " + in_quotes(key) + " explains " + reason->twin + ", which it does not name");
+            element.fail("expected a reason for a twin \"skip\" names: " + in_quotes(key) +
+                         " explains " + reason->twin + ", which it does not name");
         }
-        std::erase_if(unexplained, [&](const std::string& twin) { return explains(*reason, twin); });
+        std::erase_if(unexplained,
+                      [&](const std::string& twin) { return explains(*reason, twin); });
         s_.sensitivity_why += (s_.sensitivity_why.empty() ? "" : " ") + reason->text;
     });
 }
@@ -134,9 +157,11 @@ void Loader::read_sensitivity_targets(const Value& v, const json& document) {
         const std::string name = read_string(element);
         if (std::find(targeted.begin(), targeted.end(), name) == targeted.end()) {
             element.fail("expected a targeted twin that applies to this scenario, one of: " +
-                         (targeted.empty() ? std::string("(none)") : join(targeted)) + "; found " + in_quotes(name) + suggestion(name, targeted));
+                         (targeted.empty() ? std::string("(none)") : join(targeted)) + "; found " +
+                         in_quotes(name) + suggestion(name, targeted));
         }
-        if (std::find(seen.begin(), seen.end(), name) != seen.end()) element.fail("duplicate twin " + in_quotes(name));
+        if (std::find(seen.begin(), seen.end(), name) != seen.end())
+            element.fail("duplicate twin " + in_quotes(name));
         seen.push_back(name);
     });
 }

@@ -8,11 +8,11 @@ namespace eosim::scenarios::loading {
 // --- world ---
 
 void Loader::read_world(const Value& v) {
-    const Object o(
-        v, {"task_managers", "slots_per_task_manager", "spare_task_managers", "evenly_spread_out_slots", "network", "storage",
-            "kafka", "topics"});
+    const Object o(v, {"task_managers", "slots_per_task_manager", "spare_task_managers",
+                       "evenly_spread_out_slots", "network", "storage", "kafka", "topics"});
     WorldSpec& w = s_.world;
-    if (auto x = o.get("task_managers")) w.task_managers = read_int32(*x, IntRange{1, 1024, "a positive integer"});
+    if (auto x = o.get("task_managers"))
+        w.task_managers = read_int32(*x, IntRange{1, 1024, "a positive integer"});
     if (auto x = o.get("slots_per_task_manager")) {
         w.slots_per_task_manager = read_int32(*x, IntRange{1, 1024, "a positive integer"});
     }
@@ -22,13 +22,20 @@ void Loader::read_world(const Value& v) {
     if (auto x = o.get("evenly_spread_out_slots")) w.evenly_spread_out_slots = read_bool(*x);
     if (w.task_managers + w.spare_task_managers > kMaxTaskManagers) {
         (o.has("spare_task_managers") ? *o.get("spare_task_managers") : *o.get("task_managers"))
-            .fail("expected " + within_limit(kMaxTaskManagers, "task managers and spares together", "kMaxTaskManagers") +
-                  ", found " + std::to_string(w.task_managers) + " + " + std::to_string(w.spare_task_managers));
+            .fail("expected " +
+                  within_limit(kMaxTaskManagers, "task managers and spares together",
+                               "kMaxTaskManagers") +
+                  ", found " + std::to_string(w.task_managers) + " + " +
+                  std::to_string(w.spare_task_managers));
     }
     if (int64_t{w.task_managers} * w.slots_per_task_manager > kMaxSlots) {
-        (o.has("slots_per_task_manager") ? *o.get("slots_per_task_manager") : *o.get("task_managers"))
-            .fail("expected " + within_limit(kMaxSlots, "slots (task_managers x slots_per_task_manager)", "kMaxSlots") +
-                  ", found " + std::to_string(w.task_managers) + " x " + std::to_string(w.slots_per_task_manager));
+        (o.has("slots_per_task_manager") ? *o.get("slots_per_task_manager")
+                                         : *o.get("task_managers"))
+            .fail("expected " +
+                  within_limit(kMaxSlots, "slots (task_managers x slots_per_task_manager)",
+                               "kMaxSlots") +
+                  ", found " + std::to_string(w.task_managers) + " x " +
+                  std::to_string(w.slots_per_task_manager));
     }
     if (auto x = o.get("network")) read_network(*x);
     if (auto x = o.get("storage")) read_storage(*x);
@@ -48,7 +55,8 @@ void Loader::read_topics(const Value& v) {
             topic.partitions = read_int32(*x, IntRange{1, 100'000, "a positive integer"});
             if (topic_partitions_ + topic.partitions > kMaxTopicPartitions) {
                 x->expected(within_limit(kMaxTopicPartitions - topic_partitions_,
-                                         "partitions (of all topics together: " + std::to_string(kMaxTopicPartitions) + ")",
+                                         "partitions (of all topics together: " +
+                                             std::to_string(kMaxTopicPartitions) + ")",
                                          "kMaxTopicPartitions"));
             }
         }
@@ -74,7 +82,8 @@ void Loader::read_storage(const Value& v) {
 }
 
 void Loader::read_kafka(const Value& v) {
-    const Object o(v, {"transaction_timeout", "fencing", "read_committed_ignores_lso", "timer_restarts_on_write"});
+    const Object o(v, {"transaction_timeout", "fencing", "read_committed_ignores_lso",
+                       "timer_restarts_on_write"});
     sim::external::KafkaOptions& k = s_.world.kafka;
     if (auto x = o.get("transaction_timeout")) k.transaction_timeout = read_duration(*x, false);
     if (auto x = o.get("fencing")) k.fencing = read_bool(*x);
@@ -101,17 +110,23 @@ std::vector<std::string> Loader::topic_names() const {
 }
 
 void Loader::read_high_availability(const Value& v) {
-    const Object o(v, {"job_managers", "session_timeout", "request_timeout", "tolerate_suspended_connections",
-                                "tell_leader_loss"}, "an object (high availability)");
+    const Object o(v,
+                   {"job_managers", "session_timeout", "request_timeout",
+                    "tolerate_suspended_connections", "tell_leader_loss"},
+                   "an object (high availability)");
     HighAvailabilitySpec& ha = s_.high_availability.emplace();
-    if (auto x = o.get("job_managers")) ha.job_managers = read_int32(*x, IntRange{1, 16, "an integer in [1, 16]"});
+    if (auto x = o.get("job_managers"))
+        ha.job_managers = read_int32(*x, IntRange{1, 16, "an integer in [1, 16]"});
     if (auto x = o.get("session_timeout")) ha.session_timeout = read_duration(*x, false);
     if (auto x = o.get("request_timeout")) ha.request_timeout = read_duration(*x, false);
-    if (auto x = o.get("tolerate_suspended_connections")) ha.tolerate_suspended_connections = read_bool(*x);
+    if (auto x = o.get("tolerate_suspended_connections"))
+        ha.tolerate_suspended_connections = read_bool(*x);
     if (auto x = o.get("tell_leader_loss")) ha.tell_leader_loss = read_bool(*x);
     if (ha.session_timeout < sim::Duration::millis(30)) {
-        o.get("session_timeout")->fail("expected a session_timeout of at least 30ms (keep-alives go every third of it), found " +
-                                       format_duration(ha.session_timeout));
+        o.get("session_timeout")
+            ->fail(
+                "expected a session_timeout of at least 30ms (keep-alives go every third of it), found " +
+                format_duration(ha.session_timeout));
     }
 }
 
@@ -123,7 +138,8 @@ std::vector<std::string> Loader::node_names() const {
         names.push_back("tm" + std::to_string(i));
     }
     if (s_.high_availability) {
-        for (int32_t i = 1; i < s_.high_availability->job_managers; ++i) names.push_back("jobmanager-" + std::to_string(i));
+        for (int32_t i = 1; i < s_.high_availability->job_managers; ++i)
+            names.push_back("jobmanager-" + std::to_string(i));
         names.push_back("coordination");
     }
     for (size_t d = 1; d <= s_.deployments.size(); ++d) {  // a later deployment's cluster
@@ -151,7 +167,8 @@ std::vector<std::string> Loader::node_names() const {
     names.push_back("append-store");
     if (s_.database) names.push_back("mysql-source");
     if (s_.has_upsert_sink()) names.push_back("mysql-target");
-    for (const std::string& system : optional_outside_system_names()) names.push_back(system);  // each on its own node
+    for (const std::string& system : optional_outside_system_names())
+        names.push_back(system);  // each on its own node
     return names;
 }
 
@@ -163,13 +180,15 @@ void Loader::read_database(const Value& v) {
     if (auto x = o.get("binlog")) {
         const Object b(*x, {"file_bytes", "retain_files", "expire_logs_seconds"});
         if (auto y = b.get("file_bytes")) {
-            d.options.binlog_file_bytes = read_int(*y, IntRange{sim::external::Database::kEventBytes,
-                                                               std::numeric_limits<int64_t>::max(),
-                                                               "a number of bytes of at least one event (40)"});
+            d.options.binlog_file_bytes =
+                read_int(*y, IntRange{sim::external::Database::kEventBytes,
+                                      std::numeric_limits<int64_t>::max(),
+                                      "a number of bytes of at least one event (40)"});
         }
         if (auto y = b.get("retain_files")) d.options.retain_files = read_int32(*y, kNonNegative32);
         if (auto y = b.get("expire_logs_seconds")) {
-            const int32_t seconds = read_int32(*y, IntRange{0, 4'294'967, "a number of seconds in [0, 4294967] (MySQL's range)"});
+            const int32_t seconds = read_int32(
+                *y, IntRange{0, 4'294'967, "a number of seconds in [0, 4294967] (MySQL's range)"});
             d.options.binlog_expire = sim::Duration::seconds(seconds);
         }
     }
@@ -180,9 +199,11 @@ void Loader::read_database(const Value& v) {
         const Value name = t.require("name", "a non-empty string");
         table.name = read_string(name);
         for (const auto& other : d.tables) {
-            if (other.name == table.name) name.fail("duplicate table name " + in_quotes(table.name));
+            if (other.name == table.name)
+                name.fail("duplicate table name " + in_quotes(table.name));
         }
-        if (auto x = t.get("initial_rows")) table.initial_rows = read_int(*x, IntRange{0, 10'000'000, "a non-negative integer"});
+        if (auto x = t.get("initial_rows"))
+            table.initial_rows = read_int(*x, IntRange{0, 10'000'000, "a non-negative integer"});
         d.tables.push_back(table);
     });
     if (d.tables.empty()) tables.fail("expected at least one table, found an empty array");
@@ -190,8 +211,8 @@ void Loader::read_database(const Value& v) {
 }
 
 void Loader::read_workload(const Value& v) {
-    const Object o(v, {"table", "transactions", "statements", "keys", "rate_per_second", "delete_ratio", "rollback_ratio",
-                       "value_min", "value_max"});
+    const Object o(v, {"table", "transactions", "statements", "keys", "rate_per_second",
+                       "delete_ratio", "rollback_ratio", "value_min", "value_max"});
     DatabaseSpec& d = *s_.database;
     sim::external::DatabaseWorkloadSpec& w = d.workload;
     const Value table = o.require("table", "the name of a table in /database/tables");
@@ -201,19 +222,25 @@ void Loader::read_workload(const Value& v) {
     if (std::find(names.begin(), names.end(), w.table) == names.end()) {
         table.expected("a table listed in /database/tables (" + join(names) + ")");
     }
-    if (auto x = o.get("transactions")) w.transactions = read_int(*x, IntRange{0, 10'000'000, "a non-negative integer"});
-    if (auto x = o.get("statements")) w.statements = read_int(*x, IntRange{1, 1000, "a positive integer"});
+    if (auto x = o.get("transactions"))
+        w.transactions = read_int(*x, IntRange{0, 10'000'000, "a non-negative integer"});
+    if (auto x = o.get("statements"))
+        w.statements = read_int(*x, IntRange{1, 1000, "a positive integer"});
     if (auto x = o.get("keys")) w.keys = read_int(*x, IntRange{1, 1'000'000, "a positive integer"});
-    if (auto x = o.get("rate_per_second")) w.rate_per_second = read_int(*x, IntRange{1, 1'000'000, "a positive integer"});
+    if (auto x = o.get("rate_per_second"))
+        w.rate_per_second = read_int(*x, IntRange{1, 1'000'000, "a positive integer"});
     if (auto x = o.get("delete_ratio")) w.delete_ratio = read_ratio(*x);
     if (auto x = o.get("rollback_ratio")) w.rollback_ratio = read_ratio(*x);
-    // Positive values: a keyed sum over the changelog then returns to 0 exactly when a key has no rows left.
-    if (auto x = o.get("value_min")) w.value_min = read_int(*x, IntRange{1, 1'000'000'000, "a positive integer"});
-    if (auto x = o.get("value_max")) w.value_max = read_int(*x, IntRange{1, 1'000'000'000, "a positive integer"});
+    // Positive values: a keyed sum over the changelog then returns to 0 exactly when a key has no
+    // rows left.
+    if (auto x = o.get("value_min"))
+        w.value_min = read_int(*x, IntRange{1, 1'000'000'000, "a positive integer"});
+    if (auto x = o.get("value_max"))
+        w.value_max = read_int(*x, IntRange{1, 1'000'000'000, "a positive integer"});
     if (w.value_max < w.value_min) {
         const Value where = o.has("value_max") ? *o.get("value_max") : *o.get("value_min");
-        where.fail("expected value_max >= value_min, found " + std::to_string(w.value_min) + " and " +
-                   std::to_string(w.value_max));
+        where.fail("expected value_max >= value_min, found " + std::to_string(w.value_min) +
+                   " and " + std::to_string(w.value_max));
     }
 }
 

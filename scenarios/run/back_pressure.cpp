@@ -48,8 +48,10 @@ std::vector<VertexBackPressure> BackPressureSampler::shares() const {
         const Counts& c = by_vertex_.at(vertex);
         const double total = static_cast<double>(c.busy + c.backpressured + c.idle);
         if (total == 0) continue;
-        out.push_back(VertexBackPressure{vertex, static_cast<double>(c.busy) / total, static_cast<double>(c.backpressured) / total,
-                                         static_cast<double>(c.idle) / total, c.busy + c.backpressured + c.idle});
+        out.push_back(VertexBackPressure{vertex, static_cast<double>(c.busy) / total,
+                                         static_cast<double>(c.backpressured) / total,
+                                         static_cast<double>(c.idle) / total,
+                                         c.busy + c.backpressured + c.idle});
     }
     return out;
 }

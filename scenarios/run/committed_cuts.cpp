@@ -6,12 +6,14 @@ void CommittedCuts::checkpoint_triggered(sim::Time, int64_t id, engine::Snapshot
     if (type.is_savepoint() && !type.terminates()) intermediate_savepoints_[id] = true;
 }
 
-void CommittedCuts::checkpoint_completed(sim::Time, int64_t id, const engine::SourceOffsets& offsets) {
+void CommittedCuts::checkpoint_completed(sim::Time, int64_t id,
+                                         const engine::SourceOffsets& offsets) {
     if (intermediate_savepoints_.contains(id)) return;
     cuts_.push_back(Cut{"checkpoint " + std::to_string(id), offsets});
 }
 
-void CommittedCuts::restore_started(sim::Time, int64_t, int64_t id, const engine::SourceOffsets& offsets) {
+void CommittedCuts::restore_started(sim::Time, int64_t, int64_t id,
+                                    const engine::SourceOffsets& offsets) {
     if (id == 0) return;
     const std::string name = "checkpoint " + std::to_string(id);
     if (cuts_.size() == 1 && cuts_.front().offsets != offsets) {

@@ -13,39 +13,51 @@ void judge(const Scenario& scenario, const engine::Engine& engine, RunResult& re
     for (const std::string& name : fired) fired_list += (fired_list.empty() ? "" : ", ") + name;
     const Expectation& expect = scenario.expect;
     if (!expect.job_failure.empty()) {
-        const bool failed_so = engine.failed() && engine.failure().find(expect.job_failure) != std::string::npos;
-        const bool fired_so = expect.pass ? fired.empty() : fired == std::vector<std::string>{expect.violation};
+        const bool failed_so =
+            engine.failed() && engine.failure().find(expect.job_failure) != std::string::npos;
+        const bool fired_so =
+            expect.pass ? fired.empty() : fired == std::vector<std::string>{expect.violation};
         result.expectation_met = failed_so && fired_so;
         result.expectation_message =
-            !engine.failed() ? "expected the job to fail with \"" + expect.job_failure + "\"; it did not fail"
-            : !failed_so     ? "expected the job to fail with \"" + expect.job_failure + "\"; it failed with: " + engine.failure()
-            : fired_so && expect.pass ? "expected the job to fail with \"" + expect.job_failure + "\": it did (" +
-                                            engine.failure() + "), and every oracle passed on what it committed"
-            : fired_so ? "expected the job to fail with \"" + expect.job_failure + "\" and a violation of " + expect.violation +
-                             ": found both, and only it"
-            : expect.pass ? "the job failed as expected, but oracles were violated: " + fired_list
-                          : "the job failed as expected; expected a violation of " + expect.violation + " only; violated: " +
-                                (fired.empty() ? std::string("none") : fired_list);
+            !engine.failed()
+                ? "expected the job to fail with \"" + expect.job_failure + "\"; it did not fail"
+            : !failed_so ? "expected the job to fail with \"" + expect.job_failure +
+                               "\"; it failed with: " + engine.failure()
+            : fired_so && expect.pass
+                ? "expected the job to fail with \"" + expect.job_failure + "\": it did (" +
+                      engine.failure() + "), and every oracle passed on what it committed"
+            : fired_so
+                ? "expected the job to fail with \"" + expect.job_failure +
+                      "\" and a violation of " + expect.violation + ": found both, and only it"
+            : expect.pass
+                ? "the job failed as expected, but oracles were violated: " + fired_list
+                : "the job failed as expected; expected a violation of " + expect.violation +
+                      " only; violated: " + (fired.empty() ? std::string("none") : fired_list);
     } else if (expect.pass) {
         result.expectation_met = fired.empty();
-        result.expectation_message = fired.empty() ? "expected every oracle to pass: they did"
-                                                   : "expected every oracle to pass; violated: " + fired_list;
+        result.expectation_message = fired.empty()
+                                         ? "expected every oracle to pass: they did"
+                                         : "expected every oracle to pass; violated: " + fired_list;
     } else {
         const std::string& wanted = expect.violation;
         result.expectation_met = fired.size() == 1 && fired.front() == wanted;
-        result.expectation_message = result.expectation_met
-                                         ? "expected a violation of " + wanted + ": found it, and only it"
-                                         : "expected a violation of " + wanted + " only; violated: " +
-                                               (fired.empty() ? std::string("none") : fired_list);
+        result.expectation_message =
+            result.expectation_met
+                ? "expected a violation of " + wanted + ": found it, and only it"
+                : "expected a violation of " + wanted +
+                      " only; violated: " + (fired.empty() ? std::string("none") : fired_list);
         if (!expect.every_seed && fired.empty()) {
             // A negative control under random faults: this seed did not reach the bug, which is
             // allowed; a suite still requires "oracle:<violation>" on some seed.
             result.expectation_met = true;
-            result.expectation_message = "expected a violation of " + wanted +
-                                         " on some seeds (not every seed): none on this one, which is allowed";
+            result.expectation_message =
+                "expected a violation of " + wanted +
+                " on some seeds (not every seed): none on this one, which is allowed";
         }
     }
-    if (!result.cut.empty()) result.expectation_message = "the run was " + result.cut + "; " + result.expectation_message;
+    if (!result.cut.empty())
+        result.expectation_message =
+            "the run was " + result.cut + "; " + result.expectation_message;
 }
 
 std::string run_end_text(const engine::Engine& engine, const std::string& cut) {
@@ -54,7 +66,8 @@ std::string run_end_text(const engine::Engine& engine, const std::string& cut) {
     return "the run was " + cut;
 }
 
-void account_faults(const Scenario& scenario, const RunOptions& options, std::vector<FaultAccount> accounts, RunResult& result) {
+void account_faults(const Scenario& scenario, const RunOptions& options,
+                    std::vector<FaultAccount> accounts, RunResult& result) {
     const FaultTally t = tally(accounts);
     result.figures.faults_planned = t.planned;
     result.figures.faults_fired = t.fired;

@@ -13,12 +13,14 @@ namespace eosim::scenarios {
 // result.cut.
 void judge(const Scenario& scenario, const engine::Engine& engine, RunResult& result);
 
-// How the run ended, for the fault accounts: "the job finished", "the job failed", "the run was cut ...".
+// How the run ended, for the fault accounts: "the job finished", "the job failed", "the run was cut
+// ...".
 std::string run_end_text(const engine::Engine& engine, const std::string& cut);
 
 // The planned faults' accounts into the result and its figures; strict (the scenario's
 // faults.strict or RunOptions::strict_faults): a scheduled fault that did not fire with an effect
 // fails the run, with the reason.
-void account_faults(const Scenario& scenario, const RunOptions& options, std::vector<FaultAccount> accounts, RunResult& result);
+void account_faults(const Scenario& scenario, const RunOptions& options,
+                    std::vector<FaultAccount> accounts, RunResult& result);
 
 }  // namespace eosim::scenarios

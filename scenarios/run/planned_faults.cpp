@@ -8,7 +8,8 @@ namespace eosim::scenarios {
 namespace {
 
 // The explicit faults, then those drawn from `prng` (the run's stream "faults").
-std::vector<sim::FaultSpec> plan_faults(const Scenario& scenario, sim::Prng prng, std::optional<FaultDraw>& draw) {
+std::vector<sim::FaultSpec> plan_faults(const Scenario& scenario, sim::Prng prng,
+                                        std::optional<FaultDraw>& draw) {
     std::vector<sim::FaultSpec> plan = scenario.faults;
     if (scenario.random_faults) {
         draw = draw_random_faults(*scenario.random_faults, prng);
@@ -24,7 +25,8 @@ std::vector<sim::FaultSpec> fault_plan(const Scenario& scenario, uint64_t seed) 
     return plan_faults(scenario, sim::World::prng_of(seed, kFaultStream), draw);
 }
 
-PlannedFaults::PlannedFaults(const Scenario& scenario, RunWorld& run, DeploymentRun& deployments, CoverageTracker& coverage) {
+PlannedFaults::PlannedFaults(const Scenario& scenario, RunWorld& run, DeploymentRun& deployments,
+                             CoverageTracker& coverage) {
     sim::World& world = run.world;
     std::vector<sim::FaultSpec> plan = plan_faults(scenario, world.prng(kFaultStream), draw_);
     world.on_point([&coverage, &world](const sim::ProtocolPointEvent& event) {
@@ -36,13 +38,17 @@ PlannedFaults::PlannedFaults(const Scenario& scenario, RunWorld& run, Deployment
     };
     injector_.emplace(world, std::move(plan), std::move(hooks));
     sim::FaultInjector& injector = *injector_;
-    injector.on_fired([&coverage, &injector](const sim::FiredFault& fired) { coverage.fault(fired, injector.plan()[fired.plan_index]); });
+    injector.on_fired([&coverage, &injector](const sim::FiredFault& fired) {
+        coverage.fault(fired, injector.plan()[fired.plan_index]);
+    });
     EffectProbes probes = run.outside.effect_probes();
     probes.load_of = [&deployments](sim::NodeId node) { return deployments.load_of(node); };
-    accounting_.emplace(world, injector, scenario.faults.size(), std::move(probes), [](const std::string& point) {
-        const PointAnnouncer* announcer = point_announcer(point);
-        return announcer == nullptr ? std::string("no component") : std::string(announcer->component);
-    });
+    accounting_.emplace(world, injector, scenario.faults.size(), std::move(probes),
+                        [](const std::string& point) {
+                            const PointAnnouncer* announcer = point_announcer(point);
+                            return announcer == nullptr ? std::string("no component")
+                                                        : std::string(announcer->component);
+                        });
     // at_point's "attempt": 1 + the running deployment's failovers.
     injector.set_attempt([&deployments] { return deployments.current().stats().failovers + 1; });
 }

@@ -28,7 +28,8 @@ std::vector<sim::FaultSpec> fault_plan(const Scenario& scenario, uint64_t seed);
 
 class PlannedFaults {
 public:
-    PlannedFaults(const Scenario& scenario, RunWorld& run, DeploymentRun& deployments, CoverageTracker& coverage);
+    PlannedFaults(const Scenario& scenario, RunWorld& run, DeploymentRun& deployments,
+                  CoverageTracker& coverage);
 
     sim::FaultInjector& injector() { return *injector_; }
     const sim::FaultInjector& injector() const { return *injector_; }
@@ -40,7 +41,9 @@ public:
     // Before every event: the accounting reads the counters of faults whose effect just ended.
     void tick() { accounting_->tick(); }
     // After the run (`run_end`: how it ended): one account per planned fault, in plan order.
-    std::vector<FaultAccount> accounts(const std::string& run_end) { return accounting_->finish(run_end); }
+    std::vector<FaultAccount> accounts(const std::string& run_end) {
+        return accounting_->finish(run_end);
+    }
 
 private:
     std::optional<FaultDraw> draw_;

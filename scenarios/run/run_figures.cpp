@@ -14,7 +14,8 @@ void engine_figures(DeploymentRun& deployments, RunFigures& f) {
     const engine::EngineStats stats = deployments.total_stats();
     f.checkpoints_completed = stats.checkpoints_completed;
     f.checkpoints_aborted = stats.checkpoints_aborted;
-    for (const auto& [reason, count] : stats.checkpoints_aborted_by_reason) f.checkpoints_aborted_by_reason[engine::to_string(reason)] = count;
+    for (const auto& [reason, count] : stats.checkpoints_aborted_by_reason)
+        f.checkpoints_aborted_by_reason[engine::to_string(reason)] = count;
     f.checkpoint_files_discarded = stats.checkpoint_files_discarded;
     f.checkpoint_bytes_discarded = stats.checkpoint_bytes_discarded;
     f.savepoints_completed = stats.savepoints_completed;
@@ -33,10 +34,12 @@ void engine_figures(DeploymentRun& deployments, RunFigures& f) {
 
 // What every deployment left in checkpoint storage at the end: retained checkpoints, files no
 // retained checkpoint refers to, savepoints and their files.
-void storage_figures(const DeploymentRun& deployments, const sim::DurableStorage& storage, RunFigures& f) {
+void storage_figures(const DeploymentRun& deployments, const sim::DurableStorage& storage,
+                     RunFigures& f) {
     for (const engine::JobSpec* deployed : deployments.all_jobs()) {
         const engine::CheckpointStorageUse use = engine::checkpoint_storage_use(
-            *deployed, storage.contents(), [&storage](const std::string& key) { return storage.removal_in_flight(key); });
+            *deployed, storage.contents(),
+            [&storage](const std::string& key) { return storage.removal_in_flight(key); });
         f.checkpoint_files_retained += use.retained.files;
         f.checkpoint_bytes_retained += use.retained.bytes;
         f.checkpoint_files_unretained += use.unretained.files;
@@ -50,7 +53,8 @@ void storage_figures(const DeploymentRun& deployments, const sim::DurableStorage
     }
 }
 
-void checkpoint_figures(const std::vector<CheckpointStats>& checkpoints, CheckpointStatsSummary& summary, RunFigures& f) {
+void checkpoint_figures(const std::vector<CheckpointStats>& checkpoints,
+                        CheckpointStatsSummary& summary, RunFigures& f) {
     summary = summarize(checkpoints);
     f.checkpoints_unaligned = summary.unaligned;
     f.checkpoint_duration_median_ms = summary.duration_median_ms;
@@ -64,12 +68,14 @@ void checkpoint_figures(const std::vector<CheckpointStats>& checkpoints, Checkpo
     f.failed_alignment_max_ms = summary.failed_summary.alignment_ms.max;
     f.failed_start_delay_max_ms = summary.failed_summary.start_delay_ms.max;
     f.start_delay_max_ms = summary.completed_summary.start_delay_ms.max;
-    f.persisted_bytes_max = static_cast<int64_t>(std::max(summary.completed_summary.persisted_bytes.max, summary.failed_summary.persisted_bytes.max));
+    f.persisted_bytes_max = static_cast<int64_t>(std::max(
+        summary.completed_summary.persisted_bytes.max, summary.failed_summary.persisted_bytes.max));
 }
 
 // The fault that probably caused a failure at `at_s`: the latest that fired (and did something)
 // before it, one that hit a node the failure names if any did.
-std::string probable_cause(const std::vector<sim::FiredFault>& faults, double at_s, const std::string& reason) {
+std::string probable_cause(const std::vector<sim::FiredFault>& faults, double at_s,
+                           const std::string& reason) {
     const sim::FiredFault* latest = nullptr;
     const sim::FiredFault* named = nullptr;
     for (const sim::FiredFault& fault : faults) {
@@ -81,22 +87,27 @@ std::string probable_cause(const std::vector<sim::FiredFault>& faults, double at
     }
     const sim::FiredFault* cause = named != nullptr ? named : latest;
     if (cause == nullptr) return "";
-    return "fault #" + std::to_string(cause->plan_index) + " " + sim::to_string(cause->kind) + " at " + sim::seconds_text(cause->at) +
-           ": " + cause->action;
+    return "fault #" + std::to_string(cause->plan_index) + " " + sim::to_string(cause->kind) +
+           " at " + sim::seconds_text(cause->at) + ": " + cause->action;
 }
 
 void job_history(const JobHistory& history, RunResult& result) {
     result.status_history = history.status_history();
     result.exceptions = history.exceptions();
     result.figures.jobmanager_failovers = history.job_manager_failovers();
-    for (JobException& e : result.exceptions) e.root_cause = probable_cause(result.faults, e.at_s, e.reason);
+    for (JobException& e : result.exceptions)
+        e.root_cause = probable_cause(result.faults, e.at_s, e.reason);
     result.deployments = history.deployments();
-    if (result.deployments.size() < 2) return;  // one deployment: nothing to tell apart on the timeline
+    if (result.deployments.size() < 2)
+        return;  // one deployment: nothing to tell apart on the timeline
     for (const DeploymentSpan& d : result.deployments) {
         const auto ns = [](double s) { return static_cast<int64_t>(std::llround(s * 1e9)); };
         result.timeline.push_back(TimelineEvent{
             ns(d.begin_s), d.end_s < 0 ? -1 : ns(d.end_s), "job", "deployment",
-            d.name + ": " + (d.restored_from == 0 ? "from scratch" : "restored " + d.restored_kind + " " + std::to_string(d.restored_from)) +
+            d.name + ": " +
+                (d.restored_from == 0
+                     ? "from scratch"
+                     : "restored " + d.restored_kind + " " + std::to_string(d.restored_from)) +
                 "; " + (d.ended.empty() ? "running at the end" : d.ended)});
     }
 }
@@ -115,8 +126,11 @@ void gather_figures(const FigureSources& from, RunResult& result) {
     f.faults_injected = static_cast<int64_t>(from.faults.injector().injected_count());
     // Change events a CDC source read (its snapshot rows and binlog events, replays included);
     // input records otherwise. The final rows of a CDC source table are figures of their own.
-    const bool cdc = std::any_of(from.deployments.jobs().begin(), from.deployments.jobs().end(),
-                                 [](const engine::JobSpec& job) { return engine::has_operator(job, engine::OperatorKind::cdc_source); });
+    const bool cdc =
+        std::any_of(from.deployments.jobs().begin(), from.deployments.jobs().end(),
+                    [](const engine::JobSpec& job) {
+                        return engine::has_operator(job, engine::OperatorKind::cdc_source);
+                    });
     f.records_read = from.deployments.total_stats().records_read;
     f.records_in = cdc ? f.records_read : from.run.model.input_records();
     if (cdc) f.source_table_rows = from.run.model.input_records();
@@ -127,14 +141,17 @@ void gather_figures(const FigureSources& from, RunResult& result) {
     TimelineRecorder& timeline = from.observers.timeline;
     result.faults = from.faults.injector().fired();
     for (const sim::FiredFault& fault : result.faults) {
-        timeline.add(TimelineEvent{fault.at.ns, -1, "faults", std::string("fault.") + sim::to_string(fault.kind), fault.action});
+        timeline.add(TimelineEvent{fault.at.ns, -1, "faults",
+                                   std::string("fault.") + sim::to_string(fault.kind),
+                                   fault.action});
     }
     result.timeline = timeline.take();
     job_history(from.observers.history, result);
     result.placements = from.observers.placements.placements();
     result.back_pressure = from.observers.back_pressure.shares();
-    f.transactions_lost = std::count_if(result.timeline.begin(), result.timeline.end(),
-                                        [](const TimelineEvent& e) { return e.what == "txn.lost"; });
+    f.transactions_lost =
+        std::count_if(result.timeline.begin(), result.timeline.end(),
+                      [](const TimelineEvent& e) { return e.what == "txn.lost"; });
     CoverageTracker& coverage = from.observers.coverage;
     for (const OracleVerdict& v : result.verdicts) {
         if (!v.passed) coverage.oracle_fired(v.oracle);

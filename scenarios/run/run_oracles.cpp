@@ -29,7 +29,8 @@ std::vector<const engine::VertexSpec*> output_sinks(const std::vector<engine::Jo
 
 // What a committed reader of `sink`'s outside system sees, read once after the run (oracles ask
 // only then) into a compact sorted multiset that every oracle of the sink shares.
-oracles::SinkReader committed_reader(const engine::VertexSpec& sink, const RunOutsideSystems& outside) {
+oracles::SinkReader committed_reader(const engine::VertexSpec& sink,
+                                     const RunOutsideSystems& outside) {
     auto content = std::make_shared<std::optional<oracles::RecordMultiset>>();
     return [&sink, &outside, content]() -> oracles::RecordMultiset {
         if (!*content) *content = outside.committed_content(*sink.sink);
@@ -39,25 +40,32 @@ oracles::SinkReader committed_reader(const engine::VertexSpec& sink, const RunOu
 
 }  // namespace
 
-RunOracles::RunOracles(const Scenario& scenario, RunWorld& run, const DeploymentRun& deployments, const PlannedFaults& faults,
-                       ObserverFanout& fanout, const oracles::RollbackDetector& rollbacks) {
+RunOracles::RunOracles(const Scenario& scenario, RunWorld& run, const DeploymentRun& deployments,
+                       const PlannedFaults& faults, ObserverFanout& fanout,
+                       const oracles::RollbackDetector& rollbacks) {
     std::vector<std::string> judged_ids;
     for (const engine::VertexSpec* judged : output_sinks(deployments.jobs())) {
         judged_.push_back(oracles::JudgedSink{judged, committed_reader(*judged, run.outside)});
         judged_ids.push_back(judged->id);
     }
-    run.model.expect_sinks(judged_ids);  // a later program's sink: nothing expected until the run deploys it
+    run.model.expect_sinks(
+        judged_ids);  // a later program's sink: nothing expected until the run deploys it
     const sim::FaultInjector& injector = faults.injector();
     const RunOutsideSystems& outside = run.outside;
     context_ = std::make_unique<oracles::OracleRunContext>(oracles::OracleRunContext{
         run.world, scenario.job, run.services.systems, run.model, judged_,
-        scenario.inputs.empty() ? std::string() : scenario.inputs.front().topic, scenario.freshness_bound_or_default(),
-        scenario.liveness_bound, [&faults](sim::Time from, sim::Time to) { return faults.effect_during(from, to); },
+        scenario.inputs.empty() ? std::string() : scenario.inputs.front().topic,
+        scenario.freshness_bound_or_default(), scenario.liveness_bound,
+        [&faults](sim::Time from, sim::Time to) { return faults.effect_during(from, to); },
         [&injector] { return injector.quiet_since(); },
-        [&outside](const engine::VertexSpec& sink) { return outside.committed_content(*sink.sink); }, hooks_, &rollbacks});
+        [&outside](const engine::VertexSpec& sink) {
+            return outside.committed_content(*sink.sink);
+        },
+        hooks_, &rollbacks});
     for (const std::string& name : scenario.oracles) {
         const oracles::OracleRegistration* kind = oracles::OracleRegistry::global().find(name);
-        if (kind == nullptr) throw std::invalid_argument("oracle \"" + name + "\" is not registered");
+        if (kind == nullptr)
+            throw std::invalid_argument("oracle \"" + name + "\" is not registered");
         std::unique_ptr<oracles::Oracle> oracle = kind->make(*context_);
         ends_hung_runs_ = ends_hung_runs_ || kind->ends_hung_runs;
         fanout.add(oracle.get());

@@ -20,13 +20,15 @@ namespace eosim::scenarios {
 class RunOracles {
 public:
     // `rollbacks` (for the no_rollbacks oracle) must outlive this.
-    RunOracles(const Scenario& scenario, RunWorld& run, const DeploymentRun& deployments, const PlannedFaults& faults,
-               ObserverFanout& fanout, const oracles::RollbackDetector& rollbacks);
+    RunOracles(const Scenario& scenario, RunWorld& run, const DeploymentRun& deployments,
+               const PlannedFaults& faults, ObserverFanout& fanout,
+               const oracles::RollbackDetector& rollbacks);
     RunOracles(const RunOracles&) = delete;
     RunOracles& operator=(const RunOracles&) = delete;
 
     const oracles::OracleRunHooks& hooks() const { return hooks_; }
-    // Whether a listed oracle wants a run without progress cut early (OracleRegistration::ends_hung_runs).
+    // Whether a listed oracle wants a run without progress cut early
+    // (OracleRegistration::ends_hung_runs).
     bool ends_hung_runs() const { return ends_hung_runs_; }
     // What a committed reader sees of the job's first sink.
     oracles::RecordMultiset first_sink_content() const { return judged_.front().reader(); }

@@ -15,7 +15,9 @@ namespace eosim::scenarios {
 
 // Watches every sink of every deployment's program; `scenario`, `deployments`, `run` and
 // `observers` must outlive it.
-std::unique_ptr<oracles::RollbackDetector> watch_rollbacks(const Scenario& scenario, const DeploymentRun& deployments, const RunWorld& run,
+std::unique_ptr<oracles::RollbackDetector> watch_rollbacks(const Scenario& scenario,
+                                                           const DeploymentRun& deployments,
+                                                           const RunWorld& run,
                                                            RunObservers& observers);
 
 }  // namespace eosim::scenarios

@@ -11,7 +11,8 @@ RunWorld::RunWorld(const Scenario& scenario, const RunOptions& options)
     world.trace().set_log(options.trace_log);
 }
 
-engine::HighAvailability high_availability(const Scenario& scenario, const engine::OutsideSystems& systems) {
+engine::HighAvailability high_availability(const Scenario& scenario,
+                                           const engine::OutsideSystems& systems) {
     engine::HighAvailability ha;
     ha.without_ha = scenario.without_ha;
     if (!scenario.high_availability) return ha;

@@ -22,6 +22,7 @@ struct RunWorld {
 };
 
 // The engine's JobManager high availability: the scenario's settings and the coordination service.
-engine::HighAvailability high_availability(const Scenario& scenario, const engine::OutsideSystems& systems);
+engine::HighAvailability high_availability(const Scenario& scenario,
+                                           const engine::OutsideSystems& systems);
 
 }  // namespace eosim::scenarios

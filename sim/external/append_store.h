@@ -22,7 +22,8 @@ namespace eosim::sim::external {
 
 enum class AppendStoreError : uint8_t {
     none,
-    unavailable,  // the store is down, unreachable or in an unavailable period, or the caller is down
+    unavailable,  // the store is down, unreachable or in an unavailable period, or the caller is
+                  // down
 };
 const char* to_string(AppendStoreError error);
 

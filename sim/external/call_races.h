@@ -6,16 +6,17 @@
 //     then lands a second time unless the write is idempotent);
 //   - late: not applied yet; the caller sees `timeout`; the request lands later, just before the
 //     `late_by_calls`-th following call to the system (whoever makes it: another client's write
-//     may land first, or the caller's own retry), and at the latest `kLateAtMost` after it was sent;
+//     may land first, or the caller's own retry), and at the latest `kLateAtMost` after it was
+//     sent;
 //   - request_lost: never applied; the caller sees `timeout`.
-// A timeout therefore tells the caller nothing about whether its write applied, will apply, or never will.
-// Reads are never raced (a lost read answer is a failed read); a read counts as a call for the
-// late requests' turns.
+// A timeout therefore tells the caller nothing about whether its write applied, will apply, or
+// never will. Reads are never raced (a lost read answer is a failed read); a read counts as a call
+// for the late requests' turns.
 //
 // Where the deliveries come from: a script (the testkit's contract level draws them as a command,
 // so a failing case shrinks to the deliveries that matter) or, in a fault window, a seeded draw per
-// write (`set_races`, the `system_call_races` fault kind: with `ratio` a write races; of those, 2 in
-// 5 lose their answer, 2 in 5 land late by 1-8 calls, 1 in 5 is lost). Deterministic by seed.
+// write (`set_races`, the `system_call_races` fault kind: with `ratio` a write races; of those, 2
+// in 5 lose their answer, 2 in 5 land late by 1-8 calls, 1 in 5 is lost). Deterministic by seed.
 //
 // The call log: every call of a system (reads and writes, with their arguments and answers, and
 // late writes when they land) is reported to a log function when one is set (the testkit's
@@ -42,14 +43,15 @@ struct RaceStep {
 struct CallNote {
     NodeId caller = kNoNode;
     std::string call;    // e.g. "SET k3 7", "bulk [index auto-id {...}]"
-    std::string answer;  // e.g. "ok", "timeout (applied, answer lost)", "LANDS (sent earlier, answered timeout)"
+    std::string answer;  // e.g. "ok", "timeout (applied, answer lost)", "LANDS (sent earlier,
+                         // answered timeout)"
 };
 
 struct CallRaceStats {
-    uint64_t answers_lost = 0;  // applied, the caller saw a timeout
-    uint64_t late = 0;          // held, the caller saw a timeout
-    uint64_t requests_lost = 0; // never applied, the caller saw a timeout
-    uint64_t landed_late = 0;   // held writes that landed
+    uint64_t answers_lost = 0;   // applied, the caller saw a timeout
+    uint64_t late = 0;           // held, the caller saw a timeout
+    uint64_t requests_lost = 0;  // never applied, the caller saw a timeout
+    uint64_t landed_late = 0;    // held writes that landed
 };
 
 class CallRaces {
@@ -68,7 +70,8 @@ public:
     // No more races (scripted or drawn); writes already held still land.
     void calm();
 
-    // Called at every admitted call, before it is applied: the held writes whose turn has come land.
+    // Called at every admitted call, before it is applied: the held writes whose turn has come
+    // land.
     void before_call();
     // How the admitted write from `caller` is delivered.
     RaceStep next_write();
@@ -80,7 +83,8 @@ public:
     void set_log(std::function<void(const CallNote&)> log) { log_ = std::move(log); }
     bool logging() const { return static_cast<bool>(log_); }
     // Notes one call; `call` and `answer` are built only when a log is set.
-    void note(NodeId caller, const std::function<std::string()>& call, const std::function<std::string()>& answer) const {
+    void note(NodeId caller, const std::function<std::string()>& call,
+              const std::function<std::string()>& answer) const {
         if (log_) log_(CallNote{caller, call(), answer()});
     }
 

@@ -28,7 +28,9 @@ namespace {
 
 uint64_t mix_text(uint64_t h, std::string_view text) { return digest_mix(h, digest_of(text)); }
 
-uint64_t mix_signed(uint64_t h, int64_t value) { return digest_mix(h, static_cast<uint64_t>(value)); }
+uint64_t mix_signed(uint64_t h, int64_t value) {
+    return digest_mix(h, static_cast<uint64_t>(value));
+}
 
 uint64_t mix_record(uint64_t h, const KafkaRecord& r) {
     return mix_signed(mix_signed(mix_signed(h, r.key), r.value), r.timestamp);
@@ -52,7 +54,8 @@ uint64_t KafkaCluster::content_digest() const {
             h = digest_mix(h, p.log.size());
             for_each_decoded_range(
                 0, p.log.size(),
-                [&](size_t, std::span<int64_t> keys, std::span<int64_t> values, std::span<int64_t> transactions) {
+                [&](size_t, std::span<int64_t> keys, std::span<int64_t> values,
+                    std::span<int64_t> transactions) {
                     for (size_t i = 0; i < keys.size(); ++i) {
                         h = mix_signed(mix_signed(h, keys[i]), values[i]);
                         h = digest_mix(h, outcome_code(entry_state(transactions[i])));
@@ -64,15 +67,17 @@ uint64_t KafkaCluster::content_digest() const {
     return h;
 }
 
-void KafkaCluster::for_each_entry(const std::string& topic,
-                                  const std::function<void(int32_t, const ReadResult::Entry&)>& visit) const {
+void KafkaCluster::for_each_entry(
+    const std::string& topic,
+    const std::function<void(int32_t, const ReadResult::Entry&)>& visit) const {
     const auto it = topics_.find(topic);
     if (it == topics_.end()) return;
     for (size_t partition = 0; partition < it->second.size(); ++partition) {
         const PartitionLog& log = it->second[partition].log;
         for (size_t offset = 0; offset < log.size(); ++offset) {
             const Entry entry = log[offset];
-            visit(static_cast<int32_t>(partition), ReadResult::Entry{static_cast<int64_t>(offset), entry.record, entry.transaction});
+            visit(static_cast<int32_t>(partition),
+                  ReadResult::Entry{static_cast<int64_t>(offset), entry.record, entry.transaction});
         }
     }
 }
@@ -90,7 +95,8 @@ uint64_t DocumentStore::content_digest() const {
         for (const auto& [id, document] : index) {
             h = mix_signed(mix_text(h, id), document.version);
             h = digest_mix(h, document.fields.size());
-            for (const auto& [field, value] : document.fields) h = mix_signed(mix_text(h, field), value);
+            for (const auto& [field, value] : document.fields)
+                h = mix_signed(mix_text(h, field), value);
         }
     }
     return h;
@@ -98,7 +104,8 @@ uint64_t DocumentStore::content_digest() const {
 
 uint64_t KeyValueStore::content_digest() const {
     uint64_t h = digest_mix(mix_text(0, "key_values"), entries_.size());
-    for (const auto& [key, entry] : entries_) h = mix_signed(mix_signed(mix_text(h, key), entry.value), entry.expires_at.ns);
+    for (const auto& [key, entry] : entries_)
+        h = mix_signed(mix_signed(mix_text(h, key), entry.value), entry.expires_at.ns);
     return h;
 }
 

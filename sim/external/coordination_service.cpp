@@ -26,9 +26,11 @@ const char* to_string(CoordinationStatus status) {
     return "?";
 }
 
-CoordinationService::CoordinationService(Scheduler& scheduler, Network& network, NodeId node, Duration request_timeout)
+CoordinationService::CoordinationService(Scheduler& scheduler, Network& network, NodeId node,
+                                         Duration request_timeout)
     : scheduler_(scheduler), network_(network), node_(node), request_timeout_(request_timeout) {
-    EOSIM_INVARIANT(node < scheduler.nodes().size(), "the coordination service runs on a known node");
+    EOSIM_INVARIANT(node < scheduler.nodes().size(),
+                    "the coordination service runs on a known node");
 }
 
 void CoordinationService::booted() {
@@ -36,28 +38,32 @@ void CoordinationService::booted() {
     for (auto& [id, session] : sessions_) arm_expiry(id);
 }
 
-void CoordinationService::call(NodeId caller, std::function<std::function<void()>()> apply, std::function<void()> lost) {
+void CoordinationService::call(NodeId caller, std::function<std::function<void()>()> apply,
+                               std::function<void()> lost) {
     if (!scheduler_.nodes().is_up(caller)) return;
     auto answered = std::make_shared<bool>(false);
     const uint64_t digest = digest_mix(caller, stats_.requests);
-    network_.send_datagram(caller, node_, kRequest, digest, [this, caller, digest, answered, apply = std::move(apply)] {
-        if (scheduler_.now() < unavailable_until_) {  // answers nothing
-            ++stats_.refused_by_fault;
-            return;
-        }
-        ++stats_.requests;
-        std::function<void()> answer = apply();
-        network_.send_datagram(node_, caller, kAnswer, digest, [answered, answer = std::move(answer)] {
-            if (*answered) return;
-            *answered = true;
-            answer();
-        });
-    });
-    scheduler_.schedule(request_timeout_, caller, kRequestTimeout, digest, [answered, lost = std::move(lost)] {
-        if (*answered) return;
-        *answered = true;
-        lost();
-    });
+    network_.send_datagram(caller, node_, kRequest, digest,
+                           [this, caller, digest, answered, apply = std::move(apply)] {
+                               if (scheduler_.now() < unavailable_until_) {  // answers nothing
+                                   ++stats_.refused_by_fault;
+                                   return;
+                               }
+                               ++stats_.requests;
+                               std::function<void()> answer = apply();
+                               network_.send_datagram(node_, caller, kAnswer, digest,
+                                                      [answered, answer = std::move(answer)] {
+                                                          if (*answered) return;
+                                                          *answered = true;
+                                                          answer();
+                                                      });
+                           });
+    scheduler_.schedule(request_timeout_, caller, kRequestTimeout, digest,
+                        [answered, lost = std::move(lost)] {
+                            if (*answered) return;
+                            *answered = true;
+                            lost();
+                        });
 }
 
 bool CoordinationService::renew(SessionId session) {
@@ -69,10 +75,12 @@ bool CoordinationService::renew(SessionId session) {
 void CoordinationService::arm_expiry(SessionId id) {
     Session& session = sessions_.at(id);
     const uint64_t generation = ++session.generation;
-    scheduler_.schedule(session.timeout, node_, kSessionExpiry, static_cast<uint64_t>(id), [this, id, generation] {
-        auto it = sessions_.find(id);
-        if (it != sessions_.end() && it->second.generation == generation) expire(id);
-    });
+    scheduler_.schedule(session.timeout, node_, kSessionExpiry, static_cast<uint64_t>(id),
+                        [this, id, generation] {
+                            auto it = sessions_.find(id);
+                            if (it != sessions_.end() && it->second.generation == generation)
+                                expire(id);
+                        });
 }
 
 void CoordinationService::expire(SessionId id) {
@@ -86,7 +94,8 @@ void CoordinationService::expire(SessionId id) {
         nodes_.erase(path);
         changed(path);
     }
-    for (auto it = watches_.begin(); it != watches_.end();) it = it->second.session == id ? watches_.erase(it) : std::next(it);
+    for (auto it = watches_.begin(); it != watches_.end();)
+        it = it->second.session == id ? watches_.erase(it) : std::next(it);
 }
 
 void CoordinationService::expire_sessions_of(NodeId client) {
@@ -103,7 +112,8 @@ bool CoordinationService::fence_holds(const std::optional<Fence>& fence) const {
     return it != nodes_.end() && it->second.owner == fence->session && fence->session != 0;
 }
 
-CoordinationStatus CoordinationService::admit_write(SessionId session, const std::optional<Fence>& fence) {
+CoordinationStatus CoordinationService::admit_write(SessionId session,
+                                                    const std::optional<Fence>& fence) {
     if (!renew(session)) return CoordinationStatus::session_expired;
     if (scheduler_.now() < write_errors_until_) {
         ++stats_.refused_by_fault;
@@ -123,7 +133,8 @@ void CoordinationService::changed(const std::string& path) {
     watches_.erase(first, last);
     for (Watch& watch : fired) {
         ++stats_.watches_fired;
-        network_.send_datagram(node_, watch.client, kWatchEvent, digest_of(path), std::move(watch.watcher));
+        network_.send_datagram(node_, watch.client, kWatchEvent, digest_of(path),
+                               std::move(watch.watcher));
     }
 }
 
@@ -147,21 +158,24 @@ void CoordinationService::keep_alive(NodeId caller, SessionId session, Done done
     call(
         caller,
         [this, session, shared] {
-            const CoordinationStatus status = renew(session) ? CoordinationStatus::ok : CoordinationStatus::session_expired;
+            const CoordinationStatus status =
+                renew(session) ? CoordinationStatus::ok : CoordinationStatus::session_expired;
             return std::function<void()>([shared, status] { (*shared)(status); });
         },
         [shared] { (*shared)(CoordinationStatus::connection_loss); });
 }
 
-void CoordinationService::create(NodeId caller, SessionId session, const std::string& path, const std::string& value,
-                                 bool ephemeral, std::optional<Fence> fence, Created done) {
+void CoordinationService::create(NodeId caller, SessionId session, const std::string& path,
+                                 const std::string& value, bool ephemeral,
+                                 std::optional<Fence> fence, Created done) {
     auto shared = std::make_shared<Created>(std::move(done));
     call(
         caller,
         [this, session, path, value, ephemeral, fence = std::move(fence), shared] {
             CoordinationStatus status = admit_write(session, fence);
             int64_t zxid = 0;
-            if (status == CoordinationStatus::ok && nodes_.contains(path)) status = CoordinationStatus::node_exists;
+            if (status == CoordinationStatus::ok && nodes_.contains(path))
+                status = CoordinationStatus::node_exists;
             if (status == CoordinationStatus::ok) {
                 zxid = ++zxid_;
                 nodes_[path] = CoordinationNode{value, 0, zxid, ephemeral ? session : 0};
@@ -173,12 +187,14 @@ void CoordinationService::create(NodeId caller, SessionId session, const std::st
         [shared] { (*shared)(CoordinationStatus::connection_loss, 0); });
 }
 
-void CoordinationService::get(NodeId caller, SessionId session, const std::string& path, Read done, Watcher watch) {
+void CoordinationService::get(NodeId caller, SessionId session, const std::string& path, Read done,
+                              Watcher watch) {
     auto shared = std::make_shared<Read>(std::move(done));
     call(
         caller,
         [this, caller, session, path, watch = std::move(watch), shared]() mutable {
-            CoordinationStatus status = renew(session) ? CoordinationStatus::ok : CoordinationStatus::session_expired;
+            CoordinationStatus status =
+                renew(session) ? CoordinationStatus::ok : CoordinationStatus::session_expired;
             CoordinationNode node;
             if (status == CoordinationStatus::ok) {
                 auto it = nodes_.find(path);
@@ -189,21 +205,25 @@ void CoordinationService::get(NodeId caller, SessionId session, const std::strin
                 }
                 if (watch) watches_.emplace(path, Watch{caller, session, std::move(watch)});
             }
-            return std::function<void()>([shared, status, node = std::move(node)] { (*shared)(status, node); });
+            return std::function<void()>(
+                [shared, status, node = std::move(node)] { (*shared)(status, node); });
         },
         [shared] { (*shared)(CoordinationStatus::connection_loss, CoordinationNode{}); });
 }
 
-void CoordinationService::set(NodeId caller, SessionId session, const std::string& path, const std::string& value,
-                              int64_t expected_version, std::optional<Fence> fence, Done done) {
+void CoordinationService::set(NodeId caller, SessionId session, const std::string& path,
+                              const std::string& value, int64_t expected_version,
+                              std::optional<Fence> fence, Done done) {
     auto shared = std::make_shared<Done>(std::move(done));
     call(
         caller,
         [this, session, path, value, expected_version, fence = std::move(fence), shared] {
             CoordinationStatus status = admit_write(session, fence);
             auto it = nodes_.find(path);
-            if (status == CoordinationStatus::ok && it == nodes_.end()) status = CoordinationStatus::no_node;
-            if (status == CoordinationStatus::ok && expected_version >= 0 && it->second.version != expected_version) {
+            if (status == CoordinationStatus::ok && it == nodes_.end())
+                status = CoordinationStatus::no_node;
+            if (status == CoordinationStatus::ok && expected_version >= 0 &&
+                it->second.version != expected_version) {
                 status = CoordinationStatus::bad_version;
             }
             if (status == CoordinationStatus::ok) {
@@ -218,16 +238,18 @@ void CoordinationService::set(NodeId caller, SessionId session, const std::strin
         [shared] { (*shared)(CoordinationStatus::connection_loss); });
 }
 
-void CoordinationService::remove(NodeId caller, SessionId session, const std::string& path, int64_t expected_version,
-                                 std::optional<Fence> fence, Done done) {
+void CoordinationService::remove(NodeId caller, SessionId session, const std::string& path,
+                                 int64_t expected_version, std::optional<Fence> fence, Done done) {
     auto shared = std::make_shared<Done>(std::move(done));
     call(
         caller,
         [this, session, path, expected_version, fence = std::move(fence), shared] {
             CoordinationStatus status = admit_write(session, fence);
             auto it = nodes_.find(path);
-            if (status == CoordinationStatus::ok && it == nodes_.end()) status = CoordinationStatus::no_node;
-            if (status == CoordinationStatus::ok && expected_version >= 0 && it->second.version != expected_version) {
+            if (status == CoordinationStatus::ok && it == nodes_.end())
+                status = CoordinationStatus::no_node;
+            if (status == CoordinationStatus::ok && expected_version >= 0 &&
+                it->second.version != expected_version) {
                 status = CoordinationStatus::bad_version;
             }
             if (status == CoordinationStatus::ok) {
@@ -241,19 +263,23 @@ void CoordinationService::remove(NodeId caller, SessionId session, const std::st
         [shared] { (*shared)(CoordinationStatus::connection_loss); });
 }
 
-void CoordinationService::list(NodeId caller, SessionId session, const std::string& prefix, Listed done) {
+void CoordinationService::list(NodeId caller, SessionId session, const std::string& prefix,
+                               Listed done) {
     auto shared = std::make_shared<Listed>(std::move(done));
     call(
         caller,
         [this, session, prefix, shared] {
-            const CoordinationStatus status = renew(session) ? CoordinationStatus::ok : CoordinationStatus::session_expired;
+            const CoordinationStatus status =
+                renew(session) ? CoordinationStatus::ok : CoordinationStatus::session_expired;
             std::vector<std::pair<std::string, CoordinationNode>> found;
             if (status == CoordinationStatus::ok) {
-                for (auto it = nodes_.lower_bound(prefix); it != nodes_.end() && it->first.starts_with(prefix); ++it) {
+                for (auto it = nodes_.lower_bound(prefix);
+                     it != nodes_.end() && it->first.starts_with(prefix); ++it) {
                     found.emplace_back(it->first, it->second);
                 }
             }
-            return std::function<void()>([shared, status, found = std::move(found)] { (*shared)(status, found); });
+            return std::function<void()>(
+                [shared, status, found = std::move(found)] { (*shared)(status, found); });
         },
         [shared] { (*shared)(CoordinationStatus::connection_loss, {}); });
 }

@@ -6,8 +6,8 @@
 // - the service lives on a node of its own and is reached only through the simulated network:
 //   every request is a datagram to the service's node and every answer a datagram back, so a
 //   partition, a crash of either end, or datagram loss drops them. A request whose answer does not
-//   arrive within `request_timeout` ends with `connection_loss` on the caller's node (its effect may
-//   or may not have been applied: ZooKeeper's ConnectionLoss);
+//   arrive within `request_timeout` ends with `connection_loss` on the caller's node (its effect
+//   may or may not have been applied: ZooKeeper's ConnectionLoss);
 // - sessions with a timeout: a session the service has not heard from (any request counts) for its
 //   timeout expires; its ephemeral nodes are deleted and later requests with it answer
 //   `session_expired`. A crash of the service keeps its data and sessions (a replicated ensemble's
@@ -57,8 +57,8 @@ enum class CoordinationStatus : uint8_t {
     node_exists,
     bad_version,
     session_expired,
-    fenced,           // the write's fence did not hold (its owner no longer holds the fence node)
-    write_failed,     // an injected write error: nothing changed
+    fenced,        // the write's fence did not hold (its owner no longer holds the fence node)
+    write_failed,  // an injected write error: nothing changed
 };
 const char* to_string(CoordinationStatus status);
 
@@ -75,12 +75,13 @@ struct Fence {
 };
 
 struct CoordinationStats {
-    uint64_t requests = 0;          // requests that reached the service
+    uint64_t requests = 0;  // requests that reached the service
     uint64_t writes_applied = 0;
-    uint64_t fenced_writes = 0;     // writes refused because their fence did not hold
+    uint64_t fenced_writes = 0;  // writes refused because their fence did not hold
     uint64_t sessions_expired = 0;
     uint64_t watches_fired = 0;
-    uint64_t refused_by_fault = 0;  // requests left unanswered (unavailable) or writes failed (write errors) by a fault
+    uint64_t refused_by_fault =
+        0;  // requests left unanswered (unavailable) or writes failed (write errors) by a fault
 };
 
 class CoordinationService final : public OutsideFaultTarget {
@@ -89,10 +90,12 @@ public:
     using Opened = std::function<void(CoordinationStatus, SessionId)>;
     using Created = std::function<void(CoordinationStatus, int64_t created_zxid)>;
     using Read = std::function<void(CoordinationStatus, CoordinationNode)>;
-    using Listed = std::function<void(CoordinationStatus, std::vector<std::pair<std::string, CoordinationNode>>)>;
+    using Listed = std::function<void(CoordinationStatus,
+                                      std::vector<std::pair<std::string, CoordinationNode>>)>;
     using Watcher = std::function<void()>;
 
-    CoordinationService(Scheduler& scheduler, Network& network, NodeId node, Duration request_timeout);
+    CoordinationService(Scheduler& scheduler, Network& network, NodeId node,
+                        Duration request_timeout);
 
     NodeId node() const { return node_; }
     // Wire into the service node's process: its crash pauses expiry, its restart resets timeouts.
@@ -101,12 +104,13 @@ public:
     void open_session(NodeId caller, Duration timeout, Opened done);
     // Any request renews the session; this one does nothing else.
     void keep_alive(NodeId caller, SessionId session, Done done);
-    void create(NodeId caller, SessionId session, const std::string& path, const std::string& value, bool ephemeral,
-                std::optional<Fence> fence, Created done);
+    void create(NodeId caller, SessionId session, const std::string& path, const std::string& value,
+                bool ephemeral, std::optional<Fence> fence, Created done);
     // `watch`: told once when the node next changes (created, set, deleted).
-    void get(NodeId caller, SessionId session, const std::string& path, Read done, Watcher watch = nullptr);
-    void set(NodeId caller, SessionId session, const std::string& path, const std::string& value, int64_t expected_version,
-             std::optional<Fence> fence, Done done);
+    void get(NodeId caller, SessionId session, const std::string& path, Read done,
+             Watcher watch = nullptr);
+    void set(NodeId caller, SessionId session, const std::string& path, const std::string& value,
+             int64_t expected_version, std::optional<Fence> fence, Done done);
     void remove(NodeId caller, SessionId session, const std::string& path, int64_t expected_version,
                 std::optional<Fence> fence, Done done);
     // The nodes whose path starts with `prefix`, in path order.
@@ -138,8 +142,10 @@ private:
     };
 
     // Sends the request to the service; `apply` runs there (if it arrives) and returns the answer,
-    // which runs on the caller's node (if it arrives); otherwise `lost` runs there after the timeout.
-    void call(NodeId caller, std::function<std::function<void()>()> apply, std::function<void()> lost);
+    // which runs on the caller's node (if it arrives); otherwise `lost` runs there after the
+    // timeout.
+    void call(NodeId caller, std::function<std::function<void()>()> apply,
+              std::function<void()> lost);
     bool renew(SessionId session);  // false: unknown (expired) session
     void arm_expiry(SessionId session);
     void expire(SessionId session);

@@ -5,7 +5,8 @@
 //
 // Modelled:
 // - tables of rows with an int64 primary key and int64 columns `value` and `version`, plus a
-//   `deleted` flag (a soft-delete tombstone, for writers that must remember a deleted key's version);
+//   `deleted` flag (a soft-delete tombstone, for writers that must remember a deleted key's
+//   version);
 // - transactions: begin, statements, commit or rollback. A transaction's statements take effect at
 //   commit, in statement order, atomically (it is serialised at its commit; no isolation levels, no
 //   locks, no reads of its own uncommitted writes). A rolled-back transaction leaves nothing: no
@@ -34,7 +35,8 @@
 // fail commits with `write_error`; reads still work.
 //
 // Calls that race (call_races.h): a commit may apply and answer `timeout` (the acknowledgement
-// lost), or be lost (`timeout`, the transaction still open); every call is noted in the call log when one is set (`races().set_log`).
+// lost), or be lost (`timeout`, the transaction still open); every call is noted in the call log
+// when one is set (`races().set_log`).
 //
 // Not modelled: latency, partial commits, a commit landing after later calls (a transaction's calls
 // share one connection),
@@ -58,8 +60,9 @@ namespace eosim::sim::external {
 
 enum class DatabaseError : uint8_t {
     none,
-    unavailable,     // the database is down, unreachable or in an unavailable period, or the caller is down
-    write_error,     // a write-error period: the commit failed and changed nothing
+    unavailable,  // the database is down, unreachable or in an unavailable period, or the caller is
+                  // down
+    write_error,  // a write-error period: the commit failed and changed nothing
     no_such_table,
     read_only,       // a write while the database is read-only
     binlog_purged,   // a binlog read from a position whose file was purged
@@ -77,8 +80,8 @@ struct Row {
 };
 
 struct BinlogPosition {
-    int32_t file = 1;     // mysql-bin.000001 is file 1
-    int64_t offset = 0;   // bytes into the file
+    int32_t file = 1;    // mysql-bin.000001 is file 1
+    int64_t offset = 0;  // bytes into the file
     auto operator<=>(const BinlogPosition&) const = default;
     std::string describe() const;  // "mysql-bin.000003:240"
 };
@@ -87,10 +90,10 @@ enum class ChangeKind : uint8_t { insert, update, remove };
 const char* to_string(ChangeKind kind);
 
 struct BinlogEvent {
-    BinlogPosition position;    // where the event starts
-    BinlogPosition next;        // where the next event starts (what a reader saves after it)
-    int64_t sequence = 0;       // 0, 1, 2, ... over the database's life (never reused; for oracles)
-    int64_t gtid = 0;           // the transaction's number (server_uuid:gtid), 1, 2, ...
+    BinlogPosition position;  // where the event starts
+    BinlogPosition next;      // where the next event starts (what a reader saves after it)
+    int64_t sequence = 0;     // 0, 1, 2, ... over the database's life (never reused; for oracles)
+    int64_t gtid = 0;         // the transaction's number (server_uuid:gtid), 1, 2, ...
     std::string table;
     ChangeKind kind = ChangeKind::insert;
     std::optional<Row> before;  // update, remove
@@ -124,25 +127,30 @@ public:
     DatabaseError begin(NodeId caller, TransactionId* id);
     // INSERT ... ON DUPLICATE KEY UPDATE value, version, deleted; with `guarded`, only when the
     // stored row's version < row.version (an older or equal write changes nothing).
-    DatabaseError upsert(NodeId caller, TransactionId id, const std::string& table, const Row& row, bool guarded);
+    DatabaseError upsert(NodeId caller, TransactionId id, const std::string& table, const Row& row,
+                         bool guarded);
     DatabaseError remove(NodeId caller, TransactionId id, const std::string& table, int64_t key);
     // Applies every statement in order, writes one binlog transaction for the rows that changed.
-    DatabaseError commit(NodeId caller, TransactionId id, std::vector<StatementResult>* results = nullptr);
+    DatabaseError commit(NodeId caller, TransactionId id,
+                         std::vector<StatementResult>* results = nullptr);
     DatabaseError rollback(NodeId caller, TransactionId id);
 
     // ---- reads (committed state) ----
-    DatabaseError read(NodeId caller, const std::string& table, int64_t key, std::optional<Row>* row) const;
+    DatabaseError read(NodeId caller, const std::string& table, int64_t key,
+                       std::optional<Row>* row) const;
     DatabaseError scan(NodeId caller, const std::string& table, std::vector<Row>* rows) const;
-    // Rows with key in [from, to) (std::nullopt: unbounded), after_key exclusive (for paging), at most `limit`.
+    // Rows with key in [from, to) (std::nullopt: unbounded), after_key exclusive (for paging), at
+    // most `limit`.
     DatabaseError scan_range(NodeId caller, const std::string& table, std::optional<int64_t> from,
-                             std::optional<int64_t> to, std::optional<int64_t> after_key, size_t limit,
-                             std::vector<Row>* rows) const;
+                             std::optional<int64_t> to, std::optional<int64_t> after_key,
+                             size_t limit, std::vector<Row>* rows) const;
 
     // ---- binlog ----
     // SHOW MASTER STATUS: where the next event will be written.
     DatabaseError current_position(NodeId caller, BinlogPosition* position) const;
     // Up to `max_events` events from `from` on; `binlog_purged` when `from`'s file was purged.
-    DatabaseError read_binlog(NodeId caller, BinlogPosition from, size_t max_events, std::vector<BinlogEvent>* out) const;
+    DatabaseError read_binlog(NodeId caller, BinlogPosition from, size_t max_events,
+                              std::vector<BinlogEvent>* out) const;
     // PURGE BINARY LOGS TO 'mysql-bin.<file>': every file before `file` (never the current one).
     void purge_binlogs_before(int32_t file);
     BinlogPosition end_position() const { return next_position_; }
@@ -157,9 +165,12 @@ public:
     // "mysql-target" in a scenario)
     void set_unavailable_until(Time until) override { unavailable_until_ = until; }
     void set_write_errors_until(Time until) override { write_errors_until_ = until; }
-    // Calls that race (call_races.h): a commit may apply and lose its answer, or be lost (`timeout`).
+    // Calls that race (call_races.h): a commit may apply and lose its answer, or be lost
+    // (`timeout`).
     bool has_call_races() const override { return true; }
-    void set_call_races(Ratio ratio, Time until, Prng prng) override { races_.set_races(ratio, until, prng); }
+    void set_call_races(Ratio ratio, Time until, Prng prng) override {
+        races_.set_races(ratio, until, prng);
+    }
     CallRaces& races() { return races_; }
 
     // ---- narrow views for oracles, the workload and tests (no caller, no faults) ----
@@ -167,7 +178,9 @@ public:
     // A digest of what it holds at the end (sim/external/content_digest.cpp): equal contents, equal
     // digests; folded into a run's state hash beside its trace hash.
     uint64_t content_digest() const;
-    size_t open_transaction_count() const { return open_.size(); }  // begun, neither committed nor rolled back
+    size_t open_transaction_count() const {
+        return open_.size();
+    }  // begun, neither committed nor rolled back
     // Every event ever committed, purged or not (the harness's record, not the database's).
     const std::vector<BinlogEvent>& history() const { return history_; }
     struct Stats {
@@ -175,7 +188,8 @@ public:
         uint64_t statements_committed = 0;
         uint64_t rollbacks = 0;
         uint64_t failed_calls = 0;
-        uint64_t unchanged_writes = 0;  // statements that changed nothing (a guarded older write, a same-row rewrite)
+        uint64_t unchanged_writes =
+            0;  // statements that changed nothing (a guarded older write, a same-row rewrite)
     };
     const Stats& stats() const { return stats_; }
 
@@ -189,11 +203,14 @@ private:
     DatabaseError reachable(NodeId caller) const;
     DatabaseError fail(DatabaseError error) const;
     // Notes the call in the call log (`answer` for a success); returns `error`.
-    DatabaseError noted(NodeId caller, const std::function<std::string()>& call, DatabaseError error,
-                        const std::function<std::string()>& answer = {}) const;
-    DatabaseError statement(NodeId caller, TransactionId id, const std::string& table, Statement statement);
-    DatabaseError apply_commit(NodeId caller, TransactionId id, std::vector<StatementResult>* results);
-    DatabaseError read_row(NodeId caller, const std::string& table, int64_t key, std::optional<Row>* row) const;
+    DatabaseError noted(NodeId caller, const std::function<std::string()>& call,
+                        DatabaseError error, const std::function<std::string()>& answer = {}) const;
+    DatabaseError statement(NodeId caller, TransactionId id, const std::string& table,
+                            Statement statement);
+    DatabaseError apply_commit(NodeId caller, TransactionId id,
+                               std::vector<StatementResult>* results);
+    DatabaseError read_row(NodeId caller, const std::string& table, int64_t key,
+                           std::optional<Row>* row) const;
     StatementResult apply(const Statement& statement, int64_t gtid, bool* logged);
     void append_event(BinlogEvent event);
     void rotate_if_full();
@@ -210,7 +227,8 @@ private:
     int64_t next_gtid_ = 1;
     std::vector<BinlogEvent> history_;
     std::vector<Time> file_closed_at_;  // by file - 1: when each closed file took its last event
-    size_t first_retained_event_ = 0;  // index into history_ of the first event of the first retained file
+    size_t first_retained_event_ =
+        0;  // index into history_ of the first event of the first retained file
     int32_t first_retained_file_ = 1;
     BinlogPosition next_position_;
     bool read_only_ = false;

@@ -42,8 +42,8 @@ struct DatabaseWorkloadSpec {
 
 class DatabaseWorkload {
 public:
-    DatabaseWorkload(Scheduler& scheduler, Database& database, NodeId client, std::vector<DatabaseTableSpec> tables,
-                     DatabaseWorkloadSpec spec, Prng prng);
+    DatabaseWorkload(Scheduler& scheduler, Database& database, NodeId client,
+                     std::vector<DatabaseTableSpec> tables, DatabaseWorkloadSpec spec, Prng prng);
 
     // Creates the tables, writes the initial rows and schedules the transactions.
     void start();

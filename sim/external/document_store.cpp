@@ -34,7 +34,8 @@ void DocumentStore::set_partial_batch_failure(Ratio ratio, Time until) {
     partial_failure_until_ = until;
 }
 
-DocumentWriteResult DocumentStore::apply_with_id(Index& index, const std::string& id, const DocumentWrite& write) {
+DocumentWriteResult DocumentStore::apply_with_id(Index& index, const std::string& id,
+                                                 const DocumentWrite& write) {
     DocumentWriteResult result;
     result.id = id;
     auto it = index.find(id);
@@ -106,8 +107,10 @@ const char* op_text(DocumentOp op) {
 }
 
 std::string write_text(const DocumentWrite& w) {
-    std::string out = std::string(op_text(w.op)) + " " + (w.id ? "id " + *w.id : std::string("(id generated)"));
-    if (w.version_type == VersionType::external) out += " version " + std::to_string(w.version) + " external";
+    std::string out =
+        std::string(op_text(w.op)) + " " + (w.id ? "id " + *w.id : std::string("(id generated)"));
+    if (w.version_type == VersionType::external)
+        out += " version " + std::to_string(w.version) + " external";
     out += " {";
     bool first = true;
     for (const auto& [field, value] : w.fields) {
@@ -118,15 +121,20 @@ std::string write_text(const DocumentWrite& w) {
 }
 
 std::string item_answer(const DocumentWriteResult& r) {
-    if (r.error == DocumentError::timeout) return "timeout (no answer: it may have applied, or may still land)";
-    if (r.error != DocumentError::none) return to_string(r.error) + (r.id.empty() ? std::string() : " (id " + r.id + ")");
-    const char* outcome = r.outcome == WriteOutcome::created ? "created" : r.outcome == WriteOutcome::updated ? "updated" : "noop";
+    if (r.error == DocumentError::timeout)
+        return "timeout (no answer: it may have applied, or may still land)";
+    if (r.error != DocumentError::none)
+        return to_string(r.error) + (r.id.empty() ? std::string() : " (id " + r.id + ")");
+    const char* outcome = r.outcome == WriteOutcome::created   ? "created"
+                          : r.outcome == WriteOutcome::updated ? "updated"
+                                                               : "noop";
     return std::string(outcome) + " id " + r.id + " version " + std::to_string(r.version);
 }
 
 }  // namespace
 
-DocumentWriteResult DocumentStore::write(NodeId caller, const std::string& index, const DocumentWrite& write) {
+DocumentWriteResult DocumentStore::write(NodeId caller, const std::string& index,
+                                         const DocumentWrite& write) {
     DocumentWriteResult result;
     bool unreachable = false;
     const auto call = [&] { return "write to " + index + ": " + write_text(write); };
@@ -136,14 +144,16 @@ DocumentWriteResult DocumentStore::write(NodeId caller, const std::string& index
         DocumentWriteResult timed_out;
         timed_out.error = DocumentError::timeout;
         // indices are created on first write, as by default
-        result = deliver_write<DocumentWriteResult>(caller, call, [this, index, write] { return apply(indices_[index], write); },
-                                                    timed_out);
+        result = deliver_write<DocumentWriteResult>(
+            caller, call, [this, index, write] { return apply(indices_[index], write); },
+            timed_out);
     }
     races().note(caller, call, [&] { return item_answer(result); });
     return result;
 }
 
-BulkResponse DocumentStore::bulk(NodeId caller, const std::string& index, const std::vector<DocumentWrite>& writes) {
+BulkResponse DocumentStore::bulk(NodeId caller, const std::string& index,
+                                 const std::vector<DocumentWrite>& writes) {
     BulkResponse response;
     bool unreachable = false;
     const auto call = [&] {
@@ -156,18 +166,22 @@ BulkResponse DocumentStore::bulk(NodeId caller, const std::string& index, const 
     } else {
         BulkResponse timed_out;
         timed_out.error = DocumentError::timeout;
-        response = deliver_write<BulkResponse>(caller, call, [this, index, writes] { return apply_bulk(index, writes); }, timed_out);
+        response = deliver_write<BulkResponse>(
+            caller, call, [this, index, writes] { return apply_bulk(index, writes); }, timed_out);
     }
     races().note(caller, call, [&] {
-        if (response.error != DocumentError::none) return item_answer(DocumentWriteResult{response.error, {}, 0, WriteOutcome::noop});
+        if (response.error != DocumentError::none)
+            return item_answer(DocumentWriteResult{response.error, {}, 0, WriteOutcome::noop});
         std::string out;
-        for (const DocumentWriteResult& item : response.items) out += (out.empty() ? "[" : " [") + item_answer(item) + "]";
+        for (const DocumentWriteResult& item : response.items)
+            out += (out.empty() ? "[" : " [") + item_answer(item) + "]";
         return out;
     });
     return response;
 }
 
-BulkResponse DocumentStore::apply_bulk(const std::string& index, const std::vector<DocumentWrite>& writes) {
+BulkResponse DocumentStore::apply_bulk(const std::string& index,
+                                       const std::vector<DocumentWrite>& writes) {
     BulkResponse response;
     Index& target = indices_[index];
     const bool partial = now() < partial_failure_until_ && !partial_failure_.is_zero();
@@ -191,7 +205,8 @@ BulkResponse DocumentStore::apply_bulk(const std::string& index, const std::vect
     return response;
 }
 
-DocumentGetResult DocumentStore::get(NodeId caller, const std::string& index, const std::string& id) {
+DocumentGetResult DocumentStore::get(NodeId caller, const std::string& index,
+                                     const std::string& id) {
     DocumentGetResult result;
     if (!admit(caller)) {
         result.error = DocumentError::unavailable;
@@ -200,10 +215,13 @@ DocumentGetResult DocumentStore::get(NodeId caller, const std::string& index, co
     } else if (auto doc = it->second.find(id); doc != it->second.end()) {
         result.document = doc->second;
     }
-    races().note(caller, [&] { return "get " + index + " id " + id; }, [&] {
-        if (result.error != DocumentError::none) return std::string(to_string(result.error));
-        return result.document ? "version " + std::to_string(result.document->version) : std::string("not found");
-    });
+    races().note(
+        caller, [&] { return "get " + index + " id " + id; },
+        [&] {
+            if (result.error != DocumentError::none) return std::string(to_string(result.error));
+            return result.document ? "version " + std::to_string(result.document->version)
+                                   : std::string("not found");
+        });
     return result;
 }
 
@@ -216,10 +234,12 @@ DocumentScanResult DocumentStore::scan(NodeId caller, const std::string& index) 
     } else {
         result.documents = documents(index);
     }
-    races().note(caller, [&] { return "scan " + index; }, [&] {
-        if (result.error != DocumentError::none) return std::string(to_string(result.error));
-        return std::to_string(result.documents.size()) + " document(s)";
-    });
+    races().note(
+        caller, [&] { return "scan " + index; },
+        [&] {
+            if (result.error != DocumentError::none) return std::string(to_string(result.error));
+            return std::to_string(result.documents.size()) + " document(s)";
+        });
     return result;
 }
 

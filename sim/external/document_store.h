@@ -39,13 +39,14 @@ namespace eosim::sim::external {
 
 enum class DocumentError : uint8_t {
     none,
-    unavailable,    // the store or the caller is down, unreachable, or in an unavailable period
-    write_failed,   // an injected write error: the whole request failed, nothing changed
-    rejected,       // an injected bulk-item failure (429): this item changed nothing; retriable
-    conflict,       // create of an existing id, or an external version <= the stored one
-    not_found,      // update of a missing document
+    unavailable,   // the store or the caller is down, unreachable, or in an unavailable period
+    write_failed,  // an injected write error: the whole request failed, nothing changed
+    rejected,      // an injected bulk-item failure (429): this item changed nothing; retriable
+    conflict,      // create of an existing id, or an external version <= the stored one
+    not_found,     // update of a missing document
     no_such_index,
-    timeout,        // no answer (calls that race, call_races.h): the request may have applied, or may still land
+    timeout,  // no answer (calls that race, call_races.h): the request may have applied, or may
+              // still land
 };
 const char* to_string(DocumentError error);
 
@@ -74,15 +75,16 @@ enum class WriteOutcome : uint8_t { created, updated, noop };
 
 struct DocumentWriteResult {
     DocumentError error = DocumentError::none;
-    std::string id;        // the document's id (the generated one, for a write without id)
-    int64_t version = 0;   // the document's version after the write (on success)
+    std::string id;       // the document's id (the generated one, for a write without id)
+    int64_t version = 0;  // the document's version after the write (on success)
     WriteOutcome outcome = WriteOutcome::noop;
 };
 
 struct BulkResponse {
-    DocumentError error = DocumentError::none;  // a failure of the whole request (then items is empty)
-    std::vector<DocumentWriteResult> items;      // one per request item, in order
-    bool errors() const;                         // the request or any item failed
+    DocumentError error =
+        DocumentError::none;                 // a failure of the whole request (then items is empty)
+    std::vector<DocumentWriteResult> items;  // one per request item, in order
+    bool errors() const;                     // the request or any item failed
 };
 
 struct DocumentGetResult {
@@ -97,15 +99,18 @@ struct DocumentScanResult {
 
 class DocumentStore final : public OutsideSystem {
 public:
-    // `prng`: the store's own stream (e.g. world.prng("documents")), used only for partial bulk failures.
+    // `prng`: the store's own stream (e.g. world.prng("documents")), used only for partial bulk
+    // failures.
     DocumentStore(Scheduler& scheduler, Network& network, NodeId node, Prng prng);
 
-    // Administration (no caller, never fails): an index exists from then on. Creating it twice is harmless.
+    // Administration (no caller, never fails): an index exists from then on. Creating it twice is
+    // harmless.
     void create_index(const std::string& index);
     bool has_index(const std::string& index) const { return indices_.count(index) != 0; }
 
     DocumentWriteResult write(NodeId caller, const std::string& index, const DocumentWrite& write);
-    BulkResponse bulk(NodeId caller, const std::string& index, const std::vector<DocumentWrite>& writes);
+    BulkResponse bulk(NodeId caller, const std::string& index,
+                      const std::vector<DocumentWrite>& writes);
     DocumentGetResult get(NodeId caller, const std::string& index, const std::string& id);
     DocumentScanResult scan(NodeId caller, const std::string& index);
 
@@ -113,7 +118,8 @@ public:
     void set_partial_batch_failure(Ratio ratio, Time until) override;
 
     // Narrow views for oracles and tests (no caller, no fault).
-    std::vector<Document> documents(const std::string& index) const;  // sorted by id; empty if no index
+    std::vector<Document> documents(
+        const std::string& index) const;  // sorted by id; empty if no index
     uint64_t generated_ids() const { return next_generated_id_ - 1; }
     uint64_t rejected_items() const { return rejected_items_; }
     // A digest of what it holds at the end (sim/external/content_digest.cpp): equal contents, equal
@@ -124,7 +130,8 @@ private:
     using Index = std::map<std::string, Document>;
     DocumentWriteResult apply(Index& index, const DocumentWrite& write);
     BulkResponse apply_bulk(const std::string& index, const std::vector<DocumentWrite>& writes);
-    DocumentWriteResult apply_with_id(Index& index, const std::string& id, const DocumentWrite& write);
+    DocumentWriteResult apply_with_id(Index& index, const std::string& id,
+                                      const DocumentWrite& write);
 
     Prng prng_;
     std::map<std::string, Index> indices_;

@@ -40,16 +40,19 @@ bool is_retriable(KafkaError error) {
     }
 }
 
-KafkaCluster::KafkaCluster(Scheduler& scheduler, Network& network, NodeId broker, KafkaOptions options)
+KafkaCluster::KafkaCluster(Scheduler& scheduler, Network& network, NodeId broker,
+                           KafkaOptions options)
     : scheduler_(scheduler), network_(network), broker_(broker), options_(options) {
     EOSIM_INVARIANT(broker < scheduler.nodes().size(), "the Kafka broker is a node of the world");
 }
 
 void KafkaCluster::create_topic(const std::string& topic, int32_t partitions) {
-    if (partitions <= 0) throw std::invalid_argument("topic '" + topic + "' needs at least one partition");
+    if (partitions <= 0)
+        throw std::invalid_argument("topic '" + topic + "' needs at least one partition");
     std::vector<Partition>& existing = topics_[topic];
     // Like Kafka, partitions can be added but never removed.
-    if (existing.size() < static_cast<size_t>(partitions)) existing.resize(static_cast<size_t>(partitions));
+    if (existing.size() < static_cast<size_t>(partitions))
+        existing.resize(static_cast<size_t>(partitions));
 }
 
 int32_t KafkaCluster::partitions(const std::string& topic) const {
@@ -59,19 +62,23 @@ int32_t KafkaCluster::partitions(const std::string& topic) const {
 
 KafkaCluster::Partition* KafkaCluster::find_partition(const std::string& topic, int32_t partition) {
     auto it = topics_.find(topic);
-    if (it == topics_.end() || partition < 0 || static_cast<size_t>(partition) >= it->second.size()) return nullptr;
+    if (it == topics_.end() || partition < 0 || static_cast<size_t>(partition) >= it->second.size())
+        return nullptr;
     return &it->second[static_cast<size_t>(partition)];
 }
 
-const KafkaCluster::Partition* KafkaCluster::find_partition(const std::string& topic, int32_t partition) const {
+const KafkaCluster::Partition* KafkaCluster::find_partition(const std::string& topic,
+                                                            int32_t partition) const {
     auto it = topics_.find(topic);
-    if (it == topics_.end() || partition < 0 || static_cast<size_t>(partition) >= it->second.size()) return nullptr;
+    if (it == topics_.end() || partition < 0 || static_cast<size_t>(partition) >= it->second.size())
+        return nullptr;
     return &it->second[static_cast<size_t>(partition)];
 }
 
 KafkaError KafkaCluster::reachable(NodeId caller) const {
     const NodeTable& nodes = scheduler_.nodes();
-    if (caller >= nodes.size() || !nodes.is_up(caller) || !nodes.is_up(broker_)) return KafkaError::unavailable;
+    if (caller >= nodes.size() || !nodes.is_up(caller) || !nodes.is_up(broker_))
+        return KafkaError::unavailable;
     if (!network_.call_reaches(caller, broker_)) return KafkaError::unavailable;
     if (scheduler_.now() < unavailable_until_) {
         ++refused_by_fault_;

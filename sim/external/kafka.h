@@ -25,10 +25,10 @@
 //   answers invalid_producer_epoch (INVALID_PRODUCER_EPOCH, what a produce gets since Kafka 2.7), a
 //   newer one must start at sequence 0 and then starts the sequence over, only a batch of the same
 //   epoch is a duplicate of one written (an unknown producer's first batch must start at 0, where
-//   Kafka accepts any sequence after retention removed its state: not modelled). A failed send (an injected
-//   write failure, a sequence gap) makes the transaction abortable: it can no longer be committed,
-//   and aborting it bumps the epoch (KIP-360: the client re-initialises with its own producer id
-//   and epoch);
+//   Kafka accepts any sequence after retention removed its state: not modelled). A failed send (an
+//   injected write failure, a sequence gap) makes the transaction abortable: it can no longer be
+//   committed, and aborting it bumps the epoch (KIP-360: the client re-initialises with its own
+//   producer id and epoch);
 // - commit faults on their own: EndTxn (commit and abort) answering a retriable coordinator error
 //   while produce and reads work (coordinator moving, CONCURRENT_TRANSACTIONS, a request timeout),
 //   and EndTxn applied but answered with a request timeout (the outcome unknown to the caller);
@@ -85,13 +85,16 @@ enum class KafkaError : uint8_t {
     invalid_txn_state,  // e.g. committing a transaction the broker already aborted
     unknown_topic,
     invalid_producer_id_mapping,  // the handle's producer id is not the transactional.id's
-    not_coordinator,              // EndTxn reached a broker that is no longer the coordinator: retriable
-    concurrent_transactions,      // CONCURRENT_TRANSACTIONS: the coordinator is busy with the id: retriable
-    request_timeout,              // no answer in time; the request may or may not have been applied: retriable
-    out_of_order_sequence,        // OUT_OF_ORDER_SEQUENCE_NUMBER: a gap in the batch's sequence numbers
-    transaction_abortable,        // an earlier send of this transaction failed: only abort is allowed
-    invalid_transaction_timeout,  // INVALID_TRANSACTION_TIMEOUT: the producer's timeout is above the broker's maximum
-    invalid_producer_epoch,       // INVALID_PRODUCER_EPOCH: a produce with an epoch older than the partition's
+    not_coordinator,  // EndTxn reached a broker that is no longer the coordinator: retriable
+    concurrent_transactions,  // CONCURRENT_TRANSACTIONS: the coordinator is busy with the id:
+                              // retriable
+    request_timeout,  // no answer in time; the request may or may not have been applied: retriable
+    out_of_order_sequence,  // OUT_OF_ORDER_SEQUENCE_NUMBER: a gap in the batch's sequence numbers
+    transaction_abortable,  // an earlier send of this transaction failed: only abort is allowed
+    invalid_transaction_timeout,  // INVALID_TRANSACTION_TIMEOUT: the producer's timeout is above
+                                  // the broker's maximum
+    invalid_producer_epoch,       // INVALID_PRODUCER_EPOCH: a produce with an epoch older than the
+                                  // partition's
 };
 const char* to_string(KafkaError error);
 // The errors after which a caller retries the same request (Kafka's RetriableException family).
@@ -112,7 +115,7 @@ struct KafkaOptions {
     // The broker's transaction.max.timeout.ms: the largest transaction timeout a producer may ask
     // for, and the timeout of a producer that asks for none.
     Duration transaction_timeout = Duration::seconds(60);
-    bool fencing = true;                      // false: a negative control, never in a passing scenario
+    bool fencing = true;  // false: a negative control, never in a passing scenario
     bool read_committed_ignores_lso = false;  // true: a negative control for the visibility oracle
     // true: a negative control (a planted slip): the broker's timeout check restarts at every write
     // of the transaction, so a transaction kept busy longer than the timeout is never aborted.
@@ -137,8 +140,10 @@ struct TransactionView {
     Time started;
     Time first_record = Time::never();  // when it first held a record; never when it holds none
     Time ended = Time::never();         // when it was committed or aborted; never while open
-    std::vector<std::pair<std::string, int32_t>> partitions;  // (topic, partition) it holds records on
-    int64_t records = 0;  // records written in it (a retried batch the broker acknowledged as a duplicate once)
+    std::vector<std::pair<std::string, int32_t>>
+        partitions;  // (topic, partition) it holds records on
+    int64_t records =
+        0;  // records written in it (a retried batch the broker acknowledged as a duplicate once)
     Duration timeout;      // its producer's transaction timeout
     bool expired = false;  // the broker aborted it at its timeout
 };
@@ -149,13 +154,16 @@ struct KafkaStats {
     uint64_t transactions_aborted = 0;
     uint64_t aborted_by_timeout = 0;
     uint64_t fenced_calls = 0;
-    uint64_t commit_errors = 0;            // EndTxn calls answered with an injected retriable error
-    uint64_t commit_outcomes_unknown = 0;  // EndTxn calls applied but answered with a request timeout
-    uint64_t duplicate_batches = 0;        // retried batches acknowledged without being appended again
+    uint64_t commit_errors = 0;  // EndTxn calls answered with an injected retriable error
+    uint64_t commit_outcomes_unknown =
+        0;                           // EndTxn calls applied but answered with a request timeout
+    uint64_t duplicate_batches = 0;  // retried batches acknowledged without being appended again
     uint64_t out_of_order_batches = 0;
     uint64_t invalid_epoch_batches = 0;  // produce batches of an epoch older than their partition's
-    uint64_t produce_acks_lost = 0;  // produce requests written whose answer was lost (request_timeout)
-    uint64_t fenced_writes = 0;  // of fenced_calls: sends of a superseded producer (a zombie writing)
+    uint64_t produce_acks_lost =
+        0;  // produce requests written whose answer was lost (request_timeout)
+    uint64_t fenced_writes =
+        0;  // of fenced_calls: sends of a superseded producer (a zombie writing)
 };
 
 class KafkaCluster {
@@ -167,54 +175,64 @@ public:
     int32_t partitions(const std::string& topic) const;  // 0 when the topic does not exist
 
     // Plain produce: visible to every reader at once. Returns the offset or an error.
-    KafkaError append(NodeId caller, const std::string& topic, int32_t partition, KafkaRecord record,
-                      int64_t* offset = nullptr);
+    KafkaError append(NodeId caller, const std::string& topic, int32_t partition,
+                      KafkaRecord record, int64_t* offset = nullptr);
     // Plain produce of records (partition, record) in one request, in order: all are appended, or
     // none and the error says why.
-    KafkaError append_all(NodeId caller, const std::string& topic, const std::vector<std::pair<int32_t, KafkaRecord>>& records);
+    KafkaError append_all(NodeId caller, const std::string& topic,
+                          const std::vector<std::pair<int32_t, KafkaRecord>>& records);
 
     // Fences older producers of the id, aborts their open transaction, returns the new handle.
-    // `handle->epoch == 0` tells the id was never used before (how lingering transactions are probed).
-    // `transaction_timeout`: the producer's transaction.timeout.ms (none: the broker's maximum), for
-    // the transactions it begins from then on; above the maximum: invalid_transaction_timeout.
-    KafkaError init_transactions(NodeId caller, const std::string& transactional_id, ProducerHandle* handle,
+    // `handle->epoch == 0` tells the id was never used before (how lingering transactions are
+    // probed). `transaction_timeout`: the producer's transaction.timeout.ms (none: the broker's
+    // maximum), for the transactions it begins from then on; above the maximum:
+    // invalid_transaction_timeout.
+    KafkaError init_transactions(NodeId caller, const std::string& transactional_id,
+                                 ProducerHandle* handle,
                                  std::optional<Duration> transaction_timeout = std::nullopt);
     // ListTransactions (KIP-664) filtered to the Ongoing state, with the filter on the id's prefix
     // applied here (as a client does with the answer): the transactional ids whose current producer
-    // has an open transaction and that start with `prefix`, in id order. Reachability as every call.
-    KafkaError list_transactions(NodeId caller, const std::string& prefix, std::vector<std::string>* ongoing) const;
+    // has an open transaction and that start with `prefix`, in id order. Reachability as every
+    // call.
+    KafkaError list_transactions(NodeId caller, const std::string& prefix,
+                                 std::vector<std::string>* ongoing) const;
     KafkaError begin(NodeId caller, const ProducerHandle& producer);
-    KafkaError send(NodeId caller, const ProducerHandle& producer, const std::string& topic, int32_t partition,
-                    KafkaRecord record);
-    // Sends records (partition, record) in order within the open transaction: all or, on error, none.
-    // The client assigns each partition's part its next sequence numbers, so it is never a duplicate
-    // nor out of order. A write failure makes the transaction abortable.
-    // Kept for tests: sends through produce_request with the sequence numbers the broker expects.
+    KafkaError send(NodeId caller, const ProducerHandle& producer, const std::string& topic,
+                    int32_t partition, KafkaRecord record);
+    // Sends records (partition, record) in order within the open transaction: all or, on error,
+    // none. The client assigns each partition's part its next sequence numbers, so it is never a
+    // duplicate nor out of order. A write failure makes the transaction abortable. Kept for tests:
+    // sends through produce_request with the sequence numbers the broker expects.
     KafkaError send_batch(NodeId caller, const ProducerHandle& producer, const std::string& topic,
                           const std::vector<std::pair<int32_t, KafkaRecord>>& records);
     // InitProducerId without a transactional.id: an idempotent producer (Kafka's default since 3.0,
-    // enable.idempotence=true), a new producer id at epoch 0; its handle's transactional_id is empty.
+    // enable.idempotence=true), a new producer id at epoch 0; its handle's transactional_id is
+    // empty.
     KafkaError init_producer_id(NodeId caller, ProducerHandle* handle);
     // One produce request as a client sends it: a batch per partition that `records` names
-    // (partitions in order of first appearance, records in order), the batch of partition p starting
-    // at the client's sequence number `sequences[p]`. A transactional producer writes into its open
-    // transaction, an idempotent one (init_producer_id) appends. Every batch is checked before any is
-    // written, so the request lands whole or not at all: a batch equal to one of the last five
-    // written on its partition (a retry after a lost answer) is acknowledged and not written again;
-    // any other sequence but the next answers out_of_order_sequence (and makes a transaction
-    // abortable). With set_produce_acks_lost_until, a request may be written and answered
-    // request_timeout: the client sends the same request again (KafkaProducerClient).
-    KafkaError produce_request(NodeId caller, const ProducerHandle& producer, const std::string& topic,
-                               const std::vector<std::pair<int32_t, KafkaRecord>>& records, std::span<const int32_t> sequences);
-    // One produce request to one partition as the client puts it on the wire, with the batch's first
-    // sequence number (per producer id and partition, from 0 for each epoch). A batch equal to one of
-    // the last five written is acknowledged with its original offset and not appended (a retried
-    // send); any other sequence but the next answers out_of_order_sequence and makes the transaction
-    // abortable.
-    KafkaError produce(NodeId caller, const ProducerHandle& producer, const std::string& topic, int32_t partition,
-                       int32_t base_sequence, const std::vector<KafkaRecord>& records, int64_t* base_offset = nullptr);
+    // (partitions in order of first appearance, records in order), the batch of partition p
+    // starting at the client's sequence number `sequences[p]`. A transactional producer writes into
+    // its open transaction, an idempotent one (init_producer_id) appends. Every batch is checked
+    // before any is written, so the request lands whole or not at all: a batch equal to one of the
+    // last five written on its partition (a retry after a lost answer) is acknowledged and not
+    // written again; any other sequence but the next answers out_of_order_sequence (and makes a
+    // transaction abortable). With set_produce_acks_lost_until, a request may be written and
+    // answered request_timeout: the client sends the same request again (KafkaProducerClient).
+    KafkaError produce_request(NodeId caller, const ProducerHandle& producer,
+                               const std::string& topic,
+                               const std::vector<std::pair<int32_t, KafkaRecord>>& records,
+                               std::span<const int32_t> sequences);
+    // One produce request to one partition as the client puts it on the wire, with the batch's
+    // first sequence number (per producer id and partition, from 0 for each epoch). A batch equal
+    // to one of the last five written is acknowledged with its original offset and not appended (a
+    // retried send); any other sequence but the next answers out_of_order_sequence and makes the
+    // transaction abortable.
+    KafkaError produce(NodeId caller, const ProducerHandle& producer, const std::string& topic,
+                       int32_t partition, int32_t base_sequence,
+                       const std::vector<KafkaRecord>& records, int64_t* base_offset = nullptr);
     // The sequence number the broker expects next from this producer on this partition.
-    int32_t next_sequence(const ProducerHandle& producer, const std::string& topic, int32_t partition) const;
+    int32_t next_sequence(const ProducerHandle& producer, const std::string& topic,
+                          int32_t partition) const;
     // Commits/aborts the open transaction of `producer` (the handle may come from a checkpoint:
     // Flink's "resume transaction"). Committing an already committed transaction succeeds (for the
     // epoch that owns it); committing one the broker aborted fails with invalid_txn_state; any
@@ -222,7 +240,8 @@ public:
     // committed (transaction_abortable). Aborting an abortable transaction bumps the epoch: the
     // new handle goes to `*bumped` when given (the same client carries on with it).
     KafkaError commit(NodeId caller, const ProducerHandle& producer);
-    KafkaError abort(NodeId caller, const ProducerHandle& producer, ProducerHandle* bumped = nullptr);
+    KafkaError abort(NodeId caller, const ProducerHandle& producer,
+                     ProducerHandle* bumped = nullptr);
 
     ReadResult read(NodeId caller, const std::string& topic, int32_t partition, int64_t from_offset,
                     size_t max_records, Isolation isolation) const;
@@ -236,18 +255,21 @@ public:
         int64_t entries = 0;
         std::optional<ReadResult::Entry> first_uncommitted;
     };
-    CommittedReadSummary read_committed_summary(NodeId caller, const std::string& topic, int32_t partition,
-                                                int64_t from_offset) const;
+    CommittedReadSummary read_committed_summary(NodeId caller, const std::string& topic,
+                                                int32_t partition, int64_t from_offset) const;
     // The same read without collecting: each entry `read` would return goes to `visit(entry)`, in
     // offset order (a source poll appends them straight to its buffer: no vector a poll). Returns
     // the error (nothing is visited then); `*next_offset` is where the next read should start.
     template <typename Visit>
-    KafkaError read_each(NodeId caller, const std::string& topic, int32_t partition, int64_t from_offset,
-                         size_t max_records, Isolation isolation, int64_t* next_offset, Visit&& visit) const {
+    KafkaError read_each(NodeId caller, const std::string& topic, int32_t partition,
+                         int64_t from_offset, size_t max_records, Isolation isolation,
+                         int64_t* next_offset, Visit&& visit) const {
         *next_offset = from_offset;
         const Partition* p = nullptr;
         int64_t bound = 0;
-        if (KafkaError e = readable(caller, topic, partition, isolation, &p, &bound); e != KafkaError::none) return e;
+        if (KafkaError e = readable(caller, topic, partition, isolation, &p, &bound);
+            e != KafkaError::none)
+            return e;
         *next_offset = visit_entries(*p, bound, from_offset, max_records, isolation, visit);
         return KafkaError::none;
     }
@@ -257,7 +279,8 @@ public:
     // Faults.
     void set_unavailable_until(Time until) { unavailable_until_ = until; }
     void set_write_failures_until(Time until) { write_failures_until_ = until; }
-    // Calls refused because of set_unavailable_until / set_write_failures_until (what those faults hit).
+    // Calls refused because of set_unavailable_until / set_write_failures_until (what those faults
+    // hit).
     uint64_t calls_refused_by_fault() const { return refused_by_fault_; }
     void set_fencing(bool on) { options_.fencing = on; }
     // EndTxn (commit, abort) answers a retriable coordinator error and does nothing until `until`
@@ -273,27 +296,33 @@ public:
     void abort_open_transactions();
 
     // Narrow views for oracles (not for the engine).
-    TxnState transaction_state(int64_t transaction) const { return transactions_.at(transaction).lifecycle.state(); }
+    TxnState transaction_state(int64_t transaction) const {
+        return transactions_.at(transaction).lifecycle.state();
+    }
     // Every record a read_committed reader would eventually see, partition by partition.
     std::vector<KafkaRecord> committed_records(const std::string& topic) const;
     // The same records handed one by one (no copy of the whole topic), and how many there are.
-    void for_each_committed(const std::string& topic, const std::function<void(const KafkaRecord&)>& visit) const;
+    void for_each_committed(const std::string& topic,
+                            const std::function<void(const KafkaRecord&)>& visit) const;
     size_t committed_count(const std::string& topic) const;
-    // A digest of every topic's log (key and value, and whether its transaction committed, aborted or is
-    // still open), topic by topic and partition by partition (sim/external/content_digest.cpp).
+    // A digest of every topic's log (key and value, and whether its transaction committed, aborted
+    // or is still open), topic by topic and partition by partition
+    // (sim/external/content_digest.cpp).
     uint64_t content_digest() const;
     // The same records' keys and values in batches (timestamps are not handed), for readers that
     // walk a whole topic: partition by partition in offset order, each call the keys and values of
     // up to a few thousand consecutive committed records, as two columns of equal length. One call
     // per batch instead of one per record, the log's columns decoded a range at a time.
-    using CommittedColumns = std::function<void(std::span<const int64_t> keys, std::span<const int64_t> values)>;
+    using CommittedColumns =
+        std::function<void(std::span<const int64_t> keys, std::span<const int64_t> values)>;
     void for_each_committed_batch(const std::string& topic, const CommittedColumns& visit) const;
     const KafkaStats& stats() const { return stats_; }
     TransactionView transaction_view(int64_t transaction) const;
     size_t transaction_count() const { return transactions_.size(); }  // views 0 .. count - 1
     // Every entry of every partition of `topic` (whatever its transaction's state), partition by
     // partition in offset order: visit(partition, entry) (sim/external/content_digest.cpp).
-    void for_each_entry(const std::string& topic, const std::function<void(int32_t, const ReadResult::Entry&)>& visit) const;
+    void for_each_entry(const std::string& topic,
+                        const std::function<void(int32_t, const ReadResult::Entry&)>& visit) const;
     // The open transaction of the id's current producer, or -1.
     int64_t open_transaction_of(const std::string& transactional_id) const;
     // The open transactions that hold records on a partition (they hold its last stable offset),
@@ -316,12 +345,14 @@ private:
         std::array<WrittenBatch, kRecentBatches> recent{};
         int32_t oldest = 0;
         int32_t written = 0;
-        // The transaction of the last non-empty batch written (its first offset here is known), or -1.
+        // The transaction of the last non-empty batch written (its first offset here is known), or
+        // -1.
         int64_t last_transaction = -1;
     };
     struct Partition {
         PartitionLog log;  // compact: a few bytes an entry
-        std::map<int64_t, int64_t> open_first_offsets;  // first offset of each open transaction -> transaction
+        std::map<int64_t, int64_t>
+            open_first_offsets;  // first offset of each open transaction -> transaction
         // The sequence states of the producers that wrote here, by producer id: looked up on every
         // batch written (thousands of producer ids), never iterated.
         std::unordered_map<int64_t, SequenceState> sequences;
@@ -334,18 +365,19 @@ private:
         Time started;
         Time first_record = Time::never();
         Time ended = Time::never();
-        std::map<std::pair<std::string, int32_t>, int64_t> first_offsets;  // partition -> first offset
+        std::map<std::pair<std::string, int32_t>, int64_t>
+            first_offsets;      // partition -> first offset
         TimerId timeout_timer;  // the broker's timeout check, cancelled when the transaction ends
         Duration timeout;       // its producer's transaction timeout
         bool expired = false;   // aborted by the broker at its timeout
-        int64_t records = 0;     // records appended in it
+        int64_t records = 0;    // records appended in it
     };
     struct Producer {
         int64_t producer_id;
         int32_t epoch;
         std::optional<int64_t> open_transaction;
         std::map<int32_t, int64_t> latest_transaction;  // epoch -> its latest transaction
-        std::optional<Duration> transaction_timeout;  // asked for at its last init_transactions
+        std::optional<Duration> transaction_timeout;    // asked for at its last init_transactions
     };
 
     KafkaError reachable(NodeId caller) const;
@@ -360,8 +392,10 @@ private:
     // returns `error`.
     KafkaError fail_send(int64_t transaction, KafkaError error);
     Partition* find_partition(const std::string& topic, int32_t partition);
-    // The partitions of `topic` when it exists and has every partition `records` names; nullptr otherwise.
-    std::vector<Partition>* partitions_for(const std::string& topic, const std::vector<std::pair<int32_t, KafkaRecord>>& records);
+    // The partitions of `topic` when it exists and has every partition `records` names; nullptr
+    // otherwise.
+    std::vector<Partition>* partitions_for(
+        const std::string& topic, const std::vector<std::pair<int32_t, KafkaRecord>>& records);
     const Partition* find_partition(const std::string& topic, int32_t partition) const;
     int64_t last_stable_offset(const std::string& topic, int32_t partition) const;
     // The same for a partition already found (a read looks its partition up once, not three times).
@@ -369,22 +403,24 @@ private:
     int64_t end_offset(const Partition& p, Isolation isolation) const;
     // What a read checks first: the caller reaches the broker and the partition exists; then `*p`
     // is the partition and `*bound` the end offset a reader of `isolation` reads up to.
-    KafkaError readable(NodeId caller, const std::string& topic, int32_t partition, Isolation isolation,
-                        const Partition** p, int64_t* bound) const;
+    KafkaError readable(NodeId caller, const std::string& topic, int32_t partition,
+                        Isolation isolation, const Partition** p, int64_t* bound) const;
     // The state of the transaction a log entry was written in; a plain append's (-1) is committed.
     TxnState entry_state(int64_t transaction) const {
-        return transaction < 0 ? TxnState::committed : transactions_[static_cast<size_t>(transaction)].lifecycle.state();
+        return transaction < 0 ? TxnState::committed
+                               : transactions_[static_cast<size_t>(transaction)].lifecycle.state();
     }
     // A read's loop over partition `p` up to `bound`: visits what a reader of `isolation` sees from
     // `from_offset` on, at most `max_records` entries; returns where the next read should start.
     template <typename Visit>
-    int64_t visit_entries(const Partition& p, int64_t bound, int64_t from_offset, size_t max_records, Isolation isolation,
-                          Visit& visit) const {
+    int64_t visit_entries(const Partition& p, int64_t bound, int64_t from_offset,
+                          size_t max_records, Isolation isolation, Visit& visit) const {
         int64_t offset = std::max<int64_t>(from_offset, 0);
         size_t visited = 0;
         for (; offset < bound && visited < max_records; ++offset) {
             const Entry entry = p.log[static_cast<size_t>(offset)];
-            if (isolation == Isolation::read_uncommitted || entry_state(entry.transaction) != TxnState::aborted) {
+            if (isolation == Isolation::read_uncommitted ||
+                entry_state(entry.transaction) != TxnState::aborted) {
                 visit(ReadResult::Entry{offset, entry.record, entry.transaction});
                 ++visited;
             }
@@ -399,8 +435,10 @@ private:
     // EndTxn applied: checks the handle, then commits or aborts the latest transaction of its
     // (id, epoch); the abort of an abortable one bumps the epoch (the new handle to `*bumped`).
     KafkaError end_transaction(const ProducerHandle& producer, bool commit, ProducerHandle* bumped);
-    // EndTxn as the sink sees it: the injected coordinator errors and lost answers around end_transaction.
-    KafkaError abort_or_commit(NodeId caller, const ProducerHandle& producer, bool commit, ProducerHandle* bumped);
+    // EndTxn as the sink sees it: the injected coordinator errors and lost answers around
+    // end_transaction.
+    KafkaError abort_or_commit(NodeId caller, const ProducerHandle& producer, bool commit,
+                               ProducerHandle* bumped);
     // The broker's timeout check of an ongoing transaction, from its first partition added.
     void start_timeout(int64_t transaction);
     void on_transaction_timeout(int64_t transaction);
@@ -413,18 +451,22 @@ private:
     // duplicate check, then ProducerAppendInfo's checkProducerEpoch and checkSequence), `epoch`
     // being the batch's.
     enum class BatchCheck : uint8_t { append, duplicate, invalid_epoch, out_of_order };
-    static BatchCheck check_batch(const SequenceState& state, int32_t epoch, int32_t base_sequence, int32_t count);
-    // The batch of the last five written that starts at `base_sequence` with `count` records, or nullptr.
-    static const WrittenBatch* find_written(const SequenceState& state, int32_t base_sequence, int32_t count);
+    static BatchCheck check_batch(const SequenceState& state, int32_t epoch, int32_t base_sequence,
+                                  int32_t count);
+    // The batch of the last five written that starts at `base_sequence` with `count` records, or
+    // nullptr.
+    static const WrittenBatch* find_written(const SequenceState& state, int32_t base_sequence,
+                                            int32_t count);
     static void record_written(SequenceState& state, int32_t count, int64_t base_offset);
-    // With the lost-answer fault on: whether this produce request's answer is lost (every other one).
+    // With the lost-answer fault on: whether this produce request's answer is lost (every other
+    // one).
     bool answer_lost();
     // Notes a checked batch of `count` records about to be appended to `p` (partition `partition`
     // of `topic`) in `transaction` (its timeout, its first offset here; -1: plain appends) and in
     // the producer's sequence state `state` (sequence_state of `p`); returns the batch's base
     // offset. The caller then appends the records.
-    int64_t note_batch(int64_t transaction, const std::string& topic, int32_t partition, Partition& p,
-                       SequenceState& state, int32_t count);
+    int64_t note_batch(int64_t transaction, const std::string& topic, int32_t partition,
+                       Partition& p, SequenceState& state, int32_t count);
     // Zeroes produce_request's counts per partition (batch_counts_) of the partitions it wrote.
     void clear_batch_counts();
     // produce_request's steps. What `producer` writes into: its open transaction (`*transaction`)
@@ -433,20 +475,23 @@ private:
     // Everything after the producer and topic are known, counts per partition left for the caller
     // to clear: the records counted into batches, the write-failure fault, each batch checked, and
     // the batches written.
-    KafkaError produce_batches(const ProducerHandle& producer, int64_t transaction, const std::string& topic,
-                               std::vector<Partition>& partitions,
+    KafkaError produce_batches(const ProducerHandle& producer, int64_t transaction,
+                               const std::string& topic, std::vector<Partition>& partitions,
                                const std::vector<std::pair<int32_t, KafkaRecord>>& records,
                                std::span<const int32_t> sequences);
     // Counts `records` per partition (batch_counts_, batch_partitions_); false when one names a
     // partition the topic lacks.
-    bool count_batches(size_t partitions, const std::vector<std::pair<int32_t, KafkaRecord>>& records);
+    bool count_batches(size_t partitions,
+                       const std::vector<std::pair<int32_t, KafkaRecord>>& records);
     // Checks every counted batch against its partition's producer state (batch_states_ then holds
     // each one's state and whether it is a duplicate); the first refusal's error.
-    KafkaError check_batches(const ProducerHandle& producer, bool transactional, std::vector<Partition>& partitions,
+    KafkaError check_batches(const ProducerHandle& producer, bool transactional,
+                             std::vector<Partition>& partitions,
                              std::span<const int32_t> sequences);
     // Writes the checked batches that are not duplicates, records in their order.
-    void write_batches(const ProducerHandle& producer, int64_t transaction, const std::string& topic,
-                       std::vector<Partition>& partitions, const std::vector<std::pair<int32_t, KafkaRecord>>& records);
+    void write_batches(const ProducerHandle& producer, int64_t transaction,
+                       const std::string& topic, std::vector<Partition>& partitions,
+                       const std::vector<std::pair<int32_t, KafkaRecord>>& records);
     // The open transaction a send of `producer` writes into, or an error.
     KafkaError writable_transaction(const ProducerHandle& producer, int64_t* transaction);
 
@@ -455,8 +500,8 @@ private:
     NodeId broker_;
     KafkaOptions options_;
     std::map<std::string, std::vector<Partition>> topics_;
-    // A hash map: looked up on every send (by ids with long common prefixes, thousands of them), never
-    // iterated where the order could reach behaviour (list_transactions sorts what it finds).
+    // A hash map: looked up on every send (by ids with long common prefixes, thousands of them),
+    // never iterated where the order could reach behaviour (list_transactions sorts what it finds).
     std::unordered_map<std::string, Producer> producers_;  // by transactional.id
     std::vector<Transaction> transactions_;
     int64_t next_producer_id_ = 1000;

@@ -17,8 +17,8 @@ int64_t KafkaCluster::last_stable_offset(const Partition& p) {
     return p.open_first_offsets.begin()->first;
 }
 
-KafkaError KafkaCluster::readable(NodeId caller, const std::string& topic, int32_t partition, Isolation isolation,
-                                  const Partition** p, int64_t* bound) const {
+KafkaError KafkaCluster::readable(NodeId caller, const std::string& topic, int32_t partition,
+                                  Isolation isolation, const Partition** p, int64_t* bound) const {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     *p = find_partition(topic, partition);
     if (*p == nullptr) return KafkaError::unknown_topic;
@@ -26,8 +26,8 @@ KafkaError KafkaCluster::readable(NodeId caller, const std::string& topic, int32
     return KafkaError::none;
 }
 
-ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t partition, int64_t from_offset,
-                              size_t max_records, Isolation isolation) const {
+ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t partition,
+                              int64_t from_offset, size_t max_records, Isolation isolation) const {
     ReadResult result;
     result.next_offset = from_offset;
     const Partition* p = nullptr;
@@ -36,13 +36,15 @@ ReadResult KafkaCluster::read(NodeId caller, const std::string& topic, int32_t p
     if (result.error != KafkaError::none) return result;
     // At most this many entries come back: one allocation per read.
     const int64_t first = std::max<int64_t>(from_offset, 0);
-    if (first < bound) result.entries.reserve(std::min(max_records, static_cast<size_t>(bound - first)));
+    if (first < bound)
+        result.entries.reserve(std::min(max_records, static_cast<size_t>(bound - first)));
     auto collect = [&result](const ReadResult::Entry& entry) { result.entries.push_back(entry); };
     result.next_offset = visit_entries(*p, bound, from_offset, max_records, isolation, collect);
     return result;
 }
 
-int64_t KafkaCluster::end_offset(const std::string& topic, int32_t partition, Isolation isolation) const {
+int64_t KafkaCluster::end_offset(const std::string& topic, int32_t partition,
+                                 Isolation isolation) const {
     const Partition* p = find_partition(topic, partition);
     return p == nullptr ? 0 : end_offset(*p, isolation);
 }
@@ -73,8 +75,10 @@ void KafkaCluster::for_each_committed(const std::string& topic,
     }
 }
 
-KafkaCluster::CommittedReadSummary KafkaCluster::read_committed_summary(NodeId caller, const std::string& topic,
-                                                                      int32_t partition, int64_t from_offset) const {
+KafkaCluster::CommittedReadSummary KafkaCluster::read_committed_summary(NodeId caller,
+                                                                        const std::string& topic,
+                                                                        int32_t partition,
+                                                                        int64_t from_offset) const {
     CommittedReadSummary summary;
     summary.next_offset = from_offset;
     const Partition* p = nullptr;
@@ -98,7 +102,8 @@ KafkaCluster::CommittedReadSummary KafkaCluster::read_committed_summary(NodeId c
                 ++summary.entries;
                 if (last_state != TxnState::committed && !summary.first_uncommitted) {
                     const Entry entry = p->log[at + i];
-                    summary.first_uncommitted = ReadResult::Entry{static_cast<int64_t>(at + i), entry.record, entry.transaction};
+                    summary.first_uncommitted = ReadResult::Entry{static_cast<int64_t>(at + i),
+                                                                  entry.record, entry.transaction};
                 }
             }
         },
@@ -107,7 +112,8 @@ KafkaCluster::CommittedReadSummary KafkaCluster::read_committed_summary(NodeId c
     return summary;
 }
 
-void KafkaCluster::for_each_committed_batch(const std::string& topic, const CommittedColumns& visit) const {
+void KafkaCluster::for_each_committed_batch(const std::string& topic,
+                                            const CommittedColumns& visit) const {
     auto it = topics_.find(topic);
     if (it == topics_.end()) return;
     // Entries of one transaction come in runs: its state is looked up once a run.
@@ -116,7 +122,8 @@ void KafkaCluster::for_each_committed_batch(const std::string& topic, const Comm
     for (const Partition& p : it->second) {
         for_each_decoded_range(
             0, p.log.size(),
-            [&](size_t, std::span<int64_t> keys, std::span<int64_t> values, std::span<int64_t> transactions) {
+            [&](size_t, std::span<int64_t> keys, std::span<int64_t> values,
+                std::span<int64_t> transactions) {
                 size_t kept = 0;  // the committed entries, moved to the front of the range
                 for (size_t i = 0; i < keys.size(); ++i) {
                     if (transactions[i] != last_transaction) {
@@ -140,7 +147,8 @@ size_t KafkaCluster::committed_count(const std::string& topic) const {
     return count;
 }
 
-std::vector<int64_t> KafkaCluster::open_transactions(const std::string& topic, int32_t partition) const {
+std::vector<int64_t> KafkaCluster::open_transactions(const std::string& topic,
+                                                     int32_t partition) const {
     std::vector<int64_t> out;
     if (const Partition* p = find_partition(topic, partition)) {
         for (const auto& [offset, transaction] : p->open_first_offsets) out.push_back(transaction);

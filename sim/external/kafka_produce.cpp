@@ -8,8 +8,8 @@
 
 namespace eosim::sim::external {
 
-KafkaError KafkaCluster::append(NodeId caller, const std::string& topic, int32_t partition, KafkaRecord record,
-                                int64_t* offset) {
+KafkaError KafkaCluster::append(NodeId caller, const std::string& topic, int32_t partition,
+                                KafkaRecord record, int64_t* offset) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     Partition* p = find_partition(topic, partition);
     if (p == nullptr) return KafkaError::unknown_topic;
@@ -32,12 +32,13 @@ KafkaError KafkaCluster::append_all(NodeId caller, const std::string& topic,
         ++refused_by_fault_;
         return KafkaError::write_failed;
     }
-    for (const auto& [partition, record] : records) (*partitions)[static_cast<size_t>(partition)].log.push_back(Entry{record, -1});
+    for (const auto& [partition, record] : records)
+        (*partitions)[static_cast<size_t>(partition)].log.push_back(Entry{record, -1});
     return answer_lost() ? KafkaError::request_timeout : KafkaError::none;
 }
 
-std::vector<KafkaCluster::Partition>* KafkaCluster::partitions_for(const std::string& topic,
-                                                                   const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
+std::vector<KafkaCluster::Partition>* KafkaCluster::partitions_for(
+    const std::string& topic, const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
     auto it = topics_.find(topic);
     if (it == topics_.end()) return nullptr;
     for (const auto& [partition, record] : records) {
@@ -46,19 +47,21 @@ std::vector<KafkaCluster::Partition>* KafkaCluster::partitions_for(const std::st
     return &it->second;
 }
 
-KafkaError KafkaCluster::send(NodeId caller, const ProducerHandle& producer, const std::string& topic,
-                              int32_t partition, KafkaRecord record) {
+KafkaError KafkaCluster::send(NodeId caller, const ProducerHandle& producer,
+                              const std::string& topic, int32_t partition, KafkaRecord record) {
     return send_batch(caller, producer, topic, {{partition, record}});
 }
 
-KafkaCluster::SequenceState& KafkaCluster::sequence_state(Partition& p, const ProducerHandle& producer) {
+KafkaCluster::SequenceState& KafkaCluster::sequence_state(Partition& p,
+                                                          const ProducerHandle& producer) {
     SequenceState& state = p.sequences[producer.producer_id];
     // A new epoch starts the sequence over (an older one only reaches here with fencing off).
     if (producer.epoch > state.epoch) state = SequenceState{.epoch = producer.epoch};
     return state;
 }
 
-int32_t KafkaCluster::next_sequence(const ProducerHandle& producer, const std::string& topic, int32_t partition) const {
+int32_t KafkaCluster::next_sequence(const ProducerHandle& producer, const std::string& topic,
+                                    int32_t partition) const {
     const Partition* p = find_partition(topic, partition);
     if (p == nullptr) return 0;
     auto it = p->sequences.find(producer.producer_id);
@@ -66,14 +69,15 @@ int32_t KafkaCluster::next_sequence(const ProducerHandle& producer, const std::s
     return it->second.next;
 }
 
-int64_t KafkaCluster::note_batch(int64_t transaction, const std::string& topic, int32_t partition, Partition& p,
-                                 SequenceState& state, int32_t count) {
+int64_t KafkaCluster::note_batch(int64_t transaction, const std::string& topic, int32_t partition,
+                                 Partition& p, SequenceState& state, int32_t count) {
     const auto base_offset = static_cast<int64_t>(p.log.size());
     if (transaction >= 0 && count > 0) {
         Transaction& txn = transactions_[static_cast<size_t>(transaction)];
         if (txn.lifecycle.state() == TxnState::empty) {
-            // Kafka's AddPartitionsToTxn: Empty -> Ongoing, and the transaction's timeout starts now
-            // (TransactionStateManager.timedOutTransactions looks at Ongoing transactions only).
+            // Kafka's AddPartitionsToTxn: Empty -> Ongoing, and the transaction's timeout starts
+            // now (TransactionStateManager.timedOutTransactions looks at Ongoing transactions
+            // only).
             txn.lifecycle.add_first_records();
             txn.first_record = scheduler_.now();
             start_timeout(transaction);
@@ -83,9 +87,10 @@ int64_t KafkaCluster::note_batch(int64_t transaction, const std::string& topic, 
         }
         txn.records += count;
         // The transaction's first offset on this partition, when this is its first batch here. A
-        // sequence state whose last batch was written in this transaction knows it is not (this runs
-        // for every batch a sink writes); otherwise the transaction's map says, looked up before
-        // inserting (emplace would build and free a node for every batch that is not the first).
+        // sequence state whose last batch was written in this transaction knows it is not (this
+        // runs for every batch a sink writes); otherwise the transaction's map says, looked up
+        // before inserting (emplace would build and free a node for every batch that is not the
+        // first).
         if (state.last_transaction != transaction) {
             std::pair<std::string, int32_t> where{topic, partition};
             auto at = txn.first_offsets.lower_bound(where);
@@ -112,11 +117,13 @@ void KafkaCluster::record_written(SequenceState& state, int32_t count, int64_t b
     state.next += count;
 }
 
-KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& producer, const std::string& topic,
+KafkaError KafkaCluster::send_batch(NodeId caller, const ProducerHandle& producer,
+                                    const std::string& topic,
                                     const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
     // A client that always knows its next sequence numbers: the ones the broker expects.
     std::vector<int32_t> sequences(static_cast<size_t>(partitions(topic)), 0);
-    for (size_t p = 0; p < sequences.size(); ++p) sequences[p] = next_sequence(producer, topic, static_cast<int32_t>(p));
+    for (size_t p = 0; p < sequences.size(); ++p)
+        sequences[p] = next_sequence(producer, topic, static_cast<int32_t>(p));
     return produce_request(caller, producer, topic, records, sequences);
 }
 
@@ -129,17 +136,19 @@ KafkaError KafkaCluster::init_producer_id(NodeId caller, ProducerHandle* handle)
     return KafkaError::none;
 }
 
-KafkaCluster::BatchCheck KafkaCluster::check_batch(const SequenceState& state, int32_t epoch, int32_t base_sequence,
-                                                    int32_t count) {
+KafkaCluster::BatchCheck KafkaCluster::check_batch(const SequenceState& state, int32_t epoch,
+                                                   int32_t base_sequence, int32_t count) {
     // A retried batch of the same epoch, among the last five written, is acknowledged again.
-    if (epoch == state.epoch && find_written(state, base_sequence, count) != nullptr) return BatchCheck::duplicate;
+    if (epoch == state.epoch && find_written(state, base_sequence, count) != nullptr)
+        return BatchCheck::duplicate;
     if (epoch < state.epoch) return BatchCheck::invalid_epoch;
     // A new epoch starts the sequence over: its first batch starts at 0.
     const int32_t expected = epoch > state.epoch ? 0 : state.next;
     return base_sequence == expected ? BatchCheck::append : BatchCheck::out_of_order;
 }
 
-const KafkaCluster::WrittenBatch* KafkaCluster::find_written(const SequenceState& state, int32_t base_sequence, int32_t count) {
+const KafkaCluster::WrittenBatch* KafkaCluster::find_written(const SequenceState& state,
+                                                             int32_t base_sequence, int32_t count) {
     int32_t at = state.oldest;
     for (int32_t i = 0; i < state.written; ++i) {  // oldest first
         const WrittenBatch& written = state.recent[static_cast<size_t>(at)];
@@ -156,16 +165,18 @@ bool KafkaCluster::answer_lost() {
     return true;
 }
 
-KafkaError KafkaCluster::produce_request(NodeId caller, const ProducerHandle& producer, const std::string& topic,
-                                         const std::vector<std::pair<int32_t, KafkaRecord>>& records,
-                                         std::span<const int32_t> sequences) {
+KafkaError KafkaCluster::produce_request(
+    NodeId caller, const ProducerHandle& producer, const std::string& topic,
+    const std::vector<std::pair<int32_t, KafkaRecord>>& records,
+    std::span<const int32_t> sequences) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     int64_t index = -1;  // the transaction written into; -1: an idempotent producer's plain appends
     if (KafkaError e = producing_into(producer, &index); e != KafkaError::none) return e;
     auto topic_it = topics_.find(topic);
     if (topic_it == topics_.end()) return KafkaError::unknown_topic;
     std::vector<Partition>& partitions = topic_it->second;
-    EOSIM_INVARIANT(sequences.size() >= partitions.size(), "a produce request has a sequence number per partition");
+    EOSIM_INVARIANT(sequences.size() >= partitions.size(),
+                    "a produce request has a sequence number per partition");
     const KafkaError e = produce_batches(producer, index, topic, partitions, records, sequences);
     clear_batch_counts();  // the request's one cleanup, however it ended
     if (e != KafkaError::none) return e;
@@ -183,10 +194,10 @@ KafkaError KafkaCluster::producing_into(const ProducerHandle& producer, int64_t*
     return e;
 }
 
-KafkaError KafkaCluster::produce_batches(const ProducerHandle& producer, int64_t transaction, const std::string& topic,
-                                         std::vector<Partition>& partitions,
-                                         const std::vector<std::pair<int32_t, KafkaRecord>>& records,
-                                         std::span<const int32_t> sequences) {
+KafkaError KafkaCluster::produce_batches(
+    const ProducerHandle& producer, int64_t transaction, const std::string& topic,
+    std::vector<Partition>& partitions, const std::vector<std::pair<int32_t, KafkaRecord>>& records,
+    std::span<const int32_t> sequences) {
     if (!count_batches(partitions.size(), records)) return KafkaError::unknown_topic;
     if (scheduler_.now() < write_failures_until_) {
         ++refused_by_fault_;
@@ -194,14 +205,16 @@ KafkaError KafkaCluster::produce_batches(const ProducerHandle& producer, int64_t
         // client, with an epoch bump due on abort (KIP-360).
         return fail_send(transaction, KafkaError::write_failed);
     }
-    if (KafkaError e = check_batches(producer, transaction >= 0, partitions, sequences); e != KafkaError::none) {
+    if (KafkaError e = check_batches(producer, transaction >= 0, partitions, sequences);
+        e != KafkaError::none) {
         return fail_send(transaction, e);
     }
     write_batches(producer, transaction, topic, partitions, records);
     return KafkaError::none;
 }
 
-bool KafkaCluster::count_batches(size_t partitions, const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
+bool KafkaCluster::count_batches(size_t partitions,
+                                 const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
     // One batch per partition, records in their order; partitions in order of first appearance.
     // The records are counted by partition in one pass, into counters kept across calls, and later
     // appended straight from `records`: this runs for every buffer a sink writes and every round of
@@ -211,13 +224,15 @@ bool KafkaCluster::count_batches(size_t partitions, const std::vector<std::pair<
     batch_partitions_.clear();
     for (const auto& [partition, record] : records) {
         if (partition < 0 || static_cast<size_t>(partition) >= partitions) return false;
-        if (batch_counts_[static_cast<size_t>(partition)]++ == 0) batch_partitions_.push_back(partition);
+        if (batch_counts_[static_cast<size_t>(partition)]++ == 0)
+            batch_partitions_.push_back(partition);
     }
     return true;
 }
 
 KafkaError KafkaCluster::check_batches(const ProducerHandle& producer, bool transactional,
-                                       std::vector<Partition>& partitions, std::span<const int32_t> sequences) {
+                                       std::vector<Partition>& partitions,
+                                       std::span<const int32_t> sequences) {
     // Every batch is checked before any is written: the request is written whole or not at all. A
     // batch written before (a retry after a lost answer) is acknowledged and not written again.
     // (A batch has records, so one at the next sequence number is not among those written.)
@@ -226,8 +241,11 @@ KafkaError KafkaCluster::check_batches(const ProducerHandle& producer, bool tran
         const auto p = static_cast<size_t>(partition);
         // A hash map's element stays where it is as others join.
         SequenceState& state = partitions[p].sequences[producer.producer_id];
-        // With fencing off (the negative control) a transactional zombie's older epoch is not checked.
-        const int32_t epoch = transactional && !options_.fencing ? std::max(producer.epoch, state.epoch) : producer.epoch;
+        // With fencing off (the negative control) a transactional zombie's older epoch is not
+        // checked.
+        const int32_t epoch = transactional && !options_.fencing
+                                  ? std::max(producer.epoch, state.epoch)
+                                  : producer.epoch;
         const BatchCheck check = check_batch(state, epoch, sequences[p], batch_counts_[p]);
         if (check == BatchCheck::append || check == BatchCheck::duplicate) {
             batch_states_.push_back({&state, check == BatchCheck::duplicate});
@@ -243,8 +261,8 @@ KafkaError KafkaCluster::check_batches(const ProducerHandle& producer, bool tran
     return KafkaError::none;
 }
 
-void KafkaCluster::write_batches(const ProducerHandle& producer, int64_t transaction, const std::string& topic,
-                                 std::vector<Partition>& partitions,
+void KafkaCluster::write_batches(const ProducerHandle& producer, int64_t transaction,
+                                 const std::string& topic, std::vector<Partition>& partitions,
                                  const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
     for (size_t i = 0; i < batch_partitions_.size(); ++i) {
         const int32_t partition = batch_partitions_[i];
@@ -266,20 +284,23 @@ void KafkaCluster::write_batches(const ProducerHandle& producer, int64_t transac
 }
 
 void KafkaCluster::clear_batch_counts() {
-    for (const int32_t partition : batch_partitions_) batch_counts_[static_cast<size_t>(partition)] = 0;
+    for (const int32_t partition : batch_partitions_)
+        batch_counts_[static_cast<size_t>(partition)] = 0;
 }
 
-KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer, const std::string& topic,
-                                 int32_t partition, int32_t base_sequence, const std::vector<KafkaRecord>& records,
-                                 int64_t* base_offset) {
+KafkaError KafkaCluster::produce(NodeId caller, const ProducerHandle& producer,
+                                 const std::string& topic, int32_t partition, int32_t base_sequence,
+                                 const std::vector<KafkaRecord>& records, int64_t* base_offset) {
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     Partition* p = find_partition(topic, partition);
     if (p == nullptr) return KafkaError::unknown_topic;
     if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) {
         // The partition leader checks the sequence before the epoch's owner: an epoch it never saw
         // must start at sequence 0 (Kafka's ProducerAppendInfo: "Invalid sequence number for new
-        // epoch"), so a never-issued higher epoch with a later sequence is out of order, not fenced.
-        if (e == KafkaError::fenced && producer.epoch > current_epoch(producer) && base_sequence != 0) {
+        // epoch"), so a never-issued higher epoch with a later sequence is out of order, not
+        // fenced.
+        if (e == KafkaError::fenced && producer.epoch > current_epoch(producer) &&
+            base_sequence != 0) {
             ++stats_.out_of_order_batches;
             return KafkaError::out_of_order_sequence;
         }

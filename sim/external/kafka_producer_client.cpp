@@ -14,7 +14,8 @@ void KafkaProducerClient::use(const ProducerHandle& producer) {
     sequences_.assign(static_cast<size_t>(kafka_.partitions(topic_)), 0);
 }
 
-KafkaError KafkaProducerClient::send(NodeId caller, const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
+KafkaError KafkaProducerClient::send(NodeId caller,
+                                     const std::vector<std::pair<int32_t, KafkaRecord>>& records) {
     KafkaError error = KafkaError::none;
     for (int32_t attempt = 0; attempt < kAttempts; ++attempt) {
         error = idempotent_ ? kafka_.produce_request(caller, producer_, topic_, records, sequences_)
@@ -22,7 +23,8 @@ KafkaError KafkaProducerClient::send(NodeId caller, const std::vector<std::pair<
         if (error != KafkaError::request_timeout) break;
     }
     if (error == KafkaError::none && idempotent_) {
-        for (const auto& [partition, record] : records) ++sequences_[static_cast<size_t>(partition)];
+        for (const auto& [partition, record] : records)
+            ++sequences_[static_cast<size_t>(partition)];
     }
     if (error == KafkaError::request_timeout && idempotent_ && producer_.transactional_id.empty()) {
         // Written or not, nobody knows: the next batch must not reuse these sequence numbers (the
@@ -34,8 +36,9 @@ KafkaError KafkaProducerClient::send(NodeId caller, const std::vector<std::pair<
 }
 
 void KafkaProducerClient::bump_epoch(NodeId caller) {
-    // Kafka's client bumps an idempotent producer's epoch itself (KIP-360), and takes a new producer
-    // id only when the epoch is exhausted; the broker starts the sequence over at the new epoch.
+    // Kafka's client bumps an idempotent producer's epoch itself (KIP-360), and takes a new
+    // producer id only when the epoch is exhausted; the broker starts the sequence over at the new
+    // epoch.
     if (producer_.epoch >= kMaxEpoch) {
         init(caller);
         return;

@@ -14,15 +14,20 @@ constexpr EventKind kTransactionTimeout{"kafka.txn_timeout"};
 }
 
 KafkaError KafkaCluster::init_transactions(NodeId caller, const std::string& transactional_id,
-                                           ProducerHandle* handle, std::optional<Duration> transaction_timeout) {
+                                           ProducerHandle* handle,
+                                           std::optional<Duration> transaction_timeout) {
     EOSIM_INVARIANT(handle != nullptr, "init_transactions is given a handle to fill");
     if (KafkaError e = reachable(caller); e != KafkaError::none) return e;
     if (transaction_timeout && *transaction_timeout > options_.transaction_timeout) {
-        return KafkaError::invalid_transaction_timeout;  // checked before the id is touched, as Kafka does
+        return KafkaError::invalid_transaction_timeout;  // checked before the id is touched, as
+                                                         // Kafka does
     }
     auto it = producers_.find(transactional_id);
     if (it == producers_.end()) {
-        it = producers_.emplace(transactional_id, Producer{next_producer_id_++, 0, std::nullopt, {}, std::nullopt}).first;
+        it = producers_
+                 .emplace(transactional_id,
+                          Producer{next_producer_id_++, 0, std::nullopt, {}, std::nullopt})
+                 .first;
     } else {
         Producer& producer = it->second;
         // With fencing on, the broker aborts the previous incarnation's open transaction. With
@@ -53,7 +58,8 @@ KafkaError KafkaCluster::list_transactions(NodeId caller, const std::string& pre
 KafkaError KafkaCluster::check_producer(const ProducerHandle& producer, Producer** out) {
     auto it = producers_.find(producer.transactional_id);
     if (it == producers_.end()) return KafkaError::invalid_txn_state;
-    if (it->second.producer_id != producer.producer_id) return KafkaError::invalid_producer_id_mapping;
+    if (it->second.producer_id != producer.producer_id)
+        return KafkaError::invalid_producer_id_mapping;
     // Like Kafka's coordinator, a client request must carry exactly the current epoch: an older one
     // (a newer producer exists) and a larger one (never issued) both answer PRODUCER_FENCED.
     if (producer.epoch != it->second.epoch && options_.fencing) {
@@ -70,9 +76,11 @@ int32_t KafkaCluster::current_epoch(const ProducerHandle& producer) const {
 }
 
 int64_t KafkaCluster::transaction_of(const ProducerHandle& producer) const {
-    if (!options_.fencing) {  // epochs unchecked: every handle of the id shares its open transaction
+    if (!options_
+             .fencing) {  // epochs unchecked: every handle of the id shares its open transaction
         auto it = producers_.find(producer.transactional_id);
-        if (it != producers_.end() && it->second.open_transaction) return *it->second.open_transaction;
+        if (it != producers_.end() && it->second.open_transaction)
+            return *it->second.open_transaction;
     }
     return find_transaction(producer.transactional_id, producer.epoch);
 }
@@ -90,7 +98,8 @@ KafkaError KafkaCluster::begin(NodeId caller, const ProducerHandle& producer) {
     if (KafkaError e = check_producer(producer, &state); e != KafkaError::none) return e;
     const int64_t latest = transaction_of(producer);
     if (latest >= 0 && is_open(transactions_[static_cast<size_t>(latest)].lifecycle.state())) {
-        return KafkaError::none;  // begin is idempotent (and, with fencing off, joins the id's open one)
+        return KafkaError::none;  // begin is idempotent (and, with fencing off, joins the id's open
+                                  // one)
     }
     const auto index = static_cast<int64_t>(transactions_.size());
     Transaction& txn = transactions_.emplace_back();  // empty: its lifecycle's first state
@@ -107,7 +116,8 @@ KafkaError KafkaCluster::begin(NodeId caller, const ProducerHandle& producer) {
     return KafkaError::none;
 }
 
-KafkaError KafkaCluster::writable_transaction(const ProducerHandle& producer, int64_t* transaction) {
+KafkaError KafkaCluster::writable_transaction(const ProducerHandle& producer,
+                                              int64_t* transaction) {
     if (KafkaError e = check_producer(producer, nullptr); e != KafkaError::none) return e;
     *transaction = transaction_of(producer);
     if (*transaction < 0) return KafkaError::invalid_txn_state;
@@ -135,7 +145,8 @@ void KafkaCluster::start_timeout(int64_t transaction) {
 void KafkaCluster::on_transaction_timeout(int64_t transaction) {
     Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
     txn.timeout_timer = TimerId{};
-    EOSIM_INVARIANT(is_open(txn.lifecycle.state()), "a Kafka transaction's timeout fires only while it is open");
+    EOSIM_INVARIANT(is_open(txn.lifecycle.state()),
+                    "a Kafka transaction's timeout fires only while it is open");
     txn.expired = true;
     abort_and_fence(transaction);
 }
@@ -169,7 +180,8 @@ void KafkaCluster::close_transaction(int64_t transaction) {
     txn.ended = scheduler_.now();
     for (const auto& [where, first_offset] : txn.first_offsets) {
         Partition* p = find_partition(where.first, where.second);
-        EOSIM_INVARIANT(p != nullptr, "a transaction's partitions exist (partitions are never removed)");
+        EOSIM_INVARIANT(p != nullptr,
+                        "a transaction's partitions exist (partitions are never removed)");
         p->open_first_offsets.erase(first_offset);
     }
     if (txn.timeout_timer.valid()) {
@@ -182,7 +194,8 @@ void KafkaCluster::close_transaction(int64_t transaction) {
     }
 }
 
-KafkaError KafkaCluster::end_transaction(const ProducerHandle& producer, bool commit, ProducerHandle* bumped) {
+KafkaError KafkaCluster::end_transaction(const ProducerHandle& producer, bool commit,
+                                         ProducerHandle* bumped) {
     Producer* state = nullptr;
     if (KafkaError e = check_producer(producer, &state); e != KafkaError::none) return e;
     const int64_t index = transaction_of(producer);
@@ -199,9 +212,12 @@ KafkaError KafkaCluster::end_transaction(const ProducerHandle& producer, bool co
         case TxnState::abortable:
             if (commit) return KafkaError::transaction_abortable;
             abort_transaction(index);
-            if (options_.fencing) {  // KIP-360: the abort of an abortable transaction bumps the epoch
+            if (options_
+                    .fencing) {  // KIP-360: the abort of an abortable transaction bumps the epoch
                 ++state->epoch;
-                if (bumped != nullptr) *bumped = ProducerHandle{producer.transactional_id, state->producer_id, state->epoch};
+                if (bumped != nullptr)
+                    *bumped =
+                        ProducerHandle{producer.transactional_id, state->producer_id, state->epoch};
             }
             return KafkaError::none;
         case TxnState::committed: return commit ? KafkaError::none : KafkaError::invalid_txn_state;
@@ -214,7 +230,8 @@ KafkaError KafkaCluster::commit(NodeId caller, const ProducerHandle& producer) {
     return abort_or_commit(caller, producer, true, nullptr);
 }
 
-KafkaError KafkaCluster::abort(NodeId caller, const ProducerHandle& producer, ProducerHandle* bumped) {
+KafkaError KafkaCluster::abort(NodeId caller, const ProducerHandle& producer,
+                               ProducerHandle* bumped) {
     return abort_or_commit(caller, producer, false, bumped);
 }
 
@@ -224,7 +241,8 @@ KafkaError KafkaCluster::abort_or_commit(NodeId caller, const ProducerHandle& pr
     if (bumped != nullptr) *bumped = producer;
     const Time now = scheduler_.now();
     if (now < commit_errors_until_) {  // the coordinator answers before looking at the transaction
-        static constexpr KafkaError kInTurn[] = {KafkaError::not_coordinator, KafkaError::concurrent_transactions,
+        static constexpr KafkaError kInTurn[] = {KafkaError::not_coordinator,
+                                                 KafkaError::concurrent_transactions,
                                                  KafkaError::request_timeout};
         return kInTurn[stats_.commit_errors++ % 3];
     }
@@ -246,8 +264,9 @@ void KafkaCluster::abort_open_transactions() {
 
 TransactionView KafkaCluster::transaction_view(int64_t transaction) const {
     const Transaction& txn = transactions_.at(static_cast<size_t>(transaction));
-    TransactionView view{txn.transactional_id, txn.lifecycle.state(), txn.started, txn.first_record, txn.ended, {},
-                         txn.records, txn.timeout, txn.expired};
+    TransactionView view{
+        txn.transactional_id, txn.lifecycle.state(), txn.started, txn.first_record, txn.ended, {},
+        txn.records,          txn.timeout,           txn.expired};
     for (const auto& [where, first_offset] : txn.first_offsets) view.partitions.push_back(where);
     return view;
 }

@@ -7,16 +7,20 @@ namespace eosim::sim::external {
 
 namespace {
 
-constexpr uint8_t bit(TxnState state) { return static_cast<uint8_t>(1U << static_cast<unsigned>(state)); }
+constexpr uint8_t bit(TxnState state) {
+    return static_cast<uint8_t>(1U << static_cast<unsigned>(state));
+}
 
-// Each state's valid previous states, as a set of bits (empty has none: a transaction starts there).
+// Each state's valid previous states, as a set of bits (empty has none: a transaction starts
+// there).
 constexpr uint8_t valid_previous(TxnState to) {
     switch (to) {
         case TxnState::empty: return 0;
         case TxnState::ongoing: return bit(TxnState::empty);
         case TxnState::abortable: return bit(TxnState::empty) | bit(TxnState::ongoing);
         case TxnState::committed: return bit(TxnState::empty) | bit(TxnState::ongoing);
-        case TxnState::aborted: return bit(TxnState::empty) | bit(TxnState::ongoing) | bit(TxnState::abortable);
+        case TxnState::aborted:
+            return bit(TxnState::empty) | bit(TxnState::ongoing) | bit(TxnState::abortable);
     }
     return 0;
 }
@@ -26,9 +30,11 @@ const char* entering(TxnState to) {
     switch (to) {
         case TxnState::empty: return "a Kafka transaction is empty only when it begins";
         case TxnState::ongoing: return "a Kafka transaction becomes ongoing only from empty";
-        case TxnState::abortable: return "a Kafka transaction becomes abortable only from empty or ongoing";
+        case TxnState::abortable:
+            return "a Kafka transaction becomes abortable only from empty or ongoing";
         case TxnState::committed: return "a Kafka transaction commits only from empty or ongoing";
-        case TxnState::aborted: return "a Kafka transaction aborts only while open (empty, ongoing or abortable)";
+        case TxnState::aborted:
+            return "a Kafka transaction aborts only while open (empty, ongoing or abortable)";
     }
     return "a Kafka transaction enters a known state";
 }

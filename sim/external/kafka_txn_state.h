@@ -25,7 +25,9 @@ const char* to_string(TxnState state);
 
 // Still open: neither committed nor aborted. An open transaction with records holds the last stable
 // offset of each partition it wrote to.
-constexpr bool is_open(TxnState state) { return state != TxnState::committed && state != TxnState::aborted; }
+constexpr bool is_open(TxnState state) {
+    return state != TxnState::committed && state != TxnState::aborted;
+}
 
 // Whether a transaction in state `from` may enter state `to` (the table above).
 bool may_enter(TxnState from, TxnState to);

@@ -39,14 +39,16 @@ enum class KeyValueError : uint8_t {
     none,
     unavailable,   // the store or the caller is down, unreachable, or in an unavailable period
     write_failed,  // an injected write error: nothing changed
-    timeout,       // no answer (calls that race, call_races.h): the write may have applied, or may still land
+    timeout,  // no answer (calls that race, call_races.h): the write may have applied, or may still
+              // land
 };
 const char* to_string(KeyValueError error);
 
 struct KeyValueResult {
     KeyValueError error = KeyValueError::none;
-    std::optional<int64_t> value;  // GET: the value (nullopt: absent); INCRBY/script: the counter after
-    bool applied = false;          // SETNX / script / compare_and_set / DEL: whether it changed anything
+    std::optional<int64_t>
+        value;             // GET: the value (nullopt: absent); INCRBY/script: the counter after
+    bool applied = false;  // SETNX / script / compare_and_set / DEL: whether it changed anything
 };
 
 class KeyValueStore final : public OutsideSystem {
@@ -55,18 +57,21 @@ public:
 
     KeyValueResult get(NodeId caller, const std::string& key);
     // `ttl` nullopt: no expiry (a SET clears an earlier TTL, as in Redis).
-    KeyValueResult set(NodeId caller, const std::string& key, int64_t value, std::optional<Duration> ttl = {});
-    KeyValueResult setnx(NodeId caller, const std::string& key, int64_t value, std::optional<Duration> ttl = {});
+    KeyValueResult set(NodeId caller, const std::string& key, int64_t value,
+                       std::optional<Duration> ttl = {});
+    KeyValueResult setnx(NodeId caller, const std::string& key, int64_t value,
+                         std::optional<Duration> ttl = {});
     KeyValueResult incrby(NodeId caller, const std::string& key, int64_t delta);
     KeyValueResult del(NodeId caller, const std::string& key);
     // Sets a TTL on an existing key; applied = false when the key is absent.
     KeyValueResult expire(NodeId caller, const std::string& key, Duration ttl);
 
     // Atomic scripts.
-    KeyValueResult set_if_absent_then_incrby(NodeId caller, const std::string& dedup_key, const std::string& counter_key,
-                                             int64_t delta, std::optional<Duration> dedup_ttl = {});
-    KeyValueResult compare_and_set(NodeId caller, const std::string& key, std::optional<int64_t> expected,
-                                   int64_t value);
+    KeyValueResult set_if_absent_then_incrby(NodeId caller, const std::string& dedup_key,
+                                             const std::string& counter_key, int64_t delta,
+                                             std::optional<Duration> dedup_ttl = {});
+    KeyValueResult compare_and_set(NodeId caller, const std::string& key,
+                                   std::optional<int64_t> expected, int64_t value);
 
     // Narrow views for oracles and tests (no caller, no fault): the live keys (expired ones are
     // absent), sorted; keys starting with `prefix` only.
@@ -85,7 +90,8 @@ private:
     Entry* live(const std::string& key);
     bool admit_write_or(NodeId caller, KeyValueResult* failure);
     // A write: admitted, delivered as the races say, noted in the call log.
-    KeyValueResult write_call(NodeId caller, const std::function<std::string()>& call, std::function<KeyValueResult()> apply);
+    KeyValueResult write_call(NodeId caller, const std::function<std::string()>& call,
+                              std::function<KeyValueResult()> apply);
 
     std::map<std::string, Entry> entries_;
 };

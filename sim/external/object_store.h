@@ -42,7 +42,8 @@ enum class ObjectError : uint8_t {
     already_exists,  // rename onto an existing path
     no_such_upload,  // upload part / complete / abort of an upload that is not open
     invalid_part,    // complete of an upload without parts
-    timeout,         // no answer (calls that race, call_races.h): the write may have applied, or may still land
+    timeout,  // no answer (calls that race, call_races.h): the write may have applied, or may still
+              // land
 };
 const char* to_string(ObjectError error);
 
@@ -54,8 +55,8 @@ struct ObjectInfo {
 
 struct ObjectResult {
     ObjectError error = ObjectError::none;
-    std::string bytes;           // get: the content
-    int64_t upload_id = -1;      // initiate: the new upload's id
+    std::string bytes;                // get: the content
+    int64_t upload_id = -1;           // initiate: the new upload's id
     std::vector<ObjectInfo> objects;  // list: sorted by path
 };
 
@@ -71,7 +72,8 @@ public:
     ObjectResult copy(NodeId caller, const std::string& from, const std::string& to);
 
     ObjectResult initiate_upload(NodeId caller, const std::string& path);
-    ObjectResult upload_part(NodeId caller, int64_t upload_id, int32_t part_number, std::string bytes);
+    ObjectResult upload_part(NodeId caller, int64_t upload_id, int32_t part_number,
+                             std::string bytes);
     ObjectResult complete_upload(NodeId caller, int64_t upload_id);
     ObjectResult abort_upload(NodeId caller, int64_t upload_id);
 
@@ -90,7 +92,8 @@ private:
     };
     bool admit_write_or(NodeId caller, ObjectResult* failure);
     // A write: admitted, delivered as the races say, noted in the call log.
-    ObjectResult write_call(NodeId caller, const std::function<std::string()>& call, std::function<ObjectResult()> apply);
+    ObjectResult write_call(NodeId caller, const std::function<std::string()>& call,
+                            std::function<ObjectResult()> apply);
 
     std::map<std::string, std::string> objects_;
     std::map<int64_t, Upload> uploads_;  // open uploads only

@@ -5,7 +5,11 @@
 namespace eosim::sim::external {
 
 OutsideSystem::OutsideSystem(Scheduler& scheduler, Network& network, NodeId node)
-    : scheduler_(scheduler), network_(network), node_(node), races_(scheduler), latency_prng_(Prng(0x1a7e).fork(node)) {
+    : scheduler_(scheduler),
+      network_(network),
+      node_(node),
+      races_(scheduler),
+      latency_prng_(Prng(0x1a7e).fork(node)) {
     EOSIM_INVARIANT(node < scheduler.nodes().size(), "an outside system runs on a known node");
 }
 

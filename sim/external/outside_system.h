@@ -12,14 +12,14 @@
 // SETNX on an existing key, a stale external version, an identical re-index).
 //
 // Calls that race (call_races.h): when switched on (a script, or the `system_call_races` fault), an
-// admitted write may apply and lose its answer, land later, or be lost; the caller then sees `timeout`.
-// Every call is noted in the call log when one is set (`races().set_log`).
+// admitted write may apply and lose its answer, land later, or be lost; the caller then sees
+// `timeout`. Every call is noted in the call log when one is set (`races().set_log`).
 //
 // Latency: a synchronous call takes no time. An asynchronous call (a sink's
 // engine::SinkContext::call) travels both ways with a latency drawn per leg from the system's own
 // PRNG stream, uniformly in [latency().min, latency().max] (default 2-20 ms, after a service in the
-// same region), times the slow factor while a slow period lasts (`set_slow_until`). Two calls of one
-// client may therefore land, and be answered, in another order than sent.
+// same region), times the slow factor while a slow period lasts (`set_slow_until`). Two calls of
+// one client may therefore land, and be answered, in another order than sent.
 //
 // Not modelled: replication and failover of the system itself.
 #include <cstdint>
@@ -41,9 +41,10 @@ struct CallLatency {
 
 struct OutsideSystemStats {
     uint64_t calls = 0;
-    uint64_t failed_calls = 0;          // unavailable, injected write errors, rejected requests, timeouts (races)
-    uint64_t writes_applied = 0;        // writes (or bulk items) that changed the content
-    uint64_t absorbed_duplicates = 0;   // writes (or bulk items) that changed nothing
+    uint64_t failed_calls =
+        0;  // unavailable, injected write errors, rejected requests, timeouts (races)
+    uint64_t writes_applied = 0;       // writes (or bulk items) that changed the content
+    uint64_t absorbed_duplicates = 0;  // writes (or bulk items) that changed nothing
 };
 
 class OutsideSystem : public OutsideFaultTarget {
@@ -56,7 +57,9 @@ public:
     void set_unavailable_until(Time until) override { unavailable_until_ = until; }
     void set_write_errors_until(Time until) override { write_errors_until_ = until; }
     bool has_call_races() const override { return true; }
-    void set_call_races(Ratio ratio, Time until, Prng prng) override { races_.set_races(ratio, until, prng); }
+    void set_call_races(Ratio ratio, Time until, Prng prng) override {
+        races_.set_races(ratio, until, prng);
+    }
     CallRaces& races() { return races_; }
     const CallRaces& races() const { return races_; }
 
@@ -79,16 +82,17 @@ protected:
     // An admitted write, delivered as the races say: `apply` (which owns copies of what it reads:
     // a late write applies later) now, or now with `timed_out` as the answer, or later.
     template <typename Result>
-    Result deliver_write(NodeId caller, const std::function<std::string()>& call, std::function<Result()> apply,
-                         Result timed_out) {
+    Result deliver_write(NodeId caller, const std::function<std::string()>& call,
+                         std::function<Result()> apply, Result timed_out) {
         const RaceStep step = races_.next_write();
         if (step.delivery == CallDelivery::now) return apply();
         count_failed();  // the caller sees a timeout
         if (step.delivery == CallDelivery::answer_lost) {
             (void)apply();
         } else if (step.delivery == CallDelivery::late) {
-            races_.hold(caller, races_.logging() ? call() : std::string(), [apply = std::move(apply)] { (void)apply(); },
-                        step.late_by_calls);
+            races_.hold(
+                caller, races_.logging() ? call() : std::string(),
+                [apply = std::move(apply)] { (void)apply(); }, step.late_by_calls);
         }
         return timed_out;
     }

@@ -1,8 +1,8 @@
 #pragma once
-// The log of one Kafka partition in compact form: per offset a record (key, value, timestamp) and the
-// transaction it was written in (-1 for a plain append), each kept as a column of packed integers
-// (sim/packed_ints.h), so an entry costs a few bytes instead of 24. Append only, random access by
-// offset; entries come back by value.
+// The log of one Kafka partition in compact form: per offset a record (key, value, timestamp) and
+// the transaction it was written in (-1 for a plain append), each kept as a column of packed
+// integers (sim/packed_ints.h), so an entry costs a few bytes instead of 24. Append only, random
+// access by offset; entries come back by value.
 //
 // A new per-entry field (a producer id, a sequence number) is a new column here and a new member
 // of `Entry`; nothing else in the Kafka model needs to know how entries are stored.
@@ -29,11 +29,14 @@ public:
         transactions_.push_back(entry.transaction);
     }
     Entry operator[](size_t offset) const {
-        return Entry{KafkaRecord{keys_[offset], values_[offset], timestamps_[offset]}, transactions_[offset]};
+        return Entry{KafkaRecord{keys_[offset], values_[offset], timestamps_[offset]},
+                     transactions_[offset]};
     }
     size_t size() const { return keys_.size(); }
     bool empty() const { return keys_.empty(); }
-    size_t bytes() const { return keys_.bytes() + values_.bytes() + timestamps_.bytes() + transactions_.bytes(); }
+    size_t bytes() const {
+        return keys_.bytes() + values_.bytes() + timestamps_.bytes() + transactions_.bytes();
+    }
     // The columns themselves, for readers that walk many entries (PackedInts::copy decodes a range
     // at a time).
     const PackedInts& keys() const { return keys_; }

@@ -1,7 +1,8 @@
 #pragma once
 // A sequence of Kafka records (key, value, timestamp) in compact form: three columns of packed
-// integers (sim/packed_ints.h), a few bytes a record (timestamps, nearly in order, take about two). Append only, random access; records come back by
-// value. What the input producer keeps of a job's input, and what the reference model reads it from.
+// integers (sim/packed_ints.h), a few bytes a record (timestamps, nearly in order, take about two).
+// Append only, random access; records come back by value. What the input producer keeps of a job's
+// input, and what the reference model reads it from.
 #include <cstddef>
 #include <initializer_list>
 
@@ -21,7 +22,9 @@ public:
         values_.push_back(record.value);
         timestamps_.push_back(record.timestamp);
     }
-    KafkaRecord operator[](size_t index) const { return KafkaRecord{keys_[index], values_[index], timestamps_[index]}; }
+    KafkaRecord operator[](size_t index) const {
+        return KafkaRecord{keys_[index], values_[index], timestamps_[index]};
+    }
     size_t size() const { return keys_.size(); }
     bool empty() const { return keys_.empty(); }
     size_t bytes() const { return keys_.bytes() + values_.bytes() + timestamps_.bytes(); }

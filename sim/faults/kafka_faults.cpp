@@ -45,18 +45,20 @@ public:
 }  // namespace
 
 void add_kafka_firings(FaultFirings& registry) {
-    static const KafkaUntilFiring broker_unavailable(FaultKind::broker_unavailable, &OutsideFaults::broker_unavailable,
-                                                     "broker unavailable");
-    static const KafkaUntilFiring kafka_write_failure(FaultKind::kafka_write_failure, &OutsideFaults::kafka_write_failure,
-                                                      "Kafka writes fail");
+    static const KafkaUntilFiring broker_unavailable(
+        FaultKind::broker_unavailable, &OutsideFaults::broker_unavailable, "broker unavailable");
+    static const KafkaUntilFiring kafka_write_failure(
+        FaultKind::kafka_write_failure, &OutsideFaults::kafka_write_failure, "Kafka writes fail");
     static const TransactionAbortFiring transaction_abort;
-    static const KafkaUntilFiring kafka_commit_errors(FaultKind::kafka_commit_errors, &OutsideFaults::kafka_commit_errors,
+    static const KafkaUntilFiring kafka_commit_errors(FaultKind::kafka_commit_errors,
+                                                      &OutsideFaults::kafka_commit_errors,
                                                       "Kafka commits and aborts fail (retriable)");
-    static const KafkaUntilFiring kafka_commit_outcome_unknown(FaultKind::kafka_commit_outcome_unknown,
-                                                               &OutsideFaults::kafka_commit_outcome_unknown,
-                                                               "Kafka commits and aborts applied but answered with a timeout");
-    static const KafkaUntilFiring kafka_produce_ack_lost(FaultKind::kafka_produce_ack_lost, &OutsideFaults::kafka_produce_ack_lost,
-                                                         "Kafka produce requests written, every other answer lost");
+    static const KafkaUntilFiring kafka_commit_outcome_unknown(
+        FaultKind::kafka_commit_outcome_unknown, &OutsideFaults::kafka_commit_outcome_unknown,
+        "Kafka commits and aborts applied but answered with a timeout");
+    static const KafkaUntilFiring kafka_produce_ack_lost(
+        FaultKind::kafka_produce_ack_lost, &OutsideFaults::kafka_produce_ack_lost,
+        "Kafka produce requests written, every other answer lost");
     registry.add(broker_unavailable);
     registry.add(kafka_write_failure);
     registry.add(transaction_abort);

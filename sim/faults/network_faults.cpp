@@ -23,7 +23,9 @@ public:
 
     void fire(FaultAct& act) const override {
         const std::vector<NodeId>& side_a = act.targets;
-        const auto on_side_a = [&](NodeId id) { return std::find(side_a.begin(), side_a.end(), id) != side_a.end(); };
+        const auto on_side_a = [&](NodeId id) {
+            return std::find(side_a.begin(), side_a.end(), id) != side_a.end();
+        };
         std::vector<NodeId> side_b;
         for (NodeId id : act.other_nodes) {
             if (!on_side_a(id)) side_b.push_back(id);
@@ -45,10 +47,12 @@ public:
         Network* network = &act.world.network();
         const PartitionId partition = network->partition(side_a, side_b, act.spec.one_way);
         act.record.handle = partition;
-        act.record.action = "partitioned {" + join(act.names(side_a)) + "} " + (act.spec.one_way ? "-/->" : "<-/->") + " {" +
-                            join(other) + "} until " + fault_time_text(heal_at);
+        act.record.action = "partitioned {" + join(act.names(side_a)) + "} " +
+                            (act.spec.one_way ? "-/->" : "<-/->") + " {" + join(other) +
+                            "} until " + fault_time_text(heal_at);
         act.lasts_until(heal_at);
-        act.world.scheduler().schedule_at(heal_at, kNoNode, kFaultHeal, partition, [network, partition] { network->heal(partition); });
+        act.world.scheduler().schedule_at(heal_at, kNoNode, kFaultHeal, partition,
+                                          [network, partition] { network->heal(partition); });
     }
 };
 
@@ -61,9 +65,11 @@ public:
         return spec.multiplier < 1 ? "multiplier must be at least 1" : "";
     }
     void fire(FaultAct& act) const override {
-        act.world.network().slow_link(act.targets[0], act.targets[1], act.spec.multiplier, act.spec.duration);
+        act.world.network().slow_link(act.targets[0], act.targets[1], act.spec.multiplier,
+                                      act.spec.duration);
         act.record.nodes = act.names(act.targets);
-        act.record.action = "latency x" + std::to_string(act.spec.multiplier) + " until " + fault_time_text(act.until());
+        act.record.action = "latency x" + std::to_string(act.spec.multiplier) + " until " +
+                            fault_time_text(act.until());
         act.lasts_until(act.until());
     }
 };
@@ -80,9 +86,11 @@ public:
             kinds.push_back(stable_hash(message));
             names += (names.empty() ? "" : ", ") + message;
         }
-        act.record.handle = act.world.network().lose_datagrams(std::move(kinds), act.spec.ratio, act.until());
-        act.record.action = "lose " + std::to_string(act.spec.ratio.numerator) + "/" + std::to_string(act.spec.ratio.denominator) +
-                            " of " + names + " until " + fault_time_text(act.until());
+        act.record.handle =
+            act.world.network().lose_datagrams(std::move(kinds), act.spec.ratio, act.until());
+        act.record.action = "lose " + std::to_string(act.spec.ratio.numerator) + "/" +
+                            std::to_string(act.spec.ratio.denominator) + " of " + names +
+                            " until " + fault_time_text(act.until());
         act.lasts_until(act.until());
     }
 };

@@ -63,14 +63,16 @@ public:
         for (NodeId node : act.targets) {
             const std::string& name = world->nodes().name(node);
             if (!act.record.action.empty()) act.record.action += "; ";
-            if (world->scheduler().state(node) != NodeState::up) {  // a pause waiting for its handler counts
+            if (world->scheduler().state(node) !=
+                NodeState::up) {  // a pause waiting for its handler counts
                 act.record.action += name + " not running (skipped)";
                 continue;
             }
             world->scheduler().pause(node);
             paused_any = true;
             act.record.action += "paused " + name + " until " + fault_time_text(resume_at);
-            world->scheduler().schedule_at(resume_at, kNoNode, kFaultResume, node, [world, node] { world->scheduler().resume(node); });
+            world->scheduler().schedule_at(resume_at, kNoNode, kFaultResume, node,
+                                           [world, node] { world->scheduler().resume(node); });
         }
         if (paused_any) act.lasts_until(resume_at);
         act.record.skipped = !paused_any;

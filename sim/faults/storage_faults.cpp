@@ -27,7 +27,8 @@ public:
     }
     void fire(FaultAct& act) const override {
         act.world.storage().slow_until(act.until(), act.spec.multiplier);
-        act.record.action = "durable storage latency x" + std::to_string(act.spec.multiplier) + " until " + fault_time_text(act.until());
+        act.record.action = "durable storage latency x" + std::to_string(act.spec.multiplier) +
+                            " until " + fault_time_text(act.until());
         act.lasts_until(act.until());
     }
 };

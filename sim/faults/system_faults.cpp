@@ -6,7 +6,9 @@ namespace eosim::sim {
 
 namespace {
 
-std::string ratio_text(Ratio ratio) { return std::to_string(ratio.numerator) + "/" + std::to_string(ratio.denominator); }
+std::string ratio_text(Ratio ratio) {
+    return std::to_string(ratio.numerator) + "/" + std::to_string(ratio.denominator);
+}
 
 // The common part: the named system must be in the run (and take the kind, `takes`).
 class SystemFiring : public FaultFiring {
@@ -15,11 +17,13 @@ public:
 
     std::string check(const FaultSpec& spec, const OutsideFaults& hooks) const override {
         auto target = hooks.systems.find(spec.system);
-        if (target == hooks.systems.end() || target->second == nullptr) return "no outside system '" + spec.system + "' in this run";
+        if (target == hooks.systems.end() || target->second == nullptr)
+            return "no outside system '" + spec.system + "' in this run";
         return takes(spec.system, *target->second);
     }
     void fire(FaultAct& act) const override {
-        act.record.action = act.spec.system + " " + act_on(*act.hooks.systems.at(act.spec.system), act) + " until " +
+        act.record.action = act.spec.system + " " +
+                            act_on(*act.hooks.systems.at(act.spec.system), act) + " until " +
                             fault_time_text(act.until());
         act.lasts_until(act.until());
     }
@@ -59,7 +63,9 @@ public:
 
 protected:
     std::string takes(const std::string& system, const OutsideFaultTarget& target) const override {
-        return target.has_partial_batch_failures() ? "" : "system '" + system + "' has no batch requests";
+        return target.has_partial_batch_failures()
+                   ? ""
+                   : "system '" + system + "' has no batch requests";
     }
     std::string act_on(OutsideFaultTarget& target, FaultAct& act) const override {
         target.set_partial_batch_failure(act.spec.ratio, act.until());
@@ -76,7 +82,9 @@ protected:
         return target.has_call_races() ? "" : "system '" + system + "' has no calls that race";
     }
     std::string act_on(OutsideFaultTarget& target, FaultAct& act) const override {
-        target.set_call_races(act.spec.ratio, act.until(), act.world.prng("call_races/" + act.spec.system + "/" + fault_time_text(act.now())));
+        target.set_call_races(
+            act.spec.ratio, act.until(),
+            act.world.prng("call_races/" + act.spec.system + "/" + fault_time_text(act.now())));
         return "writes race with " + ratio_text(act.spec.ratio);
     }
 };

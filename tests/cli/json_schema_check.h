@@ -1,8 +1,9 @@
 #pragma once
-// A small JSON Schema (draft-07) validator for the tests: the subset of keywords scenarios/schema.json
-// uses, and nothing more, so that a keyword it does not know fails the test instead of being
-// silently ignored. It also records which `properties` entries a valid document used, so a test
-// can check that every key the schema allows is one some valid file uses (and the loader accepts).
+// A small JSON Schema (draft-07) validator for the tests: the subset of keywords
+// scenarios/schema.json uses, and nothing more, so that a keyword it does not know fails the test
+// instead of being silently ignored. It also records which `properties` entries a valid document
+// used, so a test can check that every key the schema allows is one some valid file uses (and the
+// loader accepts).
 #include <map>
 #include <regex>
 #include <set>
@@ -49,17 +50,21 @@ public:
     const std::set<std::string>& used_properties() const { return used_; }
 
 private:
-    static void collect_properties(const nlohmann::json& s, const std::string& at, std::set<std::string>& out) {
+    static void collect_properties(const nlohmann::json& s, const std::string& at,
+                                   std::set<std::string>& out) {
         if (s.is_object()) {
             for (const auto& [key, value] : s.items()) {
-                if (key == "if" || key == "not") continue;  // conditions, not places where a key is allowed
+                if (key == "if" || key == "not")
+                    continue;  // conditions, not places where a key is allowed
                 if (key == "properties" && value.is_object()) {
-                    for (const auto& [name, sub] : value.items()) out.insert(at + "/properties/" + name);
+                    for (const auto& [name, sub] : value.items())
+                        out.insert(at + "/properties/" + name);
                 }
                 collect_properties(value, at + "/" + key, out);
             }
         } else if (s.is_array()) {
-            for (size_t i = 0; i < s.size(); ++i) collect_properties(s[i], at + "/" + std::to_string(i), out);
+            for (size_t i = 0; i < s.size(); ++i)
+                collect_properties(s[i], at + "/" + std::to_string(i), out);
         }
     }
 
@@ -81,26 +86,38 @@ private:
         throw std::runtime_error("unknown type " + type);
     }
 
-    bool fail(std::vector<std::string>& errors, const std::string& where, const std::string& what) const {
-        if (detail_ && errors.size() < 20) errors.push_back((where.empty() ? "/" : where) + ": " + what);
+    bool fail(std::vector<std::string>& errors, const std::string& where,
+              const std::string& what) const {
+        if (detail_ && errors.size() < 20)
+            errors.push_back((where.empty() ? "/" : where) + ": " + what);
         return false;
     }
 
     // A schema or instance location one step below `base`; empty in accepts(), which needs none.
-    std::string below(const std::string& base, const std::string& step) const { return detail_ ? base + "/" + step : std::string(); }
-    std::string below(const std::string& base, size_t index) const { return detail_ ? base + "/" + std::to_string(index) : std::string(); }
+    std::string below(const std::string& base, const std::string& step) const {
+        return detail_ ? base + "/" + step : std::string();
+    }
+    std::string below(const std::string& base, size_t index) const {
+        return detail_ ? base + "/" + std::to_string(index) : std::string();
+    }
     std::string below(const std::string& base, const char* keyword, size_t index) const {
         return detail_ ? base + "/" + keyword + "/" + std::to_string(index) : std::string();
     }
 
-    bool check(const nlohmann::json& s, const std::string& at, const nlohmann::json& v, const std::string& where,
-               std::set<std::string>& used, std::vector<std::string>& errors) {
+    bool check(const nlohmann::json& s, const std::string& at, const nlohmann::json& v,
+               const std::string& where, std::set<std::string>& used,
+               std::vector<std::string>& errors) {
         static const std::set<std::string> kKnown = {
-            "$schema", "$id", "title", "description", "definitions", "$ref", "type", "enum", "const", "pattern",
-            "minLength", "minimum", "maximum", "minItems", "maxItems", "uniqueItems", "items", "properties", "required",
-            "additionalProperties", "minProperties", "allOf", "anyOf", "oneOf", "not", "if", "then", "else"};
+            "$schema",       "$id",        "title",     "description",
+            "definitions",   "$ref",       "type",      "enum",
+            "const",         "pattern",    "minLength", "minimum",
+            "maximum",       "minItems",   "maxItems",  "uniqueItems",
+            "items",         "properties", "required",  "additionalProperties",
+            "minProperties", "allOf",      "anyOf",     "oneOf",
+            "not",           "if",         "then",      "else"};
         for (const auto& [key, value] : s.items()) {
-            if (kKnown.count(key) == 0) throw std::runtime_error("the test validator does not know the keyword " + key);
+            if (kKnown.count(key) == 0)
+                throw std::runtime_error("the test validator does not know the keyword " + key);
         }
         bool ok = true;
         if (s.contains("$ref")) {
@@ -116,7 +133,8 @@ private:
             for (const auto& option : s["enum"]) found = found || option == v;
             if (!found) ok = fail(errors, where, "not one of the enum values: " + v.dump());
         }
-        if (s.contains("const") && s["const"] != v) ok = fail(errors, where, "expected " + s["const"].dump());
+        if (s.contains("const") && s["const"] != v)
+            ok = fail(errors, where, "expected " + s["const"].dump());
         if (v.is_string()) ok = check_string(s, v.get<std::string>(), where, errors) && ok;
         if (v.is_number()) ok = check_number(s, v, where, errors) && ok;
         if (v.is_array()) ok = check_array(s, at, v, where, used, errors) && ok;
@@ -127,30 +145,38 @@ private:
     bool check_string(const nlohmann::json& s, const std::string& text, const std::string& where,
                       std::vector<std::string>& errors) {
         bool ok = true;
-        if (s.contains("minLength") && text.size() < s["minLength"].get<size_t>()) ok = fail(errors, where, "too short");
+        if (s.contains("minLength") && text.size() < s["minLength"].get<size_t>())
+            ok = fail(errors, where, "too short");
         if (s.contains("pattern")) {
             const std::string pattern = s["pattern"].get<std::string>();
             auto it = regexes_.find(pattern);
-            if (it == regexes_.end()) it = regexes_.emplace(pattern, std::regex(pattern, std::regex::ECMAScript)).first;
-            if (!std::regex_search(text, it->second)) ok = fail(errors, where, "\"" + text + "\" does not match " + pattern);
+            if (it == regexes_.end())
+                it = regexes_.emplace(pattern, std::regex(pattern, std::regex::ECMAScript)).first;
+            if (!std::regex_search(text, it->second))
+                ok = fail(errors, where, "\"" + text + "\" does not match " + pattern);
         }
         return ok;
     }
 
     bool check_number(const nlohmann::json& s, const nlohmann::json& v, const std::string& where,
-                             std::vector<std::string>& errors) {
+                      std::vector<std::string>& errors) {
         bool ok = true;
         const double x = v.get<double>();
-        if (s.contains("minimum") && x < s["minimum"].get<double>()) ok = fail(errors, where, "below the minimum");
-        if (s.contains("maximum") && x > s["maximum"].get<double>()) ok = fail(errors, where, "above the maximum");
+        if (s.contains("minimum") && x < s["minimum"].get<double>())
+            ok = fail(errors, where, "below the minimum");
+        if (s.contains("maximum") && x > s["maximum"].get<double>())
+            ok = fail(errors, where, "above the maximum");
         return ok;
     }
 
-    bool check_array(const nlohmann::json& s, const std::string& at, const nlohmann::json& v, const std::string& where,
-                     std::set<std::string>& used, std::vector<std::string>& errors) {
+    bool check_array(const nlohmann::json& s, const std::string& at, const nlohmann::json& v,
+                     const std::string& where, std::set<std::string>& used,
+                     std::vector<std::string>& errors) {
         bool ok = true;
-        if (s.contains("minItems") && v.size() < s["minItems"].get<size_t>()) ok = fail(errors, where, "too few items");
-        if (s.contains("maxItems") && v.size() > s["maxItems"].get<size_t>()) ok = fail(errors, where, "too many items");
+        if (s.contains("minItems") && v.size() < s["minItems"].get<size_t>())
+            ok = fail(errors, where, "too few items");
+        if (s.contains("maxItems") && v.size() > s["maxItems"].get<size_t>())
+            ok = fail(errors, where, "too many items");
         if (s.contains("uniqueItems") && s["uniqueItems"].get<bool>()) {
             for (size_t i = 0; i < v.size(); ++i) {
                 for (size_t j = i + 1; j < v.size(); ++j) {
@@ -160,18 +186,21 @@ private:
         }
         if (s.contains("items")) {
             for (size_t i = 0; i < v.size(); ++i) {
-                ok = check(s["items"], below(at, "items"), v[i], below(where, i), used, errors) && ok;
+                ok = check(s["items"], below(at, "items"), v[i], below(where, i), used, errors) &&
+                     ok;
             }
         }
         return ok;
     }
 
-    bool check_object(const nlohmann::json& s, const std::string& at, const nlohmann::json& v, const std::string& where,
-                      std::set<std::string>& used, std::vector<std::string>& errors) {
+    bool check_object(const nlohmann::json& s, const std::string& at, const nlohmann::json& v,
+                      const std::string& where, std::set<std::string>& used,
+                      std::vector<std::string>& errors) {
         bool ok = true;
         if (s.contains("required")) {
             for (const auto& key : s["required"]) {
-                if (!v.contains(key.get<std::string>())) ok = fail(errors, where, "missing " + key.get<std::string>());
+                if (!v.contains(key.get<std::string>()))
+                    ok = fail(errors, where, "missing " + key.get<std::string>());
             }
         }
         if (s.contains("minProperties") && v.size() < s["minProperties"].get<size_t>()) {
@@ -183,7 +212,8 @@ private:
             if (properties.contains(key)) {
                 const std::string property_at = below(at, "properties/" + key);
                 if (detail_) used.insert(property_at);
-                ok = check(properties[key], property_at, value, below(where, key), used, errors) && ok;
+                ok = check(properties[key], property_at, value, below(where, key), used, errors) &&
+                     ok;
             } else if (s.contains("additionalProperties") && s["additionalProperties"] == false) {
                 ok = fail(errors, where, "unexpected key " + key);
             }
@@ -192,8 +222,8 @@ private:
     }
 
     // A branch's used properties count only if the branch is valid.
-    bool branch(const nlohmann::json& s, const std::string& at, const nlohmann::json& v, const std::string& where,
-                std::set<std::string>& used) {
+    bool branch(const nlohmann::json& s, const std::string& at, const nlohmann::json& v,
+                const std::string& where, std::set<std::string>& used) {
         std::set<std::string> branch_used;
         std::vector<std::string> ignored;
         const bool ok = check(s, at, v, where, branch_used, ignored);
@@ -202,7 +232,8 @@ private:
     }
 
     bool check_combinators(const nlohmann::json& s, const std::string& at, const nlohmann::json& v,
-                           const std::string& where, std::set<std::string>& used, std::vector<std::string>& errors) {
+                           const std::string& where, std::set<std::string>& used,
+                           std::vector<std::string>& errors) {
         bool ok = true;
         if (s.contains("allOf")) {
             for (size_t i = 0; i < s["allOf"].size(); ++i) {
@@ -221,19 +252,24 @@ private:
             for (size_t i = 0; i < s["oneOf"].size(); ++i) {
                 matches += branch(s["oneOf"][i], below(at, "oneOf", i), v, where, used) ? 1 : 0;
             }
-            if (matches != 1) ok = fail(errors, where, "matches " + std::to_string(matches) + " of oneOf, not exactly one");
+            if (matches != 1)
+                ok = fail(errors, where,
+                          "matches " + std::to_string(matches) + " of oneOf, not exactly one");
         }
         if (s.contains("not")) {
             std::set<std::string> ignored_used;
             std::vector<std::string> ignored;
-            if (check(s["not"], below(at, "not"), v, where, ignored_used, ignored)) ok = fail(errors, where, "matches not");
+            if (check(s["not"], below(at, "not"), v, where, ignored_used, ignored))
+                ok = fail(errors, where, "matches not");
         }
         if (s.contains("if")) {
             std::set<std::string> ignored_used;
             std::vector<std::string> ignored;
             const bool condition = check(s["if"], below(at, "if"), v, where, ignored_used, ignored);
-            if (condition && s.contains("then")) ok = check(s["then"], below(at, "then"), v, where, used, errors) && ok;
-            if (!condition && s.contains("else")) ok = check(s["else"], below(at, "else"), v, where, used, errors) && ok;
+            if (condition && s.contains("then"))
+                ok = check(s["then"], below(at, "then"), v, where, used, errors) && ok;
+            if (!condition && s.contains("else"))
+                ok = check(s["else"], below(at, "else"), v, where, used, errors) && ok;
         }
         return ok;
     }

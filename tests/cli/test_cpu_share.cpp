@@ -28,23 +28,29 @@ void write_file(const TempDir& root, const std::string& path, const std::string&
     testing::write_text(file, text);
 }
 
-const std::string kV2Mount = "30 22 0:27 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n";
+const std::string kV2Mount =
+    "30 22 0:27 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n";
 
-TEST_CASE("cpu share: --jobs, else the affinity mask, else a smaller cgroup quota", "[cli][cpu-share]") {
+TEST_CASE("cpu share: --jobs, else the affinity mask, else a smaller cgroup quota",
+          "[cli][cpu-share]") {
     CHECK(describe(choose_workers(3, 1, CpuQuota{1, "cpu.max"}, 8)) == "3 workers (--jobs)");
-    CHECK(describe(choose_workers(0, 1, std::nullopt, 2)) == "1 worker (CPU affinity: 1 of 2 CPUs)");
-    CHECK(describe(choose_workers(0, 8, std::nullopt, 8)) == "8 workers (CPU affinity: 8 of 8 CPUs)");
+    CHECK(describe(choose_workers(0, 1, std::nullopt, 2)) ==
+          "1 worker (CPU affinity: 1 of 2 CPUs)");
+    CHECK(describe(choose_workers(0, 8, std::nullopt, 8)) ==
+          "8 workers (CPU affinity: 8 of 8 CPUs)");
     CHECK(describe(choose_workers(0, 8, CpuQuota{1.5, "cpu.max"}, 8)) ==
           "2 workers (cgroup CPU quota: 1.5 CPUs (cpu.max); CPU affinity: 8 of 8 CPUs)");
     CHECK(choose_workers(0, 8, CpuQuota{0.2, "cpu.cfs_quota_us"}, 8).workers == 1);
     CHECK(choose_workers(0, 8, CpuQuota{4, "cpu.max"}, 8).workers == 4);
     // A quota above what the mask allows changes nothing.
-    CHECK(describe(choose_workers(0, 2, CpuQuota{6, "cpu.max"}, 8)) == "2 workers (CPU affinity: 2 of 8 CPUs)");
+    CHECK(describe(choose_workers(0, 2, CpuQuota{6, "cpu.max"}, 8)) ==
+          "2 workers (CPU affinity: 2 of 8 CPUs)");
     CHECK(describe(choose_workers(0, 0, std::nullopt, 4)) == "4 workers (the machine's CPUs)");
     CHECK(describe(default_workers(5), "thread") == "5 threads (--jobs)");
 }
 
-TEST_CASE("cpu share: the cgroup v2 quota is cpu.max, the smallest up the path", "[cli][cpu-share]") {
+TEST_CASE("cpu share: the cgroup v2 quota is cpu.max, the smallest up the path",
+          "[cli][cpu-share]") {
     TempDir root;
     write_file(root, "proc/self/mountinfo", kV2Mount);
     write_file(root, "proc/self/cgroup", "0::/kubepods/pod1/c1\n");
@@ -68,18 +74,21 @@ TEST_CASE("cpu share: the cgroup v2 quota is cpu.max, the smallest up the path",
         CHECK(cgroup_cpu_quota(root.path())->cpus == 0.5);
     }
     SECTION("a container's namespace: the mount shows the hierarchy from the pod down") {
-        write_file(root, "proc/self/mountinfo", "30 22 0:27 /kubepods/pod1 /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+        write_file(root, "proc/self/mountinfo",
+                   "30 22 0:27 /kubepods/pod1 /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
         write_file(root, "sys/fs/cgroup/c1/cpu.max", "200000 100000\n");
         REQUIRE(cgroup_cpu_quota(root.path()));
         CHECK(cgroup_cpu_quota(root.path())->cpus == 2);
     }
 }
 
-TEST_CASE("cpu share: the cgroup v1 quota is cpu.cfs_quota_us / cpu.cfs_period_us", "[cli][cpu-share]") {
+TEST_CASE("cpu share: the cgroup v1 quota is cpu.cfs_quota_us / cpu.cfs_period_us",
+          "[cli][cpu-share]") {
     TempDir root;
-    write_file(root, "proc/self/mountinfo",
-               "31 30 0:28 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n"
-               "34 30 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n");
+    write_file(
+        root, "proc/self/mountinfo",
+        "31 30 0:28 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n"
+        "34 30 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n");
     write_file(root, "proc/self/cgroup", "4:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n0::/\n");
     write_file(root, "sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "-1\n");
     write_file(root, "sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
@@ -97,9 +106,10 @@ TEST_CASE("cpu share: the cgroup v1 quota is cpu.cfs_quota_us / cpu.cfs_period_u
 // `taskset -c CPUS eosim suite` of the quick fixture over one seed: its first line.
 std::string suite_under_taskset(const std::string& cpus) {
     TempDir dir;
-    const testing::Finished f = testing::run_to_end(
-        {"/usr/bin/taskset", "-c", cpus, testing::kEosim.string(), "suite", (testing::kCliFixtures / "quick.suite.json").string(),
-         "--seeds", "1", "--progress", "none", "--results", (dir / "r.jsonl").string()});
+    const testing::Finished f =
+        testing::run_to_end({"/usr/bin/taskset", "-c", cpus, testing::kEosim.string(), "suite",
+                             (testing::kCliFixtures / "quick.suite.json").string(), "--seeds", "1",
+                             "--progress", "none", "--results", (dir / "r.jsonl").string()});
     INFO(f.out << f.err);
     CHECK(f.exit_code == 0);
     return f.out.substr(0, f.out.find('\n'));
@@ -110,17 +120,21 @@ TEST_CASE("cpu share: taskset -c 0 eosim suite starts one worker", "[cli][cpu-sh
     CPU_ZERO(&own);
     REQUIRE(::sched_getaffinity(0, sizeof own, &own) == 0);
     if (::access("/usr/bin/taskset", X_OK) != 0 || !CPU_ISSET(0, &own)) {
-        WARN("skipped: /usr/bin/taskset (util-linux) is not installed, or this process may not use CPU 0");
+        WARN(
+            "skipped: /usr/bin/taskset (util-linux) is not installed, or this process may not use CPU 0");
         return;
     }
     const std::string machine = std::to_string(std::thread::hardware_concurrency());
-    CHECK_THAT(suite_under_taskset("0"), Catch::EndsWith("; 1 worker (CPU affinity: 1 of " + machine + " CPUs)"));
+    CHECK_THAT(suite_under_taskset("0"),
+               Catch::EndsWith("; 1 worker (CPU affinity: 1 of " + machine + " CPUs)"));
     const auto quota = cgroup_cpu_quota();
     if (!CPU_ISSET(1, &own) || (quota && quota->cpus <= 1)) {
-        WARN("skipped the two-CPU twin: this process may not use CPUs 0 and 1, or its cgroup quota is one CPU");
+        WARN(
+            "skipped the two-CPU twin: this process may not use CPUs 0 and 1, or its cgroup quota is one CPU");
         return;
     }
-    CHECK_THAT(suite_under_taskset("0,1"), Catch::EndsWith("; 2 workers (CPU affinity: 2 of " + machine + " CPUs)"));
+    CHECK_THAT(suite_under_taskset("0,1"),
+               Catch::EndsWith("; 2 workers (CPU affinity: 2 of " + machine + " CPUs)"));
 }
 
 }  // namespace

@@ -17,7 +17,8 @@ namespace {
 const std::filesystem::path kProject = EOSIM_PROJECT_DIR;
 
 // Every property name and every string of an `enum` or `const` in the schema.
-void collect(const nlohmann::json& node, std::set<std::string>& keys, std::set<std::string>& values) {
+void collect(const nlohmann::json& node, std::set<std::string>& keys,
+             std::set<std::string>& values) {
     if (node.is_object()) {
         for (const auto& [key, child] : node.items()) {
             if (key == "properties" && child.is_object()) {
@@ -25,7 +26,8 @@ void collect(const nlohmann::json& node, std::set<std::string>& keys, std::set<s
                     keys.insert(name);
                     collect(sub, keys, values);
                 }
-            } else if ((key == "enum" && child.is_array()) || (key == "const" && child.is_string())) {
+            } else if ((key == "enum" && child.is_array()) ||
+                       (key == "const" && child.is_string())) {
                 for (const auto& v : child.is_array() ? child : nlohmann::json::array({child})) {
                     if (v.is_string()) values.insert(v.get<std::string>());
                 }
@@ -50,7 +52,9 @@ std::set<std::string> mapped_keys(const std::string& markdown) {
     return out;
 }
 
-TEST_CASE("docs/flink-mapping.md has a row for every key of the schema, and none for a key it lacks", "[docs][schema]") {
+TEST_CASE(
+    "docs/flink-mapping.md has a row for every key of the schema, and none for a key it lacks",
+    "[docs][schema]") {
     std::ifstream schema_in(kProject / "scenarios/schema.json");
     REQUIRE(schema_in);
     std::set<std::string> keys, values;
@@ -58,7 +62,8 @@ TEST_CASE("docs/flink-mapping.md has a row for every key of the schema, and none
     REQUIRE(keys.size() > 150);
     std::ifstream doc_in(kProject / "docs/flink-mapping.md");
     REQUIRE(doc_in);
-    const std::string doc((std::istreambuf_iterator<char>(doc_in)), std::istreambuf_iterator<char>());
+    const std::string doc((std::istreambuf_iterator<char>(doc_in)),
+                          std::istreambuf_iterator<char>());
     const std::set<std::string> mapped = mapped_keys(doc);
     for (const std::string& key : keys) {
         INFO("schema key without a row in docs/flink-mapping.md: " << key);
@@ -70,8 +75,10 @@ TEST_CASE("docs/flink-mapping.md has a row for every key of the schema, and none
     }
 }
 
-TEST_CASE("the mapping check catches a schema key without a row (negative control)", "[docs][schema]") {
-    const std::set<std::string> mapped = mapped_keys("| `interval` | x | y | z |\n| `timeout` | x | y | z |\nnot a row `retained`\n");
+TEST_CASE("the mapping check catches a schema key without a row (negative control)",
+          "[docs][schema]") {
+    const std::set<std::string> mapped = mapped_keys(
+        "| `interval` | x | y | z |\n| `timeout` | x | y | z |\nnot a row `retained`\n");
     CHECK(mapped == std::set<std::string>{"interval", "timeout"});
     CHECK(mapped.count("retained") == 0);
 }

@@ -1,6 +1,6 @@
-// The golden trace hashes (tests/golden/trace-hashes.json): every scenario of the default suite over
-// a few seeds must give the hash the file holds, in every build this test runs in: in CI the Release
-// build (gcc -O3) and the sanitizer build (clang -O1).
+// The golden trace hashes (tests/golden/trace-hashes.json): every scenario of the default suite
+// over a few seeds must give the hash the file holds, in every build this test runs in: in CI the
+// Release build (gcc -O3) and the sanitizer build (clang -O1).
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -26,7 +26,8 @@ TEST_CASE("every scenario of the default suite gives its golden trace hash", "[g
     CHECK(check.mismatches.empty());
 }
 
-TEST_CASE("a golden check names the hash, scenario and seed that differ and how to regenerate", "[golden]") {
+TEST_CASE("a golden check names the hash, scenario and seed that differ and how to regenerate",
+          "[golden]") {
     eosim::testing::TempDir dir;
     // A golden file written for a suite of one scenario (the golden file's first) over seed 1, then
     // one trace hash and one state hash changed and a run the suite does not have added.
@@ -35,8 +36,11 @@ TEST_CASE("a golden check names the hash, scenario and seed that differ and how 
     text << in.rdbuf();
     const std::string scenario = nlohmann::json::parse(text.str())["hashes"].begin().key();
     const std::filesystem::path suite = dir.path() / "one.suite.json";
-    std::ofstream(suite) << nlohmann::json{
-        {"name", "one"}, {"runs", {{{"scenario", eosim::testing::catalogue_scenario(scenario).string()}}}}}.dump();
+    std::ofstream(suite)
+        << nlohmann::json{{"name", "one"},
+                          {"runs",
+                           {{{"scenario", eosim::testing::catalogue_scenario(scenario).string()}}}}}
+               .dump();
     const std::filesystem::path golden = dir.path() / "golden.json";
     GoldenCommand write;
     write.golden_path = golden.string();
@@ -61,10 +65,14 @@ TEST_CASE("a golden check names the hash, scenario and seed that differ and how 
     const GoldenCheck check = check_golden(command);
     REQUIRE(check.mismatches.size() == 3);
     const std::string text_out = check.describe();
-    CHECK(text_out.find("trace hash differs: scenario " + scenario + " seed 1: golden 0000000000000000") != std::string::npos);
-    CHECK(text_out.find("state hash differs: scenario " + scenario + " seed 1: golden 2222222222222222") != std::string::npos);
-    CHECK(text_out.find("trace hash differs: scenario no-such-scenario seed 1: golden 1111111111111111, this build (no such run)") !=
-          std::string::npos);
+    CHECK(text_out.find("trace hash differs: scenario " + scenario +
+                        " seed 1: golden 0000000000000000") != std::string::npos);
+    CHECK(text_out.find("state hash differs: scenario " + scenario +
+                        " seed 1: golden 2222222222222222") != std::string::npos);
+    CHECK(
+        text_out.find(
+            "trace hash differs: scenario no-such-scenario seed 1: golden 1111111111111111, this build (no such run)") !=
+        std::string::npos);
     CHECK(text_out.find("eosim golden --write") != std::string::npos);
     CHECK(text_out.find("commit message") != std::string::npos);
 }

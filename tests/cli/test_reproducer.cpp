@@ -46,7 +46,9 @@ void check_same_run(const RunCommand& run, const scenarios::Reproducer& r) {
 
 }  // namespace
 
-TEST_CASE("reproducer: every option it prints is one `eosim run` accepts, and parses back to the same run", "[reproducer]") {
+TEST_CASE(
+    "reproducer: every option it prints is one `eosim run` accepts, and parses back to the same run",
+    "[reproducer]") {
     scenarios::Reproducer r;
     r.file = "scenarios/catalogue/kafka/kafka-count-eos.json";
     r.seed = 42;
@@ -69,7 +71,8 @@ TEST_CASE("reproducer: every option it prints is one `eosim run` accepts, and pa
     check_same_run(parsed.run, r);
 }
 
-TEST_CASE("reproducer: the shrink form is one `eosim shrink` accepts, with the run's PCT options", "[reproducer]") {
+TEST_CASE("reproducer: the shrink form is one `eosim shrink` accepts, with the run's PCT options",
+          "[reproducer]") {
     scenarios::Reproducer r;
     r.file = "a.json";
     r.seed = 7;
@@ -82,7 +85,8 @@ TEST_CASE("reproducer: the shrink form is one `eosim shrink` accepts, with the r
     CHECK(parsed.shrink.pct_steps == 0);
 }
 
-TEST_CASE("reproducer: the sensitivity table's first catching seed replays the twin", "[reproducer]") {
+TEST_CASE("reproducer: the sensitivity table's first catching seed replays the twin",
+          "[reproducer]") {
     reports::TwinResult twin;
     twin.file = "s.json";
     twin.twin = "checkpointing.at_least_once";
@@ -92,7 +96,9 @@ TEST_CASE("reproducer: the sensitivity table's first catching seed replays the t
     check_same_run(parsed_text(twin.reproduce(), "eosim").run, twin.reproducer(9));
 }
 
-TEST_CASE("reproducer: `eosim run --json` records a reproducer that parses back to the run's own options", "[reproducer]") {
+TEST_CASE(
+    "reproducer: `eosim run --json` records a reproducer that parses back to the run's own options",
+    "[reproducer]") {
     testing::TempDir dir;
     RunCommand command;
     command.file = dir.write("job.json", testing::smallest_append_job().dump()).string();
@@ -108,7 +114,8 @@ TEST_CASE("reproducer: `eosim run --json` records a reproducer that parses back 
     std::ostringstream err;
     CHECK(run_command(command, out, err) == 0);
     INFO(err.str());
-    const std::string reproduce = nlohmann::json::parse(out.str()).at("reproduce").get<std::string>();
+    const std::string reproduce =
+        nlohmann::json::parse(out.str()).at("reproduce").get<std::string>();
     const CommandLine parsed = parsed_text(reproduce, "eosim");
     CHECK(parsed.subcommand == "run");
     const RunCommand& again = parsed.run;
@@ -123,7 +130,8 @@ TEST_CASE("reproducer: `eosim run --json` records a reproducer that parses back 
 
 TEST_CASE("reproducer: a command line `eosim` refuses is reported, not accepted", "[reproducer]") {
     CommandLine parsed;
-    CHECK_FALSE(parse_command_line({"run", "a.json", "--seed", "3", "--no-such-option"}, parsed).empty());  // negative control
+    CHECK_FALSE(parse_command_line({"run", "a.json", "--seed", "3", "--no-such-option"}, parsed)
+                    .empty());  // negative control
     CHECK(parse_command_line({"run", "a.json", "--seed", "3"}, parsed).empty());
     CHECK(parsed.run.seed == 3);
 }

@@ -24,7 +24,8 @@ reports::RunRecord record(const std::string& scenario, uint64_t seed, reports::R
 }
 
 ResultsHeader header() {
-    return ResultsHeader{"demo", nlohmann::json{{"scenarios", nlohmann::json::array()}}, Shard{2, 3}, 7};
+    return ResultsHeader{"demo", nlohmann::json{{"scenarios", nlohmann::json::array()}},
+                         Shard{2, 3}, 7};
 }
 
 TEST_CASE("results file: header and records read back as written", "[cli]") {
@@ -61,7 +62,8 @@ TEST_CASE("results file: a new writer starts the file afresh with what it keeps"
     CHECK(file.records[0].seed == 2);
 }
 
-TEST_CASE("results file: an incomplete last line is ignored, garbage in the middle skipped", "[cli]") {
+TEST_CASE("results file: an incomplete last line is ignored, garbage in the middle skipped",
+          "[cli]") {
     TempDir dir;
     const auto path = dir / "r.jsonl";
     {
@@ -69,7 +71,8 @@ TEST_CASE("results file: an incomplete last line is ignored, garbage in the midd
         writer.append(record("a", 1, reports::RunStatus::passed));
     }
     std::string text = testing::read_text(path);
-    testing::write_text(path, text + "not json\n" + text.substr(text.find('\n') + 1) + "{\"scenario\": \"a\", \"se");
+    testing::write_text(path, text + "not json\n" + text.substr(text.find('\n') + 1) +
+                                  "{\"scenario\": \"a\", \"se");
     const ResultsFile file = read_results_file(path);
     CHECK(file.records.size() == 2);
     REQUIRE(file.warnings.size() == 2);

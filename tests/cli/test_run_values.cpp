@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include "cli/run_values.h"
 
@@ -51,7 +51,8 @@ TEST_CASE("shards: TEST_SHARD_INDEX (0-based) and TEST_TOTAL_SHARDS", "[cli]") {
     ::unsetenv("TEST_SHARD_INDEX");
 }
 
-TEST_CASE("shards partition a run list exactly: every run in one shard, sizes within one", "[cli]") {
+TEST_CASE("shards partition a run list exactly: every run in one shard, sizes within one",
+          "[cli]") {
     rc::prop("shards partition the positions", [](uint8_t total_byte, uint16_t runs_short) {
         const uint32_t total = 1 + total_byte % 40;
         const size_t runs = runs_short % 2000;
@@ -67,7 +68,9 @@ TEST_CASE("shards partition a run list exactly: every run in one shard, sizes wi
             sizes.push_back(size);
         }
         RC_ASSERT(std::all_of(owner.begin(), owner.end(), [](int n) { return n == 1; }));
-        RC_ASSERT(*std::max_element(sizes.begin(), sizes.end()) - *std::min_element(sizes.begin(), sizes.end()) <= 1);
+        RC_ASSERT(*std::max_element(sizes.begin(), sizes.end()) -
+                      *std::min_element(sizes.begin(), sizes.end()) <=
+                  1);
     });
 }
 

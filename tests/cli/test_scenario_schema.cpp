@@ -1,5 +1,6 @@
 // scenarios/schema.json agrees with the loader (scenarios/loader/):
-// - every scenario file of the catalogue (scenarios/catalogue/) and of the test fixtures validates against it;
+// - every scenario file of the catalogue (scenarios/catalogue/) and of the test fixtures validates
+// against it;
 // - every key the schema allows is used by a fixture that the loader accepts (so the schema allows
 //   nothing the loader rejects as unknown), and the fixtures validate;
 // - a key the loader does not know, anywhere in those files, is rejected by both (the schema's
@@ -47,17 +48,20 @@ json read_json(const fs::path& file) {
     return json::parse(in);
 }
 
-JsonSchemaCheck schema_check() { return JsonSchemaCheck(read_json(kProject / "scenarios/schema.json")); }
+JsonSchemaCheck schema_check() {
+    return JsonSchemaCheck(read_json(kProject / "scenarios/schema.json"));
+}
 
 std::vector<fs::path> shipped_scenarios() { return scenarios::scenario_files_in(kCatalogue); }
 
-const std::vector<std::string> kFullFixtures = {"schema-full-a.json", "schema-full-b.json", "schema-full-c.json",
-                                               "schema-full-d.json", "schema-full-e.json", "schema-full-f.json",
-                                               "schema-full-g.json", "schema-full-joins.json", "schema-full-h.json",
-                                               "schema-full-process.json"};
+const std::vector<std::string> kFullFixtures = {
+    "schema-full-a.json", "schema-full-b.json",      "schema-full-c.json", "schema-full-d.json",
+    "schema-full-e.json", "schema-full-f.json",      "schema-full-g.json", "schema-full-joins.json",
+    "schema-full-h.json", "schema-full-process.json"};
 
 // Loads `document` as a scenario file; the error's JSON path, or "" when the loader accepts it.
-std::string loader_error_path(const json& document, const fs::path& scratch, std::string* message = nullptr) {
+std::string loader_error_path(const json& document, const fs::path& scratch,
+                              std::string* message = nullptr) {
     {
         std::ofstream out(scratch);
         out << document.dump(2);
@@ -72,7 +76,8 @@ std::string loader_error_path(const json& document, const fs::path& scratch, std
 }
 
 // Calls `visit(pointer)` for every object (for `objects`) or every scalar leaf in `document`.
-void walk(const json& value, const json::json_pointer& at, bool objects, const std::function<void(const json::json_pointer&)>& visit) {
+void walk(const json& value, const json::json_pointer& at, bool objects,
+          const std::function<void(const json::json_pointer&)>& visit) {
     if (value.is_object()) {
         if (objects) visit(at);
         for (const auto& [key, child] : value.items()) walk(child, at / key, objects, visit);
@@ -85,12 +90,14 @@ void walk(const json& value, const json::json_pointer& at, bool objects, const s
 
 std::set<std::string> enum_of(const json& schema, const std::string& definition) {
     std::set<std::string> out;
-    for (const auto& name : schema.at("definitions").at(definition).at("enum")) out.insert(name.get<std::string>());
+    for (const auto& name : schema.at("definitions").at(definition).at("enum"))
+        out.insert(name.get<std::string>());
     return out;
 }
 
 struct ScratchFile {
-    fs::path path = fs::temp_directory_path() / ("eosim-schema-test-" + std::to_string(::getpid()) + ".json");
+    fs::path path =
+        fs::temp_directory_path() / ("eosim-schema-test-" + std::to_string(::getpid()) + ".json");
     ~ScratchFile() {
         std::error_code ignored;
         fs::remove(path, ignored);
@@ -101,8 +108,9 @@ TEST_CASE("schema: every shipped scenario and test fixture validates", "[schema]
     JsonSchemaCheck check = schema_check();
     std::vector<fs::path> files = shipped_scenarios();
     REQUIRE_FALSE(files.empty());
-    for (const char* name : {"quick-eos.json", "quick-dup.json", "schema-full-a.json", "schema-full-b.json", "schema-full-c.json",
-                             "schema-full-d.json", "schema-full-e.json"}) {
+    for (const char* name :
+         {"quick-eos.json", "quick-dup.json", "schema-full-a.json", "schema-full-b.json",
+          "schema-full-c.json", "schema-full-d.json", "schema-full-e.json"}) {
         files.push_back(kFixtures / name);
     }
     for (const fs::path& file : files) {
@@ -129,7 +137,8 @@ TEST_CASE("schema: every key it allows is used by a fixture the loader accepts",
     CHECK(unused.empty());
 }
 
-TEST_CASE("schema: an unknown key anywhere is rejected by both the loader and the schema", "[schema]") {
+TEST_CASE("schema: an unknown key anywhere is rejected by both the loader and the schema",
+          "[schema]") {
     JsonSchemaCheck check = schema_check();
     ScratchFile scratch;
     size_t mutations = 0;
@@ -153,7 +162,8 @@ TEST_CASE("schema: a value of the wrong type at any leaf is rejected by both", "
     for (const std::string& name : kFullFixtures) {
         const json document = read_json(kFixtures / name);
         walk(document, json::json_pointer(), false, [&](const json::json_pointer& at) {
-            for (const json& wrong : {json(nullptr), json::object(), json::array({json::array()})}) {
+            for (const json& wrong :
+                 {json(nullptr), json::object(), json::array({json::array()})}) {
                 json bad = document;
                 bad[at] = wrong;
                 INFO(name << " at " << at.to_string() << " = " << wrong.dump());
@@ -177,9 +187,11 @@ TEST_CASE("schema: required keys agree with the loader's missing-key errors", "[
                 std::string message;
                 const std::string loader_path = loader_error_path(bad, scratch.path, &message);
                 const bool schema_valid = check.accepts(bad);
-                INFO(name << ": without " << removed << " the loader says " << (loader_path.empty() ? "fine" : message));
+                INFO(name << ": without " << removed << " the loader says "
+                          << (loader_path.empty() ? "fine" : message));
                 // The loader says the key is missing -> the schema requires it.
-                if (loader_path == removed && message.find("missing required key") != std::string::npos) {
+                if (loader_path == removed &&
+                    message.find("missing required key") != std::string::npos) {
                     CHECK_FALSE(schema_valid);
                 }
                 // The schema requires it -> the loader cannot do without it either.
@@ -194,15 +206,24 @@ TEST_CASE("schema: malformed values the loader rejects, the schema rejects too",
     ScratchFile scratch;
     const json document = read_json(kFixtures / "schema-full-a.json");
     const std::vector<std::pair<std::string, json>> cases = {
-        {"/job/checkpointing/interval", "5 s"},     {"/job/checkpointing/interval", "1.5"},
-        {"/job/checkpointing/interval", "-1s"},     {"/job/checkpointing/interval", "10sec"},
-        {"/job/checkpointing/interval", "0ms"},     {"/job/checkpointing/interval", -5},
-        {"/world/network/datagram_loss", "1:100"},  {"/world/network/datagram_loss", {{"numerator", 1}}},
-        {"/job/vertices/0/kind", "kafka_sauce"},    {"/job/vertices/2/inputs/0/edge", "broadcast!"},
-        {"/faults/schedule/0/kind", "explode"},     {"/faults/schedule/1/at_point/point", "sink.nowhere"},
-        {"/faults/schedule/0/nodes/0", "tm-one"},   {"/oracles/0", "exactly_twice"},
-        {"/expect", "fail"},                        {"/sometimes/0", "crash@nowhere"},
-        {"/faults/random/mode", "chaos"},           {"/world/task_managers", 0},
+        {"/job/checkpointing/interval", "5 s"},
+        {"/job/checkpointing/interval", "1.5"},
+        {"/job/checkpointing/interval", "-1s"},
+        {"/job/checkpointing/interval", "10sec"},
+        {"/job/checkpointing/interval", "0ms"},
+        {"/job/checkpointing/interval", -5},
+        {"/world/network/datagram_loss", "1:100"},
+        {"/world/network/datagram_loss", {{"numerator", 1}}},
+        {"/job/vertices/0/kind", "kafka_sauce"},
+        {"/job/vertices/2/inputs/0/edge", "broadcast!"},
+        {"/faults/schedule/0/kind", "explode"},
+        {"/faults/schedule/1/at_point/point", "sink.nowhere"},
+        {"/faults/schedule/0/nodes/0", "tm-one"},
+        {"/oracles/0", "exactly_twice"},
+        {"/expect", "fail"},
+        {"/sometimes/0", "crash@nowhere"},
+        {"/faults/random/mode", "chaos"},
+        {"/world/task_managers", 0},
         {"/faults/schedule/10/messages/0", "jm.nonsense"},
     };
     for (const auto& [where, value] : cases) {
@@ -236,8 +257,9 @@ TEST_CASE("schema: its enumerations are the names the code knows", "[schema]") {
     const json schema = read_json(kProject / "scenarios/schema.json");
     // The schema's oracle list is the registry's: a registered oracle the schema lacks (or a stale
     // name in the schema) fails here.
-    // Oracles that other test cases register for themselves (named "test_...") are left out: whether
-    // they are registered yet depends on the order the test cases run in (all in one process).
+    // Oracles that other test cases register for themselves (named "test_...") are left out:
+    // whether they are registered yet depends on the order the test cases run in (all in one
+    // process).
     std::set<std::string> registered;
     for (const std::string& name : oracles::OracleRegistry::global().names()) {
         if (name.rfind("test_", 0) != 0) registered.insert(name);
@@ -246,21 +268,25 @@ TEST_CASE("schema: its enumerations are the names the code knows", "[schema]") {
 
     std::set<std::string> faults;
     for (const std::string& name : scenarios::FaultTypes::global().names()) {
-        if (name.rfind("test_", 0) != 0) faults.insert(name);  // a kind a test registered is not the schema's
+        if (name.rfind("test_", 0) != 0)
+            faults.insert(name);  // a kind a test registered is not the schema's
     }
     CHECK(enum_of(schema, "fault_kind") == faults);
 
     std::set<std::string> vertices;
-    for (auto kind : {engine::OperatorKind::kafka_source, engine::OperatorKind::map, engine::OperatorKind::filter,
-                      engine::OperatorKind::union_all, engine::OperatorKind::keyed_count, engine::OperatorKind::keyed_sum,
-                      engine::OperatorKind::sink, engine::OperatorKind::cdc_source, engine::OperatorKind::window,
-                      engine::OperatorKind::join, engine::OperatorKind::dedup}) {
+    for (auto kind :
+         {engine::OperatorKind::kafka_source, engine::OperatorKind::map,
+          engine::OperatorKind::filter, engine::OperatorKind::union_all,
+          engine::OperatorKind::keyed_count, engine::OperatorKind::keyed_sum,
+          engine::OperatorKind::sink, engine::OperatorKind::cdc_source,
+          engine::OperatorKind::window, engine::OperatorKind::join, engine::OperatorKind::dedup}) {
         vertices.insert(engine::to_string(kind));
     }
     CHECK(enum_of(schema, "vertex_kind") == vertices);
-    CHECK(enum_of(schema, "edge_kind") == std::set<std::string>{engine::to_string(engine::EdgeKind::forward),
-                                                                engine::to_string(engine::EdgeKind::hash),
-                                                                engine::to_string(engine::EdgeKind::rebalance)});
+    CHECK(enum_of(schema, "edge_kind") ==
+          std::set<std::string>{engine::to_string(engine::EdgeKind::forward),
+                                engine::to_string(engine::EdgeKind::hash),
+                                engine::to_string(engine::EdgeKind::rebalance)});
     CHECK(enum_of(schema, "delivery_guarantee") ==
           std::set<std::string>{engine::to_string(engine::DeliveryGuarantee::none),
                                 engine::to_string(engine::DeliveryGuarantee::at_least_once),
@@ -283,13 +309,16 @@ TEST_CASE("schema: coverage combinations it accepts are the ones the loader acce
     std::vector<std::string> names;
     for (const std::string& oracle : enum_of(schema, "oracle")) names.push_back("oracle:" + oracle);
     for (const std::string& kind : enum_of(schema, "fault_kind")) {
-        for (std::string_view phase : scenarios::phases::kAll) names.push_back(kind + "@" + std::string(phase));
-        for (const std::string& point : enum_of(schema, "protocol_point")) names.push_back(kind + "@point:" + point);
+        for (std::string_view phase : scenarios::phases::kAll)
+            names.push_back(kind + "@" + std::string(phase));
+        for (const std::string& point : enum_of(schema, "protocol_point"))
+            names.push_back(kind + "@point:" + point);
         names.push_back(kind + "@nowhere");
         names.push_back(kind + "@point:nowhere");
     }
-    for (const char* odd : {"oracle:", "oracle:nobody", "@any", "crash", "crash@", "crash@point:", "explode@any",
-                                   "crash@any ", " crash@any", "crash@point:sink.precommitted.x"}) {
+    for (const char* odd :
+         {"oracle:", "oracle:nobody", "@any", "crash", "crash@", "crash@point:", "explode@any",
+          "crash@any ", " crash@any", "crash@point:sink.precommitted.x"}) {
         names.push_back(odd);
     }
     json document = read_json(kFixtures / "schema-full-b.json");

@@ -1,7 +1,7 @@
-// `eosim explore` and `eosim shrink` on the negative control alo-sink-swarm.json of the catalogue (the
-// at-least-once sink under swarm faults): explore finds seeds where exactly_once_output fires and
-// prints them with a reproduce command; shrink turns one into a scenario of at most 3 faults whose
-// written file fires the same oracle with the same outcome and the same trace hash.
+// `eosim explore` and `eosim shrink` on the negative control alo-sink-swarm.json of the catalogue
+// (the at-least-once sink under swarm faults): explore finds seeds where exactly_once_output fires
+// and prints them with a reproduce command; shrink turns one into a scenario of at most 3 faults
+// whose written file fires the same oracle with the same outcome and the same trace hash.
 #include <stdlib.h>
 
 #include <filesystem>
@@ -16,16 +16,16 @@
 #include "cli/explore_command.h"
 #include "cli/run_command.h"
 #include "cli/shrink_command.h"
-#include "sim/invariant.h"
 #include "oracles/oracle.h"
 #include "scenarios/fault_json.h"
 #include "scenarios/run/planned_faults.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/shrinker.h"
+#include "sim/invariant.h"
 #include "tests/catalogue.h"
-#include "tests/test_oracle.h"
 #include "tests/temp_dir.h"
+#include "tests/test_oracle.h"
 
 namespace eosim::cli {
 namespace {
@@ -48,7 +48,8 @@ uint64_t first_failing_seed(const scenarios::Scenario& s) {
 
 // Runs `eosim shrink FILE --seed SEED` writing into `out_file`; requires success and the
 // written file verified; returns what it printed.
-std::string shrink_verified(const std::filesystem::path& file, uint64_t seed, const std::filesystem::path& out_file) {
+std::string shrink_verified(const std::filesystem::path& file, uint64_t seed,
+                            const std::filesystem::path& out_file) {
     ShrinkCommand command;
     command.file = file.string();
     command.seed = seed;
@@ -62,7 +63,8 @@ std::string shrink_verified(const std::filesystem::path& file, uint64_t seed, co
     return out.str();
 }
 
-TEST_CASE("explore: prints the seeds where an oracle fired, with the command that reproduces them", "[cli][explore]") {
+TEST_CASE("explore: prints the seeds where an oracle fired, with the command that reproduces them",
+          "[cli][explore]") {
     ExploreCommand command;
     command.file = kAloSwarm.string();
     command.seeds = "1..6";
@@ -72,9 +74,11 @@ TEST_CASE("explore: prints the seeds where an oracle fired, with the command tha
     const int code = explore_command(command, out, err);
     INFO(out.str() << err.str());
     CHECK(code == 0);  // a negative control whose violation was found: success
-    const std::regex line(R"(seed=(\d+) oracle=exactly_once_output  reproduce: eosim run \S+alo-sink-swarm\.json --seed \1)");
+    const std::regex line(
+        R"(seed=(\d+) oracle=exactly_once_output  reproduce: eosim run \S+alo-sink-swarm\.json --seed \1)");
     const std::string text = out.str();
-    CHECK(std::distance(std::sregex_iterator(text.begin(), text.end(), line), std::sregex_iterator()) >= 1);
+    CHECK(std::distance(std::sregex_iterator(text.begin(), text.end(), line),
+                        std::sregex_iterator()) >= 1);
     CHECK_THAT(text, Catch::Contains("explored 6 seeds (1..6)"));
     CHECK_THAT(text, Catch::Contains("coverage over 6 runs"));
     CHECK_THAT(text, Catch::Contains("oracle:exactly_once_output"));
@@ -158,7 +162,9 @@ TEST_CASE("run: --pct-depth replays a pct run, and bad PCT options are refused",
     CHECK_THAT(ok.str(), Catch::Contains("--pct-depth 2"));  // in the reproduce command
 }
 
-TEST_CASE("shrink: a pct run shrinks with its depth, and the written file reproduces it with the depth", "[cli][shrink]") {
+TEST_CASE(
+    "shrink: a pct run shrinks with its depth, and the written file reproduces it with the depth",
+    "[cli][shrink]") {
     TempDir dir;
     ShrinkCommand command;
     command.file = kAloSwarm.string();
@@ -174,12 +180,15 @@ TEST_CASE("shrink: a pct run shrinks with its depth, and the written file reprod
     command.seed = first_failing_seed(scenario);
     command.pct_depth = 2;
     std::ostringstream shrunk;
-    CHECK(shrink_command(command, shrunk, err) == 0);  // 0: the written file, run with the depth, reproduces it
-    CHECK_THAT(shrunk.str(), Catch::Contains("--seed " + std::to_string(command.seed) + " --pct-depth 2"));
+    CHECK(shrink_command(command, shrunk, err) ==
+          0);  // 0: the written file, run with the depth, reproduces it
+    CHECK_THAT(shrunk.str(),
+               Catch::Contains("--seed " + std::to_string(command.seed) + " --pct-depth 2"));
     CHECK_THAT(shrunk.str(), Catch::Contains("verified"));
 }
 
-TEST_CASE("shrink: the at-least-once control shrinks to at most 3 faults and the file reproduces", "[cli][shrink]") {
+TEST_CASE("shrink: the at-least-once control shrinks to at most 3 faults and the file reproduces",
+          "[cli][shrink]") {
     const scenarios::Scenario scenario = scenarios::load_scenario(kAloSwarm);
     const uint64_t seed = first_failing_seed(scenario);
     TempDir dir;
@@ -211,7 +220,9 @@ TEST_CASE("shrink: the at-least-once control shrinks to at most 3 faults and the
 // upgrade-add-sink-alo-dup's violation needs only that v2 (the program with the at-least-once audit
 // sink) runs through its faults, which are aimed at points, not times: v2 can start much earlier
 // than the file's 4 s, and the shrunk file says so.
-TEST_CASE("shrink: a later deployment moves earlier when the failure allows, and the file reproduces", "[cli][shrink]") {
+TEST_CASE(
+    "shrink: a later deployment moves earlier when the failure allows, and the file reproduces",
+    "[cli][shrink]") {
     const std::filesystem::path file = testing::catalogue_scenario("upgrade-add-sink-alo-dup");
     TempDir dir;
     const std::filesystem::path min = dir.path() / "min.json";
@@ -234,7 +245,8 @@ TEST_CASE("shrink: a later deployment moves earlier when the failure allows, and
     if (minimal.deployments[0].at > sim::Duration::millis(1)) {
         scenarios::Scenario earlier = minimal;
         earlier.deployments[0].at = earlier.deployments[0].at - sim::Duration::millis(1);
-        const auto earlier_failure = scenarios::failure_of(scenarios::run_scenario(earlier, options));
+        const auto earlier_failure =
+            scenarios::failure_of(scenarios::run_scenario(earlier, options));
         CHECK_FALSE((earlier_failure && earlier_failure->oracle == "exactly_once_output"));
     }
 }
@@ -257,34 +269,42 @@ TEST_CASE("shrink: a seed where nothing fires is bad input", "[cli][shrink]") {
 class BreaksAtFailover final : public oracles::Oracle {
 public:
     const char* name() const override { return "test_breaks_at_failover"; }
-    void failover(sim::Time, int64_t, const std::string&) override { EOSIM_INVARIANT(false, "the test's slip at a failover"); }
+    void failover(sim::Time, int64_t, const std::string&) override {
+        EOSIM_INVARIANT(false, "the test's slip at a failover");
+    }
     oracles::Verdict verdict() const override { return {true, "never judged"}; }
 };
 
 // kafka-count-eos-swarm (swarm faults) with that oracle, written into `dir`.
 std::filesystem::path breaking_at_failover(const TempDir& dir) {
-    testing::register_test_oracle<BreaksAtFailover>("test_breaks_at_failover", "breaks an engine invariant at the first failover");
+    testing::register_test_oracle<BreaksAtFailover>(
+        "test_breaks_at_failover", "breaks an engine invariant at the first failover");
     nlohmann::json document;
     std::ifstream(testing::catalogue_scenario("kafka-count-eos-swarm")) >> document;
     document["oracles"].push_back("test_breaks_at_failover");
     return dir.write("breaking.json", document.dump());
 }
 
-TEST_CASE("shrink: the fault plan known without a run is the one the run follows", "[cli][shrink]") {
-    const scenarios::Scenario scenario = scenarios::load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm"));
+TEST_CASE("shrink: the fault plan known without a run is the one the run follows",
+          "[cli][shrink]") {
+    const scenarios::Scenario scenario =
+        scenarios::load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm"));
     for (uint64_t seed = 1; seed <= 3; ++seed) {
         scenarios::RunOptions options;
         options.seed = seed;
         const scenarios::RunResult run = scenarios::run_scenario(scenario, options);
         REQUIRE(run.fault_draw);
         std::vector<sim::FaultSpec> followed = scenario.faults;
-        followed.insert(followed.end(), run.fault_draw->faults.begin(), run.fault_draw->faults.end());
-        CHECK(scenarios::faults_to_json(scenarios::fault_plan(scenario, seed)) == scenarios::faults_to_json(followed));
+        followed.insert(followed.end(), run.fault_draw->faults.begin(),
+                        run.fault_draw->faults.end());
+        CHECK(scenarios::faults_to_json(scenarios::fault_plan(scenario, seed)) ==
+              scenarios::faults_to_json(followed));
     }
 }
 
-TEST_CASE("shrink: a run that breaks an engine invariant shrinks to the faults that break it, and the file breaks it again",
-          "[cli][shrink]") {
+TEST_CASE(
+    "shrink: a run that breaks an engine invariant shrinks to the faults that break it, and the file breaks it again",
+    "[cli][shrink]") {
     TempDir dir;
     const std::filesystem::path file = breaking_at_failover(dir);
     const scenarios::Scenario scenario = scenarios::load_scenario(file);
@@ -302,12 +322,15 @@ TEST_CASE("shrink: a run that breaks an engine invariant shrinks to the faults t
     explore.jobs = 2;
     std::ostringstream explored;
     std::ostringstream explore_err;
-    CHECK(explore_command(explore, explored, explore_err) == 1);  // a broken invariant is never expected
-    CHECK_THAT(explored.str(), Catch::Contains("shrink the broken invariant: eosim shrink " + file.string() + " --seed " +
-                                               std::to_string(seed) + "\n"));
+    CHECK(explore_command(explore, explored, explore_err) ==
+          1);  // a broken invariant is never expected
+    CHECK_THAT(explored.str(),
+               Catch::Contains("shrink the broken invariant: eosim shrink " + file.string() +
+                               " --seed " + std::to_string(seed) + "\n"));
     const std::filesystem::path min = dir.path() / "min.json";
     const std::string printed = shrink_verified(file, seed, min);
-    CHECK_THAT(printed, Catch::Contains("target      engine invariant broken: the test's slip at a failover"));
+    CHECK_THAT(printed, Catch::Contains(
+                            "target      engine invariant broken: the test's slip at a failover"));
 
     // One fault makes a failover; the written file stands alone and breaks the same invariant.
     const scenarios::Scenario minimal = scenarios::load_scenario(min);
@@ -317,7 +340,8 @@ TEST_CASE("shrink: a run that breaks an engine invariant shrinks to the faults t
     options.seed = seed;
     const scenarios::Replay replay = scenarios::replay_run(minimal, options);
     CHECK_FALSE(replay.result);
-    CHECK_THAT(replay.invariant_broken, Catch::StartsWith("invariant broken: the test's slip at a failover"));
+    CHECK_THAT(replay.invariant_broken,
+               Catch::StartsWith("invariant broken: the test's slip at a failover"));
     // Without the fault the job never fails over: the invariant holds and the run ends.
     scenarios::Scenario quiet = minimal;
     quiet.faults.clear();

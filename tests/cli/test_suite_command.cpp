@@ -71,14 +71,17 @@ json without_wall_times(json j) {
 
 size_t occurrences(const std::string& text, const std::string& part) {
     size_t n = 0;
-    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+    for (size_t at = text.find(part); at != std::string::npos;
+         at = text.find(part, at + part.size()))
+        ++n;
     return n;
 }
 
 void check_junit(const std::filesystem::path& junit) {
     const std::string xmllint = testing::xmllint();
     if (xmllint.empty()) {
-        WARN("skipped the JUnit validity check: xmllint is not installed (apt-get install libxml2-utils)");
+        WARN(
+            "skipped the JUnit validity check: xmllint is not installed (apt-get install libxml2-utils)");
         return;
     }
     const testing::Finished lint = testing::run_to_end(
@@ -87,7 +90,8 @@ void check_junit(const std::filesystem::path& junit) {
     CHECK(lint.exit_code == 0);
 }
 
-TEST_CASE("suite: runs that abort, hang or print garbage fail with their seed, the rest completes", "[cli][suite]") {
+TEST_CASE("suite: runs that abort, hang or print garbage fail with their seed, the rest completes",
+          "[cli][suite]") {
     TempDir dir;
     ::setenv("EOSIM_REAL_BINARY", kEosim.c_str(), 1);
     SuiteCommand c = quick_suite("1..8", dir / "results.jsonl");
@@ -135,7 +139,8 @@ TEST_CASE("suite: runs that abort, hang or print garbage fail with their seed, t
     CHECK_THAT(html, Catch::Contains("6 of 16 runs did not meet their expectations"));
     CHECK_THAT(html, Catch::Contains("timed out after 2s"));
     CHECK(std::filesystem::exists(dir / "report/runs/quick-eos.seed-3.json"));
-    CHECK(std::filesystem::exists(dir / "report/runs/quick-eos.seed-1.trace.json"));  // the first seed is drawn
+    CHECK(std::filesystem::exists(
+        dir / "report/runs/quick-eos.seed-1.trace.json"));  // the first seed is drawn
 }
 
 TEST_CASE("suite: killed half-way and resumed, it runs only what is missing", "[cli][suite]") {
@@ -145,13 +150,15 @@ TEST_CASE("suite: killed half-way and resumed, it runs only what is missing", "[
     ::setenv("EOSIM_WORKER_LOG", (dir / "first.log").c_str(), 1);
     ::setenv("EOSIM_WORKER_DELAY", "0.05", 1);
     {
-        testing::Process suite({kEosim.string(), "suite", (kCliFixtures / "quick.suite.json").string(), "--seeds", "1..12",
-                                "--jobs", "1", "--results", results.string(), "--progress", "none", "--worker-command",
-                                (kCliFixtures / "logging-worker.sh").string()},
-                               dir / "out", dir / "err");
+        testing::Process suite(
+            {kEosim.string(), "suite", (kCliFixtures / "quick.suite.json").string(), "--seeds",
+             "1..12", "--jobs", "1", "--results", results.string(), "--progress", "none",
+             "--worker-command", (kCliFixtures / "logging-worker.sh").string()},
+            dir / "out", dir / "err");
         REQUIRE(suite.started());
         const bool some_done = testing::wait_until(
-            [&] { return testing::lines_of(testing::read_text(results)).size() >= 1 + 5; }, std::chrono::seconds(60));
+            [&] { return testing::lines_of(testing::read_text(results)).size() >= 1 + 5; },
+            std::chrono::seconds(60));
         REQUIRE(some_done);
         suite.kill(SIGKILL);
         suite.wait();
@@ -185,7 +192,8 @@ TEST_CASE("suite: killed half-way and resumed, it runs only what is missing", "[
     CHECK_THAT(out.str(), Catch::Contains(std::to_string(first.size()) + " already done"));
 }
 
-TEST_CASE("suite: shards run exactly the unsharded runs, and their merge gives the same summary", "[cli][suite]") {
+TEST_CASE("suite: shards run exactly the unsharded runs, and their merge gives the same summary",
+          "[cli][suite]") {
     TempDir dir;
     SuiteCommand whole = quick_suite("1..5", dir / "whole.jsonl");
     whole.report_dir = (dir / "whole").string();
@@ -202,11 +210,13 @@ TEST_CASE("suite: shards run exactly the unsharded runs, and their merge gives t
         SuiteCommand shard = quick_suite("1..5", file);
         shard.shard = std::to_string(i) + "/3";
         REQUIRE(suite_command(shard, out, err) == 0);
-        for (auto& [key, record] : records_of(file)) CHECK(sharded.emplace(key, record).second);  // disjoint
+        for (auto& [key, record] : records_of(file))
+            CHECK(sharded.emplace(key, record).second);  // disjoint
         shard_files.push_back(file.string());
     }
     CHECK(keys_of(sharded) == keys_of(unsharded));
-    for (const auto& [key, record] : unsharded) CHECK(sharded.at(key).trace_hash == record.trace_hash);
+    for (const auto& [key, record] : unsharded)
+        CHECK(sharded.at(key).trace_hash == record.trace_hash);
 
     MergeCommand merge;
     merge.inputs = shard_files;
@@ -219,13 +229,17 @@ TEST_CASE("suite: shards run exactly the unsharded runs, and their merge gives t
     CHECK(without_wall_times(merged_summary) == without_wall_times(whole_summary));
     CHECK(keys_of(records_of(dir / "merged.jsonl")) == keys_of(unsharded));
     check_junit(dir / "merged.xml");
-    CHECK_THAT(testing::read_text(dir / "merged.xml"), Catch::Contains("errors=\"0\"") && !Catch::Contains("no result"));
+    CHECK_THAT(testing::read_text(dir / "merged.xml"),
+               Catch::Contains("errors=\"0\"") && !Catch::Contains("no result"));
 
-    SECTION("--coverage prints the same coverage table for the merged shards as for the whole suite") {
+    SECTION(
+        "--coverage prints the same coverage table for the merged shards as for the whole suite") {
         // The table: from its header to the first empty line.
         const auto table = [](const std::string& text) {
             const size_t start = text.find("coverage over ");
-            return start == std::string::npos ? std::string() : text.substr(start, text.find("\n\n", start) - start);
+            return start == std::string::npos
+                       ? std::string()
+                       : text.substr(start, text.find("\n\n", start) - start);
         };
         MergeCommand merged_shards;
         merged_shards.inputs = shard_files;
@@ -237,10 +251,12 @@ TEST_CASE("suite: shards run exactly the unsharded runs, and their merge gives t
         merged_whole.coverage = true;
         std::ostringstream whole_out;
         CHECK(merge_command(merged_whole, whole_out, err) == 0);
-        CHECK_THAT(table(shards_out.str()), Catch::StartsWith("coverage over 10 runs") && Catch::Contains("crash@any"));
+        CHECK_THAT(table(shards_out.str()),
+                   Catch::StartsWith("coverage over 10 runs") && Catch::Contains("crash@any"));
         CHECK(table(shards_out.str()) == table(whole_out.str()));
     }
-    SECTION("a missing shard fails the merge: its runs are errors in the JUnit file and the report, said on stderr") {
+    SECTION(
+        "a missing shard fails the merge: its runs are errors in the JUnit file and the report, said on stderr") {
         const size_t shard_2_runs = records_of(shard_files[1]).size();
         REQUIRE(shard_2_runs == 3);  // runs 2, 5 and 8 of 10
         MergeCommand partial;
@@ -251,32 +267,45 @@ TEST_CASE("suite: shards run exactly the unsharded runs, and their merge gives t
         std::ostringstream partial_out;
         std::ostringstream partial_err;
         CHECK(merge_command(partial, partial_out, partial_err) == 1);
-        CHECK_THAT(partial_err.str(), Catch::Contains("error: 3 of the plan's 10 runs have no result (shards not given: 2/3)"));
+        CHECK_THAT(partial_err.str(),
+                   Catch::Contains(
+                       "error: 3 of the plan's 10 runs have no result (shards not given: 2/3)"));
         CHECK_THAT(partial_out.str(), !Catch::Contains("have no result ("));
         const std::string junit = testing::read_text(dir / "partial.xml");
         CHECK_THAT(junit, Catch::Contains("tests=\"10\" failures=\"0\" errors=\"3\""));
-        CHECK(occurrences(junit, "<error message=\"no result: shard 2/3 was not merged (its results file was not given)\"") == 3);
+        CHECK(
+            occurrences(
+                junit,
+                "<error message=\"no result: shard 2/3 was not merged (its results file was not given)\"") ==
+            3);
         for (const auto& [key, record] : records_of(shard_files[1])) {
-            const std::string testcase = "<testcase name=\"seed " + std::to_string(key.second) + "\" classname=\"eosim." + key.first + "\"";
+            const std::string testcase = "<testcase name=\"seed " + std::to_string(key.second) +
+                                         "\" classname=\"eosim." + key.first + "\"";
             const size_t at = junit.find(testcase);
             REQUIRE(at != std::string::npos);
-            CHECK(junit.find("<error message=\"no result: shard 2/3", at) < junit.find("</testcase>", at));
+            CHECK(junit.find("<error message=\"no result: shard 2/3", at) <
+                  junit.find("</testcase>", at));
         }
         check_junit(dir / "partial.xml");
         const std::string html = testing::read_text(dir / "partial/index.html");
-        CHECK_THAT(html, Catch::Contains("3 of the plan&#39;s 10 runs have no result (shards not given: 2/3)"));
+        CHECK_THAT(html, Catch::Contains(
+                             "3 of the plan&#39;s 10 runs have no result (shards not given: 2/3)"));
         CHECK(occurrences(html, "no result: shard 2/3 was not merged") >= 3);
-        CHECK(records_of(dir / "partial.jsonl").size() == 7);  // the merged results hold only results
+        CHECK(records_of(dir / "partial.jsonl").size() ==
+              7);  // the merged results hold only results
         // The same with shard 2's file given, but cut after its first run (an interrupted shard).
-        const std::vector<std::string> lines = testing::lines_of(testing::read_text(shard_files[1]));
+        const std::vector<std::string> lines =
+            testing::lines_of(testing::read_text(shard_files[1]));
         REQUIRE(lines.size() == 4);
         testing::write_text(dir / "cut.jsonl", lines[0] + "\n" + lines[1] + "\n");
         partial.inputs = {shard_files[0], (dir / "cut.jsonl").string(), shard_files[2]};
         std::ostringstream cut_err;
         CHECK(merge_command(partial, partial_out, cut_err) == 1);
-        CHECK_THAT(cut_err.str(), Catch::Contains("error: 2 of the plan's 10 runs have no result;"));
-        CHECK(occurrences(testing::read_text(dir / "partial.xml"),
-                          "<error message=\"no result: shard 2/3&#39;s results file lacks this run") == 2);
+        CHECK_THAT(cut_err.str(),
+                   Catch::Contains("error: 2 of the plan's 10 runs have no result;"));
+        CHECK(occurrences(
+                  testing::read_text(dir / "partial.xml"),
+                  "<error message=\"no result: shard 2/3&#39;s results file lacks this run") == 2);
     }
     SECTION("TEST_SHARD_INDEX / TEST_TOTAL_SHARDS pick the same shard as --shard") {
         ::setenv("TEST_SHARD_INDEX", "1", 1);
@@ -307,11 +336,13 @@ TEST_CASE("suite: bad input exits 2 with a message", "[cli][suite]") {
     CHECK_THAT(err.str(), Catch::Contains("error: "));
 }
 
-TEST_CASE("run: --chrome-trace writes trace events, a run cut at its event limit fails", "[cli][suite]") {
+TEST_CASE("run: --chrome-trace writes trace events, a run cut at its event limit fails",
+          "[cli][suite]") {
     TempDir dir;
     const auto trace = dir / "trace.json";
-    const testing::Finished run = testing::run_to_end(
-        {kEosim.string(), "run", (kCliFixtures / "quick-eos.json").string(), "--seed", "2", "--chrome-trace", trace.string()});
+    const testing::Finished run =
+        testing::run_to_end({kEosim.string(), "run", (kCliFixtures / "quick-eos.json").string(),
+                             "--seed", "2", "--chrome-trace", trace.string()});
     CHECK(run.exit_code == 0);
     const json events = json::parse(testing::read_text(trace));
     REQUIRE(events.contains("traceEvents"));
@@ -326,17 +357,21 @@ TEST_CASE("run: --chrome-trace writes trace events, a run cut at its event limit
     CHECK(names.count("checkpoint-completed") == 1);
     CHECK(names.count("txn-committed") == 1);
 
-    const testing::Finished cut = testing::run_to_end(
-        {kEosim.string(), "run", (kCliFixtures / "quick-eos.json").string(), "--json", "--max-events", "500"});
+    const testing::Finished cut =
+        testing::run_to_end({kEosim.string(), "run", (kCliFixtures / "quick-eos.json").string(),
+                             "--json", "--max-events", "500"});
     CHECK(cut.exit_code == 1);
     const json record = json::parse(cut.out);
     CHECK(record["status"] == "failed");
-    CHECK_THAT(record["reason"].get<std::string>(), Catch::StartsWith("cut at the event limit (500 events)"));
+    CHECK_THAT(record["reason"].get<std::string>(),
+               Catch::StartsWith("cut at the event limit (500 events)"));
 }
 
-TEST_CASE("run: --json-history says when the timeline and checkpoint details are printed", "[cli][suite]") {
+TEST_CASE("run: --json-history says when the timeline and checkpoint details are printed",
+          "[cli][suite]") {
     const auto json_of = [](const std::vector<std::string>& extra) {
-        std::vector<std::string> argv = {kEosim.string(), "run", (kCliFixtures / "quick-eos.json").string(), "--json"};
+        std::vector<std::string> argv = {kEosim.string(), "run",
+                                         (kCliFixtures / "quick-eos.json").string(), "--json"};
         argv.insert(argv.end(), extra.begin(), extra.end());
         const testing::Finished run = testing::run_to_end(argv);
         return json::parse(run.out);

@@ -1,8 +1,9 @@
 // The process sink (engine/connectors/process/, docs/sink-protocol.md): a sink that keeps the
-// protocol passes the testkit through `eosim test-sink`; each way of breaking the protocol ends with
-// exit code 2 and an error naming the sink's command, the last message sent and the offending line;
-// a sink whose answers differ between two runs of a seed fails `eosim run --check-determinism`
-// naming the first differing message. The sinks are small Python scripts written into a temp folder.
+// protocol passes the testkit through `eosim test-sink`; each way of breaking the protocol ends
+// with exit code 2 and an error naming the sink's command, the last message sent and the offending
+// line; a sink whose answers differ between two runs of a seed fails `eosim run
+// --check-determinism` naming the first differing message. The sinks are small Python scripts
+// written into a temp folder.
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -19,18 +20,22 @@ namespace {
 using eosim::testing::TempDir;
 
 // A minimal sink (an upsert into key_values that ignores failed calls: it keeps the protocol, not
-// the contract; it keeps no state, so an idle process may serve the next instance: "reuse") with `misdeed`
-// (Python code) run when the first write arrives; `hello` replaces the hello line.
+// the contract; it keeps no state, so an idle process may serve the next instance: "reuse") with
+// `misdeed` (Python code) run when the first write arrives; `hello` replaces the hello line.
 std::string python_sink(const std::string& misdeed, const std::string& hello = "") {
     const std::string default_hello =
         R"({"type": "hello", "protocol": 1, "systems": ["key_values"], "output": {"system": "key_values", "prefix": "t:", "shape": "keyed_table"}, "reuse": True})";
     return "import json, sys, time, random\n"
            "def send(m):\n    sys.stdout.write(json.dumps(m) + '\\n'); sys.stdout.flush()\n"
-           "send(" + (hello.empty() ? default_hello : hello) + ")\n"
+           "send(" +
+           (hello.empty() ? default_hello : hello) +
+           ")\n"
            "for line in sys.stdin:\n"
            "    m = json.loads(line)\n"
            "    if m['type'] == 'write':\n"
-           "        " + (misdeed.empty() ? "pass" : misdeed) + "\n"
+           "        " +
+           (misdeed.empty() ? "pass" : misdeed) +
+           "\n"
            "        for r in m['records']:\n"
            "            send({'type': 'call', 'system': 'key_values', 'op': 'set', 'key': 't:%d' % r['key'], 'value': r['value']})\n"
            "            sys.stdin.readline()\n"
@@ -60,7 +65,8 @@ Outcome test_sink(const TempDir& dir, const std::string& script, int timeout_ms 
     return {code, out.str(), err.str()};
 }
 
-void require_protocol_error(const Outcome& outcome, const std::string& what, const std::string& offending) {
+void require_protocol_error(const Outcome& outcome, const std::string& what,
+                            const std::string& offending) {
     INFO(outcome.out << outcome.err);
     REQUIRE(outcome.code == eosim::cli::kExitBadInput);
     CHECK(outcome.err.find(what) != std::string::npos);
@@ -71,7 +77,8 @@ void require_protocol_error(const Outcome& outcome, const std::string& what, con
 
 }  // namespace
 
-TEST_CASE("process sink: a sink that keeps the protocol passes the contract level", "[process_sink]") {
+TEST_CASE("process sink: a sink that keeps the protocol passes the contract level",
+          "[process_sink]") {
     eosim::cli::TestSinkCommand command;  // the Python example: a guarded upsert
     command.command = "python3 sink.py";
     command.cwd = (std::filesystem::path(EOSIM_PROJECT_DIR) / "examples/python-kv-sink").string();
@@ -84,7 +91,8 @@ TEST_CASE("process sink: a sink that keeps the protocol passes the contract leve
     CHECK(out.str().find("kept the contract in 20 cases") != std::string::npos);
 }
 
-TEST_CASE("process sink: a buggy sink is a counterexample (exit 1) with its replay file", "[process_sink]") {
+TEST_CASE("process sink: a buggy sink is a counterexample (exit 1) with its replay file",
+          "[process_sink]") {
     const TempDir dir;  // drops every second record: at-least-once output must miss some
     dir.write("sink.py", python_sink("m['records'] = m['records'][::2]"));
     eosim::cli::TestSinkCommand command;
@@ -108,55 +116,72 @@ TEST_CASE("process sink: a buggy sink is a counterexample (exit 1) with its repl
 
 TEST_CASE("process sink: malformed JSON is a protocol error", "[process_sink]") {
     const TempDir dir;
-    require_protocol_error(test_sink(dir, python_sink("print('{not json'); sys.stdout.flush()")), "malformed JSON", "{not json");
+    require_protocol_error(test_sink(dir, python_sink("print('{not json'); sys.stdout.flush()")),
+                           "malformed JSON", "{not json");
 }
 
 TEST_CASE("process sink: other text on stdout is a protocol error", "[process_sink]") {
     const TempDir dir;
-    require_protocol_error(test_sink(dir, python_sink("print('debug: got a write'); sys.stdout.flush()")), "malformed JSON",
-                           "debug: got a write");
+    require_protocol_error(
+        test_sink(dir, python_sink("print('debug: got a write'); sys.stdout.flush()")),
+        "malformed JSON", "debug: got a write");
 }
 
 TEST_CASE("process sink: an unknown message type is a protocol error", "[process_sink]") {
     const TempDir dir;
-    require_protocol_error(test_sink(dir, python_sink("send({'type': 'flush_now'})")), "unknown message type \"flush_now\"",
-                           R"({"type": "flush_now"})");
+    require_protocol_error(test_sink(dir, python_sink("send({'type': 'flush_now'})")),
+                           "unknown message type \"flush_now\"", R"({"type": "flush_now"})");
 }
 
 TEST_CASE("process sink: an answer to the wrong message is a protocol error", "[process_sink]") {
     const TempDir dir;
-    require_protocol_error(test_sink(dir, python_sink("m['seq'] += 1")), "an answer to the wrong message", R"({"type": "done", "re": )");
+    require_protocol_error(test_sink(dir, python_sink("m['seq'] += 1")),
+                           "an answer to the wrong message", R"({"type": "done", "re": )");
 }
 
-TEST_CASE("process sink: a call to a system the hello does not list is a protocol error", "[process_sink]") {
+TEST_CASE("process sink: a call to a system the hello does not list is a protocol error",
+          "[process_sink]") {
     const TempDir dir;
     require_protocol_error(
-        test_sink(dir, python_sink("send({'type': 'call', 'system': 'documents', 'op': 'scan', 'index': 'x'}); sys.stdin.readline()")),
-        "a call to documents, which the hello does not list in \"systems\"", R"({"type": "call", "system": "documents")");
+        test_sink(
+            dir,
+            python_sink(
+                "send({'type': 'call', 'system': 'documents', 'op': 'scan', 'index': 'x'}); sys.stdin.readline()")),
+        "a call to documents, which the hello does not list in \"systems\"",
+        R"({"type": "call", "system": "documents")");
 }
 
 TEST_CASE("process sink: a call to an unknown system or op is a protocol error", "[process_sink]") {
     const TempDir dir;
-    require_protocol_error(test_sink(dir, python_sink("send({'type': 'call', 'system': 'key_values', 'op': 'hset', 'key': 'k'})")),
-                           "unknown op \"hset\" of key_values", R"({"type": "call", "system": "key_values", "op": "hset")");
+    require_protocol_error(
+        test_sink(dir,
+                  python_sink(
+                      "send({'type': 'call', 'system': 'key_values', 'op': 'hset', 'key': 'k'})")),
+        "unknown op \"hset\" of key_values",
+        R"({"type": "call", "system": "key_values", "op": "hset")");
 }
 
 TEST_CASE("process sink: a process that exits is a protocol error", "[process_sink]") {
     const TempDir dir;
-    require_protocol_error(test_sink(dir, python_sink("sys.exit(3)")), "closed its stdout (exited with status 3)", "(none)");
+    require_protocol_error(test_sink(dir, python_sink("sys.exit(3)")),
+                           "closed its stdout (exited with status 3)", "(none)");
 }
 
-TEST_CASE("process sink: a process that does not answer in time is a protocol error, not a hang", "[process_sink]") {
+TEST_CASE("process sink: a process that does not answer in time is a protocol error, not a hang",
+          "[process_sink]") {
     const TempDir dir;
-    require_protocol_error(test_sink(dir, python_sink("time.sleep(3600)"), 300), "no answer within 300 ms", "(none)");
+    require_protocol_error(test_sink(dir, python_sink("time.sleep(3600)"), 300),
+                           "no answer within 300 ms", "(none)");
 }
 
 TEST_CASE("process sink: a bad hello is bad input naming what was expected", "[process_sink]") {
     const TempDir dir;
-    const Outcome old_version = test_sink(dir, python_sink("", R"({"type": "hello", "protocol": 0})"));
+    const Outcome old_version =
+        test_sink(dir, python_sink("", R"({"type": "hello", "protocol": 0})"));
     CHECK(old_version.code == eosim::cli::kExitBadInput);
     CHECK(old_version.err.find("expected \"protocol\": 1") != std::string::npos);
-    const Outcome no_output = test_sink(dir, python_sink("", R"({"type": "hello", "protocol": 1})"));
+    const Outcome no_output =
+        test_sink(dir, python_sink("", R"({"type": "hello", "protocol": 1})"));
     CHECK(no_output.code == eosim::cli::kExitBadInput);
     CHECK(no_output.err.find("expected \"output\"") != std::string::npos);
     const Outcome no_program = [&] {
@@ -169,7 +194,8 @@ TEST_CASE("process sink: a bad hello is bad input naming what was expected", "[p
     CHECK(no_program.err.find("cannot start no-such-program-eosim") != std::string::npos);
 }
 
-TEST_CASE("process sink: --check-determinism names the first message that differs", "[process_sink]") {
+TEST_CASE("process sink: --check-determinism names the first message that differs",
+          "[process_sink]") {
     const TempDir dir;
     // Answers with the wall clock in its state: the second run's pre_commit answer differs.
     std::string script = python_sink("");
@@ -181,7 +207,8 @@ TEST_CASE("process sink: --check-determinism names the first message that differ
         {"id": "source", "kind": "kafka_source", "topic": "input", "parallelism": 1},
         {"id": "count", "kind": "keyed_count", "parallelism": 1, "inputs": [{"from": "source", "edge": "hash"}]},
         {"id": "sink", "kind": "sink", "sink": "process", "parallelism": 1, "inputs": [{"from": "count", "edge": "forward"}],
-         "options": {"command": ["python3", "sink.py"], "cwd": ")" + dir.path().string() + R"("}}],
+         "options": {"command": ["python3", "sink.py"], "cwd": ")" +
+                              dir.path().string() + R"("}}],
         "checkpointing": {"mode": "exactly_once", "interval": "500ms"}},
       "input": [{"topic": "input", "records": 300, "keys": 4, "rate_per_second": 1000}],
       "oracles": ["liveness"], "expect": "pass"})");
@@ -193,6 +220,9 @@ TEST_CASE("process sink: --check-determinism names the first message that differ
     INFO(out.str() << err.str());
     CHECK(code == eosim::cli::kExitNotMet);
     CHECK(err.str().find("determinism check failed") != std::string::npos);
-    CHECK(err.str().find("differs:\n  first run:  vertex sink, subtask 0, attempt 1 -> eosim: {\"type\": \"done\"") != std::string::npos);
+    CHECK(
+        err.str().find(
+            "differs:\n  first run:  vertex sink, subtask 0, attempt 1 -> eosim: {\"type\": \"done\"") !=
+        std::string::npos);
     CHECK(err.str().find("\"state\": \"") != std::string::npos);
 }

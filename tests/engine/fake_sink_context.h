@@ -13,8 +13,12 @@ namespace eosim::engine {
 
 class FakeSinkContext final : public SinkContext {
 public:
-    FakeSinkContext(sim::World& world, sim::NodeId node, int32_t subtask = 0, int32_t parallelism = 0)
-        : world_(world), node_(node), subtask_(subtask), parallelism_(parallelism > 0 ? parallelism : subtask + 1) {}
+    FakeSinkContext(sim::World& world, sim::NodeId node, int32_t subtask = 0,
+                    int32_t parallelism = 0)
+        : world_(world),
+          node_(node),
+          subtask_(subtask),
+          parallelism_(parallelism > 0 ? parallelism : subtask + 1) {}
     sim::World& world() override { return world_; }
     sim::NodeId node() const override { return node_; }
     int32_t subtask() const override { return subtask_; }

@@ -59,7 +59,8 @@ struct AsyncWorld {
         external::KeyValueStore* kv = &store;
         sim::World* w = &world;
         return context.call<external::KeyValueResult>(
-            store, [kv, i](sim::NodeId caller) { return kv->set(caller, "k" + std::to_string(i), i); },
+            store,
+            [kv, i](sim::NodeId caller) { return kv->set(caller, "k" + std::to_string(i), i); },
             [answers, w](CallId id, const external::KeyValueResult& r) {
                 if (r.error == external::KeyValueError::none) answers->emplace_back(id, w->now());
             });
@@ -79,7 +80,8 @@ std::vector<CallId> ids_of(const std::vector<std::pair<CallId, sim::Time>>& answ
 
 }  // namespace
 
-TEST_CASE("async calls: a request lands after a drawn latency, its answer comes after another", "[async_calls]") {
+TEST_CASE("async calls: a request lands after a drawn latency, its answer comes after another",
+          "[async_calls]") {
     AsyncWorld w;
     std::vector<std::pair<CallId, sim::Time>> answers;
     CHECK(w.set(1, &answers) == 1);
@@ -96,7 +98,8 @@ TEST_CASE("async calls: a request lands after a drawn latency, its answer comes 
     CHECK(w.context.answered_calls == 1);
 }
 
-TEST_CASE("async calls: answers of one caller overtake each other, the same way for the same seed", "[async_calls]") {
+TEST_CASE("async calls: answers of one caller overtake each other, the same way for the same seed",
+          "[async_calls]") {
     const auto order = [](uint64_t seed) {
         AsyncWorld w(seed);
         std::vector<std::pair<CallId, sim::Time>> answers;
@@ -108,11 +111,12 @@ TEST_CASE("async calls: answers of one caller overtake each other, the same way 
     const std::vector<CallId> first = order(7);
     REQUIRE(first.size() == 20);
     CHECK_FALSE(std::is_sorted(first.begin(), first.end()));  // some answer overtook an older one
-    CHECK(order(7) == first);                                   // deterministic by seed
+    CHECK(order(7) == first);                                 // deterministic by seed
     CHECK(order(8) != first);
 }
 
-TEST_CASE("async calls: a crashed caller gets no answer and its requests on the way are refused", "[async_calls]") {
+TEST_CASE("async calls: a crashed caller gets no answer and its requests on the way are refused",
+          "[async_calls]") {
     AsyncWorld w;
     std::vector<std::pair<CallId, sim::Time>> answers;
     for (int64_t i = 1; i <= 5; ++i) w.set(i, &answers);

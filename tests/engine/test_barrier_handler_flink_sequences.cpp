@@ -35,11 +35,13 @@ public:
         log("snapshot", checkpoint_id);
         snapshots.push_back(checkpoint_id);
     }
-    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason, const std::string&) override {
+    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason,
+                          const std::string&) override {
         log("decline", checkpoint_id);
         declines.push_back(checkpoint_id);
     }
-    void start_unaligned_snapshot(int64_t checkpoint_id, const std::vector<bool>& barrier_in) override {
+    void start_unaligned_snapshot(int64_t checkpoint_id,
+                                  const std::vector<bool>& barrier_in) override {
         std::string in;
         for (bool b : barrier_in) in += b ? '1' : '0';
         calls.push_back("unaligned:" + std::to_string(checkpoint_id) + ":" + in);
@@ -47,7 +49,9 @@ public:
     }
     void channel_barrier_received(int32_t channel) override { log("channel_done", channel); }
     void finish_unaligned_snapshot(int64_t checkpoint_id) override { log("finish", checkpoint_id); }
-    void discard_unaligned_snapshot(int64_t checkpoint_id) override { log("discard", checkpoint_id); }
+    void discard_unaligned_snapshot(int64_t checkpoint_id) override {
+        log("discard", checkpoint_id);
+    }
     void start_alignment_timer(int64_t checkpoint_id, sim::Duration delay) override {
         log("timer", checkpoint_id);
         timer_delay = delay;
@@ -61,7 +65,9 @@ public:
     sim::Duration timer_delay = sim::Duration::zero();
 
 private:
-    void log(const char* what, int64_t value) { calls.push_back(std::string(what) + ":" + std::to_string(value)); }
+    void log(const char* what, int64_t value) {
+        calls.push_back(std::string(what) + ":" + std::to_string(value));
+    }
 };
 
 using Calls = std::vector<std::string>;
@@ -73,18 +79,21 @@ std::unique_ptr<BarrierHandler> tracker(int32_t channels, RecordingController& c
     return make_barrier_handler(CheckpointingMode::at_least_once, channels, controller);
 }
 std::unique_ptr<BarrierHandler> unaligned(int32_t channels, RecordingController& controller) {
-    return make_barrier_handler(CheckpointingMode::exactly_once, AlignmentMode::unaligned, sim::Duration::zero(), channels,
-                                controller);
+    return make_barrier_handler(CheckpointingMode::exactly_once, AlignmentMode::unaligned,
+                                sim::Duration::zero(), channels, controller);
 }
 std::unique_ptr<BarrierHandler> alternating(int32_t channels, RecordingController& controller) {
-    return make_barrier_handler(CheckpointingMode::exactly_once, AlignmentMode::aligned_then_unaligned,
-                                sim::Duration::millis(200), channels, controller);
+    return make_barrier_handler(CheckpointingMode::exactly_once,
+                                AlignmentMode::aligned_then_unaligned, sim::Duration::millis(200),
+                                channels, controller);
 }
 CheckpointBarrier priority(int64_t checkpoint_id) { return CheckpointBarrier{checkpoint_id, true}; }
 
 // ---- an abort notice that overtook the barriers ------------------------------------------------
 
-TEST_CASE("flink sequences: an abort notice ahead of the first barrier cancels the checkpoint, nothing blocks", "[barrier-sequences]") {
+TEST_CASE(
+    "flink sequences: an abort notice ahead of the first barrier cancels the checkpoint, nothing blocks",
+    "[barrier-sequences]") {
     for (bool at_least_once : {false, true}) {
         RecordingController controller;
         auto handler = at_least_once ? tracker(3, controller) : aligned(3, controller);
@@ -104,7 +113,8 @@ TEST_CASE("flink sequences: an abort notice ahead of the first barrier cancels t
     }
 }
 
-TEST_CASE("flink sequences: abort(7) then barrier 7 on every channel snapshots nothing", "[barrier-sequences]") {
+TEST_CASE("flink sequences: abort(7) then barrier 7 on every channel snapshots nothing",
+          "[barrier-sequences]") {
     for (bool at_least_once : {false, true}) {
         RecordingController controller;
         auto handler = at_least_once ? tracker(2, controller) : aligned(2, controller);
@@ -118,7 +128,8 @@ TEST_CASE("flink sequences: abort(7) then barrier 7 on every channel snapshots n
 
 // ---- aborts ------------------------------------------------------------------------------------
 
-TEST_CASE("flink sequences: an abort notice of a newer checkpoint leaves the older alignment alone", "[barrier-sequences]") {
+TEST_CASE("flink sequences: an abort notice of a newer checkpoint leaves the older alignment alone",
+          "[barrier-sequences]") {
     RecordingController controller;
     auto handler = aligned(2, controller);
     handler->barrier_received(0, 3);
@@ -133,7 +144,8 @@ TEST_CASE("flink sequences: an abort notice of a newer checkpoint leaves the old
     CHECK(controller.calls == Calls{"block:0", "unblock_all", "snapshot:3"});
 }
 
-TEST_CASE("flink sequences: aborted ids are remembered until a barrier passes them", "[barrier-sequences]") {
+TEST_CASE("flink sequences: aborted ids are remembered until a barrier passes them",
+          "[barrier-sequences]") {
     RecordingController controller;
     auto handler = aligned(2, controller);
     handler->checkpoint_aborted(5);
@@ -149,13 +161,16 @@ TEST_CASE("flink sequences: aborted ids are remembered until a barrier passes th
 
 // ---- cancellation markers (Flink's CancelCheckpointMarker) -------------------------------------
 
-TEST_CASE("flink sequences: a cancellation marker during alignment releases the channels and declines once", "[barrier-sequences]") {
+TEST_CASE(
+    "flink sequences: a cancellation marker during alignment releases the channels and declines once",
+    "[barrier-sequences]") {
     RecordingController controller;
     auto handler = aligned(3, controller);
     handler->barrier_received(0, 1);
     handler->cancellation_marker_received(1, 1);
     CHECK(controller.blocked.empty());
-    CHECK(controller.declines == std::vector<int64_t>{1});  // and told downstream, by the controller
+    CHECK(controller.declines ==
+          std::vector<int64_t>{1});  // and told downstream, by the controller
     handler->barrier_received(2, 1);
     handler->cancellation_marker_received(2, 1);
     CHECK(controller.declines == std::vector<int64_t>{1});
@@ -164,7 +179,9 @@ TEST_CASE("flink sequences: a cancellation marker during alignment releases the 
     CHECK(controller.snapshots == std::vector<int64_t>{2});
 }
 
-TEST_CASE("flink sequences: a cancellation marker of a newer checkpoint declines the older and the newer", "[barrier-sequences]") {
+TEST_CASE(
+    "flink sequences: a cancellation marker of a newer checkpoint declines the older and the newer",
+    "[barrier-sequences]") {
     RecordingController controller;
     auto handler = aligned(2, controller);
     handler->barrier_received(0, 1);
@@ -176,7 +193,8 @@ TEST_CASE("flink sequences: a cancellation marker of a newer checkpoint declines
     CHECK(handler->pending_checkpoint() == 0);
 }
 
-TEST_CASE("flink sequences: a cancellation marker ahead of any barrier cancels the checkpoint", "[barrier-sequences]") {
+TEST_CASE("flink sequences: a cancellation marker ahead of any barrier cancels the checkpoint",
+          "[barrier-sequences]") {
     for (bool at_least_once : {false, true}) {
         RecordingController controller;
         auto handler = at_least_once ? tracker(2, controller) : aligned(2, controller);
@@ -190,7 +208,8 @@ TEST_CASE("flink sequences: a cancellation marker ahead of any barrier cancels t
     }
 }
 
-TEST_CASE("flink sequences: the tracker drops a counted checkpoint on its cancellation marker", "[barrier-sequences]") {
+TEST_CASE("flink sequences: the tracker drops a counted checkpoint on its cancellation marker",
+          "[barrier-sequences]") {
     RecordingController controller;
     auto handler = tracker(2, controller);
     handler->barrier_received(0, 1);
@@ -202,7 +221,9 @@ TEST_CASE("flink sequences: the tracker drops a counted checkpoint on its cancel
 
 // ---- end of partition --------------------------------------------------------------------------
 
-TEST_CASE("flink sequences: end of partition completes an alignment that only waited for that channel", "[barrier-sequences]") {
+TEST_CASE(
+    "flink sequences: end of partition completes an alignment that only waited for that channel",
+    "[barrier-sequences]") {
     for (bool at_least_once : {false, true}) {
         RecordingController controller;
         auto handler = at_least_once ? tracker(3, controller) : aligned(3, controller);
@@ -218,7 +239,9 @@ TEST_CASE("flink sequences: end of partition completes an alignment that only wa
     }
 }
 
-TEST_CASE("flink sequences: a channel that closes after delivering its barrier leaves the alignment waiting", "[barrier-sequences]") {
+TEST_CASE(
+    "flink sequences: a channel that closes after delivering its barrier leaves the alignment waiting",
+    "[barrier-sequences]") {
     RecordingController controller;
     auto handler = aligned(3, controller);
     handler->barrier_received(0, 1);
@@ -232,14 +255,16 @@ TEST_CASE("flink sequences: a channel that closes after delivering its barrier l
 
 // ---- unaligned ---------------------------------------------------------------------------------
 
-TEST_CASE("flink sequences: unaligned snapshots on the first barrier and completes on the last", "[barrier-sequences]") {
+TEST_CASE("flink sequences: unaligned snapshots on the first barrier and completes on the last",
+          "[barrier-sequences]") {
     RecordingController controller;
     auto handler = unaligned(3, controller);
     handler->barrier_received(1, priority(1));
     CHECK(handler->collecting_unaligned(1));
     handler->barrier_received(0, priority(1));
     handler->barrier_received(2, priority(1));
-    CHECK(controller.calls == Calls{"unaligned:1:010", "channel_done:0", "channel_done:2", "finish:1"});
+    CHECK(controller.calls ==
+          Calls{"unaligned:1:010", "channel_done:0", "channel_done:2", "finish:1"});
     CHECK(controller.ever_blocked.empty());
     CHECK(handler->pending_checkpoint() == 0);
     // A single remaining channel completes at once.
@@ -249,7 +274,8 @@ TEST_CASE("flink sequences: unaligned snapshots on the first barrier and complet
     CHECK(controller.snapshots == std::vector<int64_t>{1, 2});
 }
 
-TEST_CASE("flink sequences: an aborted unaligned checkpoint drops its channel state", "[barrier-sequences]") {
+TEST_CASE("flink sequences: an aborted unaligned checkpoint drops its channel state",
+          "[barrier-sequences]") {
     RecordingController controller;
     auto handler = unaligned(2, controller);
     handler->barrier_received(0, priority(1));
@@ -262,7 +288,8 @@ TEST_CASE("flink sequences: an aborted unaligned checkpoint drops its channel st
 
 // ---- aligned with a timeout (Flink's AlternatingCheckpointsTest) -------------------------------
 
-TEST_CASE("flink sequences: an alignment that times out switches to unaligned", "[barrier-sequences]") {
+TEST_CASE("flink sequences: an alignment that times out switches to unaligned",
+          "[barrier-sequences]") {
     RecordingController controller;
     auto handler = alternating(3, controller);
     handler->barrier_received(0, 1);
@@ -271,8 +298,8 @@ TEST_CASE("flink sequences: an alignment that times out switches to unaligned", 
     handler->alignment_timed_out(1);
     CHECK(handler->collecting_unaligned(1));
     handler->barrier_received(1, 1);
-    CHECK(controller.calls ==
-          Calls{"block:0", "timer:1", "block:2", "unblock_all", "unaligned:1:101", "channel_done:1", "finish:1"});
+    CHECK(controller.calls == Calls{"block:0", "timer:1", "block:2", "unblock_all",
+                                    "unaligned:1:101", "channel_done:1", "finish:1"});
     // The next checkpoint starts aligned again; a late timer of the old one does nothing.
     handler->barrier_received(1, 2);
     handler->alignment_timed_out(1);
@@ -282,12 +309,14 @@ TEST_CASE("flink sequences: an alignment that times out switches to unaligned", 
     CHECK(controller.calls.back() == "snapshot:2");
 }
 
-TEST_CASE("flink sequences: a barrier an upstream sent unaligned switches the alignment", "[barrier-sequences]") {
+TEST_CASE("flink sequences: a barrier an upstream sent unaligned switches the alignment",
+          "[barrier-sequences]") {
     RecordingController controller;
     auto handler = alternating(2, controller);
     handler->barrier_received(0, 1);
     handler->barrier_received(1, priority(1));
-    CHECK(controller.calls == Calls{"block:0", "timer:1", "unblock_all", "unaligned:1:11", "finish:1"});
+    CHECK(controller.calls ==
+          Calls{"block:0", "timer:1", "unblock_all", "unaligned:1:11", "finish:1"});
     // First barrier already unaligned: no alignment at all.
     handler->barrier_received(1, priority(2));
     CHECK(controller.calls.back() == "unaligned:2:01");
@@ -313,7 +342,8 @@ TEST_CASE("AlignedCheckpointsTest.testAbortOnCanceledBarriers", "[barrier-sequen
     CHECK(controller.blocked.empty());
 }
 
-TEST_CASE("AlternatingCheckpointsTest.testTimeoutAlignmentBeforeFirstBarrier", "[barrier-sequences][flink]") {
+TEST_CASE("AlternatingCheckpointsTest.testTimeoutAlignmentBeforeFirstBarrier",
+          "[barrier-sequences][flink]") {
     // The timeout counts from the checkpoint's start: a first barrier that arrives after it starts
     // the checkpoint unaligned at once, nothing blocks, no timer is set.
     RecordingController controller;
@@ -328,8 +358,8 @@ TEST_CASE("AlternatingCheckpointsTest.testTimeoutAlignmentBeforeFirstBarrier", "
 }
 
 TEST_CASE("AlternatingCheckpointsTest.testAlignedAfterTimedOut", "[barrier-sequences][flink]") {
-    // One channel: checkpoint 1's barrier comes after its timeout (unaligned), checkpoint 2's within
-    // it (aligned again).
+    // One channel: checkpoint 1's barrier comes after its timeout (unaligned), checkpoint 2's
+    // within it (aligned again).
     RecordingController controller;
     auto handler = alternating(1, controller);
     controller.clock = sim::Time::zero() + sim::Duration::millis(201);
@@ -338,10 +368,13 @@ TEST_CASE("AlternatingCheckpointsTest.testAlignedAfterTimedOut", "[barrier-seque
     CHECK(controller.calls == Calls{"unaligned:1:1", "finish:1", "snapshot:2"});
 }
 
-TEST_CASE("flink sequences: the alignment timer runs for what is left of the timeout since the checkpoint started", "[barrier-sequences]") {
+TEST_CASE(
+    "flink sequences: the alignment timer runs for what is left of the timeout since the checkpoint started",
+    "[barrier-sequences]") {
     RecordingController controller;
     auto handler = alternating(2, controller);
-    controller.clock = sim::Time::zero() + sim::Duration::millis(150);  // the barrier took 150 ms to come
+    controller.clock =
+        sim::Time::zero() + sim::Duration::millis(150);  // the barrier took 150 ms to come
     handler->barrier_received(0, CheckpointBarrier{1, false, sim::Time::zero()});
     CHECK(controller.calls == Calls{"block:0", "timer:1"});
     CHECK(controller.timer_delay == sim::Duration::millis(50));

@@ -2,8 +2,8 @@
 // channel, snapshots when a checkpoint's barrier count reaches the number of channels, drops older
 // checkpoints when a newer one completes, tracks at most kMaxTracked checkpoints, forgets an
 // aborted one, and ignores a late first barrier of a checkpoint older than the newest one seen.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <string>
@@ -21,7 +21,8 @@ public:
     void block_channel(int32_t) override { ++blocks; }
     void unblock_all_channels() override { ++unblocks; }
     void trigger_snapshot(int64_t checkpoint_id) override { snapshots.push_back(checkpoint_id); }
-    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason, const std::string&) override {
+    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason,
+                          const std::string&) override {
         aborts.push_back(checkpoint_id);
     }
 
@@ -31,7 +32,8 @@ public:
     std::vector<int64_t> aborts;
 };
 
-TEST_CASE("tracker: never blocks a channel and snapshots when the count reaches the channels", "[tracker]") {
+TEST_CASE("tracker: never blocks a channel and snapshots when the count reaches the channels",
+          "[tracker]") {
     TrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.barrier_received(0, 1);
@@ -84,13 +86,15 @@ TEST_CASE("tracker: a later checkpoint completing drops the earlier ones", "[tra
     CHECK(controller.snapshots == std::vector<int64_t>{2});
 }
 
-TEST_CASE("tracker: at most kMaxTracked checkpoints are tracked, the oldest is dropped", "[tracker]") {
+TEST_CASE("tracker: at most kMaxTracked checkpoints are tracked, the oldest is dropped",
+          "[tracker]") {
     TrackerController controller;
     BarrierTracker tracker(2, controller);
     const auto max = static_cast<int64_t>(BarrierTracker::kMaxTracked);
     for (int64_t id = 1; id <= max + 1; ++id) tracker.barrier_received(0, id);
     CHECK(tracker.pending_checkpoint() == max + 1);
-    // Checkpoint 1 fell out of the deque: its second barrier starts a fresh count and completes nothing.
+    // Checkpoint 1 fell out of the deque: its second barrier starts a fresh count and completes
+    // nothing.
     tracker.barrier_received(1, 1);
     CHECK(controller.snapshots.empty());
     // Checkpoint 3 is still tracked with one barrier: the second completes it.
@@ -125,17 +129,21 @@ TEST_CASE("tracker: an aborted checkpoint is forgotten", "[tracker]") {
 // (an older checkpoint can no longer complete: the channel that delivered the newer barrier skipped
 // it). Inserting the old one in the middle of a full deque would evict the oldest tracked
 // checkpoint for it, which can be one that would still complete.
-TEST_CASE("tracker: a late first barrier of an old checkpoint does not evict a completable one", "[tracker]") {
+TEST_CASE("tracker: a late first barrier of an old checkpoint does not evict a completable one",
+          "[tracker]") {
     TrackerController controller;
     BarrierTracker tracker(2, controller);
     const auto max = static_cast<int64_t>(BarrierTracker::kMaxTracked);
-    for (int64_t id = 1; id <= max + 1; ++id) tracker.barrier_received(0, id);  // 1 falls out; 2..max+1 tracked
-    tracker.barrier_received(1, 1);  // late: checkpoint 1 cannot complete any more
-    tracker.barrier_received(1, 2);  // checkpoint 2 has both barriers now
+    for (int64_t id = 1; id <= max + 1; ++id)
+        tracker.barrier_received(0, id);  // 1 falls out; 2..max+1 tracked
+    tracker.barrier_received(1, 1);       // late: checkpoint 1 cannot complete any more
+    tracker.barrier_received(1, 2);       // checkpoint 2 has both barriers now
     CHECK(controller.snapshots == std::vector<int64_t>{2});
 }
 
-TEST_CASE("tracker massive random: snapshots only complete checkpoints, strictly increasing, never blocking", "[tracker]") {
+TEST_CASE(
+    "tracker massive random: snapshots only complete checkpoints, strictly increasing, never blocking",
+    "[tracker]") {
     rc::prop("random barrier interleavings over FIFO channels", [] {
         const int32_t channels = *rc::gen::inRange(1, 6);
         const int64_t checkpoints = *rc::gen::inRange<int64_t>(1, 15);
@@ -152,10 +160,12 @@ TEST_CASE("tracker massive random: snapshots only complete checkpoints, strictly
         while (true) {
             std::vector<int32_t> readable;
             for (int32_t c = 0; c < channels; ++c) {
-                if (next[static_cast<size_t>(c)] < queues[static_cast<size_t>(c)].size()) readable.push_back(c);
+                if (next[static_cast<size_t>(c)] < queues[static_cast<size_t>(c)].size())
+                    readable.push_back(c);
             }
             if (readable.empty()) break;
-            const int32_t c = readable[static_cast<size_t>(*rc::gen::inRange<size_t>(0, readable.size()))];
+            const int32_t c =
+                readable[static_cast<size_t>(*rc::gen::inRange<size_t>(0, readable.size()))];
             const int64_t id = queues[static_cast<size_t>(c)][next[static_cast<size_t>(c)]++];
             delivered[static_cast<size_t>(id)].push_back(c);
             tracker.barrier_received(c, id);
@@ -167,13 +177,17 @@ TEST_CASE("tracker massive random: snapshots only complete checkpoints, strictly
             last = id;
             RC_ASSERT(static_cast<int32_t>(delivered[static_cast<size_t>(id)].size()) == channels);
         }
-        // Every checkpoint whose barriers all arrived, and that no newer completed one overtook, is snapshotted.
+        // Every checkpoint whose barriers all arrived, and that no newer completed one overtook, is
+        // snapshotted.
         for (int64_t id = 1; id <= checkpoints; ++id) {
-            if (static_cast<int32_t>(delivered[static_cast<size_t>(id)].size()) != channels) continue;
+            if (static_cast<int32_t>(delivered[static_cast<size_t>(id)].size()) != channels)
+                continue;
             const bool snapshotted =
-                std::find(controller.snapshots.begin(), controller.snapshots.end(), id) != controller.snapshots.end();
-            const bool newer_completed_first = std::any_of(controller.snapshots.begin(), controller.snapshots.end(),
-                                                           [&](int64_t s) { return s > id; });
+                std::find(controller.snapshots.begin(), controller.snapshots.end(), id) !=
+                controller.snapshots.end();
+            const bool newer_completed_first =
+                std::any_of(controller.snapshots.begin(), controller.snapshots.end(),
+                            [&](int64_t s) { return s > id; });
             RC_ASSERT(snapshotted || newer_completed_first);
         }
     });

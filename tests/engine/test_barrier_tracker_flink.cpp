@@ -20,7 +20,8 @@ public:
     void block_channel(int32_t) override { ++blocks; }
     void unblock_all_channels() override {}
     void trigger_snapshot(int64_t checkpoint_id) override { triggered.push_back(checkpoint_id); }
-    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason, const std::string&) override {
+    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason,
+                          const std::string&) override {
         aborted.push_back(checkpoint_id);
     }
 
@@ -29,7 +30,8 @@ public:
     Ids aborted;
 };
 
-TEST_CASE("CheckpointBarrierTrackerTest.testDeduplicateChannelsWithBothBarrierAndEndOfPartition", "[tracker][flink]") {
+TEST_CASE("CheckpointBarrierTrackerTest.testDeduplicateChannelsWithBothBarrierAndEndOfPartition",
+          "[tracker][flink]") {
     FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.barrier_received(0, 2);
@@ -41,7 +43,8 @@ TEST_CASE("CheckpointBarrierTrackerTest.testDeduplicateChannelsWithBothBarrierAn
     CHECK(controller.triggered == Ids{2});
 }
 
-TEST_CASE("CheckpointBarrierTrackerTest.testTriggerCheckpointsWithEndOfPartition", "[tracker][flink]") {
+TEST_CASE("CheckpointBarrierTrackerTest.testTriggerCheckpointsWithEndOfPartition",
+          "[tracker][flink]") {
     FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.barrier_received(0, 1);
@@ -59,7 +62,8 @@ TEST_CASE("CheckpointBarrierTrackerTest.testTriggerCheckpointsWithEndOfPartition
     CHECK(tracker.open_channels() == 2);
 }
 
-TEST_CASE("CheckpointBarrierTrackerTest.testTriggerCheckpointsAfterReceivedEndOfPartition", "[tracker][flink]") {
+TEST_CASE("CheckpointBarrierTrackerTest.testTriggerCheckpointsAfterReceivedEndOfPartition",
+          "[tracker][flink]") {
     FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.end_of_partition(2);
@@ -72,7 +76,8 @@ TEST_CASE("CheckpointBarrierTrackerTest.testTriggerCheckpointsAfterReceivedEndOf
     CHECK(controller.aborted.empty());
 }
 
-TEST_CASE("CheckpointBarrierTrackerTest.testNoFastPathWithChannelFinishedDuringCheckpoints", "[tracker][flink]") {
+TEST_CASE("CheckpointBarrierTrackerTest.testNoFastPathWithChannelFinishedDuringCheckpoints",
+          "[tracker][flink]") {
     FlinkTrackerController controller;
     BarrierTracker tracker(2, controller);
     tracker.barrier_received(0, 1);
@@ -84,7 +89,8 @@ TEST_CASE("CheckpointBarrierTrackerTest.testNoFastPathWithChannelFinishedDuringC
     CHECK(tracker.tracked_checkpoints().empty());
 }
 
-TEST_CASE("CheckpointBarrierTrackerTest.testNoFastPathWithChannelFinishedDuringCheckpointsCancel", "[tracker][flink]") {
+TEST_CASE("CheckpointBarrierTrackerTest.testNoFastPathWithChannelFinishedDuringCheckpointsCancel",
+          "[tracker][flink]") {
     FlinkTrackerController controller;
     BarrierTracker tracker(2, controller);
     tracker.barrier_received(0, 1);
@@ -95,7 +101,8 @@ TEST_CASE("CheckpointBarrierTrackerTest.testNoFastPathWithChannelFinishedDuringC
     CHECK(tracker.tracked_checkpoints().empty());
 }
 
-TEST_CASE("CheckpointBarrierTrackerTest.testCompleteAndRemoveAbortedCheckpointWithEndOfPartition", "[tracker][flink]") {
+TEST_CASE("CheckpointBarrierTrackerTest.testCompleteAndRemoveAbortedCheckpointWithEndOfPartition",
+          "[tracker][flink]") {
     FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.cancellation_marker_received(0, 4);
@@ -108,7 +115,8 @@ TEST_CASE("CheckpointBarrierTrackerTest.testCompleteAndRemoveAbortedCheckpointWi
     CHECK(tracker.open_channels() == 2);
 }
 
-TEST_CASE("CheckpointBarrierTrackerTest.testAbortCheckpointsAfterEndOfPartitionReceived", "[tracker][flink]") {
+TEST_CASE("CheckpointBarrierTrackerTest.testAbortCheckpointsAfterEndOfPartitionReceived",
+          "[tracker][flink]") {
     FlinkTrackerController controller;
     BarrierTracker tracker(3, controller);
     tracker.end_of_partition(2);
@@ -155,7 +163,8 @@ TEST_CASE("CheckpointBarrierTrackerTest.testMultiChannelAbortCheckpoint", "[trac
     CHECK(controller.blocks == 0);
 }
 
-TEST_CASE("CheckpointBarrierTrackerTest.testNextFirstCheckpointBarrierOvertakesCancellationBarrier", "[tracker][flink]") {
+TEST_CASE("CheckpointBarrierTrackerTest.testNextFirstCheckpointBarrierOvertakesCancellationBarrier",
+          "[tracker][flink]") {
     FlinkTrackerController controller;
     BarrierTracker tracker(2, controller);
     tracker.barrier_received(1, 1);

@@ -13,8 +13,8 @@
 #include "engine/connectors/cdc_source.h"
 #include "engine/connectors/upsert_sink.h"
 #include "engine/runtime/operators.h"
-#include "engine/vocabulary/protocol_points.h"
 #include "engine/state/state_backend.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "sim/external/database.h"
 #include "sim/world.h"
 #include "tests/engine/fake_sink_context.h"
@@ -31,7 +31,8 @@ struct Fixture {
     sim::World world{sim::WorldOptions{}};
     sim::NodeId db_node = world.nodes().add("mysql");
     sim::NodeId task_node = world.nodes().add("tm0");
-    Database db{world.scheduler(), world.network(), db_node, sim::external::DatabaseOptions{Database::kEventBytes * 4, 0}};
+    Database db{world.scheduler(), world.network(), db_node,
+                sim::external::DatabaseOptions{Database::kEventBytes * 4, 0}};
     VertexSpec vertex;
 
     Fixture() {
@@ -56,7 +57,8 @@ struct Fixture {
         REQUIRE(db.commit(db_node, id) == DatabaseError::none);
     }
     // Polls until `done` or `max_polls`; returns every record emitted.
-    RecordBatch poll(CdcSourceReader& reader, int max_polls, const std::function<void()>& between = {}) {
+    RecordBatch poll(CdcSourceReader& reader, int max_polls,
+                     const std::function<void()>& between = {}) {
         RecordBatch all;
         for (int i = 0; i < max_polls; ++i) {
             RecordBatch batch;
@@ -85,9 +87,12 @@ std::map<int64_t, int64_t> live(const Database& db) {
     return table;
 }
 
-TEST_CASE("cdc source: chunks cover every key once, across subtasks, and wait for a completed checkpoint", "[cdc]") {
+TEST_CASE(
+    "cdc source: chunks cover every key once, across subtasks, and wait for a completed checkpoint",
+    "[cdc]") {
     Fixture f;
-    for (int64_t k : {-5, 0, 3, 9, 10, 15, 29, 30, 47}) f.write(Row{k, k * 10, 1});  // outside [0, 30) too
+    for (int64_t k : {-5, 0, 3, 9, 10, 15, 29, 30, 47})
+        f.write(Row{k, k * 10, 1});  // outside [0, 30) too
     f.vertex.parallelism = 2;
     FakeSinkContext c0(f.world, f.task_node, 0);
     FakeSinkContext c1(f.world, f.task_node, 1);
@@ -111,7 +116,9 @@ TEST_CASE("cdc source: chunks cover every key once, across subtasks, and wait fo
     CHECK(r1.reached_end());
 }
 
-TEST_CASE("cdc source: a chunk's rows are the table at its high watermark though it changes between pages", "[cdc]") {
+TEST_CASE(
+    "cdc source: a chunk's rows are the table at its high watermark though it changes between pages",
+    "[cdc]") {
     Fixture f;
     for (int64_t k = 0; k < 10; ++k) f.write(Row{k, k, 1});
     f.vertex.chunk_key_end = 10;  // one chunk
@@ -137,7 +144,8 @@ TEST_CASE("cdc source: a chunk's rows are the table at its high watermark though
     CHECK(changes[1] == Record{2, 222, 2, RowKind::update_after});
 }
 
-TEST_CASE("cdc source: a restored chunk read at H is rebuilt at H, then the binlog resumes exactly", "[cdc]") {
+TEST_CASE("cdc source: a restored chunk read at H is rebuilt at H, then the binlog resumes exactly",
+          "[cdc]") {
     Fixture f;
     for (int64_t k = 0; k < 10; ++k) f.write(Row{k, k, 1});
     f.vertex.chunk_key_end = 10;
@@ -145,7 +153,8 @@ TEST_CASE("cdc source: a restored chunk read at H is rebuilt at H, then the binl
     CdcSourceReader first(f.vertex, c, f.db, 0);
     f.poll(first, 6);
     const auto at_high = live(f.db);
-    const std::string state = first.snapshot(1);  // holds "read at H"; the attempt dies before emitting
+    const std::string state =
+        first.snapshot(1);  // holds "read at H"; the attempt dies before emitting
     // The table moves on: an update, a delete, an insert.
     f.write(Row{3, 33, 2});
     f.remove(4);
@@ -165,13 +174,15 @@ TEST_CASE("cdc source: a restored chunk read at H is rebuilt at H, then the binl
     }
     CHECK(rows == at_high);
     // Then exactly the changes after H: 3 updated, 4 deleted (version 1 + 1), 7 updated.
-    const RecordBatch expected{Record{3, 3, 1, RowKind::update_before}, Record{3, 33, 2, RowKind::update_after},
-                               Record{4, 4, 2, RowKind::delete_row},    Record{7, 7, 1, RowKind::update_before},
-                               Record{7, 77, 2, RowKind::update_after}};
+    const RecordBatch expected{
+        Record{3, 3, 1, RowKind::update_before}, Record{3, 33, 2, RowKind::update_after},
+        Record{4, 4, 2, RowKind::delete_row}, Record{7, 7, 1, RowKind::update_before},
+        Record{7, 77, 2, RowKind::update_after}};
     CHECK(changes == expected);
 }
 
-TEST_CASE("cdc source: restoring a purged binlog position fails with a message naming it", "[cdc]") {
+TEST_CASE("cdc source: restoring a purged binlog position fails with a message naming it",
+          "[cdc]") {
     Fixture f;
     for (int64_t k = 0; k < 10; ++k) f.write(Row{k, k, 1});
     f.vertex.chunk_key_end = 10;
@@ -194,7 +205,8 @@ TEST_CASE("cdc source: restoring a purged binlog position fails with a message n
     CHECK(out.empty());
 }
 
-TEST_CASE("keyed aggregate over a changelog retracts, and deletes a key with no rows left", "[cdc]") {
+TEST_CASE("keyed aggregate over a changelog retracts, and deletes a key with no rows left",
+          "[cdc]") {
     VertexSpec v;
     v.kind = OperatorKind::keyed_count;
     v.changelog_input = true;
@@ -207,9 +219,10 @@ TEST_CASE("keyed aggregate over a changelog retracts, and deletes a key with no 
     op->process(0, Record{1, 11, 2, RowKind::update_after}, emit);
     op->process(0, Record{1, 11, 3, RowKind::delete_row}, emit);
     op->process(0, Record{1, 20, 2, RowKind::delete_row}, emit);
-    const RecordBatch expected{Record{1, 1, 0, RowKind::insert},       Record{1, 2, 0, RowKind::update_after},
-                               Record{1, 1, 0, RowKind::update_after}, Record{1, 2, 0, RowKind::update_after},
-                               Record{1, 1, 0, RowKind::update_after}, Record{1, 1, 0, RowKind::delete_row}};
+    const RecordBatch expected{
+        Record{1, 1, 0, RowKind::insert},       Record{1, 2, 0, RowKind::update_after},
+        Record{1, 1, 0, RowKind::update_after}, Record{1, 2, 0, RowKind::update_after},
+        Record{1, 1, 0, RowKind::update_after}, Record{1, 1, 0, RowKind::delete_row}};
     CHECK(out == expected);
     CHECK(op->keyed_state()->contents().empty());
     // Over an append stream the operator is what it always was: every output an insert.
@@ -222,7 +235,9 @@ TEST_CASE("keyed aggregate over a changelog retracts, and deletes a key with no 
     CHECK(out == RecordBatch{Record{4, 5}, Record{4, 12}});
 }
 
-TEST_CASE("upsert sink: batches per key, the guard turns older versions away, a failed flush fails the checkpoint", "[cdc]") {
+TEST_CASE(
+    "upsert sink: batches per key, the guard turns older versions away, a failed flush fails the checkpoint",
+    "[cdc]") {
     sim::World world{sim::WorldOptions{}};
     const sim::NodeId db_node = world.nodes().add("mysql-target");
     const sim::NodeId task_node = world.nodes().add("tm0");
@@ -232,7 +247,8 @@ TEST_CASE("upsert sink: batches per key, the guard turns older versions away, a 
     for (bool guarded : {true, false}) {
         UpsertSink sink(UpsertSinkOptions{"out", guarded, 100}, context, db);
         sink.write({Record{1, 10, 5, RowKind::insert}, Record{2, 20, 1, RowKind::insert},
-                    Record{2, 20, 1, RowKind::update_before}, Record{2, 21, 2, RowKind::update_after}});
+                    Record{2, 20, 1, RowKind::update_before},
+                    Record{2, 21, 2, RowKind::update_after}});
         CHECK(db.table_contents("out").empty());  // buffered until the checkpoint
         std::string state;
         std::string error;
@@ -243,7 +259,7 @@ TEST_CASE("upsert sink: batches per key, the guard turns older versions away, a 
         REQUIRE(sink.pre_commit(2, &state, &error));
         if (guarded) {
             CHECK(db.table_contents("out").at(1).value == 10);  // the older write changed nothing
-            CHECK(db.table_contents("out").at(2).deleted);       // a tombstone keeps the version
+            CHECK(db.table_contents("out").at(2).deleted);      // a tombstone keeps the version
             CHECK(db.table_contents("out").at(2).version == 3);
         } else {
             CHECK(db.table_contents("out").at(1).value == 9);  // went backwards

@@ -1,7 +1,7 @@
 // CheckpointCoordinator (engine/checkpoint_coordinator.h), driven through a whole small job in the
 // real engine (scenarios::run_scenario): ids strictly increase across failovers; without faults
-// checkpoints complete at about the interval; a storage failure aborts checkpoints and fails the job
-// over only past tolerable_failures; a timeout shorter than any checkpoint aborts them all; a
+// checkpoints complete at about the interval; a storage failure aborts checkpoints and fails the
+// job over only past tolerable_failures; a timeout shorter than any checkpoint aborts them all; a
 // failover aborts the checkpoints still pending.
 #include <catch2/catch.hpp>
 
@@ -18,8 +18,8 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::RunOptions;
 using scenarios::run_scenario;
+using scenarios::RunOptions;
 using sim::Duration;
 using namespace eosim::engine::test;
 
@@ -41,7 +41,8 @@ TEST_CASE("coordinator: checkpoint ids strictly increase across failovers", "[co
             CHECK(id > last);
             last = id;
         }
-        // Every completed and every aborted checkpoint was triggered, and completions are increasing too.
+        // Every completed and every aborted checkpoint was triggered, and completions are
+        // increasing too.
         int64_t last_completed = 0;
         for (const auto& e : events(result, "checkpoint.completed")) {
             const int64_t id = checkpoint_id_of(e);
@@ -67,23 +68,27 @@ TEST_CASE("coordinator: checkpoint ids strictly increase across failovers", "[co
 // was triggered (announced) but no task wrote state for it, and the JobManager crashed. The
 // recovered JobManager must not trigger 2 again: the id counter is durable before a trigger goes
 // out. Before the fix the triggered sequence was 1, 2, 2.
-TEST_CASE("coordinator: after a JobManager crash in the trigger window the ids go on 1, 2, 3", "[coordinator][issue18]") {
+TEST_CASE("coordinator: after a JobManager crash in the trigger window the ids go on 1, 2, 3",
+          "[coordinator][issue18]") {
     auto s = count_scenario(3000);
     s.job.checkpointing.max_concurrent = 2;
-    s.faults = {crash_at_point(std::string(points::kCheckpointTriggered), 2, Duration::millis(500), {"jobmanager"})};
+    s.faults = {crash_at_point(std::string(points::kCheckpointTriggered), 2, Duration::millis(500),
+                               {"jobmanager"})};
     for (uint64_t seed : {1, 2, 3}) {
         const auto result = run_scenario(s, RunOptions{seed, nullptr});
         INFO(describe(result));
         CHECK(result.expectation_met);
         std::vector<int64_t> ids;
-        for (const auto& e : events(result, "checkpoint.triggered")) ids.push_back(checkpoint_id_of(e));
+        for (const auto& e : events(result, "checkpoint.triggered"))
+            ids.push_back(checkpoint_id_of(e));
         REQUIRE(ids.size() >= 3);
         CHECK(std::vector<int64_t>(ids.begin(), ids.begin() + 3) == std::vector<int64_t>{1, 2, 3});
         for (size_t i = 1; i < ids.size(); ++i) CHECK(ids[i] > ids[i - 1]);
     }
 }
 
-TEST_CASE("coordinator: without faults checkpoints complete at about the interval", "[coordinator]") {
+TEST_CASE("coordinator: without faults checkpoints complete at about the interval",
+          "[coordinator]") {
     auto s = count_scenario(3000);
     const auto result = run_scenario(s, RunOptions{7, nullptr});
     INFO(describe(result));
@@ -119,13 +124,17 @@ TEST_CASE("coordinator: the interval sets the checkpoint rate", "[coordinator]")
     INFO(describe(slow_result) << describe(fast_result));
     REQUIRE(slow_result.expectation_met);
     REQUIRE(fast_result.expectation_met);
-    CHECK(fast_result.figures.checkpoints_completed >= 3 * slow_result.figures.checkpoints_completed);
+    CHECK(fast_result.figures.checkpoints_completed >=
+          3 * slow_result.figures.checkpoints_completed);
 }
 
-TEST_CASE("coordinator: a storage failure aborts checkpoints, with no tolerable failures the job fails over", "[coordinator]") {
+TEST_CASE(
+    "coordinator: a storage failure aborts checkpoints, with no tolerable failures the job fails over",
+    "[coordinator]") {
     auto s = count_scenario(4000);
     s.job.checkpointing.tolerable_failures = 0;
-    s.faults = {timed_fault(sim::FaultKind::storage_failure, Duration::millis(1200), Duration::seconds(2))};
+    s.faults = {
+        timed_fault(sim::FaultKind::storage_failure, Duration::millis(1200), Duration::seconds(2))};
     const auto result = run_scenario(s, RunOptions{11, nullptr});
     INFO(describe(result));
     CHECK(result.figures.checkpoints_aborted >= 1);
@@ -135,17 +144,22 @@ TEST_CASE("coordinator: a storage failure aborts checkpoints, with no tolerable 
     REQUIRE_FALSE(failovers.empty());
     CHECK(failovers.front().detail.find("consecutive failed checkpoints") != std::string::npos);
     // Flink's CheckpointFailureManager's text, which a Flink user's job_failure greps for.
-    CHECK(failovers.front().detail.find("Exceeded checkpoint tolerable failure threshold. The latest checkpoint failed due to ") !=
-          std::string::npos);
+    CHECK(
+        failovers.front().detail.find(
+            "Exceeded checkpoint tolerable failure threshold. The latest checkpoint failed due to ") !=
+        std::string::npos);
     // Recovery: exactly-once still holds and the job finishes.
     CHECK(result.expectation_met);
     CHECK(result.job_finished);
 }
 
-TEST_CASE("coordinator: a storage failure within tolerable_failures aborts checkpoints without a failover", "[coordinator]") {
+TEST_CASE(
+    "coordinator: a storage failure within tolerable_failures aborts checkpoints without a failover",
+    "[coordinator]") {
     auto s = count_scenario(4000);
     s.job.checkpointing.tolerable_failures = 1000;
-    s.faults = {timed_fault(sim::FaultKind::storage_failure, Duration::millis(1200), Duration::seconds(2))};
+    s.faults = {
+        timed_fault(sim::FaultKind::storage_failure, Duration::millis(1200), Duration::seconds(2))};
     const auto result = run_scenario(s, RunOptions{11, nullptr});
     INFO(describe(result));
     CHECK(result.figures.checkpoints_aborted >= 2);
@@ -158,13 +172,15 @@ TEST_CASE("coordinator: a storage failure within tolerable_failures aborts check
     }
     // Checkpoints complete again after the window, and the job finishes with exactly-once output.
     bool completed_after = false;
-    for (const auto& e : events(result, "checkpoint.completed")) completed_after |= e.at_ns > Duration::millis(3200).ns;
+    for (const auto& e : events(result, "checkpoint.completed"))
+        completed_after |= e.at_ns > Duration::millis(3200).ns;
     CHECK(completed_after);
     CHECK(result.expectation_met);
     CHECK(result.job_finished);
 }
 
-TEST_CASE("coordinator: checkpoints that cannot finish within the timeout are aborted", "[coordinator]") {
+TEST_CASE("coordinator: checkpoints that cannot finish within the timeout are aborted",
+          "[coordinator]") {
     auto s = count_scenario(2000);
     s.job.checkpointing.timeout = Duration::millis(1);
     s.job.checkpointing.tolerable_failures = 1000000;
@@ -190,7 +206,9 @@ TEST_CASE("coordinator: checkpoints that cannot finish within the timeout are ab
     CHECK_FALSE(verdict(result, "liveness").passed);
 }
 
-TEST_CASE("coordinator: a timeout with no tolerable failures fails over until the restart strategy gives up", "[coordinator]") {
+TEST_CASE(
+    "coordinator: a timeout with no tolerable failures fails over until the restart strategy gives up",
+    "[coordinator]") {
     auto s = count_scenario(2000);
     s.job.checkpointing.timeout = Duration::millis(1);
     s.job.checkpointing.tolerable_failures = 0;
@@ -207,7 +225,8 @@ TEST_CASE("coordinator: a timeout with no tolerable failures fails over until th
     CHECK(liveness.message.find("failed for good") != std::string::npos);
 }
 
-TEST_CASE("coordinator: min_pause spaces a checkpoint's trigger from the previous completion", "[coordinator]") {
+TEST_CASE("coordinator: min_pause spaces a checkpoint's trigger from the previous completion",
+          "[coordinator]") {
     auto s = count_scenario(3000);
     s.job.checkpointing.interval = Duration::millis(100);
     s.job.checkpointing.min_pause = Duration::millis(700);
@@ -230,7 +249,9 @@ TEST_CASE("coordinator: min_pause spaces a checkpoint's trigger from the previou
 // A failover abandons the checkpoints still pending: they are reported as aborted (Flink fails
 // them too), so the timeline never shows a checkpoint that was triggered and simply vanished, and
 // checkpoints_aborted counts them.
-TEST_CASE("coordinator: every triggered checkpoint ends completed or aborted, also across a failover", "[coordinator]") {
+TEST_CASE(
+    "coordinator: every triggered checkpoint ends completed or aborted, also across a failover",
+    "[coordinator]") {
     auto s = count_scenario(3000);
     s.faults = {crash_at_point(std::string(points::kSinkPrecommitted), 3, Duration::millis(500))};
     const auto result = run_scenario(s, RunOptions{1, nullptr});
@@ -253,12 +274,15 @@ TEST_CASE("coordinator: every triggered checkpoint ends completed or aborted, al
     CHECK(aborted_by_failover);
 }
 
-TEST_CASE("coordinator: a failover during a metadata write restores what a JobManager restart would", "[coordinator]") {
+TEST_CASE(
+    "coordinator: a failover during a metadata write restores what a JobManager restart would",
+    "[coordinator]") {
     // Regression (tests/engine/fixtures/checkpoint-settling-seed3457.json): the metadata of a fully
     // acknowledged checkpoint landed while the attempt failed over. Its write decides: it counts
     // as completed, the next attempt restores it, and a later JobManager crash restores the same.
-    const scenarios::Scenario scenario = scenarios::load_scenario(
-        std::filesystem::path(EOSIM_SOURCE_DIR) / "tests/engine/fixtures/checkpoint-settling-seed3457.json");
+    const scenarios::Scenario scenario =
+        scenarios::load_scenario(std::filesystem::path(EOSIM_SOURCE_DIR) /
+                                 "tests/engine/fixtures/checkpoint-settling-seed3457.json");
     scenarios::RunOptions options;
     options.seed = 3457;
     const scenarios::RunResult result = scenarios::run_scenario(scenario, options);
@@ -275,8 +299,8 @@ TEST_CASE("coordinator: a failover during a metadata write restores what a JobMa
 namespace eosim::engine {
 namespace {
 
-using scenarios::RunOptions;
 using scenarios::run_scenario;
+using scenarios::RunOptions;
 using sim::Duration;
 using namespace eosim::engine::test;
 
@@ -292,20 +316,24 @@ scenarios::Scenario many_aborts_scenario() {
     s.job.checkpointing.tolerable_failures = 1000000;
     // Short storage outages: uploads (or id or metadata writes) that complete in one fail.
     for (int64_t at_ms : {1000, 1230, 1470, 1710, 1950}) {
-        s.faults.push_back(timed_fault(sim::FaultKind::storage_failure, Duration::millis(at_ms), Duration::millis(40)));
+        s.faults.push_back(timed_fault(sim::FaultKind::storage_failure, Duration::millis(at_ms),
+                                       Duration::millis(40)));
     }
-    sim::FaultSpec slow = timed_fault(sim::FaultKind::storage_slow, Duration::millis(2500), Duration::millis(1500));
+    sim::FaultSpec slow =
+        timed_fault(sim::FaultKind::storage_slow, Duration::millis(2500), Duration::millis(1500));
     slow.multiplier = 100;  // 100-500 ms per operation: some uploads outlast the timeout
     s.faults.push_back(slow);
-    s.faults.push_back(timed_fault(sim::FaultKind::kafka_write_failure, Duration::millis(5000), Duration::millis(100)));
+    s.faults.push_back(timed_fault(sim::FaultKind::kafka_write_failure, Duration::millis(5000),
+                                   Duration::millis(100)));
     return s;
 }
 
 // Flink: CheckpointCoordinatorTest's testTriggerAndDeclineCheckpointSimple,
 // testCheckpointTimeoutIsolated, testSuccessfulCheckpointSubsumesOlderPendingCheckpoints and
-// testStateCleanupForLateOrUnknownMessages: every aborted checkpoint's acknowledged state, and state
-// acknowledged late, is discarded; storage ends with exactly the retained checkpoints' files.
-TEST_CASE("coordinator: after many aborts storage holds exactly the retained checkpoints' files", "[coordinator][issue18]") {
+// testStateCleanupForLateOrUnknownMessages: every aborted checkpoint's acknowledged state, and
+// state acknowledged late, is discarded; storage ends with exactly the retained checkpoints' files.
+TEST_CASE("coordinator: after many aborts storage holds exactly the retained checkpoints' files",
+          "[coordinator][issue18]") {
     const auto s = many_aborts_scenario();
     std::map<std::string, int64_t> reasons;  // over every seed
     for (uint64_t seed : {1, 2, 3, 4}) {
@@ -332,31 +360,37 @@ TEST_CASE("coordinator: after many aborts storage holds exactly the retained che
     }
     // The runs had aborts of every kind: expired, subsumed, declined (a failed upload, a failed
     // pre-commit), failed trigger writes.
-    for (const char* reason : {"CHECKPOINT_EXPIRED", "CHECKPOINT_SUBSUMED", "CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_DECLINED",
-                               "IO_EXCEPTION"}) {
+    for (const char* reason :
+         {"CHECKPOINT_EXPIRED", "CHECKPOINT_SUBSUMED", "CHECKPOINT_ASYNC_EXCEPTION",
+          "CHECKPOINT_DECLINED", "IO_EXCEPTION"}) {
         INFO(reason);
         CHECK(reasons[reason] > 0);
     }
 }
 
 // The negative control of the storage figure: a JobManager that crashes takes its pending
-// checkpoints with it, and nobody deletes their acknowledged state (Flink neither): the figure sees it.
-TEST_CASE("coordinator: state of checkpoints pending at a JobManager crash is left, and the figure shows it", "[coordinator][issue18]") {
+// checkpoints with it, and nobody deletes their acknowledged state (Flink neither): the figure sees
+// it.
+TEST_CASE(
+    "coordinator: state of checkpoints pending at a JobManager crash is left, and the figure shows it",
+    "[coordinator][issue18]") {
     auto s = count_scenario(3000);
     s.job.checkpointing.interval = Duration::millis(100);
     s.job.checkpointing.max_concurrent = 3;
     s.world.storage.latency = sim::LinkLatency{Duration::millis(20), Duration::millis(60)};
-    s.faults = {crash_at_point(std::string(points::kCheckpointAcknowledged), 3, Duration::millis(500), {"jobmanager"})};
+    s.faults = {crash_at_point(std::string(points::kCheckpointAcknowledged), 3,
+                               Duration::millis(500), {"jobmanager"})};
     const auto result = run_scenario(s, RunOptions{1, nullptr});
     INFO(describe(result));
     REQUIRE(result.expectation_met);
     CHECK(result.figures.checkpoint_files_unretained > 0);
 }
 
-// Flink: CheckpointCoordinatorTest's abortPendingCheckpoints on a failover (testAbortPendingCheckpointsWithTriggerValidation
-// and the task-side notifyCheckpointAborted): the pending checkpoints end as
-// CHECKPOINT_COORDINATOR_SUSPEND and the tasks are told.
-TEST_CASE("coordinator: a failover aborts pending checkpoints as suspended and tells the tasks", "[coordinator][issue18]") {
+// Flink: CheckpointCoordinatorTest's abortPendingCheckpoints on a failover
+// (testAbortPendingCheckpointsWithTriggerValidation and the task-side notifyCheckpointAborted): the
+// pending checkpoints end as CHECKPOINT_COORDINATOR_SUSPEND and the tasks are told.
+TEST_CASE("coordinator: a failover aborts pending checkpoints as suspended and tells the tasks",
+          "[coordinator][issue18]") {
     auto s = count_scenario(3000);
     s.faults = {crash_at_point(std::string(points::kSinkPrecommitted), 3, Duration::millis(500))};
     std::ostringstream trace;
@@ -365,11 +399,13 @@ TEST_CASE("coordinator: a failover aborts pending checkpoints as suspended and t
     REQUIRE(result.expectation_met);
     int64_t suspended_ns = -1;
     for (const auto& e : events(result, "checkpoint.aborted")) {
-        if (e.detail.find("CHECKPOINT_COORDINATOR_SUSPEND") != std::string::npos) suspended_ns = e.at_ns;
+        if (e.detail.find("CHECKPOINT_COORDINATOR_SUSPEND") != std::string::npos)
+            suspended_ns = e.at_ns;
     }
     REQUIRE(suspended_ns >= 0);
     // Every abort in the timeline names its reason.
-    for (const auto& e : events(result, "checkpoint.aborted")) CHECK(e.detail.find("CHECKPOINT_") != std::string::npos);
+    for (const auto& e : events(result, "checkpoint.aborted"))
+        CHECK(e.detail.find("CHECKPOINT_") != std::string::npos);
     // The run had no other abort, so every notifyCheckpointAborted in the trace is the failover's.
     CHECK(count_events(result, "checkpoint.aborted") == 1);
     CHECK(trace.str().find("checkpoint.notify_aborted") != std::string::npos);
@@ -392,7 +428,8 @@ TEST_CASE("checkpoint storage: retained and unretained files of a store", "[coor
         {checkpoint_id_counter_key(job, 6), "6"},
         {"checkpoints/other/chk-1/_metadata", "{}"},
     };
-    const auto use = checkpoint_storage_use(job, blobs, [](const std::string& key) { return key.find("chk-6") != std::string::npos; });
+    const auto use = checkpoint_storage_use(
+        job, blobs, [](const std::string& key) { return key.find("chk-6") != std::string::npos; });
     CHECK(use.retained.files == 2);
     CHECK(use.unretained.files == 1);
     CHECK(use.unretained.bytes == 3);
@@ -405,7 +442,9 @@ TEST_CASE("checkpoint storage: retained and unretained files of a store", "[coor
 // What a recovering JobManager reads from a listing: the highest durable id (the counter may be
 // ahead of every checkpoint file: an id triggered but never written), the newest metadata, and the
 // older completed checkpoints with their files (for retention).
-TEST_CASE("checkpoint storage: a listing gives the highest durable id, the latest and the older checkpoints", "[coordinator]") {
+TEST_CASE(
+    "checkpoint storage: a listing gives the highest durable id, the latest and the older checkpoints",
+    "[coordinator]") {
     JobSpec job;
     job.name = "j";
     const std::vector<std::string> keys{
@@ -429,8 +468,9 @@ TEST_CASE("checkpoint storage: a listing gives the highest durable id, the lates
     CHECK(found.older_completed[0].metadata_key == "checkpoints/j/chk-3/_metadata");
     CHECK(found.older_completed[1].id == 8);
     // The counter ahead of every file: checkpoint 12 was triggered, nothing written for it yet.
-    const StoredCheckpoints ahead = read_checkpoint_listing({"checkpoints/j/checkpoint-id-counter/00000000000000000012",
-                                                            "checkpoints/j/chk-11/_metadata"});
+    const StoredCheckpoints ahead =
+        read_checkpoint_listing({"checkpoints/j/checkpoint-id-counter/00000000000000000012",
+                                 "checkpoints/j/chk-11/_metadata"});
     CHECK(ahead.highest_id == 12);
     CHECK(ahead.counter_key == "checkpoints/j/checkpoint-id-counter/00000000000000000012");
     CHECK(ahead.older_completed.empty());

@@ -13,8 +13,8 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::RunOptions;
 using scenarios::run_scenario;
+using scenarios::RunOptions;
 using sim::Duration;
 using namespace eosim::engine::test;
 
@@ -22,7 +22,9 @@ using namespace eosim::engine::test;
 // (CheckpointCoordinator.getRandomInitDelay): the first trigger comes between min pause and the
 // interval after the job runs, drawn from the seed -- not at exactly one interval, as eosim's
 // polling trigger did.
-TEST_CASE("triggering: the first checkpoint comes at a random delay between min pause and the interval", "[coordinator][triggering]") {
+TEST_CASE(
+    "triggering: the first checkpoint comes at a random delay between min pause and the interval",
+    "[coordinator][triggering]") {
     auto s = count_scenario(1500);
     s.job.checkpointing.interval = Duration::millis(500);
     s.job.checkpointing.min_pause = Duration::millis(100);
@@ -50,7 +52,8 @@ TEST_CASE("triggering: the first checkpoint comes at a random delay between min 
 // Flink: testMinTimeBetweenCheckpointsInterval -- an interval below min pause is raised to it,
 // and a periodic request that comes before min pause has passed since the last completion is
 // rescheduled to exactly that moment.
-TEST_CASE("triggering: after a completion the next trigger comes exactly min pause later", "[coordinator][triggering]") {
+TEST_CASE("triggering: after a completion the next trigger comes exactly min pause later",
+          "[coordinator][triggering]") {
     auto s = count_scenario(4000);
     s.job.checkpointing.interval = Duration::millis(100);
     s.job.checkpointing.min_pause = Duration::millis(700);
@@ -79,7 +82,8 @@ TEST_CASE("triggering: after a completion the next trigger comes exactly min pau
 // Flink: testTriggerCheckpointRequestQueued / a queued request executes when a checkpoint
 // completes -- with checkpoints slower than the interval, the next one starts the moment the
 // previous one completes, not at the next poll.
-TEST_CASE("triggering: a queued request runs the moment a slot frees", "[coordinator][triggering]") {
+TEST_CASE("triggering: a queued request runs the moment a slot frees",
+          "[coordinator][triggering]") {
     auto s = count_scenario(2000);
     s.job.checkpointing.interval = Duration::millis(50);
     s.job.checkpointing.max_concurrent = 1;

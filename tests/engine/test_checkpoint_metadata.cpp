@@ -13,21 +13,30 @@ using namespace eosim::engine;
 namespace {
 
 // The document as the metadata describes it, built the slow way.
-nlohmann::json document_of(const CompletedCheckpoint& c, const std::vector<std::string>& older_shared) {
-    nlohmann::json d = {{"checkpoint", c.id}, {"handles", nlohmann::json::array()}, {"offsets", nlohmann::json::array()},
+nlohmann::json document_of(const CompletedCheckpoint& c,
+                           const std::vector<std::string>& older_shared) {
+    nlohmann::json d = {{"checkpoint", c.id},
+                        {"handles", nlohmann::json::array()},
+                        {"offsets", nlohmann::json::array()},
                         {"state_bytes", c.state_bytes}};
-    for (const auto& [where, handle] : c.handles) d["handles"].push_back({{"vertex", where.first}, {"subtask", where.second}, {"key", handle}});
+    for (const auto& [where, handle] : c.handles)
+        d["handles"].push_back(
+            {{"vertex", where.first}, {"subtask", where.second}, {"key", handle}});
     for (const auto& [where, offset] : c.offsets) {
-        d["offsets"].push_back({{"topic", where.first}, {"partition", where.second}, {"offset", offset}});
+        d["offsets"].push_back(
+            {{"topic", where.first}, {"partition", where.second}, {"offset", offset}});
     }
     if (c.savepoint) d["savepoint"] = true;
     if (!c.finished.empty()) {
         d["finished"] = nlohmann::json::array();
-        for (const auto& [vertex, subtask] : c.finished) d["finished"].push_back({{"vertex", vertex}, {"subtask", subtask}});
+        for (const auto& [vertex, subtask] : c.finished)
+            d["finished"].push_back({{"vertex", vertex}, {"subtask", subtask}});
     }
     if (!c.shared.empty() || !older_shared.empty()) {
         d["shared"] = nlohmann::json::array();
-        for (const auto& [where, files] : c.shared) d["shared"].push_back({{"vertex", where.first}, {"subtask", where.second}, {"keys", files}});
+        for (const auto& [where, files] : c.shared)
+            d["shared"].push_back(
+                {{"vertex", where.first}, {"subtask", where.second}, {"keys", files}});
         d["shared_bytes_uploaded"] = c.shared_bytes_uploaded;
         d["shared_bytes_referenced"] = c.shared_bytes_referenced;
         d["older_shared"] = older_shared;
@@ -48,7 +57,8 @@ CompletedCheckpoint sample() {
 
 }  // namespace
 
-TEST_CASE("checkpoint metadata: the text is the JSON document, byte for byte, and reads back", "[checkpoint][metadata]") {
+TEST_CASE("checkpoint metadata: the text is the JSON document, byte for byte, and reads back",
+          "[checkpoint][metadata]") {
     CompletedCheckpoint full = sample();
     CompletedCheckpoint empty;
     CompletedCheckpoint savepoint = sample();
@@ -62,8 +72,14 @@ TEST_CASE("checkpoint metadata: the text is the JSON document, byte for byte, an
     CompletedCheckpoint with_finished = sample();  // FLIP-147: subtasks that had finished
     with_finished.finished = {{0, 1}, {0, 3}, {2, 0}};
 
-    for (const auto& [c, older_shared] : std::vector<std::pair<CompletedCheckpoint, std::vector<std::string>>>{
-             {full, {}}, {empty, {}}, {savepoint, {}}, {incremental, older}, {full, older}, {with_finished, {}}}) {
+    for (const auto& [c, older_shared] :
+         std::vector<std::pair<CompletedCheckpoint, std::vector<std::string>>>{
+             {full, {}},
+             {empty, {}},
+             {savepoint, {}},
+             {incremental, older},
+             {full, older},
+             {with_finished, {}}}) {
         const std::string text = serialize_checkpoint_metadata(c, older_shared);
         CHECK(text == document_of(c, older_shared).dump());
         const CompletedCheckpoint back = parse_checkpoint_metadata(text);

@@ -30,7 +30,9 @@ JobSpec plan_test_job(const std::vector<int32_t>& parallelism, const std::vector
         vertex.parallelism = parallelism[v];
         job.vertices.push_back(vertex);
     }
-    for (const PlanEdge& e : edges) job.vertices[static_cast<size_t>(e.to)].inputs.push_back(InputEdge{"v" + std::to_string(e.from), e.kind});
+    for (const PlanEdge& e : edges)
+        job.vertices[static_cast<size_t>(e.to)].inputs.push_back(
+            InputEdge{"v" + std::to_string(e.from), e.kind});
     return job;
 }
 
@@ -52,10 +54,13 @@ std::set<SubtaskId> plan_join(std::initializer_list<std::set<SubtaskId>> sets) {
     return out;
 }
 
-std::set<SubtaskId> plan_triggered(const CheckpointPlan& plan) { return {plan.to_trigger.begin(), plan.to_trigger.end()}; }
+std::set<SubtaskId> plan_triggered(const CheckpointPlan& plan) {
+    return {plan.to_trigger.begin(), plan.to_trigger.end()};
+}
 
 // The running subtasks are waited for; the finished ones recorded as finished.
-void plan_check_running_and_finished(const JobSpec& job, const std::set<SubtaskId>& finished, const CheckpointPlan& plan) {
+void plan_check_running_and_finished(const JobSpec& job, const std::set<SubtaskId>& finished,
+                                     const CheckpointPlan& plan) {
     CHECK(plan.finished == finished);
     for (int32_t v = 0; v < static_cast<int32_t>(job.vertices.size()); ++v) {
         for (int32_t s = 0; s < job.vertices[static_cast<size_t>(v)].parallelism; ++s) {
@@ -65,21 +70,25 @@ void plan_check_running_and_finished(const JobSpec& job, const std::set<SubtaskI
 }
 
 TEST_CASE("DefaultCheckpointPlanCalculatorTest.testComputeAllRunningGraph", "[plan][flink]") {
-    const JobSpec job = plan_test_job({3, 4, 5, 6}, {{0, 2, EdgeKind::hash}, {1, 2, EdgeKind::hash}, {2, 3, EdgeKind::hash}});
+    const JobSpec job = plan_test_job(
+        {3, 4, 5, 6}, {{0, 2, EdgeKind::hash}, {1, 2, EdgeKind::hash}, {2, 3, EdgeKind::hash}});
     const CheckpointPlan plan = plan_checkpoint(job, {});
     CHECK(plan_triggered(plan) == plan_join({plan_range(0, 0, 3), plan_range(1, 0, 4)}));
     plan_check_running_and_finished(job, {}, plan);
 }
 
-TEST_CASE("DefaultCheckpointPlanCalculatorTest.testAllToAllEdgeWithSomeSourcesFinished", "[plan][flink]") {
+TEST_CASE("DefaultCheckpointPlanCalculatorTest.testAllToAllEdgeWithSomeSourcesFinished",
+          "[plan][flink]") {
     const JobSpec job = plan_test_job({3, 4}, {{0, 1, EdgeKind::hash}});
     const std::set<SubtaskId> finished = plan_range(0, 0, 2);
     const CheckpointPlan plan = plan_checkpoint(job, finished);
-    CHECK(plan_triggered(plan) == plan_range(0, 2, 3));  // one source still runs: the consumers get its barriers
+    CHECK(plan_triggered(plan) ==
+          plan_range(0, 2, 3));  // one source still runs: the consumers get its barriers
     plan_check_running_and_finished(job, finished, plan);
 }
 
-TEST_CASE("DefaultCheckpointPlanCalculatorTest.testOneToOneEdgeWithSomeSourcesFinished", "[plan][flink]") {
+TEST_CASE("DefaultCheckpointPlanCalculatorTest.testOneToOneEdgeWithSomeSourcesFinished",
+          "[plan][flink]") {
     const JobSpec job = plan_test_job({4, 4}, {{0, 1, EdgeKind::forward}});
     const std::set<SubtaskId> finished = plan_range(0, 0, 2);
     const CheckpointPlan plan = plan_checkpoint(job, finished);
@@ -88,7 +97,8 @@ TEST_CASE("DefaultCheckpointPlanCalculatorTest.testOneToOneEdgeWithSomeSourcesFi
     plan_check_running_and_finished(job, finished, plan);
 }
 
-TEST_CASE("DefaultCheckpointPlanCalculatorTest.testOneToOnEdgeWithSomeSourcesAndTargetsFinished", "[plan][flink]") {
+TEST_CASE("DefaultCheckpointPlanCalculatorTest.testOneToOnEdgeWithSomeSourcesAndTargetsFinished",
+          "[plan][flink]") {
     const JobSpec job = plan_test_job({4, 4}, {{0, 1, EdgeKind::forward}});
     const std::set<SubtaskId> finished = plan_join({plan_range(0, 0, 2), plan_subtasks(1, {0})});
     const CheckpointPlan plan = plan_checkpoint(job, finished);
@@ -97,10 +107,15 @@ TEST_CASE("DefaultCheckpointPlanCalculatorTest.testOneToOnEdgeWithSomeSourcesAnd
 }
 
 TEST_CASE("DefaultCheckpointPlanCalculatorTest.testComputeWithMultipleInputs", "[plan][flink]") {
-    const JobSpec job = plan_test_job({3, 5, 5, 5}, {{0, 3, EdgeKind::hash}, {1, 3, EdgeKind::forward}, {2, 3, EdgeKind::forward}});
-    const std::set<SubtaskId> finished = plan_join({plan_range(0, 0, 3), plan_subtasks(1, {0, 2, 3}), plan_subtasks(2, {2, 4}), plan_subtasks(3, {2})});
+    const JobSpec job = plan_test_job(
+        {3, 5, 5, 5},
+        {{0, 3, EdgeKind::hash}, {1, 3, EdgeKind::forward}, {2, 3, EdgeKind::forward}});
+    const std::set<SubtaskId> finished =
+        plan_join({plan_range(0, 0, 3), plan_subtasks(1, {0, 2, 3}), plan_subtasks(2, {2, 4}),
+                   plan_subtasks(3, {2})});
     const CheckpointPlan plan = plan_checkpoint(job, finished);
-    CHECK(plan_triggered(plan) == plan_join({plan_subtasks(1, {1, 4}), plan_subtasks(2, {0, 1, 3})}));
+    CHECK(plan_triggered(plan) ==
+          plan_join({plan_subtasks(1, {1, 4}), plan_subtasks(2, {0, 1, 3})}));
     plan_check_running_and_finished(job, finished, plan);
 }
 
@@ -111,9 +126,11 @@ TEST_CASE("DefaultCheckpointPlanCalculatorTest.testComputeWithMultipleLevels", "
                                                              {1, 3, EdgeKind::forward},
                                                              {2, 4, EdgeKind::forward},
                                                              {3, 4, EdgeKind::hash}});
-    const std::set<SubtaskId> finished = plan_join({plan_range(0, 0, 4), plan_range(1, 0, 16), plan_range(2, 0, 2)});
+    const std::set<SubtaskId> finished =
+        plan_join({plan_range(0, 0, 4), plan_range(1, 0, 16), plan_range(2, 0, 2)});
     const CheckpointPlan plan = plan_checkpoint(job, finished);
-    CHECK(plan_triggered(plan) == plan_join({plan_range(0, 4, 16), plan_range(2, 2, 4), plan_range(3, 0, 4)}));
+    CHECK(plan_triggered(plan) ==
+          plan_join({plan_range(0, 4, 16), plan_range(2, 2, 4), plan_range(3, 0, 4)}));
     plan_check_running_and_finished(job, finished, plan);
 }
 
@@ -141,7 +158,9 @@ JobSpec source_into_count_job() {
 }
 
 // eosim's own rule (its savepoints have no finished marker): finished sources take part.
-TEST_CASE("savepoint plan: finished sources are triggered and waited for, nothing recorded finished", "[plan]") {
+TEST_CASE(
+    "savepoint plan: finished sources are triggered and waited for, nothing recorded finished",
+    "[plan]") {
     const JobSpec job = source_into_count_job();
     const std::optional<CheckpointPlan> plan = plan_savepoint(job, plan_range(0, 0, 2));
     REQUIRE(plan);

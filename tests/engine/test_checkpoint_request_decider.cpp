@@ -16,8 +16,12 @@ using Situation = CheckpointRequestDecider::Situation;
 constexpr CheckpointRequest kPeriodic{CheckpointRequestKind::periodic};
 constexpr CheckpointRequest kSavepoint{CheckpointRequestKind::savepoint};
 
-Situation idle(Time now = Time::zero() + Duration::seconds(10)) { return Situation{false, 0, now, Time::zero()}; }
-Situation busy(int32_t pending, Time now = Time::zero() + Duration::seconds(10)) { return Situation{false, pending, now, Time::zero()}; }
+Situation idle(Time now = Time::zero() + Duration::seconds(10)) {
+    return Situation{false, 0, now, Time::zero()};
+}
+Situation busy(int32_t pending, Time now = Time::zero() + Duration::seconds(10)) {
+    return Situation{false, pending, now, Time::zero()};
+}
 
 // Flink: testSimpleTrigger -- nothing pending, nothing queued: the request runs at once.
 TEST_CASE("decider: a request runs at once when a slot is free", "[decider]") {
@@ -42,7 +46,8 @@ TEST_CASE("decider: a periodic request waits for a slot and runs when one frees"
 }
 
 // Flink: testForce -- a forced request (a savepoint) runs even with max concurrent pending.
-TEST_CASE("decider: a savepoint runs even when max concurrent checkpoints are pending", "[decider]") {
+TEST_CASE("decider: a savepoint runs even when max concurrent checkpoints are pending",
+          "[decider]") {
     CheckpointRequestDecider decider(1, Duration::zero());
     const auto decision = decider.submit(kSavepoint, busy(1));
     REQUIRE(decision.execute);
@@ -64,7 +69,8 @@ TEST_CASE("decider: nothing runs while a trigger is under way, not even a savepo
 
 // Flink: testUserSubmittedPrioritized -- queued savepoints go before queued periodic checkpoints,
 // each kind in order of arrival.
-TEST_CASE("decider: savepoints before periodic checkpoints, each in order of arrival", "[decider]") {
+TEST_CASE("decider: savepoints before periodic checkpoints, each in order of arrival",
+          "[decider]") {
     CheckpointRequestDecider decider(1, Duration::zero());
     Situation triggering = idle();
     triggering.triggering = true;
@@ -79,19 +85,22 @@ TEST_CASE("decider: savepoints before periodic checkpoints, each in order of arr
         order.emplace_back(decision.execute->kind, decision.execute->sequence);
     }
     using K = CheckpointRequestKind;
-    CHECK(order == std::vector<std::pair<K, uint64_t>>{{K::savepoint, 1}, {K::savepoint, 3}, {K::periodic, 0}, {K::periodic, 2}});
+    CHECK(order == std::vector<std::pair<K, uint64_t>>{
+                       {K::savepoint, 1}, {K::savepoint, 3}, {K::periodic, 0}, {K::periodic, 2}});
 }
 
 // Flink: testQueueSizeLimit -- past the limit, the newest periodic request is dropped with
 // TOO_MANY_CHECKPOINT_REQUESTS; Flink's limit is 1000.
-TEST_CASE("decider: at most max_queued requests wait, the newest periodic one is dropped first", "[decider]") {
+TEST_CASE("decider: at most max_queued requests wait, the newest periodic one is dropped first",
+          "[decider]") {
     CHECK(CheckpointRequestDecider::kDefaultMaxQueuedRequests == 1000);
     CheckpointRequestDecider decider(1, Duration::zero());
     for (size_t i = 0; i < 1000; ++i) CHECK(decider.submit(kPeriodic, busy(1)).dropped.empty());
     CHECK(decider.queued() == 1000);
     const auto decision = decider.submit(kPeriodic, busy(1));
     REQUIRE(decision.dropped.size() == 1);
-    CHECK(decision.dropped[0].first.sequence == 1000);  // the newcomer itself: it is the newest periodic
+    CHECK(decision.dropped[0].first.sequence ==
+          1000);  // the newcomer itself: it is the newest periodic
     CHECK(decision.dropped[0].second == CheckpointFailureReason::too_many_checkpoint_requests);
     CHECK(decider.queued() == 1000);
 }
@@ -102,9 +111,9 @@ TEST_CASE("decider: a full queue keeps savepoints and drops periodic requests fi
     CheckpointRequestDecider decider(1, Duration::zero(), 3);
     Situation triggering = idle();
     triggering.triggering = true;
-    decider.submit(kPeriodic, triggering);  // 0
-    decider.submit(kPeriodic, triggering);  // 1
-    decider.submit(kPeriodic, triggering);  // 2
+    decider.submit(kPeriodic, triggering);                   // 0
+    decider.submit(kPeriodic, triggering);                   // 1
+    decider.submit(kPeriodic, triggering);                   // 2
     auto decision = decider.submit(kSavepoint, triggering);  // 3 pushes out periodic 2
     REQUIRE(decision.dropped.size() == 1);
     CHECK(decision.dropped[0].first.sequence == 2);
@@ -126,7 +135,9 @@ TEST_CASE("decider: a full queue keeps savepoints and drops periodic requests fi
 // Flink: testPeriodicTiming / testSavepointTiming -- a periodic request before min pause has passed
 // since the last completion is dropped (MINIMUM_TIME_BETWEEN_CHECKPOINTS) and the periodic trigger
 // rescheduled to exactly that moment; a savepoint is not held back.
-TEST_CASE("decider: min pause drops an early periodic request and reschedules exactly, savepoints ignore it", "[decider]") {
+TEST_CASE(
+    "decider: min pause drops an early periodic request and reschedules exactly, savepoints ignore it",
+    "[decider]") {
     CheckpointRequestDecider decider(1, Duration::millis(700));
     const Time completed = Time::zero() + Duration::seconds(5);
     Situation early{false, 0, completed + Duration::millis(250), completed};

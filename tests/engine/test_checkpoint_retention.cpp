@@ -29,7 +29,8 @@ std::vector<int64_t> retained_ids(const std::vector<CompletedCheckpoint>& checkp
 
 }  // namespace
 
-TEST_CASE("retention: the last `retained` are kept, the older handed back oldest first", "[retention]") {
+TEST_CASE("retention: the last `retained` are kept, the older handed back oldest first",
+          "[retention]") {
     sim::ScopedInvariantHandler scope(sim::throw_invariant_broken);
     CheckpointRetention retention(2);
     CHECK(retention.latest() == nullptr);
@@ -40,24 +41,31 @@ TEST_CASE("retention: the last `retained` are kept, the older handed back oldest
     CHECK(retention.refers_to("b"));
     CHECK_FALSE(retention.refers_to("a"));
     // Negative control: a checkpoint completing below the newest is refused.
-    CHECK_THROWS_WITH(retention.add(retained_checkpoint(3)), Catch::Contains("checkpoints complete in increasing id order"));
-    CHECK_THROWS_WITH(retention.add(retained_checkpoint(4)), Catch::Contains("checkpoints complete in increasing id order"));
+    CHECK_THROWS_WITH(retention.add(retained_checkpoint(3)),
+                      Catch::Contains("checkpoints complete in increasing id order"));
+    CHECK_THROWS_WITH(retention.add(retained_checkpoint(4)),
+                      Catch::Contains("checkpoints complete in increasing id order"));
 }
 
-TEST_CASE("retention: a restore trims what it found and hands the older shared files on", "[retention]") {
+TEST_CASE("retention: a restore trims what it found and hands the older shared files on",
+          "[retention]") {
     CheckpointRetention retention(2);
     const std::vector<std::string> older_shared{"shared/x", "shared/y"};
-    const auto gone = retention.restore({retained_checkpoint(3), retained_checkpoint(5), retained_checkpoint(6)}, older_shared);
+    const auto gone = retention.restore(
+        {retained_checkpoint(3), retained_checkpoint(5), retained_checkpoint(6)}, older_shared);
     CHECK(retained_ids(gone) == std::vector<int64_t>{3});
     REQUIRE(retention.completed().size() == 2);
     CHECK(retention.completed().front().older_shared == older_shared);
     CHECK(retention.completed().back().older_shared.empty());
     CheckpointRetention one(1);
-    CHECK(retained_ids(one.restore({retained_checkpoint(3), retained_checkpoint(5)}, older_shared)) == std::vector<int64_t>{3});
+    CHECK(retained_ids(one.restore({retained_checkpoint(3), retained_checkpoint(5)},
+                                   older_shared)) == std::vector<int64_t>{3});
     CHECK(one.completed().back().older_shared.empty());  // no older one stays to hold them
 }
 
-TEST_CASE("retention: the negative control's savepoints come back once older than every retained checkpoint", "[retention]") {
+TEST_CASE(
+    "retention: the negative control's savepoints come back once older than every retained checkpoint",
+    "[retention]") {
     CheckpointRetention retention(1);
     CHECK(retention.subsumed_savepoints().empty());  // nothing retained yet
     retention.add(retained_checkpoint(1));

@@ -6,8 +6,8 @@
 // property's random times rarely fall, are also run one by one.
 //
 // Runs 30 cases by default (the suite also runs under ASan); RC_PARAMS="max_success=N" overrides.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -25,8 +25,8 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::RunOptions;
 using scenarios::run_scenario;
+using scenarios::RunOptions;
 using sim::Duration;
 
 constexpr int kEngineCases = 30;
@@ -49,7 +49,8 @@ std::string describe_crashes(const std::vector<Crash>& crashes) {
     return text;
 }
 
-TEST_CASE("engine property: the shipped scenario loads and passes as shipped, with a smaller input", "[engine_property]") {
+TEST_CASE("engine property: the shipped scenario loads and passes as shipped, with a smaller input",
+          "[engine_property]") {
     scenarios::Scenario s = scenarios::load_scenario(scenario_file());
     REQUIRE(s.inputs.size() == 1);
     REQUIRE(s.expect.pass);
@@ -69,8 +70,9 @@ TEST_CASE("engine property: the shipped scenario loads and passes as shipped, wi
 // recovered and deploys (to a dead node, when the crash came after the registration), at 10 ms the
 // tasks have just started, later they run. The restarted TaskManager registers again as a new
 // instance; the job must finish with exactly-once output whatever the instant and seed.
-TEST_CASE("engine property: a TaskManager crash in the first 50 ms, restarted after 100 ms, still finishes exactly once",
-          "[engine_property]") {
+TEST_CASE(
+    "engine property: a TaskManager crash in the first 50 ms, restarted after 100 ms, still finishes exactly once",
+    "[engine_property]") {
     const scenarios::Scenario shipped = scenarios::load_scenario(scenario_file());
     for (const char* node : {"tm1", "tm0"}) {
         for (int64_t at_ms : {0, 1, 2, 3, 5, 10, 20, 30, 50}) {
@@ -88,36 +90,42 @@ TEST_CASE("engine property: a TaskManager crash in the first 50 ms, restarted af
     }
 }
 
-TEST_CASE("engine property: random TaskManager crashes never break exactly-once, and runs are deterministic", "[engine_property]") {
+TEST_CASE(
+    "engine property: random TaskManager crashes never break exactly-once, and runs are deterministic",
+    "[engine_property]") {
     const scenarios::Scenario shipped = scenarios::load_scenario(scenario_file());
-    testing::prop_with_cases("1-3 crashes of tm0/tm1 within the input, restart delays 0.1-3s", kEngineCases, [&shipped] {
-        const uint64_t seed = *rc::gen::inRange<uint64_t>(1, 1'000'000);
-        const int crash_count = *rc::gen::inRange(1, 4);
-        std::vector<Crash> crashes;
-        for (int i = 0; i < crash_count; ++i) {
-            crashes.push_back(Crash{*rc::gen::element<std::string>("tm0", "tm1"),
-                                    *rc::gen::inRange<int64_t>(0, kInputRecords * 1000 / shipped.inputs[0].rate_per_second),
-                                    *rc::gen::inRange<int64_t>(100, 3001)});
-        }
-        scenarios::Scenario s = shipped;
-        s.inputs[0].records = kInputRecords;
-        s.faults.clear();
-        for (const Crash& c : crashes) {
-            s.faults.push_back(test::crash_at(c.node, Duration::millis(c.at_ms), Duration::millis(c.restart_delay_ms)));
-        }
-        RC_LOG() << "seed " << seed << "; " << describe_crashes(crashes) << "\n";
+    testing::prop_with_cases(
+        "1-3 crashes of tm0/tm1 within the input, restart delays 0.1-3s", kEngineCases, [&shipped] {
+            const uint64_t seed = *rc::gen::inRange<uint64_t>(1, 1'000'000);
+            const int crash_count = *rc::gen::inRange(1, 4);
+            std::vector<Crash> crashes;
+            for (int i = 0; i < crash_count; ++i) {
+                crashes.push_back(
+                    Crash{*rc::gen::element<std::string>("tm0", "tm1"),
+                          *rc::gen::inRange<int64_t>(
+                              0, kInputRecords * 1000 / shipped.inputs[0].rate_per_second),
+                          *rc::gen::inRange<int64_t>(100, 3001)});
+            }
+            scenarios::Scenario s = shipped;
+            s.inputs[0].records = kInputRecords;
+            s.faults.clear();
+            for (const Crash& c : crashes) {
+                s.faults.push_back(test::crash_at(c.node, Duration::millis(c.at_ms),
+                                                  Duration::millis(c.restart_delay_ms)));
+            }
+            RC_LOG() << "seed " << seed << "; " << describe_crashes(crashes) << "\n";
 
-        const auto first = run_scenario(s, RunOptions{seed, nullptr});
-        RC_LOG() << test::describe(first);
-        RC_ASSERT(first.expectation_met);
-        RC_ASSERT(first.job_finished);
+            const auto first = run_scenario(s, RunOptions{seed, nullptr});
+            RC_LOG() << test::describe(first);
+            RC_ASSERT(first.expectation_met);
+            RC_ASSERT(first.job_finished);
 
-        const auto second = run_scenario(s, RunOptions{seed, nullptr});
-        RC_ASSERT(second.trace_hash == first.trace_hash);
-        RC_ASSERT(second.figures.events == first.figures.events);
-        RC_ASSERT(second.figures.checkpoints_completed == first.figures.checkpoints_completed);
-        RC_ASSERT(second.figures.restarts == first.figures.restarts);
-    });
+            const auto second = run_scenario(s, RunOptions{seed, nullptr});
+            RC_ASSERT(second.trace_hash == first.trace_hash);
+            RC_ASSERT(second.figures.events == first.figures.events);
+            RC_ASSERT(second.figures.checkpoints_completed == first.figures.checkpoints_completed);
+            RC_ASSERT(second.figures.restarts == first.figures.restarts);
+        });
 }
 
 }  // namespace

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "engine/connectors/split_watermarks.h"
-#include "engine/vocabulary/run_observer.h"
 #include "engine/runtime/watermark_valve.h"
+#include "engine/vocabulary/run_observer.h"
 #include "sim/external/input_producer.h"
 #include "tests/engine/scenario_fixtures.h"
 #include "tests/external/external_test_world.h"
@@ -32,17 +32,20 @@ void require_passed(const scenarios::RunResult& result) {
 
 TEST_CASE("watermark valve: the minimum over active channels, never backwards", "[event_time]") {
     WatermarkValve valve(3);
-    CHECK_FALSE(valve.watermark_received(0, 100).watermark);  // channels 1 and 2 have sent nothing yet
+    CHECK_FALSE(
+        valve.watermark_received(0, 100).watermark);  // channels 1 and 2 have sent nothing yet
     CHECK_FALSE(valve.watermark_received(1, 50).watermark);
     CHECK(valve.watermark_received(2, 70).watermark == std::optional<int64_t>(50));
     CHECK(valve.watermark_received(1, 90).watermark == std::optional<int64_t>(70));
-    CHECK_FALSE(valve.watermark_received(1, 80).watermark);  // a channel going backwards changes nothing
+    CHECK_FALSE(
+        valve.watermark_received(1, 80).watermark);  // a channel going backwards changes nothing
     CHECK_FALSE(valve.watermark_received(2, 60).watermark);
     CHECK(valve.current() == 70);
     CHECK(valve.watermark_received(2, 200).watermark == std::optional<int64_t>(90));
 }
 
-TEST_CASE("watermark valve: idle channels are left out, and all idle turns the output idle", "[event_time]") {
+TEST_CASE("watermark valve: idle channels are left out, and all idle turns the output idle",
+          "[event_time]") {
     WatermarkValve valve(2);
     valve.watermark_received(0, 10);
     CHECK(valve.watermark_received(1, 20).watermark == std::optional<int64_t>(10));
@@ -50,12 +53,14 @@ TEST_CASE("watermark valve: idle channels are left out, and all idle turns the o
     const auto idle0 = valve.status_received(0, true);
     CHECK(idle0.watermark == std::optional<int64_t>(20));
     CHECK_FALSE(idle0.idle);
-    CHECK_FALSE(valve.watermark_received(0, 15).watermark);  // an idle channel's watermark is ignored
+    CHECK_FALSE(
+        valve.watermark_received(0, 15).watermark);  // an idle channel's watermark is ignored
     const auto idle1 = valve.status_received(1, true);
     CHECK(idle1.idle == std::optional<bool>(true));
     CHECK_FALSE(idle1.watermark);
     CHECK(valve.idle());
-    // Channel 0 resumes behind the output: active again, but it joins the minimum only once caught up.
+    // Channel 0 resumes behind the output: active again, but it joins the minimum only once caught
+    // up.
     const auto active0 = valve.status_received(0, false);
     CHECK(active0.idle == std::optional<bool>(false));
     CHECK_FALSE(valve.watermark_received(0, 18).watermark);
@@ -72,7 +77,9 @@ TEST_CASE("watermark valve: a restored watermark is a floor", "[event_time]") {
     CHECK(valve.watermark_received(1, 550).watermark == std::optional<int64_t>(550));
 }
 
-TEST_CASE("split watermarks: per split max - bound - 1, minimum over splits, idleness, finished splits", "[event_time]") {
+TEST_CASE(
+    "split watermarks: per split max - bound - 1, minimum over splits, idleness, finished splits",
+    "[event_time]") {
     WatermarkSpec spec;
     spec.out_of_orderness = Duration::millis(100);
     spec.idle_timeout = Duration::seconds(1);
@@ -101,7 +108,8 @@ TEST_CASE("split watermarks: per split max - bound - 1, minimum over splits, idl
     CHECK(w.max_timestamp(0) == 1100);
 }
 
-TEST_CASE("input producer: event timestamps within the bound, the late share about late_by behind", "[event_time]") {
+TEST_CASE("input producer: event timestamps within the bound, the late share about late_by behind",
+          "[event_time]") {
     eosim::test::ExternalTestWorld w;
     const sim::NodeId broker = w.add_node("kafka");
     sim::external::KafkaCluster kafka(w.world.scheduler(), w.world.network(), broker, {});
@@ -111,14 +119,17 @@ TEST_CASE("input producer: event timestamps within the bound, the late share abo
     spec.records = 4000;
     spec.rate_per_second = 1000;
     spec.event_time = sim::external::EventTimeSpec{Duration::millis(150), 10, Duration::seconds(3)};
-    const sim::external::InputProducer producer(w.world.scheduler(), kafka, spec, w.world.prng("input"));
+    const sim::external::InputProducer producer(w.world.scheduler(), kafka, spec,
+                                                w.world.prng("input"));
     spec.event_time.reset();
-    const sim::external::InputProducer plain(w.world.scheduler(), kafka, spec, w.world.prng("input"));
+    const sim::external::InputProducer plain(w.world.scheduler(), kafka, spec,
+                                             w.world.prng("input"));
     int64_t late = 0;
     const auto& records = producer.partitions()[0];
     REQUIRE(records.size() == 4000);
     for (size_t i = 0; i < records.size(); ++i) {
-        CHECK(plain.partitions()[0][i].timestamp == static_cast<int64_t>(i));  // without event_time: the append time
+        CHECK(plain.partitions()[0][i].timestamp ==
+              static_cast<int64_t>(i));  // without event_time: the append time
         const int64_t behind = static_cast<int64_t>(i) - records[i].timestamp;
         if (behind > 150) {
             ++late;
@@ -140,10 +151,12 @@ struct WatermarkLog final : RunObserver {
     };
     std::map<std::tuple<int64_t, std::string, int32_t>, std::vector<Advance>> advances;
     std::map<int64_t, int64_t> restored_from;  // attempt -> checkpoint id
-    void watermark_advanced(Time t, int64_t attempt, const std::string& vertex, int32_t subtask, int64_t watermark) override {
+    void watermark_advanced(Time t, int64_t attempt, const std::string& vertex, int32_t subtask,
+                            int64_t watermark) override {
         advances[{attempt, vertex, subtask}].push_back(Advance{t, watermark});
     }
-    void restore_started(Time, int64_t attempt, int64_t checkpoint_id, const SourceOffsets&) override {
+    void restore_started(Time, int64_t attempt, int64_t checkpoint_id,
+                         const SourceOffsets&) override {
         restored_from[attempt] = checkpoint_id;
     }
 };
@@ -151,11 +164,13 @@ struct WatermarkLog final : RunObserver {
 scenarios::Scenario event_time_count(int64_t records) {
     scenarios::Scenario s = count_scenario(records, 2);
     s.job.vertices[0].watermarks = WatermarkSpec{Duration::millis(100), std::nullopt};
-    s.inputs[0].event_time = sim::external::EventTimeSpec{Duration::millis(80), 0, Duration::zero()};
+    s.inputs[0].event_time =
+        sim::external::EventTimeSpec{Duration::millis(80), 0, Duration::zero()};
     return s;
 }
 
-TEST_CASE("event time job: the watermark reaching the sink is monotone and ends at kMaxWatermark", "[event_time]") {
+TEST_CASE("event time job: the watermark reaching the sink is monotone and ends at kMaxWatermark",
+          "[event_time]") {
     WatermarkLog log;
     scenarios::RunOptions options;
     options.seed = 3;
@@ -175,11 +190,14 @@ TEST_CASE("event time job: the watermark reaching the sink is monotone and ends 
     CHECK(scenarios::run_scenario(event_time_count(1500), options).trace_hash == result.trace_hash);
 }
 
-TEST_CASE("event time job: a restored task starts at its checkpointed watermark, before any source sends one", "[event_time]") {
+TEST_CASE(
+    "event time job: a restored task starts at its checkpointed watermark, before any source sends one",
+    "[event_time]") {
     int64_t restores_checked = 0;
     for (uint64_t seed = 1; seed <= 3; ++seed) {
         scenarios::Scenario s = event_time_count(3000);
-        s.faults = {crash_at("tm1", Duration::millis(1700 + 200 * static_cast<int64_t>(seed)), Duration::millis(500))};
+        s.faults = {crash_at("tm1", Duration::millis(1700 + 200 * static_cast<int64_t>(seed)),
+                             Duration::millis(500))};
         WatermarkLog log;
         scenarios::RunOptions options;
         options.seed = seed;
@@ -197,8 +215,8 @@ TEST_CASE("event time job: a restored task starts at its checkpointed watermark,
             for (int32_t subtask = 0; subtask < 2; ++subtask) {
                 const auto& count = log.advances[{attempt, "count", subtask}];
                 REQUIRE_FALSE(count.empty());
-                // The restored watermark is reported at restore, before any source of the attempt sent one,
-                // and is no more than what the subtask had reached before the crash.
+                // The restored watermark is reported at restore, before any source of the attempt
+                // sent one, and is no more than what the subtask had reached before the crash.
                 CHECK(count.front().at < first_source);
                 CHECK(count.front().watermark > 0);
                 const auto& before = log.advances[{attempt - 1, "count", subtask}];

@@ -14,8 +14,8 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::RunOptions;
 using scenarios::run_scenario;
+using scenarios::RunOptions;
 using sim::Duration;
 using namespace eosim::engine::test;
 
@@ -41,8 +41,9 @@ sim::FaultSpec crash_after_short_source_finished(Duration delay) {
 // and checkpoints triggered after some inputs received EndOfPartition still complete. Here: after
 // the short source finished, checkpoints keep completing (without it), and a restore from one of
 // them deploys it finished, so exactly once holds.
-TEST_CASE("StreamTaskFinalCheckpointsTest.testWaitingForFinalCheckpoint: checkpoints go on after a source finished",
-          "[finished][flink]") {
+TEST_CASE(
+    "StreamTaskFinalCheckpointsTest.testWaitingForFinalCheckpoint: checkpoints go on after a source finished",
+    "[finished][flink]") {
     auto s = uneven_count_scenario();
     s.faults = {crash_after_short_source_finished(Duration::millis(1600))};
     for (uint64_t seed : {1, 2, 3}) {
@@ -56,16 +57,18 @@ TEST_CASE("StreamTaskFinalCheckpointsTest.testWaitingForFinalCheckpoint: checkpo
         for (const auto& e : events(result, "checkpoint.completed")) {
             if (e.at_ns > finished_ns && e.at_ns < crash_ns) ++completed_while_finished;
         }
-        CHECK(completed_while_finished >= 2);  // a checkpoint every 500 ms, the finished source in none
+        CHECK(completed_while_finished >=
+              2);  // a checkpoint every 500 ms, the finished source in none
         CHECK(count_events(result, "failover") >= 1);
     }
 }
 
-// Flink restores a subtask whose state is FinishedOperatorSubtaskState as finished: it reads nothing.
-// The positive twin is above; here the negative control deploys it running, and it reads its split
-// again: exactly_once_output sees the duplicates on every seed.
-TEST_CASE("CheckpointStateRestoreTest.testRestoreFinishedStateWithoutInFlightData: a finished source read again is caught",
-          "[finished][flink]") {
+// Flink restores a subtask whose state is FinishedOperatorSubtaskState as finished: it reads
+// nothing. The positive twin is above; here the negative control deploys it running, and it reads
+// its split again: exactly_once_output sees the duplicates on every seed.
+TEST_CASE(
+    "CheckpointStateRestoreTest.testRestoreFinishedStateWithoutInFlightData: a finished source read again is caught",
+    "[finished][flink]") {
     auto s = uneven_count_scenario();
     s.job.runtime.finished_sources_read_again = true;
     s.faults = {crash_after_short_source_finished(Duration::millis(1600))};
@@ -80,11 +83,12 @@ TEST_CASE("CheckpointStateRestoreTest.testRestoreFinishedStateWithoutInFlightDat
 // all-data-processed future). Here the count is slow (4 ms a record against two sources at 1 ms),
 // so seconds of records queue behind the short source's end of data; checkpointing is unaligned.
 // The short source stays running and checkpointed until its consumers processed that backlog, so
-// every checkpoint's barriers overtake the backlog and no checkpoint waits for it. Before, the source
-// finished at once, the coordinator left it out, and the next checkpoint waited at the count for
-// its end of partition, behind the whole backlog (2.0 s in unaligned-swarm seed 41).
-TEST_CASE("ResultPartitionTest.testWaitForAllRecordProcessed: a finished source's backlog delays no checkpoint",
-          "[finished][flink]") {
+// every checkpoint's barriers overtake the backlog and no checkpoint waits for it. Before, the
+// source finished at once, the coordinator left it out, and the next checkpoint waited at the count
+// for its end of partition, behind the whole backlog (2.0 s in unaligned-swarm seed 41).
+TEST_CASE(
+    "ResultPartitionTest.testWaitForAllRecordProcessed: a finished source's backlog delays no checkpoint",
+    "[finished][flink]") {
     auto s = uneven_count_scenario();
     s.job.vertices[1].record_cost = Duration::millis(4);
     s.job.checkpointing.unaligned = true;
@@ -104,9 +108,11 @@ TEST_CASE("ResultPartitionTest.testWaitForAllRecordProcessed: a finished source'
 // (the fixture) where a slow link let checkpoint 4's trigger overtake checkpoint 3's at a source:
 // the engine broke its invariant (each checkpoint snapshotted once, in increasing order) and
 // aborted. Now the late trigger is skipped and every oracle passes.
-TEST_CASE("SubtaskCheckpointCoordinatorImpl out-of-order trigger: a trigger overtaken by a newer one is skipped",
-          "[finished][flink]") {
-    const auto s = scenarios::load_scenario(std::string(EOSIM_SOURCE_DIR) + "/tests/engine/fixtures/out-of-order-trigger.json");
+TEST_CASE(
+    "SubtaskCheckpointCoordinatorImpl out-of-order trigger: a trigger overtaken by a newer one is skipped",
+    "[finished][flink]") {
+    const auto s = scenarios::load_scenario(std::string(EOSIM_SOURCE_DIR) +
+                                            "/tests/engine/fixtures/out-of-order-trigger.json");
     const auto result = run_scenario(s, RunOptions{100157, nullptr});
     INFO(describe(result));
     CHECK(result.expectation_met);

@@ -37,14 +37,16 @@ struct World {
 
 std::vector<Record> records_in(const external::DocumentStore& store) {
     std::vector<Record> out;
-    for (const external::Document& doc : store.documents("output")) out.push_back(DocumentSink::record_of(doc));
+    for (const external::Document& doc : store.documents("output"))
+        out.push_back(DocumentSink::record_of(doc));
     std::sort(out.begin(), out.end());
     return out;
 }
 
 }  // namespace
 
-TEST_CASE("document sink: with a stable _id a replay rewrites the same documents", "[idempotent_sinks]") {
+TEST_CASE("document sink: with a stable _id a replay rewrites the same documents",
+          "[idempotent_sinks]") {
     World w;
     const RecordBatch input = running_counts(4, 5);
     std::vector<Record> expected(input.begin(), input.end());
@@ -54,11 +56,13 @@ TEST_CASE("document sink: with a stable _id a replay rewrites the same documents
         DocumentSinkOptions options;
         options.id = mode;
         options.batch_records = 7;
-        external::DocumentStore store(w.world.scheduler(), w.world.network(), w.store_node, w.world.prng("documents"));
+        external::DocumentStore store(w.world.scheduler(), w.world.network(), w.store_node,
+                                      w.world.prng("documents"));
         {
             DocumentSink first(options, w.context, store);
             first.open(0, {});
-            first.write(RecordBatch(input.begin(), input.begin() + 12));  // >= 7 buffered: one bulk of 12, then a crash
+            first.write(RecordBatch(
+                input.begin(), input.begin() + 12));  // >= 7 buffered: one bulk of 12, then a crash
         }
         DocumentSink second(options, w.context, store);
         second.open(0, {});
@@ -70,16 +74,19 @@ TEST_CASE("document sink: with a stable _id a replay rewrites the same documents
             CHECK(records_in(store) == expected);
             CHECK(store.stats().absorbed_duplicates == 12);
         } else {
-            CHECK(records_in(store).size() == expected.size() + 12);  // the negative control duplicates
+            CHECK(records_in(store).size() ==
+                  expected.size() + 12);  // the negative control duplicates
             CHECK(store.stats().absorbed_duplicates == 0);
         }
     }
 }
 
-TEST_CASE("document sink: key-versioned ids keep each key's highest value, a stale replay is absorbed",
-          "[idempotent_sinks]") {
+TEST_CASE(
+    "document sink: key-versioned ids keep each key's highest value, a stale replay is absorbed",
+    "[idempotent_sinks]") {
     World w;
-    external::DocumentStore store(w.world.scheduler(), w.world.network(), w.store_node, w.world.prng("documents"));
+    external::DocumentStore store(w.world.scheduler(), w.world.network(), w.store_node,
+                                  w.world.prng("documents"));
     DocumentSinkOptions options;
     options.id = DocumentIdMode::key_versioned;
     DocumentSink sink(options, w.context, store);
@@ -93,10 +100,12 @@ TEST_CASE("document sink: key-versioned ids keep each key's highest value, a sta
     CHECK(store.stats().absorbed_duplicates == 6);
 }
 
-TEST_CASE("document sink: pre_commit retries failed bulk items and fails the checkpoint if some stay unwritten",
-          "[idempotent_sinks]") {
+TEST_CASE(
+    "document sink: pre_commit retries failed bulk items and fails the checkpoint if some stay unwritten",
+    "[idempotent_sinks]") {
     World w;
-    external::DocumentStore store(w.world.scheduler(), w.world.network(), w.store_node, w.world.prng("documents"));
+    external::DocumentStore store(w.world.scheduler(), w.world.network(), w.store_node,
+                                  w.world.prng("documents"));
     DocumentSinkOptions options;
     options.batch_records = 1000;
     DocumentSink sink(options, w.context, store);
@@ -115,7 +124,8 @@ TEST_CASE("document sink: pre_commit retries failed bulk items and fails the che
         CHECK(store.documents("output").size() == 40);
     }
     SECTION("every item rejected: the checkpoint fails, nothing is lost for the next flush") {
-        store.set_partial_batch_failure(sim::Ratio::always(), sim::Time::zero() + sim::Duration::seconds(1));
+        store.set_partial_batch_failure(sim::Ratio::always(),
+                                        sim::Time::zero() + sim::Duration::seconds(1));
         CHECK_FALSE(sink.pre_commit(1, &state, &error));
         CHECK_THAT(error, Catch::Contains("40 record(s) not written"));
         store.set_partial_batch_failure(sim::Ratio::never(), sim::Time::zero());
@@ -130,8 +140,9 @@ TEST_CASE("document sink: pre_commit retries failed bulk items and fails the che
     }
 }
 
-TEST_CASE("key-value sink: the dedup script counts each record once across a replay, plain INCRBY over-counts",
-          "[idempotent_sinks]") {
+TEST_CASE(
+    "key-value sink: the dedup script counts each record once across a replay, plain INCRBY over-counts",
+    "[idempotent_sinks]") {
     World w;
     const RecordBatch input = running_counts(3, 5);
     for (KeyValueSinkMode mode : {KeyValueSinkMode::dedup, KeyValueSinkMode::incr}) {
@@ -160,7 +171,8 @@ TEST_CASE("key-value sink: the dedup script counts each record once across a rep
     }
 }
 
-TEST_CASE("key-value sink: failed calls stay pending and fail the checkpoint until they land", "[idempotent_sinks]") {
+TEST_CASE("key-value sink: failed calls stay pending and fail the checkpoint until they land",
+          "[idempotent_sinks]") {
     World w;
     external::KeyValueStore store(w.world.scheduler(), w.world.network(), w.store_node);
     KeyValueSink sink(KeyValueSinkOptions{}, w.context, store);

@@ -1,7 +1,7 @@
 // The engine's rooms import one way (engine/README.md, "Rooms and the vocabulary floor"): read
-// from the source tree, engine/vocabulary/ includes no room of the engine, and engine/checkpointing/
-// and engine/connectors/ include nothing from engine/runtime/. Each rule has a negative control: the
-// same check over a line that breaks it.
+// from the source tree, engine/vocabulary/ includes no room of the engine, and
+// engine/checkpointing/ and engine/connectors/ include nothing from engine/runtime/. Each rule has
+// a negative control: the same check over a line that breaks it.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -39,17 +39,20 @@ std::vector<std::pair<std::string, std::string>> engine_includes(const std::stri
 }
 
 // The includes of `text` that name a folder in `forbidden`.
-std::vector<std::string> forbidden_includes(const std::string& text, const std::vector<std::string>& forbidden) {
+std::vector<std::string> forbidden_includes(const std::string& text,
+                                            const std::vector<std::string>& forbidden) {
     std::vector<std::string> broken;
     for (const auto& [folder, include] : engine_includes(text)) {
-        if (std::find(forbidden.begin(), forbidden.end(), folder) != forbidden.end()) broken.push_back(include);
+        if (std::find(forbidden.begin(), forbidden.end(), folder) != forbidden.end())
+            broken.push_back(include);
     }
     return broken;
 }
 
 // "file: include" for every source file under engine/`folder` (recursively) that includes a
 // folder in `forbidden`.
-std::vector<std::string> violations(const std::string& folder, const std::vector<std::string>& forbidden, size_t& files) {
+std::vector<std::string> violations(const std::string& folder,
+                                    const std::vector<std::string>& forbidden, size_t& files) {
     std::vector<std::string> found;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(kEngine / folder)) {
         const std::string ext = entry.path().extension().string();
@@ -59,7 +62,9 @@ std::vector<std::string> violations(const std::string& folder, const std::vector
         std::stringstream text;
         text << in.rdbuf();
         for (const std::string& include : forbidden_includes(text.str(), forbidden)) {
-            found.push_back(std::filesystem::relative(entry.path(), kEngine.parent_path()).string() + ": " + include);
+            found.push_back(
+                std::filesystem::relative(entry.path(), kEngine.parent_path()).string() + ": " +
+                include);
         }
     }
     return found;
@@ -69,7 +74,8 @@ std::vector<std::string> violations(const std::string& folder, const std::vector
 std::vector<std::string> rooms() {
     std::vector<std::string> names;
     for (const auto& entry : std::filesystem::directory_iterator(kEngine)) {
-        if (entry.is_directory() && entry.path().filename() != "vocabulary") names.push_back(entry.path().filename().string());
+        if (entry.is_directory() && entry.path().filename() != "vocabulary")
+            names.push_back(entry.path().filename().string());
     }
     std::sort(names.begin(), names.end());
     return names;
@@ -77,12 +83,16 @@ std::vector<std::string> rooms() {
 
 }  // namespace
 
-TEST_CASE("include graph: the check reads include lines and their engine folder", "[include-graph]") {
-    const std::string text = "#include <map>\n#include \"sim/world.h\"\n#include \"engine/invariant.h\"\n"
-                             "  #  include \"engine/runtime/task.h\"\n// #include \"engine/state/x.h\" is a comment\n";
-    CHECK(forbidden_includes(text, {"runtime"}) == std::vector<std::string>{"engine/runtime/task.h"});
+TEST_CASE("include graph: the check reads include lines and their engine folder",
+          "[include-graph]") {
+    const std::string text =
+        "#include <map>\n#include \"sim/world.h\"\n#include \"engine/invariant.h\"\n"
+        "  #  include \"engine/runtime/task.h\"\n// #include \"engine/state/x.h\" is a comment\n";
+    CHECK(forbidden_includes(text, {"runtime"}) ==
+          std::vector<std::string>{"engine/runtime/task.h"});
     CHECK(forbidden_includes(text, {"state"}).empty());
-    CHECK(forbidden_includes("#include \"engine/vocabulary/record.h\"\n", {"runtime", "state"}).empty());
+    CHECK(forbidden_includes("#include \"engine/vocabulary/record.h\"\n", {"runtime", "state"})
+              .empty());
     CHECK(rooms() == std::vector<std::string>{"checkpointing", "connectors", "runtime", "state"});
 }
 
@@ -92,7 +102,8 @@ TEST_CASE("include graph: the vocabulary floor includes no room of the engine", 
     CHECK(files >= 10);
 }
 
-TEST_CASE("include graph: checkpointing/ and connectors/ include nothing from runtime/", "[include-graph]") {
+TEST_CASE("include graph: checkpointing/ and connectors/ include nothing from runtime/",
+          "[include-graph]") {
     size_t files = 0;
     CHECK(violations("checkpointing", {"runtime"}, files).empty());
     CHECK(violations("connectors", {"runtime"}, files).empty());

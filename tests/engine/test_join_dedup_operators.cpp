@@ -3,8 +3,8 @@
 // arrival order of the two sides, and a snapshot/restore in the middle changes nothing; the dedup
 // keeps exactly the first record of each period, expires periods by watermark without changing
 // the outcome for in-bound input, and restores periods and timers from a snapshot.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <map>
@@ -59,16 +59,19 @@ std::vector<Record> all_pairs(const std::vector<Record>& left, const std::vector
     return sorted_records(out);
 }
 
-TEST_CASE("join: every pair once whatever the interleaving, also across a snapshot and restore", "[join]") {
+TEST_CASE("join: every pair once whatever the interleaving, also across a snapshot and restore",
+          "[join]") {
     rc::prop("random rows, random interleaving, restore at a random point", [] {
-        const auto row_gen = rc::gen::build<Record>(rc::gen::set(&Record::key, rc::gen::inRange<int64_t>(0, 5)),
-                                                    rc::gen::set(&Record::value, rc::gen::inRange<int64_t>(1, 100)),
-                                                    rc::gen::set(&Record::timestamp, rc::gen::inRange<int64_t>(0, 1000)));
+        const auto row_gen = rc::gen::build<Record>(
+            rc::gen::set(&Record::key, rc::gen::inRange<int64_t>(0, 5)),
+            rc::gen::set(&Record::value, rc::gen::inRange<int64_t>(1, 100)),
+            rc::gen::set(&Record::timestamp, rc::gen::inRange<int64_t>(0, 1000)));
         const auto left = *rc::gen::container<std::vector<Record>>(row_gen);
         const auto right = *rc::gen::container<std::vector<Record>>(row_gen);
         // The arrival order: which side comes next while both have rows left.
         const size_t total = left.size() + right.size();
-        const auto picks = *rc::gen::container<std::vector<bool>>(total, rc::gen::arbitrary<bool>());
+        const auto picks =
+            *rc::gen::container<std::vector<bool>>(total, rc::gen::arbitrary<bool>());
         std::vector<int32_t> sides;
         for (size_t i = 0, l = 0, r = 0; i < total; ++i) {
             const bool take_left = r == right.size() || (l < left.size() && picks[i]);
@@ -107,7 +110,8 @@ TEST_CASE("dedup: the rule", "[dedup]") {
     CHECK_FALSE(dedup_keeps(0, 0, 100));
     CHECK_FALSE(dedup_keeps(0, 99, 100));
     CHECK(dedup_keeps(0, 100, 100));
-    CHECK_FALSE(dedup_keeps(50, 10, 100));  // earlier than the period's first record: still a duplicate
+    CHECK_FALSE(
+        dedup_keeps(50, 10, 100));  // earlier than the period's first record: still a duplicate
 }
 
 // The records the rule keeps, per key in the given order, never expiring a period.
@@ -116,14 +120,18 @@ std::vector<Record> dedup_model(const std::vector<Record>& in, int64_t bound_ms)
     std::vector<Record> out;
     for (const Record& r : in) {
         auto it = period_start.find(r.key);
-        if (!dedup_keeps(it == period_start.end() ? std::nullopt : std::optional(it->second), r.timestamp, bound_ms)) continue;
+        if (!dedup_keeps(it == period_start.end() ? std::nullopt : std::optional(it->second),
+                         r.timestamp, bound_ms))
+            continue;
         period_start[r.key] = r.timestamp;
         out.push_back(r);
     }
     return out;
 }
 
-TEST_CASE("dedup: a hand-made sequence keeps the first of each period and expires periods by watermark", "[dedup]") {
+TEST_CASE(
+    "dedup: a hand-made sequence keeps the first of each period and expires periods by watermark",
+    "[dedup]") {
     DedupOperator op(100, heap_backend());
     std::vector<Record> out;
     const Emit emit([&out](const Record& r) { out.push_back(r); });
@@ -147,18 +155,22 @@ TEST_CASE("dedup: a hand-made sequence keeps the first of each period and expire
     CHECK(values == std::vector<int64_t>{1, 3, 5, 6});
 }
 
-TEST_CASE("dedup: with in-bound input and watermarks, the output is the never-expiring rule's, also across a restore", "[dedup]") {
+TEST_CASE(
+    "dedup: with in-bound input and watermarks, the output is the never-expiring rule's, also across a restore",
+    "[dedup]") {
     rc::prop("random keys and disorder within the bound, watermarks after random records", [] {
         const int64_t bound_ms = *rc::gen::inRange<int64_t>(1, 300);
         const int64_t disorder_ms = *rc::gen::inRange<int64_t>(0, 100);
         const int64_t count = *rc::gen::inRange<int64_t>(0, 200);
-        // Append times rise by 0-20 ms; timestamp = append time - uniform[0, disorder] (as the input
-        // generator draws them); the watermark after a record is max timestamp - disorder - 1.
+        // Append times rise by 0-20 ms; timestamp = append time - uniform[0, disorder] (as the
+        // input generator draws them); the watermark after a record is max timestamp - disorder
+        // - 1.
         std::vector<Record> in;
         int64_t now = 0;
         for (int64_t i = 0; i < count; ++i) {
             now += *rc::gen::inRange<int64_t>(0, 21);
-            in.push_back(row(*rc::gen::inRange<int64_t>(0, 4), i, now - *rc::gen::inRange<int64_t>(0, disorder_ms + 1)));
+            in.push_back(row(*rc::gen::inRange<int64_t>(0, 4), i,
+                             now - *rc::gen::inRange<int64_t>(0, disorder_ms + 1)));
         }
         const size_t cut = *rc::gen::inRange<size_t>(0, in.size() + 1);
         auto op = std::make_unique<DedupOperator>(bound_ms, heap_backend());
@@ -172,7 +184,8 @@ TEST_CASE("dedup: with in-bound input and watermarks, the output is the never-ex
                 auto restored = heap_backend();
                 restored->restore({snapshot});
                 op = std::make_unique<DedupOperator>(bound_ms, std::move(restored));
-                op->advance_watermark(watermark, emit);  // the task's restored watermark, before any record
+                op->advance_watermark(watermark,
+                                      emit);  // the task's restored watermark, before any record
             }
             RC_ASSERT(in[i].timestamp > watermark);  // in-bound
             op->process(0, in[i], emit);

@@ -15,12 +15,13 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::RunOptions;
 using scenarios::run_scenario;
+using scenarios::RunOptions;
 using sim::Duration;
 using namespace eosim::engine::test;
 
-TEST_CASE("kafka sink: without faults every pre-committed transaction is committed, exactly once", "[kafka_sink]") {
+TEST_CASE("kafka sink: without faults every pre-committed transaction is committed, exactly once",
+          "[kafka_sink]") {
     for (int32_t parallelism : {1, 2, 4}) {
         auto s = count_scenario(2500, parallelism);
         const auto result = run_scenario(s, RunOptions{21, nullptr});
@@ -35,18 +36,22 @@ TEST_CASE("kafka sink: without faults every pre-committed transaction is committ
         CHECK(result.figures.transactions_aborted == 0);
         CHECK(count_events(result, "txn.lost") == 0);
         CHECK(count_events(result, "txn.aborted-lingering") == 0);
-        CHECK(result.figures.records_out == result.figures.records_in);  // a running count emits one record per input
+        CHECK(result.figures.records_out ==
+              result.figures.records_in);  // a running count emits one record per input
         // Every committed transaction was pre-committed first.
         std::set<std::string> precommitted_ids;
         for (const auto& e : events(result, "txn.precommitted")) precommitted_ids.insert(e.detail);
-        for (const auto& e : events(result, "txn.committed")) CHECK(precommitted_ids.contains(e.detail));
+        for (const auto& e : events(result, "txn.committed"))
+            CHECK(precommitted_ids.contains(e.detail));
     }
 }
 
-TEST_CASE("kafka sink: a crash right after a pre-commit keeps the output exactly-once", "[kafka_sink]") {
+TEST_CASE("kafka sink: a crash right after a pre-commit keeps the output exactly-once",
+          "[kafka_sink]") {
     for (int32_t occurrence : {1, 3, 6}) {
         auto s = count_scenario(3000, 2);
-        s.faults = {crash_at_point(std::string(points::kSinkPrecommitted), occurrence, Duration::millis(700))};
+        s.faults = {crash_at_point(std::string(points::kSinkPrecommitted), occurrence,
+                                   Duration::millis(700))};
         const auto result = run_scenario(s, RunOptions{static_cast<uint64_t>(occurrence), nullptr});
         INFO("occurrence " << occurrence << "\n" << describe(result));
         REQUIRE(result.faults.size() == 1);
@@ -56,16 +61,19 @@ TEST_CASE("kafka sink: a crash right after a pre-commit keeps the output exactly
         CHECK(result.figures.restarts >= 1);
         CHECK(count_events(result, "failover") >= 1);
         CHECK(count_events(result, "txn.lost") == 0);
-        // The transaction that was pre-committed when the node died lingers and is aborted on recovery.
+        // The transaction that was pre-committed when the node died lingers and is aborted on
+        // recovery.
         CHECK(count_events(result, "txn.aborted-lingering") >= 1);
     }
 }
 
-TEST_CASE("kafka sink: a crash between completion and notification keeps the output exactly-once", "[kafka_sink]") {
-    // The TaskManager dies when the checkpoint is durable but before notifyCheckpointComplete reaches
-    // it: its sinks' transactions must be committed on recovery (commit-on-recovery).
+TEST_CASE("kafka sink: a crash between completion and notification keeps the output exactly-once",
+          "[kafka_sink]") {
+    // The TaskManager dies when the checkpoint is durable but before notifyCheckpointComplete
+    // reaches it: its sinks' transactions must be committed on recovery (commit-on-recovery).
     auto s = count_scenario(3000, 2);
-    s.faults = {crash_at_point(std::string(points::kCheckpointCompleted), 2, Duration::millis(700), {"tm1"})};
+    s.faults = {crash_at_point(std::string(points::kCheckpointCompleted), 2, Duration::millis(700),
+                               {"tm1"})};
     const auto result = run_scenario(s, RunOptions{4, nullptr});
     INFO(describe(result));
     CHECK(result.expectation_met);
@@ -73,13 +81,16 @@ TEST_CASE("kafka sink: a crash between completion and notification keeps the out
     CHECK(count_events(result, "txn.lost") == 0);
 }
 
-TEST_CASE("kafka sink: a transaction timeout shorter than the recovery loses data (negative control)", "[kafka_sink]") {
+TEST_CASE(
+    "kafka sink: a transaction timeout shorter than the recovery loses data (negative control)",
+    "[kafka_sink]") {
     // tm1 dies as checkpoint 2 completes, before its sink hears of it; it comes back only after the
     // broker has aborted the pre-committed transaction by timeout. The restore's commit fails: data
     // is lost, the sink says so (txn.lost), and the exactly-once oracle finds records missing.
     auto s = count_scenario(3000, 2);
     s.world.kafka.transaction_timeout = Duration::millis(1500);
-    s.faults = {crash_at_point(std::string(points::kCheckpointCompleted), 2, Duration::seconds(4), {"tm1"})};
+    s.faults = {crash_at_point(std::string(points::kCheckpointCompleted), 2, Duration::seconds(4),
+                               {"tm1"})};
     s.expect.pass = false;
     s.expect.violation = "exactly_once_output";
     const auto result = run_scenario(s, RunOptions{4, nullptr});
@@ -91,7 +102,9 @@ TEST_CASE("kafka sink: a transaction timeout shorter than the recovery loses dat
     CHECK(result.expectation_met);  // exactly-once fires, and only it
 }
 
-TEST_CASE("kafka sink: a crash at sink.precommitted with a transaction timeout shorter than the restart delay", "[kafka_sink]") {
+TEST_CASE(
+    "kafka sink: a crash at sink.precommitted with a transaction timeout shorter than the restart delay",
+    "[kafka_sink]") {
     // The crashed sink's pre-committed transaction was never part of a completed checkpoint: the
     // broker's timeout only aborts what recovery would abort anyway. Nothing is lost.
     auto s = count_scenario(3000, 2);
@@ -106,8 +119,7 @@ TEST_CASE("kafka sink: a crash at sink.precommitted with a transaction timeout s
 
 TEST_CASE("kafka sink: at-least-once duplicates under a crash but loses nothing", "[kafka_sink]") {
     auto s = count_scenario(3000, 2, DeliveryGuarantee::at_least_once);
-    s.oracles = {"exactly_once_output", "at_least_once_output", "state_after_restore",
-                 "liveness"};
+    s.oracles = {"exactly_once_output", "at_least_once_output", "state_after_restore", "liveness"};
     s.faults = {crash_at("tm1", Duration::millis(1300), Duration::millis(500))};
     s.expect.pass = false;
     s.expect.violation = "exactly_once_output";
@@ -134,10 +146,12 @@ TEST_CASE("kafka sink: at-least-once without faults is exactly-once", "[kafka_si
     CHECK(result.expectation_met);
 }
 
-TEST_CASE("kafka sink: a failed write fails the checkpoint instead of being dropped", "[kafka_sink]") {
+TEST_CASE("kafka sink: a failed write fails the checkpoint instead of being dropped",
+          "[kafka_sink]") {
     for (uint64_t seed : {1, 2, 3}) {
         auto s = count_scenario(3000, 2);
-        s.faults = {timed_fault(sim::FaultKind::kafka_write_failure, Duration::millis(1200), Duration::millis(300))};
+        s.faults = {timed_fault(sim::FaultKind::kafka_write_failure, Duration::millis(1200),
+                                Duration::millis(300))};
         const auto result = run_scenario(s, RunOptions{seed, nullptr});
         INFO(describe(result));
         // The sink fails its pre-commit and with it the task: the job fails over naming the write.
@@ -190,14 +204,16 @@ TEST_CASE("kafka sink: transactions with nothing written commit cleanly", "[kafk
         CHECK(count_events(result, "txn.committed") == precommitted);
         CHECK(count_events(result, "txn.lost") == 0);
     }
-    SECTION("input finishing while checkpoints fail: a later completion commits every earlier pre-commit") {
+    SECTION(
+        "input finishing while checkpoints fail: a later completion commits every earlier pre-commit") {
         // The input ends at 0.6 s; checkpoints fail while storage is down (0.25 s - 1.25 s), so the
-        // transactions pre-committed for them (the last ones empty) wait in the sink's state until a
-        // later checkpoint completes and subsumes them.
+        // transactions pre-committed for them (the last ones empty) wait in the sink's state until
+        // a later checkpoint completes and subsumes them.
         auto s = count_scenario(600, 2);
         s.job.checkpointing.interval = Duration::millis(300);
         s.job.checkpointing.tolerable_failures = 100;
-        s.faults = {timed_fault(sim::FaultKind::storage_failure, Duration::millis(250), Duration::seconds(1))};
+        s.faults = {timed_fault(sim::FaultKind::storage_failure, Duration::millis(250),
+                                Duration::seconds(1))};
         const auto result = run_scenario(s, RunOptions{13, nullptr});
         INFO(describe(result));
         CHECK(result.expectation_met);

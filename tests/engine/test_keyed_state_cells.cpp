@@ -6,8 +6,8 @@
 // other at another parallelism with the same cells() (a property over random cells); RocksDB
 // incremental checkpoints of namespaced cells with removals are deterministic (same SST bytes in
 // two runs) and restore, also rescaled.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <map>
@@ -39,23 +39,27 @@ const char* name_of(Flavour flavour) {
     return "?";
 }
 
-const std::vector<Flavour> kFlavours = {Flavour::heap, Flavour::rocksdb_full, Flavour::rocksdb_incremental};
+const std::vector<Flavour> kFlavours = {Flavour::heap, Flavour::rocksdb_full,
+                                        Flavour::rocksdb_incremental};
 
 using Backends = std::vector<std::unique_ptr<KeyedStateBackend>>;
 
 Backends cell_subtasks(Flavour flavour, int32_t parallelism) {
-    const StateBackendOptions options{flavour == Flavour::heap ? StateBackendKind::heap : StateBackendKind::rocksdb,
-                                      flavour == Flavour::rocksdb_incremental};
+    const StateBackendOptions options{
+        flavour == Flavour::heap ? StateBackendKind::heap : StateBackendKind::rocksdb,
+        flavour == Flavour::rocksdb_incremental};
     Backends out;
     for (int32_t s = 0; s < parallelism; ++s) {
-        out.push_back(make_state_backend(options, KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism), kCellsMaxParallelism,
-                                         "op-" + std::to_string(s) + "-a1"));
+        out.push_back(make_state_backend(
+            options, KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism),
+            kCellsMaxParallelism, "op-" + std::to_string(s) + "-a1"));
     }
     return out;
 }
 
 KeyedStateBackend& owner(Backends& backends, int64_t key) {
-    return *backends[static_cast<size_t>(subtask_for_key(key, kCellsMaxParallelism, static_cast<int32_t>(backends.size())))];
+    return *backends[static_cast<size_t>(
+        subtask_for_key(key, kCellsMaxParallelism, static_cast<int32_t>(backends.size())))];
 }
 
 void fill_cells(Backends& backends, const std::map<StateKey, int64_t>& cells) {
@@ -65,7 +69,8 @@ void fill_cells(Backends& backends, const std::map<StateKey, int64_t>& cells) {
 std::map<StateKey, int64_t> cells_of(const Backends& backends) {
     std::map<StateKey, int64_t> all;
     for (const auto& b : backends) {
-        for (const auto& [at, value] : b->cells()) CHECK(all.emplace(at, value).second);  // no cell in two subtasks
+        for (const auto& [at, value] : b->cells())
+            CHECK(all.emplace(at, value).second);  // no cell in two subtasks
     }
     return all;
 }
@@ -78,7 +83,8 @@ struct Storage {
 };
 
 // Checkpoints `before` (as its flavour does) and restores it into `parallelism` new subtasks.
-Backends checkpoint_and_restore(Flavour flavour, Backends& before, int32_t parallelism, Storage& storage) {
+Backends checkpoint_and_restore(Flavour flavour, Backends& before, int32_t parallelism,
+                                Storage& storage) {
     Backends after = cell_subtasks(flavour, parallelism);
     if (flavour != Flavour::rocksdb_incremental) {
         std::vector<std::string> blobs;
@@ -98,7 +104,8 @@ Backends checkpoint_and_restore(Flavour flavour, Backends& before, int32_t paral
     }
     for (int32_t s = 0; s < parallelism; ++s) {
         std::map<std::string, std::string> files;
-        for (const auto& key : shared_keys_to_restore(private_states, KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism))) {
+        for (const auto& key : shared_keys_to_restore(
+                 private_states, KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism))) {
             files[key] = shared.at(key);
         }
         after[static_cast<size_t>(s)]->restore_incremental(private_states, files);
@@ -123,7 +130,8 @@ std::map<StateKey, int64_t> sample_cells(int64_t keys) {
     return cells;
 }
 
-TEST_CASE("keyed state cells: the int64-key API is the state-0/ns-0/item-0 cell", "[state_backend][cells]") {
+TEST_CASE("keyed state cells: the int64-key API is the state-0/ns-0/item-0 cell",
+          "[state_backend][cells]") {
     for (Flavour flavour : kFlavours) {
         INFO(name_of(flavour));
         auto backends = cell_subtasks(flavour, 1);
@@ -150,19 +158,23 @@ TEST_CASE("keyed state cells: the int64-key API is the state-0/ns-0/item-0 cell"
         CHECK(b.get(StateKey{6, 0, 1, 0}) == 12);
         b.remove(StateKey{6, 0, 1, 0});
         b.put(StateKey{6, 0, 0, 1}, 16);  // overwrite
-        CHECK(b.cells() == std::map<StateKey, int64_t>{{StateKey{5}, 10}, {StateKey{6, 0, 0, 1}, 16}, {StateKey{6, 1, 0, 0}, 14},
+        CHECK(b.cells() == std::map<StateKey, int64_t>{{StateKey{5}, 10},
+                                                       {StateKey{6, 0, 0, 1}, 16},
+                                                       {StateKey{6, 1, 0, 0}, 14},
                                                        {StateKey{6, -1, 0, 0}, 15}});
         b.remove(StateKey{6, 9, 9, 9});  // removing a missing cell is fine
     }
 }
 
-TEST_CASE("keyed state cells: a state of plain cells encodes exactly as before cells existed", "[state_backend][cells]") {
+TEST_CASE("keyed state cells: a state of plain cells encodes exactly as before cells existed",
+          "[state_backend][cells]") {
     // The pre-cells format, written out by hand: per non-empty key group ascending, the key group,
     // the count and the (key, value) pairs in key order.
     std::map<int64_t, int64_t> entries;
     for (int64_t k = 0; k < 300; ++k) entries[k * 7919 - 500] = k * k + 1;
     std::map<int32_t, std::map<int64_t, int64_t>> by_group;
-    for (const auto& [key, value] : entries) by_group[key_group_of(key, kCellsMaxParallelism)][key] = value;
+    for (const auto& [key, value] : entries)
+        by_group[key_group_of(key, kCellsMaxParallelism)][key] = value;
     BlobWriter expected;
     for (const auto& [group, pairs] : by_group) {
         expected.put_i64(group);
@@ -177,7 +189,8 @@ TEST_CASE("keyed state cells: a state of plain cells encodes exactly as before c
         INFO(name_of(flavour));
         auto backends = cell_subtasks(flavour, 1);
         for (const auto& [key, value] : entries) backends[0]->put(StateKey{key}, value);
-        backends[0]->put(StateKey{1, 3, 4, 5}, 6);  // a namespaced cell, removed again: no trace left
+        backends[0]->put(StateKey{1, 3, 4, 5},
+                         6);  // a namespaced cell, removed again: no trace left
         backends[0]->remove(StateKey{1, 3, 4, 5});
         CHECK(backends[0]->canonical_snapshot() == old_bytes);
         // And old bytes restore.
@@ -198,7 +211,9 @@ TEST_CASE("keyed state cells: scan and scan_state are ordered", "[state_backend]
             for (int64_t k : {0, 1, 2, 3, 14, 30}) {
                 const int64_t key = k * 7919 - 500;
                 std::vector<StateKey> seen;
-                owner(backends, key).scan(key, state, [&seen](const StateKey& at, int64_t) { seen.push_back(at); });
+                owner(backends, key).scan(key, state, [&seen](const StateKey& at, int64_t) {
+                    seen.push_back(at);
+                });
                 std::vector<StateKey> expected;
                 for (const auto& [at, value] : cells) {
                     if (at.key == key && at.state == state) expected.push_back(at);
@@ -208,21 +223,30 @@ TEST_CASE("keyed state cells: scan and scan_state are ordered", "[state_backend]
             // scan_state: ordered by (key group, key, ns, item), each with its value.
             for (const auto& b : backends) {
                 std::vector<std::pair<StateKey, int64_t>> seen;
-                b->scan_state(state, [&seen](const StateKey& at, int64_t value) { seen.emplace_back(at, value); });
-                std::map<std::tuple<int32_t, int64_t, int64_t, int64_t>, std::pair<StateKey, int64_t>> expected;
+                b->scan_state(state, [&seen](const StateKey& at, int64_t value) {
+                    seen.emplace_back(at, value);
+                });
+                std::map<std::tuple<int32_t, int64_t, int64_t, int64_t>,
+                         std::pair<StateKey, int64_t>>
+                    expected;
                 for (const auto& [at, value] : b->cells()) {
-                    if (at.state == state) expected[{key_group_of(at.key, kCellsMaxParallelism), at.key, at.ns, at.item}] = {at, value};
+                    if (at.state == state)
+                        expected[{key_group_of(at.key, kCellsMaxParallelism), at.key, at.ns,
+                                  at.item}] = {at, value};
                 }
                 std::vector<std::pair<StateKey, int64_t>> expected_order;
                 for (const auto& [order, cell] : expected) expected_order.push_back(cell);
                 CHECK(seen == expected_order);
-                if (state == 0) CHECK(seen.size() > 30);  // the merge of plain and namespaced state-0 cells is exercised
+                if (state == 0)
+                    CHECK(seen.size() >
+                          30);  // the merge of plain and namespaced state-0 cells is exercised
             }
         }
     }
 }
 
-TEST_CASE("keyed state cells: round trip through snapshot and restore, also rescaled", "[state_backend][cells]") {
+TEST_CASE("keyed state cells: round trip through snapshot and restore, also rescaled",
+          "[state_backend][cells]") {
     const auto cells = sample_cells(400);
     for (Flavour flavour : kFlavours) {
         INFO(name_of(flavour));
@@ -235,7 +259,8 @@ TEST_CASE("keyed state cells: round trip through snapshot and restore, also resc
             auto after = checkpoint_and_restore(flavour, before, parallelism, storage);
             CHECK(cells_of(after) == cells);
             for (int32_t s = 0; s < parallelism; ++s) {
-                const KeyGroupRange range = KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism);
+                const KeyGroupRange range =
+                    KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism);
                 for (const auto& [at, value] : after[static_cast<size_t>(s)]->cells()) {
                     CHECK(range.contains(key_group_of(at.key, kCellsMaxParallelism)));
                 }
@@ -278,8 +303,10 @@ IncrementalRun run_incremental_rounds() {
         const int64_t checkpoint = run.storage.next_checkpoint++;
         for (size_t s = 0; s < backends.size(); ++s) {
             IncrementalSnapshot snap = backends[s]->snapshot_incremental(
-                checkpoint, "shared/op-" + std::to_string(s) + "-c" + std::to_string(checkpoint) + "-");
-            for (auto& upload : snap.uploads) run.storage.shared[upload.key] = std::move(upload.bytes);
+                checkpoint,
+                "shared/op-" + std::to_string(s) + "-c" + std::to_string(checkpoint) + "-");
+            for (auto& upload : snap.uploads)
+                run.storage.shared[upload.key] = std::move(upload.bytes);
             privates.push_back(std::move(snap.private_state));
             backends[s]->checkpoint_confirmed(checkpoint);
         }
@@ -289,8 +316,9 @@ IncrementalRun run_incremental_rounds() {
     return run;
 }
 
-TEST_CASE("keyed state cells: RocksDB incremental checkpoints of namespaced cells with removals, deterministic, restored and rescaled",
-          "[state_backend][cells]") {
+TEST_CASE(
+    "keyed state cells: RocksDB incremental checkpoints of namespaced cells with removals, deterministic, restored and rescaled",
+    "[state_backend][cells]") {
     const IncrementalRun first = run_incremental_rounds();
     const IncrementalRun second = run_incremental_rounds();
     CHECK(first.private_states == second.private_states);
@@ -300,8 +328,9 @@ TEST_CASE("keyed state cells: RocksDB incremental checkpoints of namespaced cell
         Backends after = cell_subtasks(Flavour::rocksdb_incremental, parallelism);
         for (int32_t s = 0; s < parallelism; ++s) {
             std::map<std::string, std::string> files;
-            for (const auto& key : shared_keys_to_restore(first.private_states.back(),
-                                                          KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism))) {
+            for (const auto& key : shared_keys_to_restore(
+                     first.private_states.back(),
+                     KeyGroupRange::of_subtask(s, parallelism, kCellsMaxParallelism))) {
                 files[key] = first.storage.shared.at(key);
             }
             after[static_cast<size_t>(s)]->restore_incremental(first.private_states.back(), files);
@@ -310,14 +339,18 @@ TEST_CASE("keyed state cells: RocksDB incremental checkpoints of namespaced cell
     }
 }
 
-TEST_CASE("keyed state cells: the canonical form of each backend restores into the others at another parallelism",
-          "[state_backend][cells]") {
+TEST_CASE(
+    "keyed state cells: the canonical form of each backend restores into the others at another parallelism",
+    "[state_backend][cells]") {
     testing::prop_with_cases("same cells() whichever backend wrote the canonical form", 40, [] {
         const auto keys = rc::gen::inRange<int64_t>(-40, 40);
         const auto cells = *rc::gen::container<std::map<StateKey, int64_t>>(
-            rc::gen::build<StateKey>(rc::gen::set(&StateKey::key, keys), rc::gen::set(&StateKey::state, rc::gen::inRange(-2, 3)),
-                                     rc::gen::set(&StateKey::ns, rc::gen::oneOf(rc::gen::inRange<int64_t>(-3, 3), rc::gen::arbitrary<int64_t>())),
-                                     rc::gen::set(&StateKey::item, rc::gen::inRange<int64_t>(-2, 2))),
+            rc::gen::build<StateKey>(
+                rc::gen::set(&StateKey::key, keys),
+                rc::gen::set(&StateKey::state, rc::gen::inRange(-2, 3)),
+                rc::gen::set(&StateKey::ns, rc::gen::oneOf(rc::gen::inRange<int64_t>(-3, 3),
+                                                           rc::gen::arbitrary<int64_t>())),
+                rc::gen::set(&StateKey::item, rc::gen::inRange<int64_t>(-2, 2))),
             rc::gen::arbitrary<int64_t>());
         const Flavour writer = *rc::gen::elementOf(kFlavours);
         const Flavour reader = *rc::gen::elementOf(kFlavours);
@@ -338,7 +371,8 @@ TEST_CASE("keyed state cells: the canonical form of each backend restores into t
         // The canonical form is the same whichever backend writes it.
         auto heap = cell_subtasks(Flavour::heap, new_parallelism);
         for (auto& b : heap) b->restore_canonical(savepoint);
-        for (size_t s = 0; s < after.size(); ++s) RC_ASSERT(after[s]->canonical_snapshot() == heap[s]->canonical_snapshot());
+        for (size_t s = 0; s < after.size(); ++s)
+            RC_ASSERT(after[s]->canonical_snapshot() == heap[s]->canonical_snapshot());
     });
 }
 

@@ -1,10 +1,11 @@
 // Timeoutable aligned barriers (Flink 1.14+): the aligned-checkpoint timeout reaches a
-// barrier still queued in a channel. The handler sequences follow Flink's AlternatingCheckpointsTest
-// (an announced barrier starts the timer, and at the timeout the checkpoint goes unaligned before any
-// barrier was taken); the engine runs follow PipelinedSubpartitionWithReadViewTest's story through
-// the real job: a queued barrier is converted at the timeout and overtakes the buffers before it,
-// which become channel state and are replayed on restore (exactly-once holds); a barrier that
-// reaches the head in time stays aligned; a checkpoint without the timeout is unaffected.
+// barrier still queued in a channel. The handler sequences follow Flink's
+// AlternatingCheckpointsTest (an announced barrier starts the timer, and at the timeout the
+// checkpoint goes unaligned before any barrier was taken); the engine runs follow
+// PipelinedSubpartitionWithReadViewTest's story through the real job: a queued barrier is converted
+// at the timeout and overtakes the buffers before it, which become channel state and are replayed
+// on restore (exactly-once holds); a barrier that reaches the head in time stays aligned; a
+// checkpoint without the timeout is unaffected.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -26,8 +27,12 @@ public:
     void block_channel(int32_t channel) override { log("block", channel); }
     void unblock_all_channels() override { calls.emplace_back("unblock_all"); }
     void trigger_snapshot(int64_t checkpoint_id) override { log("snapshot", checkpoint_id); }
-    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason, const std::string&) override { log("decline", checkpoint_id); }
-    void start_unaligned_snapshot(int64_t checkpoint_id, const std::vector<bool>& barrier_in) override {
+    void abort_checkpoint(int64_t checkpoint_id, CheckpointFailureReason,
+                          const std::string&) override {
+        log("decline", checkpoint_id);
+    }
+    void start_unaligned_snapshot(int64_t checkpoint_id,
+                                  const std::vector<bool>& barrier_in) override {
         std::string in;
         for (bool b : barrier_in) in += b ? '1' : '0';
         calls.push_back("unaligned:" + std::to_string(checkpoint_id) + ":" + in);
@@ -43,19 +48,24 @@ public:
     sim::Duration timer_delay = sim::Duration::millis(-1);
 
 private:
-    void log(const char* what, int64_t value) { calls.push_back(std::string(what) + ":" + std::to_string(value)); }
+    void log(const char* what, int64_t value) {
+        calls.push_back(std::string(what) + ":" + std::to_string(value));
+    }
 };
 
 using Calls = std::vector<std::string>;
 const sim::Time kStart = sim::Time::zero() + sim::Duration::millis(1000);
 CheckpointBarrier aligned_barrier(int64_t id) { return CheckpointBarrier{id, false, kStart}; }
 
-std::unique_ptr<BarrierHandler> handler_of(AlignmentMode mode, int32_t channels, TimerController& controller) {
-    return make_barrier_handler(CheckpointingMode::exactly_once, mode, sim::Duration::millis(200), channels, controller);
+std::unique_ptr<BarrierHandler> handler_of(AlignmentMode mode, int32_t channels,
+                                           TimerController& controller) {
+    return make_barrier_handler(CheckpointingMode::exactly_once, mode, sim::Duration::millis(200),
+                                channels, controller);
 }
 
-TEST_CASE("queued barriers: an announced barrier starts the timer, and at the timeout the checkpoint goes unaligned before any barrier was taken",
-          "[queued-barriers]") {
+TEST_CASE(
+    "queued barriers: an announced barrier starts the timer, and at the timeout the checkpoint goes unaligned before any barrier was taken",
+    "[queued-barriers]") {
     TimerController controller;
     controller.clock = kStart + sim::Duration::millis(30);
     auto handler = handler_of(AlignmentMode::aligned_then_unaligned, 2, controller);
@@ -65,7 +75,8 @@ TEST_CASE("queued barriers: an announced barrier starts the timer, and at the ti
     CHECK(handler->pending_checkpoint() == 1);
     CHECK(handler->awaiting_first_barrier());
     CHECK_FALSE(handler->collecting_unaligned(1));
-    handler->barrier_announced(0, aligned_barrier(1));  // a second announcement sets no second timer
+    handler->barrier_announced(0,
+                               aligned_barrier(1));  // a second announcement sets no second timer
     CHECK(controller.calls == Calls{"timer:1"});
     handler->alignment_timed_out(1);
     CHECK(handler->collecting_unaligned(1));  // the task now takes the queued barriers at once
@@ -79,12 +90,14 @@ TEST_CASE("queued barriers: an announced barrier starts the timer, and at the ti
     CHECK_FALSE(handler->collecting_unaligned(2));
 }
 
-TEST_CASE("queued barriers: barriers that reach the head before the timeout stay aligned", "[queued-barriers]") {
+TEST_CASE("queued barriers: barriers that reach the head before the timeout stay aligned",
+          "[queued-barriers]") {
     TimerController controller;
     controller.clock = kStart;
     auto handler = handler_of(AlignmentMode::aligned_then_unaligned, 2, controller);
     handler->barrier_announced(0, aligned_barrier(1));
-    handler->barrier_received(0, aligned_barrier(1));  // no second timer for the first barrier taken
+    handler->barrier_received(0,
+                              aligned_barrier(1));  // no second timer for the first barrier taken
     handler->barrier_announced(1, aligned_barrier(1));
     handler->barrier_received(1, aligned_barrier(1));
     CHECK(controller.calls == Calls{"timer:1", "block:0", "unblock_all", "snapshot:1"});
@@ -92,7 +105,8 @@ TEST_CASE("queued barriers: barriers that reach the head before the timeout stay
     CHECK(controller.calls.size() == 4);
 }
 
-TEST_CASE("queued barriers: an announcement after the timeout ran out times out at once", "[queued-barriers]") {
+TEST_CASE("queued barriers: an announcement after the timeout ran out times out at once",
+          "[queued-barriers]") {
     TimerController controller;
     controller.clock = kStart + sim::Duration::millis(450);
     auto handler = handler_of(AlignmentMode::aligned_then_unaligned, 2, controller);
@@ -101,7 +115,8 @@ TEST_CASE("queued barriers: an announcement after the timeout ran out times out 
     CHECK(controller.timer_delay == sim::Duration::zero());
 }
 
-TEST_CASE("queued barriers: an announcement of a newer checkpoint declines the older pending one", "[queued-barriers]") {
+TEST_CASE("queued barriers: an announcement of a newer checkpoint declines the older pending one",
+          "[queued-barriers]") {
     TimerController controller;
     controller.clock = kStart;
     auto handler = handler_of(AlignmentMode::aligned_then_unaligned, 2, controller);
@@ -129,7 +144,8 @@ TEST_CASE("queued barriers: without a timeout, announcements change nothing", "[
 // ---- through the engine: the catalogue's slow-count job -----------------------------------------
 
 scenarios::Scenario slow_count(const char* file = "queued-barrier-timeout.json") {
-    return scenarios::load_scenario(std::filesystem::path(EOSIM_SOURCE_DIR) / "scenarios/catalogue/checkpointing" / file);
+    return scenarios::load_scenario(std::filesystem::path(EOSIM_SOURCE_DIR) /
+                                    "scenarios/catalogue/checkpointing" / file);
 }
 
 double max_start_delay_ms(const scenarios::RunResult& result) {
@@ -140,8 +156,9 @@ double max_start_delay_ms(const scenarios::RunResult& result) {
     return most;
 }
 
-TEST_CASE("queued barriers: a queued barrier is converted at the timeout and overtakes the buffers, which become channel state",
-          "[queued-barriers]") {
+TEST_CASE(
+    "queued barriers: a queued barrier is converted at the timeout and overtakes the buffers, which become channel state",
+    "[queued-barriers]") {
     scenarios::Scenario s = slow_count();
     s.faults = {};
     scenarios::RunOptions options;
@@ -149,9 +166,10 @@ TEST_CASE("queued barriers: a queued barrier is converted at the timeout and ove
     const scenarios::RunResult result = scenarios::run_scenario(s, options);
     REQUIRE(result.expectation_met);
     CHECK(max_start_delay_ms(result) < 250);
-    // Both kinds of queue: a source whose barrier still waited for credit at the timeout sent it ahead
-    // (its snapshot unaligned, with output channel state); where every source's barrier left in time,
-    // the slow count subtask took it from its input queue at the timeout (input channel state).
+    // Both kinds of queue: a source whose barrier still waited for credit at the timeout sent it
+    // ahead (its snapshot unaligned, with output channel state); where every source's barrier left
+    // in time, the slow count subtask took it from its input queue at the timeout (input channel
+    // state).
     int64_t converted_in_output = 0;
     int64_t converted_in_input = 0;
     for (const scenarios::CheckpointStats& c : result.checkpoints) {
@@ -159,7 +177,9 @@ TEST_CASE("queued barriers: a queued barrier is converted at the timeout and ove
         bool count_converted = false;
         for (const scenarios::CheckpointTaskStats& t : c.tasks) {
             if (t.vertex == "source" && t.unaligned) source_overtook = true;
-            if (t.vertex == "count" && t.unaligned && t.start_delay_ms >= 199 && t.channel_state_bytes > 0) count_converted = true;
+            if (t.vertex == "count" && t.unaligned && t.start_delay_ms >= 199 &&
+                t.channel_state_bytes > 0)
+                count_converted = true;
         }
         if (source_overtook) ++converted_in_output;
         if (count_converted && !source_overtook) ++converted_in_input;
@@ -173,7 +193,8 @@ TEST_CASE("queued barriers: a queued barrier is converted at the timeout and ove
     CHECK(waiting.trace_hash != result.trace_hash);
 }
 
-TEST_CASE("queued barriers: the overtaken buffers are replayed on restore and exactly-once holds", "[queued-barriers]") {
+TEST_CASE("queued barriers: the overtaken buffers are replayed on restore and exactly-once holds",
+          "[queued-barriers]") {
     for (uint64_t seed = 1; seed <= 3; ++seed) {
         scenarios::RunOptions options;
         options.seed = seed;
@@ -188,8 +209,9 @@ TEST_CASE("queued barriers: the overtaken buffers are replayed on restore and ex
     }
 }
 
-TEST_CASE("queued barriers: without backpressure every timeoutable barrier leaves in time and checkpoints stay aligned",
-          "[queued-barriers]") {
+TEST_CASE(
+    "queued barriers: without backpressure every timeoutable barrier leaves in time and checkpoints stay aligned",
+    "[queued-barriers]") {
     scenarios::Scenario s = slow_count();
     s.faults = {};
     s.job.vertices[1].record_cost = sim::Duration::micros(100);  // the count keeps up
@@ -201,7 +223,8 @@ TEST_CASE("queued barriers: without backpressure every timeoutable barrier leave
     CHECK(result.figures.checkpoints_unaligned == 0);
     for (const scenarios::CheckpointStats& c : result.checkpoints) {
         CHECK(c.channel_state_bytes == 0);
-        for (const scenarios::CheckpointTaskStats& t : c.tasks) CHECK(t.sync_ms < 1);  // the wait for the barrier is not the sync part
+        for (const scenarios::CheckpointTaskStats& t : c.tasks)
+            CHECK(t.sync_ms < 1);  // the wait for the barrier is not the sync part
     }
 }
 
@@ -222,21 +245,38 @@ TEST_CASE("queued barriers: a checkpoint without the timeout is unaffected", "[q
     CHECK(scenarios::run_scenario(s, options).trace_hash == aligned.trace_hash);
 }
 
-TEST_CASE("queued barriers: trace lines of barriers name their channel and checkpoint, storage lines their path", "[queued-barriers][trace]") {
+TEST_CASE(
+    "queued barriers: trace lines of barriers name their channel and checkpoint, storage lines their path",
+    "[queued-barriers][trace]") {
     const scenarios::Scenario s = slow_count();
     scenarios::RunOptions options;
     options.seed = 1;
     std::ostringstream log;
     scenarios::RunOptions logged = options;
     logged.trace_log = &log;
-    CHECK(scenarios::run_scenario(s, logged).trace_hash == scenarios::run_scenario(s, options).trace_hash);
+    CHECK(scenarios::run_scenario(s, logged).trace_hash ==
+          scenarios::run_scenario(s, options).trace_hash);
     const std::string text = log.str();
     CHECK_THAT(text, Catch::Contains("\"kind\":\"channel.barrier\""));
-    CHECK(std::regex_search(text, std::regex("\"what\":\"(un)?aligned barrier 1 source-0 -> count-0 \\(input channel 0, gate 0\\)\"")));
-    CHECK(std::regex_search(text, std::regex("\"what\":\"(un)?aligned barrier 1 source-1 -> count-1 \\(input channel 1, gate 0\\)\"")));
-    CHECK(std::regex_search(text, std::regex("\"what\":\"unaligned barrier [0-9]+ count-1 -> sink-1 \\(input channel 0, gate 0\\)\"")));
-    CHECK(std::regex_search(text, std::regex("\"kind\":\"storage.apply\",\"seq\":[0-9]+,\"t_ns\":[0-9]+,\"what\":\"put [^\"]+\"")));
-    CHECK(std::regex_search(text, std::regex("\"kind\":\"storage.done\",[^}]*\"what\":\"(put|get|remove|list) [^\"]+\"")));
+    CHECK(std::regex_search(
+        text,
+        std::regex(
+            "\"what\":\"(un)?aligned barrier 1 source-0 -> count-0 \\(input channel 0, gate 0\\)\"")));
+    CHECK(std::regex_search(
+        text,
+        std::regex(
+            "\"what\":\"(un)?aligned barrier 1 source-1 -> count-1 \\(input channel 1, gate 0\\)\"")));
+    CHECK(std::regex_search(
+        text,
+        std::regex(
+            "\"what\":\"unaligned barrier [0-9]+ count-1 -> sink-1 \\(input channel 0, gate 0\\)\"")));
+    CHECK(std::regex_search(
+        text,
+        std::regex(
+            "\"kind\":\"storage.apply\",\"seq\":[0-9]+,\"t_ns\":[0-9]+,\"what\":\"put [^\"]+\"")));
+    CHECK(std::regex_search(
+        text,
+        std::regex("\"kind\":\"storage.done\",[^}]*\"what\":\"(put|get|remove|list) [^\"]+\"")));
 }
 
 }  // namespace

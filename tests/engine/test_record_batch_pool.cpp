@@ -9,7 +9,8 @@
 
 namespace eosim::engine {
 
-TEST_CASE("record batch pool: takes are empty, capacity is reused, spares are bounded", "[record_batch_pool]") {
+TEST_CASE("record batch pool: takes are empty, capacity is reused, spares are bounded",
+          "[record_batch_pool]") {
     RecordBatchPool pool;
     CHECK(pool.take().capacity() == 0);  // nothing given back yet: a fresh buffer
 

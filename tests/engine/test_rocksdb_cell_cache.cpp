@@ -18,7 +18,8 @@ std::vector<std::string> keys_of(const std::vector<CellCache::Entry*>& entries) 
     return keys;
 }
 
-TEST_CASE("rocksdb cell cache: dirty cells are taken once in key order with their last value", "[rocksdb][cell_cache]") {
+TEST_CASE("rocksdb cell cache: dirty cells are taken once in key order with their last value",
+          "[rocksdb][cell_cache]") {
     CellCache cache(8);
     CHECK(cache.complete());
     CellCache::Entry& c = cache.insert("c", std::nullopt);
@@ -39,7 +40,8 @@ TEST_CASE("rocksdb cell cache: dirty cells are taken once in key order with thei
     CHECK(cache.find("d") == nullptr);
 }
 
-TEST_CASE("rocksdb cell cache: an overflow empties it and ends completeness until a reset", "[rocksdb][cell_cache]") {
+TEST_CASE("rocksdb cell cache: an overflow empties it and ends completeness until a reset",
+          "[rocksdb][cell_cache]") {
     CellCache cache(2);
     cache.write(cache.insert("a", std::nullopt), 1);
     cache.insert("b", 2);
@@ -54,7 +56,8 @@ TEST_CASE("rocksdb cell cache: an overflow empties it and ends completeness unti
     CHECK(cache.complete());
 }
 
-TEST_CASE("rocksdb cell cache: a restore that does not fit leaves it incomplete", "[rocksdb][cell_cache]") {
+TEST_CASE("rocksdb cell cache: a restore that does not fit leaves it incomplete",
+          "[rocksdb][cell_cache]") {
     CellCache cache(2);
     cache.remember("a", 1);
     cache.remember("b", 2);

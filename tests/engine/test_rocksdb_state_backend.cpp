@@ -22,21 +22,28 @@ namespace {
 
 constexpr int32_t kRocksMaxParallelism = 128;
 
-std::unique_ptr<KeyedStateBackend> rocksdb_backend(KeyGroupRange range, bool incremental, const std::string& identity = "op-0-a1") {
-    return make_state_backend(StateBackendOptions{StateBackendKind::rocksdb, incremental}, range, kRocksMaxParallelism, identity);
+std::unique_ptr<KeyedStateBackend> rocksdb_backend(KeyGroupRange range, bool incremental,
+                                                   const std::string& identity = "op-0-a1") {
+    return make_state_backend(StateBackendOptions{StateBackendKind::rocksdb, incremental}, range,
+                              kRocksMaxParallelism, identity);
 }
 
-std::vector<std::unique_ptr<KeyedStateBackend>> subtasks(int32_t parallelism, StateBackendKind kind, bool incremental) {
+std::vector<std::unique_ptr<KeyedStateBackend>> subtasks(int32_t parallelism, StateBackendKind kind,
+                                                         bool incremental) {
     std::vector<std::unique_ptr<KeyedStateBackend>> out;
     for (int32_t s = 0; s < parallelism; ++s) {
-        out.push_back(make_state_backend(StateBackendOptions{kind, incremental}, KeyGroupRange::of_subtask(s, parallelism, kRocksMaxParallelism),
-                                         kRocksMaxParallelism, "op-" + std::to_string(s) + "-a1"));
+        out.push_back(
+            make_state_backend(StateBackendOptions{kind, incremental},
+                               KeyGroupRange::of_subtask(s, parallelism, kRocksMaxParallelism),
+                               kRocksMaxParallelism, "op-" + std::to_string(s) + "-a1"));
     }
     return out;
 }
 
-void apply(std::vector<std::unique_ptr<KeyedStateBackend>>& backends, int64_t key, std::optional<int64_t> value) {
-    auto& backend = backends[static_cast<size_t>(subtask_for_key(key, kRocksMaxParallelism, static_cast<int32_t>(backends.size())))];
+void apply(std::vector<std::unique_ptr<KeyedStateBackend>>& backends, int64_t key,
+           std::optional<int64_t> value) {
+    auto& backend = backends[static_cast<size_t>(
+        subtask_for_key(key, kRocksMaxParallelism, static_cast<int32_t>(backends.size())))];
     if (value) {
         backend->put(key, *value);
     } else {
@@ -45,8 +52,8 @@ void apply(std::vector<std::unique_ptr<KeyedStateBackend>>& backends, int64_t ke
 }
 
 // Writes a round of updates (and some deletions) into `backends` and the model.
-void round(std::vector<std::unique_ptr<KeyedStateBackend>>& backends, std::map<int64_t, int64_t>& model, int64_t round_no,
-           int64_t keys) {
+void round(std::vector<std::unique_ptr<KeyedStateBackend>>& backends,
+           std::map<int64_t, int64_t>& model, int64_t round_no, int64_t keys) {
     for (int64_t k = 0; k < keys; ++k) {
         const int64_t key = (k * 7919 + round_no * 13) % (keys * 3) - keys;
         if ((k + round_no) % 11 == 0) {
@@ -59,7 +66,8 @@ void round(std::vector<std::unique_ptr<KeyedStateBackend>>& backends, std::map<i
     }
 }
 
-std::map<int64_t, int64_t> contents(const std::vector<std::unique_ptr<KeyedStateBackend>>& backends) {
+std::map<int64_t, int64_t> contents(
+    const std::vector<std::unique_ptr<KeyedStateBackend>>& backends) {
     std::map<int64_t, int64_t> all;
     for (const auto& b : backends) {
         for (const auto& [k, v] : b->contents()) all[k] = v;
@@ -73,11 +81,13 @@ struct Stored {
     std::map<std::string, std::string> shared;
 };
 
-Stored snapshot_all(std::vector<std::unique_ptr<KeyedStateBackend>>& backends, int64_t checkpoint_id, Stored stored) {
+Stored snapshot_all(std::vector<std::unique_ptr<KeyedStateBackend>>& backends,
+                    int64_t checkpoint_id, Stored stored) {
     stored.private_states.clear();
     for (size_t s = 0; s < backends.size(); ++s) {
-        IncrementalSnapshot snap = backends[s]->snapshot_incremental(checkpoint_id, "shared/op-" + std::to_string(s) + "-c" +
-                                                                                       std::to_string(checkpoint_id) + "-");
+        IncrementalSnapshot snap = backends[s]->snapshot_incremental(
+            checkpoint_id,
+            "shared/op-" + std::to_string(s) + "-c" + std::to_string(checkpoint_id) + "-");
         for (auto& upload : snap.uploads) stored.shared[upload.key] = std::move(upload.bytes);
         stored.private_states.push_back(std::move(snap.private_state));
         backends[s]->checkpoint_confirmed(checkpoint_id);
@@ -102,7 +112,8 @@ std::vector<IncrementalSnapshot> run_once() {
     return snapshots;
 }
 
-TEST_CASE("rocksdb backend: two runs give the same SST file names and bytes", "[state_backend][rocksdb]") {
+TEST_CASE("rocksdb backend: two runs give the same SST file names and bytes",
+          "[state_backend][rocksdb]") {
     const auto first = run_once();
     const auto second = run_once();
     REQUIRE(first.size() == second.size());
@@ -122,7 +133,8 @@ TEST_CASE("rocksdb backend: two runs give the same SST file names and bytes", "[
     CHECK(first.back().shared_keys.size() < static_cast<size_t>(uploads));
 }
 
-TEST_CASE("rocksdb backend: an incremental snapshot uploads only files not yet confirmed", "[state_backend][rocksdb]") {
+TEST_CASE("rocksdb backend: an incremental snapshot uploads only files not yet confirmed",
+          "[state_backend][rocksdb]") {
     auto backend = rocksdb_backend(KeyGroupRange{0, kRocksMaxParallelism - 1}, true);
     for (int64_t k = 0; k < 5000; ++k) backend->put(k, k);
     const IncrementalSnapshot first = backend->snapshot_incremental(1, "shared/c1-");
@@ -139,7 +151,8 @@ TEST_CASE("rocksdb backend: an incremental snapshot uploads only files not yet c
     CHECK(third.uploads.size() == third.shared_keys.size());
 }
 
-TEST_CASE("rocksdb backend: restore from incremental snapshots, same parallelism, keeps deletions", "[state_backend][rocksdb]") {
+TEST_CASE("rocksdb backend: restore from incremental snapshots, same parallelism, keeps deletions",
+          "[state_backend][rocksdb]") {
     auto before = subtasks(4, StateBackendKind::rocksdb, true);
     std::map<int64_t, int64_t> model;
     Stored stored;
@@ -150,14 +163,16 @@ TEST_CASE("rocksdb backend: restore from incremental snapshots, same parallelism
     REQUIRE(contents(before) == model);
     auto after = subtasks(4, StateBackendKind::rocksdb, true);
     for (size_t s = 0; s < after.size(); ++s) {
-        const auto keys = shared_keys_to_restore(stored.private_states, KeyGroupRange::of_subtask(static_cast<int32_t>(s), 4, kRocksMaxParallelism));
+        const auto keys = shared_keys_to_restore(
+            stored.private_states,
+            KeyGroupRange::of_subtask(static_cast<int32_t>(s), 4, kRocksMaxParallelism));
         std::map<std::string, std::string> files;
         for (const auto& key : keys) files[key] = stored.shared.at(key);
         after[s]->restore_incremental(stored.private_states, files);
     }
     CHECK(contents(after) == model);
-    // contents() comes from the complete cell cache; cells() iterates RocksDB: the same plain cells,
-    // after the restore and after writes and removals not yet handed to RocksDB.
+    // contents() comes from the complete cell cache; cells() iterates RocksDB: the same plain
+    // cells, after the restore and after writes and removals not yet handed to RocksDB.
     auto plain_cells = [](const KeyedStateBackend& backend) {
         std::map<int64_t, int64_t> plain;
         for (const auto& [at, value] : backend.cells()) {
@@ -178,7 +193,8 @@ TEST_CASE("rocksdb backend: restore from incremental snapshots, same parallelism
     CHECK_FALSE(next.shared_keys.empty());
 }
 
-TEST_CASE("rocksdb backend: a same-range restore keeps the files' levels and compacts no sooner", "[state_backend][rocksdb]") {
+TEST_CASE("rocksdb backend: a same-range restore keeps the files' levels and compacts no sooner",
+          "[state_backend][rocksdb]") {
     const KeyGroupRange all{0, kRocksMaxParallelism - 1};
     auto backend = rocksdb_backend(all, true);
     IncrementalSnapshot last;
@@ -205,7 +221,9 @@ TEST_CASE("rocksdb backend: a same-range restore keeps the files' levels and com
     CHECK(static_cast<int64_t>(next.uploads.front().bytes.size()) * 10 < next.bytes_referenced);
 }
 
-TEST_CASE("rocksdb backend: the file a rescaled restore writes counts as one sorted run below level 0", "[state_backend][rocksdb]") {
+TEST_CASE(
+    "rocksdb backend: the file a rescaled restore writes counts as one sorted run below level 0",
+    "[state_backend][rocksdb]") {
     auto before = rocksdb_backend(KeyGroupRange{0, kRocksMaxParallelism - 1}, true);
     for (int64_t k = 0; k < 5000; ++k) before->put(k, k);
     IncrementalSnapshot old = before->snapshot_incremental(1, "shared/old-");
@@ -221,7 +239,8 @@ TEST_CASE("rocksdb backend: the file a rescaled restore writes counts as one sor
             after->put(key, -key);
             ++written;
         }
-        const IncrementalSnapshot next = after->snapshot_incremental(c, "shared/new-c" + std::to_string(c) + "-");
+        const IncrementalSnapshot next =
+            after->snapshot_incremental(c, "shared/new-c" + std::to_string(c) + "-");
         after->checkpoint_confirmed(c);
         // The first uploads the restored state's file too; then only each checkpoint's small file:
         // 4 small files on level 0 hold fewer entries than the restored run, so no compaction.
@@ -230,7 +249,8 @@ TEST_CASE("rocksdb backend: the file a rescaled restore writes counts as one sor
     }
 }
 
-TEST_CASE("rocksdb backend: rescaled restore p=4 -> p=6 and p=4 -> p=3 from incremental snapshots", "[state_backend][rocksdb]") {
+TEST_CASE("rocksdb backend: rescaled restore p=4 -> p=6 and p=4 -> p=3 from incremental snapshots",
+          "[state_backend][rocksdb]") {
     auto before = subtasks(4, StateBackendKind::rocksdb, true);
     std::map<int64_t, int64_t> model;
     Stored stored;
@@ -241,9 +261,11 @@ TEST_CASE("rocksdb backend: rescaled restore p=4 -> p=6 and p=4 -> p=3 from incr
     for (int32_t parallelism : {6, 3}) {
         auto after = subtasks(parallelism, StateBackendKind::rocksdb, true);
         for (int32_t s = 0; s < parallelism; ++s) {
-            const KeyGroupRange range = KeyGroupRange::of_subtask(s, parallelism, kRocksMaxParallelism);
+            const KeyGroupRange range =
+                KeyGroupRange::of_subtask(s, parallelism, kRocksMaxParallelism);
             std::map<std::string, std::string> files;
-            for (const auto& key : shared_keys_to_restore(stored.private_states, range)) files[key] = stored.shared.at(key);
+            for (const auto& key : shared_keys_to_restore(stored.private_states, range))
+                files[key] = stored.shared.at(key);
             after[static_cast<size_t>(s)]->restore_incremental(stored.private_states, files);
             for (const auto& [key, value] : after[static_cast<size_t>(s)]->contents()) {
                 CHECK(range.contains(key_group_of(key, kRocksMaxParallelism)));
@@ -253,7 +275,8 @@ TEST_CASE("rocksdb backend: rescaled restore p=4 -> p=6 and p=4 -> p=3 from incr
     }
 }
 
-TEST_CASE("rocksdb backend: canonical round trip RocksDB -> heap at another parallelism -> RocksDB", "[state_backend][rocksdb]") {
+TEST_CASE("rocksdb backend: canonical round trip RocksDB -> heap at another parallelism -> RocksDB",
+          "[state_backend][rocksdb]") {
     auto rocks = subtasks(4, StateBackendKind::rocksdb, true);
     std::map<int64_t, int64_t> model;
     for (int64_t c = 1; c <= 3; ++c) round(rocks, model, c, 2000);
@@ -277,21 +300,24 @@ TEST_CASE("rocksdb backend: canonical round trip RocksDB -> heap at another para
 }
 
 // How many keys in [first, last) of `range` a lookup reads differently from `model`.
-int64_t lookups_differing(const KeyedStateBackend& backend, KeyGroupRange range, const std::map<int64_t, int64_t>& model, int64_t first,
-                          int64_t last) {
+int64_t lookups_differing(const KeyedStateBackend& backend, KeyGroupRange range,
+                          const std::map<int64_t, int64_t>& model, int64_t first, int64_t last) {
     int64_t differing = 0;
     for (int64_t key = first; key < last; ++key) {
         if (!range.contains(key_group_of(key, kRocksMaxParallelism))) continue;
         const auto known = model.find(key);
-        const std::optional<int64_t> expected = known == model.end() ? std::nullopt : std::optional<int64_t>(known->second);
+        const std::optional<int64_t> expected =
+            known == model.end() ? std::nullopt : std::optional<int64_t>(known->second);
         if (backend.get(key) != expected) ++differing;
     }
     return differing;
 }
 
-TEST_CASE("rocksdb backend: lookups through the cell cache beyond its capacity and after restores", "[state_backend][rocksdb]") {
+TEST_CASE("rocksdb backend: lookups through the cell cache beyond its capacity and after restores",
+          "[state_backend][rocksdb]") {
     const KeyGroupRange all{0, kRocksMaxParallelism - 1};
-    const int64_t keys = static_cast<int64_t>(rocksdb_state::kCellCacheCapacity) + 5000;  // more cells than the cache holds
+    const int64_t keys = static_cast<int64_t>(rocksdb_state::kCellCacheCapacity) +
+                         5000;  // more cells than the cache holds
     auto backend = rocksdb_backend(all, true);
     std::map<int64_t, int64_t> model;
     for (int64_t key = 0; key < keys; ++key) {
@@ -299,10 +325,12 @@ TEST_CASE("rocksdb backend: lookups through the cell cache beyond its capacity a
         backend->put(key, key * 3);
         model[key] = key * 3;
     }
-    CHECK(lookups_differing(*backend, all, model, -10, keys + 10) == 0);  // read from RocksDB past the overflow
+    CHECK(lookups_differing(*backend, all, model, -10, keys + 10) ==
+          0);  // read from RocksDB past the overflow
     IncrementalSnapshot first = backend->snapshot_incremental(1, "shared/c1-");
     backend->checkpoint_confirmed(1);
-    for (int64_t key = 0; key < keys; key += 11) {  // deletions of cells an older file holds, and increments
+    for (int64_t key = 0; key < keys;
+         key += 11) {  // deletions of cells an older file holds, and increments
         backend->remove(key);
         model.erase(key);
         CHECK(backend->add(key + 1, 5) == model[key + 1] + 5);

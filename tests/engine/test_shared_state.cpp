@@ -20,8 +20,8 @@
 namespace eosim::engine {
 namespace {
 
-using scenarios::RunOptions;
 using scenarios::run_scenario;
+using scenarios::RunOptions;
 using sim::Duration;
 using namespace eosim::engine::test;
 
@@ -36,8 +36,9 @@ scenarios::Scenario incremental_scenario(int64_t records, int64_t keys) {
     return s;
 }
 
-TEST_CASE("incremental checkpoints: with retained 2, storage holds exactly what the two retained checkpoints refer to",
-          "[shared_state][rocksdb]") {
+TEST_CASE(
+    "incremental checkpoints: with retained 2, storage holds exactly what the two retained checkpoints refer to",
+    "[shared_state][rocksdb]") {
     for (bool with_aborts : {false, true}) {
         auto s = incremental_scenario(8000, 3000);
         if (with_aborts) {
@@ -45,9 +46,11 @@ TEST_CASE("incremental checkpoints: with retained 2, storage holds exactly what 
             s.job.checkpointing.timeout = Duration::millis(300);
             s.job.checkpointing.tolerable_failures = 1000000;
             for (int64_t at_ms : {700, 1130, 1570, 2010}) {
-                s.faults.push_back(timed_fault(sim::FaultKind::storage_failure, Duration::millis(at_ms), Duration::millis(40)));
+                s.faults.push_back(timed_fault(sim::FaultKind::storage_failure,
+                                               Duration::millis(at_ms), Duration::millis(40)));
             }
-            sim::FaultSpec slow = timed_fault(sim::FaultKind::storage_slow, Duration::millis(2500), Duration::millis(800));
+            sim::FaultSpec slow = timed_fault(sim::FaultKind::storage_slow, Duration::millis(2500),
+                                              Duration::millis(800));
             slow.multiplier = 100;
             s.faults.push_back(slow);
         }
@@ -58,8 +61,8 @@ TEST_CASE("incremental checkpoints: with retained 2, storage holds exactly what 
         const auto& f = result.figures;
         CHECK(f.checkpoints_completed >= 10);
         if (with_aborts) CHECK(f.checkpoints_aborted >= 2);
-        CHECK(verdict(result, "storage").passed);  // nothing lost
-        CHECK(f.checkpoint_files_unretained == 0);            // nothing leaked
+        CHECK(verdict(result, "storage").passed);   // nothing lost
+        CHECK(f.checkpoint_files_unretained == 0);  // nothing leaked
         CHECK(f.checkpoint_bytes_unretained == 0);
         // Incremental: the checkpoints uploaded less than they refer to (much less without aborts:
         // an abort makes the next snapshot upload everything again).
@@ -69,7 +72,8 @@ TEST_CASE("incremental checkpoints: with retained 2, storage holds exactly what 
     }
 }
 
-TEST_CASE("incremental checkpoints: same seed, same trace hash with RocksDB", "[shared_state][rocksdb]") {
+TEST_CASE("incremental checkpoints: same seed, same trace hash with RocksDB",
+          "[shared_state][rocksdb]") {
     auto s = incremental_scenario(3000, 2000);
     s.faults.push_back(crash_at("tm0", Duration::millis(1100), Duration::millis(300)));
     const auto first = run_scenario(s, RunOptions{7, nullptr});
@@ -79,8 +83,9 @@ TEST_CASE("incremental checkpoints: same seed, same trace hash with RocksDB", "[
     CHECK(first.figures.shared_bytes_uploaded == second.figures.shared_bytes_uploaded);
 }
 
-TEST_CASE("incremental checkpoints: JobManager crashes between registering and discarding shared state lose nothing",
-          "[shared_state][rocksdb]") {
+TEST_CASE(
+    "incremental checkpoints: JobManager crashes between registering and discarding shared state lose nothing",
+    "[shared_state][rocksdb]") {
     auto s = incremental_scenario(6000, 3000);
     s.faults.push_back(crash_at_point("shared_state.registered", 9, Duration::millis(500)));
     s.faults.push_back(crash_at_point("shared_state.discarded", 6, Duration::millis(500)));
@@ -120,7 +125,9 @@ std::map<std::string, std::string> run_registry(int64_t forget) {
     for (int64_t id = 1; id <= 6; ++id) {
         std::vector<std::string> files;
         if (id < 6) files.push_back("checkpoints/j/shared/op-0-a1-c1-000009.sst");
-        if (id > 1) files.push_back("checkpoints/j/shared/op-0-a1-c" + std::to_string(id) + "-0000" + std::to_string(10 + id) + ".sst");
+        if (id > 1)
+            files.push_back("checkpoints/j/shared/op-0-a1-c" + std::to_string(id) + "-0000" +
+                            std::to_string(10 + id) + ".sst");
         CompletedCheckpoint c = checkpoint(id, files);
         for (const std::string& file : files) storage[file] = "sst";
         if (id != forget) registry.add_references(SharedStateRegistry::keys_of(c));
@@ -134,7 +141,8 @@ std::map<std::string, std::string> run_registry(int64_t forget) {
             storage.erase(gone.handles.begin()->second);
             for (const std::string& key : registry.release_checkpoint(gone)) storage.erase(key);
         }
-        if (auto lost = oracles::find_lost_checkpoint_file(job, storage, [](const std::string&) { return false; })) {
+        if (auto lost = oracles::find_lost_checkpoint_file(
+                job, storage, [](const std::string&) { return false; })) {
             storage["LOST"] = *lost;
             return storage;
         }
@@ -142,7 +150,8 @@ std::map<std::string, std::string> run_registry(int64_t forget) {
     return storage;
 }
 
-TEST_CASE("shared-state registry: counts references and rebuilds from the retained checkpoints", "[shared_state]") {
+TEST_CASE("shared-state registry: counts references and rebuilds from the retained checkpoints",
+          "[shared_state]") {
     SharedStateRegistry registry;
     const auto a = checkpoint(1, {"s/a", "s/b"});
     const auto b = checkpoint(2, {"s/b", "s/c"});
@@ -162,16 +171,19 @@ TEST_CASE("shared-state registry: counts references and rebuilds from the retain
     CHECK(after_restart.references("s/a") == 1);
     CHECK(after_restart.references("s/b") == 2);
     // Metadata round trip of the shared references.
-    const CompletedCheckpoint parsed = parse_checkpoint_metadata(serialize_checkpoint_metadata(b, {"s/a"}));
+    const CompletedCheckpoint parsed =
+        parse_checkpoint_metadata(serialize_checkpoint_metadata(b, {"s/a"}));
     CHECK(parsed.shared == b.shared);
     CHECK(parsed.older_shared == std::vector<std::string>{"s/a"});
 }
 
-TEST_CASE("storage oracle: a registry that forgets a reference loses a retained checkpoint's file, and the oracle finds it",
-          "[shared_state][oracle]") {
+TEST_CASE(
+    "storage oracle: a registry that forgets a reference loses a retained checkpoint's file, and the oracle finds it",
+    "[shared_state][oracle]") {
     const auto correct = run_registry(0);
     CHECK_FALSE(correct.contains("LOST"));
-    CHECK(correct.contains("checkpoints/j/shared/op-0-a1-c1-000009.sst"));  // checkpoint 5 still refers to it
+    CHECK(correct.contains(
+        "checkpoints/j/shared/op-0-a1-c1-000009.sst"));  // checkpoint 5 still refers to it
     CHECK_FALSE(correct.contains("checkpoints/j/shared/op-0-a1-c2-000012.sst"));  // nothing does
     const auto broken = run_registry(3);
     REQUIRE(broken.contains("LOST"));

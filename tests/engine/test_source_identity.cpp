@@ -28,7 +28,8 @@ struct SourceIdentityWorld {
     sim::NodeId broker = world.nodes().add("kafka");
     sim::NodeId store_node = world.nodes().add("store");
     sim::NodeId task_node = world.nodes().add("tm0");
-    external::KafkaCluster kafka{world.scheduler(), world.network(), broker, external::KafkaOptions{}};
+    external::KafkaCluster kafka{world.scheduler(), world.network(), broker,
+                                 external::KafkaOptions{}};
     FakeSinkContext context{world, task_node};
 };
 
@@ -38,7 +39,8 @@ SourceOffsets fill_equal_events(SourceIdentityWorld& w, int64_t per_partition) {
     w.kafka.create_topic("input", 2);
     std::vector<std::pair<int32_t, external::KafkaRecord>> records;
     for (int32_t partition = 0; partition < 2; ++partition) {
-        for (int64_t i = 0; i < per_partition; ++i) records.emplace_back(partition, external::KafkaRecord{1, 7});
+        for (int64_t i = 0; i < per_partition; ++i)
+            records.emplace_back(partition, external::KafkaRecord{1, 7});
     }
     REQUIRE(w.kafka.append_all(w.task_node, "input", records) == external::KafkaError::none);
     return SourceOffsets{{{"input", 0}, per_partition}, {{"input", 1}, per_partition}};
@@ -50,8 +52,8 @@ RecordBatch poll_source_records(KafkaSourceReader& reader, size_t max_records) {
     return out;
 }
 
-// The equal events of fill_equal_events (per_partition in each of 2 partitions), read from the start
-// by one source reader: what the sink tests below write.
+// The equal events of fill_equal_events (per_partition in each of 2 partitions), read from the
+// start by one source reader: what the sink tests below write.
 RecordBatch read_equal_source_events(SourceIdentityWorld& w, int64_t per_partition) {
     const SourceOffsets end = fill_equal_events(w, per_partition);
     KafkaSourceReader reader(w.kafka, w.task_node, "input", 0, 1, end, std::nullopt, nullptr);
@@ -71,7 +73,8 @@ std::vector<std::string> sorted_source_names(const RecordBatch& records) {
 
 }  // namespace
 
-TEST_CASE("source identity: packed partition and offset, named topic-partition-offset", "[source_identity]") {
+TEST_CASE("source identity: packed partition and offset, named topic-partition-offset",
+          "[source_identity]") {
     const uint64_t id = make_source_id(3, 1234567);
     CHECK(id != kSourceIdNone);
     CHECK(source_partition(id) == 3);
@@ -81,8 +84,9 @@ TEST_CASE("source identity: packed partition and offset, named topic-partition-o
     CHECK(sizeof(Record) == 40);
 }
 
-TEST_CASE("source identity: the Kafka source names each record, a re-read after a restore names it the same",
-          "[source_identity]") {
+TEST_CASE(
+    "source identity: the Kafka source names each record, a re-read after a restore names it the same",
+    "[source_identity]") {
     SourceIdentityWorld w;
     const SourceOffsets end = fill_equal_events(w, 5);
     KafkaSourceReader first(w.kafka, w.task_node, "input", 0, 1, end, std::nullopt, nullptr);
@@ -90,7 +94,8 @@ TEST_CASE("source identity: the Kafka source names each record, a re-read after 
     const RecordBatch before = poll_source_records(first, 4);
     const std::string snapshot = first.snapshot(1);  // the checkpoint's offsets
     const RecordBatch replayed_later = poll_source_records(first, 100);
-    CHECK(sorted_source_names(before) == std::vector<std::string>{"input-0-0", "input-0-1", "input-0-2", "input-0-3"});
+    CHECK(sorted_source_names(before) ==
+          std::vector<std::string>{"input-0-0", "input-0-1", "input-0-2", "input-0-3"});
     REQUIRE(replayed_later.size() == 6);
 
     // A failover: a new reader restored from the snapshot reads the records after it again.
@@ -113,7 +118,9 @@ TEST_CASE("source identity: map and filter keep it", "[source_identity]") {
     filter.kind = OperatorKind::filter;
     filter.filter = FilterSpec{2, 1};
     std::vector<Record> passed;
-    make_operator(filter, nullptr)->process(0, in, [&passed](const Record& r) { passed.push_back(r); });
+    make_operator(filter, nullptr)->process(0, in, [&passed](const Record& r) {
+        passed.push_back(r);
+    });
     REQUIRE(passed.size() == 1);
     CHECK(passed.front().source_id == in.source_id);
 
@@ -121,30 +128,38 @@ TEST_CASE("source identity: map and filter keep it", "[source_identity]") {
     map.kind = OperatorKind::map;
     map.map = MapSpec{3, 1, 0, 10, 1};
     std::vector<Record> through_map;
-    make_operator(map, nullptr)->process(0, in, [&through_map](const Record& r) { through_map.push_back(r); });
+    make_operator(map, nullptr)->process(0, in, [&through_map](const Record& r) {
+        through_map.push_back(r);
+    });
     CHECK(through_map == std::vector<Record>{mapped});
 }
 
-TEST_CASE("source identity: unaligned channel state keeps it only in the form that names it", "[source_identity]") {
+TEST_CASE("source identity: unaligned channel state keeps it only in the form that names it",
+          "[source_identity]") {
     ChannelState channels;
     channels.inputs = {{RecordBatch{Record{1, 2, 0, RowKind::insert, 30, make_source_id(1, 9)}}}};
-    const TaskStateBlob kept =
-        decode_task_state(encode_task_state("op", channels, ChannelRecordFields::with_timestamp_and_source_id));
+    const TaskStateBlob kept = decode_task_state(
+        encode_task_state("op", channels, ChannelRecordFields::with_timestamp_and_source_id));
     CHECK(kept.operator_state == "op");
     CHECK(kept.channels.inputs == channels.inputs);
-    const Record without = decode_task_state(encode_task_state("op", channels, ChannelRecordFields::with_timestamp))
-                               .channels.inputs.at(0).at(0).at(0);
+    const Record without =
+        decode_task_state(encode_task_state("op", channels, ChannelRecordFields::with_timestamp))
+            .channels.inputs.at(0)
+            .at(0)
+            .at(0);
     CHECK(without.timestamp == 30);
     CHECK(without.source_id == kSourceIdNone);
 }
 
-TEST_CASE("document sink: source_offset ids keep equal events apart and a replay rewrites the same documents",
-          "[source_identity][idempotent_sinks]") {
+TEST_CASE(
+    "document sink: source_offset ids keep equal events apart and a replay rewrites the same documents",
+    "[source_identity][idempotent_sinks]") {
     SourceIdentityWorld w;
     const RecordBatch events = read_equal_source_events(w, 6);
     for (DocumentIdMode mode : {DocumentIdMode::source_offset, DocumentIdMode::record}) {
         INFO(to_string(mode));
-        external::DocumentStore store(w.world.scheduler(), w.world.network(), w.store_node, w.world.prng("documents"));
+        external::DocumentStore store(w.world.scheduler(), w.world.network(), w.store_node,
+                                      w.world.prng("documents"));
         DocumentSinkOptions options;
         options.id = mode;
         options.source_topic = "input";
@@ -152,7 +167,8 @@ TEST_CASE("document sink: source_offset ids keep equal events apart and a replay
         {
             DocumentSink first(options, w.context, store);
             first.open(0, {});
-            first.write(RecordBatch(events.begin(), events.begin() + 8));  // one bulk of 8, then a crash
+            first.write(
+                RecordBatch(events.begin(), events.begin() + 8));  // one bulk of 8, then a crash
         }
         DocumentSink second(options, w.context, store);
         second.open(0, {});
@@ -195,9 +211,10 @@ TEST_CASE("key-value sink: source_offset event ids count equal events once each,
     CHECK(store.stats().absorbed_duplicates == 5);
 }
 
-TEST_CASE("key-value sink: a dedup not atomic with its effect loses a count when the INCRBY's answer is lost "
-          "after the SETNX applied, the atomic script does not",
-          "[source_identity][idempotent_sinks]") {
+TEST_CASE(
+    "key-value sink: a dedup not atomic with its effect loses a count when the INCRBY's answer is lost "
+    "after the SETNX applied, the atomic script does not",
+    "[source_identity][idempotent_sinks]") {
     SourceIdentityWorld w;
     const RecordBatch events = read_equal_source_events(w, 2);
     for (KeyValueSinkMode mode : {KeyValueSinkMode::dedup, KeyValueSinkMode::dedup_non_atomic}) {
@@ -218,11 +235,12 @@ TEST_CASE("key-value sink: a dedup not atomic with its effect loses a count when
             store.races().script({{external::CallDelivery::now, 1}, {lost, 1}});
         }
         sink.write(RecordBatch(events.begin(), events.begin() + 1));  // times out: stays pending
-        sink.write(RecordBatch(events.begin() + 1, events.end()));      // the retry, then the rest
+        sink.write(RecordBatch(events.begin() + 1, events.end()));    // the retry, then the rest
         std::string state;
         std::string error;
         REQUIRE(sink.pre_commit(1, &state, &error));
-        const int64_t expected = mode == KeyValueSinkMode::dedup ? 4 : 3;  // non-atomic: the first event never counts
+        const int64_t expected =
+            mode == KeyValueSinkMode::dedup ? 4 : 3;  // non-atomic: the first event never counts
         CHECK(KeyValueSink::counters(store, "") == std::vector<Record>{{1, expected}});
     }
 }

@@ -1,9 +1,9 @@
 // The heap keyed state backend (engine/state_backend.h) and key groups (engine/key_groups.h):
-// get/put, add (both backends), snapshot/restore roundtrips, restore keeping only the key groups a subtask owns,
-// rescaling (2 -> 3 subtasks loses and duplicates nothing), and key-group ranges partitioning
-// [0, max_parallelism) in agreement with subtask_for_key_group.
-#include <catch2/catch.hpp>
+// get/put, add (both backends), snapshot/restore roundtrips, restore keeping only the key groups a
+// subtask owns, rescaling (2 -> 3 subtasks loses and duplicates nothing), and key-group ranges
+// partitioning [0, max_parallelism) in agreement with subtask_for_key_group.
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include <map>
 #include <memory>
@@ -20,20 +20,24 @@ namespace {
 constexpr int32_t kBackendMaxParallelism = 128;
 
 // A backend per subtask of a keyed vertex with `parallelism` subtasks.
-std::vector<std::unique_ptr<KeyedStateBackend>> backends(int32_t parallelism, int32_t max_parallelism = kBackendMaxParallelism) {
+std::vector<std::unique_ptr<KeyedStateBackend>> backends(
+    int32_t parallelism, int32_t max_parallelism = kBackendMaxParallelism) {
     std::vector<std::unique_ptr<KeyedStateBackend>> out;
     for (int32_t s = 0; s < parallelism; ++s) {
-        out.push_back(make_heap_state_backend(KeyGroupRange::of_subtask(s, parallelism, max_parallelism), max_parallelism));
+        out.push_back(make_heap_state_backend(
+            KeyGroupRange::of_subtask(s, parallelism, max_parallelism), max_parallelism));
     }
     return out;
 }
 
 // Puts every (key, value) into the subtask that owns its key group, as a hash edge routes it.
-void fill(std::vector<std::unique_ptr<KeyedStateBackend>>& subtasks, const std::map<int64_t, int64_t>& entries,
+void fill(std::vector<std::unique_ptr<KeyedStateBackend>>& subtasks,
+          const std::map<int64_t, int64_t>& entries,
           int32_t max_parallelism = kBackendMaxParallelism) {
     const auto parallelism = static_cast<int32_t>(subtasks.size());
     for (const auto& [key, value] : entries) {
-        subtasks[static_cast<size_t>(subtask_for_key(key, max_parallelism, parallelism))]->put(key, value);
+        subtasks[static_cast<size_t>(subtask_for_key(key, max_parallelism, parallelism))]->put(
+            key, value);
     }
 }
 
@@ -44,7 +48,8 @@ std::map<int64_t, int64_t> sample_entries(int64_t keys) {
 }
 
 TEST_CASE("heap backend: get, put and overwrite", "[state_backend]") {
-    auto backend = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1}, kBackendMaxParallelism);
+    auto backend = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1},
+                                           kBackendMaxParallelism);
     CHECK_FALSE(backend->get(5).has_value());
     backend->put(5, 10);
     backend->put(-3, 7);
@@ -56,26 +61,31 @@ TEST_CASE("heap backend: get, put and overwrite", "[state_backend]") {
 }
 
 // add is get + put in one access: the keyed aggregates' hot path, overridden by the heap backend.
-TEST_CASE("state backends: add is put(get or 0 + delta) and returns the new value", "[state_backend]") {
+TEST_CASE("state backends: add is put(get or 0 + delta) and returns the new value",
+          "[state_backend]") {
     for (const StateBackendKind kind : {StateBackendKind::heap, StateBackendKind::rocksdb}) {
-        auto backend = make_state_backend(StateBackendOptions{kind, false}, KeyGroupRange{0, kBackendMaxParallelism - 1},
+        auto backend = make_state_backend(StateBackendOptions{kind, false},
+                                          KeyGroupRange{0, kBackendMaxParallelism - 1},
                                           kBackendMaxParallelism, "add-0-a1");
         CHECK(backend->add(5, 3) == 3);  // absent: from 0
         CHECK(backend->add(5, -10) == -7);
         backend->put(-3, 40);
         CHECK(backend->add(-3, 2) == 42);
-        CHECK(backend->add(8, 0) == 0);  // an absent key with nothing added is stored, as put(get or 0) does
+        CHECK(backend->add(8, 0) ==
+              0);  // an absent key with nothing added is stored, as put(get or 0) does
         CHECK(backend->contents() == std::map<int64_t, int64_t>{{-3, 42}, {5, -7}, {8, 0}});
     }
 }
 
 TEST_CASE("heap backend: snapshot and restore roundtrip", "[state_backend]") {
     const auto entries = sample_entries(500);
-    auto original = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1}, kBackendMaxParallelism);
+    auto original = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1},
+                                            kBackendMaxParallelism);
     for (const auto& [key, value] : entries) original->put(key, value);
     const std::string snapshot = original->snapshot();
 
-    auto restored = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1}, kBackendMaxParallelism);
+    auto restored = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1},
+                                            kBackendMaxParallelism);
     restored->put(424242, 1);  // replaced by the restore
     restored->restore({snapshot});
     CHECK(restored->contents() == entries);
@@ -84,7 +94,8 @@ TEST_CASE("heap backend: snapshot and restore roundtrip", "[state_backend]") {
 
     // A snapshot is self-contained: later puts on the original do not change it.
     original->put(entries.begin()->first, -1);
-    auto again = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1}, kBackendMaxParallelism);
+    auto again = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1},
+                                         kBackendMaxParallelism);
     again->restore({snapshot});
     CHECK(again->contents() == entries);
 
@@ -95,7 +106,8 @@ TEST_CASE("heap backend: snapshot and restore roundtrip", "[state_backend]") {
     CHECK(again->contents().empty());
 }
 
-TEST_CASE("heap backend: a key of a key group the subtask does not own is a programmer error", "[state_backend]") {
+TEST_CASE("heap backend: a key of a key group the subtask does not own is a programmer error",
+          "[state_backend]") {
     auto subtasks = backends(2);
     int64_t foreign = 0;
     while (subtask_for_key(foreign, kBackendMaxParallelism, 2) == 0) ++foreign;
@@ -104,7 +116,8 @@ TEST_CASE("heap backend: a key of a key group the subtask does not own is a prog
 
 TEST_CASE("heap backend: restore keeps only the key groups the subtask owns", "[state_backend]") {
     const auto entries = sample_entries(400);
-    auto whole = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1}, kBackendMaxParallelism);
+    auto whole = make_heap_state_backend(KeyGroupRange{0, kBackendMaxParallelism - 1},
+                                         kBackendMaxParallelism);
     for (const auto& [key, value] : entries) whole->put(key, value);
     const std::string snapshot = whole->snapshot();
 
@@ -113,7 +126,8 @@ TEST_CASE("heap backend: restore keeps only the key groups the subtask owns", "[
         std::map<int64_t, int64_t> merged;
         for (int32_t s = 0; s < parallelism; ++s) {
             subtasks[static_cast<size_t>(s)]->restore({snapshot});
-            const KeyGroupRange range = KeyGroupRange::of_subtask(s, parallelism, kBackendMaxParallelism);
+            const KeyGroupRange range =
+                KeyGroupRange::of_subtask(s, parallelism, kBackendMaxParallelism);
             for (const auto& [key, value] : subtasks[static_cast<size_t>(s)]->contents()) {
                 INFO("parallelism " << parallelism << ", subtask " << s << ", key " << key);
                 CHECK(range.contains(key_group_of(key, kBackendMaxParallelism)));
@@ -125,7 +139,8 @@ TEST_CASE("heap backend: restore keeps only the key groups the subtask owns", "[
     }
 }
 
-TEST_CASE("heap backend: rescaling from 2 to 3 subtasks loses and duplicates nothing", "[state_backend]") {
+TEST_CASE("heap backend: rescaling from 2 to 3 subtasks loses and duplicates nothing",
+          "[state_backend]") {
     const auto entries = sample_entries(1000);
     auto before = backends(2);
     fill(before, entries);
@@ -153,7 +168,8 @@ TEST_CASE("heap backend: rescaling from 2 to 3 subtasks loses and duplicates not
     CHECK(single[0]->contents() == entries);
 }
 
-TEST_CASE("key groups: ranges partition 0..max_parallelism-1 and agree with subtask_for_key_group", "[state_backend]") {
+TEST_CASE("key groups: ranges partition 0..max_parallelism-1 and agree with subtask_for_key_group",
+          "[state_backend]") {
     rc::prop("of_subtask is the inverse of subtask_for_key_group", [] {
         const int32_t max_parallelism = *rc::gen::inRange(1, 1 << 15);
         const int32_t parallelism = *rc::gen::inRange(1, std::min(max_parallelism, 300) + 1);
@@ -189,8 +205,8 @@ TEST_CASE("heap backend: random rescaling preserves the union of the state", "[s
         const int32_t max_parallelism = *rc::gen::inRange(1, 257);
         const int32_t old_parallelism = *rc::gen::inRange(1, std::min(max_parallelism, 8) + 1);
         const int32_t new_parallelism = *rc::gen::inRange(1, std::min(max_parallelism, 8) + 1);
-        const auto entries = *rc::gen::container<std::map<int64_t, int64_t>>(rc::gen::arbitrary<int64_t>(),
-                                                                             rc::gen::arbitrary<int64_t>());
+        const auto entries = *rc::gen::container<std::map<int64_t, int64_t>>(
+            rc::gen::arbitrary<int64_t>(), rc::gen::arbitrary<int64_t>());
         auto before = backends(old_parallelism, max_parallelism);
         fill(before, entries, max_parallelism);
         std::vector<std::string> snapshots;

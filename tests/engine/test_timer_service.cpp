@@ -23,15 +23,19 @@ constexpr int32_t kTimerMaxParallelism = 128;
 
 using Fired = std::vector<std::tuple<int64_t, int64_t, int64_t>>;  // (time, key, ns)
 
-std::unique_ptr<KeyedStateBackend> whole_range_backend(StateBackendKind kind = StateBackendKind::heap) {
-    return make_state_backend(StateBackendOptions{kind, false}, KeyGroupRange{0, kTimerMaxParallelism - 1}, kTimerMaxParallelism, "op-0-a1");
+std::unique_ptr<KeyedStateBackend> whole_range_backend(
+    StateBackendKind kind = StateBackendKind::heap) {
+    return make_state_backend(StateBackendOptions{kind, false},
+                              KeyGroupRange{0, kTimerMaxParallelism - 1}, kTimerMaxParallelism,
+                              "op-0-a1");
 }
 
 TimerService::Fire record_into(Fired& fired) {
     return [&fired](int64_t key, int64_t ns, int64_t time) { fired.emplace_back(time, key, ns); };
 }
 
-TEST_CASE("timer service: event-time timers fire in (time, key, ns) order up to the watermark", "[timers]") {
+TEST_CASE("timer service: event-time timers fire in (time, key, ns) order up to the watermark",
+          "[timers]") {
     auto state = whole_range_backend();
     TimerService timers(*state);
     CHECK(timers.current_watermark() == TimerService::kMinWatermark);
@@ -49,7 +53,8 @@ TEST_CASE("timer service: event-time timers fire in (time, key, ns) order up to 
     CHECK(fired == Fired{{-20, -4, 0}, {99, 5, 0}, {100, 3, 1}, {100, 3, 9}, {100, 7, 2}});
     CHECK(timers.current_watermark() == 100);
     // Fired timers are gone from the state; the one not yet due is still there.
-    CHECK(state->cells() == std::map<StateKey, int64_t>{{StateKey{1, kEventTimerState, 250, 0}, 1}});
+    CHECK(state->cells() ==
+          std::map<StateKey, int64_t>{{StateKey{1, kEventTimerState, 250, 0}, 1}});
     fired.clear();
     timers.advance_watermark(50, record_into(fired));  // backwards: nothing happens
     CHECK(fired.empty());
@@ -59,7 +64,8 @@ TEST_CASE("timer service: event-time timers fire in (time, key, ns) order up to 
     CHECK(state->cells().empty());
 }
 
-TEST_CASE("timer service: timers registered while firing fire in the same advance when due", "[timers]") {
+TEST_CASE("timer service: timers registered while firing fire in the same advance when due",
+          "[timers]") {
     auto state = whole_range_backend();
     TimerService timers(*state);
     timers.register_event_time_timer(1, 0, 10);
@@ -85,8 +91,9 @@ TEST_CASE("timer service: deleted timers do not fire, and their cells are gone",
     timers.register_processing_time_timer(1, 0, 10);
     timers.delete_event_time_timer(1, 0, 10);
     timers.delete_event_time_timer(1, 0, 11);  // never registered: nothing happens
-    CHECK(state->cells() == std::map<StateKey, int64_t>{{StateKey{1, kProcessingTimerState, 10, 0}, 1},
-                                                        {StateKey{1, kEventTimerState, 10, 1}, 1}});
+    CHECK(state->cells() ==
+          std::map<StateKey, int64_t>{{StateKey{1, kProcessingTimerState, 10, 0}, 1},
+                                      {StateKey{1, kEventTimerState, 10, 1}, 1}});
     Fired fired;
     timers.advance_watermark(10, [&](int64_t key, int64_t ns, int64_t time) {
         fired.emplace_back(time, key, ns);
@@ -111,7 +118,8 @@ TEST_CASE("timer service: processing-time timers", "[timers]") {
     CHECK(fired.empty());
     timers.advance_processing_time(500, [&](int64_t key, int64_t ns, int64_t time) {
         fired.emplace_back(time, key, ns);
-        if (key == 9 && ns == 1) timers.register_processing_time_timer(9, 2, 300);  // due: fires now
+        if (key == 9 && ns == 1)
+            timers.register_processing_time_timer(9, 2, 300);            // due: fires now
         if (key == 4) timers.register_processing_time_timer(9, 2, 800);  // later
     });
     CHECK(fired == Fired{{200, 9, 1}, {300, 9, 2}, {500, 2, 0}, {500, 4, 0}});
@@ -120,14 +128,17 @@ TEST_CASE("timer service: processing-time timers", "[timers]") {
 }
 
 // Timers of many keys in `parallelism` subtasks, checkpointed, restored at another parallelism.
-void check_restore(StateBackendKind kind, bool incremental, int32_t old_parallelism, int32_t new_parallelism) {
-    INFO("kind " << static_cast<int>(kind) << " incremental " << incremental << " " << old_parallelism << " -> " << new_parallelism);
+void check_restore(StateBackendKind kind, bool incremental, int32_t old_parallelism,
+                   int32_t new_parallelism) {
+    INFO("kind " << static_cast<int>(kind) << " incremental " << incremental << " "
+                 << old_parallelism << " -> " << new_parallelism);
     const StateBackendOptions options{kind, incremental};
     auto make = [&](int32_t parallelism) {
         std::vector<std::unique_ptr<KeyedStateBackend>> backends;
         for (int32_t s = 0; s < parallelism; ++s) {
-            backends.push_back(make_state_backend(options, KeyGroupRange::of_subtask(s, parallelism, kTimerMaxParallelism), kTimerMaxParallelism,
-                                                  "op-" + std::to_string(s) + "-a1"));
+            backends.push_back(make_state_backend(
+                options, KeyGroupRange::of_subtask(s, parallelism, kTimerMaxParallelism),
+                kTimerMaxParallelism, "op-" + std::to_string(s) + "-a1"));
         }
         return backends;
     };
@@ -136,7 +147,8 @@ void check_restore(StateBackendKind kind, bool incremental, int32_t old_parallel
     for (auto& b : before) before_timers.push_back(std::make_unique<TimerService>(*b));
     Fired expected_event, expected_processing;
     for (int64_t key = -50; key < 150; ++key) {
-        const auto s = static_cast<size_t>(subtask_for_key(key, kTimerMaxParallelism, old_parallelism));
+        const auto s =
+            static_cast<size_t>(subtask_for_key(key, kTimerMaxParallelism, old_parallelism));
         before[s]->put(key, key * 2);  // the operator's own state next to the timers
         before_timers[s]->register_event_time_timer(key, key % 3, 1000 + (key * 37) % 100);
         before_timers[s]->register_processing_time_timer(key, 0, 5000 + key);
@@ -156,7 +168,8 @@ void check_restore(StateBackendKind kind, bool incremental, int32_t old_parallel
             blobs.push_back(before[s]->snapshot());
             continue;
         }
-        IncrementalSnapshot snap = before[s]->snapshot_incremental(1, "shared/op-" + std::to_string(s) + "-c1-");
+        IncrementalSnapshot snap =
+            before[s]->snapshot_incremental(1, "shared/op-" + std::to_string(s) + "-c1-");
         for (auto& upload : snap.uploads) shared[upload.key] = std::move(upload.bytes);
         blobs.push_back(std::move(snap.private_state));
     }
@@ -168,12 +181,14 @@ void check_restore(StateBackendKind kind, bool incremental, int32_t old_parallel
         auto timers = std::make_unique<TimerService>(*b);
         int64_t stale_key = 0;
         while (subtask_for_key(stale_key, kTimerMaxParallelism, new_parallelism) != s) ++stale_key;
-        timers->register_event_time_timer(stale_key, 0, 1);  // dropped by the restore and restored()
+        timers->register_event_time_timer(stale_key, 0,
+                                          1);  // dropped by the restore and restored()
         if (!incremental) {
             b->restore(blobs);
         } else {
             std::map<std::string, std::string> files;
-            for (const auto& key : shared_keys_to_restore(blobs, KeyGroupRange::of_subtask(s, new_parallelism, kTimerMaxParallelism))) {
+            for (const auto& key : shared_keys_to_restore(
+                     blobs, KeyGroupRange::of_subtask(s, new_parallelism, kTimerMaxParallelism))) {
                 files[key] = shared.at(key);
             }
             b->restore_incremental(blobs, files);
@@ -181,11 +196,13 @@ void check_restore(StateBackendKind kind, bool incremental, int32_t old_parallel
         timers->restored();
         CHECK(timers->current_watermark() == TimerService::kMinWatermark);
         Fired subtask_event;
-        timers->advance_watermark(1020, record_into(subtask_event));  // the task's restored watermark
+        timers->advance_watermark(1020,
+                                  record_into(subtask_event));  // the task's restored watermark
         CHECK(subtask_event.empty());
         timers->advance_watermark(INT64_MAX, record_into(subtask_event));
         for (const auto& [time, key, ns] : subtask_event) {
-            CHECK(subtask_for_key(key, kTimerMaxParallelism, new_parallelism) == s);  // with its key group
+            CHECK(subtask_for_key(key, kTimerMaxParallelism, new_parallelism) ==
+                  s);  // with its key group
         }
         CHECK(std::is_sorted(subtask_event.begin(), subtask_event.end()));
         fired_event.insert(fired_event.end(), subtask_event.begin(), subtask_event.end());

@@ -18,14 +18,16 @@ namespace eosim::engine::test {
 namespace {
 
 // clicks --forward--> union <--rebalance-- views;  union --hash--> count (slow) --forward--> sink
-scenarios::Scenario backpressured_union_job(bool unaligned, sim::Duration aligned_timeout = sim::Duration::zero()) {
+scenarios::Scenario backpressured_union_job(bool unaligned,
+                                            sim::Duration aligned_timeout = sim::Duration::zero()) {
     scenarios::Scenario s;
     s.name = "test-unaligned";
     s.world.task_managers = 2;
     s.world.slots_per_task_manager = 1;
     s.world.topics = {{"clicks", 2}, {"views", 2}, {"output", 2}};
     s.job.name = "unaligned";
-    auto vertex = [](std::string id, OperatorKind kind, std::vector<InputEdge> inputs, std::string topic = {}) {
+    auto vertex = [](std::string id, OperatorKind kind, std::vector<InputEdge> inputs,
+                     std::string topic = {}) {
         VertexSpec v;
         v.id = std::move(id);
         v.kind = kind;
@@ -38,13 +40,14 @@ scenarios::Scenario backpressured_union_job(bool unaligned, sim::Duration aligne
     count.record_cost = sim::Duration::millis(2);  // slower than the input: backpressure
     s.job.vertices = {vertex("clicks", OperatorKind::kafka_source, {}, "clicks"),
                       vertex("views", OperatorKind::kafka_source, {}, "views"),
-                      vertex("union", OperatorKind::union_all, {{"clicks", EdgeKind::forward}, {"views", EdgeKind::rebalance}}),
-                      count,
-                      vertex("sink", OperatorKind::sink, {{"count", EdgeKind::forward}})};
+                      vertex("union", OperatorKind::union_all,
+                             {{"clicks", EdgeKind::forward}, {"views", EdgeKind::rebalance}}),
+                      count, vertex("sink", OperatorKind::sink, {{"count", EdgeKind::forward}})};
     s.job.vertices.back().sink_kind = "kafka";
-    s.job.vertices.back().sink =
-        std::make_shared<KafkaSinkConfig>(KafkaSinkOptions{"output", DeliveryGuarantee::exactly_once, "sink"});
-    s.job.vertices.back().record_cost = sim::Duration::millis(3);  // a slow sink backpressures count too
+    s.job.vertices.back().sink = std::make_shared<KafkaSinkConfig>(
+        KafkaSinkOptions{"output", DeliveryGuarantee::exactly_once, "sink"});
+    s.job.vertices.back().record_cost =
+        sim::Duration::millis(3);  // a slow sink backpressures count too
     s.job.checkpointing.interval = sim::Duration::millis(500);
     s.job.checkpointing.timeout = sim::Duration::seconds(2);
     s.job.checkpointing.unaligned = unaligned;
@@ -64,8 +67,7 @@ scenarios::Scenario backpressured_union_job(bool unaligned, sim::Duration aligne
     views.rate_per_second = 400;
     views.hot_key_percent = 0;
     s.inputs = {clicks, views};
-    s.oracles = {"exactly_once_output", "state_after_restore",
-                 "visibility", "liveness"};
+    s.oracles = {"exactly_once_output", "state_after_restore", "visibility", "liveness"};
     s.time_limit = sim::Duration::seconds(300);
     return s;
 }
@@ -73,8 +75,11 @@ scenarios::Scenario backpressured_union_job(bool unaligned, sim::Duration aligne
 // Counts the restored in-flight records by edge.
 class InFlightByEdge final : public RunObserver {
 public:
-    void channel_state_restored(sim::Time, int64_t, const std::string&, int32_t, const std::vector<InFlightRecords>& in_flight) override {
-        for (const InFlightRecords& edge : in_flight) records[edge.from_vertex + "->" + edge.to_vertex] += static_cast<int64_t>(edge.records.size());
+    void channel_state_restored(sim::Time, int64_t, const std::string&, int32_t,
+                                const std::vector<InFlightRecords>& in_flight) override {
+        for (const InFlightRecords& edge : in_flight)
+            records[edge.from_vertex + "->" + edge.to_vertex] +=
+                static_cast<int64_t>(edge.records.size());
     }
     std::map<std::string, int64_t> records;
 };
@@ -87,12 +92,15 @@ void require_all_pass(const scenarios::RunResult& result) {
     REQUIRE(result.job_finished);
 }
 
-TEST_CASE("unaligned: restores replay in-flight records of every edge kind, neither lost nor duplicated", "[unaligned]") {
+TEST_CASE(
+    "unaligned: restores replay in-flight records of every edge kind, neither lost nor duplicated",
+    "[unaligned]") {
     std::map<std::string, int64_t> replayed;  // over all seeds
     int64_t restores_with_channel_state = 0;
     for (uint64_t seed = 1; seed <= 6; ++seed) {
         scenarios::Scenario s = backpressured_union_job(true);
-        s.faults = {crash_at("tm1", sim::Duration::millis(1500 + 400 * static_cast<int64_t>(seed)), sim::Duration::millis(500))};
+        s.faults = {crash_at("tm1", sim::Duration::millis(1500 + 400 * static_cast<int64_t>(seed)),
+                             sim::Duration::millis(500))};
         InFlightByEdge observer;
         scenarios::RunOptions options;
         options.seed = seed;
@@ -112,7 +120,8 @@ TEST_CASE("unaligned: restores replay in-flight records of every edge kind, neit
     CHECK(replayed["count->sink"] > 0);    // forward
 }
 
-TEST_CASE("unaligned: same seed gives the same trace hash, and aligned runs differ", "[unaligned]") {
+TEST_CASE("unaligned: same seed gives the same trace hash, and aligned runs differ",
+          "[unaligned]") {
     scenarios::Scenario s = backpressured_union_job(true);
     s.faults = {crash_at("tm1", sim::Duration::millis(2100), sim::Duration::millis(500))};
     scenarios::RunOptions options;
@@ -126,7 +135,8 @@ TEST_CASE("unaligned: same seed gives the same trace hash, and aligned runs diff
     const auto aligned = scenarios::run_scenario(backpressured_union_job(false), options);
     CHECK(aligned.trace_hash != a.trace_hash);
     CHECK(aligned.figures.checkpoints_aborted > a.figures.checkpoints_aborted);
-    // Checkpoint statistics: the unaligned checkpoints persisted channel state, the aligned ones none.
+    // Checkpoint statistics: the unaligned checkpoints persisted channel state, the aligned ones
+    // none.
     CHECK(a.figures.checkpoints_unaligned == a.figures.checkpoints_completed);
     CHECK(a.figures.channel_state_bytes_median > 0);
     CHECK(aligned.figures.checkpoints_unaligned == 0);
@@ -136,10 +146,12 @@ TEST_CASE("unaligned: same seed gives the same trace hash, and aligned runs diff
     CHECK(a.checkpoints.front().tasks.size() == 10);  // every subtask reported its part
 }
 
-TEST_CASE("unaligned: the aligned-checkpoint timeout keeps exactly-once under crashes", "[unaligned]") {
+TEST_CASE("unaligned: the aligned-checkpoint timeout keeps exactly-once under crashes",
+          "[unaligned]") {
     for (uint64_t seed = 1; seed <= 4; ++seed) {
         scenarios::Scenario s = backpressured_union_job(true, sim::Duration::millis(100));
-        s.faults = {crash_at("tm0", sim::Duration::millis(1700 + 300 * static_cast<int64_t>(seed)), sim::Duration::millis(500))};
+        s.faults = {crash_at("tm0", sim::Duration::millis(1700 + 300 * static_cast<int64_t>(seed)),
+                             sim::Duration::millis(500))};
         scenarios::RunOptions options;
         options.seed = seed;
         INFO("seed " << seed);

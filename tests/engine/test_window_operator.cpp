@@ -18,7 +18,9 @@ namespace {
 
 constexpr int32_t kMaxParallelism = 128;
 
-Record at(int64_t key, int64_t value, int64_t ts) { return Record{key, value, 0, RowKind::insert, ts}; }
+Record at(int64_t key, int64_t value, int64_t ts) {
+    return Record{key, value, 0, RowKind::insert, ts};
+}
 
 WindowSpec tumbling(int64_t size_ms, int64_t lateness_ms) {
     WindowSpec s;
@@ -27,7 +29,9 @@ WindowSpec tumbling(int64_t size_ms, int64_t lateness_ms) {
     return s;
 }
 
-std::unique_ptr<KeyedStateBackend> fresh_state() { return make_heap_state_backend(KeyGroupRange{0, kMaxParallelism - 1}, kMaxParallelism); }
+std::unique_ptr<KeyedStateBackend> fresh_state() {
+    return make_heap_state_backend(KeyGroupRange{0, kMaxParallelism - 1}, kMaxParallelism);
+}
 
 // An operator under test with what it emitted, and a restore through a real snapshot.
 struct Harness {
@@ -36,7 +40,8 @@ struct Harness {
     std::vector<Record> results;
     std::vector<Record> late;
     int64_t fired = 0;
-    Emit out{[this](const Record& r) { results.push_back(r); }, [this](const Record& r) { late.push_back(r); }};
+    Emit out{[this](const Record& r) { results.push_back(r); },
+             [this](const Record& r) { late.push_back(r); }};
 
     explicit Harness(WindowSpec s) : spec(s) { op = build(fresh_state()); }
     std::unique_ptr<Operator> build(std::unique_ptr<KeyedStateBackend> state) {
@@ -49,7 +54,8 @@ struct Harness {
     // Snapshot now; later `restore` rebuilds the operator from it, as a failover does, and hands
     // it `restored_watermark` first (the task's checkpointed watermark).
     std::string snapshot() const { return const_cast<Operator&>(*op).keyed_state()->snapshot(); }
-    void restore(const std::string& snapshot, int64_t restored_watermark, bool announce_watermark = true) {
+    void restore(const std::string& snapshot, int64_t restored_watermark,
+                 bool announce_watermark = true) {
         auto state = fresh_state();
         state->restore({snapshot});
         op = build(std::move(state));
@@ -57,12 +63,16 @@ struct Harness {
     }
 };
 
-oracles::Verdict judge(const oracles::WindowModel& model, const std::vector<Record>& results, const std::vector<Record>& late) {
-    const oracles::WindowOutputOracle oracle(model, "w", [results] { return results; }, [late] { return late; }, false);
+oracles::Verdict judge(const oracles::WindowModel& model, const std::vector<Record>& results,
+                       const std::vector<Record>& late) {
+    const oracles::WindowOutputOracle oracle(
+        model, "w", [results] { return results; }, [late] { return late; }, false);
     return oracle.verdict();
 }
 
-TEST_CASE("window operator: fires at maxTimestamp, re-fires late records within the lateness, side-outputs after cleanup", "[window]") {
+TEST_CASE(
+    "window operator: fires at maxTimestamp, re-fires late records within the lateness, side-outputs after cleanup",
+    "[window]") {
     Harness h(tumbling(1000, 500));
     h.record(at(1, 1, 100));
     h.record(at(1, 1, 900));
@@ -78,28 +88,31 @@ TEST_CASE("window operator: fires at maxTimestamp, re-fires late records within 
     CHECK(h.late == std::vector<Record>{at(1, 1, 600)});
     CHECK(h.results.size() == 3);
     CHECK(h.fired == 3);
-    h.record(at(1, 1, 1200));  // the next window
+    h.record(at(1, 1, 1200));                          // the next window
     h.watermark(std::numeric_limits<int64_t>::max());  // end of input
     CHECK(h.results.back() == at(1, 1, 1999));
     CHECK(h.op->keyed_state()->cells().empty());  // every window purged, every timer gone
 }
 
-TEST_CASE("window operator: sliding windows drop a record only for the windows it is late for", "[window]") {
+TEST_CASE("window operator: sliding windows drop a record only for the windows it is late for",
+          "[window]") {
     WindowSpec s = tumbling(1000, 0);
     s.kind = WindowSpec::Kind::sliding;
     s.slide = sim::Duration::millis(500);
     Harness h(s);
     h.record(at(1, 1, 600));
-    h.watermark(999);                 // fires [0, 1000)
-    h.record(at(1, 1, 700));          // late for [0, 1000), counted in [500, 1500)
+    h.watermark(999);         // fires [0, 1000)
+    h.record(at(1, 1, 700));  // late for [0, 1000), counted in [500, 1500)
     CHECK(h.late.empty());
     h.watermark(1499);
     CHECK(h.results == std::vector<Record>{at(1, 1, 999), at(1, 2, 1499)});
-    h.record(at(1, 1, 800));          // late for both of its windows: side output
+    h.record(at(1, 1, 800));  // late for both of its windows: side output
     CHECK(h.late == std::vector<Record>{at(1, 1, 800)});
 }
 
-TEST_CASE("window operator: count windows fire every n-th record of a key and keep the rest in state", "[window]") {
+TEST_CASE(
+    "window operator: count windows fire every n-th record of a key and keep the rest in state",
+    "[window]") {
     WindowSpec s;
     s.kind = WindowSpec::Kind::count;
     s.size_records = 2;
@@ -139,16 +152,23 @@ oracles::WindowModel model_of_three_records() {
     return model;
 }
 
-TEST_CASE("window operator restored with its watermark side-outputs a late record of a purged window", "[window]") {
-    const auto [results, late] = fired_purged_then_restored([](Harness& h, const std::string& s, int64_t w) { h.restore(s, w); });
+TEST_CASE(
+    "window operator restored with its watermark side-outputs a late record of a purged window",
+    "[window]") {
+    const auto [results, late] = fired_purged_then_restored(
+        [](Harness& h, const std::string& s, int64_t w) { h.restore(s, w); });
     CHECK(results == std::vector<Record>{at(1, 2, 999)});
     CHECK(late == std::vector<Record>{at(1, 1, 300)});
     CHECK(judge(model_of_three_records(), results, late).passed);
 }
 
-TEST_CASE("negative control: an operator that does not restore its watermark fires a purged window again", "[window]") {
+TEST_CASE(
+    "negative control: an operator that does not restore its watermark fires a purged window again",
+    "[window]") {
     const auto [results, late] =
-        fired_purged_then_restored([](Harness& h, const std::string& s, int64_t w) { h.restore(s, w, /*announce_watermark=*/false); });
+        fired_purged_then_restored([](Harness& h, const std::string& s, int64_t w) {
+            h.restore(s, w, /*announce_watermark=*/false);
+        });
     CHECK(late.empty());
     const oracles::Verdict v = judge(model_of_three_records(), results, late);
     CHECK_FALSE(v.passed);
@@ -160,15 +180,19 @@ TEST_CASE("negative control: an operator that does not restore its watermark fir
 // class). A deliberately broken wrapper around the real operator.
 class RefiresOnRestore final : public Operator {
 public:
-    RefiresOnRestore(WindowSpec spec, std::unique_ptr<KeyedStateBackend> state) : spec_(spec), inner_(spec, std::move(state)) {}
-    void process(int32_t input, const Record& in, const Emit& out) override { inner_.process(input, in, out); }
+    RefiresOnRestore(WindowSpec spec, std::unique_ptr<KeyedStateBackend> state)
+        : spec_(spec), inner_(spec, std::move(state)) {}
+    void process(int32_t input, const Record& in, const Emit& out) override {
+        inner_.process(input, in, out);
+    }
     void advance_watermark(int64_t watermark, const Emit& out) override {
         if (first_) {
             first_ = false;
-            inner_.keyed_state()->scan_state(WindowOperator::kWindowContentsState, [&](const StateKey& at, int64_t aggregate) {
-                const TimeWindow w = window_ending_at(spec_, at.ns);
-                if (w.max_timestamp() <= watermark) out(window_result(at.key, w, aggregate));
-            });
+            inner_.keyed_state()->scan_state(
+                WindowOperator::kWindowContentsState, [&](const StateKey& at, int64_t aggregate) {
+                    const TimeWindow w = window_ending_at(spec_, at.ns);
+                    if (w.max_timestamp() <= watermark) out(window_result(at.key, w, aggregate));
+                });
         }
         inner_.advance_watermark(watermark, out);
     }
@@ -180,7 +204,8 @@ private:
     bool first_ = true;
 };
 
-TEST_CASE("negative control: an operator that forgets a window fired re-fires it on restore", "[window]") {
+TEST_CASE("negative control: an operator that forgets a window fired re-fires it on restore",
+          "[window]") {
     Harness h(tumbling(1000, 500));
     h.record(at(1, 1, 100));
     h.record(at(1, 1, 200));

@@ -25,7 +25,8 @@ WindowSpec sliding(int64_t size_ms, int64_t slide_ms) {
     return s;
 }
 
-TEST_CASE("tumbling windows: one window aligned to epoch 0, negative timestamps by floor division", "[window]") {
+TEST_CASE("tumbling windows: one window aligned to epoch 0, negative timestamps by floor division",
+          "[window]") {
     const WindowSpec s = tumbling_window(1000);
     CHECK(assign_windows(s, 0) == std::vector<TimeWindow>{{0, 1000}});
     CHECK(assign_windows(s, 999) == std::vector<TimeWindow>{{0, 1000}});
@@ -45,7 +46,8 @@ TEST_CASE("sliding windows: size / slide windows, latest start first (Flink's or
     CHECK(assign_windows(sliding(1000, 300), 0).size() == 4);  // starts 0, -300, -600, -900
 }
 
-TEST_CASE("lateness: a window is late once the watermark reaches maxTimestamp + allowed lateness", "[window]") {
+TEST_CASE("lateness: a window is late once the watermark reaches maxTimestamp + allowed lateness",
+          "[window]") {
     const WindowSpec s = tumbling_window(1000, 500);
     const TimeWindow w{0, 1000};
     CHECK(window_cleanup_time(s, w) == 1499);
@@ -69,7 +71,9 @@ TEST_CASE("the aggregate fold and the result record", "[window]") {
     CHECK(window_result(7, TimeWindow{1000, 2000}, 3) == Record{7, 3, 0, RowKind::insert, 1999});
 }
 
-TEST_CASE("count windows fire every n-th record of a key and purge, stamped with that record's time", "[window]") {
+TEST_CASE(
+    "count windows fire every n-th record of a key and purge, stamped with that record's time",
+    "[window]") {
     WindowSpec s;
     s.kind = WindowSpec::Kind::count;
     s.size_records = 3;
@@ -77,7 +81,8 @@ TEST_CASE("count windows fire every n-th record of a key and purge, stamped with
     CountWindowContents c;
     CHECK_FALSE(add_to_count_window(s, c, Record{1, 10, 0, RowKind::insert, 5}));
     CHECK_FALSE(add_to_count_window(s, c, Record{1, 20, 0, RowKind::insert, 3}));
-    CHECK(add_to_count_window(s, c, Record{1, 30, 0, RowKind::insert, 9}) == Record{1, 60, 0, RowKind::insert, 9});
+    CHECK(add_to_count_window(s, c, Record{1, 30, 0, RowKind::insert, 9}) ==
+          Record{1, 60, 0, RowKind::insert, 9});
     CHECK(c.records == 0);
     CHECK_FALSE(add_to_count_window(s, c, Record{1, 1, 0, RowKind::insert, 11}));
     CHECK(c.records == 1);

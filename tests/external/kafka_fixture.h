@@ -32,7 +32,8 @@ struct KafkaFixture : ExternalTestWorld {
     }
 
     KafkaValues values(int32_t partition, sim::external::Isolation isolation) const {
-        sim::external::ReadResult r = kafka.read(reader, kKafkaTopic, partition, 0, 1'000'000, isolation);
+        sim::external::ReadResult r =
+            kafka.read(reader, kKafkaTopic, partition, 0, 1'000'000, isolation);
         REQUIRE(kafka_err(r.error) == "none");
         KafkaValues out;
         for (const auto& e : r.entries) out.push_back(e.record.value);
@@ -41,7 +42,8 @@ struct KafkaFixture : ExternalTestWorld {
 
     sim::external::ProducerHandle init(const std::string& id, sim::NodeId caller = sim::kNoNode) {
         sim::external::ProducerHandle h;
-        REQUIRE(kafka_err(kafka.init_transactions(caller == sim::kNoNode ? producer : caller, id, &h)) == "none");
+        REQUIRE(kafka_err(kafka.init_transactions(caller == sim::kNoNode ? producer : caller, id,
+                                                  &h)) == "none");
         return h;
     }
 };

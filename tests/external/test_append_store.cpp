@@ -24,7 +24,6 @@ struct AppendStoreFixture : eosim::test::ExternalTestWorld {
     NodeId writer = add_node("writer");
     NodeId other = add_node("other");
     AppendStore store{world.scheduler(), world.network(), store_node};
-
 };
 
 }  // namespace
@@ -39,8 +38,9 @@ TEST_CASE("appends land in call order and duplicates are kept", "[append_store]"
     CHECK(f.store.failed_appends() == 0);
 }
 
-TEST_CASE("appends fail from a down or partitioned caller, or while the store is down or unavailable",
-          "[append_store]") {
+TEST_CASE(
+    "appends fail from a down or partitioned caller, or while the store is down or unavailable",
+    "[append_store]") {
     AppendStoreFixture f;
     SECTION("caller down") {
         f.world.scheduler().crash(f.writer);

@@ -24,13 +24,16 @@ struct DatabaseFixture : eosim::test::ExternalTestWorld {
     NodeId client = add_node("client");
     Database db;
 
-    explicit DatabaseFixture(DatabaseOptions options = {}) : db(world.scheduler(), world.network(), db_node, options) {
+    explicit DatabaseFixture(DatabaseOptions options = {})
+        : db(world.scheduler(), world.network(), db_node, options) {
         db.create_table("t");
     }
-    DatabaseError write(const std::vector<Row>& rows, bool guarded = false, std::vector<StatementResult>* results = nullptr) {
+    DatabaseError write(const std::vector<Row>& rows, bool guarded = false,
+                        std::vector<StatementResult>* results = nullptr) {
         Database::TransactionId id = 0;
         if (DatabaseError e = db.begin(client, &id); e != DatabaseError::none) return e;
-        for (const Row& row : rows) REQUIRE(db.upsert(client, id, "t", row, guarded) == DatabaseError::none);
+        for (const Row& row : rows)
+            REQUIRE(db.upsert(client, id, "t", row, guarded) == DatabaseError::none);
         return db.commit(client, id, results);
     }
     std::vector<BinlogEvent> binlog(BinlogPosition from = {}) {
@@ -42,7 +45,9 @@ struct DatabaseFixture : eosim::test::ExternalTestWorld {
 
 }  // namespace
 
-TEST_CASE("database: a committed transaction changes rows and writes one binlog transaction with images", "[external][database]") {
+TEST_CASE(
+    "database: a committed transaction changes rows and writes one binlog transaction with images",
+    "[external][database]") {
     DatabaseFixture f;
     REQUIRE(f.write({{1, 10, 1}, {2, 20, 1}}) == DatabaseError::none);
     REQUIRE(f.write({{1, 11, 2}}) == DatabaseError::none);
@@ -73,7 +78,8 @@ TEST_CASE("database: a committed transaction changes rows and writes one binlog 
     CHECK(!row);
 }
 
-TEST_CASE("database: the binlog of a rolled-back transaction is empty and its rows never appear", "[external][database]") {
+TEST_CASE("database: the binlog of a rolled-back transaction is empty and its rows never appear",
+          "[external][database]") {
     DatabaseFixture f;
     const BinlogPosition before = f.db.end_position();
     Database::TransactionId id = 0;
@@ -89,15 +95,19 @@ TEST_CASE("database: the binlog of a rolled-back transaction is empty and its ro
     CHECK(f.binlog().at(0).gtid == 1);
 }
 
-TEST_CASE("database: the version guard rejects an older or equal version and accepts a newer one", "[external][database]") {
+TEST_CASE("database: the version guard rejects an older or equal version and accepts a newer one",
+          "[external][database]") {
     DatabaseFixture f;
     std::vector<StatementResult> results;
     REQUIRE(f.write({{1, 10, 5}}, true, &results) == DatabaseError::none);
-    REQUIRE(f.write({{1, 99, 3}}, true, &results) == DatabaseError::none);  // older: nothing changes
-    REQUIRE(f.write({{1, 98, 5}}, true, &results) == DatabaseError::none);  // equal: nothing changes
+    REQUIRE(f.write({{1, 99, 3}}, true, &results) ==
+            DatabaseError::none);  // older: nothing changes
+    REQUIRE(f.write({{1, 98, 5}}, true, &results) ==
+            DatabaseError::none);  // equal: nothing changes
     REQUIRE(f.write({{1, 12, 6}}, true, &results) == DatabaseError::none);  // newer: applied
-    CHECK(results == std::vector<StatementResult>{StatementResult::inserted, StatementResult::unchanged,
-                                                  StatementResult::unchanged, StatementResult::updated});
+    CHECK(results ==
+          std::vector<StatementResult>{StatementResult::inserted, StatementResult::unchanged,
+                                       StatementResult::unchanged, StatementResult::updated});
     CHECK(f.db.table_contents("t").at(1) == Row{1, 12, 6});
     CHECK(f.db.stats().unchanged_writes == 2);
     CHECK(f.binlog().size() == 2);  // unchanged statements are not logged
@@ -106,7 +116,8 @@ TEST_CASE("database: the version guard rejects an older or equal version and acc
     CHECK(f.db.table_contents("t").at(1) == Row{1, 7, 2});
 }
 
-TEST_CASE("database: range scans page through a primary-key range, full scans see every row", "[external][database]") {
+TEST_CASE("database: range scans page through a primary-key range, full scans see every row",
+          "[external][database]") {
     DatabaseFixture f;
     std::vector<Row> rows;
     for (int64_t k = 0; k < 10; ++k) rows.push_back(Row{k, k * 10, 1});
@@ -122,7 +133,8 @@ TEST_CASE("database: range scans page through a primary-key range, full scans se
     CHECK(page.front().key == 5);
     CHECK(page.back().key == 7);
     page.clear();
-    REQUIRE(f.db.scan_range(f.client, "t", std::nullopt, 2, std::nullopt, 100, &page) == DatabaseError::none);
+    REQUIRE(f.db.scan_range(f.client, "t", std::nullopt, 2, std::nullopt, 100, &page) ==
+            DatabaseError::none);
     CHECK(page.size() == 2);
     page.clear();
     REQUIRE(f.db.scan(f.client, "t", &page) == DatabaseError::none);
@@ -130,7 +142,9 @@ TEST_CASE("database: range scans page through a primary-key range, full scans se
     CHECK(f.db.scan(f.client, "nope", &page) == DatabaseError::no_such_table);
 }
 
-TEST_CASE("database: binlog files rotate at their size, purge then read fails, retention purges the oldest", "[external][database]") {
+TEST_CASE(
+    "database: binlog files rotate at their size, purge then read fails, retention purges the oldest",
+    "[external][database]") {
     DatabaseFixture f(DatabaseOptions{Database::kEventBytes * 2, 0});
     for (int64_t k = 0; k < 5; ++k) REQUIRE(f.write({{k, k, 1}}) == DatabaseError::none);
     const auto events = f.binlog();
@@ -143,7 +157,8 @@ TEST_CASE("database: binlog files rotate at their size, purge then read fails, r
 
     f.db.purge_binlogs_before(3);
     std::vector<BinlogEvent> out;
-    CHECK(f.db.read_binlog(f.client, BinlogPosition{2, Database::kEventBytes}, 10, &out) == DatabaseError::binlog_purged);
+    CHECK(f.db.read_binlog(f.client, BinlogPosition{2, Database::kEventBytes}, 10, &out) ==
+          DatabaseError::binlog_purged);
     CHECK(f.db.read_binlog(f.client, events[4].position, 10, &out) == DatabaseError::none);
     CHECK(out.size() == 1);
     CHECK(f.db.first_retained_file() == 3);
@@ -151,7 +166,8 @@ TEST_CASE("database: binlog files rotate at their size, purge then read fails, r
     DatabaseFixture g(DatabaseOptions{Database::kEventBytes, 2});
     for (int64_t k = 0; k < 6; ++k) REQUIRE(g.write({{k, k, 1}}) == DatabaseError::none);
     CHECK(g.db.first_retained_file() == 6);  // files 6 and 7 (the current, empty) are kept
-    CHECK(g.db.read_binlog(g.client, BinlogPosition{5, 0}, 10, &out) == DatabaseError::binlog_purged);
+    CHECK(g.db.read_binlog(g.client, BinlogPosition{5, 0}, 10, &out) ==
+          DatabaseError::binlog_purged);
     CHECK(g.db.history().size() == 6);  // the harness's record keeps everything
 }
 
@@ -173,7 +189,8 @@ TEST_CASE("database: binlog files expire by age at a rotation", "[external][data
     write_at(12, 6);  // file 3 closed at 12 s: file 1 (0 s) is 12 s old, file 2 (5 s) only 7
     CHECK(f.db.first_retained_file() == 2);
     std::vector<BinlogEvent> out;
-    CHECK(f.db.read_binlog(f.client, BinlogPosition{1, Database::kEventBytes}, 10, &out) == DatabaseError::binlog_purged);
+    CHECK(f.db.read_binlog(f.client, BinlogPosition{1, Database::kEventBytes}, 10, &out) ==
+          DatabaseError::binlog_purged);
     CHECK(f.db.read_binlog(f.client, BinlogPosition{2, 0}, 10, &out) == DatabaseError::none);
     CHECK(out.size() == 4);
     write_at(30, 7);  // no rotation: nothing is purged, however old
@@ -187,7 +204,9 @@ TEST_CASE("database: binlog files expire by age at a rotation", "[external][data
     CHECK(g.db.first_retained_file() == 5);  // the count purges where the age does not yet
 }
 
-TEST_CASE("database: calls fail from a down or partitioned node, while unavailable, commits fail under write errors", "[external][database]") {
+TEST_CASE(
+    "database: calls fail from a down or partitioned node, while unavailable, commits fail under write errors",
+    "[external][database]") {
     DatabaseFixture f;
     std::vector<Row> rows;
     f.db.set_unavailable_until(Time{1'000'000});
@@ -208,7 +227,9 @@ TEST_CASE("database: calls fail from a down or partitioned node, while unavailab
     CHECK(f.db.table_contents("t").size() == 1);
 }
 
-TEST_CASE("database workload: deterministic from the seed, rolls back some transactions, ends read-only", "[external][database]") {
+TEST_CASE(
+    "database workload: deterministic from the seed, rolls back some transactions, ends read-only",
+    "[external][database]") {
     auto run = [](uint64_t seed) {
         WorldOptions options;
         options.seed = seed;
@@ -221,7 +242,8 @@ TEST_CASE("database workload: deterministic from the seed, rolls back some trans
         spec.keys = 20;
         spec.rate_per_second = 1000;
         spec.rollback_ratio = {1, 5};
-        DatabaseWorkload workload(world.scheduler(), db, db_node, {{"t", 10}}, spec, world.prng("workload"));
+        DatabaseWorkload workload(world.scheduler(), db, db_node, {{"t", 10}}, spec,
+                                  world.prng("workload"));
         workload.start();
         world.scheduler().run_until(Time{10'000'000'000});
         CHECK(workload.done());
@@ -230,7 +252,10 @@ TEST_CASE("database workload: deterministic from the seed, rolls back some trans
         // Replaying the binlog from the start gives the final table.
         std::map<int64_t, Row> replayed;
         for (const BinlogEvent& e : db.history()) {
-            if (e.after) replayed[e.key()] = *e.after; else replayed.erase(e.key());
+            if (e.after)
+                replayed[e.key()] = *e.after;
+            else
+                replayed.erase(e.key());
         }
         CHECK(replayed == db.table_contents("t"));
         return db.history().size();

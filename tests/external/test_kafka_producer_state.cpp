@@ -35,21 +35,26 @@ struct ProducerStateFixture : eosim::test::ExternalTestWorld {
         return h;
     }
     // One request: `count` records to `partition` starting at `sequence`, by `h`.
-    std::string send(const ProducerHandle& h, int32_t partition, int32_t sequence, int32_t count = 1) {
+    std::string send(const ProducerHandle& h, int32_t partition, int32_t sequence,
+                     int32_t count = 1) {
         std::vector<std::pair<int32_t, KafkaRecord>> records;
-        for (int32_t i = 0; i < count; ++i) records.push_back({partition, KafkaRecord{sequence + i, h.epoch}});
+        for (int32_t i = 0; i < count; ++i)
+            records.push_back({partition, KafkaRecord{sequence + i, h.epoch}});
         std::vector<int32_t> sequences(2, 0);
         sequences[static_cast<size_t>(partition)] = sequence;
         return to_string(kafka.produce_request(client, h, kStateTopic, records, sequences));
     }
-    int64_t end(int32_t partition) const { return kafka.end_offset(kStateTopic, partition, Isolation::read_uncommitted); }
+    int64_t end(int32_t partition) const {
+        return kafka.end_offset(kStateTopic, partition, Isolation::read_uncommitted);
+    }
 };
 
 }  // namespace
 
 // ProducerStateManagerTest.testBasicIdMapping: batches in sequence are appended, a gap is refused,
 // and a bumped epoch starts its sequence at 0.
-TEST_CASE("producer state: in-order batches, a gap refused, a new epoch from sequence 0", "[kafka][producer_state]") {
+TEST_CASE("producer state: in-order batches, a gap refused, a new epoch from sequence 0",
+          "[kafka][producer_state]") {
     ProducerStateFixture f;
     CHECK(f.send(f.producer, 0, 0) == "none");
     CHECK(f.send(f.producer, 0, 1) == "none");
@@ -64,7 +69,8 @@ TEST_CASE("producer state: in-order batches, a gap refused, a new epoch from seq
 // UnifiedLogTest.testOldProducerEpoch (the issue's case): epoch 1 sequence 0 is written, then
 // epoch 0 sequence 1 -- in sequence for epoch 0 -- is refused with INVALID_PRODUCER_EPOCH (what a
 // produce answers since Kafka 2.7, where it was PRODUCER_FENCED), and nothing is appended.
-TEST_CASE("producer state: a batch of an older epoch is refused with invalid_producer_epoch", "[kafka][producer_state]") {
+TEST_CASE("producer state: a batch of an older epoch is refused with invalid_producer_epoch",
+          "[kafka][producer_state]") {
     ProducerStateFixture f;
     REQUIRE(f.send(f.producer, 0, 0) == "none");
     REQUIRE(f.send(f.at_epoch(1), 0, 0) == "none");
@@ -83,8 +89,10 @@ TEST_CASE("producer state: a batch of an older epoch is refused with invalid_pro
 }
 
 // ProducerAppendInfo's checkSequence for a new epoch ("Invalid sequence number for new epoch") and
-// ProducerStateManagerTest.testPrepareUpdateDoesNotMutate: a refused batch leaves the state as it was.
-TEST_CASE("producer state: a new epoch not starting at 0 is out of order and changes nothing", "[kafka][producer_state]") {
+// ProducerStateManagerTest.testPrepareUpdateDoesNotMutate: a refused batch leaves the state as it
+// was.
+TEST_CASE("producer state: a new epoch not starting at 0 is out of order and changes nothing",
+          "[kafka][producer_state]") {
     ProducerStateFixture f;
     REQUIRE(f.send(f.producer, 0, 0, 3) == "none");
     CHECK(f.send(f.at_epoch(1), 0, 3) == "out_of_order_sequence");
@@ -97,11 +105,12 @@ TEST_CASE("producer state: a new epoch not starting at 0 is out of order and cha
 // UnifiedLogTest.testDuplicateAppends: a batch equal to one of the last five of the current epoch
 // is acknowledged and not appended; an older one is out of order; after a bump the earlier epoch's
 // batches are no duplicates.
-TEST_CASE("producer state: duplicates of the last five batches of the current epoch", "[kafka][producer_state]") {
+TEST_CASE("producer state: duplicates of the last five batches of the current epoch",
+          "[kafka][producer_state]") {
     ProducerStateFixture f;
     for (int32_t seq = 0; seq < 12; seq += 2) REQUIRE(f.send(f.producer, 0, seq, 2) == "none");
     CHECK(f.end(0) == 12);
-    CHECK(f.send(f.producer, 0, 2, 2) == "none");  // the oldest of the five remembered
+    CHECK(f.send(f.producer, 0, 2, 2) == "none");   // the oldest of the five remembered
     CHECK(f.send(f.producer, 0, 10, 2) == "none");  // the newest
     CHECK(f.kafka.stats().duplicate_batches == 2);
     CHECK(f.send(f.producer, 0, 0, 2) == "out_of_order_sequence");  // forgotten
@@ -115,7 +124,8 @@ TEST_CASE("producer state: duplicates of the last five batches of the current ep
 
 // A transactional producer's batches go through the same checks: a new epoch (init_transactions
 // of the id again) starts its sequence at 0 on every partition.
-TEST_CASE("producer state: a transactional producer's new epoch starts its sequences over", "[kafka][producer_state]") {
+TEST_CASE("producer state: a transactional producer's new epoch starts its sequences over",
+          "[kafka][producer_state]") {
     ProducerStateFixture f;
     ProducerHandle first;
     REQUIRE(f.kafka.init_transactions(f.client, "t", &first) == KafkaError::none);
@@ -126,7 +136,8 @@ TEST_CASE("producer state: a transactional producer's new epoch starts its seque
     REQUIRE(f.kafka.begin(f.client, second) == KafkaError::none);
     CHECK(f.send(second, 0, 3) == "out_of_order_sequence");
     ProducerHandle again;
-    REQUIRE(f.kafka.abort(f.client, second, &again) == KafkaError::none);  // abortable: the abort bumps
+    REQUIRE(f.kafka.abort(f.client, second, &again) ==
+            KafkaError::none);  // abortable: the abort bumps
     REQUIRE(again.epoch == second.epoch + 1);
     REQUIRE(f.kafka.begin(f.client, again) == KafkaError::none);
     CHECK(f.send(again, 0, 0) == "none");

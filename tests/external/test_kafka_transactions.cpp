@@ -16,12 +16,13 @@ using eosim::sim::NodeId;
 using eosim::sim::Time;
 using eosim::test::kafka_err;
 using eosim::test::KafkaFixture;
-using eosim::test::kKafkaTopic;
 using eosim::test::KafkaValues;
+using eosim::test::kKafkaTopic;
 using namespace eosim::sim::external;
 
-TEST_CASE("init_transactions: new ids start at epoch 0, re-init bumps the epoch, keeps the producer id",
-          "[kafka]") {
+TEST_CASE(
+    "init_transactions: new ids start at epoch 0, re-init bumps the epoch, keeps the producer id",
+    "[kafka]") {
     KafkaFixture f;
     ProducerHandle a0 = f.init("a");
     ProducerHandle b0 = f.init("b");
@@ -35,9 +36,10 @@ TEST_CASE("init_transactions: new ids start at epoch 0, re-init bumps the epoch,
     CHECK(f.init("a").epoch == 2);
 }
 
-TEST_CASE("fencing: init_transactions bumps the epoch, aborts the old open transaction, fences the old "
-          "handle",
-          "[kafka]") {
+TEST_CASE(
+    "fencing: init_transactions bumps the epoch, aborts the old open transaction, fences the old "
+    "handle",
+    "[kafka]") {
     KafkaFixture f;
     ProducerHandle old_handle = f.init("t");
     REQUIRE(kafka_err(f.kafka.begin(f.producer, old_handle)) == "none");
@@ -46,7 +48,8 @@ TEST_CASE("fencing: init_transactions bumps the epoch, aborts the old open trans
     ProducerHandle fresh = f.init("t", f.other);
     CHECK(fresh.epoch == old_handle.epoch + 1);
     CHECK(f.kafka.stats().transactions_aborted == 1);
-    CHECK(f.kafka.end_offset(kKafkaTopic, 0, Isolation::read_committed) == 1);  // no longer blocks the LSO
+    CHECK(f.kafka.end_offset(kKafkaTopic, 0, Isolation::read_committed) ==
+          1);  // no longer blocks the LSO
 
     CHECK(kafka_err(f.kafka.send(f.producer, old_handle, kKafkaTopic, 0, {1, 11})) == "fenced");
     CHECK(kafka_err(f.kafka.begin(f.producer, old_handle)) == "fenced");
@@ -61,9 +64,12 @@ TEST_CASE("fencing: init_transactions bumps the epoch, aborts the old open trans
     CHECK(f.values(0, Isolation::read_uncommitted) == KafkaValues{10, 20});
 }
 
-// Mirrors Kafka's TransactionCoordinatorTest shouldReturnOkOnEndTxnWhenStatusIsCompleteCommitAndResultIsCommit
-// and shouldReturnInvalidEpochOnEndTxnWhenEpochIsSmaller (state CompleteCommit, an older epoch: PRODUCER_FENCED).
-TEST_CASE("commit is idempotent for the epoch that owns it, after a newer init it answers fenced", "[kafka]") {
+// Mirrors Kafka's TransactionCoordinatorTest
+// shouldReturnOkOnEndTxnWhenStatusIsCompleteCommitAndResultIsCommit and
+// shouldReturnInvalidEpochOnEndTxnWhenEpochIsSmaller (state CompleteCommit, an older epoch:
+// PRODUCER_FENCED).
+TEST_CASE("commit is idempotent for the epoch that owns it, after a newer init it answers fenced",
+          "[kafka]") {
     KafkaFixture f;
     ProducerHandle h = f.init("t");
     REQUIRE(kafka_err(f.kafka.begin(f.producer, h)) == "none");
@@ -71,9 +77,11 @@ TEST_CASE("commit is idempotent for the epoch that owns it, after a newer init i
     CHECK(f.kafka.stats().transactions_begun == 1);
     REQUIRE(kafka_err(f.kafka.send(f.producer, h, kKafkaTopic, 0, {1, 10})) == "none");
     REQUIRE(kafka_err(f.kafka.commit(f.producer, h)) == "none");
-    CHECK(kafka_err(f.kafka.commit(f.producer, h)) == "none");  // a retried commit of a committed transaction
+    CHECK(kafka_err(f.kafka.commit(f.producer, h)) ==
+          "none");  // a retried commit of a committed transaction
     CHECK(kafka_err(f.kafka.abort(f.producer, h)) == "invalid_txn_state");
-    CHECK(kafka_err(f.kafka.send(f.producer, h, kKafkaTopic, 0, {1, 11})) == "invalid_txn_state");  // no open txn
+    CHECK(kafka_err(f.kafka.send(f.producer, h, kKafkaTopic, 0, {1, 11})) ==
+          "invalid_txn_state");  // no open txn
 
     f.init("t");  // a newer producer of the same id
     // Kafka's coordinator checks the epoch before the state: the retried commit is fenced even
@@ -96,8 +104,9 @@ TEST_CASE("abort is idempotent, commit of an aborted transaction is invalid", "[
     CHECK(f.kafka.stats().transactions_aborted == 1);
 }
 
-// A larger epoch mirrors TransactionCoordinatorTest shouldReturnInvalidEpochOnEndTxnWhenEpochIsLarger
-// (PRODUCER_FENCED); another producer id, the coordinator's INVALID_PRODUCER_ID_MAPPING.
+// A larger epoch mirrors TransactionCoordinatorTest
+// shouldReturnInvalidEpochOnEndTxnWhenEpochIsLarger (PRODUCER_FENCED); another producer id, the
+// coordinator's INVALID_PRODUCER_ID_MAPPING.
 TEST_CASE("handles the broker never issued are rejected", "[kafka]") {
     KafkaFixture f;
     ProducerHandle h = f.init("t");
@@ -114,7 +123,8 @@ TEST_CASE("handles the broker never issued are rejected", "[kafka]") {
     CHECK(kafka_err(f.kafka.commit(f.producer, h)) == "none");  // the real handle is unaffected
 }
 
-TEST_CASE("the broker aborts a transaction that outlives the timeout, through the scheduler", "[kafka]") {
+TEST_CASE("the broker aborts a transaction that outlives the timeout, through the scheduler",
+          "[kafka]") {
     KafkaOptions options;
     options.transaction_timeout = Duration::seconds(10);
     KafkaFixture f(options);
@@ -149,8 +159,9 @@ TEST_CASE("the broker aborts a transaction that outlives the timeout, through th
 
 // Kafka times a transaction from its first AddPartitionsToTxn, however busy it stays (a checkpoint
 // interval longer than transaction.timeout.ms while records flow: Flink's documented pitfall).
-TEST_CASE("a transaction kept busy past the timeout is aborted, with the planted slip restarting the timer per write it is not",
-          "[kafka]") {
+TEST_CASE(
+    "a transaction kept busy past the timeout is aborted, with the planted slip restarting the timer per write it is not",
+    "[kafka]") {
     const bool per_write = GENERATE(false, true);
     KafkaOptions options;
     options.transaction_timeout = Duration::seconds(2);
@@ -195,13 +206,15 @@ TEST_CASE("abort_open_transactions aborts every open transaction as on timeout",
     ProducerHandle c = f.init("c");
     for (const ProducerHandle* h : {&a, &b, &c}) {
         REQUIRE(kafka_err(f.kafka.begin(f.producer, *h)) == "none");
-        REQUIRE(kafka_err(f.kafka.send(f.producer, *h, kKafkaTopic, 0, {h->producer_id, 1})) == "none");
+        REQUIRE(kafka_err(f.kafka.send(f.producer, *h, kKafkaTopic, 0, {h->producer_id, 1})) ==
+                "none");
     }
     REQUIRE(kafka_err(f.kafka.commit(f.producer, c)) == "none");
     f.kafka.abort_open_transactions();
     CHECK(f.kafka.stats().aborted_by_timeout == 2);
-    CHECK(kafka_err(f.kafka.commit(f.producer, a)) == "fenced");  // aborted as on timeout: the epoch was bumped
-    CHECK(kafka_err(f.kafka.commit(f.producer, c)) == "none");    // c's epoch was left alone
+    CHECK(kafka_err(f.kafka.commit(f.producer, a)) ==
+          "fenced");  // aborted as on timeout: the epoch was bumped
+    CHECK(kafka_err(f.kafka.commit(f.producer, c)) == "none");  // c's epoch was left alone
     CHECK(f.kafka.committed_records(kKafkaTopic) == std::vector<KafkaRecord>{{c.producer_id, 1}});
     CHECK(f.kafka.end_offset(kKafkaTopic, 0, Isolation::read_committed) == 3);
 }
@@ -217,7 +230,8 @@ TEST_CASE("negative control: with fencing off a zombie producer writes and commi
     ProducerHandle fresh = f.init("t", f.other);
     CHECK(fresh.epoch == 1);
     CHECK(f.kafka.stats().transactions_aborted == 0);  // the zombie's transaction stays open
-    REQUIRE(kafka_err(f.kafka.begin(f.other, fresh)) == "none");  // continues the zombie's open transaction
+    REQUIRE(kafka_err(f.kafka.begin(f.other, fresh)) ==
+            "none");  // continues the zombie's open transaction
     REQUIRE(kafka_err(f.kafka.send(f.other, fresh, kKafkaTopic, 0, {2, 20})) == "none");
     // The zombie's later write lands in its successor's transaction...
     CHECK(kafka_err(f.kafka.send(f.producer, zombie, kKafkaTopic, 0, {1, 11})) == "none");
@@ -232,4 +246,3 @@ TEST_CASE("negative control: with fencing off a zombie producer writes and commi
         CHECK(kafka_err(f.kafka.begin(f.producer, zombie)) == "fenced");
     }
 }
-

@@ -25,8 +25,9 @@ using eosim::sim::external::ProducerHandle;
 using eosim::sim::external::TxnLifecycle;
 using eosim::sim::external::TxnState;
 
-constexpr std::array<TxnState, 5> kTxnStates = {TxnState::empty, TxnState::ongoing, TxnState::abortable,
-                                                TxnState::committed, TxnState::aborted};
+constexpr std::array<TxnState, 5> kTxnStates = {TxnState::empty, TxnState::ongoing,
+                                                TxnState::abortable, TxnState::committed,
+                                                TxnState::aborted};
 
 // The table of kafka_txn_state.h written out again: each state with its valid previous states.
 const std::map<TxnState, std::set<TxnState>> kValidPrevious = {
@@ -59,7 +60,8 @@ TxnLifecycle lifecycle_in(TxnState state) {
 
 }  // namespace
 
-TEST_CASE("kafka transaction lifecycle: the valid previous states of each state", "[kafka][kafka_txn_state]") {
+TEST_CASE("kafka transaction lifecycle: the valid previous states of each state",
+          "[kafka][kafka_txn_state]") {
     for (const TxnState to : kTxnStates) {
         for (const TxnState from : kTxnStates) {
             INFO(to_string(from) << " -> " << to_string(to));
@@ -73,14 +75,17 @@ TEST_CASE("kafka transaction lifecycle: every invalid transition is caught, ever
     const eosim::sim::ScopedInvariantHandler scope(eosim::sim::throw_invariant_broken);
     int caught = 0;
     for (const TxnState from : kTxnStates) {
-        for (const TxnState to : {TxnState::ongoing, TxnState::abortable, TxnState::committed, TxnState::aborted}) {
+        for (const TxnState to :
+             {TxnState::ongoing, TxnState::abortable, TxnState::committed, TxnState::aborted}) {
             INFO(to_string(from) << " -> " << to_string(to));
             TxnLifecycle txn = lifecycle_in(from);
             if (kValidPrevious.at(to).contains(from)) {
-                CHECK_NOTHROW(take_transition(txn, to));  // positive twin: a valid transition is taken
+                CHECK_NOTHROW(
+                    take_transition(txn, to));  // positive twin: a valid transition is taken
                 CHECK(txn.state() == to);
             } else {
-                CHECK_THROWS_WITH(take_transition(txn, to), Catch::StartsWith("invariant broken: a Kafka transaction "));
+                CHECK_THROWS_WITH(take_transition(txn, to),
+                                  Catch::StartsWith("invariant broken: a Kafka transaction "));
                 CHECK(txn.state() == from);  // checked before the state changes
                 ++caught;
             }
@@ -89,7 +94,8 @@ TEST_CASE("kafka transaction lifecycle: every invalid transition is caught, ever
     CHECK(caught == 12);  // of 20 pairs, 8 are valid
 }
 
-TEST_CASE("kafka transaction lifecycle: the broker's transactions walk valid lives only", "[kafka][kafka_txn_state]") {
+TEST_CASE("kafka transaction lifecycle: the broker's transactions walk valid lives only",
+          "[kafka][kafka_txn_state]") {
     using eosim::test::kafka_err;
     using eosim::test::kKafkaTopic;
     const eosim::sim::ScopedInvariantHandler scope(eosim::sim::throw_invariant_broken);
@@ -109,9 +115,11 @@ TEST_CASE("kafka transaction lifecycle: the broker's transactions walk valid liv
     const int64_t failed = f.kafka.open_transaction_of("failer");
     REQUIRE(kafka_err(f.kafka.send(f.producer, h, kKafkaTopic, 0, {2, 2})) == "none");
     const std::vector<KafkaRecord> records{{2, 3}};
-    CHECK(kafka_err(f.kafka.produce(f.producer, h, kKafkaTopic, 0, 5, records)) == "out_of_order_sequence");
+    CHECK(kafka_err(f.kafka.produce(f.producer, h, kKafkaTopic, 0, 5, records)) ==
+          "out_of_order_sequence");
     CHECK(f.kafka.transaction_state(failed) == TxnState::abortable);
-    CHECK(kafka_err(f.kafka.send(f.producer, h, kKafkaTopic, 0, {2, 4})) == "transaction_abortable");
+    CHECK(kafka_err(f.kafka.send(f.producer, h, kKafkaTopic, 0, {2, 4})) ==
+          "transaction_abortable");
     CHECK(kafka_err(f.kafka.commit(f.producer, h)) == "transaction_abortable");
     REQUIRE(kafka_err(f.kafka.abort(f.producer, h)) == "none");
     CHECK(f.kafka.transaction_state(failed) == TxnState::aborted);
@@ -125,7 +133,8 @@ TEST_CASE("kafka transaction lifecycle: the broker's transactions walk valid liv
     REQUIRE(kafka_err(f.kafka.begin(f.producer, h)) == "none");
     const int64_t slow = f.kafka.open_transaction_of("slow");
     REQUIRE(kafka_err(f.kafka.send(f.producer, h, kKafkaTopic, 1, {3, 5})) == "none");
-    f.advance_to(f.world.scheduler().now() + KafkaOptions{}.transaction_timeout + eosim::sim::Duration::seconds(1));
+    f.advance_to(f.world.scheduler().now() + KafkaOptions{}.transaction_timeout +
+                 eosim::sim::Duration::seconds(1));
     CHECK(f.kafka.transaction_state(slow) == TxnState::aborted);
     CHECK(f.kafka.transaction_view(slow).expired);
 }

@@ -22,7 +22,6 @@ struct KeyValueFixture : eosim::test::ExternalTestWorld {
     NodeId store_node = add_node("key_values");
     NodeId writer = add_node("writer");
     KeyValueStore store{world.scheduler(), world.network(), store_node};
-
 };
 
 Time at_seconds(int64_t s) { return Time::zero() + Duration::seconds(s); }
@@ -56,7 +55,8 @@ TEST_CASE("GET, SET, INCRBY and DEL", "[key_value_store]") {
     CHECK(f.store.stats().absorbed_duplicates == 2);
 }
 
-TEST_CASE("expired keys vanish: GET reads absent, SETNX sets again, INCRBY restarts from 0", "[key_value_store]") {
+TEST_CASE("expired keys vanish: GET reads absent, SETNX sets again, INCRBY restarts from 0",
+          "[key_value_store]") {
     KeyValueFixture f;
     f.store.set(f.writer, "ttl", 1, Duration::seconds(2));
     f.store.setnx(f.writer, "dedup", 1, Duration::seconds(2));
@@ -78,7 +78,8 @@ TEST_CASE("expired keys vanish: GET reads absent, SETNX sets again, INCRBY resta
     CHECK(f.store.get(f.writer, "ttl").value == 5);
 }
 
-TEST_CASE("the dedup-then-increment script adds once per dedup key, atomically", "[key_value_store]") {
+TEST_CASE("the dedup-then-increment script adds once per dedup key, atomically",
+          "[key_value_store]") {
     KeyValueFixture f;
     KeyValueResult r = f.store.set_if_absent_then_incrby(f.writer, "seen:k1:1", "count:k1", 1);
     CHECK(r.applied);
@@ -99,13 +100,15 @@ TEST_CASE("the dedup-then-increment script adds once per dedup key, atomically",
         CHECK(f.store.peek("count:k1") == 2);
     }
     SECTION("an expired dedup key lets the replay count again (why dedup keys need a long TTL)") {
-        f.store.set_if_absent_then_incrby(f.writer, "seen:k2:1", "count:k2", 1, Duration::seconds(1));
+        f.store.set_if_absent_then_incrby(f.writer, "seen:k2:1", "count:k2", 1,
+                                          Duration::seconds(1));
         f.advance_to(at_seconds(1));
         CHECK(f.store.set_if_absent_then_incrby(f.writer, "seen:k2:1", "count:k2", 1).value == 2);
     }
 }
 
-TEST_CASE("compare-and-set sets only when the current value is the expected one", "[key_value_store]") {
+TEST_CASE("compare-and-set sets only when the current value is the expected one",
+          "[key_value_store]") {
     KeyValueFixture f;
     CHECK(f.store.compare_and_set(f.writer, "v", std::nullopt, 1).applied);
     CHECK(!f.store.compare_and_set(f.writer, "v", std::nullopt, 2).applied);
@@ -116,9 +119,10 @@ TEST_CASE("compare-and-set sets only when the current value is the expected one"
     CHECK(f.store.peek("v") == 2);
 }
 
-TEST_CASE("key-value calls fail from a down or partitioned caller, while unavailable or under write errors, "
-          "and write nothing",
-          "[key_value_store]") {
+TEST_CASE(
+    "key-value calls fail from a down or partitioned caller, while unavailable or under write errors, "
+    "and write nothing",
+    "[key_value_store]") {
     KeyValueFixture f;
     SECTION("caller down") {
         f.world.scheduler().crash(f.writer);

@@ -48,13 +48,15 @@ TEST_CASE("put, get, list by prefix (sorted) and delete", "[object_store]") {
     CHECK(f.paths("") == std::vector<std::string>{"other/c", "out/b"});
 }
 
-TEST_CASE("rename is atomic and refuses an existing target, and copy then delete moves", "[object_store]") {
+TEST_CASE("rename is atomic and refuses an existing target, and copy then delete moves",
+          "[object_store]") {
     ObjectStoreFixture f;
     f.store.put(f.writer, "tmp/part-0", "x");
     f.store.put(f.writer, "out/taken", "y");
     CHECK(err(f.store.rename(f.writer, "tmp/part-0", "out/taken").error) == "already_exists");
     CHECK(err(f.store.rename(f.writer, "tmp/part-0", "out/part-0").error) == "none");
-    CHECK(err(f.store.rename(f.writer, "tmp/part-0", "out/part-0").error) == "not_found");  // a replay
+    CHECK(err(f.store.rename(f.writer, "tmp/part-0", "out/part-0").error) ==
+          "not_found");  // a replay
     CHECK(f.store.peek("out/part-0") == "x");
     CHECK(!f.store.peek("tmp/part-0"));
     CHECK(err(f.store.copy(f.writer, "out/part-0", "final/p").error) == "none");
@@ -62,7 +64,8 @@ TEST_CASE("rename is atomic and refuses an existing target, and copy then delete
     CHECK(f.paths("") == std::vector<std::string>{"final/p", "out/taken"});
 }
 
-TEST_CASE("a multipart upload is invisible until completed, then appears whole in part order", "[object_store]") {
+TEST_CASE("a multipart upload is invisible until completed, then appears whole in part order",
+          "[object_store]") {
     ObjectStoreFixture f;
     const ObjectResult init = f.store.initiate_upload(f.writer, "out/file");
     REQUIRE(err(init.error) == "none");
@@ -73,7 +76,7 @@ TEST_CASE("a multipart upload is invisible until completed, then appears whole i
     CHECK(f.paths("out/").empty());
     CHECK(f.store.open_uploads() == std::vector<int64_t>{id});
     f.store.upload_part(f.writer, id, 2, "there");  // a part sent again replaces it
-    f.world.scheduler().crash(f.writer);  // the upload survives its uploader
+    f.world.scheduler().crash(f.writer);            // the upload survives its uploader
     f.world.scheduler().restart(f.writer);
     CHECK(err(f.store.complete_upload(f.writer, id).error) == "none");
     CHECK(f.store.get(f.writer, "out/file").bytes == "hello there");
@@ -95,9 +98,10 @@ TEST_CASE("a multipart upload aborted leaves nothing", "[object_store]") {
     CHECK(err(f.store.complete_upload(f.writer, empty).error) == "invalid_part");
 }
 
-TEST_CASE("object calls fail from a down or partitioned caller, while unavailable or under write errors, "
-          "and write nothing",
-          "[object_store]") {
+TEST_CASE(
+    "object calls fail from a down or partitioned caller, while unavailable or under write errors, "
+    "and write nothing",
+    "[object_store]") {
     ObjectStoreFixture f;
     const int64_t id = f.store.initiate_upload(f.writer, "out/file").upload_id;
     f.store.upload_part(f.writer, id, 1, "data");

@@ -20,14 +20,17 @@ using engine::SnapshotType;
 
 sim::Time flip147_at(int64_t ms) { return sim::Time::zero() + sim::Duration::millis(ms); }
 
-void flip147_complete(FinishedAfterFinalCheckpointOracle& oracle, int64_t id, SnapshotType type = {}) {
+void flip147_complete(FinishedAfterFinalCheckpointOracle& oracle, int64_t id,
+                      SnapshotType type = {}) {
     oracle.checkpoint_triggered(flip147_at(id * 100), id, type);
     oracle.checkpoint_completed(flip147_at(id * 100 + 50), id, {});
 }
 
 }  // namespace
 
-TEST_CASE("FLIP-147 contract: a task finishes only after a checkpoint after its end of data completed", "[oracle][flip147]") {
+TEST_CASE(
+    "FLIP-147 contract: a task finishes only after a checkpoint after its end of data completed",
+    "[oracle][flip147]") {
     FinishedAfterFinalCheckpointOracle oracle;
     flip147_complete(oracle, 1);
     oracle.end_of_data(flip147_at(160), "source", 0, 1);
@@ -44,7 +47,9 @@ TEST_CASE("FLIP-147 contract: a task finishes only after a checkpoint after its 
     CHECK(verdict.message.find("1 of 2 finishing tasks") == 0);
 }
 
-TEST_CASE("FLIP-147 contract: a completed stop-with-savepoint counts, an intermediate savepoint never", "[oracle][flip147]") {
+TEST_CASE(
+    "FLIP-147 contract: a completed stop-with-savepoint counts, an intermediate savepoint never",
+    "[oracle][flip147]") {
     FinishedAfterFinalCheckpointOracle oracle;
     flip147_complete(oracle, 1);
     oracle.end_of_data(flip147_at(150), "count", 0, 1);
@@ -53,19 +58,23 @@ TEST_CASE("FLIP-147 contract: a completed stop-with-savepoint counts, an interme
     CHECK_FALSE(oracle.verdict().passed);
 
     FinishedAfterFinalCheckpointOracle stopped;
-    stopped.checkpoint_triggered(flip147_at(100), 1, SnapshotType{SnapshotKind::terminate_savepoint, true});
-    stopped.end_of_data(flip147_at(120), "source", 0, 1);  // drain: end of data after the final savepoint's barrier
-    stopped.finished(flip147_at(130), "source", 0);        // the savepoint has not completed yet
+    stopped.checkpoint_triggered(flip147_at(100), 1,
+                                 SnapshotType{SnapshotKind::terminate_savepoint, true});
+    stopped.end_of_data(flip147_at(120), "source", 0,
+                        1);  // drain: end of data after the final savepoint's barrier
+    stopped.finished(flip147_at(130), "source", 0);  // the savepoint has not completed yet
     CHECK_FALSE(stopped.verdict().passed);
     FinishedAfterFinalCheckpointOracle drained;
-    drained.checkpoint_triggered(flip147_at(100), 1, SnapshotType{SnapshotKind::terminate_savepoint, true});
+    drained.checkpoint_triggered(flip147_at(100), 1,
+                                 SnapshotType{SnapshotKind::terminate_savepoint, true});
     drained.end_of_data(flip147_at(120), "source", 0, 1);
     drained.checkpoint_completed(flip147_at(150), 1, {});
     drained.finished(flip147_at(160), "source", 0);
     CHECK(drained.verdict().passed);
 }
 
-TEST_CASE("FLIP-147 contract: a task without end of data in its attempt is not judged", "[oracle][flip147]") {
+TEST_CASE("FLIP-147 contract: a task without end of data in its attempt is not judged",
+          "[oracle][flip147]") {
     FinishedAfterFinalCheckpointOracle oracle;
     oracle.end_of_data(flip147_at(100), "source", 0, 0);
     oracle.restore_started(flip147_at(200), 2, 0, {});
@@ -75,9 +84,13 @@ TEST_CASE("FLIP-147 contract: a task without end of data in its attempt is not j
     CHECK(verdict.message.find("0 tasks") == 0);
 }
 
-TEST_CASE("FLIP-147 contract in runs: tasks over uneven splits pass, tasks that finish early are caught", "[oracle][flip147][.slow]") {
-    const scenarios::Scenario correct = scenarios::load_scenario(testing::catalogue_scenario("finished-splits-aligned"));
-    const scenarios::Scenario early = scenarios::load_scenario(testing::catalogue_scenario("finished-splits-finish-early"));
+TEST_CASE(
+    "FLIP-147 contract in runs: tasks over uneven splits pass, tasks that finish early are caught",
+    "[oracle][flip147][.slow]") {
+    const scenarios::Scenario correct =
+        scenarios::load_scenario(testing::catalogue_scenario("finished-splits-aligned"));
+    const scenarios::Scenario early =
+        scenarios::load_scenario(testing::catalogue_scenario("finished-splits-finish-early"));
     for (uint64_t seed : {1u, 2u}) {
         scenarios::RunOptions options;
         options.seed = seed;

@@ -8,15 +8,15 @@
 #include <string>
 
 #include "engine/connectors/kafka_sink.h"
-#include "engine/vocabulary/protocol_points.h"
 #include "engine/state/blob_codec.h"
+#include "engine/vocabulary/protocol_points.h"
 #include "tests/engine/scenario_fixtures.h"
 
 namespace eosim::engine {
 namespace {
 
-using scenarios::RunOptions;
 using scenarios::run_scenario;
+using scenarios::RunOptions;
 using sim::Duration;
 using sim::external::KafkaError;
 using sim::external::ProducerHandle;
@@ -27,7 +27,8 @@ using namespace eosim::engine::test;
 // (so that a new attempt never reuses, and so never fences, an id its predecessor left open).
 class NoLingeringAbortSink final : public Sink {
 public:
-    NoLingeringAbortSink(SinkContext& context, sim::external::KafkaCluster& kafka, int64_t incarnation)
+    NoLingeringAbortSink(SinkContext& context, sim::external::KafkaCluster& kafka,
+                         int64_t incarnation)
         : context_(context), kafka_(kafka), incarnation_(incarnation) {}
 
     bool open(int64_t, const std::vector<RestoredSinkState>& restored) override {
@@ -48,8 +49,11 @@ public:
     }
     void write(const RecordBatch& records) override {
         std::vector<std::pair<int32_t, sim::external::KafkaRecord>> out;
-        for (const Record& r : records) out.emplace_back(static_cast<int32_t>(((r.key % 2) + 2) % 2), sim::external::KafkaRecord{r.key, r.value});
-        if (kafka_.send_batch(context_.node(), current_, "output", out) != KafkaError::none) failed_ = true;
+        for (const Record& r : records)
+            out.emplace_back(static_cast<int32_t>(((r.key % 2) + 2) % 2),
+                             sim::external::KafkaRecord{r.key, r.value});
+        if (kafka_.send_batch(context_.node(), current_, "output", out) != KafkaError::none)
+            failed_ = true;
     }
     bool pre_commit(int64_t checkpoint_id, std::string* state, std::string* error) override {
         if (failed_) {
@@ -65,14 +69,16 @@ public:
             out.put_i64(p.epoch);
         }
         *state = out.take();
-        context_.observer().transaction_event(context_.world().now(), current_.transactional_id, "precommitted");
+        context_.observer().transaction_event(context_.world().now(), current_.transactional_id,
+                                              "precommitted");
         context_.world().announce(points::kSinkPrecommitted, context_.node(), checkpoint_id);
         return begin(checkpoint_id + 1);
     }
     void checkpoint_complete(int64_t checkpoint_id) override {
         while (!pending_.empty() && pending_.front().first <= checkpoint_id) {
             if (kafka_.commit(context_.node(), pending_.front().second) != KafkaError::none) return;
-            context_.observer().transaction_event(context_.world().now(), pending_.front().second.transactional_id, "committed");
+            context_.observer().transaction_event(
+                context_.world().now(), pending_.front().second.transactional_id, "committed");
             pending_.erase(pending_.begin());
         }
     }
@@ -81,8 +87,8 @@ public:
 
 private:
     bool begin(int64_t checkpoint_id) {
-        const std::string id = "broken-" + std::to_string(context_.subtask()) + "-" + std::to_string(incarnation_) + "-" +
-                               std::to_string(checkpoint_id);
+        const std::string id = "broken-" + std::to_string(context_.subtask()) + "-" +
+                               std::to_string(incarnation_) + "-" + std::to_string(checkpoint_id);
         if (kafka_.init_transactions(context_.node(), id, &current_) != KafkaError::none ||
             kafka_.begin(context_.node(), current_) != KafkaError::none) {
             context_.fail("cannot begin " + id);
@@ -101,16 +107,20 @@ private:
 
 class NoLingeringAbortSinkConfig final : public SinkConfig {
 public:
-    std::unique_ptr<Sink> make(SinkContext& context, const OutsideSystems& systems, const RuntimeConfig&) const override {
+    std::unique_ptr<Sink> make(SinkContext& context, const OutsideSystems& systems,
+                               const RuntimeConfig&) const override {
         return std::make_unique<NoLingeringAbortSink>(context, *systems.kafka, ++incarnations_);
     }
     std::vector<Record> read_output(const OutsideSystems& systems) const override {
         std::vector<Record> out;
-        for (const auto& r : systems.kafka->committed_records("output")) out.push_back(Record{r.key, r.value});
+        for (const auto& r : systems.kafka->committed_records("output"))
+            out.push_back(Record{r.key, r.value});
         return out;
     }
     std::string kafka_topic() const override { return "output"; }
-    std::vector<std::string_view> announced_points() const override { return {points::kSinkPrecommitted}; }
+    std::vector<std::string_view> announced_points() const override {
+        return {points::kSinkPrecommitted};
+    }
 
 private:
     mutable int64_t incarnations_ = 0;
@@ -122,7 +132,8 @@ scenarios::Scenario fresh_count_scenario() {
     return s;
 }
 
-TEST_CASE("freshness: the Kafka sink commits within the bound, without faults and through a crash", "[freshness]") {
+TEST_CASE("freshness: the Kafka sink commits within the bound, without faults and through a crash",
+          "[freshness]") {
     auto s = fresh_count_scenario();
     const auto clean = run_scenario(s, RunOptions{3, nullptr});
     INFO(describe(clean));
@@ -136,7 +147,9 @@ TEST_CASE("freshness: the Kafka sink commits within the bound, without faults an
     CHECK(verdict(crashed, "freshness").passed);
 }
 
-TEST_CASE("freshness: catches a sink that does not abort lingering transactions on restore (FLINK-23854)", "[freshness]") {
+TEST_CASE(
+    "freshness: catches a sink that does not abort lingering transactions on restore (FLINK-23854)",
+    "[freshness]") {
     auto s = fresh_count_scenario();
     s.job.vertices.back().sink = std::make_shared<NoLingeringAbortSinkConfig>();
     s.faults = {crash_at_point(std::string(points::kSinkPrecommitted), 3, Duration::millis(700))};
@@ -159,7 +172,8 @@ TEST_CASE("freshness: catches a sink that does not abort lingering transactions 
     CHECK(verdict(clean, "freshness").passed);
 }
 
-TEST_CASE("freshness: a checkpoint interval far above the bound keeps consumers waiting", "[freshness]") {
+TEST_CASE("freshness: a checkpoint interval far above the bound keeps consumers waiting",
+          "[freshness]") {
     auto s = fresh_count_scenario();
     s.job.checkpointing.interval = Duration::seconds(4);
     s.freshness_bound = Duration::seconds(1);

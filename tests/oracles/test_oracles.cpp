@@ -5,8 +5,8 @@
 // VisibilityOracle against a Kafka model whose read_committed ignores the last stable offset;
 // LivenessOracle on a job that never finished, failed, or finished after the bound.
 // sort_records against std::sort over small and huge spans.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <climits>
@@ -34,9 +34,12 @@ using sim::Duration;
 using sim::Time;
 
 // Partition 0: keys 1 1 2; partition 1: keys 3 1. Sink output: (1,1) (1,2) (1,3) (2,1) (3,1).
-ModelInput count_input() { return ModelInput{{"in", {{{1, 0}, {1, 0}, {2, 0}}, {{3, 0}, {1, 0}}}}}; }
+ModelInput count_input() {
+    return ModelInput{{"in", {{{1, 0}, {1, 0}, {2, 0}}, {{3, 0}, {1, 0}}}}};
+}
 
-// ---- OutputComparison ------------------------------------------------------------------------------
+// ---- OutputComparison
+// ------------------------------------------------------------------------------
 
 TEST_CASE("output comparison: equal multisets in any order", "[oracles]") {
     const auto c = OutputComparison::of({{1, 1}, {2, 2}, {1, 1}}, {{1, 1}, {1, 1}, {2, 2}});
@@ -48,8 +51,10 @@ TEST_CASE("output comparison: equal multisets in any order", "[oracles]") {
     CHECK_FALSE(c.first_duplicate);
 }
 
-TEST_CASE("output comparison: finds the first missing and the first duplicate with counts", "[oracles]") {
-    const auto c = OutputComparison::of({{3, 3}, {1, 1}, {2, 5}, {1, 1}}, {{4, 4}, {2, 5}, {1, 1}, {2, 5}, {2, 5}});
+TEST_CASE("output comparison: finds the first missing and the first duplicate with counts",
+          "[oracles]") {
+    const auto c = OutputComparison::of({{3, 3}, {1, 1}, {2, 5}, {1, 1}},
+                                        {{4, 4}, {2, 5}, {1, 1}, {2, 5}, {2, 5}});
     CHECK(c.expected_records == 4);
     CHECK(c.actual_records == 5);
     CHECK(c.missing_records == 2);    // one (1,1), one (3,3)
@@ -77,12 +82,15 @@ TEST_CASE("output comparison: empty sides", "[oracles]") {
     CHECK(nothing_expected.first_duplicate->actual == 2);
 }
 
-// ---- output oracles -------------------------------------------------------------------------------
+// ---- output oracles
+// -------------------------------------------------------------------------------
 
 constexpr auto kAppended = engine::SinkOutputShape::appended;
 constexpr auto kKeyedTable = engine::SinkOutputShape::keyed_table;
 
-TEST_CASE("exactly-once output oracle: passes on the model output, fails on a duplicate or a missing record", "[oracles]") {
+TEST_CASE(
+    "exactly-once output oracle: passes on the model output, fails on a duplicate or a missing record",
+    "[oracles]") {
     const engine::JobSpec job = count_job();
     const ReferenceModel model(job, count_input());
     const std::vector<Record> exact = model.sink_output("sink");
@@ -115,7 +123,9 @@ TEST_CASE("exactly-once output oracle: passes on the model output, fails on a du
     CHECK(late.verdict().passed);
 }
 
-TEST_CASE("exactly-once output oracle on a cut run: missing output is noted, not judged, duplicates still are", "[oracles]") {
+TEST_CASE(
+    "exactly-once output oracle on a cut run: missing output is noted, not judged, duplicates still are",
+    "[oracles]") {
     const engine::JobSpec job = count_job();
     const ReferenceModel model(job, count_input());
     const std::vector<Record> exact = model.sink_output("sink");
@@ -124,7 +134,8 @@ TEST_CASE("exactly-once output oracle on a cut run: missing output is noted, not
     cut.set_run_cut("cut at the time_limit (60.000s) before the job finished");
     const Verdict c = cut.verdict();
     CHECK(c.passed);
-    CHECK(contains(c.message, "3 not (yet) committed: not judged, the run was cut (cut at the time_limit"));
+    CHECK(contains(c.message,
+                   "3 not (yet) committed: not judged, the run was cut (cut at the time_limit"));
     // Negative control: a duplicate in a cut run's output is still a violation.
     prefix.push_back(prefix.front());
     CHECK_FALSE(cut.verdict().passed);
@@ -137,14 +148,17 @@ TEST_CASE("exactly-once output oracle on a cut run: missing output is noted, not
     CHECK(keyed.verdict().passed);
 }
 
-TEST_CASE("exactly-once output oracle on a keyed table: the model's last value per key, nothing else", "[oracles]") {
+TEST_CASE(
+    "exactly-once output oracle on a keyed table: the model's last value per key, nothing else",
+    "[oracles]") {
     const engine::JobSpec job = count_job();
     const ReferenceModel model(job, count_input());
     // Partition 0: keys 1 1 2; partition 1: keys 3 1 -> counts: key 1 ends at 3, keys 2 and 3 at 1.
     const std::vector<Record> table{{1, 3}, {2, 1}, {3, 1}};
     CHECK(model.final_table("sink") == table);
     const auto check = [&](std::vector<Record> shown) {
-        return ExactlyOnceOutputOracle(model, "sink", kKeyedTable, [shown] { return shown; }).verdict();
+        return ExactlyOnceOutputOracle(model, "sink", kKeyedTable, [shown] { return shown; })
+            .verdict();
     };
     CHECK(check(table).passed);
     CHECK(check({{3, 1}, {1, 3}, {2, 1}}).passed);  // any order
@@ -162,7 +176,8 @@ TEST_CASE("exactly-once output oracle on a keyed table: the model's last value p
     CHECK(contains(twice.message, "1 shown twice"));
 }
 
-TEST_CASE("at-least-once output oracle: passes with duplicates, fails on a missing record", "[oracles]") {
+TEST_CASE("at-least-once output oracle: passes with duplicates, fails on a missing record",
+          "[oracles]") {
     const engine::JobSpec job = count_job();
     const ReferenceModel model(job, count_input());
     const std::vector<Record> exact = model.sink_output("sink");
@@ -186,16 +201,20 @@ TEST_CASE("at-least-once output oracle: passes with duplicates, fails on a missi
     CHECK(contains(m.message, "first missing (key=3, value=1)"));
 }
 
-// ---- state after restore --------------------------------------------------------------------------
+// ---- state after restore
+// --------------------------------------------------------------------------
 
 // What every subtask of an aligned checkpoint reports on restore: nothing in flight.
 void report_no_channel_state(StateAfterRestoreOracle& oracle, int64_t attempt) {
     for (const char* v : {"source", "count", "sink"}) {
-        for (int32_t s = 0; s < 2; ++s) oracle.channel_state_restored(Time::zero(), attempt, v, s, {});
+        for (int32_t s = 0; s < 2; ++s)
+            oracle.channel_state_restored(Time::zero(), attempt, v, s, {});
     }
 }
 
-TEST_CASE("state-after-restore oracle: restored state must equal the model over the checkpoint's prefix", "[oracles]") {
+TEST_CASE(
+    "state-after-restore oracle: restored state must equal the model over the checkpoint's prefix",
+    "[oracles]") {
     const engine::JobSpec job = count_job();
     const ReferenceModel model(job, count_input());
     // Checkpoint 3 covers partition 0 up to offset 2 (keys 1 1) and partition 1 up to 1 (key 3).
@@ -207,7 +226,8 @@ TEST_CASE("state-after-restore oracle: restored state must equal the model over 
         StateAfterRestoreOracle oracle(model, job);
         oracle.restore_started(at, 2, 3, offsets);
         report_no_channel_state(oracle, 2);
-        oracle.keyed_state_restored(at, 2, "count", 0, {});  // keys 1 and 3 are in subtask 1's key groups
+        oracle.keyed_state_restored(at, 2, "count", 0,
+                                    {});  // keys 1 and 3 are in subtask 1's key groups
         oracle.keyed_state_restored(at, 2, "count", 1, {{1, 2}, {3, 1}});
         const Verdict v = oracle.verdict();
         CHECK(v.passed);
@@ -269,27 +289,32 @@ TEST_CASE("state-after-restore oracle: restored state must equal the model over 
 
 // Unaligned checkpoints: the restored state plus the restored in-flight records make the model's
 // state; a record lost from channel state, or both in state and in flight, is caught.
-TEST_CASE("state-after-restore oracle: restored in-flight records complete the restored state", "[oracles]") {
+TEST_CASE("state-after-restore oracle: restored in-flight records complete the restored state",
+          "[oracles]") {
     const engine::JobSpec job = count_job();
     const ReferenceModel model(job, count_input());
     const SourceOffsets offsets{{{"in", 0}, 2}, {{"in", 1}, 1}};  // model: {1: 2, 3: 1}
     const Time at = Time::zero() + Duration::seconds(4);
     using InFlight = std::vector<engine::InFlightRecords>;
-    auto run = [&](const std::map<int64_t, int64_t>& state0, const InFlight& source0, const InFlight& count1) {
+    auto run = [&](const std::map<int64_t, int64_t>& state0, const InFlight& source0,
+                   const InFlight& count1) {
         StateAfterRestoreOracle oracle(model, job);
         oracle.restore_started(at, 2, 3, offsets);
         oracle.keyed_state_restored(at, 2, "count", 0, {});
-        oracle.keyed_state_restored(at, 2, "count", 1, state0);  // key 1 is in subtask 1's key groups
-        oracle.channel_state_restored(at, 2, "source", 0, source0);  // output channel state, toward count
+        oracle.keyed_state_restored(at, 2, "count", 1,
+                                    state0);  // key 1 is in subtask 1's key groups
+        oracle.channel_state_restored(at, 2, "source", 0,
+                                      source0);  // output channel state, toward count
         oracle.channel_state_restored(at, 2, "source", 1, {});
         oracle.channel_state_restored(at, 2, "count", 0, {});
-        oracle.channel_state_restored(at, 2, "count", 1, count1);    // input channel state
+        oracle.channel_state_restored(at, 2, "count", 1, count1);  // input channel state
         oracle.channel_state_restored(at, 2, "sink", 0, {});
         oracle.channel_state_restored(at, 2, "sink", 1, {});
         return std::make_pair(oracle.verdict(), oracle.in_flight_records_checked());
     };
     SECTION("one record in an output channel, one in an input channel: exact") {
-        const auto [v, replayed] = run({{1, 1}}, {{"source", "count", {{1, 0}}}}, {{"source", "count", {{3, 0}}}});
+        const auto [v, replayed] =
+            run({{1, 1}}, {{"source", "count", {{1, 0}}}}, {{"source", "count", {{3, 0}}}});
         CHECK(v.passed);
         CHECK(replayed == 2);
     }
@@ -299,17 +324,20 @@ TEST_CASE("state-after-restore oracle: restored in-flight records complete the r
         CHECK(contains(v.message, "key 1: expected 2, restored 1 (under-counted)"));
     }
     SECTION("a record both in the state and in flight over-counts") {
-        const auto [v, replayed] = run({{1, 2}}, {{"source", "count", {{1, 0}}}}, {{"source", "count", {{3, 0}}}});
+        const auto [v, replayed] =
+            run({{1, 2}}, {{"source", "count", {{1, 0}}}}, {{"source", "count", {{3, 0}}}});
         CHECK_FALSE(v.passed);
         CHECK(contains(v.message, "key 1: expected 2, restored 3 (over-counted)"));
     }
 }
 
-// ---- visibility -----------------------------------------------------------------------------------
+// ---- visibility
+// -----------------------------------------------------------------------------------
 
 struct KafkaWorld {
     explicit KafkaWorld(bool ignores_lso)
-        : kafka(world.scheduler(), world.network(), broker, sim::external::KafkaOptions{Duration::seconds(60), true, ignores_lso}) {
+        : kafka(world.scheduler(), world.network(), broker,
+                sim::external::KafkaOptions{Duration::seconds(60), true, ignores_lso}) {
         kafka.create_topic("out", 2);
     }
     sim::World world{sim::WorldOptions{}};
@@ -321,13 +349,15 @@ struct KafkaWorld {
         sim::external::ProducerHandle handle;
         REQUIRE(kafka.init_transactions(producer, id, &handle) == sim::external::KafkaError::none);
         REQUIRE(kafka.begin(producer, handle) == sim::external::KafkaError::none);
-        REQUIRE(kafka.send(producer, handle, "out", 0, {key, 1}) == sim::external::KafkaError::none);
+        REQUIRE(kafka.send(producer, handle, "out", 0, {key, 1}) ==
+                sim::external::KafkaError::none);
         return handle;
     }
     void run_for(Duration d) { world.scheduler().run_until(world.now() + d); }
 };
 
-TEST_CASE("visibility oracle: committed and aborted transactions and plain appends are fine", "[oracles]") {
+TEST_CASE("visibility oracle: committed and aborted transactions and plain appends are fine",
+          "[oracles]") {
     KafkaWorld w(false);
     VisibilityOracle oracle(w.world.scheduler(), w.kafka, "out", Duration::millis(10));
     oracle.start();
@@ -341,11 +371,14 @@ TEST_CASE("visibility oracle: committed and aborted transactions and plain appen
     w.run_for(Duration::millis(100));
     const Verdict v = oracle.verdict();
     CHECK(v.passed);
-    // The plain append, then t-1's record once it committed; t-2's is skipped, t-3's is behind the LSO.
+    // The plain append, then t-1's record once it committed; t-2's is skipped, t-3's is behind the
+    // LSO.
     CHECK(contains(v.message, "2 records read"));
 }
 
-TEST_CASE("visibility oracle: fails when read_committed ignores the last stable offset and a transaction is open", "[oracles]") {
+TEST_CASE(
+    "visibility oracle: fails when read_committed ignores the last stable offset and a transaction is open",
+    "[oracles]") {
     KafkaWorld w(true);
     VisibilityOracle oracle(w.world.scheduler(), w.kafka, "out", Duration::millis(10));
     oracle.start();
@@ -358,7 +391,9 @@ TEST_CASE("visibility oracle: fails when read_committed ignores the last stable 
     CHECK(contains(v.message, "out/0@0"));
 }
 
-TEST_CASE("visibility oracle: the same negative control with the transaction committed before the first poll passes", "[oracles]") {
+TEST_CASE(
+    "visibility oracle: the same negative control with the transaction committed before the first poll passes",
+    "[oracles]") {
     KafkaWorld w(true);
     VisibilityOracle oracle(w.world.scheduler(), w.kafka, "out", Duration::millis(10));
     oracle.start();
@@ -368,9 +403,11 @@ TEST_CASE("visibility oracle: the same negative control with the transaction com
     CHECK(oracle.verdict().passed);
 }
 
-// ---- liveness -------------------------------------------------------------------------------------
+// ---- liveness
+// -------------------------------------------------------------------------------------
 
-TEST_CASE("liveness oracle: the job must finish within the bound after the faults stop", "[oracles]") {
+TEST_CASE("liveness oracle: the job must finish within the bound after the faults stop",
+          "[oracles]") {
     const Time quiet = Time::zero() + Duration::seconds(5);
     auto quiet_since = [quiet] { return quiet; };
     const Duration bound = Duration::seconds(10);
@@ -409,7 +446,8 @@ TEST_CASE("liveness oracle: the job must finish within the bound after the fault
 }
 
 }  // namespace
-TEST_CASE("record sort: the same order as std::sort, for every span of keys and values", "[oracles]") {
+TEST_CASE("record sort: the same order as std::sort, for every span of keys and values",
+          "[oracles]") {
     rc::prop("sort_records agrees with std::sort", [] {
         // Small spans take the radix path (above its size threshold), huge ones the fallback.
         const auto span = *rc::gen::element<int64_t>(3, 1000, int64_t{1} << 40, INT64_MAX);
@@ -420,7 +458,8 @@ TEST_CASE("record sort: the same order as std::sort, for every span of keys and 
             const int64_t value = *rc::gen::inRange<int64_t>(-span / 2, span / 2);
             records.push_back(Record{key, value});
         }
-        if (*rc::gen::arbitrary<bool>()) records.push_back(Record{INT64_MIN, INT64_MAX});  // spans of 2^64
+        if (*rc::gen::arbitrary<bool>())
+            records.push_back(Record{INT64_MIN, INT64_MAX});  // spans of 2^64
         std::vector<Record> expected = records;
         std::sort(expected.begin(), expected.end());
         sort_records(records);

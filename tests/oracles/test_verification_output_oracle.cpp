@@ -36,17 +36,20 @@ Verdict judge_verification(const std::vector<Record>& topic) {
     return oracle.verdict();
 }
 
-TEST_CASE("verification output: the model's output of the job's own range passes", "[oracle][upgrade]") {
+TEST_CASE("verification output: the model's output of the job's own range passes",
+          "[oracle][upgrade]") {
     const Verdict v = judge_verification({{1, 2}});
     INFO(v.message);
     CHECK(v.passed);
 }
 
-TEST_CASE("verification output: a duplicated, a lost or a late record fires (negative controls)", "[oracle][upgrade]") {
+TEST_CASE("verification output: a duplicated, a lost or a late record fires (negative controls)",
+          "[oracle][upgrade]") {
     CHECK_FALSE(judge_verification({{1, 2}, {1, 2}}).passed);  // duplicated
     CHECK_FALSE(judge_verification({}).passed);                // lost
     CHECK_FALSE(judge_verification({{1, 2}, {2, 2}}).passed);  // past its own savepoint
-    CHECK_FALSE(judge_verification({{1, 1}}).passed);          // state not restored: the count started again
+    CHECK_FALSE(
+        judge_verification({{1, 1}}).passed);  // state not restored: the count started again
     CHECK(judge_verification({{1, 1}}).message.find("first missing") != std::string::npos);
 }
 

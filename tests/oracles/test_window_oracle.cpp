@@ -15,8 +15,12 @@ using engine::Record;
 using engine::RowKind;
 using engine::WindowSpec;
 
-Record record_at(int64_t key, int64_t value, int64_t ts) { return Record{key, value, 0, RowKind::insert, ts}; }
-Record fired(int64_t key, int64_t aggregate, int64_t window_end) { return record_at(key, aggregate, window_end - 1); }
+Record record_at(int64_t key, int64_t value, int64_t ts) {
+    return Record{key, value, 0, RowKind::insert, ts};
+}
+Record fired(int64_t key, int64_t aggregate, int64_t window_end) {
+    return record_at(key, aggregate, window_end - 1);
+}
 
 WindowSpec tumbling_count(int64_t lateness_ms) {
     WindowSpec s;
@@ -25,16 +29,19 @@ WindowSpec tumbling_count(int64_t lateness_ms) {
     return s;
 }
 
-Verdict judge_windows(const WindowModel& model, std::vector<Record> results, std::vector<Record> late, bool idleness = false) {
-    const WindowOutputOracle oracle(model, "w", [results] { return results; }, [late] { return late; }, idleness);
+Verdict judge_windows(const WindowModel& model, std::vector<Record> results,
+                      std::vector<Record> late, bool idleness = false) {
+    const WindowOutputOracle oracle(
+        model, "w", [results] { return results; }, [late] { return late; }, idleness);
     return oracle.verdict();
 }
 
-TEST_CASE("split watermark: a record is in-bound above max timestamp seen - bound - 1", "[window][oracle]") {
+TEST_CASE("split watermark: a record is in-bound above max timestamp seen - bound - 1",
+          "[window][oracle]") {
     SplitWatermark split(100);
-    CHECK(split.next(1000));     // the first record: the watermark is still at its minimum
-    CHECK(split.next(901));      // watermark 899
-    CHECK(split.next(900));      // 900 > 899
+    CHECK(split.next(1000));       // the first record: the watermark is still at its minimum
+    CHECK(split.next(901));        // watermark 899
+    CHECK(split.next(900));        // 900 > 899
     CHECK_FALSE(split.next(899));  // 899 <= 899: out-of-bound
     CHECK(split.next(2000));
     CHECK_FALSE(split.next(1000));
@@ -55,7 +62,8 @@ WindowModel tumbling_model(int64_t lateness_ms) {
     return model;
 }
 
-TEST_CASE("window model: totals per (key, window), in-bound aggregate, out-of-bound records", "[window][oracle]") {
+TEST_CASE("window model: totals per (key, window), in-bound aggregate, out-of-bound records",
+          "[window][oracle]") {
     const WindowModel model = tumbling_model(500);
     REQUIRE(model.windows().size() == 2);
     const WindowTotals& w0 = model.windows().at(WindowId{1, 1000});
@@ -73,61 +81,94 @@ TEST_CASE("window oracle passes every legitimate outcome of late records", "[win
     // Both late records arrived before the watermark passed the window: one firing of 5.
     CHECK(judge_windows(model, {fired(1, 5, 1000), fired(1, 1, 2000)}, {}).passed);
     // Both arrived after the first firing, within the lateness: firings 3, 4, 5.
-    CHECK(judge_windows(model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 5, 1000), fired(1, 1, 2000)}, {}).passed);
+    CHECK(
+        judge_windows(
+            model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 5, 1000), fired(1, 1, 2000)}, {})
+            .passed);
     // One re-fired the window, the other came after its cleanup: firings 3, 4 and one late record.
-    const Verdict v = judge_windows(model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 60)});
+    const Verdict v = judge_windows(
+        model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 60)});
     CHECK(v.passed);
     CHECK_THAT(v.message, Catch::Contains("2 windows checked exactly"));
     // Both after the cleanup.
-    CHECK(judge_windows(model, {fired(1, 3, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 50), record_at(1, 1, 60)}).passed);
+    CHECK(judge_windows(model, {fired(1, 3, 1000), fired(1, 1, 2000)},
+                        {record_at(1, 1, 50), record_at(1, 1, 60)})
+              .passed);
 }
 
-TEST_CASE("window oracle fires on a duplicated, lost or double-counted firing", "[window][oracle]") {
+TEST_CASE("window oracle fires on a duplicated, lost or double-counted firing",
+          "[window][oracle]") {
     const WindowModel model = tumbling_model(500);
     SECTION("a firing duplicated (an at-least-once sink, a re-fire after a restore)") {
-        const Verdict v = judge_windows(model, {fired(1, 3, 1000), fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 5, 1000), fired(1, 1, 2000)}, {});
+        const Verdict v = judge_windows(model,
+                                        {fired(1, 3, 1000), fired(1, 3, 1000), fired(1, 4, 1000),
+                                         fired(1, 5, 1000), fired(1, 1, 2000)},
+                                        {});
         CHECK_FALSE(v.passed);
         CHECK_THAT(v.message, Catch::Contains("fired twice with 3"));
     }
     SECTION("a purged window fired again from scratch (its watermark lost on restore)") {
-        const Verdict v = judge_windows(model, {fired(1, 3, 1000), fired(1, 1, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 60)});
+        const Verdict v =
+            judge_windows(model, {fired(1, 3, 1000), fired(1, 1, 1000), fired(1, 1, 2000)},
+                          {record_at(1, 1, 60)});
         CHECK_FALSE(v.passed);
     }
     SECTION("a firing lost") {
         CHECK_FALSE(judge_windows(model, {fired(1, 1, 2000)}, {}).passed);
-        CHECK_FALSE(judge_windows(model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {}).passed);
+        CHECK_FALSE(
+            judge_windows(model, {fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {})
+                .passed);
     }
     SECTION("a record both counted and side-output") {
-        const Verdict v = judge_windows(model, {fired(1, 5, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 60)});
+        const Verdict v =
+            judge_windows(model, {fired(1, 5, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 60)});
         CHECK_FALSE(v.passed);
         CHECK_THAT(v.message, Catch::Contains("!= the model's 5"));
     }
     SECTION("an in-bound record in the late output") {
-        const Verdict v = judge_windows(model, {fired(1, 2, 1000), fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 900)});
+        const Verdict v = judge_windows(
+            model, {fired(1, 2, 1000), fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)},
+            {record_at(1, 1, 900)});
         CHECK_FALSE(v.passed);
         CHECK_THAT(v.message, Catch::Contains("not an out-of-bound input record"));
         // With idleness an in-bound record may be late: not judged then (the sum still holds).
-        CHECK(judge_windows(model, {fired(1, 2, 1000), fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)}, {record_at(1, 1, 900)}, true).passed);
+        CHECK(judge_windows(
+                  model,
+                  {fired(1, 2, 1000), fired(1, 3, 1000), fired(1, 4, 1000), fired(1, 1, 2000)},
+                  {record_at(1, 1, 900)}, true)
+                  .passed);
     }
     SECTION("a firing for a window the model does not have") {
-        CHECK_FALSE(judge_windows(model, {fired(1, 5, 1000), fired(1, 1, 2000), fired(2, 1, 1000)}, {}).passed);
+        CHECK_FALSE(
+            judge_windows(model, {fired(1, 5, 1000), fired(1, 1, 2000), fired(2, 1, 1000)}, {})
+                .passed);
     }
     SECTION("firings skipping a count") {
-        CHECK_FALSE(judge_windows(model, {fired(1, 3, 1000), fired(1, 5, 1000), fired(1, 1, 2000)}, {}).passed);
+        CHECK_FALSE(
+            judge_windows(model, {fired(1, 3, 1000), fired(1, 5, 1000), fired(1, 1, 2000)}, {})
+                .passed);
     }
 }
 
-TEST_CASE("window oracle: a cut run leaves incomplete windows unjudged but still judges duplicates", "[window][oracle]") {
+TEST_CASE("window oracle: a cut run leaves incomplete windows unjudged but still judges duplicates",
+          "[window][oracle]") {
     const WindowModel model = tumbling_model(500);
-    WindowOutputOracle oracle(model, "w", [] { return std::vector<Record>{fired(1, 3, 1000)}; }, {}, false);
+    WindowOutputOracle oracle(
+        model, "w", [] { return std::vector<Record>{fired(1, 3, 1000)}; }, {}, false);
     oracle.set_run_cut("cut at the time_limit");
     CHECK(oracle.verdict().passed);
-    WindowOutputOracle duplicated(model, "w", [] { return std::vector<Record>{fired(1, 3, 1000), fired(1, 3, 1000)}; }, {}, false);
+    WindowOutputOracle duplicated(
+        model, "w",
+        [] {
+            return std::vector<Record>{fired(1, 3, 1000), fired(1, 3, 1000)};
+        },
+        {}, false);
     duplicated.set_run_cut("cut at the time_limit");
     CHECK_FALSE(duplicated.verdict().passed);
 }
 
-TEST_CASE("window oracle on sliding windows: exact without out-of-bound records, bounds with them", "[window][oracle]") {
+TEST_CASE("window oracle on sliding windows: exact without out-of-bound records, bounds with them",
+          "[window][oracle]") {
     WindowSpec s = tumbling_count(0);
     s.kind = WindowSpec::Kind::sliding;
     s.slide = sim::Duration::millis(500);
@@ -136,20 +177,38 @@ TEST_CASE("window oracle on sliding windows: exact without out-of-bound records,
     model.add(record_at(1, 1, 1200), true);  // windows [1000, 2000), [500, 1500)
     model.add(record_at(1, 1, 100), false);  // windows [0, 1000), [-500, 500)
     // The late record counted in [-500, 500) (not yet fired there) but dropped for [0, 1000).
-    const std::vector<Record> good{fired(1, 1, 500), fired(1, 1, 1000), fired(1, 2, 1500), fired(1, 1, 2000)};
+    const std::vector<Record> good{fired(1, 1, 500), fired(1, 1, 1000), fired(1, 2, 1500),
+                                   fired(1, 1, 2000)};
     const Verdict v = judge_windows(model, good, {});
     CHECK(v.passed);
     CHECK_THAT(v.message, Catch::Contains("2 windows checked exactly, 2 within bounds"));
     // Counted in both: also fine.
-    CHECK(judge_windows(model, {fired(1, 1, 500), fired(1, 2, 1000), fired(1, 2, 1500), fired(1, 1, 2000)}, {}).passed);
+    CHECK(judge_windows(model,
+                        {fired(1, 1, 500), fired(1, 2, 1000), fired(1, 2, 1500), fired(1, 1, 2000)},
+                        {})
+              .passed);
     // Late for both: side-output, fine.
-    CHECK(judge_windows(model, {fired(1, 1, 1000), fired(1, 2, 1500), fired(1, 1, 2000)}, {record_at(1, 1, 100)}).passed);
+    CHECK(judge_windows(model, {fired(1, 1, 1000), fired(1, 2, 1500), fired(1, 1, 2000)},
+                        {record_at(1, 1, 100)})
+              .passed);
     // An in-bound-only window fired twice, or below its total.
-    CHECK_FALSE(judge_windows(model, {fired(1, 1, 500), fired(1, 1, 1000), fired(1, 2, 1500), fired(1, 2, 1500), fired(1, 1, 2000)}, {}).passed);
-    CHECK_FALSE(judge_windows(model, {fired(1, 1, 500), fired(1, 1, 1000), fired(1, 1, 1500), fired(1, 1, 2000)}, {}).passed);
+    CHECK_FALSE(judge_windows(model,
+                              {fired(1, 1, 500), fired(1, 1, 1000), fired(1, 2, 1500),
+                               fired(1, 2, 1500), fired(1, 1, 2000)},
+                              {})
+                    .passed);
+    CHECK_FALSE(
+        judge_windows(
+            model, {fired(1, 1, 500), fired(1, 1, 1000), fired(1, 1, 1500), fired(1, 1, 2000)}, {})
+            .passed);
     // A within-bounds window below its in-bound records, or counted and side-output.
-    CHECK_FALSE(judge_windows(model, {fired(1, 1, 500), fired(1, 2, 1500), fired(1, 1, 2000)}, {}).passed);
-    CHECK_FALSE(judge_windows(model, {fired(1, 1, 500), fired(1, 2, 1000), fired(1, 2, 1500), fired(1, 1, 2000)}, {record_at(1, 1, 100)}).passed);
+    CHECK_FALSE(
+        judge_windows(model, {fired(1, 1, 500), fired(1, 2, 1500), fired(1, 1, 2000)}, {}).passed);
+    CHECK_FALSE(
+        judge_windows(model,
+                      {fired(1, 1, 500), fired(1, 2, 1000), fired(1, 2, 1500), fired(1, 1, 2000)},
+                      {record_at(1, 1, 100)})
+            .passed);
 }
 
 TEST_CASE("window oracle on count windows: exact results, nothing late", "[window][oracle]") {

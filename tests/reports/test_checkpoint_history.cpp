@@ -42,9 +42,13 @@ RunRecord history_record(const std::string& scenario, int64_t failed, double fai
     c.tasks.push_back({"count", 1, 3.0, failed_alignment_ms, 0.5, -1, 100, 0, false, 0.2});
     r.checkpoints.push_back(c);
     r.checkpoint_summary = scenarios::summarize(r.checkpoints);
-    r.status_history = {{0, "CREATED", "v1", "v1"}, {0, "RUNNING", "v1", "v1/1 from scratch"}, {4, "RESTARTING", "v1", "v1/1 failed"}};
-    r.exceptions = {{4, 2001, "v1/1", "RESTARTING", "TaskManager tm1 lost", "fault #0 crash at 3.900s: crashed tm1"}};
-    r.deployments = {{"v1", 0, 7, 0, "", "stopped with savepoint 9", 2}, {"v2", 7, -1, 9, "savepoint", "", 1}};
+    r.status_history = {{0, "CREATED", "v1", "v1"},
+                        {0, "RUNNING", "v1", "v1/1 from scratch"},
+                        {4, "RESTARTING", "v1", "v1/1 failed"}};
+    r.exceptions = {{4, 2001, "v1/1", "RESTARTING", "TaskManager tm1 lost",
+                     "fault #0 crash at 3.900s: crashed tm1"}};
+    r.deployments = {{"v1", 0, 7, 0, "", "stopped with savepoint 9", 2},
+                     {"v2", 7, -1, 9, "savepoint", "", 1}};
     r.back_pressure = {{"source", 0.1, 0.8, 0.1, 1000}, {"sink", 0.9, 0, 0.1, 1000}};
     return r;
 }
@@ -66,7 +70,9 @@ TEST_CASE("history: a record's history round-trips through JSON", "[reports][his
     CHECK_THROWS_WITH(run_record_from_json(bad), Catch::Contains("/exceptions: expected an array"));
 }
 
-TEST_CASE("history: the text and HTML show failed checkpoints, deployments, exceptions, back pressure", "[reports][history]") {
+TEST_CASE(
+    "history: the text and HTML show failed checkpoints, deployments, exceptions, back pressure",
+    "[reports][history]") {
     const RunRecord r = history_record("a", 2, 900);
     std::ostringstream text;
     write_checkpoint_summary(text, r.checkpoint_summary);
@@ -88,8 +94,11 @@ TEST_CASE("history: the text and HTML show failed checkpoints, deployments, exce
     CHECK_THAT(html.str(), Catch::Contains("v1: stopped with savepoint 9"));
 }
 
-TEST_CASE("history: checkpoints per scenario and --compare count failed checkpoints and their alignment", "[reports][history]") {
-    const std::vector<RunRecord> records = {history_record("aligned", 4, 1100), history_record("unaligned", 0, 0)};
+TEST_CASE(
+    "history: checkpoints per scenario and --compare count failed checkpoints and their alignment",
+    "[reports][history]") {
+    const std::vector<RunRecord> records = {history_record("aligned", 4, 1100),
+                                            history_record("unaligned", 0, 0)};
     const std::vector<ScenarioCheckpoints> rows = checkpoints_per_scenario(records);
     REQUIRE(rows.size() == 2);
     CHECK(rows[0].failed == 4);

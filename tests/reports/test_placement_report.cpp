@@ -14,7 +14,8 @@
 namespace eosim::reports {
 namespace {
 
-scenarios::AttemptPlacement placed_attempt(const std::string& name, double at_s, const std::string& tm_of_subtask_1) {
+scenarios::AttemptPlacement placed_attempt(const std::string& name, double at_s,
+                                           const std::string& tm_of_subtask_1) {
     scenarios::AttemptPlacement p;
     p.at_s = at_s;
     p.attempt = name == "v1/1" ? 1001 : 1002;
@@ -26,10 +27,12 @@ scenarios::AttemptPlacement placed_attempt(const std::string& name, double at_s,
     return p;
 }
 
-const std::vector<scenarios::AttemptPlacement> kPlacements = {placed_attempt("v1/1", 0.012, "tm1"), placed_attempt("v1/2", 5.5, "tm1"),
+const std::vector<scenarios::AttemptPlacement> kPlacements = {placed_attempt("v1/1", 0.012, "tm1"),
+                                                              placed_attempt("v1/2", 5.5, "tm1"),
                                                               placed_attempt("v1/3", 9.25, "tm0")};
 
-TEST_CASE("placement report: text per attempt, a line per TaskManager, repeats said in one line", "[reports][placement]") {
+TEST_CASE("placement report: text per attempt, a line per TaskManager, repeats said in one line",
+          "[reports][placement]") {
     std::ostringstream out;
     write_placements(out, kPlacements);
     CHECK(out.str() ==
@@ -45,10 +48,13 @@ TEST_CASE("placement report: text per attempt, a line per TaskManager, repeats s
     CHECK(none.str().empty());
 }
 
-TEST_CASE("placement report: JSON reads back exactly, also through a run record", "[reports][placement]") {
+TEST_CASE("placement report: JSON reads back exactly, also through a run record",
+          "[reports][placement]") {
     const nlohmann::json j = placements_to_json(kPlacements);
     CHECK(j[0]["attempt_name"] == "v1/1");
-    CHECK(j[0]["subtasks"][1] == nlohmann::json{{"vertex", "source"}, {"subtask", 1}, {"task_manager", "tm1"}, {"slot", 0}});
+    CHECK(
+        j[0]["subtasks"][1] ==
+        nlohmann::json{{"vertex", "source"}, {"subtask", 1}, {"task_manager", "tm1"}, {"slot", 0}});
     const std::vector<scenarios::AttemptPlacement> back = placements_from_json(j, "/placements");
     CHECK(placements_to_json(back) == j);
     CHECK_THROWS_WITH(placements_from_json(nlohmann::json::array({{{"at_s", 1}}}), "/placements"),
@@ -64,19 +70,24 @@ TEST_CASE("placement report: the HTML table, a row per attempt", "[reports][plac
     write_placements_html(out, kPlacements);
     const std::string html = out.str();
     CHECK_THAT(html, Catch::Contains("<h5>Placement"));
-    CHECK_THAT(html, Catch::Contains("<tr><td>v1/1</td><td class=\"n\">0.012s</td><td><b>tm0</b> &nbsp;slot 0: source-0 count-0<br>"
-                                     "<b>tm1</b> &nbsp;slot 0: source-1 count-1<br></td></tr>"));
+    CHECK_THAT(
+        html,
+        Catch::Contains(
+            "<tr><td>v1/1</td><td class=\"n\">0.012s</td><td><b>tm0</b> &nbsp;slot 0: source-0 count-0<br>"
+            "<b>tm1</b> &nbsp;slot 0: source-1 count-1<br></td></tr>"));
     CHECK_THAT(html, Catch::Contains("<td>as v1/1</td>"));
 }
 
-TEST_CASE("placement report: a run's text and JSON show where every subtask ran", "[reports][placement]") {
+TEST_CASE("placement report: a run's text and JSON show where every subtask ran",
+          "[reports][placement]") {
     scenarios::Scenario s = engine::test::count_scenario(300, 2);
     s.world.evenly_spread_out_slots = true;
     const scenarios::RunResult result = scenarios::run_scenario(s, scenarios::RunOptions{1});
     std::ostringstream out;
     write_run_report(out, s, result, "eosim run x.json --seed 1");
-    CHECK_THAT(out.str(), Catch::Contains("  v1/1 at ") && Catch::Contains("    tm0  slot 0: source-0 count-0 sink-0\n"
-                                                                          "    tm1  slot 0: source-1 count-1 sink-1\n"));
+    CHECK_THAT(out.str(), Catch::Contains("  v1/1 at ") &&
+                              Catch::Contains("    tm0  slot 0: source-0 count-0 sink-0\n"
+                                              "    tm1  slot 0: source-1 count-1 sink-1\n"));
     CHECK(to_json(result)["placements"][0]["subtasks"].size() == 6);
 }
 

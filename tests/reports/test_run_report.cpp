@@ -24,8 +24,12 @@ scenarios::RunResult sample_result() {
     result.figures.virtual_seconds = 10;
     result.figures.wall_seconds = 0.5;
     result.figures.records_in = 100;
-    result.faults.push_back(sim::FiredFault{sim::Time{2'300'000'000}, sim::FaultKind::crash, 0, {"tm1"},
-                                            "crashed tm1, restart at 4.300s", false});
+    result.faults.push_back(sim::FiredFault{sim::Time{2'300'000'000},
+                                            sim::FaultKind::crash,
+                                            0,
+                                            {"tm1"},
+                                            "crashed tm1, restart at 4.300s",
+                                            false});
     return result;
 }
 
@@ -35,7 +39,8 @@ TEST_CASE("run report: hex64 is 16 lowercase hex digits", "[reports]") {
     CHECK(hex64(UINT64_MAX) == "ffffffffffffffff");
 }
 
-TEST_CASE("run report: the text report shows verdicts, expectation, hash, figures and the command", "[reports]") {
+TEST_CASE("run report: the text report shows verdicts, expectation, hash, figures and the command",
+          "[reports]") {
     scenarios::Scenario scenario;
     scenario.expect.pass = false;
     scenario.expect.violation = "exactly_once_output";
@@ -53,7 +58,8 @@ TEST_CASE("run report: the text report shows verdicts, expectation, hash, figure
     CHECK_THAT(text, Catch::Contains("reproduce   eosim run x.json --seed 42"));
 }
 
-TEST_CASE("run report: the text report has the per-checkpoint history and the state hash", "[reports]") {
+TEST_CASE("run report: the text report has the per-checkpoint history and the state hash",
+          "[reports]") {
     scenarios::RunResult result = sample_result();
     result.state_hash = 0x1234;
     scenarios::CheckpointStats completed;
@@ -73,9 +79,11 @@ TEST_CASE("run report: the text report has the per-checkpoint history and the st
     const std::string text = out.str();
     CHECK_THAT(text, Catch::Contains("state hash  0000000000001234"));
     CHECK_THAT(text, Catch::Contains("checkpoint history"));
-    CHECK_THAT(text, Catch::Contains("     1  v1   checkpoint, aligned  completed       0.500s    12.5 ms"));
+    CHECK_THAT(text, Catch::Contains(
+                         "     1  v1   checkpoint, aligned  completed       0.500s    12.5 ms"));
     CHECK_THAT(text, Catch::Contains("expired"));
-    CHECK_THAT(text, Catch::Contains("CHECKPOINT_EXPIRED: not acknowledged by every task within 600 ms"));
+    CHECK_THAT(text,
+               Catch::Contains("CHECKPOINT_EXPIRED: not acknowledged by every task within 600 ms"));
 }
 
 TEST_CASE("run report: the JSON form carries the whole result", "[reports]") {

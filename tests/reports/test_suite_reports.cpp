@@ -39,28 +39,35 @@ RunRecord sample_record() {
     r.expectation_message = "expected every oracle to pass; violated: exactly_once_output";
     r.trace_hash = "00000000deadbeef";
     r.job_finished = true;
-    r.verdicts = {{"exactly_once_output", false, "key 3 <dup> & \"more\""}, {"liveness", true, "ok"}};
+    r.verdicts = {{"exactly_once_output", false, "key 3 <dup> & \"more\""},
+                  {"liveness", true, "ok"}};
     r.figures.virtual_seconds = 10;
     r.figures.events = 1234;
     r.figures.fenced_calls = 2;
     r.figures.absorbed_duplicates = 5;
-    r.faults = {FaultRecord{2 * kSecond, 4 * kSecond, "crash", 0, {"tm1"}, "crashed tm1, restart at 4.000s", false},
-                FaultRecord{5 * kSecond, 6 * kSecond, "partition", 1, {"tm0", "jobmanager"}, "partitioned", false},
-                FaultRecord{7 * kSecond, 7 * kSecond, "transaction_abort", 2, {}, "aborted 2 transactions", false}};
+    r.faults = {
+        FaultRecord{
+            2 * kSecond, 4 * kSecond, "crash", 0, {"tm1"}, "crashed tm1, restart at 4.000s", false},
+        FaultRecord{
+            5 * kSecond, 6 * kSecond, "partition", 1, {"tm0", "jobmanager"}, "partitioned", false},
+        FaultRecord{
+            7 * kSecond, 7 * kSecond, "transaction_abort", 2, {}, "aborted 2 transactions", false}};
     r.fault_schedule = nlohmann::json::array({{{"kind", "crash"}, {"at", "2s"}}});
     r.has_timeline = true;
     r.timeline = {
         TimelineEvent{1 * kSecond, -1, "checkpoints", "checkpoint.triggered", "checkpoint 1"},
         TimelineEvent{1 * kSecond + 5, -1, "transactions", "txn.begun", "sink-0-2"},
         TimelineEvent{1 * kSecond + 100, -1, "transactions", "txn.precommitted", "sink-0-1"},
-        TimelineEvent{1 * kSecond + 200'000'000, -1, "checkpoints", "checkpoint.completed", "checkpoint 1"},
+        TimelineEvent{1 * kSecond + 200'000'000, -1, "checkpoints", "checkpoint.completed",
+                      "checkpoint 1"},
         TimelineEvent{1 * kSecond + 300'000'000, -1, "transactions", "txn.committed", "sink-0-1"},
         TimelineEvent{2 * kSecond, -1, "checkpoints", "checkpoint.triggered", "checkpoint 2"},
         TimelineEvent{3 * kSecond, -1, "job", "failover", "attempt 2 after: tm1 lost"},
         TimelineEvent{3 * kSecond + 1, -1, "job", "restore", "attempt 2 restores checkpoint 1"},
         TimelineEvent{3 * kSecond + 2, -1, "transactions", "txn.aborted-lingering", "sink-0-2"},
         TimelineEvent{8 * kSecond, -1, "checkpoints", "checkpoint.triggered", "checkpoint 3"},
-        TimelineEvent{8 * kSecond + 1, -1, "checkpoints", "checkpoint.aborted", "checkpoint 3: timeout"},
+        TimelineEvent{8 * kSecond + 1, -1, "checkpoints", "checkpoint.aborted",
+                      "checkpoint 3: timeout"},
         TimelineEvent{9 * kSecond, -1, "transactions", "txn.begun", "sink-1-4"},
         TimelineEvent{10 * kSecond, -1, "job", "job.finished", "done"},
     };
@@ -100,16 +107,18 @@ TEST_CASE("run record: JSON round trip keeps everything", "[reports]") {
     CHECK_FALSE(to_json(no_timeline).contains("timeline"));
     CHECK_FALSE(run_record_from_json(to_json(no_timeline)).has_timeline);
 
-    const RunRecord error = make_error_record("x", "x.json", 3, {}, "eosim run x.json --seed 3", "aborted (SIGABRT)",
-                                              "bad byte \xff here");
+    const RunRecord error = make_error_record("x", "x.json", 3, {}, "eosim run x.json --seed 3",
+                                              "aborted (SIGABRT)", "bad byte \xff here");
     const RunRecord error_back = run_record_from_json(to_json(error));
     CHECK(error_back.status == RunStatus::error);
     CHECK(error_back.stderr_tail == "bad byte \xEF\xBF\xBD here");
     CHECK_THROWS_AS(run_record_from_json(nlohmann::json{{"seed", 1}}), RecordError);
-    CHECK_THROWS_AS(run_record_from_json(nlohmann::json{{"scenario", "x"}, {"seed", "one"}}), RecordError);
+    CHECK_THROWS_AS(run_record_from_json(nlohmann::json{{"scenario", "x"}, {"seed", "one"}}),
+                    RecordError);
 }
 
-TEST_CASE("run record: a fired fault's effect ends at its restart or the end of its period", "[reports]") {
+TEST_CASE("run record: a fired fault's effect ends at its restart or the end of its period",
+          "[reports]") {
     sim::FaultSpec crash;
     crash.kind = sim::FaultKind::crash;
     crash.restart_delay = sim::Duration::seconds(2);
@@ -132,12 +141,15 @@ TEST_CASE("run record: a fired fault's effect ends at its restart or the end of 
 
 TEST_CASE("suite summary: per scenario, independent of record order", "[reports]") {
     std::vector<RunRecord> records;
-    for (uint64_t seed = 1; seed <= 5; ++seed) records.push_back(passed_record("b-eos", seed, false));
-    for (uint64_t seed = 1; seed <= 3; ++seed) records.push_back(passed_record("a-dup", seed, true));
+    for (uint64_t seed = 1; seed <= 5; ++seed)
+        records.push_back(passed_record("b-eos", seed, false));
+    for (uint64_t seed = 1; seed <= 3; ++seed)
+        records.push_back(passed_record("a-dup", seed, true));
     records.push_back(sample_record());
     records.back().scenario = "b-eos";
     records.back().seed = 9;
-    RunRecord error = make_error_record("b-eos", "b.json", 10, {}, "", "timed out after 60s (killed)", "");
+    RunRecord error =
+        make_error_record("b-eos", "b.json", 10, {}, "", "timed out after 60s (killed)", "");
     records.push_back(error);
 
     const SuiteSummary summary = summarize(records);
@@ -168,8 +180,9 @@ TEST_CASE("suite summary: per scenario, independent of record order", "[reports]
     CHECK(seed_ranges({}) == "-");
 }
 
-TEST_CASE("suite summary: a negative control whose violation never appeared says NOT FOUND, the table fits 120 columns",
-          "[reports][suite_table]") {
+TEST_CASE(
+    "suite summary: a negative control whose violation never appeared says NOT FOUND, the table fits 120 columns",
+    "[reports][suite_table]") {
     std::vector<RunRecord> records;
     for (uint64_t seed = 1; seed <= 50; ++seed) {
         RunRecord quiet = passed_record("kafka-commit-faults-short-txn-timeout", seed, true);
@@ -178,7 +191,8 @@ TEST_CASE("suite summary: a negative control whose violation never appeared says
         records.push_back(quiet);
         records.push_back(passed_record("checkpoint-ids-after-jobmanager-crash", seed, false));
         RunRecord failure = passed_record("savepoint-retention-discards-negative", seed, false);
-        failure.expect.job_failure = "Cannot map checkpoint/savepoint state for operator count-per-key to the new program";
+        failure.expect.job_failure =
+            "Cannot map checkpoint/savepoint state for operator count-per-key to the new program";
         records.push_back(failure);
     }
     const std::map<std::string, std::vector<std::string>> sometimes = {
@@ -210,7 +224,8 @@ TEST_CASE("suite summary: a negative control whose violation never appeared says
     CHECK_THAT(table.str(), Catch::Contains("job fails: \"Cannot map check...\""));
 }
 
-TEST_CASE("suite summary: a failed job with a violation beside it counts its violations found", "[reports][suite_table]") {
+TEST_CASE("suite summary: a failed job with a violation beside it counts its violations found",
+          "[reports][suite_table]") {
     std::vector<RunRecord> records;
     for (uint64_t seed = 1; seed <= 3; ++seed) {
         RunRecord r = passed_record("failed-job-committed-prefix-alo", seed, true);
@@ -237,19 +252,29 @@ TEST_CASE("xml text: markup escaped, control characters and bad UTF-8 replaced",
     CHECK(xml_escape(std::string("x\x01y\tz", 5)) == "x?y\tz");
     CHECK(valid_utf8("caf\xc3\xa9") == "caf\xc3\xa9");
     CHECK(valid_utf8("\xc3") == "\xEF\xBF\xBD");
-    CHECK(valid_utf8("\xed\xa0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate is not UTF-8
+    CHECK(valid_utf8("\xed\xa0\x80") ==
+          "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate is not UTF-8
 }
 
-TEST_CASE("junit: one testcase per run, failures with the oracle's message and the command, well-formed", "[reports]") {
-    std::vector<RunRecord> records = {passed_record("a-dup", 1, true), sample_record(),
-                                      make_error_record("count-eos", "x.json", 8, {}, "eosim run x.json --seed 8",
-                                                        "aborted (SIGABRT)", std::string("\x01\xff <oops> ]]>", 13))};
+TEST_CASE(
+    "junit: one testcase per run, failures with the oracle's message and the command, well-formed",
+    "[reports]") {
+    std::vector<RunRecord> records = {
+        passed_record("a-dup", 1, true), sample_record(),
+        make_error_record("count-eos", "x.json", 8, {}, "eosim run x.json --seed 8",
+                          "aborted (SIGABRT)", std::string("\x01\xff <oops> ]]>", 13))};
     std::ostringstream xml;
     write_junit(xml, "suite \"demo\"", records);
     const std::string text = xml.str();
-    CHECK_THAT(text, Catch::Contains("<testsuites name=\"suite &quot;demo&quot;\" tests=\"3\" failures=\"1\" errors=\"1\""));
+    CHECK_THAT(
+        text,
+        Catch::Contains(
+            "<testsuites name=\"suite &quot;demo&quot;\" tests=\"3\" failures=\"1\" errors=\"1\""));
     CHECK_THAT(text, Catch::Contains("<testcase name=\"seed 7\" classname=\"eosim.count-eos\""));
-    CHECK_THAT(text, Catch::Contains("<failure message=\"exactly_once_output violated: key 3 &lt;dup&gt; &amp; &quot;more&quot;\""));
+    CHECK_THAT(
+        text,
+        Catch::Contains(
+            "<failure message=\"exactly_once_output violated: key 3 &lt;dup&gt; &amp; &quot;more&quot;\""));
     CHECK_THAT(text, Catch::Contains("reproduce:  eosim run scenarios/count-eos.json --seed 7"));
     CHECK_THAT(text, Catch::Contains("<error message=\"aborted (SIGABRT)\" type=\"run-error\">"));
 
@@ -258,8 +283,8 @@ TEST_CASE("junit: one testcase per run, failures with the oracle's message and t
         WARN("skipped the well-formedness check: xmllint is not installed");
         return;
     }
-    const std::filesystem::path file =
-        std::filesystem::temp_directory_path() / ("eosim-junit-" + std::to_string(::getpid()) + ".xml");
+    const std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                       ("eosim-junit-" + std::to_string(::getpid()) + ".xml");
     std::ofstream(file) << text;
     const std::string command = std::string(xmllint) + " --noout " + file.string() + " 2>&1";
     const int status = std::system(command.c_str());
@@ -267,18 +292,21 @@ TEST_CASE("junit: one testcase per run, failures with the oracle's message and t
     CHECK(status == 0);
 }
 
-TEST_CASE("timeline model: faults, checkpoints, transactions and verdicts in their lanes", "[reports]") {
+TEST_CASE("timeline model: faults, checkpoints, transactions and verdicts in their lanes",
+          "[reports]") {
     const TimelineModel model = build_timeline_model(sample_record());
     std::vector<std::string> labels;
     for (const TimelineLane& lane : model.lanes) labels.push_back(lane.label);
-    CHECK(labels == std::vector<std::string>{"tm1", "network", "kafka", "checkpoints", "job", "txn sink-0", "txn sink-1",
-                                             "oracles"});
+    CHECK(labels == std::vector<std::string>{"tm1", "network", "kafka", "checkpoints", "job",
+                                             "txn sink-0", "txn sink-1", "oracles"});
     CHECK(model.end_ns == 10 * kSecond);
     auto bars = [&](const std::string& style) {
-        return std::count_if(model.bars.begin(), model.bars.end(), [&](const TimelineBar& b) { return b.style == style; });
+        return std::count_if(model.bars.begin(), model.bars.end(),
+                             [&](const TimelineBar& b) { return b.style == style; });
     };
     auto marks = [&](const std::string& style) {
-        return std::count_if(model.marks.begin(), model.marks.end(), [&](const TimelineMark& m) { return m.style == style; });
+        return std::count_if(model.marks.begin(), model.marks.end(),
+                             [&](const TimelineMark& m) { return m.style == style; });
     };
     CHECK(bars("fault-crash") == 1);
     CHECK(bars("fault-partition") == 1);
@@ -294,7 +322,8 @@ TEST_CASE("timeline model: faults, checkpoints, transactions and verdicts in the
     CHECK(marks("restore") == 1);
     CHECK(marks("job-finished") == 1);
     CHECK(marks("oracle-failed") == 1);
-    const auto crash = std::find_if(model.bars.begin(), model.bars.end(), [](const TimelineBar& b) { return b.style == "fault-crash"; });
+    const auto crash = std::find_if(model.bars.begin(), model.bars.end(),
+                                    [](const TimelineBar& b) { return b.style == "fault-crash"; });
     CHECK(crash->start_ns == 2 * kSecond);
     CHECK(crash->end_ns == 4 * kSecond);
 }
@@ -321,7 +350,8 @@ TEST_CASE("timeline svg, html page and chrome trace carry the timeline", "[repor
     CHECK_THAT(page, Catch::Contains("<svg"));
     CHECK_THAT(page, Catch::Contains("href=\"runs/count-eos.seed-7.json\""));
     CHECK(page.find("<script") == std::string::npos);
-    CHECK(page.find("http://") == page.find("http://www.w3.org/2000/svg"));  // nothing fetched from the network
+    CHECK(page.find("http://") ==
+          page.find("http://www.w3.org/2000/svg"));  // nothing fetched from the network
     CHECK(run_file_stem(r) == "runs/count-eos.seed-7");
 
     const nlohmann::json trace = chrome_trace(r);

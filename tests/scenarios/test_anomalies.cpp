@@ -46,7 +46,8 @@ json anomaly_sink_option(json scenario, const std::string& key, const json& valu
     return scenario;
 }
 
-TEST_CASE("anomalies: records lost in expired transactions, grouped by transaction and checkpoint", "[anomalies]") {
+TEST_CASE("anomalies: records lost in expired transactions, grouped by transaction and checkpoint",
+          "[anomalies]") {
     const RunResult r = run_anomaly_json(anomaly_catalogue_json("txn-timeout-loss"));
     REQUIRE(r.expectation_met);
     const AnomalyTable& t = r.anomalies;
@@ -99,7 +100,8 @@ TEST_CASE("anomalies: a correct run shows no group and no margin warning", "[ano
     CHECK(r.anomalies.margin_warnings == 0);
     REQUIRE(r.anomalies.margins.size() == kMarginsMax);
     for (size_t i = 1; i < r.anomalies.margins.size(); ++i) {
-        CHECK(r.anomalies.margins[i - 1].margin_ms() <= r.anomalies.margins[i].margin_ms());  // the tightest first
+        CHECK(r.anomalies.margins[i - 1].margin_ms() <=
+              r.anomalies.margins[i].margin_ms());  // the tightest first
     }
     std::ostringstream text;
     reports::write_anomalies(text, r.anomalies);
@@ -107,7 +109,9 @@ TEST_CASE("anomalies: a correct run shows no group and no margin warning", "[ano
     CHECK(text.str().find("0 ended within 20% of their timeout") != std::string::npos);
 }
 
-TEST_CASE("anomalies: duplicates of an at-least-once Kafka sink are plain appends, a keyed store's by key", "[anomalies]") {
+TEST_CASE(
+    "anomalies: duplicates of an at-least-once Kafka sink are plain appends, a keyed store's by key",
+    "[anomalies]") {
     const RunResult dup = run_anomaly_json(anomaly_catalogue_json("kafka-count-alo-dup"));
     REQUIRE(dup.anomalies.examined);
     CHECK(dup.anomalies.duplicated > 0);
@@ -130,14 +134,16 @@ TEST_CASE("anomalies: duplicates of an at-least-once Kafka sink are plain append
 }
 
 TEST_CASE("anomalies: the margin warning is under 20% of the timeout", "[anomalies]") {
-    CHECK(TransactionMargin{"s", "s-0-1", 1, "committed", 810, 1000}.warned());   // 19% left
+    CHECK(TransactionMargin{"s", "s-0-1", 1, "committed", 810, 1000}.warned());        // 19% left
     CHECK_FALSE(TransactionMargin{"s", "s-0-1", 1, "committed", 800, 1000}.warned());  // 20% left
     CHECK(TransactionMargin{"s", "s-0-1", 1, "expired", 1000, 1000}.warned());
 }
 
-TEST_CASE("kafka sink: transaction_timeout_ms is the producer's, at most the broker's maximum", "[anomalies][kafka_sink]") {
+TEST_CASE("kafka sink: transaction_timeout_ms is the producer's, at most the broker's maximum",
+          "[anomalies][kafka_sink]") {
     // A second's checkpoint interval against a timeout of 1.1 s: every transaction ends within 20%.
-    json tight = anomaly_sink_option(anomaly_catalogue_json("kafka-count-eos"), "transaction_timeout_ms", 1100);
+    json tight = anomaly_sink_option(anomaly_catalogue_json("kafka-count-eos"),
+                                     "transaction_timeout_ms", 1100);
     tight["job"]["checkpointing"]["interval"] = "1s";
     tight.erase("faults");
     tight.erase("sometimes");
@@ -152,18 +158,24 @@ TEST_CASE("kafka sink: transaction_timeout_ms is the producer's, at most the bro
     json refused = anomaly_sink_option(tight, "transaction_timeout_ms", 61000);
     refused["job"]["restart"] = {{"max_attempts", 2}, {"delay", "100ms"}};
     refused["oracles"] = {"visibility"};  // judged on what ran until the failure
-    refused["expect"] = {{"job_failure", "InvalidTxnTimeoutException: The transaction timeout is larger than the maximum"}};
+    refused["expect"] = {
+        {"job_failure",
+         "InvalidTxnTimeoutException: The transaction timeout is larger than the maximum"}};
     const RunResult failed = run_anomaly_json(refused);
     INFO(failed.expectation_message);
     CHECK(failed.expectation_met);
-    CHECK(failed.expectation_message.find("Recovery is suppressed by FixedDelayRestartBackoffTimeStrategy") != std::string::npos);
+    CHECK(failed.expectation_message.find(
+              "Recovery is suppressed by FixedDelayRestartBackoffTimeStrategy") !=
+          std::string::npos);
 }
 
-TEST_CASE("reports: a negative control's run says what it found, not PASSED", "[anomalies][reports]") {
+TEST_CASE("reports: a negative control's run says what it found, not PASSED",
+          "[anomalies][reports]") {
     const json scenario = anomaly_catalogue_json("txn-timeout-loss");
     const Scenario loaded = load_scenario_text(scenario.dump(), "txn-timeout-loss.json");
     RunOptions options;
-    const reports::RunRecord record = reports::make_run_record(loaded, run_scenario(loaded, options), "eosim run x --seed 1");
+    const reports::RunRecord record =
+        reports::make_run_record(loaded, run_scenario(loaded, options), "eosim run x --seed 1");
     CHECK(record.status == reports::RunStatus::passed);
     CHECK(reports::run_outcome(record) == "VIOLATION FOUND, AS EXPECTED");
     CHECK(reports::to_json(record)["anomalies"]["lost"].get<int64_t>() > 0);

@@ -24,9 +24,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> relative_names(const std::vector<fs::path>& files, const fs::path& folder) {
+std::vector<std::string> relative_names(const std::vector<fs::path>& files,
+                                        const fs::path& folder) {
     std::vector<std::string> names;
-    for (const fs::path& file : files) names.push_back(file.lexically_relative(folder).generic_string());
+    for (const fs::path& file : files)
+        names.push_back(file.lexically_relative(folder).generic_string());
     return names;
 }
 
@@ -75,21 +77,27 @@ std::vector<std::string> index_problems(const fs::path& theme) {
             continue;
         }
         const Scenario scenario = load_scenario(file);
-        if (cells[3] != joined(scenario.oracles)) problems.push_back(name + ": oracles are " + joined(scenario.oracles));
+        if (cells[3] != joined(scenario.oracles))
+            problems.push_back(name + ": oracles are " + joined(scenario.oracles));
         const Expectation& expect = scenario.expect;
         const bool says_pass = cells[4] == "pass";
-        if (expect.pass && expect.job_failure.empty() && !says_pass) problems.push_back(name + ": expects pass");
-        if (!expect.pass && expect.job_failure.empty() && cells[4].find("negative control: " + expect.violation) != 0) {
+        if (expect.pass && expect.job_failure.empty() && !says_pass)
+            problems.push_back(name + ": expects pass");
+        if (!expect.pass && expect.job_failure.empty() &&
+            cells[4].find("negative control: " + expect.violation) != 0) {
             problems.push_back(name + ": is a negative control of " + expect.violation);
         }
         if (!expect.job_failure.empty() && cells[4].find("negative control: the job fails") != 0) {
             problems.push_back(name + ": is a negative control whose job must fail");
         }
-        if (!expect.job_failure.empty() && !expect.pass && cells[4].find(expect.violation) == std::string::npos) {
-            problems.push_back(name + ": is a negative control of a failed job where " + expect.violation + " fires");
+        if (!expect.job_failure.empty() && !expect.pass &&
+            cells[4].find(expect.violation) == std::string::npos) {
+            problems.push_back(name + ": is a negative control of a failed job where " +
+                               expect.violation + " fires");
         }
     }
-    for (const auto& [name, cells] : rows) problems.push_back(name + ": a row for a file that is not in the folder");
+    for (const auto& [name, cells] : rows)
+        problems.push_back(name + ": a row for a file that is not in the folder");
     return problems;
 }
 
@@ -102,22 +110,27 @@ std::vector<fs::path> theme_folders() {
     return themes;
 }
 
-TEST_CASE("scenario files: a folder is walked recursively, sorted by the path below it", "[scenarios][catalogue]") {
+TEST_CASE("scenario files: a folder is walked recursively, sorted by the path below it",
+          "[scenarios][catalogue]") {
     testing::TempDir dir;
     fs::create_directories(dir / "b-theme/deeper");
     fs::create_directories(dir / "a-theme");
     fs::create_directories(dir / ".hidden");
-    for (const char* name : {"z.json", "b-theme/deeper/c.json", "b-theme/a.json", "a-theme/y.json"}) dir.write(name, "{}");
-    for (const char* name : {"x.suite.json", "schema.json", "a-theme/notes.md", ".hidden/h.json", "b-theme/.h.json"}) {
+    for (const char* name : {"z.json", "b-theme/deeper/c.json", "b-theme/a.json", "a-theme/y.json"})
+        dir.write(name, "{}");
+    for (const char* name :
+         {"x.suite.json", "schema.json", "a-theme/notes.md", ".hidden/h.json", "b-theme/.h.json"}) {
         dir.write(name, "{}");
     }
     CHECK(relative_names(scenario_files_in(dir.path()), dir.path()) ==
-          std::vector<std::string>{"a-theme/y.json", "b-theme/a.json", "b-theme/deeper/c.json", "z.json"});
+          std::vector<std::string>{"a-theme/y.json", "b-theme/a.json", "b-theme/deeper/c.json",
+                                   "z.json"});
     CHECK(scenario_files_in(dir / "a-theme").size() == 1);
     CHECK_THROWS_AS(scenario_files_in(dir / "no-such-folder"), ScenarioError);
 }
 
-TEST_CASE("scenario files: a scenario is found by name in any subfolder, once", "[scenarios][catalogue]") {
+TEST_CASE("scenario files: a scenario is found by name in any subfolder, once",
+          "[scenarios][catalogue]") {
     testing::TempDir dir;
     fs::create_directories(dir / "one");
     fs::create_directories(dir / "two");
@@ -125,11 +138,14 @@ TEST_CASE("scenario files: a scenario is found by name in any subfolder, once", 
     dir.write("one/twice.json", "{}");
     dir.write("two/twice.json", "{}");
     CHECK(find_scenario_file(dir.path(), "story") == dir / "one/story.json");
-    CHECK_THROWS_WITH(find_scenario_file(dir.path(), "missing"), Catch::Contains("missing.json") && Catch::Contains("found none"));
-    CHECK_THROWS_WITH(find_scenario_file(dir.path(), "twice"), Catch::Contains("expected one scenario file twice.json"));
+    CHECK_THROWS_WITH(find_scenario_file(dir.path(), "missing"),
+                      Catch::Contains("missing.json") && Catch::Contains("found none"));
+    CHECK_THROWS_WITH(find_scenario_file(dir.path(), "twice"),
+                      Catch::Contains("expected one scenario file twice.json"));
 }
 
-TEST_CASE("catalogue: every shipped scenario file is in exactly one theme folder", "[scenarios][catalogue]") {
+TEST_CASE("catalogue: every shipped scenario file is in exactly one theme folder",
+          "[scenarios][catalogue]") {
     const fs::path scenarios_folder = testing::kCatalogue.parent_path();
     const std::vector<fs::path> shipped = scenario_files_in(scenarios_folder);
     REQUIRE_FALSE(shipped.empty());
@@ -140,7 +156,8 @@ TEST_CASE("catalogue: every shipped scenario file is in exactly one theme folder
         // catalogue/<theme>/<file>: nothing outside the catalogue, nothing loose or nested deeper.
         REQUIRE(std::distance(relative.begin(), relative.end()) == 2);
         CHECK(*relative.begin() != "..");
-        CHECK(theme_of.emplace(file.stem().string(), relative.begin()->string()).second);  // names unique
+        CHECK(theme_of.emplace(file.stem().string(), relative.begin()->string())
+                  .second);  // names unique
     }
     for (const fs::path& theme : theme_folders()) {
         INFO(theme.string());
@@ -148,7 +165,9 @@ TEST_CASE("catalogue: every shipped scenario file is in exactly one theme folder
     }
 }
 
-TEST_CASE("catalogue: each theme's README indexes exactly its files, with their oracles and expectation", "[scenarios][catalogue]") {
+TEST_CASE(
+    "catalogue: each theme's README indexes exactly its files, with their oracles and expectation",
+    "[scenarios][catalogue]") {
     const std::vector<fs::path> themes = theme_folders();
     REQUIRE_FALSE(themes.empty());
     std::ifstream in(testing::kCatalogue / "README.md");
@@ -158,13 +177,15 @@ TEST_CASE("catalogue: each theme's README indexes exactly its files, with their 
         INFO(theme.string());
         CHECK(index_problems(theme) == std::vector<std::string>{});
         // The catalogue's README lists the theme with its count.
-        const std::string row = "| [`" + theme.filename().string() + "/`](" + theme.filename().string() + "/README.md) | " +
+        const std::string row = "| [`" + theme.filename().string() + "/`](" +
+                                theme.filename().string() + "/README.md) | " +
                                 std::to_string(scenario_files_in(theme).size()) + " |";
         CHECK_THAT(catalogue_readme.str(), Catch::Contains(row));
     }
 }
 
-TEST_CASE("catalogue: an index that misses a file, names a missing one or misstates one is caught", "[scenarios][catalogue]") {
+TEST_CASE("catalogue: an index that misses a file, names a missing one or misstates one is caught",
+          "[scenarios][catalogue]") {
     testing::TempDir dir;
     const fs::path theme = dir / "theme";
     fs::create_directories(theme);
@@ -174,19 +195,26 @@ TEST_CASE("catalogue: an index that misses a file, names a missing one or missta
     fs::copy_file(dup, theme / "dup.json");
     const std::string eos_oracles = joined(load_scenario(eos).oracles);
     const std::string dup_oracles = joined(load_scenario(dup).oracles);
-    const std::string good = "| `eos.json` | story | crash | " + eos_oracles + " | pass |\n" + "| `dup.json` | story | crash | " +
-                             dup_oracles + " | negative control: exactly_once_output |\n";
+    const std::string good = "| `eos.json` | story | crash | " + eos_oracles + " | pass |\n" +
+                             "| `dup.json` | story | crash | " + dup_oracles +
+                             " | negative control: exactly_once_output |\n";
     dir.write("theme/README.md", good);
     CHECK(index_problems(theme).empty());
 
-    dir.write("theme/README.md", "| `eos.json` | story | crash | " + eos_oracles + " | pass |\n| `gone.json` | s | f | o | pass |\n");
+    dir.write("theme/README.md", "| `eos.json` | story | crash | " + eos_oracles +
+                                     " | pass |\n| `gone.json` | s | f | o | pass |\n");
     CHECK(index_problems(theme) ==
-          std::vector<std::string>{"dup.json: no row in the index", "gone.json: a row for a file that is not in the folder"});
+          std::vector<std::string>{"dup.json: no row in the index",
+                                   "gone.json: a row for a file that is not in the folder"});
 
-    dir.write("theme/README.md", "| `eos.json` | story | crash | liveness | negative control: liveness |\n| `dup.json` | story | crash | " +
-                                     dup_oracles + " | pass |\n");
-    CHECK(index_problems(theme) == std::vector<std::string>{"dup.json: is a negative control of exactly_once_output",
-                                                            "eos.json: oracles are " + eos_oracles, "eos.json: expects pass"});
+    dir.write(
+        "theme/README.md",
+        "| `eos.json` | story | crash | liveness | negative control: liveness |\n| `dup.json` | story | crash | " +
+            dup_oracles + " | pass |\n");
+    CHECK(index_problems(theme) ==
+          std::vector<std::string>{"dup.json: is a negative control of exactly_once_output",
+                                   "eos.json: oracles are " + eos_oracles,
+                                   "eos.json: expects pass"});
 }
 
 }  // namespace

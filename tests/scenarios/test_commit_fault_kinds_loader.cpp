@@ -35,7 +35,8 @@ TEST_CASE("loader: the Kafka commit-fault kinds", "[scenarios][commit_faults]") 
     for (const char* kind : {"kafka_commit_errors", "kafka_commit_outcome_unknown"}) {
         INFO(kind);
         json s = commit_fault_base();
-        s["faults"]["schedule"] = json::array({{{"kind", kind}, {"at", "1s"}, {"duration", "1500ms"}}});
+        s["faults"]["schedule"] =
+            json::array({{{"kind", kind}, {"at", "1s"}, {"duration", "1500ms"}}});
         const Scenario loaded = load_commit_faults(s);
         REQUIRE(loaded.faults.size() == 1);
         CHECK(sim::to_string(loaded.faults[0].kind) == std::string(kind));

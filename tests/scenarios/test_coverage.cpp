@@ -25,8 +25,9 @@ public:
         tracker.point(coverage_ms(ms), name, node, detail);
         return *this;
     }
-    Feed& fault(int64_t ms, FaultKind kind, std::vector<std::string> nodes, const std::string& at_point = "",
-                Duration duration = Duration::seconds(1), bool skipped = false) {
+    Feed& fault(int64_t ms, FaultKind kind, std::vector<std::string> nodes,
+                const std::string& at_point = "", Duration duration = Duration::seconds(1),
+                bool skipped = false) {
         sim::FaultSpec spec;
         spec.kind = kind;
         spec.trigger.point = at_point;
@@ -52,7 +53,8 @@ public:
     CoverageTracker tracker;
 };
 
-TEST_CASE("coverage: a crash while the node's sink holds a pre-committed transaction", "[coverage]") {
+TEST_CASE("coverage: a crash while the node's sink holds a pre-committed transaction",
+          "[coverage]") {
     Feed f;
     f.job_started();
     f.point(100, "sink.precommitted", "tm0", 3);
@@ -75,7 +77,8 @@ TEST_CASE("coverage: a crash while the node's sink holds a pre-committed transac
     CHECK(f.hits("crash@point:sink.precommitted") == 1);
 }
 
-TEST_CASE("coverage: a crash between checkpoint completion and notification delivery", "[coverage]") {
+TEST_CASE("coverage: a crash between checkpoint completion and notification delivery",
+          "[coverage]") {
     Feed f;
     f.job_started();
     f.fault(50, FaultKind::crash, {"tm0"});  // nothing completed yet
@@ -125,7 +128,8 @@ TEST_CASE("coverage: a paused node that resumes after a failover is a zombie", "
     Feed f;
     f.job_started();
     f.fault(1000, FaultKind::pause, {"tm0"}, "", Duration::seconds(6));  // resumes at 7 s
-    f.fault(1000, FaultKind::pause, {"tm1"}, "", Duration::seconds(1));  // resumes at 2 s, before the failover
+    f.fault(1000, FaultKind::pause, {"tm1"}, "",
+            Duration::seconds(1));  // resumes at 2 s, before the failover
     f.point(5000, "failover.started", "jobmanager", 1);
     f.fault(6000, FaultKind::pause, {"tm1"}, "", Duration::seconds(60));  // resumes after the run
     f.tracker.finish(coverage_ms(20'000));
@@ -133,12 +137,15 @@ TEST_CASE("coverage: a paused node that resumes after a failover is a zombie", "
     CHECK(f.hits("pause@restore") == 1);
 }
 
-TEST_CASE("coverage: zombie-writes, a partition that spans a failover in a run with fenced writes", "[coverage]") {
+TEST_CASE("coverage: zombie-writes, a partition that spans a failover in a run with fenced writes",
+          "[coverage]") {
     for (const uint64_t fenced : {uint64_t{0}, uint64_t{3}}) {
         Feed f;
         f.job_started();
-        f.fault(1000, FaultKind::partition, {"tm0", "jobmanager"}, "", Duration::seconds(8));  // until 9 s
-        f.fault(1000, FaultKind::partition, {"tm1"}, "", Duration::seconds(1));  // healed before the failover
+        f.fault(1000, FaultKind::partition, {"tm0", "jobmanager"}, "",
+                Duration::seconds(8));  // until 9 s
+        f.fault(1000, FaultKind::partition, {"tm1"}, "",
+                Duration::seconds(1));  // healed before the failover
         f.point(5000, "failover.started", "jobmanager", 1);
         f.tracker.fenced_writes(fenced);
         f.tracker.finish(coverage_ms(20'000));
@@ -148,7 +155,8 @@ TEST_CASE("coverage: zombie-writes, a partition that spans a failover in a run w
     CHECK(check_combination_name("partition@zombie-writes").empty());
 }
 
-TEST_CASE("coverage: end-of-job, from a task's end of data to job.finished, closed by a failover", "[coverage]") {
+TEST_CASE("coverage: end-of-job, from a task's end of data to job.finished, closed by a failover",
+          "[coverage]") {
     Feed f;
     f.job_started();
     f.fault(100, FaultKind::crash, {"tm0"});
@@ -173,15 +181,17 @@ TEST_CASE("coverage: skipped faults and oracles", "[coverage]") {
 }
 
 TEST_CASE("coverage: combination names", "[coverage]") {
-    for (const char* name : {"crash@sink-precommitted", "crash@notification-in-flight", "crash@restore",
-                             "partition@alignment", "pause@zombie-resumed", "message_loss@any",
-                             "crash@point:checkpoint.completed", "oracle:exactly_once_output"}) {
+    for (const char* name :
+         {"crash@sink-precommitted", "crash@notification-in-flight", "crash@restore",
+          "partition@alignment", "pause@zombie-resumed", "message_loss@any",
+          "crash@point:checkpoint.completed", "oracle:exactly_once_output"}) {
         INFO(name);
         CHECK(check_combination_name(name).empty());
     }
     CHECK_THAT(check_combination_name("crash@restoring"), Catch::Contains("with a phase"));
     CHECK_THAT(check_combination_name("crsh@restore"), Catch::Contains("with a fault kind"));
-    CHECK_THAT(check_combination_name("crash@point:sink.precommited"), Catch::Contains("with a protocol point"));
+    CHECK_THAT(check_combination_name("crash@point:sink.precommited"),
+               Catch::Contains("with a protocol point"));
     CHECK_THAT(check_combination_name("oracle:nope"), Catch::Contains("oracle name"));
     CHECK_THAT(check_combination_name("crash@zombie-resumed"), Catch::Contains("pause phase"));
     CHECK_FALSE(check_combination_name("restore").empty());
@@ -199,7 +209,8 @@ TEST_CASE("coverage: summary over runs, the table and the sometimes check", "[co
     CHECK(summary.combinations().at("crash@any").runs == 2);
 
     const std::vector<std::string> sometimes{"crash@restore", "crash@sink-precommitted"};
-    CHECK(check_sometimes(summary, sometimes) == std::vector<std::string>{"crash@sink-precommitted"});
+    CHECK(check_sometimes(summary, sometimes) ==
+          std::vector<std::string>{"crash@sink-precommitted"});
     const std::string table = coverage_table(summary, sometimes);
     CHECK_THAT(table, Catch::Contains("coverage over 3 runs"));
     CHECK_THAT(table, Catch::Contains("crash@restore"));

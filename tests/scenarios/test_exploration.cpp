@@ -11,16 +11,16 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "sim/invariant.h"
 #include "oracles/oracle.h"
 #include "scenarios/exploration.h"
 #include "scenarios/run_shape.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_run.h"
 #include "scenarios/schedule_mutator.h"
+#include "sim/invariant.h"
 #include "tests/catalogue.h"
-#include "tests/test_oracle.h"
 #include "tests/temp_dir.h"
+#include "tests/test_oracle.h"
 
 namespace eosim::scenarios {
 namespace {
@@ -37,7 +37,8 @@ std::vector<uint64_t> exploration_hashes(const ExploreReport& report) {
     return hashes;
 }
 
-ExploreReport explore_with_strategy(const Scenario& scenario, ExploreStrategy strategy, size_t runs, size_t jobs) {
+ExploreReport explore_with_strategy(const Scenario& scenario, ExploreStrategy strategy, size_t runs,
+                                    size_t jobs) {
     ExploreOptions options;
     options.strategy = strategy;
     options.jobs = jobs;
@@ -45,9 +46,11 @@ ExploreReport explore_with_strategy(const Scenario& scenario, ExploreStrategy st
     return explore_scenario(scenario, exploration_seeds(1, runs), false, options, {});
 }
 
-TEST_CASE("explore: the same seeds and strategy give the same runs, whatever the thread count", "[scenarios][explore]") {
+TEST_CASE("explore: the same seeds and strategy give the same runs, whatever the thread count",
+          "[scenarios][explore]") {
     const Scenario scenario = load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm"));
-    for (const ExploreStrategy strategy : {ExploreStrategy::swarm, ExploreStrategy::pct, ExploreStrategy::guided}) {
+    for (const ExploreStrategy strategy :
+         {ExploreStrategy::swarm, ExploreStrategy::pct, ExploreStrategy::guided}) {
         INFO(to_string(strategy));
         const ExploreReport one = explore_with_strategy(scenario, strategy, 12, 1);
         const ExploreReport two = explore_with_strategy(scenario, strategy, 12, 2);
@@ -58,7 +61,9 @@ TEST_CASE("explore: the same seeds and strategy give the same runs, whatever the
     }
 }
 
-TEST_CASE("explore: swarm runs are the seeds' own runs, pct runs differ and replay from seed and depth", "[scenarios][explore]") {
+TEST_CASE(
+    "explore: swarm runs are the seeds' own runs, pct runs differ and replay from seed and depth",
+    "[scenarios][explore]") {
     const Scenario scenario = load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm"));
     const ExploreReport swarm = explore_with_strategy(scenario, ExploreStrategy::swarm, 4, 2);
     const ExploreReport pct = explore_with_strategy(scenario, ExploreStrategy::pct, 4, 2);
@@ -70,7 +75,8 @@ TEST_CASE("explore: swarm runs are the seeds' own runs, pct runs differ and repl
         CHECK(pct.runs[i].trace_hash != swarm.runs[i].trace_hash);
         sim::PriorityDeliveryOptions depth;
         depth.depth = 3;
-        CHECK(run_scenario(with_priority_delivery(scenario, depth), options).trace_hash == pct.runs[i].trace_hash);
+        CHECK(run_scenario(with_priority_delivery(scenario, depth), options).trace_hash ==
+              pct.runs[i].trace_hash);
     }
 }
 
@@ -82,7 +88,8 @@ TEST_CASE("explore: guided keeps an input exactly when its coverage grew", "[sce
     size_t keys = 0;
     size_t mutants = 0;
     for (const ExploreRun& run : report.runs) {
-        CHECK(run.coverage_keys_after == keys + run.new_keys);  // new keys are exactly what the total grew by
+        CHECK(run.coverage_keys_after ==
+              keys + run.new_keys);  // new keys are exactly what the total grew by
         keys = run.coverage_keys_after;
         grew += run.new_keys > 0 ? 1 : 0;
         if (run.schedule) ++mutants;
@@ -94,12 +101,14 @@ TEST_CASE("explore: guided keeps an input exactly when its coverage grew", "[sce
     CHECK(mutants >= 8);               // after the first generation most inputs are mutants
 }
 
-TEST_CASE("explore: a guided catch replays bit for bit from its written file and seed", "[scenarios][explore]") {
+TEST_CASE("explore: a guided catch replays bit for bit from its written file and seed",
+          "[scenarios][explore]") {
     const auto path = testing::catalogue_scenario("alo-sink-swarm");
     const Scenario scenario = load_scenario(path);
     const ExploreReport report = explore_with_strategy(scenario, ExploreStrategy::guided, 16, 2);
-    const auto caught = std::find_if(report.runs.begin(), report.runs.end(),
-                                     [](const ExploreRun& run) { return run.schedule && !run.fired.empty(); });
+    const auto caught =
+        std::find_if(report.runs.begin(), report.runs.end(),
+                     [](const ExploreRun& run) { return run.schedule && !run.fired.empty(); });
     REQUIRE(caught != report.runs.end());
     std::ifstream in(path);
     const nlohmann::ordered_json original = nlohmann::ordered_json::parse(in);
@@ -122,21 +131,26 @@ TEST_CASE("explore: a guided catch replays bit for bit from its written file and
 class InvariantBreakingOracle final : public oracles::Oracle {
 public:
     const char* name() const override { return "test_breaks_an_invariant"; }
-    void job_finished(sim::Time) override { EOSIM_INVARIANT(!breaks_, "the test's stand-in for an engine slip"); }
+    void job_finished(sim::Time) override {
+        EOSIM_INVARIANT(!breaks_, "the test's stand-in for an engine slip");
+    }
     oracles::Verdict verdict() const override { return {true, "never judged"}; }
 
 private:
     bool breaks_ = true;
 };
 
-TEST_CASE("explore: a run that breaks an engine invariant is reported as such and the others go on", "[scenarios][explore]") {
-    testing::register_test_oracle<InvariantBreakingOracle>("test_breaks_an_invariant", "breaks an engine invariant at the end");
+TEST_CASE("explore: a run that breaks an engine invariant is reported as such and the others go on",
+          "[scenarios][explore]") {
+    testing::register_test_oracle<InvariantBreakingOracle>("test_breaks_an_invariant",
+                                                           "breaks an engine invariant at the end");
     nlohmann::json document;
     std::ifstream(testing::catalogue_scenario("kafka-count-eos-swarm")) >> document;
     testing::TempDir dir;
     // Positive twin: the scenario as it is breaks nothing.
-    const ExploreReport clean = explore_with_strategy(load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm")),
-                                                      ExploreStrategy::swarm, 3, 2);
+    const ExploreReport clean =
+        explore_with_strategy(load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm")),
+                              ExploreStrategy::swarm, 3, 2);
     REQUIRE(clean.runs.size() == 3);
     for (const ExploreRun& run : clean.runs) CHECK(run.invariant_broken.empty());
 
@@ -145,12 +159,14 @@ TEST_CASE("explore: a run that breaks an engine invariant is reported as such an
     const ExploreReport report = explore_with_strategy(breaking, ExploreStrategy::swarm, 3, 2);
     REQUIRE(report.runs.size() == 3);  // every run, each stopped by its broken invariant
     for (const ExploreRun& run : report.runs) {
-        CHECK_THAT(run.invariant_broken, Catch::StartsWith("invariant broken: the test's stand-in for an engine slip"));
+        CHECK_THAT(run.invariant_broken,
+                   Catch::StartsWith("invariant broken: the test's stand-in for an engine slip"));
         CHECK_FALSE(run.outcome_met);
     }
 }
 
-TEST_CASE("explore: the run shape is the trigrams of the job's and each transaction's events", "[scenarios][explore]") {
+TEST_CASE("explore: the run shape is the trigrams of the job's and each transaction's events",
+          "[scenarios][explore]") {
     RunShapeObserver shape;
     const engine::SnapshotType checkpoint{};
     shape.checkpoint_triggered({}, 1, checkpoint);
@@ -169,11 +185,14 @@ TEST_CASE("explore: the run shape is the trigrams of the job's and each transact
     CHECK(keys.size() == 6);
 }
 
-TEST_CASE("explore: a schedule mutant is a function of the seed, changes the schedule and keeps it valid", "[scenarios][explore]") {
+TEST_CASE(
+    "explore: a schedule mutant is a function of the seed, changes the schedule and keeps it valid",
+    "[scenarios][explore]") {
     const Scenario scenario = load_scenario(testing::catalogue_scenario("kafka-count-eos-swarm"));
     REQUIRE(scenario.random_faults);
     sim::Prng draw(42);
-    const std::vector<sim::FaultSpec> faults = draw_random_faults(*scenario.random_faults, draw).faults;
+    const std::vector<sim::FaultSpec> faults =
+        draw_random_faults(*scenario.random_faults, draw).faults;
     int changed = 0;
     for (uint64_t seed = 1; seed <= 30; ++seed) {
         sim::Prng a(seed);
@@ -183,7 +202,9 @@ TEST_CASE("explore: a schedule mutant is a function of the seed, changes the sch
         CHECK(one.how == two.how);
         CHECK(one.faults.size() == two.faults.size());
         CHECK_FALSE(one.how.empty());
-        changed += one.faults.size() != faults.size() || one.how.find("shift") != std::string::npos ? 1 : 0;
+        changed += one.faults.size() != faults.size() || one.how.find("shift") != std::string::npos
+                       ? 1
+                       : 0;
         // A mutant runs to the end of the job (its faults stay within the quiet period).
         if (seed <= 3) {
             RunOptions options;
@@ -215,7 +236,8 @@ TEST_CASE("schedule mutator: a splice copies no crash without restart", "[explor
         sim::Prng prng(seed);
         const ScheduleMutant mutant = mutate_schedule(parent, std::nullopt, prng, &donor);
         if (mutant.how.find("splice") != std::string::npos) ++spliced;
-        for (const sim::FaultSpec& f : mutant.faults) CHECK((f.kind != sim::FaultKind::crash || f.restart));
+        for (const sim::FaultSpec& f : mutant.faults)
+            CHECK((f.kind != sim::FaultKind::crash || f.restart));
     }
     CHECK(spliced >= 30);  // the splices happened, copying the pause
 }

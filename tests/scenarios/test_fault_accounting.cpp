@@ -40,14 +40,26 @@ RunResult run_document(const json& s, bool strict = false) {
     return run_scenario(scenario, options);
 }
 
-TEST_CASE("fault accounting: fired, without effect, never fired, each with what it hit or why", "[fault_accounting]") {
+TEST_CASE("fault accounting: fired, without effect, never fired, each with what it hit or why",
+          "[fault_accounting]") {
     const json schedule = {
-        {{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "2s"}},                       // hits tasks
-        {{"kind", "crash"}, {"nodes", {"tm2"}}, {"at", "3s"}},                                                   // idle spare
-        {{"kind", "crash"}, {"at_point", {{"point", "sink.precommitted"}, {"occurrence", 100000}}}},            // never reached
-        {{"kind", "crash"}, {"nodes", {"tm0"}}, {"at", "3000s"}},                                                // after the end
-        {{"kind", "partition"}, {"nodes", {"append-store"}}, {"other_nodes", {"kafka"}}, {"at", "4s"}},          // nothing crosses
-        {{"kind", "partition"}, {"nodes", {"tm0"}}, {"other_nodes", {"kafka"}}, {"at", "5s"}, {"duration", "500ms"}},  // cuts
+        {{"kind", "crash"},
+         {"nodes", {"tm1"}},
+         {"at", "2.3s"},
+         {"restart_delay", "2s"}},                              // hits tasks
+        {{"kind", "crash"}, {"nodes", {"tm2"}}, {"at", "3s"}},  // idle spare
+        {{"kind", "crash"},
+         {"at_point", {{"point", "sink.precommitted"}, {"occurrence", 100000}}}},  // never reached
+        {{"kind", "crash"}, {"nodes", {"tm0"}}, {"at", "3000s"}},                  // after the end
+        {{"kind", "partition"},
+         {"nodes", {"append-store"}},
+         {"other_nodes", {"kafka"}},
+         {"at", "4s"}},  // nothing crosses
+        {{"kind", "partition"},
+         {"nodes", {"tm0"}},
+         {"other_nodes", {"kafka"}},
+         {"at", "5s"},
+         {"duration", "500ms"}},  // cuts
     };
     const RunResult r = run_document(story(schedule));
     CHECK(r.expectation_met);  // not strict: the verdicts are the oracles'
@@ -59,7 +71,9 @@ TEST_CASE("fault accounting: fired, without effect, never fired, each with what 
     CHECK(a[1].outcome == FaultOutcome::no_effect);
     CHECK(a[1].detail.find("tm2 held no task") != std::string::npos);
     CHECK(a[2].outcome == FaultOutcome::not_fired);
-    CHECK(a[2].detail.find("occurrence 100000 of sink.precommitted never reached: the point came ") != std::string::npos);
+    CHECK(
+        a[2].detail.find("occurrence 100000 of sink.precommitted never reached: the point came ") !=
+        std::string::npos);
     CHECK(a[3].outcome == FaultOutcome::not_fired);
     CHECK(a[3].detail.find("due at 3000.000s, after the run ended") != std::string::npos);
     CHECK(a[3].detail.find("the job finished") != std::string::npos);
@@ -74,7 +88,8 @@ TEST_CASE("fault accounting: fired, without effect, never fired, each with what 
 
     // The record carries them, and they come back from its JSON.
     const Scenario scenario = load_scenario_text(story(schedule).dump(), "story.json");
-    const reports::RunRecord record = reports::make_run_record(scenario, r, "eosim run story.json --seed 3");
+    const reports::RunRecord record =
+        reports::make_run_record(scenario, r, "eosim run story.json --seed 3");
     const reports::RunRecord back = reports::run_record_from_json(reports::to_json(record));
     REQUIRE(back.fault_accounts.size() == 6);
     CHECK(back.fault_accounts[2].detail == a[2].detail);
@@ -82,17 +97,20 @@ TEST_CASE("fault accounting: fired, without effect, never fired, each with what 
     CHECK(back.figures.faults_without_effect == 2);
     std::ostringstream text;
     reports::write_run_report(text, scenario, r, "eosim run story.json --seed 3");
-    CHECK(text.str().find("6 planned: 2 fired, 2 without effect, 2 never fired") != std::string::npos);
+    CHECK(text.str().find("6 planned: 2 fired, 2 without effect, 2 never fired") !=
+          std::string::npos);
     CHECK(text.str().find("#2  NEVER FIRED") != std::string::npos);
 }
 
-TEST_CASE("fault accounting: strict fails a run whose scheduled fault did not fire with an effect", "[fault_accounting]") {
+TEST_CASE("fault accounting: strict fails a run whose scheduled fault did not fire with an effect",
+          "[fault_accounting]") {
     const json idle = {{{"kind", "crash"}, {"nodes", {"tm2"}}, {"at", "3s"}}};
     const RunResult lenient = run_document(story(idle));
     CHECK(lenient.expectation_met);
     const RunResult strict = run_document(story(idle), true);
     CHECK_FALSE(strict.expectation_met);
-    CHECK(strict.expectation_message.find("strict faults: 1 planned fault did not fire with an effect") == 0);
+    CHECK(strict.expectation_message.find(
+              "strict faults: 1 planned fault did not fire with an effect") == 0);
     CHECK(strict.expectation_message.find("tm2 held no task") != std::string::npos);
     CHECK(strict.trace_hash == lenient.trace_hash);  // accounting watches, never changes the run
 
@@ -107,7 +125,8 @@ TEST_CASE("fault accounting: strict fails a run whose scheduled fault did not fi
     CHECK(strict_fault_failure(hit.fault_accounts, false).empty());
 }
 
-TEST_CASE("fault accounting: a point fault's delay fires it that long after the announcement", "[fault_accounting]") {
+TEST_CASE("fault accounting: a point fault's delay fires it that long after the announcement",
+          "[fault_accounting]") {
     const json at_point = {{"point", "sink.precommitted"}, {"occurrence", 3}};
     json delayed_point = at_point;
     delayed_point["delay"] = "250ms";
@@ -127,15 +146,18 @@ TEST_CASE("fault accounting: a point fault's delay fires it that long after the 
 namespace eosim::scenarios {
 namespace {
 
-TEST_CASE("restarts: one TaskManager loss is one restart, though its redeployment fails over again", "[fault_accounting][restarts]") {
+TEST_CASE("restarts: one TaskManager loss is one restart, though its redeployment fails over again",
+          "[fault_accounting][restarts]") {
     // tm1 crashes at 2.3 s and comes back empty at 4.3 s: the restart deployed onto it never ran
     // and fails over when tm1 registers again (2 failovers), which Flink counts as one restart.
-    const RunResult r = run_document(story({{{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "2s"}}}));
+    const RunResult r = run_document(
+        story({{{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "2s"}}}));
     CHECK(r.figures.failovers == 2);
     CHECK(r.figures.restarts == 1);
     // Two losses a while apart: two restarts.
-    const RunResult two = run_document(story({{{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "200ms"}},
-                                      {{"kind", "crash"}, {"nodes", {"tm0"}}, {"at", "6.7s"}, {"restart_delay", "200ms"}}}));
+    const RunResult two = run_document(story(
+        {{{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "200ms"}},
+         {{"kind", "crash"}, {"nodes", {"tm0"}}, {"at", "6.7s"}, {"restart_delay", "200ms"}}}));
     CHECK(two.figures.restarts == 2);
 }
 
@@ -145,16 +167,20 @@ TEST_CASE("restarts: one TaskManager loss is one restart, though its redeploymen
 namespace eosim::scenarios {
 namespace {
 
-TEST_CASE("aim: vertex and subtask count only that task's announcements", "[fault_accounting][aim]") {
+TEST_CASE("aim: vertex and subtask count only that task's announcements",
+          "[fault_accounting][aim]") {
     // Every task announces task.snapshotted at each checkpoint; the sink's come after the source's.
     const json any = {{"point", "task.snapshotted"}, {"occurrence", 1}};
     json sink = any;
     sink["vertex"] = "sink";
     json sink_3 = sink;
     sink_3["subtask"] = 3;
-    const RunResult first = run_document(story({{{"kind", "pause"}, {"at_point", any}, {"duration", "100ms"}}}));
-    const RunResult by_sink = run_document(story({{{"kind", "pause"}, {"at_point", sink}, {"duration", "100ms"}}}));
-    const RunResult by_sink_3 = run_document(story({{{"kind", "pause"}, {"at_point", sink_3}, {"duration", "100ms"}}}));
+    const RunResult first =
+        run_document(story({{{"kind", "pause"}, {"at_point", any}, {"duration", "100ms"}}}));
+    const RunResult by_sink =
+        run_document(story({{{"kind", "pause"}, {"at_point", sink}, {"duration", "100ms"}}}));
+    const RunResult by_sink_3 =
+        run_document(story({{{"kind", "pause"}, {"at_point", sink_3}, {"duration", "100ms"}}}));
     REQUIRE(first.fault_accounts.size() == 1);
     REQUIRE(by_sink.fault_accounts.size() == 1);
     REQUIRE(by_sink_3.fault_accounts.size() == 1);
@@ -167,7 +193,9 @@ TEST_CASE("aim: vertex and subtask count only that task's announcements", "[faul
     CHECK(by_sink_3.fault_accounts[0].nodes == std::vector<std::string>{"tm1"});
 }
 
-TEST_CASE("strict: a scheduled fault that missed after drawn faults fired is excused, before them it is not", "[fault_accounting]") {
+TEST_CASE(
+    "strict: a scheduled fault that missed after drawn faults fired is excused, before them it is not",
+    "[fault_accounting]") {
     FaultAccount drawn;
     drawn.drawn = true;
     drawn.kind = "crash";
@@ -187,7 +215,8 @@ TEST_CASE("strict: a scheduled fault that missed after drawn faults fired is exc
     never.at_ns = -1;
     CHECK(strict_fault_failure({never, drawn}, false).empty());
     drawn.at_ns = 4'000'000'000;  // after the scheduled fault: no excuse
-    CHECK(strict_fault_failure({missed, drawn}, false).find("fault 0 (crash at 3.000s)") != std::string::npos);
+    CHECK(strict_fault_failure({missed, drawn}, false).find("fault 0 (crash at 3.000s)") !=
+          std::string::npos);
     CHECK(strict_fault_failure({drawn}, true).empty());
 }
 
@@ -197,16 +226,20 @@ TEST_CASE("aim: attempt {min: 2} counts a point only after a failover", "[fault_
     const json first = {{"point", "task.restoring"}, {"occurrence", 1}};
     json after_failover = first;
     after_failover["attempt"] = {{"min", 2}};
-    const json tm1 = {{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "200ms"}};
-    const RunResult plain = run_document(story({tm1, {{"kind", "pause"}, {"at_point", first}, {"duration", "100ms"}}}));
-    const RunResult aimed = run_document(story({tm1, {{"kind", "pause"}, {"at_point", after_failover}, {"duration", "100ms"}}}));
+    const json tm1 = {
+        {"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart_delay", "200ms"}};
+    const RunResult plain =
+        run_document(story({tm1, {{"kind", "pause"}, {"at_point", first}, {"duration", "100ms"}}}));
+    const RunResult aimed = run_document(
+        story({tm1, {{"kind", "pause"}, {"at_point", after_failover}, {"duration", "100ms"}}}));
     REQUIRE(plain.fault_accounts.size() == 2);
     REQUIRE(aimed.fault_accounts.size() == 2);
     CHECK(plain.fault_accounts[1].at_ns < 1'000'000'000);
     CHECK(aimed.fault_accounts[1].at_ns > 2'300'000'000);
     CHECK(aimed.fault_accounts[1].trigger == "at the 1st task.restoring in attempt 2..");
     // Never after a failover in a run without one: never fired, saying so.
-    const RunResult none = run_document(story({{{"kind", "pause"}, {"at_point", after_failover}, {"duration", "100ms"}}}));
+    const RunResult none = run_document(
+        story({{{"kind", "pause"}, {"at_point", after_failover}, {"duration", "100ms"}}}));
     CHECK(none.fault_accounts[0].outcome == FaultOutcome::not_fired);
     CHECK(none.fault_accounts[0].detail.find("0 of its ") != std::string::npos);
 }

@@ -32,7 +32,8 @@ inline constexpr sim::FaultKind kBlackout{"test_storage_blackout"};
 class StorageBlackout final : public sim::FaultFiring, public DurationFaultType {
 public:
     StorageBlackout()
-        : sim::FaultFiring(kBlackout, sim::FaultTargets::none), DurationFaultType(static_cast<const sim::FaultFiring&>(*this)) {}
+        : sim::FaultFiring(kBlackout, sim::FaultTargets::none),
+          DurationFaultType(static_cast<const sim::FaultFiring&>(*this)) {}
 
     void fire(sim::FaultAct& act) const override {
         act.world.storage().fail_until(act.until());
@@ -43,7 +44,9 @@ public:
         return static_cast<int64_t>(c.world.storage().operations_failed_by_fault());
     }
     std::string hit_unit() const override { return "storage operations blacked out"; }
-    std::string nothing_hit(const sim::FaultSpec&) const override { return "no storage operation during the blackout"; }
+    std::string nothing_hit(const sim::FaultSpec&) const override {
+        return "no storage operation during the blackout";
+    }
 };
 
 // Registered once, as a user's kind would be, before the scenario that names it is loaded.
@@ -63,14 +66,16 @@ json kafka_count_eos_with(const json& faults) {
     return s;
 }
 
-TEST_CASE("fault registry: a test's kind is loaded, fired, traced, accounted and written back", "[fault_registry]") {
+TEST_CASE("fault registry: a test's kind is loaded, fired, traced, accounted and written back",
+          "[fault_registry]") {
     blackout();
     const json fault = {{"kind", "test_storage_blackout"}, {"at", "2s"}, {"duration", "1500ms"}};
     const Scenario scenario = testing::load_document(kafka_count_eos_with({{"schedule", {fault}}}));
     REQUIRE(scenario.faults.size() == 1);
     CHECK(scenario.faults[0].kind == kBlackout);
     CHECK(scenario.faults[0].duration == sim::Duration::millis(1500));
-    CHECK(json::parse(fault_to_json(scenario.faults[0]).dump()) == fault);  // written back as it was read
+    CHECK(json::parse(fault_to_json(scenario.faults[0]).dump()) ==
+          fault);  // written back as it was read
 
     std::ostringstream trace;
     RunOptions options;
@@ -91,8 +96,11 @@ TEST_CASE("fault registry: a test's kind is loaded, fired, traced, accounted and
 
 TEST_CASE("fault registry: faults.random draws a registered kind by its type", "[fault_registry]") {
     blackout();
-    const json random = {{"count", 3}, {"quiet_after", "20s"}, {"mode", "fixed"},
-                         {"kinds", {{"test_storage_blackout", {{"duration", {{"min", "1s"}, {"max", "2s"}}}}}}}};
+    const json random = {
+        {"count", 3},
+        {"quiet_after", "20s"},
+        {"mode", "fixed"},
+        {"kinds", {{"test_storage_blackout", {{"duration", {{"min", "1s"}, {"max", "2s"}}}}}}}};
     const Scenario scenario = testing::load_document(kafka_count_eos_with({{"random", random}}));
     REQUIRE(scenario.random_faults);
     sim::Prng prng = sim::World::prng_of(7, "faults/random");
@@ -105,22 +113,27 @@ TEST_CASE("fault registry: faults.random draws a registered kind by its type", "
     }
 }
 
-TEST_CASE("fault registry: an unknown kind is refused at its path, with the registered kinds", "[fault_registry]") {
+TEST_CASE("fault registry: an unknown kind is refused at its path, with the registered kinds",
+          "[fault_registry]") {
     const json unknown = kafka_count_eos_with({{"schedule", {{{"kind", "crsh"}, {"at", "2s"}}}}});
-    testing::check_load_error(unknown, "/faults/schedule/0/kind", "expected a fault kind, one of: crash, pause, partition");
+    testing::check_load_error(unknown, "/faults/schedule/0/kind",
+                              "expected a fault kind, one of: crash, pause, partition");
     testing::check_load_error(unknown, "/faults/schedule/0/kind", "did you mean \"crash\"");
-    const json drawn = kafka_count_eos_with({{"random", {{"quiet_after", "20s"}, {"kinds", {{"crsh", json::object()}}}}}});
+    const json drawn = kafka_count_eos_with(
+        {{"random", {{"quiet_after", "20s"}, {"kinds", {{"crsh", json::object()}}}}}});
     CHECK(testing::load_error_path(drawn) == "/faults/random/kinds/crsh");
 }
 
-TEST_CASE("fault registry: the injector refuses a kind with no firing registered", "[fault_registry]") {
+TEST_CASE("fault registry: the injector refuses a kind with no firing registered",
+          "[fault_registry]") {
     sim::World world{sim::WorldOptions{}};
     world.nodes().add("tm0");
     sim::FaultSpec spec;
     spec.kind = sim::FaultKind{"test_never_registered"};
     spec.trigger.at = sim::Time::zero() + sim::Duration::seconds(1);
-    CHECK_THROWS_WITH(sim::FaultInjector(world, {spec}, {}),
-                      Catch::Contains("fault 0 (test_never_registered): no such fault kind is registered"));
+    CHECK_THROWS_WITH(
+        sim::FaultInjector(world, {spec}, {}),
+        Catch::Contains("fault 0 (test_never_registered): no such fault kind is registered"));
 }
 
 TEST_CASE("fault registry: every built-in kind has a type and a firing, once", "[fault_registry]") {

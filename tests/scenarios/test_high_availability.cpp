@@ -34,7 +34,8 @@ RunResult run(const std::string& name, uint64_t seed) {
 
 TEST_CASE("loader: high_availability and the names it brings", "[loader][ha]") {
     json s = testing::smallest_append_job();
-    s["high_availability"] = json::parse(R"({"job_managers": 3, "session_timeout": "1s", "tolerate_suspended_connections": true})");
+    s["high_availability"] = json::parse(
+        R"({"job_managers": 3, "session_timeout": "1s", "tolerate_suspended_connections": true})");
     s["faults"]["schedule"] = json::parse(R"([
       {"kind": "crash", "at": "1s", "nodes": ["jobmanager-2"]},
       {"kind": "partition", "at": "1s", "nodes": ["jobmanager"], "other_nodes": ["coordination"]},
@@ -67,7 +68,8 @@ TEST_CASE("loader: high_availability and the names it brings", "[loader][ha]") {
     CHECK(testing::load_error_path(bad) == "/high_availability/leader");
 }
 
-TEST_CASE("HA: the late metadata write of a dead JobManager loses records without HA, not with it", "[ha]") {
+TEST_CASE("HA: the late metadata write of a dead JobManager loses records without HA, not with it",
+          "[ha]") {
     // The same fault schedule in both files (the HA one adds crashes at finalisation points).
     for (uint64_t seed = 1; seed <= 2; ++seed) {
         const RunResult listing = run("jobmanager-no-ha-late-metadata", seed);
@@ -80,7 +82,8 @@ TEST_CASE("HA: the late metadata write of a dead JobManager loses records withou
     }
 }
 
-TEST_CASE("HA: a deposed leader's store adds and messages are refused, and exactly-once holds", "[ha]") {
+TEST_CASE("HA: a deposed leader's store adds and messages are refused, and exactly-once holds",
+          "[ha]") {
     int64_t store_refusals = 0;
     int64_t fenced_messages = 0;
     int64_t deployments_refused = 0;
@@ -100,7 +103,8 @@ TEST_CASE("HA: a deposed leader's store adds and messages are refused, and exact
     }
     CHECK(store_refusals > 0);   // its completions never reached the store: nothing notified
     CHECK(fenced_messages > 0);  // TaskManagers that knew the newer leader refused it
-    CHECK(deployments_refused > 0);  // the cut-off leader failed over but its fenced check never passed
+    CHECK(deployments_refused >
+          0);  // the cut-off leader failed over but its fenced check never passed
 }
 
 TEST_CASE("HA: a standby whose watch event was lost contends again once reconnected", "[ha]") {
@@ -125,12 +129,16 @@ TEST_CASE("HA: a recovery stuck behind slow storage is read again after its time
         CHECK(stuck.expectation_met);
         CHECK(stuck.job_finished);
         REQUIRE(stuck.faults.size() == 2);
-        const double slowed_s = stuck.faults[1].at.seconds();  // storage_slow as the second leader is granted
+        const double slowed_s =
+            stuck.faults[1].at.seconds();  // storage_slow as the second leader is granted
         double recovered_s = -1;
         for (const JobStatusChange& change : stuck.status_history) {
-            if (change.status == "RUNNING" && change.detail.find("a new JobManager recovered") != std::string::npos) recovered_s = change.at_s;
+            if (change.status == "RUNNING" &&
+                change.detail.find("a new JobManager recovered") != std::string::npos)
+                recovered_s = change.at_s;
         }
-        // Not before the round's timeout (the deployment timeout, 10 s), and long before the slowed read (>= 200 s).
+        // Not before the round's timeout (the deployment timeout, 10 s), and long before the slowed
+        // read (>= 200 s).
         CHECK(recovered_s >= slowed_s + 10.0);
         CHECK(recovered_s < slowed_s + 12.0);
     }

@@ -26,7 +26,8 @@ using engine::SnapshotType;
 
 sim::Time at_ms(int64_t ms) { return sim::Time::zero() + sim::Duration::millis(ms); }
 
-TEST_CASE("job history: attempts as deployment/attempt, statuses, deployments and their savepoints", "[scenarios][history]") {
+TEST_CASE("job history: attempts as deployment/attempt, statuses, deployments and their savepoints",
+          "[scenarios][history]") {
     JobHistory h;
     h.restore_started(at_ms(0), 2001, 0, {});  // a JobManager's second incarnation: raw 2001
     h.checkpoint_triggered(at_ms(100), 1, SnapshotType{});
@@ -55,11 +56,15 @@ TEST_CASE("job history: attempts as deployment/attempt, statuses, deployments an
     CHECK(h.deployments()[1].restored_from == 4);
     CHECK(h.deployments()[1].ended == "finished");
     std::string statuses;
-    for (const JobStatusChange& c : h.status_history()) statuses += c.deployment + ":" + c.status + " ";
-    CHECK(statuses == "v1:CREATED v1:RUNNING v1:RESTARTING v1:RUNNING v1:FINISHED v2:CREATED v2:RUNNING v2:FINISHED ");
+    for (const JobStatusChange& c : h.status_history())
+        statuses += c.deployment + ":" + c.status + " ";
+    CHECK(
+        statuses ==
+        "v1:CREATED v1:RUNNING v1:RESTARTING v1:RUNNING v1:FINISHED v2:CREATED v2:RUNNING v2:FINISHED ");
 }
 
-TEST_CASE("job history: a failed job is FAILING then FAILED, a lost leadership SUSPENDED", "[scenarios][history]") {
+TEST_CASE("job history: a failed job is FAILING then FAILED, a lost leadership SUSPENDED",
+          "[scenarios][history]") {
     JobHistory h;
     h.restore_started(at_ms(0), 1, 0, {});
     h.job_suspended(at_ms(10), "lost its leadership");
@@ -75,9 +80,12 @@ TEST_CASE("job history: a failed job is FAILING then FAILED, a lost leadership S
     CHECK(h.deployments()[0].ended == "failed: restart strategy exhausted");
 }
 
-TEST_CASE("checkpoint stats: Flink's reasons give expired, declined, subsumed, and failed ones are summarised apart", "[scenarios][history]") {
+TEST_CASE(
+    "checkpoint stats: Flink's reasons give expired, declined, subsumed, and failed ones are summarised apart",
+    "[scenarios][history]") {
     CHECK(checkpoint_status_of(CheckpointFailureReason::checkpoint_expired) == "expired");
-    CHECK(checkpoint_status_of(CheckpointFailureReason::checkpoint_declined_task_not_ready) == "declined");
+    CHECK(checkpoint_status_of(CheckpointFailureReason::checkpoint_declined_task_not_ready) ==
+          "declined");
     CHECK(checkpoint_status_of(CheckpointFailureReason::checkpoint_subsumed) == "subsumed");
     CHECK(checkpoint_status_of(CheckpointFailureReason::io_exception) == "failed");
 
@@ -89,7 +97,8 @@ TEST_CASE("checkpoint stats: Flink's reasons give expired, declined, subsumed, a
     task.first_barrier_at = at_ms(20);
     task.alignment = sim::Duration::millis(900);
     t.task_checkpoint_stats(at_ms(925), task);  // 5 ms after the last barrier: the sync part
-    t.checkpoint_aborted(at_ms(1000), 1, CheckpointFailureReason::checkpoint_expired, "expired before completing");
+    t.checkpoint_aborted(at_ms(1000), 1, CheckpointFailureReason::checkpoint_expired,
+                         "expired before completing");
     t.checkpoint_triggered(at_ms(2000), 2, SnapshotType{SnapshotKind::savepoint, false});
     task.checkpoint_id = 2;
     task.first_barrier_at = at_ms(2001);
@@ -116,8 +125,10 @@ TEST_CASE("checkpoint stats: Flink's reasons give expired, declined, subsumed, a
     CHECK(s.alignment_max_ms == Approx(2));
 }
 
-TEST_CASE("the upgrade scenario's run tells v1 and v2 apart and names the savepoint", "[scenarios][history][slow]") {
-    const Scenario scenario = load_scenario(testing::catalogue_scenario("savepoint-upgrade-rescale"));
+TEST_CASE("the upgrade scenario's run tells v1 and v2 apart and names the savepoint",
+          "[scenarios][history][slow]") {
+    const Scenario scenario =
+        load_scenario(testing::catalogue_scenario("savepoint-upgrade-rescale"));
     RunOptions options;
     options.seed = 1;
     const RunResult r = run_scenario(scenario, options);
@@ -126,7 +137,8 @@ TEST_CASE("the upgrade scenario's run tells v1 and v2 apart and names the savepo
     CHECK_THAT(r.deployments[0].ended, Catch::StartsWith("stopped with savepoint "));
     CHECK(r.deployments[1].name == "v2");
     CHECK(r.deployments[1].restored_kind == "savepoint");
-    CHECK(r.deployments[0].ended == "stopped with savepoint " + std::to_string(r.deployments[1].restored_from));
+    CHECK(r.deployments[0].ended ==
+          "stopped with savepoint " + std::to_string(r.deployments[1].restored_from));
     CHECK(r.deployments[2].name == "v3");
     CHECK(r.deployments[2].ended == "finished");
     CHECK(std::any_of(r.checkpoints.begin(), r.checkpoints.end(), [](const CheckpointStats& c) {
@@ -140,18 +152,23 @@ TEST_CASE("the upgrade scenario's run tells v1 and v2 apart and names the savepo
     }
 }
 
-TEST_CASE("the backpressure trio: failed checkpoints and back pressure are shown, the trace hash unchanged", "[scenarios][history][slow]") {
-    const Scenario aligned = load_scenario(testing::catalogue_scenario("backpressure-aligned-timeouts"));
+TEST_CASE(
+    "the backpressure trio: failed checkpoints and back pressure are shown, the trace hash unchanged",
+    "[scenarios][history][slow]") {
+    const Scenario aligned =
+        load_scenario(testing::catalogue_scenario("backpressure-aligned-timeouts"));
     RunOptions options;
     options.seed = 1;
     const RunResult r = run_scenario(aligned, options);
     CHECK(r.checkpoint_summary.failed_summary.count > 0);
-    CHECK(r.checkpoint_summary.failed_summary.alignment_ms.max > r.checkpoint_summary.completed_summary.alignment_ms.max);
+    CHECK(r.checkpoint_summary.failed_summary.alignment_ms.max >
+          r.checkpoint_summary.completed_summary.alignment_ms.max);
     CHECK(r.figures.checkpoints_failed == r.checkpoint_summary.failed_summary.count);
     REQUIRE_FALSE(r.back_pressure.empty());
     CHECK(std::any_of(r.back_pressure.begin(), r.back_pressure.end(),
                       [](const VertexBackPressure& v) { return std::string(v.level()) != "OK"; }));
-    for (const VertexBackPressure& v : r.back_pressure) CHECK(v.busy + v.backpressured + v.idle == Approx(1));
+    for (const VertexBackPressure& v : r.back_pressure)
+        CHECK(v.busy + v.backpressured + v.idle == Approx(1));
     REQUIRE_FALSE(r.exceptions.empty());
     CHECK_THAT(r.exceptions.back().reason, Catch::Contains("CHECKPOINT_EXPIRED"));
     // Sampling back pressure and naming things reads only: a trace log does not change the hash.

@@ -19,7 +19,8 @@ namespace {
 
 using nlohmann::json;
 
-// jobmanager-crash.json (a JobManager crash at 3.3 s and another after the 8th checkpoint) run in `mode`.
+// jobmanager-crash.json (a JobManager crash at 3.3 s and another after the 8th checkpoint) run in
+// `mode`.
 RunResult run_no_ha_crashes(engine::NoHaRecovery mode, uint64_t seed) {
     Scenario scenario = load_scenario(testing::catalogue_scenario("jobmanager-crash"));
     scenario.without_ha = mode;
@@ -41,10 +42,12 @@ const OracleVerdict& no_ha_verdict(const RunResult& result, const std::string& o
 TEST_CASE("loader: without_ha names what a restarted JobManager does", "[loader][no-ha]") {
     json s = testing::smallest_append_job();
     testing::TempDir dir;
-    CHECK(load_scenario(dir.write("default.json", s.dump())).without_ha == engine::NoHaRecovery::application);
+    CHECK(load_scenario(dir.write("default.json", s.dump())).without_ha ==
+          engine::NoHaRecovery::application);
     for (const char* mode : {"application", "session", "storage_listing"}) {
         s["without_ha"] = mode;
-        CHECK(to_string(load_scenario(dir.write("s.json", s.dump())).without_ha) == std::string(mode));
+        CHECK(to_string(load_scenario(dir.write("s.json", s.dump())).without_ha) ==
+              std::string(mode));
     }
     s["without_ha"] = "listing";
     CHECK(testing::load_error_path(s) == "/without_ha");
@@ -53,8 +56,9 @@ TEST_CASE("loader: without_ha names what a restarted JobManager does", "[loader]
     CHECK(testing::load_error_path(s) == "/without_ha");  // HA has no restart without it
 }
 
-TEST_CASE("no HA, application mode: the job is submitted again from scratch, the EOS sink gets records twice",
-          "[no-ha]") {
+TEST_CASE(
+    "no HA, application mode: the job is submitted again from scratch, the EOS sink gets records twice",
+    "[no-ha]") {
     for (uint64_t seed = 1; seed <= 2; ++seed) {
         const RunResult resubmitted = run_no_ha_crashes(engine::NoHaRecovery::application, seed);
         CHECK(resubmitted.job_finished);
@@ -69,7 +73,8 @@ TEST_CASE("no HA, application mode: the job is submitted again from scratch, the
     }
 }
 
-TEST_CASE("no HA, session mode: the restarted JobManager has no job, which ends FAILED as lost", "[no-ha]") {
+TEST_CASE("no HA, session mode: the restarted JobManager has no job, which ends FAILED as lost",
+          "[no-ha]") {
     const RunResult lost = run_no_ha_crashes(engine::NoHaRecovery::session, 1);
     CHECK_FALSE(lost.job_finished);
     const OracleVerdict& liveness = no_ha_verdict(lost, "liveness");

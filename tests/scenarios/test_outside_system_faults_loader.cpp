@@ -53,12 +53,15 @@ TEST_CASE("loader: generic outside-system faults name a registered system", "[lo
     CHECK(load_outside_faults(testing::smallest_append_job()).outside_systems.empty());
 
     std::string path;
-    s["faults"]["schedule"] = json::parse(R"([{"kind": "system_write_errors", "at": "1s", "system": "key_value"}])");
+    s["faults"]["schedule"] =
+        json::parse(R"([{"kind": "system_write_errors", "at": "1s", "system": "key_value"}])");
     std::string message = outside_faults_error_of(s, &path);
     CHECK(path == "/faults/schedule/0/system");
-    CHECK_THAT(message, Catch::Contains("an outside system (documents, key_values, objects, database)"));
+    CHECK_THAT(message,
+               Catch::Contains("an outside system (documents, key_values, objects, database)"));
     CHECK_THAT(message, Catch::Contains("key_values"));
-    s["faults"]["schedule"] = json::parse(R"([{"kind": "bulk_partial_failure", "at": "1s", "system": "objects"}])");
+    s["faults"]["schedule"] =
+        json::parse(R"([{"kind": "bulk_partial_failure", "at": "1s", "system": "objects"}])");
     message = outside_faults_error_of(s, &path);
     CHECK(path == "/faults/schedule/0/system");
     CHECK_THAT(message, Catch::Contains("with bulk requests (documents)"));
@@ -86,9 +89,12 @@ TEST_CASE("loader: random generic outside-system faults draw one of their system
     CHECK(objects);
 }
 
-TEST_CASE("runner: a run builds the outside systems its scenario names, and their faults reach them", "[runner]") {
+TEST_CASE(
+    "runner: a run builds the outside systems its scenario names, and their faults reach them",
+    "[runner]") {
     json s = testing::smallest_append_job();
-    s["faults"]["schedule"] = json::parse(R"([{"kind": "system_unavailable", "at": "100ms", "system": "key_values", "duration": "1s"}])");
+    s["faults"]["schedule"] = json::parse(
+        R"([{"kind": "system_unavailable", "at": "100ms", "system": "key_values", "duration": "1s"}])");
     const Scenario loaded = load_outside_faults(s);
     RunOptions options;
     options.seed = 1;
@@ -108,8 +114,9 @@ TEST_CASE("runner: a run builds the outside systems its scenario names, and thei
     CHECK(systems.fault_hooks().systems.size() == 1);
 }
 
-TEST_CASE("runner: the systems a scenario has through its parts are built in registration order, each on its node",
-          "[runner]") {
+TEST_CASE(
+    "runner: the systems a scenario has through its parts are built in registration order, each on its node",
+    "[runner]") {
     // A CDC job writing an upsert sink, with HA: both databases and the coordination service, after
     // Kafka and the append store (the order every trace hash depends on).
     const Scenario cdc = load_scenario(testing::catalogue_scenario("mysql-cdc-to-mysql-upsert"));
@@ -139,9 +146,12 @@ TEST_CASE("runner: the systems a scenario has through its parts are built in reg
 
 namespace eosim::scenarios {
 
-TEST_CASE("loader: a sink kind that asks for an outside system makes the run build it", "[loader]") {
-    CHECK(load_scenario(testing::catalogue_scenario("kafka-to-es-auto-id")).outside_systems == std::vector<std::string>{"documents"});
-    CHECK(load_scenario(testing::catalogue_scenario("kafka-to-redis-incr")).outside_systems == std::vector<std::string>{"key_values"});
+TEST_CASE("loader: a sink kind that asks for an outside system makes the run build it",
+          "[loader]") {
+    CHECK(load_scenario(testing::catalogue_scenario("kafka-to-es-auto-id")).outside_systems ==
+          std::vector<std::string>{"documents"});
+    CHECK(load_scenario(testing::catalogue_scenario("kafka-to-redis-incr")).outside_systems ==
+          std::vector<std::string>{"key_values"});
 
     json s = testing::smallest_append_job();
     s["job"]["vertices"][1] = json::parse(R"({"id": "sink", "kind": "sink", "sink": "documents",
@@ -159,27 +169,35 @@ TEST_CASE("loader: a sink kind that asks for an outside system makes the run bui
 
 namespace eosim::scenarios {
 
-TEST_CASE("loader and runner: a scenario's databases take the generic outside-system faults", "[loader]") {
+TEST_CASE("loader and runner: a scenario's databases take the generic outside-system faults",
+          "[loader]") {
     std::string path;
     json no_database = testing::smallest_append_job();
-    no_database["faults"]["schedule"] = json::parse(R"([{"kind": "system_unavailable", "at": "1s", "system": "mysql-source"}])");
-    CHECK_THAT(outside_faults_error_of(no_database, &path), Catch::Contains("an outside system (documents, key_values, objects, database)"));
+    no_database["faults"]["schedule"] =
+        json::parse(R"([{"kind": "system_unavailable", "at": "1s", "system": "mysql-source"}])");
+    CHECK_THAT(outside_faults_error_of(no_database, &path),
+               Catch::Contains("an outside system (documents, key_values, objects, database)"));
     CHECK(path == "/faults/schedule/0/system");
 
     std::ifstream in(testing::catalogue_scenario("mysql-cdc-to-mysql-upsert"));
     json cdc = json::parse(in);
-    cdc["faults"]["schedule"].push_back(json::parse(R"({"kind": "system_write_errors", "at": "3s", "system": "mysql-target", "duration": "2s"})"));
-    cdc["faults"]["schedule"].push_back(json::parse(R"({"kind": "system_unavailable", "at": "6s", "system": "mysql-source", "duration": "1s"})"));
+    cdc["faults"]["schedule"].push_back(json::parse(
+        R"({"kind": "system_write_errors", "at": "3s", "system": "mysql-target", "duration": "2s"})"));
+    cdc["faults"]["schedule"].push_back(json::parse(
+        R"({"kind": "system_unavailable", "at": "6s", "system": "mysql-source", "duration": "1s"})"));
     const Scenario loaded = load_outside_faults(cdc);
-    CHECK(loaded.outside_systems.empty());  // the databases are the scenario's own, not registered systems
+    CHECK(loaded.outside_systems
+              .empty());  // the databases are the scenario's own, not registered systems
     const RunResult result = run_scenario(loaded, RunOptions{1});
     CHECK(result.figures.outside_calls_failed > 0);  // the faults reached the databases
     CHECK(result.expectation_met);                   // and exactly-once held through them
     INFO(result.expectation_message);
 
     json bulk = cdc;
-    bulk["faults"]["schedule"] = json::parse(R"([{"kind": "bulk_partial_failure", "at": "1s", "system": "mysql-target", "ratio": "1/2"}])");
-    CHECK_THAT(outside_faults_error_of(bulk, &path), Catch::Contains("with bulk requests (documents)"));
+    bulk["faults"]["schedule"] = json::parse(
+        R"([{"kind": "bulk_partial_failure", "at": "1s", "system": "mysql-target", "ratio": "1/2"}])");
+    CHECK_THAT(outside_faults_error_of(bulk, &path),
+               Catch::Contains("with bulk requests (documents)"));
 }
 
 }  // namespace eosim::scenarios

@@ -55,7 +55,9 @@ std::map<std::string, std::string> readme_points() {
     return rows;
 }
 
-TEST_CASE("points: engine/README.md lists every protocol point once, with the process that announces it", "[points]") {
+TEST_CASE(
+    "points: engine/README.md lists every protocol point once, with the process that announces it",
+    "[points]") {
     const std::map<std::string, std::string> rows = readme_points();
     CHECK(rows.size() == std::size(engine::points::kAll));
     for (std::string_view point : engine::points::kAll) {
@@ -67,7 +69,8 @@ TEST_CASE("points: engine/README.md lists every protocol point once, with the pr
     }
     for (const auto& [point, by] : rows) {
         INFO(point);
-        CHECK(std::find(std::begin(engine::points::kAll), std::end(engine::points::kAll), point) != std::end(engine::points::kAll));
+        CHECK(std::find(std::begin(engine::points::kAll), std::end(engine::points::kAll), point) !=
+              std::end(engine::points::kAll));
     }
 }
 
@@ -86,7 +89,8 @@ TEST_CASE("points: every point has one announcer, whose process is the code's", 
 json count_eos() { return json::parse(read_text(testing::catalogue_scenario("kafka-count-eos"))); }
 
 json with_point_fault(json s, const std::string& point) {
-    s["faults"] = {{"schedule", {{{"kind", "crash"}, {"at_point", {{"point", point}, {"occurrence", 2}}}}}}};
+    s["faults"] = {
+        {"schedule", {{{"kind", "crash"}, {"at_point", {{"point", point}, {"occurrence", 2}}}}}}};
     return s;
 }
 
@@ -101,8 +105,11 @@ std::string refusal(const json& s) {
     return "";
 }
 
-TEST_CASE("points: the loader refuses a fault at a point no component of the job announces, naming who does", "[points][loader]") {
-    SECTION("sink.precommitted with a documents sink (only the exactly-once Kafka sink announces it)") {
+TEST_CASE(
+    "points: the loader refuses a fault at a point no component of the job announces, naming who does",
+    "[points][loader]") {
+    SECTION(
+        "sink.precommitted with a documents sink (only the exactly-once Kafka sink announces it)") {
         json s = count_eos();
         s["job"]["vertices"][2]["sink"] = "documents";
         s["job"]["vertices"][2]["options"] = json::object();
@@ -115,27 +122,41 @@ TEST_CASE("points: the loader refuses a fault at a point no component of the job
         json s = count_eos();
         s["job"]["vertices"][2]["options"]["guarantee"] = "at_least_once";
         s["oracles"] = {"at_least_once_output"};
-        CHECK(refusal(with_point_fault(s, "sink.precommitted")).find("(kafka)") != std::string::npos);
+        CHECK(refusal(with_point_fault(s, "sink.precommitted")).find("(kafka)") !=
+              std::string::npos);
     }
-    SECTION("window.fired without a window, leadership.granted without high availability, cdc, unaligned, savepoints") {
-        CHECK(refusal(with_point_fault(count_eos(), "window.fired")).find("no window vertex") != std::string::npos);
-        CHECK(refusal(with_point_fault(count_eos(), "leadership.granted")).find("high_availability") != std::string::npos);
-        CHECK(refusal(with_point_fault(count_eos(), "cdc.chunk_started")).find("cdc_source") != std::string::npos);
-        CHECK(refusal(with_point_fault(count_eos(), "task.channel_state_persisted")).find("unaligned") != std::string::npos);
-        CHECK(refusal(with_point_fault(count_eos(), "savepoint.completed")).find("no savepoint") != std::string::npos);
-        CHECK(refusal(with_point_fault(count_eos(), "shared_state.registered")).find("incremental") != std::string::npos);
+    SECTION(
+        "window.fired without a window, leadership.granted without high availability, cdc, unaligned, savepoints") {
+        CHECK(refusal(with_point_fault(count_eos(), "window.fired")).find("no window vertex") !=
+              std::string::npos);
+        CHECK(refusal(with_point_fault(count_eos(), "leadership.granted"))
+                  .find("high_availability") != std::string::npos);
+        CHECK(refusal(with_point_fault(count_eos(), "cdc.chunk_started")).find("cdc_source") !=
+              std::string::npos);
+        CHECK(refusal(with_point_fault(count_eos(), "task.channel_state_persisted"))
+                  .find("unaligned") != std::string::npos);
+        CHECK(refusal(with_point_fault(count_eos(), "savepoint.completed")).find("no savepoint") !=
+              std::string::npos);
+        CHECK(
+            refusal(with_point_fault(count_eos(), "shared_state.registered")).find("incremental") !=
+            std::string::npos);
     }
     SECTION("the positive twins load") {
-        CHECK_NOTHROW(load_scenario_text(with_point_fault(count_eos(), "sink.precommitted").dump(), "story.json"));
+        CHECK_NOTHROW(load_scenario_text(with_point_fault(count_eos(), "sink.precommitted").dump(),
+                                         "story.json"));
         json unaligned = count_eos();
         unaligned["job"]["checkpointing"]["unaligned"] = true;
-        CHECK_NOTHROW(load_scenario_text(with_point_fault(unaligned, "task.channel_state_persisted").dump(), "story.json"));
+        CHECK_NOTHROW(load_scenario_text(
+            with_point_fault(unaligned, "task.channel_state_persisted").dump(), "story.json"));
         json savepoint = count_eos();
         savepoint["savepoints"] = {{{"at", "3s"}}};
-        CHECK_NOTHROW(load_scenario_text(with_point_fault(savepoint, "savepoint.completed").dump(), "story.json"));
+        CHECK_NOTHROW(load_scenario_text(with_point_fault(savepoint, "savepoint.completed").dump(),
+                                         "story.json"));
     }
-    SECTION("the deployments count: an upgrade stops with a savepoint, a job without one does not") {
-        const Scenario upgrade = load_scenario(testing::catalogue_scenario("savepoint-upgrade-rescale"));
+    SECTION(
+        "the deployments count: an upgrade stops with a savepoint, a job without one does not") {
+        const Scenario upgrade =
+            load_scenario(testing::catalogue_scenario("savepoint-upgrade-rescale"));
         CHECK_FALSE(unreachable_reason(upgrade, "stop_with_savepoint.triggered").has_value());
         CHECK_FALSE(unreachable_reason(upgrade, "task.restoring_rescaled").has_value());
         const Scenario plain = load_scenario_text(count_eos().dump(), "story.json");
@@ -156,20 +177,24 @@ std::string aim_error(const json& at_point, std::string* path = nullptr) {
     return "";
 }
 
-TEST_CASE("aim: vertex and subtask filters are refused where no task of the job can match them", "[points][loader][aim]") {
+TEST_CASE("aim: vertex and subtask filters are refused where no task of the job can match them",
+          "[points][loader][aim]") {
     std::string path;
-    CHECK(aim_error({{"point", "checkpoint.completed"}, {"vertex", "count"}}, &path).find("announced by the JobManager as a whole") !=
-          std::string::npos);
+    CHECK(aim_error({{"point", "checkpoint.completed"}, {"vertex", "count"}}, &path)
+              .find("announced by the JobManager as a whole") != std::string::npos);
     CHECK(path == "/faults/schedule/0/at_point/vertex");
-    CHECK(aim_error({{"point", "checkpoint.notified"}, {"subtask", 0}}, &path).find("TaskManager as a whole") != std::string::npos);
+    CHECK(aim_error({{"point", "checkpoint.notified"}, {"subtask", 0}}, &path)
+              .find("TaskManager as a whole") != std::string::npos);
     CHECK(path == "/faults/schedule/0/at_point/subtask");
-    CHECK(aim_error({{"point", "task.snapshotted"}, {"vertex", "cuont"}}).find("no deployment of the job has a vertex \"cuont\"") !=
-          std::string::npos);
-    CHECK(aim_error({{"point", "sink.precommitted"}, {"vertex", "count"}}).find("vertex \"count\" never announces sink.precommitted") !=
-          std::string::npos);
-    CHECK(aim_error({{"point", "barrier.alignment_started"}, {"vertex", "source"}}).find("never announces") != std::string::npos);
+    CHECK(aim_error({{"point", "task.snapshotted"}, {"vertex", "cuont"}})
+              .find("no deployment of the job has a vertex \"cuont\"") != std::string::npos);
+    CHECK(aim_error({{"point", "sink.precommitted"}, {"vertex", "count"}})
+              .find("vertex \"count\" never announces sink.precommitted") != std::string::npos);
+    CHECK(aim_error({{"point", "barrier.alignment_started"}, {"vertex", "source"}})
+              .find("never announces") != std::string::npos);
     CHECK(aim_error({{"point", "task.snapshotted"}, {"vertex", "sink"}, {"subtask", 4}}, &path)
-              .find("subtask 4 never exists: vertex \"sink\" runs at most 4 subtasks (0..3)") != std::string::npos);
+              .find("subtask 4 never exists: vertex \"sink\" runs at most 4 subtasks (0..3)") !=
+          std::string::npos);
     CHECK(path == "/faults/schedule/0/at_point/subtask");
     // The positive twins load.
     CHECK(aim_error({{"point", "sink.precommitted"}, {"vertex", "sink"}, {"subtask", 3}}).empty());
@@ -177,9 +202,13 @@ TEST_CASE("aim: vertex and subtask filters are refused where no task of the job 
     CHECK(aim_error({{"point", "barrier.alignment_started"}, {"vertex", "count"}}).empty());
 }
 
-TEST_CASE("points: drawn point faults draw by default only points the job announces", "[points][loader]") {
+TEST_CASE("points: drawn point faults draw by default only points the job announces",
+          "[points][loader]") {
     json s = count_eos();
-    s["faults"] = {{"random", {{"quiet_after", "20s"}, {"kinds", {{"crash", json::object()}}}, {"point_triggers", {{"ratio", "1/2"}}}}}};
+    s["faults"] = {{"random",
+                    {{"quiet_after", "20s"},
+                     {"kinds", {{"crash", json::object()}}},
+                     {"point_triggers", {{"ratio", "1/2"}}}}}};
     const Scenario drawn = load_scenario_text(s.dump(), "story.json");
     const std::vector<std::string>& points = drawn.random_faults->point_triggers.points;
     CHECK(std::find(points.begin(), points.end(), "sink.precommitted") != points.end());
@@ -187,7 +216,9 @@ TEST_CASE("points: drawn point faults draw by default only points the job announ
     CHECK(std::find(points.begin(), points.end(), "leadership.granted") == points.end());
 }
 
-TEST_CASE("points: every scenario of the catalogue loads (none places a fault where it cannot fire)", "[points][loader]") {
+TEST_CASE(
+    "points: every scenario of the catalogue loads (none places a fault where it cannot fire)",
+    "[points][loader]") {
     const std::vector<std::filesystem::path> files = scenario_files_in(testing::kCatalogue);
     REQUIRE_FALSE(files.empty());
     for (const std::filesystem::path& file : files) {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include <rapidcheck/catch.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <rapidcheck/catch.h>
 
 #include "scenarios/fault_json.h"
 #include "scenarios/random_faults.h"
@@ -52,17 +52,21 @@ RandomFaults every_kind(RandomMode mode) {
     r.kinds.push_back(kind_with_nodes(FaultKind::pause, {"tm0", "tm1"}));
     r.kinds.push_back(kind_with_nodes(FaultKind::partition, {"jobmanager", "tm0", "tm1"}));
     r.kinds.push_back(kind_with_nodes(FaultKind::slow_link, {"jobmanager", "tm0", "tm1", "kafka"}));
-    for (FaultKind k : {FaultKind::storage_failure, FaultKind::storage_slow, FaultKind::broker_unavailable,
-                        FaultKind::kafka_write_failure, FaultKind::transaction_abort}) {
+    for (FaultKind k :
+         {FaultKind::storage_failure, FaultKind::storage_slow, FaultKind::broker_unavailable,
+          FaultKind::kafka_write_failure, FaultKind::transaction_abort}) {
         r.kinds.push_back(kind_with_nodes(k, {}));
     }
     RandomFaultKind loss = kind_with_nodes(FaultKind::message_loss, {});
     loss.messages = {"checkpoint.notify_complete", "checkpoint.acknowledge"};
     loss.ratio = {sim::Ratio{1, 4}, sim::Ratio{1, 1}};
     r.kinds.push_back(loss);
-    for (RandomFaultKind& k : r.kinds) k.duration = {Duration::millis(100), Duration::seconds(12)};  // longer than the window allows
+    for (RandomFaultKind& k : r.kinds)
+        k.duration = {Duration::millis(100),
+                      Duration::seconds(12)};  // longer than the window allows
     r.point_triggers.ratio = sim::Ratio{1, 3};
-    r.point_triggers.points = {"sink.precommitted", "checkpoint.completed", "task.restoring", "failover.started"};
+    r.point_triggers.points = {"sink.precommitted", "checkpoint.completed", "task.restoring",
+                               "failover.started"};
     r.point_triggers.max_occurrence = 10;
     return r;
 }
@@ -72,7 +76,9 @@ FaultDraw draw_faults(const RandomFaults& spec, uint64_t seed) {
     return draw_random_faults(spec, prng);
 }
 
-std::string dump(const std::vector<sim::FaultSpec>& faults) { return faults_to_json(faults).dump(); }
+std::string dump(const std::vector<sim::FaultSpec>& faults) {
+    return faults_to_json(faults).dump();
+}
 
 Duration effect_of(const sim::FaultSpec& f) {
     if (f.kind == FaultKind::crash) return f.restart_delay;
@@ -80,7 +86,8 @@ Duration effect_of(const sim::FaultSpec& f) {
     return f.duration;
 }
 
-TEST_CASE("random faults: the same seed draws the same schedule, other seeds other ones", "[random_faults]") {
+TEST_CASE("random faults: the same seed draws the same schedule, other seeds other ones",
+          "[random_faults]") {
     for (RandomMode mode : {RandomMode::swarm, RandomMode::fixed}) {
         const RandomFaults spec = every_kind(mode);
         std::set<std::string> distinct;
@@ -108,7 +115,8 @@ TEST_CASE("random faults: drawing uses only the stream it is given", "[random_fa
     CHECK(network_again.next() == expected);
 }
 
-TEST_CASE("random faults: every drawn effect ends by quiet_after, time triggers fall in the window", "[random_faults]") {
+TEST_CASE("random faults: every drawn effect ends by quiet_after, time triggers fall in the window",
+          "[random_faults]") {
     rc::prop("any seed, any count range", [](uint64_t seed) {
         RandomFaults spec = every_kind(*rc::gen::element(RandomMode::swarm, RandomMode::fixed));
         spec.count_min = *rc::gen::inRange(0, 10);
@@ -143,7 +151,8 @@ TEST_CASE("random faults: every drawn effect ends by quiet_after, time triggers 
     });
 }
 
-TEST_CASE("random faults: the end window places time-triggered faults around the input's end", "[random_faults]") {
+TEST_CASE("random faults: the end window places time-triggered faults around the input's end",
+          "[random_faults]") {
     RandomFaults spec = every_kind(RandomMode::fixed);
     spec.point_triggers.ratio = sim::Ratio::never();
     spec.window_to = Duration::seconds(3);
@@ -151,7 +160,8 @@ TEST_CASE("random faults: the end window places time-triggered faults around the
     spec.input_end = Duration::seconds(9);
     spec.end_before = Duration::seconds(2);
     spec.end_after = Duration::seconds(3);
-    for (RandomFaultKind& k : spec.kinds) {  // effects short enough for the end window to fit before quiet_after
+    for (RandomFaultKind& k :
+         spec.kinds) {  // effects short enough for the end window to fit before quiet_after
         k.duration = {Duration::millis(100), Duration::seconds(2)};
         k.restart_delay = {Duration::zero(), Duration::seconds(2)};
     }
@@ -174,7 +184,8 @@ TEST_CASE("random faults: the end window places time-triggered faults around the
     CHECK(late > 0);  // some land after the input's end: the final checkpoint and commits
 }
 
-TEST_CASE("random faults: swarm switches on a non-empty subset of the kinds, fixed switches on all", "[random_faults]") {
+TEST_CASE("random faults: swarm switches on a non-empty subset of the kinds, fixed switches on all",
+          "[random_faults]") {
     const RandomFaults swarm = every_kind(RandomMode::swarm);
     std::set<size_t> subset_sizes;
     for (uint64_t seed = 1; seed <= 200; ++seed) {
@@ -197,8 +208,9 @@ TEST_CASE("random faults: swarm switches on a non-empty subset of the kinds, fix
     CHECK(fixed.kinds_on.size() == every_kind(RandomMode::fixed).kinds.size());
 }
 
-TEST_CASE("random faults: a crash at a point hits the announcer only when every announcer is a candidate",
-          "[random_faults]") {
+TEST_CASE(
+    "random faults: a crash at a point hits the announcer only when every announcer is a candidate",
+    "[random_faults]") {
     RandomFaults spec = every_kind(RandomMode::fixed);
     spec.kinds = {kind_with_nodes(FaultKind::crash, {"tm0", "tm1"})};  // no JobManager
     spec.point_triggers.ratio = sim::Ratio::always();
@@ -206,7 +218,8 @@ TEST_CASE("random faults: a crash at a point hits the announcer only when every 
     bool saw_announcer = false;
     for (uint64_t seed = 1; seed <= 50; ++seed) {
         for (const sim::FaultSpec& f : draw_faults(spec, seed).faults) {
-            if (f.trigger.point == "checkpoint.completed") CHECK(f.nodes.size() == 1);  // never the JobManager
+            if (f.trigger.point == "checkpoint.completed")
+                CHECK(f.nodes.size() == 1);  // never the JobManager
             if (f.nodes.empty()) saw_announcer = true;
         }
     }
@@ -230,13 +243,15 @@ nlohmann::json scenario_with(const nlohmann::ordered_json& schedule) {
     return doc;
 }
 
-TEST_CASE("fault JSON: drawn schedules load back as the same faults", "[random_faults][fault_json]") {
+TEST_CASE("fault JSON: drawn schedules load back as the same faults",
+          "[random_faults][fault_json]") {
     TempDir dir;
     RandomFaults spec = every_kind(RandomMode::fixed);
     spec.count_min = spec.count_max = 40;
     for (uint64_t seed = 1; seed <= 10; ++seed) {
         std::vector<sim::FaultSpec> faults = draw_faults(spec, seed).faults;
-        // What a shrunk schedule may hold besides: a point node, no deadline, no restart, odd units.
+        // What a shrunk schedule may hold besides: a point node, no deadline, no restart, odd
+        // units.
         sim::FaultSpec extra;
         extra.kind = FaultKind::crash;
         extra.trigger.point = "sink.committed";
@@ -245,7 +260,8 @@ TEST_CASE("fault JSON: drawn schedules load back as the same faults", "[random_f
         extra.restart = false;
         extra.restart_delay = Duration::micros(1500);
         faults.push_back(extra);
-        const auto file = dir.write("s" + std::to_string(seed) + ".json", scenario_with(faults_to_json(faults)).dump());
+        const auto file = dir.write("s" + std::to_string(seed) + ".json",
+                                    scenario_with(faults_to_json(faults)).dump());
         const Scenario loaded = load_scenario(file);
         REQUIRE(loaded.faults.size() == faults.size());
         for (size_t i = 0; i < faults.size(); ++i) {

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -104,16 +104,21 @@ TEST_CASE("random faults loader: every field", "[loader][random_faults]") {
     CHECK(r.kinds[3].ratio.max.numerator == 3);
     CHECK(r.point_triggers.points == std::vector<std::string>{"sink.precommitted"});
     CHECK(r.point_triggers.max_occurrence == 4);
-    CHECK(s.sometimes == std::vector<std::string>{"crash@restore", "partition@point:sink.precommitted"});
+    CHECK(s.sometimes ==
+          std::vector<std::string>{"crash@restore", "partition@point:sink.precommitted"});
 }
 
-TEST_CASE("random faults: drawn point faults aim at vertices, after a failover and with a delay when asked", "[loader][random_faults][aim]") {
+TEST_CASE(
+    "random faults: drawn point faults aim at vertices, after a failover and with a delay when asked",
+    "[loader][random_faults][aim]") {
     json doc = random_faults_base();
-    doc["faults"]["random"]["point_triggers"] = json::parse(R"({"ratio": "1/1", "points": ["task.snapshotted", "sink.precommitted",
+    doc["faults"]["random"]["point_triggers"] =
+        json::parse(R"({"ratio": "1/1", "points": ["task.snapshotted", "sink.precommitted",
       "checkpoint.completed"], "vertices": ["sink"], "after_failover": "1/2", "delay": {"min": "10ms", "max": "20ms"}})");
     const Scenario s = load_random_faults(doc);
     const PointTriggers& p = s.random_faults->point_triggers;
-    CHECK(p.vertices == std::map<std::string, std::vector<std::string>>{{"sink.precommitted", {"sink"}}, {"task.snapshotted", {"sink"}}});
+    CHECK(p.vertices == std::map<std::string, std::vector<std::string>>{
+                            {"sink.precommitted", {"sink"}}, {"task.snapshotted", {"sink"}}});
     int aimed = 0;
     int after_failover = 0;
     for (uint64_t seed = 1; seed <= 40; ++seed) {
@@ -144,11 +149,14 @@ TEST_CASE("random faults: drawn point faults aim at vertices, after a failover a
     }
     // A vertex none of whose tasks announces a drawn point is refused at its path.
     doc["faults"]["random"]["point_triggers"]["vertices"] = {"sink", "nope"};
-    CHECK(random_faults_error_of(doc).find("/faults/random/point_triggers/vertices/1") != std::string::npos);
-    CHECK(random_faults_error_of(doc).find("no deployment of the job has a vertex \"nope\"") != std::string::npos);
+    CHECK(random_faults_error_of(doc).find("/faults/random/point_triggers/vertices/1") !=
+          std::string::npos);
+    CHECK(random_faults_error_of(doc).find("no deployment of the job has a vertex \"nope\"") !=
+          std::string::npos);
 }
 
-TEST_CASE("random faults loader: a negative control on some seeds expects its violation sometimes", "[loader][random_faults]") {
+TEST_CASE("random faults loader: a negative control on some seeds expects its violation sometimes",
+          "[loader][random_faults]") {
     json doc = random_faults_base();
     doc["expect"] = {{"violation", "exactly_once_output"}, {"every_seed", false}};
     const Scenario s = load_random_faults(doc);
@@ -159,34 +167,48 @@ TEST_CASE("random faults loader: a negative control on some seeds expects its vi
     CHECK(load_random_faults(doc).expect.every_seed);
 }
 
-TEST_CASE("random faults loader: errors name the path and what was expected", "[loader][random_faults]") {
+TEST_CASE("random faults loader: errors name the path and what was expected",
+          "[loader][random_faults]") {
     struct Case {
         const char* pointer;
         json value;
         const char* message;
     };
     const Case cases[] = {
-        {"/faults/random/kinds", json::parse(R"({"crsh": {}})"), "at /faults/random/kinds/crsh: unknown key \"crsh\" (did you mean \"crash\"?)"},
-        {"/faults/random/kinds", json::object(), "at /faults/random/kinds: expected at least one fault kind"},
-        {"/faults/random/kinds/crash", json::parse(R"({"duration": {}})"), "at /faults/random/kinds/crash/duration: unknown key"},
-        {"/faults/random/kinds/crash", json::parse(R"({"nodes": ["tm9"]})"), "at /faults/random/kinds/crash/nodes/0: expected a node name"},
-        {"/faults/random/kinds/crash", json::parse(R"({"restart_delay": {"min": "2s", "max": "1s"}})"),
+        {"/faults/random/kinds", json::parse(R"({"crsh": {}})"),
+         "at /faults/random/kinds/crsh: unknown key \"crsh\" (did you mean \"crash\"?)"},
+        {"/faults/random/kinds", json::object(),
+         "at /faults/random/kinds: expected at least one fault kind"},
+        {"/faults/random/kinds/crash", json::parse(R"({"duration": {}})"),
+         "at /faults/random/kinds/crash/duration: unknown key"},
+        {"/faults/random/kinds/crash", json::parse(R"({"nodes": ["tm9"]})"),
+         "at /faults/random/kinds/crash/nodes/0: expected a node name"},
+        {"/faults/random/kinds/crash",
+         json::parse(R"({"restart_delay": {"min": "2s", "max": "1s"}})"),
          "at /faults/random/kinds/crash/restart_delay/max: expected max >= min"},
-        {"/faults/random/kinds/crash", json::parse(R"({"weight": 0})"), "at /faults/random/kinds/crash/weight: expected a positive integer"},
+        {"/faults/random/kinds/crash", json::parse(R"({"weight": 0})"),
+         "at /faults/random/kinds/crash/weight: expected a positive integer"},
         {"/faults/random/kinds", json::parse(R"({"slow_link": {"nodes": ["tm0"]}})"),
          "at /faults/random/kinds/slow_link/nodes: expected at least 2 nodes"},
-        {"/faults/random/kinds", json::parse(R"({"message_loss": {"messages": ["checkpoint.notify"]}})"),
+        {"/faults/random/kinds",
+         json::parse(R"({"message_loss": {"messages": ["checkpoint.notify"]}})"),
          "at /faults/random/kinds/message_loss/messages/0: expected a control message"},
-        {"/faults/random/count", json::parse(R"({"min": 3, "max": 2})"), "at /faults/random/count/max: expected max >= min"},
+        {"/faults/random/count", json::parse(R"({"min": 3, "max": 2})"),
+         "at /faults/random/count/max: expected max >= min"},
         {"/faults/random/window", json::parse(R"({"from": "1s", "to": "30s"})"),
          "at /faults/random/window/to: expected the window to end by quiet_after (20s)"},
-        {"/faults/random/window", json::parse(R"({"from": "3s", "to": "2s"})"), "at /faults/random/window/to: expected from < to"},
-        {"/faults/random/mode", "random", "at /faults/random/mode: expected a random-fault mode, one of: swarm, fixed"},
+        {"/faults/random/window", json::parse(R"({"from": "3s", "to": "2s"})"),
+         "at /faults/random/window/to: expected from < to"},
+        {"/faults/random/mode", "random",
+         "at /faults/random/mode: expected a random-fault mode, one of: swarm, fixed"},
         {"/faults/random/point_triggers", json::parse(R"({"points": ["sink.precommited"]})"),
          "at /faults/random/point_triggers/points/0: expected a protocol point"},
-        {"/faults/random/quiet_after", "2h", "at /faults/random/quiet_after: expected quiet_after before the time_limit"},
-        {"/sometimes", json::parse(R"(["crash@nowhere"])"), "at /sometimes/0: expected \"<fault kind>@<phase>\""},
-        {"/sometimes", json::parse(R"(["crash@restore", "crash@restore"])"), "at /sometimes/1: duplicate combination"},
+        {"/faults/random/quiet_after", "2h",
+         "at /faults/random/quiet_after: expected quiet_after before the time_limit"},
+        {"/sometimes", json::parse(R"(["crash@nowhere"])"),
+         "at /sometimes/0: expected \"<fault kind>@<phase>\""},
+        {"/sometimes", json::parse(R"(["crash@restore", "crash@restore"])"),
+         "at /sometimes/1: duplicate combination"},
     };
     for (const Case& c : cases) {
         json doc = random_faults_base();
@@ -196,7 +218,9 @@ TEST_CASE("random faults loader: errors name the path and what was expected", "[
     }
     json missing = random_faults_base();
     missing["faults"]["random"].erase("quiet_after");
-    CHECK_THAT(random_faults_error_of(missing), Catch::Contains("at /faults/random/quiet_after: missing required key \"quiet_after\""));
+    CHECK_THAT(
+        random_faults_error_of(missing),
+        Catch::Contains("at /faults/random/quiet_after: missing required key \"quiet_after\""));
 }
 
 TEST_CASE("random faults loader: at_point.not_after", "[loader][random_faults]") {

@@ -24,7 +24,8 @@ json hung_scenario() {
     std::stringstream text;
     text << in.rdbuf();
     json s = json::parse(text.str());
-    s["faults"] = {{"schedule", {{{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart", false}}}}};
+    s["faults"] = {{"schedule",
+                    {{{"kind", "crash"}, {"nodes", {"tm1"}}, {"at", "2.3s"}, {"restart", false}}}}};
     return s;
 }
 
@@ -49,12 +50,14 @@ TEST_CASE("a hung run ends early as a liveness failure and says so", "[scenarios
     CHECK(r.figures.virtual_seconds < 130);
     CHECK_FALSE(verdict_of(r, "liveness").passed);
     CHECK(verdict_of(r, "exactly_once_output").passed);
-    CHECK_THAT(verdict_of(r, "exactly_once_output").message, Catch::Contains("not judged, the run was cut"));
+    CHECK_THAT(verdict_of(r, "exactly_once_output").message,
+               Catch::Contains("not judged, the run was cut"));
     CHECK_FALSE(r.expectation_met);
     CHECK_THAT(r.expectation_message, Catch::StartsWith("the run was cut early at"));
 }
 
-TEST_CASE("without the liveness oracle a hung run goes to the time_limit, which it names first", "[scenarios][cut]") {
+TEST_CASE("without the liveness oracle a hung run goes to the time_limit, which it names first",
+          "[scenarios][cut]") {
     json s = hung_scenario();
     s["oracles"] = {"exactly_once_output", "visibility"};
     s["time_limit"] = "300s";

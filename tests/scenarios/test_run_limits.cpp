@@ -36,16 +36,21 @@ ScenarioError limits_error_of(const json& document) {
     throw;
 }
 
-void check_names_limit(const ScenarioError& e, const std::string& path, const std::string& constant) {
+void check_names_limit(const ScenarioError& e, const std::string& path,
+                       const std::string& constant) {
     INFO(e.what());
     CHECK(e.json_path() == path);
-    CHECK_THAT(e.what(), Catch::Contains("the run limit " + constant + " in scenarios/run_limits.h"));
+    CHECK_THAT(e.what(),
+               Catch::Contains("the run limit " + constant + " in scenarios/run_limits.h"));
     CHECK_THAT(e.what(), Catch::Contains("raise it there and rebuild"));
 }
 
-TEST_CASE("limits: the base scenario loads", "[loader][limits]") { CHECK_NOTHROW(load_scenario_text(limits_base().dump(), "x.json")); }
+TEST_CASE("limits: the base scenario loads", "[loader][limits]") {
+    CHECK_NOTHROW(load_scenario_text(limits_base().dump(), "x.json"));
+}
 
-TEST_CASE("limits: a trillion records is refused before anything is allocated", "[loader][limits]") {
+TEST_CASE("limits: a trillion records is refused before anything is allocated",
+          "[loader][limits]") {
     json s = limits_base();
     s["input"][0]["records"] = 1'000'000'000'000;
     check_names_limit(limits_error_of(s), "/input/0/records", "kMaxInputRecords");
@@ -89,11 +94,14 @@ TEST_CASE("limits: task managers and slots (the bound on parallelism)", "[loader
 TEST_CASE("limits: fault counts", "[loader][limits]") {
     json s = limits_base();
     json schedule = json::array();
-    for (int64_t i = 0; i <= kMaxScheduledFaults; ++i) schedule.push_back({{"kind", "crash"}, {"nodes", {"tm0"}}, {"at", "1s"}});
+    for (int64_t i = 0; i <= kMaxScheduledFaults; ++i)
+        schedule.push_back({{"kind", "crash"}, {"nodes", {"tm0"}}, {"at", "1s"}});
     s["faults"]["schedule"] = schedule;
     check_names_limit(limits_error_of(s), "/faults/schedule", "kMaxScheduledFaults");
     s = limits_base();
-    s["faults"]["random"] = {{"count", kMaxRandomFaults + 1}, {"quiet_after", "10s"}, {"kinds", {{"crash", json::object()}}}};
+    s["faults"]["random"] = {{"count", kMaxRandomFaults + 1},
+                             {"quiet_after", "10s"},
+                             {"kinds", {{"crash", json::object()}}}};
     check_names_limit(limits_error_of(s), "/faults/random/count", "kMaxRandomFaults");
 }
 
@@ -124,12 +132,14 @@ TEST_CASE("limits: durations against the time_limit", "[loader][limits]") {
     CHECK_THAT(e.what(), Catch::Contains("within the time_limit"));
 }
 
-TEST_CASE("limits: `eosim run` gives exit 2 and the limit for a trillion records, at once", "[loader][limits][cli]") {
+TEST_CASE("limits: `eosim run` gives exit 2 and the limit for a trillion records, at once",
+          "[loader][limits][cli]") {
     testing::TempDir dir;
     json s = limits_base();
     s["input"][0]["records"] = 1'000'000'000'000;
     testing::write_text(dir / "huge.json", s.dump());
-    const testing::Finished f = testing::run_to_end({testing::kEosim.string(), "run", (dir / "huge.json").string()});
+    const testing::Finished f =
+        testing::run_to_end({testing::kEosim.string(), "run", (dir / "huge.json").string()});
     INFO(f.err);
     CHECK(f.exit_code == 2);
     CHECK_THAT(f.err, Catch::Contains("kMaxInputRecords"));

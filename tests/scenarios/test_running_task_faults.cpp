@@ -1,6 +1,6 @@
 // A fault aimed at "the TaskManager running vertex V, subtask i" (FaultSpec::running_vertex, the
-// scenario's "task_manager_running"): it hits where the latest attempt placed that subtask (tm0 when
-// slots fill in order, tm1 for subtask 1 when spread evenly), fires without effect before any
+// scenario's "task_manager_running"): it hits where the latest attempt placed that subtask (tm0
+// when slots fill in order, tm1 for subtask 1 when spread evenly), fires without effect before any
 // deployment, works for crash, pause and partition, loads with clear errors, and its JSON form
 // loads back to the same fault.
 #include <catch2/catch.hpp>
@@ -18,7 +18,8 @@ namespace {
 
 using nlohmann::json;
 
-sim::FaultSpec fault_at_running(sim::FaultKind kind, const std::string& vertex, int32_t subtask, sim::Duration at) {
+sim::FaultSpec fault_at_running(sim::FaultKind kind, const std::string& vertex, int32_t subtask,
+                                sim::Duration at) {
     sim::FaultSpec f;
     f.kind = kind;
     f.trigger.at = sim::Time::zero() + at;
@@ -36,10 +37,12 @@ Scenario running_four_wide(bool evenly) {
     return s;
 }
 
-TEST_CASE("running-task target: the TaskManager the latest attempt placed the subtask on", "[fault_target]") {
+TEST_CASE("running-task target: the TaskManager the latest attempt placed the subtask on",
+          "[fault_target]") {
     for (const bool evenly : {false, true}) {
         INFO("evenly spread out: " << evenly);
-        for (const sim::FaultKind kind : {sim::FaultKind::crash, sim::FaultKind::pause, sim::FaultKind::partition}) {
+        for (const sim::FaultKind kind :
+             {sim::FaultKind::crash, sim::FaultKind::pause, sim::FaultKind::partition}) {
             INFO(sim::to_string(kind));
             Scenario s = running_four_wide(evenly);
             s.faults = {fault_at_running(kind, "count", 1, sim::Duration::seconds(1))};
@@ -55,7 +58,8 @@ TEST_CASE("running-task target: the TaskManager the latest attempt placed the su
     }
 }
 
-TEST_CASE("running-task target: before any deployment the fault fires without effect, saying why", "[fault_target]") {
+TEST_CASE("running-task target: before any deployment the fault fires without effect, saying why",
+          "[fault_target]") {
     Scenario s = running_four_wide(true);
     s.faults = {fault_at_running(sim::FaultKind::crash, "sink", 3, sim::Duration::zero())};
     const RunResult result = run_scenario(s, RunOptions{1});
@@ -94,12 +98,17 @@ std::string running_case_error(const json& document) {
 
 TEST_CASE("running-task target: loads, and its JSON form loads back the same", "[fault_target]") {
     json s = running_case_base();
-    s["faults"]["schedule"] = json::array(
-        {{{"kind", "crash"}, {"at", "1s"}, {"task_manager_running", {{"vertex", "count"}, {"subtask", 1}}}},
-         {{"kind", "partition"}, {"at", "2s"}, {"task_manager_running", {{"vertex", "sink"}, {"subtask", 0}}},
-          {"other_nodes", {"jobmanager"}}},
-         {{"kind", "pause"}, {"at_point", {{"point", "checkpoint.completed"}}},
-          {"task_manager_running", {{"vertex", "source"}, {"subtask", 0}}}}});
+    s["faults"]["schedule"] =
+        json::array({{{"kind", "crash"},
+                      {"at", "1s"},
+                      {"task_manager_running", {{"vertex", "count"}, {"subtask", 1}}}},
+                     {{"kind", "partition"},
+                      {"at", "2s"},
+                      {"task_manager_running", {{"vertex", "sink"}, {"subtask", 0}}},
+                      {"other_nodes", {"jobmanager"}}},
+                     {{"kind", "pause"},
+                      {"at_point", {{"point", "checkpoint.completed"}}},
+                      {"task_manager_running", {{"vertex", "source"}, {"subtask", 0}}}}});
     const Scenario loaded = load_running_case(s);
     REQUIRE(loaded.faults.size() == 3);
     CHECK(loaded.faults[0].running_vertex == "count");
@@ -110,8 +119,10 @@ TEST_CASE("running-task target: loads, and its JSON form loads back the same", "
     again["faults"]["schedule"] = json::parse(faults_to_json(loaded.faults).dump());
     const Scenario reloaded = load_running_case(again);
     REQUIRE(reloaded.faults.size() == 3);
-    for (size_t i = 0; i < 3; ++i) CHECK(describe_fault(reloaded.faults[i]) == describe_fault(loaded.faults[i]));
-    CHECK_THAT(describe_fault(loaded.faults[0]), Catch::Contains(R"("task_manager_running":{"vertex":"count","subtask":1})"));
+    for (size_t i = 0; i < 3; ++i)
+        CHECK(describe_fault(reloaded.faults[i]) == describe_fault(loaded.faults[i]));
+    CHECK_THAT(describe_fault(loaded.faults[0]),
+               Catch::Contains(R"("task_manager_running":{"vertex":"count","subtask":1})"));
 }
 
 TEST_CASE("running-task target: clear load errors", "[fault_target]") {
@@ -120,30 +131,49 @@ TEST_CASE("running-task target: clear load errors", "[fault_target]") {
         s["faults"]["schedule"] = json::array({std::move(fault)});
         return running_case_error(s);
     };
-    CHECK_THAT(with_fault({{"kind", "crash"}, {"at", "1s"}, {"task_manager_running", {{"vertex", "cuont"}, {"subtask", 0}}}}),
-               Catch::Contains("/faults/schedule/0/task_manager_running/vertex: expected a vertex id of the job, one of: "
-                               "source, count, sink; found \"cuont\"") &&
-                   Catch::Contains("count"));
-    CHECK_THAT(with_fault({{"kind", "crash"}, {"at", "1s"}, {"task_manager_running", {{"vertex", "count"}, {"subtask", 2}}}}),
-               Catch::Contains("/faults/schedule/0/task_manager_running/subtask: expected a subtask of \"count\" (0..1: its "
-                               "parallelism is 2), found 2"));
-    CHECK_THAT(with_fault({{"kind", "crash"}, {"at", "1s"}, {"nodes", {"tm0"}},
-                           {"task_manager_running", {{"vertex", "count"}, {"subtask", 0}}}}),
-               Catch::Contains("expected either \"nodes\" or \"task_manager_running\", found both"));
-    CHECK_THAT(with_fault({{"kind", "slow_link"}, {"at", "1s"}, {"nodes", {"tm0", "tm1"}},
+    CHECK_THAT(
+        with_fault({{"kind", "crash"},
+                    {"at", "1s"},
+                    {"task_manager_running", {{"vertex", "cuont"}, {"subtask", 0}}}}),
+        Catch::Contains(
+            "/faults/schedule/0/task_manager_running/vertex: expected a vertex id of the job, one of: "
+            "source, count, sink; found \"cuont\"") &&
+            Catch::Contains("count"));
+    CHECK_THAT(
+        with_fault({{"kind", "crash"},
+                    {"at", "1s"},
+                    {"task_manager_running", {{"vertex", "count"}, {"subtask", 2}}}}),
+        Catch::Contains(
+            "/faults/schedule/0/task_manager_running/subtask: expected a subtask of \"count\" (0..1: its "
+            "parallelism is 2), found 2"));
+    CHECK_THAT(
+        with_fault({{"kind", "crash"},
+                    {"at", "1s"},
+                    {"nodes", {"tm0"}},
+                    {"task_manager_running", {{"vertex", "count"}, {"subtask", 0}}}}),
+        Catch::Contains("expected either \"nodes\" or \"task_manager_running\", found both"));
+    CHECK_THAT(with_fault({{"kind", "slow_link"},
+                           {"at", "1s"},
+                           {"nodes", {"tm0", "tm1"}},
                            {"task_manager_running", {{"vertex", "count"}, {"subtask", 0}}}}),
                Catch::Contains("unknown key \"task_manager_running\""));
-    CHECK_THAT(with_fault({{"kind", "crash"}, {"at", "1s"}, {"task_manager_running", {{"vertex", "count"}}}}),
-               Catch::Contains("/faults/schedule/0/task_manager_running") && Catch::Contains("subtask"));
+    CHECK_THAT(
+        with_fault(
+            {{"kind", "crash"}, {"at", "1s"}, {"task_manager_running", {{"vertex", "count"}}}}),
+        Catch::Contains("/faults/schedule/0/task_manager_running") && Catch::Contains("subtask"));
 }
 
-TEST_CASE("slot sharing groups in a scenario file: named per vertex, and a job that needs more slots is refused", "[placement]") {
+TEST_CASE(
+    "slot sharing groups in a scenario file: named per vertex, and a job that needs more slots is refused",
+    "[placement]") {
     json s = running_case_base();
     s["job"]["vertices"][0]["slot_sharing_group"] = "io";
     s["job"]["vertices"][2]["slot_sharing_group"] = "io";
     s["world"]["slots_per_task_manager"] = 1;  // 2 slots; "io" needs 2 and "default" 2
-    CHECK_THAT(running_case_error(s), Catch::Contains("/job/vertices: expected a job that fits the slots of the task managers "
-                                              "(2 x 1 = 2), found its slot sharing groups need 4 (\"io\" 2, \"default\" 2"));
+    CHECK_THAT(running_case_error(s),
+               Catch::Contains(
+                   "/job/vertices: expected a job that fits the slots of the task managers "
+                   "(2 x 1 = 2), found its slot sharing groups need 4 (\"io\" 2, \"default\" 2"));
     s["world"]["slots_per_task_manager"] = 2;
     const Scenario loaded = load_running_case(s);
     CHECK(loaded.job.vertices[0].sharing_group() == "io");

@@ -30,32 +30,46 @@ json exactly_once_kafka_job() {
 
 }  // namespace
 
-TEST_CASE("sensitivity: the twins of an exactly-once Kafka job, each switching one part", "[sensitivity]") {
+TEST_CASE("sensitivity: the twins of an exactly-once Kafka job, each switching one part",
+          "[sensitivity]") {
     const json document = exactly_once_kafka_job();
     const std::vector<KnownBadTwin> twins = known_bad_twins(document);
-    REQUIRE(twin_names(twins) == std::vector<std::string>{"checkpointing.at_least_once", "kafka.no_fencing", "sink.sink.at_least_once"});
-    CHECK(twins[0].document["job"]["checkpointing"] == json{{"interval", "200ms"}, {"mode", "at_least_once"}});
+    REQUIRE(twin_names(twins) == std::vector<std::string>{"checkpointing.at_least_once",
+                                                          "kafka.no_fencing",
+                                                          "sink.sink.at_least_once"});
+    CHECK(twins[0].document["job"]["checkpointing"] ==
+          json{{"interval", "200ms"}, {"mode", "at_least_once"}});
     CHECK(twins[1].document["world"]["kafka"]["fencing"] == false);
-    CHECK(twins[2].document["job"]["vertices"][2]["options"] == json{{"topic", "out"}, {"guarantee", "at_least_once"}});
+    CHECK(twins[2].document["job"]["vertices"][2]["options"] ==
+          json{{"topic", "out"}, {"guarantee", "at_least_once"}});
     // Everything else stays as it was.
     json rest = twins[2].document;
     rest["job"]["vertices"][2]["options"] = document["job"]["vertices"][2]["options"];
     CHECK(rest == document);
 }
 
-TEST_CASE("sensitivity: a sink's twin breaks it in every program, a sink only a later deployment adds has twins too", "[sensitivity]") {
+TEST_CASE(
+    "sensitivity: a sink's twin breaks it in every program, a sink only a later deployment adds has twins too",
+    "[sensitivity]") {
     json document = exactly_once_kafka_job();
     json v2 = document["job"]["vertices"];
-    v2.push_back({{"id", "audit"}, {"kind", "sink"}, {"sink", "kafka"}, {"options", {{"topic", "out"}}}, {"parallelism", 1},
+    v2.push_back({{"id", "audit"},
+                  {"kind", "sink"},
+                  {"sink", "kafka"},
+                  {"options", {{"topic", "out"}}},
+                  {"parallelism", 1},
                   {"inputs", {{{"from", "count"}, {"edge", "forward"}}}}});
     document["deployments"] = {{{"at", "1s"}, {"job_vertices", v2}}};
     const std::vector<KnownBadTwin> twins = known_bad_twins(document);
     REQUIRE(twin_names(twins) ==
-            std::vector<std::string>{"checkpointing.at_least_once", "kafka.no_fencing", "sink.sink.at_least_once", "sink.audit.at_least_once"});
+            std::vector<std::string>{"checkpointing.at_least_once", "kafka.no_fencing",
+                                     "sink.sink.at_least_once", "sink.audit.at_least_once"});
     const json at_least_once = {{"topic", "out"}, {"guarantee", "at_least_once"}};
     CHECK(twins[2].document["job"]["vertices"][2]["options"] == at_least_once);
-    CHECK(twins[2].document["deployments"][0]["job_vertices"][2]["options"] == at_least_once);  // v2's sink too
-    CHECK(twins[2].document["deployments"][0]["job_vertices"][3]["options"] == json{{"topic", "out"}});  // not audit
+    CHECK(twins[2].document["deployments"][0]["job_vertices"][2]["options"] ==
+          at_least_once);  // v2's sink too
+    CHECK(twins[2].document["deployments"][0]["job_vertices"][3]["options"] ==
+          json{{"topic", "out"}});  // not audit
     CHECK(twins[3].document["deployments"][0]["job_vertices"][3]["options"] == at_least_once);
     CHECK(twins[3].document["job"] == document["job"]);
 }
@@ -65,33 +79,42 @@ TEST_CASE("sensitivity: a scenario already in the weaker form has no twin of it"
     document["job"]["checkpointing"] = {{"interval", "200ms"}, {"mode", "at_least_once"}};
     document["world"]["kafka"] = {{"fencing", false}};
     document["job"]["vertices"][2]["options"]["guarantee"] = "at_least_once";
-    // An at-least-once Kafka sink's own twin: idempotence off (a retry after a lost answer writes twice).
-    REQUIRE(twin_names(known_bad_twins(document)) == std::vector<std::string>{"sink.sink.idempotence_off"});
+    // An at-least-once Kafka sink's own twin: idempotence off (a retry after a lost answer writes
+    // twice).
+    REQUIRE(twin_names(known_bad_twins(document)) ==
+            std::vector<std::string>{"sink.sink.idempotence_off"});
     document["job"]["vertices"][2]["options"]["idempotence"] = false;
     CHECK(known_bad_twins(document).empty());
 }
 
-TEST_CASE("sensitivity: a twin loads named after it, without the oracles that judge only the original", "[sensitivity]") {
+TEST_CASE(
+    "sensitivity: a twin loads named after it, without the oracles that judge only the original",
+    "[sensitivity]") {
     testing::TempDir dir;
     const auto file = dir.write("eos.json", exactly_once_kafka_job().dump());
     const Scenario twin = load_twin(file, "sink.sink.at_least_once");
     CHECK(twin.name == "eos+sink.sink.at_least_once");
-    CHECK(twin.oracles == std::vector<std::string>{"exactly_once_output"});  // freshness needs the exactly-once sink
-    CHECK(load_twin(file, "checkpointing.at_least_once").job.checkpointing.mode == engine::CheckpointingMode::at_least_once);
+    CHECK(twin.oracles == std::vector<std::string>{
+                              "exactly_once_output"});  // freshness needs the exactly-once sink
+    CHECK(load_twin(file, "checkpointing.at_least_once").job.checkpointing.mode ==
+          engine::CheckpointingMode::at_least_once);
     try {
         load_twin(file, "sink.sink.no_fencing");
         FAIL("loaded");
     } catch (const ScenarioError& e) {
-        CHECK(std::string(e.what()).find("expected a known-bad twin of this scenario, one of: checkpointing.at_least_once, "
-                                         "kafka.no_fencing, sink.sink.at_least_once; found \"sink.sink.no_fencing\"") !=
-              std::string::npos);
+        CHECK(
+            std::string(e.what()).find(
+                "expected a known-bad twin of this scenario, one of: checkpointing.at_least_once, "
+                "kafka.no_fencing, sink.sink.at_least_once; found \"sink.sink.no_fencing\"") !=
+            std::string::npos);
     }
 }
 
 TEST_CASE("sensitivity: \"skip\" names twins that apply, with a reason", "[sensitivity][loader]") {
     testing::TempDir dir;
     json document = exactly_once_kafka_job();
-    document["sensitivity"] = {{"skip", {"kafka.no_fencing"}}, {"why", "no zombie can exist: one attempt, no pause"}};
+    document["sensitivity"] = {{"skip", {"kafka.no_fencing"}},
+                               {"why", "no zombie can exist: one attempt, no pause"}};
     const Scenario s = load_scenario(dir.write("s.json", document.dump()));
     CHECK(s.sensitivity_skip == std::vector<std::string>{"kafka.no_fencing"});
     CHECK(s.sensitivity_why == "no zombie can exist: one attempt, no pause");
@@ -113,14 +136,16 @@ TEST_CASE("sensitivity: \"skip\" names twins that apply, with a reason", "[sensi
     }
 }
 
-TEST_CASE("sensitivity: \"reasons\" names a registered reason by key for a skipped twin", "[sensitivity][loader]") {
+TEST_CASE("sensitivity: \"reasons\" names a registered reason by key for a skipped twin",
+          "[sensitivity][loader]") {
     testing::TempDir dir;
     json document = exactly_once_kafka_job();
     const SkipReason* standard = find_skip_reason("barriers_not_skewed");
     REQUIRE(standard != nullptr);
     CHECK(standard->twin == "checkpointing.at_least_once");
     // A reason alone explains its twin; the report prints its text as the scenario's reason.
-    document["sensitivity"] = {{"skip", {"checkpointing.at_least_once"}}, {"reasons", {"barriers_not_skewed"}}};
+    document["sensitivity"] = {{"skip", {"checkpointing.at_least_once"}},
+                               {"reasons", {"barriers_not_skewed"}}};
     Scenario s = load_scenario(dir.write("s.json", document.dump()));
     CHECK(s.sensitivity_skip == std::vector<std::string>{"checkpointing.at_least_once"});
     CHECK(s.sensitivity_why == standard->text);
@@ -138,7 +163,8 @@ TEST_CASE("sensitivity: \"reasons\" names a registered reason by key for a skipp
     CHECK_FALSE(explains(*alo_job, "sink.sink.at_least_once"));
     CHECK_FALSE(explains(*standard, "kafka.no_fencing"));
 
-    const auto refused = [&](const json& sensitivity, const std::string& path, const std::string& says) {
+    const auto refused = [&](const json& sensitivity, const std::string& path,
+                             const std::string& says) {
         document["sensitivity"] = sensitivity;
         try {
             load_scenario(dir.write("bad.json", document.dump()));
@@ -149,34 +175,44 @@ TEST_CASE("sensitivity: \"reasons\" names a registered reason by key for a skipp
         }
     };
     // An unknown key, with the registered ones and the nearest.
-    refused({{"skip", {"checkpointing.at_least_once"}}, {"reasons", {"barriers_not_skewd"}}}, "/sensitivity/reasons/0",
-            "did you mean \"barriers_not_skewed\"");
+    refused({{"skip", {"checkpointing.at_least_once"}}, {"reasons", {"barriers_not_skewd"}}},
+            "/sensitivity/reasons/0", "did you mean \"barriers_not_skewed\"");
     // A reason for a twin the scenario does not skip.
-    refused({{"skip", {"kafka.no_fencing"}}, {"reasons", {"barriers_not_skewed"}}}, "/sensitivity/reasons/0",
+    refused({{"skip", {"kafka.no_fencing"}}, {"reasons", {"barriers_not_skewed"}}},
+            "/sensitivity/reasons/0",
             "explains checkpointing.at_least_once, which it does not name");
     // A skipped twin no reason explains still needs "why".
-    refused({{"skip", {"checkpointing.at_least_once", "kafka.no_fencing"}}, {"reasons", {"barriers_not_skewed"}}},
+    refused({{"skip", {"checkpointing.at_least_once", "kafka.no_fencing"}},
+             {"reasons", {"barriers_not_skewed"}}},
             "/sensitivity/why", "kafka.no_fencing");
-    refused({{"skip", {"checkpointing.at_least_once"}}, {"reasons", {"barriers_not_skewed", "barriers_not_skewed"}}},
+    refused({{"skip", {"checkpointing.at_least_once"}},
+             {"reasons", {"barriers_not_skewed", "barriers_not_skewed"}}},
             "/sensitivity/reasons/1", "duplicate reason");
 }
 
-TEST_CASE("sensitivity: targeted twins run only where a scenario names them in \"targets\"", "[sensitivity][loader]") {
+TEST_CASE("sensitivity: targeted twins run only where a scenario names them in \"targets\"",
+          "[sensitivity][loader]") {
     json document = exactly_once_kafka_job();
     std::vector<std::string> targeted;
     for (const KnownBadTwin& twin : all_known_bad_twins(document)) {
         if (twin.targeted) targeted.push_back(twin.name);
     }
-    CHECK(targeted == std::vector<std::string>{"sink.sink.settled_early", "kafka.timer_per_write", "tasks.finish_early",
+    CHECK(targeted == std::vector<std::string>{"sink.sink.settled_early", "kafka.timer_per_write",
+                                               "tasks.finish_early",
                                                "checkpointing.retention_discards_savepoints"});
     CHECK(twin_names(known_bad_twins(document)) ==
-          std::vector<std::string>{"checkpointing.at_least_once", "kafka.no_fencing", "sink.sink.at_least_once"});
+          std::vector<std::string>{"checkpointing.at_least_once", "kafka.no_fencing",
+                                   "sink.sink.at_least_once"});
 
-    document["sensitivity"] = {{"targets", {"kafka.timer_per_write", "sink.sink.settled_early", "tasks.finish_early"}}};
+    document["sensitivity"] = {
+        {"targets", {"kafka.timer_per_write", "sink.sink.settled_early", "tasks.finish_early"}}};
     const std::vector<KnownBadTwin> twins = known_bad_twins(document);
-    REQUIRE(twin_names(twins) == std::vector<std::string>{"checkpointing.at_least_once", "kafka.no_fencing", "sink.sink.at_least_once",
-                                                          "sink.sink.settled_early", "kafka.timer_per_write", "tasks.finish_early"});
-    CHECK(twins[3].document["job"]["vertices"][2]["options"] == json{{"topic", "out"}, {"settled_early", true}});
+    REQUIRE(twin_names(twins) ==
+            std::vector<std::string>{"checkpointing.at_least_once", "kafka.no_fencing",
+                                     "sink.sink.at_least_once", "sink.sink.settled_early",
+                                     "kafka.timer_per_write", "tasks.finish_early"});
+    CHECK(twins[3].document["job"]["vertices"][2]["options"] ==
+          json{{"topic", "out"}, {"settled_early", true}});
     CHECK(twins[4].document["world"]["kafka"]["timer_restarts_on_write"] == true);
     CHECK(twins[5].document["job"]["runtime"]["tasks_finish_before_final_checkpoint"] == true);
     testing::TempDir dir;
@@ -190,7 +226,8 @@ TEST_CASE("sensitivity: targeted twins run only where a scenario names them in \
         FAIL("loaded");
     } catch (const ScenarioError& e) {
         CHECK(e.json_path() == "/sensitivity/targets/0");
-        CHECK(std::string(e.what()).find("did you mean \"kafka.timer_per_write\"") != std::string::npos);
+        CHECK(std::string(e.what()).find("did you mean \"kafka.timer_per_write\"") !=
+              std::string::npos);
     }
     // A sink that cannot be settled early (at-least-once) has no such twin to target.
     document["job"]["vertices"][2]["options"]["guarantee"] = "at_least_once";

@@ -48,7 +48,8 @@ public:
     bool open(int64_t, const std::vector<engine::RestoredSinkState>&) override { return true; }
     void write(const engine::RecordBatch& records) override {
         for (const engine::Record& r : records) {
-            (void)store_.append(context_.node(), sim::external::KafkaRecord{r.key, r.value + shift_});
+            (void)store_.append(context_.node(),
+                                sim::external::KafkaRecord{r.key, r.value + shift_});
         }
     }
     bool pre_commit(int64_t, std::string*, std::string*) override { return true; }
@@ -63,20 +64,25 @@ private:
 
 class DriftingAppendConfig final : public engine::SinkConfig {
 public:
-    std::unique_ptr<engine::Sink> make(engine::SinkContext& context, const engine::OutsideSystems& systems,
+    std::unique_ptr<engine::Sink> make(engine::SinkContext& context,
+                                       const engine::OutsideSystems& systems,
                                        const engine::RuntimeConfig&) const override {
         return std::make_unique<DriftingAppendSink>(context, *systems.append_store);
     }
     std::vector<engine::Record> read_output(const engine::OutsideSystems& systems) const override {
         std::vector<engine::Record> out;
-        for (const auto& r : systems.append_store->records()) out.push_back(engine::Record{r.key, r.value});
+        for (const auto& r : systems.append_store->records())
+            out.push_back(engine::Record{r.key, r.value});
         return out;
     }
 };
 
 EOSIM_REGISTER_SINK((engine::SinkKind{
-    "test_drifting_append", "tests only: appends records shifted by a process-wide counter (nondeterministic content)",
-    [](engine::SinkOptions&, const std::string&, const engine::SinkWorld&) { return std::make_shared<DriftingAppendConfig>(); }}));
+    "test_drifting_append",
+    "tests only: appends records shifted by a process-wide counter (nondeterministic content)",
+    [](engine::SinkOptions&, const std::string&, const engine::SinkWorld&) {
+        return std::make_shared<DriftingAppendConfig>();
+    }}));
 
 TEST_CASE("state hash: documents stored under other ids give another state hash", "[state_hash]") {
     json generated = state_hash_catalogue_json("kafka-to-es-auto-id");
@@ -90,13 +96,15 @@ TEST_CASE("state hash: documents stored under other ids give another state hash"
     CHECK(a.state_hash != b.state_hash);
     // The output oracle counts an index's documents as documents.
     for (const OracleVerdict& v : a.verdicts) {
-        if (v.oracle == "exactly_once_output") CHECK(v.message.find("documents in index \"counts\", ") != std::string::npos);
+        if (v.oracle == "exactly_once_output")
+            CHECK(v.message.find("documents in index \"counts\", ") != std::string::npos);
     }
     // The same scenario and seed: the same state hash.
     CHECK(run_state_hash_json(generated, 1).state_hash == a.state_hash);
 }
 
-TEST_CASE("state hash: a sink storing other data through the same events fails --check-determinism", "[state_hash]") {
+TEST_CASE("state hash: a sink storing other data through the same events fails --check-determinism",
+          "[state_hash]") {
     json s = testing::smallest_append_job();
     s["job"]["vertices"][1]["sink"] = "test_drifting_append";
     s["oracles"] = {"liveness"};
@@ -115,7 +123,8 @@ TEST_CASE("state hash: a sink storing other data through the same events fails -
     CHECK(cli::run_command(command, out, err) == cli::kExitNotMet);
     INFO(err.str());
     CHECK(err.str().find("determinism check failed") != std::string::npos);
-    CHECK(err.str().find("the same events stored different data in an outside system") != std::string::npos);
+    CHECK(err.str().find("the same events stored different data in an outside system") !=
+          std::string::npos);
 
     // The same job with the append sink passes the check and reports the state hash.
     s["job"]["vertices"][1]["sink"] = "append";
@@ -124,7 +133,9 @@ TEST_CASE("state hash: a sink storing other data through the same events fails -
     std::ostringstream steady_out, steady_err;
     CHECK(cli::run_command(command, steady_out, steady_err) == cli::kExitMet);
     CHECK(steady_out.str().find("state hash  ") != std::string::npos);
-    CHECK(steady_out.str().find("determinism ok: the second run gave the same trace hash and state hash") != std::string::npos);
+    CHECK(steady_out.str().find(
+              "determinism ok: the second run gave the same trace hash and state hash") !=
+          std::string::npos);
 }
 
 }  // namespace

@@ -1,15 +1,15 @@
-// The property of the acceptance: for random fault schedules (kafka-count-eos-swarm.json of the catalogue,
-// its faults drawn per seed in swarm mode, with rapidcheck choosing the count and the share of
-// point-triggered faults, and the input cut to 1500 records so the whole thing stays quick, also
-// under ASan), the same seed gives the same trace hash twice, and the exactly-once scenario never
-// fails. ~20 cases by default; RC_PARAMS="max_success=N" overrides.
+// The property of the acceptance: for random fault schedules (kafka-count-eos-swarm.json of
+// the catalogue, its faults drawn per seed in swarm mode, with rapidcheck choosing the count and
+// the share of point-triggered faults, and the input cut to 1500 records so the whole thing stays
+// quick, also under ASan), the same seed gives the same trace hash twice, and the exactly-once
+// scenario never fails. ~20 cases by default; RC_PARAMS="max_success=N" overrides.
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
 
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include "scenarios/fault_json.h"
 #include "scenarios/scenario.h"
@@ -46,11 +46,13 @@ std::string describe_run(const RunResult& r) {
     return text;
 }
 
-TEST_CASE("swarm property: same seed same trace hash, exactly-once never fails", "[swarm_property]") {
+TEST_CASE("swarm property: same seed same trace hash, exactly-once never fails",
+          "[swarm_property]") {
     const Scenario base = small_swarm();
     rc::detail::TestParams params = rc::detail::configuration().testParams;
     const char* env = std::getenv("RC_PARAMS");
-    if (env == nullptr || std::string(env).find("max_success") == std::string::npos) params.maxSuccess = kSwarmCases;
+    if (env == nullptr || std::string(env).find("max_success") == std::string::npos)
+        params.maxSuccess = kSwarmCases;
     rc::detail::TestMetadata metadata;
     metadata.id = metadata.description = "random schedules of kafka-count-eos-swarm";
     const auto result = rc::detail::checkTestable(
@@ -58,7 +60,8 @@ TEST_CASE("swarm property: same seed same trace hash, exactly-once never fails",
             Scenario s = base;
             s.random_faults->count_min = *rc::gen::inRange(1, 8);
             s.random_faults->count_max = s.random_faults->count_min + *rc::gen::inRange(0, 5);
-            s.random_faults->point_triggers.ratio = sim::Ratio{static_cast<uint64_t>(*rc::gen::inRange(0, 3)), 2};
+            s.random_faults->point_triggers.ratio =
+                sim::Ratio{static_cast<uint64_t>(*rc::gen::inRange(0, 3)), 2};
             RunOptions options;
             options.seed = seed;
             options.max_events = 5'000'000;

@@ -40,8 +40,9 @@ bool targeted_oracle_fired(const RunResult& result, const std::string& oracle) {
 
 }  // namespace
 
-TEST_CASE("targeted twins: a busy transaction past the timeout loses the job's output, the per-write timer hides it",
-          "[sensitivity][targeted]") {
+TEST_CASE(
+    "targeted twins: a busy transaction past the timeout loses the job's output, the per-write timer hides it",
+    "[sensitivity][targeted]") {
     const auto file = testing::catalogue_scenario("txn-busy-past-timeout");
     const Scenario scenario = load_scenario(file);
     const Scenario twin = load_twin(file, "kafka.timer_per_write");
@@ -56,8 +57,9 @@ TEST_CASE("targeted twins: a busy transaction past the timeout loses the job's o
     }
 }
 
-TEST_CASE("targeted twins: the final checkpoint's refused commits are retried before the tasks finish",
-          "[sensitivity][targeted]") {
+TEST_CASE(
+    "targeted twins: the final checkpoint's refused commits are retried before the tasks finish",
+    "[sensitivity][targeted]") {
     const auto file = testing::catalogue_scenario("final-commit-refused");
     const Scenario scenario = load_scenario(file);
     const Scenario settled_early = load_twin(file, "sink.sink.settled_early");
@@ -69,19 +71,24 @@ TEST_CASE("targeted twins: the final checkpoint's refused commits are retried be
     }
 }
 
-TEST_CASE("targeted twins: tasks finishing early and a final savepoint lost to retention are caught",
-          "[sensitivity][targeted]") {
+TEST_CASE(
+    "targeted twins: tasks finishing early and a final savepoint lost to retention are caught",
+    "[sensitivity][targeted]") {
     const auto splits = testing::catalogue_scenario("finished-splits-aligned");
     const auto retained = testing::catalogue_scenario("stop-with-savepoint-crash-retained-one");
     for (uint64_t seed : {1u, 2u}) {
         CHECK(run_targeted(load_scenario(retained), seed).expectation_met);
-        CHECK(targeted_oracle_fired(run_targeted(load_twin(splits, "tasks.finish_early"), seed), "finished_after_final_checkpoint"));
-        CHECK(targeted_oracle_fired(run_targeted(load_twin(retained, "checkpointing.retention_discards_savepoints"), seed), "storage"));
+        CHECK(targeted_oracle_fired(run_targeted(load_twin(splits, "tasks.finish_early"), seed),
+                                    "finished_after_final_checkpoint"));
+        CHECK(targeted_oracle_fired(
+            run_targeted(load_twin(retained, "checkpointing.retention_discards_savepoints"), seed),
+            "storage"));
     }
 }
 
-TEST_CASE("targeted twins: a window restored from unaligned checkpoints takes the lowest subtask watermark",
-          "[sensitivity][targeted]") {
+TEST_CASE(
+    "targeted twins: a window restored from unaligned checkpoints takes the lowest subtask watermark",
+    "[sensitivity][targeted]") {
     const auto file = testing::catalogue_scenario("window-unaligned-restore-watermark");
     const Scenario scenario = load_scenario(file);
     const Scenario highest = load_twin(file, "tasks.watermark_max_on_restore");
@@ -93,8 +100,10 @@ TEST_CASE("targeted twins: a window restored from unaligned checkpoints takes th
     }
 }
 
-TEST_CASE("targeted twins: the sensitivity check runs a negative control's targeted twins only", "[sensitivity][targeted]") {
-    const cli::SuitePlan plan = cli::load_suite_plan(testing::catalogue_scenario("txn-busy-past-timeout"), std::string("1..2"));
+TEST_CASE("targeted twins: the sensitivity check runs a negative control's targeted twins only",
+          "[sensitivity][targeted]") {
+    const cli::SuitePlan plan = cli::load_suite_plan(
+        testing::catalogue_scenario("txn-busy-past-timeout"), std::string("1..2"));
     const reports::SensitivityTable table = cli::plan_sensitivity(plan);
     REQUIRE(table.twins.size() == 1);
     CHECK(table.twins[0].twin == "kafka.timer_per_write");

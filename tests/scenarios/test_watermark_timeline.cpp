@@ -14,8 +14,8 @@
 namespace eosim::scenarios {
 namespace {
 
-
-TEST_CASE("timeline: a watermark line per vertex, ending at the end of input", "[timeline][event_time]") {
+TEST_CASE("timeline: a watermark line per vertex, ending at the end of input",
+          "[timeline][event_time]") {
     Scenario s = load_scenario(testing::catalogue_scenario("window-count-eos"));
     s.faults = {};
     const RunResult result = run_scenario(s, RunOptions{1, nullptr});
@@ -39,7 +39,8 @@ TEST_CASE("timeline: a watermark line per vertex, ending at the end of input", "
     }
     CHECK(spans["watermark source"] > 5);  // what the sources emit
 
-    const RunResult plain = run_scenario(load_scenario(testing::catalogue_scenario("kafka-count-eos")), RunOptions{1, nullptr});
+    const RunResult plain = run_scenario(
+        load_scenario(testing::catalogue_scenario("kafka-count-eos")), RunOptions{1, nullptr});
     for (const TimelineEvent& e : plain.timeline) CHECK(e.what != "watermark");
 }
 

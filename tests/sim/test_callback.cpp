@@ -29,8 +29,8 @@ struct Padded : Counted {
     std::array<char, kPadding> padding{};
 };
 
-TEMPLATE_TEST_CASE("callback: calls, moves and destroys the callable exactly once", "[sim][callback]", Counted,
-                   Padded<Callback::kInlineBytes>) {
+TEMPLATE_TEST_CASE("callback: calls, moves and destroys the callable exactly once",
+                   "[sim][callback]", Counted, Padded<Callback::kInlineBytes>) {
     int calls = 0;
     {
         Callback a = TestType(&calls);

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include "sim/world.h"
 
@@ -27,7 +27,8 @@ struct RunSummary {
     uint64_t events;
     uint64_t dropped;
     uint64_t messages;
-    uint64_t last_draw;  // FoundationDB's "unseed": the next value of the workload stream at the end
+    uint64_t
+        last_draw;  // FoundationDB's "unseed": the next value of the workload stream at the end
 
     bool operator==(const RunSummary&) const = default;
 };
@@ -42,7 +43,8 @@ public:
         processes_.resize(node_count);
         for (NodeId id = 0; id < node_count; ++id) {
             world_.nodes().add(std::string("node-").append(std::to_string(id)));
-            world_.nodes().set_process(id, [this, id] { boot(id); }, [this, id] { processes_[id] = Process{}; });
+            world_.nodes().set_process(
+                id, [this, id] { boot(id); }, [this, id] { processes_[id] = Process{}; });
             boot(id);
         }
         Prng faults = world_.prng("workload.faults");
@@ -52,8 +54,9 @@ public:
 
     RunSummary run(Duration how_long) {
         world_.scheduler().run_until(Time::zero() + how_long);
-        return RunSummary{world_.trace().hash(), world_.trace().events(), world_.scheduler().dropped(),
-                          world_.network().messages_sent(), prng_.next()};
+        return RunSummary{world_.trace().hash(), world_.trace().events(),
+                          world_.scheduler().dropped(), world_.network().messages_sent(),
+                          prng_.next()};
     }
 
 private:
@@ -82,8 +85,9 @@ private:
     }
 
     void schedule_tick(NodeId id) {
-        world_.scheduler().schedule(prng_.duration_between(Duration::millis(1), Duration::millis(20)), id, kTick,
-                                    id, [this, id] { tick(id); });
+        world_.scheduler().schedule(
+            prng_.duration_between(Duration::millis(1), Duration::millis(20)), id, kTick, id,
+            [this, id] { tick(id); });
     }
 
     void tick(NodeId id) {
@@ -91,18 +95,22 @@ private:
             case 0: send_on_connection(id, random_peer(id)); break;
             case 1: {
                 const NodeId to = static_cast<NodeId>(prng_.below(node_count()));
-                world_.network().send_datagram(id, to, kDatagram, prng_.next(), [this, to] { ++processes_[to].received; });
+                world_.network().send_datagram(id, to, kDatagram, prng_.next(),
+                                               [this, to] { ++processes_[to].received; });
                 break;
             }
             case 2:
-                world_.storage().put(id, std::string("n").append(std::to_string(id)) + "/" + std::to_string(processes_[id].received), "v",
-                                     [this, id](StorageStatus status) {
+                world_.storage().put(id,
+                                     std::string("n").append(std::to_string(id)) + "/" +
+                                         std::to_string(processes_[id].received),
+                                     "v", [this, id](StorageStatus status) {
                                          if (status == StorageStatus::ok) ++processes_[id].received;
                                      });
                 break;
             case 3: world_.nodes().disk(id)["wal"] += "x"; break;
             default: {
-                const TimerId timer = world_.scheduler().schedule(Duration::millis(5), id, kCancelled, 0, [] {});
+                const TimerId timer =
+                    world_.scheduler().schedule(Duration::millis(5), id, kCancelled, 0, [] {});
                 if (prng_.chance(Ratio{1, 2})) world_.scheduler().cancel(timer);
             }
         }
@@ -113,7 +121,8 @@ private:
         Process& process = processes_[from];
         auto it = process.connections.find(to);
         if (it == process.connections.end() || !world_.network().is_open(it->second)) {
-            const ConnectionId id = world_.network().connect(from, to, [this, from, to] { processes_[from].connections.erase(to); }, nullptr);
+            const ConnectionId id = world_.network().connect(
+                from, to, [this, from, to] { processes_[from].connections.erase(to); }, nullptr);
             it = process.connections.insert_or_assign(to, id).first;
         }
         world_.network().send(it->second, from, kMessage, prng_.next(), [this, from, to] {
@@ -124,10 +133,13 @@ private:
     }
 
     void schedule_fault(Prng& faults) {
-        const Time at = Time::zero() + faults.duration_between(Duration::zero(), Duration::seconds(2));
-        const Duration lasting = faults.duration_between(Duration::millis(5), Duration::millis(400));
+        const Time at =
+            Time::zero() + faults.duration_between(Duration::zero(), Duration::seconds(2));
+        const Duration lasting =
+            faults.duration_between(Duration::millis(5), Duration::millis(400));
         const NodeId a = static_cast<NodeId>(faults.below(node_count()));
-        const NodeId b = static_cast<NodeId>((a + 1 + faults.below(node_count() - 1)) % node_count());
+        const NodeId b =
+            static_cast<NodeId>((a + 1 + faults.below(node_count() - 1)) % node_count());
         Scheduler& scheduler = world_.scheduler();
         switch (faults.below(4)) {
             case 0:
@@ -135,7 +147,8 @@ private:
                     if (!world_.nodes().is_up(a)) return;
                     world_.scheduler().crash(a);
                     world_.scheduler().schedule(lasting, kNoNode, kFault, 1, [this, a] {
-                        if (world_.nodes().state(a) == NodeState::down) world_.scheduler().restart(a);
+                        if (world_.nodes().state(a) == NodeState::down)
+                            world_.scheduler().restart(a);
                     });
                 });
                 break;
@@ -143,20 +156,23 @@ private:
                 const bool one_way = faults.chance(Ratio{1, 2});
                 scheduler.schedule_at(at, kNoNode, kFault, 2, [this, a, b, one_way, lasting] {
                     const PartitionId id = world_.network().partition({a}, {b}, one_way);
-                    world_.scheduler().schedule(lasting, kNoNode, kFault, 3, [this, id] { world_.network().heal(id); });
+                    world_.scheduler().schedule(lasting, kNoNode, kFault, 3,
+                                                [this, id] { world_.network().heal(id); });
                 });
                 break;
             }
             case 2: {
                 const auto multiplier = static_cast<uint32_t>(2 + faults.below(9));
-                scheduler.schedule_at(at, kNoNode, kFault, 4,
-                                      [this, a, b, multiplier, lasting] { world_.network().slow_link(a, b, multiplier, lasting); });
+                scheduler.schedule_at(at, kNoNode, kFault, 4, [this, a, b, multiplier, lasting] {
+                    world_.network().slow_link(a, b, multiplier, lasting);
+                });
                 break;
             }
             default:
                 scheduler.schedule_at(at, kNoNode, kFault, 5, [this, a, lasting] {
                     world_.scheduler().pause(a);
-                    world_.scheduler().schedule(lasting, kNoNode, kFault, 6, [this, a] { world_.scheduler().resume(a); });
+                    world_.scheduler().schedule(lasting, kNoNode, kFault, 6,
+                                                [this, a] { world_.scheduler().resume(a); });
                 });
         }
     }

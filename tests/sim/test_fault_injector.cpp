@@ -24,13 +24,17 @@ struct InjectorFixture {
 
     InjectorFixture() {
         for (NodeId id : {jobmanager, tm0, tm1, tm2}) {
-            world.nodes().set_process(id, [this, id] { boots.push_back(world.nodes().name(id)); }, {});
+            world.nodes().set_process(id, [this, id] { boots.push_back(world.nodes().name(id)); },
+                                      {});
         }
     }
-    void run_until_ms(int64_t ms) { world.scheduler().run_until(Time::zero() + Duration::millis(ms)); }
+    void run_until_ms(int64_t ms) {
+        world.scheduler().run_until(Time::zero() + Duration::millis(ms));
+    }
     // Makes the clock reach `ms` even when no event is due then.
     void advance_to_ms(int64_t ms) {
-        world.scheduler().schedule_at(Time::zero() + Duration::millis(ms), kNoNode, kInjectorTick, 0, [] {});
+        world.scheduler().schedule_at(Time::zero() + Duration::millis(ms), kNoNode, kInjectorTick,
+                                      0, [] {});
         run_until_ms(ms);
     }
 };
@@ -54,7 +58,8 @@ FaultSpec crash_at_point(std::string point, int32_t occurrence, std::string poin
     return spec;
 }
 
-TEST_CASE("fault injector: a time-triggered crash happens at its time and restarts after the delay", "[faults]") {
+TEST_CASE("fault injector: a time-triggered crash happens at its time and restarts after the delay",
+          "[faults]") {
     InjectorFixture f;
     FaultInjector injector(f.world, {crash_at({"tm1"}, 3000, 2000)}, {});
 
@@ -97,7 +102,8 @@ TEST_CASE("fault injector: a crash without restart leaves the node down", "[faul
     CHECK(injector.fired()[0].action == "crashed tm0; crashed tm2");
 }
 
-TEST_CASE("fault injector: the restart is skipped when someone else restarted the node first", "[faults]") {
+TEST_CASE("fault injector: the restart is skipped when someone else restarted the node first",
+          "[faults]") {
     InjectorFixture f;
     FaultInjector injector(f.world, {crash_at({"tm0"}, 100, 1000)}, {});
     f.advance_to_ms(200);
@@ -107,7 +113,8 @@ TEST_CASE("fault injector: the restart is skipped when someone else restarted th
     CHECK(f.boots == std::vector<std::string>{"tm0"});  // booted once, not twice
 }
 
-TEST_CASE("fault injector: a point-triggered crash hits the announcing node at the k-th occurrence", "[faults]") {
+TEST_CASE("fault injector: a point-triggered crash hits the announcing node at the k-th occurrence",
+          "[faults]") {
     InjectorFixture f;
     FaultInjector injector(f.world, {crash_at_point("sink.precommitted", 3)}, {});
     f.world.announce("sink.precommitted", f.tm0, 1);
@@ -126,7 +133,8 @@ TEST_CASE("fault injector: a point-triggered crash hits the announcing node at t
     CHECK(injector.fired_count() == 1);
 }
 
-TEST_CASE("fault injector: a point trigger with a point node counts only that node's announcements", "[faults]") {
+TEST_CASE("fault injector: a point trigger with a point node counts only that node's announcements",
+          "[faults]") {
     InjectorFixture f;
     FaultSpec spec = crash_at_point("sink.precommitted", 2, "tm1");
     spec.nodes = {"jobmanager"};  // an explicit target: not the announcing node
@@ -150,7 +158,8 @@ TEST_CASE("fault injector: crashing a node that is already down is skipped", "[f
     CHECK(injector.fired()[0].action == "tm1 already down (skipped)");
     CHECK(injector.skipped_count() == 1);
     CHECK(injector.injected_count() == 0);
-    CHECK(f.world.nodes().state(f.tm1) == NodeState::down);  // no restart scheduled for a skipped crash
+    CHECK(f.world.nodes().state(f.tm1) ==
+          NodeState::down);  // no restart scheduled for a skipped crash
 }
 
 TEST_CASE("fault injector: pause parks a node's events and resume releases them", "[faults]") {
@@ -238,21 +247,26 @@ TEST_CASE("fault injector: a fault fires only once", "[faults]") {
     CHECK(injector.count(FaultKind::pause) == 1);
 }
 
-TEST_CASE("fault injector: outside-system faults go through the hooks, storage faults hit the store", "[faults]") {
+TEST_CASE(
+    "fault injector: outside-system faults go through the hooks, storage faults hit the store",
+    "[faults]") {
     InjectorFixture f;
     std::vector<std::string> calls;
     OutsideFaults hooks;
     hooks.broker_unavailable = [&](Time until) {
         calls.push_back("unavailable " + std::to_string(until.millis_count()));
     };
-    hooks.kafka_write_failure = [&](Time until) { calls.push_back("write " + std::to_string(until.millis_count())); };
+    hooks.kafka_write_failure = [&](Time until) {
+        calls.push_back("write " + std::to_string(until.millis_count()));
+    };
     hooks.transaction_abort = [&] { calls.push_back("abort"); };
     std::vector<FaultSpec> plan;
-    for (FaultKind kind : {FaultKind::broker_unavailable, FaultKind::kafka_write_failure, FaultKind::transaction_abort,
-                           FaultKind::storage_failure}) {
+    for (FaultKind kind : {FaultKind::broker_unavailable, FaultKind::kafka_write_failure,
+                           FaultKind::transaction_abort, FaultKind::storage_failure}) {
         FaultSpec spec;
         spec.kind = kind;
-        spec.trigger.at = Time::zero() + Duration::millis(100 * (static_cast<int64_t>(plan.size()) + 1));
+        spec.trigger.at =
+            Time::zero() + Duration::millis(100 * (static_cast<int64_t>(plan.size()) + 1));
         spec.duration = Duration::millis(50);
         plan.push_back(spec);
     }
@@ -276,9 +290,11 @@ TEST_CASE("fault injector: firings are folded into the trace", "[faults]") {
     CHECK(run(true) != run(false));
 }
 
-TEST_CASE("fault injector: a plan naming an unknown node or missing a hook is rejected", "[faults]") {
+TEST_CASE("fault injector: a plan naming an unknown node or missing a hook is rejected",
+          "[faults]") {
     InjectorFixture f;
-    CHECK_THROWS_AS(FaultInjector(f.world, {crash_at({"tm9"}, 100, 100)}, {}), std::invalid_argument);
+    CHECK_THROWS_AS(FaultInjector(f.world, {crash_at({"tm9"}, 100, 100)}, {}),
+                    std::invalid_argument);
     FaultSpec abort;
     abort.kind = FaultKind::transaction_abort;
     abort.trigger.at = Time::zero();

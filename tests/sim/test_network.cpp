@@ -8,8 +8,8 @@
 #include <tuple>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include "sim/world.h"
 
@@ -22,8 +22,7 @@ constexpr EventKind kControl{"test.control"};
 Time at_ms(int64_t ms) { return Time::zero() + Duration::millis(ms); }
 
 void run(World& world) {
-    while (world.scheduler().step()) {
-    }
+    while (world.scheduler().step()) {}
 }
 
 // Runs `action` at virtual time `at` as a world event.
@@ -57,15 +56,19 @@ TEST_CASE("network: connections are FIFO per direction under random latencies", 
             const int id = static_cast<int>(i);
             const int dir = sends[i].second ? 1 : 0;
             const NodeId from = dir == 0 ? a : b;
-            world.scheduler().schedule(Duration::micros(sends[i].first), from, kControl, 0, [&, id, dir, from, connection] {
-                const Time sent_at = world.now();
-                sent[dir].push_back(id);
-                const bool ok = world.network().send(connection, from, kNetworkMessage, static_cast<uint64_t>(id), [&, id, dir, sent_at] {
-                    RC_ASSERT(world.now() - sent_at >= Duration::micros(min_us));
-                    received[dir].push_back(id);
+            world.scheduler().schedule(
+                Duration::micros(sends[i].first), from, kControl, 0,
+                [&, id, dir, from, connection] {
+                    const Time sent_at = world.now();
+                    sent[dir].push_back(id);
+                    const bool ok = world.network().send(
+                        connection, from, kNetworkMessage, static_cast<uint64_t>(id),
+                        [&, id, dir, sent_at] {
+                            RC_ASSERT(world.now() - sent_at >= Duration::micros(min_us));
+                            received[dir].push_back(id);
+                        });
+                    RC_ASSERT(ok);
                 });
-                RC_ASSERT(ok);
-            });
         }
         run(world);
         RC_ASSERT(received[0] == sent[0]);
@@ -96,7 +99,8 @@ struct PartitionModel {
     }
     // Whether a partition blocking from -> to (or either direction, for connections) was active at
     // any step in [first, last].
-    bool blocked_during(NodeId from, NodeId to, bool either_direction, uint64_t first, uint64_t last) const {
+    bool blocked_during(NodeId from, NodeId to, bool either_direction, uint64_t first,
+                        uint64_t last) const {
         for (const Interval& p : intervals) {
             if (p.start_step > last || p.end_step <= first) continue;
             if (blocks(p, from, to) || (either_direction && blocks(p, to, from))) return true;
@@ -108,8 +112,10 @@ struct PartitionModel {
 TEST_CASE("network: no message crosses a partition", "[sim][network]") {
     rc::prop("random partitions, heals, datagrams and connection messages", [] {
         const int node_count = *rc::gen::inRange(3, 6);
-        World world(options_with_latency(*rc::gen::arbitrary<uint64_t>(), Duration::micros(300), Duration::millis(2)));
-        for (int i = 0; i < node_count; ++i) world.nodes().add(std::string("n").append(std::to_string(i)));
+        World world(options_with_latency(*rc::gen::arbitrary<uint64_t>(), Duration::micros(300),
+                                         Duration::millis(2)));
+        for (int i = 0; i < node_count; ++i)
+            world.nodes().add(std::string("n").append(std::to_string(i)));
 
         struct Message {
             NodeId from;
@@ -126,7 +132,9 @@ TEST_CASE("network: no message crosses a partition", "[sim][network]") {
         auto send = [&](NodeId from, NodeId to, bool on_connection) {
             const size_t index = messages.size();
             messages.push_back(Message{from, to, on_connection, step});
-            auto on_receive = [&messages, &step, index] { messages[index].delivered_step = ++step; };
+            auto on_receive = [&messages, &step, index] {
+                messages[index].delivered_step = ++step;
+            };
             if (!on_connection) {
                 world.network().send_datagram(from, to, kNetworkMessage, index, on_receive);
                 return;
@@ -139,52 +147,57 @@ TEST_CASE("network: no message crosses a partition", "[sim][network]") {
             world.network().send(connections[key], from, kNetworkMessage, index, on_receive);
         };
 
-        const auto ops = *rc::gen::container<std::vector<std::tuple<int, int, int, int>>>(rc::gen::tuple(
-            rc::gen::inRange(0, 7), rc::gen::inRange(0, node_count), rc::gen::inRange(1, node_count),
-            rc::gen::inRange(0, 1 << node_count)));
+        const auto ops = *rc::gen::container<std::vector<std::tuple<int, int, int, int>>>(
+            rc::gen::tuple(rc::gen::inRange(0, 7), rc::gen::inRange(0, node_count),
+                           rc::gen::inRange(1, node_count), rc::gen::inRange(0, 1 << node_count)));
         for (size_t i = 0; i < ops.size(); ++i) {
             // Named copies rather than a structured binding: clang 14 (the sanitizer build's
             // compiler) cannot capture a binding.
-            const int kind = std::get<0>(ops[i]), x = std::get<1>(ops[i]), offset = std::get<2>(ops[i]),
-                      mask = std::get<3>(ops[i]);
-            at(world, Time::zero() + Duration::micros(200 * static_cast<int64_t>(i)), [&, kind, x, offset, mask] {
-                ++step;
-                const auto from = static_cast<NodeId>(x);
-                const auto to = static_cast<NodeId>((x + offset) % node_count);
-                if (kind <= 1) {
-                    send(from, to, false);
-                } else if (kind <= 3) {
-                    send(from, to, true);
-                } else if (kind == 4) {
-                    std::vector<NodeId> side_a;
-                    std::vector<NodeId> side_b;
-                    for (int n = 0; n < node_count; ++n) ((mask >> n) & 1 ? side_a : side_b).push_back(static_cast<NodeId>(n));
-                    if (side_a.empty() || side_b.empty()) return;
-                    const bool one_way = offset % 2 == 1;
-                    const PartitionId id = world.network().partition(side_a, side_b, one_way);
-                    model.intervals.push_back({side_a, side_b, one_way, step, UINT64_MAX, id});
-                } else if (kind == 5) {
-                    for (auto& p : model.intervals) {
-                        if (p.end_step == UINT64_MAX && static_cast<int>(p.id % node_count) == x) {
-                            world.network().heal(p.id);
-                            p.end_step = step;
-                        }
-                    }
-                } else {
-                    world.network().heal_all();
-                    for (auto& p : model.intervals) p.end_step = std::min(p.end_step, step);
-                }
-            });
+            const int kind = std::get<0>(ops[i]), x = std::get<1>(ops[i]),
+                      offset = std::get<2>(ops[i]), mask = std::get<3>(ops[i]);
+            at(world, Time::zero() + Duration::micros(200 * static_cast<int64_t>(i)),
+               [&, kind, x, offset, mask] {
+                   ++step;
+                   const auto from = static_cast<NodeId>(x);
+                   const auto to = static_cast<NodeId>((x + offset) % node_count);
+                   if (kind <= 1) {
+                       send(from, to, false);
+                   } else if (kind <= 3) {
+                       send(from, to, true);
+                   } else if (kind == 4) {
+                       std::vector<NodeId> side_a;
+                       std::vector<NodeId> side_b;
+                       for (int n = 0; n < node_count; ++n)
+                           ((mask >> n) & 1 ? side_a : side_b).push_back(static_cast<NodeId>(n));
+                       if (side_a.empty() || side_b.empty()) return;
+                       const bool one_way = offset % 2 == 1;
+                       const PartitionId id = world.network().partition(side_a, side_b, one_way);
+                       model.intervals.push_back({side_a, side_b, one_way, step, UINT64_MAX, id});
+                   } else if (kind == 5) {
+                       for (auto& p : model.intervals) {
+                           if (p.end_step == UINT64_MAX &&
+                               static_cast<int>(p.id % node_count) == x) {
+                               world.network().heal(p.id);
+                               p.end_step = step;
+                           }
+                       }
+                   } else {
+                       world.network().heal_all();
+                       for (auto& p : model.intervals) p.end_step = std::min(p.end_step, step);
+                   }
+               });
         }
         run(world);
 
         for (size_t i = 0; i < messages.size(); ++i) {
             const Message& m = messages[i];
             if (m.delivered_step != UINT64_MAX) {
-                RC_ASSERT(!model.blocked_during(m.from, m.to, m.on_connection, m.sent_step, m.delivered_step));
+                RC_ASSERT(!model.blocked_during(m.from, m.to, m.on_connection, m.sent_step,
+                                                m.delivered_step));
             } else {
                 // Without crashes or loss, only a partition may have dropped it.
-                RC_ASSERT(model.blocked_during(m.from, m.to, m.on_connection, m.sent_step, UINT64_MAX - 1));
+                RC_ASSERT(model.blocked_during(m.from, m.to, m.on_connection, m.sent_step,
+                                               UINT64_MAX - 1));
             }
         }
     });
@@ -197,7 +210,8 @@ TEST_CASE("network: a one-way partition", "[sim][network]") {
     const NodeId c = world.nodes().add("c");
     int resets_a = 0;
     int resets_b = 0;
-    const ConnectionId ab = world.network().connect(a, b, [&] { ++resets_a; }, [&] { ++resets_b; });
+    const ConnectionId ab = world.network().connect(
+        a, b, [&] { ++resets_a; }, [&] { ++resets_b; });
     const ConnectionId ac = world.network().connect(a, c, nullptr, nullptr);
     world.network().partition({a}, {b}, /*one_way=*/true);
 
@@ -229,7 +243,8 @@ TEST_CASE("network: a crash resets connections and tells the surviving end", "[s
     const NodeId b = world.nodes().add("b");
     std::vector<std::pair<char, Time>> resets;
     const ConnectionId connection = world.network().connect(
-        a, b, [&] { resets.emplace_back('a', world.now()); }, [&] { resets.emplace_back('b', world.now()); });
+        a, b, [&] { resets.emplace_back('a', world.now()); },
+        [&] { resets.emplace_back('b', world.now()); });
     int delivered_to_b = 0;
     int delivered_to_a = 0;
     CHECK(world.network().send(connection, a, kNetworkMessage, 1, [&] { ++delivered_to_b; }));
@@ -270,7 +285,8 @@ TEST_CASE("network: close drops messages in flight and tells nobody", "[sim][net
     const NodeId b = world.nodes().add("b");
     int resets = 0;
     int delivered = 0;
-    const ConnectionId connection = world.network().connect(a, b, [&] { ++resets; }, [&] { ++resets; });
+    const ConnectionId connection = world.network().connect(
+        a, b, [&] { ++resets; }, [&] { ++resets; });
     world.network().send(connection, a, kNetworkMessage, 0, [&] { ++delivered; });
     world.network().close(connection);
     run(world);
@@ -286,7 +302,8 @@ TEST_CASE("network: datagram loss follows its ratio", "[sim][network]") {
     auto delivered_of = [&](Ratio loss, int count) {
         world.network().set_datagram_loss(loss);
         int delivered = 0;
-        for (int i = 0; i < count; ++i) world.network().send_datagram(a, b, kNetworkMessage, 0, [&] { ++delivered; });
+        for (int i = 0; i < count; ++i)
+            world.network().send_datagram(a, b, kNetworkMessage, 0, [&] { ++delivered; });
         run(world);
         return delivered;
     };
@@ -311,7 +328,8 @@ TEST_CASE("network: latency ranges, local links and slow links", "[sim][network]
             const ConnectionId id = world.network().connect(from, to, nullptr, nullptr);
             world.network().send(id, from, kNetworkMessage, 0, [&] { arrival = world.now(); });
         } else {
-            world.network().send_datagram(from, to, kNetworkMessage, 0, [&] { arrival = world.now(); });
+            world.network().send_datagram(from, to, kNetworkMessage, 0,
+                                          [&] { arrival = world.now(); });
         }
         run(world);
         return arrival - start;
@@ -328,8 +346,9 @@ TEST_CASE("network: latency ranges, local links and slow links", "[sim][network]
     at(world, world.now() + Duration::seconds(1), [] {});
     run(world);
     CHECK(latency_of(a, b, true) == Duration::millis(3));  // the slow period is over
-    // A later slow link on the same link replaces the earlier one's multiplier and end; the messages
-    // it slowed are counted on over both (fault accounting takes each fault's share from its start).
+    // A later slow link on the same link replaces the earlier one's multiplier and end; the
+    // messages it slowed are counted on over both (fault accounting takes each fault's share from
+    // its start).
     const uint64_t hits = world.network().slow_link_hits(a, b);
     CHECK(hits == 2);
     world.network().slow_link(a, b, 2, Duration::seconds(1));

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include "sim/external/partition_log.h"
 #include "sim/external/record_columns.h"
@@ -20,7 +20,8 @@ namespace {
 TEST_CASE("packed ints: values of any width come back exactly, in order", "[packed]") {
     rc::prop("a column equals the vector of what was appended", [] {
         const auto values = *rc::gen::container<std::vector<int64_t>>(rc::gen::oneOf(
-            rc::gen::inRange<int64_t>(-130, 130), rc::gen::inRange<int64_t>(-40000, 40000), rc::gen::arbitrary<int64_t>()));
+            rc::gen::inRange<int64_t>(-130, 130), rc::gen::inRange<int64_t>(-40000, 40000),
+            rc::gen::arbitrary<int64_t>()));
         PackedInts column;
         for (int64_t v : values) column.push_back(v);
         RC_ASSERT(column.size() == values.size());
@@ -38,15 +39,18 @@ TEST_CASE("packed ints: each sealed chunk takes the width its range needs", "[pa
     equal.copy(chunk - 1, chunk + 2, copied.data());
     CHECK(copied == std::vector<int64_t>(chunk + 2, -7));
     PackedInts slow;  // a slowly rising count far from zero: one byte a value
-    for (size_t i = 0; i < 3 * chunk; ++i) slow.push_back(1'000'000'000'000 + static_cast<int64_t>(i / 32));
+    for (size_t i = 0; i < 3 * chunk; ++i)
+        slow.push_back(1'000'000'000'000 + static_cast<int64_t>(i / 32));
     CHECK(slow.widest_sealed_width() == 1);
     PackedInts extremes;  // the whole int64 range in one chunk: eight bytes, still exact
     for (size_t i = 0; i < chunk + 3; ++i) {
-        extremes.push_back(i % 2 == 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max());
+        extremes.push_back(i % 2 == 0 ? std::numeric_limits<int64_t>::min()
+                                      : std::numeric_limits<int64_t>::max());
     }
     CHECK(extremes.widest_sealed_width() == 8);
     for (size_t i = 0; i < extremes.size(); ++i) {
-        CHECK(extremes[i] == (i % 2 == 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max()));
+        CHECK(extremes[i] == (i % 2 == 0 ? std::numeric_limits<int64_t>::min()
+                                         : std::numeric_limits<int64_t>::max()));
     }
     copied.assign(extremes.size(), 0);
     extremes.copy(0, extremes.size(), copied.data());
@@ -65,15 +69,22 @@ TEST_CASE("packed ints: a column across many chunks hands back every value", "[p
     for (size_t i = 0; i < expected.size(); ++i) REQUIRE(column[i] == expected[i]);
     // copy: any range, across sealed chunks and into the open one, as the values one by one.
     for (const auto& [begin, count] : std::vector<std::pair<size_t, size_t>>{
-             {0, expected.size()}, {5, 3}, {PackedInts::kChunk - 2, 5}, {3 * PackedInts::kChunk + 1, 2 * PackedInts::kChunk + 10}, {expected.size(), 0}}) {
+             {0, expected.size()},
+             {5, 3},
+             {PackedInts::kChunk - 2, 5},
+             {3 * PackedInts::kChunk + 1, 2 * PackedInts::kChunk + 10},
+             {expected.size(), 0}}) {
         std::vector<int64_t> out(count, 42);
         column.copy(begin, count, out.data());
-        REQUIRE(out == std::vector<int64_t>(expected.begin() + static_cast<ptrdiff_t>(begin),
-                                            expected.begin() + static_cast<ptrdiff_t>(begin + count)));
+        REQUIRE(out ==
+                std::vector<int64_t>(expected.begin() + static_cast<ptrdiff_t>(begin),
+                                     expected.begin() + static_cast<ptrdiff_t>(begin + count)));
     }
 }
 
-TEST_CASE("packed ints: a window reads every value right, forwards, backwards, across chunks, as the column grows", "[packed]") {
+TEST_CASE(
+    "packed ints: a window reads every value right, forwards, backwards, across chunks, as the column grows",
+    "[packed]") {
     PackedInts column;
     std::vector<int64_t> expected;
     auto append = [&](size_t n) {
@@ -85,23 +96,29 @@ TEST_CASE("packed ints: a window reads every value right, forwards, backwards, a
     };
     append(PackedInts::kChunk + 5);
     PackedWindow<16> window;
-    for (size_t i = 0; i < expected.size(); ++i) REQUIRE(window.read(column, i) == expected[i]);  // forwards, over the seal
-    for (size_t i = expected.size(); i-- > 0;) REQUIRE(window.read(column, i) == expected[i]);   // backwards: a miss each window
-    for (size_t i = 0; i < expected.size(); i += 37) REQUIRE(window.read(column, i) == expected[i]);  // strides past the window: a miss each
+    for (size_t i = 0; i < expected.size(); ++i)
+        REQUIRE(window.read(column, i) == expected[i]);  // forwards, over the seal
+    for (size_t i = expected.size(); i-- > 0;)
+        REQUIRE(window.read(column, i) == expected[i]);  // backwards: a miss each window
+    for (size_t i = 0; i < expected.size(); i += 37)
+        REQUIRE(window.read(column, i) == expected[i]);  // strides past the window: a miss each
     // The window stopped at the column's end; values appended later are read, not stale ones.
     const size_t before = expected.size();
     REQUIRE(window.read(column, before - 1) == expected[before - 1]);
     append(2 * PackedInts::kChunk);
-    for (size_t i = before - 1; i < expected.size(); ++i) REQUIRE(window.read(column, i) == expected[i]);
+    for (size_t i = before - 1; i < expected.size(); ++i)
+        REQUIRE(window.read(column, i) == expected[i]);
 }
 
-TEST_CASE("packed ints: for_each_decoded_range walks columns together, every entry once, in order", "[packed]") {
+TEST_CASE("packed ints: for_each_decoded_range walks columns together, every entry once, in order",
+          "[packed]") {
     PackedInts a, b;
     for (int64_t i = 0; i < 2 * static_cast<int64_t>(PackedInts::kChunk) + 300; ++i) {
         a.push_back(i * 31 % 1000);
         b.push_back(-i);
     }
-    for (const auto& [first, end] : std::vector<std::pair<size_t, size_t>>{{0, a.size()}, {7, 7}, {100, 101}, {PackedInts::kChunk - 3, a.size()}}) {
+    for (const auto& [first, end] : std::vector<std::pair<size_t, size_t>>{
+             {0, a.size()}, {7, 7}, {100, 101}, {PackedInts::kChunk - 3, a.size()}}) {
         size_t next = first;
         for_each_decoded_range<64>(
             first, end,

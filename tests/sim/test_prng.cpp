@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include "sim/prng.h"
 
@@ -88,15 +88,16 @@ TEST_CASE("prng: forks are independent streams", "[sim][prng]") {
                  Prng again = parent.fork("storage");
                  RC_ASSERT(draw(again, 16) == expected);
              });
-    rc::prop("forks with different names differ from each other and from the parent", [](uint64_t seed) {
-        const Prng root(seed);
-        Prng a = root.fork("a");
-        Prng b = root.fork("b");
-        Prng parent(seed);
-        const std::vector<uint64_t> from_a = draw(a, 4);
-        RC_ASSERT(from_a != draw(b, 4));
-        RC_ASSERT(from_a != draw(parent, 4));
-    });
+    rc::prop("forks with different names differ from each other and from the parent",
+             [](uint64_t seed) {
+                 const Prng root(seed);
+                 Prng a = root.fork("a");
+                 Prng b = root.fork("b");
+                 Prng parent(seed);
+                 const std::vector<uint64_t> from_a = draw(a, 4);
+                 RC_ASSERT(from_a != draw(b, 4));
+                 RC_ASSERT(from_a != draw(parent, 4));
+             });
     SECTION("a named fork is the fork of the name's stable hash") {
         const Prng root(7);
         Prng by_name = root.fork("checkpoint");
@@ -167,7 +168,8 @@ TEST_CASE("prng: below() is roughly uniform", "[sim][prng]") {
 
 TEST_CASE("prng: chance() with integer ratios", "[sim][prng]") {
     Prng prng(9);
-    SECTION("ratio 0 never fires and draws nothing (a fault knob at its default shifts no stream)") {
+    SECTION(
+        "ratio 0 never fires and draws nothing (a fault knob at its default shifts no stream)") {
         for (int i = 0; i < 1'000; ++i) CHECK_FALSE(prng.chance(Ratio::never()));
         CHECK_FALSE(prng.chance(Ratio{0, 7}));
         CHECK(prng.draws() == 0);

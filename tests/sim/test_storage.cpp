@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include "sim/world.h"
 
@@ -20,8 +20,7 @@ constexpr EventKind kStorageControl{"test.control"};
 Time storage_ms(int64_t ms) { return Time::zero() + Duration::millis(ms); }
 
 void run_storage(World& world) {
-    while (world.scheduler().step()) {
-    }
+    while (world.scheduler().step()) {}
 }
 
 void storage_at(World& world, Time when, std::function<void()> action) {
@@ -52,7 +51,8 @@ public:
 
     Outcome* put(std::string key, std::string value) {
         Outcome* out = fresh();
-        world.storage().put(node, std::move(key), std::move(value), [this, out](StorageStatus s) { finish(out, s); });
+        world.storage().put(node, std::move(key), std::move(value),
+                            [this, out](StorageStatus s) { finish(out, s); });
         return out;
     }
     Outcome* get(std::string key) {
@@ -65,15 +65,17 @@ public:
     }
     Outcome* remove(std::string key) {
         Outcome* out = fresh();
-        world.storage().remove(node, std::move(key), [this, out](StorageStatus s) { finish(out, s); });
+        world.storage().remove(node, std::move(key),
+                               [this, out](StorageStatus s) { finish(out, s); });
         return out;
     }
     Outcome* list(std::string prefix) {
         Outcome* out = fresh();
-        world.storage().list(node, std::move(prefix), [this, out](StorageStatus s, std::vector<std::string> k) {
-            out->keys = std::move(k);
-            finish(out, s);
-        });
+        world.storage().list(node, std::move(prefix),
+                             [this, out](StorageStatus s, std::vector<std::string> k) {
+                                 out->keys = std::move(k);
+                                 finish(out, s);
+                             });
         return out;
     }
 
@@ -156,11 +158,12 @@ TEST_CASE("storage: operations take their latency", "[sim][storage]") {
         const NodeId node = w.nodes().add("n");
         int done = 0;
         for (int i = 0; i < 20; ++i) {
-            w.storage().put(node, std::string("k").append(std::to_string(i)), "v", [&](StorageStatus) {
-                RC_ASSERT(w.now() >= Time::zero() + Duration::micros(min_us));
-                RC_ASSERT(w.now() <= Time::zero() + Duration::micros(max_us));
-                ++done;
-            });
+            w.storage().put(node, std::string("k").append(std::to_string(i)), "v",
+                            [&](StorageStatus) {
+                                RC_ASSERT(w.now() >= Time::zero() + Duration::micros(min_us));
+                                RC_ASSERT(w.now() <= Time::zero() + Duration::micros(max_us));
+                                ++done;
+                            });
         }
         run_storage(w);
         RC_ASSERT(done == 20);
@@ -193,16 +196,15 @@ TEST_CASE("storage: writes outlive crashes of every node", "[sim][storage]") {
     }
 }
 
-TEST_CASE("storage: a caller's crash drops its callback but the write still lands", "[sim][storage]") {
+TEST_CASE("storage: a caller's crash drops its callback but the write still lands",
+          "[sim][storage]") {
     World world(fixed_latency(Duration::millis(5)));
     const NodeId node = world.nodes().add("sink");
     Client client{world, node};
     Outcome* put = nullptr;
     storage_at(world, storage_ms(0), [&] { put = client.put("txn/1", "committed"); });
     storage_at(world, storage_ms(1), [&] { world.scheduler().crash(node); });
-    SECTION("crashed and still down") {
-        run_storage(world);
-    }
+    SECTION("crashed and still down") { run_storage(world); }
     SECTION("crashed and restarted before the write completed") {
         storage_at(world, storage_ms(2), [&] { world.scheduler().restart(node); });
         run_storage(world);
@@ -218,9 +220,11 @@ TEST_CASE("storage: injected failures", "[sim][storage]") {
         Client client{world, world.nodes().add("jm")};
         world.storage().fail_until(storage_ms(10));
         Outcome* early = client.put("a", "1");  // completes at 2 ms
-        storage_at(world, storage_ms(7), [&] { client.put("b", "2"); });     // completes at 9 ms: fails
+        storage_at(world, storage_ms(7),
+                   [&] { client.put("b", "2"); });  // completes at 9 ms: fails
         Outcome* late = nullptr;
-        storage_at(world, storage_ms(8), [&] { late = client.put("c", "3"); });  // completes at 10 ms: succeeds
+        storage_at(world, storage_ms(8),
+                   [&] { late = client.put("c", "3"); });  // completes at 10 ms: succeeds
         run_storage(world);
         CHECK(early->status == StorageStatus::failed);
         REQUIRE(late != nullptr);
@@ -251,14 +255,16 @@ TEST_CASE("storage: injected failures", "[sim][storage]") {
         Client client{world, world.nodes().add("jm")};
         std::vector<Outcome*> puts;
         const int total = 6'000;
-        for (int i = 0; i < total; ++i) puts.push_back(client.put(std::string("k").append(std::to_string(i)), "v"));
+        for (int i = 0; i < total; ++i)
+            puts.push_back(client.put(std::string("k").append(std::to_string(i)), "v"));
         run_storage(world);
         int failed = 0;
         for (int i = 0; i < total; ++i) {
             REQUIRE(puts[static_cast<size_t>(i)]->status.has_value());
             const bool did_fail = *puts[static_cast<size_t>(i)]->status == StorageStatus::failed;
             failed += did_fail ? 1 : 0;
-            CHECK(world.storage().contents().count(std::string("k").append(std::to_string(i))) == (did_fail ? 0U : 1U));
+            CHECK(world.storage().contents().count(std::string("k").append(std::to_string(i))) ==
+                  (did_fail ? 0U : 1U));
         }
         CHECK(failed > total / 3 - 250);
         CHECK(failed < total / 3 + 250);

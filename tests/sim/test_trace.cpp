@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include <rapidcheck/catch.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <rapidcheck/catch.h>
 
 #include "sim/world.h"
 
@@ -42,23 +42,24 @@ TEST_CASE("trace: the hash depends on every field and on the order", "[sim][trac
     CHECK(forward.hash() != backward.hash());
     CHECK(forward.events() == 2);
 
-    rc::prop("equal event sequences give equal hashes; a changed event changes it",
-             [](const std::vector<std::pair<int64_t, uint64_t>>& events, size_t which, uint64_t delta) {
-                 RC_PRE(!events.empty());
-                 RC_PRE(delta != 0);
-                 Trace a;
-                 Trace b;
-                 Trace changed;
-                 const size_t victim = which % events.size();
-                 for (size_t i = 0; i < events.size(); ++i) {
-                     const auto& [ns, digest] = events[i];
-                     a.record(kAlpha, at_ns(ns), 0, digest);
-                     b.record(kAlpha, at_ns(ns), 0, digest);
-                     changed.record(kAlpha, at_ns(ns), 0, i == victim ? digest + delta : digest);
-                 }
-                 RC_ASSERT(a.hash() == b.hash());
-                 RC_ASSERT(a.hash() != changed.hash());
-             });
+    rc::prop(
+        "equal event sequences give equal hashes; a changed event changes it",
+        [](const std::vector<std::pair<int64_t, uint64_t>>& events, size_t which, uint64_t delta) {
+            RC_PRE(!events.empty());
+            RC_PRE(delta != 0);
+            Trace a;
+            Trace b;
+            Trace changed;
+            const size_t victim = which % events.size();
+            for (size_t i = 0; i < events.size(); ++i) {
+                const auto& [ns, digest] = events[i];
+                a.record(kAlpha, at_ns(ns), 0, digest);
+                b.record(kAlpha, at_ns(ns), 0, digest);
+                changed.record(kAlpha, at_ns(ns), 0, i == victim ? digest + delta : digest);
+            }
+            RC_ASSERT(a.hash() == b.hash());
+            RC_ASSERT(a.hash() != changed.hash());
+        });
 }
 
 TEST_CASE("trace: event kinds and digests are stable names", "[sim][trace]") {
@@ -82,7 +83,8 @@ TEST_CASE("trace: the JSON-lines log writes one object per event", "[sim][trace]
 
     std::istringstream lines(log.str());
     std::vector<nlohmann::json> parsed;
-    for (std::string line; std::getline(lines, line);) parsed.push_back(nlohmann::json::parse(line));
+    for (std::string line; std::getline(lines, line);)
+        parsed.push_back(nlohmann::json::parse(line));
     REQUIRE(parsed.size() == 2);
     CHECK(parsed[0]["kind"] == "test.alpha");
     CHECK(parsed[0]["t_ns"] == 1'500);
@@ -98,22 +100,24 @@ TEST_CASE("trace: the scheduler folds every processed and dropped event in", "[s
     World world(options);
     const NodeId a = world.nodes().add("a");
     world.scheduler().schedule(Duration::nanos(10), a, kAlpha, 5, [] {});
-    world.scheduler().schedule(Duration::nanos(20), kNoNode, kBeta, 6, [&] { world.announce("sink.precommitted", a, 3); });
+    world.scheduler().schedule(Duration::nanos(20), kNoNode, kBeta, 6,
+                               [&] { world.announce("sink.precommitted", a, 3); });
     world.scheduler().schedule(Duration::nanos(30), a, kAlpha, 7, [] {});
-    world.scheduler().schedule(Duration::nanos(25), kNoNode, kBeta, 8, [&] { world.scheduler().crash(a); });
+    world.scheduler().schedule(Duration::nanos(25), kNoNode, kBeta, 8,
+                               [&] { world.scheduler().crash(a); });
     std::vector<std::string> points;
     world.on_point([&](const ProtocolPointEvent& event) {
         points.emplace_back(event.point);
         CHECK(event.node == a);
         CHECK(event.detail == 3);
     });
-    while (world.scheduler().step()) {
-    }
+    while (world.scheduler().step()) {}
 
     Trace expected;
     expected.record(kAlpha, at_ns(10), a, 5);
     expected.record(kBeta, at_ns(20), kNoNode, 6);
-    expected.record(EventKind{"protocol.point"}, at_ns(20), a, digest_mix(digest_of("sink.precommitted"), 3));
+    expected.record(EventKind{"protocol.point"}, at_ns(20), a,
+                    digest_mix(digest_of("sink.precommitted"), 3));
     expected.record(kBeta, at_ns(25), kNoNode, 8);
     expected.record(EventKind{"sim.dropped"}, at_ns(30), a, kAlpha.id);
     CHECK(world.trace().hash() == expected.hash());

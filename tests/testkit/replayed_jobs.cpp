@@ -35,12 +35,14 @@ JobResult check_sink_in_jobs_and_replay(const JobOptions& options) {
     std::ostringstream out;
     std::ostringstream err;
     const int code = cli::run_command(run, out, err);
-    INFO("eosim run " << run.file << " --seed " << run.seed << ": exit " << code << "\n" << err.str());
+    INFO("eosim run " << run.file << " --seed " << run.seed << ": exit " << code << "\n"
+                      << err.str());
     REQUIRE(code == cli::kExitNotMet);
     const nlohmann::json record = nlohmann::json::parse(out.str());
     std::vector<std::string> failed;
     for (const auto& verdict : record.at("verdicts")) {
-        if (!verdict.at("passed").get<bool>()) failed.push_back(verdict.at("oracle").get<std::string>());
+        if (!verdict.at("passed").get<bool>())
+            failed.push_back(verdict.at("oracle").get<std::string>());
     }
     CHECK(failed == result.failed_oracles);
     ++replayed();

@@ -1,7 +1,8 @@
 // The asynchronous bulk writer built in-tree: examples/async-sink's own tests
 // run here as they do against the installed package (it passes at the contract level on seeds 1..3
 // and inside jobs, where the engine's task waits for prepare_pre_commit), and its three buggy twins
-// (examples/async-sink-*) must each be caught at the contract level's DEFAULT options on seeds 1..3.
+// (examples/async-sink-*) must each be caught at the contract level's DEFAULT options on
+// seeds 1..3.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -13,10 +14,14 @@
 #include "testkit/sink_jobs.h"
 #include "tests/temp_dir.h"
 
-// The buggy variants, registered as examples/async-sink-* do (a line each: the macro names its variable after the line).
-EOSIM_REGISTER_SINK(async_sink_example::async_kind("buggy_async_no_wait", async_sink_example::AsyncSlip::no_wait));
-EOSIM_REGISTER_SINK(async_sink_example::async_kind("buggy_async_drops_failed", async_sink_example::AsyncSlip::drop_failed));
-EOSIM_REGISTER_SINK(async_sink_example::async_kind("buggy_async_stale_completion", async_sink_example::AsyncSlip::stale_completion));
+// The buggy variants, registered as examples/async-sink-* do (a line each: the macro names its
+// variable after the line).
+EOSIM_REGISTER_SINK(async_sink_example::async_kind("buggy_async_no_wait",
+                                                   async_sink_example::AsyncSlip::no_wait));
+EOSIM_REGISTER_SINK(async_sink_example::async_kind("buggy_async_drops_failed",
+                                                   async_sink_example::AsyncSlip::drop_failed));
+EOSIM_REGISTER_SINK(async_sink_example::async_kind(
+    "buggy_async_stale_completion", async_sink_example::AsyncSlip::stale_completion));
 
 namespace eosim::testkit {
 namespace {
@@ -28,13 +33,17 @@ void require_caught_at_defaults(const std::string& sink) {
         options.guarantee = Guarantee::at_least_once;  // what the correct twin promises
         options.seed = seed;
         const auto result = check_sink_contract(options);
-        INFO(sink << ", seed " << seed << ": caught after " << result.cases << " passing case(s)\n" << result.report);
+        INFO(sink << ", seed " << seed << ": caught after " << result.cases << " passing case(s)\n"
+                  << result.report);
         REQUIRE_FALSE(result.passed);
-        CHECK(result.report.find("MISSING") != std::string::npos);  // a record of a completed checkpoint lost
+        CHECK(result.report.find("MISSING") !=
+              std::string::npos);  // a record of a completed checkpoint lost
     }
 }
 
-TEST_CASE("async sink example: pre-commit that does not wait for requests in flight is caught at the defaults", "[testkit]") {
+TEST_CASE(
+    "async sink example: pre-commit that does not wait for requests in flight is caught at the defaults",
+    "[testkit]") {
     require_caught_at_defaults("buggy_async_no_wait");
 }
 
@@ -42,14 +51,17 @@ TEST_CASE("async sink example: failed entries dropped are caught at the defaults
     require_caught_at_defaults("buggy_async_drops_failed");
 }
 
-TEST_CASE("async sink example: a stale completion applied to the current attempt is caught at the defaults", "[testkit]") {
+TEST_CASE(
+    "async sink example: a stale completion applied to the current attempt is caught at the defaults",
+    "[testkit]") {
     require_caught_at_defaults("buggy_async_stale_completion");
 }
 
 // The engine's side of the wait (engine/runtime/task.h): inside jobs the correct writer passes
-// (examples/async-sink's own job-level test, above); the writer whose pre-commit does not wait loses
-// records of completed checkpoints when a TaskManager crashes under its requests in flight.
-TEST_CASE("async sink example: at the job level the writer that does not wait is caught", "[testkit]") {
+// (examples/async-sink's own job-level test, above); the writer whose pre-commit does not wait
+// loses records of completed checkpoints when a TaskManager crashes under its requests in flight.
+TEST_CASE("async sink example: at the job level the writer that does not wait is caught",
+          "[testkit]") {
     testing::TempDir dir;
     JobOptions options;
     options.output_dir = dir.path().string();
@@ -62,7 +74,9 @@ TEST_CASE("async sink example: at the job level the writer that does not wait is
     CHECK(result.report.find("missing") != std::string::npos);
 }
 
-TEST_CASE("async sink example: the probe finds the asynchronous calls and the report counts their paths", "[testkit]") {
+TEST_CASE(
+    "async sink example: the probe finds the asynchronous calls and the report counts their paths",
+    "[testkit]") {
     ContractOptions options;
     options.sink = "async_documents";
     options.guarantee = Guarantee::at_least_once;
@@ -70,7 +84,8 @@ TEST_CASE("async sink example: the probe finds the asynchronous calls and the re
     INFO(result.report);
     REQUIRE(result.passed);
     CHECK(result.report.find("asynchronous calls sent") != std::string::npos);
-    CHECK(result.report.find("asynchronous answers delivered to a closed (zombie) instance") != std::string::npos);
+    CHECK(result.report.find("asynchronous answers delivered to a closed (zombie) instance") !=
+          std::string::npos);
     CHECK(result.report.find("asynchronous calls overtaking older ones") != std::string::npos);
     // Switched off, no call steps are drawn: calls in flight then end oldest first (time passing, a
     // pre-commit's wait), never overtaking.
@@ -90,7 +105,8 @@ namespace {
 // By hand (not in ctest): how many cases each twin needs at the defaults but the budget, seeds 1..3
 // (the correct writer: 5,000 cases each without a false alarm).
 TEST_CASE("async sink example: cases to catch each twin", "[.async_sink_long]") {
-    for (const char* sink : {"async_documents", "buggy_async_no_wait", "buggy_async_drops_failed", "buggy_async_stale_completion"}) {
+    for (const char* sink : {"async_documents", "buggy_async_no_wait", "buggy_async_drops_failed",
+                             "buggy_async_stale_completion"}) {
         for (uint64_t seed = 1; seed <= 3; ++seed) {
             ContractOptions options;
             options.sink = sink;
@@ -98,7 +114,9 @@ TEST_CASE("async sink example: cases to catch each twin", "[.async_sink_long]") 
             options.seed = seed;
             options.cases = 5000;
             const auto result = check_sink_contract(options);
-            WARN(sink << " seed " << seed << ": " << (result.passed ? "NOT caught in " : "caught after ") << result.cases << " passing case(s)");
+            WARN(sink << " seed " << seed << ": "
+                      << (result.passed ? "NOT caught in " : "caught after ") << result.cases
+                      << " passing case(s)");
         }
     }
 }
@@ -128,13 +146,15 @@ std::optional<std::string> stale_completion_by_hand(const std::string& sink) {
     h.write(0, {0, 1, 2});  // #4..#6: its request 2
     h.pre_commit(0);        // waits while one request (by its count) is in flight
     h.complete(0, Delivery::now);
-    h.crash(0);             // its request 2 (#4..#6) dies with it; the restore replays after #6
+    h.crash(0);  // its request 2 (#4..#6) dies with it; the restore replays after #6
     h.finish();
     if (auto v = h.check_final()) return *v + "\n" + h.log();
     return std::nullopt;
 }
 
-TEST_CASE("async sink example: a stale completion by hand loses a completed checkpoint's records, the correct writer does not", "[testkit]") {
+TEST_CASE(
+    "async sink example: a stale completion by hand loses a completed checkpoint's records, the correct writer does not",
+    "[testkit]") {
     const auto stale = stale_completion_by_hand("buggy_async_stale_completion");
     REQUIRE(stale.has_value());
     INFO(*stale);

@@ -25,13 +25,16 @@ namespace {
 // The numbered steps of the shrunk run in a report ("  3. ..."), the counterexample's length.
 int steps_in(const std::string& report) {
     int steps = 0;
-    for (size_t at = report.find("\n  1. "); at != std::string::npos; at = report.find("\n  ", at + 1)) {
-        if (at + 3 < report.size() && std::isdigit(static_cast<unsigned char>(report[at + 3]))) ++steps;
+    for (size_t at = report.find("\n  1. "); at != std::string::npos;
+         at = report.find("\n  ", at + 1)) {
+        if (at + 3 < report.size() && std::isdigit(static_cast<unsigned char>(report[at + 3])))
+            ++steps;
     }
     return steps;
 }
 
-TEST_CASE("file sink example: the buggy variant (commit at pre-commit) is caught in a few steps", "[testkit]") {
+TEST_CASE("file sink example: the buggy variant (commit at pre-commit) is caught in a few steps",
+          "[testkit]") {
     ContractOptions options;
     options.sink = "buggy_file";
     options.options = {{"path", "out/"}};
@@ -42,8 +45,11 @@ TEST_CASE("file sink example: the buggy variant (commit at pre-commit) is caught
     CHECK(steps_in(result.report) <= 5);
 }
 
-TEST_CASE("file sink example: without faults and zombies the correct sink passes and the buggy one fails", "[testkit]") {
-    // The slip needs neither faults nor zombies to show; the correct sink passes the reduced command set too.
+TEST_CASE(
+    "file sink example: without faults and zombies the correct sink passes and the buggy one fails",
+    "[testkit]") {
+    // The slip needs neither faults nor zombies to show; the correct sink passes the reduced
+    // command set too.
     ContractOptions options;
     options.sink = "file";
     options.outside_faults = false;
@@ -54,8 +60,11 @@ TEST_CASE("file sink example: without faults and zombies the correct sink passes
     CHECK_FALSE(check_sink_contract(options).passed);
 }
 
-TEST_CASE("file sink example: no_leaks reports the in-progress uploads a dead incarnation leaves open", "[testkit]") {
-    // The example leaves them to the store's lifecycle (file_sink.h): the check, when asked for, says so.
+TEST_CASE(
+    "file sink example: no_leaks reports the in-progress uploads a dead incarnation leaves open",
+    "[testkit]") {
+    // The example leaves them to the store's lifecycle (file_sink.h): the check, when asked for,
+    // says so.
     ContractOptions options;
     options.sink = "file";
     options.oracles = {"exactly_once_output", "visibility", "no_leaks"};
@@ -69,7 +78,9 @@ TEST_CASE("file sink example: no_leaks reports the in-progress uploads a dead in
     CHECK(counted.report.find("left open at the end: multipart uploads") != std::string::npos);
 }
 
-TEST_CASE("file sink example: the buggy variant is caught inside jobs too (duplicates after a failover)", "[testkit]") {
+TEST_CASE(
+    "file sink example: the buggy variant is caught inside jobs too (duplicates after a failover)",
+    "[testkit]") {
     testing::TempDir dir;
     JobOptions options;
     options.sink = "buggy_file";

@@ -27,7 +27,8 @@ JobOptions kafka_jobs(const std::string& guarantee, const std::filesystem::path&
     return o;
 }
 
-TEST_CASE("sink jobs: the Kafka exactly-once sink passes drawn jobs under swarm faults", "[testkit]") {
+TEST_CASE("sink jobs: the Kafka exactly-once sink passes drawn jobs under swarm faults",
+          "[testkit]") {
     testing::TempDir dir;
     const auto result = check_sink_in_jobs_and_replay(kafka_jobs("exactly_once", dir / "failures"));
     INFO(result.report);
@@ -38,7 +39,8 @@ TEST_CASE("sink jobs: the Kafka exactly-once sink passes drawn jobs under swarm 
     CHECK_FALSE(std::filesystem::exists(dir / "failures"));  // nothing failed, nothing left
 }
 
-TEST_CASE("sink jobs: at-least-once Kafka is caught, shrunk and written as a replayable scenario", "[testkit]") {
+TEST_CASE("sink jobs: at-least-once Kafka is caught, shrunk and written as a replayable scenario",
+          "[testkit]") {
     testing::TempDir dir;
     auto options = kafka_jobs("at_least_once", dir / "failures");
     options.eosim_command = "my-eosim";
@@ -46,8 +48,8 @@ TEST_CASE("sink jobs: at-least-once Kafka is caught, shrunk and written as a rep
     INFO(result.report);
     REQUIRE_FALSE(result.passed);
     CHECK(result.report.find("exactly_once_output") != std::string::npos);
-    CHECK(result.report.find("my-eosim run " + result.scenario_file + " --seed " + std::to_string(result.failing_seed)) !=
-          std::string::npos);
+    CHECK(result.report.find("my-eosim run " + result.scenario_file + " --seed " +
+                             std::to_string(result.failing_seed)) != std::string::npos);
     // The headline is the shrunk run's (the file replays it); the figures before shrinking follow.
     CHECK(result.report.find("the run in the file: ") < result.report.find("before shrinking: "));
     CHECK(result.report.find(".shrunk.json") != std::string::npos);
@@ -57,11 +59,14 @@ TEST_CASE("sink jobs: at-least-once Kafka is caught, shrunk and written as a rep
     // The file stands alone: loaded and run again with the seed, it fails the same way.
     const auto scenario = scenarios::load_scenario(result.scenario_file);
     CHECK_FALSE(scenario.random_faults.has_value());
-    const auto rerun = scenarios::run_scenario(scenario, scenarios::RunOptions{result.failing_seed, nullptr});
+    const auto rerun =
+        scenarios::run_scenario(scenario, scenarios::RunOptions{result.failing_seed, nullptr});
     CHECK_FALSE(scenarios::run_outcome_met(rerun));
 }
 
-TEST_CASE("sink jobs: with at-least-once checkpointing drawn too, exactly-once Kafka still passes its oracles", "[testkit]") {
+TEST_CASE(
+    "sink jobs: with at-least-once checkpointing drawn too, exactly-once Kafka still passes its oracles",
+    "[testkit]") {
     testing::TempDir dir;
     auto options = kafka_jobs("exactly_once", dir / "failures");
     options.modes_at_least_once = true;
@@ -72,7 +77,8 @@ TEST_CASE("sink jobs: with at-least-once checkpointing drawn too, exactly-once K
     CHECK(result.jobs_at_least_once >= 1);
 }
 
-TEST_CASE("sink jobs: an at-least-once sink is testable: Kafka at-least-once loses nothing", "[testkit]") {
+TEST_CASE("sink jobs: an at-least-once sink is testable: Kafka at-least-once loses nothing",
+          "[testkit]") {
     testing::TempDir dir;
     auto options = kafka_jobs("at_least_once", dir / "failures");
     options.guarantee = Guarantee::at_least_once;
@@ -82,11 +88,13 @@ TEST_CASE("sink jobs: an at-least-once sink is testable: Kafka at-least-once los
     CHECK(result.passed);
 }
 
-TEST_CASE("sink jobs: chosen fault kinds fire and are reported, and a point never hit fails", "[testkit]") {
+TEST_CASE("sink jobs: chosen fault kinds fire and are reported, and a point never hit fails",
+          "[testkit]") {
     testing::TempDir dir;
     auto options = kafka_jobs("exactly_once", dir / "failures");
     options.cases = 6;
-    options.faults = {{"kafka_commit_errors", 3}, {"kafka_commit_outcome_unknown", 3}, {"crash", 1}};
+    options.faults = {
+        {"kafka_commit_errors", 3}, {"kafka_commit_outcome_unknown", 3}, {"crash", 1}};
     const auto result = check_sink_in_jobs_and_replay(options);
     INFO(result.report);
     CHECK(result.passed);
@@ -94,13 +102,15 @@ TEST_CASE("sink jobs: chosen fault kinds fire and are reported, and a point neve
     CHECK(result.faults_fired.at("kafka_commit_outcome_unknown") > 0);
     CHECK_FALSE(result.faults_fired.contains("partition"));
     CHECK(result.report.find("Kafka commits answered with an error") != std::string::npos);
-    // A point the sink declares and never announces fails when asked for: test_announced_points.cpp.
+    // A point the sink declares and never announces fails when asked for:
+    // test_announced_points.cpp.
 }
 
 TEST_CASE("sink jobs: a fault kind that does not apply to the sink is refused", "[testkit]") {
     JobOptions options;
     options.faults = {{"system_unavailable", 1}};  // the Kafka sink asked for no outside system
-    CHECK_THROWS_WITH(check_sink_in_jobs_and_replay(options), Catch::Contains("not a fault kind that applies"));
+    CHECK_THROWS_WITH(check_sink_in_jobs_and_replay(options),
+                      Catch::Contains("not a fault kind that applies"));
 }
 
 TEST_CASE("sink jobs: an unknown sink kind is refused before any run", "[testkit]") {

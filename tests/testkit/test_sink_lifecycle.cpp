@@ -28,7 +28,8 @@ namespace {
 struct LifecycleAudit {
     std::vector<std::string> violations;
     int64_t instances = 0;
-    int64_t zombie_calls = 0;  // calls to an open instance of an attempt older than the newest opened
+    int64_t zombie_calls =
+        0;  // calls to an open instance of an attempt older than the newest opened
     int64_t newest_attempt = 0;
 };
 
@@ -39,10 +40,12 @@ LifecycleAudit& audit() {
 
 class AuditedSink final : public sink_wrapping::ForwardingSink {
 public:
-    AuditedSink(engine::SinkContext& context, std::unique_ptr<engine::Sink> inner) : ForwardingSink(std::move(inner)), context_(context) {
+    AuditedSink(engine::SinkContext& context, std::unique_ptr<engine::Sink> inner)
+        : ForwardingSink(std::move(inner)), context_(context) {
         ++audit().instances;
     }
-    bool open(int64_t restored_checkpoint_id, const std::vector<engine::RestoredSinkState>& restored) override {
+    bool open(int64_t restored_checkpoint_id,
+              const std::vector<engine::RestoredSinkState>& restored) override {
         expect(State::created, "open");
         state_ = State::open;
         audit().newest_attempt = std::max(audit().newest_attempt, context_.attempt());
@@ -61,7 +64,8 @@ public:
     void checkpoint_complete(int64_t checkpoint_id) override {
         const std::string call = "checkpoint_complete(" + std::to_string(checkpoint_id) + ")";
         expect(State::open, call);
-        if (!pre_committed_.contains(checkpoint_id)) violation(call + " of a checkpoint it did not pre-commit");
+        if (!pre_committed_.contains(checkpoint_id))
+            violation(call + " of a checkpoint it did not pre-commit");
         ForwardingSink::checkpoint_complete(checkpoint_id);
     }
     void close() override {
@@ -72,27 +76,36 @@ public:
 
 private:
     enum class State : uint8_t { created, open, closed };
-    static const char* name(State s) { return s == State::created ? "created" : s == State::open ? "open" : "closed"; }
+    static const char* name(State s) {
+        return s == State::created ? "created" : s == State::open ? "open" : "closed";
+    }
     void expect(State wanted, const std::string& call) {
-        if (state_ != wanted) violation(call + " while " + name(state_) + " (allowed only while " + name(wanted) + ")");
-        if (state_ == State::open && context_.attempt() < audit().newest_attempt) ++audit().zombie_calls;
+        if (state_ != wanted)
+            violation(call + " while " + name(state_) + " (allowed only while " + name(wanted) +
+                      ")");
+        if (state_ == State::open && context_.attempt() < audit().newest_attempt)
+            ++audit().zombie_calls;
     }
     void violation(const std::string& what) {
-        audit().violations.push_back("attempt " + std::to_string(context_.attempt()) + ", subtask " + std::to_string(context_.subtask()) +
-                                     ": " + what);
+        audit().violations.push_back("attempt " + std::to_string(context_.attempt()) +
+                                     ", subtask " + std::to_string(context_.subtask()) + ": " +
+                                     what);
     }
     engine::SinkContext& context_;
     State state_ = State::created;
     std::set<int64_t> pre_committed_;
 };
 
-std::unique_ptr<engine::Sink> audited(engine::SinkContext& context, const sink_wrapping::MakeInner& make_inner) {
+std::unique_ptr<engine::Sink> audited(engine::SinkContext& context,
+                                      const sink_wrapping::MakeInner& make_inner) {
     return std::make_unique<AuditedSink>(context, make_inner(context));
 }
 
 EOSIM_REGISTER_SINK(sink_wrapping::wrapped_kind("lifecycle_audit_kafka", "kafka", audited));
-// A sink with a timer of its own (a periodic bulk flush that close() stops: test_connector_bugs.cpp).
-EOSIM_REGISTER_SINK(sink_wrapping::wrapped_kind("lifecycle_audit_documents", "bugs_documents_flush_timer", audited));
+// A sink with a timer of its own (a periodic bulk flush that close() stops:
+// test_connector_bugs.cpp).
+EOSIM_REGISTER_SINK(sink_wrapping::wrapped_kind("lifecycle_audit_documents",
+                                                "bugs_documents_flush_timer", audited));
 
 std::string listed(const std::vector<std::string>& violations) {
     std::string out;
@@ -126,7 +139,9 @@ public:
     bool settled() const override { return true; }
 };
 
-TEST_CASE("sink lifecycle: the audit flags calls after close and notifications of checkpoints not pre-committed", "[testkit]") {
+TEST_CASE(
+    "sink lifecycle: the audit flags calls after close and notifications of checkpoints not pre-committed",
+    "[testkit]") {
     audit() = LifecycleAudit{};
     HandContext context;
     AuditedSink sink(context, std::make_unique<NothingSink>());
@@ -144,19 +159,23 @@ TEST_CASE("sink lifecycle: the audit flags calls after close and notifications o
     sink.close();
     INFO(listed(audit().violations));
     REQUIRE(audit().violations.size() == 4);
-    CHECK(audit().violations[0].find("checkpoint_complete(2) of a checkpoint it did not pre-commit") != std::string::npos);
+    CHECK(audit().violations[0].find(
+              "checkpoint_complete(2) of a checkpoint it did not pre-commit") != std::string::npos);
     CHECK(audit().violations[1].find("write while closed") != std::string::npos);
     CHECK(audit().violations[3].find("close while closed") != std::string::npos);
 }
 
-TEST_CASE("sink lifecycle: the contract level keeps to an instance's life (nothing after close, zombies before it)", "[testkit]") {
+TEST_CASE(
+    "sink lifecycle: the contract level keeps to an instance's life (nothing after close, zombies before it)",
+    "[testkit]") {
     for (const char* sink : {"lifecycle_audit_kafka", "lifecycle_audit_documents"}) {
         INFO(sink);
         audit() = LifecycleAudit{};
         ContractOptions o;
         o.sink = sink;
         if (std::string(sink).find("kafka") != std::string::npos) o.options = {{"topic", "output"}};
-        if (std::string(sink).find("documents") != std::string::npos) o.visibility = Visibility::eventually;
+        if (std::string(sink).find("documents") != std::string::npos)
+            o.visibility = Visibility::eventually;
         o.cases = 300;
         const auto result = check_sink_contract(o);
         INFO(result.report);
@@ -184,7 +203,8 @@ TEST_CASE("sink lifecycle: the engine keeps to the same life inside jobs", "[tes
         INFO(listed(audit().violations));
         CHECK(audit().violations.empty());
         CHECK(audit().instances > 0);
-        WARN(std::string(sink) + " in jobs: " + std::to_string(audit().instances) + " instances audited");
+        WARN(std::string(sink) + " in jobs: " + std::to_string(audit().instances) +
+             " instances audited");
     }
 }
 

@@ -18,14 +18,16 @@ namespace eosim::engine::process {
 
 namespace {
 
-std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>>& extra) {
+std::vector<std::string> environment_with(
+    const std::vector<std::pair<std::string, std::string>>& extra) {
     std::map<std::string, std::string> merged;
     std::vector<std::string> order;
     for (char** entry = environ; *entry != nullptr; ++entry) {
         const std::string text = *entry;
         const size_t eq = text.find('=');
         if (eq == std::string::npos) continue;
-        if (merged.emplace(text.substr(0, eq), text.substr(eq + 1)).second) order.push_back(text.substr(0, eq));
+        if (merged.emplace(text.substr(0, eq), text.substr(eq + 1)).second)
+            order.push_back(text.substr(0, eq));
     }
     for (const auto& [name, value] : extra) {
         if (merged.find(name) == merged.end()) order.push_back(name);
@@ -82,7 +84,8 @@ std::unique_ptr<ChildProcess> ChildProcess::spawn(const ChildSpec& spec, std::st
     ::close(in[0]);
     ::close(out[1]);
     if (rc != 0) {
-        *error = "cannot start " + spec.argv[0] + (spec.cwd.empty() ? "" : " in " + spec.cwd) + ": " + std::strerror(rc);
+        *error = "cannot start " + spec.argv[0] + (spec.cwd.empty() ? "" : " in " + spec.cwd) +
+                 ": " + std::strerror(rc);
         ::close(in[1]);
         ::close(out[0]);
         return nullptr;
@@ -140,7 +143,8 @@ ChildProcess::Read ChildProcess::read_line(std::string* line, int timeout_ms) {
             line->assign(buffer_, start_, std::string::npos);
             return Read::end;
         }
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
         if (left <= 0 || !fill(static_cast<int>(left))) {
             if (Clock::now() >= deadline) return Read::timeout;
         }
@@ -153,21 +157,22 @@ void ChildProcess::kill() {
     ::close(to_child_);
     ::close(from_child_);
     int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
     pid_ = -1;
 }
 
 std::string ChildProcess::ending() {
     if (pid_ <= 0) return "killed by eosim";
     int status = 0;
-    for (int i = 0; i < 100; ++i) {  // up to ~1 s for the child to finish exiting after closing stdout
+    for (int i = 0; i < 100;
+         ++i) {  // up to ~1 s for the child to finish exiting after closing stdout
         const pid_t done = ::waitpid(pid_, &status, WNOHANG);
         if (done == pid_) {
             ::close(to_child_);
             ::close(from_child_);
             pid_ = -1;
-            if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+            if (WIFEXITED(status))
+                return "exited with status " + std::to_string(WEXITSTATUS(status));
             if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
             return "ended";
         }

@@ -1,11 +1,11 @@
 #pragma once
-// A child process spoken to in lines: its stdin and stdout are pipes, its stderr is eosim's. Used by
-// the process sink (process_sink.h); knows nothing of the protocol.
+// A child process spoken to in lines: its stdin and stdout are pipes, its stderr is eosim's. Used
+// by the process sink (process_sink.h); knows nothing of the protocol.
 //
-// Reading waits at most a wall-clock limit (a watchdog: the only use of the wall clock in a run, and
-// it never decides anything but "the sink did not answer"). The child is killed (SIGKILL) and reaped
-// when the object goes, or by kill(). SIGPIPE is ignored in eosim from the first spawn on, so a write
-// to a child that has gone is an error return, not eosim's death.
+// Reading waits at most a wall-clock limit (a watchdog: the only use of the wall clock in a run,
+// and it never decides anything but "the sink did not answer"). The child is killed (SIGKILL) and
+// reaped when the object goes, or by kill(). SIGPIPE is ignored in eosim from the first spawn on,
+// so a write to a child that has gone is an error return, not eosim's death.
 #include <sys/types.h>
 
 #include <memory>
@@ -19,7 +19,8 @@ namespace eosim::engine::process {
 struct ChildSpec {
     std::vector<std::string> argv;  // argv[0] is looked up in PATH
     std::string cwd;                // empty: eosim's own
-    std::vector<std::pair<std::string, std::string>> env;  // added to (or replacing in) eosim's environment
+    std::vector<std::pair<std::string, std::string>>
+        env;  // added to (or replacing in) eosim's environment
 };
 
 class ChildProcess {
@@ -30,19 +31,21 @@ public:
     ChildProcess(const ChildProcess&) = delete;
     ChildProcess& operator=(const ChildProcess&) = delete;
 
-    // Writes `line` and a newline; false when the child no longer reads (it exited or closed stdin).
+    // Writes `line` and a newline; false when the child no longer reads (it exited or closed
+    // stdin).
     bool write_line(std::string_view line);
     enum class Read : uint8_t { line, end, timeout };
     // The next line (without its newline); `end` when the child closed stdout (or exited).
     Read read_line(std::string* line, int timeout_ms);
     void kill();
     bool running() const { return pid_ > 0; }
-    // After `end`: how the child ended ("exited with status 3", "killed by signal 9"), waiting for it
-    // at most a moment; "still running" when it has not ended.
+    // After `end`: how the child ended ("exited with status 3", "killed by signal 9"), waiting for
+    // it at most a moment; "still running" when it has not ended.
     std::string ending();
 
 private:
-    ChildProcess(pid_t pid, int to_child, int from_child) : pid_(pid), to_child_(to_child), from_child_(from_child) {}
+    ChildProcess(pid_t pid, int to_child, int from_child)
+        : pid_(pid), to_child_(to_child), from_child_(from_child) {}
     bool fill(int timeout_ms);
 
     pid_t pid_;

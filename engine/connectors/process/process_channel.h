@@ -1,11 +1,12 @@
 #pragma once
-// The process sink's line channel (docs/sink-protocol.md): one child process, newline-delimited JSON
-// both ways, every line checked on arrival. Every protocol error is a ProcessSinkError naming the
-// sink's command, the last message eosim sent and the offending line; eosim's commands turn it into
-// exit code 2 (a broken harness input, not an oracle's verdict).
+// The process sink's line channel (docs/sink-protocol.md): one child process, newline-delimited
+// JSON both ways, every line checked on arrival. Every protocol error is a ProcessSinkError naming
+// the sink's command, the last message eosim sent and the offending line; eosim's commands turn it
+// into exit code 2 (a broken harness input, not an oracle's verdict).
 //
-// Recording: every line sent and received goes to the channel's LineObserver (the sink folds it into
-// the run's trace hash) and, when a TranscriptRecorder is active on this thread, into its transcript
+// Recording: every line sent and received goes to the channel's LineObserver (the sink folds it
+// into the run's trace hash) and, when a TranscriptRecorder is active on this thread, into its
+// transcript
 // (`eosim run --check-determinism` names the first message that differs between two runs).
 // A ProtocolErrorLatch, while active on this thread, keeps the first protocol error and makes every
 // later channel fail at once with it (the testkit's property runs catch exceptions as failures and
@@ -46,7 +47,8 @@ public:
 };
 
 // The first difference of two transcripts ("" when equal), in words.
-std::string first_transcript_difference(const std::vector<std::string>& first, const std::vector<std::string>& second);
+std::string first_transcript_difference(const std::vector<std::string>& first,
+                                        const std::vector<std::string>& second);
 
 // Keeps the first protocol error on this thread while it lives (not nested).
 class ProtocolErrorLatch {

@@ -31,7 +31,8 @@ const std::vector<Form>& forms() {
 
 std::string shape_list(const Form& form) {
     std::string out;
-    for (SinkOutputShape shape : form.shapes) out += std::string(out.empty() ? "" : " or ") + to_string(shape);
+    for (SinkOutputShape shape : form.shapes)
+        out += std::string(out.empty() ? "" : " or ") + to_string(shape);
     return out;
 }
 
@@ -40,12 +41,15 @@ SinkOutputShape read_shape(const nlohmann::json& output, const Form& form) {
     for (SinkOutputShape shape : form.shapes) {
         if (output["shape"] == to_string(shape)) return shape;
     }
-    throw std::invalid_argument(std::string("expected \"shape\": ") + shape_list(form) + " for output in " + form.system);
+    throw std::invalid_argument(std::string("expected \"shape\": ") + shape_list(form) +
+                                " for output in " + form.system);
 }
 
-std::vector<Record> object_lines(const sim::external::ObjectStore& store, const std::string& prefix) {
+std::vector<Record> object_lines(const sim::external::ObjectStore& store,
+                                 const std::string& prefix) {
     std::vector<Record> out;
-    for (auto it = store.objects().lower_bound(prefix); it != store.objects().end() && it->first.rfind(prefix, 0) == 0; ++it) {
+    for (auto it = store.objects().lower_bound(prefix);
+         it != store.objects().end() && it->first.rfind(prefix, 0) == 0; ++it) {
         std::istringstream lines(it->second);
         Record r;
         while (lines >> r.key >> r.value) out.push_back(r);
@@ -64,31 +68,40 @@ std::string OutputDeclaration::describe() const {
 
 OutputDeclaration read_output_declaration(const nlohmann::json& output) {
     std::string systems;
-    for (const Form& form : forms()) systems += std::string(systems.empty() ? "" : ", ") + form.system;
+    for (const Form& form : forms())
+        systems += std::string(systems.empty() ? "" : ", ") + form.system;
     if (!output.is_object() || !output.contains("system")) {
-        throw std::invalid_argument("expected \"output\": {\"system\": one of " + systems + ", ...} in the hello");
+        throw std::invalid_argument("expected \"output\": {\"system\": one of " + systems +
+                                    ", ...} in the hello");
     }
     for (const Form& form : forms()) {
         if (output["system"] != form.system) continue;
         const auto name = output.find(form.name_key);
         if (name == output.end() || !name->is_string() || name->get<std::string>().empty()) {
-            throw std::invalid_argument(std::string("expected \"") + form.name_key + "\": a non-empty string in the output in " + form.system);
+            throw std::invalid_argument(std::string("expected \"") + form.name_key +
+                                        "\": a non-empty string in the output in " + form.system);
         }
         return {form.system, name->get<std::string>(), read_shape(output, form)};
     }
-    throw std::invalid_argument("expected \"output\" in one of " + systems + ", found " + output["system"].dump());
+    throw std::invalid_argument("expected \"output\" in one of " + systems + ", found " +
+                                output["system"].dump());
 }
 
-std::vector<Record> read_declared_output(const OutputDeclaration& output, const OutsideSystems& systems) {
+std::vector<Record> read_declared_output(const OutputDeclaration& output,
+                                         const OutsideSystems& systems) {
     std::vector<Record> out;
     if (output.system == "key_values") {
         for (const auto& [key, value] : systems.key_values->entries(output.name)) {
             const std::string rest = key.substr(output.name.size());
-            if (!rest.empty() && rest.find_first_not_of("-0123456789") == std::string::npos) out.push_back(Record{std::stoll(rest), value});
+            if (!rest.empty() && rest.find_first_not_of("-0123456789") == std::string::npos)
+                out.push_back(Record{std::stoll(rest), value});
         }
     } else if (output.system == "documents") {
         for (const auto& doc : systems.documents->documents(output.name)) {
-            const auto field = [&doc](const char* n) { auto it = doc.fields.find(n); return it == doc.fields.end() ? int64_t{0} : it->second; };
+            const auto field = [&doc](const char* n) {
+                auto it = doc.fields.find(n);
+                return it == doc.fields.end() ? int64_t{0} : it->second;
+            };
             out.push_back(Record{field("key"), field("value")});
         }
     } else if (output.system == "kafka") {

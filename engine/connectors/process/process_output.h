@@ -1,14 +1,17 @@
 #pragma once
 // What a process sink's output is and how eosim reads it (docs/sink-protocol.md, "hello"): the sink
-// declares in its hello which outside system holds its output and how a reader reads it, since eosim
-// cannot call into the process after the run to ask:
+// declares in its hello which outside system holds its output and how a reader reads it, since
+// eosim cannot call into the process after the run to ask:
 //   {"system": "key_values", "prefix": "P", "shape": "keyed_table" | "key_counts"}
 //       every live key "P<integer>" is a row (key, value);
 //   {"system": "documents", "index": "I", "shape": "appended" | "keyed_table"}
 //       every document of index I is the record (fields "key", "value");
-//   {"system": "kafka", "topic": "T"}  (appended) every committed record of topic T (read_committed);
-//   {"system": "objects", "prefix": "P"}  (appended) every object under P holds lines "<key> <value>";
-//   {"system": "database", "table": "T"}  (keyed_table) every row of table T of the database "database".
+//   {"system": "kafka", "topic": "T"}  (appended) every committed record of topic T
+//   (read_committed);
+//   {"system": "objects", "prefix": "P"}  (appended) every object under P holds lines "<key>
+//   <value>";
+//   {"system": "database", "table": "T"}  (keyed_table) every row of table T of the database
+//   "database".
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,6 +35,7 @@ struct OutputDeclaration {
 OutputDeclaration read_output_declaration(const nlohmann::json& output);
 
 // What a reader of the declared system sees now.
-std::vector<Record> read_declared_output(const OutputDeclaration& output, const OutsideSystems& systems);
+std::vector<Record> read_declared_output(const OutputDeclaration& output,
+                                         const OutsideSystems& systems);
 
 }  // namespace eosim::engine::process

@@ -6,8 +6,8 @@
 //      "options": {"command": ["python3", "sink.py"], "cwd": "examples/python_sink"}}
 //
 // Options: "command" (argv; argv[0] looked up in PATH), "cwd" (default: eosim's current folder when
-// the scenario is loaded), "env" (["NAME=VALUE", ...]: variables added to eosim's environment), "answer_timeout_ms" (the
-// wall-clock watchdog for one line from the sink, default 10000).
+// the scenario is loaded), "env" (["NAME=VALUE", ...]: variables added to eosim's environment),
+// "answer_timeout_ms" (the wall-clock watchdog for one line from the sink, default 10000).
 //
 // Lifecycle: loading the scenario starts the command once to read its hello (output, systems,
 // points: the SinkConfig's read_output, the systems it asks the world for, announced_points), then
