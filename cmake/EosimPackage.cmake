@@ -32,6 +32,7 @@ set(EOSIM_PUBLIC_HEADERS
   engine/vocabulary/run_observer.h
   engine/vocabulary/state_backend_options.h
   sim/callback.h
+  sim/invariant.h
   sim/external/append_store.h
   sim/external/input_producer.h
   sim/external/kafka.h

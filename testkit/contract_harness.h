@@ -208,6 +208,9 @@ private:
     void emit(Subtask& subtask, int64_t count, const std::vector<int32_t>* fresh_keys,
               int64_t barrier);
     void restore(const char* why, int32_t parallelism);
+    Incarnation& add_incarnation(int32_t parallelism);  // with its subtasks, not yet opened
+    void log_opened(Incarnation& current, const char* why, int32_t restored_parallelism,
+                    bool failover);
     // The sink states subtask `subtask` restores from the latest completed checkpoint, handed out
     // by the engine's rule (engine::restoring_subtask over the current parallelism).
     std::vector<engine::RestoredSinkState> restored_states(int32_t subtask) const;

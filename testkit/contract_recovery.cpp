@@ -31,6 +31,48 @@ std::vector<engine::RestoredSinkState> ContractHarness::restored_states(int32_t 
     return out;
 }
 
+ContractHarness::Incarnation& ContractHarness::add_incarnation(int32_t parallelism) {
+    auto incarnation = std::make_unique<Incarnation>();
+    incarnation->number = static_cast<int32_t>(incarnations_.size()) + 1;
+    Incarnation& current = *incarnation;
+    incarnations_.push_back(std::move(incarnation));
+    for (int32_t i = 0; i < parallelism; ++i) {
+        auto subtask = std::make_unique<Subtask>();
+        subtask->incarnation = &current;
+        subtask->index = i;
+        subtask->node =
+            world_.nodes().add("task-" + std::to_string(current.number) + "-" + std::to_string(i));
+        subtask->context = std::make_unique<Context>(*this, *subtask);
+        subtask->position = completed_position();
+        current.subtasks.push_back(std::move(subtask));
+    }
+    return current;
+}
+
+// The paths counted for an incarnation that opened, and its line in the log.
+void ContractHarness::log_opened(Incarnation& current, const char* why,
+                                 int32_t restored_parallelism, bool failover) {
+    const int32_t parallelism = parallelism_;
+    if (paths_ != nullptr && restored_parallelism != parallelism)
+        ++paths_->effects["restored at another parallelism"];
+    if (paths_ != nullptr && restored_parallelism > parallelism)
+        ++paths_->effects["restored at a smaller parallelism (scale-in)"];
+    if (paths_ != nullptr && restored_parallelism != parallelism && failover)
+        ++paths_->effects["rescaled at a failover"];
+    if (paths_ != nullptr && parallelism > 1)
+        ++paths_->effects["incarnations with parallel subtasks"];
+    const std::string rescaled =
+        restored_parallelism == parallelism
+            ? std::string()
+            : ", RESCALED from " + std::to_string(restored_parallelism) + " subtask(s)";
+    line(current.name() + " opens " + why + " with " + std::to_string(parallelism) + " subtask(s)" +
+             (last_completed_ == 0
+                  ? std::string(" from scratch")
+                  : " from checkpoint " + std::to_string(last_completed_) + " (covers #1..#" +
+                        std::to_string(completed_position()) + ")" + rescaled),
+         true);
+}
+
 void ContractHarness::restore(const char* why, int32_t parallelism) {
     const int32_t restored_parallelism =
         last_completed_ == 0 ? parallelism
@@ -45,20 +87,7 @@ void ContractHarness::restore(const char* why, int32_t parallelism) {
             world_.scheduler().schedule_at(until, sim::kNoNode, kTick, 0, [] {});
             world_.scheduler().run_until(until);
         }
-        auto incarnation = std::make_unique<Incarnation>();
-        incarnation->number = static_cast<int32_t>(incarnations_.size()) + 1;
-        Incarnation& current = *incarnation;
-        incarnations_.push_back(std::move(incarnation));
-        for (int32_t i = 0; i < parallelism; ++i) {
-            auto subtask = std::make_unique<Subtask>();
-            subtask->incarnation = &current;
-            subtask->index = i;
-            subtask->node = world_.nodes().add("task-" + std::to_string(current.number) + "-" +
-                                               std::to_string(i));
-            subtask->context = std::make_unique<Context>(*this, *subtask);
-            subtask->position = completed_position();
-            current.subtasks.push_back(std::move(subtask));
-        }
+        Incarnation& current = add_incarnation(parallelism);
         log_calls();
         int32_t opened = 0;
         for (const auto& subtask : current.subtasks) {
@@ -69,26 +98,7 @@ void ContractHarness::restore(const char* why, int32_t parallelism) {
             ++opened;
         }
         if (opened == parallelism) {
-            if (paths_ != nullptr && restored_parallelism != parallelism)
-                ++paths_->effects["restored at another parallelism"];
-            if (paths_ != nullptr && restored_parallelism > parallelism)
-                ++paths_->effects["restored at a smaller parallelism (scale-in)"];
-            if (paths_ != nullptr && restored_parallelism != parallelism && failover)
-                ++paths_->effects["rescaled at a failover"];
-            if (paths_ != nullptr && parallelism > 1)
-                ++paths_->effects["incarnations with parallel subtasks"];
-            const std::string rescaled =
-                restored_parallelism == parallelism
-                    ? std::string()
-                    : ", RESCALED from " + std::to_string(restored_parallelism) + " subtask(s)";
-            line(current.name() + " opens " + why + " with " + std::to_string(parallelism) +
-                     " subtask(s)" +
-                     (last_completed_ == 0
-                          ? std::string(" from scratch")
-                          : " from checkpoint " + std::to_string(last_completed_) +
-                                " (covers #1..#" + std::to_string(completed_position()) + ")" +
-                                rescaled),
-                 true);
+            log_opened(current, why, restored_parallelism, failover);
             return;
         }
         if (current.state == Incarnation::State::crashed)

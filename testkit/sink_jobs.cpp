@@ -149,6 +149,52 @@ std::string draw_rescale_after_failure(ordered_json& doc, int64_t parallelism, i
            " ms with parallelism " + std::to_string(rescaled);
 }
 
+// The oracles judging a drawn job: the sink's own, or what still holds with at-least-once
+// checkpoints.
+ordered_json drawn_job_oracles(const JobOptions& options, const engine::SinkConfig& config,
+                               bool at_least_once) {
+    ordered_json oracles = ordered_json::array();
+    const bool table = config.output_shape() == engine::SinkOutputShape::keyed_table;
+    for (const std::string& name : job_oracles(options, config)) {
+        // A job with at-least-once checkpointing may count a record twice in its keyed state: only
+        // "nothing lost" of appended output and liveness still hold.
+        if (at_least_once && name != "liveness" && (table || name != "at_least_once_output"))
+            continue;
+        oracles.push_back(name);
+    }
+    if (at_least_once && !table &&
+        std::find(oracles.begin(), oracles.end(), "at_least_once_output") == oracles.end()) {
+        oracles.push_back("at_least_once_output");
+    }
+    if (oracles.empty()) oracles.push_back("liveness");
+    return oracles;
+}
+
+// The drawn job: a Kafka source, a keyed count and the sink under test.
+ordered_json count_job(const std::string& sink, const ordered_json& sink_options,
+                       int64_t parallelism, int64_t interval, bool at_least_once) {
+    return {{"name", "count"},
+            {"vertices",
+             {{{"id", "source"},
+               {"kind", "kafka_source"},
+               {"topic", "input"},
+               {"parallelism", parallelism}},
+              {{"id", "count"},
+               {"kind", "keyed_count"},
+               {"parallelism", parallelism},
+               {"inputs", {{{"from", "source"}, {"edge", "hash"}}}}},
+              {{"id", "sink"},
+               {"kind", "sink"},
+               {"sink", sink},
+               {"options", sink_options},
+               {"parallelism", parallelism},
+               {"inputs", {{{"from", "count"}, {"edge", "forward"}}}}}}},
+            {"checkpointing",
+             {{"mode", at_least_once ? "at_least_once" : "exactly_once"},
+              {"interval", millis(interval)}}},
+            {"restart", {{"max_attempts", 30}, {"delay", "1s"}}}};
+}
+
 DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config,
                   const ordered_json& kinds, const std::vector<std::string>& points,
                   sim::Prng& prng, int case_number) {
@@ -166,20 +212,7 @@ DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config,
     if (options.sink == "kafka" && !sink_options.contains("topic"))
         sink_options["topic"] = "output";
 
-    ordered_json oracles = ordered_json::array();
-    const bool table = config.output_shape() == engine::SinkOutputShape::keyed_table;
-    for (const std::string& name : job_oracles(options, config)) {
-        // A job with at-least-once checkpointing may count a record twice in its keyed state: only
-        // "nothing lost" of appended output and liveness still hold.
-        if (at_least_once && name != "liveness" && (table || name != "at_least_once_output"))
-            continue;
-        oracles.push_back(name);
-    }
-    if (at_least_once && !table &&
-        std::find(oracles.begin(), oracles.end(), "at_least_once_output") == oracles.end()) {
-        oracles.push_back("at_least_once_output");
-    }
-    if (oracles.empty()) oracles.push_back("liveness");
+    const ordered_json oracles = drawn_job_oracles(options, config, at_least_once);
 
     ordered_json doc;
     doc["description"] = "eosim testkit: sink \"" + options.sink + "\" in a drawn job (case " +
@@ -196,26 +229,7 @@ DrawnJob draw_job(const JobOptions& options, const engine::SinkConfig& config,
     // sink can prevent. The sink's recovery is what is judged: an operator's script resubmits the
     // job from the newest checkpoint listed in storage.
     doc["without_ha"] = "storage_listing";
-    doc["job"] = {{"name", "count"},
-                  {"vertices",
-                   {{{"id", "source"},
-                     {"kind", "kafka_source"},
-                     {"topic", "input"},
-                     {"parallelism", parallelism}},
-                    {{"id", "count"},
-                     {"kind", "keyed_count"},
-                     {"parallelism", parallelism},
-                     {"inputs", {{{"from", "source"}, {"edge", "hash"}}}}},
-                    {{"id", "sink"},
-                     {"kind", "sink"},
-                     {"sink", options.sink},
-                     {"options", sink_options},
-                     {"parallelism", parallelism},
-                     {"inputs", {{{"from", "count"}, {"edge", "forward"}}}}}}},
-                  {"checkpointing",
-                   {{"mode", at_least_once ? "at_least_once" : "exactly_once"},
-                    {"interval", millis(interval)}}},
-                  {"restart", {{"max_attempts", 30}, {"delay", "1s"}}}};
+    doc["job"] = count_job(options.sink, sink_options, parallelism, interval, at_least_once);
     doc["input"] = {
         {{"topic", "input"}, {"records", records}, {"keys", keys}, {"rate_per_second", 1000}}};
     doc["faults"] = {
