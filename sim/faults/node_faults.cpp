@@ -8,6 +8,16 @@ namespace {
 constexpr EventKind kFaultRestart{"fault.restart"};
 constexpr EventKind kFaultResume{"fault.resume"};
 
+// Names the targets in the record; true (the fault skipped, and said why) when there are none: a
+// point announced by no node.
+bool skipped_without_targets(FaultAct& act) {
+    act.record.nodes = act.names(act.targets);
+    if (!act.targets.empty()) return false;
+    act.record.skipped = true;
+    act.record.action = "no target: the point was announced by no node";
+    return true;
+}
+
 // Crashes each target that is up (`Scheduler::crash`); when `restart`, restarts it after
 // restart_delay if it is still down then. A target already down is skipped.
 class CrashFiring final : public FaultFiring {
@@ -15,12 +25,7 @@ public:
     CrashFiring() : FaultFiring(FaultKind::crash, FaultTargets::node_or_announcer) {}
 
     void fire(FaultAct& act) const override {
-        act.record.nodes = act.names(act.targets);
-        if (act.targets.empty()) {
-            act.record.skipped = true;
-            act.record.action = "no target: the point was announced by no node";
-            return;
-        }
+        if (skipped_without_targets(act)) return;
         bool crashed_any = false;
         World* world = &act.world;
         for (NodeId node : act.targets) {
@@ -51,12 +56,7 @@ public:
     PauseFiring() : FaultFiring(FaultKind::pause, FaultTargets::node_or_announcer) {}
 
     void fire(FaultAct& act) const override {
-        act.record.nodes = act.names(act.targets);
-        if (act.targets.empty()) {
-            act.record.skipped = true;
-            act.record.action = "no target: the point was announced by no node";
-            return;
-        }
+        if (skipped_without_targets(act)) return;
         bool paused_any = false;
         World* world = &act.world;
         const Time resume_at = act.until();
