@@ -78,6 +78,23 @@ CLI::App* add_run(CLI::App& app, eosim::cli::RunCommand& c) {
     return run;
 }
 
+// A suite's limits per run (a run over one fails).
+void add_suite_limits(CLI::App& suite_app, eosim::cli::SuiteCommand& c) {
+    CLI::App* suite = &suite_app;
+    suite
+        ->add_option("--timeout", c.timeout,
+                     "Wall-clock limit per run, e.g. 60s or 5m (a run over it fails)")
+        ->capture_default_str();
+    suite->add_option("--max-events", c.max_events, "Event limit per run (a run over it fails)")
+        ->capture_default_str();
+    suite->add_option("--max-virtual-time", c.max_virtual_time,
+                      "Virtual-time limit per run, when shorter than the scenario's time_limit");
+    suite
+        ->add_option("--max-memory", c.max_memory_mb,
+                     "Address-space limit per run, in MB (0: none)")
+        ->capture_default_str();
+}
+
 CLI::App* add_suite(CLI::App& app, eosim::cli::SuiteCommand& c) {
     CLI::App* suite = app.add_subcommand(
         "suite",
@@ -115,18 +132,7 @@ CLI::App* add_suite(CLI::App& app, eosim::cli::SuiteCommand& c) {
     suite->add_option(
         "--shard", c.shard,
         "Run shard I of N (e.g. 2/3; default from TEST_SHARD_INDEX and TEST_TOTAL_SHARDS)");
-    suite
-        ->add_option("--timeout", c.timeout,
-                     "Wall-clock limit per run, e.g. 60s or 5m (a run over it fails)")
-        ->capture_default_str();
-    suite->add_option("--max-events", c.max_events, "Event limit per run (a run over it fails)")
-        ->capture_default_str();
-    suite->add_option("--max-virtual-time", c.max_virtual_time,
-                      "Virtual-time limit per run, when shorter than the scenario's time_limit");
-    suite
-        ->add_option("--max-memory", c.max_memory_mb,
-                     "Address-space limit per run, in MB (0: none)")
-        ->capture_default_str();
+    add_suite_limits(*suite, c);
     suite
         ->add_option(
             "--timelines", c.timelines,

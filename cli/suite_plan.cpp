@@ -144,6 +144,44 @@ std::string seeds_text(const json& value, const std::string& file, const std::st
         "expected seeds: a string such as \"1..100\" or \"1..10,20\", or a seed number");
 }
 
+// Run `at` of a suite file: its scenario (a file, or a folder of them) over its seeds.
+void load_suite_run(const std::filesystem::path& path, const std::string& file,
+                    const std::string& at, const json& entry, const std::string& default_seeds,
+                    const std::optional<std::string>& seeds_override, PlanBuilder& builder) {
+    if (!entry.is_object())
+        throw ScenarioError(file, at,
+                            "expected an object {\"scenario\": file, \"seeds\": \"1..100\"}");
+    expected_keys(entry, {"scenario", "seeds", "expect"}, file, at);
+    if (!entry.contains("scenario") || !entry["scenario"].is_string()) {
+        throw ScenarioError(file, at + "/scenario",
+                            "expected a scenario file or folder, relative to the suite file");
+    }
+    std::string seeds =
+        entry.contains("seeds") ? seeds_text(entry["seeds"], file, at + "/seeds") : default_seeds;
+    if (seeds_override) seeds = *seeds_override;
+    const std::vector<uint64_t> seed_list =
+        seeds_at(seeds, file, seeds_override ? "--seeds" : at + "/seeds");
+    std::optional<scenarios::Expectation> expect;
+    if (entry.contains("expect")) {
+        expect = reports::expectation_from_json(entry["expect"]);
+        if (!expect)
+            throw ScenarioError(file, at + "/expect",
+                                "expected \"pass\" or {\"violation\": oracle name}");
+    }
+    const std::filesystem::path target = path.parent_path() / entry["scenario"].get<std::string>();
+    std::error_code error;
+    if (std::filesystem::is_directory(target, error)) {
+        for (const auto& scenario : scenarios_in_folder(target))
+            builder.add(scenario, seed_list, expect, file, at);
+    } else {
+        if (!std::filesystem::exists(target, error)) {
+            throw ScenarioError(file, at + "/scenario",
+                                "expected a scenario file, found no such file: " + display(target));
+        }
+        builder.add(target, seed_list, expect, file, at);
+    }
+}
+
 void load_suite_file(const std::filesystem::path& path,
                      const std::optional<std::string>& seeds_override, SuitePlan& plan,
                      PlanBuilder& builder) {
@@ -177,45 +215,9 @@ void load_suite_file(const std::filesystem::path& path,
     const json& runs = suite["runs"];
     if (!runs.is_array() || runs.empty())
         throw ScenarioError(file, "/runs", "expected a non-empty array of runs");
-    for (size_t i = 0; i < runs.size(); ++i) {
-        const std::string at = "/runs/" + std::to_string(i);
-        const json& entry = runs[i];
-        if (!entry.is_object())
-            throw ScenarioError(file, at,
-                                "expected an object {\"scenario\": file, \"seeds\": \"1..100\"}");
-        expected_keys(entry, {"scenario", "seeds", "expect"}, file, at);
-        if (!entry.contains("scenario") || !entry["scenario"].is_string()) {
-            throw ScenarioError(file, at + "/scenario",
-                                "expected a scenario file or folder, relative to the suite file");
-        }
-        std::string seeds = entry.contains("seeds")
-                                ? seeds_text(entry["seeds"], file, at + "/seeds")
-                                : default_seeds;
-        if (seeds_override) seeds = *seeds_override;
-        const std::vector<uint64_t> seed_list =
-            seeds_at(seeds, file, seeds_override ? "--seeds" : at + "/seeds");
-        std::optional<scenarios::Expectation> expect;
-        if (entry.contains("expect")) {
-            expect = reports::expectation_from_json(entry["expect"]);
-            if (!expect)
-                throw ScenarioError(file, at + "/expect",
-                                    "expected \"pass\" or {\"violation\": oracle name}");
-        }
-        const std::filesystem::path target =
-            path.parent_path() / entry["scenario"].get<std::string>();
-        std::error_code error;
-        if (std::filesystem::is_directory(target, error)) {
-            for (const auto& scenario : scenarios_in_folder(target))
-                builder.add(scenario, seed_list, expect, file, at);
-        } else {
-            if (!std::filesystem::exists(target, error)) {
-                throw ScenarioError(
-                    file, at + "/scenario",
-                    "expected a scenario file, found no such file: " + display(target));
-            }
-            builder.add(target, seed_list, expect, file, at);
-        }
-    }
+    for (size_t i = 0; i < runs.size(); ++i)
+        load_suite_run(path, file, "/runs/" + std::to_string(i), runs[i], default_seeds,
+                       seeds_override, builder);
 }
 
 }  // namespace
