@@ -1,4 +1,4 @@
-// Checked lifecycles (issue 45 point 3): a pending checkpoint
+// Checked lifecycles: a pending checkpoint
 // (engine/checkpointing/pending_checkpoint.h, after Flink's PendingCheckpoint) and a task
 // (engine/runtime/task_lifecycle.h). Each valid life passes and hands out what it gathered; each
 // transition refuses the states it may not come from with its invariant (a handler that throws
