@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "engine/state/blob_codec.h"
+#include "engine/state/canonical_state_codec.h"
 
 namespace eosim::engine::rocksdb_state::encoding {
 
