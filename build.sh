@@ -6,7 +6,7 @@
 #   ./build.sh test             build everything into build/ (Release) and run every test (ctest)
 #   ./build.sh test --sanitize  the same into build-asan/, compiled with clang++ and AddressSanitizer
 #                               + UBSan (the golden trace hashes among the tests: clang's must agree),
-#                               without the tests tagged [heavy] and with the suites over seeds 1..2
+#                               without the tests tagged [heavy]
 #   ./build.sh examples         build into build/, install into a temporary prefix, then configure,
 #                               build and test every examples/<name>/ against that prefix; one with
 #                               an EXPECT_FAILURE file must fail its tests (a caught bug)
@@ -75,16 +75,14 @@ release_build() {
 # and functions, enough for the symbolised stacks of the sanitizer reports, without the variables
 # and types of -g, which cost 30% of the compile time. Reconfigure with -DCMAKE_CXX_FLAGS_DEBUG="-O1
 # -g" to debug in gdb. Without the benchmarks and the public headers compiled one by one: no test
-# runs them, and the Release build compiles both. The suites' CTest tests over seeds 1..2, not 1..10:
-# each scenario runs there, and the golden test runs every one over 1..3. Executables not
-# position-independent (-no-pie):
+# runs them, and the Release build compiles both. Executables not position-independent (-no-pie):
 # instrumented, they carry millions of relative relocations (UBSan's source locations, ASan's
 # globals) that a PIE applies at every start, and ctest starts eosim_tests ~600 times.
 sanitizer_configure() {
     install_missing_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
           -DCMAKE_CXX_COMPILER=clang++ -DEOSIM_SANITIZE=ON -DEOSIM_FUZZ=ON \
-          -DEOSIM_BENCHMARKS=OFF -DEOSIM_PUBLIC_HEADER_UNITS=OFF -DEOSIM_CTEST_SUITE_SEEDS=1..2 \
+          -DEOSIM_BENCHMARKS=OFF -DEOSIM_PUBLIC_HEADER_UNITS=OFF \
           -DCMAKE_EXE_LINKER_FLAGS="$LINKER -no-pie"
 }
 
@@ -210,7 +208,7 @@ case "$command" in
                 cmake --build build-asan --parallel "$(nproc)"
                 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
                 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-                # Without the test cases tagged [heavy] (tests/CMakeLists.txt); the suites over seeds 1..2.
+                # Without the test cases tagged [heavy] (tests/CMakeLists.txt).
                 run_tests build-asan --label-exclude heavy
                 ;;
             *) usage ;;
